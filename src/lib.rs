@@ -2,3 +2,13 @@
 //!
 //! The library exposes every module so integration tests and benchmarks can
 //! drive the core (snapshot, context, kernel, agent) without a terminal.
+//! See ARCHITECTURE.md for the module map and the data flow.
+
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod keymap;
+pub mod logging;
+pub mod sanitize;
+pub mod theme;
+pub mod ui;

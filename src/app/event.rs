@@ -1,0 +1,18 @@
+//! Messages from background tasks to the UI loop. Tasks never touch
+//! `AppState`; they send one of these and the loop applies it.
+
+use tokio::sync::mpsc;
+
+#[derive(Debug)]
+pub enum AppEvent {
+    /// The process was asked to stop (SIGTERM, SIGHUP): leave cleanly so the
+    /// terminal is restored.
+    Terminate,
+}
+
+pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;
+pub type AppEventReceiver = mpsc::UnboundedReceiver<AppEvent>;
+
+pub fn channel() -> (AppEventSender, AppEventReceiver) {
+    mpsc::unbounded_channel()
+}

@@ -1,0 +1,11 @@
+//! The application: state, the update function and the event loop.
+
+pub mod event;
+pub mod run;
+pub mod search;
+pub mod state;
+pub mod terminal;
+pub mod update;
+
+pub use event::AppEvent;
+pub use state::AppState;

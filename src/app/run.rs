@@ -1,0 +1,126 @@
+//! The event loop: one task owns `AppState`, selects over terminal input,
+//! background events and frame deadlines, and redraws only after a change.
+
+use std::io;
+use std::time::Duration;
+
+use crossterm::event::EventStream;
+use futures_util::StreamExt;
+use tokio::time::Instant;
+
+use super::event::{self, AppEvent, AppEventSender};
+use super::state::AppState;
+use super::terminal::TerminalGuard;
+use super::update::{self, Command};
+use crate::theme::Theme;
+use crate::ui;
+
+/// Frames are coalesced: input arriving within this window after a change is
+/// applied before the next draw (a paste or key repeat costs one frame).
+const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// How long a SIGTERM waits for the loop to quit cleanly before exiting.
+const TERMINATE_GRACE: Duration = Duration::from_secs(3);
+/// Upper bound of queued events applied before a frame is forced out.
+const MAX_BATCH: usize = 512;
+
+/// Runs the workbench until the user quits. The terminal is restored by the
+/// guard whatever happens.
+pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
+    let mut guard = TerminalGuard::enter()?;
+    let (tx, mut rx) = event::channel();
+    spawn_signal_watcher(tx.clone());
+
+    let mut input = EventStream::new();
+    let mut needs_draw = true;
+    let mut last_draw = Instant::now() - FRAME_INTERVAL;
+
+    while !state.should_quit {
+        if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
+            state.size = guard.terminal.size()?;
+            guard
+                .terminal
+                .draw(|frame| ui::render(&state, &theme, frame))?;
+            last_draw = Instant::now();
+            needs_draw = false;
+        }
+        // A pending frame waits out the rest of its interval while input is
+        // still applied (coalescing); with nothing pending no timer runs, so
+        // an idle workbench never wakes up.
+        let frame_due = needs_draw.then_some(last_draw + FRAME_INTERVAL);
+        let step = tokio::select! {
+            Some(ev) = rx.recv() => Step::App(ev),
+            Some(ev) = input.next() => Step::Term(ev?),
+            _ = sleep_until_due(frame_due), if frame_due.is_some() => continue,
+            else => break,
+        };
+        needs_draw |= apply(&mut guard, &mut state, step)?;
+        // Background events queued meanwhile are applied before the frame.
+        // (Terminal input is not drained the same way: polling crossterm's
+        // stream with a throwaway waker would lose its wake-up.)
+        for _ in 0..MAX_BATCH {
+            let Ok(ev) = rx.try_recv() else { break };
+            needs_draw |= apply(&mut guard, &mut state, Step::App(ev))?;
+        }
+    }
+    Ok(())
+}
+
+async fn sleep_until_due(due: Option<Instant>) {
+    if let Some(due) = due {
+        tokio::time::sleep_until(due).await;
+    }
+}
+
+enum Step {
+    Term(crossterm::event::Event),
+    App(AppEvent),
+}
+
+/// Applies one step; returns whether a frame is needed.
+fn apply(guard: &mut TerminalGuard, state: &mut AppState, step: Step) -> io::Result<bool> {
+    let command = match step {
+        Step::Term(ev) => update::handle_terminal_event(state, ev),
+        Step::App(ev) => update::handle_app_event(state, ev),
+    };
+    match command {
+        Command::None => Ok(false),
+        Command::Redraw | Command::Quit => Ok(true),
+        Command::FullRedraw => {
+            guard.terminal.clear()?;
+            Ok(true)
+        }
+        Command::Suspend => {
+            guard.suspend()?;
+            Ok(true)
+        }
+    }
+}
+
+/// SIGTERM becomes a clean quit, so `kill` restores the terminal. SIGHUP
+/// means the terminal is gone: crossterm's reader can spin on a hung-up tty
+/// without ever returning to the loop, so the process exits from here.
+fn spawn_signal_watcher(tx: AppEventSender) {
+    use tokio::signal::unix::{SignalKind, signal};
+    tokio::spawn(async move {
+        let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            tracing::warn!("could not install SIGTERM/SIGHUP handlers");
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {
+                tracing::info!("SIGTERM: quitting");
+                let _ = tx.send(AppEvent::Terminate);
+                // If the loop is wedged and cannot act on it, do not linger.
+                tokio::time::sleep(TERMINATE_GRACE).await;
+                std::process::exit(143);
+            }
+            _ = hup.recv() => {
+                tracing::warn!("SIGHUP: the terminal hung up; exiting");
+                std::process::exit(129);
+            }
+        }
+    });
+}

@@ -1,0 +1,144 @@
+//! What the search pane finds in each scope. Pure: computed from the state
+//! on demand, so results can never be stale.
+
+use std::ops::Range;
+
+use super::state::{AppState, SearchScope, SearchState};
+
+/// One result row: a label (where it is) and a line of text with the byte
+/// ranges that matched, for highlighting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchHit {
+    pub label: String,
+    pub text: String,
+    pub highlights: Vec<Range<usize>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchOutcome {
+    /// Nothing typed yet.
+    Prompt(&'static str),
+    Hits(Vec<SearchHit>),
+    /// The scope has nothing to search yet, and why.
+    Unavailable(&'static str),
+}
+
+impl SearchOutcome {
+    pub fn len(&self) -> usize {
+        match self {
+            SearchOutcome::Hits(hits) => hits.len(),
+            _ => 0,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Characters of context kept on each side of a match in a snippet.
+const SNIPPET_CONTEXT: usize = 40;
+
+pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
+    let query = search.query.trim();
+    match search.scope {
+        SearchScope::Files => return SearchOutcome::Unavailable("the file index is not built yet"),
+        SearchScope::Variables if state.variables.is_empty() => {
+            return SearchOutcome::Unavailable("kernel not running: no variables to search");
+        }
+        _ => {}
+    }
+    if query.is_empty() {
+        return SearchOutcome::Prompt("type to search");
+    }
+    let needle = query.to_ascii_lowercase();
+    let hits = match search.scope {
+        SearchScope::Conversation => state
+            .conversation
+            .messages
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| {
+                snippet(&m.text, &needle).map(|(text, highlights)| SearchHit {
+                    label: format!("#{} {}", i + 1, m.role.label()),
+                    text,
+                    highlights,
+                })
+            })
+            .collect(),
+        SearchScope::Variables => state
+            .variables
+            .iter()
+            .filter_map(|v| {
+                let line = format!("{} {} {}", v.name, v.type_name, v.preview);
+                snippet(&line, &needle).map(|(text, highlights)| SearchHit {
+                    label: v.name.clone(),
+                    text,
+                    highlights,
+                })
+            })
+            .collect(),
+        SearchScope::Diagnostics => state
+            .diagnostics
+            .iter()
+            .filter_map(|d| {
+                snippet(&d.message, &needle).map(|(text, highlights)| SearchHit {
+                    label: format!("{}:{}", d.path, d.line),
+                    text,
+                    highlights,
+                })
+            })
+            .collect(),
+        SearchScope::Files => Vec::new(),
+    };
+    SearchOutcome::Hits(hits)
+}
+
+/// The line holding the first match, cut around it, with every match in the
+/// cut marked. ASCII case folding keeps byte offsets stable.
+fn snippet(text: &str, needle: &str) -> Option<(String, Vec<Range<usize>>)> {
+    let lower = text.to_ascii_lowercase();
+    let first = lower.find(needle)?;
+    let line_start = lower[..first].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = lower[first..]
+        .find('\n')
+        .map(|i| first + i)
+        .unwrap_or(text.len());
+    let start = floor_char(text, first.saturating_sub(SNIPPET_CONTEXT).max(line_start));
+    let end = floor_char(text, (first + needle.len() + SNIPPET_CONTEXT).min(line_end));
+    let cut = &text[start..end];
+    let highlights = cut
+        .to_ascii_lowercase()
+        .match_indices(needle)
+        .map(|(i, m)| i..i + m.len())
+        .collect();
+    Some((cut.to_owned(), highlights))
+}
+
+fn floor_char(text: &str, mut index: usize) -> usize {
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippet_marks_every_match_in_the_line() {
+        let (text, highlights) = snippet("first line\nAuth then auth again\nlast", "auth").unwrap();
+        assert_eq!(text, "Auth then auth again");
+        assert_eq!(highlights, vec![0..4, 10..14]);
+        assert!(snippet("nothing here", "auth").is_none());
+    }
+
+    #[test]
+    fn snippet_cuts_long_lines_on_char_boundaries() {
+        let text = format!("{}needle{}", "你".repeat(100), "好".repeat(100));
+        let (cut, highlights) = snippet(&text, "needle").unwrap();
+        assert!(cut.chars().count() < 60);
+        assert_eq!(&cut[highlights[0].clone()], "needle");
+    }
+}

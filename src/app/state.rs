@@ -1,0 +1,265 @@
+//! `AppState`: everything the screen shows, owned by the UI loop alone.
+//! Background tasks never touch it; they send [`super::AppEvent`]s.
+
+use std::path::PathBuf;
+
+use ratatui::layout::Size;
+use tui_textarea::TextArea;
+
+use crate::config::Settings;
+use crate::keymap::{PaneId, Scope};
+
+/// Who said a message in the conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+    /// A message from hello-tui itself (configuration hints, errors).
+    Notice,
+}
+
+impl Role {
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::User => "you",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Notice => "hello-tui",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub text: String,
+}
+
+/// The conversation history and how far it is scrolled.
+#[derive(Debug, Default)]
+pub struct ConversationState {
+    pub messages: Vec<ChatMessage>,
+    /// Rows scrolled up from the newest line; 0 follows new messages.
+    pub scroll_from_bottom: usize,
+}
+
+/// One row of the variables inspector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariableRow {
+    pub name: String,
+    pub type_name: String,
+    pub summary: String,
+    pub preview: String,
+    /// Changed by the last cell.
+    pub changed: bool,
+}
+
+/// What the status bar and the inspector say about the kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelView {
+    NotStarted,
+    Starting,
+    Idle { python: String },
+    Busy { python: String },
+    Dead { reason: String },
+}
+
+impl KernelView {
+    pub fn label(&self) -> String {
+        match self {
+            KernelView::NotStarted => "kernel not started".into(),
+            KernelView::Starting => "kernel starting".into(),
+            KernelView::Idle { python } => format!("python {python} idle"),
+            KernelView::Busy { python } => format!("python {python} busy"),
+            KernelView::Dead { reason } => format!("kernel dead: {reason}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl Severity {
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+/// One row of the diagnostics list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiagnosticRow {
+    pub severity: Severity,
+    /// Workspace-relative path.
+    pub path: String,
+    /// 1-based, as shown to people.
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    pub source: Option<String>,
+}
+
+/// A scrollable list with a selected row.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ListCursor {
+    pub selected: usize,
+}
+
+impl ListCursor {
+    /// Moves by `delta` rows, clamped to `len` rows.
+    pub fn move_by(&mut self, delta: isize, len: usize) {
+        let last = len.saturating_sub(1) as isize;
+        self.selected = (self.selected as isize + delta).clamp(0, last.max(0)) as usize;
+    }
+}
+
+/// The search pane's scopes, switched with Tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchScope {
+    Conversation,
+    Variables,
+    Files,
+    Diagnostics,
+}
+
+impl SearchScope {
+    pub const ALL: [SearchScope; 4] = [
+        SearchScope::Conversation,
+        SearchScope::Variables,
+        SearchScope::Files,
+        SearchScope::Diagnostics,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SearchScope::Conversation => "conversation",
+            SearchScope::Variables => "variables",
+            SearchScope::Files => "files",
+            SearchScope::Diagnostics => "diagnostics",
+        }
+    }
+
+    pub fn cycle(self, forward: bool) -> Self {
+        let all = Self::ALL;
+        let i = all.iter().position(|s| *s == self).unwrap_or(0);
+        let n = all.len();
+        all[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchState {
+    pub query: String,
+    pub scope: SearchScope,
+    pub cursor: ListCursor,
+}
+
+/// A yes/no question that blocks the workbench until answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Question {
+    QuitWithUnsavedEdits { count: usize },
+}
+
+/// What is drawn over the panes. Only one at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Overlay {
+    Help { scroll: usize },
+    Search(SearchState),
+    Confirm(Question),
+}
+
+impl Overlay {
+    pub fn scope(&self) -> Scope {
+        match self {
+            Overlay::Help { .. } => Scope::Help,
+            Overlay::Search(_) => Scope::Search,
+            Overlay::Confirm(_) => Scope::Confirm,
+        }
+    }
+}
+
+/// The whole state of the workbench.
+pub struct AppState {
+    pub workspace_root: PathBuf,
+    pub workspace_name: String,
+    pub settings: Settings,
+    pub focus: PaneId,
+    pub overlay: Option<Overlay>,
+    pub conversation: ConversationState,
+    pub composer: TextArea<'static>,
+    pub kernel: KernelView,
+    pub variables: Vec<VariableRow>,
+    pub variables_cursor: ListCursor,
+    pub diagnostics: Vec<DiagnosticRow>,
+    pub diagnostics_cursor: ListCursor,
+    /// Characters the next snapshot uses, once the snapshot builder runs.
+    pub snapshot_used: Option<usize>,
+    /// The terminal size the last frame was laid out for (mouse hit-testing).
+    pub size: Size,
+    pub should_quit: bool,
+}
+
+impl AppState {
+    pub fn new(workspace_root: PathBuf, settings: Settings) -> Self {
+        let workspace_name = workspace_root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| workspace_root.display().to_string());
+        let mut composer = TextArea::default();
+        composer.set_placeholder_text("Ask the agent…");
+        Self {
+            workspace_root,
+            workspace_name,
+            settings,
+            focus: PaneId::Conversation,
+            overlay: None,
+            conversation: ConversationState::default(),
+            composer,
+            kernel: KernelView::NotStarted,
+            variables: Vec::new(),
+            variables_cursor: ListCursor::default(),
+            diagnostics: Vec::new(),
+            diagnostics_cursor: ListCursor::default(),
+            snapshot_used: None,
+            size: Size::new(120, 40),
+            should_quit: false,
+        }
+    }
+
+    /// Scopes for key lookup, innermost first.
+    pub fn key_scopes(&self) -> Vec<Scope> {
+        let mut scopes = Vec::with_capacity(2);
+        if let Some(overlay) = &self.overlay {
+            scopes.push(overlay.scope());
+        }
+        scopes.push(self.focus.scope());
+        scopes
+    }
+
+    /// The scope whose hints the status bar shows.
+    pub fn active_scope(&self) -> Scope {
+        self.overlay
+            .as_ref()
+            .map(Overlay::scope)
+            .unwrap_or_else(|| self.focus.scope())
+    }
+
+    /// Buffers with edits not yet on disk; quitting asks first when non-zero.
+    pub fn unsaved_count(&self) -> usize {
+        0
+    }
+}

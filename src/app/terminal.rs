@@ -1,0 +1,105 @@
+//! Terminal setup and, above all, restore: raw mode and the alternate screen
+//! are undone on normal exit, on error, on panic and around Ctrl+Z.
+
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use crossterm::{cursor, execute};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+/// Remembered so restoring never has to query the terminal (which could
+/// block inside a panic hook).
+static KEYBOARD_FLAGS_PUSHED: AtomicBool = AtomicBool::new(false);
+
+pub type Tui = Terminal<CrosstermBackend<io::Stdout>>;
+
+/// Owns the terminal mode; dropping it restores the terminal.
+pub struct TerminalGuard {
+    pub terminal: Tui,
+}
+
+impl TerminalGuard {
+    pub fn enter() -> io::Result<Self> {
+        install_panic_hook();
+        enter_modes()?;
+        let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+        Ok(Self { terminal })
+    }
+
+    /// Ctrl+Z: give the shell its terminal back, stop, and take it again on
+    /// `fg`. The caller redraws everything afterwards.
+    pub fn suspend(&mut self) -> io::Result<()> {
+        restore();
+        // SAFETY: raising a signal in our own process has no memory-safety
+        // preconditions; SIGTSTP stops us until the shell sends SIGCONT.
+        unsafe {
+            libc::raise(libc::SIGTSTP);
+        }
+        enter_modes()?;
+        self.terminal.clear()
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+fn enter_modes() -> io::Result<()> {
+    enable_raw_mode()?;
+    let mut out = io::stdout();
+    execute!(
+        out,
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )?;
+    // Lets terminals that support it report Shift+Enter distinctly from Enter.
+    if crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false) {
+        execute!(
+            out,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+        KEYBOARD_FLAGS_PUSHED.store(true, Ordering::SeqCst);
+    }
+    Ok(())
+}
+
+/// Best-effort and idempotent: safe to call from the panic hook and again
+/// from `Drop`. Errors are ignored because there is nowhere left to report
+/// them and the other steps must still run.
+pub fn restore() {
+    let mut out = io::stdout();
+    if KEYBOARD_FLAGS_PUSHED.swap(false, Ordering::SeqCst) {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    let _ = execute!(
+        out,
+        DisableBracketedPaste,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        cursor::Show
+    );
+    let _ = disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// Restores the terminal before the default hook prints the panic, so the
+/// message is readable and the shell is usable afterwards.
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        tracing::error!("panic: {info}");
+        previous(info);
+    }));
+}

@@ -1,0 +1,503 @@
+//! `update`: the only place that changes [`AppState`]. Terminal input and
+//! background events come in; the state changes; a [`Command`] tells the
+//! loop about effects that need the terminal (quit, suspend, full redraw).
+
+use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use tui_textarea::{CursorMove, Input};
+
+use super::event::AppEvent;
+use super::state::{
+    AppState, ChatMessage, ListCursor, Overlay, Question, Role, SearchScope, SearchState,
+};
+use crate::keymap::{self, Action, PaneId};
+use crate::sanitize;
+use crate::ui::layout::{self, PaneLayout};
+
+/// What the event loop must do after an update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// Nothing changed on screen.
+    None,
+    /// Draw a new frame.
+    Redraw,
+    /// Clear the terminal and draw everything again.
+    FullRedraw,
+    Suspend,
+    Quit,
+}
+
+impl Command {
+    fn from_changed(changed: bool) -> Self {
+        if changed {
+            Command::Redraw
+        } else {
+            Command::None
+        }
+    }
+}
+
+/// Applies one terminal event.
+pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
+    tracing::trace!(?event, "terminal event");
+    match event {
+        Event::Key(key) => handle_key(state, key),
+        Event::Mouse(mouse) => handle_mouse(state, mouse),
+        Event::Paste(text) => Command::from_changed(paste(state, &text)),
+        Event::Resize(width, height) => {
+            state.size = ratatui::layout::Size::new(width, height);
+            Command::Redraw
+        }
+        Event::FocusGained | Event::FocusLost => Command::None,
+    }
+}
+
+/// Applies one message from a background task.
+pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
+    match event {
+        AppEvent::Terminate => {
+            state.should_quit = true;
+            Command::Quit
+        }
+    }
+}
+
+fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
+    if let Some(action) = keymap::lookup(&state.key_scopes(), &key) {
+        return apply(state, action);
+    }
+    Command::from_changed(type_into_focused_input(state, key))
+}
+
+/// Performs an action from the keymap.
+pub fn apply(state: &mut AppState, action: Action) -> Command {
+    match action {
+        Action::Quit => return request_quit(state),
+        Action::Suspend => return Command::Suspend,
+        Action::Redraw => return Command::FullRedraw,
+        Action::ShowHelp => state.overlay = Some(Overlay::Help { scroll: 0 }),
+        Action::CloseOverlay => state.overlay = None,
+        Action::FocusNext => cycle_focus(state, true),
+        Action::FocusPrev => cycle_focus(state, false),
+        Action::Focus(pane) => state.focus = pane,
+        Action::OpenSearch => {
+            state.overlay = Some(Overlay::Search(SearchState {
+                query: String::new(),
+                scope: SearchScope::Conversation,
+                cursor: ListCursor::default(),
+            }));
+        }
+        Action::SendMessage => send_message(state),
+        Action::InsertNewline => state.composer.insert_newline(),
+        Action::SearchNextScope | Action::SearchPrevScope => {
+            if let Some(Overlay::Search(search)) = &mut state.overlay {
+                search.scope = search.scope.cycle(action == Action::SearchNextScope);
+                search.cursor = ListCursor::default();
+            }
+        }
+        Action::Confirm => return answer(state, true),
+        Action::Deny => return answer(state, false),
+        Action::ScrollUp => scroll(state, -1),
+        Action::ScrollDown => scroll(state, 1),
+        Action::PageUp => scroll(state, -page(state)),
+        Action::PageDown => scroll(state, page(state)),
+        Action::ScrollTop => scroll(state, isize::MIN / 2),
+        Action::ScrollBottom => scroll(state, isize::MAX / 2),
+    }
+    Command::Redraw
+}
+
+fn request_quit(state: &mut AppState) -> Command {
+    let count = state.unsaved_count();
+    if count > 0 {
+        state.overlay = Some(Overlay::Confirm(Question::QuitWithUnsavedEdits { count }));
+        return Command::Redraw;
+    }
+    state.should_quit = true;
+    Command::Quit
+}
+
+fn answer(state: &mut AppState, yes: bool) -> Command {
+    let Some(Overlay::Confirm(question)) = state.overlay.take() else {
+        return Command::None;
+    };
+    match (question, yes) {
+        (Question::QuitWithUnsavedEdits { .. }, true) => {
+            state.should_quit = true;
+            Command::Quit
+        }
+        (Question::QuitWithUnsavedEdits { .. }, false) => Command::Redraw,
+    }
+}
+
+/// Tab order skips panes the current layout hides, so focus never lands on
+/// something invisible.
+fn cycle_focus(state: &mut AppState, forward: bool) {
+    let layout = current_layout(state);
+    let visible: Vec<PaneId> = PaneId::ALL
+        .into_iter()
+        .filter(|p| layout.rect(*p).is_some() || *p == state.focus)
+        .collect();
+    let n = visible.len();
+    let i = visible.iter().position(|p| *p == state.focus).unwrap_or(0);
+    state.focus = visible[if forward {
+        (i + 1) % n
+    } else {
+        (i + n - 1) % n
+    }];
+}
+
+fn current_layout(state: &AppState) -> PaneLayout {
+    let area = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
+    layout::compute(area, state.focus)
+}
+
+/// Rows in a page of the focused list, from the current layout.
+fn page(state: &AppState) -> isize {
+    let layout = current_layout(state);
+    let height = layout.rect(state.focus).map(|r| r.height).unwrap_or(10);
+    height.saturating_sub(3).max(1) as isize
+}
+
+/// Scrolls whatever the keys are aimed at: the open overlay, else the
+/// focused pane.
+fn scroll(state: &mut AppState, delta: isize) {
+    let search_len = match &state.overlay {
+        Some(Overlay::Search(search)) => crate::ui::search::result_count(state, search),
+        _ => 0,
+    };
+    let conversation_max = current_layout(state)
+        .conversation
+        .map(|area| crate::ui::conversation::max_scroll(state, area))
+        .unwrap_or(0);
+    match &mut state.overlay {
+        Some(Overlay::Help { scroll }) => {
+            *scroll =
+                (*scroll as isize + delta).clamp(0, crate::ui::help::row_count() as isize) as usize;
+        }
+        Some(Overlay::Search(search)) => search.cursor.move_by(delta, search_len),
+        Some(Overlay::Confirm(_)) => {}
+        None => match state.focus {
+            PaneId::Conversation => {
+                // Up means further back in history.
+                let from_bottom = state.conversation.scroll_from_bottom as isize - delta;
+                state.conversation.scroll_from_bottom =
+                    from_bottom.clamp(0, conversation_max as isize) as usize;
+            }
+            PaneId::Variables => {
+                let len = state.variables.len();
+                state.variables_cursor.move_by(delta, len);
+            }
+            PaneId::Diagnostics => {
+                let len = state.diagnostics.len();
+                state.diagnostics_cursor.move_by(delta, len);
+            }
+            PaneId::FileView => {}
+        },
+    }
+}
+
+/// Keys that are not bindings are text for whichever input has the keyboard.
+fn type_into_focused_input(state: &mut AppState, key: KeyEvent) -> bool {
+    match &mut state.overlay {
+        Some(Overlay::Search(search)) => edit_query(search, key),
+        Some(_) => false,
+        None if state.focus == PaneId::Conversation => state.composer.input(Input::from(key)),
+        None => false,
+    }
+}
+
+fn edit_query(search: &mut SearchState, key: KeyEvent) -> bool {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    let plain = !key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    let changed = match key.code {
+        KeyCode::Char(c) if plain => {
+            search.query.push(c);
+            true
+        }
+        KeyCode::Backspace => search.query.pop().is_some(),
+        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+            let had = !search.query.is_empty();
+            search.query.clear();
+            had
+        }
+        _ => false,
+    };
+    if changed {
+        search.cursor = ListCursor::default();
+    }
+    changed
+}
+
+/// Bracketed paste: the text arrives whole, so newlines stay newlines
+/// instead of each one sending a message.
+fn paste(state: &mut AppState, text: &str) -> bool {
+    let clean = sanitize::for_display(text);
+    match &mut state.overlay {
+        Some(Overlay::Search(search)) => {
+            let first_line = clean.lines().next().unwrap_or_default();
+            search.query.push_str(first_line);
+            true
+        }
+        Some(_) => false,
+        None if state.focus == PaneId::Conversation => state.composer.insert_str(clean),
+        None => false,
+    }
+}
+
+fn send_message(state: &mut AppState) {
+    let text = state.composer.lines().join("\n");
+    if text.trim().is_empty() {
+        return;
+    }
+    state.composer.select_all();
+    state.composer.cut();
+    state.composer.move_cursor(CursorMove::Top);
+    state.conversation.messages.push(ChatMessage {
+        role: Role::User,
+        text,
+    });
+    state.conversation.messages.push(ChatMessage {
+        role: Role::Notice,
+        text: "The agent loop is not built yet, so nothing answers. Configure a model with \
+               --model and --base-url (or [model] in ~/.config/hello-tui/config.toml) once it is."
+            .into(),
+    });
+    state.conversation.scroll_from_bottom = 0;
+}
+
+fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
+    if state.overlay.is_some() {
+        // Overlays are keyboard-first; the wheel still scrolls them.
+        return match mouse.kind {
+            MouseEventKind::ScrollUp => apply(state, Action::ScrollUp),
+            MouseEventKind::ScrollDown => apply(state, Action::ScrollDown),
+            _ => Command::None,
+        };
+    }
+    let layout = current_layout(state);
+    let Some(pane) = layout.pane_at(mouse.column, mouse.row) else {
+        return Command::None;
+    };
+    match mouse.kind {
+        MouseEventKind::Down(MouseButton::Left) => {
+            let changed = state.focus != pane;
+            state.focus = pane;
+            Command::from_changed(changed)
+        }
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+            // The wheel scrolls the pane under the pointer without moving focus.
+            let focus = std::mem::replace(&mut state.focus, pane);
+            let step = if mouse.kind == MouseEventKind::ScrollUp {
+                -3
+            } else {
+                3
+            };
+            scroll(state, step);
+            state.focus = focus;
+            Command::Redraw
+        }
+        _ => Command::None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ConfigFile, Settings};
+    use crate::keymap::Scope;
+    use crossterm::event::{KeyCode, KeyModifiers};
+
+    fn state() -> AppState {
+        let settings = Settings::merge(
+            ConfigFile::default(),
+            None,
+            &Default::default(),
+            &|_: &str| None,
+        )
+        .unwrap();
+        AppState::new("/tmp/demo".into(), settings)
+    }
+
+    fn key(state: &mut AppState, code: KeyCode, modifiers: KeyModifiers) -> Command {
+        handle_terminal_event(state, Event::Key(KeyEvent::new(code, modifiers)))
+    }
+
+    fn type_text(state: &mut AppState, text: &str) {
+        for c in text.chars() {
+            key(state, KeyCode::Char(c), KeyModifiers::NONE);
+        }
+    }
+
+    #[test]
+    fn ctrl_q_quits_without_unsaved_edits() {
+        let mut s = state();
+        assert_eq!(
+            key(&mut s, KeyCode::Char('q'), KeyModifiers::CONTROL),
+            Command::Quit
+        );
+        assert!(s.should_quit);
+    }
+
+    #[test]
+    fn tab_cycles_through_every_visible_pane() {
+        let mut s = state();
+        let mut seen = vec![s.focus];
+        for _ in 0..4 {
+            key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+            seen.push(s.focus);
+        }
+        assert_eq!(
+            seen,
+            vec![
+                PaneId::Conversation,
+                PaneId::FileView,
+                PaneId::Variables,
+                PaneId::Diagnostics,
+                PaneId::Conversation
+            ]
+        );
+        key(&mut s, KeyCode::BackTab, KeyModifiers::SHIFT);
+        assert_eq!(s.focus, PaneId::Diagnostics);
+    }
+
+    #[test]
+    fn tab_skips_panes_hidden_by_a_small_terminal() {
+        let mut s = state();
+        handle_terminal_event(&mut s, Event::Resize(70, 20));
+        for _ in 0..6 {
+            key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+            assert_ne!(
+                s.focus,
+                PaneId::Variables,
+                "variables are hidden below 80x24"
+            );
+        }
+    }
+
+    #[test]
+    fn alt_digits_focus_panes_and_open_search() {
+        let mut s = state();
+        key(&mut s, KeyCode::Char('3'), KeyModifiers::ALT);
+        assert_eq!(s.focus, PaneId::Variables);
+        key(&mut s, KeyCode::Char('5'), KeyModifiers::ALT);
+        assert!(matches!(s.overlay, Some(Overlay::Search(_))));
+        key(&mut s, KeyCode::Esc, KeyModifiers::NONE);
+        assert_eq!(s.overlay, None);
+    }
+
+    #[test]
+    fn enter_sends_and_shift_enter_adds_a_line() {
+        let mut s = state();
+        type_text(&mut s, "hello");
+        key(&mut s, KeyCode::Enter, KeyModifiers::SHIFT);
+        type_text(&mut s, "world");
+        assert_eq!(s.composer.lines(), ["hello", "world"]);
+        key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(s.conversation.messages[0].text, "hello\nworld");
+        assert_eq!(s.conversation.messages[0].role, Role::User);
+        assert_eq!(s.conversation.messages[1].role, Role::Notice);
+        assert_eq!(s.composer.lines(), [""]);
+        // Empty messages are not sent.
+        key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(s.conversation.messages.len(), 2);
+    }
+
+    #[test]
+    fn question_mark_is_text_in_the_composer_and_help_elsewhere() {
+        let mut s = state();
+        type_text(&mut s, "why?");
+        assert_eq!(s.composer.lines(), ["why?"]);
+        assert_eq!(s.overlay, None);
+        key(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
+        key(&mut s, KeyCode::Char('?'), KeyModifiers::NONE);
+        assert_eq!(s.overlay, Some(Overlay::Help { scroll: 0 }));
+        assert_eq!(s.active_scope(), Scope::Help);
+        key(&mut s, KeyCode::Esc, KeyModifiers::NONE);
+        assert_eq!(s.overlay, None);
+    }
+
+    #[test]
+    fn paste_keeps_newlines_and_strips_escapes() {
+        let mut s = state();
+        handle_terminal_event(&mut s, Event::Paste("a\u{1b}[2Jb\nc".into()));
+        assert_eq!(s.composer.lines(), ["ab", "c"]);
+        assert!(s.conversation.messages.is_empty(), "paste never sends");
+    }
+
+    #[test]
+    fn search_query_editing_and_scopes() {
+        let mut s = state();
+        key(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+        type_text(&mut s, "auth");
+        key(&mut s, KeyCode::Backspace, KeyModifiers::NONE);
+        key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+        let Some(Overlay::Search(search)) = &s.overlay else {
+            panic!("search should be open")
+        };
+        assert_eq!(search.query, "aut");
+        assert_eq!(search.scope, SearchScope::Variables);
+        assert_eq!(
+            s.focus,
+            PaneId::Conversation,
+            "Tab in search does not move focus"
+        );
+    }
+
+    #[test]
+    fn mouse_click_focuses_and_wheel_scrolls_the_pane_under_it() {
+        let mut s = state();
+        handle_terminal_event(&mut s, Event::Resize(120, 40));
+        let layout = current_layout(&s);
+        let diag = layout.rect(PaneId::Diagnostics).unwrap();
+        let click = MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: diag.x + 2,
+            row: diag.y + 2,
+            modifiers: KeyModifiers::NONE,
+        };
+        assert_eq!(
+            handle_terminal_event(&mut s, Event::Mouse(click)),
+            Command::Redraw
+        );
+        assert_eq!(s.focus, PaneId::Diagnostics);
+
+        for i in 0..40 {
+            s.conversation.messages.push(ChatMessage {
+                role: Role::User,
+                text: format!("message {i}"),
+            });
+        }
+        let conv = layout.rect(PaneId::Conversation).unwrap();
+        let wheel = MouseEvent {
+            kind: MouseEventKind::ScrollUp,
+            column: conv.x + 2,
+            row: conv.y + 2,
+            modifiers: KeyModifiers::NONE,
+        };
+        handle_terminal_event(&mut s, Event::Mouse(wheel));
+        assert_eq!(s.conversation.scroll_from_bottom, 3);
+        assert_eq!(
+            s.focus,
+            PaneId::Diagnostics,
+            "the wheel does not steal focus"
+        );
+
+        let moved = MouseEvent {
+            kind: MouseEventKind::Moved,
+            ..wheel
+        };
+        assert_eq!(
+            handle_terminal_event(&mut s, Event::Mouse(moved)),
+            Command::None
+        );
+    }
+
+    #[test]
+    fn terminate_event_quits() {
+        let mut s = state();
+        assert_eq!(handle_app_event(&mut s, AppEvent::Terminate), Command::Quit);
+        assert!(s.should_quit);
+    }
+}

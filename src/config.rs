@@ -1,0 +1,331 @@
+//! Settings: the config file, the environment and the command line, merged
+//! once at start (flags win over environment, environment over the file).
+//! After that nobody writes settings; everyone reads the merged [`Settings`].
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::cli::GlobalOptions;
+use crate::theme::{self, DEFAULT_THEME};
+
+/// The snapshot budget in characters when nothing else is configured
+/// (the seed's default).
+pub const DEFAULT_SNAPSHOT_BUDGET: usize = 12_000;
+
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("config file {path}:{line}:{column}: `{field}`: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        field: String,
+        message: String,
+    },
+    #[error("environment variable {name}: {message}")]
+    BadEnv { name: &'static str, message: String },
+}
+
+/// The config file as written by the user. Unknown keys are errors so a
+/// typo never silently does nothing.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub theme: Option<String>,
+    #[serde(default)]
+    pub model: ModelSection,
+    #[serde(default)]
+    pub kernel: KernelSection,
+    #[serde(default)]
+    pub snapshot: SnapshotSection,
+}
+
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSection {
+    pub name: Option<String>,
+    pub base_url: Option<String>,
+    /// Name of the environment variable that holds the API key (never the key).
+    pub api_key_env: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KernelSection {
+    pub python: Option<PathBuf>,
+}
+
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotSection {
+    pub budget: Option<usize>,
+}
+
+/// The merged settings everybody reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub theme: String,
+    /// `NO_COLOR` was set (https://no-color.org).
+    pub no_color: bool,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key_env: String,
+    pub python: PathBuf,
+    pub snapshot_budget: usize,
+    /// The config file that was read, if any (shown in errors and `--help`).
+    pub config_path: Option<PathBuf>,
+}
+
+/// Where the config file lives unless `--config` or `HELLO_TUI_CONFIG` say
+/// otherwise: `$XDG_CONFIG_HOME/hello-tui/config.toml` on Linux.
+pub fn default_config_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "hello-tui")
+        .map(|dirs| dirs.config_dir().join("config.toml"))
+}
+
+impl ConfigFile {
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        theme::parse_toml_with_path(text).map_err(|e| ConfigError::Invalid {
+            path: path.to_owned(),
+            line: e.line,
+            column: e.column,
+            field: e.field,
+            message: e.message,
+        })
+    }
+
+    /// Reads the file; a missing *default* file is simply no configuration,
+    /// but a missing file the user named explicitly is an error.
+    pub fn load(path: &Path, explicit: bool) -> Result<Option<Self>, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, path).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => Ok(None),
+            Err(source) => Err(ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            }),
+        }
+    }
+}
+
+impl Settings {
+    /// Reads the config file named by the flags, the environment or the
+    /// default location, then merges. `env` is injected so tests do not
+    /// depend on the process environment.
+    pub fn load(
+        flags: &GlobalOptions,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let explicit = flags
+            .config
+            .clone()
+            .or_else(|| env("HELLO_TUI_CONFIG").map(PathBuf::from));
+        let path = explicit.clone().or_else(default_config_path);
+        let file = match &path {
+            Some(path) => ConfigFile::load(path, explicit.is_some())?,
+            None => None,
+        };
+        let read_path = file.as_ref().and(path);
+        Self::merge(file.unwrap_or_default(), read_path, flags, env)
+    }
+
+    /// File < environment < flags.
+    pub fn merge(
+        file: ConfigFile,
+        config_path: Option<PathBuf>,
+        flags: &GlobalOptions,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let non_empty = |name: &str| env(name).filter(|v| !v.is_empty());
+        let snapshot_budget = match non_empty("HELLO_TUI_SNAPSHOT_BUDGET") {
+            Some(text) => text.parse().map_err(|_| ConfigError::BadEnv {
+                name: "HELLO_TUI_SNAPSHOT_BUDGET",
+                message: format!("`{text}` is not a whole number of characters"),
+            })?,
+            None => file.snapshot.budget.unwrap_or(DEFAULT_SNAPSHOT_BUDGET),
+        };
+        Ok(Settings {
+            theme: flags
+                .theme
+                .clone()
+                .or_else(|| non_empty("HELLO_TUI_THEME"))
+                .or(file.theme)
+                .unwrap_or_else(|| DEFAULT_THEME.to_owned()),
+            no_color: non_empty("NO_COLOR").is_some(),
+            model: flags
+                .model
+                .clone()
+                .or_else(|| non_empty("HELLO_TUI_MODEL"))
+                .or(file.model.name),
+            base_url: flags
+                .base_url
+                .clone()
+                .or_else(|| non_empty("HELLO_TUI_BASE_URL"))
+                .or(file.model.base_url),
+            api_key_env: file
+                .model
+                .api_key_env
+                .unwrap_or_else(|| "OPENAI_API_KEY".to_owned()),
+            python: flags
+                .python
+                .clone()
+                .or_else(|| non_empty("HELLO_TUI_PYTHON").map(PathBuf::from))
+                .or(file.kernel.python)
+                .unwrap_or_else(|| PathBuf::from("python3")),
+            snapshot_budget,
+            config_path,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn defaults_without_any_source() {
+        let s = Settings::merge(
+            ConfigFile::default(),
+            None,
+            &GlobalOptions::default(),
+            &env_of(&[]),
+        )
+        .unwrap();
+        assert_eq!(s.theme, "dark");
+        assert_eq!(s.snapshot_budget, DEFAULT_SNAPSHOT_BUDGET);
+        assert_eq!(s.python, PathBuf::from("python3"));
+        assert_eq!(s.api_key_env, "OPENAI_API_KEY");
+        assert_eq!(s.model, None);
+        assert!(!s.no_color);
+    }
+
+    #[test]
+    fn flags_beat_env_beat_file() {
+        let file = ConfigFile::parse(
+            "theme = \"light\"\n[model]\nname = \"file-model\"\nbase_url = \"http://file\"\n[snapshot]\nbudget = 5000\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        let env = env_of(&[("HELLO_TUI_MODEL", "env-model"), ("HELLO_TUI_THEME", "")]);
+        let flags = GlobalOptions {
+            theme: None,
+            model: None,
+            base_url: Some("http://flag".into()),
+            ..Default::default()
+        };
+        let s = Settings::merge(file, None, &flags, &env).unwrap();
+        assert_eq!(
+            s.theme, "light",
+            "an empty env var does not override the file"
+        );
+        assert_eq!(s.model.as_deref(), Some("env-model"));
+        assert_eq!(s.base_url.as_deref(), Some("http://flag"));
+        assert_eq!(s.snapshot_budget, 5000);
+
+        let flags = GlobalOptions {
+            model: Some("flag-model".into()),
+            ..Default::default()
+        };
+        let s = Settings::merge(ConfigFile::default(), None, &flags, &env).unwrap();
+        assert_eq!(s.model.as_deref(), Some("flag-model"));
+    }
+
+    #[test]
+    fn no_color_is_respected_when_non_empty() {
+        let on = Settings::merge(
+            ConfigFile::default(),
+            None,
+            &GlobalOptions::default(),
+            &env_of(&[("NO_COLOR", "1")]),
+        )
+        .unwrap();
+        assert!(on.no_color);
+        let off = Settings::merge(
+            ConfigFile::default(),
+            None,
+            &GlobalOptions::default(),
+            &env_of(&[("NO_COLOR", "")]),
+        )
+        .unwrap();
+        assert!(!off.no_color);
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_and_key() {
+        let text = "theme = \"dark\"\n\n[model]\nnmae = \"gpt\"\n";
+        let err = ConfigFile::parse(text, Path::new("/home/u/.config/hello-tui/config.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("config.toml:4:"), "{err}");
+        assert!(err.contains("nmae"), "{err}");
+    }
+
+    #[test]
+    fn bad_value_names_the_field() {
+        let err = ConfigFile::parse("[snapshot]\nbudget = \"lots\"\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("c.toml:2:"), "{err}");
+        assert!(err.contains("snapshot.budget"), "{err}");
+        let err = Settings::merge(
+            ConfigFile::default(),
+            None,
+            &GlobalOptions::default(),
+            &env_of(&[("HELLO_TUI_SNAPSHOT_BUDGET", "x")]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("HELLO_TUI_SNAPSHOT_BUDGET"), "{err}");
+    }
+
+    #[test]
+    fn load_reads_explicit_file_and_reports_a_missing_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "theme = \"light\"\n[kernel]\npython = \"/usr/bin/python3\"\n",
+        )
+        .unwrap();
+        let flags = GlobalOptions {
+            config: Some(path.clone()),
+            ..Default::default()
+        };
+        let s = Settings::load(&flags, &env_of(&[])).unwrap();
+        assert_eq!(s.theme, "light");
+        assert_eq!(s.python, PathBuf::from("/usr/bin/python3"));
+        assert_eq!(s.config_path, Some(path));
+
+        let missing = GlobalOptions {
+            config: Some(dir.path().join("nope.toml")),
+            ..Default::default()
+        };
+        let err = Settings::load(&missing, &env_of(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("nope.toml"), "{err}");
+
+        let via_env = env_of(&[(
+            "HELLO_TUI_CONFIG",
+            dir.path().join("config.toml").to_str().unwrap(),
+        )]);
+        let s = Settings::load(&GlobalOptions::default(), &via_env).unwrap();
+        assert_eq!(s.theme, "light");
+    }
+}

@@ -1,0 +1,564 @@
+//! The one keymap: every binding lives in [`BINDINGS`]; the help overlay and
+//! the status-bar hints are generated from it, so they can never drift from
+//! what the keys actually do.
+
+use std::fmt;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+/// Where a binding applies. Lookup goes from the innermost scope outwards:
+/// the open overlay, then the focused pane, then [`Scope::Global`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    Global,
+    /// The conversation pane; typing goes to the composer.
+    Conversation,
+    FileView,
+    /// The list panes (variables, diagnostics): no text input, so single
+    /// letters can be bindings.
+    List,
+    Search,
+    Help,
+    Confirm,
+}
+
+impl Scope {
+    pub fn label(self) -> &'static str {
+        match self {
+            Scope::Global => "Everywhere",
+            Scope::Conversation => "Conversation",
+            Scope::FileView => "File view",
+            Scope::List => "Variables and Diagnostics",
+            Scope::Search => "Search",
+            Scope::Help => "Help",
+            Scope::Confirm => "Confirmation",
+        }
+    }
+
+    /// Scopes in the order the help overlay lists them.
+    pub const ALL: [Scope; 7] = [
+        Scope::Global,
+        Scope::Conversation,
+        Scope::FileView,
+        Scope::List,
+        Scope::Search,
+        Scope::Help,
+        Scope::Confirm,
+    ];
+}
+
+/// The panes of the workbench, in focus order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PaneId {
+    Conversation,
+    FileView,
+    Variables,
+    Diagnostics,
+}
+
+impl PaneId {
+    pub const ALL: [PaneId; 4] = [
+        PaneId::Conversation,
+        PaneId::FileView,
+        PaneId::Variables,
+        PaneId::Diagnostics,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            PaneId::Conversation => "Conversation",
+            PaneId::FileView => "File",
+            PaneId::Variables => "Variables",
+            PaneId::Diagnostics => "Diagnostics",
+        }
+    }
+
+    pub fn scope(self) -> Scope {
+        match self {
+            PaneId::Conversation => Scope::Conversation,
+            PaneId::FileView => Scope::FileView,
+            PaneId::Variables | PaneId::Diagnostics => Scope::List,
+        }
+    }
+}
+
+/// Everything a key can do. Text typed into the composer is not an action:
+/// keys without a binding fall through to the focused text input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    Quit,
+    ShowHelp,
+    CloseOverlay,
+    FocusNext,
+    FocusPrev,
+    Focus(PaneId),
+    OpenSearch,
+    Suspend,
+    Redraw,
+    SendMessage,
+    InsertNewline,
+    ScrollUp,
+    ScrollDown,
+    PageUp,
+    PageDown,
+    ScrollTop,
+    ScrollBottom,
+    SearchNextScope,
+    SearchPrevScope,
+    Confirm,
+    Deny,
+}
+
+impl Action {
+    /// The sentence the help overlay shows.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Action::Quit => "Quit (asks first when there are unsaved edits)",
+            Action::ShowHelp => "Show this help",
+            Action::CloseOverlay => "Close the overlay",
+            Action::FocusNext => "Focus the next pane",
+            Action::FocusPrev => "Focus the previous pane",
+            Action::Focus(PaneId::Conversation) => "Focus the conversation",
+            Action::Focus(PaneId::FileView) => "Focus the file view",
+            Action::Focus(PaneId::Variables) => "Focus the variables inspector",
+            Action::Focus(PaneId::Diagnostics) => "Focus the diagnostics list",
+            Action::OpenSearch => "Open the search pane",
+            Action::Suspend => "Suspend to the shell (resume with fg)",
+            Action::Redraw => "Redraw the screen",
+            Action::SendMessage => "Send the message",
+            Action::InsertNewline => "New line in the message",
+            Action::ScrollUp => "Move up",
+            Action::ScrollDown => "Move down",
+            Action::PageUp => "Page up",
+            Action::PageDown => "Page down",
+            Action::ScrollTop => "Go to the top",
+            Action::ScrollBottom => "Go to the bottom",
+            Action::SearchNextScope => "Next search scope",
+            Action::SearchPrevScope => "Previous search scope",
+            Action::Confirm => "Yes",
+            Action::Deny => "No",
+        }
+    }
+
+    /// A short word for the status-bar hints.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::ShowHelp => "help",
+            Action::CloseOverlay => "close",
+            Action::FocusNext => "next pane",
+            Action::OpenSearch => "search",
+            Action::SendMessage => "send",
+            Action::InsertNewline => "newline",
+            Action::SearchNextScope => "scope",
+            Action::Confirm => "yes",
+            Action::Deny => "no",
+            _ => "",
+        }
+    }
+}
+
+/// A key with its modifiers, as written in the help ("Ctrl+Q").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyCombo {
+    pub code: KeyCode,
+    pub modifiers: KeyModifiers,
+}
+
+impl KeyCombo {
+    pub const fn new(code: KeyCode, modifiers: KeyModifiers) -> Self {
+        Self { code, modifiers }
+    }
+
+    /// Normalises a terminal key event so it compares equal to the table:
+    /// terminals report Shift+Tab as `BackTab` (with or without SHIFT) and
+    /// upper-case letters with SHIFT; the table spells them one way.
+    pub fn from_event(event: &KeyEvent) -> Self {
+        let mut modifiers = event.modifiers;
+        let code = match event.code {
+            KeyCode::BackTab => {
+                modifiers.remove(KeyModifiers::SHIFT);
+                KeyCode::BackTab
+            }
+            KeyCode::Char(c) if modifiers.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
+            KeyCode::Char(c) if c.is_ascii_punctuation() || c.is_ascii_uppercase() => {
+                // `?` arrives as Shift+'?' on some terminals and plain '?' on others.
+                modifiers.remove(KeyModifiers::SHIFT);
+                KeyCode::Char(c)
+            }
+            other => other,
+        };
+        Self { code, modifiers }
+    }
+}
+
+impl fmt::Display for KeyCombo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.modifiers.contains(KeyModifiers::CONTROL) {
+            f.write_str("Ctrl+")?;
+        }
+        if self.modifiers.contains(KeyModifiers::ALT) {
+            f.write_str("Alt+")?;
+        }
+        if self.modifiers.contains(KeyModifiers::SHIFT) {
+            f.write_str("Shift+")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) => write!(f, "{}", c.to_ascii_uppercase()),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            KeyCode::Enter => f.write_str("Enter"),
+            KeyCode::Esc => f.write_str("Esc"),
+            KeyCode::Tab => f.write_str("Tab"),
+            KeyCode::BackTab => f.write_str("Shift+Tab"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::PageUp => f.write_str("PgUp"),
+            KeyCode::PageDown => f.write_str("PgDn"),
+            KeyCode::Home => f.write_str("Home"),
+            KeyCode::End => f.write_str("End"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// One row of the keymap.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    pub scope: Scope,
+    pub key: KeyCombo,
+    pub action: Action,
+    /// Shown in the status bar when this scope is active.
+    pub hint: bool,
+}
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+const ALT: KeyModifiers = KeyModifiers::ALT;
+const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+
+const fn bind(scope: Scope, code: KeyCode, modifiers: KeyModifiers, action: Action) -> Binding {
+    Binding {
+        scope,
+        key: KeyCombo::new(code, modifiers),
+        action,
+        hint: false,
+    }
+}
+
+const fn hinted(scope: Scope, code: KeyCode, modifiers: KeyModifiers, action: Action) -> Binding {
+    Binding {
+        scope,
+        key: KeyCombo::new(code, modifiers),
+        action,
+        hint: true,
+    }
+}
+
+use KeyCode::{Char, F};
+
+/// The single source of truth for key bindings.
+pub const BINDINGS: &[Binding] = &[
+    // Everywhere.
+    hinted(Scope::Global, Char('q'), CTRL, Action::Quit),
+    hinted(Scope::Global, F(1), NONE, Action::ShowHelp),
+    hinted(Scope::Global, KeyCode::Tab, NONE, Action::FocusNext),
+    bind(Scope::Global, KeyCode::BackTab, NONE, Action::FocusPrev),
+    bind(
+        Scope::Global,
+        Char('1'),
+        ALT,
+        Action::Focus(PaneId::Conversation),
+    ),
+    bind(
+        Scope::Global,
+        Char('2'),
+        ALT,
+        Action::Focus(PaneId::FileView),
+    ),
+    bind(
+        Scope::Global,
+        Char('3'),
+        ALT,
+        Action::Focus(PaneId::Variables),
+    ),
+    bind(
+        Scope::Global,
+        Char('4'),
+        ALT,
+        Action::Focus(PaneId::Diagnostics),
+    ),
+    bind(Scope::Global, Char('5'), ALT, Action::OpenSearch),
+    hinted(Scope::Global, Char('f'), CTRL, Action::OpenSearch),
+    bind(Scope::Global, Char('z'), CTRL, Action::Suspend),
+    bind(Scope::Global, Char('l'), CTRL, Action::Redraw),
+    // Conversation: the composer takes every other key as text.
+    hinted(
+        Scope::Conversation,
+        KeyCode::Enter,
+        NONE,
+        Action::SendMessage,
+    ),
+    hinted(
+        Scope::Conversation,
+        KeyCode::Enter,
+        SHIFT,
+        Action::InsertNewline,
+    ),
+    bind(
+        Scope::Conversation,
+        KeyCode::Enter,
+        ALT,
+        Action::InsertNewline,
+    ),
+    bind(Scope::Conversation, Char('j'), CTRL, Action::InsertNewline),
+    bind(Scope::Conversation, KeyCode::PageUp, NONE, Action::PageUp),
+    bind(
+        Scope::Conversation,
+        KeyCode::PageDown,
+        NONE,
+        Action::PageDown,
+    ),
+    bind(Scope::Conversation, KeyCode::Home, CTRL, Action::ScrollTop),
+    bind(
+        Scope::Conversation,
+        KeyCode::End,
+        CTRL,
+        Action::ScrollBottom,
+    ),
+    // File view.
+    bind(Scope::FileView, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(Scope::FileView, KeyCode::Down, NONE, Action::ScrollDown),
+    bind(Scope::FileView, KeyCode::PageUp, NONE, Action::PageUp),
+    bind(Scope::FileView, KeyCode::PageDown, NONE, Action::PageDown),
+    // Lists.
+    hinted(Scope::List, Char('?'), NONE, Action::ShowHelp),
+    bind(Scope::List, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(Scope::List, Char('k'), NONE, Action::ScrollUp),
+    bind(Scope::List, KeyCode::Down, NONE, Action::ScrollDown),
+    bind(Scope::List, Char('j'), NONE, Action::ScrollDown),
+    bind(Scope::List, KeyCode::PageUp, NONE, Action::PageUp),
+    bind(Scope::List, KeyCode::PageDown, NONE, Action::PageDown),
+    bind(Scope::List, KeyCode::Home, NONE, Action::ScrollTop),
+    bind(Scope::List, KeyCode::End, NONE, Action::ScrollBottom),
+    // Search overlay: typing edits the query.
+    hinted(Scope::Search, KeyCode::Esc, NONE, Action::CloseOverlay),
+    hinted(Scope::Search, KeyCode::Tab, NONE, Action::SearchNextScope),
+    bind(
+        Scope::Search,
+        KeyCode::BackTab,
+        NONE,
+        Action::SearchPrevScope,
+    ),
+    bind(Scope::Search, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(Scope::Search, Char('p'), CTRL, Action::ScrollUp),
+    bind(Scope::Search, KeyCode::Down, NONE, Action::ScrollDown),
+    bind(Scope::Search, Char('n'), CTRL, Action::ScrollDown),
+    // Help overlay.
+    hinted(Scope::Help, KeyCode::Esc, NONE, Action::CloseOverlay),
+    bind(Scope::Help, Char('?'), NONE, Action::CloseOverlay),
+    bind(Scope::Help, Char('q'), NONE, Action::CloseOverlay),
+    bind(Scope::Help, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(Scope::Help, KeyCode::Down, NONE, Action::ScrollDown),
+    bind(Scope::Help, KeyCode::PageUp, NONE, Action::PageUp),
+    bind(Scope::Help, KeyCode::PageDown, NONE, Action::PageDown),
+    // Yes/no questions.
+    hinted(Scope::Confirm, Char('y'), NONE, Action::Confirm),
+    hinted(Scope::Confirm, Char('n'), NONE, Action::Deny),
+    bind(Scope::Confirm, KeyCode::Esc, NONE, Action::Deny),
+];
+
+/// Scopes that own the whole keyboard while open: global bindings other
+/// than quitting do not reach through them.
+fn is_modal(scope: Scope) -> bool {
+    matches!(scope, Scope::Confirm | Scope::Help | Scope::Search)
+}
+
+/// Finds the action for a key, innermost scope first. `scopes` is ordered
+/// from innermost (an overlay) to the focused pane; Global is implied.
+pub fn lookup(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
+    if event.kind == KeyEventKind::Release {
+        return None;
+    }
+    let key = KeyCombo::from_event(event);
+    let find = |scope: Scope| {
+        BINDINGS
+            .iter()
+            .find(|b| b.scope == scope && b.key == key)
+            .map(|b| b.action)
+    };
+    for &scope in scopes {
+        if let Some(action) = find(scope) {
+            return Some(action);
+        }
+        if is_modal(scope) {
+            // Only the emergency exits stay reachable under a modal overlay.
+            return find(Scope::Global).filter(|a| matches!(a, Action::Quit | Action::Suspend));
+        }
+    }
+    find(Scope::Global)
+}
+
+/// Bindings to show in the status bar for the given scope (plus global ones).
+pub fn hints(scope: Scope) -> impl Iterator<Item = &'static Binding> {
+    let modal = is_modal(scope);
+    BINDINGS
+        .iter()
+        .filter(move |b| b.hint && (b.scope == scope || (!modal && b.scope == Scope::Global)))
+}
+
+/// Bindings of one scope, in table order, for the help overlay.
+pub fn bindings_in(scope: Scope) -> impl Iterator<Item = &'static Binding> {
+    BINDINGS.iter().filter(move |b| b.scope == scope)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    /// Every action the workbench has must be reachable from some key.
+    #[test]
+    fn every_action_is_bound() {
+        let bound: HashSet<Action> = BINDINGS.iter().map(|b| b.action).collect();
+        let all = [
+            Action::Quit,
+            Action::ShowHelp,
+            Action::CloseOverlay,
+            Action::FocusNext,
+            Action::FocusPrev,
+            Action::Focus(PaneId::Conversation),
+            Action::Focus(PaneId::FileView),
+            Action::Focus(PaneId::Variables),
+            Action::Focus(PaneId::Diagnostics),
+            Action::OpenSearch,
+            Action::Suspend,
+            Action::Redraw,
+            Action::SendMessage,
+            Action::InsertNewline,
+            Action::ScrollUp,
+            Action::ScrollDown,
+            Action::PageUp,
+            Action::PageDown,
+            Action::ScrollTop,
+            Action::ScrollBottom,
+            Action::SearchNextScope,
+            Action::SearchPrevScope,
+            Action::Confirm,
+            Action::Deny,
+        ];
+        for action in all {
+            assert!(bound.contains(&action), "{action:?} has no key");
+            assert!(!action.describe().is_empty());
+        }
+    }
+
+    #[test]
+    fn no_key_is_bound_twice_in_one_scope() {
+        let mut seen = HashSet::new();
+        for b in BINDINGS {
+            assert!(
+                seen.insert((b.scope, b.key)),
+                "{} is bound twice in {:?}",
+                b.key,
+                b.scope
+            );
+        }
+    }
+
+    /// A pane may override a global key (Tab in the search overlay), but the
+    /// ways out — quit and help via F1 — must work from every pane.
+    #[test]
+    fn exits_are_never_shadowed_by_a_pane() {
+        for pane in PaneId::ALL {
+            let scopes = [pane.scope()];
+            assert_eq!(lookup(&scopes, &key(Char('q'), CTRL)), Some(Action::Quit));
+            assert_eq!(lookup(&scopes, &key(F(1), NONE)), Some(Action::ShowHelp));
+        }
+        for overlay in [Scope::Search, Scope::Help, Scope::Confirm] {
+            let scopes = [overlay, Scope::Conversation];
+            assert_eq!(lookup(&scopes, &key(Char('q'), CTRL)), Some(Action::Quit));
+        }
+    }
+
+    #[test]
+    fn scopes_resolve_innermost_first() {
+        let tab = key(KeyCode::Tab, NONE);
+        assert_eq!(lookup(&[Scope::List], &tab), Some(Action::FocusNext));
+        assert_eq!(
+            lookup(&[Scope::Search, Scope::List], &tab),
+            Some(Action::SearchNextScope)
+        );
+        // A modal overlay swallows global focus keys.
+        assert_eq!(lookup(&[Scope::Help, Scope::List], &tab), None);
+    }
+
+    #[test]
+    fn question_mark_opens_help_only_outside_text_input() {
+        let q = key(Char('?'), SHIFT);
+        assert_eq!(lookup(&[Scope::List], &q), Some(Action::ShowHelp));
+        assert_eq!(lookup(&[Scope::Conversation], &q), None);
+    }
+
+    #[test]
+    fn terminal_spellings_are_normalised() {
+        let back_tab = key(KeyCode::BackTab, SHIFT);
+        assert_eq!(lookup(&[Scope::List], &back_tab), Some(Action::FocusPrev));
+        let ctrl_upper_q = key(Char('Q'), CTRL | SHIFT);
+        assert_eq!(
+            KeyCombo::from_event(&ctrl_upper_q).code,
+            Char('q'),
+            "Ctrl+Shift+Q should still read as the letter q"
+        );
+        let release = KeyEvent::new_with_kind(Char('q'), CTRL, KeyEventKind::Release);
+        assert_eq!(lookup(&[Scope::List], &release), None);
+    }
+
+    #[test]
+    fn shift_enter_and_alt_enter_insert_newlines() {
+        let scopes = [Scope::Conversation];
+        assert_eq!(
+            lookup(&scopes, &key(KeyCode::Enter, NONE)),
+            Some(Action::SendMessage)
+        );
+        assert_eq!(
+            lookup(&scopes, &key(KeyCode::Enter, SHIFT)),
+            Some(Action::InsertNewline)
+        );
+        assert_eq!(
+            lookup(&scopes, &key(KeyCode::Enter, ALT)),
+            Some(Action::InsertNewline)
+        );
+    }
+
+    #[test]
+    fn key_names_read_well() {
+        assert_eq!(KeyCombo::new(Char('q'), CTRL).to_string(), "Ctrl+Q");
+        assert_eq!(
+            KeyCombo::new(KeyCode::Enter, SHIFT).to_string(),
+            "Shift+Enter"
+        );
+        assert_eq!(KeyCombo::new(Char('1'), ALT).to_string(), "Alt+1");
+        assert_eq!(
+            KeyCombo::new(KeyCode::BackTab, NONE).to_string(),
+            "Shift+Tab"
+        );
+    }
+
+    #[test]
+    fn hints_come_from_the_table() {
+        let conversation: Vec<_> = hints(Scope::Conversation).map(|b| b.action).collect();
+        assert!(conversation.contains(&Action::SendMessage));
+        assert!(conversation.contains(&Action::Quit));
+        let help: Vec<_> = hints(Scope::Help).map(|b| b.action).collect();
+        assert_eq!(help, vec![Action::CloseOverlay]);
+    }
+}

@@ -1,0 +1,138 @@
+//! The conversation pane: the history above, the composer below.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::{pane, wrap};
+use crate::app::AppState;
+use crate::app::state::{ChatMessage, Role};
+use crate::sanitize;
+use crate::theme::Theme;
+
+/// The composer grows with its text up to this many rows.
+const MAX_COMPOSER_ROWS: u16 = 8;
+
+/// Splits the pane into the history (with its border) and the composer.
+fn split(state: &AppState, area: Rect) -> [Rect; 2] {
+    let composer_rows = (state.composer.lines().len() as u16).clamp(1, MAX_COMPOSER_ROWS) + 2;
+    Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(composer_rows.min(area.height)),
+    ])
+    .areas(area)
+}
+
+/// How far the history can scroll up when the pane occupies `area`; the
+/// update function clamps to it so scrolling back down is immediate.
+pub fn max_scroll(state: &AppState, area: Rect) -> usize {
+    let [history, _] = split(state, area);
+    let inner = history.inner(ratatui::layout::Margin::new(1, 1));
+    history_rows(&state.conversation.messages, inner.width as usize)
+        .saturating_sub(inner.height as usize)
+}
+
+pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, frame: &mut Frame) {
+    let [history_area, composer_area] = split(state, area);
+
+    let mut title = vec![Span::raw("Conversation")];
+    if let Some(count) = message_count(&state.conversation.messages) {
+        title.push(Span::styled(format!(" {count}"), theme.roles.muted));
+    }
+    let title = Line::from(title);
+    let block = pane::block(title, Some('1'), focused, theme);
+    let inner = block.inner(history_area);
+    block.render(history_area, frame.buffer_mut());
+    render_history(state, theme, inner, frame);
+
+    let composer_block = pane::block(Line::from("Message"), None, focused, theme);
+    let mut composer = state.composer.clone();
+    composer.set_block(composer_block);
+    composer.set_style(theme.roles.text);
+    composer.set_cursor_line_style(Style::default());
+    composer.set_placeholder_style(theme.roles.muted);
+    // Only the focused composer shows a cursor; otherwise typing looks possible.
+    composer.set_cursor_style(if focused {
+        theme.roles.cursor
+    } else {
+        theme.roles.text
+    });
+    frame.render_widget(&composer, composer_area);
+}
+
+fn message_count(messages: &[ChatMessage]) -> Option<String> {
+    match messages.len() {
+        0 => None,
+        1 => Some("(1 message)".into()),
+        n => Some(format!("({n} messages)")),
+    }
+}
+
+fn render_history(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
+    let messages = &state.conversation.messages;
+    if messages.is_empty() {
+        pane::empty_state(
+            "No messages yet.\nType below and press Enter to send.",
+            theme,
+            area,
+            frame.buffer_mut(),
+        );
+        return;
+    }
+    let lines = history_lines(messages, theme, area.width as usize);
+    let height = area.height as usize;
+    let max_scroll = lines.len().saturating_sub(height);
+    let from_bottom = state.conversation.scroll_from_bottom.min(max_scroll);
+    let start = lines.len().saturating_sub(height + from_bottom);
+    let visible: Vec<Line> = lines.into_iter().skip(start).take(height).collect();
+    Paragraph::new(visible).render(area, frame.buffer_mut());
+}
+
+/// How many rows the history takes at `width`.
+fn history_rows(messages: &[ChatMessage], width: usize) -> usize {
+    messages
+        .iter()
+        .map(|m| 2 + wrap::wrap(&sanitize::for_display(&m.text), body_width(width)).len())
+        .sum::<usize>()
+        .saturating_sub(1)
+}
+
+fn body_width(width: usize) -> usize {
+    width.saturating_sub(2).max(1)
+}
+
+fn role_style(role: Role, theme: &Theme) -> Style {
+    match role {
+        Role::User => theme.roles.user_message,
+        Role::Assistant => theme.roles.assistant_message,
+        Role::Tool => theme.roles.tool_message,
+        Role::Notice => theme.roles.muted,
+    }
+}
+
+fn history_lines<'a>(messages: &'a [ChatMessage], theme: &Theme, width: usize) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
+    for (i, message) in messages.iter().enumerate() {
+        if i > 0 {
+            lines.push(Line::default());
+        }
+        let style = role_style(message.role, theme);
+        lines.push(Line::from(Span::styled(
+            format!("▍{}", message.role.label()),
+            style,
+        )));
+        let body_style = match message.role {
+            Role::Notice => theme.roles.muted,
+            _ => theme.roles.text,
+        };
+        for row in wrap::wrap(&sanitize::for_display(&message.text), body_width(width)) {
+            lines.push(Line::from(vec![
+                Span::styled("▏ ", style),
+                Span::styled(row, body_style),
+            ]));
+        }
+    }
+    lines
+}

@@ -1,0 +1,51 @@
+//! Rendering: a pure function of `&AppState`. Nothing here mutates state or
+//! does I/O, which is what makes the insta snapshots cheap and honest.
+//! One file per pane.
+
+pub mod confirm;
+pub mod conversation;
+pub mod diagnostics;
+pub mod file_view;
+pub mod help;
+pub mod layout;
+pub mod pane;
+pub mod search;
+pub mod status_bar;
+pub mod variables;
+pub mod wrap;
+
+use ratatui::Frame;
+
+use crate::app::AppState;
+use crate::app::state::Overlay;
+use crate::keymap::PaneId;
+use crate::theme::Theme;
+
+/// Draws one frame.
+pub fn render(state: &AppState, theme: &Theme, frame: &mut Frame) {
+    let area = frame.area();
+    let layout = layout::compute(area, state.focus);
+    for pane in PaneId::ALL {
+        let Some(rect) = layout.rect(pane) else {
+            continue;
+        };
+        let focused = state.focus == pane && state.overlay.is_none();
+        match pane {
+            PaneId::Conversation => conversation::render(state, theme, focused, rect, frame),
+            PaneId::FileView => file_view::render(state, theme, focused, rect, frame.buffer_mut()),
+            PaneId::Variables => variables::render(state, theme, focused, rect, frame.buffer_mut()),
+            PaneId::Diagnostics => {
+                diagnostics::render(state, theme, focused, rect, frame.buffer_mut())
+            }
+        }
+    }
+    status_bar::render(state, theme, layout.status, frame.buffer_mut());
+    match &state.overlay {
+        Some(Overlay::Help { scroll }) => help::render(*scroll, theme, area, frame.buffer_mut()),
+        Some(Overlay::Search(search)) => search::render(state, search, theme, area, frame),
+        Some(Overlay::Confirm(question)) => {
+            confirm::render(question, theme, area, frame.buffer_mut())
+        }
+        None => {}
+    }
+}

@@ -1,0 +1,151 @@
+//! The search pane, drawn over the layout: query, scopes, results.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph, StatefulWidget, Widget};
+
+use super::pane;
+use crate::app::AppState;
+use crate::app::search::{self, SearchHit, SearchOutcome};
+use crate::app::state::{SearchScope, SearchState};
+use crate::sanitize;
+use crate::theme::Theme;
+
+/// The overlay's rectangle: most of the screen, centred.
+pub fn area(screen: Rect) -> Rect {
+    centered(screen, 80, 70)
+}
+
+pub fn centered(screen: Rect, percent_x: u16, percent_y: u16) -> Rect {
+    let [_, middle, _] = Layout::vertical([
+        Constraint::Percentage((100 - percent_y) / 2),
+        Constraint::Percentage(percent_y),
+        Constraint::Fill(1),
+    ])
+    .areas(screen);
+    let [_, center, _] = Layout::horizontal([
+        Constraint::Percentage((100 - percent_x) / 2),
+        Constraint::Percentage(percent_x),
+        Constraint::Fill(1),
+    ])
+    .areas(middle);
+    center
+}
+
+pub fn render(
+    state: &AppState,
+    search: &SearchState,
+    theme: &Theme,
+    screen: Rect,
+    frame: &mut Frame,
+) {
+    let area = area(screen);
+    let outcome = search::find(state, search);
+    let count = match &outcome {
+        SearchOutcome::Hits(hits) => format!(
+            " {} result{}",
+            hits.len(),
+            if hits.len() == 1 { "" } else { "s" }
+        ),
+        _ => String::new(),
+    };
+    let title = Line::from(vec![
+        Span::raw("Search"),
+        Span::styled(
+            format!(" in {}{count}", search.scope.label()),
+            theme.roles.muted,
+        ),
+    ]);
+    let block = pane::block(title, Some('5'), true, theme).border_style(theme.roles.overlay_border);
+    let inner = block.inner(area);
+    Clear.render(area, frame.buffer_mut());
+    block.render(area, frame.buffer_mut());
+
+    let [query_area, scopes_area, results_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+
+    Paragraph::new(Line::from(vec![
+        Span::styled("› ", theme.roles.focused_title),
+        Span::styled(search.query.clone(), theme.roles.text),
+        Span::styled(" ", theme.roles.cursor),
+    ]))
+    .render(query_area, frame.buffer_mut());
+
+    let mut scopes = Vec::new();
+    for scope in SearchScope::ALL {
+        let style = if scope == search.scope {
+            theme.roles.selection.patch(theme.roles.focused_title)
+        } else {
+            theme.roles.muted
+        };
+        scopes.push(Span::styled(format!(" {} ", scope.label()), style));
+        scopes.push(Span::raw(" "));
+    }
+    Paragraph::new(Line::from(scopes)).render(scopes_area, frame.buffer_mut());
+
+    match outcome {
+        SearchOutcome::Prompt(text) | SearchOutcome::Unavailable(text) => {
+            pane::empty_state(text, theme, results_area, frame.buffer_mut());
+        }
+        SearchOutcome::Hits(hits) if hits.is_empty() => {
+            let text = format!(
+                "no matches for “{}”",
+                sanitize::for_display(search.query.trim())
+            );
+            pane::empty_state(&text, theme, results_area, frame.buffer_mut());
+        }
+        SearchOutcome::Hits(hits) => {
+            let items: Vec<ListItem> = hits
+                .iter()
+                .map(|hit| ListItem::new(hit_line(hit, theme)))
+                .collect();
+            let list = List::new(items)
+                .highlight_style(theme.roles.selection)
+                .highlight_symbol("▶ ");
+            let mut list_state = ListState::default().with_selected(Some(search.cursor.selected));
+            StatefulWidget::render(list, results_area, frame.buffer_mut(), &mut list_state);
+        }
+    }
+}
+
+/// Number of results the cursor can move over.
+pub fn result_count(state: &AppState, search: &SearchState) -> usize {
+    search::find(state, search).len()
+}
+
+fn hit_line<'a>(hit: &'a SearchHit, theme: &Theme) -> Line<'a> {
+    let mut spans = vec![Span::styled(
+        format!("{:<14} ", hit.label),
+        theme.roles.muted,
+    )];
+    let mut at = 0;
+    for range in &hit.highlights {
+        if range.start < at || range.end > hit.text.len() {
+            continue;
+        }
+        push_clean(&mut spans, &hit.text[at..range.start], theme.roles.text);
+        push_clean(
+            &mut spans,
+            &hit.text[range.clone()],
+            theme.roles.match_highlight,
+        );
+        at = range.end;
+    }
+    push_clean(&mut spans, &hit.text[at..], theme.roles.text);
+    Line::from(spans)
+}
+
+fn push_clean(spans: &mut Vec<Span<'_>>, text: &str, style: Style) {
+    if !text.is_empty() {
+        spans.push(Span::styled(
+            sanitize::for_display(text).replace('\n', " "),
+            style,
+        ));
+    }
+}

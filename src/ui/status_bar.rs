@@ -1,0 +1,71 @@
+//! The status bar: where you are, what runs, what the next turn will cost,
+//! and the keys that matter right now (generated from the keymap).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+use unicode_width::UnicodeWidthStr;
+
+use crate::app::AppState;
+use crate::keymap;
+use crate::sanitize;
+use crate::theme::Theme;
+
+/// Room kept for "Ctrl+Q quit  F1 help" even on a narrow terminal.
+const MIN_HINTS_WIDTH: u16 = 24;
+
+pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    if area.is_empty() {
+        return;
+    }
+    buf.set_style(area, theme.roles.status_bar);
+    let bar = theme.roles.status_bar;
+    let model = state.settings.model.as_deref().unwrap_or("no model");
+    let snapshot = match state.snapshot_used {
+        Some(used) => format!("snapshot {used}/{}", state.settings.snapshot_budget),
+        None => format!("snapshot —/{}", state.settings.snapshot_budget),
+    };
+    let focus = state
+        .overlay
+        .as_ref()
+        .map(|o| o.scope().label())
+        .unwrap_or_else(|| state.focus.label());
+    let left = Line::from(vec![
+        Span::styled(
+            format!(" {} ", sanitize::for_display(&state.workspace_name)),
+            theme.roles.status_key,
+        ),
+        Span::styled(format!("│ {} ", sanitize::for_display(model)), bar),
+        Span::styled(format!("│ {} ", state.kernel.label()), bar),
+        Span::styled(format!("│ {snapshot} "), bar),
+        Span::styled(format!("│ [{focus}] "), bar),
+    ]);
+    // Hints take the room the left segments leave, but always at least
+    // enough for the first couple (quit, help); then the left side is cut.
+    let mut spans = Vec::new();
+    let mut width = 0usize;
+    let left_width = left.width() as u16;
+    let room = area
+        .width
+        .saturating_sub(left_width)
+        .max(MIN_HINTS_WIDTH.min(area.width / 2)) as usize;
+    for binding in keymap::hints(state.active_scope()) {
+        let key = binding.key.to_string();
+        let word = binding.action.hint();
+        let cost = key.width() + word.width() + 3;
+        if width + cost > room {
+            break;
+        }
+        width += cost;
+        spans.push(Span::styled(key, theme.roles.status_key));
+        spans.push(Span::styled(format!(" {word}  "), bar));
+    }
+    let hints_width = width as u16;
+    let hints_x = area.x + area.width.saturating_sub(hints_width);
+    Line::from(spans).render(
+        Rect::new(hints_x, area.y, hints_width, 1).intersection(area),
+        buf,
+    );
+    left.render(Rect::new(area.x, area.y, area.width - hints_width, 1), buf);
+}

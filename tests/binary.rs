@@ -1,0 +1,214 @@
+//! Drives the real `hello-tui` binary: command-line errors directly, and the
+//! full-screen workbench inside a tmux pane (a real pseudo-terminal).
+
+use std::path::Path;
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
+
+#[test]
+fn missing_or_non_directory_workspace_exits_2_with_a_clear_error() {
+    let out = Command::new(BIN)
+        .arg("/definitely/not/here")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("/definitely/not/here") && err.contains("no such file"),
+        "{err}"
+    );
+
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let out = Command::new(BIN).arg(file.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a directory"));
+}
+
+#[test]
+fn reserved_subcommands_say_they_are_not_available_yet() {
+    for args in [
+        &["exec", "why?"][..],
+        &["sessions"],
+        &["snapshot", "--scene", "x.json"],
+        &["--demo"],
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not available yet"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn help_and_version_read_well() {
+    let out = Command::new(BIN).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for part in [
+        "Usage: hello-tui",
+        "[PATH]",
+        "--theme",
+        "exec",
+        "snapshot",
+        "sessions",
+    ] {
+        assert!(help.contains(part), "--help lacks {part}");
+    }
+    let out = Command::new(BIN).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("hello-tui "));
+}
+
+#[test]
+fn bad_theme_and_bad_config_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[model]\nnmae = \"x\"\n").unwrap();
+    let out = Command::new(BIN)
+        .arg("--config")
+        .arg(&config)
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("config.toml:2:") && err.contains("nmae"),
+        "{err}"
+    );
+
+    let out = Command::new(BIN)
+        .args(["--theme", "solarized"])
+        .arg(dir.path())
+        .env(
+            "HELLO_TUI_CONFIG",
+            dir.path().join("absent-is-an-error.toml"),
+        )
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
+/// A tmux server of our own, killed when the test ends.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(command: &str, width: u16, height: u16) -> Self {
+        let socket = format!("hello-tui-test-{}", std::process::id());
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+            ])
+            .args(["-x", &width.to_string(), "-y", &height.to_string(), command])
+            .status()
+            .expect("tmux must be installed to run this test (see README)");
+        assert!(status.success());
+        Tmux { socket }
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    fn flag(&self, name: &str) -> String {
+        self.run(&["display-message", "-p", "-t", "t", &format!("#{{{name}}}")])
+            .trim()
+            .to_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {text:?}:\n{screen}"
+            );
+            sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+#[test]
+fn workbench_starts_shows_every_pane_and_quits_restoring_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.txt");
+    let command = format!(
+        "HELLO_TUI_LOG_FILE={} HELLO_TUI_CONFIG={} {} {}; echo EXIT=$?; sleep 30",
+        log.display(),
+        Path::new("/dev/null").display(),
+        BIN,
+        dir.path().display()
+    );
+    let tmux = Tmux::start(&command, 100, 30);
+    let screen = tmux.wait_for("Diagnostics");
+    for title in [
+        "Conversation",
+        "Message",
+        "No file",
+        "Variables",
+        "Diagnostics",
+        "Ctrl+Q quit",
+    ] {
+        assert!(screen.contains(title), "missing {title}:\n{screen}");
+    }
+    assert_eq!(tmux.flag("alternate_on"), "1");
+    assert_eq!(tmux.flag("mouse_any_flag"), "1");
+
+    tmux.keys(&["F1"]);
+    tmux.wait_for("Show this help");
+    // Wait for Esc to land on its own: a terminal cannot tell Esc followed
+    // at once by `h` from Alt+H, and neither can a human typing that fast.
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("No messages yet");
+    tmux.keys(&["hello", "Enter"]);
+    tmux.wait_for("The agent loop is not built yet");
+
+    tmux.keys(&["C-q"]);
+    let screen = tmux.wait_for("EXIT=0");
+    assert!(
+        !screen.contains("Conversation"),
+        "the alternate screen was left:\n{screen}"
+    );
+    assert_eq!(tmux.flag("alternate_on"), "0");
+    assert_eq!(tmux.flag("mouse_any_flag"), "0");
+}

@@ -1,0 +1,320 @@
+//! Rendering tests: insta snapshots of the whole workbench and of each pane
+//! through ratatui's `TestBackend`. Where colour carries meaning (focus,
+//! selection, severity) the snapshot is the buffer's debug form, which
+//! lists styles too.
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use hello_tui::app::AppState;
+use hello_tui::app::state::{ChatMessage, DiagnosticRow, KernelView, Role, Severity, VariableRow};
+use hello_tui::app::update::handle_terminal_event;
+use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::theme::Theme;
+use hello_tui::ui;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+
+fn state() -> AppState {
+    let settings = Settings::merge(
+        ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .expect("default settings");
+    AppState::new("/work/demo".into(), settings)
+}
+
+fn draw(state: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
+    draw_with(state, &Theme::builtin_default(), width, height)
+}
+
+fn draw_with(
+    state: &mut AppState,
+    theme: &Theme,
+    width: u16,
+    height: u16,
+) -> Terminal<TestBackend> {
+    handle_terminal_event(state, Event::Resize(width, height));
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal
+        .draw(|frame| ui::render(state, theme, frame))
+        .expect("draw");
+    terminal
+}
+
+fn text_of(terminal: &Terminal<TestBackend>) -> String {
+    terminal.backend().to_string()
+}
+
+fn buffer_of(terminal: &Terminal<TestBackend>) -> &Buffer {
+    terminal.backend().buffer()
+}
+
+fn press(state: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
+    handle_terminal_event(state, Event::Key(KeyEvent::new(code, modifiers)));
+}
+
+fn with_content(mut s: AppState) -> AppState {
+    s.conversation.messages = vec![
+        ChatMessage {
+            role: Role::User,
+            text: "Why does checkAuth reject users?".into(),
+        },
+        ChatMessage {
+            role: Role::Assistant,
+            text: "It compares `role` against \"admin\" only. 你好, wide text wraps too.".into(),
+        },
+        ChatMessage {
+            role: Role::Tool,
+            text: "ok: true\nstdout: found checkAuth in auth.ts".into(),
+        },
+    ];
+    s.kernel = KernelView::Idle {
+        python: "3.11.7".into(),
+    };
+    s.variables = vec![
+        VariableRow {
+            name: "data".into(),
+            type_name: "list".into(),
+            summary: "len 1000000".into(),
+            preview: "[0, 1, 4, 9, 16, 25, …]".into(),
+            changed: true,
+        },
+        VariableRow {
+            name: "user_count".into(),
+            type_name: "int".into(),
+            summary: "".into(),
+            preview: "3".into(),
+            changed: false,
+        },
+    ];
+    s.diagnostics = vec![
+        DiagnosticRow {
+            severity: Severity::Error,
+            path: "src/auth.ts".into(),
+            line: 42,
+            column: 10,
+            message: "Cannot find name 'config'.".into(),
+            source: Some("ts".into()),
+        },
+        DiagnosticRow {
+            severity: Severity::Warning,
+            path: "src/api.ts".into(),
+            line: 3,
+            column: 1,
+            message: "'x' is declared but never used.".into(),
+            source: Some("ts".into()),
+        },
+        DiagnosticRow {
+            severity: Severity::Hint,
+            path: "main.py".into(),
+            line: 1,
+            column: 8,
+            message: "`os` imported but unused".into(),
+            source: Some("ruff".into()),
+        },
+    ];
+    s
+}
+
+#[test]
+fn empty_workbench_120x40() {
+    let mut s = state();
+    insta::assert_snapshot!(text_of(&draw(&mut s, 120, 40)));
+}
+
+#[test]
+fn empty_workbench_80x24() {
+    let mut s = state();
+    insta::assert_snapshot!(text_of(&draw(&mut s, 80, 24)));
+}
+
+#[test]
+fn compact_workbench_70x20_hides_the_inspector() {
+    let mut s = state();
+    let text = text_of(&draw(&mut s, 70, 20));
+    assert!(!text.contains("Variables"));
+    assert!(text.contains("Diagnostics"));
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn workbench_with_content_120x40() {
+    let mut s = with_content(state());
+    insta::assert_snapshot!(text_of(&draw(&mut s, 120, 40)));
+}
+
+#[test]
+fn every_pane_has_a_visible_title() {
+    let mut s = state();
+    let text = text_of(&draw(&mut s, 120, 40));
+    for title in [
+        "Conversation",
+        "Message",
+        "No file",
+        "Variables",
+        "Diagnostics",
+    ] {
+        assert!(text.contains(title), "missing {title}");
+    }
+    for empty in [
+        "No messages yet.",
+        "No file open.",
+        "kernel not started",
+        "no diagnostics",
+    ] {
+        assert!(text.contains(empty), "missing empty state {empty}");
+    }
+    let status = text.lines().last().expect("status bar row").to_owned();
+    for part in [
+        "demo",
+        "no model",
+        "kernel not started",
+        "snapshot —/12000",
+        "[Conversation]",
+        "Ctrl+Q",
+    ] {
+        assert!(status.contains(part), "status bar lacks {part}: {status}");
+    }
+}
+
+/// Focus is carried by border style: the focused pane is thick and in the
+/// focus colour, the others are not.
+#[test]
+fn focused_pane_styling() {
+    let mut s = state();
+    press(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
+    let terminal = draw(&mut s, 80, 24);
+    insta::assert_debug_snapshot!(buffer_of(&terminal));
+}
+
+#[test]
+fn variables_pane_with_changed_marker_and_selection() {
+    let mut s = with_content(state());
+    press(&mut s, KeyCode::Char('3'), KeyModifiers::ALT);
+    press(&mut s, KeyCode::Down, KeyModifiers::NONE);
+    let terminal = draw(&mut s, 120, 40);
+    let area = ratatui::layout::Rect::new(48, 23, 36, 16);
+    let pane = buffer_region(buffer_of(&terminal), area);
+    insta::assert_debug_snapshot!(pane);
+}
+
+#[test]
+fn diagnostics_pane_severities_are_coloured() {
+    let mut s = with_content(state());
+    press(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
+    let terminal = draw(&mut s, 120, 40);
+    let area = ratatui::layout::Rect::new(84, 23, 36, 16);
+    insta::assert_debug_snapshot!(buffer_region(buffer_of(&terminal), area));
+}
+
+#[test]
+fn help_overlay_lists_bindings() {
+    let mut s = state();
+    press(&mut s, KeyCode::F(1), KeyModifiers::NONE);
+    let text = text_of(&draw(&mut s, 120, 40));
+    assert!(text.contains("Ctrl+Q"));
+    assert!(text.contains("Shift+Enter"));
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn search_overlay_with_highlighted_hits() {
+    let mut s = with_content(state());
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    for c in "checkauth".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    let terminal = draw(&mut s, 100, 30);
+    let text = text_of(&terminal);
+    assert!(text.contains("2 results"), "{text}");
+    insta::assert_debug_snapshot!(buffer_region(
+        buffer_of(&terminal),
+        hello_tui::ui::search::area(ratatui::layout::Rect::new(0, 0, 100, 30))
+    ));
+}
+
+#[test]
+fn search_overlay_empty_states() {
+    let mut s = state();
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    for c in "zebra".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(text.contains("no matches for “zebra”"), "{text}");
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(text.contains("kernel not running"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn quit_confirmation_is_not_shown_without_unsaved_edits() {
+    let mut s = state();
+    press(&mut s, KeyCode::Char('q'), KeyModifiers::CONTROL);
+    assert!(s.should_quit);
+}
+
+#[test]
+fn hostile_text_cannot_escape_its_pane() {
+    let mut s = state();
+    s.conversation.messages.push(ChatMessage {
+        role: Role::Assistant,
+        text: "a\u{1b}[2J\u{1b}]0;pwned\u{7}b\rc\u{1b}[201~".into(),
+    });
+    let text = text_of(&draw(&mut s, 80, 24));
+    assert!(text.contains("ab␍c"), "{text}");
+    assert!(!text.contains('\u{1b}'));
+    assert!(!text.contains("pwned"));
+}
+
+#[test]
+fn no_color_theme_keeps_focus_visible() {
+    let mut s = state();
+    let theme = Theme::builtin_default().without_colors();
+    let terminal = draw_with(&mut s, &theme, 80, 24);
+    let buffer = buffer_of(&terminal);
+    for cell in buffer.content() {
+        assert_eq!(cell.fg, ratatui::style::Color::Reset);
+        assert_eq!(cell.bg, ratatui::style::Color::Reset);
+    }
+    // The focused conversation border is bold; an unfocused one is not.
+    assert!(
+        buffer[(0, 0)]
+            .modifier
+            .contains(ratatui::style::Modifier::BOLD)
+    );
+    assert!(
+        !buffer[(79, 0)]
+            .modifier
+            .contains(ratatui::style::Modifier::BOLD)
+    );
+}
+
+#[test]
+fn any_size_renders_without_panicking() {
+    for width in 0..=130u16 {
+        for height in 0..=45u16 {
+            if (width * height) % 7 != 0 && width > 25 && height > 8 {
+                continue; // sample the large sizes, cover every small one
+            }
+            let mut s = with_content(state());
+            draw(&mut s, width, height);
+            press(&mut s, KeyCode::F(1), KeyModifiers::NONE);
+            draw(&mut s, width, height);
+        }
+    }
+}
+
+/// The cells of one region, so a pane's snapshot does not depend on the rest.
+fn buffer_region(buffer: &Buffer, area: ratatui::layout::Rect) -> Buffer {
+    let mut out = Buffer::empty(ratatui::layout::Rect::new(0, 0, area.width, area.height));
+    for y in 0..area.height {
+        for x in 0..area.width {
+            out[(x, y)] = buffer[(area.x + x, area.y + y)].clone();
+        }
+    }
+    out
+}
