@@ -36,6 +36,7 @@ fn draw_with(
     height: u16,
 ) -> Terminal<TestBackend> {
     handle_terminal_event(state, Event::Resize(width, height));
+    ui::prepare(state, theme);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     terminal
         .draw(|frame| ui::render(state, theme, frame))
@@ -317,4 +318,41 @@ fn buffer_region(buffer: &Buffer, area: ratatui::layout::Rect) -> Buffer {
         }
     }
     out
+}
+
+#[test]
+fn scrolling_past_the_top_is_clamped_before_the_frame() {
+    let mut s = state();
+    for i in 0..60 {
+        s.conversation.messages.push(ChatMessage {
+            role: Role::User,
+            text: format!("message {i}"),
+        });
+    }
+    for _ in 0..100 {
+        press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);
+    }
+    let text = text_of(&draw(&mut s, 80, 24));
+    assert!(
+        text.contains("message 0"),
+        "the top of the history is shown:\n{text}"
+    );
+    let top = s.conversation.scroll_from_bottom;
+    press(&mut s, KeyCode::PageDown, KeyModifiers::NONE);
+    draw(&mut s, 80, 24);
+    assert!(
+        s.conversation.scroll_from_bottom < top,
+        "one PgDn moves down at once"
+    );
+}
+
+#[test]
+fn assistant_messages_render_markdown() {
+    let mut s = state();
+    s.conversation.messages.push(ChatMessage {
+        role: Role::Assistant,
+        text: "## Cause\n\n- `checkAuth` only allows **admin**\n\n| file | line |\n|---|---|\n| auth.ts | 3 |\n\n```ts\nreturn user.role === \"admin\";\n```".into(),
+    });
+    let text = text_of(&draw(&mut s, 100, 30));
+    insta::assert_snapshot!(text);
 }

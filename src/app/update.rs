@@ -165,10 +165,6 @@ fn scroll(state: &mut AppState, delta: isize) {
         Some(Overlay::Search(search)) => crate::ui::search::result_count(state, search),
         _ => 0,
     };
-    let conversation_max = current_layout(state)
-        .conversation
-        .map(|area| crate::ui::conversation::max_scroll(state, area))
-        .unwrap_or(0);
     match &mut state.overlay {
         Some(Overlay::Help { scroll }) => {
             *scroll =
@@ -178,10 +174,10 @@ fn scroll(state: &mut AppState, delta: isize) {
         Some(Overlay::Confirm(_)) => {}
         None => match state.focus {
             PaneId::Conversation => {
-                // Up means further back in history.
+                // Up means further back in history; `ui::prepare` clamps
+                // the top before the next frame.
                 let from_bottom = state.conversation.scroll_from_bottom as isize - delta;
-                state.conversation.scroll_from_bottom =
-                    from_bottom.clamp(0, conversation_max as isize) as usize;
+                state.conversation.scroll_from_bottom = from_bottom.max(0) as usize;
             }
             PaneId::Variables => {
                 let len = state.variables.len();

@@ -6,6 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
+use super::markdown::{self, PlainCode};
 use super::{pane, wrap};
 use crate::app::AppState;
 use crate::app::state::{ChatMessage, Role};
@@ -25,12 +26,13 @@ fn split(state: &AppState, area: Rect) -> [Rect; 2] {
     .areas(area)
 }
 
-/// How far the history can scroll up when the pane occupies `area`; the
-/// update function clamps to it so scrolling back down is immediate.
-pub fn max_scroll(state: &AppState, area: Rect) -> usize {
+/// How far the history can scroll up when the pane occupies `area`.
+/// `ui::prepare` clamps the scroll position to it before each frame, so
+/// scrolling back down after overshooting the top is immediate.
+pub fn max_scroll(state: &AppState, theme: &Theme, area: Rect) -> usize {
     let [history, _] = split(state, area);
     let inner = history.inner(ratatui::layout::Margin::new(1, 1));
-    history_rows(&state.conversation.messages, inner.width as usize)
+    history_rows(&state.conversation.messages, theme, inner.width as usize)
         .saturating_sub(inner.height as usize)
 }
 
@@ -91,10 +93,10 @@ fn render_history(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame
 }
 
 /// How many rows the history takes at `width`.
-fn history_rows(messages: &[ChatMessage], width: usize) -> usize {
+fn history_rows(messages: &[ChatMessage], theme: &Theme, width: usize) -> usize {
     messages
         .iter()
-        .map(|m| 2 + wrap::wrap(&sanitize::for_display(&m.text), body_width(width)).len())
+        .map(|m| 2 + body_lines(m, theme, width).len())
         .sum::<usize>()
         .saturating_sub(1)
 }
@@ -112,7 +114,7 @@ fn role_style(role: Role, theme: &Theme) -> Style {
     }
 }
 
-fn history_lines<'a>(messages: &'a [ChatMessage], theme: &Theme, width: usize) -> Vec<Line<'a>> {
+fn history_lines(messages: &[ChatMessage], theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for (i, message) in messages.iter().enumerate() {
         if i > 0 {
@@ -123,16 +125,31 @@ fn history_lines<'a>(messages: &'a [ChatMessage], theme: &Theme, width: usize) -
             format!("▍{}", message.role.label()),
             style,
         )));
-        let body_style = match message.role {
-            Role::Notice => theme.roles.muted,
-            _ => theme.roles.text,
-        };
-        for row in wrap::wrap(&sanitize::for_display(&message.text), body_width(width)) {
-            lines.push(Line::from(vec![
-                Span::styled("▏ ", style),
-                Span::styled(row, body_style),
-            ]));
+        for row in body_lines(message, theme, width) {
+            let mut spans = vec![Span::styled("▏ ", style)];
+            spans.extend(row.spans);
+            lines.push(Line::from(spans));
         }
     }
     lines
+}
+
+/// The message text laid out for the pane: the assistant writes Markdown;
+/// what the user typed and tool output are shown as they are.
+fn body_lines(message: &ChatMessage, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let width = body_width(width);
+    match message.role {
+        Role::Assistant => markdown::render(&message.text, width, theme, &PlainCode),
+        Role::User | Role::Tool | Role::Notice => {
+            let style = if message.role == Role::Notice {
+                theme.roles.muted
+            } else {
+                theme.roles.text
+            };
+            wrap::wrap(&sanitize::for_display(&message.text), width)
+                .into_iter()
+                .map(|row| Line::styled(row, style))
+                .collect()
+        }
+    }
 }

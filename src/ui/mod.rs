@@ -8,6 +8,7 @@ pub mod diagnostics;
 pub mod file_view;
 pub mod help;
 pub mod layout;
+pub mod markdown;
 pub mod pane;
 pub mod search;
 pub mod status_bar;
@@ -20,6 +21,18 @@ use crate::app::AppState;
 use crate::app::state::Overlay;
 use crate::keymap::PaneId;
 use crate::theme::Theme;
+
+/// Brings derived state up to date for the next frame: the only step
+/// between `update` and `render` that needs the theme (layout of styled
+/// text). Called by the loop before every draw.
+pub fn prepare(state: &mut AppState, theme: &Theme) {
+    let area = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
+    if let Some(rect) = layout::compute(area, state.focus).conversation {
+        let max = conversation::max_scroll(state, theme, rect);
+        let scroll = &mut state.conversation.scroll_from_bottom;
+        *scroll = (*scroll).min(max);
+    }
+}
 
 /// Draws one frame.
 pub fn render(state: &AppState, theme: &Theme, frame: &mut Frame) {
