@@ -118,6 +118,7 @@ pub fn collect(
         return finish(snapshot);
     }
     budget.spend(active_cost);
+    snapshot.active_editor = active.clone();
 
     let mut notes: Vec<String> = source
         .notes

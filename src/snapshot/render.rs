@@ -167,6 +167,8 @@ pub fn header(workspace: &WorkspaceInfo, used: usize, max: usize, truncated: boo
             " (roots: {}{tail}; paths start with the root name)",
             names.join(", ")
         );
+    } else if workspace.roots.is_empty() {
+        out.push_str(" (no root folder)");
     } else {
         out.push_str(" (paths are relative to the workspace root)");
     }
