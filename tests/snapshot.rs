@@ -69,6 +69,8 @@ fn editor(path: &str, text: &str, cursor: (usize, usize)) -> ActiveEditor {
         path: path.to_string(),
         language_id: None,
         text: Some(text.to_string()),
+        text_start_line: None,
+        line_count: None,
         is_dirty: Some(false),
         cursor: Some(Position {
             line: cursor.0,
@@ -118,6 +120,8 @@ fn seed_scene() -> Source {
             path: path.clone(),
             language_id: Some("typescript".to_string()),
             text: Some(buffer),
+            text_start_line: None,
+            line_count: None,
             is_dirty: Some(true),
             cursor: Some(Position {
                 line: 41,
@@ -519,6 +523,37 @@ mod rules {
     }
 
     #[test]
+    fn host_can_send_only_a_window_of_a_huge_buffer() {
+        let window: String = (499_900..500_100)
+            .map(|n| format!("x{}\n", n + 1))
+            .collect();
+        let mut active = editor(&format!("{ROOT}/big.txt"), &window, (500_000, 0));
+        active.text_start_line = Some(499_900);
+        active.line_count = Some(1_000_000);
+        let (snapshot, md) = markdown(&scene(Some(active.clone())), &options(12_000));
+        let snippet = snapshot.snippet.unwrap();
+        assert_eq!((snippet.start_line, snippet.end_line), (499_921, 500_081));
+        assert_eq!(snippet.lines[80], "x500001");
+        assert!(snippet.more_above && snippet.more_below && !snippet.truncated);
+        assert!(md.contains("- lines: 1000000\n"));
+
+        active.text = Some("x500001\n".to_string());
+        active.text_start_line = Some(500_000);
+        let (snapshot, _) = markdown(&scene(Some(active.clone())), &options(12_000));
+        let snippet = snapshot.snippet.unwrap();
+        assert_eq!((snippet.start_line, snippet.end_line), (500_001, 500_001));
+        assert!(snippet.more_above && snippet.more_below);
+
+        active.cursor = Some(Position {
+            line: 10,
+            character: 0,
+        });
+        let (snapshot, md) = markdown(&scene(Some(active)), &options(12_000));
+        assert!(snapshot.snippet.is_none());
+        assert!(md.contains("The editor sent lines from 500001 on; line 11 is outside them"));
+    }
+
+    #[test]
     fn cursor_past_the_end_is_a_note() {
         let source = scene(Some(editor(&format!("{ROOT}/a.rs"), "one\ntwo\n", (99, 0))));
         let (snapshot, md) = markdown(&source, &options(12_000));
@@ -652,6 +687,8 @@ mod property {
                 path: format!("{ROOT}/{name}"),
                 language_id: None,
                 text: Some(text_for(&name, text)),
+        text_start_line: None,
+        line_count: None,
                 is_dirty: Some(dirty),
                 cursor: Some(Position { line, character: 0 }),
                 selection: select.then_some(Range {

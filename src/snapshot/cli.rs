@@ -200,7 +200,9 @@ pub fn scene_from_disk(
     source.active_editor = Some(ActiveEditor {
         path: path_str.clone(),
         language_id: Some(language_id_for_path(&path).to_string()),
+        line_count: text.as_deref().map(count_lines),
         text,
+        text_start_line: None,
         is_dirty: Some(false),
         cursor: Some(cursor),
         selection,
@@ -211,6 +213,12 @@ pub fn scene_from_disk(
     }]);
     source.visible_editors = Some(vec![path_str]);
     Ok(source)
+}
+
+/// Lines as an editor counts them: a final line without `\n` still counts.
+fn count_lines(text: &str) -> usize {
+    let newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
 fn read_active(path: &Path) -> Result<String, CliError> {
@@ -292,6 +300,14 @@ fn parse_selection(spec: &str) -> Result<Range, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_counts() {
+        assert_eq!(count_lines(""), 0);
+        assert_eq!(count_lines("a"), 1);
+        assert_eq!(count_lines("a\n"), 1);
+        assert_eq!(count_lines("a\r\nb"), 2);
+    }
 
     #[test]
     fn selection_specs() {

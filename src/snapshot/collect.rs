@@ -271,6 +271,7 @@ fn active_info(editor: &ActiveEditor, paths: &PathDisplay, privacy: &PrivacyRule
         path,
         scope,
         language_id,
+        line_count: editor.line_count,
         is_dirty: editor.is_dirty,
         cursor: editor.cursor.map(|cursor| LineColumn {
             line: cursor.line.saturating_add(1),
@@ -329,8 +330,23 @@ fn plan_snippet(
             };
             (start.line, last)
         });
-    if let Some((first, last)) = selection {
-        let Some(offset) = line_start(text, first) else {
+    // Lines before `base` were not sent by the host (see `text_start_line`).
+    let base = editor.text_start_line.unwrap_or(0);
+    let continues_after = |end: usize| editor.line_count.is_some_and(|count| end < count);
+    let outside = |line: usize| {
+        format!(
+            "The editor sent lines from {} on; line {} is outside them, so no code is included.",
+            base + 1,
+            line + 1
+        )
+    };
+    if let Some((start, last)) = selection {
+        if last < base {
+            notes.push(outside(last));
+            return None;
+        }
+        let first = start.max(base);
+        let Some(offset) = line_start(text, first - base) else {
             notes.push(format!(
                 "The selection starts at line {}, past the end of the buffer.",
                 first.saturating_add(1)
@@ -366,13 +382,17 @@ fn plan_snippet(
             first_line: first,
             lines: gathered,
             focus: 0,
-            requested: (first + 1, requested_end),
+            requested: (start + 1, requested_end),
             more_below,
         });
     }
-    let cursor = editor.cursor.map_or(0, |cursor| cursor.line);
-    let first = cursor.saturating_sub(context_lines);
-    let Some(offset) = line_start(text, first) else {
+    let cursor = editor.cursor.map_or(base, |cursor| cursor.line);
+    if cursor < base {
+        notes.push(outside(cursor));
+        return None;
+    }
+    let first = cursor.saturating_sub(context_lines).max(base);
+    let Some(offset) = line_start(text, first - base) else {
         notes.push(format!(
             "The cursor is at line {}, past the end of the buffer.",
             cursor.saturating_add(1)
@@ -396,11 +416,12 @@ fn plan_snippet(
         return None;
     }
     let focus = (cursor - first).min(gathered.len() - 1);
+    let more_below = lines.next().is_some() || continues_after(first + gathered.len());
     Some(SnippetPlan {
         kind: SnippetKind::Cursor,
         first_line: first,
         requested: (first + 1, first + gathered.len()),
-        more_below: lines.next().is_some(),
+        more_below,
         lines: gathered,
         focus,
     })

@@ -37,6 +37,8 @@ pub struct ActiveInfo {
     pub path: String,
     pub scope: PathScope,
     pub language_id: String,
+    /// Lines in the buffer, when the host reported it.
+    pub line_count: Option<usize>,
     /// `None` when the host did not say.
     pub is_dirty: Option<bool>,
     pub cursor: Option<LineColumn>,

@@ -197,6 +197,9 @@ pub fn active_section(active: &ActiveInfo) -> String {
         }
     }
     let _ = writeln!(out, "- language: {}", one_line(&active.language_id, 40));
+    if let Some(lines) = active.line_count {
+        let _ = writeln!(out, "- lines: {lines}");
+    }
     out.push_str(match active.is_dirty {
         Some(true) => "- unsaved changes: YES — the editor buffer differs from the file on disk; tests, builds and running processes still see the saved version\n",
         Some(false) => "- unsaved changes: no (buffer matches disk)\n",

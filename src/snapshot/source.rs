@@ -47,6 +47,16 @@ pub struct ActiveEditor {
     pub language_id: Option<String>,
     #[serde(default)]
     pub text: Option<String>,
+    /// 0-based line number of the first line of `text` when the host sends
+    /// only a window of a big buffer (e.g. the lines around the cursor and
+    /// the selection) instead of all of it; 0 or missing = `text` is whole.
+    /// Lets an editor with a line-indexed buffer keep the snapshot's cost
+    /// independent of the file size.
+    #[serde(default)]
+    pub text_start_line: Option<usize>,
+    /// Total lines in the buffer, if the host knows it cheaply.
+    #[serde(default)]
+    pub line_count: Option<usize>,
     #[serde(default)]
     pub is_dirty: Option<bool>,
     #[serde(default)]

@@ -10,32 +10,27 @@
 const SKIP_CHUNK: usize = 64 * 1024;
 
 /// Byte offset where 0-based `line` starts, or `None` when the text has
-/// fewer lines.
+/// fewer lines. Whole chunks are skipped with a SIMD newline count; only the
+/// chunk holding the line is searched newline by newline.
 pub fn line_start(text: &str, line: usize) -> Option<usize> {
+    if line == 0 {
+        return Some(0);
+    }
     let bytes = text.as_bytes();
     let mut remaining = line;
     let mut offset = 0;
-    while remaining > 0 {
-        let chunk = bytes.get(offset..(offset + SKIP_CHUNK).min(bytes.len()))?;
-        if chunk.is_empty() {
-            return None;
-        }
-        let newlines = chunk.iter().filter(|&&b| b == b'\n').count();
+    while offset < bytes.len() {
+        let chunk = &bytes[offset..(offset + SKIP_CHUNK).min(bytes.len())];
+        let newlines = memchr::memchr_iter(b'\n', chunk).count();
         if newlines < remaining {
             remaining -= newlines;
             offset += chunk.len();
             continue;
         }
-        for (index, &byte) in chunk.iter().enumerate() {
-            if byte == b'\n' {
-                remaining -= 1;
-                if remaining == 0 {
-                    return Some(offset + index + 1);
-                }
-            }
-        }
+        let index = memchr::memchr_iter(b'\n', chunk).nth(remaining - 1)?;
+        return Some(offset + index + 1);
     }
-    Some(offset)
+    None
 }
 
 /// Lines starting at byte `offset` (a line start), without their `\n`/`\r\n`.
