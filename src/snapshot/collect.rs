@@ -113,12 +113,14 @@ pub fn collect(
         Some(active) => render::active_section(active),
         None => render::no_active_section(),
     });
+    snapshot.active_editor = active.clone();
     if header_cost > max || !budget.fits(active_cost) {
+        // Rendering this overflows, so `render` prints its "budget too
+        // small" notice rather than a misleading "no file is open".
         snapshot.budget.truncated = true;
         return finish(snapshot);
     }
     budget.spend(active_cost);
-    snapshot.active_editor = active.clone();
 
     let mut notes: Vec<String> = source
         .notes
@@ -700,6 +702,188 @@ fn fit_project_item(
         }
         if summary.excerpt.is_empty() && summary.facts.is_empty() {
             return None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::source::{Position, Range, Workspace};
+
+    fn editor(text: &str, selection: Option<((usize, usize), (usize, usize))>) -> ActiveEditor {
+        ActiveEditor {
+            path: "/w/a.rs".to_string(),
+            text: Some(text.to_string()),
+            cursor: Some(Position {
+                line: 0,
+                character: 0,
+            }),
+            selection: selection.map(|(start, end)| Range {
+                start: Position {
+                    line: start.0,
+                    character: start.1,
+                },
+                end: Position {
+                    line: end.0,
+                    character: end.1,
+                },
+            }),
+            ..ActiveEditor::default()
+        }
+    }
+
+    fn numbered(count: usize) -> String {
+        (1..=count).map(|n| format!("line {n}\n")).collect()
+    }
+
+    #[test]
+    fn selection_ending_at_column_zero_excludes_that_line() {
+        let mut notes = Vec::new();
+        let plan = plan_snippet(
+            &editor(&numbered(10), Some(((2, 0), (5, 0)))),
+            80,
+            10_000,
+            &mut notes,
+        )
+        .unwrap();
+        assert_eq!(plan.requested, (3, 5));
+        assert_eq!(plan.lines.last().unwrap().0, "line 5");
+    }
+
+    #[test]
+    fn reversed_selection_is_normalised() {
+        let mut notes = Vec::new();
+        let plan = plan_snippet(
+            &editor(&numbered(10), Some(((6, 3), (1, 2)))),
+            80,
+            10_000,
+            &mut notes,
+        )
+        .unwrap();
+        assert_eq!(plan.requested, (2, 7));
+        assert_eq!(plan.kind, SnippetKind::Selection);
+    }
+
+    #[test]
+    fn empty_selection_falls_back_to_the_cursor() {
+        let mut notes = Vec::new();
+        let plan = plan_snippet(
+            &editor(&numbered(10), Some(((4, 2), (4, 2)))),
+            80,
+            10_000,
+            &mut notes,
+        )
+        .unwrap();
+        assert_eq!(plan.kind, SnippetKind::Cursor);
+    }
+
+    #[test]
+    fn selection_gathering_stops_at_the_budget() {
+        let mut notes = Vec::new();
+        let text = numbered(100_000);
+        let plan = plan_snippet(
+            &editor(&text, Some(((0, 0), (99_999, 3)))),
+            80,
+            500,
+            &mut notes,
+        )
+        .unwrap();
+        assert!(
+            plan.lines.len() < 100,
+            "gathered {} lines",
+            plan.lines.len()
+        );
+        assert!(plan.more_below);
+        assert_eq!(plan.requested, (1, 100_000));
+    }
+
+    #[test]
+    fn missing_or_empty_text_is_a_note() {
+        let mut notes = Vec::new();
+        let mut active = editor("", None);
+        assert!(plan_snippet(&active, 80, 1000, &mut notes).is_none());
+        active.text = None;
+        assert!(plan_snippet(&active, 80, 1000, &mut notes).is_none());
+        assert_eq!(notes.len(), 2);
+    }
+
+    #[test]
+    fn cursor_window_shrinks_symmetrically() {
+        let mut notes = Vec::new();
+        let mut active = editor(&numbered(1000), None);
+        active.cursor = Some(Position {
+            line: 500,
+            character: 0,
+        });
+        let plan = plan_snippet(&active, 80, 10_000, &mut notes).unwrap();
+        let info = active_info(
+            &active,
+            &PathDisplay::new(&["/w".to_string()], None),
+            &PrivacyRules::default(),
+        );
+        let (snippet, cost) = fit_snippet(&plan, &info, 600).unwrap();
+        assert!(cost <= 600);
+        assert!(snippet.truncated);
+        assert_eq!(501 - snippet.start_line, snippet.end_line - 501);
+        assert!(fit_snippet(&plan, &info, 10).is_none());
+    }
+
+    #[test]
+    fn severities_are_normalised_and_ranked() {
+        assert_eq!(normalise_severity(Some("Warn")), "warning");
+        assert_eq!(normalise_severity(Some("info")), "information");
+        assert_eq!(normalise_severity(None), "unknown");
+        assert!(severity_rank("error") < severity_rank("warning"));
+        assert!(severity_rank("hint") < severity_rank("unknown"));
+    }
+
+    #[test]
+    fn fit_list_keeps_room_for_the_omission_line() {
+        let mut budget = Budget {
+            remaining: 90,
+            truncated: false,
+        };
+        let items: Vec<String> = (0..10).map(|n| format!("item {n}")).collect();
+        let listed = fit_list(
+            &mut budget,
+            10,
+            items,
+            render::tabs_heading,
+            |s: &String| render::visible_item(s),
+        );
+        let text = render::listed_section(
+            &render::tabs_heading(10),
+            &listed.items,
+            listed.omitted(),
+            |s: &String| render::visible_item(s),
+            render::omitted_line,
+        );
+        assert!(!listed.items.is_empty() && listed.omitted() > 0);
+        assert_eq!(90 - budget.remaining, char_len(&text) + 1);
+        assert!(budget.truncated);
+    }
+
+    #[test]
+    fn tiny_budget_yields_a_notice_within_budget() {
+        let source = Source {
+            workspace: Workspace {
+                name: "w".to_string(),
+                roots: vec!["/w".to_string()],
+            },
+            active_editor: Some(editor("secret-free text\n", None)),
+            ..Source::default()
+        };
+        for budget in [0, 5, 40, 120, 180, 220] {
+            let options = CollectOptions {
+                budget,
+                ..CollectOptions::default()
+            };
+            let snapshot = collect(&source, &options, &crate::snapshot::DiskReader);
+            let markdown = render(&snapshot).markdown;
+            assert!(char_len(&markdown) <= budget);
+            assert!(snapshot.budget.truncated);
+            assert!(!markdown.contains("No file is open"), "{markdown}");
         }
     }
 }
