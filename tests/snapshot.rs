@@ -677,17 +677,17 @@ mod property {
 
     prop_compose! {
         fn arb_scene()(
-            active in prop::option::of((file_name(), content(), 0usize..400, 0usize..400, any::<bool>(), any::<bool>())),
+            active in prop::option::of((file_name(), content(), 0usize..400, 0usize..400, any::<bool>(), any::<bool>(), prop::option::of(0usize..300))),
             tabs in prop::collection::vec(file_name(), 0..30),
             diags in prop::collection::vec((file_name(), 0usize..500, "[ -~]{0,80}"), 0..40),
             files in prop::collection::vec((file_name(), content()), 0..6),
         ) -> Source {
             let mut source = scene(None);
-            source.active_editor = active.map(|(name, text, line, end, dirty, select)| ActiveEditor {
+            source.active_editor = active.map(|(name, text, line, end, dirty, select, window)| ActiveEditor {
                 path: format!("{ROOT}/{name}"),
                 language_id: None,
                 text: Some(text_for(&name, text)),
-        text_start_line: None,
+        text_start_line: window,
         line_count: None,
                 is_dirty: Some(dirty),
                 cursor: Some(Position { line, character: 0 }),

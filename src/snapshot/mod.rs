@@ -13,6 +13,15 @@
 //!
 //! Nothing here knows about terminals; reading project files is the only I/O
 //! and goes through [`ProjectFileReader`].
+//!
+//! From a single-threaded UI loop: build a [`Source`] from the editor state
+//! (owned data, `Send`), move it into `tokio::task::spawn_blocking(move ||
+//! build(&source, &options))`, and send the `(Snapshot, Rendered)` back as a
+//! message. `Rendered::markdown` goes to the model, `Rendered::sections` to
+//! the F2 preview, `serde_json::to_value(&snapshot)` to `context.snapshot()`.
+//! For big buffers, send only the lines around the cursor and selection with
+//! `text_start_line` and `line_count` so the cost stays independent of the
+//! file size.
 
 pub mod cli;
 pub mod collect;

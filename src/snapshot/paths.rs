@@ -96,11 +96,30 @@ impl PathDisplay {
         let mut out = text.to_string();
         for (prefix, shown) in prefixes {
             if prefix.len() > 1 {
-                out = out.replace(&prefix, &shown);
+                out = replace_path_prefix(&out, &prefix, &shown);
             }
         }
         out
     }
+}
+
+/// Replaces `prefix` only where it is a whole path prefix: `/w` in `/w/a`
+/// or `/w:` but not in `/workspace`.
+fn replace_path_prefix(text: &str, prefix: &str, shown: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(index) = rest.find(prefix) {
+        let after = &rest[index + prefix.len()..];
+        let whole = after
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-')));
+        out.push_str(&rest[..index]);
+        out.push_str(if whole { shown } else { prefix });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Lexically normalised components (`.` dropped, `..` applied), so
@@ -186,6 +205,15 @@ mod tests {
         assert_eq!(
             single().scrub(text),
             "cannot open ./src/a.ts (see ~/.cache/x)"
+        );
+    }
+
+    #[test]
+    fn scrub_respects_component_boundaries() {
+        let paths = PathDisplay::new(&["/w".to_string()], None);
+        assert_eq!(
+            paths.scrub("see /w/a.rs and /workspace/b.rs, /w"),
+            "see ./a.rs and /workspace/b.rs, ."
         );
     }
 
