@@ -61,8 +61,9 @@ pub struct GlobalOptions {
 pub enum Command {
     /// Run one agent turn headless (not available yet).
     Exec(ReservedArgs),
-    /// Print the runtime-context snapshot of a scene (not available yet).
-    Snapshot(ReservedArgs),
+    /// Print the runtime-context snapshot the model would receive for a
+    /// scene (a JSON file, or a file opened from disk).
+    Snapshot(crate::snapshot::SnapshotArgs),
     /// List the sessions of a workspace (not available yet).
     Sessions(ReservedArgs),
 }

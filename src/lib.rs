@@ -10,5 +10,6 @@ pub mod config;
 pub mod keymap;
 pub mod logging;
 pub mod sanitize;
+pub mod snapshot;
 pub mod theme;
 pub mod ui;

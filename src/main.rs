@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Parser;
 
 use hello_tui::app::{self, AppState};
-use hello_tui::cli::Cli;
+use hello_tui::cli::{Cli, Command};
 use hello_tui::config::Settings;
 use hello_tui::theme::Theme;
 
@@ -24,12 +24,16 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    if let Some(command) = &cli.command {
-        eprintln!(
-            "hello-tui {}: not available yet in this build (it is planned; see the README).",
-            command.name()
-        );
-        return Ok(ExitCode::from(2));
+    match &cli.command {
+        Some(Command::Snapshot(args)) => return hello_tui::snapshot::run(args),
+        Some(command) => {
+            eprintln!(
+                "hello-tui {}: not available yet in this build (it is planned; see the README).",
+                command.name()
+            );
+            return Ok(ExitCode::from(2));
+        }
+        None => {}
     }
     if cli.demo {
         eprintln!(
