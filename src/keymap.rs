@@ -30,7 +30,7 @@ impl Scope {
             Scope::FileView => "File view",
             Scope::List => "Variables and Diagnostics",
             Scope::Search => "Search",
-            Scope::Help => "Help",
+            Scope::Help => "Help and snapshot preview",
             Scope::Confirm => "Confirmation",
         }
     }
@@ -88,6 +88,7 @@ impl PaneId {
 pub enum Action {
     Quit,
     ShowHelp,
+    ShowSnapshot,
     CloseOverlay,
     FocusNext,
     FocusPrev,
@@ -115,6 +116,7 @@ impl Action {
         match self {
             Action::Quit => "Quit (asks first when there are unsaved edits)",
             Action::ShowHelp => "Show this help",
+            Action::ShowSnapshot => "Preview the snapshot the next turn sends (F2)",
             Action::CloseOverlay => "Close the overlay",
             Action::FocusNext => "Focus the next pane",
             Action::FocusPrev => "Focus the previous pane",
@@ -145,6 +147,7 @@ impl Action {
         match self {
             Action::Quit => "quit",
             Action::ShowHelp => "help",
+            Action::ShowSnapshot => "snapshot",
             Action::CloseOverlay => "close",
             Action::FocusNext => "next pane",
             Action::OpenSearch => "search",
@@ -266,6 +269,7 @@ pub const BINDINGS: &[Binding] = &[
     // Everywhere.
     hinted(Scope::Global, Char('q'), CTRL, Action::Quit),
     hinted(Scope::Global, F(1), NONE, Action::ShowHelp),
+    bind(Scope::Global, F(2), NONE, Action::ShowSnapshot),
     hinted(Scope::Global, KeyCode::Tab, NONE, Action::FocusNext),
     bind(Scope::Global, KeyCode::BackTab, NONE, Action::FocusPrev),
     bind(
@@ -366,6 +370,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::Help, KeyCode::Down, NONE, Action::ScrollDown),
     bind(Scope::Help, KeyCode::PageUp, NONE, Action::PageUp),
     bind(Scope::Help, KeyCode::PageDown, NONE, Action::PageDown),
+    bind(Scope::Help, F(2), NONE, Action::CloseOverlay),
     // Yes/no questions.
     hinted(Scope::Confirm, Char('y'), NONE, Action::Confirm),
     hinted(Scope::Confirm, Char('n'), NONE, Action::Deny),
@@ -432,6 +437,7 @@ mod tests {
         let all = [
             Action::Quit,
             Action::ShowHelp,
+            Action::ShowSnapshot,
             Action::CloseOverlay,
             Action::FocusNext,
             Action::FocusPrev,

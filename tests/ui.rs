@@ -6,7 +6,7 @@
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
 use hello_tui::app::state::{ChatMessage, DiagnosticRow, KernelView, Role, Severity, VariableRow};
-use hello_tui::app::update::handle_terminal_event;
+use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::{ConfigFile, Settings};
 use hello_tui::theme::Theme;
 use hello_tui::ui;
@@ -172,7 +172,7 @@ fn every_pane_has_a_visible_title() {
         "demo",
         "no model",
         "kernel not started",
-        "snapshot —/12000",
+        "snapshot …/12000",
         "[Conversation]",
         "Ctrl+Q",
     ] {
@@ -355,4 +355,29 @@ fn assistant_messages_render_markdown() {
     });
     let text = text_of(&draw(&mut s, 100, 30));
     insta::assert_snapshot!(text);
+}
+
+#[test]
+fn f2_previews_the_snapshot_with_its_breakdown() {
+    let mut s = with_content(state());
+    let view = hello_tui::app::snapshot::build(hello_tui::app::snapshot::request(&s));
+    assert!(view.used <= view.max);
+    handle_app_event(
+        &mut s,
+        hello_tui::app::AppEvent::SnapshotBuilt(view.clone()),
+    );
+    press(&mut s, KeyCode::F(2), KeyModifiers::NONE);
+    let text = text_of(&draw(&mut s, 110, 36));
+    let status = text.lines().last().unwrap_or_default().to_owned();
+    assert!(
+        status.contains(&format!("snapshot {}/12000", view.used)),
+        "{status}"
+    );
+    assert!(
+        text.contains("Cannot find name 'config'."),
+        "diagnostics reach the snapshot"
+    );
+    insta::assert_snapshot!(text);
+    press(&mut s, KeyCode::Esc, KeyModifiers::NONE);
+    assert_eq!(s.overlay, None);
 }

@@ -3,11 +3,15 @@
 
 use tokio::sync::mpsc;
 
+use super::snapshot::SnapshotView;
+
 #[derive(Debug)]
 pub enum AppEvent {
     /// The process was asked to stop (SIGTERM, SIGHUP): leave cleanly so the
     /// terminal is restored.
     Terminate,
+    /// A snapshot of the scene was built in the background.
+    SnapshotBuilt(SnapshotView),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

@@ -3,6 +3,7 @@
 pub mod event;
 pub mod run;
 pub mod search;
+pub mod snapshot;
 pub mod state;
 pub mod terminal;
 pub mod update;

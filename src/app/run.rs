@@ -9,6 +9,7 @@ use futures_util::StreamExt;
 use tokio::time::Instant;
 
 use super::event::{self, AppEvent, AppEventSender};
+use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
 use super::update::{self, Command};
@@ -18,6 +19,8 @@ use crate::ui;
 /// Frames are coalesced: input arriving within this window after a change is
 /// applied before the next draw (a paste or key repeat costs one frame).
 const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// Quiet time after the last scene change before the snapshot is rebuilt.
+const SNAPSHOT_DEBOUNCE: Duration = Duration::from_millis(150);
 /// How long a SIGTERM waits for the loop to quit cleanly before exiting.
 const TERMINATE_GRACE: Duration = Duration::from_secs(3);
 /// Upper bound of queued events applied before a frame is forced out.
@@ -33,6 +36,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     let mut input = EventStream::new();
     let mut needs_draw = true;
     let mut last_draw = Instant::now() - FRAME_INTERVAL;
+    let mut snapshots = SnapshotScheduler::default();
 
     while !state.should_quit {
         if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
@@ -47,10 +51,15 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         // still applied (coalescing); with nothing pending no timer runs, so
         // an idle workbench never wakes up.
         let frame_due = needs_draw.then_some(last_draw + FRAME_INTERVAL);
+        snapshots.note(&state);
         let step = tokio::select! {
             Some(ev) = rx.recv() => Step::App(ev),
             Some(ev) = input.next() => Step::Term(ev?),
             _ = sleep_until_due(frame_due), if frame_due.is_some() => continue,
+            _ = sleep_until_due(snapshots.due), if snapshots.due.is_some() => {
+                snapshots.start(&state, &tx);
+                continue;
+            }
             else => break,
         };
         needs_draw |= apply(&mut guard, &mut state, step)?;
@@ -63,6 +72,34 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Rebuilds the snapshot when the scene changed, debounced so a burst of
+/// keystrokes costs one build, and off the UI loop (it reads files).
+#[derive(Default)]
+struct SnapshotScheduler {
+    built_key: Option<u64>,
+    due: Option<Instant>,
+}
+
+impl SnapshotScheduler {
+    fn note(&mut self, state: &AppState) {
+        let key = snapshot::scene_key(state);
+        if self.built_key != Some(key) && self.due.is_none() {
+            self.due = Some(Instant::now() + SNAPSHOT_DEBOUNCE);
+        }
+    }
+
+    fn start(&mut self, state: &AppState, tx: &AppEventSender) {
+        self.due = None;
+        let request = snapshot::request(state);
+        self.built_key = Some(request.scene_key);
+        let tx = tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let view = snapshot::build(request);
+            let _ = tx.send(AppEvent::SnapshotBuilt(view));
+        });
+    }
 }
 
 async fn sleep_until_due(due: Option<Instant>) {

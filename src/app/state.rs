@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use ratatui::layout::Size;
 use tui_textarea::TextArea;
 
+use super::snapshot::SnapshotView;
 use crate::config::Settings;
 use crate::keymap::{PaneId, Scope};
 
@@ -177,15 +178,32 @@ pub enum Question {
 /// What is drawn over the panes. Only one at a time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
-    Help { scroll: usize },
+    Help {
+        scroll: usize,
+    },
+    /// F2: exactly what the next turn sends as the snapshot.
+    SnapshotPreview {
+        scroll: usize,
+    },
     Search(SearchState),
     Confirm(Question),
 }
 
 impl Overlay {
+    /// What the status bar calls the overlay that has the keyboard.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Overlay::Help { .. } => "Help",
+            Overlay::SnapshotPreview { .. } => "Snapshot",
+            Overlay::Search(_) => "Search",
+            Overlay::Confirm(_) => "Confirm",
+        }
+    }
+
     pub fn scope(&self) -> Scope {
         match self {
             Overlay::Help { .. } => Scope::Help,
+            Overlay::SnapshotPreview { .. } => Scope::Help,
             Overlay::Search(_) => Scope::Search,
             Overlay::Confirm(_) => Scope::Confirm,
         }
@@ -206,8 +224,8 @@ pub struct AppState {
     pub variables_cursor: ListCursor,
     pub diagnostics: Vec<DiagnosticRow>,
     pub diagnostics_cursor: ListCursor,
-    /// Characters the next snapshot uses, once the snapshot builder runs.
-    pub snapshot_used: Option<usize>,
+    /// The latest snapshot of the scene (built in the background).
+    pub snapshot: Option<SnapshotView>,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -234,7 +252,7 @@ impl AppState {
             variables_cursor: ListCursor::default(),
             diagnostics: Vec::new(),
             diagnostics_cursor: ListCursor::default(),
-            snapshot_used: None,
+            snapshot: None,
             size: Size::new(120, 40),
             should_quit: false,
         }

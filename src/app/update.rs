@@ -58,6 +58,14 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             state.should_quit = true;
             Command::Quit
         }
+        AppEvent::SnapshotBuilt(view) => {
+            // Builds can finish out of order; an old one only fills a gap.
+            let current = view.scene_key == super::snapshot::scene_key(state);
+            if current || state.snapshot.is_none() {
+                state.snapshot = Some(view);
+            }
+            Command::Redraw
+        }
     }
 }
 
@@ -75,6 +83,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Suspend => return Command::Suspend,
         Action::Redraw => return Command::FullRedraw,
         Action::ShowHelp => state.overlay = Some(Overlay::Help { scroll: 0 }),
+        Action::ShowSnapshot => state.overlay = Some(Overlay::SnapshotPreview { scroll: 0 }),
         Action::CloseOverlay => state.overlay = None,
         Action::FocusNext => cycle_focus(state, true),
         Action::FocusPrev => cycle_focus(state, false),
@@ -166,6 +175,14 @@ fn scroll(state: &mut AppState, delta: isize) {
         _ => 0,
     };
     match &mut state.overlay {
+        Some(Overlay::SnapshotPreview { scroll }) => {
+            let rows = state
+                .snapshot
+                .as_ref()
+                .map(|v| v.rendered.markdown.lines().count())
+                .unwrap_or(0);
+            *scroll = (*scroll as isize + delta).clamp(0, rows as isize) as usize;
+        }
         Some(Overlay::Help { scroll }) => {
             *scroll =
                 (*scroll as isize + delta).clamp(0, crate::ui::help::row_count() as isize) as usize;

@@ -12,24 +12,9 @@ use std::process::ExitCode;
 use super::collect::{CollectOptions, collect};
 use super::language::language_id_for_path;
 use super::privacy::PrivacyRules;
-use super::project::DiskReader;
+use super::project::{DiskReader, root_project_files};
 use super::render::render;
-use super::source::{
-    ActiveEditor, OpenTab, Position, ProjectFile, Range, SceneError, Source, Workspace,
-};
-
-/// Manifests and docs summarised when the scene is built from a directory.
-const ROOT_PROJECT_FILES: &[&str] = &[
-    "Cargo.toml",
-    "package.json",
-    "pyproject.toml",
-    "requirements.txt",
-    "go.mod",
-    "README.md",
-    "README",
-    "README.rst",
-    "README.txt",
-];
+use super::source::{ActiveEditor, OpenTab, Position, Range, SceneError, Source, Workspace};
 
 /// Files larger than this are not loaded as the active buffer.
 const MAX_ACTIVE_FILE_BYTES: u64 = 256 * 1024 * 1024;
@@ -165,15 +150,7 @@ pub fn scene_from_disk(
         .file_name()
         .map(|name| name.to_string_lossy().to_string())
         .unwrap_or_else(|| "workspace".to_string());
-    let project_files = ROOT_PROJECT_FILES
-        .iter()
-        .map(|file| root.join(file))
-        .filter(|path| path.is_file())
-        .map(|path| ProjectFile {
-            path: path.to_string_lossy().to_string(),
-            text: None,
-        })
-        .collect();
+    let project_files = root_project_files(&root);
     let mut source = Source {
         workspace: Workspace {
             name,

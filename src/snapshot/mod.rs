@@ -40,7 +40,7 @@ pub use collect::{CollectOptions, collect};
 pub use language::language_id_for_path;
 pub use model::Snapshot;
 pub use privacy::PrivacyRules;
-pub use project::{DiskReader, ProjectFileReader, ReadError};
+pub use project::{DiskReader, ProjectFileReader, ReadError, root_project_files};
 pub use render::{Rendered, Section, SectionCost, render};
 pub use source::{SceneError, Source};
 

@@ -7,7 +7,38 @@
 
 use std::io::Read;
 
+use std::path::Path;
+
+use super::source::ProjectFile;
 use super::text::{clean_line, lines_from, one_line};
+
+/// Manifests and docs summarised when the scene is built from a directory
+/// (by `hello-tui snapshot -C` and by the workbench alike).
+const ROOT_PROJECT_FILES: &[&str] = &[
+    "Cargo.toml",
+    "package.json",
+    "pyproject.toml",
+    "requirements.txt",
+    "go.mod",
+    "README.md",
+    "README",
+    "README.rst",
+    "README.txt",
+];
+
+/// The project files of `root` that exist, to be read (best-effort) by the
+/// collector.
+pub fn root_project_files(root: &Path) -> Vec<ProjectFile> {
+    ROOT_PROJECT_FILES
+        .iter()
+        .map(|file| root.join(file))
+        .filter(|path| path.is_file())
+        .map(|path| ProjectFile {
+            path: path.to_string_lossy().to_string(),
+            text: None,
+        })
+        .collect()
+}
 
 /// Lines of a document or config kept in its excerpt.
 pub const EXCERPT_LINES: usize = 20;

@@ -11,6 +11,7 @@ pub mod layout;
 pub mod markdown;
 pub mod pane;
 pub mod search;
+pub mod snapshot_preview;
 pub mod status_bar;
 pub mod variables;
 pub mod wrap;
@@ -55,6 +56,9 @@ pub fn render(state: &AppState, theme: &Theme, frame: &mut Frame) {
     status_bar::render(state, theme, layout.status, frame.buffer_mut());
     match &state.overlay {
         Some(Overlay::Help { scroll }) => help::render(*scroll, theme, area, frame.buffer_mut()),
+        Some(Overlay::SnapshotPreview { scroll }) => {
+            snapshot_preview::render(state, *scroll, theme, area, frame.buffer_mut())
+        }
         Some(Overlay::Search(search)) => search::render(state, search, theme, area, frame),
         Some(Overlay::Confirm(question)) => {
             confirm::render(question, theme, area, frame.buffer_mut())

@@ -22,14 +22,14 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     buf.set_style(area, theme.roles.status_bar);
     let bar = theme.roles.status_bar;
     let model = state.settings.model.as_deref().unwrap_or("no model");
-    let snapshot = match state.snapshot_used {
-        Some(used) => format!("snapshot {used}/{}", state.settings.snapshot_budget),
-        None => format!("snapshot —/{}", state.settings.snapshot_budget),
+    let snapshot = match &state.snapshot {
+        Some(view) => format!("snapshot {}/{}", view.used, view.max),
+        None => format!("snapshot …/{}", state.settings.snapshot_budget),
     };
     let focus = state
         .overlay
         .as_ref()
-        .map(|o| o.scope().label())
+        .map(|o| o.label())
         .unwrap_or_else(|| state.focus.label());
     let left = Line::from(vec![
         Span::styled(

@@ -1,0 +1,101 @@
+//! The scene the user is looking at, as the snapshot builder's `Source`,
+//! and the latest snapshot built from it (status bar, F2 preview, and the
+//! block the next agent turn sends).
+//!
+//! Building reads project files, so it never runs on the UI loop: the loop
+//! takes a [`SceneRequest`] (owned data copied out of the state), debounces,
+//! builds on a blocking thread and gets the result back as an `AppEvent`.
+
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+
+use crate::app::state::{AppState, Severity};
+use crate::snapshot::{self, CollectOptions, Rendered, Source, source};
+
+/// The latest snapshot, tagged with the scene it was built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotView {
+    pub scene_key: u64,
+    pub rendered: Rendered,
+    pub used: usize,
+    pub max: usize,
+    pub truncated: bool,
+}
+
+/// Everything needed to build a snapshot, detached from `AppState`.
+#[derive(Debug, Clone)]
+pub struct SceneRequest {
+    pub scene_key: u64,
+    pub root: PathBuf,
+    pub source: Source,
+    pub budget: usize,
+}
+
+/// A fingerprint of the parts of the state that the snapshot depends on;
+/// when it changes, a new snapshot is due.
+pub fn scene_key(state: &AppState) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    state.workspace_root.hash(&mut hasher);
+    state.settings.snapshot_budget.hash(&mut hasher);
+    for d in &state.diagnostics {
+        (&d.path, d.line, d.column, &d.message, d.severity as u8).hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// Copies the scene out of the state (cheap: no file reads).
+pub fn request(state: &AppState) -> SceneRequest {
+    let root = state.workspace_root.clone();
+    let abs = |relative: &str| root.join(relative).to_string_lossy().into_owned();
+    let diagnostics = state
+        .diagnostics
+        .iter()
+        .map(|d| source::Diagnostic {
+            path: abs(&d.path),
+            severity: Some(
+                match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Info => "information",
+                    Severity::Hint => "hint",
+                }
+                .to_owned(),
+            ),
+            line: Some(d.line.saturating_sub(1)),
+            character: Some(d.column.saturating_sub(1)),
+            message: d.message.clone(),
+            source: d.source.clone(),
+            code: None,
+        })
+        .collect();
+    SceneRequest {
+        scene_key: scene_key(state),
+        source: Source {
+            workspace: source::Workspace {
+                name: state.workspace_name.clone(),
+                roots: vec![root.to_string_lossy().into_owned()],
+            },
+            diagnostics: Some(diagnostics),
+            ..Source::default()
+        },
+        root,
+        budget: state.settings.snapshot_budget,
+    }
+}
+
+/// Builds the snapshot (reads project files: call off the UI loop).
+pub fn build(mut request: SceneRequest) -> SnapshotView {
+    request.source.project_files = Some(snapshot::root_project_files(&request.root));
+    let options = CollectOptions {
+        budget: request.budget,
+        ..CollectOptions::default()
+    };
+    let (built, rendered) = snapshot::build(&request.source, &options);
+    SnapshotView {
+        scene_key: request.scene_key,
+        used: built.budget.used,
+        max: built.budget.max,
+        truncated: built.budget.truncated,
+        rendered,
+    }
+}
