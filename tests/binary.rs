@@ -29,12 +29,7 @@ fn missing_or_non_directory_workspace_exits_2_with_a_clear_error() {
 
 #[test]
 fn reserved_subcommands_say_they_are_not_available_yet() {
-    for args in [
-        &["exec", "why?"][..],
-        &["sessions"],
-        &["snapshot", "--scene", "x.json"],
-        &["--demo"],
-    ] {
+    for args in [&["exec", "why?"][..], &["sessions"], &["--demo"]] {
         let out = Command::new(BIN).args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(
@@ -211,4 +206,30 @@ fn workbench_starts_shows_every_pane_and_quits_restoring_the_terminal() {
     );
     assert_eq!(tmux.flag("alternate_on"), "0");
     assert_eq!(tmux.flag("mouse_any_flag"), "0");
+}
+
+#[test]
+fn snapshot_subcommand_prints_the_seed_scene() {
+    let out = Command::new(BIN)
+        .args(["snapshot", "-C", "tests/fixtures/snapshot/seed"])
+        .args(["--open", "src/auth/token.ts:42:7", "--select", "35-68"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let markdown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        markdown.contains("`src/auth/token.ts` lines 35–68"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("/12000 chars used"));
+
+    let out = Command::new(BIN)
+        .args(["snapshot", "--scene", "/definitely/missing.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }
