@@ -304,3 +304,195 @@ fn type_name(value: &Value) -> &'static str {
 fn round4(score: f32) -> f64 {
     (f64::from(score) * 10_000.0).round() / 10_000.0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::message::ToolCall;
+
+    fn sample() -> AgentContext {
+        let mut ctx = AgentContext::new();
+        ctx.push(Message::system("You are a coding agent.").with_timestamp_ms(1));
+        ctx.push(Message::user("Where is checkAuth?").with_timestamp_ms(2));
+        ctx.push(
+            Message::assistant("Let me look.")
+                .with_tool_call(ToolCall {
+                    id: "call_1".into(),
+                    name: "code_action".into(),
+                    code: Some("print(fs.read('auth.ts'))".into()),
+                })
+                .with_timestamp_ms(3),
+        );
+        ctx.push(
+            Message::tool("export function checkAuth(user) {}")
+                .with_tool_call(ToolCall {
+                    id: "call_1".into(),
+                    name: "code_action".into(),
+                    code: None,
+                })
+                .with_timestamp_ms(4),
+        );
+        ctx.push(Message::assistant("It is in auth.ts.").with_timestamp_ms(5));
+        ctx
+    }
+
+    fn state() -> Value {
+        json!({"alive": true, "variables": [{"name": "content"}, {"name": "lines"}]})
+    }
+
+    #[test]
+    fn current_embeds_messages_and_runtime_state() {
+        let out = call(&sample(), "current", &Value::Null, state()).unwrap();
+        assert_eq!(out["runtime_state"], state());
+        let messages = out["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 5);
+        assert_eq!(
+            messages[2],
+            json!({
+                "index": 2, "role": "assistant", "content": "Let me look.",
+                "tool_call": {"id": "call_1", "name": "code_action", "code": "print(fs.read('auth.ts'))"},
+                "timestamp_ms": 3
+            })
+        );
+        assert_eq!(
+            messages[3]["tool_call"],
+            json!({"id": "call_1", "name": "code_action"})
+        );
+        assert!(messages[1].get("tool_call").is_none());
+    }
+
+    #[test]
+    fn search_returns_ranked_results_with_highlights() {
+        let ctx = sample();
+        let out = call(&ctx, "search", &json!("checkAuth"), Value::Null).unwrap();
+        assert_eq!(out["total"], 2);
+        let results = out["results"].as_array().unwrap();
+        let first = &results[0];
+        assert_eq!(first.as_object().unwrap().len(), 5);
+        let snippet = first["snippet"].as_str().unwrap();
+        let [start, end] = [
+            first["highlights"][0][0].as_u64().unwrap(),
+            first["highlights"][0][1].as_u64().unwrap(),
+        ];
+        let highlighted: String = snippet
+            .chars()
+            .skip(start as usize)
+            .take((end - start) as usize)
+            .collect();
+        assert_eq!(highlighted, "checkAuth");
+        assert!(first["score"].as_f64().unwrap() > 0.0);
+
+        let named = call(
+            &ctx,
+            "search",
+            &json!({"query": "checkAuth", "limit": 1, "role": "tool"}),
+            Value::Null,
+        )
+        .unwrap();
+        assert_eq!(named["total"], 1);
+        assert_eq!(named["results"][0]["index"], 3);
+        assert_eq!(named["results"][0]["role"], "tool");
+        let positional = call(
+            &ctx,
+            "search",
+            &json!(["checkAuth", 1, "tool"]),
+            Value::Null,
+        )
+        .unwrap();
+        assert_eq!(positional, named);
+        let empty = call(&ctx, "search", &json!({"query": "   "}), Value::Null).unwrap();
+        assert_eq!(empty, json!({"results": [], "total": 0}));
+    }
+
+    #[test]
+    fn search_rejects_bad_arguments_with_readable_errors() {
+        let ctx = sample();
+        let err = |args: Value| {
+            call(&ctx, "search", &args, Value::Null)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(json!({"query": "x", "limit": -1})),
+            "context.search(): limit must be >= 0, got -1"
+        );
+        assert_eq!(
+            err(json!(42)),
+            "context.search(): query must be a string, got int"
+        );
+        assert_eq!(
+            err(json!([null])),
+            "context.search(): query must be a string, got None"
+        );
+        assert_eq!(
+            err(json!({"limit": 3})),
+            "context.search(): missing required argument `query`"
+        );
+        assert_eq!(
+            err(json!({"query": "x", "limit": 2.5})),
+            "context.search(): limit must be an integer, got float"
+        );
+        assert!(err(json!({"query": "x", "role": "system"})).contains("role must be"));
+        assert!(err(json!({"query": "x", "role": "robot"})).contains("\"robot\""));
+        assert!(err(json!({"query": "x", "k": 3})).contains("unexpected argument `k`"));
+        assert!(err(json!(["a", 1, "user", 4])).contains("at most 3"));
+    }
+
+    #[test]
+    fn slice_follows_python_semantics() {
+        let ctx = sample();
+        let indices = |args: Value| -> Vec<u64> {
+            let out = call(&ctx, "slice", &args, Value::Null).unwrap();
+            assert_eq!(out["total"], 5);
+            out["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["index"].as_u64().unwrap())
+                .collect()
+        };
+        assert_eq!(indices(json!([-2])), [3, 4]);
+        assert_eq!(indices(json!({"start": -2, "end": null})), [3, 4]);
+        assert_eq!(indices(json!([1, -1])), [1, 2, 3]);
+        assert_eq!(indices(json!([-100, 2])), [0, 1]);
+        assert_eq!(indices(json!([3, 100])), [3, 4]);
+        assert_eq!(indices(json!([4, 2])), Vec::<u64>::new());
+        assert_eq!(indices(json!(3)), [3, 4]);
+        assert_eq!(indices(Value::Null), [0, 1, 2, 3, 4]);
+        assert_eq!(indices(json!([u64::MAX])), Vec::<u64>::new());
+        let err = call(&ctx, "slice", &json!([0.5]), Value::Null).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "context.slice(): start must be an integer or None, got float"
+        );
+        assert!(call(&ctx, "slice", &json!({"end": "3"}), Value::Null).is_err());
+        assert!(call(&ctx, "slice", &json!([1, 2, 3]), Value::Null).is_err());
+    }
+
+    #[test]
+    fn summarize_counts_roles_and_reads_runtime_state() {
+        let out = call(&sample(), "summarize", &Value::Null, state()).unwrap();
+        assert_eq!(
+            out,
+            json!({
+                "message_counts": {"user": 1, "assistant": 2, "tool": 1},
+                "total_messages": 5,
+                "runtime_variables": 2,
+                "runtime_alive": true,
+            })
+        );
+        let out = summarize(&AgentContext::new(), &json!("garbage"));
+        assert_eq!(out["runtime_variables"], 0);
+        assert_eq!(out["runtime_alive"], false);
+    }
+
+    #[test]
+    fn unknown_action_is_an_error_value() {
+        let err = call(&sample(), "getRuntimeStat", &Value::Null, Value::Null).unwrap_err();
+        assert_eq!(err, ContextError::UnknownAction("getRuntimeStat".into()));
+        assert!(
+            err.to_string()
+                .contains("available: current, search, slice, summarize")
+        );
+    }
+}

@@ -13,7 +13,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, HashMap};
 
 use super::message::Role;
-use super::tokenize::{Kind, Mode, tokenize};
+use super::tokenize::{Kind, MAX_TERM_BYTES, Mode, is_cjk, tokenize};
 
 /// BM25 term-frequency saturation.
 pub const K1: f32 = 1.2;
@@ -24,7 +24,8 @@ pub const B: f32 = 0.75;
 /// the same words scattered, not enough to beat a much better match.
 pub const PHRASE_BOOST: f32 = 1.0;
 /// Distinct terms kept from one query; the rest are ignored. Keeps a pasted
-/// megabyte "query" linear and bounded instead of quadratic.
+/// megabyte "query" linear and bounded, and lets a `u64` record which query
+/// terms a document contains.
 pub const MAX_QUERY_TERMS: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +83,15 @@ pub struct PreparedQuery {
     /// Index into `terms` and offset from the first phrase token, for every
     /// primary token of the query in order. Empty for single-token queries.
     phrase: Vec<(usize, u32)>,
+    /// Bit masks over `terms` (bit i = `terms[i]`): a document matches when
+    /// it contains every term of at least one mask.
+    groups: Vec<u64>,
+}
+
+impl PreparedQuery {
+    fn accepts(&self, present: u64) -> bool {
+        self.groups.iter().any(|group| (present & group) == *group)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -196,47 +206,100 @@ impl SearchIndex {
     }
 
     /// Tokenises `text` as a query and looks its terms up once.
+    ///
+    /// Each query word becomes a set of alternatives, each a set of terms a
+    /// document must all contain to match that word: an identifier matches
+    /// by its whole token or by all of its parts (so `checkAuth` does not
+    /// match a message that merely says "auth"), a CJK run by all of its
+    /// bigrams. A document matches the query when it matches any word.
+    ///
+    /// Two adjacent words are also tried joined, so `check auth` finds
+    /// `checkauth` (and `checkAuth`, whose whole-identifier token is
+    /// `checkauth`) — the reverse of the splitting done at index time.
     pub fn prepare(&self, text: &str) -> PreparedQuery {
-        let mut terms: Vec<QueryTerm> = Vec::new();
+        let mut tokens: Vec<(String, Kind, u32, u32)> = Vec::new();
+        tokenize(text, Mode::Query, |token| {
+            tokens.push((token.term.to_string(), token.kind, token.pos, token.word));
+        });
+        let mut query = PreparedQuery {
+            terms: Vec::new(),
+            phrase: Vec::new(),
+            groups: Vec::new(),
+        };
         let mut primaries: Vec<(usize, u32)> = Vec::new();
         let mut truncated = false;
-        tokenize(text, Mode::Query, |token| {
-            let slot = match terms.iter().position(|t| t.text == token.term) {
-                Some(slot) => slot,
-                None if terms.len() >= MAX_QUERY_TERMS => {
+        let mut previous_word: Option<(&str, u32)> = None;
+        for word in tokens.chunk_by(|a, b| a.3 == b.3) {
+            let mut all_primaries = 0u64;
+            for (term, kind, pos, _) in word {
+                let Some(slot) = self.add_query_term(&mut query.terms, term) else {
                     truncated = true;
-                    return;
+                    break;
+                };
+                if *kind == Kind::Primary {
+                    all_primaries |= 1 << slot;
+                    primaries.push((slot, *pos));
+                } else {
+                    query.groups.push(1 << slot);
                 }
-                None => {
-                    let id = self.dictionary.get(token.term).copied();
-                    let df = id.map_or(0, |id| self.terms[id as usize].postings.len());
-                    let idf = if df == 0 { 0.0 } else { self.idf(df) };
-                    terms.push(QueryTerm {
-                        text: token.term.to_string(),
-                        id,
-                        idf,
-                    });
-                    terms.len() - 1
+                let is_word = *kind == Kind::Primary && !term.chars().next().is_some_and(is_cjk);
+                if let Some((prev, prev_pos)) = previous_word.filter(|_| is_word)
+                    && prev_pos + 1 == *pos
+                {
+                    let joined = format!("{prev}{term}");
+                    if joined.len() <= MAX_TERM_BYTES {
+                        match self.add_query_term(&mut query.terms, &joined) {
+                            Some(slot) => query.groups.push(1 << slot),
+                            None => truncated = true,
+                        }
+                    }
                 }
-            };
-            if token.kind == Kind::Primary {
-                primaries.push((slot, token.pos));
+                if *kind == Kind::Primary {
+                    previous_word = is_word.then_some((term.as_str(), *pos));
+                }
             }
-        });
-        let phrase = match primaries.first() {
+            if all_primaries != 0 {
+                query.groups.push(all_primaries);
+            }
+            if truncated {
+                break;
+            }
+        }
+        query.phrase = match primaries.first() {
             Some(&(_, first)) if primaries.len() > 1 && !truncated => primaries
                 .iter()
                 .map(|&(slot, pos)| (slot, pos - first))
                 .collect(),
             _ => Vec::new(),
         };
-        PreparedQuery { terms, phrase }
+        query
+    }
+
+    /// The slot of `term` in `terms`, adding it (with its id and IDF) if new;
+    /// `None` once the query already has `MAX_QUERY_TERMS` distinct terms.
+    fn add_query_term(&self, terms: &mut Vec<QueryTerm>, term: &str) -> Option<usize> {
+        if let Some(slot) = terms.iter().position(|t| t.text == term) {
+            return Some(slot);
+        }
+        if terms.len() >= MAX_QUERY_TERMS {
+            return None;
+        }
+        let id = self.dictionary.get(term).copied();
+        let df = id.map_or(0, |id| self.terms[id as usize].postings.len());
+        let idf = if df == 0 { 0.0 } else { self.idf(df) };
+        terms.push(QueryTerm {
+            text: term.to_string(),
+            id,
+            idf,
+        });
+        Some(terms.len() - 1)
     }
 
     /// Ranks indexed documents for `query`; `role` restricts to one role.
     pub fn rank(&self, query: &PreparedQuery, limit: usize, role: Option<Role>) -> Ranking {
         let n_docs = self.docs.len();
         let mut scores = vec![0.0f32; n_docs];
+        let mut present = vec![0u64; n_docs];
         let mut touched: Vec<u32> = Vec::new();
         let avg_len = if self.indexed_docs == 0 {
             1.0
@@ -245,7 +308,7 @@ impl SearchIndex {
         };
         let role_ok = |doc: u32| role.is_none_or(|r| self.docs[doc as usize].role == r);
 
-        for term in &query.terms {
+        for (slot, term) in query.terms.iter().enumerate() {
             let Some(id) = term.id else { continue };
             for p in &self.terms[id as usize].postings {
                 if !role_ok(p.doc) {
@@ -254,13 +317,21 @@ impl SearchIndex {
                 let len = self.docs[p.doc as usize].len as f32;
                 let tf = p.tf as f32;
                 let norm = K1 * (1.0 - B + B * len / avg_len);
-                let slot = &mut scores[p.doc as usize];
-                if *slot == 0.0 {
+                let score = &mut scores[p.doc as usize];
+                if *score == 0.0 {
                     touched.push(p.doc);
                 }
-                *slot += term.idf * tf * (K1 + 1.0) / (tf + norm);
+                *score += term.idf * tf * (K1 + 1.0) / (tf + norm);
+                present[p.doc as usize] |= 1 << slot;
             }
         }
+        touched.retain(|&doc| {
+            let matches = query.accepts(present[doc as usize]);
+            if !matches {
+                scores[doc as usize] = 0.0;
+            }
+            matches
+        });
         self.add_phrase_bonus(query, &mut scores, role_ok);
 
         let total = touched.len();

@@ -50,6 +50,9 @@ pub struct Token<'a> {
     pub start: usize,
     pub end: usize,
     pub pos: u32,
+    /// Position of the first token of the word or CJK run this token came
+    /// from: tokens with equal `word` are alternatives for one query word.
+    pub word: u32,
     pub kind: Kind,
 }
 
@@ -146,6 +149,7 @@ where
         let end = char_end(0);
         push_lower(term, &text[start..end]);
         emit(Token {
+            word: pos,
             term,
             start,
             end,
@@ -158,6 +162,7 @@ where
             if mode == Mode::Document {
                 push_lower(term, &text[start..char_end(k)]);
                 emit(Token {
+                    word: pos,
                     term,
                     start,
                     end: char_end(k),
@@ -169,6 +174,7 @@ where
                 let end = char_end(k + 1);
                 push_lower(term, &text[start..end]);
                 emit(Token {
+                    word: pos,
                     term,
                     start,
                     end,
@@ -204,6 +210,7 @@ where
         if scratch.whole.len() <= MAX_TERM_BYTES {
             let (first, last) = (parts[0].0, parts[parts.len() - 1].1);
             emit(Token {
+                word: pos,
                 term: &scratch.whole,
                 start: first,
                 end: last,
@@ -216,6 +223,7 @@ where
         push_lower(&mut scratch.term, &text[s..e]);
         if scratch.term.len() <= MAX_TERM_BYTES {
             emit(Token {
+                word: pos,
                 term: &scratch.term,
                 start: s,
                 end: e,
