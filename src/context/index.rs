@@ -115,9 +115,14 @@ pub struct Ranking {
     pub total: usize,
 }
 
+/// Term lookups dominate indexing; foldhash is much faster than SipHash on
+/// short keys, and its per-instance random seed still guards against
+/// crafted collisions from tool output.
+type Dictionary = HashMap<Box<str>, u32, foldhash::fast::RandomState>;
+
 #[derive(Debug, Clone, Default)]
 pub struct SearchIndex {
-    dictionary: HashMap<Box<str>, u32>,
+    dictionary: Dictionary,
     terms: Vec<TermPostings>,
     docs: Vec<DocEntry>,
     indexed_docs: u32,
