@@ -10,6 +10,7 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use hello_tui::context::tokenize::{Mode, tokenize};
 use hello_tui::context::{AgentContext, Message, Role, SearchIndex, SearchQuery};
 
 const QUERY_ROUNDS: usize = 50;
@@ -116,6 +117,16 @@ fn main() -> ExitCode {
         context_builds.push(start.elapsed());
         black_box(&context);
     }
+    let mut tokenize_only = Vec::new();
+    for _ in 0..BUILDS {
+        let start = Instant::now();
+        let mut tokens = 0usize;
+        for m in &corpus.messages {
+            tokenize(&m.content, Mode::Document, |t| tokens += t.term.len());
+        }
+        tokenize_only.push(start.elapsed());
+        black_box(tokens);
+    }
     let context: AgentContext = corpus.messages.iter().cloned().collect();
     let stats = context.index_stats();
     println!(
@@ -124,6 +135,7 @@ fn main() -> ExitCode {
     );
     report("build SearchIndex (10k msgs)", &mut index_builds);
     report("build AgentContext (10k msgs)", &mut context_builds);
+    report("  of which: tokenising alone", &mut tokenize_only);
 
     // Append: one message onto a 10k-message context, many times.
     let mut grown = context.clone();

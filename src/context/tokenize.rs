@@ -147,7 +147,7 @@ where
     if run.len() == 1 {
         let (start, _) = run[0];
         let end = char_end(0);
-        push_lower(term, &text[start..end]);
+        push_verbatim(term, &text[start..end]);
         emit(Token {
             word: pos,
             term,
@@ -160,7 +160,7 @@ where
         for k in 0..run.len() {
             let start = run[k].0;
             if mode == Mode::Document {
-                push_lower(term, &text[start..char_end(k)]);
+                push_verbatim(term, &text[start..char_end(k)]);
                 emit(Token {
                     word: pos,
                     term,
@@ -172,7 +172,7 @@ where
             }
             if k + 1 < run.len() {
                 let end = char_end(k + 1);
-                push_lower(term, &text[start..end]);
+                push_verbatim(term, &text[start..end]);
                 emit(Token {
                     word: pos,
                     term,
@@ -203,8 +203,15 @@ where
     if parts.len() > 1 {
         scratch.whole.clear();
         for &(s, e) in parts {
-            for c in text[s..e].chars() {
-                scratch.whole.extend(c.to_lowercase());
+            let part = &text[s..e];
+            if part.is_ascii() {
+                scratch
+                    .whole
+                    .extend(part.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                scratch
+                    .whole
+                    .extend(part.chars().flat_map(char::to_lowercase));
             }
         }
         if scratch.whole.len() <= MAX_TERM_BYTES {
@@ -270,16 +277,19 @@ fn split_parts(word: &str, base: usize, parts: &mut Vec<(usize, usize)>) {
 
 fn push_lower(buf: &mut String, text: &str) {
     buf.clear();
-    if text
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-    {
-        buf.push_str(text);
+    if text.is_ascii() {
+        buf.extend(text.bytes().map(|b| char::from(b.to_ascii_lowercase())));
     } else {
         for c in text.chars() {
             buf.extend(c.to_lowercase());
         }
     }
+}
+
+/// CJK characters have no case, so their n-grams are copied as they are.
+fn push_verbatim(buf: &mut String, text: &str) {
+    buf.clear();
+    buf.push_str(text);
 }
 
 #[cfg(test)]
