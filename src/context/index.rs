@@ -197,13 +197,6 @@ impl SearchIndex {
         }
     }
 
-    /// Number of indexed documents that contain `term` (already lower-cased).
-    pub fn document_frequency(&self, term: &str) -> usize {
-        self.dictionary
-            .get(term)
-            .map_or(0, |&id| self.terms[id as usize].postings.len())
-    }
-
     fn idf(&self, df: usize) -> f32 {
         let n = self.indexed_docs as f32;
         let df = df as f32;
@@ -249,7 +242,7 @@ impl SearchIndex {
                 }
                 let is_word = *kind == Kind::Primary && !term.chars().next().is_some_and(is_cjk);
                 if let Some((prev, prev_pos)) = previous_word.filter(|_| is_word)
-                    && prev_pos + 1 == *pos
+                    && prev_pos.checked_add(1) == Some(*pos)
                 {
                     let joined = format!("{prev}{term}");
                     if joined.len() <= MAX_TERM_BYTES {

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::tokenize::{Mode, tokenize};
+use super::tokenize::{MAX_TERM_BYTES, Mode, tokenize};
 
 /// Default snippet length in characters (the original capability's 200).
 pub const DEFAULT_SNIPPET_CHARS: usize = 200;
@@ -61,8 +61,11 @@ struct Hit {
 /// Builds a snippet of at most `max_chars` characters (plus ellipses) around
 /// the window of `text` that covers the most distinct query terms, breaking
 /// ties by total term weight, with the matches centred in it.
+///
+/// `max_chars` is raised to [`MAX_TERM_BYTES`] if smaller, so a snippet can
+/// always show at least one whole matched term.
 pub fn build(text: &str, terms: &[Highlight<'_>], max_chars: usize) -> Snippet {
-    let max_chars = max_chars.max(1);
+    let max_chars = max_chars.max(MAX_TERM_BYTES);
     let mut hits: Vec<Hit> = Vec::new();
     tokenize(text, Mode::Document, |token| {
         if let Some(slot) = terms.iter().position(|t| t.term == token.term) {
@@ -85,7 +88,7 @@ pub fn build(text: &str, terms: &[Highlight<'_>], max_chars: usize) -> Snippet {
     let focus_len = focus_end - focus_start;
     let slack = max_chars.saturating_sub(focus_len);
     let mut start = focus_start.saturating_sub(slack / 2);
-    let end = (start + max_chars).min(total_chars);
+    let end = start.saturating_add(max_chars).min(total_chars);
     start = end.saturating_sub(max_chars).min(start);
     let mut start_b = chars.byte_of(start);
     let mut end_b = chars.byte_of(end);
@@ -129,7 +132,7 @@ fn best_window(
         counts[hit.slot] += 1;
         weight += hit.weight;
         let hi_end = chars.char_of(hit.end);
-        while chars.char_of(hits[lo].start) + max_chars < hi_end && lo < hi {
+        while chars.char_of(hits[lo].start).saturating_add(max_chars) < hi_end && lo < hi {
             let old = hits[lo];
             counts[old.slot] -= 1;
             if counts[old.slot] == 0 {
@@ -149,7 +152,7 @@ fn best_window(
 }
 
 fn assemble(text: &str, start_b: usize, end_b: usize, hits: &[Hit]) -> Snippet {
-    let mut out = String::with_capacity(end_b - start_b + 2 * ELLIPSIS.len());
+    let mut out = String::with_capacity(end_b.saturating_sub(start_b) + 2 * ELLIPSIS.len());
     if start_b > 0 {
         out.push_str(ELLIPSIS);
     }
@@ -274,6 +277,7 @@ mod tests {
         let filler = "数据 filler words go here ".repeat(40);
         let text = format!("{filler}the 内核超时 happened here{filler}");
         let s = build(&text, &[hl("内核"), hl("核超"), hl("超时")], 80);
+        assert!(s.text.chars().count() <= 82);
         assert!(
             s.text.starts_with(ELLIPSIS) && s.text.ends_with(ELLIPSIS),
             "{}",

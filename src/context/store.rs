@@ -418,6 +418,14 @@ mod tests {
         }
         let out = ctx.search(&SearchQuery::new("hello").limit(0));
         assert_eq!((out.hits.len(), out.total), (0, 1));
+        for chars in [0, 1, usize::MAX] {
+            let out = ctx.search(&SearchQuery::new("world").snippet_chars(chars));
+            assert_eq!(
+                out.hits[0].snippet.marked().matches("**world**").count(),
+                1,
+                "{chars}"
+            );
+        }
         let huge =
             "hello ".repeat(100_000) + &(0..5000).map(|i| format!("t{i} ")).collect::<String>();
         assert_eq!(

@@ -166,7 +166,7 @@ where
                     term,
                     start,
                     end: char_end(k),
-                    pos: pos + k as u32,
+                    pos: pos.saturating_add(k as u32),
                     kind: Kind::Unigram,
                 });
             }
@@ -178,7 +178,7 @@ where
                     term,
                     start,
                     end,
-                    pos: pos + k as u32,
+                    pos: pos.saturating_add(k as u32),
                     kind: Kind::Primary,
                 });
             }
@@ -234,7 +234,7 @@ where
                 term: &scratch.term,
                 start: s,
                 end: e,
-                pos: pos + k as u32,
+                pos: pos.saturating_add(k as u32),
                 kind: Kind::Primary,
             });
         }
