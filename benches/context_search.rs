@@ -5,6 +5,8 @@
 //! Corpus: `python3 /work/shared/bench/gen_corpus.py /tmp/corpus.json`, then
 //! `cargo bench --bench context_search -- /tmp/corpus.json`
 //! (or set `CONTEXT_CORPUS=/path/to/corpus.json`; default `/tmp/corpus.json`).
+//! Add `--show` to print the top three hits of every query with their
+//! marked snippets, to judge ranking quality by eye.
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -235,6 +237,20 @@ fn main() -> ExitCode {
             ms(percentile(&mut mine, 0.5)),
             total
         );
+    }
+    if std::env::args().any(|a| a == "--show") {
+        for q in &queries {
+            println!("\n{:?}", q.text);
+            for hit in context.search(&q.clone().limit(3)).hits {
+                println!(
+                    "  #{:<5} {:<9} {:>7.3}  {}",
+                    hit.index,
+                    hit.role.as_str(),
+                    hit.score,
+                    hit.snippet.marked()
+                );
+            }
+        }
     }
     ExitCode::SUCCESS
 }

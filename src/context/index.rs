@@ -86,11 +86,27 @@ pub struct PreparedQuery {
     /// Bit masks over `terms` (bit i = `terms[i]`): a document matches when
     /// it contains every term of at least one mask.
     groups: Vec<u64>,
+    /// For every query word made of several primary terms (identifier
+    /// parts, CJK bigrams): its terms with offsets from the word's start.
+    word_patterns: Vec<Vec<(usize, u32)>>,
 }
 
 impl PreparedQuery {
     fn accepts(&self, present: u64) -> bool {
         self.groups.iter().any(|group| (present & group) == *group)
+    }
+
+    /// Whether `terms[slot]` matches a query word on its own (a plain word,
+    /// a whole identifier, two words joined), rather than only as one part
+    /// of a split identifier or one bigram of a CJK run.
+    pub fn is_standalone(&self, slot: usize) -> bool {
+        slot < 64 && self.groups.contains(&(1 << slot))
+    }
+
+    /// Multi-term query words as `(slot, offset)` sequences; a part only
+    /// counts as a visible match where its whole sequence occurs.
+    pub fn word_patterns(&self) -> &[Vec<(usize, u32)>] {
+        &self.word_patterns
     }
 }
 
@@ -223,12 +239,14 @@ impl SearchIndex {
             terms: Vec::new(),
             phrase: Vec::new(),
             groups: Vec::new(),
+            word_patterns: Vec::new(),
         };
         let mut primaries: Vec<(usize, u32)> = Vec::new();
         let mut truncated = false;
         let mut previous_word: Option<(&str, u32)> = None;
         for word in tokens.chunk_by(|a, b| a.3 == b.3) {
             let mut all_primaries = 0u64;
+            let first_primary = primaries.len();
             for (term, kind, pos, _) in word {
                 let Some(slot) = self.add_query_term(&mut query.terms, term) else {
                     truncated = true;
@@ -258,6 +276,13 @@ impl SearchIndex {
             }
             if all_primaries != 0 {
                 query.groups.push(all_primaries);
+            }
+            if let [(_, start), _, ..] = primaries[first_primary..] {
+                let pattern = primaries[first_primary..]
+                    .iter()
+                    .map(|&(slot, pos)| (slot, pos - start))
+                    .collect();
+                query.word_patterns.push(pattern);
             }
             if truncated {
                 break;

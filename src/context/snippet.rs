@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::index::PreparedQuery;
 use super::tokenize::{MAX_TERM_BYTES, Mode, tokenize};
 
 /// Default snippet length in characters (the original capability's 200).
@@ -43,17 +44,11 @@ impl Snippet {
     }
 }
 
-/// A term to highlight and how much it matters (its IDF).
-#[derive(Debug, Clone, Copy)]
-pub struct Highlight<'a> {
-    pub term: &'a str,
-    pub weight: f32,
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Hit {
     start: usize,
     end: usize,
+    pos: u32,
     slot: usize,
     weight: f32,
 }
@@ -64,23 +59,12 @@ struct Hit {
 ///
 /// `max_chars` is raised to [`MAX_TERM_BYTES`] if smaller, so a snippet can
 /// always show at least one whole matched term.
-pub fn build(text: &str, terms: &[Highlight<'_>], max_chars: usize) -> Snippet {
+pub fn build(text: &str, query: &PreparedQuery, max_chars: usize) -> Snippet {
     let max_chars = max_chars.max(MAX_TERM_BYTES);
-    let mut hits: Vec<Hit> = Vec::new();
-    tokenize(text, Mode::Document, |token| {
-        if let Some(slot) = terms.iter().position(|t| t.term == token.term) {
-            hits.push(Hit {
-                start: token.start,
-                end: token.end,
-                slot,
-                weight: terms[slot].weight,
-            });
-        }
-    });
-    hits.sort_by_key(|h| (h.start, h.end));
+    let hits = visible_hits(text, query);
 
     let chars = CharMap::new(text);
-    let (focus_start, focus_end) = best_window(&hits, &chars, terms.len(), max_chars)
+    let (focus_start, focus_end) = best_window(&hits, &chars, query.terms.len(), max_chars)
         .map_or((0, 0), |(s, e)| (chars.char_of(s), chars.char_of(e)));
     let total_chars = chars.total;
 
@@ -111,6 +95,64 @@ pub fn build(text: &str, terms: &[Highlight<'_>], max_chars: usize) -> Snippet {
         }
     }
     assemble(text, start_b, end_b, &hits)
+}
+
+/// The query-term tokens of `text` worth highlighting, sorted by position.
+///
+/// A term that is only a piece of a query word (`id` from `user_id`, one
+/// bigram of `缓存命中率`) counts only where the whole word's pieces occur
+/// together; otherwise `session_id` would light up for `user_id`. If nothing
+/// qualifies (the message matched through scattered pieces), every hit is
+/// shown rather than none.
+fn visible_hits(text: &str, query: &PreparedQuery) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = Vec::new();
+    tokenize(text, Mode::Document, |token| {
+        if let Some(slot) = query.terms.iter().position(|t| t.text == token.term) {
+            let weight = query.terms[slot].idf;
+            hits.push(Hit {
+                start: token.start,
+                end: token.end,
+                pos: token.pos,
+                slot,
+                weight,
+            });
+        }
+    });
+    let mut keep: Vec<bool> = hits.iter().map(|h| query.is_standalone(h.slot)).collect();
+    if !query.word_patterns().is_empty() {
+        let mut by_key: Vec<((usize, u32), usize)> = hits
+            .iter()
+            .enumerate()
+            .map(|(i, h)| ((h.slot, h.pos), i))
+            .collect();
+        by_key.sort_unstable();
+        let find = |slot: usize, pos: u32| {
+            by_key
+                .binary_search_by(|probe| probe.0.cmp(&(slot, pos)))
+                .ok()
+                .map(|k| by_key[k].1)
+        };
+        for pattern in query.word_patterns() {
+            let Some(&(first_slot, _)) = pattern.first() else {
+                continue;
+            };
+            for anchor in hits.iter().filter(|h| h.slot == first_slot).map(|h| h.pos) {
+                let found: Option<Vec<usize>> = pattern
+                    .iter()
+                    .map(|&(slot, off)| anchor.checked_add(off).and_then(|pos| find(slot, pos)))
+                    .collect();
+                for i in found.into_iter().flatten() {
+                    keep[i] = true;
+                }
+            }
+        }
+    }
+    if keep.iter().any(|&k| k) {
+        let mut kept = keep.iter();
+        hits.retain(|_| kept.next().copied().unwrap_or(false));
+    }
+    hits.sort_by_key(|h| (h.start, h.end));
+    hits
 }
 
 /// Picks the run of hits spanning at most `max_chars` characters with the
@@ -251,8 +293,10 @@ impl<'a> CharMap<'a> {
 mod tests {
     use super::*;
 
-    fn hl(term: &str) -> Highlight<'_> {
-        Highlight { term, weight: 1.0 }
+    use crate::context::index::SearchIndex;
+
+    fn query(text: &str) -> PreparedQuery {
+        SearchIndex::new().prepare(text)
     }
 
     fn highlighted(s: &Snippet) -> Vec<&str> {
@@ -261,11 +305,7 @@ mod tests {
 
     #[test]
     fn short_text_is_whole_and_marked() {
-        let s = build(
-            "Call checkAuth now",
-            &[hl("checkauth"), hl("check"), hl("auth")],
-            200,
-        );
+        let s = build("Call checkAuth now", &query("checkAuth"), 200);
         assert_eq!(s.text, "Call checkAuth now");
         assert_eq!(highlighted(&s), ["checkAuth"]);
         assert_eq!(s.marked(), "Call **checkAuth** now");
@@ -276,7 +316,7 @@ mod tests {
     fn window_is_centred_on_a_late_hit_in_multibyte_text() {
         let filler = "数据 filler words go here ".repeat(40);
         let text = format!("{filler}the 内核超时 happened here{filler}");
-        let s = build(&text, &[hl("内核"), hl("核超"), hl("超时")], 80);
+        let s = build(&text, &query("内核超时"), 80);
         assert!(s.text.chars().count() <= 82);
         assert!(
             s.text.starts_with(ELLIPSIS) && s.text.ends_with(ELLIPSIS),
@@ -301,22 +341,37 @@ mod tests {
             "x ".repeat(200),
             "y ".repeat(200)
         );
-        let s = build(&text, &[hl("alpha"), hl("beta")], 60);
+        let s = build(&text, &query("alpha beta"), 70);
         assert_eq!(highlighted(&s), ["alpha", "beta"]);
     }
 
     #[test]
     fn no_hits_gives_the_start_and_empty_text_is_fine() {
-        let s = build("nothing to see here", &[hl("zzz")], 200);
+        let s = build("nothing to see here", &query("zzz"), 200);
         assert_eq!(s.text, "nothing to see here");
         assert!(s.highlights.is_empty());
-        let s = build("", &[hl("zzz")], 200);
+        let s = build("", &query("zzz"), 200);
         assert_eq!(s, Snippet::default());
     }
 
     #[test]
+    fn identifier_parts_light_up_only_together() {
+        let s = build(
+            "session_id is not user_id, fetchUserProfile",
+            &query("user_id"),
+            200,
+        );
+        assert_eq!(highlighted(&s), ["user_id"]);
+        // Scattered parts are still shown when nothing better exists.
+        let s = build("the user has no id", &query("user_id"), 200);
+        assert_eq!(highlighted(&s), ["user", "id"]);
+        let s = build("命中了，缓存命中率高", &query("缓存命中率"), 200);
+        assert_eq!(highlighted(&s), ["缓存命中率"]);
+    }
+
+    #[test]
     fn newlines_become_spaces() {
-        let s = build("line one\nline two", &[hl("two")], 200);
+        let s = build("line one\nline two", &query("two"), 200);
         assert_eq!(s.text, "line one line two");
         assert_eq!(s.marked(), "line one line **two**");
     }

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::index::{IndexStats, SearchIndex};
 use super::message::{Message, Role};
-use super::snippet::{self, DEFAULT_SNIPPET_CHARS, Highlight, Snippet};
+use super::snippet::{self, DEFAULT_SNIPPET_CHARS, Snippet};
 
 /// What to search for. `limit` caps the hits returned, not `total`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,15 +136,6 @@ impl AgentContext {
     pub fn search(&self, query: &SearchQuery) -> SearchOutcome {
         let prepared = self.index.prepare(&query.text);
         let ranking = self.index.rank(&prepared, query.limit, query.role);
-        let highlights: Vec<Highlight<'_>> = prepared
-            .terms
-            .iter()
-            .filter(|t| t.idf > 0.0)
-            .map(|t| Highlight {
-                term: &t.text,
-                weight: t.idf,
-            })
-            .collect();
         let hits = ranking
             .top
             .iter()
@@ -155,7 +146,7 @@ impl AgentContext {
                     index: ranked.index,
                     role: message.role,
                     score: ranked.score,
-                    snippet: snippet::build(&text, &highlights, query.snippet_chars),
+                    snippet: snippet::build(&text, &prepared, query.snippet_chars),
                 })
             })
             .collect();
