@@ -57,7 +57,6 @@ struct DocEntry {
     role: Role,
     /// Number of token positions; 0 for documents that are not indexed.
     len: u32,
-    indexed: bool,
 }
 
 /// Counters that describe the index; equal for equal content however it was
@@ -100,7 +99,7 @@ impl PreparedQuery {
     /// a whole identifier, two words joined), rather than only as one part
     /// of a split identifier or one bigram of a CJK run.
     pub fn is_standalone(&self, slot: usize) -> bool {
-        slot < 64 && self.groups.contains(&(1 << slot))
+        slot < MAX_QUERY_TERMS && self.groups.contains(&(1 << slot))
     }
 
     /// Multi-term query words as `(slot, offset)` sequences; a part only
@@ -136,6 +135,8 @@ pub struct Ranking {
 /// crafted collisions from tool output.
 type Dictionary = HashMap<Box<str>, u32, foldhash::fast::RandomState>;
 
+/// Postings (with positions) per term, per-document role and length, and
+/// the running totals BM25 needs. Document ids are message indices.
 #[derive(Debug, Clone, Default)]
 pub struct SearchIndex {
     dictionary: Dictionary,
@@ -157,11 +158,7 @@ impl SearchIndex {
     pub fn add(&mut self, role: Role, text: &str) {
         let doc = u32::try_from(self.docs.len()).unwrap_or(u32::MAX);
         if !role.is_searchable() {
-            self.docs.push(DocEntry {
-                role,
-                len: 0,
-                indexed: false,
-            });
+            self.docs.push(DocEntry { role, len: 0 });
             return;
         }
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -183,11 +180,7 @@ impl SearchIndex {
             });
         }
         self.scratch = scratch;
-        self.docs.push(DocEntry {
-            role,
-            len,
-            indexed: true,
-        });
+        self.docs.push(DocEntry { role, len });
         self.indexed_docs += 1;
         self.total_len += u64::from(len);
     }
