@@ -402,6 +402,7 @@ impl SearchIndex {
         else {
             return;
         };
+        let mut others: Vec<(&[u32], u32)> = Vec::with_capacity(phrase_terms.len());
         for p in &driver.postings {
             if !role_ok(p.doc) || scores[p.doc as usize] == 0.0 {
                 continue;
@@ -410,11 +411,16 @@ impl SearchIndex {
             let Some(driver_positions) = driver.positions.get(start..start + p.tf as usize) else {
                 continue;
             };
-            let others: Option<Vec<(&[u32], u32)>> = phrase_terms
-                .iter()
-                .map(|&(t, off)| t.positions_in(p.doc).map(|ps| (ps, off)))
-                .collect();
-            let Some(others) = others else { continue };
+            others.clear();
+            for &(term, off) in &phrase_terms {
+                match term.positions_in(p.doc) {
+                    Some(positions) => others.push((positions, off)),
+                    None => break,
+                }
+            }
+            if others.len() < phrase_terms.len() {
+                continue;
+            }
             let found = driver_positions.iter().any(|&pos| {
                 pos.checked_sub(driver_offset).is_some_and(|anchor| {
                     others.iter().all(|&(ps, off)| {
