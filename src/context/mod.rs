@@ -1,0 +1,38 @@
+//! The conversation store and its search: the `context` the agent can query
+//! from inside the kernel and the user can search from the context pane.
+//!
+//! Host-agnostic: no terminal, no kernel, no I/O. [`AgentContext`] owns the
+//! messages and keeps a [`SearchIndex`] current on every append;
+//! [`capability`] answers the kernel's `context.*` calls as JSON.
+//!
+//! # Wiring
+//!
+//! - The UI loop owns one `AgentContext` and calls [`AgentContext::push`] for
+//!   every user, assistant and tool message (system prompts too: they are
+//!   stored and counted but never searched).
+//! - The search pane calls [`AgentContext::search`] directly on the loop: it
+//!   takes well under a millisecond on 10 000 messages, so per-keystroke
+//!   search needs no background task. Each [`SearchHit`] carries the message
+//!   index, role, score and a [`Snippet`] whose `char_highlights` are char
+//!   ranges into `snippet.text`, ready for styled spans.
+//! - When the kernel sends `call{cap: "context", action, args}`, answer with
+//!   [`capability::call`]`(&context, action, &args, runtime_state)` and send
+//!   back the `Ok` value, or the `Err`'s `to_string()` as the error. It is a
+//!   plain synchronous function of `&AgentContext`, so a cell never waits
+//!   on anything but the loop turning once.
+//! - Sessions persist [`Message`]s (serde, one per JSONL line) and rebuild
+//!   with `messages.into_iter().collect::<AgentContext>()`.
+
+pub mod capability;
+pub mod index;
+pub mod message;
+pub mod slice;
+pub mod snippet;
+pub mod store;
+pub mod tokenize;
+
+pub use capability::{ContextError, SearchArgs};
+pub use index::{IndexStats, SearchIndex};
+pub use message::{Message, Role, ToolCall, UnknownRole};
+pub use snippet::Snippet;
+pub use store::{AgentContext, SearchHit, SearchOutcome, SearchQuery};
