@@ -58,18 +58,12 @@ fn press(state: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
 
 fn with_content(mut s: AppState) -> AppState {
     s.conversation.messages = vec![
-        ChatMessage {
-            role: Role::User,
-            text: "Why does checkAuth reject users?".into(),
-        },
-        ChatMessage {
-            role: Role::Assistant,
-            text: "It compares `role` against \"admin\" only. 你好, wide text wraps too.".into(),
-        },
-        ChatMessage {
-            role: Role::Tool,
-            text: "ok: true\nstdout: found checkAuth in auth.ts".into(),
-        },
+        ChatMessage::new(Role::User, "Why does checkAuth reject users?"),
+        ChatMessage::new(
+            Role::Assistant,
+            "It compares `role` against \"admin\" only. 你好, wide text wraps too.",
+        ),
+        ChatMessage::new(Role::Tool, "ok: true\nstdout: found checkAuth in auth.ts"),
     ];
     s.kernel = KernelView::Idle {
         python: "3.11.7".into(),
@@ -261,10 +255,10 @@ fn quit_confirmation_is_not_shown_without_unsaved_edits() {
 #[test]
 fn hostile_text_cannot_escape_its_pane() {
     let mut s = state();
-    s.conversation.messages.push(ChatMessage {
-        role: Role::Assistant,
-        text: "a\u{1b}[2J\u{1b}]0;pwned\u{7}b\rc\u{1b}[201~".into(),
-    });
+    s.conversation.messages.push(ChatMessage::new(
+        Role::Assistant,
+        "a\u{1b}[2J\u{1b}]0;pwned\u{7}b\rc\u{1b}[201~",
+    ));
     let text = text_of(&draw(&mut s, 80, 24));
     assert!(text.contains("ab␍c"), "{text}");
     assert!(!text.contains('\u{1b}'));
@@ -324,10 +318,9 @@ fn buffer_region(buffer: &Buffer, area: ratatui::layout::Rect) -> Buffer {
 fn scrolling_past_the_top_is_clamped_before_the_frame() {
     let mut s = state();
     for i in 0..60 {
-        s.conversation.messages.push(ChatMessage {
-            role: Role::User,
-            text: format!("message {i}"),
-        });
+        s.conversation
+            .messages
+            .push(ChatMessage::new(Role::User, format!("message {i}")));
     }
     for _ in 0..100 {
         press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);
@@ -349,10 +342,7 @@ fn scrolling_past_the_top_is_clamped_before_the_frame() {
 #[test]
 fn assistant_messages_render_markdown() {
     let mut s = state();
-    s.conversation.messages.push(ChatMessage {
-        role: Role::Assistant,
-        text: "## Cause\n\n- `checkAuth` only allows **admin**\n\n| file | line |\n|---|---|\n| auth.ts | 3 |\n\n```ts\nreturn user.role === \"admin\";\n```".into(),
-    });
+    s.conversation.messages.push(ChatMessage::new(Role::Assistant, "## Cause\n\n- `checkAuth` only allows **admin**\n\n| file | line |\n|---|---|\n| auth.ts | 3 |\n\n```ts\nreturn user.role === \"admin\";\n```"));
     let text = text_of(&draw(&mut s, 100, 30));
     insta::assert_snapshot!(text);
 }
@@ -380,4 +370,45 @@ fn f2_previews_the_snapshot_with_its_breakdown() {
     insta::assert_snapshot!(text);
     press(&mut s, KeyCode::Esc, KeyModifiers::NONE);
     assert_eq!(s.overlay, None);
+}
+
+#[test]
+fn code_cells_collapse_and_expand() {
+    use hello_tui::app::state::CellStatus;
+    let mut s = state();
+    let mut ok = ChatMessage::cell(
+        1,
+        "import os\nfiles = os.listdir('.')\nprint(len(files))\nlen(files)\nfiles[:3]",
+    );
+    ok.text = (1..=8).map(|i| format!("line {i}\n")).collect();
+    if let Some(cell) = &mut ok.cell {
+        cell.status = CellStatus::Succeeded { duration_ms: 12 };
+    }
+    let mut failed = ChatMessage::cell(2, "1/0");
+    failed.text = "Traceback (most recent call last):\n  File \"<cell>\", line 1\nZeroDivisionError: division by zero".into();
+    if let Some(cell) = &mut failed.cell {
+        cell.status = CellStatus::Failed {
+            summary: "ZeroDivisionError".into(),
+        };
+    }
+    s.conversation.messages = vec![ok, failed, ChatMessage::cell(3, "while True: pass")];
+    let collapsed = text_of(&draw(&mut s, 100, 40));
+    assert!(
+        collapsed.contains("2 more lines (Ctrl+O expands)"),
+        "{collapsed}"
+    );
+    assert!(collapsed.contains("4 earlier output lines"));
+    assert!(collapsed.contains("✖ ZeroDivisionError") && collapsed.contains("● running"));
+    insta::assert_snapshot!("cells_collapsed", collapsed);
+    press(&mut s, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    let expanded = text_of(&draw(&mut s, 100, 40));
+    assert!(expanded.contains("files[:3]") && expanded.contains("line 1"));
+    let terminal = draw(&mut s, 100, 40);
+    insta::assert_debug_snapshot!(
+        "cells_expanded_styled",
+        buffer_region(
+            buffer_of(&terminal),
+            ratatui::layout::Rect::new(0, 0, 41, 30)
+        )
+    );
 }

@@ -31,10 +31,52 @@ impl Role {
     }
 }
 
+/// One entry of the conversation pane. Tool entries carry the code cell
+/// that ran and its output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChatMessage {
     pub role: Role,
     pub text: String,
+    pub cell: Option<CellView>,
+}
+
+impl ChatMessage {
+    pub fn new(role: Role, text: impl Into<String>) -> Self {
+        Self {
+            role,
+            text: text.into(),
+            cell: None,
+        }
+    }
+
+    /// A code cell that is about to run; `text` collects its output.
+    pub fn cell(id: u64, code: impl Into<String>) -> Self {
+        Self {
+            role: Role::Tool,
+            text: String::new(),
+            cell: Some(CellView {
+                id,
+                code: code.into(),
+                status: CellStatus::Running,
+            }),
+        }
+    }
+}
+
+/// How a code cell ended (or that it is still running).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CellStatus {
+    Running,
+    Succeeded { duration_ms: u64 },
+    Failed { summary: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellView {
+    /// Matches the kernel's execution id, so streamed output finds its cell.
+    pub id: u64,
+    pub code: String,
+    pub status: CellStatus,
 }
 
 /// The conversation history and how far it is scrolled.
@@ -43,6 +85,9 @@ pub struct ConversationState {
     pub messages: Vec<ChatMessage>,
     /// Rows scrolled up from the newest line; 0 follows new messages.
     pub scroll_from_bottom: usize,
+    /// Code cells show everything (Ctrl+O) instead of their first and last
+    /// lines.
+    pub cells_expanded: bool,
 }
 
 /// One row of the variables inspector.

@@ -96,6 +96,9 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             }));
         }
         Action::SendMessage => send_message(state),
+        Action::ToggleCells => {
+            state.conversation.cells_expanded = !state.conversation.cells_expanded;
+        }
         Action::InsertNewline => state.composer.insert_newline(),
         Action::SearchNextScope | Action::SearchPrevScope => {
             if let Some(Overlay::Search(search)) = &mut state.overlay {
@@ -267,16 +270,15 @@ fn send_message(state: &mut AppState) {
     state.composer.select_all();
     state.composer.cut();
     state.composer.move_cursor(CursorMove::Top);
-    state.conversation.messages.push(ChatMessage {
-        role: Role::User,
-        text,
-    });
-    state.conversation.messages.push(ChatMessage {
-        role: Role::Notice,
-        text: "The agent loop is not built yet, so nothing answers. Configure a model with \
-               --model and --base-url (or [model] in ~/.config/hello-tui/config.toml) once it is."
-            .into(),
-    });
+    state
+        .conversation
+        .messages
+        .push(ChatMessage::new(Role::User, text));
+    state.conversation.messages.push(ChatMessage::new(
+        Role::Notice,
+        "The agent loop is not built yet, so nothing answers. Configure a model with \
+               --model and --base-url (or [model] in ~/.config/hello-tui/config.toml) once it is.",
+    ));
     state.conversation.scroll_from_bottom = 0;
 }
 
@@ -477,10 +479,9 @@ mod tests {
         assert_eq!(s.focus, PaneId::Diagnostics);
 
         for i in 0..40 {
-            s.conversation.messages.push(ChatMessage {
-                role: Role::User,
-                text: format!("message {i}"),
-            });
+            s.conversation
+                .messages
+                .push(ChatMessage::new(Role::User, format!("message {i}")));
         }
         let conv = layout.rect(PaneId::Conversation).unwrap();
         let wheel = MouseEvent {

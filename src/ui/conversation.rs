@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use super::markdown::{self, PlainCode};
 use super::{pane, wrap};
 use crate::app::AppState;
-use crate::app::state::{ChatMessage, Role};
+use crate::app::state::{CellStatus, CellView, ChatMessage, Role};
 use crate::sanitize;
 use crate::theme::Theme;
 
@@ -32,8 +32,13 @@ fn split(state: &AppState, area: Rect) -> [Rect; 2] {
 pub fn max_scroll(state: &AppState, theme: &Theme, area: Rect) -> usize {
     let [history, _] = split(state, area);
     let inner = history.inner(ratatui::layout::Margin::new(1, 1));
-    history_rows(&state.conversation.messages, theme, inner.width as usize)
-        .saturating_sub(inner.height as usize)
+    history_rows(
+        &state.conversation.messages,
+        state.conversation.cells_expanded,
+        theme,
+        inner.width as usize,
+    )
+    .saturating_sub(inner.height as usize)
 }
 
 pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, frame: &mut Frame) {
@@ -83,7 +88,12 @@ fn render_history(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame
         );
         return;
     }
-    let lines = history_lines(messages, theme, area.width as usize);
+    let lines = history_lines(
+        messages,
+        state.conversation.cells_expanded,
+        theme,
+        area.width as usize,
+    );
     let height = area.height as usize;
     let max_scroll = lines.len().saturating_sub(height);
     let from_bottom = state.conversation.scroll_from_bottom.min(max_scroll);
@@ -93,10 +103,10 @@ fn render_history(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame
 }
 
 /// How many rows the history takes at `width`.
-fn history_rows(messages: &[ChatMessage], theme: &Theme, width: usize) -> usize {
+fn history_rows(messages: &[ChatMessage], expanded: bool, theme: &Theme, width: usize) -> usize {
     messages
         .iter()
-        .map(|m| 2 + body_lines(m, theme, width).len())
+        .map(|m| 2 + body_lines(m, expanded, theme, width).len())
         .sum::<usize>()
         .saturating_sub(1)
 }
@@ -114,18 +124,24 @@ fn role_style(role: Role, theme: &Theme) -> Style {
     }
 }
 
-fn history_lines(messages: &[ChatMessage], theme: &Theme, width: usize) -> Vec<Line<'static>> {
+fn history_lines(
+    messages: &[ChatMessage],
+    expanded: bool,
+    theme: &Theme,
+    width: usize,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for (i, message) in messages.iter().enumerate() {
         if i > 0 {
             lines.push(Line::default());
         }
         let style = role_style(message.role, theme);
-        lines.push(Line::from(Span::styled(
-            format!("▍{}", message.role.label()),
-            style,
-        )));
-        for row in body_lines(message, theme, width) {
+        let mut header = vec![Span::styled(format!("▍{}", message.role.label()), style)];
+        if let Some(cell) = &message.cell {
+            header.push(cell_status(&cell.status, theme));
+        }
+        lines.push(Line::from(header));
+        for row in body_lines(message, expanded, theme, width) {
             let mut spans = vec![Span::styled("▏ ", style)];
             spans.extend(row.spans);
             lines.push(Line::from(spans));
@@ -134,10 +150,74 @@ fn history_lines(messages: &[ChatMessage], theme: &Theme, width: usize) -> Vec<L
     lines
 }
 
+/// Collapsed cells show this many lines of code and of output.
+const COLLAPSED_CODE_LINES: usize = 3;
+const COLLAPSED_OUTPUT_LINES: usize = 4;
+
+fn cell_status(status: &CellStatus, theme: &Theme) -> Span<'static> {
+    match status {
+        CellStatus::Running => Span::styled(" ● running", theme.roles.warning),
+        CellStatus::Succeeded { duration_ms } => {
+            Span::styled(format!(" ✓ {duration_ms} ms"), theme.roles.hint)
+        }
+        CellStatus::Failed { summary } => Span::styled(
+            format!(" ✖ {}", sanitize::for_display(summary)),
+            theme.roles.error,
+        ),
+    }
+}
+
+/// A code cell: its Python (highlighted) and its output. Collapsed, it
+/// keeps the first lines of code and the last lines of output — where the
+/// result or the error is.
+fn cell_lines(
+    cell: &CellView,
+    output: &str,
+    expanded: bool,
+    theme: &Theme,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let mut lines = markdown::code_lines("python", &cell.code, width, theme, &PlainCode);
+    if !expanded && lines.len() > COLLAPSED_CODE_LINES {
+        let hidden = lines.len() - COLLAPSED_CODE_LINES;
+        lines.truncate(COLLAPSED_CODE_LINES);
+        lines.push(Line::styled(
+            format!("▎… {hidden} more lines (Ctrl+O expands)"),
+            theme.roles.muted,
+        ));
+    }
+    let output_style = match cell.status {
+        CellStatus::Failed { .. } => theme.roles.error,
+        _ => theme.roles.muted,
+    };
+    let mut rows = wrap::wrap(&sanitize::for_display(output.trim_end()), width);
+    if output.trim().is_empty() {
+        rows.clear();
+    }
+    if !expanded && rows.len() > COLLAPSED_OUTPUT_LINES {
+        let hidden = rows.len() - COLLAPSED_OUTPUT_LINES;
+        rows.drain(..hidden);
+        lines.push(Line::styled(
+            format!("… {hidden} earlier output lines"),
+            theme.roles.muted,
+        ));
+    }
+    lines.extend(rows.into_iter().map(|row| Line::styled(row, output_style)));
+    lines
+}
+
 /// The message text laid out for the pane: the assistant writes Markdown;
 /// what the user typed and tool output are shown as they are.
-fn body_lines(message: &ChatMessage, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+fn body_lines(
+    message: &ChatMessage,
+    expanded: bool,
+    theme: &Theme,
+    width: usize,
+) -> Vec<Line<'static>> {
     let width = body_width(width);
+    if let Some(cell) = &message.cell {
+        return cell_lines(cell, &message.text, expanded, theme, width);
+    }
     match message.role {
         Role::Assistant => markdown::render(&message.text, width, theme, &PlainCode),
         Role::User | Role::Tool | Role::Notice => {

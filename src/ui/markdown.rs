@@ -322,26 +322,17 @@ impl<'a> Renderer<'a> {
     /// (never cut: the model's code must be readable whole).
     fn code_block_lines(&mut self, language: &str, code: &str) {
         let (indent, _) = self.prefixes();
-        let gutter = Span::styled("▎", self.theme.roles.muted);
         if !language.is_empty() {
             let mut head = indent.clone();
             head.push(Span::styled(format!("▎{language}"), self.theme.roles.muted));
             self.out.push(Line::from(head));
         }
         let indent_width: usize = indent.iter().map(|s| s.width()).sum();
-        let room = self.width.saturating_sub(indent_width + 1).max(1);
-        for fragments in self.code.style_code(language, code.trim_end_matches('\n')) {
-            let spans = fragments
-                .into_iter()
-                .map(|(style, text)| Span::styled(text.replace('\t', "    "), style))
-                .collect();
-            let mut first = indent.clone();
-            first.push(gutter.clone());
-            for line in hard_wrap(spans, room) {
-                let mut spans = first.clone();
-                spans.extend(line);
-                self.out.push(Line::from(spans));
-            }
+        let room = self.width.saturating_sub(indent_width);
+        for line in code_lines(language, code, room, self.theme, self.code) {
+            let mut spans = indent.clone();
+            spans.extend(line.spans);
+            self.out.push(Line::from(spans));
         }
         if self.lists.is_empty() {
             self.out.push(Line::default());
@@ -356,6 +347,34 @@ impl<'a> Renderer<'a> {
             .extend(layout_table(&table, self.width, self.theme));
         self.out.push(Line::default());
     }
+}
+
+/// Code with a gutter bar, highlighted by `styler`, long lines broken at
+/// `width` cells (never cut: code must be readable whole). Also used for
+/// the code of tool cells.
+pub fn code_lines(
+    language: &str,
+    code: &str,
+    width: usize,
+    theme: &Theme,
+    styler: &dyn CodeStyler,
+) -> Vec<Line<'static>> {
+    let code = sanitize::for_display(code);
+    let gutter = Span::styled("▎", theme.roles.muted);
+    let room = width.saturating_sub(1).max(1);
+    let mut out = Vec::new();
+    for fragments in styler.style_code(language, code.trim_end_matches('\n')) {
+        let spans = fragments
+            .into_iter()
+            .map(|(style, text)| Span::styled(text.replace('\t', "    "), style))
+            .collect();
+        for line in hard_wrap(spans, room) {
+            let mut spans = vec![gutter.clone()];
+            spans.extend(line);
+            out.push(Line::from(spans));
+        }
+    }
+    out
 }
 
 /// Feeds table events; returns `Some(true)` at the end of the table,
