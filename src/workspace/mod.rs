@@ -1,0 +1,27 @@
+//! The workspace: which directory the user is working in, the list of files
+//! in it, fuzzy matching over that list, a watcher that reports what changes
+//! on disk, and a contents search for the search pane.
+//!
+//! Everything here is host-agnostic: no terminal code. Slow work (walking a
+//! big tree, watching, searching) runs on background threads that send
+//! messages over `tokio::sync::mpsc` channels, so the UI loop, which owns all
+//! state, only ever applies small updates.
+
+mod coalesce;
+mod events;
+mod fuzzy;
+mod ignore_rules;
+mod index;
+mod root;
+
+mod sensitive;
+mod walk;
+mod watcher;
+
+pub use events::{IndexUpdate, WorkspaceEvent, WorkspaceMessage};
+pub use fuzzy::{FuzzyMatcher, PathMatch};
+pub use index::{FileIndex, IndexBuild, spawn_index_build};
+pub use root::{OpenTarget, ResolveError, Workspace, resolve_open_target};
+
+pub use sensitive::is_sensitive_path;
+pub use watcher::{WatchOptions, WatcherError, WorkspaceWatcher};
