@@ -34,6 +34,9 @@ pub enum WorkspaceEvent {
         from: PathBuf,
         to: PathBuf,
     },
+    /// The watcher has learned which files exist and reports changes from
+    /// now on. Sent once, after the initial scan.
+    WatchReady,
     /// Watching failed in part; the message is meant for the status bar.
     WatchError(String),
     /// The OS refused more watches (e.g. inotify's limit): we now poll every

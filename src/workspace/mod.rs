@@ -14,6 +14,7 @@ mod ignore_rules;
 mod index;
 mod root;
 
+mod search;
 mod sensitive;
 mod walk;
 mod watcher;
@@ -23,5 +24,8 @@ pub use fuzzy::{FuzzyMatcher, PathMatch};
 pub use index::{FileIndex, IndexBuild, spawn_index_build};
 pub use root::{OpenTarget, ResolveError, Workspace, resolve_open_target};
 
+pub use search::{
+    ContentHit, MAX_FILE_BYTES, SearchMessage, SearchOptions, SearchSummary, spawn_content_search,
+};
 pub use sensitive::is_sensitive_path;
 pub use watcher::{WatchOptions, WatcherError, WorkspaceWatcher};

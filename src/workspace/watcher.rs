@@ -140,6 +140,9 @@ impl Worker {
             return;
         };
         let mut coalescer = Coalescer::new(known);
+        if !self.send(WorkspaceEvent::WatchReady) {
+            return;
+        }
         while let Ok(input) = inputs.recv() {
             if self.stop.load(Ordering::Relaxed) {
                 break;
