@@ -251,6 +251,34 @@ mod fuzzy {
     }
 
     #[test]
+    fn background_worker_answers_the_latest_query() {
+        let mut index = FileIndex::new();
+        let mut paths: Vec<String> = (0..20_000)
+            .map(|i| format!("dir{}/file{i}.txt", i % 97))
+            .collect();
+        paths.push("src/main.rs".into());
+        index.apply(&IndexUpdate::Batch(paths));
+        let (tx, mut rx) = unbounded_channel();
+        let worker = FuzzyWorker::spawn(tx).unwrap();
+        for (id, query) in ["m", "ma", "mai", "main", "mainrs"].iter().enumerate() {
+            assert!(worker.search(id as u64, query, &index, 10));
+        }
+        let mut seen = Vec::new();
+        let last = loop {
+            let results = recv(&mut rx).expect("worker results");
+            seen.push(results.id);
+            if results.id == 4 {
+                break results;
+            }
+        };
+        assert!(seen.is_sorted(), "results out of order: {seen:?}");
+        assert_eq!(last.query, "mainrs");
+        assert_eq!(last.matches[0].path, "src/main.rs");
+        assert_eq!(last.matched, 1);
+        assert_eq!(last.total, 20_001);
+    }
+
+    #[test]
     fn limit_keeps_the_best() {
         let mut m = FuzzyMatcher::new();
         let many: Vec<String> = (0..1000).map(|i| format!("dir{i}/file{i}.txt")).collect();

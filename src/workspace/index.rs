@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -22,12 +22,21 @@ const LATER_BATCH: usize = 4096;
 /// Walk errors beyond this many are counted but not each reported.
 const MAX_REPORTED_ERRORS: usize = 10;
 
+/// Hands out generations that are unique across all indexes in the process.
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
+
 /// The sorted, de-duplicated set of workspace-relative file paths. Owned by
 /// the UI loop and updated only through [`FileIndex::apply`].
+///
+/// Cloning is O(1) (the list is shared copy-on-write), so a snapshot can be
+/// handed to a background matcher on every keystroke.
 #[derive(Debug, Default, Clone)]
 pub struct FileIndex {
-    paths: Vec<String>,
+    paths: Arc<Vec<String>>,
     complete: bool,
+    /// Changes whenever `paths` does; lets the fuzzy matcher reuse the
+    /// previous keystroke's matches only while the list is the same.
+    generation: u64,
 }
 
 impl FileIndex {
@@ -48,6 +57,12 @@ impl FileIndex {
         self.paths.is_empty()
     }
 
+    /// A process-wide unique value for the current contents (0 when empty
+    /// and never changed).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// True once the initial walk has reported `Done`.
     pub fn is_complete(&self) -> bool {
         self.complete
@@ -62,6 +77,14 @@ impl FileIndex {
     /// Applies one update; returns whether the set of paths changed (so the
     /// caller knows whether to re-run the picker query).
     pub fn apply(&mut self, update: &IndexUpdate) -> bool {
+        let changed = self.apply_inner(update);
+        if changed {
+            self.generation = NEXT_GENERATION.fetch_add(1, Ordering::Relaxed);
+        }
+        changed
+    }
+
+    fn apply_inner(&mut self, update: &IndexUpdate) -> bool {
         match update {
             IndexUpdate::Batch(batch) => self.merge(batch),
             IndexUpdate::Done { .. } => {
@@ -71,7 +94,7 @@ impl FileIndex {
             IndexUpdate::Added(path) => match self.paths.binary_search(path) {
                 Ok(_) => false,
                 Err(at) => {
-                    self.paths.insert(at, path.clone());
+                    Arc::make_mut(&mut self.paths).insert(at, path.clone());
                     true
                 }
             },
@@ -90,7 +113,7 @@ impl FileIndex {
             incoming.sort_unstable();
         }
         let before = self.paths.len();
-        let old = std::mem::take(&mut self.paths);
+        let old = Arc::unwrap_or_clone(std::mem::take(&mut self.paths));
         let mut merged = Vec::with_capacity(old.len() + incoming.len());
         let mut a = old.into_iter().peekable();
         let mut b = incoming.into_iter().peekable();
@@ -108,21 +131,26 @@ impl FileIndex {
                 merged.push(path);
             }
         }
-        self.paths = merged;
+        self.paths = Arc::new(merged);
         self.paths.len() != before
     }
 
     /// Removes `path` and, if it was a directory, everything under it.
     fn remove_tree(&mut self, path: &str) -> bool {
-        let before = self.paths.len();
-        if let Ok(at) = self.paths.binary_search_by(|p| p.as_str().cmp(path)) {
-            self.paths.remove(at);
-        }
         let prefix = format!("{path}/");
+        let exact = self.paths.binary_search_by(|p| p.as_str().cmp(path)).ok();
         let start = self.paths.partition_point(|p| p.as_str() < prefix.as_str());
         let end = start + self.paths[start..].partition_point(|p| p.starts_with(&prefix));
-        self.paths.drain(start..end);
-        self.paths.len() != before
+        if exact.is_none() && start == end {
+            return false;
+        }
+        let paths = Arc::make_mut(&mut self.paths);
+        paths.drain(start..end);
+        // `path` sorts before `path/…`, so removing the subtree did not move it.
+        if let Some(at) = exact {
+            paths.remove(at);
+        }
+        true
     }
 }
 
@@ -298,9 +326,13 @@ mod tests {
     fn batches_merge_sorted_without_duplicates() {
         let mut index = FileIndex::new();
         assert!(index.apply(&batch(&["b", "d"])));
+        let generation = index.generation();
         assert!(index.apply(&batch(&["c", "a", "d"])));
+        assert_ne!(index.generation(), generation);
         assert_eq!(index.paths(), ["a", "b", "c", "d"]);
+        let generation = index.generation();
         assert!(!index.apply(&batch(&["a"])));
+        assert_eq!(index.generation(), generation);
     }
 
     #[test]

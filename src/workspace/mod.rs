@@ -12,6 +12,7 @@ mod events;
 mod fuzzy;
 mod ignore_rules;
 mod index;
+mod picker;
 mod root;
 
 mod search;
@@ -22,6 +23,7 @@ mod watcher;
 pub use events::{IndexUpdate, WorkspaceEvent, WorkspaceMessage};
 pub use fuzzy::{FuzzyMatcher, PathMatch};
 pub use index::{FileIndex, IndexBuild, spawn_index_build};
+pub use picker::{FuzzyWorker, PickerResults};
 pub use root::{OpenTarget, ResolveError, Workspace, resolve_open_target};
 
 pub use search::{
