@@ -482,6 +482,47 @@ mod watcher {
     }
 
     #[test]
+    fn new_directories_are_watched_too() {
+        let mut w = watch(|_| {}, WatchOptions::default());
+        let root = w.root.clone();
+        write(&root, "new/deeper/a.rs", "");
+        let (events, _) = w.events_until_sentinel("s1");
+        assert_eq!(
+            events,
+            [WorkspaceEvent::FileCreated(root.join("new/deeper/a.rs"))]
+        );
+        // A file created later in the new directory needs a watch there.
+        write(&root, "new/deeper/b.rs", "");
+        let (events, _) = w.events_until_sentinel("s2");
+        assert_eq!(
+            events,
+            [WorkspaceEvent::FileCreated(root.join("new/deeper/b.rs"))]
+        );
+    }
+
+    #[test]
+    fn tracked_hidden_files_report_changes_but_stay_out_of_the_index() {
+        let mut w = watch(
+            |root| write(root, ".github/ci.yml", "on: push"),
+            WatchOptions::default(),
+        );
+        let root = w.root.clone();
+        let ci = root.join(".github/ci.yml");
+        w.watcher.as_ref().unwrap().track(&ci);
+        std::thread::sleep(Duration::from_millis(200));
+        fs::write(&ci, "on: pull_request").unwrap();
+        let (events, updates) = w.events_until_sentinel("sentinel");
+        assert_eq!(events, [WorkspaceEvent::FileChanged(ci.clone())]);
+        assert!(updates.is_empty(), "{updates:?}");
+
+        w.watcher.as_ref().unwrap().untrack(&ci);
+        std::thread::sleep(Duration::from_millis(200));
+        fs::write(&ci, "on: [push]").unwrap();
+        let (events, _) = w.events_until_sentinel("sentinel2");
+        assert!(events.is_empty(), "{events:?}");
+    }
+
+    #[test]
     fn polling_fallback_reports_itself_and_still_sees_changes() {
         let options = WatchOptions {
             force_polling: true,

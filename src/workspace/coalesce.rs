@@ -66,6 +66,16 @@ impl Coalescer {
         }
     }
 
+    /// Records whether a file exists without reporting anything (for files
+    /// the user starts tracking).
+    pub(crate) fn learn(&mut self, path: &Path, exists: bool) {
+        if exists {
+            self.known.insert(path.to_path_buf());
+        } else {
+            self.known.remove(path);
+        }
+    }
+
     /// Applies a batch; returns the events to report, in a stable order:
     /// renames, removals, creations, changes.
     pub(crate) fn apply(

@@ -1,26 +1,31 @@
-//! Watches the workspace root and reports changes as [`WorkspaceEvent`]s
-//! (plus the matching [`IndexUpdate`]s) on the workspace channel.
+//! Watches the workspace and reports changes as [`WorkspaceEvent`]s (plus
+//! the matching [`IndexUpdate`]s) on the workspace channel.
 //!
-//! Raw events come from `notify` through `notify-debouncer-full`, are
-//! filtered by the same ignore rules as the index, and are coalesced into net
-//! changes by [`Coalescer`]. Everything runs on one background thread; the
-//! UI loop only receives messages. If the OS runs out of watches (inotify's
-//! `max_user_watches`), the watcher switches to polling and says so.
+//! Only directories the index would list are watched, each non-recursively:
+//! a Rust or JS repository's `target/` or `node_modules/` would otherwise
+//! cost thousands of inotify watches and flood us with build noise. New
+//! directories are watched as they appear. Raw `notify` events are collected
+//! until the tree is quiet for `debounce` (or at most `max_latency`), then
+//! coalesced into net changes by [`Coalescer`].
+//!
+//! `notify-debouncer-full` is not used: it registers every watched path in a
+//! list that is searched linearly on each `watch` call (quadratic for
+//! per-directory watches), and net-state coalescing needs only the batching.
+//!
+//! Everything runs on one background thread; the UI loop only receives
+//! messages. If the OS runs out of watches (inotify's `max_user_watches`),
+//! the watcher switches to polling and says so.
 
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify_debouncer_full::notify::event::{ModifyKind, RenameMode};
-use notify_debouncer_full::notify::{
-    self, EventKind, PollWatcher, RecommendedWatcher, RecursiveMode,
-};
-use notify_debouncer_full::{
-    DebounceEventResult, DebouncedEvent, Debouncer, NoCache, RecommendedCache, new_debouncer_opt,
-};
+use notify::event::{ModifyKind, RenameMode};
+use notify::{Event, EventKind, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
 use thiserror::Error;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -32,9 +37,12 @@ use super::walk::{relative_path, workspace_walker};
 /// How the watcher behaves; the defaults suit an interactive editor.
 #[derive(Debug, Clone)]
 pub struct WatchOptions {
-    /// How long a path must be quiet before its events are reported; long
+    /// How long the tree must be quiet before a batch is reported; long
     /// enough to swallow an editor's write-temp-then-rename save.
     pub debounce: Duration,
+    /// A batch is reported after this long even if events keep coming
+    /// (e.g. during a long `git checkout`).
+    pub max_latency: Duration,
     /// How often the polling fallback scans the tree.
     pub poll_interval: Duration,
     /// Poll from the start (network file systems, or to test the fallback).
@@ -44,7 +52,8 @@ pub struct WatchOptions {
 impl Default for WatchOptions {
     fn default() -> Self {
         Self {
-            debounce: Duration::from_millis(200),
+            debounce: Duration::from_millis(150),
+            max_latency: Duration::from_secs(1),
             poll_interval: Duration::from_secs(2),
             force_polling: false,
         }
@@ -62,43 +71,57 @@ pub enum WatcherError {
 #[derive(Debug)]
 pub struct WorkspaceWatcher {
     stop: Arc<AtomicBool>,
-    wake: Sender<Input>,
+    inputs: Sender<Input>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl WorkspaceWatcher {
-    /// Starts watching `root` (a canonical workspace root) recursively and
-    /// sends into `tx`. Returns at once; the first events may take a moment
-    /// while the watcher learns which files exist.
+    /// Starts watching `root` (a canonical workspace root) and sends into
+    /// `tx`. Returns at once; [`WorkspaceEvent::WatchReady`] follows when the
+    /// watcher has learned which files exist.
     pub fn start(
         root: &Path,
         options: WatchOptions,
         tx: UnboundedSender<WorkspaceMessage>,
     ) -> Result<Self, WatcherError> {
         let stop = Arc::new(AtomicBool::new(false));
-        let (wake, inputs) = channel();
+        let (inputs, inbox) = channel();
         let worker = Worker {
             root: root.to_path_buf(),
             options,
             tx,
             stop: stop.clone(),
-            inputs_tx: wake.clone(),
+            inputs: inputs.clone(),
+            watched: BTreeSet::new(),
+            tracked: HashSet::new(),
         };
         let thread = std::thread::Builder::new()
             .name("workspace-watcher".into())
-            .spawn(move || worker.run(inputs))?;
+            .spawn(move || worker.run(&inbox))?;
         Ok(Self {
             stop,
-            wake,
+            inputs,
             thread: Some(thread),
         })
+    }
+
+    /// Also report changes to `path` although the ignore rules hide it
+    /// (an open `.env` or `.github/workflows/ci.yml`). It must be inside the
+    /// workspace root.
+    pub fn track(&self, path: &Path) {
+        let _ = self.inputs.send(Input::Track(path.to_path_buf()));
+    }
+
+    /// Undoes [`WorkspaceWatcher::track`] (the document was closed).
+    pub fn untrack(&self, path: &Path) {
+        let _ = self.inputs.send(Input::Untrack(path.to_path_buf()));
     }
 }
 
 impl Drop for WorkspaceWatcher {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        let _ = self.wake.send(Input::Stop);
+        let _ = self.inputs.send(Input::Stop);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -106,19 +129,16 @@ impl Drop for WorkspaceWatcher {
 }
 
 enum Input {
-    Debounced(DebounceEventResult),
+    Raw(notify::Result<Event>),
+    Track(PathBuf),
+    Untrack(PathBuf),
     Stop,
 }
 
-/// The notify backend in use. It is only held, never read: dropping it
-/// stops watching.
-enum Backend {
-    Native {
-        _debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
-    },
-    Polling {
-        _debouncer: Debouncer<PollWatcher, NoCache>,
-    },
+/// The notify backend in use and whether it is the polling fallback.
+struct Backend {
+    watcher: Box<dyn Watcher + Send>,
+    polling: bool,
 }
 
 struct Worker {
@@ -126,117 +146,209 @@ struct Worker {
     options: WatchOptions,
     tx: UnboundedSender<WorkspaceMessage>,
     stop: Arc<AtomicBool>,
-    inputs_tx: Sender<Input>,
+    inputs: Sender<Input>,
+    /// Directories with a watch on them.
+    watched: BTreeSet<PathBuf>,
+    /// Files the user asked to follow despite the ignore rules.
+    tracked: HashSet<PathBuf>,
 }
 
 impl Worker {
-    fn run(self, inputs: Receiver<Input>) {
-        let mut backend = self.start_backend();
+    fn run(mut self, inbox: &Receiver<Input>) {
+        let Some(mut backend) = self.start_backend() else {
+            return;
+        };
         let mut probe = DiskProbe {
             rules: IgnoreRules::new(&self.root),
+            tracked: HashSet::new(),
+            new_dirs: Vec::new(),
         };
-        // Watch first, then learn what exists, so nothing created in between is missed.
-        let Some(known) = self.walk_files(&self.root) else {
+        // Watch each directory as the walk finds it, so nothing created
+        // during the walk is missed; what exists is what the walk saw.
+        let (root, stop) = (self.root.clone(), self.stop.clone());
+        let Some(known) = walk(&root, &stop, |dir| self.watch_dirs(&mut backend, vec![dir])) else {
             return;
         };
         let mut coalescer = Coalescer::new(known);
         if !self.send(WorkspaceEvent::WatchReady) {
             return;
         }
-        while let Ok(input) = inputs.recv() {
+        let mut pending: Vec<Event> = Vec::new();
+        let mut batch_started = Instant::now();
+        let mut last_event = Instant::now();
+        loop {
+            let input = if pending.is_empty() {
+                inbox.recv().map_err(|_| RecvTimeoutError::Disconnected)
+            } else {
+                let quiet = self.options.debounce.saturating_sub(last_event.elapsed());
+                let cap = self
+                    .options
+                    .max_latency
+                    .saturating_sub(batch_started.elapsed());
+                inbox.recv_timeout(quiet.min(cap))
+            };
             if self.stop.load(Ordering::Relaxed) {
-                break;
+                return;
             }
             match input {
-                Input::Stop => break,
-                Input::Debounced(Ok(events)) => {
-                    let (batch, rescan) = raw_batch(&events, &mut probe);
-                    let out = if rescan {
-                        let Some(present) = self.walk_files(&self.root) else {
-                            break;
-                        };
-                        coalescer.rescan(present, &mut probe)
-                    } else if batch.is_empty() {
-                        continue;
-                    } else {
-                        coalescer.apply(&batch, &mut probe)
-                    };
-                    if !self.send_events(out) {
-                        break;
+                Ok(Input::Raw(Ok(event))) => {
+                    if pending.is_empty() {
+                        batch_started = Instant::now();
+                    }
+                    last_event = Instant::now();
+                    pending.push(event);
+                }
+                Ok(Input::Raw(Err(error))) => {
+                    if is_watch_limit(&error) && !backend.polling {
+                        let reason =
+                            format!("{error}; polling every {:?}", self.options.poll_interval);
+                        match self.switch_to_polling(reason) {
+                            Some(polling) => backend = polling,
+                            None => return,
+                        }
+                    } else if !self.send(WorkspaceEvent::WatchError(error.to_string())) {
+                        return;
                     }
                 }
-                Input::Debounced(Err(errors)) => {
-                    for error in errors {
-                        if is_watch_limit(&error) && matches!(backend, Some(Backend::Native { .. }))
-                        {
-                            let reason =
-                                format!("{error}; polling every {:?}", self.options.poll_interval);
-                            backend = self.start_polling(reason);
-                        } else if !self.send(WorkspaceEvent::WatchError(error.to_string())) {
-                            return;
-                        }
+                Ok(Input::Track(path)) => {
+                    if let Some(dir) = path.parent()
+                        && !self.watched.contains(dir)
+                        && dir.starts_with(&self.root)
+                    {
+                        self.watch_dirs(&mut backend, vec![dir.to_path_buf()]);
+                    }
+                    probe.tracked.insert(path.clone());
+                    self.tracked.insert(path.clone());
+                    coalescer.learn(&path, probe.kind(&path) == PathKind::File);
+                }
+                Ok(Input::Untrack(path)) => {
+                    probe.tracked.remove(&path);
+                    self.tracked.remove(&path);
+                    // Forget it unless the index rules would list it anyway.
+                    let listed = probe.kind(&path) == PathKind::File
+                        && !probe.rules.is_ignored(&path, false);
+                    coalescer.learn(&path, listed);
+                }
+                Ok(Input::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                Err(RecvTimeoutError::Timeout) => {
+                    let events = std::mem::take(&mut pending);
+                    if !self.process(&events, &mut coalescer, &mut probe, &mut backend) {
+                        return;
                     }
                 }
             }
         }
-        drop(backend);
+    }
+
+    /// Turns one quiet-period batch into events; false once nobody listens.
+    fn process(
+        &mut self,
+        events: &[Event],
+        coalescer: &mut Coalescer,
+        probe: &mut DiskProbe,
+        backend: &mut Backend,
+    ) -> bool {
+        let (batch, rescan) = raw_batch(events, probe);
+        let out = if rescan {
+            let (root, stop) = (self.root.clone(), self.stop.clone());
+            let Some(present) = walk(&root, &stop, |dir| self.watch_dirs(backend, vec![dir]))
+            else {
+                return false;
+            };
+            coalescer.rescan(present, probe)
+        } else if batch.is_empty() {
+            return true;
+        } else {
+            coalescer.apply(&batch, probe)
+        };
+        // Directories that went away lost their watches with them.
+        for path in &batch.touched {
+            if !path.is_dir() {
+                let gone: Vec<PathBuf> = self
+                    .watched
+                    .range(path.clone()..)
+                    .take_while(|dir| dir.starts_with(path))
+                    .cloned()
+                    .collect();
+                for dir in gone {
+                    let _ = backend.watcher.unwatch(&dir);
+                    self.watched.remove(&dir);
+                }
+            }
+        }
+        let new_dirs = std::mem::take(&mut probe.new_dirs);
+        self.watch_dirs(backend, new_dirs);
+        self.send_events(out)
+    }
+
+    /// Watches each directory non-recursively; on hitting the OS limit,
+    /// switches `backend` to polling (which re-watches everything).
+    fn watch_dirs(&mut self, backend: &mut Backend, dirs: Vec<PathBuf>) {
+        for dir in dirs {
+            if self.watched.contains(&dir) {
+                continue;
+            }
+            match backend.watcher.watch(&dir, RecursiveMode::NonRecursive) {
+                Ok(()) => {
+                    self.watched.insert(dir);
+                }
+                Err(error) if is_watch_limit(&error) && !backend.polling => {
+                    self.watched.insert(dir);
+                    let reason = format!(
+                        "{error} after {} directories (raise fs.inotify.max_user_watches); \
+                         polling every {:?}",
+                        self.watched.len(),
+                        self.options.poll_interval
+                    );
+                    match self.switch_to_polling(reason) {
+                        Some(polling) => *backend = polling,
+                        None => return,
+                    }
+                }
+                // Gone again before we got to it: nothing to watch.
+                Err(_) => {}
+            }
+        }
     }
 
     /// The native watcher, or the polling one if that fails or was asked for.
     fn start_backend(&self) -> Option<Backend> {
         if self.options.force_polling {
-            return self.start_polling("polling was requested".into());
+            return self.polling_backend("polling was requested".into());
         }
-        let sender = self.inputs_tx.clone();
-        let native = new_debouncer_opt::<_, RecommendedWatcher, RecommendedCache>(
-            self.options.debounce,
-            None,
-            move |result| {
-                let _ = sender.send(Input::Debounced(result));
-            },
-            RecommendedCache::new(),
-            notify::Config::default(),
-        )
-        .and_then(|mut debouncer| {
-            debouncer.watch(&self.root, RecursiveMode::Recursive)?;
-            Ok(debouncer)
-        });
-        match native {
-            Ok(debouncer) => Some(Backend::Native {
-                _debouncer: debouncer,
+        let inputs = self.inputs.clone();
+        let handler = move |event| {
+            let _ = inputs.send(Input::Raw(event));
+        };
+        match RecommendedWatcher::new(handler, notify::Config::default()) {
+            Ok(watcher) => Some(Backend {
+                watcher: Box::new(watcher),
+                polling: false,
             }),
-            Err(error) => {
-                let reason = if is_watch_limit(&error) {
-                    format!("{error} (raise fs.inotify.max_user_watches to fix)")
-                } else {
-                    format!("native file watching failed: {error}")
-                };
-                self.start_polling(reason)
-            }
+            Err(error) => self.polling_backend(format!("native file watching failed: {error}")),
         }
     }
 
-    fn start_polling(&self, reason: String) -> Option<Backend> {
-        let sender = self.inputs_tx.clone();
+    /// Replaces the native backend by polling and re-watches every directory.
+    fn switch_to_polling(&mut self, reason: String) -> Option<Backend> {
+        let mut backend = self.polling_backend(reason)?;
+        let dirs: Vec<PathBuf> = std::mem::take(&mut self.watched).into_iter().collect();
+        self.watch_dirs(&mut backend, dirs);
+        Some(backend)
+    }
+
+    fn polling_backend(&self, reason: String) -> Option<Backend> {
+        let inputs = self.inputs.clone();
+        let handler = move |event| {
+            let _ = inputs.send(Input::Raw(event));
+        };
         let config = notify::Config::default().with_poll_interval(self.options.poll_interval);
-        let polling = new_debouncer_opt::<_, PollWatcher, NoCache>(
-            self.options.debounce,
-            None,
-            move |result| {
-                let _ = sender.send(Input::Debounced(result));
-            },
-            NoCache,
-            config,
-        )
-        .and_then(|mut debouncer| {
-            debouncer.watch(&self.root, RecursiveMode::Recursive)?;
-            Ok(debouncer)
-        });
-        match polling {
-            Ok(debouncer) => {
+        match PollWatcher::new(handler, config) {
+            Ok(watcher) => {
                 self.send(WorkspaceEvent::PollingFallback(reason));
-                Some(Backend::Polling {
-                    _debouncer: debouncer,
+                Some(Backend {
+                    watcher: Box::new(watcher),
+                    polling: true,
                 })
             }
             Err(error) => {
@@ -246,24 +358,6 @@ impl Worker {
                 None
             }
         }
-    }
-
-    /// All non-ignored files under `dir`; `None` if asked to stop meanwhile.
-    fn walk_files(&self, dir: &Path) -> Option<Vec<PathBuf>> {
-        let mut files = Vec::new();
-        for entry in workspace_walker(dir).build() {
-            if self.stop.load(Ordering::Relaxed) {
-                return None;
-            }
-            let Ok(entry) = entry else { continue };
-            if entry
-                .file_type()
-                .is_some_and(|t| t.is_file() || (t.is_symlink() && entry.path().is_file()))
-            {
-                files.push(entry.into_path());
-            }
-        }
-        Some(files)
     }
 
     /// Sends the events and the index updates they imply; false once the
@@ -283,7 +377,14 @@ impl Worker {
     }
 
     fn index_updates(&self, event: &WorkspaceEvent) -> Vec<IndexUpdate> {
-        let rel = |p: &Path| relative_path(&self.root, p);
+        // Tracked files may be ones the index deliberately leaves out.
+        let rel = |p: &Path| {
+            if self.tracked.contains(p) {
+                None
+            } else {
+                relative_path(&self.root, p)
+            }
+        };
         match event {
             WorkspaceEvent::FileCreated(path) => {
                 rel(path).map(IndexUpdate::Added).into_iter().collect()
@@ -305,10 +406,31 @@ impl Worker {
     }
 }
 
-/// Sorts a debounced batch into touched paths, appearances and renames;
+/// Non-ignored files under `dir`; every directory (including `dir`) is
+/// handed to `on_dir` as soon as it is found, before its entries are read,
+/// so a watch placed there misses nothing. `None` if asked to stop.
+fn walk(dir: &Path, stop: &AtomicBool, mut on_dir: impl FnMut(PathBuf)) -> Option<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in workspace_walker(dir).build() {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let Ok(entry) = entry else { continue };
+        match entry.file_type() {
+            Some(t) if t.is_dir() => on_dir(entry.into_path()),
+            Some(t) if t.is_file() || (t.is_symlink() && entry.path().is_file()) => {
+                files.push(entry.into_path())
+            }
+            _ => {}
+        }
+    }
+    Some(files)
+}
+
+/// Sorts a quiet-period batch into touched paths, appearances and renames;
 /// the flag says the backend lost events and a rescan is needed (also when
 /// an ignore file changed, since then any file may have (dis)appeared).
-fn raw_batch(events: &[DebouncedEvent], probe: &mut DiskProbe) -> (RawBatch, bool) {
+fn raw_batch(events: &[Event], probe: &mut DiskProbe) -> (RawBatch, bool) {
     let mut batch = RawBatch::default();
     let mut rescan = false;
     for event in events {
@@ -348,9 +470,12 @@ fn is_watch_limit(error: &notify::Error) -> bool {
     }
 }
 
-/// The real disk and the workspace's ignore rules.
+/// The real disk, the workspace's ignore rules, and the directories that
+/// appeared while probing (to be watched next).
 struct DiskProbe {
     rules: IgnoreRules,
+    tracked: HashSet<PathBuf>,
+    new_dirs: Vec<PathBuf>,
 }
 
 impl Probe for DiskProbe {
@@ -364,16 +489,19 @@ impl Probe for DiskProbe {
     }
 
     fn files_under(&mut self, dir: &Path) -> Vec<PathBuf> {
-        workspace_walker(dir)
-            .build()
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-            .map(|e| e.into_path())
-            .collect()
+        let mut files = Vec::new();
+        for entry in workspace_walker(dir).build().filter_map(Result::ok) {
+            match entry.file_type() {
+                Some(t) if t.is_dir() => self.new_dirs.push(entry.into_path()),
+                Some(t) if t.is_file() => files.push(entry.into_path()),
+                _ => {}
+            }
+        }
+        files
     }
 
     fn is_ignored(&mut self, path: &Path, is_dir: bool) -> bool {
-        self.rules.is_ignored(path, is_dir)
+        !self.tracked.contains(path) && self.rules.is_ignored(path, is_dir)
     }
 }
 
