@@ -11,7 +11,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use hello_tui::workspace::{
-    FileIndex, FuzzyMatcher, IndexUpdate, WorkspaceMessage, spawn_index_build,
+    FileIndex, FuzzyMatcher, IndexUpdate, WatchOptions, WorkspaceEvent, WorkspaceMessage,
+    WorkspaceWatcher, spawn_index_build,
 };
 use tokio::sync::mpsc::unbounded_channel;
 
@@ -61,23 +62,53 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// One index build: (time to first batch, time to done, files).
-fn index_once(root: &Path) -> (Duration, Duration, usize) {
+/// One index build as the UI loop sees it.
+struct IndexRun {
+    first_batch: Duration,
+    done: Duration,
+    /// Time spent in `FileIndex::apply` (on the UI thread) in all.
+    applying: Duration,
+    files: usize,
+}
+
+fn index_once(root: &Path) -> IndexRun {
     let (tx, mut rx) = unbounded_channel();
     let started = Instant::now();
     let _build = spawn_index_build(root, tx);
     let mut index = FileIndex::new();
     let mut first = None;
+    let mut applying = Duration::ZERO;
     while let Some(WorkspaceMessage::Index(update)) = rx.blocking_recv() {
         if first.is_none() && matches!(update, IndexUpdate::Batch(_)) {
             first = Some(started.elapsed());
         }
+        let apply_started = Instant::now();
         index.apply(&update);
+        applying += apply_started.elapsed();
         if matches!(update, IndexUpdate::Done { .. }) {
             break;
         }
     }
-    (first.unwrap_or_default(), started.elapsed(), index.len())
+    IndexRun {
+        first_batch: first.unwrap_or_default(),
+        done: started.elapsed(),
+        applying,
+        files: index.len(),
+    }
+}
+
+/// Time from starting a watcher to `WatchReady` (it walks and watches
+/// every listed directory first).
+fn watcher_ready_once(root: &Path) -> Duration {
+    let (tx, mut rx) = unbounded_channel();
+    let started = Instant::now();
+    let _watcher = WorkspaceWatcher::start(root, WatchOptions::default(), tx).expect("watcher");
+    while let Some(message) = rx.blocking_recv() {
+        if let WorkspaceMessage::Event(WorkspaceEvent::WatchReady) = message {
+            break;
+        }
+    }
+    started.elapsed()
 }
 
 /// The baseline: a single-threaded recursive `read_dir`, no ignore rules.
@@ -99,12 +130,15 @@ fn bench_index(root: &Path) -> FileIndex {
     const RUNS: usize = 7;
     index_once(root); // warm-up (page cache, thread start)
     let (mut firsts, mut dones, mut raws) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut applies, mut readies) = (Vec::new(), Vec::new());
     let mut files = 0;
     for _ in 0..RUNS {
-        let (first, done, n) = index_once(root);
-        firsts.push(first);
-        dones.push(done);
-        files = n;
+        let run = index_once(root);
+        firsts.push(run.first_batch);
+        dones.push(run.done);
+        applies.push(run.applying);
+        files = run.files;
+        readies.push(watcher_ready_once(root));
         let started = Instant::now();
         let mut out = Vec::new();
         raw_walk(root, &mut out);
@@ -128,6 +162,16 @@ fn bench_index(root: &Path) -> FileIndex {
         "  baseline: single-thread read_dir walk {:8.2} ms; index/baseline = {:.2}x",
         ms(raw),
         done.as_secs_f64() / raw.as_secs_f64()
+    );
+    println!(
+        "  UI-thread time in FileIndex::apply {:8.2} ms / {:8.2} ms",
+        ms(percentile(&mut applies, 0.5)),
+        ms(percentile(&mut applies, 0.99))
+    );
+    println!(
+        "  watcher start to WatchReady {:8.2} ms / {:8.2} ms",
+        ms(percentile(&mut readies, 0.5)),
+        ms(percentile(&mut readies, 0.99))
     );
     let mut index = FileIndex::new();
     let (tx, mut rx) = unbounded_channel();

@@ -482,6 +482,30 @@ mod watcher {
     }
 
     #[test]
+    fn editing_gitignore_brings_files_in_and_out() {
+        let mut w = watch(
+            |root| {
+                write(root, ".gitignore", "*.log\n");
+                write(root, "app.log", "x");
+                write(root, "notes.md", "x");
+            },
+            WatchOptions::default(),
+        );
+        let root = w.root.clone();
+        fs::write(root.join(".gitignore"), "*.md\n").unwrap();
+        let (events, updates) = w.events_until_sentinel("sentinel");
+        assert_eq!(
+            events,
+            [
+                WorkspaceEvent::FileRemoved(root.join("notes.md")),
+                WorkspaceEvent::FileCreated(root.join("app.log")),
+            ]
+        );
+        assert!(updates.contains(&IndexUpdate::Added("app.log".into())));
+        assert!(updates.contains(&IndexUpdate::Removed("notes.md".into())));
+    }
+
+    #[test]
     fn new_directories_are_watched_too() {
         let mut w = watch(|_| {}, WatchOptions::default());
         let root = w.root.clone();
