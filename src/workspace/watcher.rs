@@ -93,7 +93,6 @@ impl WorkspaceWatcher {
             stop: stop.clone(),
             inputs: inputs.clone(),
             watched: BTreeSet::new(),
-            tracked: HashSet::new(),
         };
         let thread = std::thread::Builder::new()
             .name("workspace-watcher".into())
@@ -149,8 +148,6 @@ struct Worker {
     inputs: Sender<Input>,
     /// Directories with a watch on them.
     watched: BTreeSet<PathBuf>,
-    /// Files the user asked to follow despite the ignore rules.
-    tracked: HashSet<PathBuf>,
 }
 
 impl Worker {
@@ -177,6 +174,14 @@ impl Worker {
         let mut batch_started = Instant::now();
         let mut last_event = Instant::now();
         loop {
+            if !pending.is_empty() && batch_started.elapsed() >= self.options.max_latency {
+                // A steady flood of events (a big checkout): report what we have.
+                let events = std::mem::take(&mut pending);
+                if !self.process(&events, &mut coalescer, &mut probe, &mut backend) {
+                    return;
+                }
+                continue;
+            }
             let input = if pending.is_empty() {
                 inbox.recv().map_err(|_| RecvTimeoutError::Disconnected)
             } else {
@@ -218,12 +223,10 @@ impl Worker {
                         self.watch_dirs(&mut backend, vec![dir.to_path_buf()]);
                     }
                     probe.tracked.insert(path.clone());
-                    self.tracked.insert(path.clone());
                     coalescer.learn(&path, probe.kind(&path) == PathKind::File);
                 }
                 Ok(Input::Untrack(path)) => {
                     probe.tracked.remove(&path);
-                    self.tracked.remove(&path);
                     // Forget it unless the index rules would list it anyway.
                     let listed = probe.kind(&path) == PathKind::File
                         && !probe.rules.is_ignored(&path, false);
@@ -278,7 +281,7 @@ impl Worker {
         }
         let new_dirs = std::mem::take(&mut probe.new_dirs);
         self.watch_dirs(backend, new_dirs);
-        self.send_events(out)
+        self.send_events(out, &probe.tracked)
     }
 
     /// Watches each directory non-recursively; on hitting the OS limit,
@@ -362,9 +365,9 @@ impl Worker {
 
     /// Sends the events and the index updates they imply; false once the
     /// receiver is gone.
-    fn send_events(&self, events: Vec<WorkspaceEvent>) -> bool {
+    fn send_events(&self, events: Vec<WorkspaceEvent>, tracked: &HashSet<PathBuf>) -> bool {
         for event in events {
-            for update in self.index_updates(&event) {
+            for update in self.index_updates(&event, tracked) {
                 if self.tx.send(WorkspaceMessage::Index(update)).is_err() {
                     return false;
                 }
@@ -376,10 +379,14 @@ impl Worker {
         true
     }
 
-    fn index_updates(&self, event: &WorkspaceEvent) -> Vec<IndexUpdate> {
+    fn index_updates(
+        &self,
+        event: &WorkspaceEvent,
+        tracked: &HashSet<PathBuf>,
+    ) -> Vec<IndexUpdate> {
         // Tracked files may be ones the index deliberately leaves out.
         let rel = |p: &Path| {
-            if self.tracked.contains(p) {
+            if tracked.contains(p) {
                 None
             } else {
                 relative_path(&self.root, p)
@@ -474,6 +481,7 @@ fn is_watch_limit(error: &notify::Error) -> bool {
 /// appeared while probing (to be watched next).
 struct DiskProbe {
     rules: IgnoreRules,
+    /// Files the user asked to follow despite the ignore rules.
     tracked: HashSet<PathBuf>,
     new_dirs: Vec<PathBuf>,
 }
