@@ -527,4 +527,53 @@ mod tests {
         )));
         assert!(!is_watch_limit(&notify::Error::path_not_found()));
     }
+
+    /// The OS limit cannot be lowered for one test without disturbing every
+    /// other process, so the backend's error is injected where notify would
+    /// deliver it; the switch to polling and what follows are real.
+    #[test]
+    fn hitting_the_watch_limit_switches_to_polling_and_keeps_reporting() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let options = WatchOptions {
+            poll_interval: Duration::from_millis(100),
+            ..WatchOptions::default()
+        };
+        let watcher = WorkspaceWatcher::start(&root, options, tx).unwrap();
+        let next = |rx: &mut tokio::sync::mpsc::UnboundedReceiver<WorkspaceMessage>| {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline {
+                if let Ok(message) = rx.try_recv() {
+                    return Some(message);
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            None
+        };
+        assert_eq!(
+            next(&mut rx),
+            Some(WorkspaceMessage::Event(WorkspaceEvent::WatchReady))
+        );
+        let limit = notify::Error::new(notify::ErrorKind::MaxFilesWatch);
+        watcher.inputs.send(Input::Raw(Err(limit))).unwrap();
+        match next(&mut rx) {
+            Some(WorkspaceMessage::Event(WorkspaceEvent::PollingFallback(reason))) => {
+                assert!(reason.contains("limit"), "{reason}");
+            }
+            other => panic!("expected PollingFallback, got {other:?}"),
+        }
+        // Let the poller take its first snapshot, then change something.
+        std::thread::sleep(Duration::from_millis(300));
+        std::fs::write(root.join("after.txt"), "x").unwrap();
+        let created = WorkspaceMessage::Event(WorkspaceEvent::FileCreated(root.join("after.txt")));
+        let mut seen = Vec::new();
+        while let Some(message) = next(&mut rx) {
+            if message == created {
+                return;
+            }
+            seen.push(message);
+        }
+        panic!("no FileCreated after falling back; saw {seen:?}");
+    }
 }
