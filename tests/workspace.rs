@@ -333,6 +333,15 @@ mod watcher {
                     Some(WorkspaceMessage::Event(WorkspaceEvent::FileCreated(p)))
                         if p == sentinel =>
                     {
+                        // A batch is sent all at once: if the sentinel shared
+                        // one with the change under test, the rest is queued.
+                        while let Ok(message) = self.rx.try_recv() {
+                            match message {
+                                WorkspaceMessage::Event(e) => events.push(e),
+                                WorkspaceMessage::Index(IndexUpdate::Added(p)) if p == name => {}
+                                WorkspaceMessage::Index(u) => updates.push(u),
+                            }
+                        }
                         return (events, updates);
                     }
                     Some(WorkspaceMessage::Event(e)) => events.push(e),
