@@ -14,3 +14,4 @@ pub mod sanitize;
 pub mod snapshot;
 pub mod theme;
 pub mod ui;
+pub mod workspace;

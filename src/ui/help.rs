@@ -40,7 +40,7 @@ fn lines(theme: &Theme) -> Vec<Line<'static>> {
         out.push(Line::styled(scope.label(), theme.roles.focused_title));
         for (action, keys) in rows {
             out.push(Line::from(vec![
-                Span::styled(format!("  {:<22}", keys.join(" / ")), key_style),
+                Span::styled(format!("  {:<26} ", keys.join(" / ")), key_style),
                 Span::styled(action.describe(), theme.roles.text),
             ]));
         }
