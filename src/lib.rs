@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod keymap;
 pub mod logging;
+pub mod sandbox;
 pub mod sanitize;
 pub mod theme;
 pub mod ui;
