@@ -187,7 +187,9 @@ mod status {
                 network_confined,
             } => {
                 assert!(abi >= 1);
-                assert_eq!(network_confined, abi >= 4);
+                if abi >= 4 {
+                    assert!(network_confined);
+                }
                 assert!(SandboxStatus::probe().label().contains(&format!("v{abi}")));
             }
             SandboxStatus::Unavailable(reason) => {
@@ -406,6 +408,67 @@ except Exception as e:\n    print(type(e).__name__)\n";
         assert!(session.limitations().is_empty());
         assert_eq!(connect_from_sandbox(false), "PermissionError");
         assert_eq!(connect_from_sandbox(true), "connected");
+    }
+
+    const SEND_UDP: &str = "import socket, sys\n\
+try:\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n    s.sendto(b'leak', ('127.0.0.1', int(sys.argv[1])))\n    print('sent')\n\
+except Exception as e:\n    print(type(e).__name__)\n";
+
+    /// Landlock only knows TCP; UDP (and so DNS tunnelling) must be stopped
+    /// by the socket filter.
+    #[test]
+    fn udp_is_denied_unless_the_network_is_allowed() {
+        if !landlock_available() {
+            return;
+        }
+        for allow_network in [false, true] {
+            let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            receiver
+                // A datagram that was sent arrives at once on loopback; the
+                // denied case only waits out this timeout.
+                .set_read_timeout(Some(std::time::Duration::from_secs(1)))
+                .unwrap();
+            let port = receiver.local_addr().unwrap().port().to_string();
+            let fixture = Fixture::new();
+            let session = fixture.session(allow_network);
+            if !allow_network && !session.prepared().network_confined() {
+                eprintln!(
+                    "\n!!!!! NETWORK NOT CONFINED: {:?}\n",
+                    session.limitations()
+                );
+                return;
+            }
+            let out = sandboxed(
+                &session,
+                &fixture.workspace,
+                "python3",
+                &["-c", SEND_UDP, &port],
+            );
+            let mut buf = [0u8; 16];
+            let received = receiver.recv(&mut buf).ok();
+            if allow_network {
+                assert_eq!(stdout(&out), "sent", "{out:?}");
+                assert_eq!(received, Some(4));
+            } else {
+                assert_eq!(stdout(&out), "PermissionError", "{out:?}");
+                assert_eq!(received, None);
+            }
+        }
+    }
+
+    #[test]
+    fn unix_sockets_and_asyncio_still_work_without_network() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let script = "import asyncio, socket\n\
+a, b = socket.socketpair(); a.send(b'x'); assert b.recv(1) == b'x'\n\
+async def main():\n    await asyncio.sleep(0)\n    return 'ok'\n\
+print(asyncio.run(main()))";
+        let out = sandboxed(&session, &fixture.workspace, "python3", &["-c", script]);
+        assert_eq!(stdout(&out), "ok", "{out:?}");
     }
 
     #[test]

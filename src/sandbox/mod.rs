@@ -26,10 +26,11 @@
 //! ```
 //!
 //! Known gaps (Landlock's, stated so nobody over-trusts it): metadata changes
-//! to existing files (chmod, chown, utimes, xattrs) are not confined; only
-//! TCP is confined on the network side (UDP, e.g. DNS, is not); connecting to
-//! pathname unix sockets such as a Docker socket is not confined before
-//! Landlock ABI 9, which this module does not request yet.
+//! to existing files (chmod, chown, utimes, xattrs) are not confined;
+//! connecting to pathname unix sockets such as a Docker socket is not
+//! confined before Landlock ABI 9, which this module does not request yet;
+//! on CPUs other than x86_64/aarch64 there is no socket filter, so only TCP
+//! is confined there.
 
 mod child;
 pub mod cli;
@@ -37,6 +38,7 @@ mod error;
 mod mode;
 mod policy;
 mod prepare;
+mod seccomp;
 mod session;
 mod status;
 

@@ -13,7 +13,9 @@
 //!   open with `O_TRUNC`. `/dev/shm` is *not* writable by default: it is a
 //!   shared, world-writable dir; `multiprocessing` users add it to
 //!   `extra_writable`;
-//! - no TCP bind/connect unless the policy allows the network;
+//! - no network unless the policy allows it: Landlock denies TCP bind and
+//!   connect, and a seccomp filter refuses non-unix sockets (UDP included;
+//!   see [`super::seccomp`]);
 //! - scoped abstract unix sockets and signals: the kernel cannot talk to
 //!   abstract sockets or signal processes outside its own sandbox.
 //!
@@ -34,6 +36,7 @@ use landlock::{
 
 use super::error::SandboxError;
 use super::policy::SandboxPolicy;
+use super::seccomp;
 use super::status::{NETWORK_ABI, kernel_abi};
 
 /// The newest ABI whose rights we request and have tested (Linux 6.12+:
@@ -58,6 +61,8 @@ pub struct PreparedSandbox {
     ruleset: OwnedFd,
     private_tmp: PathBuf,
     kernel_abi: u32,
+    /// Install the seccomp socket filter in the child.
+    filter_sockets: bool,
     network_confined: bool,
 }
 
@@ -67,8 +72,9 @@ impl PreparedSandbox {
         self.kernel_abi
     }
 
-    /// Whether TCP bind/connect is denied. False when the policy allows the
-    /// network, and also when the kernel is too old to deny it.
+    /// Whether the network is denied. False when the policy allows it, and
+    /// also when neither the socket filter nor Landlock's TCP rules can be
+    /// used here.
     pub fn network_confined(&self) -> bool {
         self.network_confined
     }
@@ -83,10 +89,15 @@ impl PreparedSandbox {
     pub fn limitations(&self, policy: &SandboxPolicy) -> Vec<String> {
         let abi = self.kernel_abi;
         let mut notes = Vec::new();
-        if !policy.allow_network && abi < NETWORK_ABI {
-            notes.push(format!(
-                "network not confined: Landlock ABI {abi} cannot deny TCP (needs ABI {NETWORK_ABI}, Linux 6.7+)"
-            ));
+        if !policy.allow_network && !seccomp::SUPPORTED {
+            notes.push(if abi < NETWORK_ABI {
+                format!(
+                    "network not confined: no socket filter for this CPU and Landlock ABI {abi} \
+                     cannot deny TCP (needs ABI {NETWORK_ABI}, Linux 6.7+)"
+                )
+            } else {
+                "only TCP is confined: no socket filter for this CPU, so UDP stays open".to_owned()
+            });
         }
         if abi < 3 {
             notes.push(format!(
@@ -103,6 +114,10 @@ impl PreparedSandbox {
 
     pub(crate) fn ruleset_fd(&self) -> RawFd {
         self.ruleset.as_raw_fd()
+    }
+
+    pub(crate) fn filters_sockets(&self) -> bool {
+        self.filter_sockets
     }
 
     pub(crate) fn ruleset_owned(&self) -> io::Result<OwnedFd> {
@@ -147,7 +162,8 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         ruleset,
         private_tmp: policy.private_tmp.clone(),
         kernel_abi: abi,
-        network_confined: !policy.allow_network && abi >= NETWORK_ABI,
+        filter_sockets: !policy.allow_network && seccomp::SUPPORTED,
+        network_confined: !policy.allow_network && (seccomp::SUPPORTED || abi >= NETWORK_ABI),
     })
 }
 

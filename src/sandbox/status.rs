@@ -6,6 +6,7 @@ use std::io;
 use landlock::{ABI, Access, AccessFs, Ruleset, RulesetAttr};
 
 use super::child::restrict_self;
+use super::seccomp;
 
 /// The Landlock ABI that added TCP bind/connect rules.
 pub(crate) const NETWORK_ABI: u32 = 4;
@@ -14,9 +15,10 @@ pub(crate) const NETWORK_ABI: u32 = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SandboxStatus {
     /// A test process was really confined. `abi` is the running kernel's
-    /// Landlock ABI version; `network_confined` says whether it can deny TCP
-    /// (ABI 4+). Without that the filesystem is still confined but the
-    /// network is open, and the UI must say so.
+    /// Landlock ABI version; `network_confined` says whether the network can
+    /// be denied (by the seccomp socket filter on x86_64/aarch64, else by
+    /// Landlock ABI 4+ for TCP). Without it the filesystem is still confined
+    /// but the network is open, and the UI must say so.
     Enforced { abi: u32, network_confined: bool },
     /// Landlock cannot be applied; the reason is a sentence for the user.
     Unavailable(String),
@@ -32,7 +34,7 @@ impl SandboxStatus {
         match probe_enforcement() {
             Ok(abi) => SandboxStatus::Enforced {
                 abi,
-                network_confined: abi >= NETWORK_ABI,
+                network_confined: seccomp::SUPPORTED || abi >= NETWORK_ABI,
             },
             Err(reason) => SandboxStatus::Unavailable(reason),
         }
@@ -104,18 +106,19 @@ fn probe_enforcement() -> Result<u32, String> {
     Ok(abi)
 }
 
-/// Confines a throwaway child with `ruleset` and reports whether that worked.
+/// Confines a throwaway child with `ruleset` (and the socket filter, where
+/// this build has one) and reports whether that worked.
 fn restrict_in_forked_child(ruleset: std::os::fd::RawFd) -> io::Result<()> {
     // SAFETY: after fork only the calling thread exists in the child, which
     // may then only use async-signal-safe functions. It calls restrict_self
-    // (prctl and landlock_restrict_self: raw syscalls, no allocation, no
-    // locks) and _exit, which are.
+    // (prctl, landlock_restrict_self, seccomp: raw syscalls, no allocation,
+    // no locks) and _exit, which are.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(io::Error::last_os_error());
     }
     if pid == 0 {
-        let code = match restrict_self(ruleset) {
+        let code = match restrict_self(ruleset, seccomp::SUPPORTED) {
             Ok(()) => 0,
             Err(error) => error.raw_os_error().unwrap_or(libc::EPERM).clamp(1, 255),
         };
