@@ -561,6 +561,37 @@ mod api {
         assert!(!outside.exists());
     }
 
+    /// Landlock ABI 6 scopes signals: model code cannot kill the user's
+    /// other processes (or the workbench) even when running as their owner.
+    #[test]
+    fn signals_to_processes_outside_the_sandbox_are_denied() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        if session.prepared().abi() < 6 {
+            eprintln!("\n!!!!! SIGNALS NOT SCOPED: {:?}\n", session.limitations());
+            return;
+        }
+        let mut victim = Command::new("sleep").arg("30").spawn().unwrap();
+        let script = "import os, signal, sys\n\
+try:\n    os.kill(int(sys.argv[1]), signal.SIGTERM)\n    print('killed')\n\
+except Exception as e:\n    print(type(e).__name__)\n";
+        let pid = victim.id().to_string();
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", script, &pid],
+        );
+        let still_running = victim.try_wait().unwrap().is_none();
+        let _ = victim.kill();
+        let _ = victim.wait();
+        assert_eq!(stdout(&out), "PermissionError", "{out:?}");
+        assert!(still_running);
+    }
+
     #[test]
     fn extra_writable_paths_are_writable() {
         if !landlock_available() {
