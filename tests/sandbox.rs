@@ -135,6 +135,23 @@ mod modes {
     }
 
     #[test]
+    fn modes_round_trip_through_config_values() {
+        let mode: ApprovalMode = serde_json::from_str("\"Auto\"").unwrap();
+        assert_eq!(mode, ApprovalMode::Auto);
+        assert_eq!(
+            serde_json::to_string(&ApprovalMode::Full).unwrap(),
+            "\"full\""
+        );
+        let error = serde_json::from_str::<ApprovalMode>("\"sometimes\"").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("expected one of ask, auto, full, deny")
+        );
+        assert!(serde_json::from_str::<ApprovalMode>("3").is_err());
+    }
+
+    #[test]
     fn auto_falls_back_to_ask_only_when_the_sandbox_is_unavailable() {
         let unavailable = SandboxStatus::Unavailable("no Landlock".into());
         let enforced = SandboxStatus::Enforced {

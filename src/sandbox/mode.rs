@@ -96,6 +96,21 @@ impl FromStr for ApprovalMode {
     }
 }
 
+/// Config files spell modes the way flags do (`approval = "auto"`), with the
+/// same forgiving parser and the same error message.
+impl<'de> serde::Deserialize<'de> for ApprovalMode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl serde::Serialize for ApprovalMode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 /// The mode that actually applies given what the sandbox can do here.
 ///
 /// `Auto` without an enforced sandbox would run model code unconfined and
@@ -112,16 +127,14 @@ pub fn effective_mode(requested: ApprovalMode, status: &SandboxStatus) -> Approv
 /// A sentence for the start-up notice and the status bar when
 /// [`effective_mode`] changed the requested mode, `None` when it did not.
 pub fn fallback_notice(requested: ApprovalMode, status: &SandboxStatus) -> Option<String> {
-    let effective = effective_mode(requested, status);
-    if effective == requested {
+    let SandboxStatus::Unavailable(reason) = status else {
         return None;
-    }
-    let reason = match status {
-        SandboxStatus::Unavailable(reason) => reason.as_str(),
-        SandboxStatus::Enforced { .. } => "the sandbox is not enforced",
     };
-    Some(format!(
-        "approval mode `{requested}` needs the sandbox, which is unavailable ({reason}); \
-         using `{effective}`: every cell and shell command will be shown for approval"
-    ))
+    let effective = effective_mode(requested, status);
+    (effective != requested).then(|| {
+        format!(
+            "approval mode `{requested}` needs the sandbox, which is unavailable ({reason}); \
+             using `{effective}`: every cell and shell command will be shown for approval"
+        )
+    })
 }

@@ -61,9 +61,7 @@ pub struct PreparedSandbox {
     ruleset: OwnedFd,
     private_tmp: PathBuf,
     kernel_abi: u32,
-    /// Install the seccomp socket filter in the child.
-    filter_sockets: bool,
-    network_confined: bool,
+    allow_network: bool,
 }
 
 impl PreparedSandbox {
@@ -76,7 +74,7 @@ impl PreparedSandbox {
     /// also when neither the socket filter nor Landlock's TCP rules can be
     /// used here.
     pub fn network_confined(&self) -> bool {
-        self.network_confined
+        !self.allow_network && (seccomp::SUPPORTED || self.kernel_abi >= NETWORK_ABI)
     }
 
     /// The dir the child's `TMPDIR` points at.
@@ -86,10 +84,10 @@ impl PreparedSandbox {
 
     /// Restrictions the policy asked for that this kernel cannot enforce,
     /// one sentence each, for the start-up notice. Empty on a current kernel.
-    pub fn limitations(&self, policy: &SandboxPolicy) -> Vec<String> {
+    pub fn limitations(&self) -> Vec<String> {
         let abi = self.kernel_abi;
         let mut notes = Vec::new();
-        if !policy.allow_network && !seccomp::SUPPORTED {
+        if !self.allow_network && !seccomp::SUPPORTED {
             notes.push(if abi < NETWORK_ABI {
                 format!(
                     "network not confined: no socket filter for this CPU and Landlock ABI {abi} \
@@ -116,8 +114,9 @@ impl PreparedSandbox {
         self.ruleset.as_raw_fd()
     }
 
+    /// Whether the child must install the seccomp socket filter.
     pub(crate) fn filters_sockets(&self) -> bool {
-        self.filter_sockets
+        !self.allow_network && seccomp::SUPPORTED
     }
 
     pub(crate) fn ruleset_owned(&self) -> io::Result<OwnedFd> {
@@ -162,8 +161,7 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         ruleset,
         private_tmp: policy.private_tmp.clone(),
         kernel_abi: abi,
-        filter_sockets: !policy.allow_network && seccomp::SUPPORTED,
-        network_confined: !policy.allow_network && (seccomp::SUPPORTED || abi >= NETWORK_ABI),
+        allow_network: policy.allow_network,
     })
 }
 

@@ -62,6 +62,6 @@ impl SandboxSession {
     /// What this kernel cannot enforce of the policy; see
     /// [`PreparedSandbox::limitations`].
     pub fn limitations(&self) -> Vec<String> {
-        self.prepared.limitations(&self.policy)
+        self.prepared.limitations()
     }
 }
