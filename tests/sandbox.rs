@@ -488,6 +488,33 @@ print(asyncio.run(main()))";
         assert_eq!(stdout(&out), "ok", "{out:?}");
     }
 
+    /// The kernel's control channel must survive the sandbox: a pathname
+    /// unix socket the host listens on (here in the private temp dir) stays
+    /// reachable. (TCP would not be, nor a host-side abstract socket.)
+    #[test]
+    fn a_host_unix_socket_in_the_private_tmp_is_reachable() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let path = session.private_tmp().join("control.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let script = "import socket, sys\n\
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b'ready'); print('ok')";
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", script, path.to_str().unwrap()],
+        );
+        assert_eq!(stdout(&out), "ok", "{out:?}");
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut got = String::new();
+        std::io::Read::read_to_string(&mut conn, &mut got).unwrap();
+        assert_eq!(got, "ready");
+    }
+
     #[test]
     fn binding_a_listener_is_denied_without_network() {
         if !landlock_available() {

@@ -25,12 +25,25 @@
 //! # drop((child, session)); Ok(()) }
 //! ```
 //!
+//! Things the kernel's spawn code must know:
+//! - call [`install`] after any `env_clear()`: it sets `TMPDIR`, `TMP` and
+//!   `TEMP` to the private temp dir;
+//! - the host↔kernel channel must be inherited fds (pipes, a socketpair) or
+//!   a pathname unix socket (e.g. in the private temp dir): TCP is denied
+//!   without network, and a host-side *abstract* unix socket is outside the
+//!   sandbox's scope, so connecting to it is denied too;
+//! - `multiprocessing` semaphores live in `/dev/shm`, which is not writable
+//!   by default (shared with every other program); add it to
+//!   `extra_writable` from a config option when users want it;
+//! - switching between `full` and a sandboxed mode needs a kernel restart.
+//!
 //! Known gaps (Landlock's, stated so nobody over-trusts it): metadata changes
 //! to existing files (chmod, chown, utimes, xattrs) are not confined;
 //! connecting to pathname unix sockets such as a Docker socket is not
 //! confined before Landlock ABI 9, which this module does not request yet;
 //! on CPUs other than x86_64/aarch64 there is no socket filter, so only TCP
-//! is confined there.
+//! is confined there. Reads are not confined at all (by design of this
+//! policy): a cell can read `~/.ssh` and print it into the conversation.
 
 mod child;
 pub mod cli;
