@@ -682,10 +682,24 @@ mod cli {
     use hello_tui::sandbox::cli::{SandboxArgs, run};
     use std::process::ExitCode;
 
+    /// How the lead's CLI embeds these arguments (and an approval flag).
     #[derive(Debug, Parser)]
     struct Harness {
+        #[arg(long)]
+        approval: Option<ApprovalMode>,
         #[command(flatten)]
         args: SandboxArgs,
+    }
+
+    #[test]
+    fn approval_mode_works_as_a_clap_flag() {
+        let parsed = Harness::try_parse_from(["x", "--approval", "auto", "--", "ls"]).unwrap();
+        assert_eq!(parsed.approval, Some(ApprovalMode::Auto));
+        let error = Harness::try_parse_from(["x", "--approval", "nope", "--", "ls"]).unwrap_err();
+        assert!(
+            error.to_string().contains("ask, auto, full, deny"),
+            "{error}"
+        );
     }
 
     #[test]
