@@ -66,6 +66,9 @@ pub enum Command {
     Snapshot(crate::snapshot::SnapshotArgs),
     /// List the sessions of a workspace (not available yet).
     Sessions(ReservedArgs),
+    /// Run a command under the kernel's sandbox (writes only to the
+    /// workspace and a private temp dir; no network unless allowed).
+    Sandbox(crate::sandbox::cli::SandboxArgs),
 }
 
 impl Command {
@@ -74,6 +77,7 @@ impl Command {
             Command::Exec(_) => "exec",
             Command::Snapshot(_) => "snapshot",
             Command::Sessions(_) => "sessions",
+            Command::Sandbox(_) => "sandbox",
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod config;
 pub mod context;
 pub mod keymap;
 pub mod logging;
+pub mod sandbox;
 pub mod sanitize;
 pub mod snapshot;
 pub mod theme;

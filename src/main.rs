@@ -26,6 +26,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Some(Command::Snapshot(args)) => return hello_tui::snapshot::run(args),
+        Some(Command::Sandbox(args)) => return hello_tui::sandbox::cli::run(args),
         Some(command) => {
             eprintln!(
                 "hello-tui {}: not available yet in this build (it is planned; see the README).",

@@ -1,0 +1,86 @@
+//! The part that runs in the forked child between `fork` and `exec`, and the
+//! helper that hooks it into a `Command`.
+//!
+//! Between fork and exec a multi-threaded parent's child may only call
+//! async-signal-safe functions: another thread may have held the allocator's
+//! or any other lock at fork time. The landlock crate's
+//! `RulesetCreated::restrict_self` consumes the ruleset, updates compatibility
+//! bookkeeping and builds a status value, which is more than we can vouch for
+//! in that window. So the ruleset is built in the parent (see
+//! [`super::prepare`]) and the child only makes the raw syscalls itself.
+
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+use super::prepare::PreparedSandbox;
+use super::seccomp;
+
+/// Confines the calling process (and every process it later starts) with the
+/// prepared ruleset. Safe to call from `CommandExt::pre_exec`: it makes
+/// three or four syscalls, allocates nothing and takes no lock.
+pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
+    restrict_self(prepared.ruleset_fd(), prepared.filters_sockets())
+}
+
+/// Sets up `cmd` so the process it spawns runs inside the sandbox: its
+/// `TMPDIR` (and `TMP`, `TEMP`, which Python's `tempfile` also reads) point at
+/// the private temp dir, and a `pre_exec` hook applies the ruleset before the
+/// program starts. Children of that process inherit the restriction; there is
+/// no way out of a Landlock domain.
+///
+/// For a `tokio::process::Command`, pass `cmd.as_std_mut()`.
+///
+/// The hook owns a duplicate of the ruleset fd, so `cmd` stays usable after
+/// `prepared` is dropped. If the hook fails, `spawn` returns that error and
+/// nothing runs unconfined.
+pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> {
+    // try_clone dups with F_DUPFD_CLOEXEC: the fd is closed when the child
+    // execs, so the confined program never sees it.
+    let ruleset = prepared.ruleset_owned()?;
+    let deny_sockets = prepared.filters_sockets();
+    for var in ["TMPDIR", "TMP", "TEMP"] {
+        cmd.env(var, prepared.private_tmp());
+    }
+    // SAFETY: the closure runs in the child after fork. It only reads an
+    // integer and a bool it owns and calls restrict_self, which makes raw
+    // syscalls without allocating or locking, so it is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || restrict_self(ruleset.as_raw_fd(), deny_sockets));
+    }
+    Ok(())
+}
+
+/// `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self(ruleset, 0)` and,
+/// when `deny_sockets`, the seccomp filter of [`super::seccomp`].
+///
+/// No-new-privs is required for an unprivileged process to restrict itself,
+/// and it also stops a setuid binary from escaping the sandbox.
+/// `io::Error::last_os_error` only reads errno and stores an integer.
+pub(crate) fn restrict_self(ruleset: RawFd, deny_sockets: bool) -> io::Result<()> {
+    // SAFETY: PR_SET_NO_NEW_PRIVS takes integer arguments only.
+    let nnp = unsafe {
+        libc::prctl(
+            libc::PR_SET_NO_NEW_PRIVS,
+            1 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        )
+    };
+    if nnp != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: landlock_restrict_self takes an fd and a flags integer; a bad fd
+    // is reported as EBADF, not undefined behaviour.
+    let restricted =
+        unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0 as libc::c_uint) };
+    if restricted != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if deny_sockets {
+        seccomp::deny_network()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! `hello-tui sandbox -- CMD ARGS`: run any command under the same sandbox
+//! the kernel gets, to see what it allows (and to use it outside the TUI).
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode, ExitStatus};
+
+use anyhow::Context;
+
+use super::error::SandboxError;
+use super::session::SandboxSession;
+use super::status::SandboxStatus;
+
+/// Exit code when the sandbox cannot be applied and nothing was run.
+const UNAVAILABLE_EXIT: u8 = 2;
+
+/// Run a command inside the kernel's sandbox: it may read everything but
+/// write only beneath the workspace and a private temp dir, with no network
+/// unless allowed.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SandboxArgs {
+    /// Allow TCP connections and listening sockets.
+    #[arg(long)]
+    pub allow_network: bool,
+
+    /// The directory the command may write to; the command runs in it.
+    #[arg(short = 'C', long, value_name = "DIR", default_value = ".")]
+    pub workspace: PathBuf,
+
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// Runs the command with inherited stdio and returns its exit code (128 +
+/// signal number when a signal killed it, like a shell). Refuses with exit
+/// code 2 and a message on stderr when the sandbox is unavailable: running
+/// the command unconfined would defeat the point.
+pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
+    let Some((program, program_args)) = args.command.split_first() else {
+        anyhow::bail!("no command given: use `hello-tui sandbox -- CMD ARGS`");
+    };
+    if let SandboxStatus::Unavailable(reason) = SandboxStatus::probe() {
+        return Ok(refuse(program, &reason));
+    }
+    let workspace = args
+        .workspace
+        .canonicalize()
+        .with_context(|| format!("cannot open workspace {}", args.workspace.display()))?;
+    let session = match SandboxSession::start(&workspace, args.allow_network, Vec::new()) {
+        Ok(session) => session,
+        Err(SandboxError::Unavailable(reason)) => return Ok(refuse(program, &reason)),
+        Err(error) => return Err(error.into()),
+    };
+    for limitation in session.limitations() {
+        eprintln!("hello-tui sandbox: warning: {limitation}");
+    }
+
+    let mut cmd = Command::new(program);
+    cmd.args(program_args).current_dir(&workspace);
+    session
+        .install(&mut cmd)
+        .context("cannot set up the sandbox")?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot run `{program}` in the sandbox"))?;
+    Ok(ExitCode::from(exit_code(status)))
+}
+
+fn refuse(program: &str, reason: &str) -> ExitCode {
+    eprintln!("hello-tui sandbox: refusing to run `{program}` unconfined: {reason}");
+    ExitCode::from(UNAVAILABLE_EXIT)
+}
+
+/// The shell's convention: the exit code, or 128 + the signal that killed it.
+fn exit_code(status: ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => u8::try_from(code & 0xff).unwrap_or(1),
+        (None, Some(signal)) => u8::try_from(128 + (signal & 0x7f)).unwrap_or(1),
+        (None, None) => 1,
+    }
+}

@@ -1,0 +1,73 @@
+//! What the sandboxed kernel may write and whether it may use the network,
+//! plus the per-session private temp dir it writes scratch files to.
+
+use std::path::{Path, PathBuf};
+
+use super::error::SandboxError;
+
+/// Where the sandboxed process may write and whether it may open TCP
+/// connections. Everything else on the filesystem is read/execute only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxPolicy {
+    /// The project the user opened; the kernel may create, change and delete
+    /// anything beneath it.
+    pub workspace: PathBuf,
+    /// The session's scratch dir (see [`PrivateTmp`]); the child's `TMPDIR`
+    /// points here so `tempfile` and friends keep working.
+    pub private_tmp: PathBuf,
+    /// Allow TCP connect and bind. Off by default: a cell that uploads the
+    /// workspace should need the user's explicit yes.
+    pub allow_network: bool,
+    /// More writable dirs or files the user configured (e.g. `/dev/shm` for
+    /// `multiprocessing`, a cache dir).
+    pub extra_writable: Vec<PathBuf>,
+}
+
+impl SandboxPolicy {
+    /// A policy with no extra writable paths.
+    pub fn new(workspace: impl Into<PathBuf>, private_tmp: &Path, allow_network: bool) -> Self {
+        SandboxPolicy {
+            workspace: workspace.into(),
+            private_tmp: private_tmp.to_path_buf(),
+            allow_network,
+            extra_writable: Vec::new(),
+        }
+    }
+}
+
+/// A temp dir only this kernel session uses: created with mode 0700 under the
+/// system temp dir and removed (with its contents) when dropped.
+///
+/// The sandbox cannot simply allow writes to `/tmp`: that is shared with every
+/// other program, and a cell could plant files there for them. Giving the
+/// kernel its own dir keeps scratch files working without that hole.
+#[derive(Debug)]
+pub struct PrivateTmp {
+    dir: tempfile::TempDir,
+}
+
+impl PrivateTmp {
+    /// Creates a fresh dir under [`std::env::temp_dir`].
+    pub fn create() -> Result<Self, SandboxError> {
+        Self::create_in(&std::env::temp_dir())
+    }
+
+    /// Creates a fresh dir under `parent` (which must exist).
+    pub fn create_in(parent: &Path) -> Result<Self, SandboxError> {
+        // tempfile's mkdtemp-style creation is atomic and uses 0700 on Unix;
+        // the mode is also set explicitly so it does not depend on that default.
+        let dir = tempfile::Builder::new()
+            .prefix("hello-tui-kernel-")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .tempdir_in(parent)
+            .map_err(|source| SandboxError::PrivateTmp {
+                parent: parent.to_path_buf(),
+                source,
+            })?;
+        Ok(PrivateTmp { dir })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}

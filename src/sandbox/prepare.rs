@@ -1,0 +1,192 @@
+//! Builds the Landlock ruleset for a [`SandboxPolicy`] in the parent, where
+//! allocating and opening files is fine, so the child only has to apply it.
+//!
+//! Rules:
+//! - read and execute everywhere (`/`): Python, its libraries and the tools a
+//!   cell shells out to live all over the filesystem;
+//! - full access beneath the workspace, the private temp dir and any extra
+//!   writable paths;
+//! - write (no create/delete) on the few devices ordinary programs write to:
+//!   `/dev/null`, `/dev/zero`, `/dev/full`, `/dev/tty`, `/dev/ptmx` and
+//!   `/dev/pts/*` (so `pty`, `script` and curses programs work). Truncate is
+//!   granted with write because `open("/dev/null", "w")` and the shell's `>`
+//!   open with `O_TRUNC`. `/dev/shm` is *not* writable by default: it is a
+//!   shared, world-writable dir; `multiprocessing` users add it to
+//!   `extra_writable`;
+//! - no network unless the policy allows it: Landlock denies TCP bind and
+//!   connect, and a seccomp filter refuses non-unix sockets (UDP included;
+//!   see [`super::seccomp`]);
+//! - scoped abstract unix sockets and signals: the kernel cannot talk to
+//!   abstract sockets or signal processes outside its own sandbox.
+//!
+//! Best effort vs. hard requirement: Landlock itself is a hard requirement
+//! (no ruleset from the kernel means [`SandboxError::Unavailable`], never an
+//! unconfined "success"). Rights newer than the running kernel's ABI are
+//! dropped by the landlock crate's best-effort mode and reported through
+//! [`PreparedSandbox::limitations`], the network most of all.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreated, RulesetCreatedAttr, Scope, make_bitflags,
+};
+
+use super::error::SandboxError;
+use super::policy::SandboxPolicy;
+use super::seccomp;
+use super::status::{NETWORK_ABI, kernel_abi};
+
+/// The newest ABI whose rights we request and have tested (Linux 6.12+:
+/// filesystem incl. truncate and device ioctl, TCP, scopes). Newer kernels
+/// enforce exactly this set; older ones get the part they support.
+const TARGET_ABI: ABI = ABI::V6;
+
+/// Devices a confined program may write to (see the module docs for why).
+const WRITABLE_DEVICES: [&str; 6] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+];
+
+/// A ruleset ready to be applied in a child, plus what it will and will not
+/// confine on this kernel.
+#[derive(Debug)]
+pub struct PreparedSandbox {
+    ruleset: OwnedFd,
+    private_tmp: PathBuf,
+    kernel_abi: u32,
+    allow_network: bool,
+}
+
+impl PreparedSandbox {
+    /// The running kernel's Landlock ABI version.
+    pub fn abi(&self) -> u32 {
+        self.kernel_abi
+    }
+
+    /// Whether the network is denied. False when the policy allows it, and
+    /// also when neither the socket filter nor Landlock's TCP rules can be
+    /// used here.
+    pub fn network_confined(&self) -> bool {
+        !self.allow_network && (seccomp::SUPPORTED || self.kernel_abi >= NETWORK_ABI)
+    }
+
+    /// The dir the child's `TMPDIR` points at.
+    pub fn private_tmp(&self) -> &Path {
+        &self.private_tmp
+    }
+
+    /// Restrictions the policy asked for that this kernel cannot enforce,
+    /// one sentence each, for the start-up notice. Empty on a current kernel.
+    pub fn limitations(&self) -> Vec<String> {
+        let abi = self.kernel_abi;
+        let mut notes = Vec::new();
+        if !self.allow_network && !seccomp::SUPPORTED {
+            notes.push(if abi < NETWORK_ABI {
+                format!(
+                    "network not confined: no socket filter for this CPU and Landlock ABI {abi} \
+                     cannot deny TCP (needs ABI {NETWORK_ABI}, Linux 6.7+)"
+                )
+            } else {
+                "only TCP is confined: no socket filter for this CPU, so UDP stays open".to_owned()
+            });
+        }
+        if abi < 3 {
+            notes.push(format!(
+                "truncating files outside the workspace is not confined (Landlock ABI {abi} < 3)"
+            ));
+        }
+        if abi < 6 {
+            notes.push(format!(
+                "signals and abstract unix sockets are not scoped (Landlock ABI {abi} < 6)"
+            ));
+        }
+        notes
+    }
+
+    pub(crate) fn ruleset_fd(&self) -> RawFd {
+        self.ruleset.as_raw_fd()
+    }
+
+    /// Whether the child must install the seccomp socket filter.
+    pub(crate) fn filters_sockets(&self) -> bool {
+        !self.allow_network && seccomp::SUPPORTED
+    }
+
+    pub(crate) fn ruleset_owned(&self) -> io::Result<OwnedFd> {
+        self.ruleset.try_clone()
+    }
+}
+
+/// Builds the ruleset for `policy`. Run this in the parent, once per kernel
+/// spawn (or once per session: the result can be installed on any number of
+/// commands).
+pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> {
+    let abi = kernel_abi().map_err(SandboxError::Unavailable)?;
+
+    let read = AccessFs::from_read(TARGET_ABI);
+    let all = AccessFs::from_all(TARGET_ABI);
+    let device_write = make_bitflags!(AccessFs::{WriteFile | Truncate | IoctlDev});
+
+    let mut ruleset = Ruleset::default()
+        .handle_access(all)?
+        .scope(Scope::from_all(TARGET_ABI))?;
+    if !policy.allow_network {
+        // Handled with no rule allowing any port: every bind and connect is denied.
+        ruleset = ruleset.handle_access(AccessNet::from_all(TARGET_ABI))?;
+    }
+    let mut created = ruleset.create()?.add_rule(beneath(Path::new("/"), read)?)?;
+
+    let writable = [policy.workspace.as_path(), policy.private_tmp.as_path()]
+        .into_iter()
+        .chain(policy.extra_writable.iter().map(PathBuf::as_path));
+    for path in writable {
+        created = created.add_rule(beneath(path, all)?)?;
+    }
+    for device in WRITABLE_DEVICES.iter().map(Path::new) {
+        // Devices a container or CI runner lacks (often /dev/tty) are skipped.
+        if device.exists() {
+            created = created.add_rule(beneath(device, device_write)?)?;
+        }
+    }
+
+    let ruleset = ruleset_fd(created)?;
+    Ok(PreparedSandbox {
+        ruleset,
+        private_tmp: policy.private_tmp.clone(),
+        kernel_abi: abi,
+        allow_network: policy.allow_network,
+    })
+}
+
+/// A rule granting `access` beneath `path`, reduced to the rights that make
+/// sense for a non-directory when `path` is a file (the kernel rejects
+/// directory rights on files).
+fn beneath(path: &Path, access: BitFlags<AccessFs>) -> Result<PathBeneath<PathFd>, SandboxError> {
+    let path_error = |source: io::Error| SandboxError::Path {
+        path: path.to_path_buf(),
+        source,
+    };
+    let is_dir = std::fs::metadata(path).map_err(path_error)?.is_dir();
+    let access = if is_dir {
+        access
+    } else {
+        access & AccessFs::from_file(TARGET_ABI)
+    };
+    let fd = PathFd::new(path).map_err(|error| path_error(io::Error::other(error)))?;
+    Ok(PathBeneath::new(fd, access))
+}
+
+/// The kernel's ruleset fd. The crate returns none when the kernel supports
+/// nothing we asked for; that must not pass as a sandbox.
+fn ruleset_fd(created: RulesetCreated) -> Result<OwnedFd, SandboxError> {
+    Option::<OwnedFd>::from(created).ok_or_else(|| {
+        SandboxError::Unavailable("the kernel created no Landlock ruleset".to_owned())
+    })
+}

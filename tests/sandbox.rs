@@ -1,0 +1,767 @@
+//! The kernel sandbox against real processes: `python3` and `sh` children
+//! spawned through the `hello_tui::sandbox` API, real files, real sockets.
+//!
+//! Tests that need Landlock check for it first. Where it is missing they print
+//! a loud notice, assert the `Unavailable` path instead, and fail outright if
+//! `HELLO_TUI_REQUIRE_LANDLOCK=1` says this machine must have it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use hello_tui::sandbox::{
+    ApprovalMode, SandboxError, SandboxPolicy, SandboxSession, SandboxStatus, effective_mode,
+    fallback_notice, prepare,
+};
+
+/// A workspace inside a scratch root, so `../` of the workspace is a real,
+/// otherwise writable place outside it.
+struct Fixture {
+    root: tempfile::TempDir,
+    workspace: PathBuf,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let root = tempfile::tempdir().unwrap();
+        let workspace = root.path().join("ws");
+        std::fs::create_dir(&workspace).unwrap();
+        Fixture { root, workspace }
+    }
+
+    fn session(&self, allow_network: bool) -> SandboxSession {
+        SandboxSession::start(&self.workspace, allow_network, Vec::new()).unwrap()
+    }
+}
+
+/// True when Landlock can be used here; otherwise says so loudly and checks
+/// that preparing a sandbox is refused rather than silently unconfined.
+fn landlock_available() -> bool {
+    match SandboxStatus::probe() {
+        SandboxStatus::Enforced { .. } => true,
+        SandboxStatus::Unavailable(reason) => {
+            eprintln!("\n!!!!! LANDLOCK UNAVAILABLE ON THIS MACHINE: {reason}");
+            eprintln!("!!!!! sandbox enforcement tests only check the Unavailable path\n");
+            assert!(
+                std::env::var_os("HELLO_TUI_REQUIRE_LANDLOCK").is_none(),
+                "HELLO_TUI_REQUIRE_LANDLOCK is set but Landlock is unavailable: {reason}"
+            );
+            let fixture = Fixture::new();
+            let tmp = hello_tui::sandbox::PrivateTmp::create().unwrap();
+            let policy = SandboxPolicy::new(&fixture.workspace, tmp.path(), false);
+            assert!(matches!(
+                prepare(&policy),
+                Err(SandboxError::Unavailable(_))
+            ));
+            false
+        }
+    }
+}
+
+/// A name no other test (or earlier run) uses.
+fn unique(stem: &str) -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "hello-tui-sandbox-{stem}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn output_of(mut cmd: Command) -> Output {
+    cmd.stdin(Stdio::null()).output().unwrap()
+}
+
+fn sandboxed(session: &SandboxSession, cwd: &Path, program: &str, args: &[&str]) -> Output {
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(cwd);
+    session.install(&mut cmd).unwrap();
+    output_of(cmd)
+}
+
+fn unconfined(cwd: &Path, program: &str, args: &[&str]) -> Output {
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(cwd);
+    output_of(cmd)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+/// Python that tries to create `path` and prints `ok` or the exception type.
+const TRY_WRITE: &str = "import sys\n\
+try:\n    open(sys.argv[1], 'w').write('x')\n    print('ok')\n\
+except Exception as e:\n    print(type(e).__name__)\n";
+
+/// Places outside the workspace that a sandboxed child must not write to.
+fn outside_targets(fixture: &Fixture) -> Vec<(String, PathBuf)> {
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()));
+    vec![
+        ("$HOME".to_owned(), home.join(unique("home"))),
+        ("/tmp".to_owned(), PathBuf::from("/tmp").join(unique("tmp"))),
+        (
+            "../ of the workspace".to_owned(),
+            fixture.workspace.join("..").join(unique("parent")),
+        ),
+    ]
+}
+
+mod modes {
+    use super::*;
+
+    #[test]
+    fn parses_every_mode_forgivingly_and_displays_it_back() {
+        for (text, mode) in [
+            ("ask", ApprovalMode::Ask),
+            ("AUTO", ApprovalMode::Auto),
+            (" full\n", ApprovalMode::Full),
+            ("Deny", ApprovalMode::Deny),
+        ] {
+            assert_eq!(text.parse::<ApprovalMode>().unwrap(), mode);
+        }
+        for mode in ApprovalMode::ALL {
+            assert_eq!(mode.to_string().parse::<ApprovalMode>().unwrap(), mode);
+        }
+        assert_eq!(ApprovalMode::default(), ApprovalMode::Ask);
+    }
+
+    #[test]
+    fn rejects_unknown_modes_with_the_choices() {
+        for bad in ["", "yolo", "full-auto", "asks"] {
+            let error = bad.parse::<ApprovalMode>().unwrap_err().to_string();
+            assert!(error.contains("ask, auto, full, deny"), "{error}");
+        }
+    }
+
+    #[test]
+    fn modes_round_trip_through_config_values() {
+        let mode: ApprovalMode = serde_json::from_str("\"Auto\"").unwrap();
+        assert_eq!(mode, ApprovalMode::Auto);
+        assert_eq!(
+            serde_json::to_string(&ApprovalMode::Full).unwrap(),
+            "\"full\""
+        );
+        let error = serde_json::from_str::<ApprovalMode>("\"sometimes\"").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("expected one of ask, auto, full, deny")
+        );
+        assert!(serde_json::from_str::<ApprovalMode>("3").is_err());
+    }
+
+    #[test]
+    fn auto_falls_back_to_ask_only_when_the_sandbox_is_unavailable() {
+        let unavailable = SandboxStatus::Unavailable("no Landlock".into());
+        let enforced = SandboxStatus::Enforced {
+            abi: 6,
+            network_confined: true,
+        };
+        assert_eq!(
+            effective_mode(ApprovalMode::Auto, &unavailable),
+            ApprovalMode::Ask
+        );
+        assert_eq!(
+            effective_mode(ApprovalMode::Auto, &enforced),
+            ApprovalMode::Auto
+        );
+        for mode in [ApprovalMode::Ask, ApprovalMode::Full, ApprovalMode::Deny] {
+            assert_eq!(effective_mode(mode, &unavailable), mode);
+            assert_eq!(effective_mode(mode, &enforced), mode);
+        }
+        let notice = fallback_notice(ApprovalMode::Auto, &unavailable).unwrap();
+        assert!(
+            notice.contains("no Landlock") && notice.contains("`ask`"),
+            "{notice}"
+        );
+        assert_eq!(fallback_notice(ApprovalMode::Auto, &enforced), None);
+        assert_eq!(fallback_notice(ApprovalMode::Full, &unavailable), None);
+    }
+
+    #[test]
+    fn only_full_runs_unsandboxed_and_only_ask_asks() {
+        assert!(!ApprovalMode::Full.sandboxed());
+        assert!(ApprovalMode::Ask.sandboxed());
+        assert!(ApprovalMode::Auto.sandboxed());
+        assert!(ApprovalMode::Deny.sandboxed());
+        assert!(ApprovalMode::Ask.asks());
+        assert!(!ApprovalMode::Auto.asks());
+        assert_eq!(ApprovalMode::Ask.headless(), ApprovalMode::Deny);
+        assert_eq!(ApprovalMode::Auto.headless(), ApprovalMode::Auto);
+        assert_eq!(ApprovalMode::Full.headless(), ApprovalMode::Full);
+    }
+}
+
+mod status {
+    use super::*;
+
+    #[test]
+    fn probe_reports_abi_and_network_confinement_consistently() {
+        match SandboxStatus::probe() {
+            SandboxStatus::Enforced {
+                abi,
+                network_confined,
+            } => {
+                assert!(abi >= 1);
+                if abi >= 4 {
+                    assert!(network_confined);
+                }
+                assert!(SandboxStatus::probe().label().contains(&format!("v{abi}")));
+            }
+            SandboxStatus::Unavailable(reason) => {
+                assert!(!reason.is_empty());
+                assert!(!landlock_available());
+            }
+        }
+    }
+
+    #[test]
+    fn labels_say_plainly_what_is_and_is_not_confined() {
+        let open = SandboxStatus::Enforced {
+            abi: 3,
+            network_confined: false,
+        };
+        assert_eq!(open.label(), "sandbox: landlock v3, network not confined");
+        let off = SandboxStatus::Unavailable("x".into());
+        assert_eq!(off.label(), "sandbox: unavailable");
+        assert!(!off.is_enforced());
+    }
+}
+
+mod filesystem {
+    use super::*;
+
+    #[test]
+    fn python_writes_inside_the_workspace() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let nested = fixture.workspace.join("sub/dir");
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &[
+                "-c",
+                "import os; os.makedirs('sub/dir'); open('sub/dir/f.txt','w').write('inside'); \
+                 os.rename('sub/dir/f.txt', 'sub/dir/g.txt'); print('ok')",
+            ],
+        );
+        assert_eq!(stdout(&out), "ok", "{out:?}");
+        assert_eq!(
+            std::fs::read_to_string(nested.join("g.txt")).unwrap(),
+            "inside"
+        );
+    }
+
+    #[test]
+    fn python_cannot_write_to_home_tmp_or_outside_the_workspace() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        for (place, target) in outside_targets(&fixture) {
+            let out = sandboxed(
+                &session,
+                &fixture.workspace,
+                "python3",
+                &["-c", TRY_WRITE, target.to_str().unwrap()],
+            );
+            let exists = target.exists();
+            let _ = std::fs::remove_file(&target);
+            assert_eq!(
+                stdout(&out),
+                "PermissionError",
+                "writing to {place}: {out:?}"
+            );
+            assert!(!exists, "{place}: {} was created", target.display());
+        }
+    }
+
+    #[test]
+    fn touch_outside_fails_and_inside_succeeds() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let outside = PathBuf::from("/tmp").join(unique("touch"));
+        let script = format!("touch inside.txt && touch {}", outside.display());
+        let out = sandboxed(&session, &fixture.workspace, "sh", &["-c", &script]);
+        let escaped = outside.exists();
+        let _ = std::fs::remove_file(&outside);
+        assert!(!out.status.success(), "{out:?}");
+        assert!(!escaped);
+        assert!(fixture.workspace.join("inside.txt").exists());
+    }
+
+    #[test]
+    fn a_subprocess_of_the_python_child_inherits_the_restriction() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let outside = PathBuf::from("/tmp").join(unique("subprocess"));
+        let script = "import subprocess, sys\n\
+                      r = subprocess.run(['touch', sys.argv[1]])\n\
+                      print(r.returncode)";
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", script, outside.to_str().unwrap()],
+        );
+        let escaped = outside.exists();
+        let _ = std::fs::remove_file(&outside);
+        assert_ne!(stdout(&out), "0", "{out:?}");
+        assert!(out.status.success(), "{out:?}");
+        assert!(!escaped);
+    }
+
+    #[test]
+    fn tmpdir_points_at_the_private_temp_dir_which_is_writable() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let script = "import os, tempfile\n\
+                      with tempfile.NamedTemporaryFile(delete=False) as f:\n    f.write(b'scratch')\n\
+                      print(os.environ['TMPDIR'])\n\
+                      print(os.path.dirname(f.name))";
+        let out = sandboxed(&session, &fixture.workspace, "python3", &["-c", script]);
+        let text = stdout(&out);
+        let lines: Vec<&str> = text.lines().collect();
+        let private = session.private_tmp().to_str().unwrap();
+        assert_eq!(lines, [private, private], "{out:?}");
+        let written = std::fs::read_dir(session.private_tmp()).unwrap().count();
+        assert_eq!(written, 1);
+    }
+
+    #[test]
+    fn dev_null_stays_writable() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "sh",
+            &[
+                "-c",
+                "echo hidden > /dev/null && python3 -c \"open('/dev/null','w').write('x')\" && echo ok",
+            ],
+        );
+        assert_eq!(stdout(&out), "ok", "{out:?}");
+    }
+
+    #[test]
+    fn without_the_sandbox_the_same_writes_succeed() {
+        let fixture = Fixture::new();
+        for (place, target) in outside_targets(&fixture) {
+            let out = unconfined(
+                &fixture.workspace,
+                "python3",
+                &["-c", TRY_WRITE, target.to_str().unwrap()],
+            );
+            let exists = target.exists();
+            let _ = std::fs::remove_file(&target);
+            assert_eq!(stdout(&out), "ok", "writing to {place}: {out:?}");
+            assert!(exists, "{place}");
+        }
+        let outside = PathBuf::from("/tmp").join(unique("touch-full"));
+        let script = format!("touch {}", outside.display());
+        let out = unconfined(&fixture.workspace, "sh", &["-c", &script]);
+        let exists = outside.exists();
+        let _ = std::fs::remove_file(&outside);
+        assert!(out.status.success() && exists, "{out:?}");
+    }
+}
+
+mod network {
+    use super::*;
+    use std::net::TcpListener;
+
+    const CONNECT: &str = "import socket, sys\n\
+try:\n    socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=5).close()\n    print('connected')\n\
+except Exception as e:\n    print(type(e).__name__)\n";
+
+    fn connect_from_sandbox(allow_network: bool) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port().to_string();
+        let fixture = Fixture::new();
+        let session = fixture.session(allow_network);
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", CONNECT, &port],
+        );
+        stdout(&out)
+    }
+
+    #[test]
+    fn tcp_connect_is_denied_unless_the_network_is_allowed() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        if !session.prepared().network_confined() {
+            eprintln!(
+                "\n!!!!! NETWORK NOT CONFINED: {:?}\n",
+                session.limitations()
+            );
+            assert!(!session.limitations().is_empty());
+            return;
+        }
+        assert!(session.limitations().is_empty());
+        assert_eq!(connect_from_sandbox(false), "PermissionError");
+        assert_eq!(connect_from_sandbox(true), "connected");
+    }
+
+    const SEND_UDP: &str = "import socket, sys\n\
+try:\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n    s.sendto(b'leak', ('127.0.0.1', int(sys.argv[1])))\n    print('sent')\n\
+except Exception as e:\n    print(type(e).__name__)\n";
+
+    /// Landlock only knows TCP; UDP (and so DNS tunnelling) must be stopped
+    /// by the socket filter.
+    #[test]
+    fn udp_is_denied_unless_the_network_is_allowed() {
+        if !landlock_available() {
+            return;
+        }
+        for allow_network in [false, true] {
+            let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            receiver
+                // A datagram that was sent arrives at once on loopback; the
+                // denied case only waits out this timeout.
+                .set_read_timeout(Some(std::time::Duration::from_secs(1)))
+                .unwrap();
+            let port = receiver.local_addr().unwrap().port().to_string();
+            let fixture = Fixture::new();
+            let session = fixture.session(allow_network);
+            if !allow_network && !session.prepared().network_confined() {
+                eprintln!(
+                    "\n!!!!! NETWORK NOT CONFINED: {:?}\n",
+                    session.limitations()
+                );
+                return;
+            }
+            let out = sandboxed(
+                &session,
+                &fixture.workspace,
+                "python3",
+                &["-c", SEND_UDP, &port],
+            );
+            let mut buf = [0u8; 16];
+            let received = receiver.recv(&mut buf).ok();
+            if allow_network {
+                assert_eq!(stdout(&out), "sent", "{out:?}");
+                assert_eq!(received, Some(4));
+            } else {
+                assert_eq!(stdout(&out), "PermissionError", "{out:?}");
+                assert_eq!(received, None);
+            }
+        }
+    }
+
+    #[test]
+    fn unix_sockets_and_asyncio_still_work_without_network() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let script = "import asyncio, socket\n\
+a, b = socket.socketpair(); a.send(b'x'); assert b.recv(1) == b'x'\n\
+async def main():\n    await asyncio.sleep(0)\n    return 'ok'\n\
+print(asyncio.run(main()))";
+        let out = sandboxed(&session, &fixture.workspace, "python3", &["-c", script]);
+        assert_eq!(stdout(&out), "ok", "{out:?}");
+    }
+
+    /// The kernel's control channel must survive the sandbox: a pathname
+    /// unix socket the host listens on (here in the private temp dir) stays
+    /// reachable. (TCP would not be, nor a host-side abstract socket.)
+    #[test]
+    fn a_host_unix_socket_in_the_private_tmp_is_reachable() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let path = session.private_tmp().join("control.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let script = "import socket, sys\n\
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b'ready'); print('ok')";
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", script, path.to_str().unwrap()],
+        );
+        assert_eq!(stdout(&out), "ok", "{out:?}");
+        let (mut conn, _) = listener.accept().unwrap();
+        let mut got = String::new();
+        std::io::Read::read_to_string(&mut conn, &mut got).unwrap();
+        assert_eq!(got, "ready");
+    }
+
+    #[test]
+    fn binding_a_listener_is_denied_without_network() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        if !session.prepared().network_confined() {
+            return;
+        }
+        let script = "import socket\n\
+try:\n    s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(); print('listening')\n\
+except Exception as e:\n    print(type(e).__name__)\n";
+        let out = sandboxed(&session, &fixture.workspace, "python3", &["-c", script]);
+        assert_eq!(stdout(&out), "PermissionError", "{out:?}");
+    }
+}
+
+mod api {
+    use super::*;
+    use hello_tui::sandbox::{PrivateTmp, apply_in_child, install};
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    use std::sync::Arc;
+
+    #[test]
+    fn private_tmp_is_0700_and_removed_on_drop() {
+        let tmp = PrivateTmp::create().unwrap();
+        let path = tmp.path().to_path_buf();
+        std::fs::write(path.join("leftover"), "x").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        assert!(path.starts_with(std::env::temp_dir()));
+        drop(tmp);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn session_drop_removes_the_private_temp_dir() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let path = session.private_tmp().to_path_buf();
+        assert!(path.is_dir());
+        drop(session);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_missing_workspace_is_a_readable_error() {
+        if !landlock_available() {
+            return;
+        }
+        let tmp = PrivateTmp::create().unwrap();
+        let missing = Path::new("/nonexistent/hello-tui-workspace");
+        let error = prepare(&SandboxPolicy::new(missing, tmp.path(), false)).unwrap_err();
+        assert!(matches!(error, SandboxError::Path { .. }), "{error:?}");
+        assert!(
+            error
+                .to_string()
+                .contains("/nonexistent/hello-tui-workspace")
+        );
+    }
+
+    #[test]
+    fn apply_in_child_works_from_a_raw_pre_exec_hook() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let tmp = PrivateTmp::create().unwrap();
+        let prepared =
+            Arc::new(prepare(&SandboxPolicy::new(&fixture.workspace, tmp.path(), false)).unwrap());
+        let outside = fixture.root.path().join("raw-hook.txt");
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", &format!("touch ok.txt; touch {}", outside.display())])
+            .current_dir(&fixture.workspace);
+        let hook = Arc::clone(&prepared);
+        // SAFETY: apply_in_child only makes raw syscalls (see its docs).
+        unsafe {
+            cmd.pre_exec(move || apply_in_child(&hook));
+        }
+        let out = output_of(cmd);
+        assert!(!out.status.success(), "{out:?}");
+        assert!(fixture.workspace.join("ok.txt").exists());
+        assert!(!outside.exists());
+    }
+
+    /// Landlock ABI 6 scopes signals: model code cannot kill the user's
+    /// other processes (or the workbench) even when running as their owner.
+    #[test]
+    fn signals_to_processes_outside_the_sandbox_are_denied() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        if session.prepared().abi() < 6 {
+            eprintln!("\n!!!!! SIGNALS NOT SCOPED: {:?}\n", session.limitations());
+            return;
+        }
+        let mut victim = Command::new("sleep").arg("30").spawn().unwrap();
+        let script = "import os, signal, sys\n\
+try:\n    os.kill(int(sys.argv[1]), signal.SIGTERM)\n    print('killed')\n\
+except Exception as e:\n    print(type(e).__name__)\n";
+        let pid = victim.id().to_string();
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", script, &pid],
+        );
+        let still_running = victim.try_wait().unwrap().is_none();
+        let _ = victim.kill();
+        let _ = victim.wait();
+        assert_eq!(stdout(&out), "PermissionError", "{out:?}");
+        assert!(still_running);
+    }
+
+    #[test]
+    fn extra_writable_paths_are_writable() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let extra = fixture.root.path().join("cache");
+        std::fs::create_dir(&extra).unwrap();
+        let session =
+            SandboxSession::start(&fixture.workspace, false, vec![extra.clone()]).unwrap();
+        let target = extra.join("c.bin");
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", TRY_WRITE, target.to_str().unwrap()],
+        );
+        assert_eq!(stdout(&out), "ok", "{out:?}");
+        assert!(target.exists());
+    }
+
+    #[tokio::test]
+    async fn a_tokio_command_is_confined_through_as_std_mut() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let outside = fixture.root.path().join("tokio.txt");
+        let mut cmd = tokio::process::Command::new("python3");
+        cmd.args(["-c", TRY_WRITE, outside.to_str().unwrap()])
+            .current_dir(&fixture.workspace)
+            .stdin(Stdio::null());
+        install(cmd.as_std_mut(), session.prepared()).unwrap();
+        let out = cmd.output().await.unwrap();
+        assert_eq!(stdout(&out), "PermissionError", "{out:?}");
+        assert!(!outside.exists());
+    }
+}
+
+mod cli {
+    use super::*;
+    use clap::Parser;
+    use hello_tui::sandbox::cli::{SandboxArgs, run};
+    use std::process::ExitCode;
+
+    /// How the lead's CLI embeds these arguments (and an approval flag).
+    #[derive(Debug, Parser)]
+    struct Harness {
+        #[arg(long)]
+        approval: Option<ApprovalMode>,
+        #[command(flatten)]
+        args: SandboxArgs,
+    }
+
+    #[test]
+    fn approval_mode_works_as_a_clap_flag() {
+        let parsed = Harness::try_parse_from(["x", "--approval", "auto", "--", "ls"]).unwrap();
+        assert_eq!(parsed.approval, Some(ApprovalMode::Auto));
+        let error = Harness::try_parse_from(["x", "--approval", "nope", "--", "ls"]).unwrap_err();
+        assert!(
+            error.to_string().contains("ask, auto, full, deny"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn parses_flags_and_the_command_after_the_double_dash() {
+        let parsed = Harness::try_parse_from([
+            "sandbox",
+            "--allow-network",
+            "-C",
+            "/work",
+            "--",
+            "python3",
+            "-c",
+            "print(1)",
+        ])
+        .unwrap()
+        .args;
+        assert!(parsed.allow_network);
+        assert_eq!(parsed.workspace, PathBuf::from("/work"));
+        assert_eq!(parsed.command, ["python3", "-c", "print(1)"]);
+
+        let defaults = Harness::try_parse_from(["sandbox", "--", "ls"])
+            .unwrap()
+            .args;
+        assert!(!defaults.allow_network);
+        assert_eq!(defaults.workspace, PathBuf::from("."));
+        assert!(Harness::try_parse_from(["sandbox"]).is_err());
+    }
+
+    #[test]
+    fn run_returns_the_commands_exit_code_and_confines_it() {
+        let fixture = Fixture::new();
+        let outside = fixture.root.path().join("cli-outside.txt");
+        let script = format!(
+            "touch in-workspace.txt || exit 3; touch {} && exit 4; exit 7",
+            outside.display()
+        );
+        let args = SandboxArgs {
+            allow_network: false,
+            workspace: fixture.workspace.clone(),
+            command: vec!["sh".into(), "-c".into(), script],
+        };
+        let code = run(&args).unwrap();
+        if !landlock_available() {
+            assert_eq!(code, ExitCode::from(2));
+            return;
+        }
+        assert_eq!(code, ExitCode::from(7));
+        assert!(fixture.workspace.join("in-workspace.txt").exists());
+        assert!(!outside.exists());
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error_not_a_panic() {
+        let fixture = Fixture::new();
+        let args = SandboxArgs {
+            allow_network: false,
+            workspace: fixture.workspace.clone(),
+            command: vec![unique("no-such-program")],
+        };
+        match run(&args) {
+            Ok(code) => assert_eq!(code, ExitCode::from(2)),
+            Err(error) => assert!(error.to_string().contains("no-such-program"), "{error:#}"),
+        }
+    }
+}
