@@ -1,5 +1,6 @@
 //! The application: state, the update function and the event loop.
 
+pub mod composer;
 pub mod event;
 pub mod run;
 pub mod search;

@@ -3,8 +3,9 @@
 //! loop about effects that need the terminal (quit, suspend, full redraw).
 
 use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
-use tui_textarea::{CursorMove, Input};
+use tui_textarea::Input;
 
+use super::composer::{self, Submission};
 use super::event::AppEvent;
 use super::state::{
     AppState, ChatMessage, ListCursor, Overlay, Question, Role, SearchScope, SearchState,
@@ -263,23 +264,49 @@ fn paste(state: &mut AppState, text: &str) -> bool {
 }
 
 fn send_message(state: &mut AppState) {
-    let text = state.composer.lines().join("\n");
-    if text.trim().is_empty() {
+    let Some(text) = composer::take_text(&mut state.composer) else {
         return;
+    };
+    state.conversation.scroll_from_bottom = 0;
+    match composer::parse(&text) {
+        Submission::Prompt(prompt) => {
+            state
+                .conversation
+                .messages
+                .push(ChatMessage::new(Role::User, prompt));
+            notice(
+                state,
+                "The agent loop is not built yet, so nothing answers. Configure a model with \
+                 --model and --base-url (or [model] in ~/.config/hello-tui/config.toml) once it is.",
+            );
+        }
+        Submission::PythonCell(_) => {
+            state
+                .conversation
+                .messages
+                .push(ChatMessage::new(Role::User, text));
+            notice(
+                state,
+                "The Python kernel is not wired into the workbench yet.",
+            );
+        }
+        Submission::SlashCommand { name, .. } => {
+            notice(
+                state,
+                &format!(
+                    "Unknown command /{name}. Start with // to send a prompt that begins with a slash."
+                ),
+            );
+        }
     }
-    state.composer.select_all();
-    state.composer.cut();
-    state.composer.move_cursor(CursorMove::Top);
+}
+
+/// A line from hello-tui itself in the conversation.
+pub fn notice(state: &mut AppState, text: &str) {
     state
         .conversation
         .messages
-        .push(ChatMessage::new(Role::User, text));
-    state.conversation.messages.push(ChatMessage::new(
-        Role::Notice,
-        "The agent loop is not built yet, so nothing answers. Configure a model with \
-               --model and --base-url (or [model] in ~/.config/hello-tui/config.toml) once it is.",
-    ));
-    state.conversation.scroll_from_bottom = 0;
+        .push(ChatMessage::new(Role::Notice, text));
 }
 
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
