@@ -4,11 +4,13 @@
 //! drive the core (snapshot, context, kernel, agent) without a terminal.
 //! See ARCHITECTURE.md for the module map and the data flow.
 
+pub mod agent;
 pub mod app;
 pub mod cli;
 pub mod config;
 pub mod keymap;
 pub mod logging;
 pub mod sanitize;
+pub mod session;
 pub mod theme;
 pub mod ui;
