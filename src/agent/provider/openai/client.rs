@@ -258,7 +258,15 @@ impl Call {
                     None => sse.finish().into_iter().collect(),
                 };
                 for event in events {
-                    for out in decoder.on_data(&event.data)? {
+                    let decoded = decoder.on_data(&event.data).map_err(|e| match e {
+                        // An unreadable event right at the end of the body is
+                        // one the connection cut in half, not a server bug.
+                        ProviderError::BadResponse(_) if ended => ProviderError::StreamInterrupted(
+                            "the connection closed in the middle of an event".into(),
+                        ),
+                        other => other,
+                    })?;
+                    for out in decoded {
                         if tx.send(out).await.is_err() {
                             return Ok(()); // the consumer went away
                         }
