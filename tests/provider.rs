@@ -359,7 +359,9 @@ mod faults {
         .await;
         let c = config(&server, Some(SECRET));
         assert!(!format!("{c:?}").contains(SECRET));
-        let (_, turn) = run(&provider(c), ask("x")).await;
+        let p = provider(c);
+        assert!(!format!("{p:?} {}", p.label()).contains("0123456789abcdef"));
+        let (_, turn) = run(&p, ask("x")).await;
         let error = turn.error.expect("an error");
         let shown = format!("{error} {error:?}");
         assert!(shown.contains("OPENAI_API_KEY"), "{shown}");

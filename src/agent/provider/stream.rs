@@ -67,6 +67,8 @@ impl ProviderStream {
     pub fn cancel(&mut self) {
         self.cancel.cancel();
         self.events.close();
+        // Events already buffered belong to the cancelled call: drop them.
+        while self.events.try_recv().is_ok() {}
     }
 
     /// Reads the whole stream and assembles the turn (for `exec` mode and

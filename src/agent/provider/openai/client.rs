@@ -67,7 +67,11 @@ impl ModelProvider for OpenAiProvider {
     }
 
     fn label(&self) -> String {
-        format!("{} @ {}", self.config.model, self.endpoint)
+        // Credentials in the URL (`http://user:pass@host`) are not shown.
+        let mut shown = self.endpoint.clone();
+        let _ = shown.set_password(None);
+        let _ = shown.set_username("");
+        format!("{} @ {shown}", self.config.model)
     }
 }
 
@@ -213,7 +217,8 @@ impl Call {
             return Ok(response);
         }
         let wait = retry_after(response.headers(), SystemTime::now());
-        let message = self.redact(&error_body_message(response).await);
+        let message =
+            self.redact(&error_body_message(response, provider.config.idle_timeout).await);
         let code = status.as_u16();
         if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
             return Err(AttemptError::Fatal(ProviderError::Unauthorized {
@@ -315,11 +320,11 @@ fn describe_reqwest_error(error: &reqwest::Error) -> String {
 
 /// The server's own explanation: `error.message` from a JSON body, else
 /// the start of the body text.
-async fn error_body_message(mut response: Response) -> String {
+async fn error_body_message(mut response: Response, idle: Duration) -> String {
     let mut body = Vec::new();
     while body.len() < ERROR_BODY_LIMIT {
-        match response.chunk().await {
-            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+        match tokio::time::timeout(idle, response.chunk()).await {
+            Ok(Ok(Some(chunk))) => body.extend_from_slice(&chunk),
             _ => break,
         }
     }
