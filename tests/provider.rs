@@ -520,6 +520,36 @@ mod faults {
         );
     }
 
+    /// Proves the TLS stack is wired (the ring provider is installed, or
+    /// reqwest would panic building the client) and that a handshake failure
+    /// is a readable error.
+    #[tokio::test]
+    async fn https_to_a_plain_http_server_is_a_readable_tls_error() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            if let Ok((mut socket, _)) = listener.accept().await {
+                let _ = socket.write_all(b"HTTP/1.1 200 OK\r\n\r\n").await;
+            }
+        });
+        let mut c = OpenAiConfig::new(
+            Some(&format!("https://127.0.0.1:{port}/v1")),
+            "m",
+            "K",
+            &|_| None,
+        );
+        c.max_attempts = 1;
+        let (_, turn) = run(&provider(c), ask("x")).await;
+        let shown = turn.error.expect("an error").to_string();
+        assert!(
+            shown.starts_with("cannot reach the model server")
+                && (shown.contains("corrupt message") || shown.to_lowercase().contains("tls")),
+            "{shown}"
+        );
+        server.abort();
+    }
+
     #[tokio::test]
     async fn error_object_inside_the_stream_is_reported() {
         let body = [

@@ -116,7 +116,7 @@ fn build_headers(config: &OpenAiConfig) -> Result<HeaderMap, ProviderError> {
 enum AttemptError {
     /// Worth another try after `wait` (the server's, if it said).
     Retry {
-        reason: String,
+        error: ProviderError,
         wait: Option<Duration>,
     },
     Fatal(ProviderError),
@@ -140,17 +140,23 @@ impl Call {
                     let _ = tx.send(ProviderEvent::Error(error)).await;
                     return;
                 }
-                Err(AttemptError::Retry { reason, wait }) => (reason, wait),
+                Err(AttemptError::Retry { error, wait }) => (error, wait),
             };
-            let (reason, server_wait) = failure;
+            let (error, server_wait) = failure;
             if attempt >= max_attempts {
-                let error = ProviderError::RetriesExhausted {
-                    attempts: attempt,
-                    last: reason,
+                // With retries off, the cause itself is the clearest message.
+                let error = if attempt == 1 {
+                    error
+                } else {
+                    ProviderError::RetriesExhausted {
+                        attempts: attempt,
+                        last: error.to_string(),
+                    }
                 };
                 let _ = tx.send(ProviderEvent::Error(error)).await;
                 return;
             }
+            let reason = error.to_string();
             let wait = match server_wait {
                 Some(wait) if wait > config.max_retry_after => {
                     let error = ProviderError::RetriesExhausted {
@@ -195,19 +201,23 @@ impl Call {
         let response = match tokio::time::timeout(provider.config.idle_timeout, request).await {
             Err(_) => {
                 return Err(AttemptError::Retry {
-                    reason: format!(
+                    error: ProviderError::Connect(format!(
                         "no response within {}s",
                         provider.config.idle_timeout.as_secs()
-                    ),
+                    )),
                     wait: None,
                 });
             }
             Ok(Err(error)) => {
                 let reason = self.redact(&describe_reqwest_error(&error));
+                let error_value = ProviderError::Connect(reason);
                 return Err(if error.is_connect() || error.is_timeout() {
-                    AttemptError::Retry { reason, wait: None }
+                    AttemptError::Retry {
+                        error: error_value,
+                        wait: None,
+                    }
                 } else {
-                    AttemptError::Fatal(ProviderError::Connect(reason))
+                    AttemptError::Fatal(error_value)
                 });
             }
             Ok(Ok(response)) => response,
@@ -230,7 +240,10 @@ impl Call {
         }
         if is_retryable(status) {
             return Err(AttemptError::Retry {
-                reason: format!("HTTP {code}: {message}"),
+                error: ProviderError::Http {
+                    status: code,
+                    message,
+                },
                 wait,
             });
         }
