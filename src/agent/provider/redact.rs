@@ -4,36 +4,59 @@
 /// What a redacted key is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
 
-/// Shortest run after `sk-` treated as a key: real keys are 40+ characters;
-/// 20 avoids eating ordinary words like `sk-learn`.
+/// Shortest run after the prefix treated as a key: real keys are 32+
+/// characters; 20 leaves ordinary words like `sk-learn` alone.
 const MIN_KEY_TAIL: usize = 20;
 
-/// Replaces every `sk-…` token that looks like an OpenAI-style secret key
-/// (`sk-`, `sk-proj-`, `sk-ant-`… followed by 20+ key characters) with
-/// [`REDACTED`].
+/// Prefixes of API keys people paste: OpenAI-style `sk-` (also `sk-proj-`,
+/// `sk-ant-`, `sk-or-`) on length alone; the others only when the rest
+/// also mixes upper and lower case, as random keys do and snake_case
+/// identifiers (`hf_hub_download_…`) do not.
+const LOOSE_PREFIXES: [&str; 1] = ["sk-"];
+const STRICT_PREFIXES: [&str; 7] = ["gsk_", "xai-", "hf_", "ghp_", "gho_", "github_pat_", "AIza"];
+
+/// Replaces every token that looks like a secret API key with [`REDACTED`].
+/// A token is a maximal run of `[A-Za-z0-9_-]`, so a prefix inside a longer
+/// word (`task-…`) never matches.
 pub fn redact_key_like(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
     let mut i = 0;
-    while let Some(found) = text[i..].find("sk-") {
-        let start = i + found;
-        let boundary = start == 0 || !is_key_byte(bytes[start - 1]);
-        let tail = bytes[start + 3..]
-            .iter()
-            .take_while(|&&b| is_key_byte(b))
-            .count();
-        if boundary && tail >= MIN_KEY_TAIL {
+    while i < bytes.len() {
+        if !is_key_byte(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_key_byte(bytes[i]) {
+            i += 1;
+        }
+        // Runs are ASCII and end next to a non-key byte or the end, so
+        // both ends are character boundaries.
+        if looks_like_key(&text[start..i]) {
             out.push_str(&text[copied..start]);
             out.push_str(REDACTED);
-            copied = start + 3 + tail;
-            i = copied;
-        } else {
-            i = start + 3;
+            copied = i;
         }
     }
     out.push_str(&text[copied..]);
     out
+}
+
+fn looks_like_key(token: &str) -> bool {
+    let tail_after = |prefixes: &[&str]| {
+        prefixes
+            .iter()
+            .find_map(|p| token.strip_prefix(p))
+            .filter(|tail| tail.len() >= MIN_KEY_TAIL)
+    };
+    if tail_after(&LOOSE_PREFIXES).is_some() {
+        return true;
+    }
+    tail_after(&STRICT_PREFIXES).is_some_and(|tail| {
+        tail.bytes().any(|b| b.is_ascii_uppercase()) && tail.bytes().any(|b| b.is_ascii_lowercase())
+    })
 }
 
 /// Redacts a known secret verbatim (when we hold the key) and then anything
@@ -61,12 +84,24 @@ mod tests {
     }
 
     #[test]
+    fn other_vendors_keys_need_mixed_case() {
+        let text = "groq gsk_AbCdEfGhIjKlMnOpQrStUv12 hf hf_QwErTyUiOpAsDfGhJkLzXcVbNm google AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStU";
+        assert_eq!(
+            redact_key_like(text),
+            "groq [REDACTED] hf [REDACTED] google [REDACTED]"
+        );
+        let code = "from huggingface_hub import hf_hub_download_with_retries_and_cache";
+        assert_eq!(redact_key_like(code), code);
+    }
+
+    #[test]
     fn ordinary_words_survive() {
         for text in [
             "use sk-learn here",
             "task-abcdefghijklmnopqrstuvwxyz",
             "sk-",
             "",
+            "-_-",
         ] {
             assert_eq!(redact_key_like(text), text);
         }

@@ -4,7 +4,7 @@
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::types::{FinishReason, ProviderError, ProviderEvent, ToolCall, Usage};
+use super::types::{ChatMessage, FinishReason, ProviderError, ProviderEvent, ToolCall, Usage};
 
 /// How many events may wait unread before the producer pauses. Small: the
 /// UI drains it every frame, and backpressure beats unbounded memory.
@@ -104,6 +104,20 @@ pub struct AssistantTurn {
     pub retries: u32,
 }
 
+impl AssistantTurn {
+    /// The message to append to the conversation for the next model call.
+    /// `None` when the model said nothing at all (e.g. cancelled at once).
+    pub fn to_message(&self) -> Option<ChatMessage> {
+        if self.text.is_empty() && self.tool_calls.is_empty() {
+            return None;
+        }
+        Some(ChatMessage::Assistant {
+            content: (!self.text.is_empty()).then(|| self.text.clone()),
+            tool_calls: self.tool_calls.clone(),
+        })
+    }
+}
+
 /// Folds [`ProviderEvent`]s into an [`AssistantTurn`], incrementally, so
 /// the UI can show the turn as it grows.
 #[derive(Debug, Default)]
@@ -196,6 +210,21 @@ mod tests {
         assert_eq!(turn.tool_calls[1].name, "g");
         assert_eq!(turn.tool_calls[1].arguments, "{\"y\":2}");
         assert!(!turn.partial);
+        match turn.to_message() {
+            Some(ChatMessage::Assistant {
+                content,
+                tool_calls,
+            }) => {
+                assert_eq!(content.as_deref(), Some("Let me look."));
+                assert_eq!(tool_calls, turn.tool_calls);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_empty_turn_is_no_message() {
+        assert_eq!(AssistantTurn::default().to_message(), None);
     }
 
     #[test]
