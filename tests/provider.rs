@@ -104,6 +104,9 @@ mod streaming {
             ": keep-alive\r\n".to_owned(),
             "event: message\r\n".to_owned(),
             text_chunk(", wörld 🦀"),
+            // One JSON payload spread over two `data:` lines.
+            "data: {\"choices\":[{\"index\":0,\r\ndata: \"delta\":{\"content\":\"!\"}}]}\r\n\r\n"
+                .to_owned(),
             finish_chunk("stop"),
             usage_chunk(12, 5),
             DONE.to_owned(),
@@ -115,7 +118,7 @@ mod streaming {
         let p = provider(config(&server, None));
         let (events, turn) = run(&p, ask("hi")).await;
 
-        assert_eq!(turn.text, "Héllo, wörld 🦀");
+        assert_eq!(turn.text, "Héllo, wörld 🦀!");
         assert_eq!(turn.finish_reason, Some(FinishReason::Stop));
         assert_eq!(
             turn.usage
@@ -163,7 +166,9 @@ mod streaming {
         .concat();
         let server =
             LoopbackServer::start(vec![Reply::sse(Framing::Close, byte_pieces(&body, 13))]).await;
-        let p = provider(config(&server, Some(SECRET)));
+        let mut c = config(&server, Some(SECRET));
+        c.extra_headers.push(("X-Title".into(), "hello-tui".into()));
+        let p = provider(c);
         let request = ChatRequest {
             messages: vec![
                 ChatMessage::System {
@@ -223,6 +228,7 @@ mod streaming {
             sent.header("authorization"),
             Some(format!("Bearer {SECRET}").as_str())
         );
+        assert_eq!(sent.header("x-title"), Some("hello-tui"));
         let body = sent.json();
         assert_eq!(body["tools"][0]["type"], json!("function"));
         assert_eq!(body["tools"][0]["function"]["name"], json!("python"));

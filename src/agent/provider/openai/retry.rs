@@ -18,7 +18,10 @@ pub fn backoff(retry: u32, initial: Duration, max: Duration, unit: f64) -> Durat
     let exponent = retry.saturating_sub(1).min(20);
     let base = initial.saturating_mul(1 << exponent).min(max);
     let factor = 0.75 + 0.5 * unit.clamp(0.0, 1.0);
-    base.mul_f64(factor).min(max)
+    // `try_` because a configured `max` near `Duration::MAX` must not panic.
+    Duration::try_from_secs_f64(base.as_secs_f64() * factor)
+        .unwrap_or(max)
+        .min(max)
 }
 
 /// How long the server asked us to wait: OpenAI's `retry-after-ms`, or
@@ -140,6 +143,10 @@ mod tests {
         assert_eq!(backoff(2, initial, max, 0.0), Duration::from_millis(750));
         assert_eq!(backoff(2, initial, max, 0.999_999).as_millis(), 1249);
         assert_eq!(backoff(40, initial, max, 0.9), max);
+        assert_eq!(
+            backoff(99, Duration::MAX, Duration::MAX, 1.0),
+            Duration::MAX
+        );
     }
 
     #[test]
