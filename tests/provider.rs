@@ -356,6 +356,24 @@ mod faults {
     }
 
     #[tokio::test]
+    async fn a_retry_after_beyond_the_limit_fails_now_instead_of_freezing() {
+        let server = LoopbackServer::start(vec![
+            Reply::status(429, &[("Retry-After", "3600")], "quota exceeded"),
+            ok_stream(),
+        ])
+        .await;
+        let started = Instant::now();
+        let (_, turn) = run(&provider(config(&server, None)), ask("x")).await;
+        let shown = turn.error.expect("an error").to_string();
+        assert!(
+            shown.contains("gave up after 1 attempt:") && shown.contains("3600s"),
+            "{shown}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert_eq!(server.requests().len(), 1);
+    }
+
+    #[tokio::test]
     async fn unauthorized_names_the_variable_never_the_key() {
         let server = LoopbackServer::start(vec![Reply::status(
             401,

@@ -140,7 +140,7 @@ pub enum ProviderError {
     },
     #[error("the model server answered HTTP {status}: {message}")]
     Http { status: u16, message: String },
-    #[error("gave up after {attempts} attempts: {last}")]
+    #[error("gave up after {attempts} attempt{}: {last}", if *.attempts == 1 { "" } else { "s" })]
     RetriesExhausted { attempts: u32, last: String },
     #[error("cannot reach the model server: {0}")]
     Connect(String),
