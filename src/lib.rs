@@ -4,6 +4,7 @@
 //! drive the core (snapshot, context, kernel, agent) without a terminal.
 //! See ARCHITECTURE.md for the module map and the data flow.
 
+pub mod agent;
 pub mod app;
 pub mod cli;
 pub mod config;
@@ -12,6 +13,7 @@ pub mod keymap;
 pub mod logging;
 pub mod sandbox;
 pub mod sanitize;
+pub mod session;
 pub mod snapshot;
 pub mod theme;
 pub mod ui;

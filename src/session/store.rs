@@ -1,0 +1,350 @@
+//! Writing, loading and listing session files.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::event::{Role, SessionEvent, SessionRecord};
+use super::id::{is_valid_id, new_id};
+use crate::agent::provider::redact::redact_key_like;
+
+/// How much of the first prompt a listing shows.
+const PROMPT_PREVIEW_CHARS: usize = 80;
+
+#[derive(Debug, Error)]
+pub enum SessionError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{0}` is not a session id")]
+    InvalidId(String),
+    #[error("no session `{id}` in {}", dir.display())]
+    NotFound { id: String, dir: PathBuf },
+    #[error("cannot encode a session event: {0}")]
+    Encode(String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
+    move |source| SessionError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// `<workspace>/.hello-tui/sessions`.
+pub fn sessions_dir(workspace: &Path) -> PathBuf {
+    workspace.join(".hello-tui").join("sessions")
+}
+
+fn session_path(workspace: &Path, id: &str) -> Result<PathBuf, SessionError> {
+    if !is_valid_id(id) {
+        return Err(SessionError::InvalidId(id.to_owned()));
+    }
+    Ok(sessions_dir(workspace).join(format!("{id}.jsonl")))
+}
+
+/// Creates the sessions directory and the `.gitignore` that keeps
+/// `.hello-tui/` out of version control.
+fn ensure_dir(workspace: &Path) -> Result<PathBuf, SessionError> {
+    let dir = sessions_dir(workspace);
+    fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let ignore = workspace.join(".hello-tui").join(".gitignore");
+    if !ignore.exists() {
+        fs::write(&ignore, "*\n").map_err(io(&ignore))?;
+    }
+    Ok(dir)
+}
+
+fn now_rfc3339() -> String {
+    OffsetDateTime::now_utc()
+        .format(&Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Appends events to one session file. Each [`append`](Self::append) is one
+/// `write` of one complete line to a file opened in append mode: cheap
+/// enough to call from the UI loop, and durable as soon as it returns.
+#[derive(Debug)]
+pub struct SessionWriter {
+    id: String,
+    path: PathBuf,
+    file: File,
+}
+
+impl SessionWriter {
+    /// Starts a new session and writes its `session.started` event.
+    pub fn create(workspace: &Path, model: &str) -> Result<Self, SessionError> {
+        let dir = ensure_dir(workspace)?;
+        let mut last_error = None;
+        // A collision needs the same second and the same 16 random bits;
+        // a few tries make it practically impossible.
+        for _ in 0..8 {
+            let now = OffsetDateTime::now_utc();
+            let id = new_id(now, fastrand::u16(..));
+            let path = dir.join(format!("{id}.jsonl"));
+            match OpenOptions::new().append(true).create_new(true).open(&path) {
+                Ok(file) => {
+                    let mut writer = SessionWriter { id, path, file };
+                    writer.append(&SessionEvent::Started {
+                        id: writer.id.clone(),
+                        workspace: workspace.to_string_lossy().into_owned(),
+                        created_at: now.format(&Rfc3339).unwrap_or_default(),
+                        model: model.to_owned(),
+                    })?;
+                    return Ok(writer);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
+                Err(e) => return Err(io(&path)(e)),
+            }
+        }
+        let source = last_error.unwrap_or_else(|| std::io::Error::other("id collision"));
+        Err(io(&dir)(source))
+    }
+
+    /// Reopens an existing session to continue it. If the last line was
+    /// cut by a crash, a newline is added first so new events start clean.
+    pub fn resume(workspace: &Path, id: &str) -> Result<Self, SessionError> {
+        let path = session_path(workspace, id)?;
+        let mut file = match OpenOptions::new().read(true).append(true).open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SessionError::NotFound {
+                    id: id.to_owned(),
+                    dir: sessions_dir(workspace),
+                });
+            }
+            Err(e) => return Err(io(&path)(e)),
+        };
+        let len = file.metadata().map_err(io(&path))?.len();
+        if len > 0 {
+            let mut last = [0u8; 1];
+            file.seek(SeekFrom::End(-1)).map_err(io(&path))?;
+            file.read_exact(&mut last).map_err(io(&path))?;
+            if last[0] != b'\n' {
+                file.write_all(b"\n").map_err(io(&path))?;
+            }
+        }
+        Ok(SessionWriter {
+            id: id.to_owned(),
+            path,
+            file,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes one event as one line, stamped with the current time, after
+    /// redacting anything that looks like an API key.
+    pub fn append(&mut self, event: &SessionEvent) -> Result<(), SessionError> {
+        let record = SessionRecord {
+            at: Some(now_rfc3339()),
+            event: event.clone(),
+        };
+        let json =
+            serde_json::to_string(&record).map_err(|e| SessionError::Encode(e.to_string()))?;
+        let mut line = redact_key_like(&json);
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .map_err(io(&self.path))?;
+        self.file.flush().map_err(io(&self.path))
+    }
+}
+
+/// A line that could not be read; the rest of the session still loads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadWarning {
+    /// 1-based line number in the file.
+    pub line: usize,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedSession {
+    pub id: String,
+    pub records: Vec<SessionRecord>,
+    pub warnings: Vec<LoadWarning>,
+}
+
+impl LoadedSession {
+    pub fn events(&self) -> impl Iterator<Item = &SessionEvent> {
+        self.records.iter().map(|r| &r.event)
+    }
+}
+
+/// Parses a session file's text. A bad last line is what a crash in the
+/// middle of a write leaves behind: skipped with a note. A bad line
+/// elsewhere is reported with its number.
+pub fn parse_session(text: &str) -> (Vec<SessionRecord>, Vec<LoadWarning>) {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last_content = lines.iter().rposition(|l| !l.trim().is_empty());
+    let mut records = Vec::new();
+    let mut warnings = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<SessionRecord>(line) {
+            Ok(record) => records.push(record),
+            Err(e) => warnings.push(LoadWarning {
+                line: index + 1,
+                message: if Some(index) == last_content {
+                    "the last line is incomplete (the program probably stopped while writing it); skipped"
+                        .to_owned()
+                } else {
+                    format!("not a session event ({e}); skipped")
+                },
+            }),
+        }
+    }
+    (records, warnings)
+}
+
+pub fn load(workspace: &Path, id: &str) -> Result<LoadedSession, SessionError> {
+    let path = session_path(workspace, id)?;
+    let bytes = match fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SessionError::NotFound {
+                id: id.to_owned(),
+                dir: sessions_dir(workspace),
+            });
+        }
+        Err(e) => return Err(io(&path)(e)),
+    };
+    let (records, warnings) = parse_session(&String::from_utf8_lossy(&bytes));
+    Ok(LoadedSession {
+        id: id.to_owned(),
+        records,
+        warnings,
+    })
+}
+
+/// One line of `hello-tui sessions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    pub id: String,
+    pub path: PathBuf,
+    /// RFC 3339; empty if the `session.started` line is missing.
+    pub created_at: String,
+    pub model: String,
+    /// The first user message, on one line, at most 80 characters.
+    pub first_prompt: String,
+    pub message_count: usize,
+    /// Lines that could not be read.
+    pub bad_lines: usize,
+}
+
+/// All sessions of `workspace`, newest first. No sessions directory means
+/// no sessions; an unreadable file is skipped (and logged).
+pub fn list(workspace: &Path) -> Result<Vec<SessionSummary>, SessionError> {
+    let dir = sessions_dir(workspace);
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(&dir)(e)),
+    };
+    let mut sessions = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
+            continue;
+        };
+        if !is_valid_id(id) {
+            continue;
+        }
+        match load(workspace, id) {
+            Ok(loaded) => sessions.push(summarize(loaded, entry.path())),
+            Err(e) => tracing::warn!("skipping session file: {e}"),
+        }
+    }
+    sessions.sort_by(|a, b| {
+        (b.created_at.as_str(), b.id.as_str()).cmp(&(a.created_at.as_str(), a.id.as_str()))
+    });
+    Ok(sessions)
+}
+
+/// The most recent session of `workspace`, for "resume the last one".
+pub fn latest(workspace: &Path) -> Result<Option<SessionSummary>, SessionError> {
+    Ok(list(workspace)?.into_iter().next())
+}
+
+fn summarize(loaded: LoadedSession, path: PathBuf) -> SessionSummary {
+    let mut summary = SessionSummary {
+        id: loaded.id.clone(),
+        path,
+        created_at: String::new(),
+        model: String::new(),
+        first_prompt: String::new(),
+        message_count: 0,
+        bad_lines: loaded.warnings.len(),
+    };
+    for event in loaded.events() {
+        match event {
+            SessionEvent::Started {
+                created_at, model, ..
+            } if summary.created_at.is_empty() => {
+                summary.created_at.clone_from(created_at);
+                summary.model.clone_from(model);
+            }
+            SessionEvent::Message { role, content, .. } => {
+                summary.message_count += 1;
+                if *role == Role::User && summary.first_prompt.is_empty() {
+                    summary.first_prompt = one_line_preview(content.as_deref().unwrap_or(""));
+                }
+            }
+            _ => {}
+        }
+    }
+    summary
+}
+
+fn one_line_preview(text: &str) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(PROMPT_PREVIEW_CHARS) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preview_is_one_line_and_bounded() {
+        assert_eq!(one_line_preview("fix\n  the   bug"), "fix the bug");
+        let long = "é".repeat(200);
+        assert_eq!(
+            one_line_preview(&long).chars().count(),
+            PROMPT_PREVIEW_CHARS + 1
+        );
+    }
+
+    #[test]
+    fn parse_reports_middle_garbage_by_line_and_tolerates_a_cut_tail() {
+        let text = "{\"type\":\"error\",\"message\":\"a\"}\n\
+                    garbage\n\
+                    {\"type\":\"error\",\"message\":\"b\"}\n\
+                    {\"type\":\"mess";
+        let (records, warnings) = parse_session(text);
+        assert_eq!(records.len(), 2);
+        assert_eq!(warnings.len(), 2);
+        assert_eq!(warnings[0].line, 2);
+        assert!(warnings[0].message.contains("not a session event"));
+        assert_eq!(warnings[1].line, 4);
+        assert!(warnings[1].message.contains("incomplete"));
+    }
+}
