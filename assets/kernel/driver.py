@@ -1,0 +1,905 @@
+"""hello-tui kernel driver.
+
+Runs inside `python3 -u -c <this file> <config-json>`. It owns the process:
+
+* The protocol (JSON lines) moves to private, non-inheritable copies of the
+  original stdin/stdout *before* any user code runs. Fd 0 becomes /dev/null and
+  fds 1/2 become pipes drained by pump threads, so everything user code, its
+  subprocesses and C extensions write is captured and forwarded as `stream`
+  messages, and nothing they write can corrupt the framing.
+* Cells run on the main thread (so SIGINT raises KeyboardInterrupt in them).
+  A control thread keeps reading the protocol while a cell runs, so `describe`
+  and capability `reply`s are served mid-cell: no deadlock when a cell calls a
+  capability whose host handler asks for the runtime state.
+* Every message to the host goes through one writer thread; the main thread
+  never writes the protocol fd itself, so an interrupt can never leave half a
+  frame behind.
+"""
+
+import ast
+import codecs
+import io
+import itertools
+import json
+import linecache
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+import types
+from queue import SimpleQueue
+
+DRIVER_FILE = sys._getframe().f_code.co_filename
+
+
+# ---------------------------------------------------------------- protocol out
+
+_outbox = SimpleQueue()
+
+
+def send(msg):
+    """Queue one frame for the writer thread (C-level put: signal-safe)."""
+    line = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), default=str)
+    # Lone surrogates (from user strings) become "?" so the host always gets UTF-8.
+    _outbox.put((line + "\n").encode("utf-8", "replace"))
+
+
+def _writer(fd):
+    while True:
+        data = _outbox.get()
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError:
+            os._exit(0)  # host went away
+
+
+# ---------------------------------------------------------------- output pumps
+
+
+class Pump:
+    """Drains one of the user's fds (1 or 2) and forwards it as `stream` frames.
+
+    Output is split into per-cell segments by a random marker the main thread
+    writes after each cell; each segment forwards at most `head` bytes live,
+    then keeps only the last `tail` bytes and counts what it dropped, so a
+    cell printing 200 MB costs neither the driver nor the host memory.
+    """
+
+    def __init__(self, fd, name, head, tail):
+        self.fd = fd
+        self.name = name
+        self.head = head
+        self.tail_limit = tail
+        self.segment = None  # cell id the current output belongs to
+        self.marker = None
+        self.marker_seen = threading.Event()
+        self._reset()
+
+    def _reset(self):
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.forwarded = 0
+        self.dropped = 0
+        self.tail = bytearray()
+
+    def expect(self, marker):
+        self.marker_seen.clear()
+        self.marker = marker
+
+    def _emit(self, data):
+        if not data:
+            return
+        if self.forwarded < self.head:
+            take = min(len(data), self.head - self.forwarded)
+            self.forwarded += take
+            text = self.decoder.decode(data[:take])
+            if text:
+                send({"type": "stream", "id": self.segment, "name": self.name, "text": text})
+            data = data[take:]
+        if data:
+            self.dropped += len(data)
+            self.tail += data
+            if len(self.tail) > self.tail_limit:
+                del self.tail[: len(self.tail) - self.tail_limit]
+
+    def _end_segment(self):
+        text = self.decoder.decode(b"", True)
+        if self.dropped:
+            shown = len(self.tail)
+            text += "\n[... %d bytes of output dropped ...]\n" % (self.dropped - shown)
+            text += codecs.decode(bytes(self.tail), "utf-8", "replace")
+        if text:
+            send({"type": "stream", "id": self.segment, "name": self.name, "text": text})
+        self._reset()
+
+    def run(self):
+        carry = b""
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except OSError:
+                return
+            if not chunk:
+                return
+            data = carry + chunk if carry else chunk
+            carry = b""
+            marker = self.marker
+            while marker is not None:
+                at = data.find(marker)
+                if at < 0:
+                    break
+                self._emit(data[:at])
+                self._end_segment()
+                data = data[at + len(marker):]
+                self.marker = None
+                self.segment = None
+                self.marker_seen.set()
+                marker = None
+            if marker is not None:
+                # Keep a possible marker prefix for the next read.
+                for k in range(min(len(marker) - 1, len(data)), 0, -1):
+                    if marker.startswith(data[-k:]):
+                        carry = data[-k:]
+                        data = data[:-k]
+                        break
+            self._emit(data)
+
+
+# ---------------------------------------------------------------- safe repr
+
+_MISSING = object()
+_TRUSTED_MODULES = ("numpy", "pandas", "polars", "torch", "jax", "xarray", "pyarrow", "scipy")
+_C_DESCRIPTORS = (types.GetSetDescriptorType, types.MemberDescriptorType)
+_SCALARS = (int, float, complex, bool, type(None))
+
+
+def _trusted(t):
+    mod = getattr(t, "__module__", "") or ""
+    return mod.split(".", 1)[0] in _TRUSTED_MODULES
+
+
+def _static_attr(obj, name):
+    """Read an attribute without running user Python code (no __getattr__,
+    no user properties), except properties of trusted array libraries."""
+    try:
+        d = object.__getattribute__(obj, "__dict__")
+    except Exception:
+        d = None
+    if type(d) is dict and name in d:
+        return d[name]
+    t = type(obj)
+    for klass in t.__mro__:
+        kd = klass.__dict__
+        if name in kd:
+            attr = kd[name]
+            break
+    else:
+        return _MISSING
+    at = type(attr)
+    if at in _C_DESCRIPTORS:
+        try:
+            return attr.__get__(obj, t)
+        except Exception:
+            return _MISSING
+    if at is property and _trusted(t):
+        try:
+            return attr.__get__(obj, t)
+        except Exception:
+            return _MISSING
+    if hasattr(at, "__get__"):
+        return _MISSING
+    return attr
+
+
+def _array_like(obj):
+    """(shape, dtype) for numpy/pandas/torch-like objects, duck-typed."""
+    shape = _static_attr(obj, "shape")
+    if shape is _MISSING or type(shape) is not tuple and not isinstance(shape, tuple):
+        return None
+    if not all(type(n) is int for n in shape[:8]):
+        return None
+    dtype = _static_attr(obj, "dtype")
+    if dtype is _MISSING:
+        dtypes = _static_attr(obj, "dtypes")
+        dtype = None if dtypes is _MISSING else "mixed"
+    return tuple(shape), (None if dtype is None else _short_str(dtype, 40))
+
+
+def _short_str(value, limit):
+    if type(value) is str:
+        s = value
+    else:
+        name = _static_attr(value, "name")
+        s = name if type(name) is str else type(value).__name__
+    return s if len(s) <= limit else s[:limit] + "…"
+
+
+def _safe_len(obj):
+    t = type(obj)
+    ln = getattr(t, "__len__", None)
+    if ln is None:
+        return None
+    if isinstance(ln, types.WrapperDescriptorType) or _trusted(t):
+        try:
+            n = len(obj)
+        except Exception:
+            return None
+        return n if type(n) is int else None
+    return None
+
+
+class Budget:
+    __slots__ = ("left", "items", "depth", "string")
+
+    def __init__(self, chars, items, depth, string):
+        self.left = chars
+        self.items = items
+        self.depth = depth
+        self.string = string
+
+
+def _r_str(s, b):
+    if len(s) > b.string:
+        return repr(s[: b.string]) + "…(%d chars)" % len(s)
+    return repr(s)
+
+
+def _r_bytes(s, b):
+    if len(s) > b.string:
+        return repr(bytes(s[: b.string])) + "…(%d bytes)" % len(s)
+    return repr(s)
+
+
+def _r_int(n, b):
+    if n.bit_length() > 200:
+        return "<int %d bits>" % n.bit_length()
+    return int.__repr__(n)
+
+
+def _r_seq(obj, b, level, open_, close, iterate, total):
+    parts = []
+    count = 0
+    for item in itertools.islice(iterate(obj), b.items):
+        if b.left <= 0:
+            break
+        s = _render(item, b, level + 1)
+        b.left -= len(s) + 2
+        parts.append(s)
+        count += 1
+    if total is not None and total > count:
+        parts.append("…+%d" % (total - count))
+    if open_ == "(" and total == 1:
+        close = ",)"
+    return open_ + ", ".join(parts) + close
+
+
+def _r_dict(obj, b, level):
+    parts = []
+    count = 0
+    for k, v in itertools.islice(dict.items(obj), b.items):
+        if b.left <= 0:
+            break
+        s = _render(k, b, level + 1) + ": " + _render(v, b, level + 1)
+        b.left -= len(s) + 2
+        parts.append(s)
+        count += 1
+    total = dict.__len__(obj)
+    if total > count:
+        parts.append("…+%d" % (total - count))
+    return "{" + ", ".join(parts) + "}"
+
+
+def _render(obj, b, level=0):
+    """SafeRepr: bounded items per level, depth and string length; never calls
+    a user-defined __repr__/__len__/__iter__."""
+    t = type(obj)
+    try:
+        if t is str:
+            return _r_str(obj, b)
+        if t is int:
+            return _r_int(obj, b)
+        if t in (float, bool, complex, type(None), range, slice):
+            return repr(obj)
+        if t in (bytes, bytearray):
+            return _r_bytes(obj, b)
+        deep = level >= b.depth
+        if isinstance(obj, dict):
+            if deep:
+                return "{…%d}" % dict.__len__(obj)
+            text = _r_dict(obj, b, level)
+            return text if t is dict else "%s(%s)" % (t.__name__, text)
+        if isinstance(obj, (list, tuple, set, frozenset)):
+            base = list if isinstance(obj, list) else tuple if isinstance(obj, tuple) else set if isinstance(obj, set) else frozenset
+            n = base.__len__(obj)
+            fields = _static_attr(obj, "_fields") if base is tuple and t is not tuple else _MISSING
+            if type(fields) is tuple and len(fields) == n:
+                if deep:
+                    return "%s(…)" % t.__name__
+                vals = itertools.islice(tuple.__iter__(obj), b.items)
+                inner = ", ".join("%s=%s" % (f, _render(v, b, level + 1)) for f, v in zip(fields, vals))
+                return "%s(%s)" % (t.__name__, inner)
+            if base is list:
+                o, c = "[", "]"
+            elif base is tuple:
+                o, c = "(", ")"
+            else:
+                if n == 0:
+                    return "%s()" % t.__name__
+                o, c = ("{", "}") if base is set else ("frozenset({", "})")
+            if deep:
+                return o + "…%d" % n + c
+            text = _r_seq(obj, b, level, o, c, base.__iter__, n)
+            return text if t in (list, tuple, set, frozenset) else "%s(%s)" % (t.__name__, text)
+        if t.__module__ == "collections" and t.__name__ == "deque":
+            return "deque(" + _r_seq(obj, b, level, "[", "]", iter, len(obj)) + ")"
+        if t in (types.FunctionType, types.BuiltinFunctionType, types.MethodType):
+            return "<function %s>" % getattr(obj, "__qualname__", "?")
+        if t is types.ModuleType:
+            return "<module %s>" % obj.__name__
+        if isinstance(obj, type):
+            return "<class %s>" % obj.__qualname__
+        arr = _array_like(obj)
+        if arr is not None:
+            shape, dtype = arr
+            return "%s(shape=%s%s)" % (t.__name__, shape, ", dtype=%s" % dtype if dtype else "")
+        if isinstance(obj, BaseException):
+            return "%s(%s)" % (t.__name__, _r_seq(obj.args, b, level, "", "", tuple.__iter__, None))
+        if t.__module__ in _STDLIB_REPR:
+            r = repr(obj)
+            return r if len(r) <= b.string else r[: b.string] + "…"
+        d = _static_attr(obj, "__dict__")
+        if type(d) is dict and d and not deep:
+            inner = []
+            for k, v in itertools.islice(dict.items(d), b.items):
+                if b.left <= 0 or type(k) is not str or k.startswith("_"):
+                    continue
+                s = "%s=%s" % (k, _render(v, b, level + 1))
+                b.left -= len(s) + 2
+                inner.append(s)
+            return "%s(%s)" % (t.__qualname__, ", ".join(inner))
+        return "<%s object>" % t.__qualname__
+    except Exception as exc:  # a half-built or mutating object
+        return "<%s: %s>" % (t.__name__, type(exc).__name__)
+
+
+_STDLIB_REPR = {"datetime", "decimal", "fractions", "pathlib", "uuid", "ipaddress", "enum"}
+
+
+def safe_repr(obj, chars, items, depth, string):
+    text = _render(obj, Budget(chars, items, depth, string))
+    return text if len(text) <= chars else text[:chars] + "…"
+
+
+def _approx_size(obj):
+    t = type(obj)
+    arr_bytes = _static_attr(obj, "nbytes") if t not in _PLAIN_SIZED else _MISSING
+    if type(arr_bytes) is int:
+        return arr_bytes
+    sz = getattr(t, "__sizeof__", None)
+    if not isinstance(sz, (types.MethodDescriptorType, types.WrapperDescriptorType)):
+        return None
+    try:
+        size = sys.getsizeof(obj)
+        if isinstance(obj, (list, tuple, set, frozenset)):
+            n = len(obj)
+            sample = list(itertools.islice(iter(obj), 64))
+        elif isinstance(obj, dict):
+            n = len(obj)
+            sample = [x for kv in itertools.islice(dict.items(obj), 32) for x in kv]
+            n *= 2
+        else:
+            return size
+        if sample:
+            size += sum(sys.getsizeof(x) for x in sample) * n // len(sample)
+        return size
+    except Exception:
+        return None
+
+
+_PLAIN_SIZED = {int, float, str, bytes, bool, list, dict, tuple, set, frozenset, type(None)}
+
+
+# ---------------------------------------------------------------- describe
+
+
+class Kernel:
+    def __init__(self, config):
+        self.ns = {"__name__": "__main__", "__builtins__": __builtins__}
+        self.hidden = set()
+        self.in_cell = False
+        self.cell = None  # id of the running cell
+        self.last_cell = None
+        self.cell_count = 0
+        # name -> (signature, cell id that last changed it)
+        self.changes = {}
+        self.describe_budget = float(config.get("describe_budget_s", 0.25))
+        self.max_variables = int(config.get("max_variables", 2000))
+
+    # -- change tracking (cheap: identity + length, recorded after each cell)
+
+    @staticmethod
+    def _sig(obj):
+        t = type(obj)
+        if t in (list, dict, set, str, bytes, bytearray, tuple):
+            return (id(obj), len(obj))
+        return (id(obj), None)
+
+    def record_changes(self, cell_id):
+        ns = self.ns.copy()
+        changes = self.changes
+        for name in [n for n in changes if n not in ns]:
+            del changes[name]
+        for name, obj in ns.items():
+            sig = self._sig(obj)
+            prev = changes.get(name)
+            if prev is None or prev[0] != sig:
+                changes[name] = (sig, cell_id)
+
+    # -- variable listing
+
+    def _visible(self, name, obj):
+        if name.startswith("_") or name in self.hidden:
+            return None
+        t = type(obj)
+        if t is types.ModuleType:
+            return None
+        if t is types.FunctionType or isinstance(obj, type):
+            # Only what the user defined; imported helpers are noise.
+            return "function" if t is types.FunctionType else "class"
+        if t is types.BuiltinFunctionType:
+            return None
+        return "value"
+
+    def describe(self):
+        started = time.perf_counter()
+        deadline = started + self.describe_budget
+        ns = self.ns.copy()
+        running = self.cell
+        changes = self.changes
+        variables = []
+        truncated = False
+        for name, obj in ns.items():
+            kind = self._visible(name, obj)
+            if kind is None:
+                continue
+            if kind != "value" and getattr(obj, "__module__", None) != "__main__":
+                continue
+            if len(variables) >= self.max_variables:
+                truncated = True
+                break
+            prev = changes.get(name)
+            if prev is None or (running is not None and prev[0] != self._sig(obj)):
+                changed_by = running if running is not None else (prev[1] if prev else self.last_cell)
+            else:
+                changed_by = prev[1]
+            t = type(obj)
+            entry = {"name": name, "type": t.__qualname__, "kind": kind, "changed_by": changed_by}
+            if time.perf_counter() > deadline:
+                entry["summary"] = "(not inspected: describe time budget spent)"
+                truncated = True
+                variables.append(entry)
+                continue
+            entry["summary"] = self._summary(obj, t, kind)
+            entry["size"] = _approx_size(obj) if kind == "value" else None
+            entry["preview"] = self._preview(obj, t, kind)
+            variables.append(entry)
+        return {
+            "alive": True,
+            "variables": variables,
+            "truncated": truncated,
+            "running": running,
+            "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
+        }
+
+    @staticmethod
+    def _summary(obj, t, kind):
+        if kind == "function":
+            code = getattr(obj, "__code__", None)
+            return "def %s(%s)" % (obj.__name__, ", ".join(code.co_varnames[: code.co_argcount]) if code else "")
+        if kind == "class":
+            return "class %s" % obj.__qualname__
+        arr = _array_like(obj)
+        if arr is not None:
+            shape, dtype = arr
+            return "shape %s%s" % (shape, " " + dtype if dtype else "")
+        n = _safe_len(obj)
+        if n is not None:
+            unit = "chars" if t is str else "bytes" if t in (bytes, bytearray) else "items"
+            return "len %d %s" % (n, unit)
+        return None
+
+    @staticmethod
+    def _preview(obj, t, kind):
+        if kind != "value":
+            return None
+        return safe_repr(obj, 160, 8, 2, 80)
+
+
+# ---------------------------------------------------------------- capabilities
+
+
+def _snake(name):
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isupper():
+            if i:
+                out.append("_")
+            out.append(ch.lower())
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _camel(name):
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+class Record(dict):
+    """A capability result: a dict whose keys are also attributes. Missing
+    camelCase names fall back to snake_case (and back), so `r.totalMessages`
+    finds `total_messages`."""
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        if type(key) is str:
+            for alt in (_snake(key), _camel(key)):
+                if alt != key and dict.__contains__(self, alt):
+                    return dict.__getitem__(self, alt)
+        raise KeyError(key)
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError("no field %r (fields: %s)" % (name, ", ".join(map(str, self)))) from None
+
+    def __dir__(self):
+        return [k for k in self if type(k) is str]
+
+
+def _wrap(value):
+    if type(value) is dict:
+        return Record((k, _wrap(v)) for k, v in value.items())
+    if type(value) is list:
+        return [_wrap(v) for v in value]
+    return value
+
+
+_ERRORS = {
+    "PermissionError": PermissionError,
+    "FileNotFoundError": FileNotFoundError,
+    "FileExistsError": FileExistsError,
+    "IsADirectoryError": IsADirectoryError,
+    "NotADirectoryError": NotADirectoryError,
+    "TimeoutError": TimeoutError,
+    "ValueError": ValueError,
+    "TypeError": TypeError,
+    "KeyError": KeyError,
+    "OSError": OSError,
+    "NotImplementedError": NotImplementedError,
+}
+
+
+class _Waiter:
+    __slots__ = ("event", "msg")
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.msg = None
+
+
+class Calls:
+    """Cell-side half of capability calls: send `call`, block until `reply`."""
+
+    def __init__(self):
+        self.pending = {}
+        self.ids = itertools.count(1)
+        self.lock = threading.Lock()
+
+    def call(self, cap, action, args):
+        try:
+            json.dumps(args)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("%s.%s(): arguments must be JSON values (%s)" % (cap, action, exc)) from None
+        waiter = _Waiter()
+        with self.lock:
+            cid = next(self.ids)
+            self.pending[cid] = waiter
+        try:
+            send({"type": "call", "id": cid, "cap": cap, "action": action, "args": args})
+            waiter.event.wait()
+        finally:
+            with self.lock:
+                self.pending.pop(cid, None)
+        msg = waiter.msg or {}
+        if msg.get("ok"):
+            return _wrap(msg.get("value"))
+        err = msg.get("error") or {}
+        exc_type = _ERRORS.get(err.get("type"), RuntimeError)
+        raise exc_type("%s.%s: %s" % (cap, action, err.get("message") or "capability failed"))
+
+    def resolve(self, msg):
+        with self.lock:
+            waiter = self.pending.get(msg.get("id"))
+        if waiter is not None:
+            waiter.msg = msg
+            waiter.event.set()
+
+
+def _make_action(calls, cap, action):
+    params = action.get("params") or []
+    names = [p["name"] for p in params]
+    aname = action["name"]
+
+    def lookup(key):
+        if key in names:
+            return key
+        for p in params:
+            if key in (p.get("aliases") or []):
+                return p["name"]
+        alt = _snake(key)
+        return alt if alt in names else None
+
+    def method(*args, **kwargs):
+        if len(args) > len(names):
+            raise TypeError("%s.%s() takes at most %d arguments (%d given)" % (cap, aname, len(names), len(args)))
+        bound = dict(zip(names, args))
+        for key, value in kwargs.items():
+            pname = lookup(key)
+            if pname is None:
+                raise TypeError("%s.%s() got an unexpected keyword argument %r" % (cap, aname, key))
+            if pname in bound:
+                raise TypeError("%s.%s() got multiple values for argument %r" % (cap, aname, pname))
+            bound[pname] = value
+        for p in params:
+            if p["name"] not in bound:
+                if "default" in p:
+                    bound[p["name"]] = p["default"]
+                elif p.get("required", True):
+                    raise TypeError("%s.%s() missing required argument %r" % (cap, aname, p["name"]))
+        return calls.call(cap, aname, bound)
+
+    sig = ", ".join(p["name"] + ("=%r" % (p["default"],) if "default" in p else "") for p in params)
+    method.__name__ = aname
+    method.__qualname__ = "%s.%s" % (cap, aname)
+    method.__doc__ = "%s.%s(%s)\n\n%s" % (cap, aname, sig, action.get("description") or "")
+    return method, sig
+
+
+class CapabilityProxy:
+    """The Python face of one host capability (e.g. `fs`), built from its spec."""
+
+    def __init__(self, calls, spec):
+        self._name = spec["name"]
+        self._doc = spec.get("description") or ""
+        self._sigs = []
+        for action in spec.get("actions") or []:
+            method, sig = _make_action(calls, self._name, action)
+            self._sigs.append("%s(%s)" % (action["name"], sig))
+            for name in [action["name"]] + list(action.get("aliases") or []):
+                object.__setattr__(self, name, method)
+
+    def __repr__(self):
+        return "<capability %s: %s>" % (self._name, ", ".join(self._sigs))
+
+
+# ---------------------------------------------------------------- cells
+
+
+def _format_error(exc, limit=20000):
+    """Error as a value: type, message and a traceback of the user's frames only."""
+    # Skip the driver frames that ran the cell, keep the user's frames (and
+    # libraries they called), stop at the first driver frame below them
+    # (capability proxies) so internals never show.
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == DRIVER_FILE:
+        tb = tb.tb_next
+    frames = []
+    while tb is not None and tb.tb_frame.f_code.co_filename != DRIVER_FILE:
+        frames.append(tb)
+        tb = tb.tb_next
+    for a, b in zip(frames, frames[1:]):
+        a.tb_next = b
+    if frames:
+        frames[-1].tb_next = None
+    exc.__traceback__ = frames[0] if frames else None
+    try:
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    except Exception:
+        text = "%s\n" % type(exc).__name__
+    if len(text) > limit:
+        text = text[: limit // 2] + "\n[... traceback trimmed ...]\n" + text[-limit // 2:]
+    try:
+        message = str(exc)
+    except Exception:
+        message = "<unprintable %s>" % type(exc).__name__
+    t = type(exc)
+    name = t.__qualname__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__qualname__)
+    return {"type": name, "message": message[:limit], "traceback": text}
+
+
+def _value_repr(value):
+    t = type(value)
+    if t.__module__ == "builtins" or isinstance(value, (dict, list, tuple, set, frozenset)):
+        return safe_repr(value, 8000, 100, 4, 4000)
+    text = repr(value)  # the user's own object, on the cell's thread: interruptible
+    return text if len(text) <= 8000 else text[:8000] + "…(%d chars)" % len(text)
+
+
+def _run_code(kernel, code, filename):
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    tree = ast.parse(code, filename, "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    exec(compile(tree, filename, "exec"), kernel.ns)
+    if last is not None:
+        return eval(compile(last, filename, "eval"), kernel.ns)
+    return None
+
+
+def run_cell(kernel, pumps, saved_fds, cid, code):
+    kernel.cell_count += 1
+    kernel.cell = cid
+    kernel.last_cell = cid
+    for p in pumps:
+        p.segment = cid
+    filename = "<cell-%d>" % kernel.cell_count
+    started = time.perf_counter()
+    ok, value_repr, error = True, None, None
+    try:
+        try:
+            kernel.in_cell = True
+            value = _run_code(kernel, code, filename)
+            if value is not None:
+                kernel.ns["_"] = value
+                value_repr = _value_repr(value)
+            kernel.in_cell = False
+        except BaseException as exc:
+            kernel.in_cell = False
+            ok, error = False, _format_error(exc)
+    except KeyboardInterrupt:  # a late SIGINT landed in the bookkeeping above
+        kernel.in_cell = False
+        ok, value_repr = False, None
+        error = {"type": "KeyboardInterrupt", "message": "", "traceback": "KeyboardInterrupt\n"}
+    duration = (time.perf_counter() - started) * 1000
+    signal.signal(signal.SIGINT, kernel.on_sigint)
+    _flush_user_streams()
+    marker = b"\x00\x1b[hello-tui-end-" + os.urandom(12).hex().encode() + b"]\x00"
+    waiting = []
+    for fd, saved, pump in zip((1, 2), saved_fds, pumps):
+        try:
+            os.dup2(saved, fd)
+            pump.expect(marker)
+            os.write(fd, marker)
+            waiting.append(pump)
+        except OSError:
+            pump.segment = None
+    for pump in waiting:
+        pump.marker_seen.wait(5)
+    kernel.cell = None
+    kernel.record_changes(cid)
+    send({
+        "type": "result",
+        "id": cid,
+        "ok": ok,
+        "value_repr": value_repr,
+        "error": error,
+        "duration_ms": round(duration, 3),
+    })
+
+
+def _flush_user_streams():
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
+# ---------------------------------------------------------------- main
+
+
+def main():
+    config = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+    limit = config.get("memory_limit_bytes")
+    if limit:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
+
+    # Private protocol channel: non-inheritable copies of the original fds.
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    pumps, saved = [], []
+    head = int(config.get("stream_head_bytes", 1 << 20))
+    tail = int(config.get("stream_tail_bytes", 64 << 10))
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        r, w = os.pipe()
+        os.dup2(w, fd)
+        saved.append(w)  # kept to restore fd 1/2 if a cell closes them
+        pumps.append(Pump(r, name, head, tail))
+    sys.stdin = open(os.devnull)
+    for fd, attr in ((1, "stdout"), (2, "stderr")):
+        # Unbuffered raw + write_through: output interleaves with subprocesses
+        # writing to the same fd exactly as it happened.
+        raw = io.FileIO(fd, "w", closefd=False)
+        stream = io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace", line_buffering=True, write_through=True)
+        setattr(sys, attr, stream)
+        setattr(sys, "__%s__" % attr, stream)
+
+    kernel = Kernel(config)
+    calls = Calls()
+    for spec in config.get("capabilities") or []:
+        try:
+            kernel.ns[spec["name"]] = CapabilityProxy(calls, spec)
+            kernel.hidden.add(spec["name"])
+        except (KeyError, TypeError):
+            continue
+    kernel.record_changes(None)
+
+    def on_sigint(signum, frame):
+        # An idle kernel ignores a stray SIGINT; a running cell gets KeyboardInterrupt.
+        if kernel.in_cell:
+            raise KeyboardInterrupt
+
+    kernel.on_sigint = on_sigint
+    signal.signal(signal.SIGINT, on_sigint)
+
+    work = SimpleQueue()
+    describes = SimpleQueue()
+
+    def describer():
+        while True:
+            did = describes.get()
+            try:
+                state = kernel.describe()
+            except Exception as exc:  # never leave the host waiting
+                state = {"alive": True, "variables": [], "error": "%s: %s" % (type(exc).__name__, exc)}
+            state["type"] = "state"
+            state["id"] = did
+            send(state)
+
+    def control():
+        with os.fdopen(proto_in, "rb") as f:
+            for raw in f:
+                try:
+                    msg = json.loads(raw)
+                except ValueError:
+                    continue
+                if type(msg) is not dict:
+                    continue
+                kind = msg.get("type")
+                if kind == "execute" and type(msg.get("code")) is str:
+                    work.put((msg.get("id"), msg["code"]))
+                elif kind == "describe":
+                    describes.put(msg.get("id"))
+                elif kind == "reply":
+                    calls.resolve(msg)
+                elif kind == "shutdown":
+                    break
+        os._exit(0)
+
+    for target, args in ((_writer, (proto_out,)), (describer, ()), (control, ())):
+        threading.Thread(target=target, args=args, daemon=True).start()
+    for pump in pumps:
+        threading.Thread(target=pump.run, daemon=True, name="pump-" + pump.name).start()
+
+    send({"type": "ready", "python": sys.version.split()[0], "pid": os.getpid()})
+    while True:
+        try:
+            cid, code = work.get()
+        except KeyboardInterrupt:
+            continue
+        run_cell(kernel, pumps, saved, cid, code)
+
+
+main()

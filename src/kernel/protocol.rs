@@ -1,0 +1,205 @@
+//! Wire format between the host and the Python driver: one JSON object per
+//! line on the driver's private channel (never the stdout user code writes).
+//!
+//! Parsing never panics: a line that is not a known message is logged with
+//! `tracing` and skipped, so a confused or hostile kernel cannot take the host
+//! down.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::state::RuntimeState;
+
+/// Which of the user's output streams a chunk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StreamName {
+    Stdout,
+    Stderr,
+}
+
+/// A Python exception as the driver reports it: traceback already trimmed to
+/// the user's own frames.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct ExecError {
+    /// Exception class name, e.g. `ZeroDivisionError` or `mymod.MyError`.
+    #[serde(rename = "type")]
+    pub type_name: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub traceback: String,
+}
+
+/// The driver's report that a cell finished.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ResultFrame {
+    pub id: u64,
+    pub ok: bool,
+    #[serde(default)]
+    pub value_repr: Option<String>,
+    #[serde(default)]
+    pub error: Option<ExecError>,
+    #[serde(default)]
+    pub duration_ms: f64,
+}
+
+/// Kernel → host messages.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum KernelMessage {
+    Ready {
+        python: String,
+        pid: u32,
+    },
+    Stream {
+        /// The cell the output belongs to; `None` for output written between
+        /// cells (e.g. by a background thread).
+        #[serde(default)]
+        id: Option<u64>,
+        name: StreamName,
+        text: String,
+    },
+    Result(ResultFrame),
+    State {
+        #[serde(default)]
+        id: Option<u64>,
+        #[serde(flatten)]
+        state: RuntimeState,
+    },
+    Call {
+        id: u64,
+        cap: String,
+        action: String,
+        #[serde(default)]
+        args: Value,
+    },
+}
+
+/// Error half of a `reply`: `type` names the Python exception raised in the cell.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ReplyError {
+    #[serde(rename = "type")]
+    pub type_name: String,
+    pub message: String,
+}
+
+/// Host → kernel messages.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HostMessage<'a> {
+    Execute {
+        id: u64,
+        code: &'a str,
+    },
+    Describe {
+        id: u64,
+    },
+    Reply {
+        id: u64,
+        ok: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<ReplyError>,
+    },
+    Shutdown,
+}
+
+impl HostMessage<'_> {
+    /// One frame, newline-terminated. JSON escapes every control character, so
+    /// the only raw `\n` is the terminator.
+    pub fn to_line(&self) -> Vec<u8> {
+        let mut line = match serde_json::to_vec(self) {
+            Ok(line) => line,
+            Err(err) => {
+                // Only non-string map keys can fail here; our types have none.
+                tracing::error!(%err, "could not encode host message");
+                return Vec::new();
+            }
+        };
+        line.push(b'\n');
+        line
+    }
+}
+
+/// Parse one line from the kernel; `None` (and a log entry) for anything that
+/// is not a well-formed message.
+pub fn parse_kernel_line(line: &[u8]) -> Option<KernelMessage> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    match serde_json::from_slice::<KernelMessage>(line) {
+        Ok(msg) => Some(msg),
+        Err(err) => {
+            let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+            tracing::warn!(%err, line = %shown, "skipping unreadable kernel frame");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn garbage_lines_are_skipped_not_fatal() {
+        for line in [
+            &b""[..],
+            b"not json",
+            b"{\"type\":\"nope\"}",
+            b"[1,2]",
+            b"{\"type\":\"result\"}",
+            b"\xff\xfe\x00",
+            b"{\"type\":\"stream\",\"name\":\"stdout\"}",
+        ] {
+            assert!(parse_kernel_line(line).is_none(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn parses_every_kernel_message() {
+        let ready = parse_kernel_line(b"{\"type\":\"ready\",\"python\":\"3.11.7\",\"pid\":42}\n");
+        assert!(matches!(ready, Some(KernelMessage::Ready { pid: 42, .. })));
+        let stream =
+            parse_kernel_line(br#"{"type":"stream","id":null,"name":"stderr","text":"a\u0000b"}"#);
+        match stream {
+            Some(KernelMessage::Stream { id, name, text }) => {
+                assert_eq!(
+                    (id, name, text.as_str()),
+                    (None, StreamName::Stderr, "a\0b")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let state = parse_kernel_line(
+            br#"{"type":"state","id":3,"alive":true,"variables":[{"name":"x","type":"int","preview":"1"}]}"#,
+        );
+        match state {
+            Some(KernelMessage::State { id, state }) => {
+                assert_eq!(id, Some(3));
+                assert_eq!(state.variables[0].name, "x");
+            }
+            other => panic!("{other:?}"),
+        }
+        let call = parse_kernel_line(
+            br#"{"type":"call","id":1,"cap":"fs","action":"read","args":{"path":"a"}}"#,
+        );
+        assert!(matches!(call, Some(KernelMessage::Call { id: 1, .. })));
+    }
+
+    #[test]
+    fn host_frames_are_single_lines() {
+        let line = HostMessage::Execute {
+            id: 1,
+            code: "print('a')\nprint('b')",
+        }
+        .to_line();
+        assert_eq!(line.iter().filter(|b| **b == b'\n').count(), 1);
+        assert!(line.ends_with(b"\n"));
+        let shutdown = HostMessage::Shutdown.to_line();
+        assert_eq!(shutdown, b"{\"type\":\"shutdown\"}\n");
+    }
+}
