@@ -492,6 +492,20 @@ mod state {
     }
 
     #[tokio::test]
+    async fn previews_follow_in_place_mutation() {
+        let k = kernel();
+        ok(&k, "flat = [1, 2, 3]\nnested = [[1]]\nd = {'k': 1}").await;
+        let _warm = k.rt.describe().await.unwrap();
+        let _cached = k.rt.describe().await.unwrap();
+        ok(&k, "flat[0] = 99\nnested[0].append(2)\nd['k'] = 'v'").await;
+        let state = k.rt.describe().await.unwrap();
+        let preview = |name: &str| state.get(name).unwrap().preview.clone().unwrap();
+        assert_eq!(preview("flat"), "[99, 2, 3]");
+        assert_eq!(preview("nested"), "[[1, 2]]");
+        assert_eq!(preview("d"), "{'k': 'v'}");
+    }
+
+    #[tokio::test]
     async fn inspector_refreshes_after_each_cell_and_while_busy() {
         let mut k = kernel_with(|c| c.auto_refresh = Some(Duration::from_millis(200)), false);
         ok(&k, "import time\nfirst = 1\ntime.sleep(1)").await;

@@ -22,7 +22,9 @@ import io
 import itertools
 import json
 import linecache
+import operator
 import os
+import select
 import signal
 import sys
 import threading
@@ -41,7 +43,10 @@ _outbox = SimpleQueue()
 
 def send(msg):
     """Queue one frame for the writer thread (C-level put: signal-safe)."""
-    line = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), default=str)
+    send_encoded(json.dumps(msg, ensure_ascii=False, separators=(",", ":"), default=str))
+
+
+def send_encoded(line):
     # Lone surrogates (from user strings) become "?" so the host always gets UTF-8.
     _outbox.put((line + "\n").encode("utf-8", "replace"))
 
@@ -63,20 +68,23 @@ def _writer(fd):
 class Pump:
     """Drains one of the user's fds (1 or 2) and forwards it as `stream` frames.
 
-    Output is split into per-cell segments by a random marker the main thread
-    writes after each cell; each segment forwards at most `head` bytes live,
-    then keeps only the last `tail` bytes and counts what it dropped, so a
-    cell printing 200 MB costs neither the driver nor the host memory.
+    The read end is non-blocking and only ever read under `lock`, so at the
+    end of a cell the main thread can take the lock and drain what is left:
+    everything the cell (or a subprocess it waited for) wrote is then
+    forwarded before its `result`, without a round trip through this thread.
+    Each cell's segment forwards at most `head` bytes live, then keeps only
+    the last `tail` bytes and counts what it dropped, so a cell printing
+    200 MB costs neither the driver nor the host memory.
     """
 
     def __init__(self, fd, name, head, tail):
+        os.set_blocking(fd, False)
         self.fd = fd
         self.name = name
         self.head = head
         self.tail_limit = tail
+        self.lock = threading.Lock()
         self.segment = None  # cell id the current output belongs to
-        self.marker = None
-        self.marker_seen = threading.Event()
         self._reset()
 
     def _reset(self):
@@ -85,13 +93,7 @@ class Pump:
         self.dropped = 0
         self.tail = bytearray()
 
-    def expect(self, marker):
-        self.marker_seen.clear()
-        self.marker = marker
-
     def _emit(self, data):
-        if not data:
-            return
         if self.forwarded < self.head:
             take = min(len(data), self.head - self.forwarded)
             self.forwarded += take
@@ -105,7 +107,23 @@ class Pump:
             if len(self.tail) > self.tail_limit:
                 del self.tail[: len(self.tail) - self.tail_limit]
 
-    def _end_segment(self):
+    def drain(self):
+        """Forward everything readable now. Caller holds `lock`. False at EOF."""
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return True
+            except InterruptedError:
+                continue
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            self._emit(chunk)
+
+    def end_segment(self, next_segment):
+        """Close the current cell's output (caller holds `lock`)."""
         text = self.decoder.decode(b"", True)
         if self.dropped:
             shown = len(self.tail)
@@ -114,38 +132,16 @@ class Pump:
         if text:
             send({"type": "stream", "id": self.segment, "name": self.name, "text": text})
         self._reset()
+        self.segment = next_segment
 
     def run(self):
-        carry = b""
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
         while True:
-            try:
-                chunk = os.read(self.fd, 1 << 16)
-            except OSError:
-                return
-            if not chunk:
-                return
-            data = carry + chunk if carry else chunk
-            carry = b""
-            marker = self.marker
-            while marker is not None:
-                at = data.find(marker)
-                if at < 0:
-                    break
-                self._emit(data[:at])
-                self._end_segment()
-                data = data[at + len(marker):]
-                self.marker = None
-                self.segment = None
-                self.marker_seen.set()
-                marker = None
-            if marker is not None:
-                # Keep a possible marker prefix for the next read.
-                for k in range(min(len(marker) - 1, len(data)), 0, -1):
-                    if marker.startswith(data[-k:]):
-                        carry = data[-k:]
-                        data = data[:-k]
-                        break
-            self._emit(data)
+            poller.poll()
+            with self.lock:
+                if not self.drain():
+                    return
 
 
 # ---------------------------------------------------------------- safe repr
@@ -259,10 +255,39 @@ def _r_int(n, b):
     return int.__repr__(n)
 
 
+_FLAT = {float, bool, type(None)}
+_BIG = 10 ** 40
+
+
+def _flat_items(sample, b):
+    """C-speed repr of a sample of plain scalars (short strs, small ints,
+    floats...), or None when an item needs the careful path."""
+    kinds = set(map(type, sample))
+    if kinds <= _FLAT:
+        pass
+    elif kinds == {int} or kinds == {int, bool}:
+        if max(map(abs, sample)) > _BIG:
+            return None
+    elif kinds == {str}:
+        if max(map(len, sample)) > b.string:
+            return None
+    else:
+        return None
+    return repr(sample)[1:-1]
+
+
 def _r_seq(obj, b, level, open_, close, iterate, total):
+    sample = list(itertools.islice(iterate(obj), b.items))
+    flat = _flat_items(sample, b) if sample else None
+    if flat is not None:
+        b.left -= len(flat)
+        more = ", …+%d" % (total - len(sample)) if total is not None and total > len(sample) else ""
+        if open_ == "(" and total == 1:
+            close = ",)"
+        return open_ + flat + more + close
     parts = []
     count = 0
-    for item in itertools.islice(iterate(obj), b.items):
+    for item in sample:
         if b.left <= 0:
             break
         s = _render(item, b, level + 1)
@@ -374,35 +399,71 @@ def safe_repr(obj, chars, items, depth, string):
 
 
 def _approx_size(obj):
+    """Shallow size plus a small sample of the elements, scaled up."""
     t = type(obj)
-    arr_bytes = _static_attr(obj, "nbytes") if t not in _PLAIN_SIZED else _MISSING
+    if t in _IMMUTABLE:
+        return sys.getsizeof(obj)
+    if t in _SEQUENCES:
+        n = len(obj)
+        size = sys.getsizeof(obj)
+        if n:
+            sample = list(itertools.islice(obj, 8))
+            size += sum(map(sys.getsizeof, sample)) * n // len(sample)
+        return size
+    if t is dict:
+        n = len(obj)
+        size = sys.getsizeof(obj)
+        if n:
+            sample = list(itertools.islice(obj.items(), 8))
+            size += sum(sys.getsizeof(k) + sys.getsizeof(v) for k, v in sample) * n // len(sample)
+        return size
+    arr_bytes = _static_attr(obj, "nbytes")
     if type(arr_bytes) is int:
         return arr_bytes
     sz = getattr(t, "__sizeof__", None)
     if not isinstance(sz, (types.MethodDescriptorType, types.WrapperDescriptorType)):
-        return None
+        return None  # a Python-level __sizeof__ is user code: not called
     try:
-        size = sys.getsizeof(obj)
-        if isinstance(obj, (list, tuple, set, frozenset)):
-            n = len(obj)
-            sample = list(itertools.islice(iter(obj), 64))
-        elif isinstance(obj, dict):
-            n = len(obj)
-            sample = [x for kv in itertools.islice(dict.items(obj), 32) for x in kv]
-            n *= 2
-        else:
-            return size
-        if sample:
-            size += sum(sys.getsizeof(x) for x in sample) * n // len(sample)
-        return size
+        return sys.getsizeof(obj)
     except Exception:
         return None
 
 
-_PLAIN_SIZED = {int, float, str, bytes, bool, list, dict, tuple, set, frozenset, type(None)}
+_SEQUENCES = {list, tuple, set, frozenset}
 
 
 # ---------------------------------------------------------------- describe
+
+
+# JSON string literal for a str, in C (same encoder json.dumps uses).
+_enc = json.encoder.encode_basestring
+
+_IMMUTABLE = {int, float, complex, bool, str, bytes, type(None), range}
+_MUTABLE_SIZED = {list, dict, set, bytearray}
+_FAST_LEN = {list: "items", dict: "items", set: "items", frozenset: "items", tuple: "items",
+             str: "chars", bytes: "bytes", bytearray: "bytes"}
+
+
+def _flat_fingerprint(obj, t):
+    """What a builtin container's preview depends on, when it is only plain
+    immutable items: its length and the identity of the items shown. Holds
+    strong references, so identities cannot be recycled while cached. None
+    for anything else (those are re-rendered after every cell)."""
+    if t is dict:
+        sample = list(itertools.islice(itertools.chain.from_iterable(dict.items(obj)), 16))
+    elif t in _SEQUENCES:
+        sample = list(itertools.islice(obj, 8))
+    else:
+        return None
+    if not _IMMUTABLE.issuperset(map(type, sample)):
+        return None
+    sample.append(len(obj))
+    return sample
+
+
+def _same_fingerprint(a, b):
+    # The trailing length is compared by value, the items by identity.
+    return len(a) == len(b) and a[-1] == b[-1] and all(map(operator.is_, a[:-1], b[:-1]))
 
 
 class Kernel:
@@ -413,109 +474,138 @@ class Kernel:
         self.cell = None  # id of the running cell
         self.last_cell = None
         self.cell_count = 0
-        # name -> (signature, cell id that last changed it)
-        self.changes = {}
+        # Change tracking, recorded after each cell: identity of every binding
+        # and length of mutable containers (so `b.append(x)` counts).
+        self.ids = {}
+        self.lens = {}
+        self.changed_by = {}
+        # Bumped whenever a cell starts or ends: cached renders of mutable
+        # objects are only reused within one generation.
+        self.generation = 0
+        # name -> (object, generation or None for immutables, encoded entry)
+        self.cache = {}
         self.describe_budget = float(config.get("describe_budget_s", 0.25))
         self.max_variables = int(config.get("max_variables", 2000))
 
-    # -- change tracking (cheap: identity + length, recorded after each cell)
-
-    @staticmethod
-    def _sig(obj):
-        t = type(obj)
-        if t in (list, dict, set, str, bytes, bytearray, tuple):
-            return (id(obj), len(obj))
-        return (id(obj), None)
-
     def record_changes(self, cell_id):
-        ns = self.ns.copy()
-        changes = self.changes
-        for name in [n for n in changes if n not in ns]:
-            del changes[name]
-        for name, obj in ns.items():
-            sig = self._sig(obj)
-            prev = changes.get(name)
-            if prev is None or prev[0] != sig:
-                changes[name] = (sig, cell_id)
+        ns = self.ns
+        ids = dict(zip(ns.keys(), map(id, ns.values())))
+        lens = {k: len(v) for k, v in ns.items() if type(v) in _MUTABLE_SIZED}
+        changed_by = self.changed_by
+        for name, _ in ids.items() - self.ids.items():
+            changed_by[name] = cell_id
+        for name, _ in lens.items() - self.lens.items():
+            changed_by[name] = cell_id
+        for name in self.ids.keys() - ids.keys():
+            changed_by.pop(name, None)
+        self.ids, self.lens = ids, lens
 
-    # -- variable listing
+    def _changed_by(self, name, obj, t, running):
+        if running is not None:
+            if self.ids.get(name) != id(obj) or (t in _MUTABLE_SIZED and self.lens.get(name) != len(obj)):
+                return running
+        return self.changed_by.get(name, running if running is not None else self.last_cell)
 
-    def _visible(self, name, obj):
-        if name.startswith("_") or name in self.hidden:
-            return None
-        t = type(obj)
-        if t is types.ModuleType:
-            return None
-        if t is types.FunctionType or isinstance(obj, type):
-            # Only what the user defined; imported helpers are noise.
-            return "function" if t is types.FunctionType else "class"
-        if t is types.BuiltinFunctionType:
-            return None
-        return "value"
-
-    def describe(self):
+    def describe(self, did):
+        """The `state` frame, already encoded. Entries of unchanged variables
+        come from a cache of encoded JSON, so an idle inspector refresh costs
+        little; one pathological object cannot stall it (no user code runs,
+        and past the time budget the rest is listed without previews)."""
         started = time.perf_counter()
         deadline = started + self.describe_budget
         ns = self.ns.copy()
         running = self.cell
-        changes = self.changes
-        variables = []
+        gen = self.generation
+        hidden = self.hidden
+        cache = self.cache
+        new_cache = {}
+        frags = []
         truncated = False
+        changed_get = self.changed_by.get
+        last_cell = self.last_cell
         for name, obj in ns.items():
-            kind = self._visible(name, obj)
-            if kind is None:
+            if name[:1] == "_" or name in hidden:
                 continue
-            if kind != "value" and getattr(obj, "__module__", None) != "__main__":
+            t = type(obj)
+            if t is types.ModuleType or t is types.BuiltinFunctionType:
                 continue
-            if len(variables) >= self.max_variables:
+            if t is types.FunctionType or isinstance(obj, type):
+                if getattr(obj, "__module__", None) != "__main__":
+                    continue  # imported helpers are noise; user-defined ones are listed
+                kind = "function" if t is types.FunctionType else "class"
+            else:
+                kind = "value"
+            if len(frags) >= self.max_variables:
                 truncated = True
                 break
-            prev = changes.get(name)
-            if prev is None or (running is not None and prev[0] != self._sig(obj)):
-                changed_by = running if running is not None else (prev[1] if prev else self.last_cell)
+            if running is None:
+                changed_by = changed_get(name, last_cell)
             else:
-                changed_by = prev[1]
-            t = type(obj)
-            entry = {"name": name, "type": t.__qualname__, "kind": kind, "changed_by": changed_by}
+                changed_by = self._changed_by(name, obj, t, running)
+            hit = cache.get(name)
+            fp = None
+            if hit is not None and hit[0] is obj and hit[1] == changed_by:
+                if t in _IMMUTABLE or (hit[2] == gen and running is None):
+                    frags.append(hit[4])
+                    new_cache[name] = hit
+                    continue
+                fp = _flat_fingerprint(obj, t)
+                if fp is not None and hit[3] is not None and _same_fingerprint(fp, hit[3]):
+                    frags.append(hit[4])
+                    new_cache[name] = hit if running is not None else (obj, changed_by, gen, fp, hit[4])
+                    continue
+            elif t not in _IMMUTABLE:
+                fp = _flat_fingerprint(obj, t)
+            head = '{"name":%s,"type":%s,"kind":"%s","changed_by":%s' % (
+                _enc(name), _enc(t.__qualname__), kind, "null" if changed_by is None else int(changed_by))
             if time.perf_counter() > deadline:
-                entry["summary"] = "(not inspected: describe time budget spent)"
                 truncated = True
-                variables.append(entry)
+                frags.append(head + ',"summary":"(not inspected: describe time budget spent)"}')
                 continue
-            entry["summary"] = self._summary(obj, t, kind)
-            entry["size"] = _approx_size(obj) if kind == "value" else None
-            entry["preview"] = self._preview(obj, t, kind)
-            variables.append(entry)
-        return {
+            summary = self._summary(obj, t, kind)
+            if kind == "value":
+                size = _approx_size(obj)
+                frag = '%s,"summary":%s,"size":%s,"preview":%s}' % (
+                    head,
+                    "null" if summary is None else _enc(summary),
+                    "null" if size is None else int(size),
+                    _enc(safe_repr(obj, 160, 8, 2, 80)),
+                )
+            else:
+                frag = '%s,"summary":%s}' % (head, _enc(summary))
+            new_cache[name] = (obj, changed_by, gen, fp, frag)
+            frags.append(frag)
+        self.cache = new_cache
+        head = json.dumps({
+            "type": "state",
+            "id": did,
             "alive": True,
-            "variables": variables,
             "truncated": truncated,
             "running": running,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
-        }
+        })
+        return head[:-1] + ',"variables":[' + ",".join(frags) + "]}"
 
     @staticmethod
     def _summary(obj, t, kind):
+        unit = _FAST_LEN.get(t)
+        if unit is not None:
+            return "len %d %s" % (len(obj), unit)
         if kind == "function":
             code = getattr(obj, "__code__", None)
             return "def %s(%s)" % (obj.__name__, ", ".join(code.co_varnames[: code.co_argcount]) if code else "")
         if kind == "class":
             return "class %s" % obj.__qualname__
+        if t in _IMMUTABLE:
+            return None
         arr = _array_like(obj)
         if arr is not None:
             shape, dtype = arr
             return "shape %s%s" % (shape, " " + dtype if dtype else "")
         n = _safe_len(obj)
         if n is not None:
-            unit = "chars" if t is str else "bytes" if t in (bytes, bytearray) else "items"
-            return "len %d %s" % (n, unit)
+            return "len %d items" % n
         return None
-
-    @staticmethod
-    def _preview(obj, t, kind):
-        if kind != "value":
-            return None
-        return safe_repr(obj, 160, 8, 2, 80)
 
 
 # ---------------------------------------------------------------- capabilities
@@ -745,10 +835,13 @@ def _run_code(kernel, code, filename):
 
 def run_cell(kernel, pumps, saved_fds, cid, code):
     kernel.cell_count += 1
+    kernel.generation += 1
     kernel.cell = cid
     kernel.last_cell = cid
-    for p in pumps:
-        p.segment = cid
+    for pump in pumps:
+        with pump.lock:
+            pump.drain()  # output from between cells stays unattributed
+            pump.end_segment(cid)
     filename = "<cell-%d>" % kernel.cell_count
     started = time.perf_counter()
     ok, value_repr, error = True, None, None
@@ -770,20 +863,18 @@ def run_cell(kernel, pumps, saved_fds, cid, code):
     duration = (time.perf_counter() - started) * 1000
     signal.signal(signal.SIGINT, kernel.on_sigint)
     _flush_user_streams()
-    marker = b"\x00\x1b[hello-tui-end-" + os.urandom(12).hex().encode() + b"]\x00"
-    waiting = []
-    for fd, saved, pump in zip((1, 2), saved_fds, pumps):
+    for fd, saved in zip((1, 2), saved_fds):
         try:
-            os.dup2(saved, fd)
-            pump.expect(marker)
-            os.write(fd, marker)
-            waiting.append(pump)
+            os.dup2(saved, fd)  # a cell that closed or redirected fd 1/2 gets it back
         except OSError:
-            pump.segment = None
-    for pump in waiting:
-        pump.marker_seen.wait(5)
-    kernel.cell = None
+            pass
+    for pump in pumps:
+        with pump.lock:
+            pump.drain()
+            pump.end_segment(None)
     kernel.record_changes(cid)
+    kernel.generation += 1
+    kernel.cell = None
     send({
         "type": "result",
         "id": cid,
@@ -794,10 +885,23 @@ def run_cell(kernel, pumps, saved_fds, cid, code):
     })
 
 
+_libc = []
+
+
 def _flush_user_streams():
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
             stream.flush()
+        except Exception:
+            pass
+    # C extensions printing through stdio buffer when fd 1 is a pipe.
+    if "ctypes" in sys.modules:
+        try:
+            if not _libc:
+                import ctypes
+
+                _libc.append(ctypes.CDLL(None).fflush)
+            _libc[0](None)
         except Exception:
             pass
 
@@ -861,12 +965,13 @@ def main():
         while True:
             did = describes.get()
             try:
-                state = kernel.describe()
+                frame = kernel.describe(did)
             except Exception as exc:  # never leave the host waiting
-                state = {"alive": True, "variables": [], "error": "%s: %s" % (type(exc).__name__, exc)}
-            state["type"] = "state"
-            state["id"] = did
-            send(state)
+                frame = json.dumps({
+                    "type": "state", "id": did, "alive": True, "variables": [],
+                    "error": "%s: %s" % (type(exc).__name__, exc),
+                })
+            send_encoded(frame)
 
     def control():
         with os.fdopen(proto_in, "rb") as f:
