@@ -123,6 +123,7 @@ async fn main() {
 
     // The inspector's real pattern: one describe right after each cell.
     let mut samples = Vec::with_capacity(300);
+    let mut in_kernel = Vec::with_capacity(300);
     for i in 0..30 + 300 {
         let r = rt.execute("x = 1", None).await;
         assert!(r.ok);
@@ -131,6 +132,9 @@ async fn main() {
         assert!(state.variables.len() >= 1000);
         if i >= 30 {
             samples.push(started.elapsed());
+            in_kernel.push(Duration::from_secs_f64(
+                state.elapsed_ms.unwrap_or_default() / 1000.0,
+            ));
         }
     }
     report(
@@ -138,6 +142,7 @@ async fn main() {
         &stats(samples),
         Some(&bare),
     );
+    report("  of which built in Python", &stats(in_kernel), None);
 
     let mut samples = Vec::with_capacity(ROUNDS);
     for i in 0..WARMUP + ROUNDS {

@@ -149,7 +149,6 @@ class Pump:
 _MISSING = object()
 _TRUSTED_MODULES = ("numpy", "pandas", "polars", "torch", "jax", "xarray", "pyarrow", "scipy")
 _C_DESCRIPTORS = (types.GetSetDescriptorType, types.MemberDescriptorType)
-_SCALARS = (int, float, complex, bool, type(None))
 
 
 def _trusted(t):
@@ -444,26 +443,44 @@ _FAST_LEN = {list: "items", dict: "items", set: "items", frozenset: "items", tup
              str: "chars", bytes: "bytes", bytearray: "bytes"}
 
 
-def _flat_fingerprint(obj, t):
-    """What a builtin container's preview depends on, when it is only plain
-    immutable items: its length and the identity of the items shown. Holds
-    strong references, so identities cannot be recycled while cached. None
-    for anything else (those are re-rendered after every cell)."""
+_PREVIEW = (160, 8, 2, 80)  # chars, items per level, depth, string length
+
+
+def _fingerprint(obj):
+    """What a builtin container's preview depends on: the objects it shows
+    (compared by identity; strong references, so identities cannot be
+    recycled while cached) and the lengths it prints. None when it holds
+    anything but builtin containers and immutable scalars; those are
+    re-rendered after every cell."""
+    seen, lens = [], []
+    return (seen, lens) if _fp_walk(obj, 0, seen, lens) else None
+
+
+def _fp_walk(obj, level, seen, lens):
+    t = type(obj)
+    seen.append(obj)
+    if t in _IMMUTABLE:
+        return True
+    if t is not dict and t not in _SEQUENCES:
+        return False
+    lens.append(len(obj))
+    if level >= _PREVIEW[2]:
+        return True
     if t is dict:
-        sample = list(itertools.islice(itertools.chain.from_iterable(dict.items(obj)), 16))
-    elif t in _SEQUENCES:
-        sample = list(itertools.islice(obj, 8))
+        sample = list(itertools.islice(itertools.chain.from_iterable(dict.items(obj)), 2 * _PREVIEW[1]))
     else:
-        return None
-    if not _IMMUTABLE.issuperset(map(type, sample)):
-        return None
-    sample.append(len(obj))
-    return sample
+        sample = list(itertools.islice(obj, _PREVIEW[1]))
+    if _IMMUTABLE.issuperset(map(type, sample)):  # flat: no per-item Python work
+        seen.extend(sample)
+        return True
+    for item in sample:
+        if not _fp_walk(item, level + 1, seen, lens):
+            return False
+    return True
 
 
 def _same_fingerprint(a, b):
-    # The trailing length is compared by value, the items by identity.
-    return len(a) == len(b) and a[-1] == b[-1] and all(map(operator.is_, a[:-1], b[:-1]))
+    return a[1] == b[1] and len(a[0]) == len(b[0]) and all(map(operator.is_, a[0], b[0]))
 
 
 class Kernel:
@@ -491,11 +508,16 @@ class Kernel:
         ns = self.ns
         ids = dict(zip(ns.keys(), map(id, ns.values())))
         lens = {k: len(v) for k, v in ns.items() if type(v) in _MUTABLE_SIZED}
+        if ids == self.ids and lens == self.lens:  # C-speed: nothing rebound or resized
+            return
         changed_by = self.changed_by
-        for name, _ in ids.items() - self.ids.items():
-            changed_by[name] = cell_id
-        for name, _ in lens.items() - self.lens.items():
-            changed_by[name] = cell_id
+        old_id, old_len = self.ids.get, self.lens.get
+        for name, ident in ids.items():
+            if old_id(name) != ident:
+                changed_by[name] = cell_id
+        for name, n in lens.items():
+            if old_len(name) != n:
+                changed_by[name] = cell_id
         for name in self.ids.keys() - ids.keys():
             changed_by.pop(name, None)
         self.ids, self.lens = ids, lens
@@ -549,30 +571,34 @@ class Kernel:
                     frags.append(hit[4])
                     new_cache[name] = hit
                     continue
-                fp = _flat_fingerprint(obj, t)
+                fp = _fingerprint(obj)
                 if fp is not None and hit[3] is not None and _same_fingerprint(fp, hit[3]):
                     frags.append(hit[4])
                     new_cache[name] = hit if running is not None else (obj, changed_by, gen, fp, hit[4])
                     continue
             elif t not in _IMMUTABLE:
-                fp = _flat_fingerprint(obj, t)
-            head = '{"name":%s,"type":%s,"kind":"%s","changed_by":%s' % (
-                _enc(name), _enc(t.__qualname__), kind, "null" if changed_by is None else int(changed_by))
+                fp = _fingerprint(obj)
+            head = '{"name":%s,"type":%s%s,"changed_by":%s' % (
+                _enc(name),
+                _enc(t.__qualname__),
+                "" if kind == "value" else ',"kind":"%s"' % kind,
+                "null" if changed_by is None else int(changed_by),
+            )
             if time.perf_counter() > deadline:
                 truncated = True
                 frags.append(head + ',"summary":"(not inspected: describe time budget spent)"}')
                 continue
             summary = self._summary(obj, t, kind)
+            parts = [head]
+            if summary is not None:
+                parts.append(',"summary":' + _enc(summary))
             if kind == "value":
                 size = _approx_size(obj)
-                frag = '%s,"summary":%s,"size":%s,"preview":%s}' % (
-                    head,
-                    "null" if summary is None else _enc(summary),
-                    "null" if size is None else int(size),
-                    _enc(safe_repr(obj, 160, 8, 2, 80)),
-                )
-            else:
-                frag = '%s,"summary":%s}' % (head, _enc(summary))
+                if size is not None:
+                    parts.append(',"size":%d' % size)
+                parts.append(',"preview":' + _enc(safe_repr(obj, *_PREVIEW)))
+            parts.append("}")
+            frag = "".join(parts)
             new_cache[name] = (obj, changed_by, gen, fp, frag)
             frags.append(frag)
         self.cache = new_cache
@@ -920,6 +946,12 @@ def main():
     # Private protocol channel: non-inheritable copies of the original fds.
     proto_in = os.dup(0)
     proto_out = os.dup(1)
+    try:  # room for a whole state frame: fewer wake-ups per describe
+        import fcntl
+
+        fcntl.fcntl(proto_out, fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):
+        pass
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)

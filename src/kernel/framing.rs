@@ -14,7 +14,7 @@ pub struct LineReader<R> {
 impl<R: AsyncRead + Unpin> LineReader<R> {
     pub fn new(reader: R, max: usize) -> Self {
         Self {
-            inner: BufReader::with_capacity(1 << 16, reader),
+            inner: BufReader::with_capacity(1 << 18, reader),
             max,
             line: Vec::new(),
         }

@@ -45,8 +45,7 @@ pub struct ResultFrame {
 }
 
 /// Kernel → host messages.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Debug, Clone)]
 pub enum KernelMessage {
     Ready {
         python: String,
@@ -55,25 +54,115 @@ pub enum KernelMessage {
     Stream {
         /// The cell the output belongs to; `None` for output written between
         /// cells (e.g. by a background thread).
-        #[serde(default)]
         id: Option<u64>,
         name: StreamName,
         text: String,
     },
     Result(ResultFrame),
     State {
-        #[serde(default)]
         id: Option<u64>,
-        #[serde(flatten)]
         state: RuntimeState,
     },
     Call {
         id: u64,
         cap: String,
         action: String,
-        #[serde(default)]
         args: Value,
     },
+}
+
+/// Only the `type` field, read first; the body is then parsed straight into
+/// its own struct (an internally tagged enum would buffer every frame, and
+/// state frames are the big ones).
+#[derive(Deserialize)]
+struct Tag<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct ReadyFrame {
+    python: String,
+    pid: u32,
+}
+
+#[derive(Deserialize)]
+struct StreamFrame {
+    #[serde(default)]
+    id: Option<u64>,
+    name: StreamName,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct StateFrame {
+    #[serde(default)]
+    id: Option<u64>,
+    alive: bool,
+    #[serde(default)]
+    variables: Vec<super::state::Variable>,
+    #[serde(default)]
+    truncated: bool,
+    #[serde(default)]
+    running: Option<u64>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    elapsed_ms: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct CallFrame {
+    id: u64,
+    cap: String,
+    action: String,
+    #[serde(default)]
+    args: Value,
+}
+
+fn parse_body(kind: &str, line: &[u8]) -> Result<Option<KernelMessage>, serde_json::Error> {
+    Ok(Some(match kind {
+        "ready" => {
+            let f: ReadyFrame = serde_json::from_slice(line)?;
+            KernelMessage::Ready {
+                python: f.python,
+                pid: f.pid,
+            }
+        }
+        "stream" => {
+            let f: StreamFrame = serde_json::from_slice(line)?;
+            KernelMessage::Stream {
+                id: f.id,
+                name: f.name,
+                text: f.text,
+            }
+        }
+        "result" => KernelMessage::Result(serde_json::from_slice(line)?),
+        "state" => {
+            let f: StateFrame = serde_json::from_slice(line)?;
+            KernelMessage::State {
+                id: f.id,
+                state: RuntimeState {
+                    alive: f.alive,
+                    variables: f.variables,
+                    truncated: f.truncated,
+                    running: f.running,
+                    error: f.error,
+                    elapsed_ms: f.elapsed_ms,
+                },
+            }
+        }
+        "call" => {
+            let f: CallFrame = serde_json::from_slice(line)?;
+            KernelMessage::Call {
+                id: f.id,
+                cap: f.cap,
+                action: f.action,
+                args: f.args,
+            }
+        }
+        _ => return Ok(None),
+    }))
 }
 
 /// Error half of a `reply`: `type` names the Python exception raised in the cell.
@@ -130,8 +219,14 @@ pub fn parse_kernel_line(line: &[u8]) -> Option<KernelMessage> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    match serde_json::from_slice::<KernelMessage>(line) {
-        Ok(msg) => Some(msg),
+    let parsed =
+        serde_json::from_slice::<Tag<'_>>(line).and_then(|tag| parse_body(&tag.kind, line));
+    match parsed {
+        Ok(Some(msg)) => Some(msg),
+        Ok(None) => {
+            tracing::warn!("skipping kernel frame of unknown type");
+            None
+        }
         Err(err) => {
             let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
             tracing::warn!(%err, line = %shown, "skipping unreadable kernel frame");

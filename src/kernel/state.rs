@@ -53,6 +53,9 @@ pub struct RuntimeState {
     /// Set when the driver could not inspect its namespace.
     #[serde(default)]
     pub error: Option<String>,
+    /// Time the kernel spent building this listing.
+    #[serde(default)]
+    pub elapsed_ms: Option<f64>,
 }
 
 impl RuntimeState {
