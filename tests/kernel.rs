@@ -185,6 +185,16 @@ mod cells {
         )
         .await;
         assert_eq!(r.value_repr.as_deref(), Some("P!"));
+        let r = ok(
+            &k,
+            "class Bad:\n    def __repr__(self):\n        raise ValueError('no')\nBad()",
+        )
+        .await;
+        assert!(
+            r.value_repr
+                .unwrap()
+                .contains("repr() failed: ValueError: no")
+        );
         let r = ok(&k, "list(range(100000))").await;
         let repr = r.value_repr.unwrap();
         assert!(repr.len() < 10_000, "{}", repr.len());

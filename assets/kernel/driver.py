@@ -370,7 +370,8 @@ def _render(obj, b, level=0):
             shape, dtype = arr
             return "%s(shape=%s%s)" % (t.__name__, shape, ", dtype=%s" % dtype if dtype else "")
         if isinstance(obj, BaseException):
-            return "%s(%s)" % (t.__name__, _r_seq(obj.args, b, level, "", "", tuple.__iter__, None))
+            args = BaseException.args.__get__(obj)  # not a user override
+            return "%s(%s)" % (t.__name__, _r_seq(args, b, level, "", "", tuple.__iter__, None))
         if t.__module__ in _STDLIB_REPR:
             r = repr(obj)
             return r if len(r) <= b.string else r[: b.string] + "…"
@@ -843,7 +844,10 @@ def _value_repr(value):
     t = type(value)
     if t.__module__ == "builtins" or isinstance(value, (dict, list, tuple, set, frozenset)):
         return safe_repr(value, 8000, 100, 4, 4000)
-    text = repr(value)  # the user's own object, on the cell's thread: interruptible
+    try:
+        text = repr(value)  # the user's own object, on the cell's thread: interruptible
+    except Exception as exc:
+        return "<%s object; repr() failed: %s: %s>" % (t.__qualname__, type(exc).__name__, exc)
     return text if len(text) <= 8000 else text[:8000] + "…(%d chars)" % len(text)
 
 

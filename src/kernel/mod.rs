@@ -1,10 +1,35 @@
 //! The Python kernel core: a persistent `python3` process running an
-//! embedded driver, the protocol to it, the capability bridge (`fs`, `shell`,
-//! and later `context`) and the live runtime state for the inspector.
+//! embedded driver (`assets/kernel/driver.py`), the protocol to it, the
+//! capability bridge (`fs`, `shell`, later `context`) and the live runtime
+//! state for the inspector. Host-agnostic: no terminal code.
 //!
-//! Host-agnostic: no terminal code. The UI loop owns a [`CodeRuntime`], spawns
-//! `execute` calls as tasks, and reads [`KernelEvent`]s and the
-//! [`KernelInfo`] watch.
+//! # Wiring it into a single-threaded UI loop
+//!
+//! ```no_run
+//! # async fn wire() -> anyhow::Result<()> {
+//! use std::sync::Arc;
+//! use hello_tui::kernel::caps::{AskUser, DirtyPaths, FsCapability, ShellCapability};
+//! use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig, KernelEvent};
+//! use tokio::sync::{mpsc, watch};
+//!
+//! let root = std::path::PathBuf::from(".");
+//! let (dirty_tx, dirty_rx) = watch::channel(DirtyPaths::default()); // editor publishes here
+//! let (written_tx, mut written_rx) = mpsc::unbounded_channel(); // reload these files
+//! let (ask_tx, mut ask_rx) = mpsc::channel(8); // ApprovalRequest -> approval dialog
+//! let registry = CapabilityRegistry::new()
+//!     .with(Arc::new(FsCapability::new(&root)?.with_dirty_paths(dirty_rx).with_write_events(written_tx)))
+//!     .with(Arc::new(ShellCapability::new(&root, Arc::new(AskUser::new(ask_tx)))));
+//! let (runtime, mut events) = CodeRuntime::new(KernelConfig::for_workspace(&root), registry);
+//! let status = runtime.status(); // watch: KernelInfo { status, python, pid } for the status bar
+//!
+//! // Run a cell without blocking the loop; the result comes back as a message.
+//! let rt = runtime.clone();
+//! tokio::spawn(async move { let result = rt.execute("print('hi')", None).await; /* send AppEvent */ });
+//! // In the loop's select!: events.recv() => Stream / State / Status / Restarted,
+//! // ask_rx.recv() => show the command, answer on request.respond,
+//! // written_rx.recv() => reload the file view. Ctrl-C => runtime.interrupt().
+//! # Ok(()) }
+//! ```
 
 mod capability;
 pub mod caps;

@@ -183,6 +183,19 @@ impl CodeRuntime {
         let (done, mut rx) = oneshot::channel();
         {
             let mut pending = lock(&conn.pending);
+            if let Some(reason) = pending.dead.clone() {
+                // Died between the liveness check and now: the reader is gone.
+                return finish(
+                    id,
+                    Ok(Completion::Died {
+                        reason,
+                        stdout: String::new(),
+                        stderr: String::new(),
+                    }),
+                    ExecOutcome::Completed,
+                    Instant::now(),
+                );
+            }
             // Room for the driver's own head + notice + tail, so its drop
             // notice survives; this cap only bites if the driver misbehaves.
             let (head, tail) = (
