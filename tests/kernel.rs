@@ -403,6 +403,26 @@ mod faults {
     }
 
     #[tokio::test]
+    async fn dropping_the_runtime_ends_the_kernel_and_its_children() {
+        let k = kernel();
+        let r = ok(
+            &k,
+            "import subprocess\nchild = subprocess.Popen(['sleep', '60'])\nchild.pid",
+        )
+        .await;
+        let child: i32 = r.value_repr.unwrap().parse().unwrap();
+        let pid = k.rt.status().borrow().pid.unwrap() as i32;
+        drop(k);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let alive = |p: i32| unsafe { libc::kill(p, 0) == 0 };
+        while (alive(pid) || alive(child)) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(!alive(pid), "kernel {pid} survived");
+        assert!(!alive(child), "child {child} survived");
+    }
+
+    #[tokio::test]
     async fn a_missing_interpreter_is_a_readable_error() {
         let k = kernel_with(|c| c.python = PathBuf::from("/nonexistent/python3"), false);
         let r = run(&k, "1").await;
@@ -458,6 +478,67 @@ mod state {
         assert_eq!(
             arr.preview.as_deref(),
             Some("FakeArray(shape=(3, 4), dtype=float64)")
+        );
+    }
+
+    #[tokio::test]
+    async fn pathological_objects_cannot_stall_describe() {
+        let k = kernel();
+        ok(
+            &k,
+            r#"import time
+class Evil:
+    def __getattr__(self, name):
+        time.sleep(10)
+    def __len__(self):
+        time.sleep(10)
+        return 1
+    def __repr__(self):
+        time.sleep(10)
+        return "never"
+    def __sizeof__(self):
+        time.sleep(10)
+        return 1
+    @property
+    def shape(self):
+        time.sleep(10)
+        return (1,)
+class EvilList(list):
+    def __iter__(self):
+        time.sleep(10)
+        return iter([])
+    def __len__(self):
+        time.sleep(10)
+        return 0
+evil = Evil()
+evil_list = EvilList([1, 2])
+huge = list(range(10**6))
+deep = [[[[[[1]]]]]]
+big_int = 10**5000
+text = "y" * 10**7"#,
+        )
+        .await;
+        let asked = Instant::now();
+        let state = k.rt.describe().await.unwrap();
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            asked.elapsed()
+        );
+        let preview = |name: &str| state.get(name).unwrap().preview.clone().unwrap();
+        assert_eq!(preview("evil"), "<Evil object>");
+        assert_eq!(preview("evil_list"), "EvilList([1, 2])");
+        assert!(
+            preview("huge").ends_with("…+999992]"),
+            "{}",
+            preview("huge")
+        );
+        assert_eq!(preview("deep"), "[[[…1]]]");
+        assert_eq!(preview("big_int"), "<int 16610 bits>");
+        assert!(preview("text").len() < 200);
+        assert_eq!(
+            state.get("huge").unwrap().summary.as_deref(),
+            Some("len 1000000 items")
         );
     }
 
