@@ -80,7 +80,14 @@ async fn main() {
     let mut config = KernelConfig::for_workspace(&dir);
     config.auto_refresh = None; // measure the call itself, not the inspector refresh
     let (rt, _events) = CodeRuntime::new(config, CapabilityRegistry::new());
-    rt.start().await.expect("kernel starts");
+    let mut starts = Vec::new();
+    for _ in 0..5 {
+        rt.shutdown().await;
+        let started = Instant::now();
+        rt.start().await.expect("kernel starts");
+        starts.push(started.elapsed());
+    }
+    report("kernel start (spawn to ready), n=5", &stats(starts), None);
 
     let bare = bare_pipe(ROUNDS).await;
     report("bare JSON-lines pipe round trip", &bare, None);

@@ -159,7 +159,12 @@ mod cells {
         let mut k = kernel();
         let r = ok(&k, "print('live')").await;
         let mut seen = String::new();
+        let mut started = None;
         while let Ok(event) = k.events.try_recv() {
+            if let KernelEvent::CellStarted { exec_id } = event {
+                assert!(seen.is_empty(), "started after its output");
+                started = Some(exec_id);
+            }
             if let KernelEvent::Stream {
                 exec_id,
                 stream: StreamName::Stdout,
@@ -171,6 +176,7 @@ mod cells {
             }
         }
         assert_eq!(seen, "live\n");
+        assert_eq!(started, Some(r.id));
     }
 
     #[tokio::test]

@@ -6,6 +6,9 @@ use super::status::KernelInfo;
 
 #[derive(Debug, Clone)]
 pub enum KernelEvent {
+    /// An `execute` call was sent to the kernel; its stream chunks and its
+    /// `ExecResult` carry this id.
+    CellStarted { exec_id: u64 },
     /// Same value as the status `watch`, for loops that prefer one channel.
     Status(KernelInfo),
     /// Output as it happens. `exec_id` is `None` for output written between cells.

@@ -210,6 +210,7 @@ impl CodeRuntime {
             });
         }
         let started = Instant::now();
+        inner.emit(KernelEvent::CellStarted { exec_id: id });
         inner.set_status(&conn, KernelStatus::Busy);
         conn.send(&HostMessage::Execute { id, code });
 
