@@ -1,6 +1,7 @@
 //! Spawning the `python3` child that runs the embedded driver, and the small
 //! tasks that own its pipes and its exit status.
 
+use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 
@@ -32,6 +33,7 @@ pub(crate) struct Spawned {
 
 pub(crate) fn spawn(
     config: &KernelConfig,
+    python: &Path,
     specs: &[CapabilitySpec],
 ) -> Result<Spawned, KernelError> {
     let driver_config = serde_json::json!({
@@ -40,7 +42,7 @@ pub(crate) fn spawn(
         "stream_head_bytes": config.output_head_bytes,
         "stream_tail_bytes": config.output_tail_bytes,
     });
-    let mut cmd = Command::new(&config.python);
+    let mut cmd = Command::new(python);
     cmd.arg("-u")
         .arg("-c")
         .arg(DRIVER_SOURCE)
@@ -53,7 +55,7 @@ pub(crate) fn spawn(
         .process_group(0)
         .kill_on_drop(true);
     let spawn_err = |source| KernelError::Spawn {
-        python: config.python.display().to_string(),
+        python: python.display().to_string(),
         source,
     };
     let mut child = cmd.spawn().map_err(spawn_err)?;

@@ -50,6 +50,9 @@ pub enum KernelMessage {
     Ready {
         python: String,
         pid: u32,
+        /// The interpreter's real path (`sys.executable`), so restarts skip
+        /// wrappers such as pyenv shims.
+        executable: Option<String>,
     },
     Stream {
         /// The cell the output belongs to; `None` for output written between
@@ -84,6 +87,8 @@ struct Tag<'a> {
 struct ReadyFrame {
     python: String,
     pid: u32,
+    #[serde(default)]
+    executable: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -127,6 +132,7 @@ fn parse_body(kind: &str, line: &[u8]) -> Result<Option<KernelMessage>, serde_js
             KernelMessage::Ready {
                 python: f.python,
                 pid: f.pid,
+                executable: f.executable.filter(|e| !e.is_empty()),
             }
         }
         "stream" => {

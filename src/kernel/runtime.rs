@@ -6,6 +6,7 @@
 //! state mid-cell" work instead of deadlocking.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -64,6 +65,9 @@ struct Inner {
     events: mpsc::UnboundedSender<KernelEvent>,
     ids: AtomicU64,
     generation: AtomicU64,
+    /// `sys.executable` reported by the first kernel: later (re)starts run it
+    /// directly, skipping e.g. a pyenv shim's few hundred milliseconds.
+    resolved_python: Mutex<Option<PathBuf>>,
 }
 
 /// One running kernel process.
@@ -143,6 +147,7 @@ impl CodeRuntime {
             events,
             ids: AtomicU64::new(0),
             generation: AtomicU64::new(0),
+            resolved_python: Mutex::new(None),
         });
         if let Some(every) = refresh {
             tokio::spawn(refresh_while_busy(Arc::downgrade(&inner), status_rx, every));
@@ -336,7 +341,10 @@ impl Inner {
         let old = lock(&self.conn).take();
         drop(old);
         self.publish_status(KernelStatus::Starting, None);
-        let spawned = match process::spawn(&self.config, &self.registry.specs()) {
+        let python = lock(&self.resolved_python)
+            .clone()
+            .unwrap_or_else(|| self.config.python.clone());
+        let spawned = match process::spawn(&self.config, &python, &self.registry.specs()) {
             Ok(spawned) => spawned,
             Err(err) => {
                 self.publish_status(KernelStatus::Dead(err.to_string()), None);
@@ -574,7 +582,14 @@ fn dispatch(
     ready: &mut Option<oneshot::Sender<(String, u32)>>,
 ) {
     match msg {
-        KernelMessage::Ready { python, pid } => {
+        KernelMessage::Ready {
+            python,
+            pid,
+            executable,
+        } => {
+            if let (Some(inner), Some(exe)) = (runtime.upgrade(), executable) {
+                *lock(&inner.resolved_python) = Some(PathBuf::from(exe));
+            }
             if let Some(ready) = ready.take() {
                 let _ = ready.send((python, pid));
             }
