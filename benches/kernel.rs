@@ -80,6 +80,13 @@ async fn main() {
     let mut config = KernelConfig::for_workspace(&dir);
     config.auto_refresh = None; // measure the call itself, not the inspector refresh
     let (rt, _events) = CodeRuntime::new(config, CapabilityRegistry::new());
+    let first = Instant::now();
+    rt.start().await.expect("kernel starts");
+    println!(
+        "{:<34} {:>12.3} ms (python3 from PATH)",
+        "first kernel start (spawn to ready)",
+        ms(first.elapsed())
+    );
     let mut starts = Vec::new();
     for _ in 0..5 {
         rt.shutdown().await;
@@ -87,7 +94,7 @@ async fn main() {
         rt.start().await.expect("kernel starts");
         starts.push(started.elapsed());
     }
-    report("kernel start (spawn to ready), n=5", &stats(starts), None);
+    report("restart (resolved interpreter), n=5", &stats(starts), None);
 
     let bare = bare_pipe(ROUNDS).await;
     report("bare JSON-lines pipe round trip", &bare, None);

@@ -43,23 +43,30 @@ _outbox = SimpleQueue()
 
 def send(msg):
     """Queue one frame for the writer thread (C-level put: signal-safe)."""
-    send_encoded(json.dumps(msg, ensure_ascii=False, separators=(",", ":"), default=str))
-
-
-def send_encoded(line):
+    line = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), default=str)
     # Lone surrogates (from user strings) become "?" so the host always gets UTF-8.
     _outbox.put((line + "\n").encode("utf-8", "replace"))
 
 
-def _writer(fd):
-    while True:
-        data = _outbox.get()
-        view = memoryview(data)
-        try:
+_write_lock = threading.Lock()
+
+
+def write_frame(fd, data):
+    """Write one whole frame; the lock keeps frames from interleaving. Only
+    the writer and control threads call this, never the main thread, so a
+    KeyboardInterrupt cannot cut a frame in half."""
+    view = memoryview(data)
+    try:
+        with _write_lock:
             while view:
                 view = view[os.write(fd, view):]
-        except OSError:
-            os._exit(0)  # host went away
+    except OSError:
+        os._exit(0)  # host went away
+
+
+def _writer(fd):
+    while True:
+        write_frame(fd, _outbox.get())
 
 
 # ---------------------------------------------------------------- output pumps
@@ -995,19 +1002,19 @@ def main():
     signal.signal(signal.SIGINT, on_sigint)
 
     work = SimpleQueue()
-    describes = SimpleQueue()
 
-    def describer():
-        while True:
-            did = describes.get()
-            try:
-                frame = kernel.describe(did)
-            except Exception as exc:  # never leave the host waiting
-                frame = json.dumps({
-                    "type": "state", "id": did, "alive": True, "variables": [],
-                    "error": "%s: %s" % (type(exc).__name__, exc),
-                })
-            send_encoded(frame)
+    def describe(did):
+        # On the control thread, not the main one: answered while a cell runs.
+        # Written directly (no hand-off to the writer thread): the big frames
+        # are the latency that matters for the inspector.
+        try:
+            frame = kernel.describe(did)
+        except Exception as exc:  # never leave the host waiting
+            frame = json.dumps({
+                "type": "state", "id": did, "alive": True, "variables": [],
+                "error": "%s: %s" % (type(exc).__name__, exc),
+            })
+        write_frame(proto_out, (frame + "\n").encode("utf-8", "replace"))
 
     def control():
         with os.fdopen(proto_in, "rb") as f:
@@ -1022,14 +1029,14 @@ def main():
                 if kind == "execute" and type(msg.get("code")) is str:
                     work.put((msg.get("id"), msg["code"]))
                 elif kind == "describe":
-                    describes.put(msg.get("id"))
+                    describe(msg.get("id"))
                 elif kind == "reply":
                     calls.resolve(msg)
                 elif kind == "shutdown":
                     break
         os._exit(0)
 
-    for target, args in ((_writer, (proto_out,)), (describer, ()), (control, ())):
+    for target, args in ((_writer, (proto_out,)), (control, ())):
         threading.Thread(target=target, args=args, daemon=True).start()
     for pump in pumps:
         threading.Thread(target=pump.run, daemon=True, name="pump-" + pump.name).start()
