@@ -34,6 +34,7 @@
 mod capability;
 pub mod caps;
 mod config;
+mod connection;
 mod error;
 mod events;
 mod framing;

@@ -5,7 +5,6 @@
 //! what keeps the inspector live and makes "a capability asks for the runtime
 //! state mid-cell" work instead of deadlocking.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -13,23 +12,20 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::capability::{CallContext, CapabilityRegistry};
+use super::capability::CapabilityRegistry;
 use super::config::KernelConfig;
+use super::connection::{
+    Completion, Connection, Pending, PendingExec, ReaderParts, finish, read_frames,
+};
 use super::error::KernelError;
 use super::events::KernelEvent;
-use super::framing::LineReader;
 use super::lock;
 use super::output::CappedText;
 use super::process::{self, Spawned};
-use super::protocol::{
-    HostMessage, KernelMessage, ReplyError, ResultFrame, StreamName, parse_kernel_line,
-};
+use super::protocol::HostMessage;
 use super::result::{ExecOutcome, ExecResult};
 use super::state::RuntimeState;
 use super::status::{KernelInfo, KernelStatus};
-
-/// Largest kernel→host frame accepted; the driver's own frames stay far below.
-const MAX_FRAME: usize = 16 << 20;
 
 /// Handle to a persistent Python kernel. Clone freely; all clones drive the
 /// same kernel. Dropping the last clone kills the kernel process group.
@@ -43,7 +39,7 @@ pub struct CodeRuntime {
 /// the runtime, its registry and the handlers.
 #[derive(Clone)]
 pub struct RuntimeStateHandle {
-    inner: Weak<Inner>,
+    pub(super) inner: Weak<Inner>,
 }
 
 impl RuntimeStateHandle {
@@ -55,76 +51,19 @@ impl RuntimeStateHandle {
     }
 }
 
-struct Inner {
-    config: KernelConfig,
-    registry: CapabilityRegistry,
-    conn: Mutex<Option<Arc<Connection>>>,
+pub(super) struct Inner {
+    pub(super) config: KernelConfig,
+    pub(super) registry: CapabilityRegistry,
+    pub(super) conn: Mutex<Option<Arc<Connection>>>,
     /// One cell at a time.
-    exec_turn: tokio::sync::Mutex<()>,
-    status: watch::Sender<KernelInfo>,
-    events: mpsc::UnboundedSender<KernelEvent>,
-    ids: AtomicU64,
-    generation: AtomicU64,
+    pub(super) exec_turn: tokio::sync::Mutex<()>,
+    pub(super) status: watch::Sender<KernelInfo>,
+    pub(super) events: mpsc::UnboundedSender<KernelEvent>,
+    pub(super) ids: AtomicU64,
+    pub(super) generation: AtomicU64,
     /// `sys.executable` reported by the first kernel: later (re)starts run it
     /// directly, skipping e.g. a pyenv shim's few hundred milliseconds.
-    resolved_python: Mutex<Option<PathBuf>>,
-}
-
-/// One running kernel process.
-struct Connection {
-    generation: u64,
-    pid: u32,
-    out: mpsc::UnboundedSender<Vec<u8>>,
-    pending: Arc<Mutex<Pending>>,
-    exited: watch::Receiver<Option<String>>,
-}
-
-#[derive(Default)]
-struct Pending {
-    exec: Option<PendingExec>,
-    describes: HashMap<u64, oneshot::Sender<RuntimeState>>,
-    /// Set when the process is gone.
-    dead: Option<String>,
-}
-
-struct PendingExec {
-    id: u64,
-    done: oneshot::Sender<Completion>,
-    stdout: CappedText,
-    stderr: CappedText,
-}
-
-enum Completion {
-    Finished {
-        frame: ResultFrame,
-        stdout: String,
-        stderr: String,
-    },
-    Died {
-        reason: String,
-        stdout: String,
-        stderr: String,
-    },
-}
-
-impl Connection {
-    fn send(&self, msg: &HostMessage<'_>) -> bool {
-        self.out.send(msg.to_line()).is_ok()
-    }
-
-    fn is_alive(&self) -> bool {
-        self.exited.borrow().is_none() && lock(&self.pending).dead.is_none()
-    }
-
-    fn signal(&self, sig: i32) -> bool {
-        self.exited.borrow().is_none() && process::signal_group(self.pid, sig)
-    }
-}
-
-impl Drop for Connection {
-    fn drop(&mut self) {
-        self.signal(libc::SIGKILL);
-    }
+    pub(super) resolved_python: Mutex<Option<PathBuf>>,
 }
 
 impl CodeRuntime {
@@ -296,7 +235,7 @@ impl Inner {
         self.ids.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    fn emit(&self, event: KernelEvent) {
+    pub(super) fn emit(&self, event: KernelEvent) {
         let _ = self.events.send(event);
     }
 
@@ -308,7 +247,7 @@ impl Inner {
         self.publish_status(status, None);
     }
 
-    fn publish_status(&self, status: KernelStatus, ready: Option<(String, u32)>) {
+    pub(super) fn publish_status(&self, status: KernelStatus, ready: Option<(String, u32)>) {
         let mut changed = false;
         self.status.send_if_modified(|info| {
             if info.status != status {
@@ -471,259 +410,6 @@ fn seconds(d: Duration) -> String {
         format!("{s:.0} s")
     } else {
         format!("{s:.1} s")
-    }
-}
-
-fn finish(
-    id: u64,
-    done: Result<Completion, oneshot::error::RecvError>,
-    outcome: ExecOutcome,
-    started: Instant,
-) -> ExecResult {
-    match done {
-        Ok(Completion::Finished {
-            frame,
-            stdout,
-            stderr,
-        }) => {
-            let interrupted = frame
-                .error
-                .as_ref()
-                .is_some_and(|e| e.type_name == "KeyboardInterrupt");
-            let duration = if frame.duration_ms.is_finite() && frame.duration_ms >= 0.0 {
-                Duration::from_secs_f64(frame.duration_ms / 1000.0)
-            } else {
-                started.elapsed()
-            };
-            ExecResult {
-                id,
-                ok: frame.ok,
-                stdout,
-                stderr,
-                value_repr: frame.value_repr,
-                error: frame.error,
-                duration,
-                outcome: if interrupted {
-                    ExecOutcome::Interrupted
-                } else {
-                    outcome
-                },
-            }
-        }
-        Ok(Completion::Died {
-            reason,
-            stdout,
-            stderr,
-        }) => {
-            let mut result = ExecResult::failed(
-                id,
-                "KernelDied",
-                format!(
-                    "the kernel died ({reason}) — variables lost; a fresh kernel starts on the next execute"
-                ),
-                ExecOutcome::KernelDied { reason },
-            );
-            result.stdout = stdout;
-            result.stderr = stderr;
-            result.duration = started.elapsed();
-            result
-        }
-        Err(_) => ExecResult::failed(
-            id,
-            "KernelError",
-            "the kernel connection closed without an answer".to_owned(),
-            ExecOutcome::KernelDied {
-                reason: "connection closed".to_owned(),
-            },
-        ),
-    }
-}
-
-struct ReaderParts {
-    generation: u64,
-    pid: u32,
-    pending: Arc<Mutex<Pending>>,
-    out: mpsc::UnboundedSender<Vec<u8>>,
-    exited: watch::Receiver<Option<String>>,
-    stderr_tail: Arc<Mutex<String>>,
-}
-
-/// Reads the driver's frames until the process goes away, then reports the
-/// death to whoever is waiting.
-async fn read_frames(
-    runtime: Weak<Inner>,
-    parts: ReaderParts,
-    stdout: tokio::process::ChildStdout,
-    ready: oneshot::Sender<(String, u32)>,
-) {
-    let mut ready = Some(ready);
-    let mut lines = LineReader::new(stdout, MAX_FRAME);
-    loop {
-        let line = match lines.next_line().await {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(err) => {
-                tracing::warn!(%err, "kernel channel read failed");
-                break;
-            }
-        };
-        let Some(msg) = parse_kernel_line(line) else {
-            continue;
-        };
-        dispatch(&runtime, &parts, msg, &mut ready);
-    }
-    on_channel_closed(&runtime, parts).await;
-}
-
-fn dispatch(
-    runtime: &Weak<Inner>,
-    parts: &ReaderParts,
-    msg: KernelMessage,
-    ready: &mut Option<oneshot::Sender<(String, u32)>>,
-) {
-    match msg {
-        KernelMessage::Ready {
-            python,
-            pid,
-            executable,
-        } => {
-            if let (Some(inner), Some(exe)) = (runtime.upgrade(), executable) {
-                *lock(&inner.resolved_python) = Some(PathBuf::from(exe));
-            }
-            if let Some(ready) = ready.take() {
-                let _ = ready.send((python, pid));
-            }
-        }
-        KernelMessage::Stream { id, name, text } => {
-            {
-                let mut pending = lock(&parts.pending);
-                if let Some(exec) = pending.exec.as_mut().filter(|e| Some(e.id) == id) {
-                    match name {
-                        StreamName::Stdout => exec.stdout.push(&text),
-                        StreamName::Stderr => exec.stderr.push(&text),
-                    }
-                }
-            }
-            if let Some(inner) = runtime.upgrade() {
-                inner.emit(KernelEvent::Stream {
-                    exec_id: id,
-                    stream: name,
-                    text,
-                });
-            }
-        }
-        KernelMessage::Result(frame) => {
-            let exec = {
-                let mut pending = lock(&parts.pending);
-                match &pending.exec {
-                    Some(exec) if exec.id == frame.id => pending.exec.take(),
-                    _ => None,
-                }
-            };
-            match exec {
-                Some(exec) => {
-                    let _ = exec.done.send(Completion::Finished {
-                        frame,
-                        stdout: exec.stdout.finish(),
-                        stderr: exec.stderr.finish(),
-                    });
-                }
-                None => tracing::debug!(id = frame.id, "result for a cell nobody waits for"),
-            }
-        }
-        KernelMessage::State { id, state } => {
-            let waiter = id.and_then(|id| lock(&parts.pending).describes.remove(&id));
-            if let Some(waiter) = waiter {
-                let _ = waiter.send(state);
-            }
-        }
-        KernelMessage::Call {
-            id,
-            cap,
-            action,
-            args,
-        } => {
-            let exec_id = lock(&parts.pending).exec.as_ref().map(|e| e.id);
-            let ctx = CallContext {
-                runtime: RuntimeStateHandle {
-                    inner: runtime.clone(),
-                },
-                exec_id,
-            };
-            let call = match runtime.upgrade() {
-                Some(inner) => inner.registry.dispatch(&cap, &action, args, ctx),
-                None => return,
-            };
-            let out = parts.out.clone();
-            tokio::spawn(async move {
-                let reply = match call.await {
-                    Ok(value) => HostMessage::Reply {
-                        id,
-                        ok: true,
-                        value: Some(value),
-                        error: None,
-                    },
-                    Err(err) => HostMessage::Reply {
-                        id,
-                        ok: false,
-                        value: None,
-                        error: Some(ReplyError {
-                            type_name: err.python_type().to_owned(),
-                            message: err.to_string(),
-                        }),
-                    },
-                };
-                let _ = out.send(reply.to_line());
-            });
-        }
-    }
-}
-
-async fn on_channel_closed(runtime: &Weak<Inner>, parts: ReaderParts) {
-    let mut exited = parts.exited.clone();
-    let waited = tokio::time::timeout(Duration::from_secs(1), exited.wait_for(Option::is_some))
-        .await
-        .is_ok();
-    if !waited {
-        // The driver closed its channel but lives on: it is useless, end it.
-        process::signal_group(parts.pid, libc::SIGKILL);
-        let _ =
-            tokio::time::timeout(Duration::from_secs(2), exited.wait_for(Option::is_some)).await;
-    }
-    let mut reason = exited
-        .borrow()
-        .clone()
-        .unwrap_or_else(|| "closed its channel".to_owned());
-    let tail = lock(&parts.stderr_tail).trim().to_owned();
-    if !tail.is_empty() {
-        let last: String = tail
-            .lines()
-            .last()
-            .unwrap_or_default()
-            .chars()
-            .take(300)
-            .collect();
-        reason.push_str(&format!(": {last}"));
-    }
-    tracing::warn!(%reason, "kernel died");
-    let exec = {
-        let mut pending = lock(&parts.pending);
-        pending.dead = Some(reason.clone());
-        pending.describes.clear();
-        pending.exec.take()
-    };
-    if let Some(exec) = exec {
-        let _ = exec.done.send(Completion::Died {
-            reason: reason.clone(),
-            stdout: exec.stdout.finish(),
-            stderr: exec.stderr.finish(),
-        });
-    }
-    if let Some(inner) = runtime.upgrade()
-        && inner.generation.load(Ordering::SeqCst) == parts.generation
-    {
-        inner.status.send_modify(|info| info.pid = None);
-        inner.publish_status(KernelStatus::Dead(reason), None);
     }
 }
 
