@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use hello_tui::kernel::caps::{
-    AllowAll, DenyAll, DirtyPaths, FsCapability, FsWritten, ShellCapability,
+    AllowAll, ApprovalDecision, AskUser, DenyAll, DirtyPaths, FsCapability, FsWritten,
+    ShellCapability,
 };
 use hello_tui::kernel::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilityRegistry, CapabilitySpec,
@@ -753,6 +754,41 @@ mod capabilities {
             .unwrap();
         assert_eq!(err.type_name, "TimeoutError");
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn an_approval_answered_after_the_cell_gave_up_runs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ask_tx, mut ask_rx) = mpsc::channel(4);
+        let shell = ShellCapability::new(dir.path(), Arc::new(AskUser::new(ask_tx)));
+        let mut config = KernelConfig::for_workspace(dir.path());
+        config.auto_refresh = None;
+        let (rt, _events) =
+            CodeRuntime::new(config, CapabilityRegistry::new().with(Arc::new(shell)));
+        let r = rt
+            .execute(
+                "shell.run('touch approved.txt')",
+                Some(Duration::from_millis(500)),
+            )
+            .await;
+        assert_eq!(r.outcome, ExecOutcome::TimedOut { restarted: false });
+        let request = ask_rx.recv().await.unwrap();
+        assert_eq!(request.command, "touch approved.txt");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The call was cancelled with the cell: nobody listens any more.
+        assert!(request.respond.send(ApprovalDecision::AllowOnce).is_err());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!dir.path().join("approved.txt").exists());
+        // Approved in time, the same command runs.
+        let rt2 = rt.clone();
+        let cell = tokio::spawn(async move {
+            rt2.execute("shell.run('touch approved.txt').code", None)
+                .await
+        });
+        let request = ask_rx.recv().await.unwrap();
+        request.respond.send(ApprovalDecision::AllowOnce).unwrap();
+        assert_eq!(cell.await.unwrap().value_repr.as_deref(), Some("0"));
+        assert!(dir.path().join("approved.txt").exists());
     }
 
     #[tokio::test]

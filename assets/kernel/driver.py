@@ -737,6 +737,11 @@ class Calls:
         try:
             send({"type": "call", "id": cid, "cap": cap, "action": action, "args": args})
             waiter.event.wait()
+        except BaseException:
+            # Interrupted or timed out: the host stops the call (and, say, a
+            # shell command still waiting for approval never runs).
+            send({"type": "cancel", "id": cid})
+            raise
         finally:
             with self.lock:
                 self.pending.pop(cid, None)

@@ -40,6 +40,10 @@ pub(super) struct Connection {
 pub(super) struct Pending {
     pub(super) exec: Option<PendingExec>,
     pub(super) describes: HashMap<u64, oneshot::Sender<RuntimeState>>,
+    /// Capability calls in flight, so a cell that gives up (interrupt,
+    /// timeout) also stops its call: an approval answered later must not
+    /// run a command nobody waits for.
+    pub(super) calls: HashMap<u64, tokio::task::AbortHandle>,
     /// Set when the process is gone.
     pub(super) dead: Option<String>,
 }
@@ -265,7 +269,11 @@ fn dispatch(
                 None => return,
             };
             let out = parts.out.clone();
-            tokio::spawn(async move {
+            let pending = Arc::clone(&parts.pending);
+            // Held until the handle is stored, so the task's own removal
+            // always comes after the insert.
+            let mut registered = lock(&parts.pending);
+            let task = tokio::spawn(async move {
                 let reply = match call.await {
                     Ok(value) => HostMessage::Reply {
                         id,
@@ -284,7 +292,15 @@ fn dispatch(
                     },
                 };
                 let _ = out.send(reply.to_line());
+                lock(&pending).calls.remove(&id);
             });
+            registered.calls.insert(id, task.abort_handle());
+        }
+        KernelMessage::Cancel { id } => {
+            if let Some(call) = lock(&parts.pending).calls.remove(&id) {
+                tracing::debug!(id, "capability call cancelled by its cell");
+                call.abort();
+            }
         }
     }
 }
@@ -320,6 +336,9 @@ async fn on_channel_closed(runtime: &Weak<Inner>, parts: ReaderParts) {
         let mut pending = lock(&parts.pending);
         pending.dead = Some(reason.clone());
         pending.describes.clear();
+        for (_, call) in pending.calls.drain() {
+            call.abort();
+        }
         pending.exec.take()
     };
     if let Some(exec) = exec {

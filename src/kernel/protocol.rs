@@ -72,6 +72,10 @@ pub enum KernelMessage {
         action: String,
         args: Value,
     },
+    /// The cell stopped waiting for call `id` (interrupted or timed out).
+    Cancel {
+        id: u64,
+    },
 }
 
 /// Only the `type` field, read first; the body is then parsed straight into
@@ -114,6 +118,11 @@ struct StateFrame {
     error: Option<String>,
     #[serde(default)]
     elapsed_ms: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct CancelFrame {
+    id: u64,
 }
 
 #[derive(Deserialize)]
@@ -166,6 +175,10 @@ fn parse_body(kind: &str, line: &[u8]) -> Result<Option<KernelMessage>, serde_js
                 action: f.action,
                 args: f.args,
             }
+        }
+        "cancel" => {
+            let f: CancelFrame = serde_json::from_slice(line)?;
+            KernelMessage::Cancel { id: f.id }
         }
         _ => return Ok(None),
     }))
