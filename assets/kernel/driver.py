@@ -665,7 +665,8 @@ def _camel(name):
 class Record(dict):
     """A capability result: a dict whose keys are also attributes. Missing
     camelCase names fall back to snake_case (and back), so `r.totalMessages`
-    finds `total_messages`."""
+    finds `total_messages`. Keys named like dict methods (`items`, `keys`,
+    `get`...) are reached with `r["items"]`."""
 
     __slots__ = ()
 
