@@ -1,0 +1,215 @@
+//! The `fs` capability: read, write, list and test files inside the workspace.
+//!
+//! Writes refuse files that have unsaved edits in the editor (the UI publishes
+//! that set into a `watch`), and announce successful writes so the file view
+//! can reload.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+use super::confine::confine;
+use crate::kernel::{
+    ActionSpec, CallContext, Capability, CapabilityError, CapabilitySpec, arg_str,
+};
+
+/// Paths with unsaved editor changes, as the UI publishes them (absolute, or
+/// relative to the workspace root).
+pub type DirtyPaths = Arc<BTreeSet<PathBuf>>;
+
+/// A file `fs.write` changed on disk (absolute, resolved path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FsWritten {
+    pub path: PathBuf,
+}
+
+/// Largest file `fs.read` returns.
+const MAX_READ: u64 = 8 << 20;
+
+#[derive(Clone)]
+pub struct FsCapability {
+    inner: Arc<FsInner>,
+}
+
+struct FsInner {
+    root: PathBuf,
+    dirty: Option<watch::Receiver<DirtyPaths>>,
+    written: Option<mpsc::UnboundedSender<FsWritten>>,
+}
+
+impl FsCapability {
+    /// Confine to `root` (resolved through symlinks once, here).
+    pub fn new(root: impl AsRef<Path>) -> std::io::Result<Self> {
+        Ok(Self {
+            inner: Arc::new(FsInner {
+                root: root.as_ref().canonicalize()?,
+                dirty: None,
+                written: None,
+            }),
+        })
+    }
+
+    /// Refuse writes to the paths this watch holds.
+    pub fn with_dirty_paths(self, dirty: watch::Receiver<DirtyPaths>) -> Self {
+        self.rebuild(|inner| inner.dirty = Some(dirty))
+    }
+
+    /// Announce every successful write on this channel.
+    pub fn with_write_events(self, written: mpsc::UnboundedSender<FsWritten>) -> Self {
+        self.rebuild(|inner| inner.written = Some(written))
+    }
+
+    fn rebuild(self, change: impl FnOnce(&mut FsInner)) -> Self {
+        let mut inner = FsInner {
+            root: self.inner.root.clone(),
+            dirty: self.inner.dirty.clone(),
+            written: self.inner.written.clone(),
+        };
+        change(&mut inner);
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+}
+
+impl Capability for FsCapability {
+    fn spec(&self) -> CapabilitySpec {
+        CapabilitySpec {
+            name: "fs".to_owned(),
+            description: "Files in the workspace (paths relative to its root).".to_owned(),
+            actions: vec![
+                ActionSpec::new("read", "Return the text of a file.").param("path"),
+                ActionSpec::new(
+                    "write",
+                    "Replace a file's text (creates it and its folders). Refused for files with unsaved edits in the editor.",
+                )
+                .param("path")
+                .param("text"),
+                ActionSpec::new("list", "Sorted entry names of a folder; folders end with '/'.")
+                    .param_default("path", json!(".")),
+                ActionSpec::new("exists", "Whether the path exists.").param("path"),
+            ],
+        }
+    }
+
+    fn call(
+        &self,
+        action: &str,
+        args: Value,
+        _ctx: CallContext,
+    ) -> BoxFuture<'static, Result<Value, CapabilityError>> {
+        let inner = Arc::clone(&self.inner);
+        let action = action.to_owned();
+        Box::pin(async move {
+            // Blocking file I/O stays off the (possibly single-threaded) UI runtime.
+            let done = tokio::task::spawn_blocking(move || inner.run(&action, &args)).await;
+            done.unwrap_or_else(|err| {
+                Err(CapabilityError::Failed(format!("fs task failed: {err}")))
+            })
+        })
+    }
+}
+
+impl FsInner {
+    fn run(&self, action: &str, args: &Value) -> Result<Value, CapabilityError> {
+        match action {
+            "read" => self.read(arg_str(args, "path")?),
+            "write" => self.write(arg_str(args, "path")?, arg_str(args, "text")?),
+            "list" => self.list(arg_str(args, "path")?),
+            "exists" => {
+                let path = confine(&self.root, arg_str(args, "path")?)?;
+                Ok(Value::Bool(path.exists()))
+            }
+            other => Err(CapabilityError::InvalidArgument(format!(
+                "fs has no action {other:?}"
+            ))),
+        }
+    }
+
+    fn read(&self, user_path: &str) -> Result<Value, CapabilityError> {
+        let path = confine(&self.root, user_path)?;
+        let io_err = |err: std::io::Error| CapabilityError::from_io(&err, user_path);
+        let meta = std::fs::metadata(&path).map_err(io_err)?;
+        if meta.is_dir() {
+            return Err(CapabilityError::Os {
+                python_type: "IsADirectoryError",
+                message: format!("{user_path}: is a folder (use fs.list)"),
+            });
+        }
+        if meta.len() > MAX_READ {
+            return Err(CapabilityError::InvalidArgument(format!(
+                "{user_path}: {} bytes; fs.read returns at most {MAX_READ} bytes",
+                meta.len()
+            )));
+        }
+        let bytes = std::fs::read(&path).map_err(io_err)?;
+        Ok(Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    fn write(&self, user_path: &str, text: &str) -> Result<Value, CapabilityError> {
+        let path = confine(&self.root, user_path)?;
+        if self.is_dirty(&path) {
+            return Err(CapabilityError::PermissionDenied(format!(
+                "{user_path} has unsaved changes in the editor; save or discard them first"
+            )));
+        }
+        let io_err = |err: std::io::Error| CapabilityError::from_io(&err, user_path);
+        if path.is_dir() {
+            return Err(CapabilityError::Os {
+                python_type: "IsADirectoryError",
+                message: format!("{user_path}: is a folder"),
+            });
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io_err)?;
+        }
+        // Write beside, then rename: the editor never reloads half a file.
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let tmp = path.with_file_name(format!(".{}.hello-tui-tmp", name.unwrap_or_default()));
+        std::fs::write(&tmp, text).map_err(io_err)?;
+        if let Err(err) = std::fs::rename(&tmp, &path) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io_err(err));
+        }
+        if let Some(written) = &self.written {
+            let _ = written.send(FsWritten { path: path.clone() });
+        }
+        let shown = path.strip_prefix(&self.root).unwrap_or(&path);
+        Ok(json!({ "path": shown.display().to_string(), "bytes": text.len() }))
+    }
+
+    fn list(&self, user_path: &str) -> Result<Value, CapabilityError> {
+        let path = confine(&self.root, user_path)?;
+        let io_err = |err: std::io::Error| CapabilityError::from_io(&err, user_path);
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&path).map_err(io_err)? {
+            let entry = entry.map_err(io_err)?;
+            let mut name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+                name.push('/');
+            }
+            names.push(name);
+        }
+        names.sort();
+        Ok(json!(names))
+    }
+
+    fn is_dirty(&self, target: &Path) -> bool {
+        let Some(dirty) = &self.dirty else {
+            return false;
+        };
+        let dirty = dirty.borrow().clone();
+        dirty.iter().any(|p| {
+            let abs = if p.is_absolute() {
+                p.clone()
+            } else {
+                self.root.join(p)
+            };
+            abs == target || abs.canonicalize().is_ok_and(|real| real == target)
+        })
+    }
+}

@@ -1,0 +1,14 @@
+//! Built-in capabilities: `fs` (workspace files) and `shell` (commands behind
+//! an approval policy).
+
+mod approval;
+mod confine;
+mod fs;
+mod shell;
+
+pub use approval::{
+    AllowAll, Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, AskUser, DenyAll,
+};
+pub use confine::confine;
+pub use fs::{DirtyPaths, FsCapability, FsWritten};
+pub use shell::ShellCapability;

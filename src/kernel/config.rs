@@ -1,0 +1,54 @@
+//! Knobs of the kernel runtime, with the defaults the workbench uses.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct KernelConfig {
+    /// Interpreter to run (`python3` on `PATH` by default).
+    pub python: PathBuf,
+    /// Working directory of the kernel (the workspace root).
+    pub workspace: PathBuf,
+    /// Per-cell timeout when `execute` is given none.
+    pub default_timeout: Duration,
+    /// After a timeout's SIGINT, how long the cell gets to stop before the
+    /// kernel is killed and restarted (losing its variables).
+    pub interrupt_grace: Duration,
+    pub start_timeout: Duration,
+    pub describe_timeout: Duration,
+    /// Address-space limit (RLIMIT_AS) the driver sets on itself.
+    pub memory_limit_bytes: Option<u64>,
+    /// Bytes of each stream forwarded live per cell before the driver keeps
+    /// only the tail; the host applies the same bound to `ExecResult`.
+    pub output_head_bytes: usize,
+    pub output_tail_bytes: usize,
+    /// Variable refresh for the inspector: after every cell, and at this
+    /// interval while a cell runs. `None` turns both off.
+    pub auto_refresh: Option<Duration>,
+}
+
+impl Default for KernelConfig {
+    fn default() -> Self {
+        Self {
+            python: PathBuf::from("python3"),
+            workspace: PathBuf::from("."),
+            default_timeout: Duration::from_secs(60),
+            interrupt_grace: Duration::from_secs(2),
+            start_timeout: Duration::from_secs(15),
+            describe_timeout: Duration::from_secs(2),
+            memory_limit_bytes: None,
+            output_head_bytes: 1 << 20,
+            output_tail_bytes: 64 << 10,
+            auto_refresh: Some(Duration::from_millis(500)),
+        }
+    }
+}
+
+impl KernelConfig {
+    pub fn for_workspace(workspace: impl Into<PathBuf>) -> Self {
+        Self {
+            workspace: workspace.into(),
+            ..Self::default()
+        }
+    }
+}

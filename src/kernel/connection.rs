@@ -1,0 +1,357 @@
+//! One running kernel process as the runtime sees it: the frames going to
+//! it, the calls waiting on it, and the task that reads its frames and
+//! reports its death.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::capability::CallContext;
+use super::events::KernelEvent;
+use super::framing::LineReader;
+use super::lock;
+use super::output::CappedText;
+use super::process;
+use super::protocol::{
+    HostMessage, KernelMessage, ReplyError, ResultFrame, StreamName, parse_kernel_line,
+};
+use super::result::{ExecOutcome, ExecResult};
+use super::runtime::{Inner, RuntimeStateHandle};
+use super::state::RuntimeState;
+use super::status::KernelStatus;
+
+/// Largest kernel→host frame accepted; the driver's own frames stay far below.
+const MAX_FRAME: usize = 16 << 20;
+
+/// One running kernel process.
+pub(super) struct Connection {
+    pub(super) generation: u64,
+    pub(super) pid: u32,
+    pub(super) out: mpsc::UnboundedSender<Vec<u8>>,
+    pub(super) pending: Arc<Mutex<Pending>>,
+    pub(super) exited: watch::Receiver<Option<String>>,
+}
+
+#[derive(Default)]
+pub(super) struct Pending {
+    pub(super) exec: Option<PendingExec>,
+    pub(super) describes: HashMap<u64, oneshot::Sender<RuntimeState>>,
+    /// Capability calls in flight, so a cell that gives up (interrupt,
+    /// timeout) also stops its call: an approval answered later must not
+    /// run a command nobody waits for.
+    pub(super) calls: HashMap<u64, tokio::task::AbortHandle>,
+    /// Set when the process is gone.
+    pub(super) dead: Option<String>,
+}
+
+pub(super) struct PendingExec {
+    pub(super) id: u64,
+    pub(super) done: oneshot::Sender<Completion>,
+    pub(super) stdout: CappedText,
+    pub(super) stderr: CappedText,
+}
+
+pub(super) enum Completion {
+    Finished {
+        frame: ResultFrame,
+        stdout: String,
+        stderr: String,
+    },
+    Died {
+        reason: String,
+        stdout: String,
+        stderr: String,
+    },
+}
+
+impl Connection {
+    pub(super) fn send(&self, msg: &HostMessage<'_>) -> bool {
+        self.out.send(msg.to_line()).is_ok()
+    }
+
+    pub(super) fn is_alive(&self) -> bool {
+        self.exited.borrow().is_none() && lock(&self.pending).dead.is_none()
+    }
+
+    pub(super) fn signal(&self, sig: i32) -> bool {
+        self.exited.borrow().is_none() && process::signal_group(self.pid, sig)
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.signal(libc::SIGKILL);
+    }
+}
+
+pub(super) fn finish(
+    id: u64,
+    done: Result<Completion, oneshot::error::RecvError>,
+    outcome: ExecOutcome,
+    started: Instant,
+) -> ExecResult {
+    match done {
+        Ok(Completion::Finished {
+            frame,
+            stdout,
+            stderr,
+        }) => {
+            let interrupted = frame
+                .error
+                .as_ref()
+                .is_some_and(|e| e.type_name == "KeyboardInterrupt");
+            let duration = if frame.duration_ms.is_finite() && frame.duration_ms >= 0.0 {
+                Duration::from_secs_f64(frame.duration_ms / 1000.0)
+            } else {
+                started.elapsed()
+            };
+            ExecResult {
+                id,
+                ok: frame.ok,
+                stdout,
+                stderr,
+                value_repr: frame.value_repr,
+                error: frame.error,
+                duration,
+                outcome: if interrupted {
+                    ExecOutcome::Interrupted
+                } else {
+                    outcome
+                },
+            }
+        }
+        Ok(Completion::Died {
+            reason,
+            stdout,
+            stderr,
+        }) => {
+            let mut result = ExecResult::failed(
+                id,
+                "KernelDied",
+                format!(
+                    "the kernel died ({reason}) — variables lost; a fresh kernel starts on the next execute"
+                ),
+                ExecOutcome::KernelDied { reason },
+            );
+            result.stdout = stdout;
+            result.stderr = stderr;
+            result.duration = started.elapsed();
+            result
+        }
+        Err(_) => ExecResult::failed(
+            id,
+            "KernelError",
+            "the kernel connection closed without an answer".to_owned(),
+            ExecOutcome::KernelDied {
+                reason: "connection closed".to_owned(),
+            },
+        ),
+    }
+}
+
+pub(super) struct ReaderParts {
+    pub(super) generation: u64,
+    pub(super) pid: u32,
+    pub(super) pending: Arc<Mutex<Pending>>,
+    pub(super) out: mpsc::UnboundedSender<Vec<u8>>,
+    pub(super) exited: watch::Receiver<Option<String>>,
+    pub(super) stderr_tail: Arc<Mutex<String>>,
+}
+
+/// Reads the driver's frames until the process goes away, then reports the
+/// death to whoever is waiting.
+pub(super) async fn read_frames(
+    runtime: Weak<Inner>,
+    parts: ReaderParts,
+    stdout: tokio::process::ChildStdout,
+    ready: oneshot::Sender<(String, u32)>,
+) {
+    let mut ready = Some(ready);
+    let mut lines = LineReader::new(stdout, MAX_FRAME);
+    loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(err) => {
+                tracing::warn!(%err, "kernel channel read failed");
+                break;
+            }
+        };
+        let Some(msg) = parse_kernel_line(line) else {
+            continue;
+        };
+        dispatch(&runtime, &parts, msg, &mut ready);
+    }
+    on_channel_closed(&runtime, parts).await;
+}
+
+fn dispatch(
+    runtime: &Weak<Inner>,
+    parts: &ReaderParts,
+    msg: KernelMessage,
+    ready: &mut Option<oneshot::Sender<(String, u32)>>,
+) {
+    match msg {
+        KernelMessage::Ready {
+            python,
+            pid,
+            executable,
+        } => {
+            if let (Some(inner), Some(exe)) = (runtime.upgrade(), executable) {
+                *lock(&inner.resolved_python) = Some(PathBuf::from(exe));
+            }
+            if let Some(ready) = ready.take() {
+                let _ = ready.send((python, pid));
+            }
+        }
+        KernelMessage::Stream { id, name, text } => {
+            {
+                let mut pending = lock(&parts.pending);
+                if let Some(exec) = pending.exec.as_mut().filter(|e| Some(e.id) == id) {
+                    match name {
+                        StreamName::Stdout => exec.stdout.push(&text),
+                        StreamName::Stderr => exec.stderr.push(&text),
+                    }
+                }
+            }
+            if let Some(inner) = runtime.upgrade() {
+                inner.emit(KernelEvent::Stream {
+                    exec_id: id,
+                    stream: name,
+                    text,
+                });
+            }
+        }
+        KernelMessage::Result(frame) => {
+            let exec = {
+                let mut pending = lock(&parts.pending);
+                match &pending.exec {
+                    Some(exec) if exec.id == frame.id => pending.exec.take(),
+                    _ => None,
+                }
+            };
+            match exec {
+                Some(exec) => {
+                    let _ = exec.done.send(Completion::Finished {
+                        frame,
+                        stdout: exec.stdout.finish(),
+                        stderr: exec.stderr.finish(),
+                    });
+                }
+                None => tracing::debug!(id = frame.id, "result for a cell nobody waits for"),
+            }
+        }
+        KernelMessage::State { id, state } => {
+            let waiter = id.and_then(|id| lock(&parts.pending).describes.remove(&id));
+            if let Some(waiter) = waiter {
+                let _ = waiter.send(state);
+            }
+        }
+        KernelMessage::Call {
+            id,
+            cap,
+            action,
+            args,
+        } => {
+            let exec_id = lock(&parts.pending).exec.as_ref().map(|e| e.id);
+            let ctx = CallContext {
+                runtime: RuntimeStateHandle {
+                    inner: runtime.clone(),
+                },
+                exec_id,
+            };
+            let call = match runtime.upgrade() {
+                Some(inner) => inner.registry.dispatch(&cap, &action, args, ctx),
+                None => return,
+            };
+            let out = parts.out.clone();
+            let pending = Arc::clone(&parts.pending);
+            // Held until the handle is stored, so the task's own removal
+            // always comes after the insert.
+            let mut registered = lock(&parts.pending);
+            let task = tokio::spawn(async move {
+                let reply = match call.await {
+                    Ok(value) => HostMessage::Reply {
+                        id,
+                        ok: true,
+                        value: Some(value),
+                        error: None,
+                    },
+                    Err(err) => HostMessage::Reply {
+                        id,
+                        ok: false,
+                        value: None,
+                        error: Some(ReplyError {
+                            type_name: err.python_type().to_owned(),
+                            message: err.to_string(),
+                        }),
+                    },
+                };
+                let _ = out.send(reply.to_line());
+                lock(&pending).calls.remove(&id);
+            });
+            registered.calls.insert(id, task.abort_handle());
+        }
+        KernelMessage::Cancel { id } => {
+            if let Some(call) = lock(&parts.pending).calls.remove(&id) {
+                tracing::debug!(id, "capability call cancelled by its cell");
+                call.abort();
+            }
+        }
+    }
+}
+
+async fn on_channel_closed(runtime: &Weak<Inner>, parts: ReaderParts) {
+    let mut exited = parts.exited.clone();
+    let waited = tokio::time::timeout(Duration::from_secs(1), exited.wait_for(Option::is_some))
+        .await
+        .is_ok();
+    if !waited {
+        // The driver closed its channel but lives on: it is useless, end it.
+        process::signal_group(parts.pid, libc::SIGKILL);
+        let _ =
+            tokio::time::timeout(Duration::from_secs(2), exited.wait_for(Option::is_some)).await;
+    }
+    let mut reason = exited
+        .borrow()
+        .clone()
+        .unwrap_or_else(|| "closed its channel".to_owned());
+    let tail = lock(&parts.stderr_tail).trim().to_owned();
+    if !tail.is_empty() {
+        let last: String = tail
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .chars()
+            .take(300)
+            .collect();
+        reason.push_str(&format!(": {last}"));
+    }
+    tracing::warn!(%reason, "kernel died");
+    let exec = {
+        let mut pending = lock(&parts.pending);
+        pending.dead = Some(reason.clone());
+        pending.describes.clear();
+        for (_, call) in pending.calls.drain() {
+            call.abort();
+        }
+        pending.exec.take()
+    };
+    if let Some(exec) = exec {
+        let _ = exec.done.send(Completion::Died {
+            reason: reason.clone(),
+            stdout: exec.stdout.finish(),
+            stderr: exec.stderr.finish(),
+        });
+    }
+    if let Some(inner) = runtime.upgrade()
+        && inner.generation.load(Ordering::SeqCst) == parts.generation
+    {
+        inner.status.send_modify(|info| info.pid = None);
+        inner.publish_status(KernelStatus::Dead(reason), None);
+    }
+}

@@ -1,0 +1,65 @@
+//! What one `execute` returns: always a value the user can read, never a panic.
+
+use std::time::Duration;
+
+use super::protocol::ExecError;
+
+/// How the cell ended, beyond its own success or exception.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecOutcome {
+    /// The cell ran to its end (successfully or with an exception).
+    Completed,
+    /// Stopped by `interrupt()`; variables kept.
+    Interrupted,
+    /// Hit its timeout. `restarted: false`: the interrupt worked and the
+    /// variables are kept; `true`: the kernel ignored it and was restarted.
+    TimedOut { restarted: bool },
+    /// The kernel process died under the cell (crash, `os._exit`, OOM).
+    KernelDied { reason: String },
+    /// No kernel could be started, the cell never ran.
+    NotRun,
+}
+
+#[derive(Debug, Clone)]
+pub struct ExecResult {
+    /// Host-assigned id; `Variable::changed_by` and stream events refer to it.
+    pub id: u64,
+    pub ok: bool,
+    pub stdout: String,
+    pub stderr: String,
+    /// Bounded repr of the trailing expression, REPL-style (`None` if the
+    /// cell ends in a statement or the value is `None`).
+    pub value_repr: Option<String>,
+    pub error: Option<ExecError>,
+    /// Cell run time as measured by the kernel (host wall time when the
+    /// kernel could not report it).
+    pub duration: Duration,
+    pub outcome: ExecOutcome,
+}
+
+impl ExecResult {
+    pub(crate) fn failed(id: u64, type_name: &str, message: String, outcome: ExecOutcome) -> Self {
+        Self {
+            id,
+            ok: false,
+            stdout: String::new(),
+            stderr: String::new(),
+            value_repr: None,
+            error: Some(ExecError {
+                type_name: type_name.to_owned(),
+                traceback: format!("{type_name}: {message}\n"),
+                message,
+            }),
+            duration: Duration::ZERO,
+            outcome,
+        }
+    }
+
+    /// True when the kernel lost every variable during this call.
+    pub fn lost_state(&self) -> bool {
+        matches!(
+            self.outcome,
+            ExecOutcome::TimedOut { restarted: true } | ExecOutcome::KernelDied { .. }
+        )
+    }
+}

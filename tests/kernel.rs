@@ -1,0 +1,823 @@
+//! The kernel core against a real `python3`.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::future::BoxFuture;
+use hello_tui::kernel::caps::{
+    AllowAll, ApprovalDecision, AskUser, DenyAll, DirtyPaths, FsCapability, FsWritten,
+    ShellCapability,
+};
+use hello_tui::kernel::{
+    ActionSpec, CallContext, Capability, CapabilityError, CapabilityRegistry, CapabilitySpec,
+    CodeRuntime, ExecOutcome, ExecResult, KernelConfig, KernelEvent, KernelStatus, StreamName,
+};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+/// A stand-in for the `context` capability: its handler asks the runtime for
+/// its state while the calling cell is blocked on the reply.
+struct Probe;
+
+impl Capability for Probe {
+    fn spec(&self) -> CapabilitySpec {
+        CapabilitySpec {
+            name: "probe".into(),
+            description: "test capability".into(),
+            actions: vec![
+                ActionSpec::new("get_runtime_state", "describe from inside a call")
+                    .alias("getRuntimeState"),
+                ActionSpec::new("echo", "returns its argument").param("value"),
+            ],
+        }
+    }
+
+    fn call(
+        &self,
+        action: &str,
+        args: Value,
+        ctx: CallContext,
+    ) -> BoxFuture<'static, Result<Value, CapabilityError>> {
+        let action = action.to_owned();
+        Box::pin(async move {
+            match action.as_str() {
+                "get_runtime_state" => {
+                    let state = ctx
+                        .runtime
+                        .describe()
+                        .await
+                        .map_err(|e| CapabilityError::Failed(e.to_string()))?;
+                    let names: Vec<_> = state.variables.iter().map(|v| v.name.clone()).collect();
+                    Ok(
+                        json!({ "total_variables": names.len(), "names": names, "alive": state.alive }),
+                    )
+                }
+                "echo" => Ok(args["value"].clone()),
+                _ => Err(CapabilityError::InvalidArgument(action)),
+            }
+        })
+    }
+}
+
+struct Kernel {
+    rt: CodeRuntime,
+    events: mpsc::UnboundedReceiver<KernelEvent>,
+    dir: tempfile::TempDir,
+    dirty: watch::Sender<DirtyPaths>,
+    written: mpsc::UnboundedReceiver<FsWritten>,
+}
+
+fn kernel_with(tune: impl FnOnce(&mut KernelConfig), shell_denied: bool) -> Kernel {
+    let dir = tempfile::tempdir().unwrap();
+    let (dirty, dirty_rx) = watch::channel(DirtyPaths::default());
+    let (written_tx, written) = mpsc::unbounded_channel();
+    let fs = FsCapability::new(dir.path())
+        .unwrap()
+        .with_dirty_paths(dirty_rx)
+        .with_write_events(written_tx);
+    let shell = if shell_denied {
+        ShellCapability::new(
+            dir.path(),
+            Arc::new(DenyAll {
+                reason: "no shell in this test".into(),
+            }),
+        )
+    } else {
+        ShellCapability::new(dir.path(), Arc::new(AllowAll))
+    };
+    let registry = CapabilityRegistry::new()
+        .with(Arc::new(fs))
+        .with(Arc::new(shell))
+        .with(Arc::new(Probe));
+    let mut config = KernelConfig::for_workspace(dir.path());
+    config.auto_refresh = None;
+    tune(&mut config);
+    let (rt, events) = CodeRuntime::new(config, registry);
+    Kernel {
+        rt,
+        events,
+        dir,
+        dirty,
+        written,
+    }
+}
+
+fn kernel() -> Kernel {
+    kernel_with(|_| {}, false)
+}
+
+async fn run(k: &Kernel, code: &str) -> ExecResult {
+    k.rt.execute(code, Some(Duration::from_secs(30))).await
+}
+
+async fn ok(k: &Kernel, code: &str) -> ExecResult {
+    let r = run(k, code).await;
+    assert!(r.ok, "cell failed: {code}\n{:?}", r.error);
+    r
+}
+
+async fn wait_busy(k: &Kernel) {
+    let mut status = k.rt.status();
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        status.wait_for(|i| i.status == KernelStatus::Busy),
+    )
+    .await
+    .expect("kernel never became busy")
+    .unwrap();
+}
+
+mod cells {
+    use super::*;
+
+    #[tokio::test]
+    async fn globals_persist_across_cells() {
+        let k = kernel();
+        ok(&k, "x = 41\ndef bump(n):\n    return n + 1").await;
+        let r = ok(&k, "bump(x)").await;
+        assert_eq!(r.value_repr.as_deref(), Some("42"));
+        let info = k.rt.status().borrow().clone();
+        assert_eq!(info.status, KernelStatus::Idle);
+        assert!(info.python.unwrap().starts_with('3'));
+    }
+
+    #[tokio::test]
+    async fn subprocess_output_interleaves_in_order() {
+        let k = kernel();
+        let r = ok(
+            &k,
+            "import os, sys\nprint('a', end='')\nos.system('echo hi')\nprint('b')\nsys.stderr.write('oops\\n')",
+        )
+        .await;
+        assert_eq!(r.stdout, "ahi\nb\n");
+        assert_eq!(r.stderr, "oops\n");
+    }
+
+    #[tokio::test]
+    async fn stream_events_arrive_tagged_with_the_cell() {
+        let mut k = kernel();
+        let r = ok(&k, "print('live')").await;
+        let mut seen = String::new();
+        let mut started = None;
+        while let Ok(event) = k.events.try_recv() {
+            if let KernelEvent::CellStarted { exec_id } = event {
+                assert!(seen.is_empty(), "started after its output");
+                started = Some(exec_id);
+            }
+            if let KernelEvent::Stream {
+                exec_id,
+                stream: StreamName::Stdout,
+                text,
+            } = event
+            {
+                assert_eq!(exec_id, Some(r.id));
+                seen.push_str(&text);
+            }
+        }
+        assert_eq!(seen, "live\n");
+        assert_eq!(started, Some(r.id));
+    }
+
+    #[tokio::test]
+    async fn trailing_expression_value_and_unserialisable_values() {
+        let k = kernel();
+        assert_eq!(ok(&k, "1 + 2").await.value_repr.as_deref(), Some("3"));
+        assert_eq!(ok(&k, "x = 5").await.value_repr, None);
+        assert_eq!(ok(&k, "{3}").await.value_repr.as_deref(), Some("{3}"));
+        let r = ok(
+            &k,
+            "class P:\n    def __repr__(self):\n        return 'P!'\nP()",
+        )
+        .await;
+        assert_eq!(r.value_repr.as_deref(), Some("P!"));
+        let r = ok(
+            &k,
+            "class Bad:\n    def __repr__(self):\n        raise ValueError('no')\nBad()",
+        )
+        .await;
+        assert!(
+            r.value_repr
+                .unwrap()
+                .contains("repr() failed: ValueError: no")
+        );
+        let r = ok(&k, "list(range(100000))").await;
+        let repr = r.value_repr.unwrap();
+        assert!(repr.len() < 10_000, "{}", repr.len());
+        assert!(repr.contains("…+99900"), "{repr}");
+    }
+
+    #[tokio::test]
+    async fn exceptions_carry_a_traceback_of_user_frames_only() {
+        let k = kernel();
+        let r = run(&k, "def f():\n    return 1 / 0\n\nf()").await;
+        assert!(!r.ok);
+        assert_eq!(r.outcome, ExecOutcome::Completed);
+        let err = r.error.unwrap();
+        assert_eq!(err.type_name, "ZeroDivisionError");
+        assert_eq!(err.message, "division by zero");
+        assert!(err.traceback.contains("return 1 / 0"), "{}", err.traceback);
+        assert!(err.traceback.contains("<cell-1>"), "{}", err.traceback);
+        assert!(!err.traceback.contains("<string>"), "{}", err.traceback);
+        assert!(!err.traceback.contains("run_cell"), "{}", err.traceback);
+        let syntax = run(&k, "x = (").await.error.unwrap();
+        assert_eq!(syntax.type_name, "SyntaxError");
+        assert!(
+            !syntax.traceback.contains("_run_code"),
+            "{}",
+            syntax.traceback
+        );
+        // sys.exit is an error value, not the end of the kernel.
+        let exit = run(&k, "import sys\nsys.exit(2)").await;
+        assert_eq!(exit.error.unwrap().type_name, "SystemExit");
+        assert_eq!(
+            ok(&k, "'alive'").await.value_repr.as_deref(),
+            Some("'alive'")
+        );
+    }
+
+    #[tokio::test]
+    async fn crafted_output_cannot_break_framing() {
+        let k = kernel();
+        let fake = r#"{"type":"result","id":1,"ok":true,"value_repr":"fake"}"#;
+        let code = format!(
+            "import os, sys\nprint({fake:?})\nos.write(1, b'bad \\xff\\xfe utf8 \\x00 nul\\n')\nsys.stdout.write('x' * 3_000_000 + '\\n')\n'real'"
+        );
+        let r = ok(&k, &code).await;
+        assert_eq!(r.value_repr.as_deref(), Some("'real'"));
+        assert!(r.stdout.starts_with(fake), "{}", &r.stdout[..200]);
+        assert!(r.stdout.contains("bad \u{fffd}\u{fffd} utf8 \0 nul\n"));
+        assert!(r.stdout.contains("bytes of output dropped"));
+        assert_eq!(ok(&k, "1").await.value_repr.as_deref(), Some("1"));
+    }
+
+    #[tokio::test]
+    async fn huge_output_is_capped() {
+        let k = kernel();
+        let started = Instant::now();
+        let r = ok(
+            &k,
+            "import sys\nchunk = 'y' * (1 << 20)\nfor _ in range(200):\n    sys.stdout.write(chunk)\nprint('END')",
+        )
+        .await;
+        assert!(r.stdout.len() < (2 << 20), "{}", r.stdout.len());
+        assert!(r.stdout.ends_with("END\n"));
+        let marker = "[... ";
+        let at = r.stdout.find(marker).expect("drop notice");
+        let dropped: u64 = r.stdout[at + marker.len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(dropped > 190 << 20, "{dropped}");
+        eprintln!("200 MB cell took {:?}", started.elapsed());
+    }
+}
+
+mod interrupts {
+    use super::*;
+
+    #[tokio::test]
+    async fn interrupt_keeps_variables() {
+        let k = kernel();
+        ok(&k, "kept = [1, 2, 3]").await;
+        let rt = k.rt.clone();
+        let cell =
+            tokio::spawn(async move { rt.execute("import time\ntime.sleep(30)", None).await });
+        wait_busy(&k).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(k.rt.interrupt());
+        let r = cell.await.unwrap();
+        assert_eq!(r.outcome, ExecOutcome::Interrupted);
+        assert_eq!(r.error.unwrap().type_name, "KeyboardInterrupt");
+        assert_eq!(
+            ok(&k, "kept").await.value_repr.as_deref(),
+            Some("[1, 2, 3]")
+        );
+        // A stray interrupt on an idle kernel is ignored.
+        assert!(!k.rt.interrupt());
+        k.rt.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn idle_kernel_survives_a_stray_sigint() {
+        let k = kernel();
+        ok(&k, "v = 7").await;
+        let pid = k.rt.status().borrow().pid.unwrap();
+        unsafe { libc::kill(pid as i32, libc::SIGINT) };
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(ok(&k, "v").await.value_repr.as_deref(), Some("7"));
+    }
+
+    #[tokio::test]
+    async fn busy_loop_timeout_interrupts_and_keeps_variables() {
+        let k = kernel();
+        ok(&k, "kept = 'yes'").await;
+        let r =
+            k.rt.execute("while True:\n    pass", Some(Duration::from_millis(500)))
+                .await;
+        assert_eq!(r.outcome, ExecOutcome::TimedOut { restarted: false });
+        let err = r.error.unwrap();
+        assert!(err.message.contains("variables kept"), "{}", err.message);
+        assert_eq!(ok(&k, "kept").await.value_repr.as_deref(), Some("'yes'"));
+    }
+
+    #[tokio::test]
+    async fn sleep_timeout_interrupts() {
+        let k = kernel();
+        let started = Instant::now();
+        let r =
+            k.rt.execute(
+                "import time\ntime.sleep(100)",
+                Some(Duration::from_millis(500)),
+            )
+            .await;
+        assert_eq!(r.outcome, ExecOutcome::TimedOut { restarted: false });
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn a_cell_ignoring_sigint_is_killed_and_the_kernel_restarted() {
+        let k = kernel_with(|c| c.interrupt_grace = Duration::from_millis(500), false);
+        ok(&k, "lost = 1").await;
+        let old_pid = k.rt.status().borrow().pid.unwrap();
+        let r = k
+            .rt
+            .execute(
+                "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('before')\ntime.sleep(100)",
+                Some(Duration::from_millis(500)),
+            )
+            .await;
+        assert_eq!(r.outcome, ExecOutcome::TimedOut { restarted: true });
+        assert!(r.lost_state());
+        let err = r.error.unwrap();
+        assert!(
+            err.message.contains("kernel restarted — variables lost"),
+            "{}",
+            err.message
+        );
+        assert_eq!(r.stdout, "before\n");
+        let info = k.rt.status().borrow().clone();
+        assert_eq!(info.status, KernelStatus::Idle);
+        assert_ne!(info.pid, Some(old_pid));
+        let gone = run(&k, "lost").await;
+        assert_eq!(gone.error.unwrap().type_name, "NameError");
+    }
+}
+
+mod faults {
+    use super::*;
+
+    async fn crash_and_recover(code: &str, expect: &str) {
+        let k = kernel();
+        ok(&k, "x = 1").await;
+        let r = run(&k, code).await;
+        assert!(!r.ok);
+        let ExecOutcome::KernelDied { reason } = &r.outcome else {
+            panic!("{:?}", r.outcome)
+        };
+        assert!(reason.contains(expect), "{reason}");
+        assert!(r.error.unwrap().message.contains("variables lost"));
+        let status = k.rt.status().borrow().status.clone();
+        assert!(matches!(status, KernelStatus::Dead(_)), "{status:?}");
+        assert!(!k.rt.describe().await.unwrap().alive);
+        let r = ok(&k, "y = 2\ny").await;
+        assert_eq!(r.value_repr.as_deref(), Some("2"));
+        assert_eq!(run(&k, "x").await.error.unwrap().type_name, "NameError");
+    }
+
+    #[tokio::test]
+    async fn os_exit_is_reported_and_the_next_cell_gets_a_fresh_kernel() {
+        crash_and_recover("print('bye')\nimport os\nos._exit(3)", "exited with code 3").await;
+    }
+
+    #[tokio::test]
+    async fn segfault_is_reported_and_the_next_cell_gets_a_fresh_kernel() {
+        crash_and_recover("import ctypes\nctypes.string_at(0)", "SIGSEGV").await;
+    }
+
+    #[tokio::test]
+    async fn memory_limit_turns_runaway_allocation_into_memory_error() {
+        let k = kernel_with(|c| c.memory_limit_bytes = Some(1 << 30), false);
+        let r = run(&k, "big = bytearray(4 << 30)").await;
+        assert_eq!(r.error.unwrap().type_name, "MemoryError");
+        assert_eq!(
+            ok(&k, "'still here'").await.value_repr.as_deref(),
+            Some("'still here'")
+        );
+    }
+
+    #[tokio::test]
+    async fn dropping_the_runtime_ends_the_kernel_and_its_children() {
+        let k = kernel();
+        let r = ok(
+            &k,
+            "import subprocess\nchild = subprocess.Popen(['sleep', '60'])\nchild.pid",
+        )
+        .await;
+        let child: i32 = r.value_repr.unwrap().parse().unwrap();
+        let pid = k.rt.status().borrow().pid.unwrap() as i32;
+        drop(k);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let alive = |p: i32| unsafe { libc::kill(p, 0) == 0 };
+        while (alive(pid) || alive(child)) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(!alive(pid), "kernel {pid} survived");
+        assert!(!alive(child), "child {child} survived");
+    }
+
+    #[tokio::test]
+    async fn a_missing_interpreter_is_a_readable_error() {
+        let k = kernel_with(|c| c.python = PathBuf::from("/nonexistent/python3"), false);
+        let r = run(&k, "1").await;
+        assert_eq!(r.outcome, ExecOutcome::NotRun);
+        assert!(r.error.unwrap().message.contains("/nonexistent/python3"));
+    }
+}
+
+mod state {
+    use super::*;
+
+    #[tokio::test]
+    async fn describe_lists_user_variables_only() {
+        let k = kernel();
+        ok(
+            &k,
+            "import os\nfrom os.path import join\n_private = 1\nnums = [1, 2, 3]\nname = 'x' * 1000\ndef helper(a, b):\n    pass\nclass Point:\n    def __init__(self):\n        self.x, self.y = 1, 2\n    def __repr__(self):\n        raise RuntimeError('never called')\np = Point()",
+        )
+        .await;
+        let state = k.rt.describe().await.unwrap();
+        assert!(state.alive);
+        let names: Vec<_> = state.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["nums", "name", "helper", "Point", "p"]);
+        let nums = state.get("nums").unwrap();
+        assert_eq!(nums.type_name, "list");
+        assert_eq!(nums.summary.as_deref(), Some("len 3 items"));
+        assert_eq!(nums.preview.as_deref(), Some("[1, 2, 3]"));
+        assert!(nums.size.unwrap() > 50);
+        let name = state.get("name").unwrap();
+        assert!(name.preview.as_ref().unwrap().len() < 200);
+        assert_eq!(
+            state.get("helper").unwrap().summary.as_deref(),
+            Some("def helper(a, b)")
+        );
+        assert_eq!(
+            state.get("p").unwrap().preview.as_deref(),
+            Some("Point(x=1, y=2)")
+        );
+    }
+
+    #[tokio::test]
+    async fn duck_typed_arrays_show_shape_and_dtype() {
+        let k = kernel();
+        ok(
+            &k,
+            "class FakeArray:\n    def __init__(self):\n        self.shape = (3, 4)\n        self.dtype = 'float64'\n        self.nbytes = 96\n    def __getattr__(self, name):\n        raise RuntimeError('must not be called')\narr = FakeArray()",
+        )
+        .await;
+        let state = k.rt.describe().await.unwrap();
+        let arr = state.get("arr").unwrap();
+        assert_eq!(arr.summary.as_deref(), Some("shape (3, 4) float64"));
+        assert_eq!(arr.size, Some(96));
+        assert_eq!(
+            arr.preview.as_deref(),
+            Some("FakeArray(shape=(3, 4), dtype=float64)")
+        );
+    }
+
+    #[tokio::test]
+    async fn pathological_objects_cannot_stall_describe() {
+        let k = kernel();
+        ok(
+            &k,
+            r#"import time
+class Evil:
+    def __getattr__(self, name):
+        time.sleep(10)
+    def __len__(self):
+        time.sleep(10)
+        return 1
+    def __repr__(self):
+        time.sleep(10)
+        return "never"
+    def __sizeof__(self):
+        time.sleep(10)
+        return 1
+    @property
+    def shape(self):
+        time.sleep(10)
+        return (1,)
+class EvilList(list):
+    def __iter__(self):
+        time.sleep(10)
+        return iter([])
+    def __len__(self):
+        time.sleep(10)
+        return 0
+evil = Evil()
+evil_list = EvilList([1, 2])
+huge = list(range(10**6))
+deep = [[[[[[1]]]]]]
+big_int = 10**5000
+text = "y" * 10**7"#,
+        )
+        .await;
+        let asked = Instant::now();
+        let state = k.rt.describe().await.unwrap();
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            asked.elapsed()
+        );
+        let preview = |name: &str| state.get(name).unwrap().preview.clone().unwrap();
+        assert_eq!(preview("evil"), "<Evil object>");
+        assert_eq!(preview("evil_list"), "EvilList([1, 2])");
+        assert!(
+            preview("huge").ends_with("…+999992]"),
+            "{}",
+            preview("huge")
+        );
+        assert_eq!(preview("deep"), "[[[…1]]]");
+        assert_eq!(preview("big_int"), "<int 16610 bits>");
+        assert!(preview("text").len() < 200);
+        assert_eq!(
+            state.get("huge").unwrap().summary.as_deref(),
+            Some("len 1000000 items")
+        );
+    }
+
+    #[tokio::test]
+    async fn describe_answers_during_a_long_cell() {
+        let k = kernel();
+        let rt = k.rt.clone();
+        let cell = tokio::spawn(async move {
+            rt.execute(
+                "import time\nearly = [1, 2]\ntime.sleep(0.2)\nalso = 'here'\ntime.sleep(4.8)\nlate = 1",
+                None,
+            )
+            .await
+        });
+        wait_busy(&k).await;
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let asked = Instant::now();
+        let state = k.rt.describe().await.unwrap();
+        assert!(
+            asked.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            asked.elapsed()
+        );
+        let running = state.running.expect("a cell is running");
+        let names: Vec<_> = state.variables.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["early", "also"]);
+        assert_eq!(state.changed_by(running).count(), 2);
+        let r = cell.await.unwrap();
+        assert!(r.ok);
+        assert_eq!(r.id, running);
+    }
+
+    #[tokio::test]
+    async fn changed_by_marks_the_cell_that_changed_a_variable() {
+        let k = kernel();
+        let first = ok(&k, "a = 1\nb = [1]").await;
+        let second = ok(&k, "b.append(2)\nc = 3").await;
+        let state = k.rt.describe().await.unwrap();
+        assert_eq!(state.get("a").unwrap().changed_by, Some(first.id));
+        assert_eq!(state.get("b").unwrap().changed_by, Some(second.id));
+        assert_eq!(state.get("c").unwrap().changed_by, Some(second.id));
+    }
+
+    #[tokio::test]
+    async fn previews_follow_in_place_mutation() {
+        let k = kernel();
+        ok(&k, "flat = [1, 2, 3]\nnested = [[1]]\nd = {'k': 1}").await;
+        let _warm = k.rt.describe().await.unwrap();
+        let _cached = k.rt.describe().await.unwrap();
+        ok(&k, "flat[0] = 99\nnested[0].append(2)\nd['k'] = 'v'").await;
+        let state = k.rt.describe().await.unwrap();
+        let preview = |name: &str| state.get(name).unwrap().preview.clone().unwrap();
+        assert_eq!(preview("flat"), "[99, 2, 3]");
+        assert_eq!(preview("nested"), "[[1, 2]]");
+        assert_eq!(preview("d"), "{'k': 'v'}");
+    }
+
+    #[tokio::test]
+    async fn inspector_refreshes_after_each_cell_and_while_busy() {
+        let mut k = kernel_with(|c| c.auto_refresh = Some(Duration::from_millis(200)), false);
+        ok(&k, "import time\nfirst = 1\ntime.sleep(1)").await;
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let mut states = Vec::new();
+        while Instant::now() < deadline
+            && states
+                .iter()
+                .all(|s: &hello_tui::kernel::RuntimeState| s.running.is_some())
+        {
+            if let Ok(Some(KernelEvent::State(state))) =
+                tokio::time::timeout(Duration::from_millis(100), k.events.recv()).await
+            {
+                states.push(state);
+            }
+        }
+        assert!(
+            states.iter().any(|s| s.running.is_some()),
+            "no mid-cell refresh"
+        );
+        assert!(
+            states
+                .iter()
+                .any(|s| s.running.is_none() && s.get("first").is_some()),
+            "no after-cell refresh"
+        );
+    }
+}
+
+mod capabilities {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_capability_may_ask_for_the_runtime_state_mid_cell() {
+        let k = kernel();
+        let started = Instant::now();
+        let r = ok(
+            &k,
+            "before = 5\nr = probe.getRuntimeState()\n(r.totalVariables, r['total_variables'], r.names, r.alive)",
+        )
+        .await;
+        assert_eq!(r.value_repr.as_deref(), Some("(1, 1, ['before'], True)"));
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn replies_larger_than_64k_arrive_intact() {
+        let k = kernel();
+        let big: String = (0..300_000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        std::fs::write(k.dir.path().join("big.txt"), &big).unwrap();
+        let r = ok(&k, "import hashlib\ndata = fs.read('big.txt')\n(len(data), hashlib.sha256(data.encode()).hexdigest())").await;
+        let expected = format!("(300000, '{}')", sha256_hex(big.as_bytes()));
+        assert_eq!(r.value_repr.as_deref(), Some(expected.as_str()));
+        let r = ok(
+            &k,
+            "echoed = probe.echo({'nested': [{'x': 'y' * 100000}]})\nlen(echoed.nested[0].x)",
+        )
+        .await;
+        assert_eq!(r.value_repr.as_deref(), Some("100000"));
+    }
+
+    fn sha256_hex(bytes: &[u8]) -> String {
+        let out = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sys, hashlib; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())",
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child.stdin.take().unwrap().write_all(bytes)?;
+                child.wait_with_output()
+            })
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
+    #[tokio::test]
+    async fn fs_refuses_escapes() {
+        let k = kernel();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "s").unwrap();
+        std::os::unix::fs::symlink(outside.path(), k.dir.path().join("link")).unwrap();
+        for path in ["../secret.txt", "/etc/passwd", "link/secret.txt"] {
+            let r = run(&k, &format!("fs.read({path:?})")).await;
+            let err = r.error.unwrap();
+            assert_eq!(err.type_name, "PermissionError", "{path}: {err:?}");
+            assert!(
+                err.message.contains("outside the workspace"),
+                "{}",
+                err.message
+            );
+            assert!(!err.traceback.contains("Calls.call"), "{}", err.traceback);
+        }
+        let r = run(&k, "fs.write('link/new.txt', 'x')").await;
+        assert_eq!(r.error.unwrap().type_name, "PermissionError");
+        assert!(!outside.path().join("new.txt").exists());
+        let missing = run(&k, "fs.read('nope.txt')").await.error.unwrap();
+        assert_eq!(missing.type_name, "FileNotFoundError");
+    }
+
+    #[tokio::test]
+    async fn fs_write_respects_unsaved_editor_changes_and_announces_writes() {
+        let mut k = kernel();
+        let target = k.dir.path().canonicalize().unwrap().join("notes.md");
+        std::fs::write(&target, "disk").unwrap();
+        k.dirty
+            .send(Arc::new(BTreeSet::from([target.clone()])))
+            .unwrap();
+        let err = run(&k, "fs.write('notes.md', 'agent')")
+            .await
+            .error
+            .unwrap();
+        assert_eq!(err.type_name, "PermissionError");
+        assert!(err.message.contains("unsaved changes"), "{}", err.message);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "disk");
+        k.dirty.send(DirtyPaths::default()).unwrap();
+        let r = ok(&k, "w = fs.write('notes.md', 'agent')\n(w.path, w.bytes, fs.exists('notes.md'), fs.list())").await;
+        assert_eq!(
+            r.value_repr.as_deref(),
+            Some("('notes.md', 5, True, ['notes.md'])")
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "agent");
+        assert_eq!(k.written.try_recv().unwrap(), FsWritten { path: target });
+    }
+
+    #[tokio::test]
+    async fn shell_runs_in_the_workspace_with_a_timeout() {
+        let k = kernel();
+        std::fs::write(k.dir.path().join("here.txt"), "").unwrap();
+        let r = ok(
+            &k,
+            "r = shell.run('ls; echo err >&2; exit 3')\n(r.code, r.stdout, r.stderr)",
+        )
+        .await;
+        assert_eq!(
+            r.value_repr.as_deref(),
+            Some("(3, 'here.txt\\n', 'err\\n')")
+        );
+        let started = Instant::now();
+        let err = run(&k, "shell.run('sleep 30', timeout=0.5)")
+            .await
+            .error
+            .unwrap();
+        assert_eq!(err.type_name, "TimeoutError");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn an_approval_answered_after_the_cell_gave_up_runs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ask_tx, mut ask_rx) = mpsc::channel(4);
+        let shell = ShellCapability::new(dir.path(), Arc::new(AskUser::new(ask_tx)));
+        let mut config = KernelConfig::for_workspace(dir.path());
+        config.auto_refresh = None;
+        let (rt, _events) =
+            CodeRuntime::new(config, CapabilityRegistry::new().with(Arc::new(shell)));
+        let r = rt
+            .execute(
+                "shell.run('touch approved.txt')",
+                Some(Duration::from_millis(500)),
+            )
+            .await;
+        assert_eq!(r.outcome, ExecOutcome::TimedOut { restarted: false });
+        let request = ask_rx.recv().await.unwrap();
+        assert_eq!(request.command, "touch approved.txt");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The call was cancelled with the cell: nobody listens any more.
+        assert!(request.respond.send(ApprovalDecision::AllowOnce).is_err());
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!dir.path().join("approved.txt").exists());
+        // Approved in time, the same command runs.
+        let rt2 = rt.clone();
+        let cell = tokio::spawn(async move {
+            rt2.execute("shell.run('touch approved.txt').code", None)
+                .await
+        });
+        let request = ask_rx.recv().await.unwrap();
+        request.respond.send(ApprovalDecision::AllowOnce).unwrap();
+        assert_eq!(cell.await.unwrap().value_repr.as_deref(), Some("0"));
+        assert!(dir.path().join("approved.txt").exists());
+    }
+
+    #[tokio::test]
+    async fn shell_denial_reason_reaches_the_cell() {
+        let k = kernel_with(|_| {}, true);
+        let err = run(&k, "shell.run('rm -rf /')").await.error.unwrap();
+        assert_eq!(err.type_name, "PermissionError");
+        assert!(
+            err.message.contains("no shell in this test"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[tokio::test]
+    async fn proxies_check_arguments_like_python_functions() {
+        let k = kernel();
+        let err = run(&k, "fs.read()").await.error.unwrap();
+        assert_eq!(err.type_name, "TypeError");
+        assert!(
+            err.message.contains("missing required argument 'path'"),
+            "{}",
+            err.message
+        );
+        let err = run(&k, "fs.read('a', bogus=1)").await.error.unwrap();
+        assert!(err.message.contains("unexpected keyword argument 'bogus'"));
+        let err = run(&k, "probe.echo({1, 2})").await.error.unwrap();
+        assert!(err.message.contains("JSON"), "{}", err.message);
+        let r = ok(&k, "repr(fs)").await;
+        assert!(r.value_repr.unwrap().contains("read(path)"));
+    }
+}
