@@ -6,6 +6,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use hello_tui::kernel::protocol::parse_kernel_line;
 use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
@@ -157,6 +158,26 @@ async fn main() {
         Some(&bare),
     );
     report("  of which built in Python", &stats(in_kernel), None);
+
+    // Host side of the same frame: parsing 1 000 variables.
+    let mut frame = serde_json::to_value(rt.describe().await.expect("describe")).expect("json");
+    frame["type"] = "state".into();
+    frame["id"] = 1.into();
+    let line = serde_json::to_vec(&frame).expect("encode");
+    let mut parse = Vec::with_capacity(500);
+    for i in 0..550 {
+        let started = Instant::now();
+        let msg = parse_kernel_line(&line);
+        assert!(msg.is_some());
+        if i >= 50 {
+            parse.push(started.elapsed());
+        }
+    }
+    report(
+        &format!("  host parse of the {} KB frame", line.len() / 1024),
+        &stats(parse),
+        None,
+    );
 
     let mut samples = Vec::with_capacity(ROUNDS);
     for i in 0..WARMUP + ROUNDS {
