@@ -7,6 +7,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod diagnostics;
 pub mod keymap;
 pub mod logging;
 pub mod sanitize;
