@@ -8,6 +8,10 @@ use serde::Deserialize;
 /// whose program is on PATH is used.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ServerConfig {
+    /// Display name and diagnostics source key; defaults to the program's
+    /// file name. Needed when two servers share a program (`node`, `python3`).
+    #[serde(default)]
+    pub name: Option<String>,
     /// LSP language ids this server handles (`python`, `rust`, `typescript`...).
     pub language_ids: Vec<String>,
     pub command: String,
@@ -18,15 +22,25 @@ pub struct ServerConfig {
 impl ServerConfig {
     pub fn new(language_ids: &[&str], command: &str, args: &[&str]) -> Self {
         ServerConfig {
+            name: None,
             language_ids: language_ids.iter().map(|s| s.to_string()).collect(),
             command: command.to_string(),
             args: args.iter().map(|s| s.to_string()).collect(),
         }
     }
 
+    /// Sets an explicit name (see [`ServerConfig::name`]).
+    pub fn named(mut self, name: &str) -> Self {
+        self.name = Some(name.to_string());
+        self
+    }
+
     /// The name shown to the user and used as the diagnostics source key:
-    /// the program's file name (`ruff`, `rust-analyzer`).
+    /// the configured name, else the program's file name (`ruff`).
     pub fn name(&self) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
         std::path::Path::new(&self.command).file_name().map_or_else(
             || self.command.clone(),
             |n| n.to_string_lossy().into_owned(),
