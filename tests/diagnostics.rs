@@ -270,6 +270,46 @@ mod fake_servers {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_crash_while_running_restarts_and_reopens_the_unsaved_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = write(dir.path(), "crash-once", "");
+        let server = ServerConfig::new(
+            &["fake"],
+            "python3",
+            &[
+                &fixture("junk_server.py"),
+                "--crash-once",
+                marker.to_str().unwrap(),
+            ],
+        )
+        .named("junk_server");
+        let (service, mut ui) = Ui::start(config(vec![server], vec![]), dir.path());
+        let path = dir.path().join("a.fake");
+        service.open(&path, "fake", "BAD\n");
+        ui.until("first diagnostics", |ui| ui.file(&path).len() == 1)
+            .await;
+
+        service.change(&path, "CRASH BAD BAD\n");
+        ui.until("diagnostics of the unsaved text after the restart", |ui| {
+            ui.file(&path).len() == 2
+        })
+        .await;
+        let states = ui.server_states("junk_server");
+        assert!(
+            states
+                .iter()
+                .any(|s| matches!(s, ServerState::Restarting { attempt: 1, .. })),
+            "{states:?}"
+        );
+        assert!(
+            matches!(states.last(), Some(ServerState::Running { .. })),
+            "{states:?}"
+        );
+        assert!(!marker.exists());
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_server_that_crashes_on_start_is_restarted_then_given_up() {
         let dir = tempfile::tempdir().unwrap();
         let (service, mut ui) = Ui::start(

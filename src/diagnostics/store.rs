@@ -2,6 +2,7 @@
 //! Pure data: no I/O, no channels, so every query is cheap and testable.
 
 use std::collections::BTreeMap;
+use std::ops::Bound::{Excluded, Included, Unbounded};
 use std::path::{Path, PathBuf};
 
 use super::event::DiagnosticsEvent;
@@ -142,24 +143,43 @@ impl DiagnosticsStore {
     }
 
     /// The first diagnostic that starts after `pos` in `path`, continuing into
-    /// later files and wrapping around to the first one (F8).
+    /// later files and wrapping around to the first one (F8). Only the files
+    /// it walks through are sorted, not the whole store.
     pub fn next_after(&self, path: &Path, pos: Position) -> Option<&Diagnostic> {
-        let all = self.all_sorted();
-        all.iter()
-            .find(|d| (d.path.as_path(), d.range.start) > (path, pos))
-            .or_else(|| all.first())
-            .copied()
+        let here = self
+            .for_file(path)
+            .into_iter()
+            .find(|d| d.range.start > pos);
+        here.or_else(|| {
+            let later = self.files.range::<Path, _>((Excluded(path), Unbounded));
+            let earlier = self.files.range::<Path, _>((Unbounded, Included(path)));
+            later
+                .chain(earlier)
+                .find_map(|(file, _)| self.for_file(file).into_iter().next())
+        })
     }
 
     /// The last diagnostic that starts before `pos` in `path`, continuing into
     /// earlier files and wrapping around to the last one (Shift+F8).
     pub fn previous_before(&self, path: &Path, pos: Position) -> Option<&Diagnostic> {
-        let all = self.all_sorted();
-        all.iter()
+        let here = self
+            .for_file(path)
+            .into_iter()
             .rev()
-            .find(|d| (d.path.as_path(), d.range.start) < (path, pos))
-            .or_else(|| all.last())
-            .copied()
+            .find(|d| d.range.start < pos);
+        here.or_else(|| {
+            let earlier = self
+                .files
+                .range::<Path, _>((Unbounded, Excluded(path)))
+                .rev();
+            let later = self
+                .files
+                .range::<Path, _>((Included(path), Unbounded))
+                .rev();
+            earlier
+                .chain(later)
+                .find_map(|(file, _)| self.for_file(file).into_iter().next_back())
+        })
     }
 }
 
