@@ -461,6 +461,21 @@ mod checks {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn default_python_compile_check_reports_syntax_errors_without_pyc_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "broken.py", "x = 1\nif x:\n    y = (\n");
+        let (service, mut ui) = Ui::start(config(vec![], CheckCommand::defaults()), dir.path());
+        service.save(&path);
+        ui.until("the syntax error", |ui| ui.has_code(&path, "SyntaxError"))
+            .await;
+        let d = ui.file(&path)[0].clone();
+        assert_eq!((d.range.start.line, d.severity), (2, Severity::Error));
+        assert_eq!(d.source, "python compile");
+        assert!(!dir.path().join("__pycache__").exists());
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cargo_check_json_resolves_paths_from_the_crate_root() {
         let dir = tempfile::tempdir().unwrap();
         let krate = dir.path().join("k");

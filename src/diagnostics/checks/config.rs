@@ -60,6 +60,7 @@ fn default_unit() -> ColumnUnit {
 #[serde(rename_all = "kebab-case")]
 pub enum BuiltinMatcher {
     CargoJson,
+    PythonTraceback,
     Ruff,
     Gcc,
     Tsc,
@@ -69,6 +70,9 @@ impl MatcherSpec {
     pub fn build(&self) -> Result<ProblemMatcher, MatcherError> {
         Ok(match self {
             MatcherSpec::Builtin(BuiltinMatcher::CargoJson) => ProblemMatcher::CargoJson,
+            MatcherSpec::Builtin(BuiltinMatcher::PythonTraceback) => {
+                ProblemMatcher::PythonTraceback
+            }
             MatcherSpec::Builtin(BuiltinMatcher::Ruff) => {
                 ProblemMatcher::Regex(RegexMatcher::ruff())
             }
@@ -147,13 +151,20 @@ impl CheckCommand {
                 BuiltinMatcher::CargoJson,
                 &["Cargo.toml"],
             ),
+            // Syntax errors without writing `.pyc` files into the project.
+            // (`ruff check` is not a default: `ruff server` already reports
+            // the same lints live, and duplicates would be noise.)
             make(
-                "ruff check",
-                "ruff",
-                &["check", "--output-format=concise", "--no-cache", "{file}"],
+                "python compile",
+                "python3",
+                &[
+                    "-c",
+                    "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",
+                    "{file}",
+                ],
                 &["python"],
-                BuiltinMatcher::Ruff,
-                &["pyproject.toml", "ruff.toml", ".ruff.toml"],
+                BuiltinMatcher::PythonTraceback,
+                &[],
             ),
             make(
                 "tsc",
@@ -197,7 +208,7 @@ mod tests {
         std::fs::write(krate.join("Cargo.toml"), "").unwrap();
         let cargo = &CheckCommand::defaults()[0];
         assert_eq!(cargo.cwd_for(&krate.join("src/lib.rs"), dir.path()), krate);
-        let ruff = &CheckCommand::defaults()[1];
-        assert_eq!(ruff.cwd_for(&krate.join("x.py"), dir.path()), dir.path());
+        let python = &CheckCommand::defaults()[1];
+        assert_eq!(python.cwd_for(&krate.join("x.py"), dir.path()), dir.path());
     }
 }

@@ -29,6 +29,8 @@ pub struct RawProblem {
 pub enum ProblemMatcher {
     /// `cargo ... --message-format=json` and `rustc --error-format=json`.
     CargoJson,
+    /// A Python traceback ending in `SyntaxError: ...` (from `compile()`).
+    PythonTraceback,
     Regex(RegexMatcher),
 }
 
@@ -36,6 +38,7 @@ impl ProblemMatcher {
     pub fn parse(&self, output: &str) -> Vec<RawProblem> {
         match self {
             ProblemMatcher::CargoJson => output.lines().filter_map(parse_cargo_line).collect(),
+            ProblemMatcher::PythonTraceback => parse_python_traceback(output),
             ProblemMatcher::Regex(matcher) => output
                 .lines()
                 .filter_map(|l| matcher.parse_line(l))
@@ -184,6 +187,56 @@ fn parse_cargo_line(line: &str) -> Option<RawProblem> {
     })
 }
 
+/// The error line of a traceback is attributed to the last real file frame
+/// before it (`<string>` and other pseudo-files are skipped). Python shows
+/// the source line re-indented, so no column is taken from the caret.
+fn parse_python_traceback(output: &str) -> Vec<RawProblem> {
+    let mut location: Option<(PathBuf, usize)> = None;
+    let mut problems = Vec::new();
+    for line in output.lines() {
+        let trimmed = line.trim();
+        if let Some(rest) = trimmed.strip_prefix("File \"") {
+            let Some((file, after)) = rest.split_once('"') else {
+                continue;
+            };
+            let number = after
+                .strip_prefix(", line ")
+                .map(|n| n.split(',').next().unwrap_or("").trim())
+                .and_then(|n| n.parse::<usize>().ok());
+            if let (false, Some(number)) = (file.starts_with('<'), number) {
+                location = Some((PathBuf::from(file), number));
+            }
+            continue;
+        }
+        if line.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let Some((kind, message)) = line.split_once(": ") else {
+            continue;
+        };
+        let is_problem = kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && (kind.ends_with("Error") || kind.ends_with("Warning"));
+        if let (true, Some((file, number))) = (is_problem, location.take()) {
+            problems.push(RawProblem {
+                file,
+                line: number,
+                column: None,
+                end_line: None,
+                end_column: None,
+                severity: if kind.ends_with("Warning") {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                },
+                message: message.trim().to_string(),
+                code: Some(kind.to_string()),
+                unit: ColumnUnit::Chars,
+            });
+        }
+    }
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,6 +363,32 @@ mod tests {
     }
 
     #[test]
+    fn python_compile_tracebacks_use_the_last_real_frame() {
+        let problems = ProblemMatcher::PythonTraceback.parse(&fixture("python-compile.txt"));
+        let got: Vec<_> = problems.iter().map(summary).collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "syn.py".into(),
+                    1,
+                    None,
+                    Severity::Error,
+                    Some("SyntaxError")
+                ),
+                (
+                    "syn2.py".into(),
+                    3,
+                    None,
+                    Severity::Error,
+                    Some("SyntaxError")
+                ),
+            ]
+        );
+        assert_eq!(problems[1].message, "'(' was never closed");
+    }
+
+    #[test]
     fn tsc_pretty_false() {
         let problems = ProblemMatcher::Regex(RegexMatcher::tsc()).parse(&fixture("tsc.txt"));
         let got: Vec<_> = problems.iter().map(summary).collect();
@@ -333,6 +412,12 @@ mod tests {
     fn garbage_input_yields_nothing_and_bad_patterns_are_errors() {
         let garbage = "{not json\n\u{0}\u{1b}[31m\n::::\n(1,2): x\n".repeat(100);
         assert!(ProblemMatcher::CargoJson.parse(&garbage).is_empty());
+        assert!(ProblemMatcher::PythonTraceback.parse(&garbage).is_empty());
+        assert!(
+            ProblemMatcher::PythonTraceback
+                .parse("ValueError: no frame\n  File \"x\"")
+                .is_empty()
+        );
         for m in [
             RegexMatcher::ruff(),
             RegexMatcher::gcc(),
