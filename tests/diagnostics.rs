@@ -561,12 +561,13 @@ mod checks {
     async fn a_missing_check_program_is_explained_on_demand() {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "a.py", "x = 1\n");
-        let missing = check(
+        let mut missing = check(
             "nope",
             "no-such-checker-xyz",
             &["{file}"],
             MatcherSpec::Builtin(BuiltinMatcher::Gcc),
         );
+        missing.language_ids = vec!["python".into()];
         let (service, mut ui) = Ui::start(config(vec![], vec![missing]), dir.path());
         service.save(&path); // silent on save
         service.run_checks(&path);

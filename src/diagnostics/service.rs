@@ -15,11 +15,15 @@ use super::lsp::config::{LspTimings, ServerConfig, language_id_for_path};
 use super::lsp::supervisor::{DocCommand, Supervisor};
 use super::which::which;
 
-/// Everything the service needs to know, usually from the config file.
-#[derive(Debug, Clone)]
+/// Everything the service needs to know, usually from the config file
+/// (`servers` / `checks` given there replace the defaults; timings are not
+/// user settings).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
 pub struct DiagnosticsConfig {
     pub servers: Vec<ServerConfig>,
     pub checks: Vec<CheckCommand>,
+    #[serde(skip)]
     pub timings: LspTimings,
 }
 
@@ -293,5 +297,22 @@ impl Actor {
 
     fn notice(&self, text: String) {
         let _ = self.events.send(DiagnosticsEvent::Notice(text));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_sections_replace_defaults_and_missing_ones_keep_them() {
+        let config: DiagnosticsConfig = serde_json::from_str(
+            r#"{"servers":[{"name":"pyright","language_ids":["python"],"command":"basedpyright-langserver","args":["--stdio"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(config.servers.len(), 1);
+        assert_eq!(config.servers[0].name(), "pyright");
+        assert_eq!(config.checks, CheckCommand::defaults());
+        assert_eq!(config.timings, LspTimings::default());
     }
 }

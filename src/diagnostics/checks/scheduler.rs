@@ -78,6 +78,10 @@ impl CheckScheduler {
 
     /// Starts every check that applies to `language_id` for `path`.
     pub fn run_for(&mut self, path: &Path, language_id: &str, trigger: Trigger) {
+        let applicable = self.checks.iter().any(|(c, _)| c.applies_to(language_id));
+        if !applicable && trigger == Trigger::Manual {
+            self.notice(format!("no check command configured for {language_id}"));
+        }
         for index in 0..self.checks.len() {
             let (check, matcher) = &self.checks[index];
             if !check.applies_to(language_id) || (trigger == Trigger::Save && !check.on_save) {
