@@ -266,6 +266,13 @@ mod fake_servers {
             ui.file(&path).len() == 2
         })
         .await;
+        // Opening the same file again (a second tab) updates it rather than
+        // confusing the server with a second didOpen.
+        service.open(&path, "fake", "BAD BAD BAD\n");
+        ui.until("three diagnostics after the re-open", |ui| {
+            ui.file(&path).len() == 3
+        })
+        .await;
         service.shutdown().await;
     }
 

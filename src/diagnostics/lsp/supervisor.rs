@@ -194,18 +194,25 @@ impl Supervisor {
                 path,
                 language_id,
                 text,
-            } => {
-                self.docs.insert(
-                    path.clone(),
-                    OpenDoc {
-                        language_id: language_id.clone(),
-                        text: text.clone(),
-                        version: 1,
-                        pull_in_flight: false,
-                        pull_again: false,
-                    },
-                );
-            }
+            } => match self.docs.get_mut(path) {
+                // Opened twice (e.g. a second tab): the server sees a change.
+                Some(doc) => {
+                    doc.text.clone_from(text);
+                    doc.version += 1;
+                }
+                None => {
+                    self.docs.insert(
+                        path.clone(),
+                        OpenDoc {
+                            language_id: language_id.clone(),
+                            text: text.clone(),
+                            version: 1,
+                            pull_in_flight: false,
+                            pull_again: false,
+                        },
+                    );
+                }
+            },
             DocCommand::Change { path, text } => {
                 if let Some(doc) = self.docs.get_mut(path) {
                     doc.text.clone_from(text);
@@ -223,6 +230,11 @@ impl Supervisor {
         self.state(ServerState::Running {
             encoding: connection.encoding.lsp_name(),
         });
+        // Pulls in flight died with the previous connection.
+        for doc in self.docs.values_mut() {
+            doc.pull_in_flight = false;
+            doc.pull_again = false;
+        }
         let paths: Vec<PathBuf> = self.docs.keys().cloned().collect();
         for path in &paths {
             if let Some(doc) = self.docs.get(path) {
@@ -262,13 +274,17 @@ impl Supervisor {
     }
 
     fn forward(&mut self, connection: &Connection, command: DocCommand) {
+        let reopened =
+            matches!(&command, DocCommand::Open { path, .. } if self.docs.contains_key(path));
         self.record(&command);
         match command {
-            DocCommand::Open {
-                path, language_id, ..
-            } => {
+            DocCommand::Open { path, .. } => {
                 if let Some(doc) = self.docs.get(&path) {
-                    connection.did_open(&path, &language_id, doc.version, &doc.text);
+                    if reopened {
+                        connection.did_change(&path, doc.version, &doc.text);
+                    } else {
+                        connection.did_open(&path, &doc.language_id, doc.version, &doc.text);
+                    }
                 }
                 self.pull(connection, &path);
             }
