@@ -11,6 +11,21 @@
 //! Both run in background tasks behind [`DiagnosticsService`] and report
 //! [`DiagnosticsEvent`]s; the UI loop owns the [`DiagnosticsStore`] and
 //! applies them. Positions are 0-based lines and chars (Unicode scalars).
+//!
+//! Wiring into a single-threaded UI loop:
+//!
+//! ```text
+//! let (tx, mut diag_rx) = tokio::sync::mpsc::unbounded_channel();
+//! let service = DiagnosticsService::start(DiagnosticsConfig::default(), root, tx);
+//! // editor events → service.open / change (every edit, unsaved) / save / close
+//! // F-key "run checks" → service.run_checks(path)
+//! // in the loop's select!: Some(ev) = diag_rx.recv() => {
+//! //     if state.diagnostics.apply(&ev) { request_frame() }   // DiagnosticsStore
+//! //     match ev { Notice(t) => status(t), ServerState{name, state} => status(format!("{name}: {state}")), .. }
+//! // }
+//! // F8 / Shift+F8 → store.next_after(path, cursor) / store.previous_before(path, cursor)
+//! // quit → service.shutdown().await  (bounded: ≤ 5 s, then servers are killed)
+//! ```
 
 pub mod checks;
 mod event;
