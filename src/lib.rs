@@ -9,6 +9,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod context;
+pub mod diagnostics;
 pub mod kernel;
 pub mod keymap;
 pub mod logging;

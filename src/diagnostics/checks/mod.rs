@@ -1,0 +1,12 @@
+//! Check commands (compilers, linters, type checkers) run on save or on
+//! demand, their output turned into diagnostics by problem matchers.
+
+pub mod config;
+pub mod matchers;
+mod resolve;
+mod runner;
+pub(crate) mod scheduler;
+
+pub use config::{BuiltinMatcher, CheckCommand, MatcherSpec};
+pub use matchers::{MatcherError, ProblemMatcher, RawProblem, RegexMatcher};
+pub use resolve::{resolve_path, to_diagnostics};

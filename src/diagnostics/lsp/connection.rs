@@ -1,0 +1,189 @@
+//! One running language server process: spawn, `initialize` handshake,
+//! document sync notifications and a polite `shutdown`/`exit` with a kill
+//! as the last word.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use lsp_types::{
+    ClientCapabilities, DiagnosticClientCapabilities, GeneralClientCapabilities, InitializeParams,
+    PositionEncodingKind, PublishDiagnosticsClientCapabilities, TextDocumentClientCapabilities,
+    TextDocumentSyncClientCapabilities, WorkspaceClientCapabilities, WorkspaceFolder,
+};
+use serde_json::{Value, json};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+
+use super::LspError;
+use super::config::ServerConfig;
+use super::transport::{Incoming, RpcHandle, spawn_tasks};
+use crate::diagnostics::position::ColumnUnit;
+use crate::diagnostics::uri::path_to_uri;
+
+pub struct Connection {
+    pub rpc: RpcHandle,
+    pub incoming: mpsc::UnboundedReceiver<Incoming>,
+    /// The position encoding the server picked (UTF-16 unless it said otherwise).
+    pub encoding: ColumnUnit,
+    /// Whether the server wants to be asked (`textDocument/diagnostic`).
+    pub pull_diagnostics: bool,
+    child: Child,
+}
+
+impl Connection {
+    /// Spawns the server in `root` and completes the `initialize` handshake.
+    pub async fn start(
+        config: ServerConfig,
+        root: std::path::PathBuf,
+        init_timeout: Duration,
+    ) -> Result<Connection, LspError> {
+        let mut child = Command::new(&config.command)
+            .args(&config.args)
+            .current_dir(&root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|source| LspError::Spawn {
+                command: config.command.clone(),
+                source,
+            })?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(LspError::Protocol("server pipes unavailable".into()));
+        };
+        let (rpc, incoming) = spawn_tasks(&config.name(), stdout, stdin, stderr);
+        let params = serde_json::to_value(initialize_params(&root))
+            .map_err(|e| LspError::Protocol(e.to_string()))?;
+        let result = rpc.request("initialize", params, init_timeout).await?;
+        let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
+        let encoding = capabilities
+            .get("positionEncoding")
+            .and_then(Value::as_str)
+            .map_or(ColumnUnit::Utf16, ColumnUnit::from_lsp_name);
+        let pull_diagnostics = capabilities
+            .get("diagnosticProvider")
+            .is_some_and(|p| !p.is_null() && p != &Value::Bool(false));
+        rpc.notify("initialized", json!({}))?;
+        Ok(Connection {
+            rpc,
+            incoming,
+            encoding,
+            pull_diagnostics,
+            child,
+        })
+    }
+
+    pub fn did_open(&self, path: &Path, language_id: &str, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {
+                "uri": path_to_uri(path), "languageId": language_id, "version": version, "text": text
+            }}),
+        );
+    }
+
+    /// Full-document sync: simple, and correct for every server.
+    pub fn did_change(&self, path: &Path, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": {"uri": path_to_uri(path), "version": version},
+                "contentChanges": [{"text": text}]
+            }),
+        );
+    }
+
+    pub fn did_save(&self, path: &Path) {
+        self.notify(
+            "textDocument/didSave",
+            json!({"textDocument": {"uri": path_to_uri(path)}}),
+        );
+    }
+
+    pub fn did_close(&self, path: &Path) {
+        self.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": path_to_uri(path)}}),
+        );
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        if let Err(error) = self.rpc.notify(method, params) {
+            tracing::debug!(server = self.rpc.name(), %error, method, "lsp: notification not sent");
+        }
+    }
+
+    /// `shutdown`, then `exit`, then a kill if the process is still there.
+    pub async fn shutdown(mut self, grace: Duration) {
+        let _ = self.rpc.request("shutdown", Value::Null, grace).await;
+        let _ = self.rpc.notify("exit", Value::Null);
+        if tokio::time::timeout(grace, self.child.wait())
+            .await
+            .is_err()
+        {
+            tracing::debug!(
+                server = self.rpc.name(),
+                "lsp: server ignored exit, killing"
+            );
+            let _ = self.child.kill().await;
+        }
+    }
+
+    /// The exit status, if the process has already ended.
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+}
+
+#[allow(deprecated)] // root_uri is deprecated in favour of workspace_folders; old servers still read it.
+fn initialize_params(root: &Path) -> InitializeParams {
+    let root_uri = path_to_uri(root).parse::<lsp_types::Uri>().ok();
+    let name = root.file_name().map_or_else(
+        || "workspace".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    InitializeParams {
+        process_id: Some(std::process::id()),
+        root_uri: root_uri.clone(),
+        workspace_folders: root_uri.map(|uri| vec![WorkspaceFolder { uri, name }]),
+        client_info: Some(lsp_types::ClientInfo {
+            name: "hello-tui".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        }),
+        capabilities: ClientCapabilities {
+            general: Some(GeneralClientCapabilities {
+                position_encodings: Some(vec![
+                    PositionEncodingKind::UTF8,
+                    PositionEncodingKind::UTF16,
+                ]),
+                ..Default::default()
+            }),
+            workspace: Some(WorkspaceClientCapabilities {
+                configuration: Some(true),
+                workspace_folders: Some(true),
+                ..Default::default()
+            }),
+            text_document: Some(TextDocumentClientCapabilities {
+                synchronization: Some(TextDocumentSyncClientCapabilities {
+                    did_save: Some(true),
+                    ..Default::default()
+                }),
+                publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
+                    version_support: Some(true),
+                    ..Default::default()
+                }),
+                diagnostic: Some(DiagnosticClientCapabilities {
+                    dynamic_registration: Some(false),
+                    related_document_support: Some(false),
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}

@@ -1,0 +1,28 @@
+//! Our own small LSP client: framing, JSON-RPC transport, one supervised
+//! connection per server. Only what diagnostics need.
+
+pub mod config;
+mod connection;
+mod convert;
+pub mod framing;
+pub(crate) mod supervisor;
+mod transport;
+
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LspError {
+    #[error("could not start `{command}`: {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("`{method}` got no answer within {after:?}")]
+    Timeout { method: String, after: Duration },
+    #[error("the server connection is closed")]
+    Closed,
+    #[error("server error {code}: {message}")]
+    Server { code: i64, message: String },
+    #[error("protocol error: {0}")]
+    Protocol(String),
+}

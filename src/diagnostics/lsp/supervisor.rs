@@ -1,0 +1,465 @@
+//! One task per language server: starts it lazily, keeps the open documents
+//! (the last text sent, needed to convert positions and to re-open them after
+//! a restart), restarts it with backoff when it dies, and gives up visibly.
+//! It owns its connection; the service talks to it only through a channel.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use super::LspError;
+use super::config::{LspTimings, ServerConfig};
+use super::connection::Connection;
+use super::convert::convert;
+use super::transport::Incoming;
+use crate::diagnostics::event::{DiagnosticsEvent, ServerState};
+use crate::diagnostics::uri::{path_to_uri, uri_to_path};
+
+#[derive(Debug)]
+pub enum DocCommand {
+    Open {
+        path: PathBuf,
+        language_id: String,
+        text: String,
+    },
+    Change {
+        path: PathBuf,
+        text: String,
+    },
+    Save {
+        path: PathBuf,
+    },
+    Close {
+        path: PathBuf,
+    },
+    Shutdown {
+        done: oneshot::Sender<()>,
+    },
+}
+
+struct OpenDoc {
+    language_id: String,
+    text: String,
+    version: i32,
+    pull_in_flight: bool,
+    pull_again: bool,
+}
+
+/// The answer to a `textDocument/diagnostic` request, routed back to the loop.
+struct Pulled {
+    path: PathBuf,
+    version: i32,
+    result: Result<Value, LspError>,
+}
+
+pub struct Supervisor {
+    config: ServerConfig,
+    name: String,
+    root: PathBuf,
+    timings: LspTimings,
+    events: mpsc::UnboundedSender<DiagnosticsEvent>,
+    commands: mpsc::UnboundedReceiver<DocCommand>,
+    docs: HashMap<PathBuf, OpenDoc>,
+    pulled_tx: mpsc::UnboundedSender<Pulled>,
+    pulled_rx: mpsc::UnboundedReceiver<Pulled>,
+}
+
+/// How a phase of the loop ended.
+enum Exit {
+    /// Shutdown was asked for (or every sender is gone): stop for good.
+    Stop(Option<oneshot::Sender<()>>),
+    /// The server failed; try again if the budget allows.
+    Failed(String),
+}
+
+impl Supervisor {
+    pub fn spawn(
+        config: ServerConfig,
+        root: PathBuf,
+        timings: LspTimings,
+        events: mpsc::UnboundedSender<DiagnosticsEvent>,
+    ) -> mpsc::UnboundedSender<DocCommand> {
+        let (tx, commands) = mpsc::unbounded_channel();
+        let (pulled_tx, pulled_rx) = mpsc::unbounded_channel();
+        let supervisor = Supervisor {
+            name: config.name(),
+            config,
+            root,
+            timings,
+            events,
+            commands,
+            docs: HashMap::new(),
+            pulled_tx,
+            pulled_rx,
+        };
+        tokio::spawn(supervisor.run());
+        tx
+    }
+
+    async fn run(mut self) {
+        let mut failures: u32 = 0;
+        loop {
+            self.state(ServerState::Starting);
+            let started_at = Instant::now();
+            let exit = match self.start().await {
+                Ok(connection) => self.serve(connection).await,
+                Err(exit) => exit,
+            };
+            let reason = match exit {
+                Exit::Stop(done) => {
+                    self.state(ServerState::Stopped);
+                    if let Some(done) = done {
+                        let _ = done.send(());
+                    }
+                    return;
+                }
+                Exit::Failed(reason) => reason,
+            };
+            if started_at.elapsed() >= self.timings.stable_after {
+                failures = 0;
+            }
+            failures += 1;
+            let Some(&delay) = self.timings.restart_delays.get(failures as usize - 1) else {
+                self.give_up(reason).await;
+                return;
+            };
+            tracing::warn!(server = %self.name, %reason, attempt = failures, "lsp: restarting server");
+            self.state(ServerState::Restarting {
+                attempt: failures,
+                delay,
+                reason,
+            });
+            let sleep = tokio::time::sleep(delay);
+            tokio::pin!(sleep);
+            loop {
+                tokio::select! {
+                    _ = &mut sleep => break,
+                    command = self.commands.recv() => {
+                        if let Some(done) = self.record_offline(command) {
+                            self.state(ServerState::Stopped);
+                            let _ = done.map(|d| d.send(()));
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts the server while still accepting document commands, so a slow
+    /// `initialize` never blocks the caller.
+    async fn start(&mut self) -> Result<Connection, Exit> {
+        let starting = Connection::start(
+            self.config.clone(),
+            self.root.clone(),
+            self.timings.initialize_timeout,
+        );
+        tokio::pin!(starting);
+        loop {
+            tokio::select! {
+                result = &mut starting => {
+                    return result.map_err(|e| Exit::Failed(e.to_string()));
+                }
+                command = self.commands.recv() => {
+                    if let Some(done) = self.record_offline(command) {
+                        return Err(Exit::Stop(done));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies a command to the document table while no server is running.
+    /// Returns `Some` when the command was a shutdown (or the channel closed).
+    fn record_offline(
+        &mut self,
+        command: Option<DocCommand>,
+    ) -> Option<Option<oneshot::Sender<()>>> {
+        match command {
+            None => Some(None),
+            Some(DocCommand::Shutdown { done }) => Some(Some(done)),
+            Some(command) => {
+                self.record(&command);
+                None
+            }
+        }
+    }
+
+    fn record(&mut self, command: &DocCommand) {
+        match command {
+            DocCommand::Open {
+                path,
+                language_id,
+                text,
+            } => match self.docs.get_mut(path) {
+                // Opened twice (e.g. a second tab): the server sees a change.
+                Some(doc) => {
+                    doc.text.clone_from(text);
+                    doc.version += 1;
+                }
+                None => {
+                    self.docs.insert(
+                        path.clone(),
+                        OpenDoc {
+                            language_id: language_id.clone(),
+                            text: text.clone(),
+                            version: 1,
+                            pull_in_flight: false,
+                            pull_again: false,
+                        },
+                    );
+                }
+            },
+            DocCommand::Change { path, text } => {
+                if let Some(doc) = self.docs.get_mut(path) {
+                    doc.text.clone_from(text);
+                    doc.version += 1;
+                }
+            }
+            DocCommand::Close { path } => {
+                self.docs.remove(path);
+            }
+            DocCommand::Save { .. } | DocCommand::Shutdown { .. } => {}
+        }
+    }
+
+    async fn serve(&mut self, mut connection: Connection) -> Exit {
+        self.state(ServerState::Running {
+            encoding: connection.encoding.lsp_name(),
+        });
+        // Pulls in flight died with the previous connection.
+        for doc in self.docs.values_mut() {
+            doc.pull_in_flight = false;
+            doc.pull_again = false;
+        }
+        let paths: Vec<PathBuf> = self.docs.keys().cloned().collect();
+        for path in &paths {
+            if let Some(doc) = self.docs.get(path) {
+                connection.did_open(path, &doc.language_id, doc.version, &doc.text);
+            }
+            self.pull(&connection, path);
+        }
+        loop {
+            tokio::select! {
+                command = self.commands.recv() => match command {
+                    None => {
+                        connection.shutdown(self.timings.shutdown_timeout).await;
+                        return Exit::Stop(None);
+                    }
+                    Some(DocCommand::Shutdown { done }) => {
+                        connection.shutdown(self.timings.shutdown_timeout).await;
+                        return Exit::Stop(Some(done));
+                    }
+                    Some(command) => self.forward(&connection, command),
+                },
+                incoming = connection.incoming.recv() => match incoming {
+                    Some(Incoming::Notification { method, params }) => {
+                        self.on_notification(&connection, &method, params).await;
+                    }
+                    Some(Incoming::Closed { reason }) => {
+                        let status = match connection.exit_status() {
+                            Some(status) => format!("{reason} ({status})"),
+                            None => reason,
+                        };
+                        return Exit::Failed(status);
+                    }
+                    None => return Exit::Failed("connection lost".into()),
+                },
+                Some(pulled) = self.pulled_rx.recv() => self.on_pulled(&connection, pulled),
+            }
+        }
+    }
+
+    fn forward(&mut self, connection: &Connection, command: DocCommand) {
+        let reopened =
+            matches!(&command, DocCommand::Open { path, .. } if self.docs.contains_key(path));
+        self.record(&command);
+        match command {
+            DocCommand::Open { path, .. } => {
+                if let Some(doc) = self.docs.get(&path) {
+                    if reopened {
+                        connection.did_change(&path, doc.version, &doc.text);
+                    } else {
+                        connection.did_open(&path, &doc.language_id, doc.version, &doc.text);
+                    }
+                }
+                self.pull(connection, &path);
+            }
+            DocCommand::Change { path, .. } => {
+                if let Some(doc) = self.docs.get(&path) {
+                    connection.did_change(&path, doc.version, &doc.text);
+                }
+                self.pull(connection, &path);
+            }
+            DocCommand::Save { path } => {
+                if self.docs.contains_key(&path) {
+                    connection.did_save(&path);
+                    self.pull(connection, &path);
+                }
+            }
+            DocCommand::Close { path } => {
+                connection.did_close(&path);
+                // Diagnostics of a closed document go stale; drop ours.
+                self.publish(path, Vec::new());
+            }
+            DocCommand::Shutdown { .. } => {}
+        }
+    }
+
+    /// Asks a pull-model server for a document's diagnostics, at most one
+    /// request per document in flight; edits meanwhile trigger one more pull.
+    fn pull(&mut self, connection: &Connection, path: &Path) {
+        if !connection.pull_diagnostics {
+            return;
+        }
+        let Some(doc) = self.docs.get_mut(path) else {
+            return;
+        };
+        if doc.pull_in_flight {
+            doc.pull_again = true;
+            return;
+        }
+        doc.pull_in_flight = true;
+        doc.pull_again = false;
+        let request = connection.rpc.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": path_to_uri(path)}}),
+            self.timings.request_timeout,
+        );
+        let tx = self.pulled_tx.clone();
+        let (path, version) = (path.to_path_buf(), doc.version);
+        tokio::spawn(async move {
+            let result = request.await;
+            let _ = tx.send(Pulled {
+                path,
+                version,
+                result,
+            });
+        });
+    }
+
+    fn on_pulled(&mut self, connection: &Connection, pulled: Pulled) {
+        let Some(doc) = self.docs.get_mut(&pulled.path) else {
+            return;
+        };
+        doc.pull_in_flight = false;
+        let stale = doc.version != pulled.version || doc.pull_again;
+        if stale {
+            self.pull(connection, &pulled.path);
+            return;
+        }
+        match pulled.result {
+            Ok(report) => {
+                if report.get("kind").and_then(Value::as_str) != Some("full") {
+                    return; // "unchanged": what we have is still right
+                }
+                let items = report.get("items").cloned().unwrap_or(Value::Null);
+                match serde_json::from_value::<Vec<lsp_types::Diagnostic>>(items) {
+                    Ok(items) => {
+                        let list = convert(
+                            &pulled.path,
+                            &doc.text,
+                            connection.encoding,
+                            &self.name,
+                            items,
+                        );
+                        self.publish(pulled.path, list);
+                    }
+                    Err(error) => {
+                        tracing::warn!(server = %self.name, %error, "lsp: unreadable diagnostic report")
+                    }
+                }
+            }
+            Err(error) => tracing::debug!(server = %self.name, %error, "lsp: pull failed"),
+        }
+    }
+
+    async fn on_notification(&mut self, connection: &Connection, method: &str, params: Value) {
+        match method {
+            "textDocument/publishDiagnostics" => {
+                let params: lsp_types::PublishDiagnosticsParams = match serde_json::from_value(
+                    params,
+                ) {
+                    Ok(params) => params,
+                    Err(error) => {
+                        tracing::warn!(server = %self.name, %error, "lsp: bad publishDiagnostics");
+                        return;
+                    }
+                };
+                let Some(path) = uri_to_path(params.uri.as_str()) else {
+                    return;
+                };
+                let text = match self.docs.get(&path) {
+                    Some(doc) => doc.text.clone(),
+                    // A file the user has not opened: the disk is what the server saw.
+                    None => {
+                        let disk = path.clone();
+                        tokio::task::spawn_blocking(move || std::fs::read_to_string(disk))
+                            .await
+                            .ok()
+                            .and_then(Result::ok)
+                            .unwrap_or_default()
+                    }
+                };
+                let list = convert(
+                    &path,
+                    &text,
+                    connection.encoding,
+                    &self.name,
+                    params.diagnostics,
+                );
+                self.publish(path, list);
+            }
+            "workspace/diagnostic/refresh" => {
+                let paths: Vec<PathBuf> = self.docs.keys().cloned().collect();
+                for path in paths {
+                    self.pull(connection, &path);
+                }
+            }
+            "window/showMessage" | "window/logMessage" => {
+                let message = params.get("message").and_then(Value::as_str).unwrap_or("");
+                tracing::debug!(server = %self.name, "{method}: {message}");
+            }
+            _ => tracing::trace!(server = %self.name, method, "lsp: ignored notification"),
+        }
+    }
+
+    /// Out of restarts: clear what this server said (it can no longer keep it
+    /// current), say so once, and keep draining commands until shutdown.
+    async fn give_up(&mut self, reason: String) {
+        tracing::error!(server = %self.name, %reason, "lsp: giving up on server");
+        let paths: Vec<PathBuf> = self.docs.keys().cloned().collect();
+        for path in paths {
+            self.publish(path, Vec::new());
+        }
+        let _ = self.events.send(DiagnosticsEvent::Notice(format!(
+            "{} stopped after repeated failures: {reason}",
+            self.name
+        )));
+        self.state(ServerState::GaveUp { reason });
+        while let Some(command) = self.commands.recv().await {
+            if let DocCommand::Shutdown { done } = command {
+                let _ = done.send(());
+                return;
+            }
+        }
+    }
+
+    fn publish(&self, path: PathBuf, diagnostics: Vec<crate::diagnostics::Diagnostic>) {
+        let _ = self.events.send(DiagnosticsEvent::Published {
+            source: self.name.clone(),
+            path,
+            diagnostics,
+        });
+    }
+
+    fn state(&self, state: ServerState) {
+        let _ = self.events.send(DiagnosticsEvent::ServerState {
+            name: self.name.clone(),
+            state,
+        });
+    }
+}

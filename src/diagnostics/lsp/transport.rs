@@ -1,0 +1,349 @@
+//! JSON-RPC over a server's stdio: one task reads (and answers the server's
+//! own requests), one writes, one drains stderr into `tracing`. Callers get a
+//! cheap, cloneable [`RpcHandle`]; nothing here ever blocks the caller.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+use super::LspError;
+use super::framing::{read_message, write_message};
+
+/// What the reader passes up besides responses.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A server notification (or a server request we answered and that the
+    /// client should also act on, like `workspace/diagnostic/refresh`).
+    Notification { method: String, params: Value },
+    /// The server's stdout ended or became unreadable.
+    Closed { reason: String },
+}
+
+type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Value, LspError>>>>>;
+
+#[derive(Clone)]
+pub struct RpcHandle {
+    name: Arc<str>,
+    outgoing: mpsc::UnboundedSender<Vec<u8>>,
+    pending: Pending,
+    next_id: Arc<AtomicI64>,
+}
+
+impl RpcHandle {
+    pub fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
+        let body = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.send(&body)
+    }
+
+    /// Sends a request now; the returned future (which owns everything it
+    /// needs, so it can be spawned) resolves with the result or an error.
+    pub fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Value, LspError>> + Send + 'static {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let sent = self.send(&body);
+        let handle = self.clone();
+        let method = method.to_string();
+        async move {
+            sent?;
+            match tokio::time::timeout(timeout, rx).await {
+                Ok(Ok(result)) => result,
+                Ok(Err(_)) => Err(LspError::Closed),
+                Err(_) => {
+                    lock(&handle.pending).remove(&id);
+                    let _ = handle.notify("$/cancelRequest", json!({"id": id}));
+                    Err(LspError::Timeout {
+                        method,
+                        after: timeout,
+                    })
+                }
+            }
+        }
+    }
+
+    fn send(&self, body: &Value) -> Result<(), LspError> {
+        let bytes = serde_json::to_vec(body).map_err(|e| LspError::Protocol(e.to_string()))?;
+        self.outgoing.send(bytes).map_err(|_| LspError::Closed)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A poisoned map is still a valid map: a panic elsewhere must not wedge us.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Starts the reader, writer and stderr tasks on the given pipes.
+pub fn spawn_tasks(
+    name: &str,
+    stdout: impl AsyncRead + Unpin + Send + 'static,
+    stdin: impl AsyncWrite + Unpin + Send + 'static,
+    stderr: impl AsyncRead + Unpin + Send + 'static,
+) -> (RpcHandle, mpsc::UnboundedReceiver<Incoming>) {
+    let (out_tx, out_rx) = mpsc::unbounded_channel();
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let handle = RpcHandle {
+        name: Arc::from(name),
+        outgoing: out_tx,
+        pending: Arc::default(),
+        next_id: Arc::new(AtomicI64::new(1)),
+    };
+    tokio::spawn(write_loop(name.to_string(), stdin, out_rx));
+    tokio::spawn(stderr_loop(name.to_string(), stderr));
+    tokio::spawn(read_loop(handle.clone(), stdout, in_tx));
+    (handle, in_rx)
+}
+
+async fn write_loop(
+    name: String,
+    mut stdin: impl AsyncWrite + Unpin,
+    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+) {
+    while let Some(body) = rx.recv().await {
+        if let Err(error) = write_message(&mut stdin, &body).await {
+            tracing::warn!(server = %name, %error, "lsp: writing to server failed");
+            return;
+        }
+    }
+}
+
+async fn stderr_loop(name: String, stderr: impl AsyncRead + Unpin) {
+    let mut lines = BufReader::new(stderr).lines();
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) => {
+                let line: String = line.chars().take(2000).collect();
+                tracing::debug!(server = %name, "stderr: {line}");
+            }
+            Ok(None) => return,
+            Err(error) => {
+                // Non-UTF-8 output; keep draining so the server never blocks on a full pipe.
+                tracing::debug!(server = %name, %error, "lsp: unreadable stderr line");
+            }
+        }
+    }
+}
+
+async fn read_loop(
+    handle: RpcHandle,
+    stdout: impl AsyncRead + Unpin,
+    incoming: mpsc::UnboundedSender<Incoming>,
+) {
+    let mut reader = BufReader::new(stdout);
+    let reason = loop {
+        let body = match read_message(&mut reader).await {
+            Ok(Some(body)) => body,
+            Ok(None) => break "the server closed its output".to_string(),
+            Err(error) => break error.to_string(),
+        };
+        let message: Value = match serde_json::from_slice(&body) {
+            Ok(value) => value,
+            Err(error) => {
+                tracing::warn!(server = %handle.name, %error, "lsp: invalid JSON from server, skipped");
+                continue;
+            }
+        };
+        dispatch(&handle, message, &incoming);
+    };
+    // Fail every waiting request now instead of letting each one time out.
+    lock(&handle.pending).clear();
+    let _ = incoming.send(Incoming::Closed { reason });
+}
+
+fn dispatch(handle: &RpcHandle, message: Value, incoming: &mpsc::UnboundedSender<Incoming>) {
+    let method = message.get("method").and_then(Value::as_str);
+    let id = message.get("id").filter(|id| !id.is_null());
+    match (method, id) {
+        (Some(method), Some(id)) => {
+            let params = message.get("params").cloned().unwrap_or(Value::Null);
+            let reply = answer_server_request(method, &params);
+            let body = match reply {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err((code, text)) => {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}})
+                }
+            };
+            let _ = handle.send(&body);
+            if method == "workspace/diagnostic/refresh" {
+                let _ = incoming.send(Incoming::Notification {
+                    method: method.to_string(),
+                    params,
+                });
+            }
+        }
+        (Some(method), None) => {
+            let params = message.get("params").cloned().unwrap_or(Value::Null);
+            let _ = incoming.send(Incoming::Notification {
+                method: method.to_string(),
+                params,
+            });
+        }
+        (None, Some(id)) => {
+            let Some(id) = id.as_i64() else {
+                tracing::warn!(server = %handle.name, "lsp: response with a foreign id, skipped");
+                return;
+            };
+            let Some(waiter) = lock(&handle.pending).remove(&id) else {
+                tracing::debug!(server = %handle.name, id, "lsp: response to a request nobody waits for");
+                return;
+            };
+            let result = match message.get("error") {
+                Some(error) => Err(LspError::Server {
+                    code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+                    message: error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                }),
+                None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+            };
+            let _ = waiter.send(result);
+        }
+        (None, None) => {
+            tracing::warn!(server = %handle.name, "lsp: message without method or id, skipped")
+        }
+    }
+}
+
+/// Our answers to what servers ask of a client. We have no settings to give,
+/// accept every registration, and refuse edits (the user owns the buffers).
+fn answer_server_request(method: &str, params: &Value) -> Result<Value, (i64, String)> {
+    match method {
+        "workspace/configuration" => {
+            let count = params
+                .get("items")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            Ok(Value::Array(vec![Value::Null; count]))
+        }
+        "client/registerCapability"
+        | "client/unregisterCapability"
+        | "window/workDoneProgress/create"
+        | "window/showMessageRequest"
+        | "workspace/diagnostic/refresh"
+        | "workspace/semanticTokens/refresh"
+        | "workspace/inlayHint/refresh"
+        | "workspace/codeLens/refresh" => Ok(Value::Null),
+        "workspace/applyEdit" => Ok(json!({"applied": false, "failureReason": "read-only client"})),
+        _ => Err((-32601, format!("method not supported: {method}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::lsp::framing::{read_message, write_message};
+    use tokio::io::{AsyncWriteExt, duplex};
+
+    /// A fake server on in-memory pipes: the test plays the server side.
+    struct Peer {
+        to_client: tokio::io::DuplexStream,
+        from_client: BufReader<tokio::io::DuplexStream>,
+    }
+
+    impl Peer {
+        async fn send_raw(&mut self, bytes: &[u8]) {
+            self.to_client.write_all(bytes).await.unwrap();
+        }
+        async fn send(&mut self, value: Value) {
+            write_message(&mut self.to_client, value.to_string().as_bytes())
+                .await
+                .unwrap();
+        }
+        async fn recv(&mut self) -> Value {
+            let body = read_message(&mut self.from_client).await.unwrap().unwrap();
+            serde_json::from_slice(&body).unwrap()
+        }
+    }
+
+    fn setup() -> (RpcHandle, mpsc::UnboundedReceiver<Incoming>, Peer) {
+        let (client_out, server_in) = duplex(1 << 16);
+        let (server_out, client_in) = duplex(1 << 16);
+        let (_err_w, err_r) = duplex(64);
+        let (handle, incoming) = spawn_tasks("fake", client_in, client_out, err_r);
+        let peer = Peer {
+            to_client: server_out,
+            from_client: BufReader::new(server_in),
+        };
+        (handle, incoming, peer)
+    }
+
+    #[tokio::test]
+    async fn responses_are_matched_to_requests_out_of_order() {
+        let (handle, _incoming, mut peer) = setup();
+        let first = tokio::spawn(handle.request("a", json!({}), Duration::from_secs(10)));
+        let second = tokio::spawn(handle.request("b", json!({}), Duration::from_secs(10)));
+        let r1 = peer.recv().await;
+        let r2 = peer.recv().await;
+        peer.send(json!({"jsonrpc":"2.0","id": r2["id"], "result": "B"}))
+            .await;
+        peer.send(
+            json!({"jsonrpc":"2.0","id": r1["id"], "error": {"code": -32000, "message": "nope"}}),
+        )
+        .await;
+        assert_eq!(second.await.unwrap().unwrap(), json!("B"));
+        let err = first.await.unwrap().unwrap_err();
+        assert!(err.to_string().contains("nope"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn garbage_is_skipped_and_server_requests_are_answered() {
+        let (_handle, mut incoming, mut peer) = setup();
+        peer.send_raw(b"Content-Length: 5\r\n\r\n{oops").await;
+        peer.send_raw(b"Content-Length: 3\r\n\r\n[1]").await;
+        peer.send(json!({"jsonrpc":"2.0","id":7,"method":"workspace/configuration","params":{"items":[{},{}]}}))
+            .await;
+        peer.send(json!({"jsonrpc":"2.0","id":"x","method":"weird/thing"}))
+            .await;
+        peer.send(json!({"jsonrpc":"2.0","method":"window/logMessage","params":{"message":"hi"}}))
+            .await;
+        let reply = peer.recv().await;
+        assert_eq!(reply["id"], 7);
+        assert_eq!(reply["result"], json!([null, null]));
+        let refused = peer.recv().await;
+        assert_eq!(refused["id"], "x");
+        assert_eq!(refused["error"]["code"], -32601);
+        match incoming.recv().await {
+            Some(Incoming::Notification { method, .. }) => assert_eq!(method, "window/logMessage"),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn closing_fails_pending_requests_and_reports_closed() {
+        let (handle, mut incoming, peer) = setup();
+        let waiting = handle.request("slow", json!({}), Duration::from_secs(30));
+        drop(peer);
+        assert!(matches!(waiting.await, Err(LspError::Closed)));
+        assert!(matches!(
+            incoming.recv().await,
+            Some(Incoming::Closed { .. })
+        ));
+    }
+
+    #[tokio::test]
+    async fn unanswered_request_times_out() {
+        let (handle, _incoming, _peer) = setup();
+        let result = handle
+            .request("never", json!({}), Duration::from_millis(50))
+            .await;
+        assert!(matches!(result, Err(LspError::Timeout { .. })));
+    }
+}

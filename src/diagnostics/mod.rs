@@ -1,0 +1,45 @@
+//! Diagnostics from real language servers and check commands.
+//!
+//! Diagnostics are clues, not verdicts: they point the user (and the model)
+//! at a place; a compiler or test run decides. Two producers feed one store:
+//!
+//! - `lsp`: our own small LSP client (stdio, Content-Length framing), one
+//!   supervised server per language, fed the *unsaved* buffer text.
+//! - `checks`: commands like `cargo check` or `ruff check {file}` run on save
+//!   or on demand, their output parsed by problem matchers.
+//!
+//! Both run in background tasks behind [`DiagnosticsService`] and report
+//! [`DiagnosticsEvent`]s; the UI loop owns the [`DiagnosticsStore`] and
+//! applies them. Positions are 0-based lines and chars (Unicode scalars).
+//!
+//! Wiring into a single-threaded UI loop:
+//!
+//! ```text
+//! let (tx, mut diag_rx) = tokio::sync::mpsc::unbounded_channel();
+//! let service = DiagnosticsService::start(DiagnosticsConfig::default(), root, tx);
+//! // editor events → service.open / change (every edit, unsaved) / save / close
+//! // F-key "run checks" → service.run_checks(path)
+//! // in the loop's select!: Some(ev) = diag_rx.recv() => {
+//! //     if state.diagnostics.apply(&ev) { request_frame() }   // DiagnosticsStore
+//! //     match ev { Notice(t) => status(t), ServerState{name, state} => status(format!("{name}: {state}")), .. }
+//! // }
+//! // F8 / Shift+F8 → store.next_after(path, cursor) / store.previous_before(path, cursor)
+//! // quit → service.shutdown().await  (bounded: ≤ 5 s, then servers are killed)
+//! ```
+
+pub mod checks;
+mod event;
+pub mod lsp;
+mod model;
+pub mod position;
+mod service;
+mod store;
+pub mod uri;
+mod which;
+
+pub use event::{CheckState, DiagnosticsEvent, ServerState};
+pub use lsp::config::{LspTimings, ServerConfig, language_id_for_path};
+pub use model::{Diagnostic, Position, Range, Severity};
+pub use service::{DiagnosticsConfig, DiagnosticsService};
+pub use store::{DiagnosticsStore, SeverityCounts};
+pub use which::which;

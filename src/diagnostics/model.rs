@@ -1,0 +1,88 @@
+//! The diagnostic as the rest of the workbench sees it: absolute path,
+//! 0-based line and *character* (Unicode scalar) positions, so the editor can
+//! index its text directly without knowing which encoding a server spoke.
+
+use std::path::PathBuf;
+
+/// How serious a diagnostic claims to be. A clue, not a verdict: the order is
+/// only used for sorting and counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl Severity {
+    /// Parses the words tools print (`error`, `fatal error`, `warning`, `note`, ...).
+    pub fn from_word(word: &str) -> Option<Severity> {
+        match word.trim().to_ascii_lowercase().as_str() {
+            // `invalid-syntax` / `SyntaxError`: how ruff and Python name a parse failure.
+            "error" | "fatal error" | "fatal" | "e" | "invalid-syntax" | "syntaxerror" => {
+                Some(Severity::Error)
+            }
+            "warning" | "warn" | "w" => Some(Severity::Warning),
+            "info" | "information" | "note" | "i" => Some(Severity::Info),
+            "hint" | "help" | "h" => Some(Severity::Hint),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+/// A 0-based position: `character` counts Unicode scalar values (Rust `char`s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+pub struct Position {
+    pub line: usize,
+    pub character: usize,
+}
+
+impl Position {
+    pub fn new(line: usize, character: usize) -> Self {
+        Position { line, character }
+    }
+}
+
+/// A half-open range `[start, end)` of positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize)]
+pub struct Range {
+    pub start: Position,
+    pub end: Position,
+}
+
+impl Range {
+    pub fn new(start: Position, end: Position) -> Self {
+        Range { start, end }
+    }
+
+    /// Whether `pos` lies under this range. An empty range (start == end)
+    /// still covers its own position, so zero-width diagnostics can be found.
+    pub fn contains(&self, pos: Position) -> bool {
+        if self.start == self.end {
+            return pos == self.start;
+        }
+        self.start <= pos && pos < self.end
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostic {
+    /// Absolute path of the file the diagnostic is about.
+    pub path: PathBuf,
+    pub range: Range,
+    pub severity: Severity,
+    pub message: String,
+    /// Who said it, e.g. `ruff`, `rust-analyzer`, `cargo check`.
+    pub source: String,
+    pub code: Option<String>,
+}

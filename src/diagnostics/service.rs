@@ -1,0 +1,318 @@
+//! The handle the UI loop calls. Every method only sends a message to a
+//! background task, so none of them can block a frame; results come back as
+//! [`DiagnosticsEvent`]s on the channel given to [`DiagnosticsService::start`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::checks::CheckCommand;
+use super::checks::scheduler::{CheckScheduler, Trigger};
+use super::event::DiagnosticsEvent;
+use super::lsp::config::{LspTimings, ServerConfig, language_id_for_path};
+use super::lsp::supervisor::{DocCommand, Supervisor};
+use super::which::which;
+
+/// Everything the service needs to know, usually from the config file
+/// (`servers` / `checks` given there replace the defaults; timings are not
+/// user settings).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
+pub struct DiagnosticsConfig {
+    pub servers: Vec<ServerConfig>,
+    pub checks: Vec<CheckCommand>,
+    #[serde(skip)]
+    pub timings: LspTimings,
+}
+
+impl Default for DiagnosticsConfig {
+    fn default() -> Self {
+        DiagnosticsConfig {
+            servers: ServerConfig::defaults(),
+            checks: CheckCommand::defaults(),
+            timings: LspTimings::default(),
+        }
+    }
+}
+
+enum Request {
+    Open {
+        path: PathBuf,
+        language_id: String,
+        text: String,
+    },
+    Change {
+        path: PathBuf,
+        text: String,
+    },
+    Save {
+        path: PathBuf,
+    },
+    Close {
+        path: PathBuf,
+    },
+    RunChecks {
+        path: PathBuf,
+    },
+    Shutdown {
+        done: oneshot::Sender<()>,
+    },
+}
+
+/// Cheap to clone; all clones talk to the same background task.
+#[derive(Clone)]
+pub struct DiagnosticsService {
+    tx: mpsc::UnboundedSender<Request>,
+}
+
+impl DiagnosticsService {
+    /// Spawns the service task on the current tokio runtime. `root` is the
+    /// workspace root (servers' root and checks' default cwd).
+    pub fn start(
+        config: DiagnosticsConfig,
+        root: PathBuf,
+        events: mpsc::UnboundedSender<DiagnosticsEvent>,
+    ) -> DiagnosticsService {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (checks, done_rx) =
+            CheckScheduler::new(config.checks.clone(), root.clone(), events.clone());
+        let actor = Actor {
+            config,
+            root,
+            events,
+            servers: HashMap::new(),
+            routes: HashMap::new(),
+            docs: HashMap::new(),
+            checks,
+        };
+        tokio::spawn(actor.run(rx, done_rx));
+        DiagnosticsService { tx }
+    }
+
+    /// A document was opened in the editor with this (possibly unsaved) text.
+    pub fn open(&self, path: impl Into<PathBuf>, language_id: &str, text: impl Into<String>) {
+        self.send(Request::Open {
+            path: path.into(),
+            language_id: language_id.to_string(),
+            text: text.into(),
+        });
+    }
+
+    /// The buffer changed (not saved): servers re-check what the user typed.
+    pub fn change(&self, path: impl Into<PathBuf>, text: impl Into<String>) {
+        self.send(Request::Change {
+            path: path.into(),
+            text: text.into(),
+        });
+    }
+
+    /// The buffer was written to disk: notifies servers and runs on-save checks.
+    pub fn save(&self, path: impl Into<PathBuf>) {
+        self.send(Request::Save { path: path.into() });
+    }
+
+    pub fn close(&self, path: impl Into<PathBuf>) {
+        self.send(Request::Close { path: path.into() });
+    }
+
+    /// Runs every check command that applies to the file's language now.
+    pub fn run_checks(&self, path: impl Into<PathBuf>) {
+        self.send(Request::RunChecks { path: path.into() });
+    }
+
+    /// Stops servers (`shutdown`/`exit`, then kill) and running checks.
+    /// Resolves when done, or after a few seconds regardless.
+    pub async fn shutdown(&self) {
+        let (done, wait) = oneshot::channel();
+        self.send(Request::Shutdown { done });
+        let _ = tokio::time::timeout(Duration::from_secs(5), wait).await;
+    }
+
+    fn send(&self, request: Request) {
+        // The task only stops after shutdown; later calls are harmless no-ops.
+        let _ = self.tx.send(request);
+    }
+}
+
+struct Actor {
+    config: DiagnosticsConfig,
+    root: PathBuf,
+    events: mpsc::UnboundedSender<DiagnosticsEvent>,
+    /// Running supervisors by index into `config.servers`.
+    servers: HashMap<usize, mpsc::UnboundedSender<DocCommand>>,
+    /// Language id → chosen server (None: none installed; noticed once).
+    routes: HashMap<String, Option<usize>>,
+    /// Open documents and their language.
+    docs: HashMap<PathBuf, String>,
+    checks: CheckScheduler,
+}
+
+impl Actor {
+    async fn run(
+        mut self,
+        mut requests: mpsc::UnboundedReceiver<Request>,
+        mut done_rx: mpsc::UnboundedReceiver<super::checks::scheduler::RunDone>,
+    ) {
+        loop {
+            tokio::select! {
+                request = requests.recv() => match request {
+                    Some(Request::Shutdown { done }) => {
+                        self.shutdown().await;
+                        let _ = done.send(());
+                        return;
+                    }
+                    Some(request) => self.handle(request),
+                    None => {
+                        self.shutdown().await;
+                        return;
+                    }
+                },
+                Some(done) = done_rx.recv() => self.checks.finish(done),
+            }
+        }
+    }
+
+    fn handle(&mut self, request: Request) {
+        match request {
+            Request::Open {
+                path,
+                language_id,
+                text,
+            } => {
+                self.docs.insert(path.clone(), language_id.clone());
+                if let Some(server) = self.server_for(&language_id) {
+                    let _ = server.send(DocCommand::Open {
+                        path,
+                        language_id,
+                        text,
+                    });
+                }
+            }
+            Request::Change { path, text } => {
+                if let Some(server) = self.server_for_doc(&path) {
+                    let _ = server.send(DocCommand::Change { path, text });
+                }
+            }
+            Request::Save { path } => {
+                if let Some(server) = self.server_for_doc(&path) {
+                    let _ = server.send(DocCommand::Save { path: path.clone() });
+                }
+                if let Some(language) = self.language_of(&path) {
+                    self.checks.run_for(&path, &language, Trigger::Save);
+                }
+            }
+            Request::Close { path } => {
+                if let Some(server) = self.server_for_doc(&path) {
+                    let _ = server.send(DocCommand::Close { path: path.clone() });
+                }
+                self.docs.remove(&path);
+            }
+            Request::RunChecks { path } => match self.language_of(&path) {
+                Some(language) => self.checks.run_for(&path, &language, Trigger::Manual),
+                None => self.notice(format!(
+                    "no checks for {}: unknown language",
+                    path.display()
+                )),
+            },
+            Request::Shutdown { .. } => {}
+        }
+    }
+
+    fn language_of(&self, path: &Path) -> Option<String> {
+        self.docs
+            .get(path)
+            .cloned()
+            .or_else(|| language_id_for_path(path).map(str::to_string))
+    }
+
+    fn server_for_doc(&mut self, path: &Path) -> Option<mpsc::UnboundedSender<DocCommand>> {
+        let language = self.docs.get(path)?.clone();
+        self.server_for(&language)
+    }
+
+    /// The supervisor for a language, started on first use.
+    fn server_for(&mut self, language_id: &str) -> Option<mpsc::UnboundedSender<DocCommand>> {
+        let index = match self.routes.get(language_id) {
+            Some(route) => (*route)?,
+            None => {
+                let route = self.pick_server(language_id);
+                self.routes.insert(language_id.to_string(), route);
+                route?
+            }
+        };
+        if let Some(tx) = self.servers.get(&index) {
+            return Some(tx.clone());
+        }
+        let tx = Supervisor::spawn(
+            self.config.servers[index].clone(),
+            self.root.clone(),
+            self.config.timings.clone(),
+            self.events.clone(),
+        );
+        self.servers.insert(index, tx.clone());
+        Some(tx)
+    }
+
+    fn pick_server(&self, language_id: &str) -> Option<usize> {
+        let candidates: Vec<usize> = (0..self.config.servers.len())
+            .filter(|&i| {
+                self.config.servers[i]
+                    .language_ids
+                    .iter()
+                    .any(|l| l == language_id)
+            })
+            .collect();
+        let found = candidates
+            .iter()
+            .copied()
+            .find(|&i| which(&self.config.servers[i].command).is_some());
+        if found.is_none() && !candidates.is_empty() {
+            let tried: Vec<String> = candidates
+                .iter()
+                .map(|&i| self.config.servers[i].name())
+                .collect();
+            self.notice(format!(
+                "no {language_id} language server on PATH (tried {})",
+                tried.join(", ")
+            ));
+        }
+        found
+    }
+
+    async fn shutdown(&mut self) {
+        self.checks.shutdown();
+        let mut waits = Vec::new();
+        for (_, server) in self.servers.drain() {
+            let (done, wait) = oneshot::channel();
+            if server.send(DocCommand::Shutdown { done }).is_ok() {
+                waits.push(wait);
+            }
+        }
+        for wait in waits {
+            let _ = wait.await;
+        }
+    }
+
+    fn notice(&self, text: String) {
+        let _ = self.events.send(DiagnosticsEvent::Notice(text));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_sections_replace_defaults_and_missing_ones_keep_them() {
+        let config: DiagnosticsConfig = serde_json::from_str(
+            r#"{"servers":[{"name":"pyright","language_ids":["python"],"command":"basedpyright-langserver","args":["--stdio"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(config.servers.len(), 1);
+        assert_eq!(config.servers[0].name(), "pyright");
+        assert_eq!(config.checks, CheckCommand::defaults());
+        assert_eq!(config.timings, LspTimings::default());
+    }
+}

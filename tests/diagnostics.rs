@@ -1,0 +1,588 @@
+//! Integration tests for `hello_tui::diagnostics` against real processes:
+//! the real `ruff server` (CI installs ruff with pip), small Python scripts
+//! acting as misbehaving language servers, and real check commands.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use hello_tui::diagnostics::checks::{BuiltinMatcher, CheckCommand, MatcherSpec};
+use hello_tui::diagnostics::{
+    CheckState, Diagnostic, DiagnosticsConfig, DiagnosticsEvent, DiagnosticsService,
+    DiagnosticsStore, LspTimings, ServerConfig, ServerState, Severity, which,
+};
+use tokio::sync::mpsc;
+
+/// Generous: these wait for real processes; no test asserts a timing.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/lsp/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fixture server named after its script, e.g. `junk_server`.
+fn fake_server(language: &str, script: &str) -> ServerConfig {
+    let name = script.trim_end_matches(".py");
+    ServerConfig::new(&[language], "python3", &[&fixture(script)]).named(name)
+}
+
+fn quick_timings() -> LspTimings {
+    LspTimings {
+        initialize_timeout: Duration::from_secs(20),
+        restart_delays: vec![Duration::from_millis(50); 3],
+        ..LspTimings::default()
+    }
+}
+
+fn config(servers: Vec<ServerConfig>, checks: Vec<CheckCommand>) -> DiagnosticsConfig {
+    DiagnosticsConfig {
+        servers,
+        checks,
+        timings: quick_timings(),
+    }
+}
+
+/// The UI side of a test: drains events into a store, like the UI loop does.
+struct Ui {
+    rx: mpsc::UnboundedReceiver<DiagnosticsEvent>,
+    store: DiagnosticsStore,
+    seen: Vec<DiagnosticsEvent>,
+}
+
+impl Ui {
+    fn start(config: DiagnosticsConfig, root: &Path) -> (DiagnosticsService, Ui) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let service = DiagnosticsService::start(config, root.to_path_buf(), tx);
+        let ui = Ui {
+            rx,
+            store: DiagnosticsStore::new(),
+            seen: Vec::new(),
+        };
+        (service, ui)
+    }
+
+    /// Applies events until `done(self)` holds; panics with the history if it never does.
+    async fn until(&mut self, what: &str, done: impl Fn(&Ui) -> bool) {
+        let waiting = async {
+            while !done(self) {
+                match self.rx.recv().await {
+                    Some(event) => {
+                        self.store.apply(&event);
+                        self.seen.push(event);
+                    }
+                    None => return false,
+                }
+            }
+            true
+        };
+        let ok = tokio::time::timeout(PATIENCE, waiting)
+            .await
+            .unwrap_or(false);
+        assert!(ok, "never saw {what}; events: {:#?}", self.seen);
+    }
+
+    fn file(&self, path: &Path) -> Vec<&Diagnostic> {
+        self.store.for_file(path)
+    }
+
+    fn has_code(&self, path: &Path, code: &str) -> bool {
+        self.file(path)
+            .iter()
+            .any(|d| d.code.as_deref() == Some(code))
+    }
+
+    fn server_states(&self, name: &str) -> Vec<&ServerState> {
+        self.seen
+            .iter()
+            .filter_map(|e| match e {
+                DiagnosticsEvent::ServerState { name: n, state } if n == name => Some(state),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn check_states(&self, name: &str) -> Vec<&CheckState> {
+        self.seen
+            .iter()
+            .filter_map(|e| match e {
+                DiagnosticsEvent::CheckState { name: n, state } if n == name => Some(state),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn notices(&self) -> Vec<&str> {
+        self.seen
+            .iter()
+            .filter_map(|e| match e {
+                DiagnosticsEvent::Notice(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+mod ruff_server {
+    use super::*;
+
+    fn require_ruff() {
+        assert!(
+            which("ruff").is_some(),
+            "these tests need the real ruff: pip install ruff"
+        );
+    }
+
+    fn ruff_only() -> DiagnosticsConfig {
+        config(
+            vec![ServerConfig::new(&["python"], "ruff", &["server"])],
+            vec![],
+        )
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn unsaved_edits_drive_diagnostics() {
+        require_ruff();
+        let dir = tempfile::tempdir().unwrap();
+        let text = "import os\n\nprint(undefined_name)\n";
+        let path = write(dir.path(), "a.py", text);
+        let (service, mut ui) = Ui::start(ruff_only(), dir.path());
+        service.open(&path, "python", text);
+
+        ui.until("F401 and F821 from ruff", |ui| {
+            ui.has_code(&path, "F401") && ui.has_code(&path, "F821")
+        })
+        .await;
+        let diags = ui.file(&path);
+        let f401 = diags
+            .iter()
+            .find(|d| d.code.as_deref() == Some("F401"))
+            .unwrap();
+        let f821 = diags
+            .iter()
+            .find(|d| d.code.as_deref() == Some("F821"))
+            .unwrap();
+        assert_eq!((f401.range.start.line, f401.range.start.character), (0, 7));
+        assert_eq!((f821.range.start.line, f821.range.start.character), (2, 6));
+        assert!(f821.message.contains("undefined_name"), "{}", f821.message);
+        assert_eq!(f821.path, path);
+        assert!(matches!(
+            ui.server_states("ruff").as_slice(),
+            [ServerState::Starting, ServerState::Running { .. }, ..]
+        ));
+
+        // Fix the undefined name in the buffer only: the disk still has the bug.
+        service.change(
+            &path,
+            "import os\n\nundefined_name = 1\nprint(undefined_name)\n",
+        );
+        ui.until("F821 gone after an unsaved change", |ui| {
+            !ui.has_code(&path, "F821") && ui.has_code(&path, "F401")
+        })
+        .await;
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            text,
+            "nothing was saved"
+        );
+
+        service.close(&path);
+        ui.until("diagnostics cleared on close", |ui| {
+            ui.file(&path).is_empty()
+        })
+        .await;
+        service.shutdown().await;
+        ui.until("ruff stopped", |ui| {
+            ui.server_states("ruff").last() == Some(&&ServerState::Stopped)
+        })
+        .await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cjk_and_emoji_before_the_error_give_the_right_char_index() {
+        require_ruff();
+        let dir = tempfile::tempdir().unwrap();
+        let line = "名前 = \"😀😀\"; print(名前, undefined_cjk)";
+        let text = format!("{line}\n");
+        let path = write(dir.path(), "cjk.py", &text);
+        let (service, mut ui) = Ui::start(ruff_only(), dir.path());
+        service.open(&path, "python", text.clone());
+        ui.until("F821 on the CJK line", |ui| ui.has_code(&path, "F821"))
+            .await;
+        let diags = ui.file(&path);
+        let d = diags
+            .iter()
+            .find(|d| d.code.as_deref() == Some("F821"))
+            .unwrap();
+        let expected = line.chars().position(|c| c == 'u').unwrap();
+        assert_eq!(d.range.start.line, 0);
+        assert_eq!(d.range.start.character, expected);
+        let covered: String = line
+            .chars()
+            .skip(d.range.start.character)
+            .take(d.range.end.character - d.range.start.character)
+            .collect();
+        assert_eq!(covered, "undefined_cjk");
+        service.shutdown().await;
+    }
+}
+
+mod fake_servers {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn junk_before_the_first_header_is_skipped_and_utf16_is_converted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.fake");
+        let (service, mut ui) = Ui::start(
+            config(vec![fake_server("fake", "junk_server.py")], vec![]),
+            dir.path(),
+        );
+        let text = "ok\n名 😀 BAD\n";
+        service.open(&path, "fake", text);
+        ui.until("the junk server's diagnostic", |ui| {
+            !ui.file(&path).is_empty()
+        })
+        .await;
+        let d = ui.file(&path)[0].clone();
+        // "名 😀 " is 5 UTF-16 units but 4 chars.
+        assert_eq!((d.range.start.line, d.range.start.character), (1, 4));
+        assert_eq!(d.range.end.character, 7);
+        assert_eq!(
+            (d.severity, d.source.as_str(), d.code.as_deref()),
+            (Severity::Warning, "junk", Some("J001"))
+        );
+        assert!(
+            ui.server_states("junk_server")
+                .contains(&&ServerState::Running { encoding: "utf-16" })
+        );
+
+        service.change(&path, "BAD BAD\n");
+        ui.until("two diagnostics after the change", |ui| {
+            ui.file(&path).len() == 2
+        })
+        .await;
+        // Opening the same file again (a second tab) updates it rather than
+        // confusing the server with a second didOpen.
+        service.open(&path, "fake", "BAD BAD BAD\n");
+        ui.until("three diagnostics after the re-open", |ui| {
+            ui.file(&path).len() == 3
+        })
+        .await;
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_crash_while_running_restarts_and_reopens_the_unsaved_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = write(dir.path(), "crash-once", "");
+        let server = ServerConfig::new(
+            &["fake"],
+            "python3",
+            &[
+                &fixture("junk_server.py"),
+                "--crash-once",
+                marker.to_str().unwrap(),
+            ],
+        )
+        .named("junk_server");
+        let (service, mut ui) = Ui::start(config(vec![server], vec![]), dir.path());
+        let path = dir.path().join("a.fake");
+        service.open(&path, "fake", "BAD\n");
+        ui.until("first diagnostics", |ui| ui.file(&path).len() == 1)
+            .await;
+
+        service.change(&path, "CRASH BAD BAD\n");
+        ui.until("diagnostics of the unsaved text after the restart", |ui| {
+            ui.file(&path).len() == 2
+        })
+        .await;
+        let states = ui.server_states("junk_server");
+        assert!(
+            states
+                .iter()
+                .any(|s| matches!(s, ServerState::Restarting { attempt: 1, .. })),
+            "{states:?}"
+        );
+        assert!(
+            matches!(states.last(), Some(ServerState::Running { .. })),
+            "{states:?}"
+        );
+        assert!(!marker.exists());
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_server_that_crashes_on_start_is_restarted_then_given_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let (service, mut ui) = Ui::start(
+            config(vec![fake_server("fake", "crash_on_start.py")], vec![]),
+            dir.path(),
+        );
+        service.open(dir.path().join("a.fake"), "fake", "text");
+        ui.until("give up", |ui| {
+            matches!(
+                ui.server_states("crash_on_start").last(),
+                Some(ServerState::GaveUp { .. })
+            )
+        })
+        .await;
+        let attempts: Vec<u32> = ui
+            .server_states("crash_on_start")
+            .iter()
+            .filter_map(|s| match s {
+                ServerState::Restarting { attempt, .. } => Some(*attempt),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(attempts, vec![1, 2, 3]);
+        assert!(
+            ui.notices()
+                .iter()
+                .any(|n| n.contains("stopped after repeated failures")),
+            "{:?}",
+            ui.notices()
+        );
+        // Still answers calls and shuts down after giving up.
+        service.change(dir.path().join("a.fake"), "more");
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_server_that_never_initializes_times_out_without_blocking_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = config(
+            vec![
+                fake_server("slow", "never_initialize.py"),
+                fake_server("fake", "junk_server.py"),
+            ],
+            vec![],
+        );
+        // Long enough for a Python server to start on a busy machine.
+        cfg.timings.initialize_timeout = Duration::from_secs(5);
+        cfg.timings.restart_delays = vec![];
+        let (service, mut ui) = Ui::start(cfg, dir.path());
+        let slow = dir.path().join("a.slow");
+        let fast = dir.path().join("b.fake");
+        service.open(&slow, "slow", "hello");
+        service.change(&slow, "hello again"); // queued while initializing; must not block
+        service.open(&fast, "fake", "BAD\n");
+        ui.until("the other server's diagnostics", |ui| {
+            !ui.file(&fast).is_empty()
+        })
+        .await;
+        ui.until("the initialize timeout", |ui| {
+            ui.server_states("never_initialize").iter().any(|s| {
+                matches!(s, ServerState::GaveUp { reason }
+                    if reason.contains("initialize") && reason.contains("no answer"))
+            })
+        })
+        .await;
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_missing_server_is_a_one_line_notice_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (service, mut ui) = Ui::start(
+            config(
+                vec![ServerConfig::new(
+                    &["fake"],
+                    "no-such-language-server-xyz",
+                    &[],
+                )],
+                vec![],
+            ),
+            dir.path(),
+        );
+        service.open(dir.path().join("a.fake"), "fake", "x");
+        service.open(dir.path().join("b.fake"), "fake", "y");
+        service.open(dir.path().join("c.txt"), "plaintext", "z");
+        ui.until("the notice", |ui| !ui.notices().is_empty()).await;
+        service.shutdown().await;
+        while let Ok(event) = ui.rx.try_recv() {
+            ui.seen.push(event);
+        }
+        assert_eq!(
+            ui.notices(),
+            vec!["no fake language server on PATH (tried no-such-language-server-xyz)"]
+        );
+    }
+}
+
+mod checks {
+    use super::*;
+
+    fn check(name: &str, command: &str, args: &[&str], matcher: MatcherSpec) -> CheckCommand {
+        CheckCommand {
+            name: name.into(),
+            command: command.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            language_ids: vec!["python".into(), "rust".into()],
+            matcher,
+            root_markers: vec!["Cargo.toml".into()],
+            on_save: true,
+            timeout_secs: 60,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ruff_check_on_save_then_fixed_file_is_cleared() {
+        assert!(which("ruff").is_some(), "pip install ruff");
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "a.py", "import os\nprint(undefined_name)\n");
+        let ruff = check(
+            "ruff check",
+            "ruff",
+            &["check", "--output-format=concise", "--no-cache", "{file}"],
+            MatcherSpec::Builtin(BuiltinMatcher::Ruff),
+        );
+        let (service, mut ui) = Ui::start(config(vec![], vec![ruff]), dir.path());
+        service.save(&path);
+        ui.until("ruff check results", |ui| ui.has_code(&path, "F821"))
+            .await;
+        let f821 = ui
+            .file(&path)
+            .into_iter()
+            .find(|d| d.code.as_deref() == Some("F821"))
+            .cloned()
+            .unwrap();
+        assert_eq!((f821.range.start.line, f821.range.start.character), (1, 6));
+        assert_eq!(f821.source, "ruff check");
+
+        std::fs::write(&path, "print('fine')\n").unwrap();
+        service.run_checks(&path);
+        ui.until("a clean file", |ui| {
+            ui.file(&path).is_empty()
+                && matches!(
+                    ui.check_states("ruff check").last(),
+                    Some(CheckState::Finished { .. })
+                )
+        })
+        .await;
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn default_python_compile_check_reports_syntax_errors_without_pyc_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "broken.py", "x = 1\nif x:\n    y = (\n");
+        let (service, mut ui) = Ui::start(config(vec![], CheckCommand::defaults()), dir.path());
+        service.save(&path);
+        ui.until("the syntax error", |ui| ui.has_code(&path, "SyntaxError"))
+            .await;
+        let d = ui.file(&path)[0].clone();
+        assert_eq!((d.range.start.line, d.severity), (2, Severity::Error));
+        assert_eq!(d.source, "python compile");
+        assert!(!dir.path().join("__pycache__").exists());
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cargo_check_json_resolves_paths_from_the_crate_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let krate = dir.path().join("k");
+        std::fs::create_dir_all(krate.join("src")).unwrap();
+        write(
+            &krate,
+            "Cargo.toml",
+            "[package]\nname = \"k\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        );
+        let main = write(
+            &krate.join("src"),
+            "main.rs",
+            "fn main() {\n    let s = \"名前\"; let y: u8 = missing;\n}\n",
+        );
+        let target = dir.path().join("target");
+        let cargo = check(
+            "cargo check",
+            "cargo",
+            &[
+                "check",
+                "--message-format=json",
+                "--target-dir",
+                target.to_str().unwrap(),
+            ],
+            MatcherSpec::Builtin(BuiltinMatcher::CargoJson),
+        );
+        let (service, mut ui) = Ui::start(config(vec![], vec![cargo]), dir.path());
+        service.run_checks(&main);
+        ui.until("cargo's error", |ui| ui.has_code(&main, "E0425"))
+            .await;
+        let d = ui.file(&main)[0].clone();
+        let line = "    let s = \"名前\"; let y: u8 = missing;";
+        let expected = line
+            .find("missing")
+            .map(|b| line[..b].chars().count())
+            .unwrap();
+        assert_eq!((d.range.start.line, d.range.start.character), (1, expected));
+        assert_eq!(d.severity, Severity::Error);
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_newer_run_supersedes_and_a_hanging_one_times_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "a.py", "x = 1\n");
+        let mut hang = check(
+            "hang",
+            "python3",
+            &["-c", "import time; time.sleep(120)", "{file}"],
+            MatcherSpec::Builtin(BuiltinMatcher::Ruff),
+        );
+        hang.timeout_secs = 1;
+        let (service, mut ui) = Ui::start(config(vec![], vec![hang]), dir.path());
+        service.run_checks(&path);
+        service.run_checks(&path);
+        ui.until("a timeout", |ui| {
+            ui.check_states("hang")
+                .iter()
+                .any(|s| matches!(s, CheckState::TimedOut { .. }))
+        })
+        .await;
+        let states = ui.check_states("hang");
+        assert_eq!(
+            states
+                .iter()
+                .filter(|s| matches!(s, CheckState::Superseded))
+                .count(),
+            1,
+            "{states:?}"
+        );
+        assert_eq!(
+            states
+                .iter()
+                .filter(|s| matches!(s, CheckState::TimedOut { .. }))
+                .count(),
+            1,
+            "only the surviving run reports: {states:?}"
+        );
+        service.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_missing_check_program_is_explained_on_demand() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "a.py", "x = 1\n");
+        let mut missing = check(
+            "nope",
+            "no-such-checker-xyz",
+            &["{file}"],
+            MatcherSpec::Builtin(BuiltinMatcher::Gcc),
+        );
+        missing.language_ids = vec!["python".into()];
+        let (service, mut ui) = Ui::start(config(vec![], vec![missing]), dir.path());
+        service.save(&path); // silent on save
+        service.run_checks(&path);
+        ui.until("the notice", |ui| !ui.notices().is_empty()).await;
+        assert_eq!(
+            ui.notices(),
+            vec!["check `nope`: `no-such-checker-xyz` not found on PATH"]
+        );
+        service.shutdown().await;
+    }
+}
