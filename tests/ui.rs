@@ -65,6 +65,7 @@ fn with_content(mut s: AppState) -> AppState {
         ),
         ChatMessage::new(Role::Tool, "ok: true\nstdout: found checkAuth in auth.ts"),
     ];
+    s.last_exec_id = Some(7);
     s.kernel = KernelView::Idle {
         python: "3.11.7".into(),
     };
@@ -74,14 +75,14 @@ fn with_content(mut s: AppState) -> AppState {
             type_name: "list".into(),
             summary: "len 1000000".into(),
             preview: "[0, 1, 4, 9, 16, 25, …]".into(),
-            changed: true,
+            changed_by: Some(7),
         },
         VariableRow {
             name: "user_count".into(),
             type_name: "int".into(),
             summary: "".into(),
             preview: "3".into(),
-            changed: false,
+            changed_by: Some(3),
         },
     ];
     s.diagnostics = vec![

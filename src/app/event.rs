@@ -3,6 +3,7 @@
 
 use tokio::sync::mpsc;
 
+use super::kernel::KernelUpdate;
 use super::snapshot::SnapshotView;
 
 #[derive(Debug)]
@@ -12,6 +13,8 @@ pub enum AppEvent {
     Terminate,
     /// A snapshot of the scene was built in the background.
     SnapshotBuilt(SnapshotView),
+    /// Cells, output, status and variables from the kernel service.
+    Kernel(KernelUpdate),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

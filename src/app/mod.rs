@@ -1,7 +1,9 @@
 //! The application: state, the update function and the event loop.
 
+pub mod cells;
 pub mod composer;
 pub mod event;
+pub mod kernel;
 pub mod run;
 pub mod search;
 pub mod snapshot;

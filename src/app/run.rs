@@ -8,11 +8,16 @@ use crossterm::event::EventStream;
 use futures_util::StreamExt;
 use tokio::time::Instant;
 
+use std::sync::Arc;
+
 use super::event::{self, AppEvent, AppEventSender};
+use super::kernel::KernelClient;
 use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
 use super::update::{self, Command};
+use crate::kernel::caps::{DenyAll, FsCapability, ShellCapability};
+use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
 use crate::theme::Theme;
 use crate::ui;
 
@@ -32,6 +37,14 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = event::channel();
     spawn_signal_watcher(tx.clone());
+    match start_kernel(&state, &tx) {
+        Ok(client) => state.kernel_client = Some(client),
+        Err(error) => {
+            state.kernel = super::state::KernelView::Dead {
+                reason: error.to_string(),
+            }
+        }
+    }
 
     let mut input = EventStream::new();
     let mut needs_draw = true;
@@ -106,6 +119,25 @@ async fn sleep_until_due(due: Option<Instant>) {
     if let Some(due) = due {
         tokio::time::sleep_until(due).await;
     }
+}
+
+/// Starts the kernel service with the `fs` and `shell` capabilities.
+fn start_kernel(state: &AppState, tx: &AppEventSender) -> std::io::Result<KernelClient> {
+    let root = &state.workspace_root;
+    let registry = CapabilityRegistry::new()
+        .with(Arc::new(FsCapability::new(root)?))
+        .with(Arc::new(ShellCapability::new(
+            root,
+            Arc::new(DenyAll {
+                reason: "shell commands need the user's approval, and the approval prompt is not \
+                         built yet"
+                    .into(),
+            }),
+        )));
+    let mut config = KernelConfig::for_workspace(root);
+    config.python = state.settings.python.clone();
+    let (runtime, events) = CodeRuntime::new(config, registry);
+    Ok(super::kernel::spawn(runtime, events, tx.clone()))
 }
 
 enum Step {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use ratatui::layout::Size;
 use tui_textarea::TextArea;
 
+use super::kernel::KernelClient;
 use super::snapshot::SnapshotView;
 use crate::config::Settings;
 use crate::keymap::{PaneId, Scope};
@@ -73,7 +74,7 @@ pub enum CellStatus {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CellView {
-    /// Matches the kernel's execution id, so streamed output finds its cell.
+    /// The kernel service's cell id, so streamed output finds its cell.
     pub id: u64,
     pub code: String,
     pub status: CellStatus,
@@ -97,8 +98,10 @@ pub struct VariableRow {
     pub type_name: String,
     pub summary: String,
     pub preview: String,
-    /// Changed by the last cell.
-    pub changed: bool,
+    /// Execution id of the cell that last changed it; compared with
+    /// `AppState::last_exec_id` when drawing, because the variables refresh
+    /// can arrive before the cell's result.
+    pub changed_by: Option<u64>,
 }
 
 /// What the status bar and the inspector say about the kernel.
@@ -265,6 +268,10 @@ pub struct AppState {
     pub conversation: ConversationState,
     pub composer: TextArea<'static>,
     pub kernel: KernelView,
+    /// Queues cells on the kernel service (`None` in tests without one).
+    pub kernel_client: Option<KernelClient>,
+    /// Execution id of the last finished cell, to mark what it changed.
+    pub last_exec_id: Option<u64>,
     pub variables: Vec<VariableRow>,
     pub variables_cursor: ListCursor,
     pub diagnostics: Vec<DiagnosticRow>,
@@ -293,6 +300,8 @@ impl AppState {
             conversation: ConversationState::default(),
             composer,
             kernel: KernelView::NotStarted,
+            kernel_client: None,
+            last_exec_id: None,
             variables: Vec::new(),
             variables_cursor: ListCursor::default(),
             diagnostics: Vec::new(),

@@ -7,6 +7,7 @@ use tui_textarea::Input;
 
 use super::composer::{self, Submission};
 use super::event::AppEvent;
+use super::kernel::CellOrigin;
 use super::state::{
     AppState, ChatMessage, ListCursor, Overlay, Question, Role, SearchScope, SearchState,
 };
@@ -59,6 +60,10 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             state.should_quit = true;
             Command::Quit
         }
+        AppEvent::Kernel(update) => {
+            super::cells::apply(state, update);
+            Command::Redraw
+        }
         AppEvent::SnapshotBuilt(view) => {
             // Builds can finish out of order; an old one only fills a gap.
             let current = view.scene_key == super::snapshot::scene_key(state);
@@ -82,6 +87,14 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
     match action {
         Action::Quit => return request_quit(state),
         Action::Suspend => return Command::Suspend,
+        Action::Interrupt => {
+            if let Some(kernel) = &state.kernel_client
+                && super::cells::any_running(state)
+            {
+                kernel.interrupt();
+            }
+            return Command::None;
+        }
         Action::Redraw => return Command::FullRedraw,
         Action::ShowHelp => state.overlay = Some(Overlay::Help { scroll: 0 }),
         Action::ShowSnapshot => state.overlay = Some(Overlay::SnapshotPreview { scroll: 0 }),
@@ -280,16 +293,13 @@ fn send_message(state: &mut AppState) {
                  --model and --base-url (or [model] in ~/.config/hello-tui/config.toml) once it is.",
             );
         }
-        Submission::PythonCell(_) => {
-            state
-                .conversation
-                .messages
-                .push(ChatMessage::new(Role::User, text));
-            notice(
-                state,
-                "The Python kernel is not wired into the workbench yet.",
-            );
-        }
+        Submission::PythonCell(code) => match &state.kernel_client {
+            // The cell shows up in the conversation when the service queues it.
+            Some(kernel) => {
+                kernel.execute(code, CellOrigin::User, None);
+            }
+            None => notice(state, "The Python kernel is not running."),
+        },
         Submission::SlashCommand { name, .. } => {
             notice(
                 state,

@@ -36,7 +36,8 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
     }
 
     let rows = state.variables.iter().map(|v| {
-        let marker = if v.changed {
+        let changed = v.changed_by.is_some() && v.changed_by == state.last_exec_id;
+        let marker = if changed {
             Span::styled("● ", theme.roles.dirty_marker)
         } else {
             Span::raw("  ")

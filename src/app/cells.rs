@@ -1,0 +1,136 @@
+//! How the kernel service's updates change the state: cells appear in the
+//! conversation, stream their output, finish with a status; the status bar
+//! and the variables inspector follow the kernel.
+
+use super::kernel::{CellOrigin, KernelUpdate};
+use super::state::{AppState, CellStatus, ChatMessage, KernelView, Role, VariableRow};
+use crate::kernel::{ExecResult, KernelInfo, KernelStatus, RuntimeState};
+
+/// Output kept per cell in the conversation; the kernel already caps each
+/// stream, this bounds what one pane entry holds.
+const MAX_CELL_OUTPUT: usize = 256 * 1024;
+
+pub fn apply(state: &mut AppState, update: KernelUpdate) {
+    match update {
+        KernelUpdate::Queued {
+            cell_id,
+            code,
+            origin,
+        } => {
+            let mut message = ChatMessage::cell(cell_id, code);
+            if origin == CellOrigin::User {
+                message.role = Role::User;
+            }
+            state.conversation.messages.push(message);
+            state.conversation.scroll_from_bottom = 0;
+        }
+        KernelUpdate::Output { cell_id, text, .. } => {
+            if let Some(message) = cell_mut(state, cell_id) {
+                append_capped(&mut message.text, &text);
+            }
+        }
+        KernelUpdate::Finished { cell_id, result } => finish(state, cell_id, &result),
+        KernelUpdate::Status(info) => state.kernel = view_of(&info),
+        KernelUpdate::State(runtime) => state.variables = rows_of(&runtime),
+        KernelUpdate::Restarted { reason } => {
+            super::update::notice(
+                state,
+                &format!("kernel restarted — variables lost ({reason})"),
+            );
+        }
+    }
+}
+
+fn cell_mut(state: &mut AppState, cell_id: u64) -> Option<&mut ChatMessage> {
+    state
+        .conversation
+        .messages
+        .iter_mut()
+        .rev()
+        .find(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
+}
+
+fn append_capped(text: &mut String, more: &str) {
+    if text.len() >= MAX_CELL_OUTPUT {
+        return;
+    }
+    let room = MAX_CELL_OUTPUT - text.len();
+    if more.len() <= room {
+        text.push_str(more);
+    } else {
+        let mut cut = room;
+        while !more.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.push_str(&more[..cut]);
+        text.push_str("\n… output cut here (see the kernel's variables for the rest)\n");
+    }
+}
+
+fn finish(state: &mut AppState, cell_id: u64, result: &ExecResult) {
+    state.last_exec_id = Some(result.id);
+    let lost = result.lost_state();
+    if let Some(message) = cell_mut(state, cell_id) {
+        if let Some(value) = &result.value_repr {
+            if !message.text.is_empty() && !message.text.ends_with('\n') {
+                message.text.push('\n');
+            }
+            append_capped(&mut message.text, &format!("→ {value}"));
+        }
+        let status = match &result.error {
+            None => CellStatus::Succeeded {
+                duration_ms: result.duration.as_millis() as u64,
+            },
+            Some(error) => {
+                if !message.text.is_empty() && !message.text.ends_with('\n') {
+                    message.text.push('\n');
+                }
+                append_capped(&mut message.text, error.traceback.trim_end());
+                CellStatus::Failed {
+                    summary: error.type_name.clone(),
+                }
+            }
+        };
+        if let Some(cell) = &mut message.cell {
+            cell.status = status;
+        }
+    }
+    if lost {
+        super::update::notice(state, "kernel restarted — variables lost");
+    }
+}
+
+fn view_of(info: &KernelInfo) -> KernelView {
+    let python = info.python.clone().unwrap_or_else(|| "?".into());
+    match &info.status {
+        KernelStatus::Starting => KernelView::Starting,
+        KernelStatus::Idle => KernelView::Idle { python },
+        KernelStatus::Busy => KernelView::Busy { python },
+        KernelStatus::Dead(reason) => KernelView::Dead {
+            reason: reason.clone(),
+        },
+    }
+}
+
+fn rows_of(runtime: &RuntimeState) -> Vec<VariableRow> {
+    runtime
+        .variables
+        .iter()
+        .map(|v| VariableRow {
+            name: v.name.clone(),
+            type_name: v.type_name.clone(),
+            summary: v.summary.clone().unwrap_or_default(),
+            preview: v.preview.clone().unwrap_or_default(),
+            changed_by: v.changed_by,
+        })
+        .collect()
+}
+
+/// Is any cell still running (so Ctrl+C means "interrupt it")?
+pub fn any_running(state: &AppState) -> bool {
+    state.conversation.messages.iter().any(|m| {
+        m.cell
+            .as_ref()
+            .is_some_and(|c| c.status == CellStatus::Running)
+    })
+}

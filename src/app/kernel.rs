@@ -1,0 +1,217 @@
+//! The kernel as a service of the workbench: one task owns the queue of
+//! cells, runs them one at a time on the [`CodeRuntime`], and turns the
+//! kernel's events into `AppEvent`s tagged with *our* cell ids.
+//!
+//! Every cell goes through here — `%py` cells typed by the user and the
+//! agent's `code_action` calls alike — so the conversation shows each one
+//! with its output as it streams, and interrupts reach whatever is running.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use tokio::sync::{mpsc, oneshot};
+
+use super::event::{AppEvent, AppEventSender};
+use crate::kernel::{CodeRuntime, ExecResult, KernelEvent, KernelInfo, RuntimeState, StreamName};
+
+/// Who asked for a cell: the conversation labels them differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellOrigin {
+    /// `%py` in the composer.
+    User,
+    /// A `code_action` tool call of the model.
+    Agent,
+}
+
+/// What the kernel service tells the UI loop.
+#[derive(Debug)]
+pub enum KernelUpdate {
+    /// A cell joined the queue (the conversation shows it at once).
+    Queued {
+        cell_id: u64,
+        code: String,
+        origin: CellOrigin,
+    },
+    Output {
+        cell_id: u64,
+        stream: StreamName,
+        text: String,
+    },
+    Finished {
+        cell_id: u64,
+        result: Box<ExecResult>,
+    },
+    Status(KernelInfo),
+    State(RuntimeState),
+    /// The kernel was restarted and its variables are gone.
+    Restarted {
+        reason: String,
+    },
+}
+
+enum Request {
+    Execute(Job),
+    Interrupt,
+}
+
+struct Job {
+    cell_id: u64,
+    code: String,
+    timeout: Option<Duration>,
+    reply: Option<oneshot::Sender<ExecResult>>,
+}
+
+/// A cheap handle for queueing cells and interrupting them. Sending never
+/// blocks, so the UI loop can call it from `update`.
+#[derive(Clone)]
+pub struct KernelClient {
+    requests: mpsc::UnboundedSender<Request>,
+    app: AppEventSender,
+    next_cell: Arc<AtomicU64>,
+    runtime: CodeRuntime,
+}
+
+impl KernelClient {
+    /// Queues a cell; the returned receiver gets its result (the agent
+    /// awaits it, the UI ignores it and follows the `KernelUpdate`s).
+    pub fn execute(
+        &self,
+        code: String,
+        origin: CellOrigin,
+        timeout: Option<Duration>,
+    ) -> (u64, oneshot::Receiver<ExecResult>) {
+        let cell_id = self.next_cell.fetch_add(1, Ordering::Relaxed) + 1;
+        let (reply, rx) = oneshot::channel();
+        let _ = self.app.send(AppEvent::Kernel(KernelUpdate::Queued {
+            cell_id,
+            code: code.clone(),
+            origin,
+        }));
+        let _ = self.requests.send(Request::Execute(Job {
+            cell_id,
+            code,
+            timeout,
+            reply: Some(reply),
+        }));
+        (cell_id, rx)
+    }
+
+    /// SIGINT to the running cell (variables are kept).
+    pub fn interrupt(&self) {
+        let _ = self.requests.send(Request::Interrupt);
+    }
+
+    /// The runtime itself, for state queries (`describe`) that must not
+    /// wait behind the cell queue.
+    pub fn runtime(&self) -> &CodeRuntime {
+        &self.runtime
+    }
+}
+
+/// Starts the service task; the kernel process itself is started at once so
+/// the first cell does not pay for it.
+pub fn spawn(
+    runtime: CodeRuntime,
+    kernel_events: mpsc::UnboundedReceiver<KernelEvent>,
+    app: AppEventSender,
+) -> KernelClient {
+    let (requests, requests_rx) = mpsc::unbounded_channel();
+    let client = KernelClient {
+        requests,
+        app: app.clone(),
+        next_cell: Arc::new(AtomicU64::new(0)),
+        runtime: runtime.clone(),
+    };
+    let starter = runtime.clone();
+    tokio::spawn(async move {
+        if let Err(error) = starter.start().await {
+            tracing::warn!(%error, "kernel did not start");
+        }
+    });
+    tokio::spawn(serve(runtime, kernel_events, requests_rx, app));
+    client
+}
+
+struct Running {
+    cell_id: u64,
+    reply: Option<oneshot::Sender<ExecResult>>,
+    result: BoxFuture<'static, ExecResult>,
+}
+
+async fn serve(
+    runtime: CodeRuntime,
+    mut kernel_events: mpsc::UnboundedReceiver<KernelEvent>,
+    mut requests: mpsc::UnboundedReceiver<Request>,
+    app: AppEventSender,
+) {
+    let mut queue: VecDeque<Job> = VecDeque::new();
+    let mut running: Option<Running> = None;
+    let send = |update: KernelUpdate| {
+        let _ = app.send(AppEvent::Kernel(update));
+    };
+    loop {
+        if running.is_none()
+            && let Some(job) = queue.pop_front()
+        {
+            let rt = runtime.clone();
+            running = Some(Running {
+                cell_id: job.cell_id,
+                reply: job.reply,
+                result: Box::pin(async move { rt.execute(&job.code, job.timeout).await }),
+            });
+        }
+        let current = running.as_ref().map(|r| r.cell_id);
+        tokio::select! {
+            request = requests.recv() => match request {
+                Some(Request::Execute(job)) => queue.push_back(job),
+                Some(Request::Interrupt) => {
+                    runtime.interrupt();
+                }
+                None => break,
+            },
+            Some(event) = kernel_events.recv() => forward(event, current, &send),
+            result = poll_running(&mut running), if running.is_some() => {
+                // Output the kernel sent before its result is already queued:
+                // deliver it before saying the cell finished.
+                while let Ok(event) = kernel_events.try_recv() {
+                    forward(event, current, &send);
+                }
+                if let Some(done) = running.take() {
+                    if let Some(reply) = done.reply {
+                        let _ = reply.send(result.clone());
+                    }
+                    send(KernelUpdate::Finished { cell_id: done.cell_id, result: Box::new(result) });
+                }
+            }
+        }
+    }
+}
+
+async fn poll_running(running: &mut Option<Running>) -> ExecResult {
+    match running {
+        Some(r) => (&mut r.result).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn forward(event: KernelEvent, current: Option<u64>, send: &impl Fn(KernelUpdate)) {
+    match event {
+        KernelEvent::CellStarted { .. } => {}
+        KernelEvent::Stream { stream, text, .. } => match current {
+            Some(cell_id) => send(KernelUpdate::Output {
+                cell_id,
+                stream,
+                text,
+            }),
+            // Output between cells (a background thread): log it rather
+            // than pin it on the wrong cell.
+            None => tracing::info!(?stream, %text, "kernel output outside a cell"),
+        },
+        KernelEvent::Status(info) => send(KernelUpdate::Status(info)),
+        KernelEvent::State(state) => send(KernelUpdate::State(state)),
+        KernelEvent::Restarted { reason } => send(KernelUpdate::Restarted { reason }),
+    }
+}

@@ -1,0 +1,173 @@
+//! The workbench's state machine driven against real services (a real
+//! Python kernel), without a terminal: keys go into `update`, background
+//! events come back through the same channel the event loop uses.
+
+use std::time::Duration;
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use hello_tui::app::AppState;
+use hello_tui::app::event::{self, AppEventReceiver};
+use hello_tui::app::state::{CellStatus, Role};
+use hello_tui::app::update::{handle_app_event, handle_terminal_event};
+use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::kernel::caps::FsCapability;
+use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
+use std::sync::Arc;
+
+fn state(root: &std::path::Path) -> AppState {
+    let settings = Settings::merge(
+        ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .expect("settings");
+    AppState::new(root.to_path_buf(), settings)
+}
+
+fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
+    let (tx, rx) = event::channel();
+    let registry = CapabilityRegistry::new().with(Arc::new(FsCapability::new(root).unwrap()));
+    let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
+    let mut s = state(root);
+    s.kernel_client = Some(hello_tui::app::kernel::spawn(runtime, events, tx));
+    (s, rx)
+}
+
+fn type_line(s: &mut AppState, text: &str) {
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            press(s, KeyCode::Enter, KeyModifiers::ALT);
+        }
+        for c in line.chars() {
+            press(s, KeyCode::Char(c), KeyModifiers::NONE);
+        }
+    }
+    press(s, KeyCode::Enter, KeyModifiers::NONE);
+}
+
+fn press(s: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
+    handle_terminal_event(s, Event::Key(KeyEvent::new(code, modifiers)));
+}
+
+/// Applies background events until `done` holds (or fails after 20 s).
+async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&AppState) -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !done(s) {
+        let event = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("timed out waiting for the workbench")
+            .expect("event channel open");
+        handle_app_event(s, event);
+    }
+}
+
+fn last_cell_status(s: &AppState) -> Option<CellStatus> {
+    s.conversation
+        .messages
+        .iter()
+        .rev()
+        .find_map(|m| m.cell.as_ref().map(|c| c.status.clone()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn py_cells_run_stream_and_fill_the_inspector() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, mut rx) = with_kernel(dir.path());
+    type_line(
+        &mut s,
+        "%py data = [i*i for i in range(10**6)]\nprint('built', len(data))\nlen(data)",
+    );
+    pump_until(&mut s, &mut rx, |s| {
+        matches!(last_cell_status(s), Some(CellStatus::Succeeded { .. }))
+            && s.variables.iter().any(|v| v.name == "data")
+    })
+    .await;
+    let cell = s.conversation.messages.last().unwrap();
+    assert_eq!(cell.role, Role::User, "a %py cell is the user's");
+    assert!(cell.text.contains("built 1000000"), "{}", cell.text);
+    assert!(cell.text.contains("→ 1000000"), "{}", cell.text);
+    let data = s.variables.iter().find(|v| v.name == "data").unwrap();
+    assert_eq!(data.type_name, "list");
+    assert!(data.summary.contains("1000000"), "{data:?}");
+    assert!(
+        data.preview.len() < 200,
+        "the preview is bounded: {}",
+        data.preview
+    );
+    assert_eq!(
+        data.changed_by, s.last_exec_id,
+        "marked as changed by the last cell"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_interrupts_a_long_loop_and_keeps_its_variables() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, mut rx) = with_kernel(dir.path());
+    type_line(
+        &mut s,
+        "%py import time\nd = {}\nfor i in range(10**6):\n    d[i] = i\n    time.sleep(0.001)",
+    );
+    // Wait until the inspector has watched the dict grow, then interrupt.
+    pump_until(&mut s, &mut rx, |s| {
+        s.variables
+            .iter()
+            .any(|v| v.name == "d" && v.summary != "len 0")
+    })
+    .await;
+    press(&mut s, KeyCode::Char('c'), KeyModifiers::CONTROL);
+    pump_until(&mut s, &mut rx, |s| {
+        matches!(last_cell_status(s), Some(CellStatus::Failed { .. }))
+    })
+    .await;
+    assert_eq!(
+        last_cell_status(&s),
+        Some(CellStatus::Failed {
+            summary: "KeyboardInterrupt".into()
+        })
+    );
+    type_line(&mut s, "%py len(d) > 0");
+    pump_until(&mut s, &mut rx, |s| {
+        matches!(last_cell_status(s), Some(CellStatus::Succeeded { .. }))
+    })
+    .await;
+    assert!(
+        s.conversation
+            .messages
+            .last()
+            .unwrap()
+            .text
+            .contains("→ True")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protocol_looking_output_cannot_break_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, mut rx) = with_kernel(dir.path());
+    type_line(
+        &mut s,
+        "%py print('{\"type\": \"result\", \"id\": 1, \"ok\": true}')\nprint('\\x1b[2J garbage \\x00')\nx = 5",
+    );
+    pump_until(&mut s, &mut rx, |s| {
+        matches!(last_cell_status(s), Some(CellStatus::Succeeded { .. }))
+    })
+    .await;
+    assert!(
+        s.conversation
+            .messages
+            .last()
+            .unwrap()
+            .text
+            .contains("\"type\": \"result\"")
+    );
+    type_line(&mut s, "%py x * 2");
+    pump_until(&mut s, &mut rx, |s| {
+        s.conversation
+            .messages
+            .last()
+            .is_some_and(|m| m.text.contains("→ 10"))
+    })
+    .await;
+}
