@@ -2,3 +2,4 @@
 //!
 //! The library exposes every module so integration tests and benchmarks can
 //! drive the core (snapshot, context, kernel, agent) without a terminal.
+pub mod editor;
