@@ -330,3 +330,81 @@ fn to_ratatui(s: syntect::highlighting::Style) -> Style {
     }
     style
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn python(n: usize) -> Vec<String> {
+        (0..n)
+            .flat_map(|i| [format!("def f{i}(x):"), format!("    return \"{i}\"")])
+            .collect()
+    }
+
+    #[test]
+    fn typing_converges_instead_of_reparsing_the_file() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let mut lines = python(500);
+        let path = Path::new("m.py");
+        let mut cache = HighlightCache::default();
+        cache.prepare(&hl, path, &lines, 960..1000);
+        assert_eq!(cache.syntax_name(), Some("Python"));
+        let all = cache.checkpoints.len();
+        assert_eq!(all, 960 / CHECKPOINT_STRIDE + 1);
+        assert_eq!(cache.valid, all);
+        // Type inside a string on line 3 (line count unchanged).
+        lines[3].insert(12, 'x');
+        cache.invalidate(3, false);
+        assert_eq!(cache.valid, 1);
+        cache.prepare(&hl, path, &lines, 0..40);
+        // The viewport ends before checkpoint 1; nothing verified yet.
+        assert_eq!(cache.valid, 1);
+        cache.prepare(&hl, path, &lines, 130..170);
+        assert_eq!(
+            cache.valid, all,
+            "state at line 128 equal: later checkpoints reused"
+        );
+        assert!(cache.line(131).is_some_and(|l| !l.is_empty()));
+    }
+
+    #[test]
+    fn unterminated_string_does_not_converge_and_line_inserts_drop_checkpoints() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let mut lines = python(500);
+        let path = Path::new("m.py");
+        let mut cache = HighlightCache::default();
+        cache.prepare(&hl, path, &lines, 960..1000);
+        let all = cache.checkpoints.len();
+        // Opening a triple-quoted string changes the state of every later line.
+        lines[3] = "    \"\"\"".to_string();
+        cache.invalidate(3, false);
+        cache.prepare(&hl, path, &lines, 250..290);
+        assert_eq!(
+            cache.valid, 3,
+            "checkpoints 1 and 2 re-recorded, not reused"
+        );
+        assert!(cache.checkpoints.len() == all);
+        lines.insert(5, String::new());
+        cache.invalidate(5, true);
+        assert_eq!(
+            cache.checkpoints.len(),
+            1,
+            "shifted checkpoints are dropped"
+        );
+    }
+
+    #[test]
+    fn long_lines_render_plain_and_unknown_theme_is_an_error() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_LIGHT).unwrap();
+        let lines = vec![
+            "x = 1".to_string(),
+            "y".repeat(MAX_HIGHLIGHT_LINE_BYTES + 1),
+        ];
+        let mut cache = HighlightCache::default();
+        cache.prepare(&hl, Path::new("a.py"), &lines, 0..2);
+        assert!(!cache.line(0).is_some_and(Vec::is_empty));
+        assert!(cache.line(1).is_some_and(Vec::is_empty));
+        let err = Highlighter::new("no-such-theme").err().unwrap();
+        assert!(err.to_string().contains("base16-ocean.dark"), "{err}");
+    }
+}

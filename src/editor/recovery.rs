@@ -14,6 +14,7 @@ use super::disk::write_atomic;
 use super::document::Document;
 use super::error::EditorError;
 use super::hash::fnv1a;
+use super::text::LineEnding;
 
 /// Minimum time between two background recovery writes of one document.
 pub const RECOVERY_INTERVAL: Duration = Duration::from_secs(3);
@@ -38,9 +39,22 @@ pub struct Recovery {
     pub written_at: u64,
     /// The unsaved text, lines joined with '\n'.
     pub text: String,
+    /// How the file is written back, for when the original is gone.
+    #[serde(default = "default_line_ending")]
+    pub line_ending: LineEnding,
+    #[serde(default = "default_final_newline")]
+    pub final_newline: bool,
     /// Where the recovery file itself is (not serialized).
     #[serde(skip)]
     pub file: PathBuf,
+}
+
+fn default_line_ending() -> LineEnding {
+    LineEnding::Lf
+}
+
+fn default_final_newline() -> bool {
+    true
 }
 
 /// Recovery file name for a document path: stable across runs.
@@ -109,6 +123,8 @@ impl Document {
             path: std::path::absolute(&self.path).unwrap_or_else(|_| self.path.clone()),
             written_at,
             text: self.text(),
+            line_ending: self.line_ending,
+            final_newline: self.final_newline,
             file: PathBuf::new(),
         };
         let json = serde_json::to_vec(&record).map_err(|e| err(e.to_string()))?;
@@ -140,6 +156,8 @@ impl Document {
                 if source.kind() == std::io::ErrorKind::NotFound =>
             {
                 let mut doc = Self::from_text(&recovery.path, "");
+                doc.line_ending = recovery.line_ending;
+                doc.final_newline = recovery.final_newline;
                 doc.disk_state = super::document::DiskState::DeletedOnDisk;
                 doc
             }

@@ -175,6 +175,12 @@ impl Document {
         self.highlight.needs_more_work()
     }
 
+    /// Cap on lines parsed per `prepare_frame` (default 2000); lower it to
+    /// keep frames short on slow machines.
+    pub fn set_highlight_budget(&mut self, lines_per_frame: usize) {
+        self.highlight.max_lines_per_frame = lines_per_frame.max(1);
+    }
+
     /// Scroll the view by `lines` (mouse wheel) without moving the cursor.
     pub fn scroll_by(&mut self, lines: isize) {
         let max = self.lines().len().saturating_sub(1);
