@@ -492,7 +492,7 @@ mod view {
             .collect();
         let p = write(dir.path(), "m.py", text.as_bytes());
         let mut doc = Document::open(&p).unwrap();
-        doc.set_highlight_budget(5_000);
+        doc.set_highlight_budget(5_000, Duration::MAX);
         doc.apply(EditCommand::GoToLine(30_000)).unwrap();
         let h = hl();
         let area = Rect::new(0, 0, 80, 20);
@@ -517,6 +517,7 @@ mod snapshots {
     fn draw(doc: &mut Document, w: u16, h: u16) -> String {
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+        doc.set_highlight_budget(10_000, Duration::MAX);
         term.draw(|f| {
             let area = f.area();
             doc.prepare_frame(&hl, area);

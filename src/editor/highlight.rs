@@ -13,6 +13,7 @@
 
 use std::ops::Range;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use ratatui::style::{Color, Modifier, Style};
 use syntect::highlighting::{
@@ -27,8 +28,11 @@ use super::error::EditorError;
 pub const CHECKPOINT_STRIDE: usize = 128;
 /// Lines longer than this render plain and are not parsed.
 pub const MAX_HIGHLIGHT_LINE_BYTES: usize = 16 * 1024;
-/// Default cap on lines parsed per frame.
+/// Default caps on highlighting work per frame (whichever comes first).
+/// syntect parses a few thousand lines per second on this machine's class
+/// of CPU (see `benches/editor.rs`), so time is the cap that matters.
 pub const DEFAULT_LINES_PER_FRAME: usize = 2000;
+pub const DEFAULT_TIME_PER_FRAME: Duration = Duration::from_millis(12);
 
 /// Shared syntax definitions and the active theme. Load once per app.
 pub struct Highlighter {
@@ -108,6 +112,13 @@ struct State {
     highlight: HighlightState,
 }
 
+/// A highlighted line of the window and the state before it, so an edit
+/// can resume exactly at the edited line.
+struct WindowLine {
+    before: State,
+    styled: StyledLine,
+}
+
 /// Per-document highlight state. Lives inside `Document`.
 pub struct HighlightCache {
     syntax_name: Option<String>,
@@ -120,12 +131,19 @@ pub struct HighlightCache {
     /// stale checkpoint past it with an equal state proves convergence.
     /// None when stale checkpoints cannot be reused (line count changed).
     stale_edit_max: Option<usize>,
+    /// Lines `window_start..` highlighted around the viewport.
     window_start: usize,
-    window: Vec<StyledLine>,
+    window: Vec<WindowLine>,
+    /// Leading window lines known valid; the next one still has a valid
+    /// `before` state (an edit at line L leaves the state before L intact).
+    window_valid: usize,
+    /// Like `stale_edit_max`, for stale window lines.
+    window_edit_max: Option<usize>,
     /// State after the last window line, to extend the window downwards.
     window_end_state: Option<State>,
     needs_more: bool,
     pub max_lines_per_frame: usize,
+    pub max_time_per_frame: Duration,
 }
 
 impl Default for HighlightCache {
@@ -138,9 +156,12 @@ impl Default for HighlightCache {
             stale_edit_max: None,
             window_start: 0,
             window: Vec::new(),
+            window_valid: 0,
+            window_edit_max: None,
             window_end_state: None,
             needs_more: false,
             max_lines_per_frame: DEFAULT_LINES_PER_FRAME,
+            max_time_per_frame: DEFAULT_TIME_PER_FRAME,
         }
     }
 }
@@ -155,33 +176,61 @@ impl HighlightCache {
         self.needs_more
     }
 
-    /// Styled ranges for `line` if it has been highlighted.
+    /// Styled ranges for `line` if it is highlighted and current.
     pub fn line(&self, line: usize) -> Option<&StyledLine> {
         line.checked_sub(self.window_start)
+            .filter(|i| *i < self.window_valid)
             .and_then(|i| self.window.get(i))
+            .map(|w| &w.styled)
     }
 
     /// Text changed from line `from` on; `line_count_changed` when lines
-    /// were inserted or removed (later checkpoints then shifted).
+    /// were inserted or removed (later states then belong to other lines).
     pub fn invalidate(&mut self, from: usize, line_count_changed: bool) {
+        let max = |m: Option<usize>| Some(m.map_or(from, |m| m.max(from)));
         if from < self.window_start {
-            self.window.clear();
-            self.window_start = 0;
-        } else {
-            self.window.truncate(from - self.window_start);
+            self.clear_window();
+        } else if from - self.window_start < self.window.len() {
+            self.window_valid = self.window_valid.min(from - self.window_start);
+            if line_count_changed {
+                // Keep the edited line's entry: its `before` is still valid.
+                self.window.truncate(self.window_valid + 1);
+                self.window_end_state = None;
+                self.window_edit_max = None;
+            } else {
+                self.window_edit_max = max(self.window_edit_max);
+            }
         }
-        self.window_end_state = None;
+        // Edits at or below the window end leave every window line and the
+        // window end state (the state before the first line below) valid.
         self.valid = self.valid.min(from / CHECKPOINT_STRIDE + 1);
         if line_count_changed {
             self.checkpoints.truncate(self.valid);
             self.stale_edit_max = None;
         } else if self.checkpoints.len() > self.valid {
-            self.stale_edit_max = Some(self.stale_edit_max.map_or(from, |m| m.max(from)));
+            self.stale_edit_max = max(self.stale_edit_max);
+        }
+    }
+
+    fn clear_window(&mut self) {
+        self.window.clear();
+        self.window_start = 0;
+        self.window_valid = 0;
+        self.window_edit_max = None;
+        self.window_end_state = None;
+    }
+
+    /// State before line `window_start + window_valid`, if known.
+    fn resume_state(&self) -> Option<State> {
+        match self.window.get(self.window_valid) {
+            Some(w) => Some(w.before.clone()),
+            None => self.window_end_state.clone(),
         }
     }
 
     /// Highlight lines `visible` (clamped to the text), parsing at most
-    /// `max_lines_per_frame` lines. Returns `needs_more_work()`.
+    /// `max_lines_per_frame` lines and for at most `max_time_per_frame`.
+    /// Returns `needs_more_work()`.
     pub fn prepare(
         &mut self,
         hl: &Highlighter,
@@ -189,6 +238,7 @@ impl HighlightCache {
         lines: &[String],
         visible: Range<usize>,
     ) -> bool {
+        let started = Instant::now();
         let end = visible.end.min(lines.len());
         let first = visible.start.min(end);
         if self.syntax_name.is_none() || self.theme_name != hl.theme_name {
@@ -210,47 +260,98 @@ impl HighlightCache {
             });
             self.valid = 1;
         }
-        let window_end = self.window_start + self.window.len();
-        if self.window_start <= first && window_end >= end {
+        let ws = self.window_start;
+        if ws <= first && ws + self.window_valid >= end {
             self.needs_more = false;
             return false;
         }
-        // Continue the window downwards, or restart at a checkpoint.
-        let (mut line, mut state) = match &self.window_end_state {
-            Some(s) if self.window_start <= first && window_end >= first => (window_end, s.clone()),
-            _ => {
+        let resume = (ws <= first && first <= ws + self.window_valid)
+            .then(|| self.resume_state())
+            .flatten();
+        let (mut line, mut state) = match resume {
+            Some(state) => {
+                // Keep the window small: drop lines far above the view.
+                let drop = first.saturating_sub(ws + CHECKPOINT_STRIDE);
+                if drop > 0 {
+                    self.window.drain(..drop.min(self.window.len()));
+                    self.window_start += drop;
+                    self.window_valid -= drop;
+                }
+                (self.window_start + self.window_valid, state)
+            }
+            None => {
                 let k = (first / CHECKPOINT_STRIDE).min(self.valid.saturating_sub(1));
-                self.window.clear();
-                self.window_start = first;
+                self.clear_window();
+                self.window_start = first - first % CHECKPOINT_STRIDE;
                 (k * CHECKPOINT_STRIDE, self.checkpoints[k].clone())
             }
         };
-        // Keep the window small: drop styled lines far above the view.
-        let keep_from = first.saturating_sub(CHECKPOINT_STRIDE);
-        if keep_from > self.window_start {
-            let drop = (keep_from - self.window_start).min(self.window.len());
-            self.window.drain(..drop);
-            self.window_start += drop;
-        }
         let mut budget = self.max_lines_per_frame.max(1);
         let mut text = String::new();
         while line < end && budget > 0 {
             if line % CHECKPOINT_STRIDE == 0 {
                 self.record_checkpoint(line / CHECKPOINT_STRIDE, &state);
             }
+            let before = (line >= self.window_start).then(|| state.clone());
             let styled = highlight_line(&hl.syntaxes, &theme, &mut state, &lines[line], &mut text);
-            if line >= first {
-                self.window.push(styled);
-            }
             line += 1;
             budget -= 1;
+            if let Some(before) = before {
+                let idx = line - 1 - self.window_start;
+                let entry = WindowLine { before, styled };
+                match self.window.get_mut(idx) {
+                    Some(slot) => *slot = entry,
+                    None => self.window.push(entry),
+                }
+                self.window_valid = idx + 1;
+                if self.window_converged(line, &state) {
+                    line = self.window_start + self.window_valid;
+                    match &self.window_end_state {
+                        Some(end_state) => state = end_state.clone(),
+                        None => break,
+                    }
+                    continue;
+                }
+                if self.window_valid == self.window.len() {
+                    self.window_end_state = Some(state.clone());
+                }
+            }
+            if started.elapsed() >= self.max_time_per_frame {
+                break;
+            }
         }
-        // The saved state must be the one after the window's last line; if
-        // the budget ran out before reaching the window, checkpoints keep
-        // the progress instead.
-        self.window_end_state = (line == self.window_start + self.window.len()).then_some(state);
+        // Stopping before the window start needs no cleanup: checkpoints
+        // keep the progress and the empty window restarts from them.
+        if self.window_valid < self.window.len() && line < end && line >= self.window_start {
+            // Stopped inside stale lines: the state before the next one is
+            // `state`, which stale entries do not know; drop them.
+            self.window.truncate(self.window_valid);
+            self.window_end_state = Some(state);
+            self.window_edit_max = None;
+        }
         self.needs_more = line < end;
         self.needs_more
+    }
+
+    /// After re-highlighting up to `line`, the next stale window line past
+    /// every edit starts in the same state: the rest of the window holds.
+    fn window_converged(&mut self, line: usize, state: &State) -> bool {
+        let idx = line - self.window_start;
+        let past_edits = self.window_edit_max.is_some_and(|m| line > m);
+        if past_edits && self.window.get(idx).is_some_and(|w| w.before == *state) {
+            self.window_valid = self.window.len();
+            self.window_edit_max = None;
+            // Checkpoints up to here were re-recorded on the way; stale ones
+            // past every edit start from the same state, so they hold too.
+            if self.stale_edit_max.is_some_and(|m| line > m)
+                && self.valid * CHECKPOINT_STRIDE >= line
+            {
+                self.valid = self.checkpoints.len();
+                self.stale_edit_max = None;
+            }
+            return true;
+        }
+        false
     }
 
     fn reset(&mut self, hl: &Highlighter, path: &Path, lines: &[String]) {
@@ -260,12 +361,15 @@ impl HighlightCache {
             syntax_name: Some(syntax.name.clone()),
             theme_name: hl.theme_name.clone(),
             max_lines_per_frame: self.max_lines_per_frame,
+            max_time_per_frame: self.max_time_per_frame,
             ..Self::default()
         };
     }
 
     fn record_checkpoint(&mut self, k: usize, state: &State) {
-        if k < self.valid {
+        // Only extend the valid prefix: a checkpoint after a gap of stale
+        // ones would claim the gap valid.
+        if k != self.valid {
             return;
         }
         let line = k * CHECKPOINT_STRIDE;
@@ -335,6 +439,14 @@ fn to_ratatui(s: syntect::highlighting::Style) -> Style {
 mod tests {
     use super::*;
 
+    /// Deterministic: only the line cap applies, not the clock.
+    fn unlimited() -> HighlightCache {
+        HighlightCache {
+            max_time_per_frame: Duration::MAX,
+            ..HighlightCache::default()
+        }
+    }
+
     fn python(n: usize) -> Vec<String> {
         (0..n)
             .flat_map(|i| [format!("def f{i}(x):"), format!("    return \"{i}\"")])
@@ -346,7 +458,7 @@ mod tests {
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
         let mut lines = python(500);
         let path = Path::new("m.py");
-        let mut cache = HighlightCache::default();
+        let mut cache = unlimited();
         cache.prepare(&hl, path, &lines, 960..1000);
         assert_eq!(cache.syntax_name(), Some("Python"));
         let all = cache.checkpoints.len();
@@ -372,7 +484,7 @@ mod tests {
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
         let mut lines = python(500);
         let path = Path::new("m.py");
-        let mut cache = HighlightCache::default();
+        let mut cache = unlimited();
         cache.prepare(&hl, path, &lines, 960..1000);
         let all = cache.checkpoints.len();
         // Opening a triple-quoted string changes the state of every later line.
@@ -400,11 +512,39 @@ mod tests {
             "x = 1".to_string(),
             "y".repeat(MAX_HIGHLIGHT_LINE_BYTES + 1),
         ];
-        let mut cache = HighlightCache::default();
+        let mut cache = unlimited();
         cache.prepare(&hl, Path::new("a.py"), &lines, 0..2);
         assert!(!cache.line(0).is_some_and(Vec::is_empty));
         assert!(cache.line(1).is_some_and(Vec::is_empty));
         let err = Highlighter::new("no-such-theme").err().unwrap();
         assert!(err.to_string().contains("base16-ocean.dark"), "{err}");
+    }
+
+    #[test]
+    fn keystroke_in_view_rehighlights_only_the_edited_line() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let mut lines = python(500);
+        let path = Path::new("m.py");
+        let mut cache = unlimited();
+        cache.prepare(&hl, path, &lines, 200..240);
+        lines[221].insert(12, 'x');
+        cache.invalidate(221, false);
+        cache.max_lines_per_frame = 3;
+        assert!(
+            !cache.prepare(&hl, path, &lines, 200..240),
+            "1 line + convergence"
+        );
+        assert!(cache.line(239).is_some_and(|l| !l.is_empty()));
+        // A new line shifts the rest: re-highlight to the end of the view,
+        // but still not from the checkpoint.
+        lines.insert(221, "y = 1".to_string());
+        cache.invalidate(221, true);
+        assert!(cache.prepare(&hl, path, &lines, 200..240));
+        cache.max_lines_per_frame = 25;
+        cache.invalidate(221, true);
+        assert!(!cache.prepare(&hl, path, &lines, 200..240));
+        let styled = cache.line(221).unwrap();
+        assert!(!styled.is_empty());
+        assert_eq!(styled.last().map(|(_, r)| r.end), Some(5));
     }
 }

@@ -3,6 +3,8 @@
 //! row. `Document::prepare_frame` does all mutation (viewport, highlight
 //! cache) before drawing; `render_file_view` is a pure function of state.
 
+use std::time::Duration;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -175,10 +177,11 @@ impl Document {
         self.highlight.needs_more_work()
     }
 
-    /// Cap on lines parsed per `prepare_frame` (default 2000); lower it to
-    /// keep frames short on slow machines.
-    pub fn set_highlight_budget(&mut self, lines_per_frame: usize) {
+    /// Caps on highlighting work per `prepare_frame` (defaults: 2000 lines,
+    /// 12 ms); whichever is hit first ends the frame's highlighting.
+    pub fn set_highlight_budget(&mut self, lines_per_frame: usize, time_per_frame: Duration) {
         self.highlight.max_lines_per_frame = lines_per_frame.max(1);
+        self.highlight.max_time_per_frame = time_per_frame;
     }
 
     /// Scroll the view by `lines` (mouse wheel) without moving the cursor.
