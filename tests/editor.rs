@@ -72,6 +72,25 @@ mod editing {
     }
 
     #[test]
+    fn dirty_stays_exact_across_edits_on_several_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "a.txt", b"a\nb\nc\n");
+        let mut doc = Document::open(&p).unwrap();
+        typed(&mut doc, "1");
+        doc.apply(EditCommand::GoToLine(3)).unwrap();
+        typed(&mut doc, "2");
+        doc.apply(EditCommand::DeleteBack).unwrap();
+        assert!(doc.is_dirty(), "line 1 still differs");
+        doc.apply(EditCommand::GoToLine(1)).unwrap();
+        doc.apply(EditCommand::DeleteForward).unwrap();
+        assert!(!doc.is_dirty(), "every line is back to the saved text");
+        doc.apply(EditCommand::InsertNewline).unwrap();
+        assert!(doc.is_dirty());
+        doc.apply(EditCommand::DeleteBack).unwrap();
+        assert!(!doc.is_dirty());
+    }
+
+    #[test]
     fn selection_copy_cut_paste_and_select_all() {
         let dir = tempfile::tempdir().unwrap();
         let p = write(dir.path(), "a.txt", b"one two\nthree\n");
@@ -264,6 +283,18 @@ mod external {
         doc.keep_mine();
         doc.save().unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "shared\n// mine here\n");
+    }
+
+    #[test]
+    fn external_write_of_exactly_my_text_is_not_a_conflict() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "c.txt", b"a\n");
+        let mut doc = Document::open(&p).unwrap();
+        typed(&mut doc, "b");
+        write_later(&p, b"ba\n");
+        assert_eq!(doc.check_disk(), DiskChange::Unchanged);
+        assert!(!doc.is_dirty());
+        assert_eq!(doc.disk_state(), &DiskState::InSync);
     }
 
     #[test]

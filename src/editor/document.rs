@@ -76,6 +76,8 @@ pub struct Document {
     pub(crate) tab_width: usize,
     /// Display column kept across vertical moves.
     pub(crate) preferred_col: Option<usize>,
+    /// A line known to differ from `saved_lines`: checked first.
+    pub(crate) differing_line: Option<usize>,
 }
 
 impl Document {
@@ -121,14 +123,16 @@ impl Document {
             recovery: RecoveryState::default(),
             tab_width: 4,
             preferred_col: None,
+            differing_line: None,
         }
     }
 
     /// Replace the whole content (open, reload, load theirs). `cursor` is
     /// restored, clamped, when given.
     pub(crate) fn install(&mut self, content: Content, bytes: u64, cursor: Option<(usize, usize)>) {
-        self.highlight = HighlightCache::default();
+        self.highlight = self.highlight.cleared();
         self.dirty = false;
+        self.differing_line = None;
         self.saved_lines = Vec::new();
         let (text, invalid) = match content {
             Content::Binary => {
@@ -271,11 +275,30 @@ impl Document {
         self.highlight.syntax_name()
     }
 
+    /// Exact dirty check, cheap in the common case: a different line count
+    /// is dirty at once; else the line found to differ last time is checked
+    /// first (typing keeps it differing); only when that line matches again
+    /// (e.g. after an undo) is the whole text compared, and that finds the
+    /// next differing line to check first.
     pub(crate) fn recompute_dirty(&mut self) {
-        self.dirty = match &self.body {
-            Body::Editable(ta) => ta.lines() != self.saved_lines.as_slice(),
-            _ => false,
+        let Body::Editable(ta) = &self.body else {
+            self.dirty = false;
+            return;
         };
+        let (now, saved) = (ta.lines(), self.saved_lines.as_slice());
+        if now.len() != saved.len() {
+            self.dirty = true;
+            return;
+        }
+        if let Some(h) = self.differing_line
+            && h < now.len()
+            && now[h] != saved[h]
+        {
+            self.dirty = true;
+            return;
+        }
+        self.differing_line = now.iter().zip(saved).position(|(a, b)| a != b);
+        self.dirty = self.differing_line.is_some();
     }
 
     /// Bytes a save would write: original line ending and final newline.
@@ -311,6 +334,7 @@ impl Document {
         }
         self.saved_lines = self.lines().to_vec();
         self.dirty = false;
+        self.differing_line = None;
         self.discard_recovery();
         Ok(())
     }

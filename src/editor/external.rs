@@ -64,6 +64,13 @@ impl Document {
                 Content::Text(t) | Content::InvalidUtf8(t) => t,
                 Content::Binary => String::from("(binary content)"),
             };
+            if theirs == self.serialized() {
+                // Someone saved exactly our text: nothing to resolve.
+                self.saved_lines = self.lines().to_vec();
+                self.recompute_dirty();
+                self.disk_state = DiskState::InSync;
+                return DiskChange::Unchanged;
+            }
             self.disk_state = DiskState::ChangedOnDisk { theirs };
             return DiskChange::Conflict;
         }

@@ -141,6 +141,10 @@ pub struct HighlightCache {
     window_edit_max: Option<usize>,
     /// State after the last window line, to extend the window downwards.
     window_end_state: Option<State>,
+    /// Where a frame that ran out of budget before reaching the window
+    /// stopped: the next frame continues there, so progress is kept even
+    /// when a frame parses fewer lines than the checkpoint stride.
+    frontier: Option<(usize, State)>,
     needs_more: bool,
     pub max_lines_per_frame: usize,
     pub max_time_per_frame: Duration,
@@ -159,6 +163,7 @@ impl Default for HighlightCache {
             window_valid: 0,
             window_edit_max: None,
             window_end_state: None,
+            frontier: None,
             needs_more: false,
             max_lines_per_frame: DEFAULT_LINES_PER_FRAME,
             max_time_per_frame: DEFAULT_TIME_PER_FRAME,
@@ -167,6 +172,15 @@ impl Default for HighlightCache {
 }
 
 impl HighlightCache {
+    /// An empty cache with the same work budget (after a reload).
+    pub fn cleared(&self) -> Self {
+        Self {
+            max_lines_per_frame: self.max_lines_per_frame,
+            max_time_per_frame: self.max_time_per_frame,
+            ..Self::default()
+        }
+    }
+
     pub fn syntax_name(&self) -> Option<&str> {
         self.syntax_name.as_deref()
     }
@@ -203,6 +217,9 @@ impl HighlightCache {
         }
         // Edits at or below the window end leave every window line and the
         // window end state (the state before the first line below) valid.
+        if self.frontier.as_ref().is_some_and(|(line, _)| *line > from) {
+            self.frontier = None;
+        }
         self.valid = self.valid.min(from / CHECKPOINT_STRIDE + 1);
         if line_count_changed {
             self.checkpoints.truncate(self.valid);
@@ -265,13 +282,18 @@ impl HighlightCache {
             self.needs_more = false;
             return false;
         }
-        let resume = (ws <= first && first <= ws + self.window_valid)
+        // Continue from the window when it reaches at least as far as the
+        // checkpoint a restart would use.
+        let k = (first / CHECKPOINT_STRIDE).min(self.valid.saturating_sub(1));
+        let resume = (ws <= first && ws + self.window_valid >= k * CHECKPOINT_STRIDE)
             .then(|| self.resume_state())
             .flatten();
         let (mut line, mut state) = match resume {
             Some(state) => {
                 // Keep the window small: drop lines far above the view.
-                let drop = first.saturating_sub(ws + CHECKPOINT_STRIDE);
+                let drop = first
+                    .saturating_sub(ws + CHECKPOINT_STRIDE)
+                    .min(self.window_valid);
                 if drop > 0 {
                     self.window.drain(..drop.min(self.window.len()));
                     self.window_start += drop;
@@ -280,10 +302,16 @@ impl HighlightCache {
                 (self.window_start + self.window_valid, state)
             }
             None => {
-                let k = (first / CHECKPOINT_STRIDE).min(self.valid.saturating_sub(1));
                 self.clear_window();
                 self.window_start = first - first % CHECKPOINT_STRIDE;
-                (k * CHECKPOINT_STRIDE, self.checkpoints[k].clone())
+                match self.frontier.take() {
+                    Some((line, state))
+                        if line > k * CHECKPOINT_STRIDE && line <= self.window_start =>
+                    {
+                        (line, state)
+                    }
+                    _ => (k * CHECKPOINT_STRIDE, self.checkpoints[k].clone()),
+                }
             }
         };
         let mut budget = self.max_lines_per_frame.max(1);
@@ -320,8 +348,11 @@ impl HighlightCache {
                 break;
             }
         }
-        // Stopping before the window start needs no cleanup: checkpoints
-        // keep the progress and the empty window restarts from them.
+        if line < self.window_start {
+            self.frontier = Some((line, state));
+            self.needs_more = true;
+            return true;
+        }
         if self.window_valid < self.window.len() && line < end && line >= self.window_start {
             // Stopped inside stale lines: the state before the next one is
             // `state`, which stale entries do not know; drop them.
@@ -546,5 +577,20 @@ mod tests {
         let styled = cache.line(221).unwrap();
         assert!(!styled.is_empty());
         assert_eq!(styled.last().map(|(_, r)| r.end), Some(5));
+    }
+
+    #[test]
+    fn frames_smaller_than_the_checkpoint_stride_still_make_progress() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let lines = python(400);
+        let mut cache = unlimited();
+        cache.max_lines_per_frame = 10;
+        let mut frames = 0;
+        while cache.prepare(&hl, Path::new("m.py"), &lines, 600..620) {
+            frames += 1;
+            assert!(frames < 100, "no progress");
+        }
+        assert_eq!(frames, 61, "620 lines at 10 per frame");
+        assert!(cache.line(610).is_some_and(|l| !l.is_empty()));
     }
 }
