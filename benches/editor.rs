@@ -186,7 +186,7 @@ fn main() {
         std::hint::black_box(doc.lines() == lines.as_slice());
     });
     report(
-        "  of which: exact dirty check (compare with saved text)",
+        "  worst-case dirty check: full compare with saved text",
         &s,
         base_mid,
     );
@@ -195,11 +195,7 @@ fn main() {
     let s = measure(20, 500, || {
         doc2.apply(EditCommand::InsertChar('x')).expect("edit");
     });
-    report(
-        "  of which: edit engine + dirty check, no frame",
-        &s,
-        base_mid,
-    );
+    report("  edit engine + dirty check only (no frame)", &s, base_mid);
 
     // --- the editable-size limit: keystroke cost near 65 535 lines ---
     let edge = python_source(65_000);
