@@ -457,6 +457,15 @@ mod loading {
         assert_eq!(doc.selected_text().as_deref(), Some("= 69999"));
         doc.apply(EditCommand::Move(Move::PageUp(40))).unwrap();
         assert_eq!(doc.cursor().0, 69_959);
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        doc.set_highlight_budget(usize::MAX, Duration::MAX);
+        let area = Rect::new(0, 0, 80, 20);
+        assert!(!doc.prepare_frame(&hl, area));
+        assert_eq!(
+            doc.language(),
+            Some("Python"),
+            "read-only big files are highlighted"
+        );
     }
 }
 
@@ -496,6 +505,40 @@ mod view {
         assert_eq!(doc.cursor(), (1, 1), "after the crab");
         doc.drag_to(area, 29, 0);
         assert_eq!(doc.selection(), Some(((0, 6), (1, 1))));
+    }
+
+    #[test]
+    fn control_characters_never_reach_the_terminal() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "esc.txt", b"a\x1b[31mred\x07\n");
+        let mut doc = Document::open(&p).unwrap();
+        let area = Rect::new(0, 0, 20, 2);
+        doc.prepare_frame(&hl(), area);
+        let mut buf = ratatui::buffer::Buffer::empty(area);
+        render_file_view(&doc, &FileViewStyles::dark(), area, &mut buf);
+        let row: String = (4..20).map(|x| buf[(x, 0)].symbol().to_string()).collect();
+        assert_eq!(row.trim_end(), "a\u{fffd}[31mred\u{fffd}");
+        assert!(!row.chars().any(|c| c.is_control()));
+    }
+
+    #[test]
+    fn mouse_wheel_scrolls_without_moving_the_cursor() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (0..100).map(|i| format!("{i}\n")).collect();
+        let p = write(dir.path(), "s.txt", text.as_bytes());
+        let mut doc = Document::open(&p).unwrap();
+        let area = Rect::new(0, 0, 20, 10);
+        let h = hl();
+        doc.prepare_frame(&h, area);
+        doc.scroll_by(30);
+        doc.prepare_frame(&h, area);
+        assert_eq!(doc.viewport().top, 30);
+        assert_eq!(doc.cursor(), (0, 0));
+        assert!(cursor_screen_position(&doc, area).is_none());
+        // The next motion brings the cursor back into view.
+        doc.apply(EditCommand::Move(Move::Down)).unwrap();
+        doc.prepare_frame(&h, area);
+        assert_eq!(doc.viewport().top, 1);
     }
 
     #[test]
