@@ -2,14 +2,18 @@
 //!
 //! `Highlighter` holds what is expensive and shared (syntax definitions,
 //! theme). Each document owns a `HighlightCache`: parse-state checkpoints
-//! every `CHECKPOINT_STRIDE` lines and the styled lines of the visible
-//! window. A frame highlights only what is visible, starting from the
-//! nearest valid checkpoint, and stops after `max_lines_per_frame` lines;
-//! the rest renders plain until the next frame (`needs_more_work`). An edit
-//! invalidates from the edited line; when re-parsing reaches an old
-//! checkpoint past the edit with an identical state, every later checkpoint
-//! is valid again (the state converged), so typing does not re-parse the
-//! rest of the file.
+//! every `CHECKPOINT_STRIDE` lines, and a window of styled lines around the
+//! viewport that also remembers the state before each line. A frame
+//! highlights only what is visible, continuing from the window, a
+//! checkpoint or where the last frame stopped, and stops after
+//! `max_lines_per_frame` lines or `max_time_per_frame`; the rest renders
+//! plain until the next frame (`needs_more_work`). An edit invalidates from
+//! the edited line; re-highlighting resumes at that line, and when the
+//! state after a re-highlighted line equals the old state before the next
+//! unedited line, everything after it is valid again (the state converged):
+//! a keystroke usually re-parses one line, never the rest of the file.
+//! syntect parses only a few thousand lines per second (see the bench), so
+//! jumping deep into a big file takes several frames to colour.
 
 use std::ops::Range;
 use std::path::Path;
