@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod context;
 pub mod diagnostics;
+pub mod editor;
 pub mod kernel;
 pub mod keymap;
 pub mod logging;

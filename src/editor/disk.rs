@@ -1,0 +1,175 @@
+//! Reading files into a classified form and writing them back atomically.
+//! Everything here is plain `std::fs`; the document decides what to do.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use super::error::EditorError;
+use super::hash::fnv1a;
+
+/// How much of the head of a file decides whether it is binary.
+const SNIFF_BYTES: usize = 8 * 1024;
+
+/// What we knew about the file on disk when we last read or wrote it.
+/// mtime + len are the cheap check; the hash settles "touched but equal".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiskVersion {
+    pub mtime: Option<SystemTime>,
+    pub len: u64,
+    pub hash: u64,
+}
+
+impl DiskVersion {
+    pub fn of(meta: &fs::Metadata, bytes: &[u8]) -> Self {
+        Self {
+            mtime: meta.modified().ok(),
+            len: bytes.len() as u64,
+            hash: fnv1a(bytes),
+        }
+    }
+
+    /// True when the metadata says the file may have changed.
+    pub fn stat_differs(&self, meta: &fs::Metadata) -> bool {
+        self.mtime != meta.modified().ok() || self.len != meta.len()
+    }
+}
+
+/// The content of a file, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    Text(String),
+    /// Lossily decoded; the original bytes must never be overwritten.
+    InvalidUtf8(String),
+    Binary,
+}
+
+/// NUL in the head, or more than 30% control bytes there, means binary.
+/// UTF-8 multibyte sequences are not control bytes, so CJK text is text.
+pub fn looks_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    if head.contains(&0) {
+        return true;
+    }
+    if head.is_empty() {
+        return false;
+    }
+    let control = head
+        .iter()
+        .filter(|&&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c | 0x1b))
+        .count();
+    control * 10 > head.len() * 3
+}
+
+pub fn classify(bytes: Vec<u8>) -> Content {
+    if looks_binary(&bytes) {
+        return Content::Binary;
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Content::Text(text),
+        Err(e) => Content::InvalidUtf8(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    }
+}
+
+/// A file read from disk with what is needed to write it back faithfully.
+pub struct Loaded {
+    pub bytes: Vec<u8>,
+    pub version: DiskVersion,
+    pub permissions: fs::Permissions,
+}
+
+pub fn read(path: &Path) -> Result<Loaded, EditorError> {
+    let err = |source| EditorError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = fs::metadata(path).map_err(err)?;
+    if meta.is_dir() {
+        return Err(err(std::io::Error::other("is a directory")));
+    }
+    let bytes = fs::read(path).map_err(err)?;
+    Ok(Loaded {
+        version: DiskVersion::of(&meta, &bytes),
+        permissions: meta.permissions(),
+        bytes,
+    })
+}
+
+/// Write `bytes` to `path` atomically: a temp file in the same directory,
+/// written, fsynced, given the permissions, renamed over the target, and
+/// the directory fsynced. A crash leaves either the old or the new file.
+/// Symlinks are followed so the link stays a link.
+pub fn write_atomic(
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<&fs::Permissions>,
+) -> Result<DiskVersion, EditorError> {
+    let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let err = |source| EditorError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let tmp = temp_path(&dir, &target);
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        if let Some(p) = permissions {
+            file.set_permissions(p.clone())?;
+        }
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, &target)?;
+        // Persist the rename itself; not every platform can open a dir.
+        if let Ok(d) = fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        fs::metadata(&target)
+    })();
+    match result {
+        Ok(meta) => Ok(DiskVersion::of(&meta, bytes)),
+        Err(source) => {
+            let _ = fs::remove_file(&tmp);
+            Err(err(source))
+        }
+    }
+}
+
+fn temp_path(dir: &Path, target: &Path) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!(".{name}.{}.{n}.hello-tui-save", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_binary_and_text() {
+        assert!(looks_binary(b"abc\0def"));
+        assert!(looks_binary(&[1, 2, 3, 4, 5, 6, b'a']));
+        assert!(!looks_binary("fn main() {}\n日本語\t\r\n".as_bytes()));
+        assert!(!looks_binary(b""));
+    }
+
+    #[test]
+    fn classifies_invalid_utf8_lossily() {
+        let c = classify(vec![b'a', 0xff, b'b']);
+        assert_eq!(c, Content::InvalidUtf8("a\u{fffd}b".into()));
+        assert_eq!(classify(b"ok".to_vec()), Content::Text("ok".into()));
+        assert_eq!(classify(vec![0, 1]), Content::Binary);
+    }
+}

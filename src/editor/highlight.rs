@@ -1,0 +1,600 @@
+//! Syntax highlighting with syntect, incremental and bounded per frame.
+//!
+//! `Highlighter` holds what is expensive and shared (syntax definitions,
+//! theme). Each document owns a `HighlightCache`: parse-state checkpoints
+//! every `CHECKPOINT_STRIDE` lines, and a window of styled lines around the
+//! viewport that also remembers the state before each line. A frame
+//! highlights only what is visible, continuing from the window, a
+//! checkpoint or where the last frame stopped, and stops after
+//! `max_lines_per_frame` lines or `max_time_per_frame`; the rest renders
+//! plain until the next frame (`needs_more_work`). An edit invalidates from
+//! the edited line; re-highlighting resumes at that line, and when the
+//! state after a re-highlighted line equals the old state before the next
+//! unedited line, everything after it is valid again (the state converged):
+//! a keystroke usually re-parses one line, never the rest of the file.
+//! syntect parses only a few thousand lines per second (see the bench), so
+//! jumping deep into a big file takes several frames to colour.
+
+use std::ops::Range;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ratatui::style::{Color, Modifier, Style};
+use syntect::highlighting::{
+    FontStyle, HighlightIterator, HighlightState, Highlighter as ThemeHighlighter, Theme, ThemeSet,
+};
+use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
+use two_face::theme::LazyThemeSet;
+
+use super::error::EditorError;
+
+/// Lines between parse-state checkpoints.
+pub const CHECKPOINT_STRIDE: usize = 128;
+/// Lines longer than this render plain and are not parsed.
+pub const MAX_HIGHLIGHT_LINE_BYTES: usize = 16 * 1024;
+/// Default caps on highlighting work per frame (whichever comes first).
+/// syntect parses a few thousand lines per second on this machine's class
+/// of CPU (see `benches/editor.rs`), so time is the cap that matters.
+pub const DEFAULT_LINES_PER_FRAME: usize = 2000;
+pub const DEFAULT_TIME_PER_FRAME: Duration = Duration::from_millis(12);
+
+/// Shared syntax definitions and the active theme. Load once per app.
+pub struct Highlighter {
+    syntaxes: SyntaxSet,
+    theme: Theme,
+    theme_name: String,
+}
+
+impl Highlighter {
+    pub const DEFAULT_DARK: &'static str = "base16-ocean.dark";
+    pub const DEFAULT_LIGHT: &'static str = "InspiredGitHub";
+
+    /// Load syntaxes (syntect defaults plus bat's extras such as TOML and
+    /// TypeScript) and the named theme.
+    pub fn new(theme_name: &str) -> Result<Self, EditorError> {
+        Ok(Self {
+            syntaxes: two_face::syntax::extra_newlines(),
+            theme: load_theme(theme_name)?,
+            theme_name: theme_name.to_string(),
+        })
+    }
+
+    /// Switch theme; documents re-highlight on their next frame.
+    pub fn set_theme(&mut self, theme_name: &str) -> Result<(), EditorError> {
+        self.theme = load_theme(theme_name)?;
+        self.theme_name = theme_name.to_string();
+        Ok(())
+    }
+
+    pub fn theme_name(&self) -> &str {
+        &self.theme_name
+    }
+
+    /// Every theme name `new` accepts.
+    pub fn theme_names() -> Vec<String> {
+        let mut names: Vec<String> = ThemeSet::load_defaults().themes.into_keys().collect();
+        let extra: LazyThemeSet = two_face::theme::extra().into();
+        names.extend(extra.theme_names().map(str::to_string));
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The syntax for a file: by extension or file name, then by first
+    /// line (shebang, modelines), else plain text.
+    pub fn syntax_for(&self, path: &Path, first_line: &str) -> &SyntaxReference {
+        let by_name = |s: &str| self.syntaxes.find_syntax_by_extension(s);
+        path.extension()
+            .and_then(|e| by_name(&e.to_string_lossy()))
+            .or_else(|| path.file_name().and_then(|n| by_name(&n.to_string_lossy())))
+            .or_else(|| self.syntaxes.find_syntax_by_first_line(first_line))
+            .unwrap_or_else(|| self.syntaxes.find_syntax_plain_text())
+    }
+}
+
+fn load_theme(name: &str) -> Result<Theme, EditorError> {
+    let extra: LazyThemeSet = two_face::theme::extra().into();
+    if let Some(theme) = extra.get(name) {
+        return Ok(theme.clone());
+    }
+    let mut defaults = ThemeSet::load_defaults();
+    defaults
+        .themes
+        .remove(name)
+        .ok_or_else(|| EditorError::UnknownTheme {
+            name: name.to_string(),
+            available: Highlighter::theme_names().join(", "),
+        })
+}
+
+/// Styled byte ranges of one line; empty means "draw plain".
+pub type StyledLine = Vec<(Style, Range<usize>)>;
+
+#[derive(Clone, PartialEq, Eq)]
+struct State {
+    parse: ParseState,
+    highlight: HighlightState,
+}
+
+/// A highlighted line of the window and the state before it, so an edit
+/// can resume exactly at the edited line.
+struct WindowLine {
+    before: State,
+    styled: StyledLine,
+}
+
+/// Per-document highlight state. Lives inside `Document`.
+pub struct HighlightCache {
+    syntax_name: Option<String>,
+    theme_name: String,
+    /// `checkpoints[k]` is the state before line `k * CHECKPOINT_STRIDE`.
+    checkpoints: Vec<State>,
+    /// Leading checkpoints known valid; later ones are stale.
+    valid: usize,
+    /// Highest edited line since the stale checkpoints were recorded; a
+    /// stale checkpoint past it with an equal state proves convergence.
+    /// None when stale checkpoints cannot be reused (line count changed).
+    stale_edit_max: Option<usize>,
+    /// Lines `window_start..` highlighted around the viewport.
+    window_start: usize,
+    window: Vec<WindowLine>,
+    /// Leading window lines known valid; the next one still has a valid
+    /// `before` state (an edit at line L leaves the state before L intact).
+    window_valid: usize,
+    /// Like `stale_edit_max`, for stale window lines.
+    window_edit_max: Option<usize>,
+    /// State after the last window line, to extend the window downwards.
+    window_end_state: Option<State>,
+    /// Where a frame that ran out of budget before reaching the window
+    /// stopped: the next frame continues there, so progress is kept even
+    /// when a frame parses fewer lines than the checkpoint stride.
+    frontier: Option<(usize, State)>,
+    needs_more: bool,
+    pub max_lines_per_frame: usize,
+    pub max_time_per_frame: Duration,
+}
+
+impl Default for HighlightCache {
+    fn default() -> Self {
+        Self {
+            syntax_name: None,
+            theme_name: String::new(),
+            checkpoints: Vec::new(),
+            valid: 0,
+            stale_edit_max: None,
+            window_start: 0,
+            window: Vec::new(),
+            window_valid: 0,
+            window_edit_max: None,
+            window_end_state: None,
+            frontier: None,
+            needs_more: false,
+            max_lines_per_frame: DEFAULT_LINES_PER_FRAME,
+            max_time_per_frame: DEFAULT_TIME_PER_FRAME,
+        }
+    }
+}
+
+impl HighlightCache {
+    /// An empty cache with the same work budget (after a reload).
+    pub fn cleared(&self) -> Self {
+        Self {
+            max_lines_per_frame: self.max_lines_per_frame,
+            max_time_per_frame: self.max_time_per_frame,
+            ..Self::default()
+        }
+    }
+
+    pub fn syntax_name(&self) -> Option<&str> {
+        self.syntax_name.as_deref()
+    }
+
+    /// The last frame stopped early: schedule another frame.
+    pub fn needs_more_work(&self) -> bool {
+        self.needs_more
+    }
+
+    /// Styled ranges for `line` if it is highlighted and current.
+    pub fn line(&self, line: usize) -> Option<&StyledLine> {
+        line.checked_sub(self.window_start)
+            .filter(|i| *i < self.window_valid)
+            .and_then(|i| self.window.get(i))
+            .map(|w| &w.styled)
+    }
+
+    /// Text changed from line `from` on; `line_count_changed` when lines
+    /// were inserted or removed (later states then belong to other lines).
+    pub fn invalidate(&mut self, from: usize, line_count_changed: bool) {
+        let max = |m: Option<usize>| Some(m.map_or(from, |m| m.max(from)));
+        if from < self.window_start {
+            self.clear_window();
+        } else if from - self.window_start < self.window.len() {
+            self.window_valid = self.window_valid.min(from - self.window_start);
+            if line_count_changed {
+                // Keep the edited line's entry: its `before` is still valid.
+                self.window.truncate(self.window_valid + 1);
+                self.window_end_state = None;
+                self.window_edit_max = None;
+            } else {
+                self.window_edit_max = max(self.window_edit_max);
+            }
+        }
+        // Edits at or below the window end leave every window line and the
+        // window end state (the state before the first line below) valid.
+        if self.frontier.as_ref().is_some_and(|(line, _)| *line > from) {
+            self.frontier = None;
+        }
+        self.valid = self.valid.min(from / CHECKPOINT_STRIDE + 1);
+        if line_count_changed {
+            self.checkpoints.truncate(self.valid);
+            self.stale_edit_max = None;
+        } else if self.checkpoints.len() > self.valid {
+            self.stale_edit_max = max(self.stale_edit_max);
+        }
+    }
+
+    fn clear_window(&mut self) {
+        self.window.clear();
+        self.window_start = 0;
+        self.window_valid = 0;
+        self.window_edit_max = None;
+        self.window_end_state = None;
+    }
+
+    /// State before line `window_start + window_valid`, if known.
+    fn resume_state(&self) -> Option<State> {
+        match self.window.get(self.window_valid) {
+            Some(w) => Some(w.before.clone()),
+            None => self.window_end_state.clone(),
+        }
+    }
+
+    /// Highlight lines `visible` (clamped to the text), parsing at most
+    /// `max_lines_per_frame` lines and for at most `max_time_per_frame`.
+    /// Returns `needs_more_work()`.
+    pub fn prepare(
+        &mut self,
+        hl: &Highlighter,
+        path: &Path,
+        lines: &[String],
+        visible: Range<usize>,
+    ) -> bool {
+        let started = Instant::now();
+        let end = visible.end.min(lines.len());
+        let first = visible.start.min(end);
+        if self.syntax_name.is_none() || self.theme_name != hl.theme_name {
+            self.reset(hl, path, lines);
+        }
+        let Some(syntax) = self
+            .syntax_name
+            .as_deref()
+            .and_then(|n| hl.syntaxes.find_syntax_by_name(n))
+        else {
+            self.needs_more = false;
+            return false;
+        };
+        let theme = ThemeHighlighter::new(&hl.theme);
+        if self.checkpoints.is_empty() {
+            self.checkpoints.push(State {
+                parse: ParseState::new(syntax),
+                highlight: HighlightState::new(&theme, ScopeStack::new()),
+            });
+            self.valid = 1;
+        }
+        let ws = self.window_start;
+        if ws <= first && ws + self.window_valid >= end {
+            self.needs_more = false;
+            return false;
+        }
+        // Continue from the window when it reaches at least as far as the
+        // checkpoint a restart would use.
+        let k = (first / CHECKPOINT_STRIDE).min(self.valid.saturating_sub(1));
+        let resume = (ws <= first && ws + self.window_valid >= k * CHECKPOINT_STRIDE)
+            .then(|| self.resume_state())
+            .flatten();
+        let (mut line, mut state) = match resume {
+            Some(state) => {
+                // Keep the window small: drop lines far above the view.
+                let drop = first
+                    .saturating_sub(ws + CHECKPOINT_STRIDE)
+                    .min(self.window_valid);
+                if drop > 0 {
+                    self.window.drain(..drop.min(self.window.len()));
+                    self.window_start += drop;
+                    self.window_valid -= drop;
+                }
+                (self.window_start + self.window_valid, state)
+            }
+            None => {
+                self.clear_window();
+                self.window_start = first - first % CHECKPOINT_STRIDE;
+                match self.frontier.take() {
+                    Some((line, state))
+                        if line > k * CHECKPOINT_STRIDE && line <= self.window_start =>
+                    {
+                        (line, state)
+                    }
+                    _ => (k * CHECKPOINT_STRIDE, self.checkpoints[k].clone()),
+                }
+            }
+        };
+        let mut budget = self.max_lines_per_frame.max(1);
+        let mut text = String::new();
+        while line < end && budget > 0 {
+            if line % CHECKPOINT_STRIDE == 0 {
+                self.record_checkpoint(line / CHECKPOINT_STRIDE, &state);
+            }
+            let before = (line >= self.window_start).then(|| state.clone());
+            let styled = highlight_line(&hl.syntaxes, &theme, &mut state, &lines[line], &mut text);
+            line += 1;
+            budget -= 1;
+            if let Some(before) = before {
+                let idx = line - 1 - self.window_start;
+                let entry = WindowLine { before, styled };
+                match self.window.get_mut(idx) {
+                    Some(slot) => *slot = entry,
+                    None => self.window.push(entry),
+                }
+                self.window_valid = idx + 1;
+                if self.window_converged(line, &state) {
+                    line = self.window_start + self.window_valid;
+                    match &self.window_end_state {
+                        Some(end_state) => state = end_state.clone(),
+                        None => break,
+                    }
+                    continue;
+                }
+                if self.window_valid == self.window.len() {
+                    self.window_end_state = Some(state.clone());
+                }
+            }
+            if started.elapsed() >= self.max_time_per_frame {
+                break;
+            }
+        }
+        if line < self.window_start {
+            self.frontier = Some((line, state));
+            self.needs_more = true;
+            return true;
+        }
+        if self.window_valid < self.window.len() && line < end && line >= self.window_start {
+            // Stopped inside stale lines: the state before the next one is
+            // `state`, which stale entries do not know; drop them.
+            self.window.truncate(self.window_valid);
+            self.window_end_state = Some(state);
+            self.window_edit_max = None;
+        }
+        self.needs_more = line < end;
+        self.needs_more
+    }
+
+    /// After re-highlighting up to `line`, the next stale window line past
+    /// every edit starts in the same state: the rest of the window holds.
+    fn window_converged(&mut self, line: usize, state: &State) -> bool {
+        let idx = line - self.window_start;
+        let past_edits = self.window_edit_max.is_some_and(|m| line > m);
+        if past_edits && self.window.get(idx).is_some_and(|w| w.before == *state) {
+            self.window_valid = self.window.len();
+            self.window_edit_max = None;
+            // Checkpoints up to here were re-recorded on the way; stale ones
+            // past every edit start from the same state, so they hold too.
+            if self.stale_edit_max.is_some_and(|m| line > m)
+                && self.valid * CHECKPOINT_STRIDE >= line
+            {
+                self.valid = self.checkpoints.len();
+                self.stale_edit_max = None;
+            }
+            return true;
+        }
+        false
+    }
+
+    fn reset(&mut self, hl: &Highlighter, path: &Path, lines: &[String]) {
+        let first_line = lines.first().map_or("", String::as_str);
+        let syntax = hl.syntax_for(path, first_line);
+        *self = Self {
+            syntax_name: Some(syntax.name.clone()),
+            theme_name: hl.theme_name.clone(),
+            max_lines_per_frame: self.max_lines_per_frame,
+            max_time_per_frame: self.max_time_per_frame,
+            ..Self::default()
+        };
+    }
+
+    fn record_checkpoint(&mut self, k: usize, state: &State) {
+        // Only extend the valid prefix: a checkpoint after a gap of stale
+        // ones would claim the gap valid.
+        if k != self.valid {
+            return;
+        }
+        let line = k * CHECKPOINT_STRIDE;
+        let past_edits = self.stale_edit_max.is_some_and(|m| line > m);
+        if k < self.checkpoints.len() && past_edits && self.checkpoints[k] == *state {
+            self.valid = self.checkpoints.len();
+            self.stale_edit_max = None;
+            return;
+        }
+        if k < self.checkpoints.len() {
+            self.checkpoints[k] = state.clone();
+        } else {
+            self.checkpoints.push(state.clone());
+        }
+        self.valid = k + 1;
+        if self.valid == self.checkpoints.len() {
+            self.stale_edit_max = None;
+        }
+    }
+}
+
+/// Parse and style one line, advancing `state`. Over-long lines and parse
+/// errors leave the state as it was and draw plain.
+fn highlight_line(
+    syntaxes: &SyntaxSet,
+    theme: &ThemeHighlighter<'_>,
+    state: &mut State,
+    line: &str,
+    buf: &mut String,
+) -> StyledLine {
+    if line.len() > MAX_HIGHLIGHT_LINE_BYTES {
+        return Vec::new();
+    }
+    buf.clear();
+    buf.push_str(line);
+    buf.push('\n');
+    let Ok(ops) = state.parse.parse_line(buf, syntaxes) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (style, piece) in HighlightIterator::new(&mut state.highlight, &ops, buf, theme) {
+        let end = (at + piece.len()).min(line.len());
+        if at < end {
+            out.push((to_ratatui(style), at..end));
+        }
+        at += piece.len();
+    }
+    out
+}
+
+fn to_ratatui(s: syntect::highlighting::Style) -> Style {
+    let mut style = Style::default().fg(Color::Rgb(s.foreground.r, s.foreground.g, s.foreground.b));
+    if s.font_style.contains(FontStyle::BOLD) {
+        style = style.add_modifier(Modifier::BOLD);
+    }
+    if s.font_style.contains(FontStyle::ITALIC) {
+        style = style.add_modifier(Modifier::ITALIC);
+    }
+    if s.font_style.contains(FontStyle::UNDERLINE) {
+        style = style.add_modifier(Modifier::UNDERLINED);
+    }
+    style
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic: only the line cap applies, not the clock.
+    fn unlimited() -> HighlightCache {
+        HighlightCache {
+            max_time_per_frame: Duration::MAX,
+            ..HighlightCache::default()
+        }
+    }
+
+    fn python(n: usize) -> Vec<String> {
+        (0..n)
+            .flat_map(|i| [format!("def f{i}(x):"), format!("    return \"{i}\"")])
+            .collect()
+    }
+
+    #[test]
+    fn typing_converges_instead_of_reparsing_the_file() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let mut lines = python(500);
+        let path = Path::new("m.py");
+        let mut cache = unlimited();
+        cache.prepare(&hl, path, &lines, 960..1000);
+        assert_eq!(cache.syntax_name(), Some("Python"));
+        let all = cache.checkpoints.len();
+        assert_eq!(all, 960 / CHECKPOINT_STRIDE + 1);
+        assert_eq!(cache.valid, all);
+        // Type inside a string on line 3 (line count unchanged).
+        lines[3].insert(12, 'x');
+        cache.invalidate(3, false);
+        assert_eq!(cache.valid, 1);
+        cache.prepare(&hl, path, &lines, 0..40);
+        // The viewport ends before checkpoint 1; nothing verified yet.
+        assert_eq!(cache.valid, 1);
+        cache.prepare(&hl, path, &lines, 130..170);
+        assert_eq!(
+            cache.valid, all,
+            "state at line 128 equal: later checkpoints reused"
+        );
+        assert!(cache.line(131).is_some_and(|l| !l.is_empty()));
+    }
+
+    #[test]
+    fn unterminated_string_does_not_converge_and_line_inserts_drop_checkpoints() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let mut lines = python(500);
+        let path = Path::new("m.py");
+        let mut cache = unlimited();
+        cache.prepare(&hl, path, &lines, 960..1000);
+        let all = cache.checkpoints.len();
+        // Opening a triple-quoted string changes the state of every later line.
+        lines[3] = "    \"\"\"".to_string();
+        cache.invalidate(3, false);
+        cache.prepare(&hl, path, &lines, 250..290);
+        assert_eq!(
+            cache.valid, 3,
+            "checkpoints 1 and 2 re-recorded, not reused"
+        );
+        assert!(cache.checkpoints.len() == all);
+        lines.insert(5, String::new());
+        cache.invalidate(5, true);
+        assert_eq!(
+            cache.checkpoints.len(),
+            1,
+            "shifted checkpoints are dropped"
+        );
+    }
+
+    #[test]
+    fn long_lines_render_plain_and_unknown_theme_is_an_error() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_LIGHT).unwrap();
+        let lines = vec![
+            "x = 1".to_string(),
+            "y".repeat(MAX_HIGHLIGHT_LINE_BYTES + 1),
+        ];
+        let mut cache = unlimited();
+        cache.prepare(&hl, Path::new("a.py"), &lines, 0..2);
+        assert!(!cache.line(0).is_some_and(Vec::is_empty));
+        assert!(cache.line(1).is_some_and(Vec::is_empty));
+        let err = Highlighter::new("no-such-theme").err().unwrap();
+        assert!(err.to_string().contains("base16-ocean.dark"), "{err}");
+    }
+
+    #[test]
+    fn keystroke_in_view_rehighlights_only_the_edited_line() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let mut lines = python(500);
+        let path = Path::new("m.py");
+        let mut cache = unlimited();
+        cache.prepare(&hl, path, &lines, 200..240);
+        lines[221].insert(12, 'x');
+        cache.invalidate(221, false);
+        cache.max_lines_per_frame = 3;
+        assert!(
+            !cache.prepare(&hl, path, &lines, 200..240),
+            "1 line + convergence"
+        );
+        assert!(cache.line(239).is_some_and(|l| !l.is_empty()));
+        // A new line shifts the rest: re-highlight to the end of the view,
+        // but still not from the checkpoint.
+        lines.insert(221, "y = 1".to_string());
+        cache.invalidate(221, true);
+        assert!(cache.prepare(&hl, path, &lines, 200..240));
+        cache.max_lines_per_frame = 25;
+        cache.invalidate(221, true);
+        assert!(!cache.prepare(&hl, path, &lines, 200..240));
+        let styled = cache.line(221).unwrap();
+        assert!(!styled.is_empty());
+        assert_eq!(styled.last().map(|(_, r)| r.end), Some(5));
+    }
+
+    #[test]
+    fn frames_smaller_than_the_checkpoint_stride_still_make_progress() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let lines = python(400);
+        let mut cache = unlimited();
+        cache.max_lines_per_frame = 10;
+        let mut frames = 0;
+        while cache.prepare(&hl, Path::new("m.py"), &lines, 600..620) {
+            frames += 1;
+            assert!(frames < 100, "no progress");
+        }
+        assert_eq!(frames, 61, "620 lines at 10 per frame");
+        assert!(cache.line(610).is_some_and(|l| !l.is_empty()));
+    }
+}

@@ -1,0 +1,53 @@
+//! The file editor core: documents, saving, external changes, crash
+//! recovery, syntax highlighting and the file-view widget.
+//!
+//! How the app drives it from its single-threaded UI loop:
+//! - Once: `Highlighter::new(theme_name)` (~3 ms), `FileViewStyles` from
+//!   the theme (`dark()`/`light()` are defaults).
+//! - Open: `Document::open(path)` → `Ok(doc)` (maybe read-only with a
+//!   `read_only_reason()`/`notice()`) or an `EditorError` to show. Then
+//!   `doc.set_recovery_dir(data_dir)`.
+//! - Keys: the keymap turns keys into `EditCommand`s; `doc.apply(cmd)`
+//!   returns `ApplyOutcome` (`copied` text for the app clipboard + OSC 52,
+//!   `search` matches) or an error value (edit on a read-only doc). Paste
+//!   passes the app clipboard: `EditCommand::Paste(text)`.
+//! - Mouse: `doc.click(area, col, row, shift)`, `doc.drag_to(area, col,
+//!   row)`, `doc.scroll_by(lines)`, with `area` the rect the view is drawn in.
+//! - Frame: `doc.prepare_frame(&hl, area)` (mutates viewport and highlight
+//!   cache), then `render_file_view(&doc, &styles, area, buf)` (pure); if
+//!   `doc.needs_more_work()`, request another frame.
+//! - Disk: on watcher events / focus, `doc.check_disk()` → `DiskChange`;
+//!   conflicts: `keep_mine()`, `load_theirs()`, `diff()`. `save()`.
+//! - Recovery: call `doc.recovery_tick(dir, Instant::now())` after edits and
+//!   at `doc.recovery_due_at()`; `write_recovery_now(dir)` from the panic
+//!   hook; at start `list_recoveries(dir)` → `Document::restore(&r)` or
+//!   `discard_recovery(&r)`.
+//! - Snapshot builder: `path()`, `text()`, `cursor()` (line, char; 0-based),
+//!   `selection()`, `is_dirty()`, `language()`.
+
+mod commands;
+mod disk;
+mod document;
+mod error;
+mod external;
+mod hash;
+mod highlight;
+mod line_cursor;
+mod moves;
+mod recovery;
+mod search;
+mod text;
+mod view;
+mod width;
+
+pub use commands::{ApplyOutcome, EditCommand, SearchReport};
+pub use disk::DiskVersion;
+pub use document::{DiskState, Document, MAX_EDITABLE_BYTES, MAX_EDITABLE_LINES, Viewport};
+pub use error::{EditorError, ReadOnlyReason};
+pub use external::DiskChange;
+pub use highlight::{CHECKPOINT_STRIDE, Highlighter, MAX_HIGHLIGHT_LINE_BYTES};
+pub use moves::Move;
+pub use recovery::{RECOVERY_INTERVAL, Recovery, discard as discard_recovery, list_recoveries};
+pub use search::TextRange;
+pub use text::LineEnding;
+pub use view::{FileViewStyles, ViewLayout, cursor_screen_position, layout, render_file_view};

@@ -1,0 +1,201 @@
+//! Crash recovery: unsaved buffers are written to a recovery directory (the
+//! app passes the user's data dir), at most every `RECOVERY_INTERVAL` while
+//! edits keep coming, synchronously from a panic hook, and offered again on
+//! the next start. The file is removed once the buffer is saved, cleanly
+//! closed, or back to its saved text.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::disk::write_atomic;
+use super::document::Document;
+use super::error::EditorError;
+use super::hash::fnv1a;
+use super::text::LineEnding;
+
+/// Minimum time between two background recovery writes of one document.
+pub const RECOVERY_INTERVAL: Duration = Duration::from_secs(3);
+const EXTENSION: &str = "hello-tui-recovery.json";
+
+#[derive(Debug, Default)]
+pub(crate) struct RecoveryState {
+    /// Edits happened since the last recovery write.
+    pub pending: bool,
+    pub last_write: Option<Instant>,
+    /// The recovery file we wrote, deleted on save/close.
+    pub file: Option<PathBuf>,
+}
+
+/// One recovered buffer found by `list_recoveries`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recovery {
+    pub version: u32,
+    /// The file the buffer belongs to.
+    pub path: PathBuf,
+    /// Seconds since the Unix epoch when it was written.
+    pub written_at: u64,
+    /// The unsaved text, lines joined with '\n'.
+    pub text: String,
+    /// How the file is written back, for when the original is gone.
+    #[serde(default = "default_line_ending")]
+    pub line_ending: LineEnding,
+    #[serde(default = "default_final_newline")]
+    pub final_newline: bool,
+    /// Where the recovery file itself is (not serialized).
+    #[serde(skip)]
+    pub file: PathBuf,
+}
+
+fn default_line_ending() -> LineEnding {
+    LineEnding::Lf
+}
+
+fn default_final_newline() -> bool {
+    true
+}
+
+/// Recovery file name for a document path: stable across runs.
+fn recovery_file(dir: &Path, doc_path: &Path) -> PathBuf {
+    let abs = std::path::absolute(doc_path).unwrap_or_else(|_| doc_path.to_path_buf());
+    let hash = fnv1a(abs.as_os_str().as_encoded_bytes());
+    dir.join(format!("{hash:016x}.{EXTENSION}"))
+}
+
+impl Document {
+    /// Call after changes and on a timer with the current time. Writes the
+    /// recovery file when edits are pending and the last write is at least
+    /// `RECOVERY_INTERVAL` old; removes it when the buffer is clean again.
+    /// Returns true when it wrote. Blocking I/O of one small file: run it
+    /// on the UI loop or hand `recovery_snapshot` to a blocking task.
+    pub fn recovery_tick(&mut self, dir: &Path, now: Instant) -> Result<bool, EditorError> {
+        if !self.dirty {
+            self.recovery.pending = false;
+            self.discard_recovery();
+            return Ok(false);
+        }
+        let due = self
+            .recovery
+            .last_write
+            .is_none_or(|t| now.saturating_duration_since(t) >= RECOVERY_INTERVAL);
+        if !self.recovery.pending || !due {
+            return Ok(false);
+        }
+        self.write_recovery_now(dir)?;
+        self.recovery.file = Some(recovery_file(dir, &self.path));
+        self.recovery.pending = false;
+        self.recovery.last_write = Some(now);
+        Ok(true)
+    }
+
+    /// When the next `recovery_tick` could write, so the app can set a
+    /// timer; None when nothing is pending.
+    pub fn recovery_due_at(&self) -> Option<Instant> {
+        if !(self.dirty && self.recovery.pending) {
+            return None;
+        }
+        Some(
+            self.recovery
+                .last_write
+                .map_or_else(Instant::now, |t| t + RECOVERY_INTERVAL),
+        )
+    }
+
+    /// Write the recovery file now (panic hook, quit with unsaved
+    /// changes). Does nothing for a clean buffer.
+    pub fn write_recovery_now(&self, dir: &Path) -> Result<(), EditorError> {
+        if !self.dirty {
+            return Ok(());
+        }
+        let file = recovery_file(dir, &self.path);
+        let err = |message: String| EditorError::Recovery {
+            path: file.clone(),
+            message,
+        };
+        fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
+        let written_at = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let record = Recovery {
+            version: 1,
+            path: std::path::absolute(&self.path).unwrap_or_else(|_| self.path.clone()),
+            written_at,
+            text: self.text(),
+            line_ending: self.line_ending,
+            final_newline: self.final_newline,
+            file: PathBuf::new(),
+        };
+        let json = serde_json::to_vec(&record).map_err(|e| err(e.to_string()))?;
+        write_atomic(&file, &json, None).map_err(|e| err(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Delete this document's recovery file (after save or a clean close).
+    pub fn discard_recovery(&mut self) {
+        if let Some(file) = self.recovery.file.take() {
+            let _ = fs::remove_file(file);
+        }
+        self.recovery.last_write = None;
+    }
+
+    /// Remember the recovery directory so save/close can delete the file
+    /// written there. Call once after opening a document.
+    pub fn set_recovery_dir(&mut self, dir: &Path) {
+        self.recovery.file = Some(recovery_file(dir, &self.path));
+    }
+
+    /// Restore a recovered buffer: open the file if it still exists and
+    /// put the recovered text in the buffer (dirty, undoable as one edit);
+    /// otherwise a new unsaved document that saving recreates.
+    pub fn restore(recovery: &Recovery) -> Result<Self, EditorError> {
+        let mut doc = match Self::open(&recovery.path) {
+            Ok(doc) => doc,
+            Err(EditorError::Read { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                let mut doc = Self::from_text(&recovery.path, "");
+                doc.line_ending = recovery.line_ending;
+                doc.final_newline = recovery.final_newline;
+                doc.disk_state = super::document::DiskState::DeletedOnDisk;
+                doc
+            }
+            Err(e) => return Err(e),
+        };
+        doc.replace_text(&recovery.text)?;
+        if let Some(dir) = recovery.file.parent() {
+            doc.set_recovery_dir(dir);
+        }
+        Ok(doc)
+    }
+}
+
+/// Recovered buffers in `dir`, newest first. Unreadable or foreign files
+/// are skipped; a missing directory is an empty list.
+pub fn list_recoveries(dir: &Path) -> Vec<Recovery> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Recovery> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(EXTENSION))
+        .filter_map(|p| {
+            let bytes = fs::read(&p).ok()?;
+            let mut rec: Recovery = serde_json::from_slice(&bytes).ok()?;
+            rec.file = p;
+            Some(rec)
+        })
+        .collect();
+    out.sort_by_key(|r| std::cmp::Reverse(r.written_at));
+    out
+}
+
+/// Delete a recovery the user declined.
+pub fn discard(recovery: &Recovery) -> Result<(), EditorError> {
+    fs::remove_file(&recovery.file).map_err(|e| EditorError::Recovery {
+        path: recovery.file.clone(),
+        message: e.to_string(),
+    })
+}
