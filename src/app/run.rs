@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::event::{self, AppEvent, AppEventSender};
 use super::kernel::KernelClient;
+use crate::editor::Highlighter;
 use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
@@ -37,6 +38,10 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = event::channel();
     spawn_signal_watcher(tx.clone());
+    match Highlighter::new(&theme.syntax_theme) {
+        Ok(highlighter) => state.highlighter = Some(Arc::new(highlighter)),
+        Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
+    }
     match start_kernel(&state, &tx) {
         Ok(client) => state.kernel_client = Some(client),
         Err(error) => {

@@ -6,9 +6,12 @@ use std::path::PathBuf;
 use ratatui::layout::Size;
 use tui_textarea::TextArea;
 
+use std::sync::Arc;
+
 use super::kernel::KernelClient;
 use super::snapshot::SnapshotView;
 use crate::config::Settings;
+use crate::editor::Highlighter;
 use crate::keymap::{PaneId, Scope};
 
 /// Who said a message in the conversation.
@@ -278,6 +281,9 @@ pub struct AppState {
     pub diagnostics_cursor: ListCursor,
     /// The latest snapshot of the scene (built in the background).
     pub snapshot: Option<SnapshotView>,
+    /// Syntax highlighting for the file view and code in the conversation
+    /// (a read-only resource; `None` draws code plain, as with `NO_COLOR`).
+    pub highlighter: Option<Arc<Highlighter>>,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -307,6 +313,9 @@ impl AppState {
             diagnostics: Vec::new(),
             diagnostics_cursor: ListCursor::default(),
             snapshot: None,
+            highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)
+                .ok()
+                .map(Arc::new),
             size: Size::new(120, 40),
             should_quit: false,
         }

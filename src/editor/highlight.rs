@@ -92,6 +92,37 @@ impl Highlighter {
     }
 }
 
+impl Highlighter {
+    /// Highlights a short snippet in one pass — a code block in a message,
+    /// a cell's code — with the syntax a fence token names (`python`, `ts`,
+    /// `rust`); unknown tokens are plain text. Each entry pairs a line with
+    /// its styled byte ranges.
+    pub fn highlight_snippet<'c>(
+        &self,
+        language: &str,
+        code: &'c str,
+    ) -> Vec<(&'c str, StyledLine)> {
+        let syntax = self
+            .syntaxes
+            .find_syntax_by_token(language)
+            .unwrap_or_else(|| self.syntaxes.find_syntax_plain_text());
+        let theme = ThemeHighlighter::new(&self.theme);
+        let mut state = State {
+            parse: ParseState::new(syntax),
+            highlight: HighlightState::new(&theme, ScopeStack::new()),
+        };
+        let mut buf = String::new();
+        code.lines()
+            .map(|line| {
+                (
+                    line,
+                    highlight_line(&self.syntaxes, &theme, &mut state, line, &mut buf),
+                )
+            })
+            .collect()
+    }
+}
+
 fn load_theme(name: &str) -> Result<Theme, EditorError> {
     let extra: LazyThemeSet = two_face::theme::extra().into();
     if let Some(theme) = extra.get(name) {

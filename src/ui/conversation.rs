@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::markdown::{self, PlainCode};
+use super::markdown::{self, CodeStyler, PlainCode};
 use super::{pane, wrap};
 use crate::app::AppState;
 use crate::app::state::{CellStatus, CellView, ChatMessage, Role};
@@ -32,13 +32,9 @@ fn split(state: &AppState, area: Rect) -> [Rect; 2] {
 pub fn max_scroll(state: &AppState, theme: &Theme, area: Rect) -> usize {
     let [history, _] = split(state, area);
     let inner = history.inner(ratatui::layout::Margin::new(1, 1));
-    history_rows(
-        &state.conversation.messages,
-        state.conversation.cells_expanded,
-        theme,
-        inner.width as usize,
-    )
-    .saturating_sub(inner.height as usize)
+    let ctx = Ctx::new(state, theme);
+    history_rows(&state.conversation.messages, &ctx, inner.width as usize)
+        .saturating_sub(inner.height as usize)
 }
 
 pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, frame: &mut Frame) {
@@ -88,12 +84,8 @@ fn render_history(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame
         );
         return;
     }
-    let lines = history_lines(
-        messages,
-        state.conversation.cells_expanded,
-        theme,
-        area.width as usize,
-    );
+    let ctx = Ctx::new(state, theme);
+    let lines = history_lines(messages, &ctx, area.width as usize);
     let height = area.height as usize;
     let max_scroll = lines.len().saturating_sub(height);
     let from_bottom = state.conversation.scroll_from_bottom.min(max_scroll);
@@ -102,11 +94,33 @@ fn render_history(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame
     Paragraph::new(visible).render(area, frame.buffer_mut());
 }
 
+/// What laying out the history depends on besides the messages.
+struct Ctx<'a> {
+    theme: &'a Theme,
+    styler: &'a dyn CodeStyler,
+    expanded: bool,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(state: &'a AppState, theme: &'a Theme) -> Self {
+        // Syntax colours would defeat NO_COLOR.
+        let styler: &dyn CodeStyler = match &state.highlighter {
+            Some(hl) if !state.settings.no_color => hl.as_ref(),
+            _ => &PlainCode,
+        };
+        Self {
+            theme,
+            styler,
+            expanded: state.conversation.cells_expanded,
+        }
+    }
+}
+
 /// How many rows the history takes at `width`.
-fn history_rows(messages: &[ChatMessage], expanded: bool, theme: &Theme, width: usize) -> usize {
+fn history_rows(messages: &[ChatMessage], ctx: &Ctx<'_>, width: usize) -> usize {
     messages
         .iter()
-        .map(|m| 2 + body_lines(m, expanded, theme, width).len())
+        .map(|m| 2 + body_lines(m, ctx, width).len())
         .sum::<usize>()
         .saturating_sub(1)
 }
@@ -124,12 +138,8 @@ fn role_style(role: Role, theme: &Theme) -> Style {
     }
 }
 
-fn history_lines(
-    messages: &[ChatMessage],
-    expanded: bool,
-    theme: &Theme,
-    width: usize,
-) -> Vec<Line<'static>> {
+fn history_lines(messages: &[ChatMessage], ctx: &Ctx<'_>, width: usize) -> Vec<Line<'static>> {
+    let theme = ctx.theme;
     let mut lines = Vec::new();
     for (i, message) in messages.iter().enumerate() {
         if i > 0 {
@@ -141,7 +151,7 @@ fn history_lines(
             header.push(cell_status(&cell.status, theme));
         }
         lines.push(Line::from(header));
-        for row in body_lines(message, expanded, theme, width) {
+        for row in body_lines(message, ctx, width) {
             let mut spans = vec![Span::styled("▏ ", style)];
             spans.extend(row.spans);
             lines.push(Line::from(spans));
@@ -170,14 +180,9 @@ fn cell_status(status: &CellStatus, theme: &Theme) -> Span<'static> {
 /// A code cell: its Python (highlighted) and its output. Collapsed, it
 /// keeps the first lines of code and the last lines of output — where the
 /// result or the error is.
-fn cell_lines(
-    cell: &CellView,
-    output: &str,
-    expanded: bool,
-    theme: &Theme,
-    width: usize,
-) -> Vec<Line<'static>> {
-    let mut lines = markdown::code_lines("python", &cell.code, width, theme, &PlainCode);
+fn cell_lines(cell: &CellView, output: &str, ctx: &Ctx<'_>, width: usize) -> Vec<Line<'static>> {
+    let (theme, expanded) = (ctx.theme, ctx.expanded);
+    let mut lines = markdown::code_lines("python", &cell.code, width, theme, ctx.styler);
     if !expanded && lines.len() > COLLAPSED_CODE_LINES {
         let hidden = lines.len() - COLLAPSED_CODE_LINES;
         lines.truncate(COLLAPSED_CODE_LINES);
@@ -208,18 +213,13 @@ fn cell_lines(
 
 /// The message text laid out for the pane: the assistant writes Markdown;
 /// what the user typed and tool output are shown as they are.
-fn body_lines(
-    message: &ChatMessage,
-    expanded: bool,
-    theme: &Theme,
-    width: usize,
-) -> Vec<Line<'static>> {
-    let width = body_width(width);
+fn body_lines(message: &ChatMessage, ctx: &Ctx<'_>, width: usize) -> Vec<Line<'static>> {
+    let (theme, width) = (ctx.theme, body_width(width));
     if let Some(cell) = &message.cell {
-        return cell_lines(cell, &message.text, expanded, theme, width);
+        return cell_lines(cell, &message.text, ctx, width);
     }
     match message.role {
-        Role::Assistant => markdown::render(&message.text, width, theme, &PlainCode),
+        Role::Assistant => markdown::render(&message.text, width, theme, ctx.styler),
         Role::User | Role::Tool | Role::Notice => {
             let style = if message.role == Role::Notice {
                 theme.roles.muted

@@ -2,6 +2,7 @@
 //! does I/O, which is what makes the insta snapshots cheap and honest.
 //! One file per pane.
 
+pub mod code_style;
 pub mod confirm;
 pub mod conversation;
 pub mod diagnostics;
