@@ -8,6 +8,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::cli::GlobalOptions;
+use crate::diagnostics::DiagnosticsConfig;
 use crate::theme::{self, DEFAULT_THEME};
 
 /// The snapshot budget in characters when nothing else is configured
@@ -35,7 +36,7 @@ pub enum ConfigError {
 
 /// The config file as written by the user. Unknown keys are errors so a
 /// typo never silently does nothing.
-#[derive(Debug, Default, Deserialize, PartialEq)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
     pub theme: Option<String>,
@@ -45,6 +46,10 @@ pub struct ConfigFile {
     pub kernel: KernelSection,
     #[serde(default)]
     pub snapshot: SnapshotSection,
+    /// Language servers and check commands (`[[diagnostics.servers]]`,
+    /// `[[diagnostics.checks]]`); a list given here replaces the defaults.
+    #[serde(default)]
+    pub diagnostics: DiagnosticsConfig,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -69,7 +74,7 @@ pub struct SnapshotSection {
 }
 
 /// The merged settings everybody reads.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     pub theme: String,
     /// `NO_COLOR` was set (https://no-color.org).
@@ -79,6 +84,7 @@ pub struct Settings {
     pub api_key_env: String,
     pub python: PathBuf,
     pub snapshot_budget: usize,
+    pub diagnostics: DiagnosticsConfig,
     /// The config file that was read, if any (shown in errors and `--help`).
     pub config_path: Option<PathBuf>,
 }
@@ -180,6 +186,7 @@ impl Settings {
                 .or(file.kernel.python)
                 .unwrap_or_else(|| PathBuf::from("python3")),
             snapshot_budget,
+            diagnostics: file.diagnostics,
             config_path,
         })
     }

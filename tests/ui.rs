@@ -89,6 +89,7 @@ fn with_content(mut s: AppState) -> AppState {
         DiagnosticRow {
             severity: Severity::Error,
             path: "src/auth.ts".into(),
+            abs_path: "/work/demo/src/auth.ts".into(),
             line: 42,
             column: 10,
             message: "Cannot find name 'config'.".into(),
@@ -97,6 +98,7 @@ fn with_content(mut s: AppState) -> AppState {
         DiagnosticRow {
             severity: Severity::Warning,
             path: "src/api.ts".into(),
+            abs_path: "/work/demo/src/api.ts".into(),
             line: 3,
             column: 1,
             message: "'x' is declared but never used.".into(),
@@ -105,6 +107,7 @@ fn with_content(mut s: AppState) -> AppState {
         DiagnosticRow {
             severity: Severity::Hint,
             path: "main.py".into(),
+            abs_path: "/work/demo/main.py".into(),
             line: 1,
             column: 8,
             message: "`os` imported but unused".into(),

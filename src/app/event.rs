@@ -5,6 +5,7 @@ use tokio::sync::mpsc;
 
 use super::kernel::KernelUpdate;
 use super::snapshot::SnapshotView;
+use crate::diagnostics::DiagnosticsEvent;
 
 #[derive(Debug)]
 pub enum AppEvent {
@@ -15,6 +16,8 @@ pub enum AppEvent {
     SnapshotBuilt(SnapshotView),
     /// Cells, output, status and variables from the kernel service.
     Kernel(KernelUpdate),
+    /// Diagnostics, server states and notices from the diagnostics service.
+    Diagnostics(DiagnosticsEvent),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

@@ -2,6 +2,7 @@
 
 pub mod cells;
 pub mod composer;
+pub mod diagnostics;
 pub mod event;
 pub mod kernel;
 pub mod run;

@@ -12,11 +12,12 @@ use std::sync::Arc;
 
 use super::event::{self, AppEvent, AppEventSender};
 use super::kernel::KernelClient;
-use crate::editor::Highlighter;
 use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
 use super::update::{self, Command};
+use crate::diagnostics::DiagnosticsService;
+use crate::editor::Highlighter;
 use crate::kernel::caps::{DenyAll, FsCapability, ShellCapability};
 use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
 use crate::theme::Theme;
@@ -42,6 +43,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         Ok(highlighter) => state.highlighter = Some(Arc::new(highlighter)),
         Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
     }
+    state.diagnostics_client = Some(start_diagnostics(&state, &tx));
     match start_kernel(&state, &tx) {
         Ok(client) => state.kernel_client = Some(client),
         Err(error) => {
@@ -81,6 +83,12 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
             else => break,
         };
         needs_draw |= apply(&mut guard, &mut state, step)?;
+        if state.should_quit
+            && let Some(diagnostics) = &state.diagnostics_client
+        {
+            // Language servers get `shutdown`/`exit` (bounded wait) on quit.
+            diagnostics.shutdown().await;
+        }
         // Background events queued meanwhile are applied before the frame.
         // (Terminal input is not drained the same way: polling crossterm's
         // stream with a throwaway waker would lose its wake-up.)
@@ -124,6 +132,26 @@ async fn sleep_until_due(due: Option<Instant>) {
     if let Some(due) = due {
         tokio::time::sleep_until(due).await;
     }
+}
+
+/// Starts the diagnostics service (language servers start lazily, on the
+/// first file of their language) and forwards its events to the loop.
+fn start_diagnostics(state: &AppState, tx: &AppEventSender) -> DiagnosticsService {
+    let (events, mut events_rx) = tokio::sync::mpsc::unbounded_channel();
+    let service = DiagnosticsService::start(
+        state.settings.diagnostics.clone(),
+        state.workspace_root.clone(),
+        events,
+    );
+    let tx = tx.clone();
+    tokio::spawn(async move {
+        while let Some(event) = events_rx.recv().await {
+            if tx.send(AppEvent::Diagnostics(event)).is_err() {
+                break;
+            }
+        }
+    });
+    service
 }
 
 /// Starts the kernel service with the `fs` and `shell` capabilities.

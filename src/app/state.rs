@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::kernel::KernelClient;
 use super::snapshot::SnapshotView;
 use crate::config::Settings;
+use crate::diagnostics::{DiagnosticsService, DiagnosticsStore};
 use crate::editor::Highlighter;
 use crate::keymap::{PaneId, Scope};
 
@@ -129,31 +130,16 @@ impl KernelView {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    Error,
-    Warning,
-    Info,
-    Hint,
-}
+pub use crate::diagnostics::Severity;
 
-impl Severity {
-    pub fn label(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-            Severity::Hint => "hint",
-        }
-    }
-}
-
-/// One row of the diagnostics list.
+/// One row of the diagnostics list (derived from the diagnostics store).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiagnosticRow {
     pub severity: Severity,
-    /// Workspace-relative path.
+    /// Workspace-relative path, as shown.
     pub path: String,
+    /// Where to jump.
+    pub abs_path: PathBuf,
     /// 1-based, as shown to people.
     pub line: usize,
     pub column: usize,
@@ -277,7 +263,15 @@ pub struct AppState {
     pub last_exec_id: Option<u64>,
     pub variables: Vec<VariableRow>,
     pub variables_cursor: ListCursor,
+    /// Every diagnostic by file and source; owned here, fed by the
+    /// diagnostics service's events.
+    pub diagnostics_store: DiagnosticsStore,
+    /// Rows of the Diagnostics pane, grouped by file, rebuilt when the
+    /// store changes.
     pub diagnostics: Vec<DiagnosticRow>,
+    pub diagnostics_client: Option<DiagnosticsService>,
+    /// A transient line for the status bar (language server states, notices).
+    pub status_notice: Option<String>,
     pub diagnostics_cursor: ListCursor,
     /// The latest snapshot of the scene (built in the background).
     pub snapshot: Option<SnapshotView>,
@@ -310,7 +304,10 @@ impl AppState {
             last_exec_id: None,
             variables: Vec::new(),
             variables_cursor: ListCursor::default(),
+            diagnostics_store: DiagnosticsStore::new(),
             diagnostics: Vec::new(),
+            diagnostics_client: None,
+            status_notice: None,
             diagnostics_cursor: ListCursor::default(),
             snapshot: None,
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)

@@ -60,6 +60,9 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             state.should_quit = true;
             Command::Quit
         }
+        AppEvent::Diagnostics(event) => {
+            Command::from_changed(super::diagnostics::apply(state, event))
+        }
         AppEvent::Kernel(update) => {
             super::cells::apply(state, update);
             Command::Redraw
@@ -110,6 +113,9 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             }));
         }
         Action::SendMessage => send_message(state),
+        Action::NextDiagnostic | Action::PrevDiagnostic => {
+            super::diagnostics::step(state, action == Action::NextDiagnostic);
+        }
         Action::ToggleCells => {
             state.conversation.cells_expanded = !state.conversation.cells_expanded;
         }

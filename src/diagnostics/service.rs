@@ -19,7 +19,7 @@ use super::which::which;
 /// (`servers` / `checks` given there replace the defaults; timings are not
 /// user settings).
 #[derive(Debug, Clone, serde::Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct DiagnosticsConfig {
     pub servers: Vec<ServerConfig>,
     pub checks: Vec<CheckCommand>,

@@ -1,14 +1,14 @@
 //! The diagnostics pane: severity, location and message of every problem.
 
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Row, StatefulWidget, Table, TableState, Widget};
+use ratatui::widgets::{List, ListItem, ListState, StatefulWidget, Widget};
 
 use super::pane;
 use crate::app::AppState;
-use crate::app::state::{DiagnosticRow, Severity};
+use crate::app::state::Severity;
 use crate::sanitize;
 use crate::theme::Theme;
 
@@ -28,13 +28,6 @@ pub fn severity_icon(severity: Severity) -> &'static str {
         Severity::Info => "●",
         Severity::Hint => "○",
     }
-}
-
-/// Long paths are cut so the message keeps most of a narrow pane.
-const MAX_LOCATION_WIDTH: usize = 28;
-
-fn location(d: &DiagnosticRow) -> String {
-    format!("{}:{}:{}", sanitize::for_display(&d.path), d.line, d.column)
 }
 
 pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
@@ -65,46 +58,52 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         pane::empty_state("no diagnostics", theme, inner, buf);
         return;
     }
-    let rows = state.diagnostics.iter().map(|d| {
-        let style = severity_style(d.severity, theme);
+    // Grouped by file: a header line per file, its diagnostics under it.
+    let mut items: Vec<ListItem> = Vec::new();
+    let mut selected_item = 0;
+    let mut current_file: Option<&str> = None;
+    for (i, d) in state.diagnostics.iter().enumerate() {
+        if current_file != Some(d.path.as_str()) {
+            current_file = Some(d.path.as_str());
+            let count = state
+                .diagnostics
+                .iter()
+                .filter(|r| r.path == d.path)
+                .count();
+            items.push(ListItem::new(Line::from(vec![
+                Span::styled(
+                    sanitize::for_display(&d.path).into_owned(),
+                    theme.roles.title,
+                ),
+                Span::styled(format!(" ({count})"), theme.roles.muted),
+            ])));
+        }
+        if i == state.diagnostics_cursor.selected {
+            selected_item = items.len();
+        }
         let source = d
             .source
             .as_deref()
-            .map(|s| format!(" [{}]", sanitize::for_display(s)))
+            .map(|s| format!("  {}", sanitize::for_display(s)))
             .unwrap_or_default();
-        Row::new(vec![
-            Line::styled(severity_icon(d.severity), style),
-            Line::styled(location(d), theme.roles.muted),
-            Line::from(vec![
-                Span::styled(
-                    sanitize::for_display(&d.message).into_owned(),
-                    theme.roles.text,
-                ),
-                Span::styled(source, theme.roles.muted),
-            ]),
-        ])
-    });
-    let location_width = state
-        .diagnostics
-        .iter()
-        .map(|d| location(d).chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(MAX_LOCATION_WIDTH) as u16;
-    let table = Table::new(
-        rows,
-        [
-            Constraint::Length(1),
-            Constraint::Length(location_width),
-            Constraint::Fill(1),
-        ],
-    )
-    .row_highlight_style(if focused {
+        items.push(ListItem::new(Line::from(vec![
+            Span::styled(
+                format!(" {} ", severity_icon(d.severity)),
+                severity_style(d.severity, theme),
+            ),
+            Span::styled(format!("{}:{} ", d.line, d.column), theme.roles.muted),
+            Span::styled(
+                sanitize::for_display(&d.message).into_owned(),
+                theme.roles.text,
+            ),
+            Span::styled(source, theme.roles.muted),
+        ])));
+    }
+    let list = List::new(items).highlight_style(if focused {
         theme.roles.selection
     } else {
         Style::default()
     });
-    let mut table_state =
-        TableState::default().with_selected(Some(state.diagnostics_cursor.selected));
-    StatefulWidget::render(table, inner, buf, &mut table_state);
+    let mut list_state = ListState::default().with_selected(Some(selected_item));
+    StatefulWidget::render(list, inner, buf, &mut list_state);
 }

@@ -8,6 +8,7 @@ use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::AppState;
+use crate::app::state::Severity;
 use crate::keymap;
 use crate::sanitize;
 use crate::theme::Theme;
@@ -31,7 +32,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         .as_ref()
         .map(|o| o.label())
         .unwrap_or_else(|| state.focus.label());
-    let left = Line::from(vec![
+    let mut segments = vec![
         Span::styled(
             format!(" {} ", sanitize::for_display(&state.workspace_name)),
             theme.roles.status_key,
@@ -39,8 +40,31 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Span::styled(format!("│ {} ", sanitize::for_display(model)), bar),
         Span::styled(format!("│ {} ", state.kernel.label()), bar),
         Span::styled(format!("│ {snapshot} "), bar),
-        Span::styled(format!("│ [{focus}] "), bar),
-    ]);
+    ];
+    let counts = state.diagnostics_store.counts();
+    if counts.total() > 0 {
+        segments.push(Span::styled("│ ", bar));
+        for (n, severity) in [
+            (counts.errors, Severity::Error),
+            (counts.warnings, Severity::Warning),
+        ] {
+            if n > 0 {
+                let style = bar.patch(super::diagnostics::severity_style(severity, theme));
+                segments.push(Span::styled(
+                    format!("{} {n} ", super::diagnostics::severity_icon(severity)),
+                    style,
+                ));
+            }
+        }
+    }
+    segments.push(Span::styled(format!("│ [{focus}] "), bar));
+    if let Some(notice) = &state.status_notice {
+        segments.push(Span::styled(
+            format!("│ {} ", sanitize::for_display(notice)),
+            bar,
+        ));
+    }
+    let left = Line::from(segments);
     // Hints take the room the left segments leave, but always at least
     // enough for the first couple (quit, help); then the left side is cut.
     let mut spans = Vec::new();

@@ -1,0 +1,201 @@
+//! The diagnostics service in the workbench: its events update the store,
+//! the store's contents become the pane's rows (grouped by file, the active
+//! file first), and F8 / Shift+F8 walk them.
+
+use std::path::Path;
+
+use super::state::{AppState, DiagnosticRow};
+use crate::diagnostics::{DiagnosticsEvent, Position};
+
+/// Applies one event from the service; returns whether the screen changed.
+pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
+    match &event {
+        DiagnosticsEvent::Notice(text) => {
+            state.status_notice = Some(text.clone());
+            true
+        }
+        DiagnosticsEvent::ServerState {
+            name,
+            state: server,
+        } => {
+            state.status_notice = Some(format!("{name}: {server}"));
+            true
+        }
+        DiagnosticsEvent::CheckState { name, state: check } => {
+            state.status_notice = Some(format!("{name}: {check}"));
+            true
+        }
+        DiagnosticsEvent::Published { .. } => {
+            let changed = state.diagnostics_store.apply(&event);
+            if changed {
+                rebuild_rows(state, None);
+            }
+            changed
+        }
+    }
+}
+
+/// Rebuilds the pane's rows from the store. `active` (the file in the file
+/// view) comes first: what the user is looking at matters most.
+pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
+    let root = state.workspace_root.clone();
+    let selected = state
+        .diagnostics
+        .get(state.diagnostics_cursor.selected)
+        .cloned();
+    let mut all = state.diagnostics_store.all_sorted();
+    all.sort_by_key(|d| (Some(d.path.as_path()) != active, d.path.clone()));
+    state.diagnostics = all
+        .into_iter()
+        .map(|d| DiagnosticRow {
+            severity: d.severity,
+            path: d
+                .path
+                .strip_prefix(&root)
+                .unwrap_or(&d.path)
+                .to_string_lossy()
+                .into_owned(),
+            abs_path: d.path.clone(),
+            line: d.range.start.line + 1,
+            column: d.range.start.character + 1,
+            message: d.message.clone(),
+            source: Some(match &d.code {
+                Some(code) => format!("{} {code}", d.source),
+                None => d.source.clone(),
+            }),
+        })
+        .collect();
+    // Keep the selection on the same diagnostic when it is still there.
+    let index = selected
+        .and_then(|row| state.diagnostics.iter().position(|r| *r == row))
+        .unwrap_or(0);
+    state.diagnostics_cursor.selected = index.min(state.diagnostics.len().saturating_sub(1));
+}
+
+/// F8 / Shift+F8: the next (or previous) diagnostic after the selected one,
+/// across files, wrapping around.
+pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
+    let row = state.diagnostics.get(state.diagnostics_cursor.selected)?;
+    let here = Position::new(row.line.saturating_sub(1), row.column.saturating_sub(1));
+    let store = &state.diagnostics_store;
+    let target = if forward {
+        store.next_after(&row.abs_path, here)
+    } else {
+        store.previous_before(&row.abs_path, here)
+    }?;
+    let index = state.diagnostics.iter().position(|r| {
+        r.abs_path == target.path
+            && r.line == target.range.start.line + 1
+            && r.column == target.range.start.character + 1
+            && r.message == target.message
+    })?;
+    state.diagnostics_cursor.selected = index;
+    state.diagnostics.get(index).cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ConfigFile, Settings};
+    use crate::diagnostics::{Diagnostic, Range, Severity};
+    use std::path::PathBuf;
+
+    fn state() -> AppState {
+        let settings = Settings::merge(
+            ConfigFile::default(),
+            None,
+            &Default::default(),
+            &|_: &str| None,
+        )
+        .unwrap();
+        AppState::new(PathBuf::from("/ws"), settings)
+    }
+
+    fn diag(path: &str, line: usize, severity: Severity, message: &str) -> Diagnostic {
+        Diagnostic {
+            path: PathBuf::from(path),
+            range: Range::new(Position::new(line, 0), Position::new(line, 3)),
+            severity,
+            message: message.into(),
+            source: "ruff".into(),
+            code: Some("F401".into()),
+        }
+    }
+
+    fn publish(s: &mut AppState, path: &str, diagnostics: Vec<Diagnostic>) {
+        apply(
+            s,
+            DiagnosticsEvent::Published {
+                source: "ruff".into(),
+                path: PathBuf::from(path),
+                diagnostics,
+            },
+        );
+    }
+
+    #[test]
+    fn published_diagnostics_become_relative_grouped_rows() {
+        let mut s = state();
+        publish(
+            &mut s,
+            "/ws/b.py",
+            vec![diag("/ws/b.py", 4, Severity::Error, "undefined name")],
+        );
+        publish(
+            &mut s,
+            "/ws/a.py",
+            vec![
+                diag("/ws/a.py", 9, Severity::Warning, "later"),
+                diag("/ws/a.py", 0, Severity::Hint, "unused import"),
+            ],
+        );
+        let rows: Vec<_> = s
+            .diagnostics
+            .iter()
+            .map(|r| (r.path.as_str(), r.line))
+            .collect();
+        assert_eq!(rows, vec![("a.py", 1), ("a.py", 10), ("b.py", 5)]);
+        assert_eq!(s.diagnostics[0].source.as_deref(), Some("ruff F401"));
+
+        rebuild_rows(&mut s, Some(Path::new("/ws/b.py")));
+        assert_eq!(s.diagnostics[0].path, "b.py", "the active file comes first");
+
+        publish(&mut s, "/ws/b.py", vec![]);
+        assert_eq!(s.diagnostics.len(), 2, "an empty publish clears that file");
+    }
+
+    #[test]
+    fn f8_walks_across_files_and_wraps() {
+        let mut s = state();
+        publish(
+            &mut s,
+            "/ws/a.py",
+            vec![diag("/ws/a.py", 1, Severity::Error, "one")],
+        );
+        publish(
+            &mut s,
+            "/ws/b.py",
+            vec![diag("/ws/b.py", 2, Severity::Error, "two")],
+        );
+        assert_eq!(step(&mut s, true).map(|r| r.message), Some("two".into()));
+        assert_eq!(
+            step(&mut s, true).map(|r| r.message),
+            Some("one".into()),
+            "wraps"
+        );
+        assert_eq!(step(&mut s, false).map(|r| r.message), Some("two".into()));
+    }
+
+    #[test]
+    fn notices_and_server_states_reach_the_status_line() {
+        let mut s = state();
+        apply(
+            &mut s,
+            DiagnosticsEvent::Notice("no language server for rust".into()),
+        );
+        assert_eq!(
+            s.status_notice.as_deref(),
+            Some("no language server for rust")
+        );
+    }
+}
