@@ -335,4 +335,26 @@ mod tests {
         let s = Settings::load(&GlobalOptions::default(), &via_env).unwrap();
         assert_eq!(s.theme, "light");
     }
+
+    #[test]
+    fn diagnostics_servers_replace_the_defaults_and_typos_are_errors() {
+        let file = ConfigFile::parse(
+            "[[diagnostics.servers]]\nname = \"pyright\"\nlanguage_ids = [\"python\"]\ncommand = \"basedpyright-langserver\"\nargs = [\"--stdio\"]\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        assert_eq!(file.diagnostics.servers.len(), 1);
+        assert_eq!(
+            file.diagnostics.servers[0].command,
+            "basedpyright-langserver"
+        );
+        assert!(
+            !file.diagnostics.checks.is_empty(),
+            "checks keep their defaults"
+        );
+        let err = ConfigFile::parse("[diagnostics]\nserver = []\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("server"), "{err}");
+    }
 }
