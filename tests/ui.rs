@@ -416,3 +416,42 @@ fn code_cells_collapse_and_expand() {
         )
     );
 }
+
+#[test]
+fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
+    let mut s = state();
+    for i in 0..40 {
+        s.conversation
+            .messages
+            .push(ChatMessage::new(Role::User, format!("filler message {i}")));
+    }
+    s.conversation.messages.insert(
+        3,
+        ChatMessage::new(Role::Tool, "stdout: checkAuth rejects role user"),
+    );
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    for c in "checkauth".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    press(&mut s, KeyCode::Char('p'), KeyModifiers::ALT);
+    assert_eq!(s.pins.len(), 1, "Alt+P pins the selected result");
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(s.overlay, None);
+    assert_eq!(s.conversation.flash, Some(3));
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(
+        text.contains("checkAuth rejects role user"),
+        "the result is in view:\n{text}"
+    );
+    assert!(
+        text.contains("pinned") && text.contains("#4 tool"),
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
+    press(&mut s, KeyCode::Backspace, KeyModifiers::ALT);
+    assert!(s.pins.is_empty());
+    assert_eq!(
+        s.conversation.flash, None,
+        "the flash ends with the next key"
+    );
+}

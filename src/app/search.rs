@@ -12,6 +12,20 @@ pub struct SearchHit {
     pub label: String,
     pub text: String,
     pub highlights: Vec<Range<usize>>,
+    /// Where Enter goes.
+    pub target: SearchTarget,
+    /// What pinning this result attaches to the next prompt.
+    pub pin_text: String,
+}
+
+/// Where a search result lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchTarget {
+    /// Index into the conversation pane's messages.
+    Message(usize),
+    Variable(String),
+    /// Index into the diagnostics pane's rows.
+    Diagnostic(usize),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,10 +73,16 @@ pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
             .iter()
             .enumerate()
             .filter_map(|(i, m)| {
-                snippet(&m.text, &needle).map(|(text, highlights)| SearchHit {
+                let haystack = match &m.cell {
+                    Some(cell) => format!("{}\n{}", cell.code, m.text),
+                    None => m.text.clone(),
+                };
+                snippet(&haystack, &needle).map(|(text, highlights)| SearchHit {
                     label: format!("#{} {}", i + 1, m.role.label()),
                     text,
                     highlights,
+                    target: SearchTarget::Message(i),
+                    pin_text: haystack.clone(),
                 })
             })
             .collect(),
@@ -75,17 +95,32 @@ pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
                     label: v.name.clone(),
                     text,
                     highlights,
+                    target: SearchTarget::Variable(v.name.clone()),
+                    pin_text: format!(
+                        "kernel variable `{}` ({}): {}",
+                        v.name, v.type_name, v.preview
+                    ),
                 })
             })
             .collect(),
         SearchScope::Diagnostics => state
             .diagnostics
             .iter()
-            .filter_map(|d| {
+            .enumerate()
+            .filter_map(|(i, d)| {
                 snippet(&d.message, &needle).map(|(text, highlights)| SearchHit {
                     label: format!("{}:{}", d.path, d.line),
                     text,
                     highlights,
+                    target: SearchTarget::Diagnostic(i),
+                    pin_text: format!(
+                        "{}:{}:{} {}: {}",
+                        d.path,
+                        d.line,
+                        d.column,
+                        d.severity.as_str(),
+                        d.message
+                    ),
                 })
             })
             .collect(),

@@ -93,6 +93,10 @@ pub struct ConversationState {
     /// Code cells show everything (Ctrl+O) instead of their first and last
     /// lines.
     pub cells_expanded: bool,
+    /// A search result to bring into view before the next frame.
+    pub jump_to: Option<usize>,
+    /// The message a search jump landed on, highlighted until the next key.
+    pub flash: Option<usize>,
 }
 
 /// One row of the variables inspector.
@@ -206,6 +210,13 @@ pub struct SearchState {
     pub cursor: ListCursor,
 }
 
+/// A search result attached to the next prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pin {
+    pub label: String,
+    pub text: String,
+}
+
 /// A yes/no question that blocks the workbench until answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Question {
@@ -270,6 +281,8 @@ pub struct AppState {
     /// store changes.
     pub diagnostics: Vec<DiagnosticRow>,
     pub diagnostics_client: Option<DiagnosticsService>,
+    /// Search results pinned to the next prompt (shown above the composer).
+    pub pins: Vec<Pin>,
     /// A transient line for the status bar (language server states, notices).
     pub status_notice: Option<String>,
     pub diagnostics_cursor: ListCursor,
@@ -308,6 +321,7 @@ impl AppState {
             diagnostics: Vec::new(),
             diagnostics_client: None,
             status_notice: None,
+            pins: Vec::new(),
             diagnostics_cursor: ListCursor::default(),
             snapshot: None,
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)

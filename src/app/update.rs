@@ -79,6 +79,8 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
 }
 
 fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
+    // A search jump's highlight lasts until the user does something else.
+    state.conversation.flash = None;
     if let Some(action) = keymap::lookup(&state.key_scopes(), &key) {
         return apply(state, action);
     }
@@ -120,6 +122,11 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             state.conversation.cells_expanded = !state.conversation.cells_expanded;
         }
         Action::InsertNewline => state.composer.insert_newline(),
+        Action::SearchOpen => open_search_result(state),
+        Action::SearchPin => pin_search_result(state),
+        Action::RemovePin => {
+            state.pins.pop();
+        }
         Action::SearchNextScope | Action::SearchPrevScope => {
             if let Some(Overlay::Search(search)) = &mut state.overlay {
                 search.scope = search.scope.cycle(action == Action::SearchNextScope);
@@ -136,6 +143,54 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::ScrollBottom => scroll(state, isize::MAX / 2),
     }
     Command::Redraw
+}
+
+fn selected_hit(state: &AppState) -> Option<super::search::SearchHit> {
+    let Some(Overlay::Search(search)) = &state.overlay else {
+        return None;
+    };
+    match super::search::find(state, search) {
+        super::search::SearchOutcome::Hits(hits) => hits.into_iter().nth(search.cursor.selected),
+        _ => None,
+    }
+}
+
+/// Enter in the search pane: close it and bring the result into view.
+fn open_search_result(state: &mut AppState) {
+    use super::search::SearchTarget;
+    let Some(hit) = selected_hit(state) else {
+        return;
+    };
+    state.overlay = None;
+    match hit.target {
+        SearchTarget::Message(index) => {
+            state.focus = PaneId::Conversation;
+            state.conversation.jump_to = Some(index);
+            state.conversation.flash = Some(index);
+        }
+        SearchTarget::Variable(name) => {
+            state.focus = PaneId::Variables;
+            if let Some(i) = state.variables.iter().position(|v| v.name == name) {
+                state.variables_cursor.selected = i;
+            }
+        }
+        SearchTarget::Diagnostic(index) => {
+            state.focus = PaneId::Diagnostics;
+            state.diagnostics_cursor.selected = index;
+        }
+    }
+}
+
+/// Alt+P in the search pane: attach the result to the next prompt.
+fn pin_search_result(state: &mut AppState) {
+    if let Some(hit) = selected_hit(state)
+        && !state.pins.iter().any(|p| p.text == hit.pin_text)
+    {
+        state.pins.push(super::state::Pin {
+            label: hit.label,
+            text: hit.pin_text,
+        });
+    }
 }
 
 fn request_quit(state: &mut AppState) -> Command {

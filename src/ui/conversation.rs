@@ -16,21 +16,81 @@ use crate::theme::Theme;
 /// The composer grows with its text up to this many rows.
 const MAX_COMPOSER_ROWS: u16 = 8;
 
-/// Splits the pane into the history (with its border) and the composer.
-fn split(state: &AppState, area: Rect) -> [Rect; 2] {
+/// At most this many pinned results are listed above the composer.
+const MAX_PIN_ROWS: usize = 3;
+
+/// Splits the pane into the history (with its border), the pinned results
+/// and the composer.
+fn split(state: &AppState, area: Rect) -> [Rect; 3] {
     let composer_rows = (state.composer.lines().len() as u16).clamp(1, MAX_COMPOSER_ROWS) + 2;
+    let pins = state.pins.len();
+    let pin_rows = if pins > MAX_PIN_ROWS {
+        MAX_PIN_ROWS + 1
+    } else {
+        pins
+    } as u16;
     Layout::vertical([
         Constraint::Min(0),
+        Constraint::Length(pin_rows),
         Constraint::Length(composer_rows.min(area.height)),
     ])
     .areas(area)
+}
+
+/// The scroll position that puts message `index` at the top of the history
+/// (a search result being opened).
+pub fn scroll_to_message(state: &AppState, theme: &Theme, area: Rect, index: usize) -> usize {
+    let [history, ..] = split(state, area);
+    let inner = history.inner(ratatui::layout::Margin::new(1, 1));
+    let ctx = Ctx::new(state, theme);
+    let messages = &state.conversation.messages;
+    let width = inner.width as usize;
+    let before: usize = messages
+        .iter()
+        .take(index)
+        .map(|m| 2 + body_lines(m, &ctx, width).len())
+        .sum();
+    let total = history_rows(messages, &ctx, width);
+    total.saturating_sub(before + inner.height as usize)
+}
+
+fn render_pins(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
+    let mut lines: Vec<Line> = state
+        .pins
+        .iter()
+        .rev()
+        .take(MAX_PIN_ROWS)
+        .map(|pin| {
+            Line::from(vec![
+                Span::styled(" pinned ", theme.roles.status_key),
+                Span::styled(
+                    format!(" {} ", sanitize::for_display(&pin.label)),
+                    theme.roles.text,
+                ),
+                Span::styled(
+                    format!(
+                        "({} chars) · Alt+Backspace removes",
+                        pin.text.chars().count()
+                    ),
+                    theme.roles.muted,
+                ),
+            ])
+        })
+        .collect();
+    if state.pins.len() > MAX_PIN_ROWS {
+        lines.push(Line::styled(
+            format!("  … and {} more pinned", state.pins.len() - MAX_PIN_ROWS),
+            theme.roles.muted,
+        ));
+    }
+    Paragraph::new(lines).render(area, frame.buffer_mut());
 }
 
 /// How far the history can scroll up when the pane occupies `area`.
 /// `ui::prepare` clamps the scroll position to it before each frame, so
 /// scrolling back down after overshooting the top is immediate.
 pub fn max_scroll(state: &AppState, theme: &Theme, area: Rect) -> usize {
-    let [history, _] = split(state, area);
+    let [history, ..] = split(state, area);
     let inner = history.inner(ratatui::layout::Margin::new(1, 1));
     let ctx = Ctx::new(state, theme);
     history_rows(&state.conversation.messages, &ctx, inner.width as usize)
@@ -38,7 +98,8 @@ pub fn max_scroll(state: &AppState, theme: &Theme, area: Rect) -> usize {
 }
 
 pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, frame: &mut Frame) {
-    let [history_area, composer_area] = split(state, area);
+    let [history_area, pins_area, composer_area] = split(state, area);
+    render_pins(state, theme, pins_area, frame);
 
     let mut title = vec![Span::raw("Conversation")];
     if let Some(count) = message_count(&state.conversation.messages) {
@@ -99,6 +160,7 @@ struct Ctx<'a> {
     theme: &'a Theme,
     styler: &'a dyn CodeStyler,
     expanded: bool,
+    flash: Option<usize>,
 }
 
 impl<'a> Ctx<'a> {
@@ -112,6 +174,7 @@ impl<'a> Ctx<'a> {
             theme,
             styler,
             expanded: state.conversation.cells_expanded,
+            flash: state.conversation.flash,
         }
     }
 }
@@ -146,7 +209,17 @@ fn history_lines(messages: &[ChatMessage], ctx: &Ctx<'_>, width: usize) -> Vec<L
             lines.push(Line::default());
         }
         let style = role_style(message.role, theme);
-        let mut header = vec![Span::styled(format!("▍{}", message.role.label()), style)];
+        let header_style = if ctx.flash == Some(i) {
+            style
+                .patch(theme.roles.match_highlight)
+                .patch(theme.roles.selection)
+        } else {
+            style
+        };
+        let mut header = vec![Span::styled(
+            format!("▍{}", message.role.label()),
+            header_style,
+        )];
         if let Some(cell) = &message.cell {
             header.push(cell_status(&cell.status, theme));
         }

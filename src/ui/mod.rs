@@ -30,6 +30,10 @@ use crate::theme::Theme;
 pub fn prepare(state: &mut AppState, theme: &Theme) {
     let area = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
     if let Some(rect) = layout::compute(area, state.focus).conversation {
+        if let Some(index) = state.conversation.jump_to.take() {
+            state.conversation.scroll_from_bottom =
+                conversation::scroll_to_message(state, theme, rect, index);
+        }
         let max = conversation::max_scroll(state, theme, rect);
         let scroll = &mut state.conversation.scroll_from_bottom;
         *scroll = (*scroll).min(max);

@@ -12,6 +12,10 @@ use crate::app::AppState;
 use crate::sanitize;
 use crate::theme::Theme;
 
+fn truncate(text: &str, chars: usize) -> String {
+    text.chars().take(chars).collect()
+}
+
 /// "ActiveEditor" → "active editor".
 fn section_label(section: crate::snapshot::Section) -> String {
     let mut label = String::new();
@@ -73,10 +77,34 @@ pub fn render(state: &AppState, scroll: usize, theme: &Theme, screen: Rect, buf:
             Span::styled(format!("{:>7}", cost.chars), theme.roles.muted),
         ]));
     }
+    if !state.pins.is_empty() {
+        breakdown.push(Line::default());
+        breakdown.push(Line::styled("pinned to the prompt", theme.roles.title));
+        for pin in &state.pins {
+            breakdown.push(Line::from(vec![
+                Span::styled(
+                    format!("{:<16}", truncate(&sanitize::for_display(&pin.label), 16)),
+                    theme.roles.text,
+                ),
+                Span::styled(
+                    format!("{:>7}", pin.text.chars().count()),
+                    theme.roles.muted,
+                ),
+            ]));
+        }
+    }
     Paragraph::new(breakdown).render(breakdown_area, buf);
 
-    let text = sanitize::for_display(&view.rendered.markdown);
-    Paragraph::new(text.into_owned())
+    let mut text = sanitize::for_display(&view.rendered.markdown).into_owned();
+    for pin in &state.pins {
+        text.push_str(&format!(
+            "\n\n--- pinned: {} ({} chars) ---\n{}",
+            sanitize::for_display(&pin.label),
+            pin.text.chars().count(),
+            sanitize::for_display(&pin.text)
+        ));
+    }
+    Paragraph::new(text)
         .style(theme.roles.text)
         .wrap(Wrap { trim: false })
         .scroll((scroll.min(u16::MAX as usize) as u16, 0))
