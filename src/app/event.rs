@@ -3,6 +3,7 @@
 
 use tokio::sync::mpsc;
 
+use super::approvals::PendingApproval;
 use super::kernel::KernelUpdate;
 use super::snapshot::SnapshotView;
 
@@ -15,6 +16,8 @@ pub enum AppEvent {
     SnapshotBuilt(SnapshotView),
     /// Cells, output, status and variables from the kernel service.
     Kernel(KernelUpdate),
+    /// Model-written code wants to run something: the approval overlay asks.
+    ApprovalRequested(PendingApproval),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

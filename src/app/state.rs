@@ -8,8 +8,11 @@ use tui_textarea::TextArea;
 
 use std::sync::Arc;
 
+use super::approvals::{ApprovalBroker, ApprovalQueue};
 use super::kernel::KernelClient;
+use super::safety::{KernelLauncher, SafetyView};
 use super::snapshot::SnapshotView;
+use super::variables::VariablesView;
 use crate::config::Settings;
 use crate::editor::Highlighter;
 use crate::keymap::{PaneId, Scope};
@@ -101,6 +104,8 @@ pub struct VariableRow {
     pub type_name: String,
     pub summary: String,
     pub preview: String,
+    /// Approximate size in bytes, when the kernel could tell.
+    pub size: Option<u64>,
     /// Execution id of the cell that last changed it; compared with
     /// `AppState::last_exec_id` when drawing, because the variables refresh
     /// can arrive before the cell's result.
@@ -238,6 +243,12 @@ pub enum Overlay {
     },
     Search(SearchState),
     Confirm(Question),
+    /// Enter on a variable: its full bounded preview, by name (it may be
+    /// rebound or vanish while open).
+    Variable {
+        name: String,
+        scroll: usize,
+    },
 }
 
 impl Overlay {
@@ -248,6 +259,7 @@ impl Overlay {
             Overlay::SnapshotPreview { .. } => "Snapshot",
             Overlay::Search(_) => "Search",
             Overlay::Confirm(_) => "Confirm",
+            Overlay::Variable { .. } => "Variable",
         }
     }
 
@@ -257,6 +269,7 @@ impl Overlay {
             Overlay::SnapshotPreview { .. } => Scope::Help,
             Overlay::Search(_) => Scope::Search,
             Overlay::Confirm(_) => Scope::Confirm,
+            Overlay::Variable { .. } => Scope::Help,
         }
     }
 }
@@ -277,6 +290,8 @@ pub struct AppState {
     pub last_exec_id: Option<u64>,
     pub variables: Vec<VariableRow>,
     pub variables_cursor: ListCursor,
+    /// Sort order and filter of the variables pane.
+    pub variables_view: VariablesView,
     pub diagnostics: Vec<DiagnosticRow>,
     pub diagnostics_cursor: ListCursor,
     /// The latest snapshot of the scene (built in the background).
@@ -284,6 +299,16 @@ pub struct AppState {
     /// Syntax highlighting for the file view and code in the conversation
     /// (a read-only resource; `None` draws code plain, as with `NO_COLOR`).
     pub highlighter: Option<Arc<Highlighter>>,
+    /// Approval mode, sandbox status and whether the kernel is confined.
+    pub safety: SafetyView,
+    /// Questions from model-written code, shown one at a time over
+    /// everything else.
+    pub approvals: ApprovalQueue,
+    /// Asks the user on behalf of `shell.run` and the agent's cells
+    /// (`None` in tests without one).
+    pub approval_broker: Option<ApprovalBroker>,
+    /// Starts a new kernel when the mode crosses `full`.
+    pub kernel_launcher: Option<KernelLauncher>,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -310,12 +335,17 @@ impl AppState {
             last_exec_id: None,
             variables: Vec::new(),
             variables_cursor: ListCursor::default(),
+            variables_view: VariablesView::default(),
             diagnostics: Vec::new(),
             diagnostics_cursor: ListCursor::default(),
             snapshot: None,
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)
                 .ok()
                 .map(Arc::new),
+            safety: SafetyView::default(),
+            approvals: ApprovalQueue::default(),
+            approval_broker: None,
+            kernel_launcher: None,
             size: Size::new(120, 40),
             should_quit: false,
         }
@@ -323,19 +353,22 @@ impl AppState {
 
     /// Scopes for key lookup, innermost first.
     pub fn key_scopes(&self) -> Vec<Scope> {
-        let mut scopes = Vec::with_capacity(2);
+        let mut scopes = Vec::with_capacity(3);
+        if let Some(scope) = super::approval_flow::scope(self) {
+            scopes.push(scope);
+        }
         if let Some(overlay) = &self.overlay {
             scopes.push(overlay.scope());
         }
-        scopes.push(self.focus.scope());
+        scopes.extend(super::variables::pane_scopes(self));
         scopes
     }
 
     /// The scope whose hints the status bar shows.
     pub fn active_scope(&self) -> Scope {
-        self.overlay
-            .as_ref()
-            .map(Overlay::scope)
+        self.key_scopes()
+            .first()
+            .copied()
             .unwrap_or_else(|| self.focus.scope())
     }
 

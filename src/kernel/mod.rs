@@ -50,7 +50,7 @@ pub use capability::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilityRegistry, CapabilitySpec,
     ParamSpec, arg_seconds, arg_str,
 };
-pub use config::KernelConfig;
+pub use config::{KernelConfig, PreSpawnHook};
 pub use error::KernelError;
 pub use events::KernelEvent;
 pub use output::CappedText;
