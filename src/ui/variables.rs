@@ -11,6 +11,7 @@ use crate::app::state::{KernelView, VariableRow};
 use crate::app::variables::{self, VariableSort};
 use crate::sanitize;
 use crate::theme::Theme;
+use unicode_width::UnicodeWidthStr;
 
 pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
     let rows = variables::visible(state);
@@ -24,13 +25,10 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         };
         title.push(Span::styled(count, theme.roles.muted));
         if view.sort == VariableSort::Changed {
-            title.push(Span::styled(
-                format!(" · {}", view.sort.label()),
-                theme.roles.muted,
-            ));
+            title.push(Span::styled(" · by change", theme.roles.muted));
         }
         if matches!(state.kernel, KernelView::Dead { .. }) {
-            title.push(Span::styled(" · stale: kernel dead", theme.roles.warning));
+            title.push(Span::styled(" · stale", theme.roles.warning));
         }
     }
     let title = Line::from(title);
@@ -69,20 +67,28 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         return;
     }
 
-    // Columns as wide as their content, within limits; the preview gets the rest.
+    // Columns as wide as their content, within limits; the preview gets the
+    // rest. A narrow pane drops the type column (the summary usually says
+    // it: `len 3`, `shape (3, 4) float64`) so the preview keeps some room.
     let widest = |f: fn(&VariableRow) -> &str, cap: usize| {
         rows.iter()
-            .map(|v| f(v).chars().count())
+            .map(|v| f(v).width())
             .max()
             .unwrap_or(0)
             .min(cap) as u16
     };
-    let widths = [
-        Constraint::Length(widest(|v| &v.name, 16) + 2),
-        Constraint::Length(widest(|v| &v.type_name, 10).max(4)),
-        Constraint::Length(widest(|v| &v.summary, 14).max(7)),
-        Constraint::Fill(1),
-    ];
+    let narrow = inner.width < NARROW_PANE;
+    let name_w = widest(|v| &v.name, 16).max(4) + 2;
+    let type_w = if narrow {
+        0
+    } else {
+        widest(|v| &v.type_name, 10).max(4)
+    };
+    let summary_w = widest(|v| &v.summary, if narrow { 12 } else { 20 }).max(7);
+    let columns = if narrow { 3 } else { 4 };
+    let preview_w = inner
+        .width
+        .saturating_sub(name_w + type_w + summary_w + columns - 1) as usize;
     let table_rows = rows.iter().map(|v| {
         let changed = v.changed_by.is_some() && v.changed_by == state.last_exec_id;
         let marker = if changed {
@@ -90,30 +96,51 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         } else {
             Span::raw("  ")
         };
-        Row::new(vec![
-            Line::from(vec![
-                marker,
-                Span::styled(
-                    sanitize::for_display(&v.name).into_owned(),
-                    theme.roles.text,
-                ),
-            ]),
-            Line::styled(
-                sanitize::for_display(&v.type_name).into_owned(),
-                theme.roles.info,
-            ),
-            Line::styled(
-                sanitize::for_display(&v.summary).into_owned(),
-                theme.roles.muted,
-            ),
-            Line::styled(
-                sanitize::for_display(&v.preview).into_owned(),
+        let mut cells = vec![Line::from(vec![
+            marker,
+            Span::styled(
+                cut(&sanitize::for_display(&v.name), name_w as usize - 2),
                 theme.roles.text,
             ),
-        ])
+        ])];
+        if !narrow {
+            cells.push(Line::styled(
+                cut(&sanitize::for_display(&v.type_name), type_w as usize),
+                theme.roles.info,
+            ));
+        }
+        cells.push(Line::styled(
+            cut(&sanitize::for_display(&v.summary), summary_w as usize),
+            theme.roles.muted,
+        ));
+        cells.push(Line::styled(
+            cut(&sanitize::for_display(&v.preview), preview_w),
+            theme.roles.text,
+        ));
+        Row::new(cells)
     });
+    let (widths, header): (Vec<Constraint>, Vec<&str>) = if narrow {
+        (
+            vec![
+                Constraint::Length(name_w),
+                Constraint::Length(summary_w),
+                Constraint::Fill(1),
+            ],
+            vec!["  name", "summary", "preview"],
+        )
+    } else {
+        (
+            vec![
+                Constraint::Length(name_w),
+                Constraint::Length(type_w),
+                Constraint::Length(summary_w),
+                Constraint::Fill(1),
+            ],
+            vec!["  name", "type", "summary", "preview"],
+        )
+    };
     let table = Table::new(table_rows, widths)
-        .header(Row::new(["  name", "type", "summary", "preview"]).style(theme.roles.title))
+        .header(Row::new(header).style(theme.roles.title))
         .row_highlight_style(if focused {
             theme.roles.selection
         } else {
@@ -122,4 +149,30 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
     let mut table_state =
         TableState::default().with_selected(Some(state.variables_cursor.selected));
     StatefulWidget::render(table, inner, buf, &mut table_state);
+}
+
+/// Below this inner width the type column is dropped.
+const NARROW_PANE: u16 = 48;
+
+/// Cuts `text` to `width` columns, ending in `…` when something was cut, so
+/// a long preview never looks complete when it is not.
+fn cut(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_owned();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
 }
