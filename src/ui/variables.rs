@@ -84,7 +84,7 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
     } else {
         widest(|v| &v.type_name, 10).max(4)
     };
-    let summary_w = widest(|v| &v.summary, if narrow { 12 } else { 20 }).max(7);
+    let summary_w = widest(|v| &v.summary, if narrow { 14 } else { 20 }).max(7);
     let columns = if narrow { 3 } else { 4 };
     let preview_w = inner
         .width
