@@ -446,6 +446,10 @@ pub const BINDINGS: &[Binding] = &[
     hinted(Scope::Approval, Char('d'), NONE, Action::StartDenial),
     bind(Scope::Approval, Char('n'), NONE, Action::StartDenial),
     hinted(Scope::Approval, KeyCode::Esc, NONE, Action::DenyNow),
+    bind(Scope::Approval, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(Scope::Approval, KeyCode::Down, NONE, Action::ScrollDown),
+    bind(Scope::Approval, KeyCode::PageUp, NONE, Action::PageUp),
+    bind(Scope::Approval, KeyCode::PageDown, NONE, Action::PageDown),
     hinted(
         Scope::ApprovalReason,
         KeyCode::Enter,

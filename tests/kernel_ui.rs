@@ -131,6 +131,24 @@ fn approval_overlay_for_a_cell_is_highlighted() {
 }
 
 #[test]
+fn a_long_cell_scrolls_so_all_of_it_can_be_read() {
+    let mut s = state();
+    let code: String = (0..40).map(|i| format!("step_{i} = {i}\n")).collect();
+    let _answer = ask(&mut s, ApprovalSubject::Cell(code));
+    let top = text(&draw(&mut s, 80, 20));
+    assert!(top.contains("step_0 = 0"));
+    assert!(top.contains("more lines below"), "{top}");
+    for _ in 0..30 {
+        press(&mut s, KeyCode::Down);
+    }
+    insta::assert_snapshot!("approval_long_cell_scrolled", text(&draw(&mut s, 80, 20)));
+    let scrolled = text(&draw(&mut s, 80, 20));
+    assert!(scrolled.contains("step_31 = 31"), "{scrolled}");
+    assert!(scrolled.contains("lines above"));
+    assert!(!s.approvals.is_empty(), "scrolling answers nothing");
+}
+
+#[test]
 fn clicking_a_button_answers() {
     let mut s = state();
     let mut answer = ask(&mut s, ApprovalSubject::Command("ls".into()));

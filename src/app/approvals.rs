@@ -77,6 +77,8 @@ impl PendingApproval {
 pub struct ApprovalQueue {
     pub pending: VecDeque<PendingApproval>,
     pub reason: Option<String>,
+    /// Lines of the front request's code scrolled past (long cells).
+    pub scroll: usize,
 }
 
 impl ApprovalQueue {
@@ -100,6 +102,7 @@ impl ApprovalQueue {
     /// Answers the front request.
     pub fn answer_front(&mut self, decision: ApprovalDecision) -> bool {
         self.reason = None;
+        self.scroll = 0;
         match self.pending.pop_front() {
             Some(pending) => {
                 pending.answer(decision);
@@ -112,6 +115,7 @@ impl ApprovalQueue {
     /// Answers every waiting request the same way (switching to `auto`).
     pub fn answer_all(&mut self, decision: ApprovalDecision) {
         self.reason = None;
+        self.scroll = 0;
         for pending in self.pending.drain(..) {
             pending.answer(decision.clone());
         }

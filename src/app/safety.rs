@@ -31,6 +31,9 @@ pub struct SafetyView {
     pub sandbox: Option<SandboxStatus>,
     /// Whether the running kernel was spawned inside the sandbox.
     pub confined: bool,
+    /// The sandboxed kernel can reach the network (allowed by the user, or
+    /// not confinable on this machine).
+    pub network_open: bool,
 }
 
 impl Default for SafetyView {
@@ -39,6 +42,7 @@ impl Default for SafetyView {
             mode: ApprovalMode::Ask,
             sandbox: None,
             confined: false,
+            network_open: false,
         }
     }
 }
@@ -48,6 +52,7 @@ impl SafetyView {
     pub fn label(&self) -> String {
         let confinement = match (self.mode, self.confined, &self.sandbox) {
             (ApprovalMode::Full, ..) => "no sandbox",
+            (_, true, _) if self.network_open => "sandboxed, network on",
             (_, true, _) => "sandboxed",
             (_, false, Some(SandboxStatus::Unavailable(_))) => "sandbox unavailable",
             (_, false, _) => "unconfined",
@@ -214,6 +219,14 @@ pub fn start(state: &mut AppState, app: &AppEventSender) {
         );
     }
     state.safety.mode = mode;
+    state.safety.network_open = state.settings.allow_network
+        || matches!(
+            sandbox,
+            SandboxStatus::Enforced {
+                network_confined: false,
+                ..
+            }
+        );
     state.safety.sandbox = Some(sandbox);
     state.approval_broker = Some(broker);
     state.kernel_launcher = Some(launcher);

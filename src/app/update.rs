@@ -209,6 +209,17 @@ fn page(state: &AppState) -> isize {
 /// Scrolls whatever the keys are aimed at: the open overlay, else the
 /// focused pane.
 fn scroll(state: &mut AppState, delta: isize) {
+    if !state.approvals.is_empty() {
+        // A long cell: the user reads all of what would run.
+        let lines = state
+            .approvals
+            .front()
+            .map(|p| p.subject.text().lines().count())
+            .unwrap_or(0);
+        let scroll = &mut state.approvals.scroll;
+        *scroll = (*scroll as isize + delta).clamp(0, lines.saturating_sub(1) as isize) as usize;
+        return;
+    }
     let search_len = match &state.overlay {
         Some(Overlay::Search(search)) => crate::ui::search::result_count(state, search),
         _ => 0,
@@ -368,6 +379,8 @@ fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
             MouseEventKind::Down(MouseButton::Left) => {
                 Command::from_changed(super::approval_flow::click(state, mouse.column, mouse.row))
             }
+            MouseEventKind::ScrollUp => apply(state, Action::ScrollUp),
+            MouseEventKind::ScrollDown => apply(state, Action::ScrollDown),
             _ => Command::None,
         };
     }

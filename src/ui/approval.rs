@@ -147,11 +147,19 @@ pub fn render(state: &AppState, theme: &Theme, screen: Rect, buf: &mut Buffer) {
         styler,
     );
     let room = g.code.height as usize;
+    let skip = state.approvals.scroll.min(lines.len().saturating_sub(1));
+    if skip > 0 {
+        lines.drain(..skip);
+        lines[0] = Line::styled(
+            format!("… {} lines above (↑ scrolls back)", skip + 1),
+            theme.roles.warning,
+        );
+    }
     if lines.len() > room && room > 0 {
         let hidden = lines.len() - (room - 1);
         lines.truncate(room - 1);
         lines.push(Line::styled(
-            format!("… {hidden} more lines (the whole text is what runs)"),
+            format!("… {hidden} more lines below (↓ scrolls; all of it runs)"),
             theme.roles.warning,
         ));
     }
