@@ -344,3 +344,52 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigFile;
+
+    #[test]
+    fn kernel_knobs_come_from_the_settings() {
+        let file = ConfigFile::parse(
+            "[kernel]\npython = \"/opt/py/bin/python3\"\nmemory_limit_mb = 512\ncell_timeout_secs = 5\n",
+            std::path::Path::new("c.toml"),
+        )
+        .unwrap();
+        let settings = Settings::merge(file, None, &Default::default(), &|_: &str| None).unwrap();
+        let config = kernel_config(&settings, std::path::Path::new("/ws"));
+        assert_eq!(
+            config.python,
+            std::path::PathBuf::from("/opt/py/bin/python3")
+        );
+        assert_eq!(config.memory_limit_bytes, Some(512 * 1024 * 1024));
+        assert_eq!(config.default_timeout, Duration::from_secs(5));
+        assert!(config.pre_spawn.is_none(), "the launcher adds the sandbox");
+    }
+
+    #[test]
+    fn labels_say_how_confined_the_kernel_is() {
+        let mut view = SafetyView {
+            mode: ApprovalMode::Ask,
+            sandbox: Some(SandboxStatus::Enforced {
+                abi: 6,
+                network_confined: true,
+            }),
+            confined: true,
+            network_open: false,
+        };
+        assert_eq!(view.label(), "ask · sandboxed");
+        assert!(!view.is_warning());
+        view.network_open = true;
+        assert_eq!(view.label(), "ask · sandboxed, network on");
+        view.mode = ApprovalMode::Full;
+        view.confined = false;
+        assert_eq!(view.label(), "full · no sandbox");
+        assert!(view.is_warning());
+        view.mode = ApprovalMode::Ask;
+        view.sandbox = Some(SandboxStatus::Unavailable("old kernel".into()));
+        assert_eq!(view.label(), "ask · sandbox unavailable");
+        assert!(view.is_warning());
+    }
+}
