@@ -517,8 +517,10 @@ pub fn lookup(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
             return Some(action);
         }
         if is_modal(scope) {
-            // Only the emergency exits stay reachable under a modal overlay.
-            return find(Scope::Global).filter(|a| matches!(a, Action::Quit | Action::Suspend));
+            // Only the emergency exits stay reachable under a modal overlay,
+            // and Ctrl+C: a cell waiting on an approval can be interrupted.
+            return find(Scope::Global)
+                .filter(|a| matches!(a, Action::Quit | Action::Suspend | Action::Interrupt));
         }
     }
     find(Scope::Global)

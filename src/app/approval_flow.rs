@@ -211,6 +211,29 @@ mod tests {
         assert_eq!(scope(&s), None);
     }
 
+    #[test]
+    fn an_abandoned_question_leaves_the_queue() {
+        let mut s = state();
+        let (pending, answer) = PendingApproval::new(ApprovalSubject::Command("sleep 1".into()));
+        handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+        assert_eq!(scope(&s), Some(Scope::Approval));
+        // Ctrl+C reaches the kernel through the overlay.
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(
+            crate::keymap::lookup(&s.key_scopes(), &ctrl_c),
+            Some(Action::Interrupt)
+        );
+        // The interrupted cell drops its side; the next kernel event prunes.
+        drop(answer);
+        handle_app_event(
+            &mut s,
+            AppEvent::Kernel(crate::app::kernel::KernelUpdate::Restarted {
+                reason: "test".into(),
+            }),
+        );
+        assert!(s.approvals.is_empty());
+    }
+
     #[tokio::test]
     async fn auto_and_deny_modes_answer_without_asking() {
         let (tx, mut rx) = event::channel();
