@@ -30,6 +30,11 @@
 //! // written_rx.recv() => reload the file view. Ctrl-C => runtime.interrupt().
 //! # Ok(()) }
 //! ```
+//!
+//! To confine the kernel, set `KernelConfig::pre_spawn` to a [`PreSpawnHook`]
+//! that installs the sandbox on the `Command` (the workbench's is
+//! `app::safety::sandbox_hook`); it runs before every spawn, restarts
+//! included, and an error from it stops the spawn.
 
 mod capability;
 pub mod caps;
