@@ -55,6 +55,16 @@ pub struct GlobalOptions {
     /// Python interpreter for the kernel.
     #[arg(long, global = true, value_name = "PATH")]
     pub python: Option<PathBuf>,
+
+    /// How model-written code is approved: `ask` (each cell and shell
+    /// command; the TUI default), `auto` (no questions, inside the sandbox),
+    /// `full` (no sandbox, no questions), `deny`.
+    #[arg(long, global = true, value_name = "MODE")]
+    pub approval: Option<crate::sandbox::ApprovalMode>,
+
+    /// Let the sandboxed kernel open network connections.
+    #[arg(long, global = true)]
+    pub allow_network: bool,
 }
 
 #[derive(Debug, Subcommand)]

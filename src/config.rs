@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use crate::cli::GlobalOptions;
 use crate::diagnostics::DiagnosticsConfig;
+use crate::sandbox::ApprovalMode;
 use crate::theme::{self, DEFAULT_THEME};
 
 /// The snapshot budget in characters when nothing else is configured
@@ -50,6 +51,8 @@ pub struct ConfigFile {
     /// `[[diagnostics.checks]]`); a list given here replaces the defaults.
     #[serde(default)]
     pub diagnostics: DiagnosticsConfig,
+    #[serde(default)]
+    pub safety: SafetySection,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -65,6 +68,19 @@ pub struct ModelSection {
 #[serde(deny_unknown_fields)]
 pub struct KernelSection {
     pub python: Option<PathBuf>,
+    /// Address-space limit of the kernel process (RLIMIT_AS), in MiB.
+    pub memory_limit_mb: Option<u64>,
+    /// Per-cell timeout in seconds (interrupt first, restart if it hangs).
+    pub cell_timeout_secs: Option<u64>,
+}
+
+/// `[safety]`: how model-written code is approved and confined.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SafetySection {
+    /// `ask`, `auto`, `full` or `deny`.
+    pub approval: Option<ApprovalMode>,
+    pub allow_network: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -85,6 +101,13 @@ pub struct Settings {
     pub python: PathBuf,
     pub snapshot_budget: usize,
     pub diagnostics: DiagnosticsConfig,
+    /// The approval mode asked for (flag or config); `None` leaves the
+    /// choice to the front end (`ask` in the TUI).
+    pub approval: Option<ApprovalMode>,
+    /// The sandboxed kernel may open network connections.
+    pub allow_network: bool,
+    pub memory_limit_mb: Option<u64>,
+    pub cell_timeout_secs: Option<u64>,
     /// The config file that was read, if any (shown in errors and `--help`).
     pub config_path: Option<PathBuf>,
 }
@@ -187,6 +210,10 @@ impl Settings {
                 .unwrap_or_else(|| PathBuf::from("python3")),
             snapshot_budget,
             diagnostics: file.diagnostics,
+            approval: flags.approval.or(file.safety.approval),
+            allow_network: flags.allow_network || file.safety.allow_network.unwrap_or(false),
+            memory_limit_mb: file.kernel.memory_limit_mb,
+            cell_timeout_secs: file.kernel.cell_timeout_secs,
             config_path,
         })
     }
@@ -251,6 +278,31 @@ mod tests {
         };
         let s = Settings::merge(ConfigFile::default(), None, &flags, &env).unwrap();
         assert_eq!(s.model.as_deref(), Some("flag-model"));
+    }
+
+    #[test]
+    fn safety_and_kernel_limits_come_from_file_and_flags() {
+        let file = ConfigFile::parse(
+            "[safety]\napproval = \"auto\"\nallow_network = true\n[kernel]\nmemory_limit_mb = 2048\ncell_timeout_secs = 30\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        let s = Settings::merge(file, None, &GlobalOptions::default(), &env_of(&[])).unwrap();
+        assert_eq!(s.approval, Some(ApprovalMode::Auto));
+        assert!(s.allow_network);
+        assert_eq!(s.memory_limit_mb, Some(2048));
+        assert_eq!(s.cell_timeout_secs, Some(30));
+        let flags = GlobalOptions {
+            approval: Some(ApprovalMode::Full),
+            ..Default::default()
+        };
+        let s = Settings::merge(ConfigFile::default(), None, &flags, &env_of(&[])).unwrap();
+        assert_eq!(s.approval, Some(ApprovalMode::Full));
+        assert!(!s.allow_network);
+        let err = ConfigFile::parse("[safety]\napproval = \"yolo\"\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("safety.approval"), "{err}");
     }
 
     #[test]

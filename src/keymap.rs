@@ -20,6 +20,14 @@ pub enum Scope {
     Search,
     Help,
     Confirm,
+    /// The variables pane (its list keys come from [`Scope::List`]).
+    Variables,
+    /// Typing a filter in the variables pane.
+    VariableFilter,
+    /// The approval overlay's choices.
+    Approval,
+    /// Typing the reason for a denial.
+    ApprovalReason,
 }
 
 impl Scope {
@@ -32,18 +40,26 @@ impl Scope {
             Scope::Search => "Search",
             Scope::Help => "Help and snapshot preview",
             Scope::Confirm => "Confirmation",
+            Scope::Variables => "Variables",
+            Scope::VariableFilter => "Variables filter",
+            Scope::Approval => "Approval",
+            Scope::ApprovalReason => "Approval: reason for denying",
         }
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 7] = [
+    pub const ALL: [Scope; 11] = [
         Scope::Global,
         Scope::Conversation,
         Scope::FileView,
         Scope::List,
+        Scope::Variables,
+        Scope::VariableFilter,
         Scope::Search,
         Scope::Help,
         Scope::Confirm,
+        Scope::Approval,
+        Scope::ApprovalReason,
     ];
 }
 
@@ -115,6 +131,23 @@ pub enum Action {
     SearchPrevScope,
     Confirm,
     Deny,
+    /// Approval overlay: run the command or cell once.
+    ApproveOnce,
+    /// Approval overlay: always for this exact command (cells: every cell).
+    ApproveAlways,
+    /// Approval overlay: deny, typing a reason first.
+    StartDenial,
+    /// Approval overlay: deny without a reason.
+    DenyNow,
+    SendDenial,
+    CancelDenial,
+    /// Switch the approval mode between `ask` and `auto`.
+    CycleApprovalMode,
+    SortVariables,
+    FilterVariables,
+    ShowVariable,
+    ClearFilter,
+    EndFilter,
 }
 
 impl Action {
@@ -153,6 +186,20 @@ impl Action {
             Action::SearchPrevScope => "Previous search scope",
             Action::Confirm => "Yes",
             Action::Deny => "No",
+            Action::ApproveOnce => "Run it once",
+            Action::ApproveAlways => {
+                "Always allow this exact command (for cells: every cell) this session"
+            }
+            Action::StartDenial => "Deny, with a reason the code receives",
+            Action::DenyNow => "Deny without a reason",
+            Action::SendDenial => "Send the denial and its reason",
+            Action::CancelDenial => "Back to the choices",
+            Action::CycleApprovalMode => "Approval mode ask ↔ auto (or /approval MODE)",
+            Action::SortVariables => "Sort variables by name or by last change",
+            Action::FilterVariables => "Filter variables as you type",
+            Action::ShowVariable => "Show the selected variable in full",
+            Action::ClearFilter => "Clear the filter",
+            Action::EndFilter => "Keep the filter and go back to the list",
         }
     }
 
@@ -172,6 +219,18 @@ impl Action {
             Action::SearchPin => "pin",
             Action::Confirm => "yes",
             Action::Deny => "no",
+            Action::ApproveOnce => "run once",
+            Action::ApproveAlways => "always",
+            Action::StartDenial => "deny…",
+            Action::DenyNow => "deny",
+            Action::SendDenial => "send",
+            Action::CancelDenial => "back",
+            Action::CycleApprovalMode => "mode",
+            Action::SortVariables => "sort",
+            Action::FilterVariables => "filter",
+            Action::ShowVariable => "details",
+            Action::ClearFilter => "clear",
+            Action::EndFilter => "done",
             _ => "",
         }
     }
@@ -314,6 +373,7 @@ pub const BINDINGS: &[Binding] = &[
     ),
     bind(Scope::Global, Char('5'), ALT, Action::OpenSearch),
     hinted(Scope::Global, Char('f'), CTRL, Action::OpenSearch),
+    bind(Scope::Global, F(4), NONE, Action::CycleApprovalMode),
     bind(Scope::Global, Char('o'), CTRL, Action::ToggleCells),
     bind(Scope::Global, Char('c'), CTRL, Action::Interrupt),
     bind(Scope::Global, F(8), NONE, Action::NextDiagnostic),
@@ -375,6 +435,53 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::List, KeyCode::PageDown, NONE, Action::PageDown),
     bind(Scope::List, KeyCode::Home, NONE, Action::ScrollTop),
     bind(Scope::List, KeyCode::End, NONE, Action::ScrollBottom),
+    // Variables pane (plus the list keys above).
+    hinted(Scope::Variables, KeyCode::Enter, NONE, Action::ShowVariable),
+    hinted(Scope::Variables, Char('/'), NONE, Action::FilterVariables),
+    hinted(Scope::Variables, Char('s'), NONE, Action::SortVariables),
+    bind(Scope::Variables, KeyCode::Esc, NONE, Action::ClearFilter),
+    // Variables filter: typing edits the filter.
+    hinted(
+        Scope::VariableFilter,
+        KeyCode::Enter,
+        NONE,
+        Action::EndFilter,
+    ),
+    hinted(
+        Scope::VariableFilter,
+        KeyCode::Esc,
+        NONE,
+        Action::ClearFilter,
+    ),
+    bind(Scope::VariableFilter, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(
+        Scope::VariableFilter,
+        KeyCode::Down,
+        NONE,
+        Action::ScrollDown,
+    ),
+    // Approval overlay.
+    hinted(Scope::Approval, Char('y'), NONE, Action::ApproveOnce),
+    hinted(Scope::Approval, Char('a'), NONE, Action::ApproveAlways),
+    hinted(Scope::Approval, Char('d'), NONE, Action::StartDenial),
+    bind(Scope::Approval, Char('n'), NONE, Action::StartDenial),
+    hinted(Scope::Approval, KeyCode::Esc, NONE, Action::DenyNow),
+    bind(Scope::Approval, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(Scope::Approval, KeyCode::Down, NONE, Action::ScrollDown),
+    bind(Scope::Approval, KeyCode::PageUp, NONE, Action::PageUp),
+    bind(Scope::Approval, KeyCode::PageDown, NONE, Action::PageDown),
+    hinted(
+        Scope::ApprovalReason,
+        KeyCode::Enter,
+        NONE,
+        Action::SendDenial,
+    ),
+    hinted(
+        Scope::ApprovalReason,
+        KeyCode::Esc,
+        NONE,
+        Action::CancelDenial,
+    ),
     // Search overlay: typing edits the query.
     hinted(Scope::Search, KeyCode::Esc, NONE, Action::CloseOverlay),
     hinted(Scope::Search, KeyCode::Tab, NONE, Action::SearchNextScope),
@@ -409,7 +516,10 @@ pub const BINDINGS: &[Binding] = &[
 /// Scopes that own the whole keyboard while open: global bindings other
 /// than quitting do not reach through them.
 fn is_modal(scope: Scope) -> bool {
-    matches!(scope, Scope::Confirm | Scope::Help | Scope::Search)
+    matches!(
+        scope,
+        Scope::Confirm | Scope::Help | Scope::Search | Scope::Approval | Scope::ApprovalReason
+    )
 }
 
 /// Finds the action for a key, innermost scope first. `scopes` is ordered
@@ -430,8 +540,10 @@ pub fn lookup(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
             return Some(action);
         }
         if is_modal(scope) {
-            // Only the emergency exits stay reachable under a modal overlay.
-            return find(Scope::Global).filter(|a| matches!(a, Action::Quit | Action::Suspend));
+            // Only the emergency exits stay reachable under a modal overlay,
+            // and Ctrl+C: a cell waiting on an approval can be interrupted.
+            return find(Scope::Global)
+                .filter(|a| matches!(a, Action::Quit | Action::Suspend | Action::Interrupt));
         }
     }
     find(Scope::Global)
@@ -496,6 +608,18 @@ mod tests {
             Action::SearchPrevScope,
             Action::Confirm,
             Action::Deny,
+            Action::ApproveOnce,
+            Action::ApproveAlways,
+            Action::StartDenial,
+            Action::DenyNow,
+            Action::SendDenial,
+            Action::CancelDenial,
+            Action::CycleApprovalMode,
+            Action::SortVariables,
+            Action::FilterVariables,
+            Action::ShowVariable,
+            Action::ClearFilter,
+            Action::EndFilter,
         ];
         for action in all {
             assert!(bound.contains(&action), "{action:?} has no key");

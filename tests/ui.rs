@@ -75,6 +75,7 @@ fn with_content(mut s: AppState) -> AppState {
             type_name: "list".into(),
             summary: "len 1000000".into(),
             preview: "[0, 1, 4, 9, 16, 25, …]".into(),
+            size: None,
             changed_by: Some(7),
         },
         VariableRow {
@@ -82,6 +83,7 @@ fn with_content(mut s: AppState) -> AppState {
             type_name: "int".into(),
             summary: "".into(),
             preview: "3".into(),
+            size: None,
             changed_by: Some(3),
         },
     ];

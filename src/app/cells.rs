@@ -31,7 +31,7 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
         }
         KernelUpdate::Finished { cell_id, result } => finish(state, cell_id, &result),
         KernelUpdate::Status(info) => state.kernel = view_of(&info),
-        KernelUpdate::State(runtime) => state.variables = rows_of(&runtime),
+        KernelUpdate::State(runtime) => super::variables::replace(state, rows_of(&runtime)),
         KernelUpdate::Restarted { reason } => {
             super::update::notice(
                 state,
@@ -121,6 +121,7 @@ fn rows_of(runtime: &RuntimeState) -> Vec<VariableRow> {
             type_name: v.type_name.clone(),
             summary: v.summary.clone().unwrap_or_default(),
             preview: v.preview.clone().unwrap_or_default(),
+            size: v.size,
             changed_by: v.changed_by,
         })
         .collect()

@@ -3,6 +3,7 @@
 
 use tokio::sync::mpsc;
 
+use super::approvals::PendingApproval;
 use super::kernel::KernelUpdate;
 use super::snapshot::SnapshotView;
 use crate::diagnostics::DiagnosticsEvent;
@@ -18,6 +19,8 @@ pub enum AppEvent {
     Kernel(KernelUpdate),
     /// Diagnostics, server states and notices from the diagnostics service.
     Diagnostics(DiagnosticsEvent),
+    /// Model-written code wants to run something: the approval overlay asks.
+    ApprovalRequested(PendingApproval),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

@@ -1,16 +1,20 @@
 //! The application: state, the update function and the event loop.
 
+pub mod approval_flow;
+pub mod approvals;
 pub mod cells;
 pub mod composer;
 pub mod diagnostics;
 pub mod event;
 pub mod kernel;
 pub mod run;
+pub mod safety;
 pub mod search;
 pub mod snapshot;
 pub mod state;
 pub mod terminal;
 pub mod update;
+pub mod variables;
 
 pub use event::AppEvent;
 pub use state::AppState;

@@ -11,15 +11,12 @@ use tokio::time::Instant;
 use std::sync::Arc;
 
 use super::event::{self, AppEvent, AppEventSender};
-use super::kernel::KernelClient;
 use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
 use super::update::{self, Command};
 use crate::diagnostics::DiagnosticsService;
 use crate::editor::Highlighter;
-use crate::kernel::caps::{DenyAll, FsCapability, ShellCapability};
-use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
 use crate::theme::Theme;
 use crate::ui;
 
@@ -44,14 +41,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
     }
     state.diagnostics_client = Some(start_diagnostics(&state, &tx));
-    match start_kernel(&state, &tx) {
-        Ok(client) => state.kernel_client = Some(client),
-        Err(error) => {
-            state.kernel = super::state::KernelView::Dead {
-                reason: error.to_string(),
-            }
-        }
-    }
+    super::safety::start(&mut state, &tx);
 
     let mut input = EventStream::new();
     let mut needs_draw = true;
@@ -152,25 +142,6 @@ fn start_diagnostics(state: &AppState, tx: &AppEventSender) -> DiagnosticsServic
         }
     });
     service
-}
-
-/// Starts the kernel service with the `fs` and `shell` capabilities.
-fn start_kernel(state: &AppState, tx: &AppEventSender) -> std::io::Result<KernelClient> {
-    let root = &state.workspace_root;
-    let registry = CapabilityRegistry::new()
-        .with(Arc::new(FsCapability::new(root)?))
-        .with(Arc::new(ShellCapability::new(
-            root,
-            Arc::new(DenyAll {
-                reason: "shell commands need the user's approval, and the approval prompt is not \
-                         built yet"
-                    .into(),
-            }),
-        )));
-    let mut config = KernelConfig::for_workspace(root);
-    config.python = state.settings.python.clone();
-    let (runtime, events) = CodeRuntime::new(config, registry);
-    Ok(super::kernel::spawn(runtime, events, tx.clone()))
 }
 
 enum Step {

@@ -8,8 +8,11 @@ use tui_textarea::TextArea;
 
 use std::sync::Arc;
 
+use super::approvals::{ApprovalBroker, ApprovalQueue};
 use super::kernel::KernelClient;
+use super::safety::{KernelLauncher, SafetyView};
 use super::snapshot::SnapshotView;
+use super::variables::VariablesView;
 use crate::config::Settings;
 use crate::diagnostics::{DiagnosticsService, DiagnosticsStore};
 use crate::editor::Highlighter;
@@ -106,6 +109,8 @@ pub struct VariableRow {
     pub type_name: String,
     pub summary: String,
     pub preview: String,
+    /// Approximate size in bytes, when the kernel could tell.
+    pub size: Option<u64>,
     /// Execution id of the cell that last changed it; compared with
     /// `AppState::last_exec_id` when drawing, because the variables refresh
     /// can arrive before the cell's result.
@@ -235,6 +240,12 @@ pub enum Overlay {
     },
     Search(SearchState),
     Confirm(Question),
+    /// Enter on a variable: its full bounded preview, by name (it may be
+    /// rebound or vanish while open).
+    Variable {
+        name: String,
+        scroll: usize,
+    },
 }
 
 impl Overlay {
@@ -245,6 +256,7 @@ impl Overlay {
             Overlay::SnapshotPreview { .. } => "Snapshot",
             Overlay::Search(_) => "Search",
             Overlay::Confirm(_) => "Confirm",
+            Overlay::Variable { .. } => "Variable",
         }
     }
 
@@ -254,6 +266,7 @@ impl Overlay {
             Overlay::SnapshotPreview { .. } => Scope::Help,
             Overlay::Search(_) => Scope::Search,
             Overlay::Confirm(_) => Scope::Confirm,
+            Overlay::Variable { .. } => Scope::Help,
         }
     }
 }
@@ -279,6 +292,8 @@ pub struct AppState {
     pub diagnostics_store: DiagnosticsStore,
     /// Rows of the Diagnostics pane, grouped by file, rebuilt when the
     /// store changes.
+    /// Sort order and filter of the variables pane.
+    pub variables_view: VariablesView,
     pub diagnostics: Vec<DiagnosticRow>,
     pub diagnostics_client: Option<DiagnosticsService>,
     /// Search results pinned to the next prompt (shown above the composer).
@@ -291,6 +306,16 @@ pub struct AppState {
     /// Syntax highlighting for the file view and code in the conversation
     /// (a read-only resource; `None` draws code plain, as with `NO_COLOR`).
     pub highlighter: Option<Arc<Highlighter>>,
+    /// Approval mode, sandbox status and whether the kernel is confined.
+    pub safety: SafetyView,
+    /// Questions from model-written code, shown one at a time over
+    /// everything else.
+    pub approvals: ApprovalQueue,
+    /// Asks the user on behalf of `shell.run` and the agent's cells
+    /// (`None` in tests without one).
+    pub approval_broker: Option<ApprovalBroker>,
+    /// Starts a new kernel when the mode crosses `full`.
+    pub kernel_launcher: Option<KernelLauncher>,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -318,6 +343,7 @@ impl AppState {
             variables: Vec::new(),
             variables_cursor: ListCursor::default(),
             diagnostics_store: DiagnosticsStore::new(),
+            variables_view: VariablesView::default(),
             diagnostics: Vec::new(),
             diagnostics_client: None,
             status_notice: None,
@@ -327,6 +353,10 @@ impl AppState {
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)
                 .ok()
                 .map(Arc::new),
+            safety: SafetyView::default(),
+            approvals: ApprovalQueue::default(),
+            approval_broker: None,
+            kernel_launcher: None,
             size: Size::new(120, 40),
             should_quit: false,
         }
@@ -334,19 +364,22 @@ impl AppState {
 
     /// Scopes for key lookup, innermost first.
     pub fn key_scopes(&self) -> Vec<Scope> {
-        let mut scopes = Vec::with_capacity(2);
+        let mut scopes = Vec::with_capacity(3);
+        if let Some(scope) = super::approval_flow::scope(self) {
+            scopes.push(scope);
+        }
         if let Some(overlay) = &self.overlay {
             scopes.push(overlay.scope());
         }
-        scopes.push(self.focus.scope());
+        scopes.extend(super::variables::pane_scopes(self));
         scopes
     }
 
     /// The scope whose hints the status bar shows.
     pub fn active_scope(&self) -> Scope {
-        self.overlay
-            .as_ref()
-            .map(Overlay::scope)
+        self.key_scopes()
+            .first()
+            .copied()
             .unwrap_or_else(|| self.focus.scope())
     }
 

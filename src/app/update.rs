@@ -65,6 +65,12 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         }
         AppEvent::Kernel(update) => {
             super::cells::apply(state, update);
+            // An interrupted cell abandons the question it was waiting on.
+            state.approvals.prune();
+            Command::Redraw
+        }
+        AppEvent::ApprovalRequested(pending) => {
+            super::approval_flow::request(state, pending);
             Command::Redraw
         }
         AppEvent::SnapshotBuilt(view) => {
@@ -89,6 +95,9 @@ fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
 
 /// Performs an action from the keymap.
 pub fn apply(state: &mut AppState, action: Action) -> Command {
+    if super::approval_flow::apply(state, action) || super::variables::apply(state, action) {
+        return Command::Redraw;
+    }
     match action {
         Action::Quit => return request_quit(state),
         Action::Suspend => return Command::Suspend,
@@ -141,6 +150,19 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::PageDown => scroll(state, page(state)),
         Action::ScrollTop => scroll(state, isize::MIN / 2),
         Action::ScrollBottom => scroll(state, isize::MAX / 2),
+        Action::CycleApprovalMode => super::safety::cycle_mode(state),
+        // Handled above by the approval overlay and the variables pane.
+        Action::ApproveOnce
+        | Action::ApproveAlways
+        | Action::StartDenial
+        | Action::DenyNow
+        | Action::SendDenial
+        | Action::CancelDenial
+        | Action::SortVariables
+        | Action::FilterVariables
+        | Action::ShowVariable
+        | Action::ClearFilter
+        | Action::EndFilter => return Command::None,
     }
     Command::Redraw
 }
@@ -248,6 +270,17 @@ fn page(state: &AppState) -> isize {
 /// Scrolls whatever the keys are aimed at: the open overlay, else the
 /// focused pane.
 fn scroll(state: &mut AppState, delta: isize) {
+    if !state.approvals.is_empty() {
+        // A long cell: the user reads all of what would run.
+        let lines = state
+            .approvals
+            .front()
+            .map(|p| p.subject.text().lines().count())
+            .unwrap_or(0);
+        let scroll = &mut state.approvals.scroll;
+        *scroll = (*scroll as isize + delta).clamp(0, lines.saturating_sub(1) as isize) as usize;
+        return;
+    }
     let search_len = match &state.overlay {
         Some(Overlay::Search(search)) => crate::ui::search::result_count(state, search),
         _ => 0,
@@ -267,6 +300,9 @@ fn scroll(state: &mut AppState, delta: isize) {
         }
         Some(Overlay::Search(search)) => search.cursor.move_by(delta, search_len),
         Some(Overlay::Confirm(_)) => {}
+        Some(Overlay::Variable { scroll, .. }) => {
+            *scroll = (*scroll as isize + delta).clamp(0, u16::MAX as isize) as usize;
+        }
         None => match state.focus {
             PaneId::Conversation => {
                 // Up means further back in history; `ui::prepare` clamps
@@ -275,7 +311,7 @@ fn scroll(state: &mut AppState, delta: isize) {
                 state.conversation.scroll_from_bottom = from_bottom.max(0) as usize;
             }
             PaneId::Variables => {
-                let len = state.variables.len();
+                let len = super::variables::visible(state).len();
                 state.variables_cursor.move_by(delta, len);
             }
             PaneId::Diagnostics => {
@@ -289,6 +325,13 @@ fn scroll(state: &mut AppState, delta: isize) {
 
 /// Keys that are not bindings are text for whichever input has the keyboard.
 fn type_into_focused_input(state: &mut AppState, key: KeyEvent) -> bool {
+    if !state.approvals.is_empty() {
+        return super::approval_flow::type_reason(state, key);
+    }
+    if state.overlay.is_none() && state.focus == PaneId::Variables && state.variables_view.filtering
+    {
+        return super::variables::type_into_filter(state, key);
+    }
     match &mut state.overlay {
         Some(Overlay::Search(search)) => edit_query(search, key),
         Some(_) => false,
@@ -325,6 +368,13 @@ fn edit_query(search: &mut SearchState, key: KeyEvent) -> bool {
 /// instead of each one sending a message.
 fn paste(state: &mut AppState, text: &str) -> bool {
     let clean = sanitize::for_display(text);
+    if !state.approvals.is_empty() {
+        return super::approval_flow::paste_reason(state, &clean);
+    }
+    if state.overlay.is_none() && state.focus == PaneId::Variables && state.variables_view.filtering
+    {
+        return super::variables::paste_into_filter(state, &clean);
+    }
     match &mut state.overlay {
         Some(Overlay::Search(search)) => {
             let first_line = clean.lines().next().unwrap_or_default();
@@ -361,6 +411,9 @@ fn send_message(state: &mut AppState) {
             }
             None => notice(state, "The Python kernel is not running."),
         },
+        Submission::SlashCommand { name, args } if name == "approval" => {
+            super::safety::slash_command(state, &args);
+        }
         Submission::SlashCommand { name, .. } => {
             notice(
                 state,
@@ -381,6 +434,17 @@ pub fn notice(state: &mut AppState, text: &str) {
 }
 
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
+    if !state.approvals.is_empty() {
+        // The approval overlay is on top of everything: only its buttons act.
+        return match mouse.kind {
+            MouseEventKind::Down(MouseButton::Left) => {
+                Command::from_changed(super::approval_flow::click(state, mouse.column, mouse.row))
+            }
+            MouseEventKind::ScrollUp => apply(state, Action::ScrollUp),
+            MouseEventKind::ScrollDown => apply(state, Action::ScrollDown),
+            _ => Command::None,
+        };
+    }
     if state.overlay.is_some() {
         // Overlays are keyboard-first; the wheel still scrolls them.
         return match mouse.kind {

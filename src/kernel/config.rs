@@ -1,7 +1,25 @@
 //! Knobs of the kernel runtime, with the defaults the workbench uses.
 
+use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// Runs on the kernel's `Command` just before every spawn (first start and
+/// each restart), e.g. to confine the child with the sandbox. Whatever the
+/// hook must keep alive (the sandbox's private temp dir) it owns, so it
+/// lives exactly as long as the runtime's config.
+/// The hook's function: may change the command, or refuse the spawn.
+pub type PreSpawnFn = dyn Fn(&mut std::process::Command) -> std::io::Result<()> + Send + Sync;
+
+#[derive(Clone)]
+pub struct PreSpawnHook(pub Arc<PreSpawnFn>);
+
+impl fmt::Debug for PreSpawnHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PreSpawnHook")
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct KernelConfig {
@@ -25,6 +43,9 @@ pub struct KernelConfig {
     /// Variable refresh for the inspector: after every cell, and at this
     /// interval while a cell runs. `None` turns both off.
     pub auto_refresh: Option<Duration>,
+    /// Applied to every spawn; an error stops the spawn (nothing runs
+    /// unconfined when the sandbox cannot be installed).
+    pub pre_spawn: Option<PreSpawnHook>,
 }
 
 impl Default for KernelConfig {
@@ -40,6 +61,7 @@ impl Default for KernelConfig {
             output_head_bytes: 1 << 20,
             output_tail_bytes: 64 << 10,
             auto_refresh: Some(Duration::from_millis(500)),
+            pre_spawn: None,
         }
     }
 }

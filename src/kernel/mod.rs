@@ -30,6 +30,11 @@
 //! // written_rx.recv() => reload the file view. Ctrl-C => runtime.interrupt().
 //! # Ok(()) }
 //! ```
+//!
+//! To confine the kernel, set `KernelConfig::pre_spawn` to a [`PreSpawnHook`]
+//! that installs the sandbox on the `Command` (the workbench's is
+//! `app::safety::sandbox_hook`); it runs before every spawn, restarts
+//! included, and an error from it stops the spawn.
 
 mod capability;
 pub mod caps;
@@ -50,7 +55,7 @@ pub use capability::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilityRegistry, CapabilitySpec,
     ParamSpec, arg_seconds, arg_str,
 };
-pub use config::KernelConfig;
+pub use config::{KernelConfig, PreSpawnHook};
 pub use error::KernelError;
 pub use events::KernelEvent;
 pub use output::CappedText;

@@ -58,6 +58,9 @@ pub(crate) fn spawn(
         python: python.display().to_string(),
         source,
     };
+    if let Some(hook) = &config.pre_spawn {
+        (hook.0)(cmd.as_std_mut()).map_err(spawn_err)?;
+    }
     let mut child = cmd.spawn().map_err(spawn_err)?;
     let (Some(mut stdin), Some(stdout), Some(mut stderr), Some(pid)) = (
         child.stdin.take(),

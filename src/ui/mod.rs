@@ -2,6 +2,7 @@
 //! does I/O, which is what makes the insta snapshots cheap and honest.
 //! One file per pane.
 
+pub mod approval;
 pub mod code_style;
 pub mod confirm;
 pub mod conversation;
@@ -14,6 +15,7 @@ pub mod pane;
 pub mod search;
 pub mod snapshot_preview;
 pub mod status_bar;
+pub mod variable_detail;
 pub mod variables;
 pub mod wrap;
 
@@ -68,6 +70,11 @@ pub fn render(state: &AppState, theme: &Theme, frame: &mut Frame) {
         Some(Overlay::Confirm(question)) => {
             confirm::render(question, theme, area, frame.buffer_mut())
         }
+        Some(Overlay::Variable { name, scroll }) => {
+            variable_detail::render(state, name, *scroll, theme, area, frame.buffer_mut())
+        }
         None => {}
     }
+    // Questions from running code come first, over any other overlay.
+    approval::render(state, theme, area, frame.buffer_mut());
 }

@@ -27,11 +27,20 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Some(view) => format!("snapshot {}/{}", view.used, view.max),
         None => format!("snapshot …/{}", state.settings.snapshot_budget),
     };
-    let focus = state
-        .overlay
-        .as_ref()
-        .map(|o| o.label())
-        .unwrap_or_else(|| state.focus.label());
+    let focus = if !state.approvals.is_empty() {
+        "Approval"
+    } else {
+        state
+            .overlay
+            .as_ref()
+            .map(|o| o.label())
+            .unwrap_or_else(|| state.focus.label())
+    };
+    let safety_style = if state.safety.is_warning() {
+        bar.patch(theme.roles.warning)
+    } else {
+        bar
+    };
     let mut segments = vec![
         Span::styled(
             format!(" {} ", sanitize::for_display(&state.workspace_name)),
@@ -39,6 +48,8 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         ),
         Span::styled(format!("│ {} ", sanitize::for_display(model)), bar),
         Span::styled(format!("│ {} ", state.kernel.label()), bar),
+        Span::styled("│ ", bar),
+        Span::styled(format!("{} ", state.safety.label()), safety_style),
         Span::styled(format!("│ {snapshot} "), bar),
     ];
     let counts = state.diagnostics_store.counts();

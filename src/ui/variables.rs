@@ -8,24 +8,56 @@ use ratatui::widgets::{Row, StatefulWidget, Table, TableState, Widget};
 use super::pane;
 use crate::app::AppState;
 use crate::app::state::{KernelView, VariableRow};
+use crate::app::variables::{self, VariableSort};
 use crate::sanitize;
 use crate::theme::Theme;
+use unicode_width::UnicodeWidthStr;
 
 pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
+    let rows = variables::visible(state);
+    let view = &state.variables_view;
     let mut title = vec![Span::raw("Variables")];
     if !state.variables.is_empty() {
-        title.push(Span::styled(
-            format!(" ({})", state.variables.len()),
-            theme.roles.muted,
-        ));
+        let count = if rows.len() == state.variables.len() {
+            format!(" ({})", rows.len())
+        } else {
+            format!(" ({} of {})", rows.len(), state.variables.len())
+        };
+        title.push(Span::styled(count, theme.roles.muted));
+        if view.sort == VariableSort::Changed {
+            title.push(Span::styled(" · by change", theme.roles.muted));
+        }
+        if matches!(state.kernel, KernelView::Dead { .. }) {
+            title.push(Span::styled(" · stale", theme.roles.warning));
+        }
     }
     let title = Line::from(title);
     let block = pane::block(title, Some('3'), focused, theme);
-    let inner = block.inner(area);
+    let mut inner = block.inner(area);
     block.render(area, buf);
 
-    if state.variables.is_empty() {
+    if view.filtering || !view.filter.is_empty() {
+        let line_area = Rect::new(inner.x, inner.bottom().saturating_sub(1), inner.width, 1);
+        inner.height = inner.height.saturating_sub(1);
+        let mut spans = vec![
+            Span::styled("/", theme.roles.status_key),
+            Span::styled(
+                sanitize::for_display(&view.filter).into_owned(),
+                theme.roles.text,
+            ),
+        ];
+        if view.filtering && focused {
+            spans.push(Span::styled("▏", theme.roles.cursor));
+            spans.push(Span::styled("  Enter keep · Esc clear", theme.roles.muted));
+        } else {
+            spans.push(Span::styled("  Esc clears", theme.roles.muted));
+        }
+        Line::from(spans).render(line_area, buf);
+    }
+
+    if rows.is_empty() {
         let text = match &state.kernel {
+            _ if !state.variables.is_empty() => "no variable matches the filter",
             KernelView::NotStarted => "kernel not started",
             KernelView::Starting => "kernel starting…",
             KernelView::Dead { .. } => "kernel is not running",
@@ -35,61 +67,112 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         return;
     }
 
-    let rows = state.variables.iter().map(|v| {
+    // Columns as wide as their content, within limits; the preview gets the
+    // rest. A narrow pane drops the type column (the summary usually says
+    // it: `len 3`, `shape (3, 4) float64`) so the preview keeps some room.
+    let widest = |f: fn(&VariableRow) -> &str, cap: usize| {
+        rows.iter()
+            .map(|v| f(v).width())
+            .max()
+            .unwrap_or(0)
+            .min(cap) as u16
+    };
+    let narrow = inner.width < NARROW_PANE;
+    let name_w = widest(|v| &v.name, 16).max(4) + 2;
+    let type_w = if narrow {
+        0
+    } else {
+        widest(|v| &v.type_name, 10).max(4)
+    };
+    let summary_w = widest(|v| &v.summary, if narrow { 14 } else { 20 }).max(7);
+    let columns = if narrow { 3 } else { 4 };
+    let preview_w = inner
+        .width
+        .saturating_sub(name_w + type_w + summary_w + columns - 1) as usize;
+    let table_rows = rows.iter().map(|v| {
         let changed = v.changed_by.is_some() && v.changed_by == state.last_exec_id;
         let marker = if changed {
             Span::styled("● ", theme.roles.dirty_marker)
         } else {
             Span::raw("  ")
         };
-        Row::new(vec![
-            Line::from(vec![
-                marker,
-                Span::styled(
-                    sanitize::for_display(&v.name).into_owned(),
-                    theme.roles.text,
-                ),
-            ]),
-            Line::styled(
-                sanitize::for_display(&v.type_name).into_owned(),
-                theme.roles.info,
-            ),
-            Line::styled(
-                sanitize::for_display(&v.summary).into_owned(),
-                theme.roles.muted,
-            ),
-            Line::styled(
-                sanitize::for_display(&v.preview).into_owned(),
+        let mut cells = vec![Line::from(vec![
+            marker,
+            Span::styled(
+                cut(&sanitize::for_display(&v.name), name_w as usize - 2),
                 theme.roles.text,
             ),
-        ])
+        ])];
+        if !narrow {
+            cells.push(Line::styled(
+                cut(&sanitize::for_display(&v.type_name), type_w as usize),
+                theme.roles.info,
+            ));
+        }
+        cells.push(Line::styled(
+            cut(&sanitize::for_display(&v.summary), summary_w as usize),
+            theme.roles.muted,
+        ));
+        cells.push(Line::styled(
+            cut(&sanitize::for_display(&v.preview), preview_w),
+            theme.roles.text,
+        ));
+        Row::new(cells)
     });
-    // Columns as wide as their content, within limits; the preview gets the rest.
-    let widest = |f: fn(&VariableRow) -> &str, cap: usize| {
-        state
-            .variables
-            .iter()
-            .map(|v| f(v).chars().count())
-            .max()
-            .unwrap_or(0)
-            .min(cap) as u16
-    };
-    let table = Table::new(
-        rows,
-        [
-            Constraint::Length(widest(|v| &v.name, 16) + 2),
-            Constraint::Length(widest(|v| &v.type_name, 10).max(4)),
-            Constraint::Length(widest(|v| &v.summary, 14).max(7)),
-            Constraint::Fill(1),
-        ],
-    )
-    .header(Row::new(["  name", "type", "summary", "preview"]).style(theme.roles.title))
-    .row_highlight_style(if focused {
-        theme.roles.selection
+    let (widths, header): (Vec<Constraint>, Vec<&str>) = if narrow {
+        (
+            vec![
+                Constraint::Length(name_w),
+                Constraint::Length(summary_w),
+                Constraint::Fill(1),
+            ],
+            vec!["  name", "summary", "preview"],
+        )
     } else {
-        ratatui::style::Style::default()
-    });
+        (
+            vec![
+                Constraint::Length(name_w),
+                Constraint::Length(type_w),
+                Constraint::Length(summary_w),
+                Constraint::Fill(1),
+            ],
+            vec!["  name", "type", "summary", "preview"],
+        )
+    };
+    let table = Table::new(table_rows, widths)
+        .header(Row::new(header).style(theme.roles.title))
+        .row_highlight_style(if focused {
+            theme.roles.selection
+        } else {
+            ratatui::style::Style::default()
+        });
     let mut table_state =
         TableState::default().with_selected(Some(state.variables_cursor.selected));
     StatefulWidget::render(table, inner, buf, &mut table_state);
+}
+
+/// Below this inner width the type column is dropped.
+const NARROW_PANE: u16 = 48;
+
+/// Cuts `text` to `width` columns, ending in `…` when something was cut, so
+/// a long preview never looks complete when it is not.
+fn cut(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_owned();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
 }

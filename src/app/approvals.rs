@@ -1,0 +1,263 @@
+//! One approval queue for everything model-written code wants to do: shell
+//! commands a cell runs (`shell.run`) and, for the agent, the cells
+//! themselves. Requests travel to the UI loop as `AppEvent`s; the user's
+//! answer goes back on a oneshot, so nothing here ever blocks the loop.
+//!
+//! For the agent (ask mode, a cell the model wants to run):
+//!
+//! ```no_run
+//! # async fn turn(broker: hello_tui::app::approvals::ApprovalBroker) {
+//! use hello_tui::kernel::caps::Approval;
+//! match broker.approve_cell("import os\nos.listdir('.')").await {
+//!     Approval::Allow => { /* queue it on the KernelClient */ }
+//!     Approval::Deny(reason) => { /* tell the model: the user refused, because {reason} */ }
+//! }
+//! # }
+//! ```
+//!
+//! The broker reads the *current* approval mode on every request, so
+//! switching between `ask` and `auto` takes effect at once without a kernel
+//! restart: `auto` and `full` allow, `deny` refuses, `ask` queues a question.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::BoxFuture;
+use tokio::sync::oneshot;
+
+use super::event::{AppEvent, AppEventSender};
+use crate::kernel::caps::{Approval, ApprovalDecision, ApprovalPolicy};
+use crate::sandbox::ApprovalMode;
+
+/// What the user is asked to approve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalSubject {
+    /// A `shell.run` command, exactly as the cell passed it to `sh -c`.
+    Command(String),
+    /// A cell the model wants to run in the kernel.
+    Cell(String),
+}
+
+impl ApprovalSubject {
+    pub fn text(&self) -> &str {
+        match self {
+            ApprovalSubject::Command(text) | ApprovalSubject::Cell(text) => text,
+        }
+    }
+}
+
+/// One question waiting in the queue. Dropping it without an answer denies
+/// (the waiting side sees the channel close).
+#[derive(Debug)]
+pub struct PendingApproval {
+    pub subject: ApprovalSubject,
+    respond: oneshot::Sender<ApprovalDecision>,
+}
+
+impl PendingApproval {
+    pub fn new(subject: ApprovalSubject) -> (Self, oneshot::Receiver<ApprovalDecision>) {
+        let (respond, answer) = oneshot::channel();
+        (Self { subject, respond }, answer)
+    }
+
+    pub fn answer(self, decision: ApprovalDecision) {
+        let _ = self.respond.send(decision);
+    }
+
+    /// The asker gave up (its cell was interrupted or timed out).
+    pub fn is_abandoned(&self) -> bool {
+        self.respond.is_closed()
+    }
+}
+
+/// The queue the approval overlay shows, front first, and the deny reason
+/// being typed (`Some` while the reason line has the keyboard).
+#[derive(Debug, Default)]
+pub struct ApprovalQueue {
+    pub pending: VecDeque<PendingApproval>,
+    pub reason: Option<String>,
+    /// Lines of the front request's code scrolled past (long cells).
+    pub scroll: usize,
+}
+
+impl ApprovalQueue {
+    pub fn front(&self) -> Option<&PendingApproval> {
+        self.pending.front()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Drops questions nobody waits for any more.
+    pub fn prune(&mut self) {
+        let before = self.pending.len();
+        self.pending.retain(|p| !p.is_abandoned());
+        if self.pending.len() != before && self.pending.is_empty() {
+            self.reason = None;
+        }
+    }
+
+    /// Answers the front request.
+    pub fn answer_front(&mut self, decision: ApprovalDecision) -> bool {
+        self.reason = None;
+        self.scroll = 0;
+        match self.pending.pop_front() {
+            Some(pending) => {
+                pending.answer(decision);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Answers every waiting request the same way (switching to `auto`).
+    pub fn answer_all(&mut self, decision: ApprovalDecision) {
+        self.reason = None;
+        self.scroll = 0;
+        for pending in self.pending.drain(..) {
+            pending.answer(decision.clone());
+        }
+    }
+}
+
+/// The approval mode, shared between the UI loop (which changes it) and the
+/// broker's futures (which read it per request).
+#[derive(Debug, Clone)]
+struct SharedMode(Arc<AtomicU8>);
+
+impl SharedMode {
+    fn new(mode: ApprovalMode) -> Self {
+        Self(Arc::new(AtomicU8::new(Self::code(mode))))
+    }
+
+    fn code(mode: ApprovalMode) -> u8 {
+        ApprovalMode::ALL
+            .iter()
+            .position(|m| *m == mode)
+            .unwrap_or(0) as u8
+    }
+
+    fn get(&self) -> ApprovalMode {
+        ApprovalMode::ALL
+            .get(self.0.load(Ordering::Relaxed) as usize)
+            .copied()
+            .unwrap_or(ApprovalMode::Ask)
+    }
+
+    fn set(&self, mode: ApprovalMode) {
+        self.0.store(Self::code(mode), Ordering::Relaxed);
+    }
+}
+
+/// A cheap, clonable (Send) handle that asks the user through the UI loop.
+/// Give one to the kernel's `shell` capability (it is an
+/// [`ApprovalPolicy`]) and one to the agent for its cells.
+#[derive(Clone)]
+pub struct ApprovalBroker {
+    app: AppEventSender,
+    mode: SharedMode,
+    /// "Always" answers for shell commands: this exact command, this session.
+    always_commands: Arc<Mutex<HashSet<String>>>,
+    /// "Always" for a cell approves every later cell this session.
+    always_cells: Arc<AtomicBool>,
+    asked: Arc<AtomicU64>,
+}
+
+impl ApprovalBroker {
+    pub fn new(app: AppEventSender, mode: ApprovalMode) -> Self {
+        Self {
+            app,
+            mode: SharedMode::new(mode),
+            always_commands: Arc::default(),
+            always_cells: Arc::default(),
+            asked: Arc::default(),
+        }
+    }
+
+    pub fn mode(&self) -> ApprovalMode {
+        self.mode.get()
+    }
+
+    /// Called by the UI loop when the user switches modes.
+    pub fn set_mode(&self, mode: ApprovalMode) {
+        self.mode.set(mode);
+    }
+
+    /// How many questions this broker has put to the user (for tests and
+    /// the session log).
+    pub fn asked(&self) -> u64 {
+        self.asked.load(Ordering::Relaxed)
+    }
+
+    /// May the model's cell run? Resolves at once outside `ask` mode or
+    /// after an "always" for cells; otherwise when the user answers.
+    pub fn approve_cell(&self, code: &str) -> BoxFuture<'static, Approval> {
+        let broker = self.clone();
+        let code = code.to_owned();
+        Box::pin(async move {
+            if let Some(verdict) = broker.without_asking() {
+                return verdict;
+            }
+            if broker.always_cells.load(Ordering::Relaxed) {
+                return Approval::Allow;
+            }
+            let decision = broker.ask(ApprovalSubject::Cell(code)).await;
+            if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
+                broker.always_cells.store(true, Ordering::Relaxed);
+            }
+            verdict_of(decision)
+        })
+    }
+
+    /// The mode's answer when it needs no question.
+    fn without_asking(&self) -> Option<Approval> {
+        match self.mode() {
+            ApprovalMode::Ask => None,
+            ApprovalMode::Auto | ApprovalMode::Full => Some(Approval::Allow),
+            ApprovalMode::Deny => Some(Approval::Deny(
+                "the approval mode is `deny`: nothing model-written may run".to_owned(),
+            )),
+        }
+    }
+
+    async fn ask(
+        &self,
+        subject: ApprovalSubject,
+    ) -> Result<ApprovalDecision, oneshot::error::RecvError> {
+        let (pending, answer) = PendingApproval::new(subject);
+        self.asked.fetch_add(1, Ordering::Relaxed);
+        // A closed app channel drops `pending`, which closes `answer`: denied.
+        let _ = self.app.send(AppEvent::ApprovalRequested(pending));
+        answer.await
+    }
+}
+
+fn verdict_of(decision: Result<ApprovalDecision, oneshot::error::RecvError>) -> Approval {
+    match decision {
+        Ok(ApprovalDecision::AllowOnce | ApprovalDecision::AllowAlways) => Approval::Allow,
+        Ok(ApprovalDecision::Deny { reason }) => Approval::Deny(reason),
+        Err(_) => Approval::Deny("the approval request was dismissed".to_owned()),
+    }
+}
+
+impl ApprovalPolicy for ApprovalBroker {
+    fn check(&self, command: &str) -> BoxFuture<'static, Approval> {
+        let broker = self.clone();
+        let command = command.to_owned();
+        Box::pin(async move {
+            if let Some(verdict) = broker.without_asking() {
+                return verdict;
+            }
+            if crate::kernel::lock(&broker.always_commands).contains(&command) {
+                return Approval::Allow;
+            }
+            let decision = broker.ask(ApprovalSubject::Command(command.clone())).await;
+            if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
+                crate::kernel::lock(&broker.always_commands).insert(command);
+            }
+            verdict_of(decision)
+        })
+    }
+}

@@ -1,0 +1,395 @@
+//! Approval modes and the sandboxed kernel, as the workbench runs them.
+//!
+//! At start the sandbox is probed once; the requested mode (flag, config,
+//! else `ask`) becomes the effective one (`auto` without a sandbox falls
+//! back to `ask`, and says so). The kernel child is spawned inside a
+//! [`SandboxSession`] in every mode but `full`; the session rides in the
+//! kernel config's pre-spawn hook, so restarts after a crash or a timeout
+//! are confined the same way. Switching to or from `full` starts a new
+//! kernel (a process cannot leave its Landlock domain).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::approvals::ApprovalBroker;
+use super::event::AppEventSender;
+use super::kernel::KernelClient;
+use super::state::{AppState, KernelView};
+use crate::config::Settings;
+use crate::kernel::caps::{ApprovalDecision, FsCapability, ShellCapability};
+use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig, PreSpawnHook};
+use crate::sandbox::{
+    ApprovalMode, SandboxSession, SandboxStatus, effective_mode, fallback_notice,
+};
+
+/// What the status bar says about safety.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SafetyView {
+    /// The mode in force (after any fallback).
+    pub mode: ApprovalMode,
+    /// `None` until probed (tests without a sandbox probe).
+    pub sandbox: Option<SandboxStatus>,
+    /// Whether the running kernel was spawned inside the sandbox.
+    pub confined: bool,
+    /// The sandboxed kernel can reach the network (allowed by the user, or
+    /// not confinable on this machine).
+    pub network_open: bool,
+}
+
+impl Default for SafetyView {
+    fn default() -> Self {
+        Self {
+            mode: ApprovalMode::Ask,
+            sandbox: None,
+            confined: false,
+            network_open: false,
+        }
+    }
+}
+
+impl SafetyView {
+    /// `ask · sandboxed`, `full · no sandbox`, `ask · unconfined`.
+    pub fn label(&self) -> String {
+        let confinement = match (self.mode, self.confined, &self.sandbox) {
+            (ApprovalMode::Full, ..) => "no sandbox",
+            (_, true, _) if self.network_open => "sandboxed, network on",
+            (_, true, _) => "sandboxed",
+            (_, false, Some(SandboxStatus::Unavailable(_))) => "sandbox unavailable",
+            (_, false, _) => "unconfined",
+        };
+        format!("{} · {confinement}", self.mode)
+    }
+
+    /// Full mode, or a kernel that should be confined but is not: the
+    /// status bar draws these in the warning colour.
+    pub fn is_warning(&self) -> bool {
+        self.mode == ApprovalMode::Full || !self.confined
+    }
+}
+
+/// Starts kernels: at launch and again when the mode crosses `full`.
+/// Lives in `AppState` (`None` in tests); starting never blocks the loop
+/// beyond creating the sandbox's temp dir.
+#[derive(Clone)]
+pub struct KernelLauncher {
+    app: AppEventSender,
+    settings: Settings,
+    workspace: std::path::PathBuf,
+    broker: ApprovalBroker,
+    sandbox: SandboxStatus,
+}
+
+/// A started kernel and what to tell the user about it.
+pub struct Launched {
+    pub client: KernelClient,
+    pub confined: bool,
+    pub notice: Option<String>,
+}
+
+impl KernelLauncher {
+    pub fn new(
+        app: AppEventSender,
+        settings: Settings,
+        workspace: std::path::PathBuf,
+        broker: ApprovalBroker,
+        sandbox: SandboxStatus,
+    ) -> Self {
+        Self {
+            app,
+            settings,
+            workspace,
+            broker,
+            sandbox,
+        }
+    }
+
+    pub fn broker(&self) -> &ApprovalBroker {
+        &self.broker
+    }
+
+    /// Starts a kernel for `mode`: confined unless the mode is `full` or the
+    /// sandbox is unavailable here (then the caller's mode already asks).
+    pub fn launch(&self, mode: ApprovalMode) -> std::io::Result<Launched> {
+        let root = &self.workspace;
+        let registry = CapabilityRegistry::new()
+            .with(Arc::new(FsCapability::new(root)?))
+            .with(Arc::new(ShellCapability::new(
+                root,
+                Arc::new(self.broker.clone()),
+            )));
+        let mut config = kernel_config(&self.settings, root);
+        let mut notice = None;
+        let mut confined = false;
+        if mode.sandboxed() && self.sandbox.is_enforced() {
+            match SandboxSession::start(root, self.settings.allow_network, Vec::new()) {
+                Ok(session) => {
+                    let limits = session.limitations();
+                    if !limits.is_empty() {
+                        notice = Some(format!("sandbox limits here: {}", limits.join("; ")));
+                    }
+                    config.pre_spawn = Some(sandbox_hook(session));
+                    confined = true;
+                }
+                Err(error) => {
+                    // Never silently unconfined: the caller falls back to
+                    // asking and the user reads why.
+                    notice = Some(format!(
+                        "the sandbox could not be prepared ({error}); the kernel runs \
+                         unconfined and every model cell and shell command is shown for approval"
+                    ));
+                }
+            }
+        }
+        let (runtime, events) = CodeRuntime::new(config, registry);
+        let client = super::kernel::spawn(runtime, events, self.app.clone());
+        Ok(Launched {
+            client,
+            confined,
+            notice,
+        })
+    }
+}
+
+/// The kernel knobs from the settings: interpreter, memory limit, timeout.
+pub fn kernel_config(settings: &Settings, workspace: &std::path::Path) -> KernelConfig {
+    let mut config = KernelConfig::for_workspace(workspace);
+    config.python = settings.python.clone();
+    config.memory_limit_bytes = settings
+        .memory_limit_mb
+        .map(|mb| mb.saturating_mul(1024 * 1024));
+    if let Some(secs) = settings.cell_timeout_secs.filter(|s| *s > 0) {
+        config.default_timeout = Duration::from_secs(secs);
+    }
+    config
+}
+
+/// A pre-spawn hook that confines the kernel child; it owns the session, so
+/// the private temp dir lives as long as the runtime (restarts included).
+pub fn sandbox_hook(session: SandboxSession) -> PreSpawnHook {
+    let session = Arc::new(session);
+    PreSpawnHook(Arc::new(move |cmd| session.install(cmd)))
+}
+
+/// Start-up: probe the sandbox, settle the mode, start the kernel, and tell
+/// the user what applies. Called once by the event loop.
+pub fn start(state: &mut AppState, app: &AppEventSender) {
+    let sandbox = SandboxStatus::probe();
+    let requested = state.settings.approval.unwrap_or(ApprovalMode::Ask);
+    let mut mode = effective_mode(requested, &sandbox);
+    if let Some(text) = fallback_notice(requested, &sandbox) {
+        super::update::notice(state, &text);
+    }
+    let broker = ApprovalBroker::new(app.clone(), mode);
+    let launcher = KernelLauncher::new(
+        app.clone(),
+        state.settings.clone(),
+        state.workspace_root.clone(),
+        broker.clone(),
+        sandbox.clone(),
+    );
+    match launcher.launch(mode) {
+        Ok(launched) => {
+            if !launched.confined && mode == ApprovalMode::Auto {
+                mode = ApprovalMode::Ask;
+                broker.set_mode(mode);
+            }
+            if let Some(text) = &launched.notice {
+                super::update::notice(state, text);
+            }
+            state.safety.confined = launched.confined;
+            state.kernel_client = Some(launched.client);
+        }
+        Err(error) => {
+            state.kernel = KernelView::Dead {
+                reason: error.to_string(),
+            }
+        }
+    }
+    if mode == ApprovalMode::Full {
+        super::update::notice(
+            state,
+            "approval mode `full`: model-written code runs without a sandbox and without asking",
+        );
+    } else if let SandboxStatus::Unavailable(reason) = &sandbox
+        && requested == mode
+    {
+        super::update::notice(
+            state,
+            &format!("the kernel runs unconfined: the sandbox is unavailable ({reason})"),
+        );
+    }
+    state.safety.mode = mode;
+    state.safety.network_open = state.settings.allow_network
+        || matches!(
+            sandbox,
+            SandboxStatus::Enforced {
+                network_confined: false,
+                ..
+            }
+        );
+    state.safety.sandbox = Some(sandbox);
+    state.approval_broker = Some(broker);
+    state.kernel_launcher = Some(launcher);
+}
+
+/// `/approval MODE` and the mode key. Crossing `full` restarts the kernel.
+pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
+    let current = state.safety.mode;
+    let (mode, fallback) = match &state.safety.sandbox {
+        Some(sandbox) => (
+            effective_mode(requested, sandbox),
+            fallback_notice(requested, sandbox),
+        ),
+        None => (requested, None),
+    };
+    if let Some(text) = fallback {
+        super::update::notice(state, &text);
+    }
+    if mode == current {
+        super::update::notice(state, &format!("approval mode is already `{mode}`"));
+        return;
+    }
+    if mode == ApprovalMode::Auto && !state.safety.confined && state.kernel_launcher.is_some() {
+        super::update::notice(
+            state,
+            "approval mode `auto` needs a sandboxed kernel, and this one is not; staying in `ask`",
+        );
+        return;
+    }
+    if let Some(broker) = &state.approval_broker {
+        broker.set_mode(mode);
+    }
+    if !mode.asks() {
+        // Questions already waiting get the new mode's answer.
+        let decision = match mode {
+            ApprovalMode::Deny => ApprovalDecision::Deny {
+                reason: "the approval mode was switched to `deny`".to_owned(),
+            },
+            _ => ApprovalDecision::AllowOnce,
+        };
+        state.approvals.answer_all(decision);
+    }
+    state.safety.mode = mode;
+    let restart = mode.sandboxed() != current.sandboxed();
+    if restart {
+        restart_kernel(state, mode);
+    } else {
+        super::update::notice(state, &format!("approval mode: {}", state.safety.label()));
+    }
+}
+
+/// The mode key: `ask` ↔ `auto` (`full` is only ever chosen by name).
+pub fn cycle_mode(state: &mut AppState) {
+    let next = match state.safety.mode {
+        ApprovalMode::Ask => ApprovalMode::Auto,
+        _ => ApprovalMode::Ask,
+    };
+    set_mode(state, next);
+}
+
+/// `/approval` with no argument shows the mode; with one, sets it.
+pub fn slash_command(state: &mut AppState, args: &str) {
+    if args.trim().is_empty() {
+        let text = format!(
+            "approval mode: {}. Change it with /approval ask|auto|full|deny.",
+            state.safety.label()
+        );
+        super::update::notice(state, &text);
+        return;
+    }
+    match args.parse::<ApprovalMode>() {
+        Ok(mode) => set_mode(state, mode),
+        Err(error) => super::update::notice(state, &error.to_string()),
+    }
+}
+
+fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
+    let Some(launcher) = state.kernel_launcher.clone() else {
+        state.safety.confined = mode.sandboxed() && state.safety.confined;
+        super::update::notice(
+            state,
+            &format!(
+                "approval mode: {} (no kernel to restart)",
+                state.safety.label()
+            ),
+        );
+        return;
+    };
+    // Dropping the old client ends its service task, which kills the old
+    // kernel's process group.
+    state.kernel_client = None;
+    state.variables.clear();
+    state.last_exec_id = None;
+    match launcher.launch(mode) {
+        Ok(launched) => {
+            state.safety.confined = launched.confined;
+            state.kernel_client = Some(launched.client);
+            state.kernel = KernelView::Starting;
+            let text = format!(
+                "approval mode: {} — kernel restarted, variables lost",
+                state.safety.label()
+            );
+            super::update::notice(state, &text);
+            if let Some(text) = launched.notice {
+                super::update::notice(state, &text);
+            }
+        }
+        Err(error) => {
+            state.safety.confined = false;
+            state.kernel = KernelView::Dead {
+                reason: error.to_string(),
+            };
+            let text = format!("the kernel could not be restarted: {error}");
+            super::update::notice(state, &text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ConfigFile;
+
+    #[test]
+    fn kernel_knobs_come_from_the_settings() {
+        let file = ConfigFile::parse(
+            "[kernel]\npython = \"/opt/py/bin/python3\"\nmemory_limit_mb = 512\ncell_timeout_secs = 5\n",
+            std::path::Path::new("c.toml"),
+        )
+        .unwrap();
+        let settings = Settings::merge(file, None, &Default::default(), &|_: &str| None).unwrap();
+        let config = kernel_config(&settings, std::path::Path::new("/ws"));
+        assert_eq!(
+            config.python,
+            std::path::PathBuf::from("/opt/py/bin/python3")
+        );
+        assert_eq!(config.memory_limit_bytes, Some(512 * 1024 * 1024));
+        assert_eq!(config.default_timeout, Duration::from_secs(5));
+        assert!(config.pre_spawn.is_none(), "the launcher adds the sandbox");
+    }
+
+    #[test]
+    fn labels_say_how_confined_the_kernel_is() {
+        let mut view = SafetyView {
+            mode: ApprovalMode::Ask,
+            sandbox: Some(SandboxStatus::Enforced {
+                abi: 6,
+                network_confined: true,
+            }),
+            confined: true,
+            network_open: false,
+        };
+        assert_eq!(view.label(), "ask · sandboxed");
+        assert!(!view.is_warning());
+        view.network_open = true;
+        assert_eq!(view.label(), "ask · sandboxed, network on");
+        view.mode = ApprovalMode::Full;
+        view.confined = false;
+        assert_eq!(view.label(), "full · no sandbox");
+        assert!(view.is_warning());
+        view.mode = ApprovalMode::Ask;
+        view.sandbox = Some(SandboxStatus::Unavailable("old kernel".into()));
+        assert_eq!(view.label(), "ask · sandbox unavailable");
+        assert!(view.is_warning());
+    }
+}

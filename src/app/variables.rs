@@ -1,0 +1,241 @@
+//! The variables inspector's own state: sort order, the filter typed into
+//! the pane, and a selection that stays on the same variable when the
+//! kernel refreshes the list (every cell, and every ~500 ms while one runs).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::state::{AppState, ListCursor, Overlay, VariableRow};
+use crate::keymap::{Action, PaneId, Scope};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum VariableSort {
+    /// Alphabetical, case-insensitive.
+    #[default]
+    Name,
+    /// Most recently changed first (then by name).
+    Changed,
+}
+
+impl VariableSort {
+    pub fn label(self) -> &'static str {
+        match self {
+            VariableSort::Name => "by name",
+            VariableSort::Changed => "by last change",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VariablesView {
+    pub sort: VariableSort,
+    /// Case-insensitive substring of name, type or summary.
+    pub filter: String,
+    /// The filter line has the keyboard.
+    pub filtering: bool,
+}
+
+/// Key scopes of the focused pane: the variables pane adds its own keys in
+/// front of the shared list keys, or only the filter's while typing one.
+pub fn pane_scopes(state: &AppState) -> Vec<Scope> {
+    match state.focus {
+        PaneId::Variables if state.variables_view.filtering => vec![Scope::VariableFilter],
+        PaneId::Variables => vec![Scope::Variables, Scope::List],
+        pane => vec![pane.scope()],
+    }
+}
+
+/// The rows the pane shows, in order: filtered, then sorted.
+pub fn visible(state: &AppState) -> Vec<&VariableRow> {
+    let needle = state.variables_view.filter.to_lowercase();
+    let mut rows: Vec<&VariableRow> = state
+        .variables
+        .iter()
+        .filter(|v| {
+            needle.is_empty()
+                || v.name.to_lowercase().contains(&needle)
+                || v.type_name.to_lowercase().contains(&needle)
+                || v.summary.to_lowercase().contains(&needle)
+        })
+        .collect();
+    let by_name = |a: &&VariableRow, b: &&VariableRow| {
+        a.name
+            .to_lowercase()
+            .cmp(&b.name.to_lowercase())
+            .then_with(|| a.name.cmp(&b.name))
+    };
+    match state.variables_view.sort {
+        VariableSort::Name => rows.sort_by(by_name),
+        VariableSort::Changed => {
+            rows.sort_by(|a, b| b.changed_by.cmp(&a.changed_by).then_with(|| by_name(a, b)))
+        }
+    }
+    rows
+}
+
+/// The variable under the cursor.
+pub fn selected(state: &AppState) -> Option<&VariableRow> {
+    visible(state).get(state.variables_cursor.selected).copied()
+}
+
+fn selected_name(state: &AppState) -> Option<String> {
+    selected(state).map(|v| v.name.clone())
+}
+
+/// Puts the cursor back on `name` after the list changed (refresh, sort,
+/// filter); if it is gone, the cursor stays in range.
+fn reselect(state: &mut AppState, name: Option<String>) {
+    let rows = visible(state);
+    let len = rows.len();
+    let found = name.and_then(|n| rows.iter().position(|v| v.name == n));
+    state.variables_cursor = match found {
+        Some(index) => ListCursor { selected: index },
+        None => ListCursor {
+            selected: state.variables_cursor.selected.min(len.saturating_sub(1)),
+        },
+    };
+}
+
+/// A new listing from the kernel; the selection follows its variable.
+pub fn replace(state: &mut AppState, rows: Vec<VariableRow>) {
+    let name = selected_name(state);
+    state.variables = rows;
+    reselect(state, name);
+}
+
+/// The pane's own actions; `false` when `action` is not one of them.
+pub fn apply(state: &mut AppState, action: Action) -> bool {
+    let name = selected_name(state);
+    match action {
+        Action::SortVariables => {
+            let view = &mut state.variables_view;
+            view.sort = match view.sort {
+                VariableSort::Name => VariableSort::Changed,
+                VariableSort::Changed => VariableSort::Name,
+            };
+            reselect(state, name);
+        }
+        Action::FilterVariables => state.variables_view.filtering = true,
+        Action::EndFilter => state.variables_view.filtering = false,
+        Action::ClearFilter => {
+            state.variables_view.filtering = false;
+            state.variables_view.filter.clear();
+            reselect(state, name);
+        }
+        Action::ShowVariable => {
+            if let Some(name) = name {
+                state.overlay = Some(Overlay::Variable { name, scroll: 0 });
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Text typed while the filter line has the keyboard.
+pub fn type_into_filter(state: &mut AppState, key: KeyEvent) -> bool {
+    let plain = !key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    let filter = &mut state.variables_view.filter;
+    let changed = match key.code {
+        KeyCode::Char(c) if plain => {
+            filter.push(c);
+            true
+        }
+        KeyCode::Backspace => filter.pop().is_some(),
+        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+            let had = !filter.is_empty();
+            filter.clear();
+            had
+        }
+        _ => false,
+    };
+    if changed {
+        // While typing, the best match is the first row.
+        state.variables_cursor = ListCursor::default();
+    }
+    changed
+}
+
+/// Pasted text goes into the filter (first line only).
+pub fn paste_into_filter(state: &mut AppState, text: &str) -> bool {
+    let first = text.lines().next().unwrap_or_default();
+    state.variables_view.filter.push_str(first);
+    state.variables_cursor = ListCursor::default();
+    !first.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ConfigFile, Settings};
+
+    fn row(name: &str, changed_by: Option<u64>) -> VariableRow {
+        VariableRow {
+            name: name.into(),
+            type_name: "int".into(),
+            summary: String::new(),
+            preview: "1".into(),
+            size: Some(28),
+            changed_by,
+        }
+    }
+
+    fn state() -> AppState {
+        let settings = Settings::merge(
+            ConfigFile::default(),
+            None,
+            &Default::default(),
+            &|_: &str| None,
+        )
+        .unwrap();
+        let mut s = AppState::new("/tmp/demo".into(), settings);
+        s.focus = PaneId::Variables;
+        s.variables = vec![
+            row("zeta", Some(1)),
+            row("Alpha", Some(3)),
+            row("beta", None),
+        ];
+        s
+    }
+
+    fn names(s: &AppState) -> Vec<&str> {
+        visible(s).iter().map(|v| v.name.as_str()).collect()
+    }
+
+    #[test]
+    fn sorts_by_name_or_last_change_keeping_the_selection() {
+        let mut s = state();
+        assert_eq!(names(&s), ["Alpha", "beta", "zeta"]);
+        s.variables_cursor.selected = 2; // zeta
+        apply(&mut s, Action::SortVariables);
+        assert_eq!(names(&s), ["Alpha", "zeta", "beta"]);
+        assert_eq!(selected(&s).unwrap().name, "zeta");
+    }
+
+    #[test]
+    fn filter_matches_and_clears() {
+        let mut s = state();
+        apply(&mut s, Action::FilterVariables);
+        assert_eq!(pane_scopes(&s), [Scope::VariableFilter]);
+        for c in "ET".chars() {
+            type_into_filter(&mut s, KeyEvent::new(KeyCode::Char(c), KeyModifiers::SHIFT));
+        }
+        assert_eq!(names(&s), ["beta", "zeta"]);
+        apply(&mut s, Action::ClearFilter);
+        assert_eq!(names(&s).len(), 3);
+        assert!(!s.variables_view.filtering);
+    }
+
+    #[test]
+    fn a_refresh_keeps_the_cursor_on_its_variable() {
+        let mut s = state();
+        s.variables_cursor.selected = 1; // beta
+        let mut rows = s.variables.clone();
+        rows.push(row("aaa", Some(4)));
+        replace(&mut s, rows);
+        assert_eq!(selected(&s).unwrap().name, "beta");
+        replace(&mut s, vec![row("only", None)]);
+        assert_eq!(s.variables_cursor.selected, 0);
+    }
+}

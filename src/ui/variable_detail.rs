@@ -1,0 +1,97 @@
+//! Enter on a variable: everything the inspector knows about it — type,
+//! summary, approximate size and the whole bounded preview, wrapped.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
+
+use super::{pane, search};
+use crate::app::AppState;
+use crate::sanitize;
+use crate::theme::Theme;
+
+pub fn render(
+    state: &AppState,
+    name: &str,
+    scroll: usize,
+    theme: &Theme,
+    screen: Rect,
+    buf: &mut Buffer,
+) {
+    let area = search::centered(screen, 80, 70);
+    let title = Line::from(vec![
+        Span::raw(sanitize::for_display(name).into_owned()),
+        Span::styled(" · Esc closes", theme.roles.muted),
+    ]);
+    let block = pane::block(title, None, true, theme).border_style(theme.roles.overlay_border);
+    let inner = block.inner(area);
+    Clear.render(area, buf);
+    block.render(area, buf);
+    let Some(var) = state.variables.iter().find(|v| v.name == name) else {
+        pane::empty_state("this variable no longer exists", theme, inner, buf);
+        return;
+    };
+    let field = |label: &str, value: String| {
+        Line::from(vec![
+            Span::styled(format!("{label:<9}"), theme.roles.title),
+            Span::styled(value, theme.roles.text),
+        ])
+    };
+    let changed = match var.changed_by {
+        Some(id) if Some(id) == state.last_exec_id => "by the last cell".to_owned(),
+        Some(id) => format!("by execution {id}"),
+        None => "—".to_owned(),
+    };
+    let mut lines = vec![
+        field("type", sanitize::for_display(&var.type_name).into_owned()),
+        field(
+            "summary",
+            match var.summary.as_str() {
+                "" => "—".to_owned(),
+                s => sanitize::for_display(s).into_owned(),
+            },
+        ),
+        field(
+            "size",
+            var.size.map(human_size).unwrap_or_else(|| "—".into()),
+        ),
+        field("changed", changed),
+        Line::default(),
+        Line::styled(
+            "preview (bounded: long values are cut by the kernel)",
+            theme.roles.muted,
+        ),
+    ];
+    for line in sanitize::for_display(&var.preview).lines() {
+        lines.push(Line::styled(line.to_owned(), theme.roles.text));
+    }
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .scroll((scroll.min(u16::MAX as usize) as u16, 0))
+        .render(inner, buf);
+}
+
+/// `28 B`, `7.6 KiB`, `8.0 MiB` (approximate, as the kernel measures it).
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("~{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("~{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes_read_well() {
+        assert_eq!(super::human_size(28), "~28 B");
+        assert_eq!(super::human_size(8 * 1024 * 1024), "~8.0 MiB");
+    }
+}

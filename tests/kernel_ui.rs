@@ -1,0 +1,384 @@
+//! The kernel's face in the workbench: the approval overlay (queue, code,
+//! buttons, reason line), the approval mode in the status bar, and the
+//! variables inspector (changed markers, long previews, sorting, filtering,
+//! the detail view). insta snapshots through ratatui's `TestBackend`.
+
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use hello_tui::app::approvals::{ApprovalSubject, PendingApproval};
+use hello_tui::app::state::{KernelView, Overlay, VariableRow};
+use hello_tui::app::update::{handle_app_event, handle_terminal_event};
+use hello_tui::app::{AppEvent, AppState};
+use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::kernel::caps::ApprovalDecision;
+use hello_tui::keymap::PaneId;
+use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
+use hello_tui::theme::Theme;
+use hello_tui::ui;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use tokio::sync::oneshot;
+
+fn state() -> AppState {
+    let settings = Settings::merge(
+        ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .expect("default settings");
+    let mut s = AppState::new("/work/demo".into(), settings);
+    s.kernel = KernelView::Idle {
+        python: "3.12.3".into(),
+    };
+    s.safety.sandbox = Some(SandboxStatus::Enforced {
+        abi: 6,
+        network_confined: true,
+    });
+    s.safety.confined = true;
+    s
+}
+
+fn draw(state: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
+    let theme = Theme::builtin_default();
+    handle_terminal_event(state, Event::Resize(width, height));
+    ui::prepare(state, &theme);
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal
+        .draw(|frame| ui::render(state, &theme, frame))
+        .expect("draw");
+    terminal
+}
+
+fn text(terminal: &Terminal<TestBackend>) -> String {
+    terminal.backend().to_string()
+}
+
+fn press(state: &mut AppState, code: KeyCode) {
+    handle_terminal_event(state, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn ask(state: &mut AppState, subject: ApprovalSubject) -> oneshot::Receiver<ApprovalDecision> {
+    let (pending, answer) = PendingApproval::new(subject);
+    handle_app_event(state, AppEvent::ApprovalRequested(pending));
+    answer
+}
+
+#[test]
+fn approval_overlay_shows_the_exact_command_and_the_queue() {
+    let mut s = state();
+    let mut first = ask(
+        &mut s,
+        ApprovalSubject::Command("rm -rf build && cargo build --release 2>&1 | tail -n 20".into()),
+    );
+    let mut second = ask(&mut s, ApprovalSubject::Command("git push --force".into()));
+    insta::assert_snapshot!("approval_command_with_queue", text(&draw(&mut s, 100, 24)));
+
+    // Typing a reason.
+    press(&mut s, KeyCode::Char('d'));
+    for c in "not now".chars() {
+        press(&mut s, KeyCode::Char(c));
+    }
+    insta::assert_snapshot!("approval_typing_a_reason", text(&draw(&mut s, 100, 24)));
+    press(&mut s, KeyCode::Enter);
+    assert_eq!(
+        first.try_recv().unwrap(),
+        ApprovalDecision::Deny {
+            reason: "the user denied it: not now".into()
+        }
+    );
+    // The second request is next, alone now.
+    assert_eq!(s.approvals.pending.len(), 1);
+    assert_eq!(
+        s.approvals.front().unwrap().subject.text(),
+        "git push --force"
+    );
+    press(&mut s, KeyCode::Esc);
+    assert!(matches!(
+        second.try_recv().unwrap(),
+        ApprovalDecision::Deny { .. }
+    ));
+    assert!(s.approvals.is_empty());
+}
+
+#[test]
+fn approval_overlay_for_a_cell_is_highlighted() {
+    let mut s = state();
+    let _answer = ask(
+        &mut s,
+        ApprovalSubject::Cell("import os\nfor name in os.listdir('.'):\n    print(name)".into()),
+    );
+    let terminal = draw(&mut s, 80, 20);
+    insta::assert_snapshot!("approval_cell", text(&terminal));
+    // Python keywords get a colour from the highlighter.
+    let buf = terminal.backend().buffer();
+    let row = (0..20)
+        .find(|y| {
+            (0..80)
+                .map(|x| buf[(x, *y)].symbol())
+                .collect::<String>()
+                .contains("import os")
+        })
+        .expect("the code is drawn");
+    let x = (0..80).find(|x| buf[(*x, row)].symbol() == "i").unwrap();
+    assert_ne!(
+        buf[(x, row)].fg,
+        buf[(x + 7, row)].fg,
+        "`import` is coloured"
+    );
+}
+
+#[test]
+fn a_long_cell_scrolls_so_all_of_it_can_be_read() {
+    let mut s = state();
+    let code: String = (0..40).map(|i| format!("step_{i} = {i}\n")).collect();
+    let _answer = ask(&mut s, ApprovalSubject::Cell(code));
+    let top = text(&draw(&mut s, 80, 20));
+    assert!(top.contains("step_0 = 0"));
+    assert!(top.contains("more lines below"), "{top}");
+    for _ in 0..30 {
+        press(&mut s, KeyCode::Down);
+    }
+    insta::assert_snapshot!("approval_long_cell_scrolled", text(&draw(&mut s, 80, 20)));
+    let scrolled = text(&draw(&mut s, 80, 20));
+    assert!(scrolled.contains("step_31 = 31"), "{scrolled}");
+    assert!(scrolled.contains("lines above"));
+    assert!(!s.approvals.is_empty(), "scrolling answers nothing");
+}
+
+#[test]
+fn clicking_a_button_answers() {
+    let mut s = state();
+    let mut answer = ask(&mut s, ApprovalSubject::Command("ls".into()));
+    let terminal = draw(&mut s, 100, 24);
+    let screen = text(&terminal);
+    let (row, line) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("Run once"))
+        .expect("buttons drawn");
+    let col = line.chars().position(|c| c == 'R').unwrap() as u16;
+    let click = MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: col,
+        row: row as u16,
+        modifiers: KeyModifiers::NONE,
+    };
+    // A click elsewhere does nothing.
+    handle_terminal_event(
+        &mut s,
+        Event::Mouse(MouseEvent {
+            column: 0,
+            row: 0,
+            ..click
+        }),
+    );
+    assert!(answer.try_recv().is_err());
+    handle_terminal_event(&mut s, Event::Mouse(click));
+    assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowOnce);
+    assert!(s.approvals.is_empty());
+}
+
+#[test]
+fn full_mode_is_a_warning_in_the_status_bar() {
+    let mut s = state();
+    s.safety.mode = ApprovalMode::Full;
+    s.safety.confined = false;
+    let terminal = draw(&mut s, 120, 3);
+    let buf = terminal.backend().buffer();
+    let status_row = 2;
+    let line: String = (0..120).map(|x| buf[(x, status_row)].symbol()).collect();
+    assert!(line.contains("full · no sandbox"), "{line}");
+    let x = line.find("full").unwrap() as u16;
+    let warning = Theme::builtin_default().roles.warning.fg;
+    assert_eq!(buf[(x, status_row)].fg, warning.unwrap());
+
+    let mut s = state();
+    let terminal = draw(&mut s, 120, 3);
+    let line: String = (0..120)
+        .map(|x| terminal.backend().buffer()[(x, 2)].symbol())
+        .collect();
+    assert!(line.contains("ask · sandboxed"), "{line}");
+}
+
+#[test]
+fn slash_approval_switches_mode_and_reports_it() {
+    let mut s = state();
+    for c in "/approval auto".chars() {
+        press(&mut s, KeyCode::Char(c));
+    }
+    press(&mut s, KeyCode::Enter);
+    assert_eq!(s.safety.mode, ApprovalMode::Auto);
+    press(&mut s, KeyCode::F(4));
+    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    for c in "/approval yolo".chars() {
+        press(&mut s, KeyCode::Char(c));
+    }
+    press(&mut s, KeyCode::Enter);
+    let last = &s.conversation.messages.last().unwrap().text;
+    assert!(last.contains("unknown approval mode"), "{last}");
+    // Without a sandbox, auto falls back to ask and says why.
+    s.safety.sandbox = Some(SandboxStatus::Unavailable("no Landlock here".into()));
+    for c in "/approval auto".chars() {
+        press(&mut s, KeyCode::Char(c));
+    }
+    press(&mut s, KeyCode::Enter);
+    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert!(
+        s.conversation
+            .messages
+            .iter()
+            .any(|m| m.text.contains("no Landlock here"))
+    );
+}
+
+fn row(
+    name: &str,
+    type_name: &str,
+    summary: &str,
+    preview: &str,
+    changed_by: Option<u64>,
+) -> VariableRow {
+    VariableRow {
+        name: name.into(),
+        type_name: type_name.into(),
+        summary: summary.into(),
+        preview: preview.into(),
+        size: Some(8_000_056),
+        changed_by,
+    }
+}
+
+fn with_variables() -> AppState {
+    let mut s = state();
+    s.focus = PaneId::Variables;
+    s.last_exec_id = Some(9);
+    s.variables = vec![
+        row(
+            "data",
+            "list",
+            "len 1000000",
+            "[0, 1, 4, 9, 16, 25, 36, 49, 64, 81, 100, 121, 144, 169, 196, 225, 256, 289, 324, 361, 400, …]",
+            Some(9),
+        ),
+        row(
+            "grid",
+            "ndarray",
+            "shape (3, 4) float64",
+            "array([[0., 0., 0., 0.], …])",
+            Some(4),
+        ),
+        row("Total", "int", "", "42", Some(2)),
+        row(
+            "config",
+            "dict",
+            "len 3",
+            "{'debug': True, 'level': 3, 'name': 'demo'}",
+            Some(9),
+        ),
+    ];
+    s
+}
+
+#[test]
+fn variables_pane_sorts_filters_and_marks_changes() {
+    let mut s = with_variables();
+    let terminal = draw(&mut s, 120, 40);
+    insta::assert_snapshot!("variables_by_name", text(&terminal));
+    press(&mut s, KeyCode::Char('s'));
+    press(&mut s, KeyCode::Char('/'));
+    for c in "a".chars() {
+        press(&mut s, KeyCode::Char(c));
+    }
+    insta::assert_snapshot!("variables_by_change_filtered", text(&draw(&mut s, 120, 40)));
+    press(&mut s, KeyCode::Char('t'));
+    press(&mut s, KeyCode::Char('a'));
+    press(&mut s, KeyCode::Enter); // keep the filter
+    assert!(!s.variables_view.filtering);
+    assert_eq!(s.variables_view.filter, "ata");
+    press(&mut s, KeyCode::Enter); // details of the selected variable
+    assert_eq!(
+        s.overlay,
+        Some(Overlay::Variable {
+            name: "data".into(),
+            scroll: 0
+        })
+    );
+    insta::assert_snapshot!("variable_detail", text(&draw(&mut s, 100, 30)));
+    press(&mut s, KeyCode::Esc);
+    press(&mut s, KeyCode::Esc); // clears the filter
+    assert_eq!(s.variables_view.filter, "");
+    let filtered_out = {
+        press(&mut s, KeyCode::Char('/'));
+        for c in "zzz".chars() {
+            press(&mut s, KeyCode::Char(c));
+        }
+        text(&draw(&mut s, 120, 40))
+    };
+    assert!(filtered_out.contains("no variable matches the filter"));
+}
+
+#[test]
+fn variables_pane_styles_changed_markers() {
+    let mut s = with_variables();
+    let terminal = draw(&mut s, 120, 40);
+    let buf = terminal.backend().buffer();
+    // Keep only the variables pane in the styled snapshot.
+    let layout = ui::layout::compute(Rect::new(0, 0, 120, 40), PaneId::Variables);
+    let area = layout.rect(PaneId::Variables).unwrap();
+    let mut pane = ratatui::buffer::Buffer::empty(area);
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            pane[(x, y)] = buf[(x, y)].clone();
+        }
+    }
+    insta::assert_debug_snapshot!("variables_pane_styled", pane);
+}
+
+#[test]
+fn a_dead_kernel_says_its_variables_are_stale() {
+    let mut s = with_variables();
+    s.kernel = KernelView::Dead {
+        reason: "killed by signal 9".into(),
+    };
+    let screen = text(&draw(&mut s, 120, 40));
+    assert!(screen.contains("Variables (4) · stale"), "{screen}");
+    s.variables.clear();
+    let screen = text(&draw(&mut s, 120, 40));
+    assert!(screen.contains("kernel is not running"));
+}
+
+/// A real kernel with numpy: the summary shows shape and dtype.
+#[tokio::test(flavor = "multi_thread")]
+async fn numpy_arrays_show_their_shape() {
+    let has_numpy = std::process::Command::new("python3")
+        .args(["-c", "import numpy"])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !has_numpy {
+        eprintln!("numpy is not installed: skipping the real-kernel shape case");
+        return;
+    }
+    use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let (runtime, _events) = CodeRuntime::new(
+        KernelConfig::for_workspace(dir.path()),
+        CapabilityRegistry::new(),
+    );
+    let r = runtime
+        .execute("import numpy as np\ngrid = np.zeros((3, 4))", None)
+        .await;
+    assert!(r.error.is_none(), "{r:?}");
+    let described = runtime.describe().await.unwrap();
+    let grid = described
+        .variables
+        .iter()
+        .find(|v| v.name == "grid")
+        .unwrap();
+    let summary = grid.summary.clone().unwrap_or_default();
+    assert!(summary.contains("(3, 4)"), "{summary}");
+    assert!(summary.contains("float64"), "{summary}");
+}

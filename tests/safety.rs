@@ -1,0 +1,282 @@
+//! The workbench's kernel as the TUI starts it (`app::safety::KernelLauncher`)
+//! against a real `python3` and the real sandbox: what a cell may write,
+//! start and connect to in each approval mode, and the approval round trip
+//! of a `shell.run` command.
+//!
+//! Where Landlock is missing the sandboxed cases say so loudly and are
+//! skipped, unless `HELLO_TUI_REQUIRE_LANDLOCK=1` demands it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use hello_tui::app::approvals::ApprovalBroker;
+use hello_tui::app::event::{self, AppEventReceiver};
+use hello_tui::app::kernel::{CellOrigin, KernelClient};
+use hello_tui::app::safety::KernelLauncher;
+use hello_tui::app::update::{handle_app_event, handle_terminal_event};
+use hello_tui::app::{AppEvent, AppState};
+use hello_tui::cli::GlobalOptions;
+use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::kernel::ExecResult;
+use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
+
+fn settings(allow_network: bool) -> Settings {
+    let flags = GlobalOptions {
+        allow_network,
+        ..Default::default()
+    };
+    Settings::merge(ConfigFile::default(), None, &flags, &|_: &str| None).unwrap()
+}
+
+/// A workspace inside a scratch root, so `../` is a real writable place.
+struct Fixture {
+    root: tempfile::TempDir,
+    workspace: PathBuf,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        let workspace = root.path().join("ws");
+        std::fs::create_dir(&workspace).unwrap();
+        Self { root, workspace }
+    }
+}
+
+struct Kernel {
+    client: KernelClient,
+    confined: bool,
+    events: AppEventReceiver,
+}
+
+fn sandbox() -> Option<SandboxStatus> {
+    match SandboxStatus::probe() {
+        status @ SandboxStatus::Enforced { .. } => Some(status),
+        SandboxStatus::Unavailable(reason) => {
+            eprintln!("\n!!!!! LANDLOCK UNAVAILABLE: {reason}; sandboxed kernel cases skipped\n");
+            assert!(
+                std::env::var_os("HELLO_TUI_REQUIRE_LANDLOCK").is_none(),
+                "HELLO_TUI_REQUIRE_LANDLOCK is set but Landlock is unavailable: {reason}"
+            );
+            None
+        }
+    }
+}
+
+fn launch(
+    fixture: &Fixture,
+    mode: ApprovalMode,
+    allow_network: bool,
+    status: SandboxStatus,
+) -> Kernel {
+    let (tx, events) = event::channel();
+    let broker = ApprovalBroker::new(tx.clone(), mode);
+    let launcher = KernelLauncher::new(
+        tx,
+        settings(allow_network),
+        fixture.workspace.clone(),
+        broker,
+        status,
+    );
+    let launched = launcher.launch(mode).unwrap();
+    Kernel {
+        client: launched.client,
+        confined: launched.confined,
+        events,
+    }
+}
+
+async fn run(k: &Kernel, code: &str) -> ExecResult {
+    let (_, rx) = k.client.execute(code.to_owned(), CellOrigin::User, None);
+    tokio::time::timeout(Duration::from_secs(30), rx)
+        .await
+        .expect("the cell finished in time")
+        .expect("the service answered")
+}
+
+/// The error type a cell raised, or "ok".
+async fn outcome(k: &Kernel, code: &str) -> String {
+    let r = run(k, code).await;
+    match r.error {
+        Some(e) => e.type_name,
+        None => "ok".to_owned(),
+    }
+}
+
+async fn still_works(k: &Kernel) {
+    let r = run(k, "alive = 41 + 1\nalive").await;
+    assert_eq!(r.value_repr.as_deref(), Some("42"), "{r:?}");
+}
+
+fn write_cell(path: &Path) -> String {
+    format!("open({:?}, 'w').write('x')", path.display().to_string())
+}
+
+fn unique(stem: &str) -> String {
+    format!("hello-tui-safety-{stem}-{}", std::process::id())
+}
+
+/// Writes a cell tries outside the workspace; each must fail in a sandbox.
+fn outside_targets(fixture: &Fixture) -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/root".into());
+    vec![
+        home.join(unique("home")),
+        PathBuf::from("/tmp").join(unique("tmp")),
+        fixture.root.path().join("outside.txt"),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandboxed_kernel_writes_only_inside_the_workspace_and_keeps_working() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    assert!(k.confined, "auto mode must confine the kernel");
+
+    assert_eq!(
+        outcome(&k, &write_cell(&fixture.workspace.join("in.txt"))).await,
+        "ok"
+    );
+    assert!(fixture.workspace.join("in.txt").exists());
+    assert_eq!(
+        outcome(
+            &k,
+            "import tempfile\nwith tempfile.NamedTemporaryFile() as f: f.write(b'x')"
+        )
+        .await,
+        "ok",
+        "the private temp dir is writable"
+    );
+    for target in outside_targets(&fixture) {
+        assert_eq!(
+            outcome(&k, &write_cell(&target)).await,
+            "PermissionError",
+            "{}",
+            target.display()
+        );
+        assert!(!target.exists(), "{} was written", target.display());
+        still_works(&k).await;
+    }
+    let relative = "open('../escape.txt', 'w').write('x')";
+    assert_eq!(outcome(&k, relative).await, "PermissionError");
+    assert!(!fixture.root.path().join("escape.txt").exists());
+
+    let outside = fixture.root.path().join("touched");
+    let code = format!(
+        "import subprocess\nr = subprocess.run(['touch', {:?}], capture_output=True)\nr.returncode",
+        outside.display().to_string()
+    );
+    let r = run(&k, &code).await;
+    assert_ne!(r.value_repr.as_deref(), Some("0"), "{r:?}");
+    assert!(!outside.exists(), "a child process escaped the sandbox");
+    still_works(&k).await;
+}
+
+fn connect_cell(port: u16) -> String {
+    format!(
+        "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5).close()\n'connected'"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn network_is_denied_unless_allowed() {
+    let Some(status) = sandbox() else { return };
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+
+    let fixture = Fixture::new();
+    let denied = launch(&fixture, ApprovalMode::Auto, false, status.clone());
+    if matches!(
+        status,
+        SandboxStatus::Enforced {
+            network_confined: true,
+            ..
+        }
+    ) {
+        assert_eq!(
+            outcome(&denied, &connect_cell(port)).await,
+            "PermissionError"
+        );
+        still_works(&denied).await;
+    }
+    let allowed = launch(&fixture, ApprovalMode::Auto, true, status);
+    assert_eq!(outcome(&allowed, &connect_cell(port)).await, "ok");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn full_mode_runs_unconfined() {
+    let fixture = Fixture::new();
+    let status = SandboxStatus::probe();
+    let k = launch(&fixture, ApprovalMode::Full, false, status);
+    assert!(!k.confined);
+    let targets = [
+        PathBuf::from("/tmp").join(unique("full")),
+        fixture.root.path().join("outside.txt"),
+    ];
+    for target in &targets {
+        assert_eq!(outcome(&k, &write_cell(target)).await, "ok");
+        assert!(target.exists());
+    }
+    let _ = std::fs::remove_file(&targets[0]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn restarts_stay_sandboxed() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let r = run(&k, "import os\nos._exit(3)").await;
+    assert!(r.error.is_some());
+    // The next cell starts a fresh kernel through the same config.
+    let target = fixture.root.path().join("after-restart.txt");
+    assert_eq!(outcome(&k, &write_cell(&target)).await, "PermissionError");
+    assert!(!target.exists());
+}
+
+/// Ask mode: `shell.run` waits for the overlay; a denial's reason reaches
+/// the cell as a `PermissionError`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_denied_shell_command_raises_the_reason_in_the_cell() {
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    let fixture = Fixture::new();
+    let status = SandboxStatus::probe();
+    let mut k = launch(&fixture, ApprovalMode::Ask, false, status);
+    let (_, result) = k.client.execute(
+        "shell.run('rm -rf ~/important')".to_owned(),
+        CellOrigin::User,
+        None,
+    );
+    let mut state = AppState::new(fixture.workspace.clone(), settings(false));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let ev = tokio::time::timeout_at(deadline, k.events.recv())
+            .await
+            .expect("an approval request")
+            .expect("channel open");
+        let is_request = matches!(ev, AppEvent::ApprovalRequested(_));
+        handle_app_event(&mut state, ev);
+        if is_request {
+            break;
+        }
+    }
+    let front = state.approvals.front().expect("queued");
+    assert_eq!(front.subject.text(), "rm -rf ~/important");
+    let key = |s: &mut AppState, code| {
+        handle_terminal_event(s, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    };
+    key(&mut state, KeyCode::Char('d'));
+    for c in "never my home".chars() {
+        key(&mut state, KeyCode::Char(c));
+    }
+    key(&mut state, KeyCode::Enter);
+    let r = tokio::time::timeout(Duration::from_secs(30), result)
+        .await
+        .unwrap()
+        .unwrap();
+    let error = r.error.expect("the cell failed");
+    assert_eq!(error.type_name, "PermissionError");
+    assert!(error.message.contains("never my home"), "{error:?}");
+    still_works(&k).await;
+}
