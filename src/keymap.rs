@@ -96,6 +96,7 @@ pub enum Action {
     OpenSearch,
     ToggleCells,
     Interrupt,
+    CancelTurn,
     Suspend,
     Redraw,
     SendMessage,
@@ -128,7 +129,10 @@ impl Action {
             Action::Focus(PaneId::Diagnostics) => "Focus the diagnostics list",
             Action::OpenSearch => "Open the search pane",
             Action::ToggleCells => "Expand or collapse code cells in the conversation",
-            Action::Interrupt => "Interrupt the running cell (variables are kept)",
+            Action::Interrupt => {
+                "Interrupt the running cell (variables are kept); with no cell running, cancel the agent's turn"
+            }
+            Action::CancelTurn => "Cancel the agent's turn (stops the model, interrupts its cell)",
             Action::Suspend => "Suspend to the shell (resume with fg)",
             Action::Redraw => "Redraw the screen",
             Action::SendMessage => "Send the message",
@@ -304,6 +308,7 @@ pub const BINDINGS: &[Binding] = &[
     hinted(Scope::Global, Char('f'), CTRL, Action::OpenSearch),
     bind(Scope::Global, Char('o'), CTRL, Action::ToggleCells),
     bind(Scope::Global, Char('c'), CTRL, Action::Interrupt),
+    bind(Scope::Global, KeyCode::Esc, NONE, Action::CancelTurn),
     bind(Scope::Global, Char('z'), CTRL, Action::Suspend),
     bind(Scope::Global, Char('l'), CTRL, Action::Redraw),
     // Conversation: the composer takes every other key as text.
@@ -454,6 +459,7 @@ mod tests {
             Action::OpenSearch,
             Action::ToggleCells,
             Action::Interrupt,
+            Action::CancelTurn,
             Action::Suspend,
             Action::Redraw,
             Action::SendMessage,

@@ -77,6 +77,11 @@ impl Conversation {
         conversation
     }
 
+    /// Starts saving to `session` (from the next message on).
+    pub fn set_session(&mut self, session: SessionWriter) {
+        self.session = Some(session);
+    }
+
     pub fn messages(&self) -> &[ChatMessage] {
         &self.messages
     }

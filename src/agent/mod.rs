@@ -5,5 +5,6 @@
 
 pub mod conversation;
 pub mod provider;
+pub mod setup;
 pub mod tool_result;
 pub mod turn;

@@ -3,6 +3,7 @@
 
 use tokio::sync::mpsc;
 
+use super::agent::AgentUpdate;
 use super::kernel::KernelUpdate;
 use super::snapshot::SnapshotView;
 
@@ -15,6 +16,8 @@ pub enum AppEvent {
     SnapshotBuilt(SnapshotView),
     /// Cells, output, status and variables from the kernel service.
     Kernel(KernelUpdate),
+    /// Text, cells, usage and the end of an agent turn.
+    Agent(AgentUpdate),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

@@ -1,11 +1,13 @@
 //! The application: state, the update function and the event loop.
 
+pub mod agent;
 pub mod cells;
 pub mod composer;
 pub mod event;
 pub mod kernel;
 pub mod run;
 pub mod search;
+pub mod sessions;
 pub mod snapshot;
 pub mod state;
 pub mod terminal;

@@ -17,8 +17,8 @@ use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
 use super::update::{self, Command};
-use crate::kernel::caps::{DenyAll, FsCapability, ShellCapability};
-use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
+use crate::kernel::caps::DenyAll;
+use crate::kernel::{CodeRuntime, KernelConfig};
 use crate::theme::Theme;
 use crate::ui;
 
@@ -42,6 +42,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         Ok(highlighter) => state.highlighter = Some(Arc::new(highlighter)),
         Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
     }
+    state.agent.events = Some(tx.clone());
     match start_kernel(&state, &tx) {
         Ok(client) => state.kernel_client = Some(client),
         Err(error) => {
@@ -55,6 +56,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     let mut needs_draw = true;
     let mut last_draw = Instant::now() - FRAME_INTERVAL;
     let mut snapshots = SnapshotScheduler::default();
+    let mut last_spin = Instant::now();
 
     while !state.should_quit {
         if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
@@ -70,10 +72,21 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         // an idle workbench never wakes up.
         let frame_due = needs_draw.then_some(last_draw + FRAME_INTERVAL);
         snapshots.note(&state);
+        // The spinner schedules its own frames, and only while a turn runs.
+        let spin_due = state
+            .agent
+            .busy
+            .then_some(last_spin + super::agent::SPINNER_INTERVAL);
         let step = tokio::select! {
             Some(ev) = rx.recv() => Step::App(ev),
             Some(ev) = input.next() => Step::Term(ev?),
             _ = sleep_until_due(frame_due), if frame_due.is_some() => continue,
+            _ = sleep_until_due(spin_due), if spin_due.is_some() => {
+                state.agent.spinner = state.agent.spinner.wrapping_add(1);
+                last_spin = Instant::now();
+                needs_draw = true;
+                continue;
+            }
             _ = sleep_until_due(snapshots.due), if snapshots.due.is_some() => {
                 snapshots.start(&state, &tx);
                 continue;
@@ -126,19 +139,20 @@ async fn sleep_until_due(due: Option<Instant>) {
     }
 }
 
-/// Starts the kernel service with the `fs` and `shell` capabilities.
+/// Starts the kernel service with the `fs`, `shell` and `context`
+/// capabilities (`context` reads the agent's shared conversation store).
 fn start_kernel(state: &AppState, tx: &AppEventSender) -> std::io::Result<KernelClient> {
     let root = &state.workspace_root;
-    let registry = CapabilityRegistry::new()
-        .with(Arc::new(FsCapability::new(root)?))
-        .with(Arc::new(ShellCapability::new(
-            root,
-            Arc::new(DenyAll {
-                reason: "shell commands need the user's approval, and the approval prompt is not \
-                         built yet"
-                    .into(),
-            }),
-        )));
+    let registry = crate::exec::registry(
+        root,
+        Arc::new(DenyAll {
+            reason: "shell commands need the user's approval, and the approval prompt is not \
+                     built yet"
+                .into(),
+        }),
+        &state.agent.context,
+        state.agent.snapshot_receiver(),
+    )?;
     let mut config = KernelConfig::for_workspace(root);
     config.python = state.settings.python.clone();
     let (runtime, events) = CodeRuntime::new(config, registry);

@@ -8,6 +8,7 @@ use tui_textarea::TextArea;
 
 use std::sync::Arc;
 
+use super::agent::AgentState;
 use super::kernel::KernelClient;
 use super::snapshot::SnapshotView;
 use crate::config::Settings;
@@ -284,6 +285,8 @@ pub struct AppState {
     /// Syntax highlighting for the file view and code in the conversation
     /// (a read-only resource; `None` draws code plain, as with `NO_COLOR`).
     pub highlighter: Option<Arc<Highlighter>>,
+    /// The model, the running turn, the shared conversation store.
+    pub agent: AgentState,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -316,6 +319,7 @@ impl AppState {
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)
                 .ok()
                 .map(Arc::new),
+            agent: AgentState::default(),
             size: Size::new(120, 40),
             should_quit: false,
         }
