@@ -107,7 +107,9 @@ pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode>
     if let Some(secs) = args.cell_timeout
         && !(secs.is_finite() && secs > 0.0)
     {
-        return usage(format!("--cell-timeout must be a positive number of seconds, not {secs}"));
+        return usage(format!(
+            "--cell-timeout must be a positive number of seconds, not {secs}"
+        ));
     }
     let source = match snapshot::cli::scene_from_disk(
         &args.dir,
@@ -225,8 +227,15 @@ impl Job {
         let prompt = self.prompt.clone();
         let snapshot = self.snapshot.clone();
         let turn = async move {
-            let outcome = run_turn(&deps, &mut conversation, &prompt, Some(snapshot), &tx, cancel_rx)
-                .await;
+            let outcome = run_turn(
+                &deps,
+                &mut conversation,
+                &prompt,
+                Some(snapshot),
+                &tx,
+                cancel_rx,
+            )
+            .await;
             if let Some(error) = conversation.session_error.take() {
                 eprintln!("hello-tui exec: {error}");
             }
@@ -280,7 +289,9 @@ impl Printer {
             }
             TurnEvent::ToolCall { id, code } => {
                 progress(format!("[cell {id}] {}", code.lines().next().unwrap_or("")));
-                self.event(json!({ "type": "tool.call", "id": id, "name": "code_action", "code": code }));
+                self.event(
+                    json!({ "type": "tool.call", "id": id, "name": "code_action", "code": code }),
+                );
             }
             TurnEvent::ToolRejected { id, reason } => {
                 progress(format!("[cell {id}] not run: {reason}"));

@@ -172,7 +172,9 @@ mod tests {
     #[test]
     fn the_snapshot_block_round_trips() {
         let sent = user_content("why?", Some("# Snapshot\n"));
-        assert!(sent.contains("<runtime-context-snapshot>\n# Snapshot\n</runtime-context-snapshot>"));
+        assert!(
+            sent.contains("<runtime-context-snapshot>\n# Snapshot\n</runtime-context-snapshot>")
+        );
         assert_eq!(prompt_of(&sent), "why?");
         assert_eq!(prompt_of("plain"), "plain");
     }
@@ -180,7 +182,11 @@ mod tests {
     #[test]
     fn code_arguments_are_checked() {
         assert_eq!(code_of(r#"{"code":"1+1"}"#).unwrap(), "1+1");
-        assert!(code_of("{\"code\":").unwrap_err().contains("not valid JSON"));
+        assert!(
+            code_of("{\"code\":")
+                .unwrap_err()
+                .contains("not valid JSON")
+        );
         assert!(code_of("{}").unwrap_err().contains("missing"));
         assert!(code_of(r#"{"code":1}"#).unwrap_err().contains("string"));
     }

@@ -126,7 +126,9 @@ pub fn readable(result: &Value) -> String {
         let traceback = error.get("traceback").and_then(Value::as_str);
         let message = error.get("message").and_then(Value::as_str).unwrap_or("");
         let kind = error.get("type").and_then(Value::as_str).unwrap_or("Error");
-        add(traceback.map_or_else(|| format!("{kind}: {message}"), str::to_owned).trim_end());
+        add(traceback
+            .map_or_else(|| format!("{kind}: {message}"), str::to_owned)
+            .trim_end());
     }
     if let Some(note) = result["outcome"].as_str() {
         add(&format!("({note})"));

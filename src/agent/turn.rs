@@ -63,7 +63,12 @@ impl CodeRunner for CodeRuntime {
 
     fn state(&self) -> BoxFuture<'static, RuntimeState> {
         let runtime = self.clone();
-        Box::pin(async move { runtime.describe().await.unwrap_or_else(|_| RuntimeState::dead()) })
+        Box::pin(async move {
+            runtime
+                .describe()
+                .await
+                .unwrap_or_else(|_| RuntimeState::dead())
+        })
     }
 }
 
@@ -129,12 +134,23 @@ pub enum TurnEvent {
         reason: String,
     },
     /// A completed model message with text.
-    AssistantMessage { text: String },
+    AssistantMessage {
+        text: String,
+    },
     /// A cell is about to run.
-    ToolCall { id: String, code: String },
+    ToolCall {
+        id: String,
+        code: String,
+    },
     /// A call that never reached the kernel (bad arguments, refused...).
-    ToolRejected { id: String, reason: String },
-    ToolResult { id: String, result: Value },
+    ToolRejected {
+        id: String,
+        reason: String,
+    },
+    ToolResult {
+        id: String,
+        result: Value,
+    },
     /// Token usage so far in this turn.
     Usage(Usage),
     Completed {
@@ -143,7 +159,9 @@ pub enum TurnEvent {
         /// Stopped by `max_steps` rather than by a final answer.
         max_steps_reached: bool,
     },
-    Failed { message: String },
+    Failed {
+        message: String,
+    },
     Cancelled,
 }
 
@@ -274,7 +292,12 @@ pub async fn run_turn(
         let mut cancelled = false;
         for call in &turn.tool_calls {
             let result = if cancelled {
-                rejected(&call.id, "Cancelled", "cancelled by the user before it ran", &emit)
+                rejected(
+                    &call.id,
+                    "Cancelled",
+                    "cancelled by the user before it ran",
+                    &emit,
+                )
             } else {
                 match run_call(deps, call, &emit, &mut cancel).await {
                     (result, true) => {
@@ -316,7 +339,10 @@ async fn run_call(
     cancel: &mut watch::Receiver<bool>,
 ) -> (Value, bool) {
     if call.name != TOOL_NAME {
-        let message = format!("unknown tool `{}`; the only tool is `{TOOL_NAME}`", call.name);
+        let message = format!(
+            "unknown tool `{}`; the only tool is `{TOOL_NAME}`",
+            call.name
+        );
         return (rejected(&call.id, "ValueError", &message, emit), false);
     }
     let code = match code_of(&call.arguments) {

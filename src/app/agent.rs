@@ -193,7 +193,10 @@ pub fn send(state: &mut AppState, prompt: String) {
     }
     let (Some(kernel), Some(events)) = (state.kernel_client.clone(), state.agent.events.clone())
     else {
-        notice(state, "The Python kernel is not running, so the agent cannot act.");
+        notice(
+            state,
+            "The Python kernel is not running, so the agent cannot act.",
+        );
         return;
     };
     let (cancel_tx, cancel_rx) = watch::channel(false);
@@ -344,7 +347,9 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             ..
         } => notice(
             state,
-            &format!("Stopped after {steps} model calls (the step limit) without a final answer. Send a message to continue."),
+            &format!(
+                "Stopped after {steps} model calls (the step limit) without a final answer. Send a message to continue."
+            ),
         ),
         TurnEvent::Completed { .. } => {}
         TurnEvent::Failed { message } => notice(

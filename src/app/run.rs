@@ -12,11 +12,11 @@ use std::sync::Arc;
 
 use super::event::{self, AppEvent, AppEventSender};
 use super::kernel::KernelClient;
-use crate::editor::Highlighter;
 use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
 use super::update::{self, Command};
+use crate::editor::Highlighter;
 use crate::kernel::caps::DenyAll;
 use crate::kernel::{CodeRuntime, KernelConfig};
 use crate::theme::Theme;

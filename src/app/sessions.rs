@@ -22,7 +22,9 @@ const DEMO_FILES: [(&str, &str); 3] = [
 
 /// Copies the demo workspace to a fresh temp dir (removed when dropped).
 pub fn demo_workspace() -> std::io::Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new().prefix("hello-tui-demo-").tempdir()?;
+    let dir = tempfile::Builder::new()
+        .prefix("hello-tui-demo-")
+        .tempdir()?;
     for (name, text) in DEMO_FILES {
         std::fs::write(dir.path().join(name), text)?;
     }
@@ -104,11 +106,22 @@ pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{:<24}  {:<20}  {:>8}  first prompt", "id", "time", "messages");
+    println!(
+        "{:<24}  {:<20}  {:>8}  first prompt",
+        "id", "time", "messages"
+    );
     for s in sessions {
-        let time: String = s.created_at.chars().take(19).collect::<String>().replace('T', " ");
+        let time: String = s
+            .created_at
+            .chars()
+            .take(19)
+            .collect::<String>()
+            .replace('T', " ");
         let prompt = sanitize::for_display(s.first_prompt.lines().next().unwrap_or(""));
-        println!("{:<24}  {:<20}  {:>8}  {}", s.id, time, s.message_count, prompt);
+        println!(
+            "{:<24}  {:<20}  {:>8}  {}",
+            s.id, time, s.message_count, prompt
+        );
     }
     println!("Resume one with `hello-tui --resume ID` (or the latest with `--continue`).");
     Ok(ExitCode::SUCCESS)
