@@ -77,10 +77,12 @@ fn busy_demo() -> AppState {
         python: "3.11.7".into(),
     };
     s.agent.busy = true;
-    s.conversation.messages.push(hello_tui::app::state::ChatMessage::new(
-        Role::User,
-        "why does checkAuth reject users?",
-    ));
+    s.conversation
+        .messages
+        .push(hello_tui::app::state::ChatMessage::new(
+            Role::User,
+            "why does checkAuth reject users?",
+        ));
     s
 }
 
@@ -96,13 +98,22 @@ fn a_streaming_message_with_spinner_step_and_tokens() {
             total_tokens: 1234,
         }),
     );
-    for piece in ["Found it: `check", "Auth` returns **false** for every", " non-admin\n\n- user"] {
+    for piece in [
+        "Found it: `check",
+        "Auth` returns **false** for every",
+        " non-admin\n\n- user",
+    ] {
         turn(&mut s, TurnEvent::TextDelta(piece.into()));
     }
     let terminal = draw(&mut s, 100, 16);
     insta::assert_snapshot!(terminal.backend().to_string());
     // One entry, growing in place.
-    let assistants = s.conversation.messages.iter().filter(|m| m.role == Role::Assistant).count();
+    let assistants = s
+        .conversation
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .count();
     assert_eq!(assistants, 1);
 }
 
@@ -188,12 +199,24 @@ fn an_error_notice_stands_out() {
 fn without_a_model_the_message_explains_the_setup() {
     let mut s = state(std::path::Path::new("/work/demo"));
     for c in "hello".chars() {
-        handle_terminal_event(&mut s, Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+        handle_terminal_event(
+            &mut s,
+            Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+        );
     }
-    handle_terminal_event(&mut s, Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+    );
     let last = s.conversation.messages.last().unwrap();
     assert_eq!(last.role, Role::Notice);
-    for needle in ["--model", "--base-url", "OPENAI_API_KEY", "--api-key-env", "--demo"] {
+    for needle in [
+        "--model",
+        "--base-url",
+        "OPENAI_API_KEY",
+        "--api-key-env",
+        "--demo",
+    ] {
         assert!(last.text.contains(needle), "{needle}: {}", last.text);
     }
     assert!(!s.agent.busy);
@@ -219,9 +242,15 @@ fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
 
 fn send(s: &mut AppState, text: &str) {
     for c in text.chars() {
-        handle_terminal_event(s, Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)));
+        handle_terminal_event(
+            s,
+            Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+        );
     }
-    handle_terminal_event(s, Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    handle_terminal_event(
+        s,
+        Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+    );
 }
 
 async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&AppState) -> bool) {
@@ -239,7 +268,8 @@ async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&
 async fn the_demo_turn_runs_through_the_workbench() {
     let dir = hello_tui::app::sessions::demo_workspace().unwrap();
     let (mut s, mut rx) = with_kernel(dir.path());
-    let script = hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
+    let script =
+        hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
     s.agent.set_provider(scripted(&script));
     send(&mut s, "why does checkAuth reject users?");
     assert!(s.agent.busy);
@@ -253,9 +283,23 @@ async fn the_demo_turn_runs_through_the_workbench() {
         .filter_map(|m| m.cell.as_ref().map(|c| &c.status))
         .collect();
     assert_eq!(cells.len(), 2, "{:#?}", s.conversation.messages);
-    assert!(cells.iter().all(|c| matches!(c, CellStatus::Succeeded { .. })), "{cells:?}");
-    let first_output = &s.conversation.messages.iter().find(|m| m.role == Role::Tool).unwrap().text;
-    assert!(first_output.contains("export function checkAuth"), "{first_output}");
+    assert!(
+        cells
+            .iter()
+            .all(|c| matches!(c, CellStatus::Succeeded { .. })),
+        "{cells:?}"
+    );
+    let first_output = &s
+        .conversation
+        .messages
+        .iter()
+        .find(|m| m.role == Role::Tool)
+        .unwrap()
+        .text;
+    assert!(
+        first_output.contains("export function checkAuth"),
+        "{first_output}"
+    );
     let answer = &s.conversation.messages.last().unwrap().text;
     assert!(answer.contains("## Why users were rejected"), "{answer}");
     // The demo really edited the file.
@@ -280,13 +324,37 @@ async fn esc_cancels_a_turn() {
     ));
     send(&mut s, "go");
     pump_until(&mut s, &mut rx, |s| {
-        s.conversation.messages.last().is_some_and(|m| m.role == Role::Assistant)
+        s.conversation
+            .messages
+            .last()
+            .is_some_and(|m| m.role == Role::Assistant)
     })
     .await;
-    handle_terminal_event(&mut s, Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)));
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+    );
     pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
-    let notice = s.conversation.messages.iter().rev().find(|m| m.role == Role::Notice).unwrap();
+    let notice = s
+        .conversation
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Notice)
+        .unwrap();
     assert!(notice.text.starts_with("Cancelled."), "{}", notice.text);
-    let partial = s.conversation.messages.iter().rev().find(|m| m.role == Role::Assistant).unwrap();
-    assert!(partial.text.contains("[answer cut off: cancelled by the user]"), "{}", partial.text);
+    let partial = s
+        .conversation
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant)
+        .unwrap();
+    assert!(
+        partial
+            .text
+            .contains("[answer cut off: cancelled by the user]"),
+        "{}",
+        partial.text
+    );
 }

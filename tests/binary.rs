@@ -209,7 +209,7 @@ fn workbench_starts_shows_every_pane_and_quits_restoring_the_terminal() {
     tmux.keys(&["Escape"]);
     tmux.wait_for("No messages yet");
     tmux.keys(&["hello", "Enter"]);
-    tmux.wait_for("The agent loop is not built yet");
+    tmux.wait_for("No model is configured");
 
     tmux.keys(&["C-q"]);
     let screen = tmux.wait_for("EXIT=0");
