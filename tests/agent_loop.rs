@@ -480,7 +480,13 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     let id = writer.id().to_owned();
     let path = writer.path().to_owned();
     let mut conversation = Conversation::new(rig.context.clone(), Some(writer));
-    let (outcome, _) = turn(&rig, &mut conversation, "check the tokens", None).await;
+    let (outcome, _) = turn(
+        &rig,
+        &mut conversation,
+        "check the tokens",
+        Some(snapshot_of(dir.path())),
+    )
+    .await;
     assert!(
         matches!(outcome, TurnOutcome::Completed { .. }),
         "{outcome:?}"
@@ -498,8 +504,8 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     let listed = session::list(dir.path()).unwrap();
     assert_eq!(listed[0].id, id);
     assert_eq!(
-        listed[0].first_prompt.lines().next(),
-        Some("check the tokens")
+        listed[0].first_prompt, "check the tokens",
+        "without the snapshot block"
     );
 
     // `--continue` in the workbench: whole conversation shown, a notice.

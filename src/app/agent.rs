@@ -413,7 +413,8 @@ pub fn status_segment(state: &AppState) -> Option<String> {
         }
         Some(text)
     } else if agent.step > 0 {
-        Some(format!("{} steps · {tokens}", agent.step))
+        let plural = if agent.step == 1 { "" } else { "s" };
+        Some(format!("{} step{plural} · {tokens}", agent.step))
     } else {
         None
     }
