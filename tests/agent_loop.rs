@@ -702,3 +702,40 @@ mod exec {
         }
     }
 }
+
+/// Measurement for BENCHMARKS.md (run with `--release --ignored --nocapture`):
+/// `context.*` round trips from inside a cell over 10 000 messages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "measurement"]
+async fn measure_context_calls_from_a_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = rig(
+        dir.path(),
+        Arc::new(ScriptedProvider::from_json(r#"{"turns":[]}"#).unwrap()),
+    );
+    for i in 0..10_000 {
+        rig.context.push(context::Message::tool(format!(
+            "message {i} about checkAuth token refresh handler {} {}",
+            i * 7,
+            "lorem ipsum ".repeat(40)
+        )));
+    }
+    let code = r#"
+import time
+xs = list(range(1000))
+def t(f, n=50):
+    ts = []
+    for _ in range(n):
+        a = time.perf_counter(); f(); ts.append((time.perf_counter() - a) * 1000)
+    ts.sort()
+    return f"p50 {ts[len(ts)//2]:.2f} ms  p99 {ts[int(len(ts)*0.99)-1]:.2f} ms"
+print("search   ", t(lambda: context.search("checkAuth refresh", limit=10)))
+print("summarize", t(lambda: context.summarize()))
+print("runtime  ", t(lambda: context.get_runtime_state()))
+print("slice(-5)", t(lambda: context.slice(-5)))
+"#;
+    let result = rig.kernel.execute(code, None).await;
+    assert!(result.ok, "{:?}", result.error);
+    println!("{}", result.stdout);
+    rig.kernel.shutdown().await;
+}
