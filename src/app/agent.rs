@@ -175,6 +175,15 @@ fn pane_messages(conversation: &Conversation) -> Vec<ChatMessage> {
 
 /// Sends `prompt` to the model (from `update::send_message`).
 pub fn send(state: &mut AppState, prompt: String) {
+    if state.agent.busy {
+        // Keep the text: nothing was sent.
+        state.composer.insert_str(&prompt);
+        notice(
+            state,
+            "The agent is still working on the previous message; wait for it or press Esc to cancel.",
+        );
+        return;
+    }
     state
         .conversation
         .messages
@@ -184,13 +193,6 @@ pub fn send(state: &mut AppState, prompt: String) {
         notice(state, &message);
         return;
     };
-    if state.agent.busy {
-        notice(
-            state,
-            "The agent is still working on the previous message; wait for it or press Esc to cancel.",
-        );
-        return;
-    }
     let (Some(kernel), Some(events)) = (state.kernel_client.clone(), state.agent.events.clone())
     else {
         notice(
@@ -417,5 +419,84 @@ pub fn status_segment(state: &AppState) -> Option<String> {
         Some(format!("{} step{plural} · {tokens}", agent.step))
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ConfigFile, Settings};
+
+    fn state() -> AppState {
+        let settings =
+            Settings::merge(ConfigFile::default(), None, &Default::default(), &|_| None).unwrap();
+        let mut s = AppState::new("/w".into(), settings);
+        s.agent.busy = true;
+        s
+    }
+
+    fn turn(s: &mut AppState, event: TurnEvent) {
+        apply(s, AgentUpdate::Turn(event));
+    }
+
+    #[test]
+    fn deltas_grow_one_entry_and_the_final_text_replaces_it() {
+        let mut s = state();
+        turn(&mut s, TurnEvent::TextDelta("Hel".into()));
+        turn(&mut s, TurnEvent::TextDelta("lo".into()));
+        assert_eq!(s.conversation.messages.len(), 1);
+        assert_eq!(s.conversation.messages[0].text, "Hello");
+        turn(
+            &mut s,
+            TurnEvent::AssistantMessage {
+                text: "Hello!".into(),
+            },
+        );
+        turn(&mut s, TurnEvent::TextDelta("Next".into()));
+        let texts: Vec<&str> = s
+            .conversation
+            .messages
+            .iter()
+            .map(|m| m.text.as_str())
+            .collect();
+        assert_eq!(texts, ["Hello!", "Next"]);
+    }
+
+    #[test]
+    fn the_status_shows_step_tokens_and_retries_until_finished() {
+        let mut s = state();
+        turn(&mut s, TurnEvent::Step(3));
+        turn(
+            &mut s,
+            TurnEvent::Usage(Usage {
+                prompt_tokens: 900,
+                completion_tokens: 600,
+                total_tokens: 1500,
+            }),
+        );
+        turn(
+            &mut s,
+            TurnEvent::Retrying {
+                attempt: 2,
+                max_attempts: 4,
+                wait: Duration::from_millis(1500),
+                reason: "HTTP 429".into(),
+            },
+        );
+        assert_eq!(
+            status_segment(&s).unwrap(),
+            "⠋ step 3 · 1.5k tok · retry 2/4 in 2s (HTTP 429)"
+        );
+        apply(&mut s, AgentUpdate::Finished);
+        assert_eq!(status_segment(&s).unwrap(), "3 steps · 1.5k tok");
+    }
+
+    #[test]
+    fn sending_while_busy_keeps_the_text_in_the_composer() {
+        let mut s = state();
+        send(&mut s, "second question".into());
+        assert_eq!(s.composer.lines().join("\n"), "second question");
+        assert_eq!(s.conversation.messages.len(), 1);
+        assert_eq!(s.conversation.messages[0].role, Role::Notice);
     }
 }
