@@ -130,7 +130,7 @@ impl Action {
             Action::OpenSearch => "Open the search pane",
             Action::ToggleCells => "Expand or collapse code cells in the conversation",
             Action::Interrupt => {
-                "Interrupt the running cell (variables are kept); with no cell running, cancel the agent's turn"
+                "Interrupt the running cell (variables kept), else cancel the turn"
             }
             Action::CancelTurn => "Cancel the agent's turn (stops the model, interrupts its cell)",
             Action::Suspend => "Suspend to the shell (resume with fg)",
