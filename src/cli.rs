@@ -25,9 +25,18 @@ pub struct Cli {
     #[command(flatten)]
     pub options: GlobalOptions,
 
-    /// Open a bundled demo workspace with a scripted model (not available yet).
+    /// Open a bundled demo workspace (copied to a temp dir) with a scripted
+    /// model that replays a recorded conversation offline.
     #[arg(long)]
     pub demo: bool,
+
+    /// Resume the latest session of this workspace.
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_session: bool,
+
+    /// Resume the session with this id (see `hello-tui sessions`).
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -52,6 +61,10 @@ pub struct GlobalOptions {
     #[arg(long, global = true, value_name = "URL")]
     pub base_url: Option<String>,
 
+    /// Environment variable that holds the API key (default OPENAI_API_KEY).
+    #[arg(long, global = true, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+
     /// Python interpreter for the kernel.
     #[arg(long, global = true, value_name = "PATH")]
     pub python: Option<PathBuf>,
@@ -69,13 +82,13 @@ pub struct GlobalOptions {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run one agent turn headless (not available yet).
-    Exec(ReservedArgs),
+    /// Run one agent turn headless and print the answer (or JSON events).
+    Exec(crate::exec::ExecArgs),
     /// Print the runtime-context snapshot the model would receive for a
     /// scene (a JSON file, or a file opened from disk).
     Snapshot(crate::snapshot::SnapshotArgs),
-    /// List the sessions of a workspace (not available yet).
-    Sessions(ReservedArgs),
+    /// List the sessions of a workspace (id, time, first prompt, messages).
+    Sessions(SessionsArgs),
     /// Run a command under the kernel's sandbox (writes only to the
     /// workspace and a private temp dir; no network unless allowed).
     Sandbox(crate::sandbox::cli::SandboxArgs),
@@ -92,10 +105,10 @@ impl Command {
     }
 }
 
-/// Arguments of a subcommand that is reserved but not built yet: accepted so
-/// the error is "not available yet" rather than a confusing usage message.
+/// `hello-tui sessions [-C DIR]`.
 #[derive(Debug, Args)]
-pub struct ReservedArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub args: Vec<String>,
+pub struct SessionsArgs {
+    /// Workspace whose sessions to list.
+    #[arg(short = 'C', value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
 }

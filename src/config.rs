@@ -198,9 +198,10 @@ impl Settings {
                 .clone()
                 .or_else(|| non_empty("HELLO_TUI_BASE_URL"))
                 .or(file.model.base_url),
-            api_key_env: file
-                .model
+            api_key_env: flags
                 .api_key_env
+                .clone()
+                .or(file.model.api_key_env)
                 .unwrap_or_else(|| "OPENAI_API_KEY".to_owned()),
             python: flags
                 .python

@@ -114,6 +114,7 @@ pub enum Action {
     NextDiagnostic,
     PrevDiagnostic,
     Interrupt,
+    CancelTurn,
     Suspend,
     Redraw,
     SendMessage,
@@ -166,9 +167,12 @@ impl Action {
             Action::Focus(PaneId::Diagnostics) => "Focus the diagnostics list",
             Action::OpenSearch => "Open the search pane",
             Action::ToggleCells => "Expand or collapse code cells in the conversation",
-            Action::Interrupt => "Interrupt the running cell (variables are kept)",
             Action::NextDiagnostic => "Go to the next diagnostic",
             Action::PrevDiagnostic => "Go to the previous diagnostic",
+            Action::Interrupt => {
+                "Interrupt the running cell (variables kept), else cancel the turn"
+            }
+            Action::CancelTurn => "Cancel the agent's turn (stops the model, interrupts its cell)",
             Action::Suspend => "Suspend to the shell (resume with fg)",
             Action::Redraw => "Redraw the screen",
             Action::SendMessage => "Send the message",
@@ -378,6 +382,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::Global, Char('c'), CTRL, Action::Interrupt),
     bind(Scope::Global, F(8), NONE, Action::NextDiagnostic),
     bind(Scope::Global, F(8), SHIFT, Action::PrevDiagnostic),
+    bind(Scope::Global, KeyCode::Esc, NONE, Action::CancelTurn),
     bind(Scope::Global, Char('z'), CTRL, Action::Suspend),
     bind(Scope::Global, Char('l'), CTRL, Action::Redraw),
     // Conversation: the composer takes every other key as text.
@@ -591,6 +596,7 @@ mod tests {
             Action::Interrupt,
             Action::NextDiagnostic,
             Action::PrevDiagnostic,
+            Action::CancelTurn,
             Action::Suspend,
             Action::Redraw,
             Action::SendMessage,

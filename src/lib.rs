@@ -11,6 +11,7 @@ pub mod config;
 pub mod context;
 pub mod diagnostics;
 pub mod editor;
+pub mod exec;
 pub mod kernel;
 pub mod keymap;
 pub mod logging;

@@ -27,22 +27,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Some(Command::Snapshot(args)) => return hello_tui::snapshot::run(args),
         Some(Command::Sandbox(args)) => return hello_tui::sandbox::cli::run(args),
-        Some(command) => {
-            eprintln!(
-                "hello-tui {}: not available yet in this build (it is planned; see the README).",
-                command.name()
-            );
-            return Ok(ExitCode::from(2));
-        }
+        Some(Command::Exec(args)) => return hello_tui::exec::run(args, &cli.options),
+        Some(Command::Sessions(args)) => return hello_tui::app::sessions::list_command(&args.dir),
         None => {}
     }
-    if cli.demo {
-        eprintln!(
-            "hello-tui --demo: not available yet in this build (it is planned; see the README)."
-        );
-        return Ok(ExitCode::from(2));
-    }
-    let workspace = match workspace_root(&cli.path) {
+    // The demo workspace lives in a temp dir that is removed on exit.
+    let demo_dir = if cli.demo {
+        match hello_tui::app::sessions::demo_workspace() {
+            Ok(dir) => Some(dir),
+            Err(error) => {
+                eprintln!("hello-tui --demo: cannot create the demo workspace: {error}");
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    } else {
+        None
+    };
+    let path = demo_dir.as_ref().map_or(cli.path.as_path(), |d| d.path());
+    let workspace = match workspace_root(path) {
         Ok(root) => root,
         Err(message) => {
             eprintln!("hello-tui: {message}");
@@ -63,8 +65,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let state = AppState::new(workspace, settings);
+    let mut state = AppState::new(workspace, settings);
+    let resume = if cli.continue_session {
+        Some(None)
+    } else {
+        cli.resume.clone().map(Some)
+    };
+    let _guard = runtime.enter();
+    if let Err(message) = hello_tui::app::sessions::configure(&mut state, cli.demo, resume) {
+        eprintln!("hello-tui: {message}");
+        return Ok(ExitCode::from(2));
+    }
     runtime.block_on(app::run::run(state, theme))?;
+    drop(demo_dir);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -28,15 +28,28 @@ fn missing_or_non_directory_workspace_exits_2_with_a_clear_error() {
 }
 
 #[test]
-fn reserved_subcommands_say_they_are_not_available_yet() {
-    for args in [&["exec", "why?"][..], &["sessions"], &["--demo"]] {
-        let out = Command::new(BIN).args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains("not available yet"),
-            "{args:?}"
-        );
-    }
+fn exec_sessions_and_continue_explain_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .env("HOME", dir.path())
+            .env("XDG_CONFIG_HOME", dir.path())
+            .env_remove("HELLO_TUI_MODEL")
+            .env_remove("HELLO_TUI_CONFIG")
+            .output()
+            .unwrap()
+    };
+    let root = dir.path().to_str().unwrap();
+    let out = run(&["exec", "-C", root, "why?"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--model"));
+    let out = run(&["sessions", "-C", root]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No sessions"));
+    let out = run(&["--continue", root]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no session"));
 }
 
 #[test]
@@ -196,7 +209,7 @@ fn workbench_starts_shows_every_pane_and_quits_restoring_the_terminal() {
     tmux.keys(&["Escape"]);
     tmux.wait_for("No messages yet");
     tmux.keys(&["hello", "Enter"]);
-    tmux.wait_for("The agent loop is not built yet");
+    tmux.wait_for("No model is configured");
 
     tmux.keys(&["C-q"]);
     let screen = tmux.wait_for("EXIT=0");

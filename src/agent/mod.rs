@@ -1,4 +1,10 @@
-//! The agent: the model provider today; the turn loop (tools, kernel,
-//! snapshot) is wired on top of it by the app.
+//! The agent: the model provider, the conversation (history + context
+//! store + session file) and the turn loop that drives model calls and
+//! kernel cells. No terminal code: the TUI (`app::agent`) and `exec` both
+//! drive [`turn::run_turn`].
 
+pub mod conversation;
 pub mod provider;
+pub mod setup;
+pub mod tool_result;
+pub mod turn;

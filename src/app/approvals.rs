@@ -261,3 +261,17 @@ impl ApprovalPolicy for ApprovalBroker {
         })
     }
 }
+
+/// The agent asks before each of the model's cells through the same queue
+/// (and mode) as `shell.run`.
+impl crate::agent::turn::CellApproval for ApprovalBroker {
+    fn approve_cell(&self, code: &str) -> BoxFuture<'static, crate::agent::turn::Verdict> {
+        let pending = ApprovalBroker::approve_cell(self, code);
+        Box::pin(async move {
+            match pending.await {
+                Approval::Allow => crate::agent::turn::Verdict::Allow,
+                Approval::Deny(reason) => crate::agent::turn::Verdict::Deny(reason),
+            }
+        })
+    }
+}

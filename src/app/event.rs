@@ -3,6 +3,7 @@
 
 use tokio::sync::mpsc;
 
+use super::agent::AgentUpdate;
 use super::approvals::PendingApproval;
 use super::kernel::KernelUpdate;
 use super::snapshot::SnapshotView;
@@ -21,6 +22,8 @@ pub enum AppEvent {
     Diagnostics(DiagnosticsEvent),
     /// Model-written code wants to run something: the approval overlay asks.
     ApprovalRequested(PendingApproval),
+    /// Text, cells, usage and the end of an agent turn.
+    Agent(AgentUpdate),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

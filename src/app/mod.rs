@@ -1,5 +1,6 @@
 //! The application: state, the update function and the event loop.
 
+pub mod agent;
 pub mod approval_flow;
 pub mod approvals;
 pub mod cells;
@@ -10,6 +11,7 @@ pub mod kernel;
 pub mod run;
 pub mod safety;
 pub mod search;
+pub mod sessions;
 pub mod snapshot;
 pub mod state;
 pub mod terminal;

@@ -41,12 +41,14 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
     }
     state.diagnostics_client = Some(start_diagnostics(&state, &tx));
+    state.agent.events = Some(tx.clone());
     super::safety::start(&mut state, &tx);
 
     let mut input = EventStream::new();
     let mut needs_draw = true;
     let mut last_draw = Instant::now() - FRAME_INTERVAL;
     let mut snapshots = SnapshotScheduler::default();
+    let mut last_spin = Instant::now();
 
     while !state.should_quit {
         if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
@@ -62,10 +64,21 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         // an idle workbench never wakes up.
         let frame_due = needs_draw.then_some(last_draw + FRAME_INTERVAL);
         snapshots.note(&state);
+        // The spinner schedules its own frames, and only while a turn runs.
+        let spin_due = state
+            .agent
+            .busy
+            .then_some(last_spin + super::agent::SPINNER_INTERVAL);
         let step = tokio::select! {
             Some(ev) = rx.recv() => Step::App(ev),
             Some(ev) = input.next() => Step::Term(ev?),
             _ = sleep_until_due(frame_due), if frame_due.is_some() => continue,
+            _ = sleep_until_due(spin_due), if spin_due.is_some() => {
+                state.agent.spinner = state.agent.spinner.wrapping_add(1);
+                last_spin = Instant::now();
+                needs_draw = true;
+                continue;
+            }
             _ = sleep_until_due(snapshots.due), if snapshots.due.is_some() => {
                 snapshots.start(&state, &tx);
                 continue;

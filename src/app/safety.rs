@@ -16,11 +16,13 @@ use super::event::AppEventSender;
 use super::kernel::KernelClient;
 use super::state::{AppState, KernelView};
 use crate::config::Settings;
+use crate::context::{ContextCapability, PublishedSnapshot, SharedContext};
 use crate::kernel::caps::{ApprovalDecision, FsCapability, ShellCapability};
 use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig, PreSpawnHook};
 use crate::sandbox::{
     ApprovalMode, SandboxSession, SandboxStatus, effective_mode, fallback_notice,
 };
+use tokio::sync::watch;
 
 /// What the status bar says about safety.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +79,8 @@ pub struct KernelLauncher {
     workspace: std::path::PathBuf,
     broker: ApprovalBroker,
     sandbox: SandboxStatus,
+    /// The agent's conversation, for the kernel's `context` capability.
+    context: Option<(SharedContext, watch::Receiver<Option<PublishedSnapshot>>)>,
 }
 
 /// A started kernel and what to tell the user about it.
@@ -100,7 +104,18 @@ impl KernelLauncher {
             workspace,
             broker,
             sandbox,
+            context: None,
         }
+    }
+
+    /// Gives every kernel this launcher starts the `context` capability.
+    pub fn with_context(
+        mut self,
+        context: SharedContext,
+        snapshot: watch::Receiver<Option<PublishedSnapshot>>,
+    ) -> Self {
+        self.context = Some((context, snapshot));
+        self
     }
 
     pub fn broker(&self) -> &ApprovalBroker {
@@ -111,12 +126,18 @@ impl KernelLauncher {
     /// sandbox is unavailable here (then the caller's mode already asks).
     pub fn launch(&self, mode: ApprovalMode) -> std::io::Result<Launched> {
         let root = &self.workspace;
-        let registry = CapabilityRegistry::new()
+        let mut registry = CapabilityRegistry::new()
             .with(Arc::new(FsCapability::new(root)?))
             .with(Arc::new(ShellCapability::new(
                 root,
                 Arc::new(self.broker.clone()),
             )));
+        if let Some((context, snapshot)) = &self.context {
+            registry = registry.with(Arc::new(ContextCapability::new(
+                context.clone(),
+                snapshot.clone(),
+            )));
+        }
         let mut config = kernel_config(&self.settings, root);
         let mut notice = None;
         let mut confined = false;
@@ -180,13 +201,16 @@ pub fn start(state: &mut AppState, app: &AppEventSender) {
         super::update::notice(state, &text);
     }
     let broker = ApprovalBroker::new(app.clone(), mode);
+    // The agent's cells ask through the same queue as shell commands.
+    state.agent.approval = Arc::new(broker.clone());
     let launcher = KernelLauncher::new(
         app.clone(),
         state.settings.clone(),
         state.workspace_root.clone(),
         broker.clone(),
         sandbox.clone(),
-    );
+    )
+    .with_context(state.agent.context.clone(), state.agent.snapshot_receiver());
     match launcher.launch(mode) {
         Ok(launched) => {
             if !launched.confined && mode == ApprovalMode::Auto {

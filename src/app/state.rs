@@ -8,6 +8,7 @@ use tui_textarea::TextArea;
 
 use std::sync::Arc;
 
+use super::agent::AgentState;
 use super::approvals::{ApprovalBroker, ApprovalQueue};
 use super::kernel::KernelClient;
 use super::safety::{KernelLauncher, SafetyView};
@@ -316,6 +317,8 @@ pub struct AppState {
     pub approval_broker: Option<ApprovalBroker>,
     /// Starts a new kernel when the mode crosses `full`.
     pub kernel_launcher: Option<KernelLauncher>,
+    /// The model, the running turn, the shared conversation store.
+    pub agent: AgentState,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -357,6 +360,7 @@ impl AppState {
             approvals: ApprovalQueue::default(),
             approval_broker: None,
             kernel_launcher: None,
+            agent: AgentState::default(),
             size: Size::new(120, 40),
             should_quit: false,
         }

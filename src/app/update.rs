@@ -73,6 +73,10 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             super::approval_flow::request(state, pending);
             Command::Redraw
         }
+        AppEvent::Agent(update) => {
+            super::agent::apply(state, update);
+            Command::Redraw
+        }
         AppEvent::SnapshotBuilt(view) => {
             // Builds can finish out of order; an old one only fills a gap.
             let current = view.scene_key == super::snapshot::scene_key(state);
@@ -106,9 +110,12 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
                 && super::cells::any_running(state)
             {
                 kernel.interrupt();
+            } else if super::agent::cancel(state) {
+                return Command::Redraw;
             }
             return Command::None;
         }
+        Action::CancelTurn => return Command::from_changed(super::agent::cancel(state)),
         Action::Redraw => return Command::FullRedraw,
         Action::ShowHelp => state.overlay = Some(Overlay::Help { scroll: 0 }),
         Action::ShowSnapshot => state.overlay = Some(Overlay::SnapshotPreview { scroll: 0 }),
@@ -393,17 +400,7 @@ fn send_message(state: &mut AppState) {
     };
     state.conversation.scroll_from_bottom = 0;
     match composer::parse(&text) {
-        Submission::Prompt(prompt) => {
-            state
-                .conversation
-                .messages
-                .push(ChatMessage::new(Role::User, prompt));
-            notice(
-                state,
-                "The agent loop is not built yet, so nothing answers. Configure a model with \
-                 --model and --base-url (or [model] in ~/.config/hello-tui/config.toml) once it is.",
-            );
-        }
+        Submission::Prompt(prompt) => super::agent::send(state, prompt),
         Submission::PythonCell(code) => match &state.kernel_client {
             // The cell shows up in the conversation when the service queues it.
             Some(kernel) => {

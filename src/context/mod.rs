@@ -7,9 +7,10 @@
 //!
 //! # Wiring
 //!
-//! - The UI loop owns one `AgentContext` and calls [`AgentContext::push`] for
-//!   every user, assistant and tool message (system prompts too: they are
-//!   stored and counted but never searched).
+//! - One [`SharedContext`] (`Arc<RwLock<AgentContext>>`) is shared by the
+//!   turn loop (which pushes every user, assistant and tool message), the
+//!   kernel's [`ContextCapability`] and the TUI search pane; see `shared.rs`
+//!   for why, and why the lock is never held across an await.
 //! - The search pane calls [`AgentContext::search`] directly on the loop: it
 //!   takes well under a millisecond on 10 000 messages, so per-keystroke
 //!   search needs no background task. Each [`SearchHit`] carries the message
@@ -25,7 +26,9 @@
 
 pub mod capability;
 pub mod index;
+pub mod kernel_capability;
 pub mod message;
+pub mod shared;
 pub mod slice;
 pub mod snippet;
 pub mod store;
@@ -33,6 +36,8 @@ pub mod tokenize;
 
 pub use capability::{ContextError, SearchArgs};
 pub use index::{IndexStats, SearchIndex};
+pub use kernel_capability::ContextCapability;
 pub use message::{Message, Role, ToolCall, UnknownRole};
+pub use shared::{PublishedSnapshot, SharedContext, snapshot_channel};
 pub use snippet::Snippet;
 pub use store::{AgentContext, SearchHit, SearchOutcome, SearchQuery};

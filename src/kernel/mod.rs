@@ -1,6 +1,7 @@
 //! The Python kernel core: a persistent `python3` process running an
 //! embedded driver (`assets/kernel/driver.py`), the protocol to it, the
-//! capability bridge (`fs`, `shell`, later `context`) and the live runtime
+//! capability bridge (`fs`, `shell`; `context` lives in `crate::context` and all
+//! three are registered by `crate::exec::registry`) and the live runtime
 //! state for the inspector. Host-agnostic: no terminal code.
 //!
 //! # Wiring it into a single-threaded UI loop

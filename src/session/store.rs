@@ -302,7 +302,10 @@ fn summarize(loaded: LoadedSession, path: PathBuf) -> SessionSummary {
             SessionEvent::Message { role, content, .. } => {
                 summary.message_count += 1;
                 if *role == Role::User && summary.first_prompt.is_empty() {
-                    summary.first_prompt = one_line_preview(content.as_deref().unwrap_or(""));
+                    // The prompt only, not the snapshot block sent with it.
+                    let content = content.as_deref().unwrap_or("");
+                    summary.first_prompt =
+                        one_line_preview(crate::agent::conversation::prompt_of(content));
                 }
             }
             _ => {}

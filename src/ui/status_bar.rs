@@ -22,7 +22,10 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     }
     buf.set_style(area, theme.roles.status_bar);
     let bar = theme.roles.status_bar;
-    let model = state.settings.model.as_deref().unwrap_or("no model");
+    let model = state.agent.label();
+    let agent = crate::app::agent::status_segment(state)
+        .map(|text| format!("│ {text} "))
+        .unwrap_or_default();
     let snapshot = match &state.snapshot {
         Some(view) => format!("snapshot {}/{}", view.used, view.max),
         None => format!("snapshot …/{}", state.settings.snapshot_budget),
@@ -46,7 +49,8 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             format!(" {} ", sanitize::for_display(&state.workspace_name)),
             theme.roles.status_key,
         ),
-        Span::styled(format!("│ {} ", sanitize::for_display(model)), bar),
+        Span::styled(format!("│ {} ", sanitize::for_display(&model)), bar),
+        Span::styled(agent, bar),
         Span::styled(format!("│ {} ", state.kernel.label()), bar),
         Span::styled("│ ", bar),
         Span::styled(format!("{} ", state.safety.label()), safety_style),

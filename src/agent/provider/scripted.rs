@@ -127,6 +127,11 @@ impl ScriptedProvider {
         Ok(ScriptedProvider { script })
     }
 
+    /// Overrides the script's own label (the demo is always called the same).
+    pub fn set_label(&mut self, label: &str) {
+        label.clone_into(&mut self.script.label);
+    }
+
     /// The events of the turn that answers `request`, without delays.
     pub fn events_for(&self, request: &ChatRequest) -> Vec<ProviderEvent> {
         let number = request

@@ -1,0 +1,387 @@
+//! The turn loop: one user message in, model calls and kernel cells until
+//! the model answers without a tool call (or `max_steps` is reached).
+//!
+//! No terminal code: the TUI and `exec` both drive [`run_turn`] and read
+//! the [`TurnEvent`]s it sends. The kernel is behind [`CodeRunner`] (the TUI
+//! routes cells through its kernel service so they appear as cells; `exec`
+//! uses the runtime directly) and approval behind [`CellApproval`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+use super::conversation::{Conversation, code_of, user_content};
+use super::provider::{
+    ChatMessage, ChatRequest, ModelProvider, ProviderEvent, ToolSpec, TurnAssembler, Usage,
+};
+use super::tool_result;
+use crate::context::PublishedSnapshot;
+use crate::kernel::{CodeRuntime, ExecResult, RuntimeState};
+
+/// The system prompt, embedded at build time.
+pub const SYSTEM_PROMPT: &str = include_str!("../../assets/prompts/system.md");
+pub const DEFAULT_MAX_STEPS: u32 = 20;
+pub const TOOL_NAME: &str = "code_action";
+
+/// The one tool the model gets.
+pub fn code_action_tool() -> ToolSpec {
+    ToolSpec {
+        name: TOOL_NAME.into(),
+        description: "Run Python in the persistent kernel of the workspace. Variables persist \
+                      between calls; `fs`, `shell` and `context` are globals. Returns JSON with \
+                      ok, stdout, stderr, value, error and state (the kernel's variables)."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": { "code": { "type": "string", "description": "Python source to run" } },
+            "required": ["code"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
+/// Runs the model's code. Implementations must not block the caller.
+pub trait CodeRunner: Send + Sync + 'static {
+    fn run(&self, code: String, timeout: Option<Duration>) -> BoxFuture<'static, ExecResult>;
+    /// SIGINT the running cell (variables kept).
+    fn interrupt(&self);
+    fn state(&self) -> BoxFuture<'static, RuntimeState>;
+}
+
+impl CodeRunner for CodeRuntime {
+    fn run(&self, code: String, timeout: Option<Duration>) -> BoxFuture<'static, ExecResult> {
+        let runtime = self.clone();
+        Box::pin(async move { runtime.execute(&code, timeout).await })
+    }
+
+    fn interrupt(&self) {
+        CodeRuntime::interrupt(self);
+    }
+
+    fn state(&self) -> BoxFuture<'static, RuntimeState> {
+        let runtime = self.clone();
+        Box::pin(async move {
+            runtime
+                .describe()
+                .await
+                .unwrap_or_else(|_| RuntimeState::dead())
+        })
+    }
+}
+
+/// Whether a cell the model wrote may run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allow,
+    Deny(String),
+}
+
+/// Asked before each cell. The TUI connects its approval overlay here
+/// (`app::approvals::approve_cell`); without one every cell runs (the
+/// kernel's sandbox and the shell capability's own policy still apply).
+pub trait CellApproval: Send + Sync + 'static {
+    fn approve_cell(&self, code: &str) -> BoxFuture<'static, Verdict>;
+}
+
+/// `auto`: every cell runs.
+pub struct AllowCells;
+
+impl CellApproval for AllowCells {
+    fn approve_cell(&self, _code: &str) -> BoxFuture<'static, Verdict> {
+        Box::pin(async { Verdict::Allow })
+    }
+}
+
+/// The snapshot attached to the user message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnSnapshot {
+    pub markdown: String,
+    pub json: Value,
+    pub used: usize,
+    pub max: usize,
+    pub truncated: bool,
+}
+
+/// Everything a turn needs besides the conversation.
+pub struct TurnDeps {
+    pub provider: Arc<dyn ModelProvider>,
+    pub runner: Arc<dyn CodeRunner>,
+    pub approval: Arc<dyn CellApproval>,
+    /// Where `context.snapshot()` reads the latest snapshot from.
+    pub snapshot_tx: watch::Sender<Option<PublishedSnapshot>>,
+    pub max_steps: u32,
+    pub cell_timeout: Option<Duration>,
+}
+
+/// What happens during a turn, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnEvent {
+    Snapshot {
+        used: usize,
+        max: usize,
+        truncated: bool,
+    },
+    /// Model call number `n` (1-based) starts.
+    Step(u32),
+    TextDelta(String),
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        wait: Duration,
+        reason: String,
+    },
+    /// A completed model message with text.
+    AssistantMessage {
+        text: String,
+    },
+    /// A cell is about to run.
+    ToolCall {
+        id: String,
+        code: String,
+    },
+    /// A call that never reached the kernel (bad arguments, refused...).
+    ToolRejected {
+        id: String,
+        reason: String,
+    },
+    ToolResult {
+        id: String,
+        result: Value,
+    },
+    /// Token usage so far in this turn.
+    Usage(Usage),
+    Completed {
+        steps: u32,
+        usage: Usage,
+        /// Stopped by `max_steps` rather than by a final answer.
+        max_steps_reached: bool,
+    },
+    Failed {
+        message: String,
+    },
+    Cancelled,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnOutcome {
+    Completed { steps: u32, usage: Usage },
+    Failed(String),
+    Cancelled,
+}
+
+/// Runs one turn for `prompt`. Cancel by sending `true` on the `cancel`
+/// channel: the stream stops, a running cell is interrupted, and every tool
+/// call already made still gets a result, so the history stays valid.
+pub async fn run_turn(
+    deps: &TurnDeps,
+    conversation: &mut Conversation,
+    prompt: &str,
+    snapshot: Option<TurnSnapshot>,
+    events: &mpsc::UnboundedSender<TurnEvent>,
+    mut cancel: watch::Receiver<bool>,
+) -> TurnOutcome {
+    let emit = |event: TurnEvent| {
+        let _ = events.send(event);
+    };
+    if let Some(s) = &snapshot {
+        emit(TurnEvent::Snapshot {
+            used: s.used,
+            max: s.max,
+            truncated: s.truncated,
+        });
+        deps.snapshot_tx.send_replace(Some(PublishedSnapshot {
+            markdown: s.markdown.clone(),
+            json: s.json.clone(),
+        }));
+    }
+    conversation.push(ChatMessage::User {
+        content: user_content(prompt, snapshot.as_ref().map(|s| s.markdown.as_str())),
+    });
+    let mut usage = Usage::default();
+    for step in 1..=deps.max_steps.max(1) {
+        emit(TurnEvent::Step(step));
+        let mut messages = vec![ChatMessage::System {
+            content: SYSTEM_PROMPT.to_owned(),
+        }];
+        messages.extend(conversation.messages().iter().cloned());
+        let mut stream = deps.provider.stream_chat(ChatRequest {
+            messages,
+            tools: vec![code_action_tool()],
+            ..ChatRequest::default()
+        });
+        let mut assembler = TurnAssembler::default();
+        let mut cancelled = false;
+        loop {
+            tokio::select! {
+                event = stream.next() => {
+                    let Some(event) = event else { break };
+                    assembler.push(&event);
+                    match event {
+                        ProviderEvent::TextDelta(text) => emit(TurnEvent::TextDelta(text)),
+                        ProviderEvent::Retrying { attempt, max_attempts, wait, reason } => {
+                            emit(TurnEvent::Retrying { attempt, max_attempts, wait, reason });
+                        }
+                        _ => {}
+                    }
+                }
+                _ = cancelled_signal(&mut cancel) => {
+                    stream.cancel();
+                    cancelled = true;
+                    break;
+                }
+            }
+        }
+        let turn = assembler.finish();
+        if let Some(u) = turn.usage {
+            usage.prompt_tokens += u.prompt_tokens;
+            usage.completion_tokens += u.completion_tokens;
+            usage.total_tokens += u.total_tokens;
+            conversation.record_usage(u);
+            emit(TurnEvent::Usage(usage));
+        }
+        if cancelled || turn.partial {
+            // Keep what was said, marked; drop half-streamed tool calls so
+            // no call is left without a result.
+            let why = if cancelled {
+                "cancelled by the user".to_owned()
+            } else {
+                turn.error.as_ref().map_or_else(
+                    || "the stream ended before the answer was complete".to_owned(),
+                    ToString::to_string,
+                )
+            };
+            if !turn.text.is_empty() {
+                let text = format!("{}\n\n[answer cut off: {why}]", turn.text);
+                emit(TurnEvent::AssistantMessage { text: text.clone() });
+                conversation.push(ChatMessage::Assistant {
+                    content: Some(text),
+                    tool_calls: Vec::new(),
+                });
+            }
+            conversation.record_error(&why);
+            return if cancelled {
+                emit(TurnEvent::Cancelled);
+                TurnOutcome::Cancelled
+            } else {
+                emit(TurnEvent::Failed {
+                    message: why.clone(),
+                });
+                TurnOutcome::Failed(why)
+            };
+        }
+        if !turn.text.is_empty() {
+            emit(TurnEvent::AssistantMessage {
+                text: turn.text.clone(),
+            });
+        }
+        if let Some(message) = turn.to_message() {
+            conversation.push(message);
+        }
+        if turn.tool_calls.is_empty() {
+            emit(TurnEvent::Completed {
+                steps: step,
+                usage,
+                max_steps_reached: false,
+            });
+            return TurnOutcome::Completed { steps: step, usage };
+        }
+        let mut cancelled = false;
+        for call in &turn.tool_calls {
+            let result = if cancelled {
+                rejected(
+                    &call.id,
+                    "Cancelled",
+                    "cancelled by the user before it ran",
+                    &emit,
+                )
+            } else {
+                match run_call(deps, call, &emit, &mut cancel).await {
+                    (result, true) => {
+                        cancelled = true;
+                        result
+                    }
+                    (result, false) => result,
+                }
+            };
+            emit(TurnEvent::ToolResult {
+                id: call.id.clone(),
+                result: result.clone(),
+            });
+            conversation.push(ChatMessage::Tool {
+                tool_call_id: call.id.clone(),
+                content: result.to_string(),
+            });
+        }
+        if cancelled || *cancel.borrow() {
+            conversation.record_error("cancelled by the user");
+            emit(TurnEvent::Cancelled);
+            return TurnOutcome::Cancelled;
+        }
+    }
+    let steps = deps.max_steps.max(1);
+    emit(TurnEvent::Completed {
+        steps,
+        usage,
+        max_steps_reached: true,
+    });
+    TurnOutcome::Completed { steps, usage }
+}
+
+/// Runs one tool call; returns its result and whether the user cancelled.
+async fn run_call(
+    deps: &TurnDeps,
+    call: &super::provider::ToolCall,
+    emit: &impl Fn(TurnEvent),
+    cancel: &mut watch::Receiver<bool>,
+) -> (Value, bool) {
+    if call.name != TOOL_NAME {
+        let message = format!(
+            "unknown tool `{}`; the only tool is `{TOOL_NAME}`",
+            call.name
+        );
+        return (rejected(&call.id, "ValueError", &message, emit), false);
+    }
+    let code = match code_of(&call.arguments) {
+        Ok(code) => code,
+        Err(message) => return (rejected(&call.id, "ValueError", &message, emit), false),
+    };
+    if let Verdict::Deny(reason) = deps.approval.approve_cell(&code).await {
+        let message = format!("the user did not approve this cell: {reason}");
+        return (rejected(&call.id, "PermissionError", &message, emit), false);
+    }
+    emit(TurnEvent::ToolCall {
+        id: call.id.clone(),
+        code: code.clone(),
+    });
+    let mut running = deps.runner.run(code, deps.cell_timeout);
+    let mut cancelled = false;
+    let result = tokio::select! {
+        result = &mut running => result,
+        _ = cancelled_signal(cancel) => {
+            cancelled = true;
+            deps.runner.interrupt();
+            running.await
+        }
+    };
+    let state = deps.runner.state().await;
+    (tool_result::from_exec(&result, &state), cancelled)
+}
+
+fn rejected(id: &str, kind: &str, message: &str, emit: &impl Fn(TurnEvent)) -> Value {
+    emit(TurnEvent::ToolRejected {
+        id: id.to_owned(),
+        reason: message.to_owned(),
+    });
+    tool_result::refused(kind, message, None)
+}
+
+/// Resolves once `true` is sent; never if the sender is gone without it.
+async fn cancelled_signal(cancel: &mut watch::Receiver<bool>) {
+    if cancel.wait_for(|c| *c).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}

@@ -1,0 +1,502 @@
+//! The agent in the workbench: sending a prompt starts a turn task
+//! ([`crate::agent::turn::run_turn`]) whose events come back as
+//! `AppEvent::Agent`; this module applies them to the conversation pane and
+//! the status bar. Cells run through the kernel service (`KernelClient`), so
+//! the model's code shows up as cells with streamed output, and Esc (or
+//! Ctrl+C with no cell running) cancels.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use tokio::sync::{Mutex, mpsc, watch};
+
+use super::event::{AppEvent, AppEventSender};
+use super::kernel::{CellOrigin, KernelClient};
+use super::state::{AppState, CellStatus, ChatMessage, Role};
+use super::update::notice;
+use crate::agent::conversation::{Conversation, prompt_of};
+use crate::agent::provider::{ModelProvider, Usage};
+use crate::agent::setup;
+use crate::agent::tool_result;
+use crate::agent::turn::{
+    AllowCells, CellApproval, CodeRunner, DEFAULT_MAX_STEPS, TurnDeps, TurnEvent, TurnSnapshot,
+    run_turn,
+};
+use crate::context::{PublishedSnapshot, SharedContext, snapshot_channel};
+use crate::kernel::{ExecOutcome, ExecResult, RuntimeState};
+use crate::session::SessionWriter;
+
+/// Spinner frames for the status bar while a turn runs.
+pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// How often the spinner advances (frames are scheduled only while busy).
+pub const SPINNER_INTERVAL: Duration = Duration::from_millis(100);
+
+/// What the turn task tells the loop.
+#[derive(Debug)]
+pub enum AgentUpdate {
+    Turn(TurnEvent),
+    Notice(String),
+    /// The turn task ended (whatever happened).
+    Finished,
+}
+
+/// The agent's part of `AppState`.
+pub struct AgentState {
+    provider: Option<Arc<dyn ModelProvider>>,
+    /// Shared with the kernel's `context` capability and the search pane.
+    pub context: SharedContext,
+    snapshot_tx: watch::Sender<Option<PublishedSnapshot>>,
+    conversation: Arc<Mutex<Conversation>>,
+    /// Set by the event loop: where the turn task sends its updates.
+    pub events: Option<AppEventSender>,
+    /// Asked before each of the model's cells. Defaults to allowing (`auto`);
+    /// the approval overlay (`app::approvals`) plugs in here.
+    pub approval: Arc<dyn CellApproval>,
+    pub max_steps: u32,
+    pub cell_timeout: Option<Duration>,
+    cancel: Option<watch::Sender<bool>>,
+    pub busy: bool,
+    pub step: u32,
+    pub usage: Usage,
+    pub retry: Option<String>,
+    pub spinner: usize,
+    /// The conversation entry the model's text is streaming into.
+    streaming: Option<usize>,
+}
+
+impl Default for AgentState {
+    fn default() -> Self {
+        let context = SharedContext::default();
+        let (snapshot_tx, _) = snapshot_channel();
+        Self {
+            provider: None,
+            conversation: Arc::new(Mutex::new(Conversation::new(context.clone(), None))),
+            context,
+            snapshot_tx,
+            events: None,
+            approval: Arc::new(AllowCells),
+            max_steps: DEFAULT_MAX_STEPS,
+            cell_timeout: None,
+            cancel: None,
+            busy: false,
+            step: 0,
+            usage: Usage::default(),
+            retry: None,
+            spinner: 0,
+            streaming: None,
+        }
+    }
+}
+
+impl AgentState {
+    pub fn set_provider(&mut self, provider: Arc<dyn ModelProvider>) {
+        self.provider = Some(provider);
+    }
+
+    /// The model's name for the status bar ("no model" without one).
+    pub fn label(&self) -> String {
+        self.provider
+            .as_ref()
+            .map_or_else(|| "no model".to_owned(), |p| p.label())
+    }
+
+    /// For the kernel's `context.snapshot()`.
+    pub fn snapshot_receiver(&self) -> watch::Receiver<Option<PublishedSnapshot>> {
+        self.snapshot_tx.subscribe()
+    }
+
+    /// Replaces the conversation with a resumed one.
+    pub fn set_conversation(&mut self, conversation: Conversation) {
+        self.context = conversation.context().clone();
+        self.conversation = Arc::new(Mutex::new(conversation));
+    }
+}
+
+/// Resumes a session into the state: the whole conversation in the pane,
+/// plus a notice that kernel variables are not restored.
+pub fn resume(state: &mut AppState, conversation: Conversation, warnings: &[String]) {
+    let shown = pane_messages(&conversation);
+    let id = conversation.session_id().unwrap_or("?").to_owned();
+    state.agent.set_conversation(conversation);
+    state.conversation.messages.extend(shown);
+    for warning in warnings {
+        notice(state, &format!("session {id}: {warning}"));
+    }
+    notice(
+        state,
+        &format!(
+            "Resumed session {id}. Kernel variables are not restored: earlier cells are shown \
+             but their variables are gone until code runs again."
+        ),
+    );
+}
+
+/// The pane entries of a resumed conversation.
+fn pane_messages(conversation: &Conversation) -> Vec<ChatMessage> {
+    use crate::agent::provider::ChatMessage as Sent;
+    let mut shown = Vec::new();
+    for message in conversation.messages() {
+        match message {
+            Sent::System { .. } => {}
+            Sent::User { content } => shown.push(ChatMessage::new(Role::User, prompt_of(content))),
+            Sent::Assistant { content, .. } => {
+                if let Some(text) = content.as_deref().filter(|t| !t.is_empty()) {
+                    shown.push(ChatMessage::new(Role::Assistant, text));
+                }
+            }
+            Sent::Tool {
+                tool_call_id,
+                content,
+            } => {
+                let code = conversation.code_for(tool_call_id).unwrap_or("").to_owned();
+                let result: Value = serde_json::from_str(content).unwrap_or(Value::Null);
+                let mut entry = ChatMessage::cell(0, code);
+                entry.text = tool_result::readable(&result);
+                if let Some(cell) = &mut entry.cell {
+                    cell.status = if result["ok"].as_bool().unwrap_or(false) {
+                        CellStatus::Succeeded { duration_ms: 0 }
+                    } else {
+                        CellStatus::Failed {
+                            summary: result["error"]["type"]
+                                .as_str()
+                                .unwrap_or("error")
+                                .to_owned(),
+                        }
+                    };
+                }
+                shown.push(entry);
+            }
+        }
+    }
+    shown
+}
+
+/// Sends `prompt` to the model (from `update::send_message`).
+pub fn send(state: &mut AppState, prompt: String) {
+    if state.agent.busy {
+        // Keep the text: nothing was sent.
+        state.composer.insert_str(&prompt);
+        notice(
+            state,
+            "The agent is still working on the previous message; wait for it or press Esc to cancel.",
+        );
+        return;
+    }
+    state
+        .conversation
+        .messages
+        .push(ChatMessage::new(Role::User, prompt.clone()));
+    let Some(provider) = state.agent.provider.clone() else {
+        let message = setup::not_configured_message(&state.settings);
+        notice(state, &message);
+        return;
+    };
+    let (Some(kernel), Some(events)) = (state.kernel_client.clone(), state.agent.events.clone())
+    else {
+        notice(
+            state,
+            "The Python kernel is not running, so the agent cannot act.",
+        );
+        return;
+    };
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let agent = &mut state.agent;
+    agent.cancel = Some(cancel_tx);
+    agent.busy = true;
+    agent.step = 0;
+    agent.usage = Usage::default();
+    agent.retry = None;
+    agent.streaming = None;
+    let deps = TurnDeps {
+        provider: provider.clone(),
+        runner: Arc::new(kernel),
+        approval: agent.approval.clone(),
+        snapshot_tx: agent.snapshot_tx.clone(),
+        max_steps: agent.max_steps,
+        cell_timeout: agent.cell_timeout,
+    };
+    let conversation = agent.conversation.clone();
+    let scene = super::snapshot::request(state);
+    let workspace = state.workspace_root.clone();
+    tokio::spawn(async move {
+        let send = |update: AgentUpdate| {
+            let _ = events.send(AppEvent::Agent(update));
+        };
+        let snapshot = tokio::task::spawn_blocking(move || build_snapshot(scene))
+            .await
+            .ok();
+        let mut conversation = conversation.lock().await;
+        if conversation.session_id().is_none() {
+            match SessionWriter::create(&workspace, &provider.label()) {
+                Ok(session) => conversation.set_session(session),
+                Err(error) => send(AgentUpdate::Notice(format!(
+                    "This conversation is not saved: {error}"
+                ))),
+            }
+        }
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let forward = async {
+            while let Some(event) = rx.recv().await {
+                send(AgentUpdate::Turn(event));
+            }
+        };
+        let turn = async {
+            run_turn(&deps, &mut conversation, &prompt, snapshot, &tx, cancel_rx).await;
+            drop(tx);
+        };
+        tokio::join!(turn, forward);
+        if let Some(error) = conversation.session_error.take() {
+            send(AgentUpdate::Notice(error));
+        }
+        send(AgentUpdate::Finished);
+    });
+}
+
+/// Builds the snapshot of the scene (reads files: off the loop).
+fn build_snapshot(mut scene: super::snapshot::SceneRequest) -> TurnSnapshot {
+    scene.source.project_files = Some(crate::snapshot::root_project_files(&scene.root));
+    let options = crate::snapshot::CollectOptions {
+        budget: scene.budget,
+        ..crate::snapshot::CollectOptions::default()
+    };
+    let (built, rendered) = crate::snapshot::build(&scene.source, &options);
+    TurnSnapshot {
+        markdown: rendered.markdown,
+        json: serde_json::to_value(&built).unwrap_or(Value::Null),
+        used: built.budget.used,
+        max: built.budget.max,
+        truncated: built.budget.truncated,
+    }
+}
+
+/// Esc / Ctrl+C: stop the turn. Returns whether there was one.
+pub fn cancel(state: &mut AppState) -> bool {
+    match &state.agent.cancel {
+        Some(cancel) if state.agent.busy => {
+            let _ = cancel.send(true);
+            state.agent.retry = Some("cancelling…".into());
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Applies one update from the turn task.
+pub fn apply(state: &mut AppState, update: AgentUpdate) {
+    match update {
+        AgentUpdate::Turn(event) => apply_turn_event(state, event),
+        AgentUpdate::Notice(text) => notice(state, &text),
+        AgentUpdate::Finished => {
+            let agent = &mut state.agent;
+            agent.busy = false;
+            agent.cancel = None;
+            agent.streaming = None;
+            agent.retry = None;
+        }
+    }
+}
+
+fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
+    match event {
+        TurnEvent::Step(step) => {
+            state.agent.step = step;
+            state.agent.retry = None;
+        }
+        TurnEvent::TextDelta(text) => {
+            let messages = &mut state.conversation.messages;
+            match state.agent.streaming {
+                Some(i) if i < messages.len() => messages[i].text.push_str(&text),
+                _ => {
+                    messages.push(ChatMessage::new(Role::Assistant, text));
+                    state.agent.streaming = Some(messages.len() - 1);
+                }
+            }
+        }
+        TurnEvent::AssistantMessage { text } => {
+            let messages = &mut state.conversation.messages;
+            match state.agent.streaming.take() {
+                Some(i) if i < messages.len() => messages[i].text = text,
+                _ => messages.push(ChatMessage::new(Role::Assistant, text)),
+            }
+        }
+        TurnEvent::ToolCall { .. } | TurnEvent::ToolResult { .. } | TurnEvent::Snapshot { .. } => {
+            state.agent.streaming = None;
+        }
+        TurnEvent::ToolRejected { reason, .. } => {
+            state.agent.streaming = None;
+            state.conversation.messages.push(ChatMessage::new(
+                Role::Tool,
+                format!("code_action not run: {reason}"),
+            ));
+        }
+        TurnEvent::Retrying {
+            attempt,
+            max_attempts,
+            wait,
+            reason,
+        } => {
+            state.agent.retry = Some(format!(
+                "retry {attempt}/{max_attempts} in {:.0}s ({reason})",
+                wait.as_secs_f64().ceil()
+            ));
+        }
+        TurnEvent::Usage(usage) => state.agent.usage = usage,
+        TurnEvent::Completed {
+            steps,
+            max_steps_reached: true,
+            ..
+        } => notice(
+            state,
+            &format!(
+                "Stopped after {steps} model calls (the step limit) without a final answer. Send a message to continue."
+            ),
+        ),
+        TurnEvent::Completed { .. } => {}
+        TurnEvent::Failed { message } => notice(
+            state,
+            &format!("The model call failed: {message}. Send the message again to retry."),
+        ),
+        TurnEvent::Cancelled => notice(state, "Cancelled. Every cell that ran kept its result."),
+    }
+    state.conversation.scroll_from_bottom = 0;
+}
+
+/// The model's cells go through the kernel service, so they appear in the
+/// conversation as cells with streamed output like `%py` ones.
+impl CodeRunner for KernelClient {
+    fn run(&self, code: String, timeout: Option<Duration>) -> BoxFuture<'static, ExecResult> {
+        let (cell_id, result) = self.execute(code, CellOrigin::Agent, timeout);
+        Box::pin(async move {
+            result.await.unwrap_or_else(|_| {
+                ExecResult::failed(
+                    cell_id,
+                    "RuntimeError",
+                    "the kernel service stopped before the cell finished".into(),
+                    ExecOutcome::NotRun,
+                )
+            })
+        })
+    }
+
+    fn interrupt(&self) {
+        KernelClient::interrupt(self);
+    }
+
+    fn state(&self) -> BoxFuture<'static, RuntimeState> {
+        let runtime = self.runtime().clone();
+        Box::pin(async move {
+            runtime
+                .describe()
+                .await
+                .unwrap_or_else(|_| RuntimeState::dead())
+        })
+    }
+}
+
+/// The status-bar segment: spinner, step, tokens, retries.
+pub fn status_segment(state: &AppState) -> Option<String> {
+    let agent = &state.agent;
+    let tokens = agent.usage.total_tokens;
+    let tokens = if tokens >= 1000 {
+        format!("{:.1}k tok", tokens as f64 / 1000.0)
+    } else {
+        format!("{tokens} tok")
+    };
+    if agent.busy {
+        let spin = SPINNER[agent.spinner % SPINNER.len()];
+        let mut text = format!("{spin} step {}", agent.step.max(1));
+        if agent.usage.total_tokens > 0 {
+            text.push_str(&format!(" · {tokens}"));
+        }
+        if let Some(retry) = &agent.retry {
+            text.push_str(&format!(" · {retry}"));
+        }
+        Some(text)
+    } else if agent.step > 0 {
+        let plural = if agent.step == 1 { "" } else { "s" };
+        Some(format!("{} step{plural} · {tokens}", agent.step))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ConfigFile, Settings};
+
+    fn state() -> AppState {
+        let settings =
+            Settings::merge(ConfigFile::default(), None, &Default::default(), &|_| None).unwrap();
+        let mut s = AppState::new("/w".into(), settings);
+        s.agent.busy = true;
+        s
+    }
+
+    fn turn(s: &mut AppState, event: TurnEvent) {
+        apply(s, AgentUpdate::Turn(event));
+    }
+
+    #[test]
+    fn deltas_grow_one_entry_and_the_final_text_replaces_it() {
+        let mut s = state();
+        turn(&mut s, TurnEvent::TextDelta("Hel".into()));
+        turn(&mut s, TurnEvent::TextDelta("lo".into()));
+        assert_eq!(s.conversation.messages.len(), 1);
+        assert_eq!(s.conversation.messages[0].text, "Hello");
+        turn(
+            &mut s,
+            TurnEvent::AssistantMessage {
+                text: "Hello!".into(),
+            },
+        );
+        turn(&mut s, TurnEvent::TextDelta("Next".into()));
+        let texts: Vec<&str> = s
+            .conversation
+            .messages
+            .iter()
+            .map(|m| m.text.as_str())
+            .collect();
+        assert_eq!(texts, ["Hello!", "Next"]);
+    }
+
+    #[test]
+    fn the_status_shows_step_tokens_and_retries_until_finished() {
+        let mut s = state();
+        turn(&mut s, TurnEvent::Step(3));
+        turn(
+            &mut s,
+            TurnEvent::Usage(Usage {
+                prompt_tokens: 900,
+                completion_tokens: 600,
+                total_tokens: 1500,
+            }),
+        );
+        turn(
+            &mut s,
+            TurnEvent::Retrying {
+                attempt: 2,
+                max_attempts: 4,
+                wait: Duration::from_millis(1500),
+                reason: "HTTP 429".into(),
+            },
+        );
+        assert_eq!(
+            status_segment(&s).unwrap(),
+            "⠋ step 3 · 1.5k tok · retry 2/4 in 2s (HTTP 429)"
+        );
+        apply(&mut s, AgentUpdate::Finished);
+        assert_eq!(status_segment(&s).unwrap(), "3 steps · 1.5k tok");
+    }
+
+    #[test]
+    fn sending_while_busy_keeps_the_text_in_the_composer() {
+        let mut s = state();
+        send(&mut s, "second question".into());
+        assert_eq!(s.composer.lines().join("\n"), "second question");
+        assert_eq!(s.conversation.messages.len(), 1);
+        assert_eq!(s.conversation.messages[0].role, Role::Notice);
+    }
+}

@@ -1,0 +1,128 @@
+//! Starting the workbench's agent: the model (configured, demo, or none),
+//! a resumed session (`--continue`, `--resume ID`), the `sessions`
+//! subcommand and the `--demo` workspace.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::state::AppState;
+use super::update::notice;
+use crate::agent::conversation::Conversation;
+use crate::agent::setup;
+use crate::context::SharedContext;
+use crate::sanitize;
+use crate::session::{self, SessionWriter};
+
+/// The files of the demo workspace, embedded so the binary is enough.
+const DEMO_FILES: [(&str, &str); 3] = [
+    ("auth.ts", include_str!("../../assets/demo/auth.ts")),
+    ("api.ts", include_str!("../../assets/demo/api.ts")),
+    ("README.md", include_str!("../../assets/demo/README.md")),
+];
+
+/// Copies the demo workspace to a fresh temp dir (removed when dropped).
+pub fn demo_workspace() -> std::io::Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new()
+        .prefix("hello-tui-demo-")
+        .tempdir()?;
+    for (name, text) in DEMO_FILES {
+        std::fs::write(dir.path().join(name), text)?;
+    }
+    Ok(dir)
+}
+
+/// Picks the model and, when asked, resumes a session. `resume` is
+/// `Some(None)` for `--continue` (the latest) and `Some(Some(id))` for
+/// `--resume ID`. An `Err` is a usage error for the command line.
+pub fn configure(
+    state: &mut AppState,
+    demo: bool,
+    resume: Option<Option<String>>,
+) -> Result<(), String> {
+    if demo {
+        state.agent.set_provider(setup::demo()?);
+        notice(
+            state,
+            &format!(
+                "Welcome to the hello-tui demo. Answers come from the {} replaying a recorded \
+                 conversation, offline. Ask e.g. \"why does checkAuth reject users?\" and watch it \
+                 search the context, read auth.ts in the kernel, fix it and answer.",
+                setup::DEMO_LABEL
+            ),
+        );
+    } else {
+        match setup::from_settings(&state.settings, &|name| std::env::var(name).ok()) {
+            Ok(Some(provider)) => state.agent.set_provider(provider),
+            Ok(None) => {}
+            Err(error) => notice(state, &format!("The model is not usable: {error}")),
+        }
+    }
+    let Some(which) = resume else {
+        return Ok(());
+    };
+    let root = state.workspace_root.clone();
+    let id = match which {
+        Some(id) => id,
+        None => match session::latest(&root).map_err(|e| e.to_string())? {
+            Some(summary) => summary.id,
+            None => {
+                return Err(format!(
+                    "--continue: no session in {} yet",
+                    session::sessions_dir(&root).display()
+                ));
+            }
+        },
+    };
+    let loaded = session::load(&root, &id).map_err(|e| e.to_string())?;
+    let writer = SessionWriter::resume(&root, &id).map_err(|e| e.to_string())?;
+    let warnings: Vec<String> = loaded
+        .warnings
+        .iter()
+        .map(|w| format!("line {}: {}", w.line, w.message))
+        .collect();
+    let conversation = Conversation::resume(&loaded, SharedContext::default(), writer);
+    super::agent::resume(state, conversation, &warnings);
+    Ok(())
+}
+
+/// `hello-tui sessions [-C DIR]`.
+pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
+    if !dir.is_dir() {
+        eprintln!("hello-tui sessions: `{}` is not a directory", dir.display());
+        return Ok(ExitCode::from(2));
+    }
+    let root = std::fs::canonicalize(dir)?;
+    let sessions = match session::list(&root) {
+        Ok(sessions) => sessions,
+        Err(error) => {
+            eprintln!("hello-tui sessions: {error}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    if sessions.is_empty() {
+        println!(
+            "No sessions in {} yet.",
+            session::sessions_dir(&root).display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:<24}  {:<20}  {:>8}  first prompt",
+        "id", "time", "messages"
+    );
+    for s in sessions {
+        let time: String = s
+            .created_at
+            .chars()
+            .take(19)
+            .collect::<String>()
+            .replace('T', " ");
+        let prompt = sanitize::for_display(s.first_prompt.lines().next().unwrap_or(""));
+        println!(
+            "{:<24}  {:<20}  {:>8}  {}",
+            s.id, time, s.message_count, prompt
+        );
+    }
+    println!("Resume one with `hello-tui --resume ID` (or the latest with `--continue`).");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,351 @@
+//! `hello-tui exec`: one agent turn without a terminal UI.
+//!
+//! The scene comes from disk (`-C DIR --open FILE:LINE:COL --select …`),
+//! the kernel runs in-process through [`CodeRuntime`], and the turn's
+//! events are printed: the final answer on stdout (progress on stderr), or
+//! with `--json` one JSON object per line. Exit 0 on a completed turn, 1 on
+//! a model/transport error, 2 on bad usage.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+use crate::agent::conversation::Conversation;
+use crate::agent::turn::{
+    AllowCells, DEFAULT_MAX_STEPS, TurnDeps, TurnEvent, TurnOutcome, TurnSnapshot, run_turn,
+};
+use crate::agent::{self, provider::ModelProvider};
+use crate::cli::GlobalOptions;
+use crate::config::Settings;
+use crate::context::{ContextCapability, SharedContext, snapshot_channel};
+use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, FsCapability, ShellCapability};
+use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
+use crate::sandbox::ApprovalMode;
+use crate::session::SessionWriter;
+use crate::snapshot::{self, CollectOptions};
+
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// Workspace directory to run in.
+    #[arg(short = 'C', value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// File the "editor" has open: `FILE`, `FILE:LINE` or `FILE:LINE:COL`.
+    #[arg(long, value_name = "FILE[:LINE[:COL]]")]
+    pub open: Option<String>,
+    /// Selection in the opened file: `L1:C1-L2:C2` or `L1-L2`.
+    #[arg(long, value_name = "L1:C1-L2:C2", requires = "open")]
+    pub select: Option<String>,
+    /// Print one JSON event per line instead of the answer.
+    #[arg(long)]
+    pub json: bool,
+    /// Model calls allowed in this turn.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
+    pub max_steps: u32,
+    /// Per-cell time limit in seconds (default 60).
+    #[arg(long, value_name = "SECS")]
+    pub cell_timeout: Option<f64>,
+    /// The prompt; `-` reads it from stdin.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: String,
+}
+
+/// The kernel's capabilities: `fs`, `shell` (with `shell_policy`) and
+/// `context`. Shared by the workbench and `exec`.
+pub fn registry(
+    root: &std::path::Path,
+    shell_policy: Arc<dyn ApprovalPolicy>,
+    context: &SharedContext,
+    snapshot: watch::Receiver<Option<crate::context::PublishedSnapshot>>,
+) -> std::io::Result<CapabilityRegistry> {
+    Ok(CapabilityRegistry::new()
+        .with(Arc::new(FsCapability::new(root)?))
+        .with(Arc::new(ShellCapability::new(root, shell_policy)))
+        .with(Arc::new(ContextCapability::new(context.clone(), snapshot))))
+}
+
+pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode> {
+    let usage = |message: String| {
+        eprintln!("hello-tui exec: {message}");
+        Ok(ExitCode::from(2))
+    };
+    let settings = match Settings::load(options, &|name| std::env::var(name).ok()) {
+        Ok(settings) => settings,
+        Err(error) => return usage(error.to_string()),
+    };
+    // `--approval` (a global flag) or `[safety] approval`; nobody can answer
+    // a question in exec, so `ask` and no setting mean shell commands are
+    // refused.
+    let settings_approval = settings.approval.unwrap_or(ApprovalMode::Deny).headless();
+    let prompt = if args.prompt == "-" {
+        let mut text = String::new();
+        if let Err(error) = std::io::stdin().read_to_string(&mut text) {
+            return usage(format!("cannot read the prompt from stdin: {error}"));
+        }
+        text
+    } else {
+        args.prompt.clone()
+    };
+    if prompt.trim().is_empty() {
+        return usage("the prompt is empty".into());
+    }
+    if let Some(secs) = args.cell_timeout
+        && !(secs.is_finite() && secs > 0.0)
+    {
+        return usage(format!(
+            "--cell-timeout must be a positive number of seconds, not {secs}"
+        ));
+    }
+    let source = match snapshot::cli::scene_from_disk(
+        &args.dir,
+        args.open.as_deref(),
+        args.select.as_deref(),
+    ) {
+        Ok(source) => source,
+        Err(error) => return usage(error.to_string()),
+    };
+    let root = match std::fs::canonicalize(&args.dir) {
+        Ok(root) => root,
+        Err(error) => return usage(format!("{}: {error}", args.dir.display())),
+    };
+    let provider = match agent::setup::from_settings(&settings, &|n| std::env::var(n).ok()) {
+        Ok(Some(provider)) => provider,
+        Ok(None) => return usage(agent::setup::not_configured_message(&settings)),
+        Err(error) => return usage(error),
+    };
+    let options = CollectOptions {
+        budget: settings.snapshot_budget,
+        ..CollectOptions::default()
+    };
+    let (built, rendered) = snapshot::build(&source, &options);
+    let turn_snapshot = TurnSnapshot {
+        markdown: rendered.markdown,
+        json: serde_json::to_value(&built).unwrap_or(Value::Null),
+        used: built.budget.used,
+        max: built.budget.max,
+        truncated: built.budget.truncated,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let job = Job {
+        root,
+        settings,
+        provider,
+        prompt,
+        snapshot: turn_snapshot,
+        json: args.json,
+        max_steps: args.max_steps,
+        cell_timeout: args.cell_timeout.map(Duration::from_secs_f64),
+        // `--approval` is a global flag; nobody can answer a question in
+        // exec, so `ask` (and no flag) means shell commands are refused.
+        approval: settings_approval,
+    };
+    let code = runtime.block_on(job.run())?;
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    Ok(code)
+}
+
+struct Job {
+    root: PathBuf,
+    settings: Settings,
+    provider: Arc<dyn ModelProvider>,
+    prompt: String,
+    snapshot: TurnSnapshot,
+    json: bool,
+    max_steps: u32,
+    cell_timeout: Option<Duration>,
+    approval: ApprovalMode,
+}
+
+impl Job {
+    async fn run(self) -> anyhow::Result<ExitCode> {
+        let mut out = Printer { json: self.json };
+        let session = match SessionWriter::create(&self.root, &self.provider.label()) {
+            Ok(session) => Some(session),
+            Err(error) => {
+                eprintln!("hello-tui exec: the session is not saved: {error}");
+                None
+            }
+        };
+        out.event(json!({
+            "type": "session.started",
+            "session_id": session.as_ref().map(SessionWriter::id),
+            "workspace": self.root.to_string_lossy(),
+            "model": self.provider.label(),
+        }));
+        out.event(json!({
+            "type": "snapshot",
+            "used_chars": self.snapshot.used,
+            "max_chars": self.snapshot.max,
+            "truncated": self.snapshot.truncated,
+        }));
+        let shell: Arc<dyn ApprovalPolicy> = match self.approval {
+            ApprovalMode::Deny | ApprovalMode::Ask => Arc::new(DenyAll {
+                reason: "shell commands are refused in `hello-tui exec` unless it runs with \
+                         --approval auto or --approval full"
+                    .into(),
+            }),
+            ApprovalMode::Auto | ApprovalMode::Full => Arc::new(AllowAll),
+        };
+        let context = SharedContext::default();
+        let (snapshot_tx, snapshot_rx) = snapshot_channel();
+        let registry = registry(&self.root, shell, &context, snapshot_rx)?;
+        let mut config = KernelConfig::for_workspace(&self.root);
+        config.python = self.settings.python.clone();
+        config.auto_refresh = None;
+        // Model-written code runs inside the sandbox unless `full` says not to.
+        if self.approval != ApprovalMode::Full {
+            match crate::sandbox::SandboxSession::start(
+                &self.root,
+                self.settings.allow_network,
+                Vec::new(),
+            ) {
+                Ok(session) => config.pre_spawn = Some(crate::app::safety::sandbox_hook(session)),
+                Err(error) => eprintln!(
+                    "hello-tui exec: warning: the sandbox is unavailable ({error}); cells run \
+                     unconfined"
+                ),
+            }
+        }
+        let (kernel, _kernel_events) = CodeRuntime::new(config, registry);
+        let deps = TurnDeps {
+            provider: self.provider.clone(),
+            runner: Arc::new(kernel.clone()),
+            approval: Arc::new(AllowCells),
+            snapshot_tx,
+            max_steps: self.max_steps,
+            cell_timeout: self.cell_timeout,
+        };
+        let mut conversation = Conversation::new(context, session);
+        let (cancel_tx, cancel_rx) = watch::channel(false);
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                let _ = cancel_tx.send(true);
+            }
+        });
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let prompt = self.prompt.clone();
+        let snapshot = self.snapshot.clone();
+        let turn = async move {
+            let outcome = run_turn(
+                &deps,
+                &mut conversation,
+                &prompt,
+                Some(snapshot),
+                &tx,
+                cancel_rx,
+            )
+            .await;
+            if let Some(error) = conversation.session_error.take() {
+                eprintln!("hello-tui exec: {error}");
+            }
+            outcome
+        };
+        let print = async {
+            let mut answer = String::new();
+            while let Some(event) = rx.recv().await {
+                out.turn_event(&event, &mut answer);
+            }
+            answer
+        };
+        let (outcome, answer) = tokio::join!(turn, print);
+        kernel.shutdown().await;
+        Ok(match outcome {
+            TurnOutcome::Completed { .. } => {
+                if !self.json {
+                    println!("{}", answer.trim_end());
+                }
+                ExitCode::SUCCESS
+            }
+            TurnOutcome::Failed(_) | TurnOutcome::Cancelled => ExitCode::from(1),
+        })
+    }
+}
+
+struct Printer {
+    json: bool,
+}
+
+impl Printer {
+    fn event(&mut self, value: Value) {
+        if self.json {
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{value}");
+            let _ = stdout.flush();
+        }
+    }
+
+    /// Prints one turn event; `answer` collects the last assistant message.
+    fn turn_event(&mut self, event: &TurnEvent, answer: &mut String) {
+        let progress = |line: String| {
+            if !self.json {
+                eprintln!("{line}");
+            }
+        };
+        match event {
+            TurnEvent::AssistantMessage { text } => {
+                answer.clone_from(text);
+                self.event(json!({ "type": "assistant.message", "text": text }));
+            }
+            TurnEvent::ToolCall { id, code } => {
+                progress(format!("[cell {id}] {}", code.lines().next().unwrap_or("")));
+                self.event(
+                    json!({ "type": "tool.call", "id": id, "name": "code_action", "code": code }),
+                );
+            }
+            TurnEvent::ToolRejected { id, reason } => {
+                progress(format!("[cell {id}] not run: {reason}"));
+                self.event(json!({ "type": "tool.call", "id": id, "name": "code_action", "code": null, "rejected": reason }));
+            }
+            TurnEvent::ToolResult { id, result } => {
+                let mut event = json!({ "type": "tool.result", "id": id });
+                if let (Some(map), Some(fields)) = (event.as_object_mut(), result.as_object()) {
+                    map.extend(fields.clone());
+                }
+                self.event(event);
+            }
+            TurnEvent::Retrying {
+                attempt,
+                max_attempts,
+                wait,
+                reason,
+            } => {
+                progress(format!(
+                    "retrying ({attempt}/{max_attempts}) in {:.1}s: {reason}",
+                    wait.as_secs_f64()
+                ));
+                self.event(json!({ "type": "retry", "attempt": attempt, "max_attempts": max_attempts, "wait_ms": wait.as_millis() as u64, "reason": reason }));
+            }
+            TurnEvent::Completed {
+                steps,
+                usage,
+                max_steps_reached,
+            } => {
+                if *max_steps_reached {
+                    progress(format!("stopped after {steps} steps (--max-steps)"));
+                }
+                self.event(json!({ "type": "turn.completed", "steps": steps, "usage": usage, "max_steps_reached": max_steps_reached }));
+            }
+            TurnEvent::Failed { message } => {
+                if !self.json {
+                    eprintln!("hello-tui exec: {message}");
+                }
+                self.event(json!({ "type": "error", "message": message }));
+            }
+            TurnEvent::Cancelled => {
+                progress("cancelled".into());
+                self.event(json!({ "type": "error", "message": "cancelled by the user" }));
+            }
+            TurnEvent::Snapshot { .. }
+            | TurnEvent::Step(_)
+            | TurnEvent::TextDelta(_)
+            | TurnEvent::Usage(_) => {}
+        }
+    }
+}

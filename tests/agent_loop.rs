@@ -1,0 +1,741 @@
+//! The agent loop against a loopback server speaking the real Chat
+//! Completions wire format and a real Python kernel: full turns, cancel,
+//! malformed arguments, the `context` capability inside cells, sessions and
+//! resume, and `exec --json` end to end through the real binary.
+
+#[path = "support/loopback.rs"]
+#[allow(dead_code)]
+mod loopback;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hello_tui::agent::conversation::Conversation;
+use hello_tui::agent::provider::openai::OpenAiConfig;
+use hello_tui::agent::provider::{ModelProvider, OpenAiProvider, ScriptedProvider};
+use hello_tui::agent::turn::{
+    AllowCells, TurnDeps, TurnEvent, TurnOutcome, TurnSnapshot, run_turn,
+};
+use hello_tui::context::{self, SharedContext, snapshot_channel};
+use hello_tui::kernel::caps::DenyAll;
+use hello_tui::kernel::{CodeRuntime, KernelConfig};
+use hello_tui::session::{self, SessionWriter};
+use loopback::{Framing, LoopbackServer, Part, Reply, byte_pieces, data};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+const AUTH_TS: &str = "export function checkAuth(user) {\n  return user.role === \"admin\";\n}\n";
+
+fn text_chunk(text: &str) -> String {
+    data(
+        &json!({"choices":[{"index":0,"delta":{"content":text},"finish_reason":null}]}).to_string(),
+    )
+}
+
+fn tool_chunk(index: u64, id: Option<&str>, args: &str) -> String {
+    let mut call = json!({"index": index, "function": {"arguments": args}});
+    if let Some(id) = id {
+        call["id"] = json!(id);
+        call["type"] = json!("function");
+        call["function"]["name"] = json!("code_action");
+    }
+    data(&json!({"choices":[{"index":0,"delta":{"tool_calls":[call]}}]}).to_string())
+}
+
+fn finish_chunk(reason: &str) -> String {
+    data(&json!({"choices":[{"index":0,"delta":{},"finish_reason":reason}]}).to_string())
+}
+
+fn usage_chunk(prompt: u64, completion: u64) -> String {
+    data(&json!({"choices":[],"usage":{"prompt_tokens":prompt,"completion_tokens":completion,"total_tokens":prompt+completion}}).to_string())
+}
+
+fn done() -> String {
+    "data: [DONE]\r\n\r\n".into()
+}
+
+fn sse(parts: &[String]) -> Reply {
+    Reply::sse(Framing::Chunked, byte_pieces(&parts.concat(), 37))
+}
+
+fn answer(text: &str) -> Reply {
+    sse(&[
+        text_chunk(text),
+        finish_chunk("stop"),
+        usage_chunk(50, 5),
+        done(),
+    ])
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("auth.ts"), AUTH_TS).unwrap();
+    dir
+}
+
+fn openai(server: &LoopbackServer) -> Arc<dyn ModelProvider> {
+    let mut config = OpenAiConfig::new(
+        Some(&server.base_url),
+        "test-model",
+        "NO_SUCH_KEY_VAR",
+        &|_| None,
+    );
+    config.initial_backoff = Duration::from_millis(10);
+    config.idle_timeout = Duration::from_secs(10);
+    Arc::new(OpenAiProvider::new(config).unwrap())
+}
+
+struct Rig {
+    deps: TurnDeps,
+    kernel: CodeRuntime,
+    context: SharedContext,
+}
+
+fn rig(root: &std::path::Path, provider: Arc<dyn ModelProvider>) -> Rig {
+    let context = SharedContext::default();
+    let (snapshot_tx, snapshot_rx) = snapshot_channel();
+    let registry =
+        hello_tui::exec::registry(root, Arc::new(DenyAll::default()), &context, snapshot_rx)
+            .unwrap();
+    let mut config = KernelConfig::for_workspace(root);
+    config.auto_refresh = None;
+    let (kernel, _events) = CodeRuntime::new(config, registry);
+    let deps = TurnDeps {
+        provider,
+        runner: Arc::new(kernel.clone()),
+        approval: Arc::new(AllowCells),
+        snapshot_tx,
+        max_steps: 20,
+        cell_timeout: Some(Duration::from_secs(20)),
+    };
+    Rig {
+        deps,
+        kernel,
+        context,
+    }
+}
+
+fn snapshot_of(root: &std::path::Path) -> TurnSnapshot {
+    let source =
+        hello_tui::snapshot::cli::scene_from_disk(root, Some("auth.ts:2:3"), None).unwrap();
+    let (built, rendered) =
+        hello_tui::snapshot::build(&source, &hello_tui::snapshot::CollectOptions::default());
+    TurnSnapshot {
+        markdown: rendered.markdown,
+        json: serde_json::to_value(&built).unwrap(),
+        used: built.budget.used,
+        max: built.budget.max,
+        truncated: built.budget.truncated,
+    }
+}
+
+/// Runs a turn to its end, collecting its events (fails after 30 s).
+async fn turn(
+    rig: &Rig,
+    conversation: &mut Conversation,
+    prompt: &str,
+    snapshot: Option<TurnSnapshot>,
+) -> (TurnOutcome, Vec<TurnEvent>) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (_cancel_tx, cancel_rx) = watch::channel(false);
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(30),
+        run_turn(&rig.deps, conversation, prompt, snapshot, &tx, cancel_rx),
+    )
+    .await
+    .expect("the turn ends");
+    drop(tx);
+    let mut events = Vec::new();
+    while let Some(e) = rx.recv().await {
+        events.push(e);
+    }
+    (outcome, events)
+}
+
+fn tool_message<'a>(request: &'a Value, id: &str) -> &'a Value {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+        .unwrap_or_else(|| panic!("no tool message for {id} in {request:#}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_turn_with_two_tool_calls_against_the_real_kernel() {
+    let dir = workspace();
+    // Two calls whose arguments arrive in pieces, interleaved by index.
+    let first = sse(&[
+        text_chunk("Let me look."),
+        tool_chunk(
+            0,
+            Some("call_a"),
+            "{\"code\": \"src = fs.read('auth.ts')\\n",
+        ),
+        tool_chunk(
+            1,
+            Some("call_b"),
+            "{\"code\": \"hits = context.search('auth', role='tool')\\n",
+        ),
+        tool_chunk(0, None, "print('auth:', len(src))\"}"),
+        tool_chunk(1, None, "print(hits.results[0].role)\\nlen(src) + 1\"}"),
+        finish_chunk("tool_calls"),
+        usage_chunk(120, 30),
+        done(),
+    ]);
+    let server = LoopbackServer::start(vec![first, answer("checkAuth only admits admins.")]).await;
+    let rig = rig(dir.path(), openai(&server));
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let (outcome, events) = turn(
+        &rig,
+        &mut conversation,
+        "why does checkAuth reject users?",
+        Some(snapshot_of(dir.path())),
+    )
+    .await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { steps: 2, usage } if usage.total_tokens == 205),
+        "{outcome:?}"
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let first = requests[0].json();
+    assert_eq!(first["tools"][0]["function"]["name"], "code_action");
+    assert_eq!(first["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(first["messages"][0]["role"], "system");
+    assert!(
+        first["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("context.search")
+    );
+    let user = first["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        user.starts_with("why does checkAuth reject users?\n\n<runtime-context-snapshot>\n"),
+        "{user}"
+    );
+    assert!(user.trim_end().ends_with("</runtime-context-snapshot>"));
+    assert!(
+        user.contains("auth.ts"),
+        "the snapshot names the active file: {user}"
+    );
+
+    // The follow-up carries both results, in order, as JSON.
+    let second = requests[1].json();
+    let a: Value =
+        serde_json::from_str(tool_message(&second, "call_a")["content"].as_str().unwrap()).unwrap();
+    assert_eq!(a["ok"], true, "{a:#}");
+    assert_eq!(a["stdout"], format!("auth: {}\n", AUTH_TS.len()));
+    assert_eq!(a["state"]["alive"], true);
+    assert!(
+        a["state"]["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["name"] == "src" && v["type"] == "str")
+    );
+    let b: Value =
+        serde_json::from_str(tool_message(&second, "call_b")["content"].as_str().unwrap()).unwrap();
+    // context.search inside the cell found the earlier tool output.
+    assert_eq!(b["stdout"], "tool\n", "{b:#}");
+    assert_eq!(b["value"], json!((AUTH_TS.len() + 1).to_string()));
+
+    // Events in order, and everything is in the shared context.
+    let kinds: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ToolCall { .. } => Some("call"),
+            TurnEvent::ToolResult { .. } => Some("result"),
+            TurnEvent::AssistantMessage { .. } => Some("message"),
+            TurnEvent::Completed { .. } => Some("completed"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "call",
+            "result",
+            "call",
+            "result",
+            "message",
+            "completed"
+        ]
+    );
+    let hits = rig
+        .context
+        .read(|c| c.search(&context::SearchQuery::new("auth")));
+    assert!(hits.hits.iter().any(|h| h.role == context::Role::Tool));
+    assert_eq!(conversation.messages().len(), 5);
+    rig.kernel.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_tool_arguments_go_back_to_the_model() {
+    let dir = workspace();
+    let bad = sse(&[
+        tool_chunk(0, Some("call_x"), "{\"code\": \"print(1)"),
+        finish_chunk("tool_calls"),
+        done(),
+    ]);
+    let server = LoopbackServer::start(vec![bad, answer("Sorry, retrying is not needed.")]).await;
+    let rig = rig(dir.path(), openai(&server));
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let (outcome, events) = turn(&rig, &mut conversation, "go", None).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { steps: 2, .. }),
+        "{outcome:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::ToolRejected { .. }))
+    );
+    let second = server.requests()[1].json();
+    let result: Value =
+        serde_json::from_str(tool_message(&second, "call_x")["content"].as_str().unwrap()).unwrap();
+    assert_eq!(result["ok"], false);
+    assert_eq!(result["error"]["type"], "ValueError");
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON")
+    );
+    rig.kernel.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_mid_stream_stops_the_request_and_keeps_the_partial_text() {
+    let dir = workspace();
+    let mut body = byte_pieces(&text_chunk("Thinking about"), 64);
+    body.push(Part::HoldOpen);
+    let mut server = LoopbackServer::start(vec![Reply::sse(Framing::Chunked, body)]).await;
+    let rig = rig(dir.path(), openai(&server));
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let run = run_turn(&rig.deps, &mut conversation, "go", None, &tx, cancel_rx);
+    let cancel = async {
+        while let Some(event) = rx.recv().await {
+            if matches!(event, TurnEvent::TextDelta(_)) {
+                cancel_tx.send(true).unwrap();
+                break;
+            }
+        }
+    };
+    let (outcome, ()) =
+        tokio::time::timeout(Duration::from_secs(10), async { tokio::join!(run, cancel) })
+            .await
+            .expect("cancel ends the turn");
+    assert_eq!(outcome, TurnOutcome::Cancelled);
+    assert!(
+        server.wait_client_closed(1, Duration::from_secs(5)).await,
+        "the connection closes"
+    );
+    let last = conversation.messages().last().unwrap();
+    match last {
+        hello_tui::agent::provider::ChatMessage::Assistant {
+            content,
+            tool_calls,
+        } => {
+            let text = content.as_deref().unwrap();
+            assert!(text.starts_with("Thinking about"));
+            assert!(text.contains("cancelled by the user"));
+            assert!(tool_calls.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+    rig.kernel.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_during_a_cell_interrupts_it_and_every_call_keeps_a_result() {
+    let dir = workspace();
+    let calls = sse(&[
+        tool_chunk(
+            0,
+            Some("slow"),
+            "{\"code\": \"n = 7\\nimport time\\ntime.sleep(30)\"}",
+        ),
+        tool_chunk(1, Some("never"), "{\"code\": \"print('not reached')\"}"),
+        finish_chunk("tool_calls"),
+        done(),
+    ]);
+    let server = LoopbackServer::start(vec![calls]).await;
+    let rig = rig(dir.path(), openai(&server));
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let run = run_turn(&rig.deps, &mut conversation, "go", None, &tx, cancel_rx);
+    let cancel = async {
+        while let Some(event) = rx.recv().await {
+            if matches!(event, TurnEvent::ToolCall { .. }) {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                cancel_tx.send(true).unwrap();
+                break;
+            }
+        }
+    };
+    let (outcome, ()) =
+        tokio::time::timeout(Duration::from_secs(15), async { tokio::join!(run, cancel) })
+            .await
+            .expect("cancel interrupts the cell");
+    assert_eq!(outcome, TurnOutcome::Cancelled);
+    let results: Vec<Value> = conversation
+        .messages()
+        .iter()
+        .filter_map(|m| match m {
+            hello_tui::agent::provider::ChatMessage::Tool { content, .. } => {
+                serde_json::from_str(content).ok()
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2, "both calls have a result");
+    assert_eq!(
+        results[0]["error"]["type"], "KeyboardInterrupt",
+        "{:#}",
+        results[0]
+    );
+    assert_eq!(results[1]["error"]["type"], "Cancelled");
+    // The interrupt kept the kernel's variables.
+    let state = rig.kernel.describe().await.unwrap();
+    assert!(state.get("n").is_some());
+    rig.kernel.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_context_capability_works_inside_a_running_cell() {
+    let dir = workspace();
+    let rig = rig(
+        dir.path(),
+        Arc::new(ScriptedProvider::from_json(r#"{"turns":[]}"#).unwrap()),
+    );
+    rig.context
+        .push(context::Message::user("please fix the login"));
+    rig.context
+        .push(context::Message::assistant("Looking at the code."));
+    rig.context
+        .push(context::Message::tool("auth token expired for user 7"));
+    rig.deps
+        .snapshot_tx
+        .send_replace(Some(context::PublishedSnapshot {
+            markdown: "# Runtime context".into(),
+            json: json!({"budget": {"used": 17}}),
+        }));
+    let code = r#"
+users = ["ada", "bob"]
+limit = 3
+s = context.summarize()
+c = context.current()
+r = context.get_runtime_state()
+r2 = context.getRuntimeState()
+hits = context.search("auth")
+last = context.slice(-1)
+snap = context.snapshot()
+names = sorted(v.name for v in r.variables)
+print(s.totalMessages, s.message_counts.tool, s.runtimeAlive)
+print(names)
+print(len(c.messages), c.runtime_state.alive, len(r2["variables"]))
+print(hits.total, hits.results[0].role, hits.results[0].index)
+print(last.total, last.messages[0].content)
+print(snap.markdown)
+c.messages.clear()
+"#;
+    let result = tokio::time::timeout(Duration::from_secs(20), rig.kernel.execute(code, None))
+        .await
+        .expect("no deadlock");
+    assert!(result.ok, "{:?}\n{}", result.error, result.stderr);
+    let lines: Vec<&str> = result.stdout.lines().collect();
+    assert_eq!(lines[0], "3 1 True");
+    // The live state, taken while this very cell runs: what it bound so far.
+    assert_eq!(lines[1], "['c', 'limit', 's', 'users']");
+    assert_eq!(lines[2], "3 True 5");
+    assert_eq!(lines[3], "1 tool 2");
+    assert_eq!(lines[4], "3 auth token expired for user 7");
+    assert_eq!(lines[5], "# Runtime context");
+    // Returned copies cannot change the conversation.
+    assert_eq!(rig.context.len(), 3);
+    rig.kernel.shutdown().await;
+}
+
+/// A scripted conversation written to a session, cut mid-line by a
+/// "crash", then resumed: the messages, the context store and the pane.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line() {
+    let dir = workspace();
+    let script = json!({
+        "delay_ms": 0,
+        "turns": [
+            {"text": "Reading.", "tool_calls": [{"name": "code_action", "arguments": {"code": "print('token audit: ok')"}}]},
+            {"text": "All good."}
+        ]
+    });
+    let provider = Arc::new(ScriptedProvider::from_json(&script.to_string()).unwrap());
+    let rig = rig(dir.path(), provider);
+    let writer = SessionWriter::create(dir.path(), "scripted").unwrap();
+    let id = writer.id().to_owned();
+    let path = writer.path().to_owned();
+    let mut conversation = Conversation::new(rig.context.clone(), Some(writer));
+    let (outcome, _) = turn(
+        &rig,
+        &mut conversation,
+        "check the tokens",
+        Some(snapshot_of(dir.path())),
+    )
+    .await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    rig.kernel.shutdown().await;
+    assert!(conversation.session_error.is_none());
+    drop(conversation);
+
+    // Crash mid-write: half a line at the end.
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"type\":\"tool.result\"") || text.contains("\"role\":\"tool\""));
+    text.push_str("{\"type\":\"message\",\"role\":\"user\",\"cont");
+    std::fs::write(&path, text).unwrap();
+
+    let listed = session::list(dir.path()).unwrap();
+    assert_eq!(listed[0].id, id);
+    assert_eq!(
+        listed[0].first_prompt, "check the tokens",
+        "without the snapshot block"
+    );
+
+    // `--continue` in the workbench: whole conversation shown, a notice.
+    let settings = hello_tui::config::Settings::merge(
+        hello_tui::config::ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .unwrap();
+    let mut state = hello_tui::app::AppState::new(dir.path().to_path_buf(), settings);
+    hello_tui::app::sessions::configure(&mut state, false, Some(None)).unwrap();
+    let shown: Vec<(hello_tui::app::state::Role, String)> = state
+        .conversation
+        .messages
+        .iter()
+        .map(|m| (m.role, m.text.clone()))
+        .collect();
+    use hello_tui::app::state::Role as R;
+    assert_eq!(shown[0], (R::User, "check the tokens".into()));
+    assert_eq!(shown[1], (R::Assistant, "Reading.".into()));
+    assert_eq!(shown[2].0, R::Tool);
+    assert_eq!(shown[2].1, "token audit: ok\n");
+    assert_eq!(
+        state.conversation.messages[2].cell.as_ref().unwrap().code,
+        "print('token audit: ok')"
+    );
+    assert_eq!(shown[3], (R::Assistant, "All good.".into()));
+    assert!(
+        shown
+            .iter()
+            .any(|(r, t)| *r == R::Notice && t.contains("line") && t.contains("incomplete"))
+    );
+    assert!(
+        shown
+            .last()
+            .unwrap()
+            .1
+            .contains("Kernel variables are not restored")
+    );
+    // The resumed context is searchable (the capability and the pane read it).
+    let hits = state
+        .agent
+        .context
+        .read(|c| c.search(&context::SearchQuery::new("token audit")));
+    assert_eq!(hits.hits[0].role, context::Role::Tool);
+
+    // New events go to the same file, on a clean line.
+    let loaded = session::load(dir.path(), &id).unwrap();
+    let mut resumed = Conversation::resume(
+        &loaded,
+        SharedContext::default(),
+        SessionWriter::resume(dir.path(), &id).unwrap(),
+    );
+    resumed.push(hello_tui::agent::provider::ChatMessage::User {
+        content: "again".into(),
+    });
+    let reloaded = session::load(dir.path(), &id).unwrap();
+    assert_eq!(reloaded.events().filter_map(|e| e.to_message()).count(), 5);
+}
+
+mod exec {
+    use super::*;
+    use std::process::Stdio;
+
+    async fn exec(dir: &std::path::Path, base_url: &str, extra: &[&str]) -> (i32, String, String) {
+        let home = tempfile::tempdir().unwrap();
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
+        command
+            .arg("exec")
+            .arg("-C")
+            .arg(dir)
+            .args(["--base-url", base_url, "--model", "test-model"])
+            .args(extra)
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path())
+            .env_remove("HELLO_TUI_CONFIG")
+            .env_remove("OPENAI_API_KEY")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let output = tokio::time::timeout(Duration::from_secs(60), command.output())
+            .await
+            .expect("exec finishes")
+            .unwrap();
+        (
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn json_events_end_to_end() {
+        let dir = workspace();
+        let first = sse(&[
+            text_chunk("Reading the file."),
+            tool_chunk(
+                0,
+                Some("c1"),
+                "{\"code\": \"text = fs.read('auth.ts')\\nprint(text.splitlines()[1])\"}",
+            ),
+            finish_chunk("tool_calls"),
+            usage_chunk(200, 20),
+            done(),
+        ]);
+        let server = LoopbackServer::start(vec![first, answer("Only admins pass.")]).await;
+        let (code, stdout, stderr) = exec(
+            dir.path(),
+            &server.base_url,
+            &["--json", "--open", "auth.ts:2", "why?"],
+        )
+        .await;
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+        let events: Vec<Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).expect(l))
+            .collect();
+        let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        assert_eq!(
+            types,
+            [
+                "session.started",
+                "snapshot",
+                "assistant.message",
+                "tool.call",
+                "tool.result",
+                "assistant.message",
+                "turn.completed"
+            ]
+        );
+        assert!(events[0]["session_id"].is_string());
+        assert!(events[1]["used_chars"].as_u64().unwrap() > 0);
+        assert_eq!(events[1]["max_chars"], 12_000);
+        assert_eq!(events[3]["name"], "code_action");
+        assert_eq!(events[3]["id"], "c1");
+        let result = &events[4];
+        assert_eq!(result["ok"], true);
+        assert_eq!(result["stdout"], "  return user.role === \"admin\";\n");
+        assert_eq!(result["state"]["alive"], true);
+        assert!(result["state"]["variables"][0]["preview"].is_string());
+        assert_eq!(events[5]["text"], "Only admins pass.");
+        assert_eq!(events[6]["steps"], 2);
+        assert_eq!(events[6]["usage"]["total_tokens"], 275);
+        // The snapshot reached the model with the opened file.
+        let sent = server.requests()[0].json();
+        assert!(
+            sent["messages"][1]["content"]
+                .as_str()
+                .unwrap()
+                .contains("auth.ts")
+        );
+        // The session was saved in the workspace.
+        let sessions = session::list(dir.path()).unwrap();
+        assert_eq!(sessions.len(), 1);
+        assert_eq!(sessions[0].id, events[0]["session_id"].as_str().unwrap());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn plain_output_is_the_answer_and_errors_exit_1() {
+        let dir = workspace();
+        let server = LoopbackServer::start(vec![
+            answer("Hello there."),
+            Reply::status(401, &[], "{\"error\":{\"message\":\"bad key\"}}"),
+        ])
+        .await;
+        let (code, stdout, _) = exec(dir.path(), &server.base_url, &["hi"]).await;
+        assert_eq!((code, stdout.as_str()), (0, "Hello there.\n"));
+        let (code, stdout, stderr) = exec(dir.path(), &server.base_url, &["--json", "hi"]).await;
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+        assert_eq!(last["type"], "error");
+        assert!(
+            last["message"]
+                .as_str()
+                .unwrap()
+                .contains("NO_SUCH_KEY_VAR")
+                || last["message"].as_str().unwrap().contains("OPENAI_API_KEY"),
+            "{last}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bad_usage_exits_2() {
+        let dir = workspace();
+        for args in [
+            vec!["--open", "missing.ts", "hi"],
+            vec!["--approval", "sometimes", "hi"],
+            vec!["--cell-timeout", "-1", "hi"],
+            vec!["   "],
+        ] {
+            let (code, _, stderr) = exec(dir.path(), "http://127.0.0.1:9", &args).await;
+            assert_eq!(code, 2, "{args:?}: {stderr}");
+        }
+    }
+}
+
+/// Measurement for BENCHMARKS.md (run with `--release --ignored --nocapture`):
+/// `context.*` round trips from inside a cell over 10 000 messages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "measurement"]
+async fn measure_context_calls_from_a_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let rig = rig(
+        dir.path(),
+        Arc::new(ScriptedProvider::from_json(r#"{"turns":[]}"#).unwrap()),
+    );
+    for i in 0..10_000 {
+        rig.context.push(context::Message::tool(format!(
+            "message {i} about checkAuth token refresh handler {} {}",
+            i * 7,
+            "lorem ipsum ".repeat(40)
+        )));
+    }
+    let code = r#"
+import time
+xs = list(range(1000))
+def t(f, n=50):
+    ts = []
+    for _ in range(n):
+        a = time.perf_counter(); f(); ts.append((time.perf_counter() - a) * 1000)
+    ts.sort()
+    return f"p50 {ts[len(ts)//2]:.2f} ms  p99 {ts[int(len(ts)*0.99)-1]:.2f} ms"
+print("search   ", t(lambda: context.search("checkAuth refresh", limit=10)))
+print("summarize", t(lambda: context.summarize()))
+print("runtime  ", t(lambda: context.get_runtime_state()))
+print("slice(-5)", t(lambda: context.slice(-5)))
+"#;
+    let result = rig.kernel.execute(code, None).await;
+    assert!(result.ok, "{:?}", result.error);
+    println!("{}", result.stdout);
+    rig.kernel.shutdown().await;
+}

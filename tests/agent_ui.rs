@@ -1,0 +1,360 @@
+//! The agent in the workbench: insta snapshots of what a turn looks like
+//! (streaming text with the status bar's spinner, step and tokens; a cell
+//! the model ran; an error notice), and whole turns driven through
+//! `update` with the scripted provider and a real kernel.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use hello_tui::agent::provider::{ScriptedProvider, Usage};
+use hello_tui::agent::turn::TurnEvent;
+use hello_tui::app::AppState;
+use hello_tui::app::agent::AgentUpdate;
+use hello_tui::app::event::{self, AppEvent, AppEventReceiver};
+use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
+use hello_tui::app::state::{CellStatus, KernelView, Role};
+use hello_tui::app::update::{handle_app_event, handle_terminal_event};
+use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::kernel::caps::DenyAll;
+use hello_tui::kernel::{CodeRuntime, ExecOutcome, ExecResult, KernelConfig};
+use hello_tui::theme::Theme;
+use hello_tui::ui;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+fn state(root: &std::path::Path) -> AppState {
+    let settings = Settings::merge(
+        ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .expect("settings");
+    AppState::new(root.to_path_buf(), settings)
+}
+
+fn scripted(json: &str) -> Arc<ScriptedProvider> {
+    let mut provider = ScriptedProvider::from_json(json).unwrap();
+    provider.set_label(hello_tui::agent::setup::DEMO_LABEL);
+    Arc::new(provider)
+}
+
+fn agent(s: &mut AppState, update: AgentUpdate) {
+    handle_app_event(s, AppEvent::Agent(update));
+}
+
+fn turn(s: &mut AppState, event: TurnEvent) {
+    agent(s, AgentUpdate::Turn(event));
+}
+
+fn draw(s: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
+    let theme = Theme::builtin_default();
+    handle_terminal_event(s, Event::Resize(width, height));
+    ui::prepare(s, &theme);
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| ui::render(s, &theme, frame)).unwrap();
+    terminal
+}
+
+fn region(buffer: &Buffer, area: Rect) -> Buffer {
+    let mut out = Buffer::empty(Rect::new(0, 0, area.width, area.height));
+    for y in 0..area.height {
+        for x in 0..area.width {
+            out[(x, y)] = buffer[(area.x + x, area.y + y)].clone();
+        }
+    }
+    out
+}
+
+/// A state as the UI sees it mid-turn (no real provider or kernel).
+fn busy_demo() -> AppState {
+    let mut s = state(std::path::Path::new("/work/demo"));
+    s.agent.set_provider(scripted(r#"{"turns":[]}"#));
+    s.kernel = KernelView::Idle {
+        python: "3.11.7".into(),
+    };
+    s.agent.busy = true;
+    s.conversation
+        .messages
+        .push(hello_tui::app::state::ChatMessage::new(
+            Role::User,
+            "why does checkAuth reject users?",
+        ));
+    s
+}
+
+#[test]
+fn a_streaming_message_with_spinner_step_and_tokens() {
+    let mut s = busy_demo();
+    turn(&mut s, TurnEvent::Step(2));
+    turn(
+        &mut s,
+        TurnEvent::Usage(Usage {
+            prompt_tokens: 1200,
+            completion_tokens: 34,
+            total_tokens: 1234,
+        }),
+    );
+    for piece in [
+        "Found it: `check",
+        "Auth` returns **false** for every",
+        " non-admin\n\n- user",
+    ] {
+        turn(&mut s, TurnEvent::TextDelta(piece.into()));
+    }
+    let terminal = draw(&mut s, 100, 16);
+    insta::assert_snapshot!(terminal.backend().to_string());
+    // One entry, growing in place.
+    let assistants = s
+        .conversation
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .count();
+    assert_eq!(assistants, 1);
+}
+
+#[test]
+fn a_tool_cell_from_the_agent() {
+    let mut s = busy_demo();
+    turn(&mut s, TurnEvent::TextDelta("Let me read it.".into()));
+    turn(
+        &mut s,
+        TurnEvent::AssistantMessage {
+            text: "Let me read it.".into(),
+        },
+    );
+    let code = "src = fs.read(\"auth.ts\")\nprint(src.splitlines()[1])";
+    turn(
+        &mut s,
+        TurnEvent::ToolCall {
+            id: "call_1".into(),
+            code: code.into(),
+        },
+    );
+    let kernel = |s: &mut AppState, update| handle_app_event(s, AppEvent::Kernel(update));
+    kernel(
+        &mut s,
+        KernelUpdate::Queued {
+            cell_id: 1,
+            code: code.into(),
+            origin: CellOrigin::Agent,
+        },
+    );
+    kernel(
+        &mut s,
+        KernelUpdate::Output {
+            cell_id: 1,
+            stream: hello_tui::kernel::StreamName::Stdout,
+            text: "  if (user.role !== \"admin\") {\n".into(),
+        },
+    );
+    kernel(
+        &mut s,
+        KernelUpdate::Finished {
+            cell_id: 1,
+            result: Box::new(ExecResult {
+                id: 1,
+                ok: true,
+                stdout: String::new(),
+                stderr: String::new(),
+                value_repr: None,
+                error: None,
+                duration: Duration::from_millis(4),
+                outcome: ExecOutcome::Completed,
+            }),
+        },
+    );
+    let terminal = draw(&mut s, 100, 16);
+    insta::assert_snapshot!(terminal.backend().to_string());
+}
+
+#[test]
+fn an_error_notice_stands_out() {
+    let mut s = busy_demo();
+    turn(&mut s, TurnEvent::TextDelta("Half an ans".into()));
+    turn(
+        &mut s,
+        TurnEvent::AssistantMessage {
+            text: "Half an ans\n\n[answer cut off: the stream broke off: connection reset]".into(),
+        },
+    );
+    turn(
+        &mut s,
+        TurnEvent::Failed {
+            message: "the stream broke off: connection reset".into(),
+        },
+    );
+    agent(&mut s, AgentUpdate::Finished);
+    assert!(!s.agent.busy);
+    let terminal = draw(&mut s, 80, 14);
+    let pane = region(terminal.backend().buffer(), Rect::new(0, 0, 80, 10));
+    insta::assert_snapshot!(format!("{pane:?}"));
+}
+
+#[test]
+fn without_a_model_the_message_explains_the_setup() {
+    let mut s = state(std::path::Path::new("/work/demo"));
+    for c in "hello".chars() {
+        handle_terminal_event(
+            &mut s,
+            Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+        );
+    }
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+    );
+    let last = s.conversation.messages.last().unwrap();
+    assert_eq!(last.role, Role::Notice);
+    for needle in [
+        "--model",
+        "--base-url",
+        "OPENAI_API_KEY",
+        "--api-key-env",
+        "--demo",
+    ] {
+        assert!(last.text.contains(needle), "{needle}: {}", last.text);
+    }
+    assert!(!s.agent.busy);
+}
+
+// ---- whole turns through `update`, scripted provider, real kernel ----
+
+fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
+    let (tx, rx) = event::channel();
+    let mut s = state(root);
+    let registry = hello_tui::exec::registry(
+        root,
+        Arc::new(DenyAll::default()),
+        &s.agent.context,
+        s.agent.snapshot_receiver(),
+    )
+    .unwrap();
+    let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
+    s.kernel_client = Some(hello_tui::app::kernel::spawn(runtime, events, tx.clone()));
+    s.agent.events = Some(tx);
+    (s, rx)
+}
+
+fn send(s: &mut AppState, text: &str) {
+    for c in text.chars() {
+        handle_terminal_event(
+            s,
+            Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+        );
+    }
+    handle_terminal_event(
+        s,
+        Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+    );
+}
+
+async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&AppState) -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !done(s) {
+        let event = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("timed out waiting for the workbench")
+            .expect("channel open");
+        handle_app_event(s, event);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_turn_runs_through_the_workbench() {
+    let dir = hello_tui::app::sessions::demo_workspace().unwrap();
+    let (mut s, mut rx) = with_kernel(dir.path());
+    let script =
+        hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
+    s.agent.set_provider(scripted(&script));
+    send(&mut s, "why does checkAuth reject users?");
+    assert!(s.agent.busy);
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+
+    let cells: Vec<&CellStatus> = s
+        .conversation
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .filter_map(|m| m.cell.as_ref().map(|c| &c.status))
+        .collect();
+    assert_eq!(cells.len(), 2, "{:#?}", s.conversation.messages);
+    assert!(
+        cells
+            .iter()
+            .all(|c| matches!(c, CellStatus::Succeeded { .. })),
+        "{cells:?}"
+    );
+    let first_output = &s
+        .conversation
+        .messages
+        .iter()
+        .find(|m| m.role == Role::Tool)
+        .unwrap()
+        .text;
+    assert!(
+        first_output.contains("export function checkAuth"),
+        "{first_output}"
+    );
+    let answer = &s.conversation.messages.last().unwrap().text;
+    assert!(answer.contains("## Why users were rejected"), "{answer}");
+    // The demo really edited the file.
+    let fixed = std::fs::read_to_string(dir.path().join("auth.ts")).unwrap();
+    assert!(fixed.contains("resource.adminOnly && user.role !== \"admin\""));
+    // Status bar numbers and the session on disk.
+    assert_eq!(s.agent.step, 3);
+    assert!(s.agent.usage.total_tokens > 0);
+    let status = hello_tui::app::agent::status_segment(&s).unwrap();
+    assert!(status.starts_with("3 steps · "), "{status}");
+    let sessions = hello_tui::session::list(dir.path()).unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0].model, hello_tui::agent::setup::DEMO_LABEL);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn esc_cancels_a_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, mut rx) = with_kernel(dir.path());
+    s.agent.set_provider(scripted(
+        r#"{"delay_ms": 200, "chunk_chars": 2, "turns": [{"text": "a long and slow answer that takes seconds"}]}"#,
+    ));
+    send(&mut s, "go");
+    pump_until(&mut s, &mut rx, |s| {
+        s.conversation
+            .messages
+            .last()
+            .is_some_and(|m| m.role == Role::Assistant)
+    })
+    .await;
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+    );
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    let notice = s
+        .conversation
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Notice)
+        .unwrap();
+    assert!(notice.text.starts_with("Cancelled."), "{}", notice.text);
+    let partial = s
+        .conversation
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant)
+        .unwrap();
+    assert!(
+        partial
+            .text
+            .contains("[answer cut off: cancelled by the user]"),
+        "{}",
+        partial.text
+    );
+}
