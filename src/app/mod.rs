@@ -2,14 +2,18 @@
 
 pub mod cells;
 pub mod composer;
+pub mod editors;
 pub mod event;
+pub mod file_picker;
 pub mod kernel;
+pub mod osc52;
 pub mod run;
 pub mod search;
 pub mod snapshot;
 pub mod state;
 pub mod terminal;
 pub mod update;
+pub mod workspace_services;
 
 pub use event::AppEvent;
 pub use state::AppState;

@@ -12,12 +12,12 @@ use std::sync::Arc;
 
 use super::event::{self, AppEvent, AppEventSender};
 use super::kernel::KernelClient;
-use crate::editor::Highlighter;
 use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
 use super::update::{self, Command};
-use crate::kernel::caps::{DenyAll, FsCapability, ShellCapability};
+use crate::editor::Highlighter;
+use crate::kernel::caps::{DenyAll, DirtyPaths, FsCapability, FsWritten, ShellCapability};
 use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
 use crate::theme::Theme;
 use crate::ui;
@@ -42,7 +42,8 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         Ok(highlighter) => state.highlighter = Some(Arc::new(highlighter)),
         Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
     }
-    match start_kernel(&state, &tx) {
+    let _workspace = super::workspace_services::start(&mut state, &tx);
+    match start_kernel(&mut state, &tx) {
         Ok(client) => state.kernel_client = Some(client),
         Err(error) => {
             state.kernel = super::state::KernelView::Dead {
@@ -59,17 +60,22 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     while !state.should_quit {
         if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
             state.size = guard.terminal.size()?;
+            ui::prepare(&mut state, &theme);
             guard
                 .terminal
                 .draw(|frame| ui::render(&state, &theme, frame))?;
             last_draw = Instant::now();
-            needs_draw = false;
+            // Highlighting that did not fit in this frame continues in
+            // the next one; it stops once the visible lines are done.
+            needs_draw = state.editors.needs_more_work();
         }
         // A pending frame waits out the rest of its interval while input is
         // still applied (coalescing); with nothing pending no timer runs, so
         // an idle workbench never wakes up.
         let frame_due = needs_draw.then_some(last_draw + FRAME_INTERVAL);
         snapshots.note(&state);
+        // Armed only while a dirty buffer has unsaved recovery work.
+        let recovery_due = state.editors.recovery_due_at().map(Instant::from_std);
         let step = tokio::select! {
             Some(ev) = rx.recv() => Step::App(ev),
             Some(ev) = input.next() => Step::Term(ev?),
@@ -78,6 +84,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
                 snapshots.start(&state, &tx);
                 continue;
             }
+            _ = sleep_until_due(recovery_due), if recovery_due.is_some() => Step::App(AppEvent::RecoveryDue),
             else => break,
         };
         needs_draw |= apply(&mut guard, &mut state, step)?;
@@ -127,18 +134,36 @@ async fn sleep_until_due(due: Option<Instant>) {
 }
 
 /// Starts the kernel service with the `fs` and `shell` capabilities.
-fn start_kernel(state: &AppState, tx: &AppEventSender) -> std::io::Result<KernelClient> {
+/// `fs.write` refuses paths with unsaved edits (the UI publishes them into
+/// a watch) and announces its writes so open buffers reload.
+fn start_kernel(state: &mut AppState, tx: &AppEventSender) -> std::io::Result<KernelClient> {
+    let (dirty_tx, dirty_rx) = tokio::sync::watch::channel(DirtyPaths::default());
+    let (written_tx, mut written_rx) = tokio::sync::mpsc::unbounded_channel::<FsWritten>();
+    let forward = tx.clone();
+    tokio::spawn(async move {
+        while let Some(written) = written_rx.recv().await {
+            if forward.send(AppEvent::FsWritten(written.path)).is_err() {
+                break;
+            }
+        }
+    });
+    state.dirty_paths_tx = Some(dirty_tx);
     let root = &state.workspace_root;
-    let registry = CapabilityRegistry::new()
-        .with(Arc::new(FsCapability::new(root)?))
-        .with(Arc::new(ShellCapability::new(
-            root,
-            Arc::new(DenyAll {
-                reason: "shell commands need the user's approval, and the approval prompt is not \
+    let fs = FsCapability::new(root)?
+        .with_dirty_paths(dirty_rx)
+        .with_write_events(written_tx);
+    let registry =
+        CapabilityRegistry::new()
+            .with(Arc::new(fs))
+            .with(Arc::new(ShellCapability::new(
+                root,
+                Arc::new(DenyAll {
+                    reason:
+                        "shell commands need the user's approval, and the approval prompt is not \
                          built yet"
-                    .into(),
-            }),
-        )));
+                            .into(),
+                }),
+            )));
     let mut config = KernelConfig::for_workspace(root);
     config.python = state.settings.python.clone();
     let (runtime, events) = CodeRuntime::new(config, registry);
@@ -158,6 +183,13 @@ fn apply(guard: &mut TerminalGuard, state: &mut AppState, step: Step) -> io::Res
     };
     match command {
         Command::None => Ok(false),
+        Command::Clipboard(text) => {
+            use std::io::Write;
+            let backend = guard.terminal.backend_mut();
+            backend.write_all(super::osc52::sequence(&text).as_bytes())?;
+            backend.flush()?;
+            Ok(true)
+        }
         Command::Redraw | Command::Quit => Ok(true),
         Command::FullRedraw => {
             guard.terminal.clear()?;

@@ -223,7 +223,21 @@ pub struct SearchState {
 /// A yes/no question that blocks the workbench until answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Question {
-    QuitWithUnsavedEdits { count: usize },
+    QuitWithUnsavedEdits {
+        count: usize,
+    },
+    /// Ctrl+W on a tab with unsaved edits.
+    CloseDirtyTab {
+        tab: usize,
+    },
+    /// "Load theirs" discards the buffer's edits.
+    LoadTheirs {
+        tab: usize,
+    },
+    /// Recovery files from an earlier session were found at start.
+    RestoreRecoveries {
+        count: usize,
+    },
 }
 
 /// What is drawn over the panes. Only one at a time.
@@ -238,6 +252,17 @@ pub enum Overlay {
     },
     Search(SearchState),
     Confirm(Question),
+    /// Ctrl+P: fuzzy file picker.
+    Picker(super::editors::PickerState),
+    /// Ctrl+G go to line, Ctrl+F find in file.
+    Prompt(super::editors::PromptState),
+    /// Keep mine / load theirs / diff for the active tab.
+    Conflict,
+    /// The unified diff of disk and buffer (scrolls like help).
+    Diff {
+        text: String,
+        scroll: usize,
+    },
 }
 
 impl Overlay {
@@ -248,6 +273,10 @@ impl Overlay {
             Overlay::SnapshotPreview { .. } => "Snapshot",
             Overlay::Search(_) => "Search",
             Overlay::Confirm(_) => "Confirm",
+            Overlay::Picker(_) => "Open file",
+            Overlay::Prompt(p) => p.kind.label(),
+            Overlay::Conflict => "Changed on disk",
+            Overlay::Diff { .. } => "Diff",
         }
     }
 
@@ -257,6 +286,10 @@ impl Overlay {
             Overlay::SnapshotPreview { .. } => Scope::Help,
             Overlay::Search(_) => Scope::Search,
             Overlay::Confirm(_) => Scope::Confirm,
+            Overlay::Picker(_) => Scope::Picker,
+            Overlay::Prompt(_) => Scope::Prompt,
+            Overlay::Conflict => Scope::Conflict,
+            Overlay::Diff { .. } => Scope::Help,
         }
     }
 }
@@ -284,6 +317,14 @@ pub struct AppState {
     /// Syntax highlighting for the file view and code in the conversation
     /// (a read-only resource; `None` draws code plain, as with `NO_COLOR`).
     pub highlighter: Option<Arc<Highlighter>>,
+    /// Open files (tabs), clipboard, recovery, watcher status.
+    pub editors: super::editors::Editors,
+    /// Workspace-relative paths for the picker, filled in the background.
+    pub file_index: crate::workspace::FileIndex,
+    /// Matches picker queries off the loop (`None` in tests: inline).
+    pub picker_worker: Option<crate::workspace::FuzzyWorker>,
+    /// Publishes the paths with unsaved edits to the kernel's `fs.write`.
+    pub dirty_paths_tx: Option<tokio::sync::watch::Sender<crate::kernel::caps::DirtyPaths>>,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -316,6 +357,10 @@ impl AppState {
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)
                 .ok()
                 .map(Arc::new),
+            editors: super::editors::Editors::default(),
+            file_index: crate::workspace::FileIndex::new(),
+            picker_worker: None,
+            dirty_paths_tx: None,
             size: Size::new(120, 40),
             should_quit: false,
         }
@@ -341,6 +386,6 @@ impl AppState {
 
     /// Buffers with edits not yet on disk; quitting asks first when non-zero.
     pub fn unsaved_count(&self) -> usize {
-        0
+        self.editors.tabs.iter().filter(|d| d.is_dirty()).count()
     }
 }

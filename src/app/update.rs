@@ -16,7 +16,7 @@ use crate::sanitize;
 use crate::ui::layout::{self, PaneLayout};
 
 /// What the event loop must do after an update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// Nothing changed on screen.
     None,
@@ -26,6 +26,8 @@ pub enum Command {
     FullRedraw,
     Suspend,
     Quit,
+    /// Text was copied: send it to the system clipboard (OSC 52), redraw.
+    Clipboard(String),
 }
 
 impl Command {
@@ -44,7 +46,13 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
     match event {
         Event::Key(key) => handle_key(state, key),
         Event::Mouse(mouse) => handle_mouse(state, mouse),
-        Event::Paste(text) => Command::from_changed(paste(state, &text)),
+        Event::Paste(text) => match &state.overlay {
+            Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
+                super::file_picker::paste(state, &text)
+            }
+            None if state.focus == PaneId::FileView => super::editors::paste(state, &text),
+            _ => Command::from_changed(paste(state, &text)),
+        },
         Event::Resize(width, height) => {
             state.size = ratatui::layout::Size::new(width, height);
             Command::Redraw
@@ -57,6 +65,7 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
 pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
     match event {
         AppEvent::Terminate => {
+            super::editors::write_all_recoveries(state);
             state.should_quit = true;
             Command::Quit
         }
@@ -72,12 +81,23 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             }
             Command::Redraw
         }
+        AppEvent::Workspace(message) => super::editors::on_workspace(state, message),
+        AppEvent::PickerResults(results) => super::file_picker::on_results(state, results),
+        AppEvent::FsWritten(path) => super::editors::on_disk_change(state, &path),
+        AppEvent::RecoveryDue => super::editors::recovery_tick(state),
     }
 }
 
 fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
     if let Some(action) = keymap::lookup(&state.key_scopes(), &key) {
         return apply(state, action);
+    }
+    match &state.overlay {
+        Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
+            return super::file_picker::type_key(state, key);
+        }
+        None if state.focus == PaneId::FileView => return super::editors::type_key(state, key),
+        _ => {}
     }
     Command::from_changed(type_into_focused_input(state, key))
 }
@@ -128,6 +148,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::PageDown => scroll(state, page(state)),
         Action::ScrollTop => scroll(state, isize::MIN / 2),
         Action::ScrollBottom => scroll(state, isize::MAX / 2),
+        other => return super::editors::apply(state, other),
     }
     Command::Redraw
 }
@@ -152,6 +173,7 @@ fn answer(state: &mut AppState, yes: bool) -> Command {
             Command::Quit
         }
         (Question::QuitWithUnsavedEdits { .. }, false) => Command::Redraw,
+        (other, yes) => super::editors::answer(state, other, yes),
     }
 }
 
@@ -205,7 +227,15 @@ fn scroll(state: &mut AppState, delta: isize) {
                 (*scroll as isize + delta).clamp(0, crate::ui::help::row_count() as isize) as usize;
         }
         Some(Overlay::Search(search)) => search.cursor.move_by(delta, search_len),
-        Some(Overlay::Confirm(_)) => {}
+        Some(Overlay::Picker(picker)) => {
+            let len = picker.matches.len();
+            picker.cursor.move_by(delta, len);
+        }
+        Some(Overlay::Diff { text, scroll }) => {
+            let rows = text.lines().count() as isize;
+            *scroll = (*scroll as isize + delta).clamp(0, rows) as usize;
+        }
+        Some(Overlay::Confirm(_) | Overlay::Prompt(_) | Overlay::Conflict) => {}
         None => match state.focus {
             PaneId::Conversation => {
                 // Up means further back in history; `ui::prepare` clamps
@@ -332,6 +362,16 @@ fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     let Some(pane) = layout.pane_at(mouse.column, mouse.row) else {
         return Command::None;
     };
+    if pane == PaneId::FileView
+        && state.editors.active().is_some()
+        && let Some(rect) = layout.file_view
+    {
+        let area = crate::ui::file_view::text_area(rect);
+        let command = super::editors::mouse(state, mouse, area);
+        if command != Command::None {
+            return command;
+        }
+    }
     match mouse.kind {
         MouseEventKind::Down(MouseButton::Left) => {
             let changed = state.focus != pane;
