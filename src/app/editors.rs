@@ -196,9 +196,14 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             return Command::Redraw;
         }
         Action::ShowDiff => {
-            let diff = state.editors.active().and_then(Document::diff);
-            state.overlay = diff.map(|text| Overlay::Diff {
-                text: crate::sanitize::for_display(&text).into_owned(),
+            let Some(doc) = state.editors.active() else {
+                return Command::None;
+            };
+            // The header names the file as the rest of the UI does.
+            let absolute = doc.path().display().to_string();
+            let shown = display_path(state, doc.path());
+            state.overlay = doc.diff().map(|text| Overlay::Diff {
+                text: crate::sanitize::for_display(&text.replace(&absolute, &shown)).into_owned(),
                 scroll: 0,
             });
             return Command::Redraw;

@@ -2,6 +2,7 @@
 
 pub mod cells;
 pub mod composer;
+pub mod editor_scene;
 pub mod editors;
 pub mod event;
 pub mod file_picker;
