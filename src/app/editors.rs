@@ -41,6 +41,8 @@ pub struct Editors {
     pub recovery_dir: Option<PathBuf>,
     /// Recoveries found at start, waiting for the user's answer.
     pub found_recoveries: Vec<Recovery>,
+    /// Unsaved texts for the panic hook and signal exits.
+    pub mirror: super::recovery_mirror::RecoveryMirror,
 }
 
 impl Editors {
@@ -110,6 +112,7 @@ fn report(state: &mut AppState, text: &str) {
 fn changed(state: &mut AppState) {
     state.editors.revision = state.editors.revision.wrapping_add(1);
     publish_dirty(state);
+    state.editors.mirror.forget_clean(&state.editors.tabs);
 }
 
 /// The kernel's `fs.write` refuses to overwrite files with unsaved edits:
@@ -429,6 +432,7 @@ pub fn recovery_tick(state: &mut AppState) -> Command {
             tracing::warn!(%error, "writing a recovery file");
         }
     }
+    state.editors.mirror.refresh(&state.editors.tabs);
     Command::None
 }
 

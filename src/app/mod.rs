@@ -8,6 +8,7 @@ pub mod event;
 pub mod file_picker;
 pub mod kernel;
 pub mod osc52;
+pub mod recovery_mirror;
 pub mod run;
 pub mod search;
 pub mod snapshot;

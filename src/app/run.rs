@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::event::{self, AppEvent, AppEventSender};
 use super::kernel::KernelClient;
+use super::recovery_mirror::RecoveryMirror;
 use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
@@ -21,6 +22,7 @@ use crate::kernel::caps::{DenyAll, DirtyPaths, FsCapability, FsWritten, ShellCap
 use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
 use crate::theme::Theme;
 use crate::ui;
+use std::path::PathBuf;
 
 /// Frames are coalesced: input arriving within this window after a change is
 /// applied before the next draw (a paste or key repeat costs one frame).
@@ -37,12 +39,20 @@ const MAX_BATCH: usize = 512;
 pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = event::channel();
-    spawn_signal_watcher(tx.clone());
+    let _workspace = super::workspace_services::start(&mut state, &tx);
+    let recovery = state
+        .editors
+        .recovery_dir
+        .clone()
+        .map(|dir| (state.editors.mirror.clone(), dir));
+    if let Some((mirror, dir)) = &recovery {
+        mirror.install_panic_hook(dir.clone());
+    }
+    spawn_signal_watcher(tx.clone(), recovery);
     match Highlighter::new(&theme.syntax_theme) {
         Ok(highlighter) => state.highlighter = Some(Arc::new(highlighter)),
         Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
     }
-    let _workspace = super::workspace_services::start(&mut state, &tx);
     match start_kernel(&mut state, &tx) {
         Ok(client) => state.kernel_client = Some(client),
         Err(error) => {
@@ -205,7 +215,16 @@ fn apply(guard: &mut TerminalGuard, state: &mut AppState, step: Step) -> io::Res
 /// SIGTERM becomes a clean quit, so `kill` restores the terminal. SIGHUP
 /// means the terminal is gone: crossterm's reader can spin on a hung-up tty
 /// without ever returning to the loop, so the process exits from here.
-fn spawn_signal_watcher(tx: AppEventSender) {
+///
+/// Both exits write recovery files from the mirror first (the SIGTERM path
+/// only when the loop did not quit in time; a clean quit writes them from
+/// the state).
+fn spawn_signal_watcher(tx: AppEventSender, recovery: Option<(RecoveryMirror, PathBuf)>) {
+    let write_recoveries = move || {
+        if let Some((mirror, dir)) = &recovery {
+            mirror.write_all(dir);
+        }
+    };
     use tokio::signal::unix::{SignalKind, signal};
     tokio::spawn(async move {
         let (Ok(mut term), Ok(mut hup)) = (
@@ -221,10 +240,12 @@ fn spawn_signal_watcher(tx: AppEventSender) {
                 let _ = tx.send(AppEvent::Terminate);
                 // If the loop is wedged and cannot act on it, do not linger.
                 tokio::time::sleep(TERMINATE_GRACE).await;
+                write_recoveries();
                 std::process::exit(143);
             }
             _ = hup.recv() => {
                 tracing::warn!("SIGHUP: the terminal hung up; exiting");
+                write_recoveries();
                 std::process::exit(129);
             }
         }
