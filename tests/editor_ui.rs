@@ -603,3 +603,59 @@ fn snapshot_conflict_choices_and_diff() {
     let terminal = draw(&mut s, 100, 24);
     insta::assert_snapshot!("conflict_diff", terminal.backend().to_string());
 }
+
+#[test]
+fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "first line\nsecond line\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "other\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &dir.path().join("a.txt"));
+    open(&mut s, &dir.path().join("b.txt"));
+    draw(&mut s, 120, 40);
+    let pane = file_view_rect(&s);
+    let text = ui::file_view::text_area(pane);
+    let mouse = |kind, column, row| {
+        Event::Mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: NONE,
+        })
+    };
+    // " a.txt │ b.txt │": the first tab starts at the left edge.
+    handle_terminal_event(
+        &mut s,
+        mouse(
+            MouseEventKind::Down(MouseButton::Left),
+            text.x + 2,
+            text.y - 1,
+        ),
+    );
+    assert_eq!(s.editors.active, 0);
+    draw(&mut s, 120, 40);
+    let layout = hello_tui::editor::layout(s.editors.active().unwrap(), text);
+    let x0 = layout.text.x;
+    handle_terminal_event(
+        &mut s,
+        mouse(
+            MouseEventKind::Down(MouseButton::Left),
+            x0 + 3,
+            layout.text.y + 1,
+        ),
+    );
+    assert_eq!(s.editors.active().unwrap().cursor(), (1, 3));
+    handle_terminal_event(
+        &mut s,
+        mouse(
+            MouseEventKind::Drag(MouseButton::Left),
+            x0 + 6,
+            layout.text.y + 1,
+        ),
+    );
+    assert_eq!(
+        s.editors.active().unwrap().selection(),
+        Some(((1, 3), (1, 6)))
+    );
+}

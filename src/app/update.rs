@@ -366,8 +366,7 @@ fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
         && state.editors.active().is_some()
         && let Some(rect) = layout.file_view
     {
-        let area = crate::ui::file_view::text_area(rect);
-        let command = super::editors::mouse(state, mouse, area);
+        let command = super::editors::mouse(state, mouse, rect);
         if command != Command::None {
             return command;
         }

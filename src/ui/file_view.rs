@@ -16,6 +16,7 @@ use crate::editor::{DiskState, Document, FileViewStyles, render_file_view};
 use crate::keymap::PaneId;
 use crate::sanitize;
 use crate::theme::Theme;
+use unicode_width::UnicodeWidthStr;
 
 /// Where the document's text goes inside the pane: inside the border, below
 /// the tab bar. Shared with mouse hit-testing in `update`.
@@ -141,21 +142,36 @@ fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         if doc.is_dirty() {
             spans.push(Span::styled(" ●", theme.roles.dirty_marker.patch(style)));
         }
-        match doc.disk_state() {
-            DiskState::ChangedOnDisk { .. } => spans.push(Span::styled(
-                " (changed on disk)",
-                theme.roles.error.patch(style),
-            )),
-            DiskState::DeletedOnDisk => spans.push(Span::styled(
-                " (deleted on disk)",
-                theme.roles.error.patch(style),
-            )),
-            DiskState::InSync => {}
+        if let Some(note) = disk_note(doc) {
+            spans.push(Span::styled(note, theme.roles.error.patch(style)));
         }
         spans.push(Span::styled(" ", style));
         spans.push(Span::styled("│", theme.roles.pane_border));
     }
     Line::from(spans).render(area, buf);
+}
+
+fn disk_note(doc: &Document) -> Option<&'static str> {
+    match doc.disk_state() {
+        DiskState::ChangedOnDisk { .. } => Some(" (changed on disk)"),
+        DiskState::DeletedOnDisk => Some(" (deleted on disk)"),
+        DiskState::InSync => None,
+    }
+}
+
+/// Which tab is drawn at `column` cells from the tab bar's left edge.
+pub fn tab_at(tabs: &[Document], column: u16) -> Option<usize> {
+    let mut x = 0usize;
+    for (i, (doc, title)) in tabs.iter().zip(tab_titles(tabs)).enumerate() {
+        let dirty = if doc.is_dirty() { 2 } else { 0 };
+        let note = disk_note(doc).map_or(0, str::len);
+        // " title" + " ●" + note + " " + "│"
+        x += 1 + title.width() + dirty + note + 2;
+        if usize::from(column) < x {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// Tab names: the file name, with the parent directory added where two
