@@ -237,6 +237,10 @@ pub fn edit(state: &mut AppState, command: EditCommand) -> Command {
     };
     match doc.apply(command) {
         Ok(outcome) => {
+            if outcome.text_changed {
+                // "Saved …" and the like describe a text that is gone now.
+                state.editors.status = None;
+            }
             changed(state);
             match outcome.copied {
                 Some(text) => {

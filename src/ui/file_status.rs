@@ -8,7 +8,9 @@ use crate::app::AppState;
 use crate::app::editors::display_path;
 use crate::theme::Theme;
 
-pub fn spans(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
+/// The active file, its dirty marker, `line:col` and language (shown early
+/// in the bar so narrow terminals keep it).
+pub fn position(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
     let mut spans = Vec::new();
     if let Some(doc) = state.editors.active() {
@@ -26,6 +28,13 @@ pub fn spans(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
             bar,
         ));
     }
+    spans
+}
+
+/// The last file message and the watcher's state.
+pub fn messages(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
+    let bar = theme.roles.status_bar;
+    let mut spans = Vec::new();
     if let Some(status) = &state.editors.status {
         spans.push(Span::styled(format!("│ {status} "), bar));
     }
