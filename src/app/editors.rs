@@ -395,6 +395,10 @@ pub fn offer_recoveries(state: &mut AppState) {
     let Some(dir) = &state.editors.recovery_dir else {
         return;
     };
+    // Files opened from the command line before recovery was set up.
+    for doc in &mut state.editors.tabs {
+        doc.set_recovery_dir(dir);
+    }
     let found = crate::editor::list_recoveries(dir);
     if found.is_empty() {
         return;
@@ -409,11 +413,16 @@ fn restore_recoveries(state: &mut AppState) {
         match Document::restore(&recovery) {
             Ok(doc) => {
                 let path = doc.path().to_path_buf();
-                match state.editors.index_of(&path) {
-                    Some(i) => state.editors.tabs[i] = doc,
-                    None => state.editors.tabs.push(doc),
-                }
-                state.editors.active = state.editors.tabs.len() - 1;
+                state.editors.active = match state.editors.index_of(&path) {
+                    Some(i) => {
+                        state.editors.tabs[i] = doc;
+                        i
+                    }
+                    None => {
+                        state.editors.tabs.push(doc);
+                        state.editors.tabs.len() - 1
+                    }
+                };
                 state.focus = PaneId::FileView;
             }
             Err(error) => report(

@@ -118,7 +118,12 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Redraw => return Command::FullRedraw,
         Action::ShowHelp => state.overlay = Some(Overlay::Help { scroll: 0 }),
         Action::ShowSnapshot => state.overlay = Some(Overlay::SnapshotPreview { scroll: 0 }),
-        Action::CloseOverlay => state.overlay = None,
+        Action::CloseOverlay => {
+            if let Some(Overlay::Prompt(_)) = state.overlay.take() {
+                // Closing the find bar clears its match highlights.
+                super::editors::edit(state, crate::editor::EditCommand::ClearSearch);
+            }
+        }
         Action::FocusNext => cycle_focus(state, true),
         Action::FocusPrev => cycle_focus(state, false),
         Action::Focus(pane) => state.focus = pane,
