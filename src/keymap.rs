@@ -28,6 +28,12 @@ pub enum Scope {
     Approval,
     /// Typing the reason for a denial.
     ApprovalReason,
+    /// The Ctrl+P file picker: typing edits the query.
+    Picker,
+    /// The go-to-line prompt and the find bar: typing edits the input.
+    Prompt,
+    /// Choices for a file that changed on disk under unsaved edits.
+    Conflict,
 }
 
 impl Scope {
@@ -44,11 +50,14 @@ impl Scope {
             Scope::VariableFilter => "Variables filter",
             Scope::Approval => "Approval",
             Scope::ApprovalReason => "Approval: reason for denying",
+            Scope::Picker => "File picker (Ctrl+P)",
+            Scope::Prompt => "Go to line and find in file",
+            Scope::Conflict => "Changed on disk",
         }
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 11] = [
+    pub const ALL: [Scope; 14] = [
         Scope::Global,
         Scope::Conversation,
         Scope::FileView,
@@ -60,6 +69,9 @@ impl Scope {
         Scope::Confirm,
         Scope::Approval,
         Scope::ApprovalReason,
+        Scope::Picker,
+        Scope::Prompt,
+        Scope::Conflict,
     ];
 }
 
@@ -94,6 +106,43 @@ impl PaneId {
             PaneId::Conversation => Scope::Conversation,
             PaneId::FileView => Scope::FileView,
             PaneId::Variables | PaneId::Diagnostics => Scope::List,
+        }
+    }
+}
+
+/// A cursor motion in the file view (the page size is filled in from the
+/// pane height when it runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Motion {
+    Left,
+    Right,
+    Up,
+    Down,
+    WordLeft,
+    WordRight,
+    LineStart,
+    LineEnd,
+    DocStart,
+    DocEnd,
+    PageUp,
+    PageDown,
+}
+
+impl Motion {
+    fn describe(self) -> &'static str {
+        match self {
+            Motion::Left => "left",
+            Motion::Right => "right",
+            Motion::Up => "up",
+            Motion::Down => "down",
+            Motion::WordLeft => "a word left",
+            Motion::WordRight => "a word right",
+            Motion::LineStart => "to the line start (first non-blank, then column 1)",
+            Motion::LineEnd => "to the line end",
+            Motion::DocStart => "to the start of the file",
+            Motion::DocEnd => "to the end of the file",
+            Motion::PageUp => "a page up",
+            Motion::PageDown => "a page down",
         }
     }
 }
@@ -149,6 +198,39 @@ pub enum Action {
     ShowVariable,
     ClearFilter,
     EndFilter,
+    // Files and tabs.
+    OpenPicker,
+    /// Enter in the picker or a prompt.
+    Accept,
+    /// Shift+Enter in the find bar.
+    FindPrev,
+    Save,
+    SaveAll,
+    CloseTab,
+    NextTab,
+    PrevTab,
+    // Editing in the file view.
+    Move(Motion),
+    Select(Motion),
+    Newline,
+    Indent,
+    DeleteBack,
+    DeleteForward,
+    DeleteWordBack,
+    DeleteWordForward,
+    SelectAll,
+    Copy,
+    Cut,
+    Paste,
+    Undo,
+    Redo,
+    GoToLine,
+    FindInFile,
+    // A file changed on disk while it had unsaved edits.
+    ResolveConflict,
+    KeepMine,
+    LoadTheirs,
+    ShowDiff,
 }
 
 impl Action {
@@ -204,6 +286,41 @@ impl Action {
             Action::ShowVariable => "Show the selected variable in full",
             Action::ClearFilter => "Clear the filter",
             Action::EndFilter => "Keep the filter and go back to the list",
+            Action::OpenPicker => "Open a file by fuzzy name (Ctrl+P)",
+            Action::Accept => "Open / go / find next",
+            Action::FindPrev => "Find the previous match",
+            Action::Save => "Save the file",
+            Action::SaveAll => "Save all files",
+            Action::CloseTab => "Close the tab (asks when it has unsaved edits)",
+            Action::NextTab => "Next tab",
+            Action::PrevTab => "Previous tab",
+            Action::Move(m) => match m {
+                Motion::Left | Motion::Right | Motion::Up | Motion::Down => "Move the cursor",
+                _ => m.describe(),
+            },
+            Action::Select(_) => "Extend the selection",
+            Action::Newline => "New line",
+            Action::Indent => {
+                "Indent (in the file view Tab is text: leave with Shift+Tab or Alt+1..4)"
+            }
+            Action::DeleteBack => "Delete the character before the cursor",
+            Action::DeleteForward => "Delete the character after the cursor",
+            Action::DeleteWordBack => "Delete the word before the cursor",
+            Action::DeleteWordForward => "Delete the word after the cursor",
+            Action::SelectAll => "Select all",
+            Action::Copy => {
+                "Copy (the line when nothing is selected; also to the system clipboard)"
+            }
+            Action::Cut => "Cut (the line when nothing is selected)",
+            Action::Paste => "Paste",
+            Action::Undo => "Undo",
+            Action::Redo => "Redo",
+            Action::GoToLine => "Go to line",
+            Action::FindInFile => "Find in the file",
+            Action::ResolveConflict => "Resolve a change on disk (keep mine, load theirs, diff)",
+            Action::KeepMine => "Keep my text (the next save overwrites the disk)",
+            Action::LoadTheirs => "Load the disk version (asks first: discards my edits)",
+            Action::ShowDiff => "Show the diff of disk and buffer",
         }
     }
 
@@ -235,6 +352,15 @@ impl Action {
             Action::ShowVariable => "details",
             Action::ClearFilter => "clear",
             Action::EndFilter => "done",
+            Action::OpenPicker => "open file",
+            Action::Accept => "open",
+            Action::Save => "save",
+            Action::GoToLine => "line",
+            Action::FindInFile => "find",
+            Action::KeepMine => "keep mine",
+            Action::LoadTheirs => "load theirs",
+            Action::ShowDiff => "diff",
+            Action::ResolveConflict => "resolve",
             _ => "",
         }
     }
@@ -303,6 +429,8 @@ impl fmt::Display for KeyCombo {
             KeyCode::PageDown => f.write_str("PgDn"),
             KeyCode::Home => f.write_str("Home"),
             KeyCode::End => f.write_str("End"),
+            KeyCode::Backspace => f.write_str("Backspace"),
+            KeyCode::Delete => f.write_str("Delete"),
             other => write!(f, "{other:?}"),
         }
     }
@@ -322,6 +450,8 @@ const NONE: KeyModifiers = KeyModifiers::NONE;
 const CTRL: KeyModifiers = KeyModifiers::CONTROL;
 const ALT: KeyModifiers = KeyModifiers::ALT;
 const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+const CTRL_SHIFT: KeyModifiers = KeyModifiers::CONTROL.union(KeyModifiers::SHIFT);
+const CTRL_ALT: KeyModifiers = KeyModifiers::CONTROL.union(KeyModifiers::ALT);
 
 const fn bind(scope: Scope, code: KeyCode, modifiers: KeyModifiers, action: Action) -> Binding {
     Binding {
@@ -425,11 +555,222 @@ pub const BINDINGS: &[Binding] = &[
         CTRL,
         Action::ScrollBottom,
     ),
-    // File view.
-    bind(Scope::FileView, KeyCode::Up, NONE, Action::ScrollUp),
-    bind(Scope::FileView, KeyCode::Down, NONE, Action::ScrollDown),
-    bind(Scope::FileView, KeyCode::PageUp, NONE, Action::PageUp),
-    bind(Scope::FileView, KeyCode::PageDown, NONE, Action::PageDown),
+    hinted(Scope::Global, Char('p'), CTRL, Action::OpenPicker),
+    bind(Scope::Global, Char('s'), CTRL, Action::Save),
+    bind(Scope::Global, Char('s'), CTRL_ALT, Action::SaveAll),
+    bind(Scope::Global, KeyCode::PageDown, CTRL, Action::NextTab),
+    bind(Scope::Global, KeyCode::PageUp, CTRL, Action::PrevTab),
+    // File view: keys without a binding are typed as text. Tab is text here.
+    hinted(Scope::FileView, Char('s'), CTRL, Action::Save),
+    bind(Scope::FileView, KeyCode::Tab, NONE, Action::Indent),
+    bind(Scope::FileView, KeyCode::Enter, NONE, Action::Newline),
+    bind(
+        Scope::FileView,
+        KeyCode::Backspace,
+        NONE,
+        Action::DeleteBack,
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Backspace,
+        SHIFT,
+        Action::DeleteBack,
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Delete,
+        NONE,
+        Action::DeleteForward,
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Backspace,
+        CTRL,
+        Action::DeleteWordBack,
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Backspace,
+        ALT,
+        Action::DeleteWordBack,
+    ),
+    bind(Scope::FileView, Char('h'), CTRL, Action::DeleteWordBack),
+    bind(
+        Scope::FileView,
+        KeyCode::Delete,
+        CTRL,
+        Action::DeleteWordForward,
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Left,
+        NONE,
+        Action::Move(Motion::Left),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Right,
+        NONE,
+        Action::Move(Motion::Right),
+    ),
+    bind(Scope::FileView, KeyCode::Up, NONE, Action::Move(Motion::Up)),
+    bind(
+        Scope::FileView,
+        KeyCode::Down,
+        NONE,
+        Action::Move(Motion::Down),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Left,
+        CTRL,
+        Action::Move(Motion::WordLeft),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Right,
+        CTRL,
+        Action::Move(Motion::WordRight),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Home,
+        NONE,
+        Action::Move(Motion::LineStart),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::End,
+        NONE,
+        Action::Move(Motion::LineEnd),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Home,
+        CTRL,
+        Action::Move(Motion::DocStart),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::End,
+        CTRL,
+        Action::Move(Motion::DocEnd),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::PageUp,
+        NONE,
+        Action::Move(Motion::PageUp),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::PageDown,
+        NONE,
+        Action::Move(Motion::PageDown),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Left,
+        SHIFT,
+        Action::Select(Motion::Left),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Right,
+        SHIFT,
+        Action::Select(Motion::Right),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Up,
+        SHIFT,
+        Action::Select(Motion::Up),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Down,
+        SHIFT,
+        Action::Select(Motion::Down),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Left,
+        CTRL_SHIFT,
+        Action::Select(Motion::WordLeft),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Right,
+        CTRL_SHIFT,
+        Action::Select(Motion::WordRight),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Home,
+        SHIFT,
+        Action::Select(Motion::LineStart),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::End,
+        SHIFT,
+        Action::Select(Motion::LineEnd),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::Home,
+        CTRL_SHIFT,
+        Action::Select(Motion::DocStart),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::End,
+        CTRL_SHIFT,
+        Action::Select(Motion::DocEnd),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::PageUp,
+        SHIFT,
+        Action::Select(Motion::PageUp),
+    ),
+    bind(
+        Scope::FileView,
+        KeyCode::PageDown,
+        SHIFT,
+        Action::Select(Motion::PageDown),
+    ),
+    bind(Scope::FileView, Char('a'), CTRL, Action::SelectAll),
+    bind(Scope::FileView, Char('c'), CTRL, Action::Copy),
+    bind(Scope::FileView, Char('x'), CTRL, Action::Cut),
+    bind(Scope::FileView, Char('v'), CTRL, Action::Paste),
+    bind(Scope::FileView, Char('z'), CTRL, Action::Undo),
+    bind(Scope::FileView, Char('y'), CTRL, Action::Redo),
+    bind(Scope::FileView, Char('z'), CTRL_SHIFT, Action::Redo),
+    hinted(Scope::FileView, Char('g'), CTRL, Action::GoToLine),
+    hinted(Scope::FileView, Char('f'), CTRL, Action::FindInFile),
+    bind(Scope::FileView, Char('w'), CTRL, Action::CloseTab),
+    bind(Scope::FileView, KeyCode::Left, ALT, Action::PrevTab),
+    bind(Scope::FileView, KeyCode::Right, ALT, Action::NextTab),
+    bind(Scope::FileView, Char('r'), CTRL, Action::ResolveConflict),
+    // File picker.
+    hinted(Scope::Picker, KeyCode::Enter, NONE, Action::Accept),
+    hinted(Scope::Picker, KeyCode::Esc, NONE, Action::CloseOverlay),
+    bind(Scope::Picker, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(Scope::Picker, Char('p'), CTRL, Action::ScrollUp),
+    bind(Scope::Picker, KeyCode::Down, NONE, Action::ScrollDown),
+    bind(Scope::Picker, Char('n'), CTRL, Action::ScrollDown),
+    bind(Scope::Picker, KeyCode::PageUp, NONE, Action::PageUp),
+    bind(Scope::Picker, KeyCode::PageDown, NONE, Action::PageDown),
+    // Go to line and find bar.
+    hinted(Scope::Prompt, KeyCode::Enter, NONE, Action::Accept),
+    hinted(Scope::Prompt, KeyCode::Enter, SHIFT, Action::FindPrev),
+    hinted(Scope::Prompt, KeyCode::Esc, NONE, Action::CloseOverlay),
+    // Changed on disk.
+    hinted(Scope::Conflict, Char('k'), NONE, Action::KeepMine),
+    hinted(Scope::Conflict, Char('t'), NONE, Action::LoadTheirs),
+    hinted(Scope::Conflict, Char('d'), NONE, Action::ShowDiff),
+    hinted(Scope::Conflict, KeyCode::Esc, NONE, Action::CloseOverlay),
     // Lists.
     hinted(Scope::List, Char('?'), NONE, Action::ShowHelp),
     bind(Scope::List, KeyCode::Up, NONE, Action::ScrollUp),
@@ -523,7 +864,14 @@ pub const BINDINGS: &[Binding] = &[
 fn is_modal(scope: Scope) -> bool {
     matches!(
         scope,
-        Scope::Confirm | Scope::Help | Scope::Search | Scope::Approval | Scope::ApprovalReason
+        Scope::Confirm
+            | Scope::Help
+            | Scope::Search
+            | Scope::Approval
+            | Scope::ApprovalReason
+            | Scope::Picker
+            | Scope::Prompt
+            | Scope::Conflict
     )
 }
 
@@ -626,6 +974,34 @@ mod tests {
             Action::ShowVariable,
             Action::ClearFilter,
             Action::EndFilter,
+            Action::OpenPicker,
+            Action::Accept,
+            Action::FindPrev,
+            Action::Save,
+            Action::SaveAll,
+            Action::CloseTab,
+            Action::NextTab,
+            Action::PrevTab,
+            Action::Move(Motion::WordLeft),
+            Action::Select(Motion::DocEnd),
+            Action::Newline,
+            Action::Indent,
+            Action::DeleteBack,
+            Action::DeleteForward,
+            Action::DeleteWordBack,
+            Action::DeleteWordForward,
+            Action::SelectAll,
+            Action::Copy,
+            Action::Cut,
+            Action::Paste,
+            Action::Undo,
+            Action::Redo,
+            Action::GoToLine,
+            Action::FindInFile,
+            Action::ResolveConflict,
+            Action::KeepMine,
+            Action::LoadTheirs,
+            Action::ShowDiff,
         ];
         for action in all {
             assert!(bound.contains(&action), "{action:?} has no key");

@@ -1,7 +1,6 @@
 //! The `hello-tui` binary: parse the command line, merge settings, and run
 //! the workbench or a subcommand.
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -11,6 +10,7 @@ use hello_tui::app::{self, AppState};
 use hello_tui::cli::{Cli, Command};
 use hello_tui::config::Settings;
 use hello_tui::theme::Theme;
+use hello_tui::workspace::resolve_open_target;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -44,13 +44,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None
     };
     let path = demo_dir.as_ref().map_or(cli.path.as_path(), |d| d.path());
-    let workspace = match workspace_root(path) {
-        Ok(root) => root,
-        Err(message) => {
-            eprintln!("hello-tui: {message}");
+    // A directory is the workspace; a file (with an optional :LINE:COL)
+    // opens in the file view, its git root (or directory) the workspace.
+    let target = match resolve_open_target(&path.to_string_lossy()) {
+        Ok(target) => target,
+        Err(error) => {
+            eprintln!("hello-tui: cannot open `{}`: {error}", path.display());
             return Ok(ExitCode::from(2));
         }
     };
+    let workspace = target.workspace.root().to_path_buf();
     let settings = Settings::load(&cli.options, &|name| std::env::var(name).ok())?;
     let mut theme = Theme::load(&settings.theme)?;
     if settings.no_color {
@@ -76,37 +79,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         eprintln!("hello-tui: {message}");
         return Ok(ExitCode::from(2));
     }
+    if let Some(file) = &target.file {
+        let position = target
+            .line
+            .map(|line| (line as usize, target.column.unwrap_or(1) as usize));
+        app::editors::open(&mut state, file, position);
+    }
     runtime.block_on(app::run::run(state, theme))?;
     drop(demo_dir);
     Ok(ExitCode::SUCCESS)
-}
-
-/// The workspace must be an existing directory; anything else is a usage
-/// error (exit code 2) with a sentence saying what is wrong.
-fn workspace_root(path: &Path) -> Result<PathBuf, String> {
-    let metadata = std::fs::metadata(path).map_err(|e| {
-        format!(
-            "cannot open workspace `{}`: {}",
-            path.display(),
-            io_reason(&e)
-        )
-    })?;
-    if !metadata.is_dir() {
-        return Err(format!("workspace `{}` is not a directory", path.display()));
-    }
-    std::fs::canonicalize(path).map_err(|e| {
-        format!(
-            "cannot open workspace `{}`: {}",
-            path.display(),
-            io_reason(&e)
-        )
-    })
-}
-
-fn io_reason(error: &std::io::Error) -> String {
-    match error.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => error.to_string(),
-    }
 }

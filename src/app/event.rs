@@ -24,6 +24,14 @@ pub enum AppEvent {
     ApprovalRequested(PendingApproval),
     /// Text, cells, usage and the end of an agent turn.
     Agent(AgentUpdate),
+    /// The file index grew or the watcher saw a change on disk.
+    Workspace(crate::workspace::WorkspaceMessage),
+    /// Matches for a Ctrl+P query (only the newest id is shown).
+    PickerResults(crate::workspace::PickerResults),
+    /// The kernel's `fs.write` changed this file.
+    FsWritten(std::path::PathBuf),
+    /// The loop's recovery timer fired: write due recovery files.
+    RecoveryDue,
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

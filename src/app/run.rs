@@ -11,14 +11,17 @@ use tokio::time::Instant;
 use std::sync::Arc;
 
 use super::event::{self, AppEvent, AppEventSender};
+use super::recovery_mirror::RecoveryMirror;
 use super::snapshot;
 use super::state::AppState;
 use super::terminal::TerminalGuard;
 use super::update::{self, Command};
 use crate::diagnostics::DiagnosticsService;
 use crate::editor::Highlighter;
+use crate::kernel::caps::{DirtyPaths, FsWritten};
 use crate::theme::Theme;
 use crate::ui;
+use std::path::PathBuf;
 
 /// Frames are coalesced: input arriving within this window after a change is
 /// applied before the next draw (a paste or key repeat costs one frame).
@@ -35,14 +38,24 @@ const MAX_BATCH: usize = 512;
 pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = event::channel();
-    spawn_signal_watcher(tx.clone());
+    let _workspace = super::workspace_services::start(&mut state, &tx);
+    let recovery = state
+        .editors
+        .recovery_dir
+        .clone()
+        .map(|dir| (state.editors.mirror.clone(), dir));
+    if let Some((mirror, dir)) = &recovery {
+        mirror.install_panic_hook(dir.clone());
+    }
+    spawn_signal_watcher(tx.clone(), recovery);
     match Highlighter::new(&theme.syntax_theme) {
         Ok(highlighter) => state.highlighter = Some(Arc::new(highlighter)),
         Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
     }
     state.diagnostics_client = Some(start_diagnostics(&state, &tx));
     state.agent.events = Some(tx.clone());
-    super::safety::start(&mut state, &tx);
+    let fs_links = link_fs_to_editors(&mut state, &tx);
+    super::safety::start(&mut state, &tx, Some(fs_links));
 
     let mut input = EventStream::new();
     let mut needs_draw = true;
@@ -53,11 +66,14 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     while !state.should_quit {
         if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
             state.size = guard.terminal.size()?;
+            ui::prepare(&mut state, &theme);
             guard
                 .terminal
                 .draw(|frame| ui::render(&state, &theme, frame))?;
             last_draw = Instant::now();
-            needs_draw = false;
+            // Highlighting that did not fit in this frame continues in
+            // the next one; it stops once the visible lines are done.
+            needs_draw = state.editors.needs_more_work();
         }
         // A pending frame waits out the rest of its interval while input is
         // still applied (coalescing); with nothing pending no timer runs, so
@@ -69,6 +85,8 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
             .agent
             .busy
             .then_some(last_spin + super::agent::SPINNER_INTERVAL);
+        // Armed only while a dirty buffer has unsaved recovery work.
+        let recovery_due = state.editors.recovery_due_at().map(Instant::from_std);
         let step = tokio::select! {
             Some(ev) = rx.recv() => Step::App(ev),
             Some(ev) = input.next() => Step::Term(ev?),
@@ -83,6 +101,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
                 snapshots.start(&state, &tx);
                 continue;
             }
+            _ = sleep_until_due(recovery_due), if recovery_due.is_some() => Step::App(AppEvent::RecoveryDue),
             else => break,
         };
         needs_draw |= apply(&mut guard, &mut state, step)?;
@@ -157,6 +176,27 @@ fn start_diagnostics(state: &AppState, tx: &AppEventSender) -> DiagnosticsServic
     service
 }
 
+/// The kernel's `fs.write` refuses paths with unsaved edits (the UI
+/// publishes them into a watch) and announces its writes so open buffers
+/// reload.
+fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> super::safety::FsLinks {
+    let (dirty_tx, dirty_rx) = tokio::sync::watch::channel(DirtyPaths::default());
+    let (written_tx, mut written_rx) = tokio::sync::mpsc::unbounded_channel::<FsWritten>();
+    let forward = tx.clone();
+    tokio::spawn(async move {
+        while let Some(written) = written_rx.recv().await {
+            if forward.send(AppEvent::FsWritten(written.path)).is_err() {
+                break;
+            }
+        }
+    });
+    state.dirty_paths_tx = Some(dirty_tx);
+    super::safety::FsLinks {
+        dirty: dirty_rx,
+        written: written_tx,
+    }
+}
+
 enum Step {
     Term(crossterm::event::Event),
     App(AppEvent),
@@ -170,6 +210,13 @@ fn apply(guard: &mut TerminalGuard, state: &mut AppState, step: Step) -> io::Res
     };
     match command {
         Command::None => Ok(false),
+        Command::Clipboard(text) => {
+            use std::io::Write;
+            let backend = guard.terminal.backend_mut();
+            backend.write_all(super::osc52::sequence(&text).as_bytes())?;
+            backend.flush()?;
+            Ok(true)
+        }
         Command::Redraw | Command::Quit => Ok(true),
         Command::FullRedraw => {
             guard.terminal.clear()?;
@@ -185,7 +232,16 @@ fn apply(guard: &mut TerminalGuard, state: &mut AppState, step: Step) -> io::Res
 /// SIGTERM becomes a clean quit, so `kill` restores the terminal. SIGHUP
 /// means the terminal is gone: crossterm's reader can spin on a hung-up tty
 /// without ever returning to the loop, so the process exits from here.
-fn spawn_signal_watcher(tx: AppEventSender) {
+///
+/// Both exits write recovery files from the mirror first (the SIGTERM path
+/// only when the loop did not quit in time; a clean quit writes them from
+/// the state).
+fn spawn_signal_watcher(tx: AppEventSender, recovery: Option<(RecoveryMirror, PathBuf)>) {
+    let write_recoveries = move || {
+        if let Some((mirror, dir)) = &recovery {
+            mirror.write_all(dir);
+        }
+    };
     use tokio::signal::unix::{SignalKind, signal};
     tokio::spawn(async move {
         let (Ok(mut term), Ok(mut hup)) = (
@@ -201,10 +257,12 @@ fn spawn_signal_watcher(tx: AppEventSender) {
                 let _ = tx.send(AppEvent::Terminate);
                 // If the loop is wedged and cannot act on it, do not linger.
                 tokio::time::sleep(TERMINATE_GRACE).await;
+                write_recoveries();
                 std::process::exit(143);
             }
             _ = hup.recv() => {
                 tracing::warn!("SIGHUP: the terminal hung up; exiting");
+                write_recoveries();
                 std::process::exit(129);
             }
         }

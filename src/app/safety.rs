@@ -17,7 +17,7 @@ use super::kernel::KernelClient;
 use super::state::{AppState, KernelView};
 use crate::config::Settings;
 use crate::context::{ContextCapability, PublishedSnapshot, SharedContext};
-use crate::kernel::caps::{ApprovalDecision, FsCapability, ShellCapability};
+use crate::kernel::caps::{ApprovalDecision, DirtyPaths, FsCapability, FsWritten, ShellCapability};
 use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig, PreSpawnHook};
 use crate::sandbox::{
     ApprovalMode, SandboxSession, SandboxStatus, effective_mode, fallback_notice,
@@ -81,6 +81,16 @@ pub struct KernelLauncher {
     sandbox: SandboxStatus,
     /// The agent's conversation, for the kernel's `context` capability.
     context: Option<(SharedContext, watch::Receiver<Option<PublishedSnapshot>>)>,
+    fs_links: Option<FsLinks>,
+}
+
+/// What ties the kernel's `fs` to the open editors: the paths with unsaved
+/// edits (`fs.write` refuses them) and a channel announcing its writes (so
+/// open buffers reload).
+#[derive(Clone)]
+pub struct FsLinks {
+    pub dirty: watch::Receiver<DirtyPaths>,
+    pub written: tokio::sync::mpsc::UnboundedSender<FsWritten>,
 }
 
 /// A started kernel and what to tell the user about it.
@@ -105,7 +115,14 @@ impl KernelLauncher {
             broker,
             sandbox,
             context: None,
+            fs_links: None,
         }
+    }
+
+    /// Ties every kernel this launcher starts to the editors.
+    pub fn with_fs_links(mut self, links: FsLinks) -> Self {
+        self.fs_links = Some(links);
+        self
     }
 
     /// Gives every kernel this launcher starts the `context` capability.
@@ -126,12 +143,19 @@ impl KernelLauncher {
     /// sandbox is unavailable here (then the caller's mode already asks).
     pub fn launch(&self, mode: ApprovalMode) -> std::io::Result<Launched> {
         let root = &self.workspace;
-        let mut registry = CapabilityRegistry::new()
-            .with(Arc::new(FsCapability::new(root)?))
-            .with(Arc::new(ShellCapability::new(
-                root,
-                Arc::new(self.broker.clone()),
-            )));
+        let mut fs = FsCapability::new(root)?;
+        if let Some(links) = &self.fs_links {
+            fs = fs
+                .with_dirty_paths(links.dirty.clone())
+                .with_write_events(links.written.clone());
+        }
+        let mut registry =
+            CapabilityRegistry::new()
+                .with(Arc::new(fs))
+                .with(Arc::new(ShellCapability::new(
+                    root,
+                    Arc::new(self.broker.clone()),
+                )));
         if let Some((context, snapshot)) = &self.context {
             registry = registry.with(Arc::new(ContextCapability::new(
                 context.clone(),
@@ -193,7 +217,7 @@ pub fn sandbox_hook(session: SandboxSession) -> PreSpawnHook {
 
 /// Start-up: probe the sandbox, settle the mode, start the kernel, and tell
 /// the user what applies. Called once by the event loop.
-pub fn start(state: &mut AppState, app: &AppEventSender) {
+pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLinks>) {
     let sandbox = SandboxStatus::probe();
     let requested = state.settings.approval.unwrap_or(ApprovalMode::Ask);
     let mut mode = effective_mode(requested, &sandbox);
@@ -211,6 +235,10 @@ pub fn start(state: &mut AppState, app: &AppEventSender) {
         sandbox.clone(),
     )
     .with_context(state.agent.context.clone(), state.agent.snapshot_receiver());
+    let launcher = match fs_links {
+        Some(links) => launcher.with_fs_links(links),
+        None => launcher,
+    };
     match launcher.launch(mode) {
         Ok(launched) => {
             if !launched.confined && mode == ApprovalMode::Auto {

@@ -40,6 +40,14 @@ pub fn scene_key(state: &AppState) -> u64 {
     for d in &state.diagnostics {
         (&d.path, d.line, d.column, &d.message, d.severity as u8).hash(&mut hasher);
     }
+    // Every edit, motion, tab change and reload bumps the revision, so the
+    // buffers themselves are never hashed here.
+    (
+        state.editors.revision,
+        state.editors.active,
+        state.editors.tabs.len(),
+    )
+        .hash(&mut hasher);
     hasher.finish()
 }
 
@@ -76,6 +84,9 @@ pub fn request(state: &AppState) -> SceneRequest {
                 roots: vec![root.to_string_lossy().into_owned()],
             },
             diagnostics: Some(diagnostics),
+            active_editor: super::editor_scene::active_editor(state),
+            open_tabs: Some(super::editor_scene::open_tabs(state)),
+            visible_editors: Some(super::editor_scene::visible_editors(state)),
             ..Source::default()
         },
         root,

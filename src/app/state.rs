@@ -226,7 +226,21 @@ pub struct Pin {
 /// A yes/no question that blocks the workbench until answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Question {
-    QuitWithUnsavedEdits { count: usize },
+    QuitWithUnsavedEdits {
+        count: usize,
+    },
+    /// Ctrl+W on a tab with unsaved edits.
+    CloseDirtyTab {
+        tab: usize,
+    },
+    /// "Load theirs" discards the buffer's edits.
+    LoadTheirs {
+        tab: usize,
+    },
+    /// Recovery files from an earlier session were found at start.
+    RestoreRecoveries {
+        count: usize,
+    },
 }
 
 /// What is drawn over the panes. Only one at a time.
@@ -247,6 +261,17 @@ pub enum Overlay {
         name: String,
         scroll: usize,
     },
+    /// Ctrl+P: fuzzy file picker.
+    Picker(super::editors::PickerState),
+    /// Ctrl+G go to line, Ctrl+F find in file.
+    Prompt(super::editors::PromptState),
+    /// Keep mine / load theirs / diff for the active tab.
+    Conflict,
+    /// The unified diff of disk and buffer (scrolls like help).
+    Diff {
+        text: String,
+        scroll: usize,
+    },
 }
 
 impl Overlay {
@@ -258,6 +283,10 @@ impl Overlay {
             Overlay::Search(_) => "Search",
             Overlay::Confirm(_) => "Confirm",
             Overlay::Variable { .. } => "Variable",
+            Overlay::Picker(_) => "Open file",
+            Overlay::Prompt(p) => p.kind.label(),
+            Overlay::Conflict => "Changed on disk",
+            Overlay::Diff { .. } => "Diff",
         }
     }
 
@@ -268,6 +297,10 @@ impl Overlay {
             Overlay::Search(_) => Scope::Search,
             Overlay::Confirm(_) => Scope::Confirm,
             Overlay::Variable { .. } => Scope::Help,
+            Overlay::Picker(_) => Scope::Picker,
+            Overlay::Prompt(_) => Scope::Prompt,
+            Overlay::Conflict => Scope::Conflict,
+            Overlay::Diff { .. } => Scope::Help,
         }
     }
 }
@@ -319,6 +352,14 @@ pub struct AppState {
     pub kernel_launcher: Option<KernelLauncher>,
     /// The model, the running turn, the shared conversation store.
     pub agent: AgentState,
+    /// Open files (tabs), clipboard, recovery, watcher status.
+    pub editors: super::editors::Editors,
+    /// Workspace-relative paths for the picker, filled in the background.
+    pub file_index: crate::workspace::FileIndex,
+    /// Matches picker queries off the loop (`None` in tests: inline).
+    pub picker_worker: Option<crate::workspace::FuzzyWorker>,
+    /// Publishes the paths with unsaved edits to the kernel's `fs.write`.
+    pub dirty_paths_tx: Option<tokio::sync::watch::Sender<crate::kernel::caps::DirtyPaths>>,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -361,6 +402,10 @@ impl AppState {
             approval_broker: None,
             kernel_launcher: None,
             agent: AgentState::default(),
+            editors: super::editors::Editors::default(),
+            file_index: crate::workspace::FileIndex::new(),
+            picker_worker: None,
+            dirty_paths_tx: None,
             size: Size::new(120, 40),
             should_quit: false,
         }
@@ -389,6 +434,6 @@ impl AppState {
 
     /// Buffers with edits not yet on disk; quitting asks first when non-zero.
     pub fn unsaved_count(&self) -> usize {
-        0
+        self.editors.tabs.iter().filter(|d| d.is_dirty()).count()
     }
 }

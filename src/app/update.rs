@@ -16,7 +16,7 @@ use crate::sanitize;
 use crate::ui::layout::{self, PaneLayout};
 
 /// What the event loop must do after an update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// Nothing changed on screen.
     None,
@@ -26,6 +26,8 @@ pub enum Command {
     FullRedraw,
     Suspend,
     Quit,
+    /// Text was copied: send it to the system clipboard (OSC 52), redraw.
+    Clipboard(String),
 }
 
 impl Command {
@@ -44,7 +46,13 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
     match event {
         Event::Key(key) => handle_key(state, key),
         Event::Mouse(mouse) => handle_mouse(state, mouse),
-        Event::Paste(text) => Command::from_changed(paste(state, &text)),
+        Event::Paste(text) => match &state.overlay {
+            Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
+                super::file_picker::paste(state, &text)
+            }
+            None if state.focus == PaneId::FileView => super::editors::paste(state, &text),
+            _ => Command::from_changed(paste(state, &text)),
+        },
         Event::Resize(width, height) => {
             state.size = ratatui::layout::Size::new(width, height);
             Command::Redraw
@@ -57,6 +65,7 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
 pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
     match event {
         AppEvent::Terminate => {
+            super::editors::write_all_recoveries(state);
             state.should_quit = true;
             Command::Quit
         }
@@ -85,6 +94,10 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             }
             Command::Redraw
         }
+        AppEvent::Workspace(message) => super::editors::on_workspace(state, message),
+        AppEvent::PickerResults(results) => super::file_picker::on_results(state, results),
+        AppEvent::FsWritten(path) => super::editors::on_disk_change(state, &path),
+        AppEvent::RecoveryDue => super::editors::recovery_tick(state),
     }
 }
 
@@ -93,6 +106,13 @@ fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
     state.conversation.flash = None;
     if let Some(action) = keymap::lookup(&state.key_scopes(), &key) {
         return apply(state, action);
+    }
+    match &state.overlay {
+        Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
+            return super::file_picker::type_key(state, key);
+        }
+        None if state.focus == PaneId::FileView => return super::editors::type_key(state, key),
+        _ => {}
     }
     Command::from_changed(type_into_focused_input(state, key))
 }
@@ -119,7 +139,12 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Redraw => return Command::FullRedraw,
         Action::ShowHelp => state.overlay = Some(Overlay::Help { scroll: 0 }),
         Action::ShowSnapshot => state.overlay = Some(Overlay::SnapshotPreview { scroll: 0 }),
-        Action::CloseOverlay => state.overlay = None,
+        Action::CloseOverlay => {
+            if let Some(Overlay::Prompt(_)) = state.overlay.take() {
+                // Closing the find bar clears its match highlights.
+                super::editors::edit(state, crate::editor::EditCommand::ClearSearch);
+            }
+        }
         Action::FocusNext => cycle_focus(state, true),
         Action::FocusPrev => cycle_focus(state, false),
         Action::Focus(pane) => state.focus = pane,
@@ -170,6 +195,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         | Action::ShowVariable
         | Action::ClearFilter
         | Action::EndFilter => return Command::None,
+        other => return super::editors::apply(state, other),
     }
     Command::Redraw
 }
@@ -242,6 +268,7 @@ fn answer(state: &mut AppState, yes: bool) -> Command {
             Command::Quit
         }
         (Question::QuitWithUnsavedEdits { .. }, false) => Command::Redraw,
+        (other, yes) => super::editors::answer(state, other, yes),
     }
 }
 
@@ -306,10 +333,18 @@ fn scroll(state: &mut AppState, delta: isize) {
                 (*scroll as isize + delta).clamp(0, crate::ui::help::row_count() as isize) as usize;
         }
         Some(Overlay::Search(search)) => search.cursor.move_by(delta, search_len),
-        Some(Overlay::Confirm(_)) => {}
         Some(Overlay::Variable { scroll, .. }) => {
             *scroll = (*scroll as isize + delta).clamp(0, u16::MAX as isize) as usize;
         }
+        Some(Overlay::Picker(picker)) => {
+            let len = picker.matches.len();
+            picker.cursor.move_by(delta, len);
+        }
+        Some(Overlay::Diff { text, scroll }) => {
+            let rows = text.lines().count() as isize;
+            *scroll = (*scroll as isize + delta).clamp(0, rows) as usize;
+        }
+        Some(Overlay::Confirm(_) | Overlay::Prompt(_) | Overlay::Conflict) => {}
         None => match state.focus {
             PaneId::Conversation => {
                 // Up means further back in history; `ui::prepare` clamps
@@ -454,6 +489,15 @@ fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     let Some(pane) = layout.pane_at(mouse.column, mouse.row) else {
         return Command::None;
     };
+    if pane == PaneId::FileView
+        && state.editors.active().is_some()
+        && let Some(rect) = layout.file_view
+    {
+        let command = super::editors::mouse(state, mouse, rect);
+        if command != Command::None {
+            return command;
+        }
+    }
     match mouse.kind {
         MouseEventKind::Down(MouseButton::Left) => {
             let changed = state.focus != pane;

@@ -117,7 +117,8 @@ impl Document {
         match &self.disk_state {
             DiskState::InSync => {}
             DiskState::ChangedOnDisk { .. } => parts.push(
-                "changed on disk: your edits are kept; keep mine, load theirs or diff".to_string(),
+                "changed on disk: your edits are kept · Ctrl+R: keep mine, load theirs or diff"
+                    .to_string(),
             ),
             DiskState::DeletedOnDisk => {
                 parts.push("deleted on disk: saving recreates it".to_string())

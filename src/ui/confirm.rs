@@ -16,6 +16,17 @@ pub fn render(question: &Question, theme: &Theme, screen: Rect, buf: &mut Buffer
             if *count == 1 { "" } else { "s" },
             if *count == 1 { "s" } else { "ve" },
         ),
+        Question::CloseDirtyTab { .. } => {
+            "This file has unsaved edits. Close it and lose them?".to_string()
+        }
+        Question::LoadTheirs { .. } => {
+            "Load the version on disk and discard your unsaved edits?".to_string()
+        }
+        Question::RestoreRecoveries { count } => format!(
+            "hello-tui found {count} unsaved buffer{} from an earlier session. Restore {}?",
+            if *count == 1 { "" } else { "s" },
+            if *count == 1 { "it" } else { "them" },
+        ),
     };
     let area = search::centered(screen, 50, 30);
     let block = pane::block(Line::from("Confirm"), None, true, theme)

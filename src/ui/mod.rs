@@ -7,6 +7,8 @@ pub mod code_style;
 pub mod confirm;
 pub mod conversation;
 pub mod diagnostics;
+pub mod file_overlays;
+pub mod file_status;
 pub mod file_view;
 pub mod help;
 pub mod layout;
@@ -40,6 +42,7 @@ pub fn prepare(state: &mut AppState, theme: &Theme) {
         let scroll = &mut state.conversation.scroll_from_bottom;
         *scroll = (*scroll).min(max);
     }
+    file_view::prepare(state);
 }
 
 /// Draws one frame.
@@ -72,6 +75,16 @@ pub fn render(state: &AppState, theme: &Theme, frame: &mut Frame) {
         }
         Some(Overlay::Variable { name, scroll }) => {
             variable_detail::render(state, name, *scroll, theme, area, frame.buffer_mut())
+        }
+        Some(Overlay::Picker(picker)) => {
+            file_overlays::picker(state, picker, theme, area, frame.buffer_mut())
+        }
+        Some(Overlay::Prompt(prompt)) => {
+            file_overlays::prompt(state, prompt, theme, area, frame.buffer_mut())
+        }
+        Some(Overlay::Conflict) => file_overlays::conflict(state, theme, area, frame.buffer_mut()),
+        Some(Overlay::Diff { text, scroll }) => {
+            file_overlays::diff(text, *scroll, theme, area, frame.buffer_mut())
         }
         None => {}
     }

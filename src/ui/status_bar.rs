@@ -80,6 +80,11 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         ));
     }
     let left = Line::from(segments);
+    let mut left = left;
+    left.spans
+        .splice(1..1, super::file_status::position(state, theme));
+    left.spans
+        .extend(super::file_status::messages(state, theme));
     // Hints take the room the left segments leave, but always at least
     // enough for the first couple (quit, help); then the left side is cut.
     let mut spans = Vec::new();

@@ -1,0 +1,555 @@
+//! The file view's behaviour: open documents as tabs, turn keymap actions
+//! into `EditCommand`s, save, react to the watcher and to the kernel's
+//! writes, and keep crash recovery files. Called from `update` only; the
+//! picker and the prompts live in `app::file_picker`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
+
+use super::state::{AppState, Overlay, Question};
+use super::update::{Command, notice};
+use crate::editor::{
+    DiskChange, DiskState, Document, EditCommand, EditorError, Move, Recovery, discard_recovery,
+};
+use crate::keymap::{Action, Motion, PaneId};
+use crate::workspace::{WorkspaceEvent, WorkspaceMessage};
+
+pub use super::file_picker::{PickerState, PromptKind, PromptState};
+
+/// Longest text sent to the system clipboard with OSC 52; terminals drop
+/// (or choke on) bigger sequences.
+const MAX_OSC52_BYTES: usize = 100_000;
+
+/// Open documents and what goes with them.
+#[derive(Default)]
+pub struct Editors {
+    pub tabs: Vec<Document>,
+    pub active: usize,
+    /// The in-app clipboard (also sent to the terminal with OSC 52).
+    pub clipboard: String,
+    /// Bumped whenever something the snapshot shows changes (text, cursor,
+    /// tabs), so `snapshot::scene_key` never hashes whole buffers.
+    pub revision: u64,
+    /// One line for the status bar: saved, reloaded, errors.
+    pub status: Option<String>,
+    /// What the watcher said about itself (polling fallback, errors).
+    pub watch_note: Option<String>,
+    /// Where recovery files go; `None` turns recovery off (tests).
+    pub recovery_dir: Option<PathBuf>,
+    /// Recoveries found at start, waiting for the user's answer.
+    pub found_recoveries: Vec<Recovery>,
+    /// Unsaved texts for the panic hook and signal exits.
+    pub mirror: super::recovery_mirror::RecoveryMirror,
+}
+
+impl Editors {
+    pub fn active(&self) -> Option<&Document> {
+        self.tabs.get(self.active)
+    }
+
+    pub fn active_mut(&mut self) -> Option<&mut Document> {
+        self.tabs.get_mut(self.active)
+    }
+
+    /// Highlighting has more lines to do than one frame allows.
+    pub fn needs_more_work(&self) -> bool {
+        self.active().is_some_and(Document::needs_more_work)
+    }
+
+    /// When the next recovery write is due; `None` (no timer) when nothing
+    /// is pending or recovery is off.
+    pub fn recovery_due_at(&self) -> Option<Instant> {
+        self.recovery_dir.as_ref()?;
+        self.tabs.iter().filter_map(Document::recovery_due_at).min()
+    }
+
+    fn index_of(&self, path: &Path) -> Option<usize> {
+        self.tabs.iter().position(|d| d.path() == path)
+    }
+}
+
+/// Opens `path` (or switches to its tab) and focuses the file view.
+/// `position` is 1-based (line, column) as typed by people.
+pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>) -> Command {
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let index = match state.editors.index_of(&path) {
+        Some(i) => i,
+        None => match Document::open(&path) {
+            Ok(mut doc) => {
+                if let Some(dir) = &state.editors.recovery_dir {
+                    doc.set_recovery_dir(dir);
+                }
+                state.editors.tabs.push(doc);
+                state.editors.tabs.len() - 1
+            }
+            Err(error) => {
+                report(state, &error.to_string());
+                return Command::Redraw;
+            }
+        },
+    };
+    state.editors.active = index;
+    state.focus = PaneId::FileView;
+    if let Some((line, column)) = position
+        && let Some(doc) = state.editors.active_mut()
+    {
+        doc.set_cursor((line.saturating_sub(1), column.saturating_sub(1)), false);
+    }
+    changed(state);
+    Command::Redraw
+}
+
+/// A problem the user must read: the status bar and the conversation.
+fn report(state: &mut AppState, text: &str) {
+    state.editors.status = Some(text.to_string());
+    notice(state, text);
+}
+
+/// Something the snapshot sees changed; also republish the dirty paths.
+fn changed(state: &mut AppState) {
+    state.editors.revision = state.editors.revision.wrapping_add(1);
+    publish_dirty(state);
+    state.editors.mirror.forget_clean(&state.editors.tabs);
+}
+
+/// The kernel's `fs.write` refuses to overwrite files with unsaved edits:
+/// it reads this set. Sends only when the set changed.
+fn publish_dirty(state: &AppState) {
+    let Some(tx) = &state.dirty_paths_tx else {
+        return;
+    };
+    let now: std::collections::BTreeSet<PathBuf> = state
+        .editors
+        .tabs
+        .iter()
+        .filter(|d| d.is_dirty())
+        .map(|d| d.path().to_path_buf())
+        .collect();
+    tx.send_if_modified(|current| {
+        if **current == now {
+            return false;
+        }
+        *current = std::sync::Arc::new(now);
+        true
+    });
+}
+
+/// Rows a page motion moves: the text rows of the last frame.
+fn page(state: &AppState) -> usize {
+    state
+        .editors
+        .active()
+        .map_or(10, |d| d.viewport().height.saturating_sub(1).max(1))
+}
+
+fn to_move(motion: Motion, page: usize) -> Move {
+    match motion {
+        Motion::Left => Move::Left,
+        Motion::Right => Move::Right,
+        Motion::Up => Move::Up,
+        Motion::Down => Move::Down,
+        Motion::WordLeft => Move::WordLeft,
+        Motion::WordRight => Move::WordRight,
+        Motion::LineStart => Move::LineStart,
+        Motion::LineEnd => Move::LineEnd,
+        Motion::DocStart => Move::DocStart,
+        Motion::DocEnd => Move::DocEnd,
+        Motion::PageUp => Move::PageUp(page),
+        Motion::PageDown => Move::PageDown(page),
+    }
+}
+
+/// Performs the file actions of the keymap (editing, tabs, saving,
+/// conflicts, picker, prompts).
+pub fn apply(state: &mut AppState, action: Action) -> Command {
+    if action == Action::Indent && state.editors.active().is_none() {
+        // Tab is text only when there is text; an empty file view passes
+        // it on as "next pane".
+        return super::update::apply(state, Action::FocusNext);
+    }
+    let page = page(state);
+    let command = match action {
+        Action::OpenPicker => return super::file_picker::open_picker(state),
+        Action::Accept => return super::file_picker::accept(state),
+        Action::FindPrev => return super::file_picker::find(state, false),
+        Action::GoToLine => return super::file_picker::open_prompt(state, PromptKind::GoToLine),
+        Action::FindInFile => return super::file_picker::open_prompt(state, PromptKind::Find),
+        Action::Save => return save(state, Some(state.editors.active)),
+        Action::SaveAll => return save(state, None),
+        Action::CloseTab => return close_tab(state),
+        Action::NextTab | Action::PrevTab => return switch_tab(state, action == Action::NextTab),
+        Action::ResolveConflict => return open_conflict(state),
+        Action::KeepMine => {
+            state.overlay = None;
+            if let Some(doc) = state.editors.active_mut() {
+                doc.keep_mine();
+            }
+            state.editors.status =
+                Some("Keeping your text: the next save overwrites the file.".into());
+            changed(state);
+            return Command::Redraw;
+        }
+        Action::LoadTheirs => {
+            state.overlay = Some(Overlay::Confirm(Question::LoadTheirs {
+                tab: state.editors.active,
+            }));
+            return Command::Redraw;
+        }
+        Action::ShowDiff => {
+            let Some(doc) = state.editors.active() else {
+                return Command::None;
+            };
+            // The header names the file as the rest of the UI does.
+            let absolute = doc.path().display().to_string();
+            let shown = display_path(state, doc.path());
+            state.overlay = doc.diff().map(|text| Overlay::Diff {
+                text: crate::sanitize::for_display(&text.replace(&absolute, &shown)).into_owned(),
+                scroll: 0,
+            });
+            return Command::Redraw;
+        }
+        Action::Move(m) => EditCommand::Move(to_move(m, page)),
+        Action::Select(m) => EditCommand::Select(to_move(m, page)),
+        Action::Newline => EditCommand::InsertNewline,
+        Action::Indent => EditCommand::InsertTab,
+        Action::DeleteBack => EditCommand::DeleteBack,
+        Action::DeleteForward => EditCommand::DeleteForward,
+        Action::DeleteWordBack => EditCommand::DeleteWordBack,
+        Action::DeleteWordForward => EditCommand::DeleteWordForward,
+        Action::SelectAll => EditCommand::SelectAll,
+        Action::Copy => EditCommand::Copy,
+        Action::Cut => EditCommand::Cut,
+        Action::Paste => EditCommand::Paste(state.editors.clipboard.clone()),
+        Action::Undo => EditCommand::Undo,
+        Action::Redo => EditCommand::Redo,
+        _ => return Command::None,
+    };
+    edit(state, command)
+}
+
+/// Runs one edit command on the active document.
+pub fn edit(state: &mut AppState, command: EditCommand) -> Command {
+    let Some(doc) = state.editors.active_mut() else {
+        return Command::None;
+    };
+    match doc.apply(command) {
+        Ok(outcome) => {
+            if outcome.text_changed {
+                // "Saved …" and the like describe a text that is gone now.
+                state.editors.status = None;
+            }
+            changed(state);
+            match outcome.copied {
+                Some(text) => {
+                    state.editors.clipboard = text.clone();
+                    if text.len() <= MAX_OSC52_BYTES {
+                        Command::Clipboard(text)
+                    } else {
+                        Command::Redraw
+                    }
+                }
+                None => Command::Redraw,
+            }
+        }
+        Err(error) => {
+            state.editors.status = Some(error.to_string());
+            Command::Redraw
+        }
+    }
+}
+
+/// Keys without a binding: text for the file view.
+pub fn type_key(state: &mut AppState, key: KeyEvent) -> Command {
+    let plain = !key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    match key.code {
+        KeyCode::Char(c) if plain => edit(state, EditCommand::InsertChar(c)),
+        _ => Command::None,
+    }
+}
+
+/// Bracketed paste into the file view: one undoable insert.
+pub fn paste(state: &mut AppState, text: &str) -> Command {
+    // Terminals send CR line breaks in pastes; the buffer wants '\n'.
+    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    edit(state, EditCommand::Paste(text))
+}
+
+/// Save one tab (`Some(index)`) or every dirty tab. Errors are shown and
+/// the buffer stays dirty.
+fn save(state: &mut AppState, tab: Option<usize>) -> Command {
+    let targets: Vec<usize> = match tab {
+        Some(i) if i < state.editors.tabs.len() => vec![i],
+        Some(_) => return Command::None,
+        None => (0..state.editors.tabs.len())
+            .filter(|&i| state.editors.tabs[i].is_dirty())
+            .collect(),
+    };
+    let mut saved = 0;
+    for i in targets {
+        let result = state.editors.tabs[i].save();
+        let name = display_path(state, state.editors.tabs[i].path());
+        match result {
+            Ok(()) => saved += 1,
+            Err(EditorError::Conflict { .. }) => {
+                state.editors.active = i;
+                state.overlay = Some(Overlay::Conflict);
+                state.editors.status = Some(format!(
+                    "{name} changed on disk: keep mine, load theirs, or see the diff."
+                ));
+            }
+            Err(error) => report(state, &format!("Could not save {name}: {error}")),
+        }
+    }
+    if saved > 0 && state.overlay.is_none() {
+        let what = match tab {
+            Some(i) => display_path(state, state.editors.tabs[i].path()),
+            None => format!("{saved} file{}", if saved == 1 { "" } else { "s" }),
+        };
+        state.editors.status = Some(format!("Saved {what}"));
+    }
+    changed(state);
+    Command::Redraw
+}
+
+fn close_tab(state: &mut AppState) -> Command {
+    let tab = state.editors.active;
+    let Some(doc) = state.editors.tabs.get(tab) else {
+        return Command::None;
+    };
+    if doc.is_dirty() {
+        state.overlay = Some(Overlay::Confirm(Question::CloseDirtyTab { tab }));
+        return Command::Redraw;
+    }
+    remove_tab(state, tab);
+    Command::Redraw
+}
+
+fn remove_tab(state: &mut AppState, tab: usize) {
+    if tab >= state.editors.tabs.len() {
+        return;
+    }
+    let mut doc = state.editors.tabs.remove(tab);
+    doc.discard_recovery();
+    let len = state.editors.tabs.len();
+    if state.editors.active >= len {
+        state.editors.active = len.saturating_sub(1);
+    }
+    changed(state);
+}
+
+fn switch_tab(state: &mut AppState, forward: bool) -> Command {
+    let n = state.editors.tabs.len();
+    if n < 2 {
+        return Command::None;
+    }
+    let i = state.editors.active;
+    state.editors.active = if forward {
+        (i + 1) % n
+    } else {
+        (i + n - 1) % n
+    };
+    changed(state);
+    Command::Redraw
+}
+
+fn open_conflict(state: &mut AppState) -> Command {
+    match state.editors.active().map(Document::disk_state) {
+        Some(DiskState::ChangedOnDisk { .. }) => state.overlay = Some(Overlay::Conflict),
+        _ => state.editors.status = Some("No change on disk to resolve.".into()),
+    }
+    Command::Redraw
+}
+
+/// Answers to the questions the file view asks.
+pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
+    match (question, yes) {
+        (Question::CloseDirtyTab { tab }, true) => remove_tab(state, tab),
+        (Question::LoadTheirs { tab }, true) => {
+            if let Some(doc) = state.editors.tabs.get_mut(tab) {
+                doc.load_theirs();
+                state.editors.status = Some("Loaded the disk version.".into());
+            }
+            changed(state);
+        }
+        (Question::LoadTheirs { .. }, false) => state.overlay = Some(Overlay::Conflict),
+        (Question::RestoreRecoveries { .. }, true) => restore_recoveries(state),
+        (Question::RestoreRecoveries { .. }, false) => {
+            for recovery in std::mem::take(&mut state.editors.found_recoveries) {
+                if let Err(error) = discard_recovery(&recovery) {
+                    tracing::warn!(%error, "discarding a recovery file");
+                }
+            }
+        }
+        _ => {}
+    }
+    Command::Redraw
+}
+
+/// At start: offer to restore buffers an earlier session did not save.
+pub fn offer_recoveries(state: &mut AppState) {
+    let Some(dir) = &state.editors.recovery_dir else {
+        return;
+    };
+    // Files opened from the command line before recovery was set up.
+    for doc in &mut state.editors.tabs {
+        doc.set_recovery_dir(dir);
+    }
+    let found = crate::editor::list_recoveries(dir);
+    if found.is_empty() {
+        return;
+    }
+    let count = found.len();
+    state.editors.found_recoveries = found;
+    state.overlay = Some(Overlay::Confirm(Question::RestoreRecoveries { count }));
+}
+
+fn restore_recoveries(state: &mut AppState) {
+    for recovery in std::mem::take(&mut state.editors.found_recoveries) {
+        match Document::restore(&recovery) {
+            Ok(doc) => {
+                let path = doc.path().to_path_buf();
+                state.editors.active = match state.editors.index_of(&path) {
+                    Some(i) => {
+                        state.editors.tabs[i] = doc;
+                        i
+                    }
+                    None => {
+                        state.editors.tabs.push(doc);
+                        state.editors.tabs.len() - 1
+                    }
+                };
+                state.focus = PaneId::FileView;
+            }
+            Err(error) => report(
+                state,
+                &format!("Could not restore {}: {error}", recovery.path.display()),
+            ),
+        }
+    }
+    changed(state);
+}
+
+/// The recovery timer fired: write what is due.
+pub fn recovery_tick(state: &mut AppState) -> Command {
+    let Some(dir) = state.editors.recovery_dir.clone() else {
+        return Command::None;
+    };
+    let now = Instant::now();
+    for doc in &mut state.editors.tabs {
+        if let Err(error) = doc.recovery_tick(&dir, now) {
+            tracing::warn!(%error, "writing a recovery file");
+        }
+    }
+    state.editors.mirror.refresh(&state.editors.tabs);
+    Command::None
+}
+
+/// Before a clean exit (SIGTERM): everything unsaved goes to recovery.
+pub fn write_all_recoveries(state: &AppState) {
+    let Some(dir) = &state.editors.recovery_dir else {
+        return;
+    };
+    for doc in &state.editors.tabs {
+        if let Err(error) = doc.write_recovery_now(dir) {
+            tracing::warn!(%error, "writing a recovery file");
+        }
+    }
+}
+
+/// Messages from the workspace index and watcher.
+pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command {
+    match message {
+        WorkspaceMessage::Index(update) => {
+            if state.file_index.apply(&update) && matches!(state.overlay, Some(Overlay::Picker(_)))
+            {
+                return super::file_picker::rerun(state);
+            }
+            Command::None
+        }
+        WorkspaceMessage::Event(event) => match event {
+            WorkspaceEvent::FileChanged(path)
+            | WorkspaceEvent::FileCreated(path)
+            | WorkspaceEvent::FileRemoved(path) => on_disk_change(state, &path),
+            WorkspaceEvent::Renamed { from, to } => {
+                let a = on_disk_change(state, &from);
+                let b = on_disk_change(state, &to);
+                if a == Command::None { b } else { a }
+            }
+            WorkspaceEvent::WatchReady => Command::None,
+            WorkspaceEvent::WatchError(message) => {
+                state.editors.watch_note =
+                    Some(crate::sanitize::for_display(&message).into_owned());
+                Command::Redraw
+            }
+            WorkspaceEvent::PollingFallback(reason) => {
+                tracing::warn!(%reason, "watcher fell back to polling");
+                state.editors.watch_note = Some("polling for file changes".into());
+                Command::Redraw
+            }
+        },
+    }
+}
+
+/// A file changed on disk (watcher or the kernel's `fs.write`): reload a
+/// clean buffer, flag a dirty one.
+pub fn on_disk_change(state: &mut AppState, path: &Path) -> Command {
+    let Some(i) = state.editors.index_of(path) else {
+        return Command::None;
+    };
+    let change = state.editors.tabs[i].check_disk();
+    let name = display_path(state, path);
+    state.editors.status = match change {
+        DiskChange::Unchanged | DiskChange::Unreadable => return Command::None,
+        DiskChange::Reloaded => Some(format!("Reloaded {name} (changed on disk)")),
+        DiskChange::Conflict => Some(format!(
+            "{name} changed on disk; your edits are kept. Ctrl+R: keep mine, load theirs, diff"
+        )),
+        DiskChange::Deleted => Some(format!("{name} was deleted on disk; saving recreates it")),
+    };
+    changed(state);
+    Command::Redraw
+}
+
+/// The pointer in the file view (`pane` is its rectangle): a click on the
+/// tab bar switches tabs; in the text a click places the cursor (Shift
+/// extends), a drag selects, the wheel scrolls.
+pub fn mouse(state: &mut AppState, mouse: MouseEvent, pane: Rect) -> Command {
+    let area = crate::ui::file_view::text_area(pane);
+    let on_tab_bar = area.y > pane.y + 1 && mouse.row + 1 == area.y;
+    if on_tab_bar && mouse.kind == MouseEventKind::Down(MouseButton::Left) {
+        let column = mouse.column.saturating_sub(area.x);
+        if let Some(tab) = crate::ui::file_view::tab_at(&state.editors.tabs, column) {
+            state.editors.active = tab;
+            state.focus = PaneId::FileView;
+            changed(state);
+            return Command::Redraw;
+        }
+    }
+    let Some(doc) = state.editors.active_mut() else {
+        return Command::None;
+    };
+    match mouse.kind {
+        MouseEventKind::Down(MouseButton::Left) => {
+            let extend = mouse.modifiers.contains(KeyModifiers::SHIFT);
+            doc.click(area, mouse.column, mouse.row, extend);
+        }
+        MouseEventKind::Drag(MouseButton::Left) => doc.drag_to(area, mouse.column, mouse.row),
+        MouseEventKind::ScrollUp => doc.scroll_by(-3),
+        MouseEventKind::ScrollDown => doc.scroll_by(3),
+        _ => return Command::None,
+    }
+    state.focus = PaneId::FileView;
+    changed(state);
+    Command::Redraw
+}
+
+/// A path as the user reads it: relative to the workspace when inside it.
+pub fn display_path(state: &AppState, path: &Path) -> String {
+    let shown = path.strip_prefix(&state.workspace_root).unwrap_or(path);
+    crate::sanitize::for_display(&shown.to_string_lossy()).into_owned()
+}

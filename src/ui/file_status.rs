@@ -1,0 +1,48 @@
+//! The file view's part of the status bar: the active file with its dirty
+//! marker, `line:col` and language, the last file message (saved, reloaded,
+//! an error) and the watcher's state (polling fallback).
+
+use ratatui::text::Span;
+
+use crate::app::AppState;
+use crate::app::editors::display_path;
+use crate::theme::Theme;
+
+/// The active file, its dirty marker, `line:col` and language (shown early
+/// in the bar so narrow terminals keep it).
+pub fn position(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
+    let bar = theme.roles.status_bar;
+    let mut spans = Vec::new();
+    if let Some(doc) = state.editors.active() {
+        let (line, col) = doc.cursor();
+        spans.push(Span::styled(
+            format!("│ {}", display_path(state, doc.path())),
+            bar,
+        ));
+        if doc.is_dirty() {
+            spans.push(Span::styled(" ●", theme.roles.dirty_marker.patch(bar)));
+        }
+        let language = doc.language().unwrap_or("Plain Text");
+        spans.push(Span::styled(
+            format!(" {}:{} {language} ", line + 1, col + 1),
+            bar,
+        ));
+    }
+    spans
+}
+
+/// The last file message and the watcher's state.
+pub fn messages(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
+    let bar = theme.roles.status_bar;
+    let mut spans = Vec::new();
+    if let Some(status) = &state.editors.status {
+        spans.push(Span::styled(format!("│ {status} "), bar));
+    }
+    if let Some(note) = &state.editors.watch_note {
+        spans.push(Span::styled(
+            format!("│ {note} "),
+            theme.roles.warning.patch(bar),
+        ));
+    }
+    spans
+}

@@ -1,0 +1,119 @@
+//! The "done when" flow with the real binary in a tmux pane: open a
+//! project, find a file with Ctrl+P, edit it (dirty shows), another program
+//! rewrites the file (the conflict shows and no keystroke is lost), save,
+//! and the file on disk is exactly what the screen shows.
+
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
+
+/// A tmux server of our own (socket named for this test), killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(command: &str) -> Self {
+        let socket = format!("hello-tui-editor-{}", std::process::id());
+        let status = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-s", "t", "-x", "120", "-y", "36", command])
+            .status()
+            .expect("tmux must be installed to run this test (see README)");
+        assert!(status.success());
+        Tmux { socket }
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+        // Separate sends: a lone Esc followed by a key would read as Alt+key.
+        sleep(Duration::from_millis(150));
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let screen = self.run(&["capture-pane", "-p", "-t", "t"]);
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {text:?}:\n{screen}"
+            );
+            sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .status();
+    }
+}
+
+#[test]
+fn open_with_ctrl_p_edit_external_rewrite_conflict_save() {
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::create_dir(project.path().join("src")).unwrap();
+    let file = project.path().join("src/greeting.py");
+    std::fs::write(&file, "def greet():\n    return 'hi'\n").unwrap();
+    let command = format!(
+        "HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} {dir}",
+        rec = state.path().join("recovery").display(),
+        log = state.path().join("log.txt").display(),
+        dir = project.path().display(),
+    );
+    let tmux = Tmux::start(&command);
+    tmux.wait_for("Conversation");
+
+    tmux.keys(&["C-p"]);
+    tmux.keys(&["-l", "greet"]);
+    tmux.wait_for("src/greeting.py");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("1 def greet():");
+
+    tmux.keys(&["-l", "# mine"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("src/greeting.py ●");
+
+    // Another program saves the file the atomic way (temp + rename).
+    let temp = project.path().join("src/.greeting.py.tmp");
+    std::fs::write(&temp, "def greet():\n    return 'theirs'\n").unwrap();
+    std::fs::rename(&temp, &file).unwrap();
+    tmux.wait_for("(changed on disk)");
+    // Typing right after the conflict is not swallowed by anything.
+    tmux.keys(&["-l", "!"]);
+    tmux.wait_for("# mine");
+    tmux.wait_for("!def greet():");
+
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("keep mine");
+    tmux.keys(&["k"]);
+    tmux.keys(&["C-s"]);
+    // Saved: the dirty marker leaves the title.
+    let screen = tmux.wait_for("2 src/greeting.py ━━");
+    assert!(!screen.contains("(changed on disk)"), "{screen}");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# mine\n!def greet():\n    return 'hi'\n",
+        "the file on disk is what the screen shows:\n{screen}"
+    );
+    tmux.keys(&["C-q"]);
+}

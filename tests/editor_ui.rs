@@ -1,0 +1,661 @@
+//! The file view in the workbench, driven through `update` on real temp
+//! directories (open, edit, save, undo, external changes, conflicts,
+//! recovery, the picker, the snapshot scene) and drawn with `TestBackend`
+//! for insta snapshots (styles included where colour carries meaning).
+
+use std::path::{Path, PathBuf};
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use hello_tui::app::AppState;
+use hello_tui::app::event::AppEvent;
+use hello_tui::app::state::{Overlay, Question};
+use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
+use hello_tui::app::{editors, snapshot};
+use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::keymap::PaneId;
+use hello_tui::theme::Theme;
+use hello_tui::ui;
+use hello_tui::workspace::{IndexUpdate, WorkspaceEvent, WorkspaceMessage};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+
+const PYTHON: &str = "import os\n\n\ndef greet(name: str) -> str:\n    \"\"\"Say hello.\"\"\"\n    return f\"hello {name}\"\n\n\nclass Box:\n    size = 3\n";
+
+fn settings() -> Settings {
+    Settings::merge(
+        ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .expect("settings")
+}
+
+fn state(root: &Path) -> AppState {
+    let root = std::fs::canonicalize(root).expect("root");
+    AppState::new(root, settings())
+}
+
+/// A fixed directory for snapshot tests, so paths in the picture are stable.
+fn fixed_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hello-tui-editor-ui-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir
+}
+
+fn press(s: &mut AppState, code: KeyCode, modifiers: KeyModifiers) -> Command {
+    handle_terminal_event(s, Event::Key(KeyEvent::new(code, modifiers)))
+}
+
+fn type_text(s: &mut AppState, text: &str) {
+    for c in text.chars() {
+        press(s, KeyCode::Char(c), NONE);
+    }
+}
+
+fn open(s: &mut AppState, path: &Path) {
+    editors::open(s, path, None);
+    assert_eq!(s.focus, PaneId::FileView);
+}
+
+fn active_text(s: &AppState) -> String {
+    s.editors.active().expect("a file is open").text()
+}
+
+fn is_dirty(s: &AppState) -> bool {
+    s.editors.active().expect("a file is open").is_dirty()
+}
+
+fn disk_event(s: &mut AppState, path: &Path) -> Command {
+    handle_app_event(
+        s,
+        AppEvent::Workspace(WorkspaceMessage::Event(WorkspaceEvent::FileChanged(
+            std::fs::canonicalize(path).expect("path"),
+        ))),
+    )
+}
+
+fn draw(s: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
+    let theme = Theme::builtin_default();
+    handle_terminal_event(s, Event::Resize(width, height));
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    // Highlighting is bounded per frame: draw until it is done, like the loop.
+    for _ in 0..20 {
+        ui::prepare(s, &theme);
+        terminal
+            .draw(|frame| ui::render(s, &theme, frame))
+            .expect("draw");
+        if !s.editors.needs_more_work() {
+            break;
+        }
+    }
+    terminal
+}
+
+fn region(buffer: &Buffer, area: Rect) -> Buffer {
+    let mut out = Buffer::empty(Rect::new(0, 0, area.width, area.height));
+    for y in 0..area.height {
+        for x in 0..area.width {
+            out[(x, y)] = buffer[(area.x + x, area.y + y)].clone();
+        }
+    }
+    out
+}
+
+fn file_view_rect(s: &AppState) -> Rect {
+    let screen = Rect::new(0, 0, s.size.width, s.size.height);
+    ui::layout::compute(screen, s.focus)
+        .file_view
+        .expect("file view visible")
+}
+
+#[test]
+fn open_edit_save_is_clean_and_disk_equals_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.py");
+    std::fs::write(&file, "x = 1\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    assert!(!is_dirty(&s));
+    press(&mut s, KeyCode::End, NONE);
+    type_text(&mut s, "0");
+    press(&mut s, KeyCode::Enter, NONE);
+    type_text(&mut s, "y = 2");
+    assert!(is_dirty(&s));
+    assert_eq!(s.unsaved_count(), 1);
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert!(!is_dirty(&s));
+    assert_eq!(s.unsaved_count(), 0);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x = 10\ny = 2\n");
+    assert_eq!(active_text(&s), "x = 10\ny = 2");
+    assert!(s.editors.status.as_deref().unwrap_or("").contains("Saved"));
+}
+
+#[test]
+fn undo_back_to_the_saved_text_is_clean_and_redo_dirty_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "abc\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    type_text(&mut s, "zz");
+    assert!(is_dirty(&s));
+    press(&mut s, KeyCode::Char('z'), CTRL);
+    press(&mut s, KeyCode::Char('z'), CTRL);
+    assert_eq!(active_text(&s), "abc");
+    assert!(!is_dirty(&s), "undo back to the saved text is clean");
+    assert_eq!(s.unsaved_count(), 0);
+    press(&mut s, KeyCode::Char('y'), CTRL);
+    assert!(is_dirty(&s));
+}
+
+#[test]
+fn ctrl_z_in_the_file_view_undoes_instead_of_suspending() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "a\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    type_text(&mut s, "b");
+    assert_ne!(press(&mut s, KeyCode::Char('z'), CTRL), Command::Suspend);
+    assert_eq!(active_text(&s), "a");
+}
+
+#[test]
+fn selection_copy_paste_and_the_system_clipboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "hello world\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    press(&mut s, KeyCode::Right, KeyModifiers::CONTROL | SHIFT);
+    let sel = s.editors.active().unwrap().selection();
+    assert_eq!(sel, Some(((0, 0), (0, 5))));
+    let command = press(&mut s, KeyCode::Char('c'), CTRL);
+    assert_eq!(
+        command,
+        Command::Clipboard("hello".into()),
+        "OSC 52 gets the text"
+    );
+    press(&mut s, KeyCode::End, NONE);
+    press(&mut s, KeyCode::Char('v'), CTRL);
+    assert_eq!(active_text(&s), "hello worldhello");
+    // Bracketed paste goes into the file view as one edit.
+    handle_terminal_event(&mut s, Event::Paste("\r\nnew line".into()));
+    assert_eq!(active_text(&s), "hello worldhello\nnew line");
+    press(&mut s, KeyCode::Char('z'), CTRL);
+    assert_eq!(active_text(&s), "hello worldhello");
+}
+
+#[test]
+fn tab_is_text_in_the_file_view_and_shift_tab_leaves() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.py");
+    std::fs::write(&file, "x\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    press(&mut s, KeyCode::Tab, NONE);
+    assert_eq!(active_text(&s), "    x");
+    press(&mut s, KeyCode::BackTab, SHIFT);
+    assert_eq!(s.focus, PaneId::Conversation);
+}
+
+#[test]
+fn external_write_to_a_clean_buffer_reloads_keeping_the_cursor() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "one\ntwo\nthree\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    press(&mut s, KeyCode::Down, NONE);
+    press(&mut s, KeyCode::Right, NONE);
+    std::fs::write(&file, "ONE\nTWO\nTHREE\nFOUR\n").unwrap();
+    assert_eq!(disk_event(&mut s, &file), Command::Redraw);
+    assert_eq!(active_text(&s), "ONE\nTWO\nTHREE\nFOUR");
+    assert!(!is_dirty(&s));
+    assert_eq!(s.editors.active().unwrap().cursor(), (1, 1));
+}
+
+#[test]
+fn external_write_to_a_dirty_buffer_keeps_edits_and_flags_the_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "mine\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    type_text(&mut s, "my ");
+    std::fs::write(&file, "theirs\n").unwrap();
+    disk_event(&mut s, &file);
+    assert_eq!(active_text(&s), "my mine", "no keystroke is lost");
+    assert!(matches!(
+        s.editors.active().unwrap().disk_state(),
+        hello_tui::editor::DiskState::ChangedOnDisk { .. }
+    ));
+    // Typing goes on undisturbed: no overlay steals keys.
+    assert_eq!(s.overlay, None);
+    type_text(&mut s, "!");
+    assert_eq!(active_text(&s), "my !mine");
+    // Saving asks how to resolve; "keep mine" then saves the buffer.
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert_eq!(s.overlay, Some(Overlay::Conflict));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "theirs\n");
+    press(&mut s, KeyCode::Char('d'), NONE);
+    let Some(Overlay::Diff { text, .. }) = &s.overlay else {
+        panic!("diff overlay expected, got {:?}", s.overlay);
+    };
+    assert!(
+        text.contains("-theirs") && text.contains("+my !mine"),
+        "{text}"
+    );
+    press(&mut s, KeyCode::Esc, NONE);
+    press(&mut s, KeyCode::Char('r'), CTRL);
+    press(&mut s, KeyCode::Char('k'), NONE);
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "my !mine\n");
+    assert!(!is_dirty(&s));
+}
+
+#[test]
+fn load_theirs_asks_first_then_discards_the_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "mine\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    type_text(&mut s, "x");
+    std::fs::write(&file, "theirs\n").unwrap();
+    disk_event(&mut s, &file);
+    press(&mut s, KeyCode::Char('r'), CTRL);
+    press(&mut s, KeyCode::Char('t'), NONE);
+    assert!(matches!(
+        s.overlay,
+        Some(Overlay::Confirm(Question::LoadTheirs { .. }))
+    ));
+    press(&mut s, KeyCode::Char('y'), NONE);
+    assert_eq!(active_text(&s), "theirs");
+    assert!(!is_dirty(&s));
+}
+
+#[test]
+fn a_file_deleted_on_disk_keeps_its_buffer_and_saving_recreates_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "keep\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    let canonical = std::fs::canonicalize(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    handle_app_event(
+        &mut s,
+        AppEvent::Workspace(WorkspaceMessage::Event(WorkspaceEvent::FileRemoved(
+            canonical,
+        ))),
+    );
+    assert_eq!(
+        s.editors.active().unwrap().disk_state(),
+        &hello_tui::editor::DiskState::DeletedOnDisk
+    );
+    assert_eq!(active_text(&s), "keep");
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep\n");
+}
+
+#[test]
+fn kernel_writes_reload_and_dirty_paths_are_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "v1\n").unwrap();
+    let mut s = state(dir.path());
+    let (tx, rx) = tokio::sync::watch::channel(hello_tui::kernel::caps::DirtyPaths::default());
+    s.dirty_paths_tx = Some(tx);
+    open(&mut s, &file);
+    std::fs::write(&file, "v2\n").unwrap();
+    let canonical = std::fs::canonicalize(&file).unwrap();
+    handle_app_event(&mut s, AppEvent::FsWritten(canonical.clone()));
+    assert_eq!(active_text(&s), "v2");
+    assert!(rx.borrow().is_empty());
+    type_text(&mut s, "x");
+    assert!(
+        rx.borrow().contains(&canonical),
+        "fs.write must refuse it now"
+    );
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert!(rx.borrow().is_empty());
+}
+
+#[test]
+fn quitting_and_closing_with_unsaved_edits_ask_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "a\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    type_text(&mut s, "b");
+    assert_eq!(press(&mut s, KeyCode::Char('q'), CTRL), Command::Redraw);
+    assert_eq!(
+        s.overlay,
+        Some(Overlay::Confirm(Question::QuitWithUnsavedEdits {
+            count: 1
+        }))
+    );
+    press(&mut s, KeyCode::Char('n'), NONE);
+    assert!(!s.should_quit);
+    press(&mut s, KeyCode::Char('w'), CTRL);
+    assert!(matches!(
+        s.overlay,
+        Some(Overlay::Confirm(Question::CloseDirtyTab { .. }))
+    ));
+    press(&mut s, KeyCode::Char('n'), NONE);
+    assert_eq!(s.editors.tabs.len(), 1);
+    press(&mut s, KeyCode::Char('w'), CTRL);
+    press(&mut s, KeyCode::Char('y'), NONE);
+    assert!(s.editors.tabs.is_empty());
+    assert_eq!(press(&mut s, KeyCode::Char('q'), CTRL), Command::Quit);
+}
+
+#[test]
+fn tabs_switch_and_equal_names_are_told_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["api", "web"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+        std::fs::write(dir.path().join(sub).join("mod.py"), "x\n").unwrap();
+    }
+    std::fs::write(dir.path().join("main.py"), "y\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &dir.path().join("api/mod.py"));
+    open(&mut s, &dir.path().join("web/mod.py"));
+    open(&mut s, &dir.path().join("main.py"));
+    let titles = ui::file_view::tab_titles(&s.editors.tabs);
+    assert_eq!(titles, ["mod.py — api", "mod.py — web", "main.py"]);
+    assert_eq!(s.editors.active, 2);
+    press(&mut s, KeyCode::PageDown, CTRL);
+    assert_eq!(s.editors.active, 0);
+    press(&mut s, KeyCode::Left, KeyModifiers::ALT);
+    assert_eq!(s.editors.active, 2);
+    // Opening an open file switches to its tab.
+    open(&mut s, &dir.path().join("api/mod.py"));
+    assert_eq!((s.editors.tabs.len(), s.editors.active), (3, 0));
+}
+
+#[test]
+fn picker_matches_as_you_type_and_enter_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/main.py"), "print(1)\n").unwrap();
+    std::fs::write(dir.path().join("README.md"), "# hi\n").unwrap();
+    let mut s = state(dir.path());
+    handle_app_event(
+        &mut s,
+        AppEvent::Workspace(WorkspaceMessage::Index(IndexUpdate::Batch(vec![
+            "README.md".into(),
+            "src/main.py".into(),
+        ]))),
+    );
+    press(&mut s, KeyCode::Char('p'), CTRL);
+    type_text(&mut s, "mainpy");
+    let Some(Overlay::Picker(picker)) = &s.overlay else {
+        panic!("picker expected");
+    };
+    assert_eq!(picker.matches[0].path, "src/main.py");
+    press(&mut s, KeyCode::Enter, NONE);
+    assert_eq!(s.overlay, None);
+    assert_eq!(active_text(&s), "print(1)");
+}
+
+#[test]
+fn go_to_line_and_find_in_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "alpha\nbeta\ngamma beta\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    press(&mut s, KeyCode::Char('g'), CTRL);
+    type_text(&mut s, "3:2");
+    press(&mut s, KeyCode::Enter, NONE);
+    assert_eq!(s.editors.active().unwrap().cursor(), (2, 1));
+    assert_eq!(s.overlay, None);
+    press(&mut s, KeyCode::Char('f'), CTRL);
+    assert!(
+        matches!(s.overlay, Some(Overlay::Prompt(_))),
+        "Ctrl+F is find in the file view"
+    );
+    type_text(&mut s, "beta");
+    press(&mut s, KeyCode::Enter, NONE);
+    let sel = s.editors.active().unwrap().selection();
+    assert_eq!(sel, Some(((2, 6), (2, 10))));
+    press(&mut s, KeyCode::Enter, SHIFT);
+    press(&mut s, KeyCode::Enter, SHIFT);
+    let Some(Overlay::Prompt(prompt)) = &s.overlay else {
+        panic!("find bar stays open");
+    };
+    assert_eq!(prompt.status.as_deref(), Some("2 of 2"));
+}
+
+#[test]
+fn recovery_is_written_when_due_and_restored_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let recovery = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "saved\n").unwrap();
+    let mut s = state(dir.path());
+    s.editors.recovery_dir = Some(recovery.path().to_path_buf());
+    open(&mut s, &file);
+    assert_eq!(s.editors.recovery_due_at(), None, "no timer while clean");
+    type_text(&mut s, "unsaved ");
+    assert!(s.editors.recovery_due_at().is_some());
+    handle_app_event(&mut s, AppEvent::RecoveryDue);
+    assert_eq!(
+        s.editors.recovery_due_at(),
+        None,
+        "nothing pending after the write"
+    );
+    // Simulated crash: the state is dropped without saving.
+    drop(s);
+
+    let mut s = state(dir.path());
+    s.editors.recovery_dir = Some(recovery.path().to_path_buf());
+    editors::offer_recoveries(&mut s);
+    assert_eq!(
+        s.overlay,
+        Some(Overlay::Confirm(Question::RestoreRecoveries { count: 1 }))
+    );
+    press(&mut s, KeyCode::Char('y'), NONE);
+    assert_eq!(active_text(&s), "unsaved saved");
+    assert!(is_dirty(&s));
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "unsaved saved\n");
+    assert_eq!(
+        std::fs::read_dir(recovery.path()).unwrap().count(),
+        0,
+        "saving removes the recovery file"
+    );
+}
+
+#[test]
+fn the_snapshot_request_carries_the_active_editor_and_tabs() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.py");
+    std::fs::write(&file, PYTHON).unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    let before = snapshot::scene_key(&s);
+    press(&mut s, KeyCode::Down, SHIFT);
+    type_text(&mut s, "#");
+    assert_ne!(snapshot::scene_key(&s), before, "edits change the scene");
+    let request = snapshot::request(&s);
+    let editor = request.source.active_editor.expect("active editor");
+    let canonical = std::fs::canonicalize(&file).unwrap();
+    assert_eq!(editor.path, canonical.to_string_lossy());
+    assert_eq!(editor.language_id.as_deref(), Some("python"));
+    assert_eq!(editor.is_dirty, Some(true));
+    assert_eq!(editor.cursor.map(|c| (c.line, c.character)), Some((0, 1)));
+    assert!(editor.text.unwrap().starts_with("#\n\ndef greet"));
+    let tabs = request.source.open_tabs.expect("tabs");
+    assert_eq!(tabs.len(), 1);
+    assert_eq!(tabs[0].is_dirty, Some(true));
+    assert_eq!(request.source.visible_editors.unwrap(), vec![editor.path]);
+}
+
+#[test]
+fn big_buffers_send_a_window_around_the_cursor() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.py");
+    let text: String = (0..10_000).map(|i| format!("x{i} = {i}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let mut s = state(dir.path());
+    editors::open(&mut s, &file, Some((5_000, 1)));
+    let editor = snapshot::request(&s).source.active_editor.unwrap();
+    let start = editor.text_start_line.expect("a window");
+    assert!(start > 4_000 && start < 4_999, "{start}");
+    assert_eq!(editor.line_count, Some(10_000));
+    let window = editor.text.unwrap();
+    assert!(window.lines().count() < 1_000);
+    assert!(window.contains("x4999 = 4999"));
+}
+
+#[test]
+fn snapshot_python_file_highlighted_with_cursor_selection_and_dirty_marker() {
+    let dir = fixed_dir("python");
+    let file = dir.join("app.py");
+    std::fs::write(&file, PYTHON).unwrap();
+    let mut s = state(&dir);
+    open(&mut s, &file);
+    press(&mut s, KeyCode::Down, NONE);
+    press(&mut s, KeyCode::Down, NONE);
+    press(&mut s, KeyCode::Down, NONE);
+    type_text(&mut s, "# ");
+    press(&mut s, KeyCode::Right, KeyModifiers::CONTROL | SHIFT);
+    let terminal = draw(&mut s, 100, 24);
+    insta::assert_snapshot!("workbench_python_text", terminal.backend().to_string());
+    let pane = file_view_rect(&s);
+    insta::assert_debug_snapshot!(
+        "file_view_python_styles",
+        region(terminal.backend().buffer(), pane)
+    );
+}
+
+#[test]
+fn snapshot_tab_bar_with_dirty_and_changed_on_disk_tabs() {
+    let dir = fixed_dir("tabs");
+    for name in ["clean.rs", "dirty.py", "theirs.txt"] {
+        std::fs::write(dir.join(name), "line\n").unwrap();
+    }
+    let mut s = state(&dir);
+    open(&mut s, &dir.join("clean.rs"));
+    open(&mut s, &dir.join("theirs.txt"));
+    type_text(&mut s, "x");
+    std::fs::write(dir.join("theirs.txt"), "changed\n").unwrap();
+    disk_event(&mut s, &dir.join("theirs.txt"));
+    open(&mut s, &dir.join("dirty.py"));
+    type_text(&mut s, "y");
+    let terminal = draw(&mut s, 100, 24);
+    let pane = file_view_rect(&s);
+    let tabs = Rect::new(pane.x, pane.y, pane.width, 3);
+    insta::assert_debug_snapshot!("tab_bar_styles", region(terminal.backend().buffer(), tabs));
+}
+
+#[test]
+fn snapshot_picker_with_highlighted_matches() {
+    let dir = fixed_dir("picker");
+    let mut s = state(&dir);
+    handle_app_event(
+        &mut s,
+        AppEvent::Workspace(WorkspaceMessage::Index(IndexUpdate::Batch(vec![
+            "README.md".into(),
+            "src/app/main.py".into(),
+            "src/main.rs".into(),
+            "tests/test_main.py".into(),
+        ]))),
+    );
+    press(&mut s, KeyCode::Char('p'), CTRL);
+    type_text(&mut s, "mainpy");
+    let terminal = draw(&mut s, 80, 20);
+    insta::assert_snapshot!("picker_text", terminal.backend().to_string());
+    let area = ui::search::centered(Rect::new(0, 0, 80, 20), 70, 70);
+    let rows = Rect::new(area.x, area.y, area.width, 5);
+    insta::assert_debug_snapshot!("picker_styles", region(terminal.backend().buffer(), rows));
+}
+
+#[test]
+fn snapshot_conflict_choices_and_diff() {
+    let dir = fixed_dir("conflict");
+    let file = dir.join("notes.txt");
+    std::fs::write(&file, "one\ntwo\nthree\n").unwrap();
+    let mut s = state(&dir);
+    open(&mut s, &file);
+    press(&mut s, KeyCode::Down, NONE);
+    type_text(&mut s, "my ");
+    std::fs::write(&file, "one\nTWO\nthree\n").unwrap();
+    disk_event(&mut s, &file);
+    let terminal = draw(&mut s, 100, 24);
+    insta::assert_snapshot!("conflict_marked", terminal.backend().to_string());
+    press(&mut s, KeyCode::Char('r'), CTRL);
+    let terminal = draw(&mut s, 100, 24);
+    insta::assert_snapshot!("conflict_choices", terminal.backend().to_string());
+    press(&mut s, KeyCode::Char('d'), NONE);
+    let terminal = draw(&mut s, 100, 24);
+    insta::assert_snapshot!("conflict_diff", terminal.backend().to_string());
+}
+
+#[test]
+fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "first line\nsecond line\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "other\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &dir.path().join("a.txt"));
+    open(&mut s, &dir.path().join("b.txt"));
+    draw(&mut s, 120, 40);
+    let pane = file_view_rect(&s);
+    let text = ui::file_view::text_area(pane);
+    let mouse = |kind, column, row| {
+        Event::Mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: NONE,
+        })
+    };
+    // " a.txt │ b.txt │": the first tab starts at the left edge.
+    handle_terminal_event(
+        &mut s,
+        mouse(
+            MouseEventKind::Down(MouseButton::Left),
+            text.x + 2,
+            text.y - 1,
+        ),
+    );
+    assert_eq!(s.editors.active, 0);
+    draw(&mut s, 120, 40);
+    let layout = hello_tui::editor::layout(s.editors.active().unwrap(), text);
+    let x0 = layout.text.x;
+    handle_terminal_event(
+        &mut s,
+        mouse(
+            MouseEventKind::Down(MouseButton::Left),
+            x0 + 3,
+            layout.text.y + 1,
+        ),
+    );
+    assert_eq!(s.editors.active().unwrap().cursor(), (1, 3));
+    handle_terminal_event(
+        &mut s,
+        mouse(
+            MouseEventKind::Drag(MouseButton::Left),
+            x0 + 6,
+            layout.text.y + 1,
+        ),
+    );
+    assert_eq!(
+        s.editors.active().unwrap().selection(),
+        Some(((1, 3), (1, 6)))
+    );
+}
