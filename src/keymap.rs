@@ -162,6 +162,7 @@ pub enum Action {
     ToggleCells,
     NextDiagnostic,
     PrevDiagnostic,
+    JumpToDiagnostic,
     Interrupt,
     CancelTurn,
     Suspend,
@@ -250,6 +251,7 @@ impl Action {
             Action::OpenSearch => "Open the search pane",
             Action::ToggleCells => "Expand or collapse code cells in the conversation",
             Action::NextDiagnostic => "Go to the next diagnostic",
+            Action::JumpToDiagnostic => "Open the file at the selected diagnostic",
             Action::PrevDiagnostic => "Go to the previous diagnostic",
             Action::Interrupt => {
                 "Interrupt the running cell (variables kept), else cancel the turn"
@@ -512,6 +514,7 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::Global, Char('c'), CTRL, Action::Interrupt),
     bind(Scope::Global, F(8), NONE, Action::NextDiagnostic),
     bind(Scope::Global, F(8), SHIFT, Action::PrevDiagnostic),
+    bind(Scope::List, KeyCode::Enter, NONE, Action::JumpToDiagnostic),
     bind(Scope::Global, KeyCode::Esc, NONE, Action::CancelTurn),
     bind(Scope::Global, Char('z'), CTRL, Action::Suspend),
     bind(Scope::Global, Char('l'), CTRL, Action::Redraw),
@@ -944,6 +947,7 @@ mod tests {
             Action::Interrupt,
             Action::NextDiagnostic,
             Action::PrevDiagnostic,
+            Action::JumpToDiagnostic,
             Action::CancelTurn,
             Action::Suspend,
             Action::Redraw,

@@ -171,3 +171,62 @@ async fn protocol_looking_output_cannot_break_anything() {
     })
     .await;
 }
+
+/// The "done when" for diagnostics, against the real `ruff server`:
+/// a bug typed into an unsaved buffer shows up in the pane and the status
+/// bar, F8 lands on it, and the snapshot lists it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_bug_reaches_the_pane_before_saving() {
+    if hello_tui::diagnostics::which("ruff").is_none() {
+        panic!("ruff must be installed (pip install ruff) to run this test; CI installs it");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let file = root.join("app.py");
+    std::fs::write(&file, "def f():\n    return 1\n").unwrap();
+    let (tx, mut rx) = event::channel();
+    let mut s = state(&root);
+    let (diag_tx, mut diag_rx) = tokio::sync::mpsc::unbounded_channel();
+    s.diagnostics_client = Some(hello_tui::diagnostics::DiagnosticsService::start(
+        Default::default(),
+        root.clone(),
+        diag_tx,
+    ));
+    let forward = tx.clone();
+    tokio::spawn(async move {
+        while let Some(ev) = diag_rx.recv().await {
+            let _ = forward.send(hello_tui::app::AppEvent::Diagnostics(ev));
+        }
+    });
+    hello_tui::app::editors::open(&mut s, &file, Some((2, 13)));
+    // Type an undefined name into the buffer, without saving.
+    for c in " + undefined_thing".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    pump_until(&mut s, &mut rx, |s| {
+        s.diagnostics
+            .iter()
+            .any(|d| d.message.contains("undefined_thing"))
+    })
+    .await;
+    assert!(s.editors.active().unwrap().is_dirty(), "nothing was saved");
+    let row = s
+        .diagnostics
+        .iter()
+        .find(|d| d.message.contains("undefined_thing"))
+        .unwrap();
+    assert_eq!((row.path.as_str(), row.line), ("app.py", 2));
+    press(&mut s, KeyCode::F(8), KeyModifiers::NONE);
+    assert_eq!(
+        s.editors.active().unwrap().cursor().0,
+        1,
+        "F8 moved the cursor to line 2"
+    );
+    let request = hello_tui::app::snapshot::request(&s);
+    let diagnostics = request.source.diagnostics.unwrap_or_default();
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.message.contains("undefined_thing"))
+    );
+}

@@ -112,6 +112,7 @@ fn report(state: &mut AppState, text: &str) {
 fn changed(state: &mut AppState) {
     state.editors.revision = state.editors.revision.wrapping_add(1);
     publish_dirty(state);
+    super::diagnostics::sync_open_documents(state);
     state.editors.mirror.forget_clean(&state.editors.tabs);
 }
 
@@ -294,7 +295,11 @@ fn save(state: &mut AppState, tab: Option<usize>) -> Command {
         let result = state.editors.tabs[i].save();
         let name = display_path(state, state.editors.tabs[i].path());
         match result {
-            Ok(()) => saved += 1,
+            Ok(()) => {
+                saved += 1;
+                let path = state.editors.tabs[i].path().to_path_buf();
+                super::diagnostics::saved(state, &path);
+            }
             Err(EditorError::Conflict { .. }) => {
                 state.editors.active = i;
                 state.overlay = Some(Overlay::Conflict);

@@ -330,6 +330,9 @@ pub struct AppState {
     pub variables_view: VariablesView,
     pub diagnostics: Vec<DiagnosticRow>,
     pub diagnostics_client: Option<DiagnosticsService>,
+    /// Buffers the language servers have open, with a hash of the text they
+    /// were last sent (to send `didChange` only when it changed).
+    pub diagnostics_sent: std::collections::HashMap<PathBuf, u64>,
     /// Search results pinned to the next prompt (shown above the composer).
     pub pins: Vec<Pin>,
     /// A transient line for the status bar (language server states, notices).
@@ -390,6 +393,7 @@ impl AppState {
             variables_view: VariablesView::default(),
             diagnostics: Vec::new(),
             diagnostics_client: None,
+            diagnostics_sent: std::collections::HashMap::new(),
             status_notice: None,
             pins: Vec::new(),
             diagnostics_cursor: ListCursor::default(),

@@ -157,8 +157,11 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         }
         Action::SendMessage => send_message(state),
         Action::NextDiagnostic | Action::PrevDiagnostic => {
-            super::diagnostics::step(state, action == Action::NextDiagnostic);
+            if super::diagnostics::step(state, action == Action::NextDiagnostic).is_some() {
+                return super::diagnostics::open_selected(state);
+            }
         }
+        Action::JumpToDiagnostic => return super::diagnostics::open_selected(state),
         Action::ToggleCells => {
             state.conversation.cells_expanded = !state.conversation.cells_expanded;
         }

@@ -73,6 +73,14 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         }
     }
     segments.push(Span::styled(format!("│ [{focus}] "), bar));
+    // The diagnostic under the file view's cursor, so the user reads it
+    // without leaving the code.
+    if let Some(text) = crate::app::diagnostics::under_cursor(state) {
+        segments.push(Span::styled(
+            format!("│ {} ", sanitize::for_display(&text)),
+            bar.patch(theme.roles.warning),
+        ));
+    }
     if let Some(notice) = &state.status_notice {
         segments.push(Span::styled(
             format!("│ {} ", sanitize::for_display(notice)),
