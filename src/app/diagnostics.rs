@@ -93,6 +93,77 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
     state.diagnostics.get(index).cloned()
 }
 
+/// Keeps the language servers' view of the open buffers in step with the
+/// editor: `didOpen` for new tabs, `didChange` with the unsaved text after
+/// edits (so diagnostics follow what the user typed, not only the disk),
+/// `didClose` for closed tabs. Called after every editor change.
+pub fn sync_open_documents(state: &mut AppState) {
+    let Some(service) = state.diagnostics_client.clone() else {
+        return;
+    };
+    let mut open = std::mem::take(&mut state.diagnostics_sent);
+    let mut still_open = std::collections::HashMap::new();
+    for doc in &state.editors.tabs {
+        if doc.read_only_reason().is_some() {
+            continue;
+        }
+        let path = doc.path().to_path_buf();
+        // Files no language server knows are not sent at all.
+        let Some(language_id) = crate::diagnostics::language_id_for_path(&path) else {
+            continue;
+        };
+        let text = doc.text();
+        let hash = text_hash(&text);
+        match open.remove(&path) {
+            None => service.open(path.clone(), language_id, text),
+            Some(sent) if sent != hash => service.change(path.clone(), text),
+            Some(_) => {}
+        }
+        still_open.insert(path, hash);
+    }
+    for closed in open.into_keys() {
+        service.close(closed);
+    }
+    state.diagnostics_sent = still_open;
+}
+
+/// A buffer reached the disk: servers get `didSave`, check commands run.
+pub fn saved(state: &AppState, path: &Path) {
+    if let Some(service) = &state.diagnostics_client {
+        service.save(path.to_path_buf());
+    }
+}
+
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Enter on a diagnostic, or F8: the file opens at the problem.
+pub fn open_selected(state: &mut AppState) -> super::update::Command {
+    let Some(row) = state
+        .diagnostics
+        .get(state.diagnostics_cursor.selected)
+        .cloned()
+    else {
+        return super::update::Command::None;
+    };
+    super::editors::open(state, &row.abs_path, Some((row.line, row.column)))
+}
+
+/// The first diagnostic under the file view's cursor, for the status bar.
+pub fn under_cursor(state: &AppState) -> Option<String> {
+    let doc = state.editors.active()?;
+    let (line, character) = doc.cursor();
+    let here = state
+        .diagnostics_store
+        .at(doc.path(), Position::new(line, character));
+    here.first()
+        .map(|d| format!("{} {}: {}", d.source, d.severity.as_str(), d.message))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,75 +269,4 @@ mod tests {
             Some("no language server for rust")
         );
     }
-}
-
-/// Keeps the language servers' view of the open buffers in step with the
-/// editor: `didOpen` for new tabs, `didChange` with the unsaved text after
-/// edits (so diagnostics follow what the user typed, not only the disk),
-/// `didClose` for closed tabs. Called after every editor change.
-pub fn sync_open_documents(state: &mut AppState) {
-    let Some(service) = state.diagnostics_client.clone() else {
-        return;
-    };
-    let mut open = std::mem::take(&mut state.diagnostics_sent);
-    let mut still_open = std::collections::HashMap::new();
-    for doc in &state.editors.tabs {
-        if doc.read_only_reason().is_some() {
-            continue;
-        }
-        let path = doc.path().to_path_buf();
-        // Files no language server knows are not sent at all.
-        let Some(language_id) = crate::diagnostics::language_id_for_path(&path) else {
-            continue;
-        };
-        let text = doc.text();
-        let hash = text_hash(&text);
-        match open.remove(&path) {
-            None => service.open(path.clone(), language_id, text),
-            Some(sent) if sent != hash => service.change(path.clone(), text),
-            Some(_) => {}
-        }
-        still_open.insert(path, hash);
-    }
-    for closed in open.into_keys() {
-        service.close(closed);
-    }
-    state.diagnostics_sent = still_open;
-}
-
-/// A buffer reached the disk: servers get `didSave`, check commands run.
-pub fn saved(state: &AppState, path: &Path) {
-    if let Some(service) = &state.diagnostics_client {
-        service.save(path.to_path_buf());
-    }
-}
-
-fn text_hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
-}
-
-/// Enter on a diagnostic, or F8: the file opens at the problem.
-pub fn open_selected(state: &mut AppState) -> super::update::Command {
-    let Some(row) = state
-        .diagnostics
-        .get(state.diagnostics_cursor.selected)
-        .cloned()
-    else {
-        return super::update::Command::None;
-    };
-    super::editors::open(state, &row.abs_path, Some((row.line, row.column)))
-}
-
-/// The first diagnostic under the file view's cursor, for the status bar.
-pub fn under_cursor(state: &AppState) -> Option<String> {
-    let doc = state.editors.active()?;
-    let (line, character) = doc.cursor();
-    let here = state
-        .diagnostics_store
-        .at(doc.path(), Position::new(line, character));
-    here.first()
-        .map(|d| format!("{} {}: {}", d.source, d.severity.as_str(), d.message))
 }
