@@ -457,3 +457,39 @@ fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
         "the flash ends with the next key"
     );
 }
+
+#[test]
+fn conversation_search_uses_the_bm25_index_and_jumps_to_the_entry() {
+    use hello_tui::context::Message;
+    let mut s = state();
+    let prompts = ["why does login fail?", "and the api?"];
+    for p in prompts {
+        s.agent.context.push(Message::user(p));
+        s.conversation
+            .messages
+            .push(ChatMessage::new(Role::User, p));
+    }
+    s.agent.context.push(Message::assistant(
+        "The function checkAuth rejects plain users.",
+    ));
+    s.conversation.messages.push(ChatMessage::new(
+        Role::Assistant,
+        "The function checkAuth rejects plain users.",
+    ));
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    for c in "check auth".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(
+        text.contains("1 result"),
+        "identifier-aware: `check auth` finds checkAuth\n{text}"
+    );
+    assert!(text.contains("#3 assistant"), "{text}");
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        s.conversation.flash,
+        Some(2),
+        "jumps to the pane's assistant entry"
+    );
+}

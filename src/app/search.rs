@@ -67,25 +67,15 @@ pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
     }
     let needle = query.to_ascii_lowercase();
     let hits = match search.scope {
-        SearchScope::Conversation => state
-            .conversation
-            .messages
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| {
-                let haystack = match &m.cell {
-                    Some(cell) => format!("{}\n{}", cell.code, m.text),
-                    None => m.text.clone(),
-                };
-                snippet(&haystack, &needle).map(|(text, highlights)| SearchHit {
-                    label: format!("#{} {}", i + 1, m.role.label()),
-                    text,
-                    highlights,
-                    target: SearchTarget::Message(i),
-                    pin_text: haystack.clone(),
-                })
-            })
-            .collect(),
+        SearchScope::Conversation => {
+            let ranked = conversation_bm25(state, query);
+            if !ranked.is_empty() {
+                return SearchOutcome::Hits(ranked);
+            }
+            // Nothing in the model's conversation (e.g. only `%py` cells so
+            // far): the pane's own entries, by substring.
+            pane_messages(state, &needle)
+        }
         SearchScope::Variables => state
             .variables
             .iter()
@@ -127,6 +117,104 @@ pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
         SearchScope::Files => Vec::new(),
     };
     SearchOutcome::Hits(hits)
+}
+
+/// The conversation ranked by the same BM25 index that answers the kernel's
+/// `context.search`.
+fn conversation_bm25(state: &AppState, query: &str) -> Vec<SearchHit> {
+    use crate::context::{Role, SearchQuery};
+    let outcome = state
+        .agent
+        .context
+        .read(|ctx| ctx.search(&SearchQuery::new(query).limit(RESULT_LIMIT)));
+    let role_counts = state.agent.context.read(|ctx| {
+        outcome
+            .hits
+            .iter()
+            .map(|hit| {
+                let ordinal = ctx.messages()[..hit.index.min(ctx.len())]
+                    .iter()
+                    .filter(|m| m.role == hit.role)
+                    .count();
+                let full = ctx
+                    .get(hit.index)
+                    .map(|m| m.content.clone())
+                    .unwrap_or_default();
+                (ordinal, full)
+            })
+            .collect::<Vec<_>>()
+    });
+    outcome
+        .hits
+        .into_iter()
+        .zip(role_counts)
+        .map(|(hit, (ordinal, full))| {
+            let kind = match hit.role {
+                Role::User => PaneKind::Prompt,
+                Role::Assistant => PaneKind::Answer,
+                _ => PaneKind::Cell,
+            };
+            SearchHit {
+                label: format!("#{} {}", hit.index + 1, hit.role.as_str()),
+                text: hit.snippet.text,
+                highlights: hit.snippet.highlights,
+                target: pane_index(state, kind, ordinal)
+                    .map(SearchTarget::Message)
+                    .unwrap_or(SearchTarget::Message(usize::MAX)),
+                pin_text: full,
+            }
+        })
+        .collect()
+}
+
+/// Results shown per search.
+const RESULT_LIMIT: usize = 50;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PaneKind {
+    Prompt,
+    Answer,
+    Cell,
+}
+
+/// The pane entry that shows the `ordinal`-th context message of a kind:
+/// prompts, answers and the agent's cells appear in both in the same order.
+fn pane_index(state: &AppState, kind: PaneKind, ordinal: usize) -> Option<usize> {
+    use super::state::Role;
+    state
+        .conversation
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| match kind {
+            PaneKind::Prompt => m.role == Role::User && m.cell.is_none(),
+            PaneKind::Answer => m.role == Role::Assistant,
+            PaneKind::Cell => m.role == Role::Tool && m.cell.is_some(),
+        })
+        .nth(ordinal)
+        .map(|(i, _)| i)
+}
+
+fn pane_messages(state: &AppState, needle: &str) -> Vec<SearchHit> {
+    state
+        .conversation
+        .messages
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| {
+            let haystack = match &m.cell {
+                Some(cell) => format!("{}\n{}", cell.code, m.text),
+                None => m.text.clone(),
+            };
+            snippet(&haystack, needle).map(|(text, highlights)| SearchHit {
+                label: format!("#{} {}", i + 1, m.role.label()),
+                text,
+                highlights,
+                target: SearchTarget::Message(i),
+                pin_text: haystack.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The line holding the first match, cut around it, with every match in the

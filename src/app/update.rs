@@ -221,7 +221,7 @@ fn open_search_result(state: &mut AppState) {
     };
     state.overlay = None;
     match hit.target {
-        SearchTarget::Message(index) => {
+        SearchTarget::Message(index) if index < state.conversation.messages.len() => {
             state.focus = PaneId::Conversation;
             state.conversation.jump_to = Some(index);
             state.conversation.flash = Some(index);
@@ -236,6 +236,9 @@ fn open_search_result(state: &mut AppState) {
             state.focus = PaneId::Diagnostics;
             state.diagnostics_cursor.selected = index;
         }
+        // A message the pane does not show (cannot happen for what the
+        // pane itself lists): just close the search.
+        SearchTarget::Message(_) => {}
     }
 }
 
