@@ -493,3 +493,35 @@ fn conversation_search_uses_the_bm25_index_and_jumps_to_the_entry() {
         "jumps to the pane's assistant entry"
     );
 }
+
+#[test]
+fn file_search_scope_matches_paths_and_opens_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
+    let settings = Settings::merge(
+        ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .unwrap();
+    let mut s = AppState::new(root.clone(), settings);
+    s.file_index
+        .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
+            "README.md".into(),
+            "src/main.rs".into(),
+        ]));
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    for c in "mainrs".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(text.contains("in files 1 result"), "{text}");
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let doc = s.editors.active().expect("the file opened");
+    assert!(doc.path().ends_with("src/main.rs"));
+}

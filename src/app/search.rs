@@ -26,6 +26,8 @@ pub enum SearchTarget {
     Variable(String),
     /// Index into the diagnostics pane's rows.
     Diagnostic(usize),
+    /// A workspace-relative path.
+    File(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +58,9 @@ const SNIPPET_CONTEXT: usize = 40;
 pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
     let query = search.query.trim();
     match search.scope {
-        SearchScope::Files => return SearchOutcome::Unavailable("the file index is not built yet"),
+        SearchScope::Files if state.file_index.len() == 0 => {
+            return SearchOutcome::Unavailable("the file index is still being built");
+        }
         SearchScope::Variables if state.variables.is_empty() => {
             return SearchOutcome::Unavailable("kernel not running: no variables to search");
         }
@@ -114,7 +118,7 @@ pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
                 })
             })
             .collect(),
-        SearchScope::Files => Vec::new(),
+        SearchScope::Files => files(state, query),
     };
     SearchOutcome::Hits(hits)
 }
@@ -162,6 +166,32 @@ fn conversation_bm25(state: &AppState, query: &str) -> Vec<SearchHit> {
                     .map(SearchTarget::Message)
                     .unwrap_or(SearchTarget::Message(usize::MAX)),
                 pin_text: full,
+            }
+        })
+        .collect()
+}
+
+/// Workspace paths by fuzzy match (the picker's matcher), with the matched
+/// characters highlighted.
+fn files(state: &AppState, query: &str) -> Vec<SearchHit> {
+    let mut matcher = crate::workspace::FuzzyMatcher::default();
+    matcher
+        .matches_index(query, &state.file_index, RESULT_LIMIT)
+        .into_iter()
+        .map(|m| {
+            let highlights = m
+                .path
+                .char_indices()
+                .enumerate()
+                .filter(|(ci, _)| m.indices.contains(&(*ci as u32)))
+                .map(|(_, (b, c))| b..b + c.len_utf8())
+                .collect();
+            SearchHit {
+                label: "file".into(),
+                pin_text: format!("workspace file `{}`", m.path),
+                target: SearchTarget::File(m.path.clone()),
+                text: m.path,
+                highlights,
             }
         })
         .collect()

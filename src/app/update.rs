@@ -236,6 +236,10 @@ fn open_search_result(state: &mut AppState) {
             state.focus = PaneId::Diagnostics;
             state.diagnostics_cursor.selected = index;
         }
+        SearchTarget::File(relative) => {
+            let path = state.workspace_root.join(relative);
+            super::editors::open(state, &path, None);
+        }
         // A message the pane does not show (cannot happen for what the
         // pane itself lists): just close the search.
         SearchTarget::Message(_) => {}
