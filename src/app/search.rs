@@ -58,7 +58,7 @@ const SNIPPET_CONTEXT: usize = 40;
 pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
     let query = search.query.trim();
     match search.scope {
-        SearchScope::Files if state.file_index.len() == 0 => {
+        SearchScope::Files if state.file_index.is_empty() => {
             return SearchOutcome::Unavailable("the file index is still being built");
         }
         SearchScope::Variables if state.variables.is_empty() => {
