@@ -96,6 +96,11 @@ impl AgentState {
     }
 
     /// The model's name for the status bar ("no model" without one).
+    /// A model is configured (or the demo's scripted one): prompts go out.
+    pub fn has_model(&self) -> bool {
+        self.provider.is_some()
+    }
+
     pub fn label(&self) -> String {
         self.provider
             .as_ref()

@@ -445,7 +445,10 @@ fn send_message(state: &mut AppState) {
     };
     state.conversation.scroll_from_bottom = 0;
     match composer::parse(&text) {
-        Submission::Prompt(prompt) => super::agent::send(state, prompt),
+        Submission::Prompt(prompt) => {
+            let prompt = attach_pins(state, prompt);
+            super::agent::send(state, prompt)
+        }
         Submission::PythonCell(code) => match &state.kernel_client {
             // The cell shows up in the conversation when the service queues it.
             Some(kernel) => {
@@ -465,6 +468,21 @@ fn send_message(state: &mut AppState) {
             );
         }
     }
+}
+
+/// Pinned search results go with the prompt, in a delimited block the
+/// model can tell apart from what the user typed; sending clears them.
+fn attach_pins(state: &mut AppState, prompt: String) -> String {
+    if state.pins.is_empty() || !state.agent.has_model() {
+        return prompt;
+    }
+    let mut text = prompt;
+    text.push_str("\n\n<pinned-context>");
+    for pin in state.pins.drain(..) {
+        text.push_str(&format!("\n### {}\n{}", pin.label, pin.text));
+    }
+    text.push_str("\n</pinned-context>");
+    text
 }
 
 /// A line from hello-tui itself in the conversation.
