@@ -659,3 +659,57 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
         Some(((1, 3), (1, 6)))
     );
 }
+
+/// Hostile bytes in a model message and in a file on disk are drawn inert:
+/// the frame equals the frame of the same state with the hostile parts
+/// removed everywhere outside the two panes, and no escape survives.
+#[test]
+fn hostile_sequences_stay_inside_their_panes() {
+    use hello_tui::app::state::{ChatMessage, Role};
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let hostile = "title\u{1b}]0;pwned\u{7} clear\u{1b}[2J clip\u{1b}]52;c;aGk=\u{7} paste\u{1b}[201~ cr\rback\u{8}\u{8}x";
+    std::fs::write(root.join("evil.py"), format!("x = '{hostile}'\n")).unwrap();
+    let settings = hello_tui::config::Settings::merge(
+        hello_tui::config::ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .unwrap();
+    let mut s = hello_tui::app::AppState::new(root.clone(), settings);
+    s.conversation
+        .messages
+        .push(ChatMessage::new(Role::Assistant, hostile));
+    hello_tui::app::editors::open(&mut s, &root.join("evil.py"), None);
+    let theme = hello_tui::theme::Theme::builtin_default();
+    s.size = ratatui::layout::Size::new(100, 30);
+    hello_tui::ui::prepare(&mut s, &theme);
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
+    terminal
+        .draw(|frame| hello_tui::ui::render(&s, &theme, frame))
+        .unwrap();
+    let screen = terminal.backend().to_string();
+    assert!(!screen.contains('\u{1b}') && !screen.contains('\u{7}') && !screen.contains('\u{8}'));
+    // The conversation (left 40 columns) drops whole sequences; the file
+    // view shows the file's bytes faithfully, each control as a visible mark.
+    let conversation: String = screen
+        .lines()
+        .map(|l| l.trim_matches('"').chars().take(40).collect::<String>())
+        .collect();
+    assert!(!conversation.contains("pwned"), "{conversation}");
+    assert!(
+        screen.contains('\u{fffd}'),
+        "controls in the file are marked visibly"
+    );
+    // Every row still has the layout's borders where they belong: nothing
+    // moved the cursor or cleared the screen.
+    for line in screen.lines().take(29) {
+        assert_eq!(
+            unicode_width::UnicodeWidthStr::width(line.trim_matches('"')),
+            100,
+            "{line}"
+        );
+    }
+    insta::assert_snapshot!("hostile_sequences", screen);
+}
