@@ -713,3 +713,99 @@ fn hostile_sequences_stay_inside_their_panes() {
     }
     insta::assert_snapshot!("hostile_sequences", screen);
 }
+
+/// Diagnostics mark their lines in the gutter (the most severe icon) and
+/// underline their ranges in the severity colour.
+#[test]
+fn gutter_markers_and_underlines_for_diagnostics() {
+    use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, Position, Range, Severity};
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let file = root.join("app.py");
+    std::fs::write(
+        &file,
+        "import os\n\ndef f():\n    return 你好 + undefined_name\n",
+    )
+    .unwrap();
+    let settings = hello_tui::config::Settings::merge(
+        hello_tui::config::ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .unwrap();
+    let mut s = hello_tui::app::AppState::new(root.clone(), settings);
+    hello_tui::app::editors::open(&mut s, &file, None);
+    let diag = |line, start, end, severity, message: &str| Diagnostic {
+        path: file.clone(),
+        range: Range::new(Position::new(line, start), Position::new(line, end)),
+        severity,
+        message: message.into(),
+        source: "ruff".into(),
+        code: None,
+    };
+    hello_tui::app::diagnostics::apply(
+        &mut s,
+        DiagnosticsEvent::Published {
+            source: "ruff".into(),
+            path: file.clone(),
+            diagnostics: vec![
+                diag(0, 7, 9, Severity::Warning, "`os` imported but unused"),
+                diag(
+                    3,
+                    16,
+                    30,
+                    Severity::Error,
+                    "Undefined name `undefined_name`",
+                ),
+                diag(
+                    3,
+                    11,
+                    13,
+                    Severity::Hint,
+                    "wide characters before the error",
+                ),
+            ],
+        },
+    );
+    let theme = hello_tui::theme::Theme::builtin_default();
+    s.size = ratatui::layout::Size::new(100, 30);
+    hello_tui::ui::prepare(&mut s, &theme);
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
+    terminal
+        .draw(|frame| hello_tui::ui::render(&s, &theme, frame))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    // The file view's rows: find the line with the error and check the
+    // underline starts under `undefined_name` (after two wide characters).
+    let row = (0..30u16)
+        .find(|y| {
+            (0..100u16)
+                .map(|x| buffer[(x, *y)].symbol())
+                .collect::<String>()
+                .contains("undefined_name")
+        })
+        .expect("the error line is visible");
+    let text: String = (0..100u16).map(|x| buffer[(x, row)].symbol()).collect();
+    assert!(text.contains('✖'), "gutter icon on the error line: {text}");
+    let underlined: Vec<u16> = (0..100u16)
+        .filter(|x| {
+            buffer[(*x, row)]
+                .modifier
+                .contains(ratatui::style::Modifier::UNDERLINED)
+        })
+        .collect();
+    let start = *underlined.iter().max_by_key(|x| **x).unwrap() - 13;
+    let word: String = (start..start + 14)
+        .map(|x| buffer[(x, row)].symbol())
+        .collect();
+    assert_eq!(word, "undefined_name");
+    let region = ratatui::layout::Rect::new(40, 0, 60, 8);
+    let mut out = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 60, 8));
+    for y in 0..8 {
+        for x in 0..60 {
+            out[(x, y)] = buffer[(region.x + x, region.y + y)].clone();
+        }
+    }
+    insta::assert_debug_snapshot!("gutter_markers", out);
+}

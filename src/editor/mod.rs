@@ -51,3 +51,4 @@ pub use recovery::{RECOVERY_INTERVAL, Recovery, discard as discard_recovery, lis
 pub use search::TextRange;
 pub use text::LineEnding;
 pub use view::{FileViewStyles, ViewLayout, cursor_screen_position, layout, render_file_view};
+pub use width::display_col;

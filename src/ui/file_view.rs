@@ -6,7 +6,7 @@ use std::path::Path;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
@@ -109,6 +109,7 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         );
     }
     render_file_view(doc, &styles(theme, focused), text, buf);
+    diagnostic_marks(state, doc, theme, text, buf);
     if state.settings.no_color {
         strip_colours(text, buf);
     }
@@ -197,4 +198,74 @@ pub fn tab_titles(tabs: &[Document]) -> Vec<String> {
             sanitize::for_display(&title).into_owned()
         })
         .collect()
+}
+
+/// Lines with diagnostics get the most severe one's icon in the gutter, and
+/// the ranges on screen are underlined in its colour — the same clues the
+/// Diagnostics pane lists, where the user is looking.
+fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let diagnostics = state.diagnostics_store.for_file(doc.path());
+    if diagnostics.is_empty() || doc.is_binary() {
+        return;
+    }
+    let layout = crate::editor::layout(doc, area);
+    let viewport = doc.viewport();
+    let (text, gutter) = (layout.text, layout.gutter);
+    let lines = doc.lines();
+    let tab = doc.tab_width();
+    // Most severe last, so it wins the gutter cell.
+    let mut ordered = diagnostics;
+    ordered.sort_by_key(|d| std::cmp::Reverse(d.severity));
+    for d in ordered {
+        let style = super::diagnostics::severity_style(d.severity, theme);
+        let first = d.range.start.line;
+        let last = d.range.end.line.max(first);
+        for line in first..=last {
+            let Some(row) = line.checked_sub(viewport.top) else {
+                continue;
+            };
+            if row >= usize::from(text.height) {
+                break;
+            }
+            let y = text.y + row as u16;
+            if line == first && gutter.width > 0 {
+                buf[(gutter.x, y)]
+                    .set_symbol(super::diagnostics::severity_icon(d.severity))
+                    .set_style(style);
+            }
+            let Some(content) = lines.get(line) else {
+                continue;
+            };
+            let len = content.chars().count();
+            let start = if line == first {
+                d.range.start.character.min(len)
+            } else {
+                0
+            };
+            let mut end = if line == last {
+                d.range.end.character.min(len)
+            } else {
+                len
+            };
+            if end <= start {
+                // An empty range still marks one cell.
+                end = (start + 1).min(len.max(start + 1));
+            }
+            let from = crate::editor::display_col(content, start, tab);
+            let to = crate::editor::display_col(content, end, tab).max(from + 1);
+            for col in from..to {
+                let Some(x) = col.checked_sub(viewport.left) else {
+                    continue;
+                };
+                if x >= usize::from(text.width) {
+                    break;
+                }
+                let underline = Style::default()
+                    .add_modifier(Modifier::UNDERLINED)
+                    .underline_color(style.fg.unwrap_or_default());
+                let cell = &mut buf[(text.x + x as u16, y)];
+                cell.set_style(cell.style().patch(underline));
+            }
+        }
+    }
 }
