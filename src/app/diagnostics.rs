@@ -28,7 +28,8 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
         DiagnosticsEvent::Published { .. } => {
             let changed = state.diagnostics_store.apply(&event);
             if changed {
-                rebuild_rows(state, None);
+                let active = state.editors.active().map(|d| d.path().to_path_buf());
+                rebuild_rows(state, active.as_deref());
             }
             changed
         }
