@@ -525,3 +525,89 @@ fn file_search_scope_matches_paths_and_opens_the_file() {
     let doc = s.editors.active().expect("the file opened");
     assert!(doc.path().ends_with("src/main.rs"));
 }
+
+#[test]
+fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(
+        root.join("auth.py"),
+        "x = 1\ndef check_token(t):\n    return t\n",
+    )
+    .unwrap();
+    std::fs::write(root.join(".env"), "check_token=supersecret\n").unwrap();
+    let settings = Settings::merge(
+        ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .unwrap();
+    let mut s = AppState::new(root.clone(), settings);
+    let (tx, mut rx) = hello_tui::app::event::channel();
+    s.agent.events = Some(tx);
+    s.file_index
+        .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
+            "auth.py".into(),
+        ]));
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    for c in "#check_token".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while s
+        .content_search
+        .as_ref()
+        .is_none_or(|c| c.summary.is_none())
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the contents search finished"
+        );
+        match rx.try_recv() {
+            Ok(event) => {
+                handle_app_event(&mut s, event);
+            }
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(text.contains("auth.py:2"), "{text}");
+    assert!(
+        !text.contains("supersecret"),
+        "secret files are never searched: {text}"
+    );
+    insta::assert_snapshot!(text.lines().take(29).collect::<Vec<_>>().join("\n"));
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let doc = s.editors.active().expect("the file opened");
+    assert_eq!(doc.cursor().0, 1, "at the hit's line");
+}
+
+/// The search pane in the variables and diagnostics scopes, with the hit
+/// terms highlighted (styles in the snapshot).
+#[test]
+fn search_scopes_variables_and_diagnostics() {
+    for (tabs, query, name) in [
+        (1, "list", "search_scope_variables"),
+        (3, "config", "search_scope_diagnostics"),
+    ] {
+        let mut s = with_content(state());
+        press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+        for _ in 0..tabs {
+            press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+        }
+        for c in query.chars() {
+            press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+        }
+        let terminal = draw(&mut s, 100, 30);
+        assert!(
+            text_of(&terminal).contains("1 result"),
+            "{name}: {}",
+            text_of(&terminal)
+        );
+        let area = hello_tui::ui::search::area(ratatui::layout::Rect::new(0, 0, 100, 30));
+        insta::assert_debug_snapshot!(name, buffer_region(buffer_of(&terminal), area));
+    }
+}

@@ -16,6 +16,8 @@ pub enum AppEvent {
     Terminate,
     /// A snapshot of the scene was built in the background.
     SnapshotBuilt(SnapshotView),
+    /// Hits of a `#text` search of file contents (tagged with its id).
+    ContentSearch(crate::workspace::SearchMessage),
     /// Cells, output, status and variables from the kernel service.
     Kernel(KernelUpdate),
     /// Diagnostics, server states and notices from the diagnostics service.

@@ -26,8 +26,8 @@ pub enum SearchTarget {
     Variable(String),
     /// Index into the diagnostics pane's rows.
     Diagnostic(usize),
-    /// A workspace-relative path.
-    File(String),
+    /// A workspace-relative path, and a 1-based line to put the cursor on.
+    File(String, Option<usize>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,7 +118,10 @@ pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
                 })
             })
             .collect(),
-        SearchScope::Files => files(state, query),
+        SearchScope::Files => match query.strip_prefix('#') {
+            Some(text) => return contents(state, text),
+            None => files(state, query),
+        },
     };
     SearchOutcome::Hits(hits)
 }
@@ -189,12 +192,145 @@ fn files(state: &AppState, query: &str) -> Vec<SearchHit> {
             SearchHit {
                 label: "file".into(),
                 pin_text: format!("workspace file `{}`", m.path),
-                target: SearchTarget::File(m.path.clone()),
+                target: SearchTarget::File(m.path.clone(), None),
                 text: m.path,
                 highlights,
             }
         })
         .collect()
+}
+
+/// A `#text` search of file contents, run on a background thread; only the
+/// latest query's hits are kept.
+#[derive(Debug)]
+pub struct ContentSearch {
+    pub id: u64,
+    pub query: String,
+    pub hits: Vec<crate::workspace::ContentHit>,
+    /// How it ended (capped, cancelled, secret files skipped), once done.
+    pub summary: Option<String>,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Hits kept per contents search.
+const CONTENT_CAP: usize = 200;
+
+/// Starts (or stops) the contents search for the search pane's query: a
+/// files-scope query starting with `#` searches file contents, respecting
+/// the ignore rules and never reading secret files.
+pub fn refresh_contents(state: &mut AppState) {
+    let wanted = match &state.overlay {
+        Some(super::state::Overlay::Search(search)) if search.scope == SearchScope::Files => search
+            .query
+            .trim()
+            .strip_prefix('#')
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
+            .map(str::to_owned),
+        _ => None,
+    };
+    if wanted.as_deref() == state.content_search.as_ref().map(|c| c.query.as_str()) {
+        return;
+    }
+    let previous_id = state.content_search.as_ref().map_or(0, |c| c.id);
+    if let Some(old) = state.content_search.take() {
+        old.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    let (Some(query), Some(app)) = (wanted, state.agent.events.clone()) else {
+        return;
+    };
+    let id = previous_id + 1;
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let options = crate::workspace::SearchOptions {
+        id,
+        cap: CONTENT_CAP,
+        ..Default::default()
+    };
+    let started = crate::workspace::spawn_content_search(
+        &state.workspace_root,
+        &query,
+        options,
+        cancel.clone(),
+        tx,
+    );
+    if started.is_err() {
+        return;
+    }
+    // Forward on a plain thread: the search runs on one too, and this works
+    // with or without an async runtime.
+    let _ = std::thread::Builder::new()
+        .name("content-search-forward".into())
+        .spawn(move || {
+            while let Some(message) = rx.blocking_recv() {
+                if app
+                    .send(super::event::AppEvent::ContentSearch(message))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+    state.content_search = Some(ContentSearch {
+        id,
+        query,
+        hits: Vec::new(),
+        summary: None,
+        cancel,
+    });
+}
+
+/// Applies hits of the current contents search; stale ones are dropped.
+pub fn on_content_hits(state: &mut AppState, message: crate::workspace::SearchMessage) -> bool {
+    use crate::workspace::SearchMessage;
+    let Some(current) = &mut state.content_search else {
+        return false;
+    };
+    match message {
+        SearchMessage::Hits { id, hits } if id == current.id => {
+            current.hits.extend(hits);
+            true
+        }
+        SearchMessage::Done { id, summary } if id == current.id => {
+            current.summary = Some(format!("{summary:?}"));
+            true
+        }
+        _ => false,
+    }
+}
+
+fn contents(state: &AppState, text: &str) -> SearchOutcome {
+    let text = text.trim();
+    if text.is_empty() {
+        return SearchOutcome::Prompt("type what to find in file contents after #");
+    }
+    let Some(search) = state.content_search.as_ref().filter(|c| c.query == text) else {
+        return SearchOutcome::Unavailable("searching file contents…");
+    };
+    if search.hits.is_empty() && search.summary.is_none() {
+        return SearchOutcome::Unavailable("searching file contents…");
+    }
+    let needle = text.to_ascii_lowercase();
+    SearchOutcome::Hits(
+        search
+            .hits
+            .iter()
+            .map(|hit| {
+                let lower = hit.line_text.to_ascii_lowercase();
+                let highlights = lower
+                    .match_indices(&needle)
+                    .map(|(i, m)| i..i + m.len())
+                    .collect();
+                SearchHit {
+                    label: format!("{}:{}", hit.path, hit.line),
+                    text: hit.line_text.clone(),
+                    highlights,
+                    target: SearchTarget::File(hit.path.clone(), Some(hit.line as usize)),
+                    pin_text: format!("{}:{}: {}", hit.path, hit.line, hit.line_text),
+                }
+            })
+            .collect(),
+    )
 }
 
 /// Results shown per search.

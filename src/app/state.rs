@@ -333,6 +333,8 @@ pub struct AppState {
     /// Buffers the language servers have open, with a hash of the text they
     /// were last sent (to send `didChange` only when it changed).
     pub diagnostics_sent: std::collections::HashMap<PathBuf, u64>,
+    /// The running or finished `#text` search of file contents.
+    pub content_search: Option<super::search::ContentSearch>,
     /// Search results pinned to the next prompt (shown above the composer).
     pub pins: Vec<Pin>,
     /// A transient line for the status bar (language server states, notices).
@@ -396,6 +398,7 @@ impl AppState {
             diagnostics_sent: std::collections::HashMap::new(),
             status_notice: None,
             pins: Vec::new(),
+            content_search: None,
             diagnostics_cursor: ListCursor::default(),
             snapshot: None,
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)

@@ -72,6 +72,9 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         AppEvent::Diagnostics(event) => {
             Command::from_changed(super::diagnostics::apply(state, event))
         }
+        AppEvent::ContentSearch(message) => {
+            Command::from_changed(super::search::on_content_hits(state, message))
+        }
         AppEvent::Kernel(update) => {
             super::cells::apply(state, update);
             // An interrupted cell abandons the question it was waiting on.
@@ -176,6 +179,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
                 search.scope = search.scope.cycle(action == Action::SearchNextScope);
                 search.cursor = ListCursor::default();
             }
+            super::search::refresh_contents(state);
         }
         Action::Confirm => return answer(state, true),
         Action::Deny => return answer(state, false),
@@ -236,9 +240,9 @@ fn open_search_result(state: &mut AppState) {
             state.focus = PaneId::Diagnostics;
             state.diagnostics_cursor.selected = index;
         }
-        SearchTarget::File(relative) => {
+        SearchTarget::File(relative, line) => {
             let path = state.workspace_root.join(relative);
-            super::editors::open(state, &path, None);
+            super::editors::open(state, &path, line.map(|l| (l, 1)));
         }
         // A message the pane does not show (cannot happen for what the
         // pane itself lists): just close the search.
@@ -385,7 +389,13 @@ fn type_into_focused_input(state: &mut AppState, key: KeyEvent) -> bool {
         return super::variables::type_into_filter(state, key);
     }
     match &mut state.overlay {
-        Some(Overlay::Search(search)) => edit_query(search, key),
+        Some(Overlay::Search(search)) => {
+            let changed = edit_query(search, key);
+            if changed {
+                super::search::refresh_contents(state);
+            }
+            changed
+        }
         Some(_) => false,
         None if state.focus == PaneId::Conversation => state.composer.input(Input::from(key)),
         None => false,
