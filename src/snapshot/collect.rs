@@ -592,6 +592,12 @@ fn fit_list<T>(
         cost += item_cost;
         items.push(candidate);
     }
+    finish_list(items, total, cost, budget)
+}
+
+/// Closes a budgeted list: an empty or shortened list marks the snapshot
+/// truncated, and the "N more not shown" line is paid for.
+fn finish_list<T>(items: Vec<T>, total: usize, mut cost: usize, budget: &mut Budget) -> Listed<T> {
     if items.is_empty() {
         budget.truncated = true;
         return Listed { items, total };
@@ -640,16 +646,7 @@ fn project_files(
         cost += item_cost;
         items.push(info);
     }
-    if items.is_empty() {
-        budget.truncated = true;
-        return Listed { items, total };
-    }
-    if total > items.len() {
-        budget.truncated = true;
-        cost += char_len(&render::omitted_line(total - items.len()));
-    }
-    budget.spend(cost);
-    Listed { items, total }
+    finish_list(items, total, cost, budget)
 }
 
 fn project_content(
