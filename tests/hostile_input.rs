@@ -178,4 +178,17 @@ mod regressions {
         assert_eq!(whole, split);
         assert_eq!(whole.len(), 2);
     }
+
+    /// A fence's info string wider than the pane was drawn past its edge.
+    #[test]
+    fn long_code_fence_language_is_cut_to_the_width() {
+        let theme = Theme::builtin_default();
+        for width in [4, 9, 20] {
+            for line in markdown::render("```||𝚨||ਸ||||||| \nx\n```", width, &theme, &PlainCode)
+            {
+                let w: usize = line.spans.iter().map(|s| s.content.width()).sum();
+                assert!(w <= width, "{w} > {width}: {line:?}");
+            }
+        }
+    }
 }

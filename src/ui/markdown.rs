@@ -322,13 +322,16 @@ impl<'a> Renderer<'a> {
     /// (never cut: the model's code must be readable whole).
     fn code_block_lines(&mut self, language: &str, code: &str) {
         let (indent, _) = self.prefixes();
-        if !language.is_empty() {
-            let mut head = indent.clone();
-            head.push(Span::styled(format!("▎{language}"), self.theme.roles.muted));
-            self.out.push(Line::from(head));
-        }
         let indent_width: usize = indent.iter().map(|s| s.width()).sum();
         let room = self.width.saturating_sub(indent_width);
+        if !language.is_empty() {
+            // The info string is the model's text too: cleaned, and cut to
+            // the pane rather than spilling past its edge.
+            let label = format!("▎{}", sanitize::for_display(language));
+            let mut head = indent.clone();
+            head.extend(fit(&[Span::styled(label, self.theme.roles.muted)], room));
+            self.out.push(Line::from(head));
+        }
         for line in code_lines(language, code, room, self.theme, self.code) {
             let mut spans = indent.clone();
             spans.extend(line.spans);
