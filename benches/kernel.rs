@@ -75,6 +75,27 @@ async fn bare_pipe(rounds: usize) -> Stats {
     stats(samples)
 }
 
+/// Runs `cell` then times one describe, 300 times after 30 warm-ups: the
+/// whole round trip, and the part the driver spent building the listing.
+async fn describe_after_each(rt: &CodeRuntime, cell: &str) -> (Stats, Stats) {
+    let mut samples = Vec::with_capacity(300);
+    let mut in_kernel = Vec::with_capacity(300);
+    for i in 0..30 + 300 {
+        let r = rt.execute(cell, None).await;
+        assert!(r.ok, "{:?}", r.error);
+        let started = Instant::now();
+        let state = rt.describe().await.expect("describe");
+        assert!(state.variables.len() >= 1000);
+        if i >= 30 {
+            samples.push(started.elapsed());
+            in_kernel.push(Duration::from_secs_f64(
+                state.elapsed_ms.unwrap_or_default() / 1000.0,
+            ));
+        }
+    }
+    (stats(samples), stats(in_kernel))
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let dir = std::env::temp_dir();
@@ -137,29 +158,20 @@ async fn main() {
     );
 
     // The inspector's real pattern: one describe right after each cell.
-    let mut samples = Vec::with_capacity(300);
-    let mut in_kernel = Vec::with_capacity(300);
-    for i in 0..30 + 300 {
-        let r = rt.execute("x = 1", None).await;
-        assert!(r.ok);
-        let started = Instant::now();
-        let state = rt.describe().await.expect("describe");
-        assert!(state.variables.len() >= 1000);
-        if i >= 30 {
-            samples.push(started.elapsed());
-            in_kernel.push(Duration::from_secs_f64(
-                state.elapsed_ms.unwrap_or_default() / 1000.0,
-            ));
-        }
-    }
-    report(
-        "describe(), 1 000 vars, after a cell",
-        &stats(samples),
-        Some(&bare),
-    );
-    report("  of which built in Python", &stats(in_kernel), None);
+    let (after, in_kernel) = describe_after_each(&rt, "x = 1").await;
+    report("describe(), 1 000 vars, after a cell", &after, Some(&bare));
+    report("  of which built in Python", &in_kernel, None);
 
-    // Host side of the same frame: parsing 1 000 variables.
+    // A cell that rebinds ten of them: ten entries travel.
+    let (rebound, _) = describe_after_each(
+        &rt,
+        "for i in range(0, 40, 4):\n    globals()['v%d' % i] += 1",
+    )
+    .await;
+    report("describe(), 1 000 vars, 10 rebound", &rebound, Some(&bare));
+
+    // Host side of a whole listing (first describe, or after a restart):
+    // parsing 1 000 variables.
     let mut frame = serde_json::to_value(rt.describe().await.expect("describe")).expect("json");
     frame["type"] = "state".into();
     frame["id"] = 1.into();
@@ -174,7 +186,7 @@ async fn main() {
         }
     }
     report(
-        &format!("  host parse of the {} KB frame", line.len() / 1024),
+        &format!("whole listing: host parse of {} KB", line.len() / 1024),
         &stats(parse),
         None,
     );

@@ -279,17 +279,22 @@ mod cells {
 mod interrupts {
     use super::*;
 
+    /// Starts a 30 s sleep, interrupts it once it runs, returns its result.
+    async fn interrupt_a_sleeping_cell(k: &Kernel) -> ExecResult {
+        let rt = k.rt.clone();
+        let cell =
+            tokio::spawn(async move { rt.execute("import time\ntime.sleep(30)", None).await });
+        wait_busy(k).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(k.rt.interrupt());
+        cell.await.unwrap()
+    }
+
     #[tokio::test]
     async fn interrupt_keeps_variables() {
         let k = kernel();
         ok(&k, "kept = [1, 2, 3]").await;
-        let rt = k.rt.clone();
-        let cell =
-            tokio::spawn(async move { rt.execute("import time\ntime.sleep(30)", None).await });
-        wait_busy(&k).await;
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(k.rt.interrupt());
-        let r = cell.await.unwrap();
+        let r = interrupt_a_sleeping_cell(&k).await;
         assert_eq!(r.outcome, ExecOutcome::Interrupted);
         assert_eq!(r.error.unwrap().type_name, "KeyboardInterrupt");
         assert_eq!(
@@ -299,6 +304,21 @@ mod interrupts {
         // A stray interrupt on an idle kernel is ignored.
         assert!(!k.rt.interrupt());
         k.rt.shutdown().await;
+    }
+
+    /// A cell that swaps the SIGINT handler does not disarm Ctrl+C for the
+    /// cells after it.
+    #[tokio::test]
+    async fn the_interrupt_handler_is_restored_after_a_cell_replaces_it() {
+        let k = kernel();
+        ok(
+            &k,
+            "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nkept = 1",
+        )
+        .await;
+        let r = interrupt_a_sleeping_cell(&k).await;
+        assert_eq!(r.outcome, ExecOutcome::Interrupted);
+        assert_eq!(ok(&k, "kept").await.value_repr.as_deref(), Some("1"));
     }
 
     #[tokio::test]
@@ -603,6 +623,61 @@ text = "y" * 10**7"#,
         assert_eq!(preview("d"), "{'k': 'v'}");
     }
 
+    /// The host keeps the listing and the driver sends only what changed:
+    /// after every kind of change the merged listing must equal the
+    /// namespace, in order, with exact previews.
+    #[tokio::test]
+    async fn the_incremental_listing_follows_every_kind_of_change() {
+        let k = kernel();
+        let steps: &[(&str, &[(&str, &str)])] = &[
+            (
+                "a = [1, 2]\nb = {'k': [1]}\nc = 5",
+                &[("a", "[1, 2]"), ("b", "{'k': [1]}"), ("c", "5")],
+            ),
+            (
+                "a.append(3)",
+                &[("a", "[1, 2, 3]"), ("b", "{'k': [1]}"), ("c", "5")],
+            ),
+            (
+                "b['k'].append(2)",
+                &[("a", "[1, 2, 3]"), ("b", "{'k': [1, 2]}"), ("c", "5")],
+            ),
+            // Same length, an equal value of another type: identity, not ==.
+            (
+                "a[0] = True",
+                &[("a", "[True, 2, 3]"), ("b", "{'k': [1, 2]}"), ("c", "5")],
+            ),
+            (
+                "del a\nimport os\nd = 1",
+                &[("b", "{'k': [1, 2]}"), ("c", "5"), ("d", "1")],
+            ),
+            // Deleted and bound again: it moves to the end of the namespace.
+            ("del b\nb = 7", &[("c", "5"), ("d", "1"), ("b", "7")]),
+            // A module rebound to a value is listed where its name stands.
+            (
+                "c = 'x' * 3\nos = 2",
+                &[("c", "'xxx'"), ("os", "2"), ("d", "1"), ("b", "7")],
+            ),
+            (
+                "e = (1,)\ndel d",
+                &[("c", "'xxx'"), ("os", "2"), ("b", "7"), ("e", "(1,)")],
+            ),
+        ];
+        for (code, expected) in steps {
+            let cell = ok(&k, code).await;
+            for look in 0..2 {
+                let state = k.rt.describe().await.unwrap();
+                let got: Vec<(&str, &str)> = state
+                    .variables
+                    .iter()
+                    .map(|v| (v.name.as_str(), v.preview.as_deref().unwrap_or("")))
+                    .collect();
+                assert_eq!(&got, expected, "after {code:?}, look {look}");
+                assert!(state.changed_by(cell.id).count() > 0, "after {code:?}");
+            }
+        }
+    }
+
     #[tokio::test]
     async fn inspector_refreshes_after_each_cell_and_while_busy() {
         let mut k = kernel_with(|c| c.auto_refresh = Some(Duration::from_millis(200)), false);
@@ -819,5 +894,210 @@ mod capabilities {
         assert!(err.message.contains("JSON"), "{}", err.message);
         let r = ok(&k, "repr(fs)").await;
         assert!(r.value_repr.unwrap().contains("read(path)"));
+    }
+}
+
+/// The driver's state frames on the wire: whole, then deltas.
+mod listing_protocol {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+    use hello_tui::kernel::protocol::{KernelMessage, parse_kernel_line};
+    use hello_tui::kernel::{DRIVER_SOURCE, Listing, StateUpdate, Variable};
+    use serde_json::{Value, json};
+
+    struct Driver {
+        child: Child,
+        input: ChildStdin,
+        output: BufReader<ChildStdout>,
+    }
+
+    impl Driver {
+        fn start() -> Self {
+            let mut child = Command::new("python3")
+                .args(["-u", "-c", DRIVER_SOURCE, "{}"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .expect("python3 starts");
+            let input = child.stdin.take().expect("stdin");
+            let output = BufReader::new(child.stdout.take().expect("stdout"));
+            let mut driver = Self {
+                child,
+                input,
+                output,
+            };
+            driver.wait_for("ready");
+            driver
+        }
+
+        fn send(&mut self, frame: Value) {
+            writeln!(self.input, "{frame}").expect("write");
+        }
+
+        fn next_frame(&mut self) -> Value {
+            let mut line = String::new();
+            assert!(
+                self.output.read_line(&mut line).expect("read") > 0,
+                "driver exited"
+            );
+            serde_json::from_str(&line).expect("json frame")
+        }
+
+        fn wait_for(&mut self, kind: &str) -> Value {
+            loop {
+                let frame = self.next_frame();
+                if frame["type"] == kind {
+                    return frame;
+                }
+            }
+        }
+
+        fn run(&mut self, id: u64, code: &str) {
+            self.send(json!({"type": "execute", "id": id, "code": code}));
+            assert_eq!(self.wait_for("result")["ok"], true, "{code}");
+        }
+
+        /// Runs a cell and returns what it printed.
+        fn output_of(&mut self, id: u64, code: &str) -> String {
+            self.send(json!({"type": "execute", "id": id, "code": code}));
+            let mut printed = String::new();
+            loop {
+                let frame = self.next_frame();
+                match frame["type"].as_str() {
+                    Some("stream") => printed.push_str(frame["text"].as_str().unwrap_or("")),
+                    Some("result") => {
+                        assert_eq!(frame["ok"], true, "{frame}");
+                        return printed;
+                    }
+                    _ => {}
+                }
+            }
+        }
+
+        fn describe(&mut self, since: Option<u64>) -> Value {
+            self.send(json!({"type": "describe", "id": 1, "since": since}));
+            self.wait_for("state")
+        }
+    }
+
+    impl Drop for Driver {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    fn names(frame: &Value) -> Vec<&str> {
+        frame["variables"]
+            .as_array()
+            .expect("variables")
+            .iter()
+            .map(|v| v["name"].as_str().expect("name"))
+            .collect()
+    }
+
+    /// Random cells over a few names (rebinding, in-place and nested
+    /// mutation, deletes, aliases, modules, hidden names); after each, the
+    /// host's merged listing must equal a whole listing taken right after.
+    #[test]
+    fn merged_deltas_equal_the_whole_listing() {
+        let mut driver = Driver::start();
+        let mut listing = Listing::default();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut deltas = 0;
+        for id in 1..=250 {
+            let mut code = String::new();
+            for _ in 0..=next(3) {
+                let x = format!("n{}", next(6));
+                let y = format!("n{}", next(6));
+                let k = next(5);
+                let op = match next(12) {
+                    0 => format!("{x} = [{k}, 'a']"),
+                    1 => format!("{x} = {{'k': [{k}], 'j': {k}}}"),
+                    2 => format!("{x} = {k}"),
+                    3 => format!("{x} = 's' * {k}"),
+                    4 => format!("{x}.append({k})"),
+                    5 => format!("{x}[0] = True"),
+                    6 => format!("del {x}"),
+                    7 => format!("{x} = {y}"),
+                    8 => format!("{x}['k'].append({k})"),
+                    9 => format!("import json as {x}"),
+                    10 => format!("_{x} = {k}"),
+                    _ => format!("{x} = {{{k}, 'z'}}"),
+                };
+                code.push_str(&format!("try:\n    {op}\nexcept Exception:\n    pass\n"));
+            }
+            driver.run(id, &code);
+            let frame = driver.describe(listing.epoch());
+            let update = state_update(&frame);
+            deltas += usize::from(update.base.is_some());
+            let merged = listing.apply(update).expect("delta on the listing held");
+            // Ground truth without any cache: a fresh copy of the driver's
+            // inspector, run from a cell over the same namespace.
+            let fresh = driver.output_of(
+                1000 + id,
+                "import sys as _sys\n_k = _sys.modules['__main__'].Kernel({})\n_k.ns = globals()\n_k.hidden = {'_k', '_sys'}\nprint(_k.describe(0))\ndel _k, _sys",
+            );
+            let fresh: Value = serde_json::from_str(&fresh).expect("fresh listing");
+            let truth = state_update(&fresh);
+            let shown = |v: &Variable| {
+                (
+                    v.name.clone(),
+                    v.type_name.clone(),
+                    v.summary.clone(),
+                    v.preview.clone(),
+                )
+            };
+            assert_eq!(
+                merged.variables.iter().map(shown).collect::<Vec<_>>(),
+                truth.variables.iter().map(shown).collect::<Vec<_>>(),
+                "after cell {id}:\n{code}"
+            );
+        }
+        assert!(deltas >= 249, "deltas were used: {deltas}");
+    }
+
+    fn state_update(frame: &Value) -> StateUpdate {
+        let line = serde_json::to_vec(frame).expect("encode");
+        match parse_kernel_line(&line) {
+            Some(KernelMessage::State { update, .. }) => update,
+            other => panic!("not a state frame: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn only_what_changed_travels() {
+        let mut driver = Driver::start();
+        driver.run(1, "xs = [1, 2]\nn = 1\nbig = list(range(1000))");
+        let whole = driver.describe(None);
+        assert_eq!(whole["base"], Value::Null);
+        assert_eq!(names(&whole), ["xs", "n", "big"]);
+        let epoch = whole["epoch"].as_u64().expect("epoch");
+
+        let idle = driver.describe(Some(epoch));
+        assert_eq!(idle["base"], epoch);
+        assert!(names(&idle).is_empty(), "{idle}");
+
+        driver.run(2, "xs.append(3)\nm = 2\ndel n");
+        let delta = driver.describe(idle["epoch"].as_u64());
+        assert_eq!(names(&delta), ["xs", "m"]);
+        assert_eq!(delta["removed"], json!(["n"]));
+        assert_eq!(delta["variables"][0]["changed_by"], 2);
+        assert!(
+            delta.get("order").is_none(),
+            "appending gives the order: {delta}"
+        );
+
+        // A host holding some other listing gets the whole one.
+        let stale = driver.describe(Some(epoch));
+        assert_eq!(stale["base"], Value::Null);
+        assert_eq!(names(&stale), ["xs", "big", "m"]);
     }
 }

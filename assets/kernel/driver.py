@@ -16,6 +16,7 @@ Runs inside `python3 -u -c <this file> <config-json>`. It owns the process:
   frame behind.
 """
 
+import _signal
 import ast
 import codecs
 import io
@@ -92,10 +93,15 @@ class Pump:
         self.tail_limit = tail
         self.lock = threading.Lock()
         self.segment = None  # cell id the current output belongs to
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        # Asked before each read: most cells print nothing, and a read that
+        # fails with EAGAIN costs an exception.
+        self.readable = select.poll()
+        self.readable.register(fd, select.POLLIN)
         self._reset()
 
     def _reset(self):
-        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.decoder.reset()
         self.forwarded = 0
         self.dropped = 0
         self.tail = bytearray()
@@ -116,6 +122,8 @@ class Pump:
 
     def drain(self):
         """Forward everything readable now. Caller holds `lock`. False at EOF."""
+        if not self.readable.poll(0):
+            return True
         while True:
             try:
                 chunk = os.read(self.fd, 1 << 16)
@@ -454,41 +462,54 @@ _FAST_LEN = {list: "items", dict: "items", set: "items", frozenset: "items", tup
 _PREVIEW = (160, 8, 2, 80)  # chars, items per level, depth, string length
 
 
+def _dict_head(d):
+    return list(itertools.islice(itertools.chain.from_iterable(dict.items(d)), 2 * _PREVIEW[1]))
+
+
+def _set_head(s):
+    return list(itertools.islice(s, _PREVIEW[1]))
+
+
+# The items a builtin container's preview shows first, without user code.
+# Lists and tuples get a C-level slice: they are most of what is checked.
+_HEADS = {
+    list: operator.itemgetter(slice(0, _PREVIEW[1])),
+    tuple: operator.itemgetter(slice(0, _PREVIEW[1])),
+    dict: _dict_head,
+    set: _set_head,
+    frozenset: _set_head,
+}
+
+
 def _fingerprint(obj):
-    """What a builtin container's preview depends on: the objects it shows
-    (compared by identity; strong references, so identities cannot be
-    recycled while cached) and the lengths it prints. None when it holds
-    anything but builtin containers and immutable scalars; those are
-    re-rendered after every cell."""
-    seen, lens = [], []
-    return (seen, lens) if _fp_walk(obj, 0, seen, lens) else None
+    """What a builtin container's preview depends on: for each container the
+    preview descends into, the container, its length, the items it shows
+    (strong references, compared by identity, so they cannot be recycled
+    while cached) and how to take them again. None when it holds anything
+    but builtin containers and immutable scalars; those are re-rendered
+    after every cell."""
+    parts = []
+    return tuple(parts) if _fp_walk(obj, 0, parts) else None
 
 
-def _fp_walk(obj, level, seen, lens):
+def _fp_walk(obj, level, parts):
     t = type(obj)
-    seen.append(obj)
     if t in _IMMUTABLE:
         return True
-    if t is not dict and t not in _SEQUENCES:
+    head = _HEADS.get(t)
+    if head is None:
         return False
-    lens.append(len(obj))
     if level >= _PREVIEW[2]:
+        parts.append((obj, len(obj), None, head))  # shown as a length only
         return True
-    if t is dict:
-        sample = list(itertools.islice(itertools.chain.from_iterable(dict.items(obj)), 2 * _PREVIEW[1]))
-    else:
-        sample = list(itertools.islice(obj, _PREVIEW[1]))
+    sample = head(obj)
+    parts.append((obj, len(obj), sample, head))
     if _IMMUTABLE.issuperset(map(type, sample)):  # flat: no per-item Python work
-        seen.extend(sample)
         return True
     for item in sample:
-        if not _fp_walk(item, level + 1, seen, lens):
+        if not _fp_walk(item, level + 1, parts):
             return False
     return True
-
-
-def _same_fingerprint(a, b):
-    return a[1] == b[1] and len(a[0]) == len(b[0]) and all(map(operator.is_, a[0], b[0]))
 
 
 class Kernel:
@@ -504,13 +525,23 @@ class Kernel:
         self.ids = {}
         self.lens = {}
         self.changed_by = {}
-        # Bumped whenever a cell starts or ends: cached renders of mutable
-        # objects are only reused within one generation.
+        # Bumped whenever a cell starts or ends: a mutable object's preview is
+        # only trusted within the generation it was checked in.
         self.generation = 0
-        # name -> (object, generation or None for immutables, encoded entry)
-        self.cache = {}
         self.describe_budget = float(config.get("describe_budget_s", 0.25))
         self.max_variables = int(config.get("max_variables", 2000))
+        # The listing as last sent to the host, in namespace order:
+        # name -> [object, changed_by, generation checked, fingerprint, encoded entry].
+        self.entries = {}
+        # Identity of every binding the last describe looked at (listed or
+        # not), so the next one only inspects what was bound since.
+        self.seen = {}
+        self.retry = set()  # listed without a preview (time budget): inspect again
+        # Listed mutable values (containers, objects): what a cell can change
+        # without rebinding. Checked once per generation.
+        self.watch = set()
+        self.checked_gen = None
+        self.epoch = 0  # number of the last listing sent
 
     def record_changes(self, cell_id):
         ns = self.ns
@@ -536,89 +567,192 @@ class Kernel:
                 return running
         return self.changed_by.get(name, running if running is not None else self.last_cell)
 
-    def describe(self, did):
-        """The `state` frame, already encoded. Entries of unchanged variables
-        come from a cache of encoded JSON, so an idle inspector refresh costs
-        little; one pathological object cannot stall it (no user code runs,
-        and past the time budget the rest is listed without previews)."""
+    def _kind(self, name, obj):
+        """'value', 'function' or 'class'; None for bindings never listed
+        (modules, imported helpers, capabilities, `_`-names)."""
+        if name[:1] == "_" or name in self.hidden:
+            return None
+        t = type(obj)
+        if t is types.ModuleType or t is types.BuiltinFunctionType:
+            return None
+        if t is types.FunctionType or isinstance(obj, type):
+            if getattr(obj, "__module__", None) != "__main__":
+                return None  # imported helpers are noise; user-defined ones are listed
+            return "function" if t is types.FunctionType else "class"
+        return "value"
+
+    def _entry(self, name, obj, kind, changed_by, gen, fp, deadline):
+        """One variable's cache entry with its encoded JSON; past the deadline
+        the entry has no preview and is inspected again next time."""
+        t = type(obj)
+        head = '{"name":%s,"type":%s%s,"changed_by":%s' % (
+            _enc(name),
+            _enc(t.__qualname__),
+            "" if kind == "value" else ',"kind":"%s"' % kind,
+            "null" if changed_by is None else int(changed_by),
+        )
+        if time.perf_counter() > deadline:
+            self.retry.add(name)
+            return [obj, changed_by, None, None, head + ',"summary":"(not inspected: describe time budget spent)"}']
+        summary = self._summary(obj, t, kind)
+        parts = [head]
+        if summary is not None:
+            parts.append(',"summary":' + _enc(summary))
+        if kind == "value":
+            size = _approx_size(obj)
+            if size is not None:
+                parts.append(',"size":%d' % size)
+            parts.append(',"preview":' + _enc(safe_repr(obj, *_PREVIEW)))
+        parts.append("}")
+        return [obj, changed_by, gen, fp, "".join(parts)]
+
+    def describe(self, did, since=None):
+        """The `state` frame, already encoded.
+
+        Incremental on both sides: only bindings that are new, rebound, or
+        mutable containers whose shown contents may have moved are inspected
+        (immutable values cannot change under the same identity), and when
+        the host holds our last listing (`since` is its epoch) only the
+        entries that changed travel. One pathological object cannot stall
+        it: no user code runs, and past the time budget the rest are listed
+        without previews."""
         started = time.perf_counter()
         deadline = started + self.describe_budget
-        ns = self.ns.copy()
-        running = self.cell
-        gen = self.generation
-        hidden = self.hidden
-        cache = self.cache
-        new_cache = {}
-        frags = []
-        truncated = False
-        changed_get = self.changed_by.get
-        last_cell = self.last_cell
-        for name, obj in ns.items():
-            if name[:1] == "_" or name in hidden:
-                continue
-            t = type(obj)
-            if t is types.ModuleType or t is types.BuiltinFunctionType:
-                continue
-            if t is types.FunctionType or isinstance(obj, type):
-                if getattr(obj, "__module__", None) != "__main__":
-                    continue  # imported helpers are noise; user-defined ones are listed
-                kind = "function" if t is types.FunctionType else "class"
-            else:
-                kind = "value"
-            if len(frags) >= self.max_variables:
-                truncated = True
-                break
-            if running is None:
-                changed_by = changed_get(name, last_cell)
-            else:
-                changed_by = self._changed_by(name, obj, t, running)
-            hit = cache.get(name)
-            fp = None
-            if hit is not None and hit[0] is obj and hit[1] == changed_by:
-                if t in _IMMUTABLE or (hit[2] == gen and running is None):
-                    frags.append(hit[4])
-                    new_cache[name] = hit
-                    continue
-                fp = _fingerprint(obj)
-                if fp is not None and hit[3] is not None and _same_fingerprint(fp, hit[3]):
-                    frags.append(hit[4])
-                    new_cache[name] = hit if running is not None else (obj, changed_by, gen, fp, hit[4])
-                    continue
-            elif t not in _IMMUTABLE:
-                fp = _fingerprint(obj)
-            head = '{"name":%s,"type":%s%s,"changed_by":%s' % (
-                _enc(name),
-                _enc(t.__qualname__),
-                "" if kind == "value" else ',"kind":"%s"' % kind,
-                "null" if changed_by is None else int(changed_by),
-            )
-            if time.perf_counter() > deadline:
-                truncated = True
-                frags.append(head + ',"summary":"(not inspected: describe time budget spent)"}')
-                continue
-            summary = self._summary(obj, t, kind)
-            parts = [head]
-            if summary is not None:
-                parts.append(',"summary":' + _enc(summary))
-            if kind == "value":
-                size = _approx_size(obj)
-                if size is not None:
-                    parts.append(',"size":%d' % size)
-                parts.append(',"preview":' + _enc(safe_repr(obj, *_PREVIEW)))
-            parts.append("}")
-            frag = "".join(parts)
-            new_cache[name] = (obj, changed_by, gen, fp, frag)
-            frags.append(frag)
-        self.cache = new_cache
-        head = json.dumps({
+        try:
+            changed, removed, order, truncated = self._update_listing(deadline)
+        except Exception:
+            self.entries, self.seen, self.retry, self.watch = {}, {}, set(), set()
+            raise
+        base = since if since is not None and since == self.epoch else None
+        self.epoch += 1
+        entries = self.entries
+        if base is None:
+            frags = [e[4] for e in entries.values()]
+        else:
+            frags = [entries[name][4] for name in changed]
+        header = {
             "type": "state",
             "id": did,
             "alive": True,
             "truncated": truncated,
-            "running": running,
+            "running": self.cell,
+            "epoch": self.epoch,
+            "base": base,
             "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
-        })
+        }
+        if base is not None and removed:
+            header["removed"] = removed
+        if base is not None and order is not None:
+            header["order"] = order
+        head = json.dumps(header, ensure_ascii=False, separators=(",", ":"))
         return head[:-1] + ',"variables":[' + ",".join(frags) + "]}"
+
+    def _update_listing(self, deadline):
+        """Brings `self.entries` up to date. Returns the names whose entry
+        changed (in listing order), the names no longer listed, the new order
+        when a host applying the change naively would get it wrong, and
+        whether the listing was cut."""
+        running = self.cell
+        gen = self.generation
+        ns = self.ns.copy()  # a cell may bind names while this runs
+        ids = dict(zip(ns, map(id, ns.values())))
+        seen = self.seen
+        old = self.entries
+        entries = dict(old)
+        watch = self.watch
+        changed = set()
+        truncated = False
+        names_moved = False
+        if ids != seen or self.retry:
+            retry, self.retry = self.retry, set()
+            if not ids.keys() >= seen.keys():
+                for name in seen.keys() - ids.keys():
+                    watch.discard(name)
+                    if entries.pop(name, None) is not None:
+                        names_moved = True
+            if list(ids) != list(seen):
+                names_moved = True  # bound, deleted, or deleted and bound again
+            # In namespace order: new names are appended in it.
+            fresh = [n for n, i in ids.items() if seen.get(n) != i]
+            if retry:
+                fresh += [n for n in ids if n in retry and seen.get(n) == ids[n]]
+            for name in fresh:
+                obj = ns[name]
+                kind = self._kind(name, obj)
+                if kind is None:
+                    watch.discard(name)
+                    if entries.pop(name, None) is not None:
+                        names_moved = True
+                    continue
+                if name not in entries and len(entries) >= self.max_variables:
+                    truncated = True
+                    del ids[name]  # not looked at: a candidate again next time
+                    continue
+                t = type(obj)
+                if running is None:
+                    changed_by = self.changed_by.get(name, self.last_cell)
+                else:
+                    changed_by = self._changed_by(name, obj, t, running)
+                if kind == "value" and t not in _IMMUTABLE:
+                    watch.add(name)
+                    fp = _fingerprint(obj)
+                else:
+                    watch.discard(name)  # listed by identity alone
+                    fp = None
+                if name not in entries:
+                    names_moved = True
+                entries[name] = self._entry(name, obj, kind, changed_by, gen, fp, deadline)
+                changed.add(name)
+        # Containers keep their identity while their contents change: check
+        # what their preview shows, once per generation and on every look
+        # while a cell runs.
+        if running is not None or self.checked_gen != gen:
+            is_ = operator.is_
+            for name in watch:
+                e = entries.get(name)
+                if e is None or name in changed:
+                    continue
+                fp = e[3]
+                if fp is not None:
+                    # Inlined: this loop runs for every listed container
+                    # after every cell.
+                    for obj, n, sample, head in fp:
+                        if len(obj) != n or sample and not all(map(is_, head(obj), sample)):
+                            break
+                    else:
+                        continue  # still shows the very same items
+                obj = e[0]
+                fp = _fingerprint(obj)
+                t = type(obj)
+                if running is not None:
+                    changed_by = self._changed_by(name, obj, t, running)
+                elif e[3] is not None and e[2] != gen and self.last_cell is not None:
+                    # Same binding and length, other contents: changed in
+                    # place by the cell that just ran.
+                    changed_by = self.changed_by[name] = self.last_cell
+                else:
+                    changed_by = self.changed_by.get(name, self.last_cell)
+                entries[name] = self._entry(name, obj, "value", changed_by, gen, fp, deadline)
+                changed.add(name)
+            if running is None:
+                self.checked_gen = gen
+        order = None
+        removed = []
+        if names_moved:
+            listed = [n for n in ids if n in entries]
+            if list(entries) != listed:
+                entries = {n: entries[n] for n in listed}
+            removed = [n for n in old if n not in entries]
+            naive = [n for n in old if n in entries] + [n for n in entries if n not in old]
+            if naive != listed:
+                order = listed
+        self.entries = entries
+        self.seen = ids
+        sent = [n for n in changed if n not in old or old[n][4] != entries[n][4]]
+        if names_moved and len(sent) > 1:
+            rank = {n: i for i, n in enumerate(entries)}
+            sent.sort(key=rank.__getitem__)
+        return sent, removed, order, truncated
 
     @staticmethod
     def _summary(obj, t, kind):
@@ -904,7 +1038,9 @@ def run_cell(kernel, pumps, saved_fds, cid, code):
         ok, value_repr = False, None
         error = {"type": "KeyboardInterrupt", "message": "", "traceback": "KeyboardInterrupt\n"}
     duration = (time.perf_counter() - started) * 1000
-    signal.signal(signal.SIGINT, kernel.on_sigint)
+    # The C module: `signal.getsignal` converts to enums, ~30x slower.
+    if _signal.getsignal(signal.SIGINT) is not kernel.on_sigint:
+        _signal.signal(signal.SIGINT, kernel.on_sigint)  # the cell replaced it
     _flush_user_streams()
     for fd, saved in zip((1, 2), saved_fds):
         try:
@@ -1009,12 +1145,12 @@ def main():
 
     work = SimpleQueue()
 
-    def describe(did):
+    def describe(did, since):
         # On the control thread, not the main one: answered while a cell runs.
         # Written directly (no hand-off to the writer thread): the big frames
         # are the latency that matters for the inspector.
         try:
-            frame = kernel.describe(did)
+            frame = kernel.describe(did, since if type(since) is int else None)
         except Exception as exc:  # never leave the host waiting
             frame = json.dumps({
                 "type": "state", "id": did, "alive": True, "variables": [],
@@ -1035,7 +1171,7 @@ def main():
                 if kind == "execute" and type(msg.get("code")) is str:
                     work.put((msg.get("id"), msg["code"]))
                 elif kind == "describe":
-                    describe(msg.get("id"))
+                    describe(msg.get("id"), msg.get("since"))
                 elif kind == "reply":
                     calls.resolve(msg)
                 elif kind == "shutdown":

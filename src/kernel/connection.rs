@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::capability::CallContext;
 use super::events::KernelEvent;
 use super::framing::LineReader;
+use super::listing::Listing;
 use super::lock;
 use super::output::CappedText;
 use super::process;
@@ -39,7 +40,11 @@ pub(super) struct Connection {
 #[derive(Default)]
 pub(super) struct Pending {
     pub(super) exec: Option<PendingExec>,
-    pub(super) describes: HashMap<u64, oneshot::Sender<RuntimeState>>,
+    /// Describe callers by request id; `None` when the answer was a delta
+    /// on a listing we no longer hold (ask again for a whole one).
+    pub(super) describes: HashMap<u64, oneshot::Sender<Option<RuntimeState>>>,
+    /// The variable listing as of the last `state` frame.
+    pub(super) listing: Listing,
     /// Capability calls in flight, so a cell that gives up (interrupt,
     /// timeout) also stops its call: an approval answered later must not
     /// run a command nobody waits for.
@@ -245,8 +250,14 @@ fn dispatch(
                 None => tracing::debug!(id = frame.id, "result for a cell nobody waits for"),
             }
         }
-        KernelMessage::State { id, state } => {
-            let waiter = id.and_then(|id| lock(&parts.pending).describes.remove(&id));
+        KernelMessage::State { id, update } => {
+            // Applied here, in arrival order, whether or not anyone still
+            // waits: the next delta is based on it.
+            let (waiter, state) = {
+                let mut pending = lock(&parts.pending);
+                let state = pending.listing.apply(update).ok();
+                (id.and_then(|id| pending.describes.remove(&id)), state)
+            };
             if let Some(waiter) = waiter {
                 let _ = waiter.send(state);
             }

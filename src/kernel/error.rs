@@ -16,6 +16,8 @@ pub enum KernelError {
     StartFailed(String),
     #[error("the kernel did not answer describe within {0:?}")]
     DescribeTimeout(Duration),
+    #[error("the kernel's variable listing could not be brought up to date")]
+    ListingOutOfStep,
     #[error("the kernel runtime is gone")]
     Gone,
 }

@@ -44,6 +44,7 @@ mod connection;
 mod error;
 mod events;
 mod framing;
+mod listing;
 mod output;
 mod process;
 pub mod protocol;
@@ -59,6 +60,7 @@ pub use capability::{
 pub use config::{KernelConfig, PreSpawnHook};
 pub use error::KernelError;
 pub use events::KernelEvent;
+pub use listing::{BaseMismatch, Listing, StateUpdate};
 pub use output::CappedText;
 pub use process::DRIVER_SOURCE;
 pub use protocol::{ExecError, StreamName};

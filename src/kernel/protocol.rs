@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::state::RuntimeState;
+use super::listing::StateUpdate;
 
 /// Which of the user's output streams a chunk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -64,7 +64,7 @@ pub enum KernelMessage {
     Result(ResultFrame),
     State {
         id: Option<u64>,
-        state: RuntimeState,
+        update: StateUpdate,
     },
     Call {
         id: u64,
@@ -118,6 +118,14 @@ struct StateFrame {
     error: Option<String>,
     #[serde(default)]
     elapsed_ms: Option<f64>,
+    #[serde(default)]
+    epoch: Option<u64>,
+    #[serde(default)]
+    base: Option<u64>,
+    #[serde(default)]
+    removed: Vec<String>,
+    #[serde(default)]
+    order: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -157,13 +165,17 @@ fn parse_body(kind: &str, line: &[u8]) -> Result<Option<KernelMessage>, serde_js
             let f: StateFrame = serde_json::from_slice(line)?;
             KernelMessage::State {
                 id: f.id,
-                state: RuntimeState {
+                update: StateUpdate {
                     alive: f.alive,
-                    variables: f.variables,
                     truncated: f.truncated,
                     running: f.running,
                     error: f.error,
                     elapsed_ms: f.elapsed_ms,
+                    epoch: f.epoch,
+                    base: f.base,
+                    variables: f.variables,
+                    removed: f.removed,
+                    order: f.order,
                 },
             }
         }
@@ -202,6 +214,9 @@ pub enum HostMessage<'a> {
     },
     Describe {
         id: u64,
+        /// Epoch of the listing the host holds: the driver may answer with
+        /// only what changed since (see `kernel::listing`).
+        since: Option<u64>,
     },
     Reply {
         id: u64,
@@ -292,9 +307,10 @@ mod tests {
             br#"{"type":"state","id":3,"alive":true,"variables":[{"name":"x","type":"int","preview":"1"}]}"#,
         );
         match state {
-            Some(KernelMessage::State { id, state }) => {
+            Some(KernelMessage::State { id, update }) => {
                 assert_eq!(id, Some(3));
-                assert_eq!(state.variables[0].name, "x");
+                assert_eq!(update.variables[0].name, "x");
+                assert_eq!(update.base, None, "no base: a whole listing");
             }
             other => panic!("{other:?}"),
         }

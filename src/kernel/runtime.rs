@@ -383,24 +383,31 @@ impl Inner {
         let Some(conn) = conn else {
             return Ok(RuntimeState::dead());
         };
-        let id = self.next_id();
-        let (tx, rx) = oneshot::channel();
-        {
-            let mut pending = lock(&conn.pending);
-            if pending.dead.is_some() {
-                return Ok(RuntimeState::dead());
+        // A delta on a listing we lost is answered with `None`: the listing
+        // is forgotten then, so the second ask gets a whole one.
+        for _ in 0..2 {
+            let id = self.next_id();
+            let (tx, rx) = oneshot::channel();
+            let since = {
+                let mut pending = lock(&conn.pending);
+                if pending.dead.is_some() {
+                    return Ok(RuntimeState::dead());
+                }
+                pending.describes.insert(id, tx);
+                pending.listing.epoch()
+            };
+            conn.send(&HostMessage::Describe { id, since });
+            match tokio::time::timeout(self.config.describe_timeout, rx).await {
+                Ok(Ok(Some(state))) => return Ok(state),
+                Ok(Ok(None)) => continue,
+                Ok(Err(_)) => return Ok(RuntimeState::dead()),
+                Err(_) => {
+                    lock(&conn.pending).describes.remove(&id);
+                    return Err(KernelError::DescribeTimeout(self.config.describe_timeout));
+                }
             }
-            pending.describes.insert(id, tx);
         }
-        conn.send(&HostMessage::Describe { id });
-        match tokio::time::timeout(self.config.describe_timeout, rx).await {
-            Ok(Ok(state)) => Ok(state),
-            Ok(Err(_)) => Ok(RuntimeState::dead()),
-            Err(_) => {
-                lock(&conn.pending).describes.remove(&id);
-                Err(KernelError::DescribeTimeout(self.config.describe_timeout))
-            }
-        }
+        Err(KernelError::ListingOutOfStep)
     }
 }
 
