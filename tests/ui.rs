@@ -526,6 +526,73 @@ fn file_search_scope_matches_paths_and_opens_the_file() {
     assert!(doc.path().ends_with("src/main.rs"));
 }
 
+/// With the picker's worker running, typing never matches on the UI
+/// thread: answers arrive as events, and one for an older query is dropped.
+#[tokio::test]
+async fn file_search_matches_on_the_worker_and_keeps_only_the_newest_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let settings = Settings::merge(
+        ConfigFile::default(),
+        None,
+        &Default::default(),
+        &|_: &str| None,
+    )
+    .unwrap();
+    let mut s = AppState::new(root, settings);
+    let (tx, mut answers) = tokio::sync::mpsc::unbounded_channel();
+    s.picker_worker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
+    s.file_index
+        .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
+            "src/main.rs".into(),
+            "src/lib.rs".into(),
+            "docs/guide.md".into(),
+        ]));
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    press(&mut s, KeyCode::Char('s'), KeyModifiers::NONE);
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(
+        !text.contains("src/main.rs"),
+        "nothing matched inline: {text}"
+    );
+    press(&mut s, KeyCode::Char('r'), KeyModifiers::NONE);
+    press(&mut s, KeyCode::Char('c'), KeyModifiers::NONE);
+    // The worker skips queries overtaken by newer ones: wait for "src".
+    let newest = loop {
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(10), answers.recv())
+            .await
+            .expect("the worker answers")
+            .expect("worker alive");
+        if answer.query == "src" {
+            break answer;
+        }
+    };
+    let stale = hello_tui::workspace::PickerResults {
+        id: newest.id - 1,
+        query: "sr".into(),
+        matches: Vec::new(),
+        matched: 0,
+        total: 3,
+    };
+    handle_app_event(
+        &mut s,
+        hello_tui::app::event::AppEvent::PickerResults(newest),
+    );
+    handle_app_event(
+        &mut s,
+        hello_tui::app::event::AppEvent::PickerResults(stale),
+    );
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(text.contains("in files 2 results"), "{text}");
+    assert!(
+        text.contains("src/main.rs") && text.contains("src/lib.rs"),
+        "{text}"
+    );
+    assert!(!text.contains("guide.md"), "{text}");
+}
+
 #[test]
 fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     let dir = tempfile::tempdir().unwrap();

@@ -470,11 +470,17 @@ pub fn write_all_recoveries(state: &AppState) {
 pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command {
     match message {
         WorkspaceMessage::Index(update) => {
-            if state.file_index.apply(&update) && matches!(state.overlay, Some(Overlay::Picker(_)))
-            {
-                return super::file_picker::rerun(state);
+            if !state.file_index.apply(&update) {
+                return Command::None;
             }
-            Command::None
+            match state.overlay {
+                Some(Overlay::Picker(_)) => super::file_picker::rerun(state),
+                Some(Overlay::Search(_)) => {
+                    super::search::on_index_grew(state);
+                    Command::Redraw
+                }
+                _ => Command::None,
+            }
         }
         WorkspaceMessage::Event(event) => match event {
             WorkspaceEvent::FileChanged(path)

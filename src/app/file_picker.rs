@@ -81,6 +81,14 @@ pub fn rerun(state: &mut AppState) -> Command {
 
 /// Results from the worker: only the newest query's are shown.
 pub fn on_results(state: &mut AppState, results: PickerResults) -> Command {
+    if matches!(state.overlay, Some(Overlay::Search(_))) {
+        // The search pane's files scope shares the worker.
+        return if super::search::on_file_matches(state, results) {
+            Command::Redraw
+        } else {
+            Command::None
+        };
+    }
     let Some(Overlay::Picker(picker)) = &mut state.overlay else {
         return Command::None;
     };

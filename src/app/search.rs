@@ -1,5 +1,8 @@
-//! What the search pane finds in each scope. Pure: computed from the state
-//! on demand, so results can never be stale.
+//! What the search pane finds in each scope. `find` is pure and cheap:
+//! in-memory scopes are searched when drawn (never stale); the two slow
+//! ones — fuzzy matching every workspace path and reading file contents —
+//! run on background threads started by [`refresh`], and `find` shows
+//! their newest answer.
 
 use std::ops::Range;
 
@@ -120,7 +123,7 @@ pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
             .collect(),
         SearchScope::Files => match query.strip_prefix('#') {
             Some(text) => return contents(state, text),
-            None => files(state, query),
+            None => files(search),
         },
     };
     SearchOutcome::Hits(hits)
@@ -174,13 +177,13 @@ fn conversation_bm25(state: &AppState, query: &str) -> Vec<SearchHit> {
         .collect()
 }
 
-/// Workspace paths by fuzzy match (the picker's matcher), with the matched
-/// characters highlighted.
-fn files(state: &AppState, query: &str) -> Vec<SearchHit> {
-    let mut matcher = crate::workspace::FuzzyMatcher::default();
-    matcher
-        .matches_index(query, &state.file_index, RESULT_LIMIT)
-        .into_iter()
+/// Workspace paths by fuzzy match, with the matched characters
+/// highlighted: the newest answer from the worker (see [`refresh`]).
+fn files(search: &SearchState) -> Vec<SearchHit> {
+    search
+        .file_matches
+        .matches
+        .iter()
         .map(|m| {
             let highlights = m
                 .path
@@ -193,11 +196,66 @@ fn files(state: &AppState, query: &str) -> Vec<SearchHit> {
                 label: "file".into(),
                 pin_text: format!("workspace file `{}`", m.path),
                 target: SearchTarget::File(m.path.clone(), None),
-                text: m.path,
+                text: m.path.clone(),
                 highlights,
             }
         })
         .collect()
+}
+
+/// Starts the background work the search pane's query needs: the files
+/// scope's fuzzy match, or a `#text` contents search. Call after the query
+/// or the scope changed.
+pub fn refresh(state: &mut AppState) {
+    refresh_contents(state);
+    request_file_matches(state, false);
+}
+
+/// The file index grew: an open files-scope search asks again.
+pub fn on_index_grew(state: &mut AppState) {
+    request_file_matches(state, true);
+}
+
+/// Sends the files scope's query to the fuzzy worker (or, without one,
+/// matches inline). `again` resends an unchanged query.
+fn request_file_matches(state: &mut AppState, again: bool) {
+    let Some(super::state::Overlay::Search(search)) = &mut state.overlay else {
+        return;
+    };
+    let query = search.query.trim();
+    if search.scope != SearchScope::Files || query.is_empty() || query.starts_with('#') {
+        return;
+    }
+    let files = &mut search.file_matches;
+    if files.sent == query && !again {
+        return;
+    }
+    files.id += 1;
+    files.sent = query.to_owned();
+    let sent = state
+        .picker_worker
+        .as_ref()
+        .is_some_and(|w| w.search(files.id, query, &state.file_index, RESULT_LIMIT));
+    if !sent {
+        let mut matcher = crate::workspace::FuzzyMatcher::default();
+        files.matches = matcher.matches_index(query, &state.file_index, RESULT_LIMIT);
+        files.query = query.to_owned();
+    }
+}
+
+/// An answer from the fuzzy worker for the search pane; false when it is
+/// not for the newest query (or the pane is closed).
+pub fn on_file_matches(state: &mut AppState, results: crate::workspace::PickerResults) -> bool {
+    let Some(super::state::Overlay::Search(search)) = &mut state.overlay else {
+        return false;
+    };
+    let files = &mut search.file_matches;
+    if results.id != files.id || results.query != files.sent {
+        return false;
+    }
+    files.matches = results.matches;
+    files.query = results.query;
+    true
 }
 
 /// A `#text` search of file contents, run on a background thread; only the
@@ -218,7 +276,7 @@ const CONTENT_CAP: usize = 200;
 /// Starts (or stops) the contents search for the search pane's query: a
 /// files-scope query starting with `#` searches file contents, respecting
 /// the ignore rules and never reading secret files.
-pub fn refresh_contents(state: &mut AppState) {
+fn refresh_contents(state: &mut AppState) {
     let wanted = match &state.overlay {
         Some(super::state::Overlay::Search(search)) if search.scope == SearchScope::Files => search
             .query

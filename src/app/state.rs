@@ -214,6 +214,39 @@ pub struct SearchState {
     pub query: String,
     pub scope: SearchScope,
     pub cursor: ListCursor,
+    /// The files scope's fuzzy matches, computed off the UI thread.
+    pub file_matches: FileMatches,
+}
+
+impl SearchState {
+    pub fn new() -> Self {
+        Self {
+            query: String::new(),
+            scope: SearchScope::Conversation,
+            cursor: ListCursor::default(),
+            file_matches: FileMatches::default(),
+        }
+    }
+}
+
+impl Default for SearchState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Paths matching the files scope's query. Matching 100 000 paths takes
+/// milliseconds to tens of them, so it runs on the picker's worker thread
+/// and the pane shows the newest answer (a keystroke behind at worst).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileMatches {
+    /// Id of the newest query sent; answers to older ones are dropped.
+    pub id: u64,
+    /// The query sent last, so an unchanged query is not sent again.
+    pub sent: String,
+    /// The query `matches` answer.
+    pub query: String,
+    pub matches: Vec<crate::workspace::PathMatch>,
 }
 
 /// A search result attached to the next prompt.

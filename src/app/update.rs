@@ -8,9 +8,7 @@ use tui_textarea::Input;
 use super::composer::{self, Submission};
 use super::event::AppEvent;
 use super::kernel::CellOrigin;
-use super::state::{
-    AppState, ChatMessage, ListCursor, Overlay, Question, Role, SearchScope, SearchState,
-};
+use super::state::{AppState, ChatMessage, ListCursor, Overlay, Question, Role, SearchState};
 use crate::keymap::{self, Action, PaneId};
 use crate::sanitize;
 use crate::ui::layout::{self, PaneLayout};
@@ -152,11 +150,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::FocusPrev => cycle_focus(state, false),
         Action::Focus(pane) => state.focus = pane,
         Action::OpenSearch => {
-            state.overlay = Some(Overlay::Search(SearchState {
-                query: String::new(),
-                scope: SearchScope::Conversation,
-                cursor: ListCursor::default(),
-            }));
+            state.overlay = Some(Overlay::Search(SearchState::new()));
         }
         Action::SendMessage => send_message(state),
         Action::NextDiagnostic | Action::PrevDiagnostic => {
@@ -179,7 +173,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
                 search.scope = search.scope.cycle(action == Action::SearchNextScope);
                 search.cursor = ListCursor::default();
             }
-            super::search::refresh_contents(state);
+            super::search::refresh(state);
         }
         Action::Confirm => return answer(state, true),
         Action::Deny => return answer(state, false),
@@ -392,7 +386,7 @@ fn type_into_focused_input(state: &mut AppState, key: KeyEvent) -> bool {
         Some(Overlay::Search(search)) => {
             let changed = edit_query(search, key);
             if changed {
-                super::search::refresh_contents(state);
+                super::search::refresh(state);
             }
             changed
         }
@@ -441,6 +435,8 @@ fn paste(state: &mut AppState, text: &str) -> bool {
         Some(Overlay::Search(search)) => {
             let first_line = clean.lines().next().unwrap_or_default();
             search.query.push_str(first_line);
+            search.cursor = ListCursor::default();
+            super::search::refresh(state);
             true
         }
         Some(_) => false,
@@ -561,6 +557,7 @@ fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::state::SearchScope;
     use crate::config::{ConfigFile, Settings};
     use crate::keymap::Scope;
     use crossterm::event::{KeyCode, KeyModifiers};
