@@ -165,6 +165,20 @@ impl Settings {
         Self::merge(file.unwrap_or_default(), read_path, flags, env)
     }
 
+    /// The built-in settings: no config file, no environment, no flags
+    /// (for embedding the workbench's state, and for tests).
+    pub fn defaults() -> Self {
+        match Self::merge(
+            ConfigFile::default(),
+            None,
+            &GlobalOptions::default(),
+            &|_| None,
+        ) {
+            Ok(settings) => settings,
+            Err(err) => unreachable!("only the environment can be invalid, and it is empty: {err}"),
+        }
+    }
+
     /// File < environment < flags.
     pub fn merge(
         file: ConfigFile,

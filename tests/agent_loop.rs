@@ -509,13 +509,7 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     );
 
     // `--continue` in the workbench: whole conversation shown, a notice.
-    let settings = hello_tui::config::Settings::merge(
-        hello_tui::config::ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .unwrap();
+    let settings = hello_tui::config::Settings::defaults();
     let mut state = hello_tui::app::AppState::new(dir.path().to_path_buf(), settings);
     hello_tui::app::sessions::configure(&mut state, false, Some(None)).unwrap();
     let shown: Vec<(hello_tui::app::state::Role, String)> = state

@@ -15,7 +15,7 @@ use hello_tui::app::event::{self, AppEvent, AppEventReceiver};
 use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
 use hello_tui::app::state::{CellStatus, KernelView, Role};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
-use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::config::Settings;
 use hello_tui::kernel::caps::DenyAll;
 use hello_tui::kernel::{CodeRuntime, ExecOutcome, ExecResult, KernelConfig};
 use hello_tui::theme::Theme;
@@ -26,13 +26,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 fn state(root: &std::path::Path) -> AppState {
-    let settings = Settings::merge(
-        ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .expect("settings");
+    let settings = Settings::defaults();
     AppState::new(root.to_path_buf(), settings)
 }
 

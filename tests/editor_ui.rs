@@ -11,7 +11,7 @@ use hello_tui::app::event::AppEvent;
 use hello_tui::app::state::{Overlay, Question};
 use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::app::{editors, snapshot};
-use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::config::Settings;
 use hello_tui::keymap::PaneId;
 use hello_tui::theme::Theme;
 use hello_tui::ui;
@@ -28,13 +28,7 @@ const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
 const PYTHON: &str = "import os\n\n\ndef greet(name: str) -> str:\n    \"\"\"Say hello.\"\"\"\n    return f\"hello {name}\"\n\n\nclass Box:\n    size = 3\n";
 
 fn settings() -> Settings {
-    Settings::merge(
-        ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .expect("settings")
+    Settings::defaults()
 }
 
 fn state(root: &Path) -> AppState {
@@ -670,13 +664,7 @@ fn hostile_sequences_stay_inside_their_panes() {
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let hostile = "title\u{1b}]0;pwned\u{7} clear\u{1b}[2J clip\u{1b}]52;c;aGk=\u{7} paste\u{1b}[201~ cr\rback\u{8}\u{8}x";
     std::fs::write(root.join("evil.py"), format!("x = '{hostile}'\n")).unwrap();
-    let settings = hello_tui::config::Settings::merge(
-        hello_tui::config::ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .unwrap();
+    let settings = hello_tui::config::Settings::defaults();
     let mut s = hello_tui::app::AppState::new(root.clone(), settings);
     s.conversation
         .messages
@@ -729,13 +717,7 @@ fn gutter_markers_and_underlines_for_diagnostics() {
         "import os\n\ndef f():\n    return 你好 + undefined_name\n",
     )
     .unwrap();
-    let settings = hello_tui::config::Settings::merge(
-        hello_tui::config::ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .unwrap();
+    let settings = hello_tui::config::Settings::defaults();
     let mut s = hello_tui::app::AppState::new(root.clone(), settings);
     hello_tui::app::editors::open(&mut s, &file, None);
     let diag = |line, start, end, severity, message: &str| Diagnostic {

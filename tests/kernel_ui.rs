@@ -10,7 +10,7 @@ use hello_tui::app::approvals::{ApprovalSubject, PendingApproval};
 use hello_tui::app::state::{KernelView, Overlay, VariableRow};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::app::{AppEvent, AppState};
-use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::config::Settings;
 use hello_tui::kernel::caps::ApprovalDecision;
 use hello_tui::keymap::PaneId;
 use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
@@ -22,13 +22,7 @@ use ratatui::layout::Rect;
 use tokio::sync::oneshot;
 
 fn state() -> AppState {
-    let settings = Settings::merge(
-        ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .expect("default settings");
+    let settings = Settings::defaults();
     let mut s = AppState::new("/work/demo".into(), settings);
     s.kernel = KernelView::Idle {
         python: "3.12.3".into(),

@@ -7,7 +7,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
 use hello_tui::app::state::{ChatMessage, DiagnosticRow, KernelView, Role, Severity, VariableRow};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
-use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::config::Settings;
 use hello_tui::theme::Theme;
 use hello_tui::ui;
 use ratatui::Terminal;
@@ -15,13 +15,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 
 fn state() -> AppState {
-    let settings = Settings::merge(
-        ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .expect("default settings");
+    let settings = Settings::defaults();
     AppState::new("/work/demo".into(), settings)
 }
 
@@ -500,13 +494,7 @@ fn file_search_scope_matches_paths_and_opens_the_file() {
     let root = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
-    let settings = Settings::merge(
-        ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .unwrap();
+    let settings = Settings::defaults();
     let mut s = AppState::new(root.clone(), settings);
     s.file_index
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
@@ -532,13 +520,7 @@ fn file_search_scope_matches_paths_and_opens_the_file() {
 async fn file_search_matches_on_the_worker_and_keeps_only_the_newest_answer() {
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
-    let settings = Settings::merge(
-        ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .unwrap();
+    let settings = Settings::defaults();
     let mut s = AppState::new(root, settings);
     let (tx, mut answers) = tokio::sync::mpsc::unbounded_channel();
     s.picker_worker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
@@ -603,13 +585,7 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     )
     .unwrap();
     std::fs::write(root.join(".env"), "check_token=supersecret\n").unwrap();
-    let settings = Settings::merge(
-        ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .unwrap();
+    let settings = Settings::defaults();
     let mut s = AppState::new(root.clone(), settings);
     let (tx, mut rx) = hello_tui::app::event::channel();
     s.agent.events = Some(tx);

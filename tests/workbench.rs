@@ -9,19 +9,13 @@ use hello_tui::app::AppState;
 use hello_tui::app::event::{self, AppEventReceiver};
 use hello_tui::app::state::{CellStatus, Role};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
-use hello_tui::config::{ConfigFile, Settings};
+use hello_tui::config::Settings;
 use hello_tui::kernel::caps::FsCapability;
 use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
 use std::sync::Arc;
 
 fn state(root: &std::path::Path) -> AppState {
-    let settings = Settings::merge(
-        ConfigFile::default(),
-        None,
-        &Default::default(),
-        &|_: &str| None,
-    )
-    .expect("settings");
+    let settings = Settings::defaults();
     AppState::new(root.to_path_buf(), settings)
 }
 

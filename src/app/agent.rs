@@ -430,11 +430,10 @@ pub fn status_segment(state: &AppState) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ConfigFile, Settings};
+    use crate::config::Settings;
 
     fn state() -> AppState {
-        let settings =
-            Settings::merge(ConfigFile::default(), None, &Default::default(), &|_| None).unwrap();
+        let settings = Settings::defaults();
         let mut s = AppState::new("/w".into(), settings);
         s.agent.busy = true;
         s

@@ -137,19 +137,13 @@ mod tests {
     use crate::app::approvals::{ApprovalBroker, ApprovalSubject};
     use crate::app::update::{handle_app_event, handle_terminal_event};
     use crate::app::{AppEvent, event};
-    use crate::config::{ConfigFile, Settings};
+    use crate::config::Settings;
     use crate::kernel::caps::{Approval, ApprovalPolicy};
     use crate::sandbox::ApprovalMode;
     use crossterm::event::Event;
 
     fn state() -> AppState {
-        let settings = Settings::merge(
-            ConfigFile::default(),
-            None,
-            &Default::default(),
-            &|_: &str| None,
-        )
-        .unwrap();
+        let settings = Settings::defaults();
         AppState::new("/tmp/demo".into(), settings)
     }
 

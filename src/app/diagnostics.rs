@@ -168,18 +168,12 @@ pub fn under_cursor(state: &AppState) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ConfigFile, Settings};
+    use crate::config::Settings;
     use crate::diagnostics::{Diagnostic, Range, Severity};
     use std::path::PathBuf;
 
     fn state() -> AppState {
-        let settings = Settings::merge(
-            ConfigFile::default(),
-            None,
-            &Default::default(),
-            &|_: &str| None,
-        )
-        .unwrap();
+        let settings = Settings::defaults();
         AppState::new(PathBuf::from("/ws"), settings)
     }
 

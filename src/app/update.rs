@@ -558,18 +558,12 @@ fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
 mod tests {
     use super::*;
     use crate::app::state::SearchScope;
-    use crate::config::{ConfigFile, Settings};
+    use crate::config::Settings;
     use crate::keymap::Scope;
     use crossterm::event::{KeyCode, KeyModifiers};
 
     fn state() -> AppState {
-        let settings = Settings::merge(
-            ConfigFile::default(),
-            None,
-            &Default::default(),
-            &|_: &str| None,
-        )
-        .unwrap();
+        let settings = Settings::defaults();
         AppState::new("/tmp/demo".into(), settings)
     }
 

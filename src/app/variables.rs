@@ -168,7 +168,7 @@ pub fn paste_into_filter(state: &mut AppState, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ConfigFile, Settings};
+    use crate::config::Settings;
 
     fn row(name: &str, changed_by: Option<u64>) -> VariableRow {
         VariableRow {
@@ -182,13 +182,7 @@ mod tests {
     }
 
     fn state() -> AppState {
-        let settings = Settings::merge(
-            ConfigFile::default(),
-            None,
-            &Default::default(),
-            &|_: &str| None,
-        )
-        .unwrap();
+        let settings = Settings::defaults();
         let mut s = AppState::new("/tmp/demo".into(), settings);
         s.focus = PaneId::Variables;
         s.variables = vec![
