@@ -793,3 +793,63 @@ fn gutter_markers_and_underlines_for_diagnostics() {
     }
     insta::assert_debug_snapshot!("gutter_markers", out);
 }
+
+/// A click on a row of the diagnostics pane opens that problem's file at its
+/// line, also after the list has scrolled: the click lands on what is drawn.
+#[test]
+fn clicking_a_diagnostic_opens_it() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, Position, Range, Severity};
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let mut s = state(&root);
+    for name in ["a.py", "b.py"] {
+        let path = root.join(name);
+        std::fs::write(&path, "x = 1\n".repeat(40)).unwrap();
+        let diagnostics = (0..12)
+            .map(|line| Diagnostic {
+                path: path.clone(),
+                range: Range::new(Position::new(line * 3, 0), Position::new(line * 3, 1)),
+                severity: Severity::Warning,
+                message: format!("{name} problem {line}"),
+                source: "ruff".into(),
+                code: None,
+            })
+            .collect();
+        hello_tui::app::diagnostics::apply(
+            &mut s,
+            DiagnosticsEvent::Published {
+                source: "ruff".into(),
+                path,
+                diagnostics,
+            },
+        );
+    }
+    // Move the selection to the end so the list scrolls.
+    s.diagnostics_cursor.selected = s.diagnostics.len() - 1;
+    let terminal = draw(&mut s, 120, 40);
+    let buffer = terminal.backend().buffer().clone();
+    let row_of = |needle: &str| {
+        (0..buffer.area.height).find_map(|y| {
+            let line: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect();
+            line.find(needle)
+                .map(|x| (line[..x].chars().count() as u16, y))
+        })
+    };
+    let (column, row) = row_of("b.py problem 9").expect("the row is drawn");
+    assert!(row_of("a.py problem 0").is_none(), "the list has scrolled");
+    handle_terminal_event(
+        &mut s,
+        Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        }),
+    );
+    let doc = s.editors.active().expect("a file opened");
+    assert!(doc.path().ends_with("b.py"), "{:?}", doc.path());
+    assert_eq!(doc.cursor().0, 27, "at the problem's line");
+}

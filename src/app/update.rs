@@ -29,6 +29,15 @@ pub enum Command {
 }
 
 impl Command {
+    /// At least a redraw: for callers that changed the screen themselves.
+    fn or_redraw(self) -> Self {
+        if self == Command::None {
+            Command::Redraw
+        } else {
+            self
+        }
+    }
+
     fn from_changed(changed: bool) -> Self {
         if changed {
             Command::Redraw
@@ -499,6 +508,14 @@ pub fn notice(state: &mut AppState, text: &str) {
         .push(ChatMessage::new(Role::Notice, text));
 }
 
+/// The diagnostic under a click on the diagnostics pane (inside its border).
+fn clicked_diagnostic(state: &AppState, pane: ratatui::layout::Rect, row: u16) -> Option<usize> {
+    let top = pane.y + 1;
+    let height = pane.height.saturating_sub(2);
+    let row = row.checked_sub(top)?;
+    crate::ui::diagnostics::diagnostic_at(state, height, row)
+}
+
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     if !state.approvals.is_empty() {
         // The approval overlay is on top of everything: only its buttons act.
@@ -534,6 +551,14 @@ fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     }
     match mouse.kind {
         MouseEventKind::Down(MouseButton::Left) => {
+            if pane == PaneId::Diagnostics
+                && let Some(rect) = layout.diagnostics
+                && let Some(index) = clicked_diagnostic(state, rect, mouse.row)
+            {
+                // Like the Problems panel of an IDE: a click opens the spot.
+                state.diagnostics_cursor.selected = index;
+                return super::diagnostics::open_selected(state).or_redraw();
+            }
             let changed = state.focus != pane;
             state.focus = pane;
             Command::from_changed(changed)

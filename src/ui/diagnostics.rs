@@ -58,52 +58,99 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         pane::empty_state("no diagnostics", theme, inner, buf);
         return;
     }
-    // Grouped by file: a header line per file, its diagnostics under it.
-    let mut items: Vec<ListItem> = Vec::new();
-    let mut selected_item = 0;
-    let mut current_file: Option<&str> = None;
-    for (i, d) in state.diagnostics.iter().enumerate() {
-        if current_file != Some(d.path.as_str()) {
-            current_file = Some(d.path.as_str());
-            let count = state
-                .diagnostics
-                .iter()
-                .filter(|r| r.path == d.path)
-                .count();
-            items.push(ListItem::new(Line::from(vec![
-                Span::styled(
-                    sanitize::for_display(&d.path).into_owned(),
-                    theme.roles.title,
-                ),
-                Span::styled(format!(" ({count})"), theme.roles.muted),
-            ])));
-        }
-        if i == state.diagnostics_cursor.selected {
-            selected_item = items.len();
-        }
-        let source = d
-            .source
-            .as_deref()
-            .map(|s| format!("  {}", sanitize::for_display(s)))
-            .unwrap_or_default();
-        items.push(ListItem::new(Line::from(vec![
-            Span::styled(
-                format!(" {} ", severity_icon(d.severity)),
-                severity_style(d.severity, theme),
-            ),
-            Span::styled(format!("{}:{} ", d.line, d.column), theme.roles.muted),
-            Span::styled(
-                sanitize::for_display(&d.message).into_owned(),
-                theme.roles.text,
-            ),
-            Span::styled(source, theme.roles.muted),
-        ])));
+    let lines = pane_lines(state);
+    let selected_line = lines
+        .iter()
+        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics_cursor.selected))
+        .unwrap_or(0);
+    let mut items: Vec<ListItem> = Vec::with_capacity(lines.len());
+    for line in &lines {
+        let item = match *line {
+            PaneLine::File(first) => {
+                let path = &state.diagnostics[first].path;
+                let count = state.diagnostics[first..]
+                    .iter()
+                    .take_while(|r| r.path == *path)
+                    .count();
+                Line::from(vec![
+                    Span::styled(sanitize::for_display(path).into_owned(), theme.roles.title),
+                    Span::styled(format!(" ({count})"), theme.roles.muted),
+                ])
+            }
+            PaneLine::Diagnostic(i) => {
+                let d = &state.diagnostics[i];
+                let source = d
+                    .source
+                    .as_deref()
+                    .map(|s| format!("  {}", sanitize::for_display(s)))
+                    .unwrap_or_default();
+                Line::from(vec![
+                    Span::styled(
+                        format!(" {} ", severity_icon(d.severity)),
+                        severity_style(d.severity, theme),
+                    ),
+                    Span::styled(format!("{}:{} ", d.line, d.column), theme.roles.muted),
+                    Span::styled(
+                        sanitize::for_display(&d.message).into_owned(),
+                        theme.roles.text,
+                    ),
+                    Span::styled(source, theme.roles.muted),
+                ])
+            }
+        };
+        items.push(ListItem::new(item));
     }
     let list = List::new(items).highlight_style(if focused {
         theme.roles.selection
     } else {
         Style::default()
     });
-    let mut list_state = ListState::default().with_selected(Some(selected_item));
+    let mut list_state = ListState::default()
+        .with_offset(first_visible(selected_line, inner.height))
+        .with_selected(Some(selected_line));
     StatefulWidget::render(list, inner, buf, &mut list_state);
+}
+
+/// One line of the pane: a file's header (with the index of its first
+/// diagnostic), or a diagnostic (its index in `state.diagnostics`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaneLine {
+    File(usize),
+    Diagnostic(usize),
+}
+
+/// The pane's lines, grouped by file (rows arrive sorted by file). Shared
+/// by drawing and by mouse clicks, so a click lands on what is drawn.
+pub fn pane_lines(state: &AppState) -> Vec<PaneLine> {
+    let mut lines = Vec::with_capacity(state.diagnostics.len() + 8);
+    let mut current_file: Option<&str> = None;
+    for (i, d) in state.diagnostics.iter().enumerate() {
+        if current_file != Some(d.path.as_str()) {
+            current_file = Some(d.path.as_str());
+            lines.push(PaneLine::File(i));
+        }
+        lines.push(PaneLine::Diagnostic(i));
+    }
+    lines
+}
+
+/// The first line shown: the list scrolls just enough to show the selection.
+fn first_visible(selected_line: usize, height: u16) -> usize {
+    selected_line.saturating_sub(usize::from(height).saturating_sub(1))
+}
+
+/// The diagnostic drawn `row` rows below the top of the pane's inner area
+/// of `height` rows; a file's header stands for its first diagnostic.
+pub fn diagnostic_at(state: &AppState, height: u16, row: u16) -> Option<usize> {
+    if row >= height {
+        return None;
+    }
+    let lines = pane_lines(state);
+    let selected_line = lines
+        .iter()
+        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics_cursor.selected))
+        .unwrap_or(0);
+    match lines.get(first_visible(selected_line, height) + usize::from(row))? {
+        PaneLine::File(i) | PaneLine::Diagnostic(i) => Some(*i),
+    }
 }
