@@ -352,6 +352,56 @@ mod fake_servers {
         service.shutdown().await;
     }
 
+    /// `/lsp-restart`: a server that gave up starts again with a fresh
+    /// budget and gets the documents as they are now, edits made while it
+    /// was down included.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_server_that_gave_up_comes_back_on_restart_with_the_current_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let broken = write(dir.path(), "broken", "");
+        let server = ServerConfig::new(
+            &["fake"],
+            "python3",
+            &[
+                &fixture("crash_on_start.py"),
+                "--while",
+                broken.to_str().unwrap(),
+            ],
+        )
+        .named("flaky");
+        let (service, mut ui) = Ui::start(config(vec![server], vec![]), dir.path());
+        let path = dir.path().join("a.fake");
+        service.open(&path, "fake", "BAD\n");
+        ui.until("give up", |ui| {
+            matches!(
+                ui.server_states("flaky").last(),
+                Some(ServerState::GaveUp { .. })
+            )
+        })
+        .await;
+        service.change(&path, "BAD BAD\n");
+        std::fs::remove_file(&broken).unwrap();
+        service.restart_servers();
+        ui.until("diagnostics of the text edited while it was down", |ui| {
+            ui.file(&path).len() == 2
+        })
+        .await;
+        assert!(
+            matches!(
+                ui.server_states("flaky").last(),
+                Some(ServerState::Running { .. })
+            ),
+            "{:?}",
+            ui.server_states("flaky")
+        );
+        assert!(
+            ui.notices().contains(&"restarting 1 language server"),
+            "{:?}",
+            ui.notices()
+        );
+        service.shutdown().await;
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_server_that_never_initializes_times_out_without_blocking_others() {
         let dir = tempfile::tempdir().unwrap();

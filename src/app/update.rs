@@ -474,11 +474,17 @@ fn send_message(state: &mut AppState) {
         Submission::SlashCommand { name, args } if name == "approval" => {
             super::safety::slash_command(state, &args);
         }
+        Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
+            match &state.diagnostics_client {
+                Some(service) => service.restart_servers(),
+                None => notice(state, "Diagnostics are not running."),
+            }
+        }
         Submission::SlashCommand { name, .. } => {
             notice(
                 state,
                 &format!(
-                    "Unknown command /{name}. Start with // to send a prompt that begins with a slash."
+                    "Unknown command /{name}. Commands: /approval [ask|auto|full|deny], /lsp-restart. Start with // to send a prompt that begins with a slash."
                 ),
             );
         }

@@ -56,6 +56,7 @@ enum Request {
     RunChecks {
         path: PathBuf,
     },
+    RestartServers,
     Shutdown {
         done: oneshot::Sender<()>,
     },
@@ -120,6 +121,13 @@ impl DiagnosticsService {
     /// Runs every check command that applies to the file's language now.
     pub fn run_checks(&self, path: impl Into<PathBuf>) {
         self.send(Request::RunChecks { path: path.into() });
+    }
+
+    /// Restarts every language server that was started, including ones
+    /// that gave up, with a fresh restart budget; a language whose server
+    /// was not on `PATH` is looked up again when its next file opens.
+    pub fn restart_servers(&self) {
+        self.send(Request::RestartServers);
     }
 
     /// Stops servers (`shutdown`/`exit`, then kill) and running checks.
@@ -216,6 +224,19 @@ impl Actor {
                     path.display()
                 )),
             },
+            Request::RestartServers => {
+                self.routes.retain(|_, route| route.is_some());
+                let restarted = self
+                    .servers
+                    .values()
+                    .filter(|server| server.send(DocCommand::Restart).is_ok())
+                    .count();
+                self.notice(match restarted {
+                    0 => "no language server has started yet".to_string(),
+                    1 => "restarting 1 language server".to_string(),
+                    n => format!("restarting {n} language servers"),
+                });
+            }
             Request::Shutdown { .. } => {}
         }
     }

@@ -35,6 +35,10 @@ pub enum DocCommand {
     Close {
         path: PathBuf,
     },
+    /// The user asked for a fresh start (`/lsp-restart`): stop the server if
+    /// it runs, start it again with a full restart budget — also after it
+    /// gave up.
+    Restart,
     Shutdown {
         done: oneshot::Sender<()>,
     },
@@ -73,6 +77,17 @@ enum Exit {
     Stop(Option<oneshot::Sender<()>>),
     /// The server failed; try again if the budget allows.
     Failed(String),
+    /// A restart was asked for: start again at once, budget reset.
+    Restart,
+}
+
+/// What a command that arrives while no server runs means for the loop.
+enum Offline {
+    /// Recorded in the document table; carry on.
+    Recorded,
+    Restart,
+    /// Shutdown was asked for (or every sender is gone).
+    Stop(Option<oneshot::Sender<()>>),
 }
 
 impl Supervisor {
@@ -110,11 +125,12 @@ impl Supervisor {
             };
             let reason = match exit {
                 Exit::Stop(done) => {
-                    self.state(ServerState::Stopped);
-                    if let Some(done) = done {
-                        let _ = done.send(());
-                    }
+                    self.stopped(done);
                     return;
+                }
+                Exit::Restart => {
+                    failures = 0;
+                    continue;
                 }
                 Exit::Failed(reason) => reason,
             };
@@ -123,8 +139,16 @@ impl Supervisor {
             }
             failures += 1;
             let Some(&delay) = self.timings.restart_delays.get(failures as usize - 1) else {
-                self.give_up(reason).await;
-                return;
+                match self.give_up(reason).await {
+                    Some(done) => {
+                        self.stopped(done);
+                        return;
+                    }
+                    None => {
+                        failures = 0;
+                        continue;
+                    }
+                }
             };
             tracing::warn!(server = %self.name, %reason, attempt = failures, "lsp: restarting server");
             self.state(ServerState::Restarting {
@@ -137,15 +161,26 @@ impl Supervisor {
             loop {
                 tokio::select! {
                     _ = &mut sleep => break,
-                    command = self.commands.recv() => {
-                        if let Some(done) = self.record_offline(command) {
-                            self.state(ServerState::Stopped);
-                            let _ = done.map(|d| d.send(()));
+                    command = self.commands.recv() => match self.record_offline(command) {
+                        Offline::Recorded => {}
+                        Offline::Restart => {
+                            failures = 0;
+                            break;
+                        }
+                        Offline::Stop(done) => {
+                            self.stopped(done);
                             return;
                         }
-                    }
+                    },
                 }
             }
+        }
+    }
+
+    fn stopped(&self, done: Option<oneshot::Sender<()>>) {
+        self.state(ServerState::Stopped);
+        if let Some(done) = done {
+            let _ = done.send(());
         }
     }
 
@@ -163,27 +198,24 @@ impl Supervisor {
                 result = &mut starting => {
                     return result.map_err(|e| Exit::Failed(e.to_string()));
                 }
-                command = self.commands.recv() => {
-                    if let Some(done) = self.record_offline(command) {
-                        return Err(Exit::Stop(done));
-                    }
-                }
+                command = self.commands.recv() => match self.record_offline(command) {
+                    // Already starting afresh.
+                    Offline::Recorded | Offline::Restart => {}
+                    Offline::Stop(done) => return Err(Exit::Stop(done)),
+                },
             }
         }
     }
 
     /// Applies a command to the document table while no server is running.
-    /// Returns `Some` when the command was a shutdown (or the channel closed).
-    fn record_offline(
-        &mut self,
-        command: Option<DocCommand>,
-    ) -> Option<Option<oneshot::Sender<()>>> {
+    fn record_offline(&mut self, command: Option<DocCommand>) -> Offline {
         match command {
-            None => Some(None),
-            Some(DocCommand::Shutdown { done }) => Some(Some(done)),
+            None => Offline::Stop(None),
+            Some(DocCommand::Shutdown { done }) => Offline::Stop(Some(done)),
+            Some(DocCommand::Restart) => Offline::Restart,
             Some(command) => {
                 self.record(&command);
-                None
+                Offline::Recorded
             }
         }
     }
@@ -222,7 +254,7 @@ impl Supervisor {
             DocCommand::Close { path } => {
                 self.docs.remove(path);
             }
-            DocCommand::Save { .. } | DocCommand::Shutdown { .. } => {}
+            DocCommand::Save { .. } | DocCommand::Restart | DocCommand::Shutdown { .. } => {}
         }
     }
 
@@ -252,6 +284,10 @@ impl Supervisor {
                     Some(DocCommand::Shutdown { done }) => {
                         connection.shutdown(self.timings.shutdown_timeout).await;
                         return Exit::Stop(Some(done));
+                    }
+                    Some(DocCommand::Restart) => {
+                        connection.shutdown(self.timings.shutdown_timeout).await;
+                        return Exit::Restart;
                     }
                     Some(command) => self.forward(&connection, command),
                 },
@@ -305,7 +341,8 @@ impl Supervisor {
                 // Diagnostics of a closed document go stale; drop ours.
                 self.publish(path, Vec::new());
             }
-            DocCommand::Shutdown { .. } => {}
+            // Handled by the loop before forwarding.
+            DocCommand::Restart | DocCommand::Shutdown { .. } => {}
         }
     }
 
@@ -428,22 +465,25 @@ impl Supervisor {
     }
 
     /// Out of restarts: clear what this server said (it can no longer keep it
-    /// current), say so once, and keep draining commands until shutdown.
-    async fn give_up(&mut self, reason: String) {
+    /// current), say so once, and keep the document table current until a
+    /// restart is asked for (`None`) or the workbench shuts down (`Some`).
+    async fn give_up(&mut self, reason: String) -> Option<Option<oneshot::Sender<()>>> {
         tracing::error!(server = %self.name, %reason, "lsp: giving up on server");
         let paths: Vec<PathBuf> = self.docs.keys().cloned().collect();
         for path in paths {
             self.publish(path, Vec::new());
         }
         let _ = self.events.send(DiagnosticsEvent::Notice(format!(
-            "{} stopped after repeated failures: {reason}",
+            "{} stopped after repeated failures: {reason} (/lsp-restart tries again)",
             self.name
         )));
         self.state(ServerState::GaveUp { reason });
-        while let Some(command) = self.commands.recv().await {
-            if let DocCommand::Shutdown { done } = command {
-                let _ = done.send(());
-                return;
+        loop {
+            let command = self.commands.recv().await;
+            match self.record_offline(command) {
+                Offline::Recorded => {}
+                Offline::Restart => return None,
+                Offline::Stop(done) => return Some(done),
             }
         }
     }
