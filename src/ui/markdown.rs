@@ -329,7 +329,10 @@ impl<'a> Renderer<'a> {
             // the pane rather than spilling past its edge.
             let label = format!("▎{}", sanitize::for_display(language));
             let mut head = indent.clone();
-            head.extend(fit(&[Span::styled(label, self.theme.roles.muted)], room));
+            head.extend(super::wrap::fit(
+                &[Span::styled(label, self.theme.roles.muted)],
+                room,
+            ));
             self.out.push(Line::from(head));
         }
         for line in code_lines(language, code, room, self.theme, self.code) {
@@ -457,7 +460,7 @@ fn layout_table(table: &TableState, width: usize, theme: &Theme) -> Vec<Line<'st
             }
             let empty = Vec::new();
             let cell = row.get(i).unwrap_or(&empty);
-            let fitted = fit(cell, *w);
+            let fitted = super::wrap::fit(cell, *w);
             let pad = w.saturating_sub(fitted.iter().map(|s| s.width()).sum());
             let align = table.alignments.get(i).copied().unwrap_or(Alignment::None);
             let (left, right) = match align {
@@ -475,34 +478,6 @@ fn layout_table(table: &TableState, width: usize, theme: &Theme) -> Vec<Line<'st
             out.push(Line::styled(rule.join("─┼─"), border));
         }
     }
-    out
-}
-
-/// Cuts styled text to `width` cells, ending with `…` when something was cut.
-fn fit(spans: &[Span<'static>], width: usize) -> Vec<Span<'static>> {
-    let total: usize = spans.iter().map(|s| s.width()).sum();
-    if total <= width {
-        return spans.to_vec();
-    }
-    let mut out = Vec::new();
-    let mut used = 0;
-    let budget = width.saturating_sub(1);
-    for span in spans {
-        let mut text = String::new();
-        for c in span.content.chars() {
-            let w = c.width().unwrap_or(0);
-            if used + w > budget {
-                break;
-            }
-            used += w;
-            text.push(c);
-        }
-        out.push(Span::styled(text, span.style));
-        if used >= budget {
-            break;
-        }
-    }
-    out.push(Span::raw("…"));
     out
 }
 

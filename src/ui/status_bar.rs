@@ -44,64 +44,88 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     } else {
         bar
     };
+    // Display order; each segment is shown whole or not at all.
     let mut segments = vec![
-        Span::styled(
-            format!(" {} ", sanitize::for_display(&state.workspace_name)),
-            theme.roles.status_key,
+        Segment::new(
+            0,
+            vec![Span::styled(
+                format!(" {} ", sanitize::for_display(&state.workspace_name)),
+                theme.roles.status_key,
+            )],
         ),
-        Span::styled(format!("│ {} ", sanitize::for_display(&model)), bar),
-        Span::styled(agent, bar),
-        Span::styled(format!("│ {} ", state.kernel.label()), bar),
-        Span::styled("│ ", bar),
-        Span::styled(format!("{} ", state.safety.label()), safety_style),
-        Span::styled(format!("│ {snapshot} "), bar),
+        Segment::new(1, super::file_status::position(state, theme)),
+        Segment::new(
+            7,
+            vec![Span::styled(
+                format!("│ {} ", sanitize::for_display(&model)),
+                bar,
+            )],
+        ),
+        Segment::new(3, vec![Span::styled(agent, bar)]),
+        Segment::new(
+            3,
+            vec![Span::styled(format!("│ {} ", state.kernel.label()), bar)],
+        ),
+        Segment::new(
+            if state.safety.is_warning() { 2 } else { 6 },
+            vec![
+                Span::styled("│ ", bar),
+                Span::styled(format!("{} ", state.safety.label()), safety_style),
+            ],
+        ),
+        Segment::new(8, vec![Span::styled(format!("│ {snapshot} "), bar)]),
     ];
     let counts = state.diagnostics_store.counts();
     if counts.total() > 0 {
-        segments.push(Span::styled("│ ", bar));
+        let mut spans = vec![Span::styled("│ ", bar)];
         for (n, severity) in [
             (counts.errors, Severity::Error),
             (counts.warnings, Severity::Warning),
         ] {
             if n > 0 {
                 let style = bar.patch(super::diagnostics::severity_style(severity, theme));
-                segments.push(Span::styled(
+                spans.push(Span::styled(
                     format!("{} {n} ", super::diagnostics::severity_icon(severity)),
                     style,
                 ));
             }
         }
+        segments.push(Segment::new(5, spans));
     }
-    segments.push(Span::styled(format!("│ [{focus}] "), bar));
+    segments.push(Segment::new(
+        9,
+        vec![Span::styled(format!("│ [{focus}] "), bar)],
+    ));
     // The diagnostic under the file view's cursor, so the user reads it
     // without leaving the code.
     if let Some(text) = crate::app::diagnostics::under_cursor(state) {
-        segments.push(Span::styled(
-            format!("│ {} ", sanitize::for_display(&text)),
-            bar.patch(theme.roles.warning),
+        segments.push(Segment::new(
+            4,
+            vec![Span::styled(
+                format!("│ {} ", sanitize::for_display(&text)),
+                bar.patch(theme.roles.warning),
+            )],
         ));
     }
     if let Some(notice) = &state.status_notice {
-        segments.push(Span::styled(
-            format!("│ {} ", sanitize::for_display(notice)),
-            bar,
+        segments.push(Segment::new(
+            2,
+            vec![Span::styled(
+                format!("│ {} ", sanitize::for_display(notice)),
+                bar,
+            )],
         ));
     }
-    let left = Line::from(segments);
-    let mut left = left;
-    left.spans
-        .splice(1..1, super::file_status::position(state, theme));
-    left.spans
-        .extend(super::file_status::messages(state, theme));
-    // Hints take the room the left segments leave, but always at least
-    // enough for the first couple (quit, help); then the left side is cut.
+    segments.push(Segment::new(2, super::file_status::messages(state, theme)));
+
+    // The hints keep room for the first couple (quit, help) and one column
+    // of air; the left side gives up whole segments, least important first.
+    let reserve = MIN_HINTS_WIDTH.min(area.width / 2) as usize + 1;
+    let left = fit_segments(segments, (area.width as usize).saturating_sub(reserve));
+    let left_width = left.width();
+    let room = (area.width as usize).saturating_sub(left_width + 1);
     let mut spans = Vec::new();
     let mut width = 0usize;
-    let left_width = left.width() as u16;
-    let room = area
-        .width
-        .saturating_sub(left_width)
-        .max(MIN_HINTS_WIDTH.min(area.width / 2)) as usize;
     for binding in keymap::hints(state.active_scope()) {
         let key = binding.key.to_string();
         let word = binding.action.hint();
@@ -119,5 +143,84 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Rect::new(hints_x, area.y, hints_width, 1).intersection(area),
         buf,
     );
-    left.render(Rect::new(area.x, area.y, area.width - hints_width, 1), buf);
+    left.render(
+        Rect::new(area.x, area.y, area.width.saturating_sub(hints_width), 1),
+        buf,
+    );
+}
+
+/// A piece of the bar's left side. Lower `priority` numbers matter more:
+/// on a narrow terminal the highest numbers go first.
+struct Segment {
+    priority: u8,
+    spans: Vec<Span<'static>>,
+}
+
+impl Segment {
+    fn new(priority: u8, spans: Vec<Span<'static>>) -> Self {
+        Self { priority, spans }
+    }
+
+    fn width(&self) -> usize {
+        self.spans.iter().map(|s| s.content.width()).sum()
+    }
+}
+
+/// Drops whole segments, least important first, until the rest fit in
+/// `room` columns; what is left keeps its order. A single segment that is
+/// still too wide (a long notice) is cut with `…`.
+fn fit_segments(mut segments: Vec<Segment>, room: usize) -> Line<'static> {
+    segments.retain(|s| s.width() > 0);
+    while segments.iter().map(Segment::width).sum::<usize>() > room && segments.len() > 1 {
+        let Some(least) = segments
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, s)| (s.priority, *i))
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        segments.remove(least);
+    }
+    let spans: Vec<Span<'static>> = segments.into_iter().flat_map(|s| s.spans).collect();
+    Line::from(super::wrap::fit(&spans, room))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(line: &Line<'_>) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    fn seg(priority: u8, text: &str) -> Segment {
+        Segment::new(priority, vec![Span::raw(text.to_owned())])
+    }
+
+    #[test]
+    fn narrow_bars_drop_whole_segments_least_important_first() {
+        let segments = || {
+            vec![
+                seg(0, "ws "),
+                seg(8, "snap "),
+                seg(3, "kernel "),
+                seg(9, "focus "),
+            ]
+        };
+        assert_eq!(
+            text(&fit_segments(segments(), 100)),
+            "ws snap kernel focus "
+        );
+        assert_eq!(text(&fit_segments(segments(), 15)), "ws snap kernel ");
+        assert_eq!(text(&fit_segments(segments(), 12)), "ws kernel ");
+        assert_eq!(text(&fit_segments(segments(), 3)), "ws ");
+    }
+
+    #[test]
+    fn a_lone_segment_too_wide_is_cut_with_an_ellipsis() {
+        let line = fit_segments(vec![seg(0, "a very long notice")], 8);
+        assert_eq!(text(&line), "a very …");
+        assert!(line.width() <= 8);
+    }
 }

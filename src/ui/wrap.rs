@@ -1,6 +1,8 @@
-//! Word wrapping by display width: wide characters (CJK, emoji) take two
-//! cells, tabs expand, and a word longer than the line is broken.
+//! Fitting text to display width: word wrapping where wide characters
+//! (CJK, emoji) take two cells, tabs expand and a word longer than the line
+//! is broken; and cutting styled text to a width with an ellipsis.
 
+use ratatui::text::Span;
 use unicode_width::UnicodeWidthChar;
 
 const TAB_WIDTH: usize = 4;
@@ -62,6 +64,34 @@ impl Row {
         self.text.push(c);
         self.width += w;
     }
+}
+
+/// Cuts styled text to `width` cells, ending with `…` when something was cut.
+pub fn fit(spans: &[Span<'static>], width: usize) -> Vec<Span<'static>> {
+    let total: usize = spans.iter().map(|s| s.width()).sum();
+    if total <= width {
+        return spans.to_vec();
+    }
+    let mut out = Vec::new();
+    let mut used = 0;
+    let budget = width.saturating_sub(1);
+    for span in spans {
+        let mut text = String::new();
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if used + w > budget {
+                break;
+            }
+            used += w;
+            text.push(c);
+        }
+        out.push(Span::styled(text, span.style));
+        if used >= budget {
+            break;
+        }
+    }
+    out.push(Span::raw("…"));
+    out
 }
 
 #[cfg(test)]
