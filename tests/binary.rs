@@ -3,8 +3,10 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+
+#[path = "support/tmux.rs"]
+mod tmux;
+use tmux::Tmux;
 
 const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
 
@@ -96,81 +98,6 @@ fn bad_theme_and_bad_config_are_clear_errors() {
     assert!(!out.status.success());
 }
 
-/// A tmux server of our own, killed when the test ends.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(command: &str, width: u16, height: u16) -> Self {
-        let socket = format!("hello-tui-test-{}", std::process::id());
-        let status = Command::new("tmux")
-            .args([
-                "-L",
-                &socket,
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-s",
-                "t",
-            ])
-            .args(["-x", &width.to_string(), "-y", &height.to_string(), command])
-            .status()
-            .expect("tmux must be installed to run this test (see README)");
-        assert!(status.success());
-        Tmux { socket }
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    fn flag(&self, name: &str) -> String {
-        self.run(&["display-message", "-p", "-t", "t", &format!("#{{{name}}}")])
-            .trim()
-            .to_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {text:?}:\n{screen}"
-            );
-            sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-    }
-}
-
 #[test]
 fn workbench_starts_shows_every_pane_and_quits_restoring_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
@@ -182,7 +109,7 @@ fn workbench_starts_shows_every_pane_and_quits_restoring_the_terminal() {
         BIN,
         dir.path().display()
     );
-    let tmux = Tmux::start(&command, 100, 30);
+    let tmux = Tmux::start("binary", &command, 100, 30);
     let screen = tmux.wait_for("Diagnostics");
     for title in [
         "Conversation",

@@ -3,69 +3,11 @@
 //! rewrites the file (the conflict shows and no keystroke is lost), save,
 //! and the file on disk is exactly what the screen shows.
 
-use std::process::Command;
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+#[path = "support/tmux.rs"]
+mod tmux;
+use tmux::Tmux;
 
 const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
-
-/// A tmux server of our own (socket named for this test), killed on drop.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(command: &str) -> Self {
-        let socket = format!("hello-tui-editor-{}", std::process::id());
-        let status = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
-            .args(["-s", "t", "-x", "120", "-y", "36", command])
-            .status()
-            .expect("tmux must be installed to run this test (see README)");
-        assert!(status.success());
-        Tmux { socket }
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        self.run(&args);
-        // Separate sends: a lone Esc followed by a key would read as Alt+key.
-        sleep(Duration::from_millis(150));
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let screen = self.run(&["capture-pane", "-p", "-t", "t"]);
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {text:?}:\n{screen}"
-            );
-            sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
-            .status();
-    }
-}
 
 #[test]
 fn open_with_ctrl_p_edit_external_rewrite_conflict_save() {
@@ -80,7 +22,7 @@ fn open_with_ctrl_p_edit_external_rewrite_conflict_save() {
         log = state.path().join("log.txt").display(),
         dir = project.path().display(),
     );
-    let tmux = Tmux::start(&command);
+    let tmux = Tmux::start("editor", &command, 120, 36);
     tmux.wait_for("Conversation");
 
     tmux.keys(&["C-p"]);
