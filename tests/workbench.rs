@@ -224,3 +224,23 @@ async fn typed_bug_reaches_the_pane_before_saving() {
             .any(|d| d.message.contains("undefined_thing"))
     );
 }
+
+/// A replaced kernel (new approval mode) gets a new service: its cells never
+/// reuse the numbers of the old one's, so a late update from the old kernel
+/// cannot land in a new cell.
+#[tokio::test(flavor = "multi_thread")]
+async fn cell_ids_stay_unique_when_the_kernel_is_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, _rx1) = with_kernel(dir.path());
+    let (second, _rx2) = with_kernel(dir.path());
+    let run = |s: &AppState| {
+        s.kernel_client
+            .as_ref()
+            .expect("kernel")
+            .execute("1".into(), hello_tui::app::kernel::CellOrigin::User, None)
+            .0
+    };
+    let ids = [run(&first), run(&second), run(&first), run(&second)];
+    let unique: std::collections::BTreeSet<u64> = ids.into_iter().collect();
+    assert_eq!(unique.len(), 4, "{ids:?}");
+}

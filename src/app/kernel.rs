@@ -7,7 +7,6 @@
 //! with its output as it streams, and interrupts reach whatever is running.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -70,9 +69,13 @@ struct Job {
 pub struct KernelClient {
     requests: mpsc::UnboundedSender<Request>,
     app: AppEventSender,
-    next_cell: Arc<AtomicU64>,
     runtime: CodeRuntime,
 }
+
+/// Cell ids are unique in the process, not per kernel: after the kernel is
+/// replaced (e.g. a new approval mode), a late update from the old one can
+/// never land in a new cell that happens to have the same number.
+static NEXT_CELL: AtomicU64 = AtomicU64::new(0);
 
 impl KernelClient {
     /// Queues a cell; the returned receiver gets its result (the agent
@@ -83,7 +86,7 @@ impl KernelClient {
         origin: CellOrigin,
         timeout: Option<Duration>,
     ) -> (u64, oneshot::Receiver<ExecResult>) {
-        let cell_id = self.next_cell.fetch_add(1, Ordering::Relaxed) + 1;
+        let cell_id = NEXT_CELL.fetch_add(1, Ordering::Relaxed) + 1;
         let (reply, rx) = oneshot::channel();
         let _ = self.app.send(AppEvent::Kernel(KernelUpdate::Queued {
             cell_id,
@@ -122,7 +125,6 @@ pub fn spawn(
     let client = KernelClient {
         requests,
         app: app.clone(),
-        next_cell: Arc::new(AtomicU64::new(0)),
         runtime: runtime.clone(),
     };
     let starter = runtime.clone();
