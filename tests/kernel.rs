@@ -609,6 +609,58 @@ text = "y" * 10**7"#,
         assert_eq!(state.get("c").unwrap().changed_by, Some(second.id));
     }
 
+    /// Who changed what, when the inspector did not look after every cell
+    /// and when it looked in the middle of one.
+    #[tokio::test]
+    async fn changed_by_credits_the_cell_that_changed_a_container_in_place() {
+        let k = kernel();
+        let made = ok(&k, "a = [1, 2, 3]\nd = [0]\ne = [0]").await;
+        let _look = k.rt.describe().await.unwrap();
+        let grew = ok(&k, "a.append(4)").await;
+        let _other = ok(&k, "c = 1").await;
+        let state = k.rt.describe().await.unwrap();
+        let by = |state: &hello_tui::kernel::RuntimeState, name: &str| {
+            state.get(name).unwrap().changed_by
+        };
+        assert_eq!(by(&state, "a"), Some(grew.id), "the append, two cells ago");
+
+        // Same length, other contents, one cell since the last look.
+        let set = ok(&k, "d[0] = 7").await;
+        let state = k.rt.describe().await.unwrap();
+        assert_eq!(by(&state, "d"), Some(set.id));
+
+        // Two cells since the last look: either could have done it, so
+        // neither is credited.
+        let _first = ok(&k, "e[0] = 5").await;
+        let second = ok(&k, "f = 2").await;
+        let state = k.rt.describe().await.unwrap();
+        assert_eq!(state.get("e").unwrap().preview.as_deref(), Some("[5]"));
+        assert_eq!(by(&state, "e"), Some(made.id), "not credited to the wrong cell");
+        assert_ne!(by(&state, "e"), Some(second.id));
+
+        // Looked at in the middle of the cell, before and after the change.
+        let rt = k.rt.clone();
+        let cell = tokio::spawn(async move {
+            rt.execute(
+                "import time\ntime.sleep(0.4)\nd[0] = 8\ntime.sleep(0.8)",
+                None,
+            )
+            .await
+        });
+        wait_busy(&k).await;
+        let before = k.rt.describe().await.unwrap();
+        assert_eq!(before.get("d").unwrap().preview.as_deref(), Some("[7]"));
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let during = k.rt.describe().await.unwrap();
+        let running = during.running.expect("still running");
+        assert_eq!(during.get("d").unwrap().preview.as_deref(), Some("[8]"));
+        assert_eq!(by(&during, "d"), Some(running));
+        let r = cell.await.unwrap();
+        assert_eq!(r.id, running);
+        let after = k.rt.describe().await.unwrap();
+        assert_eq!(by(&after, "d"), Some(running));
+    }
+
     #[tokio::test]
     async fn previews_follow_in_place_mutation() {
         let k = kernel();
@@ -914,8 +966,12 @@ mod listing_protocol {
 
     impl Driver {
         fn start() -> Self {
+            Self::start_with(json!({}))
+        }
+
+        fn start_with(config: Value) -> Self {
             let mut child = Command::new("python3")
-                .args(["-u", "-c", DRIVER_SOURCE, "{}"])
+                .args(["-u", "-c", DRIVER_SOURCE, &config.to_string()])
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .spawn()
@@ -975,6 +1031,24 @@ mod listing_protocol {
             }
         }
 
+        /// Runs a cell and asks for the listing while it runs; returns
+        /// that state once the cell is done.
+        fn run_and_look(&mut self, id: u64, code: &str, since: Option<u64>) -> StateUpdate {
+            self.send(json!({"type": "execute", "id": id, "code": code}));
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            self.send(json!({"type": "describe", "id": 1, "since": since}));
+            let (mut state, mut done) = (None, false);
+            while state.is_none() || !done {
+                let frame = self.next_frame();
+                match frame["type"].as_str() {
+                    Some("state") => state = Some(state_update(&frame)),
+                    Some("result") => done = true,
+                    _ => {}
+                }
+            }
+            state.expect("a state frame")
+        }
+
         fn describe(&mut self, since: Option<u64>) -> Value {
             self.send(json!({"type": "describe", "id": 1, "since": since}));
             self.wait_for("state")
@@ -999,10 +1073,21 @@ mod listing_protocol {
 
     /// Random cells over a few names (rebinding, in-place and nested
     /// mutation, deletes, aliases, modules, hidden names); after each, the
-    /// host's merged listing must equal a whole listing taken right after.
+    /// host's merged listing must equal a listing built from scratch.
     #[test]
-    fn merged_deltas_equal_the_whole_listing() {
-        let mut driver = Driver::start();
+    fn merged_deltas_equal_a_listing_from_scratch() {
+        random_cells_against_scratch(json!({}), false);
+    }
+
+    /// The same with a cap of three variables (the first three in namespace
+    /// order are listed) and a look in the middle of every cell.
+    #[test]
+    fn capped_listing_with_looks_mid_cell_equals_a_listing_from_scratch() {
+        random_cells_against_scratch(json!({"max_variables": 3}), true);
+    }
+
+    fn random_cells_against_scratch(config: Value, look_mid_cell: bool) {
+        let mut driver = Driver::start_with(config.clone());
         let mut listing = Listing::default();
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = |n: u64| {
@@ -1014,7 +1099,10 @@ mod listing_protocol {
         let mut deltas = 0;
         for id in 1..=250 {
             let mut code = String::new();
-            for _ in 0..=next(3) {
+            for step in 0..=next(4) {
+                if look_mid_cell && step == 1 {
+                    code.push_str("__import__('time').sleep(0.01)\n");
+                }
                 let x = format!("n{}", next(6));
                 let y = format!("n{}", next(6));
                 let k = next(5);
@@ -1034,7 +1122,12 @@ mod listing_protocol {
                 };
                 code.push_str(&format!("try:\n    {op}\nexcept Exception:\n    pass\n"));
             }
-            driver.run(id, &code);
+            if look_mid_cell {
+                let during = driver.run_and_look(id, &code, listing.epoch());
+                listing.apply(during).expect("a look mid-cell applies");
+            } else {
+                driver.run(id, &code);
+            }
             let frame = driver.describe(listing.epoch());
             let update = state_update(&frame);
             deltas += usize::from(update.base.is_some());
@@ -1043,7 +1136,9 @@ mod listing_protocol {
             // inspector, run from a cell over the same namespace.
             let fresh = driver.output_of(
                 1000 + id,
-                "import sys as _sys\n_k = _sys.modules['__main__'].Kernel({})\n_k.ns = globals()\n_k.hidden = {'_k', '_sys'}\nprint(_k.describe(0))\ndel _k, _sys",
+                &format!(
+                    "import sys as _sys\n_k = _sys.modules['__main__'].Kernel({config})\n_k.ns = globals()\n_k.hidden = {{'_k', '_sys'}}\nprint(_k.describe(0))\ndel _k, _sys"
+                ),
             );
             let fresh: Value = serde_json::from_str(&fresh).expect("fresh listing");
             let truth = state_update(&fresh);
@@ -1051,7 +1146,9 @@ mod listing_protocol {
                 (
                     v.name.clone(),
                     v.type_name.clone(),
+                    v.kind,
                     v.summary.clone(),
+                    v.size,
                     v.preview.clone(),
                 )
             };
@@ -1060,6 +1157,7 @@ mod listing_protocol {
                 truth.variables.iter().map(shown).collect::<Vec<_>>(),
                 "after cell {id}:\n{code}"
             );
+            assert_eq!(merged.truncated, truth.truncated, "after cell {id}");
         }
         assert!(deltas >= 249, "deltas were used: {deltas}");
     }
@@ -1069,6 +1167,31 @@ mod listing_protocol {
         match parse_kernel_line(&line) {
             Some(KernelMessage::State { update, .. }) => update,
             other => panic!("not a state frame: {other:?}"),
+        }
+    }
+
+    /// Past the time budget the rest is listed without previews, the
+    /// listing says it was cut, and those entries are inspected again.
+    #[test]
+    fn a_spent_time_budget_marks_the_listing_truncated() {
+        let mut driver = Driver::start_with(json!({"describe_budget_s": 0}));
+        driver.run(1, "a = 1\nb = [1]");
+        for since in [None, Some(1)] {
+            let frame = driver.describe(since);
+            assert_eq!(frame["truncated"], true, "{frame}");
+            let summaries: Vec<&str> = frame["variables"]
+                .as_array()
+                .expect("variables")
+                .iter()
+                .map(|v| v["summary"].as_str().unwrap_or(""))
+                .collect();
+            assert!(
+                summaries.iter().all(|s| s.contains("time budget")),
+                "{frame}"
+            );
+            if since.is_none() {
+                assert_eq!(summaries.len(), 2, "{frame}");
+            }
         }
     }
 

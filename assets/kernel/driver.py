@@ -512,6 +512,39 @@ def _fp_walk(obj, level, parts):
     return True
 
 
+class _Look:
+    """When describe last saw an entry's preview to be exact: how many cells
+    had started, and whether the last of them was still running."""
+
+    __slots__ = ("cells", "mid_cell")
+
+    def __init__(self, cells, mid_cell):
+        self.cells = cells
+        self.mid_cell = mid_cell
+
+    def only_cell_since(self, cells, running, last_cell):
+        """The one cell that can have changed the entry since this look, or
+        None when several can have (or none is known)."""
+        suspects = cells - self.cells + (1 if self.mid_cell else 0)
+        if suspects != 1:
+            return None
+        return running if running is not None else last_cell
+
+
+class _Entry:
+    """One listed variable as last sent: the object, when its preview was
+    last known exact (`look`; None when listed without a preview), the
+    fingerprint of a container, and the encoded JSON."""
+
+    __slots__ = ("obj", "look", "fp", "frag")
+
+    def __init__(self, obj, look, fp, frag):
+        self.obj = obj
+        self.look = look
+        self.fp = fp
+        self.frag = frag
+
+
 class Kernel:
     def __init__(self, config):
         self.ns = {"__name__": "__main__", "__builtins__": __builtins__}
@@ -530,8 +563,9 @@ class Kernel:
         self.generation = 0
         self.describe_budget = float(config.get("describe_budget_s", 0.25))
         self.max_variables = int(config.get("max_variables", 2000))
-        # The listing as last sent to the host, in namespace order:
-        # name -> [object, changed_by, generation checked, fingerprint, encoded entry].
+        # The listing as last sent to the host, in namespace order: name -> _Entry.
+        # It and everything below are touched by describe only, which runs on
+        # the control thread alone.
         self.entries = {}
         # Identity of every binding the last describe looked at (listed or
         # not), so the next one only inspects what was bound since.
@@ -541,6 +575,9 @@ class Kernel:
         # without rebinding. Checked once per generation.
         self.watch = set()
         self.checked_gen = None
+        # name -> the cell seen to change it in place (same binding, same
+        # length, other contents), which record_changes cannot tell.
+        self.in_place = {}
         self.epoch = 0  # number of the last listing sent
 
     def record_changes(self, cell_id):
@@ -562,10 +599,17 @@ class Kernel:
         self.ids, self.lens = ids, lens
 
     def _changed_by(self, name, obj, t, running):
+        """The cell that last bound, resized or changed `name` in place.
+        Cell ids grow, so the newest of what record_changes recorded and
+        what describe saw in place wins."""
         if running is not None:
             if self.ids.get(name) != id(obj) or (t in _MUTABLE_SIZED and self.lens.get(name) != len(obj)):
                 return running
-        return self.changed_by.get(name, running if running is not None else self.last_cell)
+        recorded = self.changed_by.get(name, running if running is not None else self.last_cell)
+        in_place = self.in_place.get(name)
+        if in_place is not None and (recorded is None or in_place > recorded):
+            return in_place
+        return recorded
 
     def _kind(self, name, obj):
         """'value', 'function' or 'class'; None for bindings never listed
@@ -581,9 +625,9 @@ class Kernel:
             return "function" if t is types.FunctionType else "class"
         return "value"
 
-    def _entry(self, name, obj, kind, changed_by, gen, fp, deadline):
-        """One variable's cache entry with its encoded JSON; past the deadline
-        the entry has no preview and is inspected again next time."""
+    def _entry(self, name, obj, kind, changed_by, look, fp, deadline):
+        """One variable's entry with its encoded JSON; past the deadline the
+        entry has no preview and is inspected again next time."""
         t = type(obj)
         head = '{"name":%s,"type":%s%s,"changed_by":%s' % (
             _enc(name),
@@ -593,7 +637,8 @@ class Kernel:
         )
         if time.perf_counter() > deadline:
             self.retry.add(name)
-            return [obj, changed_by, None, None, head + ',"summary":"(not inspected: describe time budget spent)"}']
+            frag = head + ',"summary":"(not inspected: describe time budget spent)"}'
+            return _Entry(obj, None, fp, frag)
         summary = self._summary(obj, t, kind)
         parts = [head]
         if summary is not None:
@@ -604,7 +649,7 @@ class Kernel:
                 parts.append(',"size":%d' % size)
             parts.append(',"preview":' + _enc(safe_repr(obj, *_PREVIEW)))
         parts.append("}")
-        return [obj, changed_by, gen, fp, "".join(parts)]
+        return _Entry(obj, look, fp, "".join(parts))
 
     def describe(self, did, since=None):
         """The `state` frame, already encoded.
@@ -622,14 +667,15 @@ class Kernel:
             changed, removed, order, truncated = self._update_listing(deadline)
         except Exception:
             self.entries, self.seen, self.retry, self.watch = {}, {}, set(), set()
+            self.epoch += 1  # whatever the host holds is no base any more
             raise
         base = since if since is not None and since == self.epoch else None
         self.epoch += 1
         entries = self.entries
         if base is None:
-            frags = [e[4] for e in entries.values()]
+            frags = [e.frag for e in entries.values()]
         else:
-            frags = [entries[name][4] for name in changed]
+            frags = [entries[name].frag for name in changed]
         header = {
             "type": "state",
             "id": did,
@@ -649,10 +695,14 @@ class Kernel:
 
     def _update_listing(self, deadline):
         """Brings `self.entries` up to date. Returns the names whose entry
-        changed (in listing order), the names no longer listed, the new order
-        when a host applying the change naively would get it wrong, and
-        whether the listing was cut."""
+        changed (in listing order when names were added), the names no
+        longer listed, the new order when a host applying the change
+        naively would get it wrong, and whether the listing was cut."""
+        # Count before `cell`: a cell starting in between makes one suspect
+        # too many for `_Look.only_cell_since`, never one too few.
+        cells = self.cell_count
         running = self.cell
+        look = _Look(cells, running is not None)
         gen = self.generation
         ns = self.ns.copy()  # a cell may bind names while this runs
         ids = dict(zip(ns, map(id, ns.values())))
@@ -668,31 +718,28 @@ class Kernel:
             if not ids.keys() >= seen.keys():
                 for name in seen.keys() - ids.keys():
                     watch.discard(name)
+                    self.in_place.pop(name, None)
                     if entries.pop(name, None) is not None:
                         names_moved = True
             if list(ids) != list(seen):
                 names_moved = True  # bound, deleted, or deleted and bound again
             # In namespace order: new names are appended in it.
-            fresh = [n for n, i in ids.items() if seen.get(n) != i]
-            if retry:
-                fresh += [n for n in ids if n in retry and seen.get(n) == ids[n]]
+            fresh = [n for n, i in ids.items() if seen.get(n) != i or n in retry]
+            kinds = {}
             for name in fresh:
+                kind = self._kind(name, ns[name])
+                if kind is not None:
+                    kinds[name] = kind
+                    continue
+                watch.discard(name)
+                if entries.pop(name, None) is not None:
+                    names_moved = True
+            if len(entries.keys() | kinds.keys()) > self.max_variables:
+                truncated = True
+                names_moved |= self._cap(ids, entries, kinds)
+            for name, kind in kinds.items():
                 obj = ns[name]
-                kind = self._kind(name, obj)
-                if kind is None:
-                    watch.discard(name)
-                    if entries.pop(name, None) is not None:
-                        names_moved = True
-                    continue
-                if name not in entries and len(entries) >= self.max_variables:
-                    truncated = True
-                    del ids[name]  # not looked at: a candidate again next time
-                    continue
                 t = type(obj)
-                if running is None:
-                    changed_by = self.changed_by.get(name, self.last_cell)
-                else:
-                    changed_by = self._changed_by(name, obj, t, running)
                 if kind == "value" and t not in _IMMUTABLE:
                     watch.add(name)
                     fp = _fingerprint(obj)
@@ -701,18 +748,19 @@ class Kernel:
                     fp = None
                 if name not in entries:
                     names_moved = True
-                entries[name] = self._entry(name, obj, kind, changed_by, gen, fp, deadline)
+                changed_by = self._changed_by(name, obj, t, running)
+                entries[name] = self._entry(name, obj, kind, changed_by, look, fp, deadline)
                 changed.add(name)
         # Containers keep their identity while their contents change: check
-        # what their preview shows, once per generation and on every look
-        # while a cell runs.
+        # what their preview shows, once per cell and on every look while a
+        # cell runs.
         if running is not None or self.checked_gen != gen:
             is_ = operator.is_
             for name in watch:
                 e = entries.get(name)
                 if e is None or name in changed:
                     continue
-                fp = e[3]
+                fp = e.fp
                 if fp is not None:
                     # Inlined: this loop runs for every listed container
                     # after every cell.
@@ -720,22 +768,21 @@ class Kernel:
                         if len(obj) != n or sample and not all(map(is_, head(obj), sample)):
                             break
                     else:
-                        continue  # still shows the very same items
-                obj = e[0]
-                fp = _fingerprint(obj)
-                t = type(obj)
-                if running is not None:
-                    changed_by = self._changed_by(name, obj, t, running)
-                elif e[3] is not None and e[2] != gen and self.last_cell is not None:
-                    # Same binding and length, other contents: changed in
-                    # place by the cell that just ran.
-                    changed_by = self.changed_by[name] = self.last_cell
-                else:
-                    changed_by = self.changed_by.get(name, self.last_cell)
-                entries[name] = self._entry(name, obj, "value", changed_by, gen, fp, deadline)
+                        e.look = look  # still shows the very same items
+                        continue
+                obj = e.obj
+                if fp is not None and e.look is not None:
+                    # Same binding and length, other contents. Credit a cell
+                    # only when a single one can have done it.
+                    culprit = e.look.only_cell_since(cells, running, self.last_cell)
+                    if culprit is not None:
+                        self.in_place[name] = culprit
+                changed_by = self._changed_by(name, obj, type(obj), running)
+                entries[name] = self._entry(name, obj, "value", changed_by, look, _fingerprint(obj), deadline)
                 changed.add(name)
             if running is None:
                 self.checked_gen = gen
+        truncated = truncated or bool(self.retry)
         order = None
         removed = []
         if names_moved:
@@ -748,11 +795,30 @@ class Kernel:
                 order = listed
         self.entries = entries
         self.seen = ids
-        sent = [n for n in changed if n not in old or old[n][4] != entries[n][4]]
+        sent = [n for n in changed if n not in old or old[n].frag != entries[n].frag]
         if names_moved and len(sent) > 1:
             rank = {n: i for i, n in enumerate(entries)}
             sent.sort(key=rank.__getitem__)
         return sent, removed, order, truncated
+
+    def _cap(self, ids, entries, kinds):
+        """Keeps the first `max_variables` listable names in namespace order
+        (as a listing from scratch would). The rest leave `ids`, so the next
+        describe considers them again. True when listed names were dropped."""
+        keep = set()
+        for name in ids:
+            if name in kinds or name in entries:
+                keep.add(name)
+                if len(keep) == self.max_variables:
+                    break
+        dropped = [n for n in entries if n not in keep]
+        for name in dropped:
+            del entries[name]
+            self.watch.discard(name)
+        for name in dropped + [n for n in kinds if n not in keep]:
+            ids.pop(name, None)
+            kinds.pop(name, None)
+        return bool(dropped)
 
     @staticmethod
     def _summary(obj, t, kind):

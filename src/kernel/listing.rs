@@ -2,7 +2,7 @@
 //! incremental `state` frames.
 //!
 //! A describe of 1 000 variables is ~120 KB of JSON; sending and parsing it
-//! whole on every inspector refresh cost more than building it. So the
+//! whole on every inspector refresh cost ~1 ms on top of building it. So the
 //! driver numbers each listing it sends (`epoch`), the host says which one
 //! it holds (`since`), and the driver answers with only what changed since
 //! then (`base` set) or, when it cannot tell, the whole listing (`base`
