@@ -402,6 +402,68 @@ mod fake_servers {
         service.shutdown().await;
     }
 
+    /// A server missing from PATH at first and installed later: after
+    /// `/lsp-restart` (which re-sends the open buffers) it serves them.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_server_installed_later_is_found_on_restart() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("bin/fake-ls");
+        let server = ServerConfig::new(&["fake"], program.to_str().unwrap(), &[]).named("late");
+        let (service, mut ui) = Ui::start(config(vec![server], vec![]), dir.path());
+        let path = dir.path().join("a.fake");
+        service.open(&path, "fake", "BAD\n");
+        ui.until("the missing-server notice", |ui| {
+            ui.notices()
+                .iter()
+                .any(|n| n.contains("no fake language server"))
+        })
+        .await;
+        std::fs::create_dir_all(program.parent().unwrap()).unwrap();
+        std::fs::write(
+            &program,
+            format!("#!/bin/sh\nexec python3 {}\n", fixture("junk_server.py")),
+        )
+        .unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        service.restart_servers();
+        service.open(&path, "fake", "BAD\n"); // what the workbench re-sends
+        ui.until("diagnostics from the new server", |ui| {
+            ui.file(&path).len() == 1
+        })
+        .await;
+        service.shutdown().await;
+    }
+
+    /// A restart asked for while the server is still starting gives it a
+    /// fresh budget too: one more attempt than it would have had.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_restart_during_start_resets_the_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = config(vec![fake_server("slow", "never_initialize.py")], vec![]);
+        cfg.timings.initialize_timeout = Duration::from_millis(600);
+        cfg.timings.restart_delays = vec![Duration::from_millis(10)];
+        let (service, mut ui) = Ui::start(cfg, dir.path());
+        service.open(dir.path().join("a.slow"), "slow", "text");
+        let starts = |ui: &Ui| {
+            ui.server_states("never_initialize")
+                .iter()
+                .filter(|s| matches!(s, ServerState::Starting))
+                .count()
+        };
+        ui.until("the second start", |ui| starts(ui) == 2).await;
+        service.restart_servers();
+        ui.until("give up", |ui| {
+            matches!(
+                ui.server_states("never_initialize").last(),
+                Some(ServerState::GaveUp { .. })
+            )
+        })
+        .await;
+        assert_eq!(starts(&ui), 3, "{:?}", ui.server_states("never_initialize"));
+        service.shutdown().await;
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_server_that_never_initializes_times_out_without_blocking_others() {
         let dir = tempfile::tempdir().unwrap();

@@ -17,9 +17,14 @@ use hello_tui::ui::markdown::{self, PlainCode};
 use proptest::prelude::*;
 use unicode_width::UnicodeWidthStr;
 
+/// 384 cases, or `PROPTEST_CASES` to explore more (README, Development).
 fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(384);
     ProptestConfig {
-        cases: 384,
+        cases,
         ..ProptestConfig::default()
     }
 }

@@ -635,7 +635,11 @@ text = "y" * 10**7"#,
         let second = ok(&k, "f = 2").await;
         let state = k.rt.describe().await.unwrap();
         assert_eq!(state.get("e").unwrap().preview.as_deref(), Some("[5]"));
-        assert_eq!(by(&state, "e"), Some(made.id), "not credited to the wrong cell");
+        assert_eq!(
+            by(&state, "e"),
+            Some(made.id),
+            "not credited to the wrong cell"
+        );
         assert_ne!(by(&state, "e"), Some(second.id));
 
         // Looked at in the middle of the cell, before and after the change.

@@ -712,7 +712,8 @@ mod property {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        // 256 cases, or `PROPTEST_CASES` (read by the default config).
+        #![proptest_config(ProptestConfig::default())]
         #[test]
         fn output_fits_the_budget_and_never_leaks_withheld_content(
             source in arb_scene(),

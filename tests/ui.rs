@@ -575,6 +575,34 @@ async fn file_search_matches_on_the_worker_and_keeps_only_the_newest_answer() {
     assert!(!text.contains("guide.md"), "{text}");
 }
 
+/// Keys and Enter in one burst: Enter must open a match of the query as
+/// typed, not the worker's answer to an older one (not yet arrived).
+#[tokio::test]
+async fn enter_before_the_worker_answers_opens_a_match_of_the_typed_query() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(root.join("docs/guide.md"), "# Guide\n").unwrap();
+    let mut s = AppState::new(root, Settings::defaults());
+    let (tx, _answers) = tokio::sync::mpsc::unbounded_channel();
+    s.picker_worker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
+    s.file_index
+        .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
+            "main.rs".into(),
+            "docs/guide.md".into(),
+        ]));
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    for c in "guide".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let doc = s.editors.active().expect("a file opened");
+    assert!(doc.path().ends_with("docs/guide.md"), "{:?}", doc.path());
+}
+
 #[test]
 fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     let dir = tempfile::tempdir().unwrap();

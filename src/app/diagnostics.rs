@@ -19,6 +19,15 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             state: server,
         } => {
             state.status_notice = Some(format!("{name}: {server}"));
+            if let crate::diagnostics::ServerState::GaveUp { reason } = server {
+                // Kept in the conversation: the status line moves on.
+                super::update::notice(
+                    state,
+                    &format!(
+                        "{name} stopped after repeated failures ({reason}). /lsp-restart starts it again."
+                    ),
+                );
+            }
             true
         }
         DiagnosticsEvent::CheckState { name, state: check } => {
@@ -126,6 +135,19 @@ pub fn sync_open_documents(state: &mut AppState) {
         service.close(closed);
     }
     state.diagnostics_sent = still_open;
+}
+
+/// `/lsp-restart`: every server starts again, and every open buffer is
+/// sent again, so a server installed since (one that was missing from
+/// `PATH`) picks up the files already open.
+pub fn restart_servers(state: &mut AppState) {
+    let Some(service) = &state.diagnostics_client else {
+        super::update::notice(state, "Diagnostics are not running.");
+        return;
+    };
+    service.restart_servers();
+    state.diagnostics_sent.clear();
+    sync_open_documents(state);
 }
 
 /// A buffer reached the disk: servers get `didSave`, check commands run.
@@ -263,5 +285,22 @@ mod tests {
             s.status_notice.as_deref(),
             Some("no language server for rust")
         );
+    }
+
+    #[test]
+    fn a_server_giving_up_is_kept_in_the_conversation_with_the_way_back() {
+        let mut s = state();
+        apply(
+            &mut s,
+            DiagnosticsEvent::ServerState {
+                name: "pyright".into(),
+                state: crate::diagnostics::ServerState::GaveUp {
+                    reason: "exit status 3".into(),
+                },
+            },
+        );
+        let last = s.conversation.messages.last().expect("a notice");
+        assert!(last.text.contains("pyright stopped"), "{}", last.text);
+        assert!(last.text.contains("/lsp-restart"), "{}", last.text);
     }
 }

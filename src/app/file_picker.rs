@@ -64,7 +64,8 @@ pub fn rerun(state: &mut AppState) -> Command {
     let Some(Overlay::Picker(picker)) = &mut state.overlay else {
         return Command::None;
     };
-    picker.id += 1;
+    state.fuzzy_queries += 1;
+    picker.id = state.fuzzy_queries;
     let sent = state
         .picker_worker
         .as_ref()

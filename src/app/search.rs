@@ -230,16 +230,35 @@ fn request_file_matches(state: &mut AppState, again: bool) {
     if files.sent == query && !again {
         return;
     }
-    files.id += 1;
+    state.fuzzy_queries += 1;
+    files.id = state.fuzzy_queries;
     files.sent = query.to_owned();
     let sent = state
         .picker_worker
         .as_ref()
         .is_some_and(|w| w.search(files.id, query, &state.file_index, RESULT_LIMIT));
     if !sent {
-        let mut matcher = crate::workspace::FuzzyMatcher::default();
-        files.matches = matcher.matches_index(query, &state.file_index, RESULT_LIMIT);
-        files.query = query.to_owned();
+        match_inline(files, &state.file_index);
+    }
+}
+
+fn match_inline(files: &mut super::state::FileMatches, index: &crate::workspace::FileIndex) {
+    let mut matcher = crate::workspace::FuzzyMatcher::default();
+    files.matches = matcher.matches_index(&files.sent, index, RESULT_LIMIT);
+    files.query.clone_from(&files.sent);
+}
+
+/// Before Enter acts: if the worker has not answered the query as typed
+/// (keys and Enter can arrive in one burst), match it here, once, so Enter
+/// never opens a result of an older query.
+pub fn settle(state: &mut AppState) {
+    let Some(super::state::Overlay::Search(search)) = &mut state.overlay else {
+        return;
+    };
+    let files = &mut search.file_matches;
+    if search.scope == SearchScope::Files && !files.sent.is_empty() && files.query != files.sent {
+        match_inline(files, &state.file_index);
+        search.cursor = super::state::ListCursor::default();
     }
 }
 
@@ -255,6 +274,8 @@ pub fn on_file_matches(state: &mut AppState, results: crate::workspace::PickerRe
     }
     files.matches = results.matches;
     files.query = results.query;
+    // The rows changed under the cursor: start from the best match.
+    search.cursor = super::state::ListCursor::default();
     true
 }
 

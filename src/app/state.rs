@@ -396,6 +396,9 @@ pub struct AppState {
     pub file_index: crate::workspace::FileIndex,
     /// Matches picker queries off the loop (`None` in tests: inline).
     pub picker_worker: Option<crate::workspace::FuzzyWorker>,
+    /// Ids of queries sent to the picker worker, shared by the Ctrl+P picker
+    /// and the search pane so an answer meant for one never shows in the other.
+    pub fuzzy_queries: u64,
     /// Publishes the paths with unsaved edits to the kernel's `fs.write`.
     pub dirty_paths_tx: Option<tokio::sync::watch::Sender<crate::kernel::caps::DirtyPaths>>,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
@@ -445,6 +448,7 @@ impl AppState {
             editors: super::editors::Editors::default(),
             file_index: crate::workspace::FileIndex::new(),
             picker_worker: None,
+            fuzzy_queries: 0,
             dirty_paths_tx: None,
             size: Size::new(120, 40),
             should_quit: false,

@@ -223,6 +223,7 @@ fn selected_hit(state: &AppState) -> Option<super::search::SearchHit> {
 /// Enter in the search pane: close it and bring the result into view.
 fn open_search_result(state: &mut AppState) {
     use super::search::SearchTarget;
+    super::search::settle(state);
     let Some(hit) = selected_hit(state) else {
         return;
     };
@@ -255,6 +256,7 @@ fn open_search_result(state: &mut AppState) {
 
 /// Alt+P in the search pane: attach the result to the next prompt.
 fn pin_search_result(state: &mut AppState) {
+    super::search::settle(state);
     if let Some(hit) = selected_hit(state)
         && !state.pins.iter().any(|p| p.text == hit.pin_text)
     {
@@ -475,10 +477,7 @@ fn send_message(state: &mut AppState) {
             super::safety::slash_command(state, &args);
         }
         Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
-            match &state.diagnostics_client {
-                Some(service) => service.restart_servers(),
-                None => notice(state, "Diagnostics are not running."),
-            }
+            super::diagnostics::restart_servers(state);
         }
         Submission::SlashCommand { name, .. } => {
             notice(

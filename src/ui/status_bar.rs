@@ -13,8 +13,9 @@ use crate::keymap;
 use crate::sanitize;
 use crate::theme::Theme;
 
-/// Room kept for "Ctrl+Q quit  F1 help" even on a narrow terminal.
-const MIN_HINTS_WIDTH: u16 = 24;
+/// Key hints the bar keeps room for (up to half its width) when no
+/// question is on screen.
+const KEPT_HINTS: usize = 2;
 
 pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     if area.is_empty() {
@@ -66,8 +67,9 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             3,
             vec![Span::styled(format!("│ {} ", state.kernel.label()), bar)],
         ),
+        // The approval mode is always shown (README): what may run unasked.
         Segment::new(
-            if state.safety.is_warning() { 2 } else { 6 },
+            1,
             vec![
                 Span::styled("│ ", bar),
                 Span::styled(format!("{} ", state.safety.label()), safety_style),
@@ -99,7 +101,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     // The diagnostic under the file view's cursor, so the user reads it
     // without leaving the code.
     if let Some(text) = crate::app::diagnostics::under_cursor(state) {
-        segments.push(Segment::new(
+        segments.push(Segment::cuttable(
             4,
             vec![Span::styled(
                 format!("│ {} ", sanitize::for_display(&text)),
@@ -108,7 +110,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         ));
     }
     if let Some(notice) = &state.status_notice {
-        segments.push(Segment::new(
+        segments.push(Segment::cuttable(
             2,
             vec![Span::styled(
                 format!("│ {} ", sanitize::for_display(notice)),
@@ -116,20 +118,35 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             )],
         ));
     }
-    segments.push(Segment::new(2, super::file_status::messages(state, theme)));
+    segments.push(Segment::cuttable(
+        2,
+        super::file_status::messages(state, theme),
+    ));
 
-    // The hints keep room for the first couple (quit, help) and one column
-    // of air; the left side gives up whole segments, least important first.
-    let reserve = MIN_HINTS_WIDTH.min(area.width / 2) as usize + 1;
+    // The key hints come from the keymap for what has the keyboard now;
+    // the first few are kept (in a conflict they are the only way out), and
+    // the left side gives up whole segments, least important first.
+    let hints: Vec<(String, &str, usize)> = keymap::hints(state.active_scope())
+        .map(|binding| {
+            let key = binding.key.to_string();
+            let word = binding.action.hint();
+            let cost = key.width() + word.width() + 3;
+            (key, word, cost)
+        })
+        .collect();
+    // A question on screen (a conflict, an approval, a yes/no) is answered
+    // with its keys: all of them are kept. Elsewhere, quit and help.
+    let kept = match state.active_scope() {
+        keymap::Scope::Conflict | keymap::Scope::Approval | keymap::Scope::Confirm => hints.len(),
+        _ => KEPT_HINTS,
+    };
+    let wanted: usize = hints.iter().take(kept).map(|h| h.2).sum();
+    let reserve = wanted.min(area.width as usize / 2) + 1;
     let left = fit_segments(segments, (area.width as usize).saturating_sub(reserve));
-    let left_width = left.width();
-    let room = (area.width as usize).saturating_sub(left_width + 1);
+    let room = (area.width as usize).saturating_sub(left.width() + 1);
     let mut spans = Vec::new();
     let mut width = 0usize;
-    for binding in keymap::hints(state.active_scope()) {
-        let key = binding.key.to_string();
-        let word = binding.action.hint();
-        let cost = key.width() + word.width() + 3;
+    for (key, word, cost) in hints {
         if width + cost > room {
             break;
         }
@@ -153,12 +170,26 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
 /// on a narrow terminal the highest numbers go first.
 struct Segment {
     priority: u8,
+    /// Text worth reading in part (a notice, a diagnostic): cut to the room
+    /// left rather than dropped.
+    cuttable: bool,
     spans: Vec<Span<'static>>,
 }
 
 impl Segment {
     fn new(priority: u8, spans: Vec<Span<'static>>) -> Self {
-        Self { priority, spans }
+        Self {
+            priority,
+            cuttable: false,
+            spans,
+        }
+    }
+
+    fn cuttable(priority: u8, spans: Vec<Span<'static>>) -> Self {
+        Self {
+            cuttable: true,
+            ..Self::new(priority, spans)
+        }
     }
 
     fn width(&self) -> usize {
@@ -166,24 +197,40 @@ impl Segment {
     }
 }
 
-/// Drops whole segments, least important first, until the rest fit in
-/// `room` columns; what is left keeps its order. A single segment that is
-/// still too wide (a long notice) is cut with `…`.
-fn fit_segments(mut segments: Vec<Segment>, room: usize) -> Line<'static> {
-    segments.retain(|s| s.width() > 0);
-    while segments.iter().map(Segment::width).sum::<usize>() > room && segments.len() > 1 {
-        let Some(least) = segments
-            .iter()
-            .enumerate()
-            .max_by_key(|(i, s)| (s.priority, *i))
-            .map(|(i, _)| i)
-        else {
-            break;
-        };
-        segments.remove(least);
+/// Least room a cut segment is worth showing in.
+const MIN_CUT_WIDTH: usize = 20;
+
+/// Chooses segments most important first: each one that fits in what is
+/// left of `room` is kept, a cuttable one that does not is cut to what is
+/// left (when that is worth it), the others are skipped. The kept ones are
+/// shown in their own order.
+fn fit_segments(segments: Vec<Segment>, room: usize) -> Line<'static> {
+    let mut by_priority: Vec<usize> = (0..segments.len()).collect();
+    by_priority.sort_by_key(|&i| segments[i].priority);
+    let mut left = room;
+    let mut shown: Vec<Option<usize>> = vec![None; segments.len()];
+    for i in by_priority {
+        let width = segments[i].width();
+        if width == 0 {
+            continue;
+        }
+        if width <= left {
+            shown[i] = Some(width);
+            left -= width;
+        } else if (segments[i].cuttable || i == 0) && left >= MIN_CUT_WIDTH.min(room) {
+            shown[i] = Some(left);
+            left = 0;
+        }
     }
-    let spans: Vec<Span<'static>> = segments.into_iter().flat_map(|s| s.spans).collect();
-    Line::from(super::wrap::fit(&spans, room))
+    let mut spans = Vec::new();
+    for (segment, width) in segments.into_iter().zip(shown) {
+        match width {
+            Some(w) if w < segment.width() => spans.extend(super::wrap::fit(&segment.spans, w)),
+            Some(_) => spans.extend(segment.spans),
+            None => {}
+        }
+    }
+    Line::from(spans)
 }
 
 #[cfg(test)]
@@ -218,9 +265,21 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_segment_too_wide_is_cut_with_an_ellipsis() {
-        let line = fit_segments(vec![seg(0, "a very long notice")], 8);
+    fn a_notice_too_wide_is_cut_to_the_room_left_not_dropped() {
+        let segments = vec![
+            seg(0, "ws "),
+            Segment::cuttable(2, vec![Span::raw("a notice far too long for the bar ")]),
+            seg(3, "kernel "),
+            seg(9, "focus "),
+        ];
+        let line = fit_segments(segments, 30);
+        assert_eq!(text(&line), "ws a notice far too long for …");
+        assert!(line.width() <= 30);
+    }
+
+    #[test]
+    fn the_first_segment_is_cut_rather_than_lost() {
+        let line = fit_segments(vec![seg(0, "a very long workspace name")], 8);
         assert_eq!(text(&line), "a very …");
-        assert!(line.width() <= 8);
     }
 }

@@ -69,6 +69,8 @@ pub struct Supervisor {
     docs: HashMap<PathBuf, OpenDoc>,
     pulled_tx: mpsc::UnboundedSender<Pulled>,
     pulled_rx: mpsc::UnboundedReceiver<Pulled>,
+    /// A restart was asked for while the server was starting.
+    restart_asked: bool,
 }
 
 /// How a phase of the loop ended.
@@ -109,6 +111,7 @@ impl Supervisor {
             docs: HashMap::new(),
             pulled_tx,
             pulled_rx,
+            restart_asked: false,
         };
         tokio::spawn(supervisor.run());
         tx
@@ -119,7 +122,11 @@ impl Supervisor {
         loop {
             self.state(ServerState::Starting);
             let started_at = Instant::now();
-            let exit = match self.start().await {
+            let started = self.start().await;
+            if std::mem::take(&mut self.restart_asked) {
+                failures = 0; // asked for while starting: this start is the fresh one
+            }
+            let exit = match started {
                 Ok(connection) => self.serve(connection).await,
                 Err(exit) => exit,
             };
@@ -199,8 +206,9 @@ impl Supervisor {
                     return result.map_err(|e| Exit::Failed(e.to_string()));
                 }
                 command = self.commands.recv() => match self.record_offline(command) {
-                    // Already starting afresh.
-                    Offline::Recorded | Offline::Restart => {}
+                    Offline::Recorded => {}
+                    // Already starting afresh; the budget is reset (see run).
+                    Offline::Restart => self.restart_asked = true,
                     Offline::Stop(done) => return Err(Exit::Stop(done)),
                 },
             }
