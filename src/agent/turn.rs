@@ -15,7 +15,8 @@ use tokio::sync::{mpsc, watch};
 
 use super::conversation::{Conversation, code_of, user_content};
 use super::provider::{
-    ChatMessage, ChatRequest, ModelProvider, ProviderEvent, ToolSpec, TurnAssembler, Usage,
+    CUT_OFF_MARK, ChatMessage, ChatRequest, ModelProvider, ProviderEvent, ToolSpec, TurnAssembler,
+    Usage,
 };
 use super::tool_result;
 use crate::context::PublishedSnapshot;
@@ -255,7 +256,7 @@ pub async fn run_turn(
                 )
             };
             if !turn.text.is_empty() {
-                let text = format!("{}\n\n[answer cut off: {why}]", turn.text);
+                let text = format!("{}\n\n{CUT_OFF_MARK} {why}]", turn.text);
                 emit(TurnEvent::AssistantMessage { text: text.clone() });
                 conversation.push(ChatMessage::Assistant {
                     content: Some(text),

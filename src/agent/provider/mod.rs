@@ -19,7 +19,8 @@ pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use scripted::ScriptedProvider;
 pub use stream::{AssistantTurn, CancelHandle, EVENT_BUFFER, ProviderStream, TurnAssembler};
 pub use types::{
-    ChatMessage, ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall, ToolSpec, Usage,
+    CUT_OFF_MARK, ChatMessage, ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall,
+    ToolSpec, Usage,
 };
 
 /// A source of model answers.

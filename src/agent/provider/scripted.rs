@@ -132,13 +132,50 @@ impl ScriptedProvider {
         label.clone_into(&mut self.script.label);
     }
 
+    /// Which script turn answers `messages`. The script is a series of
+    /// exchanges, each ending with a turn without tool calls. Exchanges the
+    /// conversation finished (their last answer called no tool and was not
+    /// cut off) move the script on; one cut short (cancelled) starts over
+    /// on the next prompt instead of skipping a step.
+    fn turn_number(&self, messages: &[ChatMessage]) -> usize {
+        let mut finished: usize = 0;
+        let mut in_exchange = 0;
+        let mut answered = false;
+        for message in messages {
+            match message {
+                ChatMessage::User { .. } => {
+                    if in_exchange > 0 && answered {
+                        finished += 1;
+                    }
+                    in_exchange = 0;
+                }
+                ChatMessage::Assistant { tool_calls, .. } => {
+                    in_exchange += 1;
+                    answered = tool_calls.is_empty() && !message.is_cut_off();
+                }
+                ChatMessage::System { .. } | ChatMessage::Tool { .. } => {}
+            }
+        }
+        // The current exchange starts after the `finished`-th answer turn.
+        let start = match finished.checked_sub(1) {
+            None => 0,
+            Some(answered) => {
+                let answers = self.script.turns.iter().enumerate();
+                match answers
+                    .filter(|(_, t)| t.tool_calls.is_empty())
+                    .nth(answered)
+                {
+                    Some((i, _)) => i + 1,
+                    None => return usize::MAX, // past the script's last exchange
+                }
+            }
+        };
+        start + in_exchange
+    }
+
     /// The events of the turn that answers `request`, without delays.
     pub fn events_for(&self, request: &ChatRequest) -> Vec<ProviderEvent> {
-        let number = request
-            .messages
-            .iter()
-            .filter(|m| matches!(m, ChatMessage::Assistant { .. }))
-            .count();
+        let number = self.turn_number(&request.messages);
         let pieces = self.script.chunk_chars;
         let Some(turn) = self.script.turns.get(number) else {
             return vec![
@@ -259,6 +296,7 @@ fn split(text: &str, size: usize) -> impl Iterator<Item = &str> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::types::CUT_OFF_MARK;
     use super::*;
 
     #[test]
@@ -279,6 +317,69 @@ mod tests {
             let err = ScriptedProvider::from_json(text).unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");
         }
+    }
+
+    fn assistant(calls: bool) -> ChatMessage {
+        ChatMessage::Assistant {
+            content: Some("…".into()),
+            tool_calls: if calls {
+                vec![super::super::types::ToolCall {
+                    id: "c".into(),
+                    name: "code_action".into(),
+                    arguments: "{}".into(),
+                }]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn user() -> ChatMessage {
+        ChatMessage::User {
+            content: "q".into(),
+        }
+    }
+
+    fn tool() -> ChatMessage {
+        ChatMessage::Tool {
+            tool_call_id: "c".into(),
+            content: "r".into(),
+        }
+    }
+
+    #[test]
+    fn turns_follow_exchanges_and_a_cut_short_one_starts_over() {
+        // Two exchanges: turns 0,1 (tools) + 2 (answer); turn 3 (answer).
+        let p = ScriptedProvider::from_json(
+            r#"{"turns":[
+                {"tool_calls":[{"name":"code_action","arguments":{}}]},
+                {"tool_calls":[{"name":"code_action","arguments":{}}]},
+                {"text":"answer one"},
+                {"text":"answer two"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(p.turn_number(&[user()]), 0);
+        assert_eq!(p.turn_number(&[user(), assistant(true), tool()]), 1);
+        let done = [
+            user(),
+            assistant(true),
+            tool(),
+            assistant(true),
+            tool(),
+            assistant(false),
+        ];
+        assert_eq!(p.turn_number(&[&done[..], &[user()]].concat()), 3);
+        // Cancelled while the first tool ran, or while text streamed: the
+        // new prompt starts over.
+        assert_eq!(p.turn_number(&[user(), assistant(true), tool(), user()]), 0);
+        let cut = ChatMessage::Assistant {
+            content: Some(format!("Let me\n\n{CUT_OFF_MARK} cancelled by the user]")),
+            tool_calls: Vec::new(),
+        };
+        assert_eq!(p.turn_number(&[user(), cut, user()]), 0);
+        // Past the last exchange: the end of the script.
+        let both = [&done[..], &[user(), assistant(false), user()]].concat();
+        assert!(p.turn_number(&both) >= 4);
     }
 
     #[test]

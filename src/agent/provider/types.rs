@@ -28,6 +28,18 @@ pub enum ChatMessage {
     },
 }
 
+/// How an answer cut short (cancelled, or a broken stream) ends in the
+/// history: `[answer cut off: why]`, so the model (and the scripted demo)
+/// can tell it from a finished one.
+pub const CUT_OFF_MARK: &str = "[answer cut off:";
+
+impl ChatMessage {
+    /// An assistant answer that was cut short (see [`CUT_OFF_MARK`]).
+    pub fn is_cut_off(&self) -> bool {
+        matches!(self, ChatMessage::Assistant { content: Some(text), .. } if text.contains(CUT_OFF_MARK))
+    }
+}
+
 /// A function call the model asked for. `arguments` is the raw JSON text
 /// exactly as the model wrote it: parsing (and reporting a parse error back
 /// to the model) is the turn loop's job.
