@@ -646,7 +646,7 @@ text = "y" * 10**7"#,
         let rt = k.rt.clone();
         let cell = tokio::spawn(async move {
             rt.execute(
-                "import time\ntime.sleep(0.4)\nd[0] = 8\ntime.sleep(0.8)",
+                "import time\ntime.sleep(1.0)\nd[0] = 8\ntime.sleep(2.0)",
                 None,
             )
             .await
@@ -654,7 +654,9 @@ text = "y" * 10**7"#,
         wait_busy(&k).await;
         let before = k.rt.describe().await.unwrap();
         assert_eq!(before.get("d").unwrap().preview.as_deref(), Some("[7]"));
-        tokio::time::sleep(Duration::from_millis(700)).await;
+        // Half a second of margin either side of the change and the end,
+        // for a loaded machine.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
         let during = k.rt.describe().await.unwrap();
         let running = during.running.expect("still running");
         assert_eq!(during.get("d").unwrap().preview.as_deref(), Some("[8]"));
