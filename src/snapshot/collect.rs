@@ -139,8 +139,8 @@ pub fn collect(
     };
     snapshot.notes = fit_list(
         &mut budget,
-        notes.len(),
         notes,
+        usize::MAX,
         render::notes_heading,
         |note: &String| render::note_item(note),
     );
@@ -175,33 +175,24 @@ pub fn collect(
         }
     }
 
-    let total = diagnostics.len();
-    let shown: Vec<DiagnosticInfo> = diagnostics
-        .into_iter()
-        .take(options.max_diagnostics)
-        .collect();
     snapshot.diagnostics = fit_list(
         &mut budget,
-        total,
-        shown,
+        diagnostics,
+        options.max_diagnostics,
         render::diagnostics_heading,
         render::diagnostic_item,
     );
-    let total = tabs.len();
-    let shown: Vec<TabInfo> = tabs.into_iter().take(options.max_tabs).collect();
     snapshot.open_tabs = fit_list(
         &mut budget,
-        total,
-        shown,
+        tabs,
+        options.max_tabs,
         render::tabs_heading,
         render::tab_item,
     );
-    let total = visible.len();
-    let shown: Vec<String> = visible.into_iter().take(options.max_tabs).collect();
     snapshot.visible_editors = fit_list(
         &mut budget,
-        total,
-        shown,
+        visible,
+        options.max_tabs,
         render::visible_heading,
         |path: &String| render::visible_item(path),
     );
@@ -567,15 +558,18 @@ fn tabs(source: &Source, active: Option<&ActiveInfo>, paths: &PathDisplay) -> Ve
         .collect()
 }
 
-/// Adds a heading and as many items as fit, keeping room for the
-/// "… N more" line while more remain. Nothing is spent if no item fits.
+/// Adds a heading and as many of the first `limit` items as fit, keeping
+/// room for the "… N more" line while more remain (`all.len()` is the total
+/// the heading counts). Nothing is spent if no item fits.
 fn fit_list<T>(
     budget: &mut Budget,
-    total: usize,
-    candidates: Vec<T>,
+    all: Vec<T>,
+    limit: usize,
     heading: fn(usize) -> String,
     item: fn(&T) -> String,
 ) -> Listed<T> {
+    let total = all.len();
+    let candidates = all.into_iter().take(limit);
     if total == 0 {
         return Listed::default();
     }
@@ -844,8 +838,8 @@ mod tests {
         let items: Vec<String> = (0..10).map(|n| format!("item {n}")).collect();
         let listed = fit_list(
             &mut budget,
-            10,
             items,
+            usize::MAX,
             render::tabs_heading,
             |s: &String| render::visible_item(s),
         );
