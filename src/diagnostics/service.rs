@@ -38,21 +38,8 @@ impl Default for DiagnosticsConfig {
 }
 
 enum Request {
-    Open {
-        path: PathBuf,
-        language_id: String,
-        text: String,
-    },
-    Change {
-        path: PathBuf,
-        text: String,
-    },
-    Save {
-        path: PathBuf,
-    },
-    Close {
-        path: PathBuf,
-    },
+    /// Open, change, save or close: routed to the document's server.
+    Doc(DocCommand),
     RunChecks {
         path: PathBuf,
     },
@@ -94,28 +81,28 @@ impl DiagnosticsService {
 
     /// A document was opened in the editor with this (possibly unsaved) text.
     pub fn open(&self, path: impl Into<PathBuf>, language_id: &str, text: impl Into<String>) {
-        self.send(Request::Open {
+        self.send(Request::Doc(DocCommand::Open {
             path: path.into(),
             language_id: language_id.to_string(),
             text: text.into(),
-        });
+        }));
     }
 
     /// The buffer changed (not saved): servers re-check what the user typed.
     pub fn change(&self, path: impl Into<PathBuf>, text: impl Into<String>) {
-        self.send(Request::Change {
+        self.send(Request::Doc(DocCommand::Change {
             path: path.into(),
             text: text.into(),
-        });
+        }));
     }
 
     /// The buffer was written to disk: notifies servers and runs on-save checks.
     pub fn save(&self, path: impl Into<PathBuf>) {
-        self.send(Request::Save { path: path.into() });
+        self.send(Request::Doc(DocCommand::Save { path: path.into() }));
     }
 
     pub fn close(&self, path: impl Into<PathBuf>) {
-        self.send(Request::Close { path: path.into() });
+        self.send(Request::Doc(DocCommand::Close { path: path.into() }));
     }
 
     /// Runs every check command that applies to the file's language now.
@@ -184,39 +171,7 @@ impl Actor {
 
     fn handle(&mut self, request: Request) {
         match request {
-            Request::Open {
-                path,
-                language_id,
-                text,
-            } => {
-                self.docs.insert(path.clone(), language_id.clone());
-                if let Some(server) = self.server_for(&language_id) {
-                    let _ = server.send(DocCommand::Open {
-                        path,
-                        language_id,
-                        text,
-                    });
-                }
-            }
-            Request::Change { path, text } => {
-                if let Some(server) = self.server_for_doc(&path) {
-                    let _ = server.send(DocCommand::Change { path, text });
-                }
-            }
-            Request::Save { path } => {
-                if let Some(server) = self.server_for_doc(&path) {
-                    let _ = server.send(DocCommand::Save { path: path.clone() });
-                }
-                if let Some(language) = self.language_of(&path) {
-                    self.checks.run_for(&path, &language, Trigger::Save);
-                }
-            }
-            Request::Close { path } => {
-                if let Some(server) = self.server_for_doc(&path) {
-                    let _ = server.send(DocCommand::Close { path: path.clone() });
-                }
-                self.docs.remove(&path);
-            }
+            Request::Doc(command) => self.route(command),
             Request::RunChecks { path } => match self.language_of(&path) {
                 Some(language) => self.checks.run_for(&path, &language, Trigger::Manual),
                 None => self.notice(format!(
@@ -238,6 +193,38 @@ impl Actor {
                 });
             }
             Request::Shutdown { .. } => {}
+        }
+    }
+
+    /// A document command goes to the server of its language (started on
+    /// first use); saving also runs the on-save checks.
+    fn route(&mut self, command: DocCommand) {
+        let server = match &command {
+            DocCommand::Open {
+                path, language_id, ..
+            } => {
+                self.docs.insert(path.clone(), language_id.clone());
+                self.server_for(language_id)
+            }
+            DocCommand::Change { path, .. }
+            | DocCommand::Save { path }
+            | DocCommand::Close { path } => self.server_for_doc(path),
+            // Sent to every server by the actor itself, never by a caller.
+            DocCommand::Restart | DocCommand::Shutdown { .. } => return,
+        };
+        match &command {
+            DocCommand::Save { path } => {
+                if let Some(language) = self.language_of(path) {
+                    self.checks.run_for(path, &language, Trigger::Save);
+                }
+            }
+            DocCommand::Close { path } => {
+                self.docs.remove(path);
+            }
+            _ => {}
+        }
+        if let Some(server) = server {
+            let _ = server.send(command);
         }
     }
 
