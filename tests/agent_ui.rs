@@ -47,9 +47,12 @@ fn turn(s: &mut AppState, event: TurnEvent) {
 fn draw(s: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
     let theme = Theme::builtin_default();
     handle_terminal_event(s, Event::Resize(width, height));
-    ui::prepare(s, &theme);
+    let mut frame_model = ui::FrameModel::default();
+    ui::prepare(s, &mut frame_model, &theme);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| ui::render(s, &theme, frame)).unwrap();
+    terminal
+        .draw(|frame| ui::render(s, &frame_model, &theme, frame))
+        .unwrap();
     terminal
 }
 

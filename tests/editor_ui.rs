@@ -82,9 +82,10 @@ fn draw(s: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
     // Highlighting is bounded per frame: draw until it is done, like the loop.
     for _ in 0..20 {
-        ui::prepare(s, &theme);
+        let mut frame_model = ui::FrameModel::default();
+        ui::prepare(s, &mut frame_model, &theme);
         terminal
-            .draw(|frame| ui::render(s, &theme, frame))
+            .draw(|frame| ui::render(s, &frame_model, &theme, frame))
             .expect("draw");
         if !s.editors.needs_more_work() {
             break;
@@ -672,10 +673,11 @@ fn hostile_sequences_stay_inside_their_panes() {
     hello_tui::app::editors::open(&mut s, &root.join("evil.py"), None);
     let theme = hello_tui::theme::Theme::builtin_default();
     s.size = ratatui::layout::Size::new(100, 30);
-    hello_tui::ui::prepare(&mut s, &theme);
+    let mut frame_model = hello_tui::ui::FrameModel::default();
+    hello_tui::ui::prepare(&mut s, &mut frame_model, &theme);
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
     terminal
-        .draw(|frame| hello_tui::ui::render(&s, &theme, frame))
+        .draw(|frame| hello_tui::ui::render(&s, &frame_model, &theme, frame))
         .unwrap();
     let screen = terminal.backend().to_string();
     assert!(!screen.contains('\u{1b}') && !screen.contains('\u{7}') && !screen.contains('\u{8}'));
@@ -754,10 +756,11 @@ fn gutter_markers_and_underlines_for_diagnostics() {
     );
     let theme = hello_tui::theme::Theme::builtin_default();
     s.size = ratatui::layout::Size::new(100, 30);
-    hello_tui::ui::prepare(&mut s, &theme);
+    let mut frame_model = hello_tui::ui::FrameModel::default();
+    hello_tui::ui::prepare(&mut s, &mut frame_model, &theme);
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
     terminal
-        .draw(|frame| hello_tui::ui::render(&s, &theme, frame))
+        .draw(|frame| hello_tui::ui::render(&s, &frame_model, &theme, frame))
         .unwrap();
     let buffer = terminal.backend().buffer();
     // The file view's rows: find the line with the error and check the

@@ -38,10 +38,11 @@ fn state() -> AppState {
 fn draw(state: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
     let theme = Theme::builtin_default();
     handle_terminal_event(state, Event::Resize(width, height));
-    ui::prepare(state, &theme);
+    let mut frame_model = ui::FrameModel::default();
+    ui::prepare(state, &mut frame_model, &theme);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     terminal
-        .draw(|frame| ui::render(state, &theme, frame))
+        .draw(|frame| ui::render(state, &frame_model, &theme, frame))
         .expect("draw");
     terminal
 }

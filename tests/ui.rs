@@ -5,7 +5,9 @@
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::state::{ChatMessage, DiagnosticRow, KernelView, Role, Severity, VariableRow};
+use hello_tui::app::state::{
+    ChatMessage, DiagnosticRow, HistoryScroll, KernelView, Role, Severity, VariableRow,
+};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::theme::Theme;
@@ -30,10 +32,11 @@ fn draw_with(
     height: u16,
 ) -> Terminal<TestBackend> {
     handle_terminal_event(state, Event::Resize(width, height));
-    ui::prepare(state, theme);
+    let mut frame_model = ui::FrameModel::default();
+    ui::prepare(state, &mut frame_model, theme);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     terminal
-        .draw(|frame| ui::render(state, theme, frame))
+        .draw(|frame| ui::render(state, &frame_model, theme, frame))
         .expect("draw");
     terminal
 }
@@ -58,7 +61,8 @@ fn with_content(mut s: AppState) -> AppState {
             "It compares `role` against \"admin\" only. 你好, wide text wraps too.",
         ),
         ChatMessage::new(Role::Tool, "ok: true\nstdout: found checkAuth in auth.ts"),
-    ];
+    ]
+    .into();
     s.last_exec_id = Some(7);
     s.kernel = KernelView::Idle {
         python: "3.11.7".into(),
@@ -330,12 +334,16 @@ fn scrolling_past_the_top_is_clamped_before_the_frame() {
         text.contains("message 0"),
         "the top of the history is shown:\n{text}"
     );
-    let top = s.conversation.scroll_from_bottom;
+    assert_eq!(
+        s.conversation.scroll,
+        HistoryScroll::Anchored { entry: 0, row: 0 },
+        "scrolling past the top stops at the first row"
+    );
     press(&mut s, KeyCode::PageDown, KeyModifiers::NONE);
-    draw(&mut s, 80, 24);
+    let text = text_of(&draw(&mut s, 80, 24));
     assert!(
-        s.conversation.scroll_from_bottom < top,
-        "one PgDn moves down at once"
+        !text.contains("message 0") && text.contains("message 9"),
+        "one PgDn moves down at once:\n{text}"
     );
 }
 
@@ -391,7 +399,7 @@ fn code_cells_collapse_and_expand() {
             summary: "ZeroDivisionError".into(),
         };
     }
-    s.conversation.messages = vec![ok, failed, ChatMessage::cell(3, "while True: pass")];
+    s.conversation.messages = vec![ok, failed, ChatMessage::cell(3, "while True: pass")].into();
     let collapsed = text_of(&draw(&mut s, 100, 40));
     assert!(
         collapsed.contains("2 more lines (Ctrl+O expands)"),
@@ -417,14 +425,16 @@ fn code_cells_collapse_and_expand() {
 fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
     let mut s = state();
     for i in 0..40 {
+        if i == 3 {
+            s.conversation.messages.push(ChatMessage::new(
+                Role::Tool,
+                "stdout: checkAuth rejects role user",
+            ));
+        }
         s.conversation
             .messages
             .push(ChatMessage::new(Role::User, format!("filler message {i}")));
     }
-    s.conversation.messages.insert(
-        3,
-        ChatMessage::new(Role::Tool, "stdout: checkAuth rejects role user"),
-    );
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     for c in "checkauth".chars() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);

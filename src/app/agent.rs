@@ -311,9 +311,9 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
         }
         TurnEvent::TextDelta(text) => {
             let messages = &mut state.conversation.messages;
-            match state.agent.streaming {
-                Some(i) if i < messages.len() => messages[i].text.push_str(&text),
-                _ => {
+            match state.agent.streaming.and_then(|i| messages.edit(i)) {
+                Some(message) => message.text.push_str(&text),
+                None => {
                     messages.push(ChatMessage::new(Role::Assistant, text));
                     state.agent.streaming = Some(messages.len() - 1);
                 }
@@ -321,9 +321,11 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
         }
         TurnEvent::AssistantMessage { text } => {
             let messages = &mut state.conversation.messages;
-            match state.agent.streaming.take() {
-                Some(i) if i < messages.len() => messages[i].text = text,
-                _ => messages.push(ChatMessage::new(Role::Assistant, text)),
+            match state.agent.streaming.take().and_then(|i| messages.edit(i)) {
+                Some(message) => message.text = text,
+                None => {
+                    messages.push(ChatMessage::new(Role::Assistant, text));
+                }
             }
         }
         TurnEvent::ToolCall { .. } | TurnEvent::ToolResult { .. } | TurnEvent::Snapshot { .. } => {
@@ -365,7 +367,7 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
         ),
         TurnEvent::Cancelled => notice(state, "Cancelled. Every cell that ran kept its result."),
     }
-    state.conversation.scroll_from_bottom = 0;
+    state.conversation.follow();
 }
 
 /// The model's cells go through the kernel service, so they appear in the

@@ -22,7 +22,7 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
                 message.role = Role::User;
             }
             state.conversation.messages.push(message);
-            state.conversation.scroll_from_bottom = 0;
+            state.conversation.follow();
         }
         KernelUpdate::Output { cell_id, text, .. } => {
             if let Some(message) = cell_mut(state, cell_id) {
@@ -45,9 +45,7 @@ fn cell_mut(state: &mut AppState, cell_id: u64) -> Option<&mut ChatMessage> {
     state
         .conversation
         .messages
-        .iter_mut()
-        .rev()
-        .find(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
+        .edit_last_where(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
 }
 
 fn append_capped(text: &mut String, more: &str) {

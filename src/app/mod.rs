@@ -20,6 +20,7 @@ pub mod sessions;
 pub mod snapshot;
 pub mod state;
 pub mod terminal;
+pub mod transcript;
 pub mod update;
 pub mod variables;
 pub mod workspace_services;

@@ -59,6 +59,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
 
     let mut input = EventStream::new();
     let mut needs_draw = true;
+    let mut frame_model = ui::FrameModel::default();
     let mut last_draw = Instant::now() - FRAME_INTERVAL;
     let mut snapshots = SnapshotScheduler::default();
     let mut last_spin = Instant::now();
@@ -66,10 +67,10 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     while !state.should_quit {
         if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
             state.size = guard.terminal.size()?;
-            ui::prepare(&mut state, &theme);
+            ui::prepare(&mut state, &mut frame_model, &theme);
             guard
                 .terminal
-                .draw(|frame| ui::render(&state, &theme, frame))?;
+                .draw(|frame| ui::render(&state, &frame_model, &theme, frame))?;
             last_draw = Instant::now();
             // Highlighting that did not fit in this frame continues in
             // the next one; it stops once the visible lines are done.

@@ -366,10 +366,16 @@ fn scroll(state: &mut AppState, delta: isize) {
         Some(Overlay::Confirm(_) | Overlay::Prompt(_) | Overlay::Conflict) => {}
         None => match state.focus {
             PaneId::Conversation => {
-                // Up means further back in history; `ui::prepare` clamps
-                // the top before the next frame.
-                let from_bottom = state.conversation.scroll_from_bottom as isize - delta;
-                state.conversation.scroll_from_bottom = from_bottom.max(0) as usize;
+                // Rows become a place in the transcript in `ui::prepare`,
+                // which knows the entries' heights and clamps at both ends.
+                let conversation = &mut state.conversation;
+                if delta <= isize::MIN / 2 {
+                    conversation.scroll_to_top();
+                } else if delta >= isize::MAX / 2 {
+                    conversation.follow();
+                } else {
+                    conversation.scroll_by(delta);
+                }
             }
             PaneId::Variables => {
                 let len = super::variables::visible(state).len();
@@ -460,7 +466,7 @@ fn send_message(state: &mut AppState) {
     let Some(text) = composer::take_text(&mut state.composer) else {
         return;
     };
-    state.conversation.scroll_from_bottom = 0;
+    state.conversation.follow();
     match composer::parse(&text) {
         Submission::Prompt(prompt) => {
             let prompt = attach_pins(state, prompt);
@@ -753,7 +759,7 @@ mod tests {
             modifiers: KeyModifiers::NONE,
         };
         handle_terminal_event(&mut s, Event::Mouse(wheel));
-        assert_eq!(s.conversation.scroll_from_bottom, 3);
+        assert_eq!(s.conversation.scroll_request, -3, "three rows back");
         assert_eq!(
             s.focus,
             PaneId::Diagnostics,

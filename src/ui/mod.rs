@@ -11,6 +11,7 @@ pub mod file_overlays;
 pub mod file_status;
 pub mod file_view;
 pub mod help;
+pub mod history;
 pub mod layout;
 pub mod markdown;
 pub mod pane;
@@ -21,6 +22,8 @@ pub mod variable_detail;
 pub mod variables;
 pub mod wrap;
 
+use std::sync::Arc;
+
 use ratatui::Frame;
 
 use crate::app::AppState;
@@ -28,25 +31,40 @@ use crate::app::state::Overlay;
 use crate::keymap::PaneId;
 use crate::theme::Theme;
 
+/// What a frame shows beyond the state itself, kept between frames so
+/// nothing is laid out twice: the conversation's laid-out entries (cached
+/// per entry revision) and the rows the last frame showed. The loop owns
+/// it next to the state; `prepare` fills it and `render` only reads it.
+#[derive(Default)]
+pub struct FrameModel {
+    pub history: history::HistoryLayout,
+}
+
 /// Brings derived state up to date for the next frame: the only step
 /// between `update` and `render` that needs the theme (layout of styled
 /// text). Called by the loop before every draw.
-pub fn prepare(state: &mut AppState, theme: &Theme) {
+pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
     let area = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
     if let Some(rect) = layout::compute(area, state.focus).conversation {
-        if let Some(index) = state.conversation.jump_to.take() {
-            state.conversation.scroll_from_bottom =
-                conversation::scroll_to_message(state, theme, rect, index);
-        }
-        let max = conversation::max_scroll(state, theme, rect);
-        let scroll = &mut state.conversation.scroll_from_bottom;
-        *scroll = (*scroll).min(max);
+        let inner = conversation::history_area(state, rect);
+        // Syntax colours would defeat NO_COLOR.
+        let styling = match &state.highlighter {
+            Some(hl) if !state.settings.no_color => history::Styling {
+                theme,
+                code: hl.as_ref(),
+                code_id: Arc::as_ptr(hl) as usize,
+            },
+            _ => history::Styling::plain(theme),
+        };
+        model
+            .history
+            .prepare(&mut state.conversation, &styling, inner);
     }
     file_view::prepare(state);
 }
 
 /// Draws one frame.
-pub fn render(state: &AppState, theme: &Theme, frame: &mut Frame) {
+pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut Frame) {
     let area = frame.area();
     let layout = layout::compute(area, state.focus);
     for pane in PaneId::ALL {
@@ -55,7 +73,9 @@ pub fn render(state: &AppState, theme: &Theme, frame: &mut Frame) {
         };
         let focused = state.focus == pane && state.overlay.is_none();
         match pane {
-            PaneId::Conversation => conversation::render(state, theme, focused, rect, frame),
+            PaneId::Conversation => {
+                conversation::render(state, &model.history, theme, focused, rect, frame)
+            }
             PaneId::FileView => file_view::render(state, theme, focused, rect, frame.buffer_mut()),
             PaneId::Variables => variables::render(state, theme, focused, rect, frame.buffer_mut()),
             PaneId::Diagnostics => {

@@ -1,0 +1,152 @@
+//! What one frame of the workbench costs as the conversation grows: the
+//! whole `prepare` + `render` on a 120x40 `TestBackend`, with entries of
+//! realistic Markdown (prose, a 13-line Python block, some TypeScript
+//! blocks and tables), next to the same frame with an empty conversation
+//! measured in the same run (the baseline: a flat frame has ratio ~1).
+//!
+//! Run: `cargo bench --bench frame` (sizes: `FRAME_BENCH_SIZES=0,10,100`).
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use hello_tui::app::AppState;
+use hello_tui::app::state::{ChatMessage, Role};
+use hello_tui::app::update::handle_terminal_event;
+use hello_tui::config::Settings;
+use hello_tui::theme::Theme;
+use hello_tui::ui;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const WIDTH: u16 = 120;
+const HEIGHT: u16 = 40;
+
+/// An assistant answer of about 1.5 KB, like a model writes about code.
+fn assistant_answer(i: usize) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "## Step {i}: why `check_auth` rejects users\n\nThe handler compares the \
+         **role** against `\"admin\"` only, so every *plain* user is refused before \
+         the token is even read. Here is the fixed version, with the comparison \
+         moved behind the token check:\n"
+    );
+    s.push_str("```python\n");
+    for line in 0..13 {
+        let _ = writeln!(
+            s,
+            "def handler_{i}_{line}(request, *args, **kwargs):  # step {line}"
+        );
+    }
+    s.push_str("```\n\n");
+    if i.is_multiple_of(3) {
+        s.push_str(
+            "```ts\nexport function checkAuth(user: User): boolean {\n  \
+             return user.role === \"admin\" || user.role === \"user\";\n}\n```\n\n",
+        );
+    }
+    if i.is_multiple_of(4) {
+        s.push_str("| file | line | change |\n|---|---:|---|\n| auth.ts | 3 | role check |\n| api.ts | 17 | caller |\n\n");
+    }
+    s.push_str(
+        "- the test `test_plain_user_allowed` now passes\n- nothing else calls it\n\n\
+         Run the suite again to confirm; the kernel still holds `users` and `token`.",
+    );
+    s
+}
+
+fn state_with(entries: usize) -> AppState {
+    let mut s = AppState::new("/work/bench".into(), Settings::defaults());
+    for i in 0..entries {
+        let message = if i.is_multiple_of(2) {
+            ChatMessage::new(
+                Role::User,
+                format!("question {i}: why does checkAuth fail?"),
+            )
+        } else {
+            ChatMessage::new(Role::Assistant, assistant_answer(i))
+        };
+        s.conversation.messages.push(message);
+    }
+    handle_terminal_event(&mut s, Event::Resize(WIDTH, HEIGHT));
+    s
+}
+
+fn frame(
+    state: &mut AppState,
+    model: &mut ui::FrameModel,
+    theme: &Theme,
+    terminal: &mut Terminal<TestBackend>,
+) {
+    ui::prepare(state, model, theme);
+    terminal
+        .draw(|f| ui::render(state, model, theme, f))
+        .expect("draw on a test backend");
+}
+
+fn key(state: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
+    handle_terminal_event(state, Event::Key(KeyEvent::new(code, modifiers)));
+}
+
+/// Times `f` until `budget` is spent (at least 3, at most 200 runs).
+fn measure(budget: Duration, mut f: impl FnMut()) -> (Duration, usize) {
+    let started = Instant::now();
+    let mut times = Vec::new();
+    while times.len() < 3 || (started.elapsed() < budget && times.len() < 200) {
+        let t = Instant::now();
+        f();
+        times.push(t.elapsed());
+    }
+    times.sort();
+    (times[times.len() / 2], times.len())
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("FRAME_BENCH_SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![0, 10, 100, 500, 2000]);
+    let theme = Theme::builtin_default();
+    let budget = Duration::from_secs(2);
+    println!("frame on a {WIDTH}x{HEIGHT} TestBackend, p50 (runs)");
+    println!(
+        "| entries | first frame | steady frame | keystroke → frame | Ctrl+Home → frame | steady / empty |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let mut empty_steady = None;
+    for n in sizes {
+        let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("test terminal");
+        let mut state = state_with(n);
+        let mut model = ui::FrameModel::default();
+        let t = Instant::now();
+        frame(&mut state, &mut model, &theme, &mut terminal);
+        let first = t.elapsed();
+        let (steady, runs) = measure(budget, || {
+            frame(&mut state, &mut model, &theme, &mut terminal)
+        });
+        let (typing, _) = measure(budget, || {
+            key(&mut state, KeyCode::Char('a'), KeyModifiers::NONE);
+            frame(&mut state, &mut model, &theme, &mut terminal);
+        });
+        let (top, _) = measure(budget, || {
+            key(&mut state, KeyCode::End, KeyModifiers::CONTROL);
+            frame(&mut state, &mut model, &theme, &mut terminal);
+            key(&mut state, KeyCode::Home, KeyModifiers::CONTROL);
+            frame(&mut state, &mut model, &theme, &mut terminal);
+        });
+        let base = *empty_steady.get_or_insert(steady);
+        println!(
+            "| {n} | {} | {} ({runs}) | {} | {} | {:.2} |",
+            ms(first),
+            ms(steady),
+            ms(typing),
+            ms(top / 2),
+            steady.as_secs_f64() / base.as_secs_f64().max(1e-9),
+        );
+    }
+}

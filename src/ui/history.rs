@@ -1,0 +1,705 @@
+//! The conversation history's layout, cached per entry.
+//!
+//! Laying out an entry (Markdown, wrapping, syntect for its code) costs
+//! up to milliseconds, so it is done once per entry revision, pane width
+//! and collapse state, and only for the entries a frame shows or scrolls
+//! through. Scrolling is resolved here too, from the entries' heights:
+//! the state keeps a place in the transcript (`HistoryScroll`), so neither
+//! the first frame of a 2 000-entry session nor Ctrl+Home lays out more
+//! than a screenful. Highlighted code blocks are memoised by their text,
+//! so a streaming answer re-highlights only the block that is growing.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::ops::Range;
+use std::sync::Arc;
+
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::markdown::{self, CodeStyler, PlainCode};
+use super::wrap;
+use crate::app::state::{
+    CellStatus, CellView, ChatMessage, ConversationState, HistoryScroll, Role,
+};
+use crate::app::transcript::{EntryId, Transcript};
+use crate::sanitize;
+use crate::theme::Theme;
+
+/// Collapsed cells show this many lines of code and of output.
+const COLLAPSED_CODE_LINES: usize = 3;
+const COLLAPSED_OUTPUT_LINES: usize = 4;
+
+/// Highlighted blocks kept beyond those the last frame used.
+const CODE_MEMO_CAP: usize = 256;
+
+/// What every cached layout depends on besides its entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LayoutKey {
+    width: usize,
+    expanded: bool,
+    theme: String,
+    /// Which code styler coloured the code (0: plain).
+    styler: usize,
+}
+
+struct EntryLayout {
+    id: EntryId,
+    revision: u64,
+    /// Body rows, each with the entry's "▏ " bar in front.
+    body: Vec<Line<'static>>,
+}
+
+/// A run of rows of one entry's block that the pane shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slice {
+    pub entry: usize,
+    pub rows: Range<usize>,
+}
+
+/// The history as laid out for the last frame. Lives in the frame model,
+/// next to the state: `prepare` fills it, `paint` only reads it.
+#[derive(Default)]
+pub struct HistoryLayout {
+    key: Option<LayoutKey>,
+    entries: Vec<Option<EntryLayout>>,
+    code: CodeMemo,
+    visible: Vec<Slice>,
+    /// Entries laid out by the last `prepare` (for tests and benchmarks:
+    /// a frame should lay out a screenful, not the transcript).
+    laid_out: usize,
+}
+
+/// What `prepare` needs to lay entries out.
+pub struct Styling<'a> {
+    pub theme: &'a Theme,
+    pub code: &'a dyn CodeStyler,
+    /// Identifies `code` (0 for plain) so a new highlighter re-lays out.
+    pub code_id: usize,
+}
+
+impl Styling<'_> {
+    pub fn plain(theme: &Theme) -> Styling<'_> {
+        Styling {
+            theme,
+            code: &PlainCode,
+            code_id: 0,
+        }
+    }
+}
+
+impl HistoryLayout {
+    /// Resolves the scroll requests in `conversation` for a history of
+    /// `area` and lays out what will be shown.
+    pub fn prepare(&mut self, conversation: &mut ConversationState, styling: &Styling, area: Rect) {
+        let key = LayoutKey {
+            width: area.width as usize,
+            expanded: conversation.cells_expanded,
+            theme: styling.theme.name.clone(),
+            styler: styling.code_id,
+        };
+        if self.key.as_ref() != Some(&key) {
+            self.entries.clear();
+            self.key = Some(key);
+        }
+        self.laid_out = 0;
+        self.code.generation += 1;
+        let transcript = &conversation.messages;
+        let n = transcript.len();
+        self.entries.truncate(n);
+        self.entries.resize_with(n, || None);
+        let height = area.height as usize;
+        let request = std::mem::take(&mut conversation.scroll_request);
+        let jump = conversation.jump_to.take();
+        self.visible.clear();
+        if n == 0 || height == 0 {
+            conversation.scroll = HistoryScroll::Follow;
+            return;
+        }
+        let mut sizer = Sizer {
+            layout: self,
+            transcript,
+            styling,
+            expanded: conversation.cells_expanded,
+            width: area.width as usize,
+        };
+        let anchor = match (jump, conversation.scroll) {
+            // The entry's header at the top (its separator just above).
+            (Some(index), _) => Some((index.min(n - 1), usize::from(index.min(n - 1) > 0))),
+            (None, HistoryScroll::Anchored { entry, row }) => Some((entry.min(n - 1), row)),
+            (None, HistoryScroll::Follow) if request != 0 => {
+                Some(sizer.bottom_view(height).first_row())
+            }
+            (None, HistoryScroll::Follow) => None,
+        };
+        let resolved = anchor.and_then(|(entry, row)| {
+            let row = row.min(sizer.height(entry).saturating_sub(1));
+            let (entry, row) = sizer.moved((entry, row), request);
+            sizer.view_from(entry, row, height)
+        });
+        let (visible, scroll) = match resolved {
+            Some((visible, entry, row)) => (visible, HistoryScroll::Anchored { entry, row }),
+            // Near the end there is nothing below to fill the pane with:
+            // that is the bottom, which follows new messages again.
+            None => (sizer.bottom_view(height).slices, HistoryScroll::Follow),
+        };
+        conversation.scroll = scroll;
+        self.visible = visible;
+        self.code.evict();
+    }
+
+    /// The rows `prepare` chose, in order.
+    pub fn visible(&self) -> &[Slice] {
+        &self.visible
+    }
+
+    /// Entries laid out by the last `prepare`.
+    pub fn laid_out(&self) -> usize {
+        self.laid_out
+    }
+
+    /// The pane's rows: separators, headers and cached bodies.
+    pub fn paint(
+        &self,
+        transcript: &Transcript,
+        flash: Option<usize>,
+        theme: &Theme,
+    ) -> Vec<Line<'static>> {
+        let mut lines = Vec::new();
+        for slice in &self.visible {
+            let (Some(message), Some(Some(layout))) =
+                (transcript.get(slice.entry), self.entries.get(slice.entry))
+            else {
+                continue;
+            };
+            let lead = usize::from(slice.entry > 0);
+            for row in slice.rows.clone() {
+                if row < lead {
+                    lines.push(Line::default());
+                } else if row == lead {
+                    lines.push(header(message, flash == Some(slice.entry), theme));
+                } else if let Some(line) = layout.body.get(row - lead - 1) {
+                    lines.push(line.clone());
+                }
+            }
+        }
+        lines
+    }
+}
+
+/// Lays entries out on demand while scrolling is resolved.
+struct Sizer<'a, 'b> {
+    layout: &'a mut HistoryLayout,
+    transcript: &'a Transcript,
+    styling: &'a Styling<'b>,
+    expanded: bool,
+    width: usize,
+}
+
+/// The bottom of the history: its slices and where its first row is.
+struct BottomView {
+    slices: Vec<Slice>,
+}
+
+impl BottomView {
+    fn first_row(&self) -> (usize, usize) {
+        self.slices
+            .first()
+            .map(|s| (s.entry, s.rows.start))
+            .unwrap_or((0, 0))
+    }
+}
+
+impl Sizer<'_, '_> {
+    /// Rows of entry `index`'s block, laying it out if its cache is stale.
+    fn height(&mut self, index: usize) -> usize {
+        let entry = &self.transcript.entries()[index];
+        let fresh = matches!(
+            &self.layout.entries[index],
+            Some(l) if l.id == entry.id && l.revision == entry.revision
+        );
+        if !fresh {
+            let memo = RefCell::new(&mut self.layout.code);
+            let styler = Memoized {
+                inner: self.styling.code,
+                memo: &memo,
+            };
+            let body = body_rows(
+                &entry.message,
+                self.styling.theme,
+                &styler,
+                self.expanded,
+                self.width,
+            );
+            self.layout.laid_out += 1;
+            self.layout.entries[index] = Some(EntryLayout {
+                id: entry.id,
+                revision: entry.revision,
+                body,
+            });
+        }
+        let body = self.layout.entries[index]
+            .as_ref()
+            .map_or(0, |l| l.body.len());
+        usize::from(index > 0) + 1 + body
+    }
+
+    /// `(entry, row)` moved by `rows`, stopping at the first row.
+    fn moved(&mut self, (mut entry, row): (usize, usize), rows: isize) -> (usize, usize) {
+        let mut row = row as isize + rows;
+        while row < 0 && entry > 0 {
+            entry -= 1;
+            row += self.height(entry) as isize;
+        }
+        if row < 0 {
+            return (0, 0);
+        }
+        let last = self.transcript.len() - 1;
+        loop {
+            let height = self.height(entry) as isize;
+            if row < height || entry == last {
+                return (entry, row.min(height - 1) as usize);
+            }
+            row -= height;
+            entry += 1;
+        }
+    }
+
+    /// The pane filled downwards from `(entry, row)`, or `None` when that
+    /// shows the end of the history (the bottom, which follows).
+    fn view_from(
+        &mut self,
+        mut entry: usize,
+        row: usize,
+        height: usize,
+    ) -> Option<(Vec<Slice>, usize, usize)> {
+        let (top_entry, top_row) = (entry, row);
+        let mut slices = Vec::new();
+        let mut start = row;
+        let mut filled = 0;
+        while entry < self.transcript.len() {
+            let rows = self.height(entry);
+            let take = (rows - start).min(height - filled);
+            slices.push(Slice {
+                entry,
+                rows: start..start + take,
+            });
+            filled += take;
+            let more_below = start + take < rows || entry + 1 < self.transcript.len();
+            if filled == height {
+                return more_below.then_some((slices, top_entry, top_row));
+            }
+            start = 0;
+            entry += 1;
+        }
+        None
+    }
+
+    /// The last `height` rows of the history (all of it when shorter).
+    fn bottom_view(&mut self, height: usize) -> BottomView {
+        let mut slices = Vec::new();
+        let mut filled = 0;
+        for entry in (0..self.transcript.len()).rev() {
+            let rows = self.height(entry);
+            let take = rows.min(height - filled);
+            slices.push(Slice {
+                entry,
+                rows: rows - take..rows,
+            });
+            filled += take;
+            if filled == height {
+                break;
+            }
+        }
+        slices.reverse();
+        BottomView { slices }
+    }
+}
+
+/// Highlighted code blocks by their language and text.
+#[derive(Default)]
+struct CodeMemo {
+    blocks: HashMap<u64, MemoEntry>,
+    hasher: foldhash::fast::RandomState,
+    /// Bumped once per frame; entries older than the frame may be evicted.
+    generation: u64,
+}
+
+struct MemoEntry {
+    language: String,
+    code: String,
+    lines: Arc<Vec<Vec<(Style, String)>>>,
+    used: u64,
+}
+
+impl CodeMemo {
+    fn key(&self, language: &str, code: &str) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        language.hash(&mut h);
+        code.hash(&mut h);
+        h.finish()
+    }
+
+    fn evict(&mut self) {
+        if self.blocks.len() > CODE_MEMO_CAP {
+            let generation = self.generation;
+            self.blocks.retain(|_, e| e.used == generation);
+        }
+    }
+}
+
+/// A code styler that asks `inner` once per distinct block.
+struct Memoized<'a, 'm> {
+    inner: &'a dyn CodeStyler,
+    memo: &'a RefCell<&'m mut CodeMemo>,
+}
+
+impl CodeStyler for Memoized<'_, '_> {
+    fn style_code(&self, language: &str, code: &str) -> Vec<Vec<(Style, String)>> {
+        let mut memo = self.memo.borrow_mut();
+        let key = memo.key(language, code);
+        let generation = memo.generation;
+        if let Some(entry) = memo.blocks.get_mut(&key)
+            && entry.language == language
+            && entry.code == code
+        {
+            entry.used = generation;
+            return entry.lines.as_ref().clone();
+        }
+        let lines = self.inner.style_code(language, code);
+        memo.blocks.insert(
+            key,
+            MemoEntry {
+                language: language.to_owned(),
+                code: code.to_owned(),
+                lines: Arc::new(lines.clone()),
+                used: generation,
+            },
+        );
+        lines
+    }
+}
+
+fn role_style(role: Role, theme: &Theme) -> Style {
+    match role {
+        Role::User => theme.roles.user_message,
+        Role::Assistant => theme.roles.assistant_message,
+        Role::Tool => theme.roles.tool_message,
+        Role::Notice => theme.roles.muted,
+    }
+}
+
+/// "▍you", with a cell's status; highlighted when a search jump landed here.
+fn header(message: &ChatMessage, flashed: bool, theme: &Theme) -> Line<'static> {
+    let style = role_style(message.role, theme);
+    let header_style = if flashed {
+        style
+            .patch(theme.roles.match_highlight)
+            .patch(theme.roles.selection)
+    } else {
+        style
+    };
+    let mut spans = vec![Span::styled(
+        format!("▍{}", message.role.label()),
+        header_style,
+    )];
+    if let Some(cell) = &message.cell {
+        spans.push(cell_status(&cell.status, theme));
+    }
+    Line::from(spans)
+}
+
+fn cell_status(status: &CellStatus, theme: &Theme) -> Span<'static> {
+    match status {
+        CellStatus::Running => Span::styled(" ● running", theme.roles.warning),
+        CellStatus::Succeeded { duration_ms } => {
+            Span::styled(format!(" ✓ {duration_ms} ms"), theme.roles.hint)
+        }
+        CellStatus::Failed { summary } => Span::styled(
+            format!(" ✖ {}", sanitize::for_display(summary)),
+            theme.roles.error,
+        ),
+    }
+}
+
+/// The body rows of one entry with the role's bar in front.
+fn body_rows(
+    message: &ChatMessage,
+    theme: &Theme,
+    styler: &dyn CodeStyler,
+    expanded: bool,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let bar = Span::styled("▏ ", role_style(message.role, theme));
+    body_lines(
+        message,
+        theme,
+        styler,
+        expanded,
+        width.saturating_sub(2).max(1),
+    )
+    .into_iter()
+    .map(|row| {
+        let mut spans = Vec::with_capacity(row.spans.len() + 1);
+        spans.push(bar.clone());
+        spans.extend(row.spans);
+        Line::from(spans)
+    })
+    .collect()
+}
+
+/// The message text laid out for the pane: the assistant writes Markdown;
+/// what the user typed and tool output are shown as they are.
+fn body_lines(
+    message: &ChatMessage,
+    theme: &Theme,
+    styler: &dyn CodeStyler,
+    expanded: bool,
+    width: usize,
+) -> Vec<Line<'static>> {
+    if let Some(cell) = &message.cell {
+        return cell_lines(cell, &message.text, theme, styler, expanded, width);
+    }
+    match message.role {
+        Role::Assistant => markdown::render(&message.text, width, theme, styler),
+        Role::User | Role::Tool | Role::Notice => {
+            let style = if message.role == Role::Notice {
+                theme.roles.muted
+            } else {
+                theme.roles.text
+            };
+            wrap::wrap(&sanitize::for_display(&message.text), width)
+                .into_iter()
+                .map(|row| Line::styled(row, style))
+                .collect()
+        }
+    }
+}
+
+/// A code cell: its Python (highlighted) and its output. Collapsed, it
+/// keeps the first lines of code and the last lines of output — where the
+/// result or the error is.
+fn cell_lines(
+    cell: &CellView,
+    output: &str,
+    theme: &Theme,
+    styler: &dyn CodeStyler,
+    expanded: bool,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let mut lines = markdown::code_lines("python", &cell.code, width, theme, styler);
+    if !expanded && lines.len() > COLLAPSED_CODE_LINES {
+        let hidden = lines.len() - COLLAPSED_CODE_LINES;
+        lines.truncate(COLLAPSED_CODE_LINES);
+        lines.push(Line::styled(
+            format!("▎… {hidden} more lines (Ctrl+O expands)"),
+            theme.roles.muted,
+        ));
+    }
+    let output_style = match cell.status {
+        CellStatus::Failed { .. } => theme.roles.error,
+        _ => theme.roles.muted,
+    };
+    let mut rows = wrap::wrap(&sanitize::for_display(output.trim_end()), width);
+    if output.trim().is_empty() {
+        rows.clear();
+    }
+    if !expanded && rows.len() > COLLAPSED_OUTPUT_LINES {
+        let hidden = rows.len() - COLLAPSED_OUTPUT_LINES;
+        rows.drain(..hidden);
+        lines.push(Line::styled(
+            format!("… {hidden} earlier output lines"),
+            theme.roles.muted,
+        ));
+    }
+    lines.extend(rows.into_iter().map(|row| Line::styled(row, output_style)));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::app::state::ChatMessage;
+
+    fn theme() -> Theme {
+        Theme::builtin_default()
+    }
+
+    fn text_of(lines: &[Line<'_>]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    /// Entries of different heights: short prompts, Markdown with code,
+    /// and a cell.
+    fn conversation(entries: usize) -> ConversationState {
+        let mut c = ConversationState::default();
+        for i in 0..entries {
+            let message = match i % 3 {
+                0 => ChatMessage::new(Role::User, format!("question {i}")),
+                1 => ChatMessage::new(
+                    Role::Assistant,
+                    format!(
+                        "answer {i}\n\n```python\nx = {i}\ny = x + 1\n```\n\nand a long line that wraps around the pane {i}"
+                    ),
+                ),
+                _ => ChatMessage::cell(i as u64, format!("print({i})")),
+            };
+            c.messages.push(message);
+        }
+        c
+    }
+
+    /// Every row of the history, laid out in one go.
+    fn all_rows(c: &ConversationState, width: u16) -> Vec<String> {
+        let mut whole = ConversationState {
+            messages: c
+                .messages
+                .entries()
+                .iter()
+                .map(|e| e.message.clone())
+                .collect::<Vec<_>>()
+                .into(),
+            ..ConversationState::default()
+        };
+        let theme = theme();
+        let mut layout = HistoryLayout::default();
+        layout.prepare(
+            &mut whole,
+            &Styling::plain(&theme),
+            Rect::new(0, 0, width, u16::MAX),
+        );
+        text_of(&layout.paint(&whole.messages, None, &theme))
+    }
+
+    fn frame(layout: &mut HistoryLayout, c: &mut ConversationState, area: Rect) -> Vec<String> {
+        let theme = theme();
+        layout.prepare(c, &Styling::plain(&theme), area);
+        text_of(&layout.paint(&c.messages, None, &theme))
+    }
+
+    #[test]
+    fn a_frame_lays_out_a_screenful_and_then_nothing_until_something_changes() {
+        let mut c = conversation(2000);
+        let mut layout = HistoryLayout::default();
+        let area = Rect::new(0, 0, 60, 30);
+        frame(&mut layout, &mut c, area);
+        let first = layout.laid_out();
+        assert!(first > 0 && first <= 10, "laid out {first} of 2000 entries");
+        frame(&mut layout, &mut c, area);
+        assert_eq!(layout.laid_out(), 0, "an unchanged frame lays out nothing");
+
+        if let Some(m) = c.messages.edit(1999) {
+            m.text.push_str(" more");
+        }
+        frame(&mut layout, &mut c, area);
+        assert_eq!(layout.laid_out(), 1, "only the edited entry");
+
+        c.scroll_to_top();
+        let top = frame(&mut layout, &mut c, area);
+        assert!(layout.laid_out() <= 10, "Ctrl+Home lays out the top only");
+        assert_eq!(top[..2], ["▍you", "▏ question 0"], "{top:?}");
+    }
+
+    #[test]
+    fn the_bottom_follows_new_messages_and_a_scrolled_view_stays_put() {
+        let mut c = conversation(50);
+        let mut layout = HistoryLayout::default();
+        let area = Rect::new(0, 0, 60, 12);
+        let rows = frame(&mut layout, &mut c, area);
+        assert!(
+            rows.last().is_some_and(|r| r.contains("pane 49")),
+            "{rows:?}"
+        );
+        c.messages.push(ChatMessage::new(Role::User, "newest"));
+        let rows = frame(&mut layout, &mut c, area);
+        assert!(
+            rows.last().is_some_and(|r| r.contains("newest")),
+            "{rows:?}"
+        );
+
+        c.scroll_by(-20);
+        let before = frame(&mut layout, &mut c, area);
+        c.messages
+            .push(ChatMessage::new(Role::User, "while reading"));
+        let after = frame(&mut layout, &mut c, area);
+        assert_eq!(before, after, "new messages do not move a scrolled view");
+
+        c.scroll_by(1000);
+        let rows = frame(&mut layout, &mut c, area);
+        assert!(rows.last().is_some_and(|r| r.contains("while reading")));
+        assert_eq!(c.scroll, HistoryScroll::Follow, "the bottom follows again");
+    }
+
+    #[test]
+    fn code_is_highlighted_once_per_block_across_frames_and_widths() {
+        struct Counting(Cell<usize>);
+        impl CodeStyler for Counting {
+            fn style_code(&self, language: &str, code: &str) -> Vec<Vec<(Style, String)>> {
+                self.0.set(self.0.get() + 1);
+                PlainCode.style_code(language, code)
+            }
+        }
+        let counting = Counting(Cell::new(0));
+        let theme = theme();
+        let styling = Styling {
+            theme: &theme,
+            code: &counting,
+            code_id: 1,
+        };
+        let mut c = ConversationState::default();
+        c.messages.push(ChatMessage::new(
+            Role::Assistant,
+            "```python\nx = 1\n```\n\nstreaming",
+        ));
+        let mut layout = HistoryLayout::default();
+        layout.prepare(&mut c, &styling, Rect::new(0, 0, 60, 20));
+        assert_eq!(counting.0.get(), 1);
+        // A streamed delta after the block and a resize: the block's
+        // highlighting is reused.
+        if let Some(m) = c.messages.edit(0) {
+            m.text.push_str(" more text");
+        }
+        layout.prepare(&mut c, &styling, Rect::new(0, 0, 60, 20));
+        layout.prepare(&mut c, &styling, Rect::new(0, 0, 40, 20));
+        assert_eq!(counting.0.get(), 1, "highlighted once");
+        if let Some(m) = c.messages.edit(0) {
+            m.text.push_str("\n\n```ts\nlet y = 2;\n```");
+        }
+        layout.prepare(&mut c, &styling, Rect::new(0, 0, 40, 20));
+        assert_eq!(counting.0.get(), 2, "only the new block");
+    }
+
+    proptest! {
+        /// Any sequence of scrolls shows exactly the rows a whole layout
+        /// has at that offset, clamped at both ends.
+        #[test]
+        fn scrolling_shows_the_rows_of_the_whole_layout(
+            entries in 1usize..40,
+            height in 1u16..25,
+            width in 8u16..70,
+            steps in proptest::collection::vec(-60isize..60, 1..12),
+        ) {
+            let mut c = conversation(entries);
+            let all = all_rows(&c, width);
+            let area = Rect::new(0, 0, width, height);
+            let h = height as usize;
+            let max_offset = all.len().saturating_sub(h);
+            let mut layout = HistoryLayout::default();
+            let mut offset = max_offset;
+            prop_assert_eq!(frame(&mut layout, &mut c, area), all[offset..].to_vec());
+            for step in steps {
+                c.scroll_by(step);
+                offset = (offset as isize + step).clamp(0, max_offset as isize) as usize;
+                let rows = frame(&mut layout, &mut c, area);
+                prop_assert_eq!(&rows, &all[offset..(offset + h).min(all.len())].to_vec());
+                prop_assert_eq!(c.scroll == HistoryScroll::Follow, offset == max_offset);
+            }
+        }
+    }
+}
