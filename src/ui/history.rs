@@ -424,7 +424,9 @@ fn cell_status(status: &CellStatus, theme: &Theme) -> Span<'static> {
     }
 }
 
-/// The body rows of one entry with the role's bar in front.
+/// The body rows of one entry, each with the role's bar in front. The
+/// assistant writes Markdown; what the user typed and tool output are
+/// shown as they are.
 fn body_rows(
     message: &ChatMessage,
     theme: &Theme,
@@ -432,40 +434,12 @@ fn body_rows(
     expanded: bool,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let bar = Span::styled("▏ ", role_style(message.role, theme));
-    body_lines(
-        message,
-        theme,
-        styler,
-        expanded,
-        width.saturating_sub(2).max(1),
-    )
-    .into_iter()
-    .map(|row| {
-        let mut spans = Vec::with_capacity(row.spans.len() + 1);
-        spans.push(bar.clone());
-        spans.extend(row.spans);
-        Line::from(spans)
-    })
-    .collect()
-}
-
-/// The message text laid out for the pane: the assistant writes Markdown;
-/// what the user typed and tool output are shown as they are.
-fn body_lines(
-    message: &ChatMessage,
-    theme: &Theme,
-    styler: &dyn CodeStyler,
-    expanded: bool,
-    width: usize,
-) -> Vec<Line<'static>> {
-    if let Some(cell) = &message.cell {
-        return cell_lines(cell, &message.text, theme, styler, expanded, width);
-    }
-    match message.role {
-        Role::Assistant => markdown::render(&message.text, width, theme, styler),
-        Role::User | Role::Tool | Role::Notice => {
-            let style = if message.role == Role::Notice {
+    let width = width.saturating_sub(2).max(1);
+    let lines = match (&message.cell, message.role) {
+        (Some(cell), _) => cell_lines(cell, &message.text, theme, styler, expanded, width),
+        (None, Role::Assistant) => markdown::render(&message.text, width, theme, styler),
+        (None, role) => {
+            let style = if role == Role::Notice {
                 theme.roles.muted
             } else {
                 theme.roles.text
@@ -475,7 +449,17 @@ fn body_lines(
                 .map(|row| Line::styled(row, style))
                 .collect()
         }
-    }
+    };
+    let bar = Span::styled("▏ ", role_style(message.role, theme));
+    lines
+        .into_iter()
+        .map(|row| {
+            let mut spans = Vec::with_capacity(row.spans.len() + 1);
+            spans.push(bar.clone());
+            spans.extend(row.spans);
+            Line::from(spans)
+        })
+        .collect()
 }
 
 /// A code cell: its Python (highlighted) and its output. Collapsed, it
