@@ -692,3 +692,31 @@ fn search_scopes_variables_and_diagnostics() {
         insta::assert_debug_snapshot!(name, buffer_region(buffer_of(&terminal), area));
     }
 }
+
+#[test]
+fn open_search_results_follow_what_arrives_without_retyping() {
+    use hello_tui::app::AppEvent;
+    use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
+    use hello_tui::app::search::SearchOutcome;
+    let mut s = state();
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    for c in "zebra".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    let results = |s: &AppState| match &s.overlay {
+        Some(hello_tui::app::state::Overlay::Search(search)) => search.results.clone(),
+        _ => panic!("search should be open"),
+    };
+    assert_eq!(results(&s), SearchOutcome::Hits(Vec::new()));
+    handle_app_event(
+        &mut s,
+        AppEvent::Kernel(KernelUpdate::Queued {
+            cell_id: 1,
+            code: "zebra = 1".into(),
+            origin: CellOrigin::User,
+        }),
+    );
+    assert_eq!(results(&s).len(), 1, "the new cell is found at once");
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(text.contains("1 result"), "{text}");
+}

@@ -1,8 +1,10 @@
-//! What the search pane finds in each scope. `find` is pure and cheap:
-//! in-memory scopes are searched when drawn (never stale); the two slow
-//! ones — fuzzy matching every workspace path and reading file contents —
-//! run on background threads started by [`refresh`], and `find` shows
-//! their newest answer.
+//! What the search pane finds in each scope. Results are computed by
+//! [`recompute`] when the query or the scope changes, or when what they
+//! search changes while the pane is open (a kernel, agent, diagnostics or
+//! worker event), and kept in `SearchState::results`: drawing only reads
+//! them. The two slow scopes — fuzzy matching every workspace path and
+//! reading file contents — run on background threads started by
+//! [`refresh`], and the results show their newest answer.
 
 use std::ops::Range;
 
@@ -58,7 +60,20 @@ impl SearchOutcome {
 /// Characters of context kept on each side of a match in a snippet.
 const SNIPPET_CONTEXT: usize = 40;
 
-pub fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
+/// Recomputes the open search pane's results from the current state.
+pub fn recompute(state: &mut AppState) {
+    let Some(super::state::Overlay::Search(search)) = &state.overlay else {
+        return;
+    };
+    let results = find(state, search);
+    if let Some(super::state::Overlay::Search(search)) = &mut state.overlay {
+        let len = results.len();
+        search.results = results;
+        search.cursor.move_by(0, len);
+    }
+}
+
+fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
     let query = search.query.trim();
     match search.scope {
         SearchScope::Files if state.file_index.is_empty() => {
@@ -209,11 +224,13 @@ fn files(search: &SearchState) -> Vec<SearchHit> {
 pub fn refresh(state: &mut AppState) {
     refresh_contents(state);
     request_file_matches(state, false);
+    recompute(state);
 }
 
 /// The file index grew: an open files-scope search asks again.
 pub fn on_index_grew(state: &mut AppState) {
     request_file_matches(state, true);
+    recompute(state);
 }
 
 /// Sends the files scope's query to the fuzzy worker (or, without one,
@@ -259,6 +276,7 @@ pub fn settle(state: &mut AppState) {
     if search.scope == SearchScope::Files && !files.sent.is_empty() && files.query != files.sent {
         match_inline(files, &state.file_index);
         search.cursor = super::state::ListCursor::default();
+        recompute(state);
     }
 }
 
@@ -276,6 +294,7 @@ pub fn on_file_matches(state: &mut AppState, results: crate::workspace::PickerRe
     files.query = results.query;
     // The rows changed under the cursor: start from the best match.
     search.cursor = super::state::ListCursor::default();
+    recompute(state);
     true
 }
 
@@ -365,7 +384,7 @@ pub fn on_content_hits(state: &mut AppState, message: crate::workspace::SearchMe
     let Some(current) = &mut state.content_search else {
         return false;
     };
-    match message {
+    let changed = match message {
         SearchMessage::Hits { id, hits } if id == current.id => {
             current.hits.extend(hits);
             true
@@ -375,7 +394,11 @@ pub fn on_content_hits(state: &mut AppState, message: crate::workspace::SearchMe
             true
         }
         _ => false,
+    };
+    if changed {
+        recompute(state);
     }
+    changed
 }
 
 fn contents(state: &AppState, text: &str) -> SearchOutcome {

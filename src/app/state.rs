@@ -253,6 +253,9 @@ pub struct SearchState {
     pub cursor: ListCursor,
     /// The files scope's fuzzy matches, computed off the UI thread.
     pub file_matches: FileMatches,
+    /// What the pane lists: computed when the query, the scope or what
+    /// they search changes (`app::search::recompute`), never when drawn.
+    pub results: super::search::SearchOutcome,
 }
 
 impl SearchState {
@@ -262,6 +265,7 @@ impl SearchState {
             scope: SearchScope::Conversation,
             cursor: ListCursor::default(),
             file_matches: FileMatches::default(),
+            results: super::search::SearchOutcome::Prompt("type to search"),
         }
     }
 }

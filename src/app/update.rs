@@ -77,7 +77,11 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             Command::Quit
         }
         AppEvent::Diagnostics(event) => {
-            Command::from_changed(super::diagnostics::apply(state, event))
+            let changed = super::diagnostics::apply(state, event);
+            if changed {
+                super::search::recompute(state);
+            }
+            Command::from_changed(changed)
         }
         AppEvent::ContentSearch(message) => {
             Command::from_changed(super::search::on_content_hits(state, message))
@@ -86,6 +90,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             super::cells::apply(state, update);
             // An interrupted cell abandons the question it was waiting on.
             state.approvals.prune();
+            super::search::recompute(state);
             Command::Redraw
         }
         AppEvent::ApprovalRequested(pending) => {
@@ -94,6 +99,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         }
         AppEvent::Agent(update) => {
             super::agent::apply(state, update);
+            super::search::recompute(state);
             Command::Redraw
         }
         AppEvent::SnapshotBuilt(view) => {
@@ -160,6 +166,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Focus(pane) => state.focus = pane,
         Action::OpenSearch => {
             state.overlay = Some(Overlay::Search(SearchState::new()));
+            super::search::refresh(state);
         }
         Action::SendMessage => send_message(state),
         Action::NextDiagnostic | Action::PrevDiagnostic => {
@@ -214,8 +221,8 @@ fn selected_hit(state: &AppState) -> Option<super::search::SearchHit> {
     let Some(Overlay::Search(search)) = &state.overlay else {
         return None;
     };
-    match super::search::find(state, search) {
-        super::search::SearchOutcome::Hits(hits) => hits.into_iter().nth(search.cursor.selected),
+    match &search.results {
+        super::search::SearchOutcome::Hits(hits) => hits.get(search.cursor.selected).cloned(),
         _ => None,
     }
 }
@@ -335,7 +342,7 @@ fn scroll(state: &mut AppState, delta: isize) {
         return;
     }
     let search_len = match &state.overlay {
-        Some(Overlay::Search(search)) => crate::ui::search::result_count(state, search),
+        Some(Overlay::Search(search)) => search.results.len(),
         _ => 0,
     };
     match &mut state.overlay {

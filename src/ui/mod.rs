@@ -89,7 +89,7 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
         Some(Overlay::SnapshotPreview { scroll }) => {
             snapshot_preview::render(state, *scroll, theme, area, frame.buffer_mut())
         }
-        Some(Overlay::Search(search)) => search::render(state, search, theme, area, frame),
+        Some(Overlay::Search(search)) => search::render(search, theme, area, frame),
         Some(Overlay::Confirm(question)) => {
             confirm::render(question, theme, area, frame.buffer_mut())
         }

@@ -7,8 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph, StatefulWidget, Widget};
 
 use super::pane;
-use crate::app::AppState;
-use crate::app::search::{self, SearchHit, SearchOutcome};
+use crate::app::search::{SearchHit, SearchOutcome};
 use crate::app::state::{SearchScope, SearchState};
 use crate::sanitize;
 use crate::theme::Theme;
@@ -35,15 +34,14 @@ pub fn centered(screen: Rect, percent_x: u16, percent_y: u16) -> Rect {
 }
 
 pub fn render(
-    state: &AppState,
     search: &SearchState,
     theme: &Theme,
     screen: Rect,
     frame: &mut Frame,
 ) {
     let area = area(screen);
-    let outcome = search::find(state, search);
-    let count = match &outcome {
+    let outcome = &search.results;
+    let count = match outcome {
         SearchOutcome::Hits(hits) => format!(
             " {} result{}",
             hits.len(),
@@ -112,11 +110,6 @@ pub fn render(
             StatefulWidget::render(list, results_area, frame.buffer_mut(), &mut list_state);
         }
     }
-}
-
-/// Number of results the cursor can move over.
-pub fn result_count(state: &AppState, search: &SearchState) -> usize {
-    search::find(state, search).len()
 }
 
 fn hit_line<'a>(hit: &'a SearchHit, theme: &Theme) -> Line<'a> {
