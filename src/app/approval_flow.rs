@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use super::approvals::PendingApproval;
 use super::state::AppState;
 use crate::kernel::caps::ApprovalDecision;
-use crate::keymap::{Action, Scope};
+use crate::keymap::Action;
 
 /// What a denial without a typed reason tells the code.
 pub const DEFAULT_DENIAL: &str = "the user denied it";
@@ -18,17 +18,6 @@ pub enum Choice {
     Once,
     Always,
     Deny,
-}
-
-/// The overlay's key scope while a request waits.
-pub fn scope(state: &AppState) -> Option<Scope> {
-    if state.approvals.is_empty() {
-        None
-    } else if state.approvals.reason.is_some() {
-        Some(Scope::ApprovalReason)
-    } else {
-        Some(Scope::Approval)
-    }
 }
 
 /// A request arrived. In a mode that does not ask (the user switched while
@@ -139,8 +128,17 @@ mod tests {
     use crate::app::{AppEvent, event};
     use crate::config::Settings;
     use crate::kernel::caps::{Approval, ApprovalPolicy};
+    use crate::keymap::Scope;
     use crate::sandbox::ApprovalMode;
     use crossterm::event::Event;
+
+    /// The approval's key scope, when it has the keyboard.
+    fn scope(s: &AppState) -> Option<Scope> {
+        s.key_scopes()
+            .first()
+            .copied()
+            .filter(|scope| matches!(scope, Scope::Approval | Scope::ApprovalReason))
+    }
 
     fn state() -> AppState {
         let settings = Settings::defaults();
@@ -226,6 +224,32 @@ mod tests {
             }),
         );
         assert!(s.approvals.is_empty());
+    }
+
+    /// The layer stack puts a question above any overlay: with the file
+    /// picker open under it, typing and paste go to the denial reason (they
+    /// used to reach the picker's query).
+    #[test]
+    fn a_question_above_an_open_picker_takes_the_typing_and_the_paste() {
+        let mut s = state();
+        crate::app::update::apply(&mut s, Action::OpenPicker);
+        assert!(matches!(
+            s.overlay,
+            Some(crate::app::state::Overlay::Picker(_))
+        ));
+        let (pending, _answer) = PendingApproval::new(ApprovalSubject::Command("ls".into()));
+        handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+        key(&mut s, KeyCode::Char('d'));
+        assert_eq!(scope(&s), Some(Scope::ApprovalReason));
+        for c in "no".chars() {
+            key(&mut s, KeyCode::Char(c));
+        }
+        handle_terminal_event(&mut s, Event::Paste(" thanks".into()));
+        assert_eq!(s.approvals.reason.as_deref(), Some("no thanks"));
+        let Some(crate::app::state::Overlay::Picker(picker)) = &s.overlay else {
+            panic!("the picker stays open under the question")
+        };
+        assert_eq!(picker.query, "", "nothing reached the picker");
     }
 
     #[tokio::test]

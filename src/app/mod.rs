@@ -11,6 +11,7 @@ pub mod editors;
 pub mod event;
 pub mod file_picker;
 pub mod kernel;
+pub mod layers;
 pub mod osc52;
 pub mod recovery_mirror;
 pub mod run;

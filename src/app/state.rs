@@ -496,17 +496,9 @@ impl AppState {
         }
     }
 
-    /// Scopes for key lookup, innermost first.
+    /// Scopes for key lookup, innermost first (the layer stack's).
     pub fn key_scopes(&self) -> Vec<Scope> {
-        let mut scopes = Vec::with_capacity(3);
-        if let Some(scope) = super::approval_flow::scope(self) {
-            scopes.push(scope);
-        }
-        if let Some(overlay) = &self.overlay {
-            scopes.push(overlay.scope());
-        }
-        scopes.extend(super::variables::pane_scopes(self));
-        scopes
+        super::layers::scopes(self)
     }
 
     /// The scope whose hints the status bar shows.

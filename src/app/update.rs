@@ -3,14 +3,12 @@
 //! loop about effects that need the terminal (quit, suspend, full redraw).
 
 use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
-use tui_textarea::Input;
 
 use super::composer::{self, Submission};
 use super::event::AppEvent;
 use super::kernel::CellOrigin;
 use super::state::{AppState, ChatMessage, ListCursor, Overlay, Question, Role, SearchState};
 use crate::keymap::{self, Action, PaneId};
-use crate::sanitize;
 use crate::ui::layout::{self, PaneLayout};
 
 /// What the event loop must do after an update.
@@ -38,7 +36,7 @@ impl Command {
         }
     }
 
-    fn from_changed(changed: bool) -> Self {
+    pub(super) fn from_changed(changed: bool) -> Self {
         if changed {
             Command::Redraw
         } else {
@@ -53,13 +51,7 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
     match event {
         Event::Key(key) => handle_key(state, key),
         Event::Mouse(mouse) => handle_mouse(state, mouse),
-        Event::Paste(text) => match &state.overlay {
-            Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
-                super::file_picker::paste(state, &text)
-            }
-            None if state.focus == PaneId::FileView => super::editors::paste(state, &text),
-            _ => Command::from_changed(paste(state, &text)),
-        },
+        Event::Paste(text) => super::layers::top(state).paste(state, &text),
         Event::Resize(width, height) => {
             state.size = ratatui::layout::Size::new(width, height);
             Command::Redraw
@@ -120,17 +112,11 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
 fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
     // A search jump's highlight lasts until the user does something else.
     state.conversation.flash = None;
-    if let Some(action) = keymap::lookup(&state.key_scopes(), &key) {
+    if let Some(action) = keymap::lookup(&super::layers::scopes(state), &key) {
         return apply(state, action);
     }
-    match &state.overlay {
-        Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
-            return super::file_picker::type_key(state, key);
-        }
-        None if state.focus == PaneId::FileView => return super::editors::type_key(state, key),
-        _ => {}
-    }
-    Command::from_changed(type_into_focused_input(state, key))
+    // Keys that are not bindings are text for the innermost layer's input.
+    super::layers::top(state).type_key(state, key)
 }
 
 /// Performs an action from the keymap.
@@ -327,146 +313,9 @@ fn page(state: &AppState) -> isize {
     height.saturating_sub(3).max(1) as isize
 }
 
-/// Scrolls whatever the keys are aimed at: the open overlay, else the
-/// focused pane.
+/// Scrolls whatever the keys are aimed at: the innermost layer.
 fn scroll(state: &mut AppState, delta: isize) {
-    if !state.approvals.is_empty() {
-        // A long cell: the user reads all of what would run.
-        let lines = state
-            .approvals
-            .front()
-            .map(|p| p.subject.text().lines().count())
-            .unwrap_or(0);
-        let scroll = &mut state.approvals.scroll;
-        *scroll = (*scroll as isize + delta).clamp(0, lines.saturating_sub(1) as isize) as usize;
-        return;
-    }
-    let search_len = match &state.overlay {
-        Some(Overlay::Search(search)) => search.results.len(),
-        _ => 0,
-    };
-    match &mut state.overlay {
-        Some(Overlay::SnapshotPreview { scroll }) => {
-            let rows = state
-                .snapshot
-                .as_ref()
-                .map(|v| v.rendered.markdown.lines().count())
-                .unwrap_or(0);
-            *scroll = (*scroll as isize + delta).clamp(0, rows as isize) as usize;
-        }
-        Some(Overlay::Help { scroll }) => {
-            *scroll =
-                (*scroll as isize + delta).clamp(0, crate::ui::help::row_count() as isize) as usize;
-        }
-        Some(Overlay::Search(search)) => search.cursor.move_by(delta, search_len),
-        Some(Overlay::Variable { scroll, .. }) => {
-            *scroll = (*scroll as isize + delta).clamp(0, u16::MAX as isize) as usize;
-        }
-        Some(Overlay::Picker(picker)) => {
-            let len = picker.matches.len();
-            picker.cursor.move_by(delta, len);
-        }
-        Some(Overlay::Diff { text, scroll }) => {
-            let rows = text.lines().count() as isize;
-            *scroll = (*scroll as isize + delta).clamp(0, rows) as usize;
-        }
-        Some(Overlay::Confirm(_) | Overlay::Prompt(_) | Overlay::Conflict) => {}
-        None => match state.focus {
-            PaneId::Conversation => {
-                // Rows become a place in the transcript in `ui::prepare`,
-                // which knows the entries' heights and clamps at both ends.
-                let conversation = &mut state.conversation;
-                if delta <= isize::MIN / 2 {
-                    conversation.scroll_to_top();
-                } else if delta >= isize::MAX / 2 {
-                    conversation.follow();
-                } else {
-                    conversation.scroll_by(delta);
-                }
-            }
-            PaneId::Variables => {
-                let len = super::variables::visible(state).len();
-                state.variables_cursor.move_by(delta, len);
-            }
-            PaneId::Diagnostics => {
-                let len = state.diagnostics.len();
-                state.diagnostics_cursor.move_by(delta, len);
-            }
-            PaneId::FileView => {}
-        },
-    }
-}
-
-/// Keys that are not bindings are text for whichever input has the keyboard.
-fn type_into_focused_input(state: &mut AppState, key: KeyEvent) -> bool {
-    if !state.approvals.is_empty() {
-        return super::approval_flow::type_reason(state, key);
-    }
-    if state.overlay.is_none() && state.focus == PaneId::Variables && state.variables_view.filtering
-    {
-        return super::variables::type_into_filter(state, key);
-    }
-    match &mut state.overlay {
-        Some(Overlay::Search(search)) => {
-            let changed = edit_query(search, key);
-            if changed {
-                super::search::refresh(state);
-            }
-            changed
-        }
-        Some(_) => false,
-        None if state.focus == PaneId::Conversation => state.composer.input(Input::from(key)),
-        None => false,
-    }
-}
-
-fn edit_query(search: &mut SearchState, key: KeyEvent) -> bool {
-    use crossterm::event::{KeyCode, KeyModifiers};
-    let plain = !key
-        .modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    let changed = match key.code {
-        KeyCode::Char(c) if plain => {
-            search.query.push(c);
-            true
-        }
-        KeyCode::Backspace => search.query.pop().is_some(),
-        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-            let had = !search.query.is_empty();
-            search.query.clear();
-            had
-        }
-        _ => false,
-    };
-    if changed {
-        search.cursor = ListCursor::default();
-    }
-    changed
-}
-
-/// Bracketed paste: the text arrives whole, so newlines stay newlines
-/// instead of each one sending a message.
-fn paste(state: &mut AppState, text: &str) -> bool {
-    let clean = sanitize::for_display(text);
-    if !state.approvals.is_empty() {
-        return super::approval_flow::paste_reason(state, &clean);
-    }
-    if state.overlay.is_none() && state.focus == PaneId::Variables && state.variables_view.filtering
-    {
-        return super::variables::paste_into_filter(state, &clean);
-    }
-    match &mut state.overlay {
-        Some(Overlay::Search(search)) => {
-            let first_line = clean.lines().next().unwrap_or_default();
-            search.query.push_str(first_line);
-            search.cursor = ListCursor::default();
-            super::search::refresh(state);
-            true
-        }
-        Some(_) => false,
-        None if state.focus == PaneId::Conversation => state.composer.insert_str(clean),
-        None => false,
-    }
+    super::layers::top(state).scroll(state, delta);
 }
 
 fn send_message(state: &mut AppState) {
@@ -535,25 +384,12 @@ fn clicked_diagnostic(state: &AppState, pane: ratatui::layout::Rect, row: u16) -
 }
 
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
-    if !state.approvals.is_empty() {
-        // The approval overlay is on top of everything: only its buttons act.
-        return match mouse.kind {
-            MouseEventKind::Down(MouseButton::Left) => {
-                Command::from_changed(super::approval_flow::click(state, mouse.column, mouse.row))
-            }
-            MouseEventKind::ScrollUp => apply(state, Action::ScrollUp),
-            MouseEventKind::ScrollDown => apply(state, Action::ScrollDown),
-            _ => Command::None,
-        };
-    }
-    if state.overlay.is_some() {
-        // Overlays are keyboard-first; the wheel still scrolls them.
-        return match mouse.kind {
-            MouseEventKind::ScrollUp => apply(state, Action::ScrollUp),
-            MouseEventKind::ScrollDown => apply(state, Action::ScrollDown),
-            _ => Command::None,
-        };
-    }
+    super::layers::top(state).mouse(state, mouse)
+}
+
+/// The mouse over the panes (no approval or overlay on top): a click
+/// focuses (or acts on) the pane under it, the wheel scrolls it.
+pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     let layout = current_layout(state);
     let Some(pane) = layout.pane_at(mouse.column, mouse.row) else {
         return Command::None;
@@ -583,14 +419,12 @@ fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
         }
         MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
             // The wheel scrolls the pane under the pointer without moving focus.
-            let focus = std::mem::replace(&mut state.focus, pane);
             let step = if mouse.kind == MouseEventKind::ScrollUp {
                 -3
             } else {
                 3
             };
-            scroll(state, step);
-            state.focus = focus;
+            super::layers::Layer::Pane(pane).scroll(state, step);
             Command::Redraw
         }
         _ => Command::None,

@@ -5,7 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::state::{AppState, ListCursor, Overlay, VariableRow};
-use crate::keymap::{Action, PaneId, Scope};
+use crate::keymap::Action;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum VariableSort {
@@ -32,16 +32,6 @@ pub struct VariablesView {
     pub filter: String,
     /// The filter line has the keyboard.
     pub filtering: bool,
-}
-
-/// Key scopes of the focused pane: the variables pane adds its own keys in
-/// front of the shared list keys, or only the filter's while typing one.
-pub fn pane_scopes(state: &AppState) -> Vec<Scope> {
-    match state.focus {
-        PaneId::Variables if state.variables_view.filtering => vec![Scope::VariableFilter],
-        PaneId::Variables => vec![Scope::Variables, Scope::List],
-        pane => vec![pane.scope()],
-    }
 }
 
 /// The rows the pane shows, in order: filtered, then sorted.
@@ -169,6 +159,7 @@ pub fn paste_into_filter(state: &mut AppState, text: &str) -> bool {
 mod tests {
     use super::*;
     use crate::config::Settings;
+    use crate::keymap::{PaneId, Scope};
 
     fn row(name: &str, changed_by: Option<u64>) -> VariableRow {
         VariableRow {
@@ -210,8 +201,9 @@ mod tests {
     #[test]
     fn filter_matches_and_clears() {
         let mut s = state();
+        s.focus = PaneId::Variables;
         apply(&mut s, Action::FilterVariables);
-        assert_eq!(pane_scopes(&s), [Scope::VariableFilter]);
+        assert_eq!(s.key_scopes(), [Scope::VariableFilter]);
         for c in "ET".chars() {
             type_into_filter(&mut s, KeyEvent::new(KeyCode::Char(c), KeyModifiers::SHIFT));
         }

@@ -33,12 +33,7 @@ pub fn centered(screen: Rect, percent_x: u16, percent_y: u16) -> Rect {
     center
 }
 
-pub fn render(
-    search: &SearchState,
-    theme: &Theme,
-    screen: Rect,
-    frame: &mut Frame,
-) {
+pub fn render(search: &SearchState, theme: &Theme, screen: Rect, frame: &mut Frame) {
     let area = area(screen);
     let outcome = &search.results;
     let count = match outcome {

@@ -1,0 +1,263 @@
+//! Who gets input: one stack of layers, innermost first — a pending
+//! approval, then the open overlay, then the focused pane — with the global
+//! keys under them all. Keys look up their action through every layer's
+//! scopes (a modal layer stops the search, see `keymap::lookup`); text,
+//! paste, scrolling and the mouse go to the innermost layer. The help
+//! overlay and the status-bar hints read the same stack, so what they say
+//! is what a key does.
+//!
+//! **Add an overlay or a pane:** give it a variant in `Overlay` or a
+//! `PaneId`, its key scope, and a branch in each `Layer` method it takes
+//! input for; nothing else decides who gets a key.
+
+use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use tui_textarea::Input;
+
+use super::state::{AppState, ListCursor, Overlay, SearchState};
+use super::update::Command;
+use crate::keymap::{PaneId, Scope};
+
+/// One layer of the input stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    /// A question from running code, over everything else.
+    Approval,
+    /// The open overlay (help, search, picker, prompt, confirm, …).
+    Overlay,
+    /// The focused pane.
+    Pane(PaneId),
+}
+
+/// The layers present now, innermost first. The focused pane is always
+/// there; the global keys are implied under it.
+pub fn stack(state: &AppState) -> Vec<Layer> {
+    let mut layers = Vec::with_capacity(3);
+    if !state.approvals.is_empty() {
+        layers.push(Layer::Approval);
+    }
+    if state.overlay.is_some() {
+        layers.push(Layer::Overlay);
+    }
+    layers.push(Layer::Pane(state.focus));
+    layers
+}
+
+/// The layer that takes text, paste, scrolling and clicks.
+pub fn top(state: &AppState) -> Layer {
+    stack(state)
+        .first()
+        .copied()
+        .unwrap_or(Layer::Pane(state.focus))
+}
+
+/// Key scopes for lookup, innermost first, from every layer.
+pub fn scopes(state: &AppState) -> Vec<Scope> {
+    stack(state)
+        .into_iter()
+        .flat_map(|layer| layer.scopes(state))
+        .collect()
+}
+
+impl Layer {
+    /// The key scopes this layer adds, innermost first.
+    pub fn scopes(self, state: &AppState) -> Vec<Scope> {
+        match self {
+            Layer::Approval if state.approvals.reason.is_some() => vec![Scope::ApprovalReason],
+            Layer::Approval => vec![Scope::Approval],
+            Layer::Overlay => state.overlay.iter().map(Overlay::scope).collect(),
+            Layer::Pane(PaneId::Variables) if state.variables_view.filtering => {
+                vec![Scope::VariableFilter]
+            }
+            Layer::Pane(PaneId::Variables) => vec![Scope::Variables, Scope::List],
+            Layer::Pane(pane) => vec![pane.scope()],
+        }
+    }
+
+    /// A key that is no binding: text for this layer's input, if it has one.
+    pub fn type_key(self, state: &mut AppState, key: KeyEvent) -> Command {
+        match self {
+            Layer::Approval => Command::from_changed(super::approval_flow::type_reason(state, key)),
+            Layer::Overlay => match &mut state.overlay {
+                Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
+                    super::file_picker::type_key(state, key)
+                }
+                Some(Overlay::Search(search)) => {
+                    let changed = edit_query(search, key);
+                    if changed {
+                        super::search::refresh(state);
+                    }
+                    Command::from_changed(changed)
+                }
+                _ => Command::None,
+            },
+            Layer::Pane(PaneId::FileView) => super::editors::type_key(state, key),
+            Layer::Pane(PaneId::Variables) if state.variables_view.filtering => {
+                Command::from_changed(super::variables::type_into_filter(state, key))
+            }
+            Layer::Pane(PaneId::Conversation) => {
+                Command::from_changed(state.composer.input(Input::from(key)))
+            }
+            Layer::Pane(_) => Command::None,
+        }
+    }
+
+    /// Bracketed paste: the text arrives whole, so newlines stay newlines
+    /// instead of each one sending a message. Inputs of one line take the
+    /// first line.
+    pub fn paste(self, state: &mut AppState, text: &str) -> Command {
+        let clean = crate::sanitize::for_display(text);
+        match self {
+            Layer::Approval => {
+                Command::from_changed(super::approval_flow::paste_reason(state, &clean))
+            }
+            Layer::Overlay => match &mut state.overlay {
+                Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
+                    super::file_picker::paste(state, text)
+                }
+                Some(Overlay::Search(search)) => {
+                    let first_line = clean.lines().next().unwrap_or_default();
+                    search.query.push_str(first_line);
+                    search.cursor = ListCursor::default();
+                    super::search::refresh(state);
+                    Command::Redraw
+                }
+                _ => Command::None,
+            },
+            Layer::Pane(PaneId::FileView) => super::editors::paste(state, text),
+            Layer::Pane(PaneId::Variables) if state.variables_view.filtering => {
+                Command::from_changed(super::variables::paste_into_filter(state, &clean))
+            }
+            Layer::Pane(PaneId::Conversation) => {
+                Command::from_changed(state.composer.insert_str(clean))
+            }
+            Layer::Pane(_) => Command::None,
+        }
+    }
+
+    /// Scrolls this layer by `delta` rows (a huge delta means top/bottom).
+    pub fn scroll(self, state: &mut AppState, delta: isize) {
+        match self {
+            Layer::Approval => {
+                // A long cell: the user reads all of what would run.
+                let lines = state
+                    .approvals
+                    .front()
+                    .map(|p| p.subject.text().lines().count())
+                    .unwrap_or(0);
+                let scroll = &mut state.approvals.scroll;
+                *scroll = clamp_add(*scroll, delta, lines.saturating_sub(1));
+            }
+            Layer::Overlay => scroll_overlay(state, delta),
+            Layer::Pane(pane) => scroll_pane(state, pane, delta),
+        }
+    }
+
+    /// A mouse event for this layer. Panes take clicks and the wheel where
+    /// the pointer is; an overlay only scrolls; an approval has buttons.
+    pub fn mouse(self, state: &mut AppState, mouse: MouseEvent) -> Command {
+        let wheel = match mouse.kind {
+            MouseEventKind::ScrollUp => Some(-1),
+            MouseEventKind::ScrollDown => Some(1),
+            _ => None,
+        };
+        match (self, wheel) {
+            (Layer::Approval | Layer::Overlay, Some(delta)) => {
+                self.scroll(state, delta);
+                Command::Redraw
+            }
+            (Layer::Approval, None) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
+                Command::from_changed(super::approval_flow::click(state, mouse.column, mouse.row))
+            }
+            (Layer::Approval | Layer::Overlay, None) => Command::None,
+            (Layer::Pane(_), _) => super::update::pane_mouse(state, mouse),
+        }
+    }
+}
+
+fn clamp_add(value: usize, delta: isize, max: usize) -> usize {
+    (value as isize)
+        .saturating_add(delta)
+        .clamp(0, max as isize) as usize
+}
+
+fn scroll_overlay(state: &mut AppState, delta: isize) {
+    let snapshot_rows = state
+        .snapshot
+        .as_ref()
+        .map(|v| v.rendered.markdown.lines().count())
+        .unwrap_or(0);
+    match &mut state.overlay {
+        Some(Overlay::SnapshotPreview { scroll }) => {
+            *scroll = clamp_add(*scroll, delta, snapshot_rows);
+        }
+        Some(Overlay::Help { scroll }) => {
+            *scroll = clamp_add(*scroll, delta, crate::ui::help::row_count());
+        }
+        Some(Overlay::Search(search)) => {
+            let len = search.results.len();
+            search.cursor.move_by(delta, len);
+        }
+        Some(Overlay::Variable { scroll, .. }) => {
+            *scroll = clamp_add(*scroll, delta, u16::MAX as usize);
+        }
+        Some(Overlay::Picker(picker)) => {
+            let len = picker.matches.len();
+            picker.cursor.move_by(delta, len);
+        }
+        Some(Overlay::Diff { text, scroll }) => {
+            let rows = text.lines().count();
+            *scroll = clamp_add(*scroll, delta, rows);
+        }
+        Some(Overlay::Confirm(_) | Overlay::Prompt(_) | Overlay::Conflict) | None => {}
+    }
+}
+
+fn scroll_pane(state: &mut AppState, pane: PaneId, delta: isize) {
+    match pane {
+        PaneId::Conversation => {
+            // Rows become a place in the transcript in `ui::prepare`,
+            // which knows the entries' heights and clamps at both ends.
+            let conversation = &mut state.conversation;
+            if delta <= isize::MIN / 2 {
+                conversation.scroll_to_top();
+            } else if delta >= isize::MAX / 2 {
+                conversation.follow();
+            } else {
+                conversation.scroll_by(delta);
+            }
+        }
+        PaneId::Variables => {
+            let len = super::variables::visible(state).len();
+            state.variables_cursor.move_by(delta, len);
+        }
+        PaneId::Diagnostics => {
+            let len = state.diagnostics.len();
+            state.diagnostics_cursor.move_by(delta, len);
+        }
+        PaneId::FileView => {}
+    }
+}
+
+fn edit_query(search: &mut SearchState, key: KeyEvent) -> bool {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    let plain = !key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    let changed = match key.code {
+        KeyCode::Char(c) if plain => {
+            search.query.push(c);
+            true
+        }
+        KeyCode::Backspace => search.query.pop().is_some(),
+        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+            let had = !search.query.is_empty();
+            search.query.clear();
+            had
+        }
+        _ => false,
+    };
+    if changed {
+        search.cursor = ListCursor::default();
+    }
+    changed
+}
