@@ -17,6 +17,7 @@ pub mod keymap;
 pub mod logging;
 pub mod sandbox;
 pub mod sanitize;
+pub mod screen;
 pub mod session;
 pub mod snapshot;
 pub mod theme;

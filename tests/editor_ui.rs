@@ -106,7 +106,7 @@ fn region(buffer: &Buffer, area: Rect) -> Buffer {
 
 fn file_view_rect(s: &AppState) -> Rect {
     let screen = Rect::new(0, 0, s.size.width, s.size.height);
-    ui::layout::compute(screen, s.focus)
+    hello_tui::screen::layout::compute(screen, s.focus)
         .file_view
         .expect("file view visible")
 }
@@ -367,7 +367,10 @@ fn tabs_switch_and_equal_names_are_told_apart() {
     open(&mut s, &dir.path().join("api/mod.py"));
     open(&mut s, &dir.path().join("web/mod.py"));
     open(&mut s, &dir.path().join("main.py"));
-    let titles = ui::file_view::tab_titles(&s.editors.tabs);
+    let titles: Vec<String> = hello_tui::screen::file_view::tabs(&s.editors.tabs)
+        .into_iter()
+        .map(|t| t.title)
+        .collect();
     assert_eq!(titles, ["mod.py — api", "mod.py — web", "main.py"]);
     assert_eq!(s.editors.active, 2);
     press(&mut s, KeyCode::PageDown, CTRL);
@@ -610,7 +613,7 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
     open(&mut s, &dir.path().join("b.txt"));
     draw(&mut s, 120, 40);
     let pane = file_view_rect(&s);
-    let text = ui::file_view::text_area(pane);
+    let text = hello_tui::screen::file_view::text_area(pane);
     let mouse = |kind, column, row| {
         Event::Mouse(MouseEvent {
             kind,

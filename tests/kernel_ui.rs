@@ -321,7 +321,7 @@ fn variables_pane_styles_changed_markers() {
     let terminal = draw(&mut s, 120, 40);
     let buf = terminal.backend().buffer();
     // Keep only the variables pane in the styled snapshot.
-    let layout = ui::layout::compute(Rect::new(0, 0, 120, 40), PaneId::Variables);
+    let layout = hello_tui::screen::layout::compute(Rect::new(0, 0, 120, 40), PaneId::Variables);
     let area = layout.rect(PaneId::Variables).unwrap();
     let mut pane = ratatui::buffer::Buffer::empty(area);
     for y in area.top()..area.bottom() {

@@ -720,3 +720,23 @@ fn open_search_results_follow_what_arrives_without_retyping() {
     let text = text_of(&draw(&mut s, 100, 30));
     assert!(text.contains("1 result"), "{text}");
 }
+
+#[test]
+fn help_scrolling_stops_at_its_last_line_and_comes_back_at_once() {
+    let mut s = state();
+    press(&mut s, KeyCode::F(1), KeyModifiers::NONE);
+    for _ in 0..500 {
+        press(&mut s, KeyCode::Down, KeyModifiers::NONE);
+    }
+    draw(&mut s, 100, 30);
+    let Some(hello_tui::app::state::Overlay::Help { scroll: bottom }) = s.overlay.clone() else {
+        panic!("help should be open")
+    };
+    assert!(bottom > 10 && bottom < 500, "clamped to the text: {bottom}");
+    press(&mut s, KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(
+        s.overlay,
+        Some(hello_tui::app::state::Overlay::Help { scroll: bottom - 1 }),
+        "one Up moves up at once"
+    );
+}

@@ -530,11 +530,11 @@ pub fn on_disk_change(state: &mut AppState, path: &Path) -> Command {
 /// tab bar switches tabs; in the text a click places the cursor (Shift
 /// extends), a drag selects, the wheel scrolls.
 pub fn mouse(state: &mut AppState, mouse: MouseEvent, pane: Rect) -> Command {
-    let area = crate::ui::file_view::text_area(pane);
+    let area = crate::screen::file_view::text_area(pane);
     let on_tab_bar = area.y > pane.y + 1 && mouse.row + 1 == area.y;
     if on_tab_bar && mouse.kind == MouseEventKind::Down(MouseButton::Left) {
         let column = mouse.column.saturating_sub(area.x);
-        if let Some(tab) = crate::ui::file_view::tab_at(&state.editors.tabs, column) {
+        if let Some(tab) = crate::screen::file_view::tab_at(&state.editors.tabs, column) {
             state.editors.active = tab;
             state.focus = PaneId::FileView;
             changed(state);

@@ -191,7 +191,8 @@ fn scroll_overlay(state: &mut AppState, delta: isize) {
             *scroll = clamp_add(*scroll, delta, snapshot_rows);
         }
         Some(Overlay::Help { scroll }) => {
-            *scroll = clamp_add(*scroll, delta, crate::ui::help::row_count());
+            // `ui::prepare` clamps it to the help text's length.
+            *scroll = clamp_add(*scroll, delta, u16::MAX as usize);
         }
         Some(Overlay::Search(search)) => {
             let len = search.results.len();

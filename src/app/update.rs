@@ -9,7 +9,7 @@ use super::event::AppEvent;
 use super::kernel::CellOrigin;
 use super::state::{AppState, ChatMessage, ListCursor, Overlay, Question, Role, SearchState};
 use crate::keymap::{self, Action, PaneId};
-use crate::ui::layout::{self, PaneLayout};
+use crate::screen::layout::{self, PaneLayout};
 
 /// What the event loop must do after an update.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -380,7 +380,7 @@ fn clicked_diagnostic(state: &AppState, pane: ratatui::layout::Rect, row: u16) -
     let top = pane.y + 1;
     let height = pane.height.saturating_sub(2);
     let row = row.checked_sub(top)?;
-    crate::ui::diagnostics::diagnostic_at(state, height, row)
+    crate::screen::diagnostics::diagnostic_at(state, height, row)
 }
 
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {

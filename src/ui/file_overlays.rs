@@ -105,7 +105,7 @@ pub fn prompt(
     screen: Rect,
     buf: &mut Buffer,
 ) {
-    let layout = super::layout::compute(screen, state.focus);
+    let layout = crate::screen::layout::compute(screen, state.focus);
     let pane = layout.file_view.unwrap_or(screen);
     let width = pane.width.saturating_sub(2).min(60);
     if width < 10 || pane.height < 3 {

@@ -2,8 +2,6 @@
 //! core's widget with the theme's colours. Until a file is open it says how
 //! to open one.
 
-use std::path::Path;
-
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -12,36 +10,21 @@ use ratatui::widgets::Widget;
 
 use super::pane;
 use crate::app::AppState;
-use crate::editor::{DiskState, Document, FileViewStyles, render_file_view};
+use crate::editor::{Document, FileViewStyles, render_file_view};
 use crate::keymap::PaneId;
-use crate::sanitize;
+use crate::screen;
 use crate::theme::Theme;
-use unicode_width::UnicodeWidthStr;
-
-/// Where the document's text goes inside the pane: inside the border, below
-/// the tab bar. Shared with mouse hit-testing in `update`.
-pub fn text_area(pane: Rect) -> Rect {
-    let inner = Rect::new(
-        pane.x.saturating_add(1),
-        pane.y.saturating_add(1),
-        pane.width.saturating_sub(2),
-        pane.height.saturating_sub(2),
-    );
-    if inner.height < 2 {
-        return inner;
-    }
-    Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 1)
-}
 
 /// Scrolls the viewport to the cursor and highlights what will be visible
 /// (bounded work per frame; the loop asks for another frame while
 /// `needs_more_work`).
 pub fn prepare(state: &mut AppState) {
     let screen = Rect::new(0, 0, state.size.width, state.size.height);
-    let Some(rect) = super::layout::compute(screen, state.focus).rect(PaneId::FileView) else {
+    let Some(rect) = crate::screen::layout::compute(screen, state.focus).rect(PaneId::FileView)
+    else {
         return;
     };
-    let area = text_area(rect);
+    let area = screen::file_view::text_area(rect);
     let Some(hl) = state.highlighter.clone() else {
         return;
     };
@@ -99,7 +82,7 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
     if inner.is_empty() {
         return;
     }
-    let text = text_area(area);
+    let text = screen::file_view::text_area(area);
     if text.y > inner.y {
         tab_bar(
             state,
@@ -130,74 +113,28 @@ fn strip_colours(area: Rect, buf: &mut Buffer) {
 /// One line of tabs: name, dirty marker, disk state; the active tab stands
 /// out. Tabs that do not fit are cut at the right edge.
 fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let titles = tab_titles(&state.editors.tabs);
     let mut spans = Vec::new();
-    for (i, (doc, title)) in state.editors.tabs.iter().zip(titles).enumerate() {
+    for (i, tab) in screen::file_view::tabs(&state.editors.tabs)
+        .into_iter()
+        .enumerate()
+    {
         let active = i == state.editors.active;
         let style = if active {
             theme.roles.focused_title.reversed()
         } else {
             theme.roles.muted
         };
-        spans.push(Span::styled(format!(" {title}"), style));
-        if doc.is_dirty() {
+        spans.push(Span::styled(format!(" {}", tab.title), style));
+        if tab.dirty {
             spans.push(Span::styled(" ●", theme.roles.dirty_marker.patch(style)));
         }
-        if let Some(note) = disk_note(doc) {
+        if let Some(note) = tab.note {
             spans.push(Span::styled(note, theme.roles.error.patch(style)));
         }
         spans.push(Span::styled(" ", style));
         spans.push(Span::styled("│", theme.roles.pane_border));
     }
     Line::from(spans).render(area, buf);
-}
-
-fn disk_note(doc: &Document) -> Option<&'static str> {
-    match doc.disk_state() {
-        DiskState::ChangedOnDisk { .. } => Some(" (changed on disk)"),
-        DiskState::DeletedOnDisk => Some(" (deleted on disk)"),
-        DiskState::InSync => None,
-    }
-}
-
-/// Which tab is drawn at `column` cells from the tab bar's left edge.
-pub fn tab_at(tabs: &[Document], column: u16) -> Option<usize> {
-    let mut x = 0usize;
-    for (i, (doc, title)) in tabs.iter().zip(tab_titles(tabs)).enumerate() {
-        let dirty = if doc.is_dirty() { 2 } else { 0 };
-        let note = disk_note(doc).map_or(0, str::len);
-        // " title" + " ●" + note + " " + "│"
-        x += 1 + title.width() + dirty + note + 2;
-        if usize::from(column) < x {
-            return Some(i);
-        }
-    }
-    None
-}
-
-/// Tab names: the file name, with the parent directory added where two
-/// open files share a name.
-pub fn tab_titles(tabs: &[Document]) -> Vec<String> {
-    let name = |p: &Path| {
-        p.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| p.display().to_string())
-    };
-    tabs.iter()
-        .map(|doc| {
-            let own = name(doc.path());
-            let shared = tabs
-                .iter()
-                .filter(|other| name(other.path()) == own)
-                .count()
-                > 1;
-            let title = match doc.path().parent().and_then(|p| p.file_name()) {
-                Some(parent) if shared => format!("{own} — {}", parent.to_string_lossy()),
-                _ => own,
-            };
-            sanitize::for_display(&title).into_owned()
-        })
-        .collect()
 }
 
 /// Lines with diagnostics get the most severe one's icon in the gutter, and

@@ -12,7 +12,6 @@ pub mod file_status;
 pub mod file_view;
 pub mod help;
 pub mod history;
-pub mod layout;
 pub mod markdown;
 pub mod pane;
 pub mod search;
@@ -29,6 +28,7 @@ use ratatui::Frame;
 use crate::app::AppState;
 use crate::app::state::Overlay;
 use crate::keymap::PaneId;
+use crate::screen;
 use crate::theme::Theme;
 
 /// What a frame shows beyond the state itself, kept between frames so
@@ -45,7 +45,7 @@ pub struct FrameModel {
 /// text). Called by the loop before every draw.
 pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
     let area = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
-    if let Some(rect) = layout::compute(area, state.focus).conversation {
+    if let Some(rect) = screen::layout::compute(area, state.focus).conversation {
         let inner = conversation::history_area(state, rect);
         // Syntax colours would defeat NO_COLOR.
         let styling = match &state.highlighter {
@@ -60,13 +60,16 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
             .history
             .prepare(&mut state.conversation, &styling, inner);
     }
+    if let Some(Overlay::Help { scroll }) = &mut state.overlay {
+        *scroll = (*scroll).min(help::row_count());
+    }
     file_view::prepare(state);
 }
 
 /// Draws one frame.
 pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut Frame) {
     let area = frame.area();
-    let layout = layout::compute(area, state.focus);
+    let layout = screen::layout::compute(area, state.focus);
     for pane in PaneId::ALL {
         let Some(rect) = layout.rect(pane) else {
             continue;
