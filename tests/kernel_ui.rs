@@ -292,7 +292,7 @@ fn variables_pane_sorts_filters_and_marks_changes() {
     press(&mut s, KeyCode::Char('a'));
     press(&mut s, KeyCode::Enter); // keep the filter
     assert!(!s.variables_view.filtering);
-    assert_eq!(s.variables_view.filter, "ata");
+    assert_eq!(s.variables_view.filter.text(), "ata");
     press(&mut s, KeyCode::Enter); // details of the selected variable
     assert_eq!(
         s.overlay,
@@ -304,7 +304,7 @@ fn variables_pane_sorts_filters_and_marks_changes() {
     insta::assert_snapshot!("variable_detail", text(&draw(&mut s, 100, 30)));
     press(&mut s, KeyCode::Esc);
     press(&mut s, KeyCode::Esc); // clears the filter
-    assert_eq!(s.variables_view.filter, "");
+    assert_eq!(s.variables_view.filter.text(), "");
     let filtered_out = {
         press(&mut s, KeyCode::Char('/'));
         for c in "zzz".chars() {

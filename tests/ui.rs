@@ -740,3 +740,28 @@ fn help_scrolling_stops_at_its_last_line_and_comes_back_at_once() {
         "one Up moves up at once"
     );
 }
+
+#[test]
+fn every_prompt_moves_its_cursor_like_the_composer() {
+    let mut s = state();
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    for c in "chek auth".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    // Back over " auth" and the "k", fix the typo, then paste at the end.
+    for _ in 0..6 {
+        press(&mut s, KeyCode::Left, KeyModifiers::NONE);
+    }
+    press(&mut s, KeyCode::Char('c'), KeyModifiers::NONE);
+    press(&mut s, KeyCode::End, KeyModifiers::NONE);
+    handle_terminal_event(&mut s, Event::Paste("Token\nsecond line".into()));
+    let Some(hello_tui::app::state::Overlay::Search(search)) = &s.overlay else {
+        panic!("search should be open")
+    };
+    assert_eq!(search.query.text(), "check authToken");
+    press(&mut s, KeyCode::Char('w'), KeyModifiers::CONTROL);
+    let Some(hello_tui::app::state::Overlay::Search(search)) = &s.overlay else {
+        panic!("search should be open")
+    };
+    assert_eq!(search.query.text(), "check ", "Ctrl+W deletes a word");
+}

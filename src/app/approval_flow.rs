@@ -2,9 +2,10 @@
 //! keys and clicks answer the front one, a denial's reason is typed in
 //! place and travels back to the code that asked.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::approvals::PendingApproval;
+use super::line_input::LineInput;
 use super::state::AppState;
 use crate::kernel::caps::ApprovalDecision;
 use crate::keymap::Action;
@@ -45,7 +46,7 @@ pub fn apply(state: &mut AppState, action: Action) -> bool {
         }
         Action::SendDenial => {
             let typed = queue.reason.take().unwrap_or_default();
-            let reason = match typed.trim() {
+            let reason = match typed.text().trim() {
                 "" => DEFAULT_DENIAL.to_owned(),
                 text => format!("{DEFAULT_DENIAL}: {text}"),
             };
@@ -69,7 +70,7 @@ pub fn choose(state: &mut AppState, choice: Choice) {
         }
         Choice::Deny => {
             if queue.front().is_some() {
-                queue.reason = Some(String::new());
+                queue.reason = Some(LineInput::default());
             }
         }
     }
@@ -77,25 +78,11 @@ pub fn choose(state: &mut AppState, choice: Choice) {
 
 /// Text typed into the reason line.
 pub fn type_reason(state: &mut AppState, key: KeyEvent) -> bool {
-    let Some(reason) = &mut state.approvals.reason else {
-        return false;
-    };
-    let plain = !key
-        .modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    match key.code {
-        KeyCode::Char(c) if plain => {
-            reason.push(c);
-            true
-        }
-        KeyCode::Backspace => reason.pop().is_some(),
-        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-            let had = !reason.is_empty();
-            reason.clear();
-            had
-        }
-        _ => false,
-    }
+    state
+        .approvals
+        .reason
+        .as_mut()
+        .is_some_and(|reason| reason.input(key).any())
 }
 
 /// Pasted text joins the reason (one line).
@@ -103,9 +90,7 @@ pub fn paste_reason(state: &mut AppState, text: &str) -> bool {
     let Some(reason) = &mut state.approvals.reason else {
         return false;
     };
-    let line = text.lines().collect::<Vec<_>>().join(" ");
-    reason.push_str(&line);
-    !line.is_empty()
+    reason.paste(&text.lines().collect::<Vec<_>>().join(" "))
 }
 
 /// A left click on the overlay: the buttons choose, elsewhere nothing.
@@ -131,6 +116,7 @@ mod tests {
     use crate::keymap::Scope;
     use crate::sandbox::ApprovalMode;
     use crossterm::event::Event;
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     /// The approval's key scope, when it has the keyboard.
     fn scope(s: &AppState) -> Option<Scope> {
@@ -245,11 +231,14 @@ mod tests {
             key(&mut s, KeyCode::Char(c));
         }
         handle_terminal_event(&mut s, Event::Paste(" thanks".into()));
-        assert_eq!(s.approvals.reason.as_deref(), Some("no thanks"));
+        assert_eq!(
+            s.approvals.reason.as_ref().map(|r| r.text()),
+            Some("no thanks")
+        );
         let Some(crate::app::state::Overlay::Picker(picker)) = &s.overlay else {
             panic!("the picker stays open under the question")
         };
-        assert_eq!(picker.query, "", "nothing reached the picker");
+        assert_eq!(picker.query.text(), "", "nothing reached the picker");
     }
 
     #[tokio::test]

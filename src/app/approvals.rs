@@ -76,7 +76,7 @@ impl PendingApproval {
 #[derive(Debug, Default)]
 pub struct ApprovalQueue {
     pub pending: VecDeque<PendingApproval>,
-    pub reason: Option<String>,
+    pub reason: Option<super::line_input::LineInput>,
     /// Lines of the front request's code scrolled past (long cells).
     pub scroll: usize,
 }

@@ -2,9 +2,10 @@
 //! workspace index, the Ctrl+G go-to-line prompt and the Ctrl+F find bar.
 //! Their state is an `Overlay`; typing edits their input.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::editors;
+use super::line_input::{Edit, LineInput};
 use super::state::{AppState, ListCursor, Overlay};
 use super::update::Command;
 use crate::editor::EditCommand;
@@ -15,7 +16,7 @@ pub const PICKER_LIMIT: usize = 200;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PickerState {
-    pub query: String,
+    pub query: LineInput,
     /// Id of the newest query; older results are dropped.
     pub id: u64,
     pub matches: Vec<PathMatch>,
@@ -42,14 +43,14 @@ impl PromptKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptState {
     pub kind: PromptKind,
-    pub input: String,
+    pub input: LineInput,
     /// "3 of 10", "no matches", "not a line number".
     pub status: Option<String>,
 }
 
 pub fn open_picker(state: &mut AppState) -> Command {
     state.overlay = Some(Overlay::Picker(PickerState {
-        query: String::new(),
+        query: LineInput::default(),
         id: 0,
         matches: Vec::new(),
         matched: 0,
@@ -66,13 +67,17 @@ pub fn rerun(state: &mut AppState) -> Command {
     };
     state.fuzzy_queries += 1;
     picker.id = state.fuzzy_queries;
-    let sent = state
-        .picker_worker
-        .as_ref()
-        .is_some_and(|w| w.search(picker.id, &picker.query, &state.file_index, PICKER_LIMIT));
+    let sent = state.picker_worker.as_ref().is_some_and(|w| {
+        w.search(
+            picker.id,
+            picker.query.text(),
+            &state.file_index,
+            PICKER_LIMIT,
+        )
+    });
     if !sent {
         let matches =
-            FuzzyMatcher::new().matches_index(&picker.query, &state.file_index, PICKER_LIMIT);
+            FuzzyMatcher::new().matches_index(picker.query.text(), &state.file_index, PICKER_LIMIT);
         picker.matched = matches.len();
         picker.matches = matches;
         picker.cursor = ListCursor::default();
@@ -125,7 +130,7 @@ pub fn open_prompt(state: &mut AppState, kind: PromptKind) -> Command {
     };
     state.overlay = Some(Overlay::Prompt(PromptState {
         kind,
-        input,
+        input: LineInput::new(&input),
         status: None,
     }));
     Command::Redraw
@@ -143,7 +148,7 @@ pub fn accept(state: &mut AppState) -> Command {
             editors::open(state, &path, None)
         }
         Some(Overlay::Prompt(prompt)) if prompt.kind == PromptKind::GoToLine => {
-            match parse_position(&prompt.input) {
+            match parse_position(prompt.input.text()) {
                 Some((line, column)) => {
                     let command = editors::edit(state, EditCommand::GoToLine(line));
                     if column > 1
@@ -189,7 +194,7 @@ pub fn find(state: &mut AppState, forward: bool) -> Command {
     if prompt.kind != PromptKind::Find || prompt.input.is_empty() {
         return Command::None;
     }
-    let query = prompt.input.clone();
+    let query = prompt.input.text().to_owned();
     let Some(doc) = state.editors.active_mut() else {
         return Command::None;
     };
@@ -217,45 +222,38 @@ pub fn find(state: &mut AppState, forward: bool) -> Command {
 
 /// Typing into the picker query or a prompt. Returns whether it changed.
 pub fn type_key(state: &mut AppState, key: KeyEvent) -> Command {
-    let plain = !key
-        .modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    let input = match &mut state.overlay {
-        Some(Overlay::Picker(p)) => &mut p.query,
-        Some(Overlay::Prompt(p)) => &mut p.input,
-        _ => return Command::None,
+    let edit = match input_of(state) {
+        Some(input) => input.input(key),
+        None => return Command::None,
     };
-    let changed = match key.code {
-        KeyCode::Char(c) if plain => {
-            input.push(c);
-            true
-        }
-        KeyCode::Backspace => input.pop().is_some(),
-        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-            let had = !input.is_empty();
-            input.clear();
-            had
-        }
-        _ => false,
-    };
-    after_input(state, changed)
+    match edit {
+        Edit::None => Command::None,
+        Edit::Cursor => Command::Redraw,
+        Edit::Text => after_input(state),
+    }
 }
 
 /// Bracketed paste into the picker or a prompt: the first line.
 pub fn paste(state: &mut AppState, text: &str) -> Command {
-    let first = text.lines().next().unwrap_or_default();
-    match &mut state.overlay {
-        Some(Overlay::Picker(p)) => p.query.push_str(first),
-        Some(Overlay::Prompt(p)) => p.input.push_str(first),
-        _ => return Command::None,
+    let pasted = input_of(state).is_some_and(|input| input.paste(text));
+    if pasted {
+        after_input(state)
+    } else {
+        Command::None
     }
-    after_input(state, !first.is_empty())
 }
 
-fn after_input(state: &mut AppState, changed: bool) -> Command {
-    if !changed {
-        return Command::None;
+/// The line the open picker or prompt types into.
+fn input_of(state: &mut AppState) -> Option<&mut LineInput> {
+    match &mut state.overlay {
+        Some(Overlay::Picker(p)) => Some(&mut p.query),
+        Some(Overlay::Prompt(p)) => Some(&mut p.input),
+        _ => None,
     }
+}
+
+/// The text changed: the picker matches again, a prompt's status goes.
+fn after_input(state: &mut AppState) -> Command {
     match &mut state.overlay {
         Some(Overlay::Picker(_)) => rerun(state),
         Some(Overlay::Prompt(p)) => {

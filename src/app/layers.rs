@@ -13,7 +13,7 @@
 use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 use tui_textarea::Input;
 
-use super::state::{AppState, ListCursor, Overlay, SearchState};
+use super::state::{AppState, ListCursor, Overlay};
 use super::update::Command;
 use crate::keymap::{PaneId, Scope};
 
@@ -82,11 +82,12 @@ impl Layer {
                     super::file_picker::type_key(state, key)
                 }
                 Some(Overlay::Search(search)) => {
-                    let changed = edit_query(search, key);
-                    if changed {
+                    let edit = search.query.input(key);
+                    if edit.text_changed() {
+                        search.cursor = ListCursor::default();
                         super::search::refresh(state);
                     }
-                    Command::from_changed(changed)
+                    Command::from_changed(edit.any())
                 }
                 _ => Command::None,
             },
@@ -112,11 +113,12 @@ impl Layer {
             }
             Layer::Overlay => match &mut state.overlay {
                 Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
-                    super::file_picker::paste(state, text)
+                    super::file_picker::paste(state, &clean)
                 }
                 Some(Overlay::Search(search)) => {
-                    let first_line = clean.lines().next().unwrap_or_default();
-                    search.query.push_str(first_line);
+                    if !search.query.paste(&clean) {
+                        return Command::None;
+                    }
                     search.cursor = ListCursor::default();
                     super::search::refresh(state);
                     Command::Redraw
@@ -237,28 +239,4 @@ fn scroll_pane(state: &mut AppState, pane: PaneId, delta: isize) {
         }
         PaneId::FileView => {}
     }
-}
-
-fn edit_query(search: &mut SearchState, key: KeyEvent) -> bool {
-    use crossterm::event::{KeyCode, KeyModifiers};
-    let plain = !key
-        .modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    let changed = match key.code {
-        KeyCode::Char(c) if plain => {
-            search.query.push(c);
-            true
-        }
-        KeyCode::Backspace => search.query.pop().is_some(),
-        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-            let had = !search.query.is_empty();
-            search.query.clear();
-            had
-        }
-        _ => false,
-    };
-    if changed {
-        search.cursor = ListCursor::default();
-    }
-    changed
 }

@@ -12,6 +12,7 @@ pub mod event;
 pub mod file_picker;
 pub mod kernel;
 pub mod layers;
+pub mod line_input;
 pub mod osc52;
 pub mod recovery_mirror;
 pub mod run;

@@ -74,7 +74,7 @@ pub fn recompute(state: &mut AppState) {
 }
 
 fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
-    let query = search.query.trim();
+    let query = search.query.text().trim();
     match search.scope {
         SearchScope::Files if state.file_index.is_empty() => {
             return SearchOutcome::Unavailable("the file index is still being built");
@@ -239,7 +239,7 @@ fn request_file_matches(state: &mut AppState, again: bool) {
     let Some(super::state::Overlay::Search(search)) = &mut state.overlay else {
         return;
     };
-    let query = search.query.trim();
+    let query = search.query.text().trim();
     if search.scope != SearchScope::Files || query.is_empty() || query.starts_with('#') {
         return;
     }
@@ -320,6 +320,7 @@ fn refresh_contents(state: &mut AppState) {
     let wanted = match &state.overlay {
         Some(super::state::Overlay::Search(search)) if search.scope == SearchScope::Files => search
             .query
+            .text()
             .trim()
             .strip_prefix('#')
             .map(str::trim)

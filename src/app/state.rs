@@ -248,7 +248,7 @@ impl SearchScope {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchState {
-    pub query: String,
+    pub query: super::line_input::LineInput,
     pub scope: SearchScope,
     pub cursor: ListCursor,
     /// The files scope's fuzzy matches, computed off the UI thread.
@@ -261,7 +261,7 @@ pub struct SearchState {
 impl SearchState {
     pub fn new() -> Self {
         Self {
-            query: String::new(),
+            query: super::line_input::LineInput::default(),
             scope: SearchScope::Conversation,
             cursor: ListCursor::default(),
             file_matches: FileMatches::default(),

@@ -560,7 +560,7 @@ mod tests {
         let Some(Overlay::Search(search)) = &s.overlay else {
             panic!("search should be open")
         };
-        assert_eq!(search.query, "aut");
+        assert_eq!(search.query.text(), "aut");
         assert_eq!(search.scope, SearchScope::Variables);
         assert_eq!(
             s.focus,

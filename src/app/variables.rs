@@ -2,7 +2,7 @@
 //! the pane, and a selection that stays on the same variable when the
 //! kernel refreshes the list (every cell, and every ~500 ms while one runs).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use super::state::{AppState, ListCursor, Overlay, VariableRow};
 use crate::keymap::Action;
@@ -29,14 +29,14 @@ impl VariableSort {
 pub struct VariablesView {
     pub sort: VariableSort,
     /// Case-insensitive substring of name, type or summary.
-    pub filter: String,
+    pub filter: super::line_input::LineInput,
     /// The filter line has the keyboard.
     pub filtering: bool,
 }
 
 /// The rows the pane shows, in order: filtered, then sorted.
 pub fn visible(state: &AppState) -> Vec<&VariableRow> {
-    let needle = state.variables_view.filter.to_lowercase();
+    let needle = state.variables_view.filter.text().to_lowercase();
     let mut rows: Vec<&VariableRow> = state
         .variables
         .iter()
@@ -123,36 +123,21 @@ pub fn apply(state: &mut AppState, action: Action) -> bool {
 
 /// Text typed while the filter line has the keyboard.
 pub fn type_into_filter(state: &mut AppState, key: KeyEvent) -> bool {
-    let plain = !key
-        .modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    let filter = &mut state.variables_view.filter;
-    let changed = match key.code {
-        KeyCode::Char(c) if plain => {
-            filter.push(c);
-            true
-        }
-        KeyCode::Backspace => filter.pop().is_some(),
-        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-            let had = !filter.is_empty();
-            filter.clear();
-            had
-        }
-        _ => false,
-    };
-    if changed {
+    let edit = state.variables_view.filter.input(key);
+    if edit.text_changed() {
         // While typing, the best match is the first row.
         state.variables_cursor = ListCursor::default();
     }
-    changed
+    edit.any()
 }
 
 /// Pasted text goes into the filter (first line only).
 pub fn paste_into_filter(state: &mut AppState, text: &str) -> bool {
-    let first = text.lines().next().unwrap_or_default();
-    state.variables_view.filter.push_str(first);
-    state.variables_cursor = ListCursor::default();
-    !first.is_empty()
+    let pasted = state.variables_view.filter.paste(text);
+    if pasted {
+        state.variables_cursor = ListCursor::default();
+    }
+    pasted
 }
 
 #[cfg(test)]
@@ -160,6 +145,7 @@ mod tests {
     use super::*;
     use crate::config::Settings;
     use crate::keymap::{PaneId, Scope};
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     fn row(name: &str, changed_by: Option<u64>) -> VariableRow {
         VariableRow {

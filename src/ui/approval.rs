@@ -13,7 +13,6 @@ use super::pane;
 use crate::app::AppState;
 use crate::app::approval_flow::Choice;
 use crate::app::approvals::{ApprovalSubject, PendingApproval};
-use crate::sanitize;
 use crate::theme::Theme;
 
 /// Rows the box spends on everything but the code: borders, the intro line,
@@ -177,12 +176,19 @@ pub fn render(state: &AppState, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     Line::from(spans).render(Rect::new(g.x, g.buttons_row, inner_w, 1), buf);
 
     let reason_line = match &state.approvals.reason {
-        Some(reason) => Line::from(vec![
-            Span::styled("Reason: ", theme.roles.title),
-            Span::styled(sanitize::for_display(reason).into_owned(), theme.roles.text),
-            Span::styled("▏", theme.roles.cursor),
-            Span::styled("  Enter send · Esc back", theme.roles.muted),
-        ]),
+        Some(reason) => {
+            let hint = "  Enter send · Esc back";
+            let room = usize::from(inner_w).saturating_sub(8 + hint.len());
+            let mut spans = vec![Span::styled("Reason: ", theme.roles.title)];
+            spans.extend(super::line_input::spans(
+                reason,
+                theme.roles.text,
+                theme.roles.cursor,
+                room,
+            ));
+            spans.push(Span::styled(hint, theme.roles.muted));
+            Line::from(spans)
+        }
         None => Line::styled(
             "A denial's reason goes back to the code that asked.",
             theme.roles.muted,

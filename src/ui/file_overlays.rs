@@ -37,15 +37,14 @@ pub fn picker(
     if inner.is_empty() {
         return;
     }
-    Line::from(vec![
-        Span::styled("› ", theme.roles.status_key),
-        Span::styled(
-            sanitize::for_display(&picker.query).into_owned(),
-            theme.roles.text,
-        ),
-        Span::styled("▏", theme.roles.cursor),
-    ])
-    .render(Rect::new(inner.x, inner.y, inner.width, 1), buf);
+    let mut query = vec![Span::styled("› ", theme.roles.status_key)];
+    query.extend(super::line_input::spans(
+        &picker.query,
+        theme.roles.text,
+        theme.roles.cursor,
+        usize::from(inner.width.saturating_sub(2)),
+    ));
+    Line::from(query).render(Rect::new(inner.x, inner.y, inner.width, 1), buf);
     let rows = inner.height.saturating_sub(1) as usize;
     let first = picker
         .cursor
@@ -117,13 +116,16 @@ pub fn prompt(
     Clear.render(area, buf);
     let inner = block.inner(area);
     block.render(area, buf);
-    let mut spans = vec![
-        Span::styled(
-            sanitize::for_display(&prompt.input).into_owned(),
-            theme.roles.text,
-        ),
-        Span::styled("▏", theme.roles.cursor),
-    ];
+    let status_width = prompt
+        .status
+        .as_ref()
+        .map_or(0, |s| unicode_width::UnicodeWidthStr::width(s.as_str()) + 2);
+    let mut spans = super::line_input::spans(
+        &prompt.input,
+        theme.roles.text,
+        theme.roles.cursor,
+        usize::from(inner.width).saturating_sub(status_width).max(8),
+    );
     if let Some(status) = &prompt.status {
         spans.push(Span::styled(format!("  {status}"), theme.roles.muted));
     }

@@ -12,6 +12,7 @@ pub mod file_status;
 pub mod file_view;
 pub mod help;
 pub mod history;
+pub mod line_input;
 pub mod markdown;
 pub mod pane;
 pub mod search;

@@ -63,11 +63,17 @@ pub fn render(search: &SearchState, theme: &Theme, screen: Rect, frame: &mut Fra
     ])
     .areas(inner);
 
-    Paragraph::new(Line::from(vec![
-        Span::styled("› ", theme.roles.focused_title),
-        Span::styled(search.query.clone(), theme.roles.text),
-        Span::styled(" ", theme.roles.cursor),
-    ]))
+    Paragraph::new(Line::from(
+        vec![Span::styled("› ", theme.roles.focused_title)]
+            .into_iter()
+            .chain(super::line_input::spans(
+                &search.query,
+                theme.roles.text,
+                theme.roles.cursor,
+                usize::from(query_area.width.saturating_sub(2)),
+            ))
+            .collect::<Vec<_>>(),
+    ))
     .render(query_area, frame.buffer_mut());
 
     let mut scopes = Vec::new();
@@ -89,7 +95,7 @@ pub fn render(search: &SearchState, theme: &Theme, screen: Rect, frame: &mut Fra
         SearchOutcome::Hits(hits) if hits.is_empty() => {
             let text = format!(
                 "no matches for “{}”",
-                sanitize::for_display(search.query.trim())
+                sanitize::for_display(search.query.text().trim())
             );
             pane::empty_state(&text, theme, results_area, frame.buffer_mut());
         }

@@ -39,17 +39,21 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
     if view.filtering || !view.filter.is_empty() {
         let line_area = Rect::new(inner.x, inner.bottom().saturating_sub(1), inner.width, 1);
         inner.height = inner.height.saturating_sub(1);
-        let mut spans = vec![
-            Span::styled("/", theme.roles.status_key),
-            Span::styled(
-                sanitize::for_display(&view.filter).into_owned(),
-                theme.roles.text,
-            ),
-        ];
+        let mut spans = vec![Span::styled("/", theme.roles.status_key)];
         if view.filtering && focused {
-            spans.push(Span::styled("▏", theme.roles.cursor));
-            spans.push(Span::styled("  Enter keep · Esc clear", theme.roles.muted));
+            let hint = "  Enter keep · Esc clear";
+            spans.extend(super::line_input::spans(
+                &view.filter,
+                theme.roles.text,
+                theme.roles.cursor,
+                usize::from(line_area.width).saturating_sub(1 + hint.len()),
+            ));
+            spans.push(Span::styled(hint, theme.roles.muted));
         } else {
+            spans.push(Span::styled(
+                sanitize::for_display(view.filter.text()).into_owned(),
+                theme.roles.text,
+            ));
             spans.push(Span::styled("  Esc clears", theme.roles.muted));
         }
         Line::from(spans).render(line_area, buf);
