@@ -132,9 +132,9 @@ fn main() {
     let mut down = true;
     let s = measure(20, 400, || {
         doc.apply(EditCommand::Move(if down {
-            hello_tui::editor::Move::PageDown(1)
+            hello_tui::editor::Motion::PageDown
         } else {
-            hello_tui::editor::Move::PageUp(1)
+            hello_tui::editor::Motion::PageUp
         }))
         .expect("move");
         down = !down;
@@ -155,7 +155,7 @@ fn main() {
     );
     let mut doc = Document::open(&mid_path).expect("open");
     doc.apply(EditCommand::GoToLine(10_003)).expect("goto");
-    doc.apply(EditCommand::Move(hello_tui::editor::Move::LineEnd))
+    doc.apply(EditCommand::Move(hello_tui::editor::Motion::LineEnd))
         .expect("end");
     frame(&mut doc, &hl, &mut buf);
     while doc.needs_more_work() {

@@ -110,40 +110,23 @@ impl PaneId {
     }
 }
 
-/// A cursor motion in the file view (the page size is filled in from the
-/// pane height when it runs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Motion {
-    Left,
-    Right,
-    Up,
-    Down,
-    WordLeft,
-    WordRight,
-    LineStart,
-    LineEnd,
-    DocStart,
-    DocEnd,
-    PageUp,
-    PageDown,
-}
+pub use crate::editor::Motion;
 
-impl Motion {
-    fn describe(self) -> &'static str {
-        match self {
-            Motion::Left => "left",
-            Motion::Right => "right",
-            Motion::Up => "up",
-            Motion::Down => "down",
-            Motion::WordLeft => "a word left",
-            Motion::WordRight => "a word right",
-            Motion::LineStart => "to the line start (first non-blank, then column 1)",
-            Motion::LineEnd => "to the line end",
-            Motion::DocStart => "to the start of the file",
-            Motion::DocEnd => "to the end of the file",
-            Motion::PageUp => "a page up",
-            Motion::PageDown => "a page down",
-        }
+/// What a motion does, for the help overlay.
+fn describe_motion(motion: Motion) -> &'static str {
+    match motion {
+        Motion::Left => "left",
+        Motion::Right => "right",
+        Motion::Up => "up",
+        Motion::Down => "down",
+        Motion::WordLeft => "a word left",
+        Motion::WordRight => "a word right",
+        Motion::LineStart => "to the line start (first non-blank, then column 1)",
+        Motion::LineEnd => "to the line end",
+        Motion::DocStart => "to the start of the file",
+        Motion::DocEnd => "to the end of the file",
+        Motion::PageUp => "a page up",
+        Motion::PageDown => "a page down",
     }
 }
 
@@ -298,7 +281,7 @@ impl Action {
             Action::PrevTab => "Previous tab",
             Action::Move(m) => match m {
                 Motion::Left | Motion::Right | Motion::Up | Motion::Down => "Move the cursor",
-                _ => m.describe(),
+                _ => describe_motion(m),
             },
             Action::Select(_) => "Extend the selection",
             Action::Newline => "New line",

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use hello_tui::editor::{
     DiskChange, DiskState, Document, EditCommand, EditorError, FileViewStyles, Highlighter,
-    LineEnding, Move, ReadOnlyReason, cursor_screen_position, list_recoveries, render_file_view,
+    LineEnding, Motion, ReadOnlyReason, cursor_screen_position, list_recoveries, render_file_view,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -40,7 +40,7 @@ mod editing {
         let p = write(dir.path(), "a.txt", b"hello\nworld\n");
         let mut doc = Document::open(&p).unwrap();
         assert!(!doc.is_dirty());
-        doc.apply(EditCommand::Move(Move::LineEnd)).unwrap();
+        doc.apply(EditCommand::Move(Motion::LineEnd)).unwrap();
         typed(&mut doc, "!");
         assert!(doc.is_dirty());
         assert_eq!(doc.cursor(), (0, 6));
@@ -95,11 +95,11 @@ mod editing {
         let dir = tempfile::tempdir().unwrap();
         let p = write(dir.path(), "a.txt", b"one two\nthree\n");
         let mut doc = Document::open(&p).unwrap();
-        doc.apply(EditCommand::Select(Move::WordRight)).unwrap();
+        doc.apply(EditCommand::Select(Motion::WordRight)).unwrap();
         assert_eq!(doc.selection(), Some(((0, 0), (0, 3))));
         let out = doc.apply(EditCommand::Copy).unwrap();
         assert_eq!(out.copied.as_deref(), Some("one"));
-        doc.apply(EditCommand::Select(Move::Down)).unwrap();
+        doc.apply(EditCommand::Select(Motion::Down)).unwrap();
         let out = doc.apply(EditCommand::Cut).unwrap();
         assert_eq!(out.copied.as_deref(), Some("one two\nthr"));
         assert_eq!(doc.text(), "ee");
@@ -108,7 +108,7 @@ mod editing {
         doc.apply(EditCommand::SelectAll).unwrap();
         assert_eq!(doc.selected_text().as_deref(), Some("X\nYee"));
         // Cut without a selection takes the whole line, like VS Code.
-        doc.apply(EditCommand::Move(Move::DocStart)).unwrap();
+        doc.apply(EditCommand::Move(Motion::DocStart)).unwrap();
         let out = doc.apply(EditCommand::Cut).unwrap();
         assert_eq!(out.copied.as_deref(), Some("X\n"));
         assert_eq!(doc.text(), "Yee");
@@ -146,9 +146,15 @@ mod editing {
         let mut doc = Document::open(&p).unwrap();
         doc.apply(EditCommand::GoToLine(50)).unwrap();
         assert_eq!(doc.cursor(), (49, 0));
-        doc.apply(EditCommand::Move(Move::PageDown(30))).unwrap();
-        assert_eq!(doc.cursor().0, 79);
-        doc.apply(EditCommand::Move(Move::PageUp(100))).unwrap();
+        // A page is what the view shows, less one line kept in view.
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        doc.prepare_frame(&hl, Rect::new(0, 0, 80, 31));
+        let page = doc.viewport().height - 1;
+        doc.apply(EditCommand::Move(Motion::PageDown)).unwrap();
+        assert_eq!(doc.cursor().0, 49 + page);
+        for _ in 0..4 {
+            doc.apply(EditCommand::Move(Motion::PageUp)).unwrap();
+        }
         assert_eq!(doc.cursor().0, 0);
         doc.apply(EditCommand::GoToLine(100_000)).unwrap();
         assert_eq!(doc.cursor(), (99, 0));
@@ -170,7 +176,7 @@ mod saving {
         let mut doc = Document::open(&p).unwrap();
         assert_eq!(doc.line_ending(), LineEnding::CrLf);
         assert!(!doc.has_final_newline());
-        doc.apply(EditCommand::Move(Move::DocEnd)).unwrap();
+        doc.apply(EditCommand::Move(Motion::DocEnd)).unwrap();
         doc.apply(EditCommand::InsertNewline).unwrap();
         typed(&mut doc, "d");
         doc.save().unwrap();
@@ -250,7 +256,7 @@ mod external {
         let p = write(dir.path(), "e.txt", b"one\ntwo\nthree\n");
         let mut doc = Document::open(&p).unwrap();
         doc.apply(EditCommand::GoToLine(3)).unwrap();
-        doc.apply(EditCommand::Move(Move::Right)).unwrap();
+        doc.apply(EditCommand::Move(Motion::Right)).unwrap();
         write_later(&p, b"ONE\nTWO\nTHREE\nFOUR\n");
         assert_eq!(doc.check_disk(), DiskChange::Reloaded);
         assert_eq!(doc.text(), "ONE\nTWO\nTHREE\nFOUR");
@@ -419,7 +425,7 @@ mod loading {
         let err = doc.apply(EditCommand::InsertChar('x')).unwrap_err();
         assert!(err.to_string().contains("not valid UTF-8"), "{err}");
         // Motions, selection and copy still work.
-        doc.apply(EditCommand::Select(Move::WordRight)).unwrap();
+        doc.apply(EditCommand::Select(Motion::WordRight)).unwrap();
         assert!(doc.apply(EditCommand::Copy).unwrap().copied.is_some());
         assert!(doc.save().is_err());
         assert_eq!(fs::read(&p).unwrap(), b"caf\xe9 au lait\n");
@@ -455,8 +461,11 @@ mod loading {
         assert_eq!(r.search.unwrap().matches.len(), 1);
         assert_eq!(doc.cursor(), (69_999, 9));
         assert_eq!(doc.selected_text().as_deref(), Some("= 69999"));
-        doc.apply(EditCommand::Move(Move::PageUp(40))).unwrap();
-        assert_eq!(doc.cursor().0, 69_959);
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        doc.prepare_frame(&hl, Rect::new(0, 0, 80, 41));
+        let page = doc.viewport().height - 1;
+        doc.apply(EditCommand::Move(Motion::PageUp)).unwrap();
+        assert_eq!(doc.cursor().0, 69_999 - page);
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
         doc.set_highlight_budget(usize::MAX, Duration::MAX);
         let area = Rect::new(0, 0, 80, 20);
@@ -482,7 +491,7 @@ mod view {
         let p = write(dir.path(), "w.txt", "日本語abc\n🦀x\n".as_bytes());
         let mut doc = Document::open(&p).unwrap();
         for _ in 0..3 {
-            doc.apply(EditCommand::Move(Move::Right)).unwrap();
+            doc.apply(EditCommand::Move(Motion::Right)).unwrap();
         }
         let area = Rect::new(0, 0, 30, 5);
         doc.prepare_frame(&hl(), area);
@@ -536,7 +545,7 @@ mod view {
         assert_eq!(doc.cursor(), (0, 0));
         assert!(cursor_screen_position(&doc, area).is_none());
         // The next motion brings the cursor back into view.
-        doc.apply(EditCommand::Move(Move::Down)).unwrap();
+        doc.apply(EditCommand::Move(Motion::Down)).unwrap();
         doc.prepare_frame(&h, area);
         assert_eq!(doc.viewport().top, 1);
     }
@@ -547,7 +556,7 @@ mod view {
         let long = format!("{}END\n", "a".repeat(200));
         let p = write(dir.path(), "h.txt", long.as_bytes());
         let mut doc = Document::open(&p).unwrap();
-        doc.apply(EditCommand::Move(Move::LineEnd)).unwrap();
+        doc.apply(EditCommand::Move(Motion::LineEnd)).unwrap();
         let area = Rect::new(0, 0, 24, 3);
         doc.prepare_frame(&hl(), area);
         let pos = cursor_screen_position(&doc, area).unwrap();
@@ -611,9 +620,9 @@ mod snapshots {
         );
         let mut doc = Document::open(&p).unwrap();
         doc.apply(EditCommand::GoToLine(3)).unwrap();
-        doc.apply(EditCommand::Move(Move::WordRight)).unwrap();
-        doc.apply(EditCommand::Select(Move::WordRight)).unwrap();
-        doc.apply(EditCommand::Select(Move::WordRight)).unwrap();
+        doc.apply(EditCommand::Move(Motion::WordRight)).unwrap();
+        doc.apply(EditCommand::Select(Motion::WordRight)).unwrap();
+        doc.apply(EditCommand::Select(Motion::WordRight)).unwrap();
         insta::assert_snapshot!(draw(&mut doc, 32, 6));
     }
 
@@ -627,7 +636,7 @@ mod snapshots {
         );
         let mut doc = Document::open(&p).unwrap();
         doc.apply(EditCommand::FindNext("name".into())).unwrap();
-        doc.apply(EditCommand::Select(Move::Down)).unwrap();
+        doc.apply(EditCommand::Select(Motion::Down)).unwrap();
         insta::assert_snapshot!(draw(&mut doc, 34, 6));
     }
 
@@ -645,7 +654,7 @@ mod snapshots {
         let p = write(dir.path(), "w.txt", "日本語🦀ok\ntab\there\n".as_bytes());
         let mut doc = Document::open(&p).unwrap();
         for _ in 0..4 {
-            doc.apply(EditCommand::Move(Move::Right)).unwrap();
+            doc.apply(EditCommand::Move(Motion::Right)).unwrap();
         }
         insta::assert_snapshot!(draw(&mut doc, 20, 3));
     }

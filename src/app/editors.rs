@@ -12,9 +12,9 @@ use ratatui::layout::Rect;
 use super::state::{AppState, Overlay, Question};
 use super::update::{Command, notice};
 use crate::editor::{
-    DiskChange, DiskState, Document, EditCommand, EditorError, Move, Recovery, discard_recovery,
+    DiskChange, DiskState, Document, EditCommand, EditorError, Recovery, discard_recovery,
 };
-use crate::keymap::{Action, Motion, PaneId};
+use crate::keymap::{Action, PaneId};
 use crate::workspace::{WorkspaceEvent, WorkspaceMessage};
 
 pub use super::file_picker::{PickerState, PromptKind, PromptState};
@@ -138,31 +138,6 @@ fn publish_dirty(state: &AppState) {
     });
 }
 
-/// Rows a page motion moves: the text rows of the last frame.
-fn page(state: &AppState) -> usize {
-    state
-        .editors
-        .active()
-        .map_or(10, |d| d.viewport().height.saturating_sub(1).max(1))
-}
-
-fn to_move(motion: Motion, page: usize) -> Move {
-    match motion {
-        Motion::Left => Move::Left,
-        Motion::Right => Move::Right,
-        Motion::Up => Move::Up,
-        Motion::Down => Move::Down,
-        Motion::WordLeft => Move::WordLeft,
-        Motion::WordRight => Move::WordRight,
-        Motion::LineStart => Move::LineStart,
-        Motion::LineEnd => Move::LineEnd,
-        Motion::DocStart => Move::DocStart,
-        Motion::DocEnd => Move::DocEnd,
-        Motion::PageUp => Move::PageUp(page),
-        Motion::PageDown => Move::PageDown(page),
-    }
-}
-
 /// Performs the file actions of the keymap (editing, tabs, saving,
 /// conflicts, picker, prompts).
 pub fn apply(state: &mut AppState, action: Action) -> Command {
@@ -171,7 +146,6 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         // it on as "next pane".
         return super::update::apply(state, Action::FocusNext);
     }
-    let page = page(state);
     let command = match action {
         Action::OpenPicker => return super::file_picker::open_picker(state),
         Action::Accept => return super::file_picker::accept(state),
@@ -212,8 +186,8 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             });
             return Command::Redraw;
         }
-        Action::Move(m) => EditCommand::Move(to_move(m, page)),
-        Action::Select(m) => EditCommand::Select(to_move(m, page)),
+        Action::Move(m) => EditCommand::Move(m),
+        Action::Select(m) => EditCommand::Select(m),
         Action::Newline => EditCommand::InsertNewline,
         Action::Indent => EditCommand::InsertTab,
         Action::DeleteBack => EditCommand::DeleteBack,

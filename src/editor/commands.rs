@@ -6,7 +6,7 @@ use tui_textarea::{CursorMove, TextArea};
 use super::document::{Body, Document, clamp_u16, text_in};
 use super::error::EditorError;
 use super::line_cursor::clamp;
-use super::moves::{Move, target};
+use super::moves::{Motion, target};
 use super::search::{TextRange, find_all};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,9 +20,9 @@ pub enum EditCommand {
     DeleteWordBack,
     DeleteWordForward,
     /// Move the cursor, dropping the selection.
-    Move(Move),
+    Move(Motion),
     /// Move the cursor, extending the selection (Shift + motion).
-    Select(Move),
+    Select(Motion),
     /// Go to a 1-based line number (as typed by the user), clamped.
     GoToLine(usize),
     SelectAll,
@@ -110,7 +110,7 @@ impl Document {
                 self.set_cursor((line, 0), false);
             }
             EditCommand::SelectAll => {
-                let end = target(self.lines(), (0, 0), Move::DocEnd, 1, None).0;
+                let end = target(self.lines(), (0, 0), Motion::DocEnd, 1, 1, None).0;
                 self.set_cursor((0, 0), false);
                 self.set_cursor(end, true);
             }
@@ -134,11 +134,14 @@ impl Document {
         self.apply(EditCommand::Paste(text.to_string()))
     }
 
-    fn motion(&mut self, mv: Move, select: bool) {
+    fn motion(&mut self, mv: Motion, select: bool) {
+        // A page keeps one line of the last one in view.
+        let page = self.viewport.height.saturating_sub(1).max(1);
         let (to, preferred) = target(
             self.lines(),
             self.cursor(),
             mv,
+            page,
             self.tab_width,
             self.preferred_col,
         );

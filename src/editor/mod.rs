@@ -46,7 +46,7 @@ pub use document::{DiskState, Document, MAX_EDITABLE_BYTES, MAX_EDITABLE_LINES, 
 pub use error::{EditorError, ReadOnlyReason};
 pub use external::DiskChange;
 pub use highlight::{CHECKPOINT_STRIDE, Highlighter, MAX_HIGHLIGHT_LINE_BYTES};
-pub use moves::Move;
+pub use moves::Motion;
 pub use recovery::{RECOVERY_INTERVAL, Recovery, discard as discard_recovery, list_recoveries};
 pub use search::TextRange;
 pub use text::LineEnding;

@@ -4,9 +4,11 @@
 
 use super::width::{char_at_col, display_col};
 
-/// A cursor motion. Page motions carry the page height in lines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Move {
+/// A cursor motion: the one enum the keymap binds and the documents run.
+/// A page is what the view shows, so page motions take their height from
+/// the document's viewport when they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Motion {
     Left,
     Right,
     Up,
@@ -18,8 +20,8 @@ pub enum Move {
     LineEnd,
     DocStart,
     DocEnd,
-    PageUp(usize),
-    PageDown(usize),
+    PageUp,
+    PageDown,
 }
 
 #[derive(PartialEq, Eq, Clone, Copy)]
@@ -43,12 +45,14 @@ fn line_len(lines: &[String], line: usize) -> usize {
     lines.get(line).map_or(0, |l| l.chars().count())
 }
 
-/// The position `mv` leads to from `pos`, and the preferred display column
-/// to remember (Some only after vertical motions).
+/// The position `mv` leads to from `pos` (a page being `page` lines), and
+/// the preferred display column to remember (Some only after vertical
+/// motions).
 pub fn target(
     lines: &[String],
     pos: (usize, usize),
-    mv: Move,
+    mv: Motion,
+    page: usize,
     tab: usize,
     preferred: Option<usize>,
 ) -> ((usize, usize), Option<usize>) {
@@ -62,29 +66,29 @@ pub fn target(
         ((to, c), Some(want))
     };
     match mv {
-        Move::Up if line == 0 => ((0, 0), None),
-        Move::Up => vertical(line - 1),
-        Move::Down if line >= last => ((last, line_len(lines, last)), None),
-        Move::Down => vertical(line + 1),
-        Move::PageUp(h) => vertical(line.saturating_sub(h.max(1))),
-        Move::PageDown(h) => vertical(line.saturating_add(h.max(1))),
-        Move::Left if col > 0 => ((line, col - 1), None),
-        Move::Left if line > 0 => ((line - 1, line_len(lines, line - 1)), None),
-        Move::Left => (pos, None),
-        Move::Right if col < line_len(lines, line) => ((line, col + 1), None),
-        Move::Right if line < last => ((line + 1, 0), None),
-        Move::Right => (pos, None),
-        Move::LineStart => {
+        Motion::Up if line == 0 => ((0, 0), None),
+        Motion::Up => vertical(line - 1),
+        Motion::Down if line >= last => ((last, line_len(lines, last)), None),
+        Motion::Down => vertical(line + 1),
+        Motion::PageUp => vertical(line.saturating_sub(page.max(1))),
+        Motion::PageDown => vertical(line.saturating_add(page.max(1))),
+        Motion::Left if col > 0 => ((line, col - 1), None),
+        Motion::Left if line > 0 => ((line - 1, line_len(lines, line - 1)), None),
+        Motion::Left => (pos, None),
+        Motion::Right if col < line_len(lines, line) => ((line, col + 1), None),
+        Motion::Right if line < last => ((line + 1, 0), None),
+        Motion::Right => (pos, None),
+        Motion::LineStart => {
             let indent = lines
                 .get(line)
                 .map_or(0, |l| l.chars().take_while(|c| c.is_whitespace()).count());
             ((line, if col == indent { 0 } else { indent }), None)
         }
-        Move::LineEnd => ((line, line_len(lines, line)), None),
-        Move::DocStart => ((0, 0), None),
-        Move::DocEnd => ((last, line_len(lines, last)), None),
-        Move::WordRight => (word_right(lines, pos), None),
-        Move::WordLeft => (word_left(lines, pos), None),
+        Motion::LineEnd => ((line, line_len(lines, line)), None),
+        Motion::DocStart => ((0, 0), None),
+        Motion::DocEnd => ((last, line_len(lines, last)), None),
+        Motion::WordRight => (word_right(lines, pos), None),
+        Motion::WordLeft => (word_left(lines, pos), None),
     }
 }
 
@@ -146,29 +150,29 @@ mod tests {
     #[test]
     fn word_motions() {
         let l = lines(&["fn foo(a) {", "  bar"]);
-        assert_eq!(target(&l, (0, 0), Move::WordRight, 4, None).0, (0, 2));
-        assert_eq!(target(&l, (0, 2), Move::WordRight, 4, None).0, (0, 6));
-        assert_eq!(target(&l, (0, 11), Move::WordRight, 4, None).0, (1, 0));
-        assert_eq!(target(&l, (0, 6), Move::WordLeft, 4, None).0, (0, 3));
-        assert_eq!(target(&l, (1, 0), Move::WordLeft, 4, None).0, (0, 11));
+        assert_eq!(target(&l, (0, 0), Motion::WordRight, 1, 4, None).0, (0, 2));
+        assert_eq!(target(&l, (0, 2), Motion::WordRight, 1, 4, None).0, (0, 6));
+        assert_eq!(target(&l, (0, 11), Motion::WordRight, 1, 4, None).0, (1, 0));
+        assert_eq!(target(&l, (0, 6), Motion::WordLeft, 1, 4, None).0, (0, 3));
+        assert_eq!(target(&l, (1, 0), Motion::WordLeft, 1, 4, None).0, (0, 11));
     }
 
     #[test]
     fn smart_home_and_sticky_column() {
         let l = lines(&["    let x = 1;", "", "abcdefgh"]);
-        assert_eq!(target(&l, (0, 9), Move::LineStart, 4, None).0, (0, 4));
-        assert_eq!(target(&l, (0, 4), Move::LineStart, 4, None).0, (0, 0));
-        let (p, pref) = target(&l, (0, 6), Move::Down, 4, None);
+        assert_eq!(target(&l, (0, 9), Motion::LineStart, 1, 4, None).0, (0, 4));
+        assert_eq!(target(&l, (0, 4), Motion::LineStart, 1, 4, None).0, (0, 0));
+        let (p, pref) = target(&l, (0, 6), Motion::Down, 1, 4, None);
         assert_eq!(p, (1, 0));
-        let (p, _) = target(&l, p, Move::Down, 4, pref);
+        let (p, _) = target(&l, p, Motion::Down, 1, 4, pref);
         assert_eq!(p, (2, 6), "column remembered across the empty line");
-        assert_eq!(target(&l, (0, 3), Move::PageDown(10), 4, None).0, (2, 3));
+        assert_eq!(target(&l, (0, 3), Motion::PageDown, 10, 4, None).0, (2, 3));
     }
 
     #[test]
     fn wide_chars_keep_display_column() {
         let l = lines(&["日本語", "abcdef"]);
-        assert_eq!(target(&l, (0, 2), Move::Down, 4, None).0, (1, 4));
-        assert_eq!(target(&l, (1, 3), Move::Up, 4, None).0, (0, 1));
+        assert_eq!(target(&l, (0, 2), Motion::Down, 1, 4, None).0, (1, 4));
+        assert_eq!(target(&l, (1, 3), Motion::Up, 1, 4, None).0, (0, 1));
     }
 }
