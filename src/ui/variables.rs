@@ -103,22 +103,22 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         let mut cells = vec![Line::from(vec![
             marker,
             Span::styled(
-                cut(&sanitize::for_display(&v.name), name_w as usize - 2),
+                super::wrap::fit_text(&sanitize::for_display(&v.name), name_w as usize - 2),
                 theme.roles.text,
             ),
         ])];
         if !narrow {
             cells.push(Line::styled(
-                cut(&sanitize::for_display(&v.type_name), type_w as usize),
+                super::wrap::fit_text(&sanitize::for_display(&v.type_name), type_w as usize),
                 theme.roles.info,
             ));
         }
         cells.push(Line::styled(
-            cut(&sanitize::for_display(&v.summary), summary_w as usize),
+            super::wrap::fit_text(&sanitize::for_display(&v.summary), summary_w as usize),
             theme.roles.muted,
         ));
         cells.push(Line::styled(
-            cut(&sanitize::for_display(&v.preview), preview_w),
+            super::wrap::fit_text(&sanitize::for_display(&v.preview), preview_w),
             theme.roles.text,
         ));
         Row::new(cells)
@@ -157,26 +157,3 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
 
 /// Below this inner width the type column is dropped.
 const NARROW_PANE: u16 = 48;
-
-/// Cuts `text` to `width` columns, ending in `…` when something was cut, so
-/// a long preview never looks complete when it is not.
-fn cut(text: &str, width: usize) -> String {
-    if text.width() <= width {
-        return text.to_owned();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w > width - 1 {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.push('…');
-    out
-}

@@ -66,11 +66,15 @@ impl Row {
     }
 }
 
-/// Cuts styled text to `width` cells, ending with `…` when something was cut.
+/// Cuts styled text to `width` cells, ending with `…` when something was
+/// cut, so a long text never looks complete when it is not.
 pub fn fit(spans: &[Span<'static>], width: usize) -> Vec<Span<'static>> {
     let total: usize = spans.iter().map(|s| s.width()).sum();
     if total <= width {
         return spans.to_vec();
+    }
+    if width == 0 {
+        return Vec::new();
     }
     let mut out = Vec::new();
     let mut used = 0;
@@ -94,10 +98,27 @@ pub fn fit(spans: &[Span<'static>], width: usize) -> Vec<Span<'static>> {
     out
 }
 
+/// [`fit`] for plain text.
+pub fn fit_text(text: &str, width: usize) -> String {
+    fit(&[Span::raw(text.to_owned())], width)
+        .iter()
+        .map(|s| s.content.as_ref())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use unicode_width::UnicodeWidthStr;
+
+    #[test]
+    fn fit_text_marks_a_cut_and_never_overflows() {
+        assert_eq!(fit_text("short", 10), "short");
+        assert_eq!(fit_text("a long preview", 6), "a lon…");
+        assert_eq!(fit_text("你好世界", 5), "你好…");
+        assert_eq!(fit_text("anything", 0), "");
+        assert_eq!(fit_text("ab", 1), "…");
+    }
 
     #[test]
     fn breaks_at_spaces() {
