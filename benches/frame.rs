@@ -7,6 +7,7 @@
 //! Run: `cargo bench --bench frame` (sizes: `FRAME_BENCH_SIZES=0,10,100`).
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -14,6 +15,7 @@ use hello_tui::app::AppState;
 use hello_tui::app::state::{ChatMessage, Role};
 use hello_tui::app::update::handle_terminal_event;
 use hello_tui::config::Settings;
+use hello_tui::editor::Highlighter;
 use hello_tui::theme::Theme;
 use hello_tui::ui;
 use ratatui::Terminal;
@@ -56,8 +58,9 @@ fn assistant_answer(i: usize) -> String {
     s
 }
 
-fn state_with(entries: usize) -> AppState {
+fn state_with(entries: usize, highlighter: &Arc<Highlighter>) -> AppState {
     let mut s = AppState::new("/work/bench".into(), Settings::defaults());
+    s.highlighter = Some(highlighter.clone());
     for i in 0..entries {
         let message = if i.is_multiple_of(2) {
             ChatMessage::new(
@@ -113,6 +116,20 @@ fn main() {
         .unwrap_or_else(|| vec![0, 10, 100, 500, 2000]);
     let theme = Theme::builtin_default();
     let budget = Duration::from_secs(2);
+    // Syntect compiles a language's grammar the first time it is used; that
+    // one-off cost is measured apart, so "first frame" is the layout alone.
+    let highlighter = Arc::new(Highlighter::new(Highlighter::DEFAULT_DARK).expect("bundled theme"));
+    let t = Instant::now();
+    {
+        let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("test terminal");
+        let mut state = state_with(8, &highlighter);
+        let mut model = ui::FrameModel::default();
+        frame(&mut state, &mut model, &theme, &mut terminal);
+    }
+    println!(
+        "syntect warm-up (first Python and TypeScript blocks ever): {}",
+        ms(t.elapsed())
+    );
     println!("frame on a {WIDTH}x{HEIGHT} TestBackend, p50 (runs)");
     println!(
         "| entries | first frame | steady frame | keystroke → frame | Ctrl+Home → frame | steady / empty |"
@@ -121,7 +138,7 @@ fn main() {
     let mut empty_steady = None;
     for n in sizes {
         let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("test terminal");
-        let mut state = state_with(n);
+        let mut state = state_with(n, &highlighter);
         let mut model = ui::FrameModel::default();
         let t = Instant::now();
         frame(&mut state, &mut model, &theme, &mut terminal);
