@@ -85,6 +85,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .build()
         .context("starting the async runtime")?;
     let mut state = AppState::new(workspace, settings);
+    state.prepare_highlighter(&theme.syntax_theme);
     let resume = if cli.continue_session {
         Some(None)
     } else {

@@ -8,8 +8,6 @@ use crossterm::event::EventStream;
 use futures_util::StreamExt;
 use tokio::time::Instant;
 
-use std::sync::Arc;
-
 use super::event::{self, AppEvent, AppEventSender};
 use super::recovery_mirror::RecoveryMirror;
 use super::snapshot;
@@ -17,7 +15,6 @@ use super::state::AppState;
 use super::terminal::TerminalGuard;
 use super::update::{self, Command};
 use crate::diagnostics::DiagnosticsService;
-use crate::editor::Highlighter;
 use crate::kernel::caps::{DirtyPaths, FsWritten};
 use crate::theme::Theme;
 use crate::ui;
@@ -48,10 +45,6 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         mirror.install_panic_hook(dir.clone());
     }
     spawn_signal_watcher(tx.clone(), recovery);
-    match Highlighter::new(&theme.syntax_theme) {
-        Ok(highlighter) => state.highlighter = Some(Arc::new(highlighter)),
-        Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
-    }
     state.diagnostics_client = Some(start_diagnostics(&state, &tx));
     state.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state, &tx);

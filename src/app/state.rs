@@ -509,6 +509,31 @@ impl AppState {
             .unwrap_or_else(|| self.focus.scope())
     }
 
+    /// Uses the theme's syntax colours, re-using the loaded grammars (loading
+    /// them again costs tens of milliseconds at start), then compiles the
+    /// Python grammar on another thread while a session loads, so the first
+    /// frame does not wait for it.
+    pub fn prepare_highlighter(&mut self, syntax_theme: &str) {
+        let themed = match self.highlighter.as_mut().and_then(Arc::get_mut) {
+            Some(hl) => hl.set_theme(syntax_theme),
+            None => Highlighter::new(syntax_theme).map(|hl| self.highlighter = Some(Arc::new(hl))),
+        };
+        if let Err(error) = themed {
+            tracing::warn!(%error, "keeping the default syntax theme");
+        }
+        if let Some(hl) = self.highlighter.clone() {
+            let warm = std::thread::Builder::new()
+                .name("syntax-warm-up".into())
+                .spawn(move || {
+                    hl.highlight_snippet("python", "def f(x):\n    return x\n")
+                        .len()
+                });
+            if let Err(error) = warm {
+                tracing::warn!(%error, "no syntax warm-up thread");
+            }
+        }
+    }
+
     /// Buffers with edits not yet on disk; quitting asks first when non-zero.
     pub fn unsaved_count(&self) -> usize {
         self.editors.tabs.iter().filter(|d| d.is_dirty()).count()

@@ -277,8 +277,53 @@ pub fn list(workspace: &Path) -> Result<Vec<SessionSummary>, SessionError> {
 }
 
 /// The most recent session of `workspace`, for "resume the last one".
+/// Only each file's first line is read to find it (a workspace can hold
+/// many long sessions); the newest is then summarised whole.
 pub fn latest(workspace: &Path) -> Result<Option<SessionSummary>, SessionError> {
-    Ok(list(workspace)?.into_iter().next())
+    use std::io::BufRead;
+    let dir = sessions_dir(workspace);
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(&dir)(e)),
+    };
+    let mut newest: Option<(String, String)> = None;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
+            continue;
+        };
+        if !is_valid_id(id) {
+            continue;
+        }
+        let mut first = String::new();
+        let read = fs::File::open(entry.path()).and_then(|f| {
+            std::io::BufReader::new(f)
+                .take(64 * 1024)
+                .read_line(&mut first)
+        });
+        if let Err(e) = read {
+            tracing::warn!("skipping session file: {e}");
+            continue;
+        }
+        let (records, _) = parse_session(&first);
+        let created_at = records
+            .iter()
+            .find_map(|r| match &r.event {
+                SessionEvent::Started { created_at, .. } => Some(created_at.clone()),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let key = (created_at, id.to_owned());
+        if newest.as_ref().is_none_or(|best| key > *best) {
+            newest = Some(key);
+        }
+    }
+    let Some((_, id)) = newest else {
+        return Ok(None);
+    };
+    let loaded = load(workspace, &id)?;
+    Ok(Some(summarize(loaded, session_path(workspace, &id)?)))
 }
 
 fn summarize(loaded: LoadedSession, path: PathBuf) -> SessionSummary {
@@ -349,5 +394,35 @@ mod tests {
         assert!(warnings[0].message.contains("not a session event"));
         assert_eq!(warnings[1].line, 4);
         assert!(warnings[1].message.contains("incomplete"));
+    }
+
+    #[test]
+    fn latest_agrees_with_list_reading_only_first_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = sessions_dir(dir.path());
+        fs::create_dir_all(&sessions).unwrap();
+        let started = |id: &str, at: &str| {
+            format!(
+                "{{\"type\":\"session.started\",\"id\":\"{id}\",\"workspace\":\"w\",\
+                 \"created_at\":\"{at}\",\"model\":\"m\"}}\n"
+            )
+        };
+        // Ids and creation times disagree on the order: the time wins.
+        for (id, at) in [
+            ("20261201-120000-aaaa", "2026-12-01T12:00:00Z"),
+            ("20261130-090000-bbbb", "2026-12-02T09:00:00Z"),
+            ("20261201-130000-cccc", "2026-12-01T13:00:00Z"),
+        ] {
+            let body = format!(
+                "{}{{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi from {id}\"}}\n",
+                started(id, at)
+            );
+            fs::write(sessions.join(format!("{id}.jsonl")), body).unwrap();
+        }
+        let newest = latest(dir.path()).unwrap().unwrap();
+        assert_eq!(newest.id, "20261130-090000-bbbb");
+        assert_eq!(newest.message_count, 1);
+        assert_eq!(list(dir.path()).unwrap()[0].id, newest.id);
+        assert!(latest(&dir.path().join("nowhere")).unwrap().is_none());
     }
 }
