@@ -20,5 +20,6 @@ pub mod sanitize;
 pub mod session;
 pub mod snapshot;
 pub mod theme;
+pub mod tokens;
 pub mod ui;
 pub mod workspace;

@@ -7,6 +7,7 @@
 #[allow(dead_code)]
 mod loopback;
 
+use hello_tui::tokens::ContextWindow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -107,6 +108,7 @@ fn rig(root: &std::path::Path, provider: Arc<dyn ModelProvider>) -> Rig {
         snapshot_tx,
         max_steps: 20,
         cell_timeout: Some(Duration::from_secs(20)),
+        window: ContextWindow::resolve(None, None, "gpt-4o", None, None),
     };
     Rig {
         deps,
@@ -573,6 +575,9 @@ mod exec {
             .arg("-C")
             .arg(dir)
             .args(["--base-url", base_url, "--model", "test-model"])
+            // The loopback server answers connections in order: a window
+            // probe would take the scripted replies.
+            .args(["--context-window", "32000"])
             .args(extra)
             .env("HOME", home.path())
             .env("XDG_CONFIG_HOME", home.path())
@@ -623,27 +628,35 @@ mod exec {
             types,
             [
                 "session.started",
+                "context.window",
                 "snapshot",
+                "prompt",
                 "assistant.message",
                 "tool.call",
                 "tool.result",
+                "prompt",
                 "assistant.message",
                 "turn.completed"
             ]
         );
         assert!(events[0]["session_id"].is_string());
-        assert!(events[1]["used_chars"].as_u64().unwrap() > 0);
-        assert_eq!(events[1]["max_chars"], 12_000);
-        assert_eq!(events[3]["name"], "code_action");
-        assert_eq!(events[3]["id"], "c1");
-        let result = &events[4];
+        assert_eq!(events[1]["tokens"], 32_000);
+        assert_eq!(events[1]["source"], "setting");
+        assert!(events[2]["used_chars"].as_u64().unwrap() > 0);
+        assert_eq!(events[2]["max_chars"], 12_000);
+        assert_eq!(events[3]["window"], 32_000);
+        assert_eq!(events[3]["omitted"], 0);
+        assert_eq!(events[5]["name"], "code_action");
+        assert_eq!(events[5]["id"], "c1");
+        let result = &events[6];
         assert_eq!(result["ok"], true);
         assert_eq!(result["stdout"], "  return user.role === \"admin\";\n");
         assert_eq!(result["state"]["alive"], true);
         assert!(result["state"]["variables"][0]["preview"].is_string());
-        assert_eq!(events[5]["text"], "Only admins pass.");
-        assert_eq!(events[6]["steps"], 2);
-        assert_eq!(events[6]["usage"]["total_tokens"], 275);
+        assert!(events[7]["tokens"].as_u64().unwrap() > 0);
+        assert_eq!(events[8]["text"], "Only admins pass.");
+        assert_eq!(events[9]["steps"], 2);
+        assert_eq!(events[9]["usage"]["total_tokens"], 275);
         // The snapshot reached the model with the opened file.
         let sent = server.requests()[0].json();
         assert!(

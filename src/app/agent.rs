@@ -27,6 +27,7 @@ use crate::agent::turn::{
 use crate::context::{PublishedSnapshot, SharedContext, snapshot_channel};
 use crate::kernel::{ExecOutcome, ExecResult, RuntimeState};
 use crate::session::SessionWriter;
+use crate::tokens::{ContextWindow, TokenCounter};
 
 /// Spinner frames for the status bar while a turn runs.
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -61,6 +62,11 @@ pub struct AgentState {
     pub step: u32,
     pub usage: Usage,
     pub retry: Option<String>,
+    /// The model's window, asked of the server once, at the first turn.
+    window: Arc<tokio::sync::OnceCell<ContextWindow>>,
+    counter: Option<Arc<TokenCounter>>,
+    /// Tokens of the last request and the window (the status-bar gauge).
+    pub context_used: Option<(usize, usize)>,
     pub spinner: usize,
     /// The conversation entry the model's text is streaming into.
     streaming: Option<usize>,
@@ -84,6 +90,9 @@ impl Default for AgentState {
             step: 0,
             usage: Usage::default(),
             retry: None,
+            window: Arc::default(),
+            counter: None,
+            context_used: None,
             spinner: 0,
             streaming: None,
         }
@@ -214,13 +223,20 @@ pub fn send(state: &mut AppState, prompt: String) {
     agent.usage = Usage::default();
     agent.retry = None;
     agent.streaming = None;
-    let deps = TurnDeps {
+    let counter = agent
+        .counter
+        .get_or_insert_with(|| setup::token_counter(&state.settings))
+        .clone();
+    let window_cell = agent.window.clone();
+    let settings = state.settings.clone();
+    let mut deps = TurnDeps {
         provider: provider.clone(),
         runner: Arc::new(kernel),
         approval: agent.approval.clone(),
         snapshot_tx: agent.snapshot_tx.clone(),
         max_steps: agent.max_steps,
         cell_timeout: agent.cell_timeout,
+        window: ContextWindow::resolve(None, None, "", None, None),
     };
     let conversation = agent.conversation.clone();
     let scene = super::snapshot::request(state);
@@ -232,7 +248,14 @@ pub fn send(state: &mut AppState, prompt: String) {
         let snapshot = tokio::task::spawn_blocking(move || build_snapshot(scene))
             .await
             .ok();
+        deps.window = window_cell
+            .get_or_init(|| setup::context_window(&settings, &|n| std::env::var(n).ok()))
+            .await
+            .clone();
         let mut conversation = conversation.lock().await;
+        if !Arc::ptr_eq(conversation.counter(), &counter) {
+            conversation.set_counter(counter);
+        }
         if conversation.session_id().is_none() {
             match SessionWriter::create(&workspace, &provider.label()) {
                 Ok(session) => conversation.set_session(session),
@@ -348,6 +371,29 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             ));
         }
         TurnEvent::Usage(usage) => state.agent.usage = usage,
+        TurnEvent::Prompt { tokens, window, .. } => {
+            state.agent.context_used = Some((tokens, window));
+        }
+        TurnEvent::Compacted {
+            through,
+            by_model,
+            fallback_reason,
+            ..
+        } => notice(
+            state,
+            &format!(
+                "── compacted: the first {through} messages are now a summary ({}) in the \
+                 prompt; every message stays searchable ──",
+                fallback_reason.map_or_else(
+                    || if by_model {
+                        "by the model".to_owned()
+                    } else {
+                        "extractive".to_owned()
+                    },
+                    |why| format!("extractive: {why}")
+                )
+            ),
+        ),
         TurnEvent::Completed {
             steps,
             max_steps_reached: true,
