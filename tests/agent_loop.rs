@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hello_tui::agent::conversation::Conversation;
+use hello_tui::agent::prompt;
 use hello_tui::agent::provider::openai::OpenAiConfig;
 use hello_tui::agent::provider::{ModelProvider, OpenAiProvider, ScriptedProvider};
 use hello_tui::agent::turn::{
@@ -695,6 +696,78 @@ mod exec {
         );
     }
 
+    /// `exec --continue` / `--resume ID` run one more turn of a saved
+    /// session: the model gets the earlier messages and is told the
+    /// kernel's variables are gone; the turn lands in the same file.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exec_continue_and_resume_add_a_turn_to_a_saved_session() {
+        let dir = workspace();
+        let server = LoopbackServer::start(vec![
+            answer("Hello there."),
+            answer("Still here."),
+            answer("And again."),
+        ])
+        .await;
+        let (code, _, stderr) = exec(dir.path(), &server.base_url, &["remember 7"]).await;
+        assert_eq!(code, 0, "{stderr}");
+        let id = session::list(dir.path()).unwrap()[0].id.clone();
+        let (code, stdout, stderr) = exec(
+            dir.path(),
+            &server.base_url,
+            &["--continue", "--json", "what did I say?"],
+        )
+        .await;
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let first: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+        assert_eq!(first["type"], "session.resumed");
+        assert_eq!(first["session_id"], id.as_str());
+        assert_eq!(first["messages"], 2);
+        let sent = server.requests()[1].json();
+        let messages = sent["messages"].as_array().unwrap();
+        let system = messages[0]["content"].as_str().unwrap();
+        assert!(system.contains(prompt::RESUME_NOTE), "{system}");
+        assert!(
+            messages[1]["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("remember 7")
+        );
+        assert_eq!(messages[2]["content"], "Hello there.");
+        assert!(
+            messages[3]["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("what did I say?")
+        );
+        // By id, too; still one session, now with three turns.
+        let (code, _, stderr) = exec(
+            dir.path(),
+            &server.base_url,
+            &["--resume", &id, "once more"],
+        )
+        .await;
+        assert_eq!(code, 0, "{stderr}");
+        let sessions = session::list(dir.path()).unwrap();
+        assert_eq!(sessions.len(), 1);
+        assert_eq!(sessions[0].message_count, 6);
+        // A first turn of a new session has nothing to be told about.
+        let fresh = server.requests()[0].json();
+        assert!(
+            !fresh["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .contains("Resumed session")
+        );
+        // Unknown ids and empty workspaces are usage errors.
+        let (code, _, stderr) =
+            exec(dir.path(), &server.base_url, &["--resume", "nope", "x"]).await;
+        assert_eq!(code, 2, "{stderr}");
+        let empty = workspace();
+        let (code, _, stderr) = exec(empty.path(), &server.base_url, &["--continue", "x"]).await;
+        assert_eq!(code, 2);
+        assert!(stderr.contains("no session"), "{stderr}");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn bad_usage_exits_2() {
         let dir = workspace();
@@ -744,5 +817,176 @@ print("slice(-5)", t(lambda: context.slice(-5)))
     let result = rig.kernel.execute(code, None).await;
     assert!(result.ok, "{:?}", result.error);
     println!("{}", result.stdout);
+    rig.kernel.shutdown().await;
+}
+
+/// What a server counts for a request: every message's text, tool calls and
+/// the tool schema under o200k, plus a few tokens a message. A different
+/// tokenizer from the client's estimate on purpose: the client must learn
+/// the server's count from `usage`.
+fn server_tokens(body: &Value) -> u64 {
+    let bpe = tiktoken_rs::o200k_base_singleton();
+    let count = |text: &str| bpe.count_ordinary(text) as u64;
+    let mut total = 3 + body.get("tools").map_or(0, |t| count(&t.to_string()));
+    for message in body["messages"].as_array().unwrap() {
+        total += 4 + count(message["content"].as_str().unwrap_or(""));
+        for call in message["tool_calls"].as_array().into_iter().flatten() {
+            total += 8 + count(call["function"]["arguments"].as_str().unwrap_or(""));
+        }
+    }
+    total
+}
+
+/// The text of the request's user messages.
+fn user_texts(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The acceptance test: 200 turns with long answers against an
+/// 8 000-token window. Every request fits, the left-out messages are named,
+/// a fact from turn 1 is found by `context.search` in a cell at turn 200
+/// (real kernel), and compaction ran — the first time with the model
+/// failing (extractive fallback), then by the model — with its summary in
+/// the requests that follow.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_turns_stay_inside_an_8k_window_and_turn_one_is_still_found() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    const FACT: &str = "zebra-pineapple-77";
+    const WINDOW: u64 = 8_000;
+    let summaries = Arc::new(AtomicUsize::new(0));
+    let seen = summaries.clone();
+    let server = LoopbackServer::respond_with(Duration::from_secs(600), move |request| {
+        let body = request.json();
+        let prompt = server_tokens(&body);
+        if body.get("tools").is_none() {
+            // A summary call (tools disabled). The first one fails.
+            if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+                return Reply::status(400, &[], "{\"error\":{\"message\":\"model overloaded\"}}");
+            }
+            return sse(&[
+                text_chunk("- MODEL-SUMMARY: the user walks through numbered steps."),
+                finish_chunk("stop"),
+                usage_chunk(prompt, 20),
+                done(),
+            ]);
+        }
+        let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+        let text = if last["role"] == "tool" {
+            vec![text_chunk("Found it."), finish_chunk("stop")]
+        } else if last["content"].as_str().unwrap_or("").starts_with("turn 200:") {
+            vec![
+                tool_chunk(
+                    0,
+                    Some("find"),
+                    &json!({"code": format!("hits = context.search('{FACT}')\nprint(hits.results[0].index, hits.results[0].snippet)")}).to_string(),
+                ),
+                finish_chunk("tool_calls"),
+            ]
+        } else {
+            let long = "The quick brown fox jumps over the lazy dog while we refactor. ".repeat(20);
+            vec![text_chunk(&format!("Here is the step in detail. {long}")), finish_chunk("stop")]
+        };
+        let mut parts = text;
+        parts.push(usage_chunk(prompt, 300));
+        parts.push(done());
+        sse(&parts)
+    })
+    .await;
+    let dir = workspace();
+    let mut rig = rig(dir.path(), openai(&server));
+    rig.deps.window = ContextWindow::resolve(Some(WINDOW as usize), None, "test-model", None, None);
+    let writer = SessionWriter::create(dir.path(), "test").unwrap();
+    let id = writer.id().to_owned();
+    let mut conversation = Conversation::new(rig.context.clone(), Some(writer));
+    let snapshot = |i: usize| TurnSnapshot {
+        markdown: format!("# Runtime context\nturn {i}: the editor shows auth.ts line {i}\n"),
+        json: Value::Null,
+        used: 60,
+        max: 12_000,
+        truncated: false,
+    };
+    let mut compacted = Vec::new();
+    for i in 1..=200 {
+        let prompt = if i == 1 {
+            format!("turn 1: remember the launch code {FACT}, we need it at the end")
+        } else {
+            format!("turn {i}: explain step {i} of the migration in detail")
+        };
+        let (outcome, events) = turn(&rig, &mut conversation, &prompt, Some(snapshot(i))).await;
+        assert!(
+            matches!(outcome, TurnOutcome::Completed { .. }),
+            "turn {i}: {outcome:?}"
+        );
+        compacted.extend(events.into_iter().filter_map(|e| match e {
+            TurnEvent::Compacted { by_model, .. } => Some(by_model),
+            _ => None,
+        }));
+    }
+    let requests = server.requests();
+    let chat: Vec<Value> = requests
+        .iter()
+        .map(|r| r.json())
+        .filter(|b| b.get("tools").is_some())
+        .collect();
+    assert_eq!(chat.len(), 201, "one call a turn, two at turn 200");
+    // Every request fits the window, as the server counts it.
+    for (n, body) in requests.iter().map(|r| r.json()).enumerate() {
+        let tokens = server_tokens(&body);
+        assert!(tokens <= WINDOW, "request {n}: {tokens} tokens");
+    }
+    // The prompt stopped growing: the last hundred requests are flat.
+    let sizes: Vec<u64> = chat.iter().map(server_tokens).collect();
+    assert!(
+        sizes[199] < 2 * sizes[100] && sizes[150] > 2_000,
+        "{sizes:?}"
+    );
+    // Left-out messages are named, with the way back.
+    let last = &chat[200];
+    let system = last["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains(prompt::OMITTED_HEADING), "{system}");
+    assert!(system.contains("context.slice(0, "), "{system}");
+    // Compaction ran: first the extractive fallback, then the model's.
+    assert_eq!(compacted.first(), Some(&false), "{compacted:?}");
+    assert!(compacted.contains(&true), "{compacted:?}");
+    assert!(summaries.load(Ordering::SeqCst) >= 2);
+    assert!(system.contains(prompt::SUMMARY_HEADING), "{system}");
+    assert!(system.contains("MODEL-SUMMARY"), "{system}");
+    // Only the current snapshot is sent in full.
+    assert_eq!(
+        user_texts(last)
+            .matches("<runtime-context-snapshot>")
+            .count(),
+        1
+    );
+    assert!(user_texts(last).contains("turn 200: the editor shows"));
+    // Turn 200's cell found turn 1's fact in `context` (index 0).
+    let result: Value =
+        serde_json::from_str(tool_message(last, "find")["content"].as_str().unwrap()).unwrap();
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(
+        stdout.starts_with("0 ") && stdout.contains(FACT),
+        "{result:#}"
+    );
+    // Nothing was deleted: the session has every message and the markers.
+    let loaded = session::load(dir.path(), &id).unwrap();
+    let messages = loaded.events().filter(|e| e.to_message().is_some()).count();
+    assert_eq!(messages, conversation.messages().len());
+    let markers: Vec<bool> = loaded
+        .events()
+        .filter_map(|e| match e {
+            session::SessionEvent::Compaction { by_model, .. } => Some(*by_model),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(markers, compacted);
+    // 200 prompts, 200 answers, the cell's result (its call has no text).
+    assert_eq!(rig.context.len(), 401);
     rig.kernel.shutdown().await;
 }
