@@ -990,3 +990,84 @@ async fn two_hundred_turns_stay_inside_an_8k_window_and_turn_one_is_still_found(
     assert_eq!(rig.context.len(), 401);
     rig.kernel.shutdown().await;
 }
+
+/// F2's preview of the next request is byte for byte what the turn then
+/// sends: the pretty-printed `messages`, and their compact form inside the
+/// raw HTTP body. The preview says when a compaction will run first; once
+/// it has, the preview is exact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_preview_is_the_request_that_is_sent() {
+    let server = LoopbackServer::start(vec![
+        answer("First answer."),
+        answer("- the user asked a long first question"),
+        answer("Second."),
+    ])
+    .await;
+    let dir = workspace();
+    let mut rig = rig(dir.path(), openai(&server));
+    rig.deps.window = ContextWindow::resolve(Some(2_000), None, "test-model", Some(200), None);
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let long = "a long first question ".repeat(600);
+    let (outcome, _) = turn(
+        &rig,
+        &mut conversation,
+        &long,
+        Some(snapshot_of(dir.path())),
+    )
+    .await;
+    assert!(matches!(outcome, TurnOutcome::Completed { .. }));
+    let snapshot = snapshot_of(dir.path());
+    let preview = |conversation: &Conversation| {
+        hello_tui::agent::turn::preview_prompt(
+            conversation,
+            "and now?",
+            Some(&snapshot.markdown),
+            &rig.deps.window,
+        )
+    };
+    let before = preview(&conversation);
+    assert!(before.needs_compaction(&rig.deps.window));
+    let through = prompt::compact::plan(&conversation, &before, &rig.deps.window).unwrap();
+    let done = prompt::compact::compact(
+        &*rig.deps.provider,
+        &mut conversation,
+        through,
+        Some("the question"),
+        &rig.deps.window,
+    )
+    .await;
+    assert!(done.by_model, "{done:?}");
+    let shown = preview(&conversation);
+    assert!(!shown.needs_compaction(&rig.deps.window));
+    assert!(!shown.omitted.is_empty());
+    let (outcome, events) = turn(&rig, &mut conversation, "and now?", Some(snapshot.clone())).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{events:?}"
+    );
+    let requests = server.requests();
+    // The summary call had no tools and carried the focus.
+    let summary_call = requests[1].json();
+    assert!(summary_call.get("tools").is_none());
+    assert!(
+        summary_call
+            .to_string()
+            .contains("Focus the summary on: the question")
+    );
+    let sent = &requests[2];
+    assert_eq!(
+        serde_json::to_string_pretty(&sent.json()["messages"]).unwrap(),
+        shown.messages_text()
+    );
+    let compact = serde_json::to_string(&hello_tui::agent::provider::openai::messages_json(
+        &shown.request.messages,
+    ))
+    .unwrap();
+    let body = String::from_utf8(sent.body.clone()).unwrap();
+    assert!(
+        body.contains(&compact),
+        "the body carries the previewed bytes"
+    );
+    assert!(body.contains(prompt::OMITTED_HEADING));
+    assert!(body.contains("the user asked a long first question"));
+}

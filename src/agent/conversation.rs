@@ -258,6 +258,11 @@ impl Conversation {
         });
     }
 
+    /// The entry `message` would get if it were pushed now.
+    pub fn entry_of(&self, message: &ChatMessage) -> Entry {
+        self.entry_for(message, self.context.len())
+    }
+
     fn entry_for(&self, message: &ChatMessage, context_index: usize) -> Entry {
         let full_tokens = PER_MESSAGE_OVERHEAD + message_tokens(&self.counter, message);
         let history = match message {

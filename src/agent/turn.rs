@@ -123,7 +123,33 @@ pub struct TurnDeps {
 /// The next request for `conversation` as the turn loop would send it
 /// (F2 and the tests use this; the loop itself calls it before each call).
 pub fn next_prompt(conversation: &Conversation, window: &ContextWindow) -> Prompt {
-    prompt::assemble(conversation, SYSTEM_PROMPT, &[code_action_tool()], window)
+    prompt::assemble(
+        conversation,
+        None,
+        SYSTEM_PROMPT,
+        &[code_action_tool()],
+        window,
+    )
+}
+
+/// The first request sending `prompt` with `snapshot` would make: what F2
+/// shows before Enter. Byte for byte what [`run_turn`] then sends.
+pub fn preview_prompt(
+    conversation: &Conversation,
+    prompt: &str,
+    snapshot: Option<&str>,
+    window: &ContextWindow,
+) -> Prompt {
+    let pending = ChatMessage::User {
+        content: user_content(prompt, snapshot),
+    };
+    prompt::assemble(
+        conversation,
+        Some(&pending),
+        SYSTEM_PROMPT,
+        &[code_action_tool()],
+        window,
+    )
 }
 
 /// What happens during a turn, in order.

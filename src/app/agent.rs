@@ -64,7 +64,9 @@ pub struct AgentState {
     pub retry: Option<String>,
     /// The model's window, asked of the server once, at the first turn.
     window: Arc<tokio::sync::OnceCell<ContextWindow>>,
-    counter: Option<Arc<TokenCounter>>,
+    /// The model's token counter, made once off the UI loop: loading a BPE
+    /// vocabulary takes around a second.
+    counter: Arc<std::sync::OnceLock<Arc<TokenCounter>>>,
     /// Tokens of the last request and the window (the status-bar gauge).
     pub context_used: Option<(usize, usize)>,
     pub spinner: usize,
@@ -91,7 +93,7 @@ impl Default for AgentState {
             usage: Usage::default(),
             retry: None,
             window: Arc::default(),
-            counter: None,
+            counter: Arc::default(),
             context_used: None,
             spinner: 0,
             streaming: None,
@@ -119,6 +121,33 @@ impl AgentState {
     /// For the kernel's `context.snapshot()`.
     pub fn snapshot_receiver(&self) -> watch::Receiver<Option<PublishedSnapshot>> {
         self.snapshot_tx.subscribe()
+    }
+
+    pub fn provider(&self) -> Option<Arc<dyn ModelProvider>> {
+        self.provider.clone()
+    }
+
+    pub fn conversation(&self) -> &Arc<Mutex<Conversation>> {
+        &self.conversation
+    }
+
+    /// The window the first turn learned (`None` before it).
+    pub fn window(&self) -> Option<ContextWindow> {
+        self.window.get().cloned()
+    }
+
+    pub fn window_cell(&self) -> Arc<tokio::sync::OnceCell<ContextWindow>> {
+        self.window.clone()
+    }
+
+    /// Starts loading the model's token counter on a thread of its own,
+    /// so the first turn finds it ready (start-up calls this).
+    pub fn warm_counter(&self, settings: &crate::config::Settings) {
+        let cell = self.counter.clone();
+        let settings = settings.clone();
+        std::thread::spawn(move || {
+            cell.get_or_init(|| setup::token_counter(&settings));
+        });
     }
 
     /// Replaces the conversation with a resumed one.
@@ -223,10 +252,7 @@ pub fn send(state: &mut AppState, prompt: String) {
     agent.usage = Usage::default();
     agent.retry = None;
     agent.streaming = None;
-    let counter = agent
-        .counter
-        .get_or_insert_with(|| setup::token_counter(&state.settings))
-        .clone();
+    let counter_cell = agent.counter.clone();
     let window_cell = agent.window.clone();
     let settings = state.settings.clone();
     let mut deps = TurnDeps {
@@ -253,7 +279,18 @@ pub fn send(state: &mut AppState, prompt: String) {
             .await
             .clone();
         let mut conversation = conversation.lock().await;
+        let counter = {
+            let settings = settings.clone();
+            tokio::task::spawn_blocking(move || {
+                counter_cell
+                    .get_or_init(|| setup::token_counter(&settings))
+                    .clone()
+            })
+            .await
+            .unwrap_or_else(|_| Arc::new(TokenCounter::estimate()))
+        };
         if !Arc::ptr_eq(conversation.counter(), &counter) {
+            // Recounts every entry once: off the loop, in the turn task.
             conversation.set_counter(counter);
         }
         if conversation.session_id().is_none() {
@@ -278,6 +315,8 @@ pub fn send(state: &mut AppState, prompt: String) {
         if let Some(error) = conversation.session_error.take() {
             send(AgentUpdate::Notice(error));
         }
+        // Unlocked before the loop hears of it, so the gauge can look.
+        drop(conversation);
         send(AgentUpdate::Finished);
     });
 }
@@ -322,6 +361,7 @@ pub fn apply(state: &mut AppState, update: AgentUpdate) {
             agent.cancel = None;
             agent.streaming = None;
             agent.retry = None;
+            super::context_window::refresh_gauge(state);
         }
     }
 }

@@ -57,13 +57,16 @@ pub fn configure(
             Err(error) => notice(state, &format!("The model is not usable: {error}")),
         }
     }
+    state.agent.warm_counter(&state.settings);
     let Some(which) = resume else {
+        super::context_window::refresh_gauge(state);
         return Ok(());
     };
     let root = state.workspace_root.clone();
     let (conversation, warnings) =
         Conversation::open(&root, which.as_deref(), SharedContext::default())?;
     super::agent::resume(state, conversation, &warnings);
+    super::context_window::refresh_gauge(state);
     Ok(())
 }
 

@@ -30,8 +30,12 @@ pub const OMITTED_HEADING: &str = "## Earlier messages not in this prompt";
 /// the current user message carries its snapshot in full; messages the
 /// summary covers are never sent again. Cost is O(messages kept): entries'
 /// tokens were counted when they arrived.
+///
+/// `pending` is a user message not yet in the conversation (F2 previews
+/// the request the composer's text would make); it becomes the current one.
 pub fn assemble(
     conversation: &Conversation,
+    pending: Option<&ChatMessage>,
     system: &str,
     tools: &[ToolSpec],
     window: &ContextWindow,
@@ -40,10 +44,18 @@ pub fn assemble(
     let messages = conversation.messages();
     let entries = conversation.entries();
     let start = conversation.compaction().map_or(0, |c| c.through);
-    let current = messages
-        .iter()
-        .rposition(|m| matches!(m, ChatMessage::User { .. }))
-        .filter(|u| *u >= start);
+    let pending = pending.map(|m| (m, conversation.entry_of(m)));
+    let current = match &pending {
+        Some(_) => Some(messages.len()),
+        None => messages
+            .iter()
+            .rposition(|m| matches!(m, ChatMessage::User { .. }))
+            .filter(|u| *u >= start),
+    };
+    let current_entry = match &pending {
+        Some((_, entry)) => Some(entry),
+        None => current.map(|u| &entries[u]),
+    };
 
     let system_tokens = PER_MESSAGE_OVERHEAD + counter.count(system);
     let tools_tokens = tools_tokens(counter, tools);
@@ -54,7 +66,7 @@ pub fn assemble(
         + REPLY_PRIMING
         + resume_note.map_or(0, |n| counter.count(n))
         + summary.map_or(0, |s| s.tokens + counter.count(SUMMARY_HEADING));
-    let current_tokens = current.map_or(0, |u| entries[u].full_tokens);
+    let current_tokens = current_entry.map_or(0, |e| e.full_tokens);
     let budget = counter.to_raw(window.prompt_budget());
     let mut room = budget.saturating_sub(fixed + current_tokens + NOTE_ALLOWANCE);
 
@@ -102,14 +114,10 @@ pub fn assemble(
     }
     if let Some(summary) = summary {
         content.push_str(&format!("\n\n{SUMMARY_HEADING}\n{}", summary.summary));
-        let by = if summary.by_model {
-            "model"
-        } else {
-            "extractive"
-        };
+        let by = if summary.by_model { "" } else { ", extractive" };
         sections.push(Section::new(
             SectionKind::Summary,
-            &format!("summary ({by}, {} msgs)", summary.through),
+            &format!("summary ({} msgs{by})", summary.through),
             summary.tokens + counter.count(SUMMARY_HEADING),
         ));
     }
@@ -159,6 +167,9 @@ pub fn assemble(
         bucket.0 += 1;
         bucket.1 += entry.tokens;
     }
+    if let Some((message, _)) = pending {
+        out.push(message.clone());
+    }
     if history.0 > 0 {
         sections.push(Section::new(
             SectionKind::History,
@@ -166,15 +177,15 @@ pub fn assemble(
             history.1,
         ));
     }
-    if let Some(u) = current {
-        let prompt_tokens = entries[u].tokens;
-        let snapshot = entries[u].full_tokens - prompt_tokens;
+    if let Some(entry) = current_entry {
+        let prompt_tokens = entry.tokens;
+        let snapshot = entry.full_tokens - prompt_tokens;
         sections.push(Section::new(
             SectionKind::Current,
             "current message",
             prompt_tokens,
         ));
-        if entries[u].history.is_some() {
+        if entry.history.is_some() {
             sections.push(Section::new(SectionKind::Snapshot, "snapshot", snapshot));
         }
     }
@@ -197,7 +208,8 @@ pub fn assemble(
                     entries[i].tokens
                 }
             })
-            .sum::<usize>();
+            .sum::<usize>()
+        + pending.as_ref().map_or(0, |(_, e)| e.full_tokens);
     for section in &mut sections {
         section.tokens = counter.corrected(section.tokens);
     }

@@ -100,6 +100,48 @@ impl Prompt {
     pub fn gauge(&self) -> String {
         gauge(self.tokens, self.window)
     }
+
+    /// The messages as people read them: a rule naming each message's role
+    /// (and its tool calls), then its text exactly as sent. F2 shows this;
+    /// [`Prompt::messages_text`] is the same request as JSON.
+    pub fn readable(&self) -> String {
+        use crate::agent::provider::ChatMessage;
+        let mut out = String::new();
+        for (i, message) in self.request.messages.iter().enumerate() {
+            let (head, text) = match message {
+                ChatMessage::System { content } => ("system".to_owned(), content.as_str()),
+                ChatMessage::User { content } => ("user".to_owned(), content.as_str()),
+                ChatMessage::Assistant {
+                    content,
+                    tool_calls,
+                } => {
+                    let calls: Vec<String> = tool_calls
+                        .iter()
+                        .map(|c| format!("{}({}) {}", c.name, c.id, c.arguments))
+                        .collect();
+                    let head = if calls.is_empty() {
+                        "assistant".to_owned()
+                    } else {
+                        format!("assistant → {}", calls.join(", "))
+                    };
+                    (head, content.as_deref().unwrap_or(""))
+                }
+                ChatMessage::Tool {
+                    tool_call_id,
+                    content,
+                } => (format!("tool result for {tool_call_id}"), content.as_str()),
+            };
+            out.push_str(&format!("──── [{i}] {head} ────\n{text}\n"));
+        }
+        out
+    }
+
+    /// The `messages` of the request body exactly as sent, pretty-printed
+    /// (the same serialiser the HTTP body uses, so they cannot drift).
+    pub fn messages_text(&self) -> String {
+        let messages = crate::agent::provider::openai::messages_json(&self.request.messages);
+        serde_json::to_string_pretty(&messages).unwrap_or_default()
+    }
 }
 
 /// `ctx 41% · 52k/128k` for `used` of `window` tokens.

@@ -80,7 +80,7 @@ fn long(n: usize, word: &str) -> String {
 #[test]
 fn a_short_conversation_is_sent_whole() {
     let c = conversation([user("hi"), assistant("hello"), user("again")]);
-    let p = assemble(&c, "SYSTEM", &tools(), &window(8000));
+    let p = assemble(&c, None, "SYSTEM", &tools(), &window(8000));
     assert_eq!(p.request.messages.len(), 4);
     assert!(p.omitted.is_empty());
     assert_eq!(system_text(&p), "SYSTEM");
@@ -98,7 +98,7 @@ fn old_messages_leave_the_prompt_and_one_note_names_their_context_range() {
     messages.push(user("the last question"));
     let c = conversation(messages);
     let w = window(4000);
-    let p = assemble(&c, "SYSTEM", &tools(), &w);
+    let p = assemble(&c, None, "SYSTEM", &tools(), &w);
     assert!(
         p.tokens <= w.prompt_budget(),
         "{} > {}",
@@ -157,7 +157,7 @@ fn a_tool_call_is_never_separated_from_its_results() {
             messages.push(result(&format!("{id}b"), &long(40, "put")));
         }
         let c = conversation(messages);
-        let p = assemble(&c, "SYSTEM", &tools(), &window(size));
+        let p = assemble(&c, None, "SYSTEM", &tools(), &window(size));
         assert!(!p.omitted.is_empty(), "{size}: something must be left out");
         assert_calls_paired(&p.request.messages[1..]);
         // The current user message stays even though its turn is long.
@@ -173,7 +173,7 @@ fn only_the_latest_snapshot_is_sent_in_full() {
         assistant("ok"),
         user(&user_content("second", Some(&snap(2)))),
     ]);
-    let p = assemble(&c, "SYSTEM", &tools(), &window(8000));
+    let p = assemble(&c, None, "SYSTEM", &tools(), &window(8000));
     let texts: Vec<String> = p
         .request
         .messages
@@ -197,7 +197,7 @@ fn the_summary_replaces_what_it_covers_and_the_resume_notice_is_told() {
         user("what now?"),
     ]);
     c.compact("- the user said the secret is 42".into(), 2, true, None);
-    let p = assemble(&c, "SYSTEM", &tools(), &window(8000));
+    let p = assemble(&c, None, "SYSTEM", &tools(), &window(8000));
     let system = system_text(&p);
     assert!(system.contains(SUMMARY_HEADING), "{system}");
     assert!(system.contains("the secret is 42"), "{system}");
@@ -225,14 +225,14 @@ fn compaction_plans_to_keep_the_recent_half_and_never_the_current_message() {
     messages.push(user("now"));
     let c = conversation(messages);
     let w = window(6000);
-    let p = assemble(&c, "SYSTEM", &tools(), &w);
+    let p = assemble(&c, None, "SYSTEM", &tools(), &w);
     assert!(p.needs_compaction(&w));
     let through = plan(&c, &p, &w).unwrap();
     assert!(through > 0 && through < c.messages().len() - 1, "{through}");
     let mut c = c;
     let summary = extractive(&c, 0, through, None, summary_cap(&w));
     c.compact(summary.clone(), through, false, None);
-    let after = assemble(&c, "SYSTEM", &tools(), &w);
+    let after = assemble(&c, None, "SYSTEM", &tools(), &w);
     assert!(
         !after.needs_compaction(&w),
         "{} tokens left",
@@ -289,7 +289,7 @@ proptest! {
         }
         let c = conversation(messages);
         let w = window(size);
-        let p = assemble(&c, "SYSTEM", &tools(), &w);
+        let p = assemble(&c, None, "SYSTEM", &tools(), &w);
         let current = p.current.map_or(0, |u| c.entries()[u].full_tokens);
         // Whenever the current message fits at all, the whole request does.
         if current + 1500 < w.prompt_budget() {
