@@ -300,3 +300,59 @@ proptest! {
         prop_assert_eq!(left > 0, system_text(&p).contains(OMITTED_HEADING));
     }
 }
+
+fn scripted(turn: serde_json::Value) -> crate::agent::provider::ScriptedProvider {
+    let script = serde_json::json!({"chunk_chars": 4096, "delay_ms": 0, "turns": [turn]});
+    crate::agent::provider::ScriptedProvider::from_json(&script.to_string()).unwrap()
+}
+
+/// The model's summary is hostile input too: a flood is cut to the cap, and
+/// no text at all (here: a tool call, with tools disabled) falls back to the
+/// extractive summary.
+#[tokio::test]
+async fn a_summary_is_capped_and_an_empty_one_falls_back() {
+    let mut messages = Vec::new();
+    for i in 0..40 {
+        messages.push(user(&format!("q{i} {}", long(100, "w"))));
+        messages.push(assistant(&long(100, "a")));
+    }
+    messages.push(user("now"));
+    let w = window(6000);
+    let cap = summary_cap(&w);
+
+    let mut c = conversation(messages.clone());
+    let flood = "summary words ".repeat(20_000);
+    let done = compact::compact(
+        &scripted(serde_json::json!({"text": flood})),
+        &mut c,
+        40,
+        None,
+        &w,
+    )
+    .await;
+    assert!(done.by_model, "{done:?}");
+    let summary = &c.compaction().unwrap().summary;
+    assert!(
+        c.counter().count(summary) <= cap + cap / 2,
+        "{}",
+        summary.len()
+    );
+    assert!(summary.contains("characters dropped"));
+
+    let mut c = conversation(messages);
+    let call =
+        serde_json::json!({"tool_calls": [{"name": "code_action", "arguments": {"code": "1"}}]});
+    let done = compact::compact(&scripted(call), &mut c, 40, Some("auth"), &w).await;
+    assert!(!done.by_model);
+    assert_eq!(
+        done.fallback_reason.as_deref(),
+        Some("the model returned no summary text")
+    );
+    assert!(
+        c.compaction()
+            .unwrap()
+            .summary
+            .starts_with("(extractive summary")
+    );
+    assert_eq!(c.compaction().unwrap().through, 40);
+}
