@@ -443,3 +443,59 @@ fn f2_breaks_the_next_request_down_by_section() {
     }
     insta::assert_snapshot!(text);
 }
+
+/// `/compact [focus]` in the composer: the model writes the summary (tools
+/// disabled), the pane says where it happened, the gauge drops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_compact_folds_the_conversation_into_a_summary() {
+    use hello_tui::agent::conversation::Conversation;
+    use hello_tui::agent::provider::ChatMessage as Chat;
+    let (tx, mut rx) = event::channel();
+    let mut settings = Settings::defaults();
+    settings.context_window = Some(6_000);
+    let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
+    s.agent.events = Some(tx);
+    s.agent.set_provider(scripted(
+        r#"{"delay_ms": 0, "turns": [{"text": "- the user keeps asking about slow builds"}]}"#,
+    ));
+    let mut conversation = Conversation::new(hello_tui::context::SharedContext::default(), None);
+    for i in 0..30 {
+        conversation.push(Chat::User {
+            content: format!("question {i}: {}", "why is the build slow? ".repeat(12)),
+        });
+        conversation.push(Chat::Assistant {
+            content: Some(format!(
+                "answer {i}: {}",
+                "because of the linker. ".repeat(12)
+            )),
+            tool_calls: Vec::new(),
+        });
+    }
+    s.agent.set_conversation(conversation);
+    hello_tui::app::context_window::refresh_gauge(&mut s);
+    let (before, _) = s.agent.context_used.unwrap();
+    send(&mut s, "/compact builds");
+    pump_until(&mut s, &mut rx, |s| {
+        s.conversation
+            .messages
+            .iter()
+            .any(|m| m.text.contains("── compacted"))
+    })
+    .await;
+    let line = s
+        .conversation
+        .messages
+        .iter()
+        .find(|m| m.text.contains("── compacted"))
+        .unwrap();
+    assert!(line.text.contains("by the model"), "{}", line.text);
+    pump_until(&mut s, &mut rx, |s| {
+        s.agent.context_used.is_some_and(|(used, _)| used < before)
+    })
+    .await;
+    let (next, _) = hello_tui::app::context_window::preview(&s).unwrap();
+    assert!(
+        next.readable()
+            .contains("the user keeps asking about slow builds")
+    );
+}

@@ -52,15 +52,16 @@ fn openai_config(
 }
 
 /// The model's context window: the setting, else what the configured
-/// server says (asked only when there is no setting), else the table of
-/// known models, else the default. The demo (no model) gets the default.
+/// server says (asked only when there is no setting, and not of OpenAI's
+/// own API, which never says), else the table of known models, else the
+/// default. The demo (no model) gets the default.
 pub async fn context_window(
     settings: &Settings,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
 ) -> ContextWindow {
     let config = openai_config(settings, env);
-    let server = match (&config, settings.context_window) {
-        (Some(config), None) => probe::probe_window(config).await,
+    let server = match (&config, settings.context_window, &settings.base_url) {
+        (Some(config), None, Some(_)) => probe::probe_window(config).await,
         _ => None,
     };
     ContextWindow::resolve(
