@@ -399,17 +399,13 @@ fn the_gauge_is_there_from_the_start() {
     );
 }
 
-/// F2's breakdown: the window, each section's tokens (summary, the
-/// omitted range, kept history, the new message), then the messages.
-#[test]
-fn f2_breaks_the_next_request_down_by_section() {
-    use hello_tui::agent::conversation::Conversation;
+/// Thirty questions and answers about a slow build.
+fn slow_builds_conversation() -> hello_tui::agent::conversation::Conversation {
     use hello_tui::agent::provider::ChatMessage as Chat;
-    let mut settings = Settings::defaults();
-    settings.context_window = Some(4_000);
-    let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
-    s.agent.set_provider(scripted(r#"{"turns":[]}"#));
-    let mut conversation = Conversation::new(hello_tui::context::SharedContext::default(), None);
+    let mut conversation = hello_tui::agent::conversation::Conversation::new(
+        hello_tui::context::SharedContext::default(),
+        None,
+    );
     for i in 0..30 {
         conversation.push(Chat::User {
             content: format!("question {i}: {}", "why is the build slow? ".repeat(12)),
@@ -422,6 +418,18 @@ fn f2_breaks_the_next_request_down_by_section() {
             tool_calls: Vec::new(),
         });
     }
+    conversation
+}
+
+/// F2's breakdown: the window, each section's tokens (summary, the
+/// omitted range, kept history, the new message), then the messages.
+#[test]
+fn f2_breaks_the_next_request_down_by_section() {
+    let mut settings = Settings::defaults();
+    settings.context_window = Some(4_000);
+    let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
+    s.agent.set_provider(scripted(r#"{"turns":[]}"#));
+    let mut conversation = slow_builds_conversation();
     conversation.compact("- the user asks about slow builds".into(), 20, true, None);
     s.agent.set_conversation(conversation);
     s.composer.insert_str("and the tests?");
@@ -448,8 +456,6 @@ fn f2_breaks_the_next_request_down_by_section() {
 /// disabled), the pane says where it happened, the gauge drops.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slash_compact_folds_the_conversation_into_a_summary() {
-    use hello_tui::agent::conversation::Conversation;
-    use hello_tui::agent::provider::ChatMessage as Chat;
     let (tx, mut rx) = event::channel();
     let mut settings = Settings::defaults();
     settings.context_window = Some(6_000);
@@ -458,19 +464,7 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
     s.agent.set_provider(scripted(
         r#"{"delay_ms": 0, "turns": [{"text": "- the user keeps asking about slow builds"}]}"#,
     ));
-    let mut conversation = Conversation::new(hello_tui::context::SharedContext::default(), None);
-    for i in 0..30 {
-        conversation.push(Chat::User {
-            content: format!("question {i}: {}", "why is the build slow? ".repeat(12)),
-        });
-        conversation.push(Chat::Assistant {
-            content: Some(format!(
-                "answer {i}: {}",
-                "because of the linker. ".repeat(12)
-            )),
-            tool_calls: Vec::new(),
-        });
-    }
+    let conversation = slow_builds_conversation();
     s.agent.set_conversation(conversation);
     hello_tui::app::context_window::refresh_gauge(&mut s);
     let (before, _) = s.agent.context_used.unwrap();
