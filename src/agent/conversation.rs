@@ -429,4 +429,41 @@ mod tests {
         assert!(code_of("{}").unwrap_err().contains("missing"));
         assert!(code_of(r#"{"code":1}"#).unwrap_err().contains("string"));
     }
+
+    /// A resumed session keeps its summary and knows which messages came
+    /// from before the resume; every message is still there.
+    #[test]
+    fn resume_restores_the_compaction_and_marks_the_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = SessionWriter::create(dir.path(), "m").unwrap();
+        let id = writer.id().to_owned();
+        let mut c = Conversation::new(SharedContext::default(), Some(writer));
+        for i in 0..4 {
+            c.push(ChatMessage::User {
+                content: format!("q{i}"),
+            });
+            c.push(ChatMessage::Assistant {
+                content: Some(format!("a{i}")),
+                tool_calls: Vec::new(),
+            });
+        }
+        c.compact("- asked q0..q2".into(), 6, false, Some("q"));
+        assert_eq!(c.resumed_before(), 0);
+        drop(c);
+        let (resumed, warnings) =
+            Conversation::open(dir.path(), Some(&id), SharedContext::default()).unwrap();
+        assert!(warnings.is_empty());
+        assert_eq!(resumed.messages().len(), 8);
+        assert_eq!(resumed.context().len(), 8);
+        assert_eq!(resumed.resumed_before(), 8);
+        let compaction = resumed.compaction().unwrap();
+        assert_eq!(
+            (compaction.summary.as_str(), compaction.through),
+            ("- asked q0..q2", 6)
+        );
+        assert!(!compaction.by_model);
+        // `None` is the latest session, as `--continue` means.
+        let (latest, _) = Conversation::open(dir.path(), None, SharedContext::default()).unwrap();
+        assert_eq!(latest.session_id(), Some(id.as_str()));
+    }
 }
