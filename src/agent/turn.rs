@@ -27,6 +27,8 @@ use crate::tokens::ContextWindow;
 pub const SYSTEM_PROMPT: &str = include_str!("../../assets/prompts/system.md");
 pub const DEFAULT_MAX_STEPS: u32 = 20;
 pub const TOOL_NAME: &str = "code_action";
+/// How often a cancelled cell is interrupted again until it returns.
+const INTERRUPT_REPEAT: Duration = Duration::from_secs(1);
 
 /// The one tool the model gets.
 pub fn code_action_tool() -> ToolSpec {
@@ -451,8 +453,15 @@ async fn run_call(
         result = &mut running => result,
         _ = cancelled_signal(cancel) => {
             cancelled = true;
-            deps.runner.interrupt();
-            running.await
+            // A kernel still starting (or not yet marked busy) ignores the
+            // interrupt, so it is repeated until the cell returns.
+            loop {
+                deps.runner.interrupt();
+                tokio::select! {
+                    result = &mut running => break result,
+                    () = tokio::time::sleep(INTERRUPT_REPEAT) => {}
+                }
+            }
         }
     };
     let state = deps.runner.state().await;
