@@ -997,17 +997,26 @@ async fn two_hundred_turns_stay_inside_an_8k_window_and_turn_one_is_still_found(
 /// it has, the preview is exact.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_preview_is_the_request_that_is_sent() {
+    // The first answer reports about what the client estimated, so the
+    // estimate stays uncorrected and the numbers below are predictable.
+    let first = sse(&[
+        text_chunk("First answer."),
+        finish_chunk("stop"),
+        usage_chunk(3_500, 5),
+        done(),
+    ]);
     let server = LoopbackServer::start(vec![
-        answer("First answer."),
+        first,
         answer("- the user asked a long first question"),
         answer("Second."),
     ])
     .await;
     let dir = workspace();
     let mut rig = rig(dir.path(), openai(&server));
-    rig.deps.window = ContextWindow::resolve(Some(2_000), None, "test-model", Some(200), None);
+    rig.deps.window = ContextWindow::resolve(Some(4_000), None, "test-model", Some(200), None);
     let mut conversation = Conversation::new(rig.context.clone(), None);
-    let long = "a long first question ".repeat(600);
+    // Fits the window alone, but not with what follows it.
+    let long = "a long first question ".repeat(300);
     let (outcome, _) = turn(
         &rig,
         &mut conversation,
@@ -1015,7 +1024,10 @@ async fn the_preview_is_the_request_that_is_sent() {
         Some(snapshot_of(dir.path())),
     )
     .await;
-    assert!(matches!(outcome, TurnOutcome::Completed { .. }));
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
     let snapshot = snapshot_of(dir.path());
     let preview = |conversation: &Conversation| {
         hello_tui::agent::turn::preview_prompt(
@@ -1070,4 +1082,34 @@ async fn the_preview_is_the_request_that_is_sent() {
     );
     assert!(body.contains(prompt::OMITTED_HEADING));
     assert!(body.contains("the user asked a long first question"));
+}
+
+/// A message that cannot fit the window even alone is refused with a
+/// readable error instead of being sent to a server that may cut it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_larger_than_the_window_fails_clearly() {
+    let dir = workspace();
+    let mut rig = rig(
+        dir.path(),
+        Arc::new(ScriptedProvider::from_json(r#"{"turns":[{"text":"never"}]}"#).unwrap()),
+    );
+    rig.deps.window = ContextWindow::resolve(Some(2_000), None, "local", None, None);
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let huge = "paste ".repeat(5_000);
+    let (outcome, events) = turn(&rig, &mut conversation, &huge, None).await;
+    let TurnOutcome::Failed(why) = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(why.contains("window is 2000"), "{why}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::AssistantMessage { .. }))
+    );
+    // The next, normal message still goes out: the huge one leaves the prompt.
+    let (outcome, _) = turn(&rig, &mut conversation, "short", None).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
 }

@@ -283,6 +283,22 @@ pub async fn run_turn(
             window: next.window,
             omitted: next.omitted.iter().map(ExactSizeIterator::len).sum(),
         });
+        if next.tokens > next.window {
+            // Everything that can leave the prompt has: what is left is the
+            // new message itself. Some servers (Ollama) would cut it
+            // silently; say so instead.
+            let why = format!(
+                "the request needs about {} tokens but the model's window is {}: the message \
+                 and its snapshot alone are too long (shorten the message, unpin results, or \
+                 lower [snapshot] budget)",
+                next.tokens, next.window
+            );
+            conversation.record_error(&why);
+            emit(TurnEvent::Failed {
+                message: why.clone(),
+            });
+            return TurnOutcome::Failed(why);
+        }
         let sent_raw = next.raw;
         let mut stream = deps.provider.stream_chat(next.request);
         let mut assembler = TurnAssembler::default();
