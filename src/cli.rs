@@ -65,6 +65,11 @@ pub struct GlobalOptions {
     #[arg(long, global = true, value_name = "VAR")]
     pub api_key_env: Option<String>,
 
+    /// The model's context window in tokens (default: asked of the server,
+    /// then a table of known models, then 8192).
+    #[arg(long, global = true, value_name = "TOKENS")]
+    pub context_window: Option<usize>,
+
     /// Python interpreter for the kernel.
     #[arg(long, global = true, value_name = "PATH")]
     pub python: Option<PathBuf>,

@@ -62,6 +62,14 @@ pub struct ModelSection {
     pub base_url: Option<String>,
     /// Name of the environment variable that holds the API key (never the key).
     pub api_key_env: Option<String>,
+    /// The model's context window in tokens (otherwise asked of the server,
+    /// then a table of known models, then 8192).
+    pub context_window: Option<usize>,
+    /// Tokens kept free for the answer (default 2048, at most half the window).
+    pub reserve_output: Option<usize>,
+    /// Share of the prompt budget (0–1] past which the conversation is
+    /// compacted (default 0.8).
+    pub compact_at: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -98,6 +106,10 @@ pub struct Settings {
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub api_key_env: String,
+    /// `--context-window` or `[model] context_window`.
+    pub context_window: Option<usize>,
+    pub reserve_output: Option<usize>,
+    pub compact_at: Option<f64>,
     pub python: PathBuf,
     pub snapshot_budget: usize,
     pub diagnostics: DiagnosticsConfig,
@@ -217,6 +229,9 @@ impl Settings {
                 .clone()
                 .or(file.model.api_key_env)
                 .unwrap_or_else(|| "OPENAI_API_KEY".to_owned()),
+            context_window: flags.context_window.or(file.model.context_window),
+            reserve_output: file.model.reserve_output,
+            compact_at: file.model.compact_at,
             python: flags
                 .python
                 .clone()
@@ -307,6 +322,7 @@ mod tests {
         assert!(s.allow_network);
         assert_eq!(s.memory_limit_mb, Some(2048));
         assert_eq!(s.cell_timeout_secs, Some(30));
+        assert_eq!(s.context_window, None);
         let flags = GlobalOptions {
             approval: Some(ApprovalMode::Full),
             ..Default::default()
@@ -318,6 +334,31 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("safety.approval"), "{err}");
+    }
+
+    #[test]
+    fn the_context_window_comes_from_the_flag_then_the_file() {
+        let file = ConfigFile::parse(
+            "[model]\ncontext_window = 8000\nreserve_output = 1000\ncompact_at = 0.7\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        let s = Settings::merge(file, None, &GlobalOptions::default(), &env_of(&[])).unwrap();
+        assert_eq!(s.context_window, Some(8000));
+        assert_eq!(s.reserve_output, Some(1000));
+        assert_eq!(s.compact_at, Some(0.7));
+        let flags = GlobalOptions {
+            context_window: Some(4096),
+            ..Default::default()
+        };
+        let file =
+            ConfigFile::parse("[model]\ncontext_window = 8000\n", Path::new("c.toml")).unwrap();
+        let s = Settings::merge(file, None, &flags, &env_of(&[])).unwrap();
+        assert_eq!(s.context_window, Some(4096));
+        let err = ConfigFile::parse("[model]\ncontext_window = \"big\"\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("model.context_window"), "{err}");
     }
 
     #[test]

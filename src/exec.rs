@@ -4,7 +4,8 @@
 //! the kernel runs in-process through [`CodeRuntime`], and the turn's
 //! events are printed: the final answer on stdout (progress on stderr), or
 //! with `--json` one JSON object per line. Exit 0 on a completed turn, 1 on
-//! a model/transport error, 2 on bad usage.
+//! a model/transport error, 2 on bad usage. `--resume ID` / `--continue`
+//! run the turn as one more turn of a saved session.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -29,6 +30,7 @@ use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
 use crate::sandbox::ApprovalMode;
 use crate::session::SessionWriter;
 use crate::snapshot::{self, CollectOptions};
+use crate::tokens::ContextWindow;
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {
@@ -50,6 +52,13 @@ pub struct ExecArgs {
     /// Per-cell time limit in seconds (default 60).
     #[arg(long, value_name = "SECS")]
     pub cell_timeout: Option<f64>,
+    /// Continue the session with this id (see `hello-tui sessions`): one
+    /// more turn, appended to the same session file.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+    /// Continue the latest session of the workspace.
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_session: bool,
     /// The prompt; `-` reads it from stdin.
     #[arg(value_name = "PROMPT")]
     pub prompt: String,
@@ -130,10 +139,16 @@ pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode>
         max: built.budget.max,
         truncated: built.budget.truncated,
     };
+    let resume = (args.continue_session || args.resume.is_some()).then(|| args.resume.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let window = runtime.block_on(agent::setup::context_window(&settings, &|n| {
+        std::env::var(n).ok()
+    }));
     let job = Job {
+        resume,
+        window,
         root,
         settings,
         provider,
@@ -152,6 +167,9 @@ pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode>
 }
 
 struct Job {
+    /// `Some(None)`: the latest session; `Some(Some(id))`: that one.
+    resume: Option<Option<String>>,
+    window: ContextWindow,
     root: PathBuf,
     settings: Settings,
     provider: Arc<dyn ModelProvider>,
@@ -166,18 +184,45 @@ struct Job {
 impl Job {
     async fn run(self) -> anyhow::Result<ExitCode> {
         let mut out = Printer { json: self.json };
-        let session = match SessionWriter::create(&self.root, &self.provider.label()) {
-            Ok(session) => Some(session),
-            Err(error) => {
-                eprintln!("hello-tui exec: the session is not saved: {error}");
-                None
+        let context = SharedContext::default();
+        let mut conversation = match &self.resume {
+            Some(id) => match Conversation::open(&self.root, id.as_deref(), context.clone()) {
+                Ok((conversation, warnings)) => {
+                    for warning in warnings {
+                        eprintln!("hello-tui exec: session: {warning}");
+                    }
+                    conversation
+                }
+                Err(error) => {
+                    eprintln!("hello-tui exec: {error}");
+                    return Ok(ExitCode::from(2));
+                }
+            },
+            None => {
+                let session = match SessionWriter::create(&self.root, &self.provider.label()) {
+                    Ok(session) => Some(session),
+                    Err(error) => {
+                        eprintln!("hello-tui exec: the session is not saved: {error}");
+                        None
+                    }
+                };
+                Conversation::new(context.clone(), session)
             }
         };
+        conversation.set_counter(agent::setup::token_counter(&self.settings));
         out.event(json!({
-            "type": "session.started",
-            "session_id": session.as_ref().map(SessionWriter::id),
+            "type": if self.resume.is_some() { "session.resumed" } else { "session.started" },
+            "session_id": conversation.session_id(),
+            "messages": conversation.messages().len(),
             "workspace": self.root.to_string_lossy(),
             "model": self.provider.label(),
+        }));
+        out.event(json!({
+            "type": "context.window",
+            "tokens": self.window.tokens,
+            "source": self.window.source.to_string(),
+            "reserve": self.window.reserve,
+            "counter": conversation.counter().describe(),
         }));
         out.event(json!({
             "type": "snapshot",
@@ -193,7 +238,6 @@ impl Job {
             }),
             ApprovalMode::Auto | ApprovalMode::Full => Arc::new(AllowAll),
         };
-        let context = SharedContext::default();
         let (snapshot_tx, snapshot_rx) = snapshot_channel();
         let registry = registry(&self.root, shell, &context, snapshot_rx)?;
         let mut config = KernelConfig::for_workspace(&self.root);
@@ -221,8 +265,8 @@ impl Job {
             snapshot_tx,
             max_steps: self.max_steps,
             cell_timeout: self.cell_timeout,
+            window: self.window.clone(),
         };
-        let mut conversation = Conversation::new(context, session);
         let (cancel_tx, cancel_rx) = watch::channel(false);
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
@@ -341,6 +385,27 @@ impl Printer {
             TurnEvent::Cancelled => {
                 progress("cancelled".into());
                 self.event(json!({ "type": "error", "message": "cancelled by the user" }));
+            }
+            TurnEvent::Prompt {
+                tokens,
+                window,
+                omitted,
+            } => {
+                self.event(json!({ "type": "prompt", "tokens": tokens, "window": window, "omitted": omitted }));
+            }
+            TurnEvent::Compacted {
+                through,
+                by_model,
+                tokens,
+                fallback_reason,
+            } => {
+                progress(format!(
+                    "compacted the first {through} messages into a {tokens}-token summary{}",
+                    fallback_reason
+                        .as_ref()
+                        .map_or_else(String::new, |why| format!(" (extractive: {why})"))
+                ));
+                self.event(json!({ "type": "compacted", "through": through, "by_model": by_model, "tokens": tokens, "fallback_reason": fallback_reason }));
             }
             TurnEvent::Snapshot { .. }
             | TurnEvent::Step(_)

@@ -223,7 +223,7 @@ impl Action {
         match self {
             Action::Quit => "Quit (asks first when there are unsaved edits)",
             Action::ShowHelp => "Show this help",
-            Action::ShowSnapshot => "Preview the snapshot the next turn sends (F2)",
+            Action::ShowSnapshot => "Preview the next request the model gets (F2)",
             Action::CloseOverlay => "Close the overlay",
             Action::FocusNext => "Focus the next pane",
             Action::FocusPrev => "Focus the previous pane",

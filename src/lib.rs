@@ -36,5 +36,6 @@ pub mod screen;
 pub mod session;
 pub mod snapshot;
 pub mod theme;
+pub mod tokens;
 pub mod ui;
 pub mod workspace;

@@ -7,10 +7,12 @@
 #[allow(dead_code)]
 mod loopback;
 
+use hello_tui::tokens::ContextWindow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hello_tui::agent::conversation::Conversation;
+use hello_tui::agent::prompt;
 use hello_tui::agent::provider::openai::OpenAiConfig;
 use hello_tui::agent::provider::{ModelProvider, OpenAiProvider, ScriptedProvider};
 use hello_tui::agent::turn::{
@@ -107,6 +109,7 @@ fn rig(root: &std::path::Path, provider: Arc<dyn ModelProvider>) -> Rig {
         snapshot_tx,
         max_steps: 20,
         cell_timeout: Some(Duration::from_secs(20)),
+        window: ContextWindow::resolve(None, None, "gpt-4o", None, None),
     };
     Rig {
         deps,
@@ -573,6 +576,9 @@ mod exec {
             .arg("-C")
             .arg(dir)
             .args(["--base-url", base_url, "--model", "test-model"])
+            // The loopback server answers connections in order: a window
+            // probe would take the scripted replies.
+            .args(["--context-window", "32000"])
             .args(extra)
             .env("HOME", home.path())
             .env("XDG_CONFIG_HOME", home.path())
@@ -623,27 +629,35 @@ mod exec {
             types,
             [
                 "session.started",
+                "context.window",
                 "snapshot",
+                "prompt",
                 "assistant.message",
                 "tool.call",
                 "tool.result",
+                "prompt",
                 "assistant.message",
                 "turn.completed"
             ]
         );
         assert!(events[0]["session_id"].is_string());
-        assert!(events[1]["used_chars"].as_u64().unwrap() > 0);
-        assert_eq!(events[1]["max_chars"], 12_000);
-        assert_eq!(events[3]["name"], "code_action");
-        assert_eq!(events[3]["id"], "c1");
-        let result = &events[4];
+        assert_eq!(events[1]["tokens"], 32_000);
+        assert_eq!(events[1]["source"], "setting");
+        assert!(events[2]["used_chars"].as_u64().unwrap() > 0);
+        assert_eq!(events[2]["max_chars"], 12_000);
+        assert_eq!(events[3]["window"], 32_000);
+        assert_eq!(events[3]["omitted"], 0);
+        assert_eq!(events[5]["name"], "code_action");
+        assert_eq!(events[5]["id"], "c1");
+        let result = &events[6];
         assert_eq!(result["ok"], true);
         assert_eq!(result["stdout"], "  return user.role === \"admin\";\n");
         assert_eq!(result["state"]["alive"], true);
         assert!(result["state"]["variables"][0]["preview"].is_string());
-        assert_eq!(events[5]["text"], "Only admins pass.");
-        assert_eq!(events[6]["steps"], 2);
-        assert_eq!(events[6]["usage"]["total_tokens"], 275);
+        assert!(events[7]["tokens"].as_u64().unwrap() > 0);
+        assert_eq!(events[8]["text"], "Only admins pass.");
+        assert_eq!(events[9]["steps"], 2);
+        assert_eq!(events[9]["usage"]["total_tokens"], 275);
         // The snapshot reached the model with the opened file.
         let sent = server.requests()[0].json();
         assert!(
@@ -680,6 +694,78 @@ mod exec {
                 || last["message"].as_str().unwrap().contains("OPENAI_API_KEY"),
             "{last}"
         );
+    }
+
+    /// `exec --continue` / `--resume ID` run one more turn of a saved
+    /// session: the model gets the earlier messages and is told the
+    /// kernel's variables are gone; the turn lands in the same file.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exec_continue_and_resume_add_a_turn_to_a_saved_session() {
+        let dir = workspace();
+        let server = LoopbackServer::start(vec![
+            answer("Hello there."),
+            answer("Still here."),
+            answer("And again."),
+        ])
+        .await;
+        let (code, _, stderr) = exec(dir.path(), &server.base_url, &["remember 7"]).await;
+        assert_eq!(code, 0, "{stderr}");
+        let id = session::list(dir.path()).unwrap()[0].id.clone();
+        let (code, stdout, stderr) = exec(
+            dir.path(),
+            &server.base_url,
+            &["--continue", "--json", "what did I say?"],
+        )
+        .await;
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let first: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+        assert_eq!(first["type"], "session.resumed");
+        assert_eq!(first["session_id"], id.as_str());
+        assert_eq!(first["messages"], 2);
+        let sent = server.requests()[1].json();
+        let messages = sent["messages"].as_array().unwrap();
+        let system = messages[0]["content"].as_str().unwrap();
+        assert!(system.contains(prompt::RESUME_NOTE), "{system}");
+        assert!(
+            messages[1]["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("remember 7")
+        );
+        assert_eq!(messages[2]["content"], "Hello there.");
+        assert!(
+            messages[3]["content"]
+                .as_str()
+                .unwrap()
+                .starts_with("what did I say?")
+        );
+        // By id, too; still one session, now with three turns.
+        let (code, _, stderr) = exec(
+            dir.path(),
+            &server.base_url,
+            &["--resume", &id, "once more"],
+        )
+        .await;
+        assert_eq!(code, 0, "{stderr}");
+        let sessions = session::list(dir.path()).unwrap();
+        assert_eq!(sessions.len(), 1);
+        assert_eq!(sessions[0].message_count, 6);
+        // A first turn of a new session has nothing to be told about.
+        let fresh = server.requests()[0].json();
+        assert!(
+            !fresh["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .contains("Resumed session")
+        );
+        // Unknown ids and empty workspaces are usage errors.
+        let (code, _, stderr) =
+            exec(dir.path(), &server.base_url, &["--resume", "nope", "x"]).await;
+        assert_eq!(code, 2, "{stderr}");
+        let empty = workspace();
+        let (code, _, stderr) = exec(empty.path(), &server.base_url, &["--continue", "x"]).await;
+        assert_eq!(code, 2);
+        assert!(stderr.contains("no session"), "{stderr}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -732,4 +818,298 @@ print("slice(-5)", t(lambda: context.slice(-5)))
     assert!(result.ok, "{:?}", result.error);
     println!("{}", result.stdout);
     rig.kernel.shutdown().await;
+}
+
+/// What a server counts for a request: every message's text, tool calls and
+/// the tool schema under o200k, plus a few tokens a message. A different
+/// tokenizer from the client's estimate on purpose: the client must learn
+/// the server's count from `usage`.
+fn server_tokens(body: &Value) -> u64 {
+    let bpe = tiktoken_rs::o200k_base_singleton();
+    let count = |text: &str| bpe.count_ordinary(text) as u64;
+    let mut total = 3 + body.get("tools").map_or(0, |t| count(&t.to_string()));
+    for message in body["messages"].as_array().unwrap() {
+        total += 4 + count(message["content"].as_str().unwrap_or(""));
+        for call in message["tool_calls"].as_array().into_iter().flatten() {
+            total += 8 + count(call["function"]["arguments"].as_str().unwrap_or(""));
+        }
+    }
+    total
+}
+
+/// The text of the request's user messages.
+fn user_texts(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The issue's acceptance test: 200 turns with long answers against an
+/// 8 000-token window. Every request fits, the left-out messages are named,
+/// a fact from turn 1 is found by `context.search` in a cell at turn 200
+/// (real kernel), and compaction ran — the first time with the model
+/// failing (extractive fallback), then by the model — with its summary in
+/// the requests that follow.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_turns_stay_inside_an_8k_window_and_turn_one_is_still_found() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    const FACT: &str = "zebra-pineapple-77";
+    const WINDOW: u64 = 8_000;
+    let summaries = Arc::new(AtomicUsize::new(0));
+    let seen = summaries.clone();
+    let server = LoopbackServer::respond_with(Duration::from_secs(600), move |request| {
+        let body = request.json();
+        let prompt = server_tokens(&body);
+        if body.get("tools").is_none() {
+            // A summary call (tools disabled). The first one fails.
+            if seen.fetch_add(1, Ordering::SeqCst) == 0 {
+                return Reply::status(400, &[], "{\"error\":{\"message\":\"model overloaded\"}}");
+            }
+            return sse(&[
+                text_chunk("- MODEL-SUMMARY: the user walks through numbered steps."),
+                finish_chunk("stop"),
+                usage_chunk(prompt, 20),
+                done(),
+            ]);
+        }
+        let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+        let text = if last["role"] == "tool" {
+            vec![text_chunk("Found it."), finish_chunk("stop")]
+        } else if last["content"].as_str().unwrap_or("").starts_with("turn 200:") {
+            vec![
+                tool_chunk(
+                    0,
+                    Some("find"),
+                    &json!({"code": format!("hits = context.search('{FACT}')\nprint(hits.results[0].index, hits.results[0].snippet)")}).to_string(),
+                ),
+                finish_chunk("tool_calls"),
+            ]
+        } else {
+            let long = "The quick brown fox jumps over the lazy dog while we refactor. ".repeat(20);
+            vec![text_chunk(&format!("Here is the step in detail. {long}")), finish_chunk("stop")]
+        };
+        let mut parts = text;
+        parts.push(usage_chunk(prompt, 300));
+        parts.push(done());
+        sse(&parts)
+    })
+    .await;
+    let dir = workspace();
+    let mut rig = rig(dir.path(), openai(&server));
+    rig.deps.window = ContextWindow::resolve(Some(WINDOW as usize), None, "test-model", None, None);
+    let writer = SessionWriter::create(dir.path(), "test").unwrap();
+    let id = writer.id().to_owned();
+    let mut conversation = Conversation::new(rig.context.clone(), Some(writer));
+    let snapshot = |i: usize| TurnSnapshot {
+        markdown: format!("# Runtime context\nturn {i}: the editor shows auth.ts line {i}\n"),
+        json: Value::Null,
+        used: 60,
+        max: 12_000,
+        truncated: false,
+    };
+    let mut compacted = Vec::new();
+    for i in 1..=200 {
+        let prompt = if i == 1 {
+            format!("turn 1: remember the launch code {FACT}, we need it at the end")
+        } else {
+            format!("turn {i}: explain step {i} of the migration in detail")
+        };
+        let (outcome, events) = turn(&rig, &mut conversation, &prompt, Some(snapshot(i))).await;
+        assert!(
+            matches!(outcome, TurnOutcome::Completed { .. }),
+            "turn {i}: {outcome:?}"
+        );
+        compacted.extend(events.into_iter().filter_map(|e| match e {
+            TurnEvent::Compacted { by_model, .. } => Some(by_model),
+            _ => None,
+        }));
+    }
+    let requests = server.requests();
+    let chat: Vec<Value> = requests
+        .iter()
+        .map(|r| r.json())
+        .filter(|b| b.get("tools").is_some())
+        .collect();
+    assert_eq!(chat.len(), 201, "one call a turn, two at turn 200");
+    // Every request fits the window, as the server counts it.
+    for (n, body) in requests.iter().map(|r| r.json()).enumerate() {
+        let tokens = server_tokens(&body);
+        assert!(tokens <= WINDOW, "request {n}: {tokens} tokens");
+    }
+    // The prompt stopped growing: the last hundred requests are flat.
+    let sizes: Vec<u64> = chat.iter().map(server_tokens).collect();
+    assert!(
+        sizes[199] < 2 * sizes[100] && sizes[150] > 2_000,
+        "{sizes:?}"
+    );
+    // Left-out messages are named, with the way back.
+    let last = &chat[200];
+    let system = last["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains(prompt::OMITTED_HEADING), "{system}");
+    assert!(system.contains("context.slice(0, "), "{system}");
+    // Compaction ran: first the extractive fallback, then the model's.
+    assert_eq!(compacted.first(), Some(&false), "{compacted:?}");
+    assert!(compacted.contains(&true), "{compacted:?}");
+    assert!(summaries.load(Ordering::SeqCst) >= 2);
+    assert!(system.contains(prompt::SUMMARY_HEADING), "{system}");
+    assert!(system.contains("MODEL-SUMMARY"), "{system}");
+    // Only the current snapshot is sent in full.
+    assert_eq!(
+        user_texts(last)
+            .matches("<runtime-context-snapshot>")
+            .count(),
+        1
+    );
+    assert!(user_texts(last).contains("turn 200: the editor shows"));
+    // Turn 200's cell found turn 1's fact in `context` (index 0).
+    let result: Value =
+        serde_json::from_str(tool_message(last, "find")["content"].as_str().unwrap()).unwrap();
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(
+        stdout.starts_with("0 ") && stdout.contains(FACT),
+        "{result:#}"
+    );
+    // Nothing was deleted: the session has every message and the markers.
+    let loaded = session::load(dir.path(), &id).unwrap();
+    let messages = loaded.events().filter(|e| e.to_message().is_some()).count();
+    assert_eq!(messages, conversation.messages().len());
+    let markers: Vec<bool> = loaded
+        .events()
+        .filter_map(|e| match e {
+            session::SessionEvent::Compaction { by_model, .. } => Some(*by_model),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(markers, compacted);
+    // 200 prompts, 200 answers, the cell's result (its call has no text).
+    assert_eq!(rig.context.len(), 401);
+    rig.kernel.shutdown().await;
+}
+
+/// F2's preview of the next request is byte for byte what the turn then
+/// sends: the pretty-printed `messages`, and their compact form inside the
+/// raw HTTP body. The preview says when a compaction will run first; once
+/// it has, the preview is exact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_preview_is_the_request_that_is_sent() {
+    // The first answer reports about what the client estimated, so the
+    // estimate stays uncorrected and the numbers below are predictable.
+    let first = sse(&[
+        text_chunk("First answer."),
+        finish_chunk("stop"),
+        usage_chunk(3_500, 5),
+        done(),
+    ]);
+    let server = LoopbackServer::start(vec![
+        first,
+        answer("- the user asked a long first question"),
+        answer("Second."),
+    ])
+    .await;
+    let dir = workspace();
+    let mut rig = rig(dir.path(), openai(&server));
+    rig.deps.window = ContextWindow::resolve(Some(4_000), None, "test-model", Some(200), None);
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    // Fits the window alone, but not with what follows it.
+    let long = "a long first question ".repeat(300);
+    let (outcome, _) = turn(
+        &rig,
+        &mut conversation,
+        &long,
+        Some(snapshot_of(dir.path())),
+    )
+    .await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    let snapshot = snapshot_of(dir.path());
+    let preview = |conversation: &Conversation| {
+        hello_tui::agent::turn::preview_prompt(
+            conversation,
+            "and now?",
+            Some(&snapshot.markdown),
+            &rig.deps.window,
+        )
+    };
+    let before = preview(&conversation);
+    assert!(before.needs_compaction(&rig.deps.window));
+    let through = prompt::compact::plan(&conversation, &before, &rig.deps.window).unwrap();
+    let done = prompt::compact::compact(
+        &*rig.deps.provider,
+        &mut conversation,
+        through,
+        Some("the question"),
+        &rig.deps.window,
+    )
+    .await;
+    assert!(done.by_model, "{done:?}");
+    let shown = preview(&conversation);
+    assert!(!shown.needs_compaction(&rig.deps.window));
+    assert!(!shown.omitted.is_empty());
+    let (outcome, events) = turn(&rig, &mut conversation, "and now?", Some(snapshot.clone())).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{events:?}"
+    );
+    let requests = server.requests();
+    // The summary call had no tools and carried the focus.
+    let summary_call = requests[1].json();
+    assert!(summary_call.get("tools").is_none());
+    assert!(
+        summary_call
+            .to_string()
+            .contains("Focus the summary on: the question")
+    );
+    let sent = &requests[2];
+    assert_eq!(
+        serde_json::to_string_pretty(&sent.json()["messages"]).unwrap(),
+        shown.messages_text()
+    );
+    let compact = serde_json::to_string(&hello_tui::agent::provider::openai::messages_json(
+        &shown.request.messages,
+    ))
+    .unwrap();
+    let body = String::from_utf8(sent.body.clone()).unwrap();
+    assert!(
+        body.contains(&compact),
+        "the body carries the previewed bytes"
+    );
+    assert!(body.contains(prompt::OMITTED_HEADING));
+    assert!(body.contains("the user asked a long first question"));
+}
+
+/// A message that cannot fit the window even alone is refused with a
+/// readable error instead of being sent to a server that may cut it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_larger_than_the_window_fails_clearly() {
+    let dir = workspace();
+    let mut rig = rig(
+        dir.path(),
+        Arc::new(ScriptedProvider::from_json(r#"{"turns":[{"text":"never"}]}"#).unwrap()),
+    );
+    rig.deps.window = ContextWindow::resolve(Some(2_000), None, "local", None, None);
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let huge = "paste ".repeat(5_000);
+    let (outcome, events) = turn(&rig, &mut conversation, &huge, None).await;
+    let TurnOutcome::Failed(why) = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(why.contains("window is 2000"), "{why}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::AssistantMessage { .. }))
+    );
+    // The next, normal message still goes out: the huge one leaves the prompt.
+    let (outcome, _) = turn(&rig, &mut conversation, "short", None).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
 }

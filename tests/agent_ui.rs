@@ -355,3 +355,144 @@ async fn esc_cancels_a_turn() {
         partial.text
     );
 }
+
+fn status_row(terminal: &Terminal<TestBackend>) -> String {
+    let buffer = terminal.backend().buffer();
+    let y = buffer.area.height - 1;
+    (0..buffer.area.width)
+        .map(|x| buffer[(x, y)].symbol().to_owned())
+        .collect()
+}
+
+/// The status bar always says how full the model's window is, and turns to
+/// the warning colour from the auto-compaction share (80%) up.
+#[test]
+fn the_status_bar_shows_how_full_the_window_is() {
+    let mut s = busy_demo();
+    s.agent.busy = false;
+    s.agent.context_used = Some((52_300, 128_000));
+    let terminal = draw(&mut s, 120, 30);
+    let row = status_row(&terminal);
+    assert!(row.contains("ctx 40% · 52k/128k"), "{row}");
+    insta::assert_snapshot!(row);
+    let theme = Theme::builtin_default();
+    let at = |terminal: &Terminal<TestBackend>| {
+        let row = status_row(terminal);
+        let x = row.find("ctx ").map(|b| row[..b].chars().count()).unwrap() as u16;
+        let buffer = terminal.backend().buffer();
+        buffer[(x, buffer.area.height - 1)].fg
+    };
+    assert_ne!(Some(at(&terminal)), theme.roles.warning.fg);
+    s.agent.context_used = Some((6_500, 8_000));
+    let terminal = draw(&mut s, 120, 30);
+    assert_eq!(Some(at(&terminal)), theme.roles.warning.fg);
+}
+
+/// Start-up sets the gauge from the next request, before any turn.
+#[test]
+fn the_gauge_is_there_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = state(dir.path());
+    hello_tui::app::sessions::configure(&mut s, true, None).unwrap();
+    let (used, window) = s.agent.context_used.expect("set at start-up");
+    assert_eq!(window, hello_tui::tokens::DEFAULT_WINDOW);
+    assert!(
+        used > 500,
+        "the system prompt and the tool schema cost something: {used}"
+    );
+}
+
+/// Thirty questions and answers about a slow build.
+fn slow_builds_conversation() -> hello_tui::agent::conversation::Conversation {
+    use hello_tui::agent::provider::ChatMessage as Chat;
+    let mut conversation = hello_tui::agent::conversation::Conversation::new(
+        hello_tui::context::SharedContext::default(),
+        None,
+    );
+    for i in 0..30 {
+        conversation.push(Chat::User {
+            content: format!("question {i}: {}", "why is the build slow? ".repeat(12)),
+        });
+        conversation.push(Chat::Assistant {
+            content: Some(format!(
+                "answer {i}: {}",
+                "because of the linker. ".repeat(12)
+            )),
+            tool_calls: Vec::new(),
+        });
+    }
+    conversation
+}
+
+/// F2's breakdown: the window, each section's tokens (summary, the
+/// omitted range, kept history, the new message), then the messages.
+#[test]
+fn f2_breaks_the_next_request_down_by_section() {
+    let mut settings = Settings::defaults();
+    settings.context_window = Some(4_000);
+    let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
+    s.agent.set_provider(scripted(r#"{"turns":[]}"#));
+    let mut conversation = slow_builds_conversation();
+    conversation.compact("- the user asks about slow builds".into(), 20, true, None);
+    s.agent.set_conversation(conversation);
+    s.composer.insert_str("and the tests?");
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::F(2), KeyModifiers::NONE)),
+    );
+    let terminal = draw(&mut s, 110, 36);
+    let text = terminal.backend().to_string();
+    for label in [
+        "system prompt",
+        "tool schema",
+        "summary (20 msgs)",
+        "omitted ",
+        "history (",
+        "current message",
+    ] {
+        assert!(text.contains(label), "{label}: {text}");
+    }
+    insta::assert_snapshot!(text);
+}
+
+/// `/compact [focus]` in the composer: the model writes the summary (tools
+/// disabled), the pane says where it happened, the gauge drops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_compact_folds_the_conversation_into_a_summary() {
+    let (tx, mut rx) = event::channel();
+    let mut settings = Settings::defaults();
+    settings.context_window = Some(6_000);
+    let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
+    s.agent.events = Some(tx);
+    s.agent.set_provider(scripted(
+        r#"{"delay_ms": 0, "turns": [{"text": "- the user keeps asking about slow builds"}]}"#,
+    ));
+    let conversation = slow_builds_conversation();
+    s.agent.set_conversation(conversation);
+    hello_tui::app::context_window::refresh_gauge(&mut s);
+    let (before, _) = s.agent.context_used.unwrap();
+    send(&mut s, "/compact builds");
+    pump_until(&mut s, &mut rx, |s| {
+        s.conversation
+            .messages
+            .iter()
+            .any(|m| m.text.contains("── compacted"))
+    })
+    .await;
+    let line = s
+        .conversation
+        .messages
+        .iter()
+        .find(|m| m.text.contains("── compacted"))
+        .unwrap();
+    assert!(line.text.contains("by the model"), "{}", line.text);
+    pump_until(&mut s, &mut rx, |s| {
+        s.agent.context_used.is_some_and(|(used, _)| used < before)
+    })
+    .await;
+    let (next, _) = hello_tui::app::context_window::preview(&s).unwrap();
+    assert!(
+        next.readable()
+            .contains("the user keeps asking about slow builds")
+    );
+}

@@ -903,3 +903,90 @@ mod sessions {
         assert!(SessionWriter::resume(dir.path(), "20260101-000000-beef").is_err());
     }
 }
+
+/// The context window as each server family reports it, over real HTTP.
+mod window_probe {
+    use super::*;
+    use hello_tui::tokens::probe::probe_window;
+
+    fn json_reply(body: serde_json::Value) -> Reply {
+        Reply::status(
+            200,
+            &[("Content-Type", "application/json")],
+            &body.to_string(),
+        )
+    }
+
+    fn not_found() -> Reply {
+        Reply::status(404, &[], "{\"error\":\"not found\"}")
+    }
+
+    #[tokio::test]
+    async fn vllm_says_max_model_len_in_its_model_list() {
+        let server = LoopbackServer::start(vec![json_reply(json!({
+            "object": "list",
+            "data": [{"id": "test-model", "object": "model", "owned_by": "vllm", "max_model_len": 32768}]
+        }))])
+        .await;
+        let got = probe_window(&config(&server, Some(SECRET))).await;
+        assert_eq!(got, Some((32_768, "vllm")));
+        let requests = server.requests();
+        assert_eq!(requests[0].method, "GET");
+        assert_eq!(requests[0].path, "/v1/models");
+        assert_eq!(
+            requests[0].header("authorization"),
+            Some(format!("Bearer {SECRET}").as_str()),
+            "vLLM started with --api-key needs the key on /v1/models too"
+        );
+    }
+
+    #[tokio::test]
+    async fn llama_cpp_says_n_ctx_in_props() {
+        let server = LoopbackServer::start(vec![
+            // llama.cpp's model list has no max_model_len.
+            json_reply(json!({"object": "list", "data": [{"id": "test-model", "meta": {"n_ctx_train": 131072}}]})),
+            json_reply(json!({"default_generation_settings": {"n_ctx": 8192}, "total_slots": 1})),
+        ])
+        .await;
+        let got = probe_window(&config(&server, None)).await;
+        assert_eq!(got, Some((8192, "llama.cpp")));
+        let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+        assert_eq!(paths, ["/v1/models", "/props"]);
+    }
+
+    #[tokio::test]
+    async fn ollama_says_num_ctx_in_api_show() {
+        let server = LoopbackServer::start(vec![
+            json_reply(
+                json!({"object": "list", "data": [{"id": "test-model", "object": "model"}]}),
+            ),
+            not_found(),
+            json_reply(json!({
+                "parameters": "num_ctx                        8000\nstop \"<|eot_id|>\"",
+                "model_info": {"general.architecture": "llama", "llama.context_length": 131072}
+            })),
+        ])
+        .await;
+        let got = probe_window(&config(&server, None)).await;
+        assert_eq!(got, Some((8000, "ollama")));
+        let requests = server.requests();
+        assert_eq!(requests[2].method, "POST");
+        assert_eq!(requests[2].path, "/api/show");
+        assert_eq!(requests[2].json(), json!({"model": "test-model"}));
+    }
+
+    #[tokio::test]
+    async fn a_server_that_says_nothing_leaves_the_table_to_decide() {
+        let server = LoopbackServer::start(vec![
+            Reply::status(401, &[], "{\"error\":\"no\"}"),
+            json_reply(json!({"unrelated": true})),
+            Reply::status(200, &[], "not json at all"),
+        ])
+        .await;
+        assert_eq!(probe_window(&config(&server, None)).await, None);
+        // Nothing listening: also just "does not say".
+        let mut dead = config(&server, None);
+        dead.base_url = "http://127.0.0.1:9/v1".into();
+        assert_eq!(probe_window(&dead).await, None);
+    }
+}

@@ -355,6 +355,9 @@ fn assistant_messages_render_markdown() {
     insta::assert_snapshot!(text);
 }
 
+/// F2 is the next request: its sections' costs on the left, its messages
+/// on the right (the system prompt first; the snapshot rides in the new
+/// user message at the end).
 #[test]
 fn f2_previews_the_snapshot_with_its_breakdown() {
     let mut s = with_content(state());
@@ -371,9 +374,12 @@ fn f2_previews_the_snapshot_with_its_breakdown() {
         status.contains(&format!("snapshot {}/12000", view.used)),
         "{status}"
     );
+    assert!(text.contains("Next request"), "{text}");
+    assert!(text.contains("snapshot 543/12000 chars") || text.contains("snapshot "));
+    let (next, _) = hello_tui::app::context_window::preview(&s).unwrap();
     assert!(
-        text.contains("Cannot find name 'config'."),
-        "diagnostics reach the snapshot"
+        next.readable().contains("Cannot find name 'config'."),
+        "diagnostics reach the snapshot in the previewed message"
     );
     insta::assert_snapshot!(text);
     press(&mut s, KeyCode::Esc, KeyModifiers::NONE);

@@ -1,15 +1,24 @@
 //! The conversation of one session, kept in three places at once as each
 //! message happens: the messages sent to the model, the shared context store
 //! (so `context.search` and the search pane find it) and the session file.
+//!
+//! Every message is an entry with a stable id: its position in this
+//! append-only list (nothing is ever removed). [`Entry::context_index`] maps
+//! it to the `context` store, which is what the prompt's omitted-range note
+//! and `context.slice(i, j)` speak in. Each entry's token cost is counted
+//! once, when it arrives, so assembling a prompt never re-tokenizes history.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::provider::{ChatMessage, Usage};
 use super::tool_result;
 use crate::context::{self, SharedContext};
+use crate::kernel::RuntimeState;
 use crate::session::{LoadedSession, SessionEvent, SessionWriter};
+use crate::tokens::{PER_MESSAGE_OVERHEAD, TokenCounter};
 
 /// Delimits the snapshot inside a user message.
 pub const SNAPSHOT_OPEN: &str = "<runtime-context-snapshot>";
@@ -24,6 +33,25 @@ pub fn user_content(prompt: &str, snapshot: Option<&str>) -> String {
         ),
         None => prompt.to_owned(),
     }
+}
+
+/// What an earlier turn's snapshot shrinks to once a newer one exists.
+pub const SNAPSHOT_SHRUNK: &str = "<runtime-context-snapshot omitted=\"an earlier snapshot; the latest user message has the current one\"/>";
+
+/// A user message as it reads in history: the snapshot block (if any)
+/// shrunk to one line. `None` when the message has no snapshot.
+pub fn without_snapshot(content: &str) -> Option<String> {
+    let at = content.find(&format!("\n\n{SNAPSHOT_OPEN}"))?;
+    // The block ends the message; its own text may quote the tags.
+    let end = content
+        .rfind(SNAPSHOT_CLOSE)
+        .filter(|i| *i > at)
+        .map_or(content.len(), |i| i + SNAPSHOT_CLOSE.len());
+    Some(format!(
+        "{}\n\n{SNAPSHOT_SHRUNK}{}",
+        &content[..at],
+        &content[end..]
+    ))
 }
 
 /// The prompt part of a sent user message (what people read and search).
@@ -45,9 +73,46 @@ pub fn code_of(arguments: &str) -> Result<String, String> {
     }
 }
 
+/// What the prompt assembler needs to know about one message, computed
+/// once when it arrives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Where this message is in `context` (`context.slice(i, i + 1)`), or,
+    /// for a message the store skips (a tool-call-only assistant message),
+    /// where the next stored one goes.
+    pub context_index: usize,
+    /// The user message with its snapshot shrunk (see [`without_snapshot`]);
+    /// `None` when it reads the same in history as when current.
+    pub history: Option<String>,
+    /// Tokens of the history form, per-message overhead included, in the
+    /// counter's raw unit.
+    pub tokens: usize,
+    /// Tokens of the full message (differs only with a snapshot).
+    pub full_tokens: usize,
+}
+
+/// The summary that stands in the prompt for the first `through` messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compaction {
+    pub summary: String,
+    pub through: usize,
+    pub by_model: bool,
+    /// Tokens of the summary (raw unit).
+    pub tokens: usize,
+}
+
 /// Messages of one session. Not shared: the turn in progress owns it.
 pub struct Conversation {
     messages: Vec<ChatMessage>,
+    entries: Vec<Entry>,
+    counter: Arc<TokenCounter>,
+    compaction: Option<Compaction>,
+    /// Messages before this index came from a resumed session: the kernel
+    /// variables their tool results name no longer exist.
+    resumed_before: usize,
+    /// The kernel state the last tool result reported (results list only
+    /// what changed since).
+    last_state: Option<RuntimeState>,
     context: SharedContext,
     session: Option<SessionWriter>,
     /// Code of each tool call by id, so tool messages can carry it.
@@ -60,6 +125,11 @@ impl Conversation {
     pub fn new(context: SharedContext, session: Option<SessionWriter>) -> Self {
         Self {
             messages: Vec::new(),
+            entries: Vec::new(),
+            counter: Arc::new(TokenCounter::estimate()),
+            compaction: None,
+            resumed_before: 0,
+            last_state: None,
             context,
             session,
             codes: HashMap::new(),
@@ -67,14 +137,147 @@ impl Conversation {
         }
     }
 
-    /// Rebuilds a conversation from a session file, filling `context`.
+    /// Rebuilds a conversation from a session file, filling `context`,
+    /// restoring the latest compaction and remembering that the kernel's
+    /// variables from then are gone.
     pub fn resume(loaded: &LoadedSession, context: SharedContext, session: SessionWriter) -> Self {
         let mut conversation = Self::new(context, None);
-        for message in loaded.events().filter_map(SessionEvent::to_message) {
-            conversation.push(message);
+        for event in loaded.events() {
+            if let Some(message) = event.to_message() {
+                conversation.push(message);
+            } else if let SessionEvent::Compaction {
+                summary,
+                through,
+                by_model,
+                ..
+            } = event
+            {
+                conversation.set_compaction(summary.clone(), *through, *by_model);
+            }
         }
+        conversation.resumed_before = conversation.messages.len();
         conversation.session = Some(session);
         conversation
+    }
+
+    /// Opens session `id` of `workspace` (the latest with `None`, as
+    /// `--continue` does) for more turns: the conversation, and the load
+    /// warnings as readable lines.
+    pub fn open(
+        workspace: &std::path::Path,
+        id: Option<&str>,
+        context: SharedContext,
+    ) -> Result<(Self, Vec<String>), String> {
+        let id = match id {
+            Some(id) => id.to_owned(),
+            None => match crate::session::latest(workspace).map_err(|e| e.to_string())? {
+                Some(summary) => summary.id,
+                None => {
+                    return Err(format!(
+                        "--continue: no session in {} yet",
+                        crate::session::sessions_dir(workspace).display()
+                    ));
+                }
+            },
+        };
+        let loaded = crate::session::load(workspace, &id).map_err(|e| e.to_string())?;
+        let writer = SessionWriter::resume(workspace, &id).map_err(|e| e.to_string())?;
+        let warnings = loaded
+            .warnings
+            .iter()
+            .map(|w| format!("line {}: {}", w.line, w.message))
+            .collect();
+        Ok((Self::resume(&loaded, context, writer), warnings))
+    }
+
+    /// Counts with `counter` from now on (every entry is recounted once).
+    pub fn set_counter(&mut self, counter: Arc<TokenCounter>) {
+        self.counter = counter;
+        let messages = std::mem::take(&mut self.messages);
+        self.entries = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| self.entry_for(m, self.entries[i].context_index))
+            .collect();
+        self.messages = messages;
+        if let Some(c) = &mut self.compaction {
+            c.tokens = self.counter.count(&c.summary);
+        }
+    }
+
+    pub fn counter(&self) -> &Arc<TokenCounter> {
+        &self.counter
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn compaction(&self) -> Option<&Compaction> {
+        self.compaction.as_ref()
+    }
+
+    /// How many messages came from a resumed session (0 for a new one).
+    pub fn resumed_before(&self) -> usize {
+        self.resumed_before
+    }
+
+    pub fn last_state(&self) -> Option<&RuntimeState> {
+        self.last_state.as_ref()
+    }
+
+    pub fn set_last_state(&mut self, state: RuntimeState) {
+        self.last_state = Some(state);
+    }
+
+    /// Replaces the summary (capped at the messages that exist) and
+    /// records it in the session.
+    pub fn compact(
+        &mut self,
+        summary: String,
+        through: usize,
+        by_model: bool,
+        focus: Option<&str>,
+    ) {
+        let through = through.min(self.messages.len());
+        self.record(&SessionEvent::Compaction {
+            summary: summary.clone(),
+            through,
+            by_model,
+            focus: focus.map(str::to_owned),
+        });
+        self.set_compaction(summary, through, by_model);
+    }
+
+    fn set_compaction(&mut self, summary: String, through: usize, by_model: bool) {
+        self.compaction = Some(Compaction {
+            tokens: self.counter.count(&summary),
+            summary,
+            through: through.min(self.messages.len()),
+            by_model,
+        });
+    }
+
+    /// The entry `message` would get if it were pushed now.
+    pub fn entry_of(&self, message: &ChatMessage) -> Entry {
+        self.entry_for(message, self.context.len())
+    }
+
+    fn entry_for(&self, message: &ChatMessage, context_index: usize) -> Entry {
+        let full_tokens = PER_MESSAGE_OVERHEAD + message_tokens(&self.counter, message);
+        let history = match message {
+            ChatMessage::User { content } => without_snapshot(content),
+            _ => None,
+        };
+        let tokens = history.as_deref().map_or(full_tokens, |h| {
+            PER_MESSAGE_OVERHEAD + self.counter.count(h)
+        });
+        Entry {
+            context_index,
+            history,
+            tokens,
+            full_tokens,
+        }
     }
 
     /// Starts saving to `session` (from the next message on).
@@ -107,9 +310,11 @@ impl Conversation {
                 self.codes.insert(call.id.clone(), code);
             }
         }
-        if let Some(entry) = self.context_message(&message) {
-            self.context.push(entry);
-        }
+        let context_index = match self.context_message(&message) {
+            Some(entry) => self.context.push(entry),
+            None => self.context.len(),
+        };
+        self.entries.push(self.entry_for(&message, context_index));
         self.record(&SessionEvent::from_message(&message));
         self.messages.push(message);
     }
@@ -165,9 +370,43 @@ impl Conversation {
     }
 }
 
+/// Tokens of a message's text and tool calls (without the per-message
+/// overhead), in `counter`'s raw unit.
+pub fn message_tokens(counter: &TokenCounter, message: &ChatMessage) -> usize {
+    match message {
+        ChatMessage::System { content } | ChatMessage::User { content } => counter.count(content),
+        ChatMessage::Assistant {
+            content,
+            tool_calls,
+        } => {
+            content.as_deref().map_or(0, |c| counter.count(c))
+                + tool_calls
+                    .iter()
+                    // id, name and the JSON around them: a few tokens each.
+                    .map(|c| 8 + counter.count(&c.name) + counter.count(&c.arguments))
+                    .sum::<usize>()
+        }
+        ChatMessage::Tool { content, .. } => 4 + counter.count(content),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn earlier_snapshots_shrink_to_one_line() {
+        let sent = user_content("why?", Some("# Snapshot\nlots of text\n"));
+        let shrunk = without_snapshot(&sent).unwrap();
+        assert_eq!(shrunk, format!("why?\n\n{SNAPSHOT_SHRUNK}"));
+        assert_eq!(without_snapshot("plain"), None);
+        // An unclosed block (a hostile prompt) still loses everything after it.
+        let open = format!("x\n\n{SNAPSHOT_OPEN}\nsecret");
+        assert_eq!(
+            without_snapshot(&open).unwrap(),
+            format!("x\n\n{SNAPSHOT_SHRUNK}")
+        );
+    }
 
     #[test]
     fn the_snapshot_block_round_trips() {
@@ -189,5 +428,42 @@ mod tests {
         );
         assert!(code_of("{}").unwrap_err().contains("missing"));
         assert!(code_of(r#"{"code":1}"#).unwrap_err().contains("string"));
+    }
+
+    /// A resumed session keeps its summary and knows which messages came
+    /// from before the resume; every message is still there.
+    #[test]
+    fn resume_restores_the_compaction_and_marks_the_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = SessionWriter::create(dir.path(), "m").unwrap();
+        let id = writer.id().to_owned();
+        let mut c = Conversation::new(SharedContext::default(), Some(writer));
+        for i in 0..4 {
+            c.push(ChatMessage::User {
+                content: format!("q{i}"),
+            });
+            c.push(ChatMessage::Assistant {
+                content: Some(format!("a{i}")),
+                tool_calls: Vec::new(),
+            });
+        }
+        c.compact("- asked q0..q2".into(), 6, false, Some("q"));
+        assert_eq!(c.resumed_before(), 0);
+        drop(c);
+        let (resumed, warnings) =
+            Conversation::open(dir.path(), Some(&id), SharedContext::default()).unwrap();
+        assert!(warnings.is_empty());
+        assert_eq!(resumed.messages().len(), 8);
+        assert_eq!(resumed.context().len(), 8);
+        assert_eq!(resumed.resumed_before(), 8);
+        let compaction = resumed.compaction().unwrap();
+        assert_eq!(
+            (compaction.summary.as_str(), compaction.through),
+            ("- asked q0..q2", 6)
+        );
+        assert!(!compaction.by_model);
+        // `None` is the latest session, as `--continue` means.
+        let (latest, _) = Conversation::open(dir.path(), None, SharedContext::default()).unwrap();
+        assert_eq!(latest.session_id(), Some(id.as_str()));
     }
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::provider::{ModelProvider, OpenAiConfig, OpenAiProvider, ScriptedProvider};
 use crate::config::Settings;
+use crate::tokens::{ContextWindow, TokenCounter, probe};
 
 /// What the UI calls the scripted demo provider, everywhere.
 pub const DEMO_LABEL: &str = "demo model (scripted)";
@@ -30,17 +31,53 @@ pub fn from_settings(
     settings: &Settings,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<Arc<dyn ModelProvider>>, String> {
-    let Some(model) = settings.model.as_deref() else {
+    let Some(config) = openai_config(settings, env) else {
         return Ok(None);
     };
-    let config = OpenAiConfig::new(
+    let provider = OpenAiProvider::new(config).map_err(|e| e.to_string())?;
+    Ok(Some(Arc::new(provider)))
+}
+
+fn openai_config(
+    settings: &Settings,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<OpenAiConfig> {
+    let model = settings.model.as_deref()?;
+    Some(OpenAiConfig::new(
         settings.base_url.as_deref(),
         model,
         &settings.api_key_env,
         env,
-    );
-    let provider = OpenAiProvider::new(config).map_err(|e| e.to_string())?;
-    Ok(Some(Arc::new(provider)))
+    ))
+}
+
+/// The model's context window: the setting, else what the configured
+/// server says (asked only when there is no setting, and not of OpenAI's
+/// own API, which never says), else the table of known models, else the
+/// default. The demo (no model) gets the default.
+pub async fn context_window(
+    settings: &Settings,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> ContextWindow {
+    let config = openai_config(settings, env);
+    let server = match (&config, settings.context_window, &settings.base_url) {
+        (Some(config), None, Some(_)) => probe::probe_window(config).await,
+        _ => None,
+    };
+    ContextWindow::resolve(
+        settings.context_window,
+        server,
+        settings.model.as_deref().unwrap_or_default(),
+        settings.reserve_output,
+        settings.compact_at,
+    )
+}
+
+/// The token counter for the configured model (the estimate for the demo).
+pub fn token_counter(settings: &Settings) -> Arc<TokenCounter> {
+    Arc::new(TokenCounter::for_model(
+        settings.model.as_deref().unwrap_or_default(),
+    ))
 }
 
 /// The scripted demo provider, labelled [`DEMO_LABEL`].

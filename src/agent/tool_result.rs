@@ -34,29 +34,73 @@ pub fn cut_middle(text: &str, max: usize) -> String {
     )
 }
 
-/// `{alive, variables: [{name, type, preview}]}`, bounded.
-pub fn state_json(state: &RuntimeState) -> Value {
-    let mut variables: Vec<Value> = state
+fn variable_json(v: &crate::kernel::Variable) -> Value {
+    json!({
+        "name": v.name,
+        "type": v.type_name,
+        "preview": v.preview.as_deref().map(|p| cut_middle(p, MAX_PREVIEW_CHARS)),
+    })
+}
+
+/// Same binding as far as the model can tell from a listing.
+fn same_variable(a: &crate::kernel::Variable, b: &crate::kernel::Variable) -> bool {
+    a.type_name == b.type_name && a.preview == b.preview && a.summary == b.summary
+}
+
+/// `{alive, variables: [{name, type, preview}], removed, unchanged, total}`,
+/// bounded. With `previous` (the state the last result reported) only the
+/// variables that are new or changed since then are listed, `removed` names
+/// the ones gone and `unchanged` counts the rest: a session with 40 stable
+/// variables no longer re-sends all 40 after every cell.
+pub fn state_json(state: &RuntimeState, previous: Option<&RuntimeState>) -> Value {
+    let before: std::collections::HashMap<&str, &crate::kernel::Variable> = previous
+        .map(|p| p.variables.iter().map(|v| (v.name.as_str(), v)).collect())
+        .unwrap_or_default();
+    let changed: Vec<&crate::kernel::Variable> = state
         .variables
         .iter()
-        .take(MAX_VARIABLES)
-        .map(|v| {
-            json!({
-                "name": v.name,
-                "type": v.type_name,
-                "preview": v.preview.as_deref().map(|p| cut_middle(p, MAX_PREVIEW_CHARS)),
-            })
+        .filter(|v| {
+            before
+                .get(v.name.as_str())
+                .is_none_or(|old| !same_variable(old, v))
         })
         .collect();
-    let more = state.variables.len().saturating_sub(MAX_VARIABLES);
+    let mut variables: Vec<Value> = changed
+        .iter()
+        .take(MAX_VARIABLES)
+        .map(|v| variable_json(v))
+        .collect();
+    let more = changed.len().saturating_sub(MAX_VARIABLES);
     if more > 0 {
         variables.push(json!({ "name": format!("… {more} more (context.get_runtime_state())"), "type": null, "preview": null }));
     }
-    json!({ "alive": state.alive, "variables": variables })
+    let mut value = json!({ "alive": state.alive, "variables": variables });
+    if let (Some(previous), Some(map)) = (previous, value.as_object_mut()) {
+        let now: std::collections::HashSet<&str> =
+            state.variables.iter().map(|v| v.name.as_str()).collect();
+        let removed: Vec<&str> = previous
+            .variables
+            .iter()
+            .map(|v| v.name.as_str())
+            .filter(|name| !now.contains(name))
+            .collect();
+        map.insert("removed".into(), json!(removed));
+        map.insert(
+            "unchanged".into(),
+            json!(state.variables.len() - changed.len()),
+        );
+        map.insert("total".into(), json!(state.variables.len()));
+    }
+    value
 }
 
-/// The tool result for a cell that ran (or was stopped).
-pub fn from_exec(result: &ExecResult, state: &RuntimeState) -> Value {
+/// The tool result for a cell that ran (or was stopped); `previous` is the
+/// state the last result reported (see [`state_json`]).
+pub fn from_exec(
+    result: &ExecResult,
+    state: &RuntimeState,
+    previous: Option<&RuntimeState>,
+) -> Value {
     let error = result.error.as_ref().map(|e| {
         json!({
             "type": e.type_name,
@@ -70,7 +114,7 @@ pub fn from_exec(result: &ExecResult, state: &RuntimeState) -> Value {
         "stderr": cut_middle(&result.stderr, MAX_STREAM_CHARS),
         "value": result.value_repr.as_deref().map(|v| cut_middle(v, MAX_STREAM_CHARS)),
         "error": error,
-        "state": state_json(state),
+        "state": state_json(state, previous),
     });
     let note = match &result.outcome {
         ExecOutcome::Completed => None,
@@ -101,7 +145,10 @@ pub fn refused(error_type: &str, message: &str, state: Option<&RuntimeState>) ->
         "stderr": "",
         "value": null,
         "error": { "type": error_type, "message": message, "traceback": null },
-        "state": state.map_or_else(|| json!({"alive": null, "variables": []}), state_json),
+        "state": state.map_or_else(
+            || json!({"alive": null, "variables": []}),
+            |s| state_json(s, None),
+        ),
     })
 }
 
@@ -149,6 +196,43 @@ mod tests {
         assert!(cut.contains("[80 characters dropped]"));
         assert_eq!(cut_middle("short", 20), "short");
         assert!(cut_middle(&"日本".repeat(30), 10).contains("[50 characters dropped]"));
+    }
+
+    fn var(name: &str, preview: &str) -> crate::kernel::Variable {
+        serde_json::from_value(json!({"name": name, "type": "int", "preview": preview})).unwrap()
+    }
+
+    fn state(vars: Vec<crate::kernel::Variable>) -> RuntimeState {
+        RuntimeState {
+            alive: true,
+            variables: std::sync::Arc::new(vars),
+            ..RuntimeState::dead()
+        }
+    }
+
+    #[test]
+    fn state_lists_only_what_changed_since_the_previous_result() {
+        let first = state(vec![var("a", "1"), var("b", "2"), var("c", "3")]);
+        let all = state_json(&first, None);
+        assert_eq!(all["variables"].as_array().unwrap().len(), 3);
+        assert!(all.get("unchanged").is_none());
+
+        let second = state(vec![var("a", "1"), var("b", "20"), var("d", "4")]);
+        let delta = state_json(&second, Some(&first));
+        let names: Vec<&str> = delta["variables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["b", "d"]);
+        assert_eq!(delta["removed"], json!(["c"]));
+        assert_eq!(delta["unchanged"], 1);
+        assert_eq!(delta["total"], 3);
+
+        let same = state_json(&second, Some(&second));
+        assert_eq!(same["variables"], json!([]));
+        assert_eq!(same["unchanged"], 3);
     }
 
     #[test]

@@ -14,18 +14,21 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 use super::conversation::{Conversation, code_of, user_content};
+use super::prompt::{self, Prompt, compact};
 use super::provider::{
-    CUT_OFF_MARK, ChatMessage, ChatRequest, ModelProvider, ProviderEvent, ToolSpec, TurnAssembler,
-    Usage,
+    CUT_OFF_MARK, ChatMessage, ModelProvider, ProviderEvent, ToolSpec, TurnAssembler, Usage,
 };
 use super::tool_result;
 use crate::context::PublishedSnapshot;
 use crate::kernel::{CodeRuntime, ExecResult, RuntimeState};
+use crate::tokens::ContextWindow;
 
 /// The system prompt, embedded at build time.
 pub const SYSTEM_PROMPT: &str = include_str!("../../assets/prompts/system.md");
 pub const DEFAULT_MAX_STEPS: u32 = 20;
 pub const TOOL_NAME: &str = "code_action";
+/// How often a cancelled cell is interrupted again until it returns.
+const INTERRUPT_REPEAT: Duration = Duration::from_secs(1);
 
 /// The one tool the model gets.
 pub fn code_action_tool() -> ToolSpec {
@@ -115,6 +118,40 @@ pub struct TurnDeps {
     pub snapshot_tx: watch::Sender<Option<PublishedSnapshot>>,
     pub max_steps: u32,
     pub cell_timeout: Option<Duration>,
+    /// The model's window: every request is assembled to fit it.
+    pub window: ContextWindow,
+}
+
+/// The next request for `conversation` as the turn loop would send it
+/// (F2 and the tests use this; the loop itself calls it before each call).
+pub fn next_prompt(conversation: &Conversation, window: &ContextWindow) -> Prompt {
+    prompt::assemble(
+        conversation,
+        None,
+        SYSTEM_PROMPT,
+        &[code_action_tool()],
+        window,
+    )
+}
+
+/// The first request sending `prompt` with `snapshot` would make: what F2
+/// shows before Enter. Byte for byte what [`run_turn`] then sends.
+pub fn preview_prompt(
+    conversation: &Conversation,
+    prompt: &str,
+    snapshot: Option<&str>,
+    window: &ContextWindow,
+) -> Prompt {
+    let pending = ChatMessage::User {
+        content: user_content(prompt, snapshot),
+    };
+    prompt::assemble(
+        conversation,
+        Some(&pending),
+        SYSTEM_PROMPT,
+        &[code_action_tool()],
+        window,
+    )
 }
 
 /// What happens during a turn, in order.
@@ -127,6 +164,21 @@ pub enum TurnEvent {
     },
     /// Model call number `n` (1-based) starts.
     Step(u32),
+    /// The request about to be sent: its tokens, the window, how many
+    /// `context` messages it leaves out.
+    Prompt {
+        tokens: usize,
+        window: usize,
+        omitted: usize,
+    },
+    /// The oldest part of the conversation was folded into a summary.
+    Compacted {
+        /// Conversation messages the summary now covers.
+        through: usize,
+        by_model: bool,
+        tokens: usize,
+        fallback_reason: Option<String>,
+    },
     TextDelta(String),
     Retrying {
         attempt: u32,
@@ -205,15 +257,50 @@ pub async fn run_turn(
     let mut usage = Usage::default();
     for step in 1..=deps.max_steps.max(1) {
         emit(TurnEvent::Step(step));
-        let mut messages = vec![ChatMessage::System {
-            content: SYSTEM_PROMPT.to_owned(),
-        }];
-        messages.extend(conversation.messages().iter().cloned());
-        let mut stream = deps.provider.stream_chat(ChatRequest {
-            messages,
-            tools: vec![code_action_tool()],
-            ..ChatRequest::default()
+        let mut next = next_prompt(conversation, &deps.window);
+        if next.needs_compaction(&deps.window)
+            && let Some(through) = compact::plan(conversation, &next, &deps.window)
+        {
+            let compacted = tokio::select! {
+                done = compact::compact(&*deps.provider, conversation, through, None, &deps.window) => Some(done),
+                _ = cancelled_signal(&mut cancel) => None,
+            };
+            let Some(done) = compacted else {
+                conversation.record_error("cancelled by the user");
+                emit(TurnEvent::Cancelled);
+                return TurnOutcome::Cancelled;
+            };
+            emit(TurnEvent::Compacted {
+                through: done.through,
+                by_model: done.by_model,
+                tokens: done.tokens,
+                fallback_reason: done.fallback_reason,
+            });
+            next = next_prompt(conversation, &deps.window);
+        }
+        emit(TurnEvent::Prompt {
+            tokens: next.tokens,
+            window: next.window,
+            omitted: next.omitted.iter().map(ExactSizeIterator::len).sum(),
         });
+        if next.tokens > next.window {
+            // Everything that can leave the prompt has: what is left is the
+            // new message itself. Some servers (Ollama) would cut it
+            // silently; say so instead.
+            let why = format!(
+                "the request needs about {} tokens but the model's window is {}: the message \
+                 and its snapshot alone are too long (shorten the message, unpin results, or \
+                 lower [snapshot] budget)",
+                next.tokens, next.window
+            );
+            conversation.record_error(&why);
+            emit(TurnEvent::Failed {
+                message: why.clone(),
+            });
+            return TurnOutcome::Failed(why);
+        }
+        let sent_raw = next.raw;
+        let mut stream = deps.provider.stream_chat(next.request);
         let mut assembler = TurnAssembler::default();
         let mut cancelled = false;
         loop {
@@ -238,6 +325,7 @@ pub async fn run_turn(
         }
         let turn = assembler.finish();
         if let Some(u) = turn.usage {
+            conversation.counter().observe(sent_raw, u.prompt_tokens);
             usage.prompt_tokens += u.prompt_tokens;
             usage.completion_tokens += u.completion_tokens;
             usage.total_tokens += u.total_tokens;
@@ -300,13 +388,14 @@ pub async fn run_turn(
                     &emit,
                 )
             } else {
-                match run_call(deps, call, &emit, &mut cancel).await {
-                    (result, true) => {
-                        cancelled = true;
-                        result
-                    }
-                    (result, false) => result,
+                let previous = conversation.last_state().cloned();
+                let (result, stopped, state) =
+                    run_call(deps, call, &emit, &mut cancel, previous.as_ref()).await;
+                if let Some(state) = state {
+                    conversation.set_last_state(state);
                 }
+                cancelled = stopped;
+                result
             };
             emit(TurnEvent::ToolResult {
                 id: call.id.clone(),
@@ -332,27 +421,43 @@ pub async fn run_turn(
     TurnOutcome::Completed { steps, usage }
 }
 
-/// Runs one tool call; returns its result and whether the user cancelled.
+/// Runs one tool call; returns its result, whether the user cancelled and
+/// the kernel state the result reported (`None` when it never ran).
 async fn run_call(
     deps: &TurnDeps,
     call: &super::provider::ToolCall,
     emit: &impl Fn(TurnEvent),
     cancel: &mut watch::Receiver<bool>,
-) -> (Value, bool) {
+    previous: Option<&RuntimeState>,
+) -> (Value, bool, Option<RuntimeState>) {
     if call.name != TOOL_NAME {
         let message = format!(
             "unknown tool `{}`; the only tool is `{TOOL_NAME}`",
             call.name
         );
-        return (rejected(&call.id, "ValueError", &message, emit), false);
+        return (
+            rejected(&call.id, "ValueError", &message, emit),
+            false,
+            None,
+        );
     }
     let code = match code_of(&call.arguments) {
         Ok(code) => code,
-        Err(message) => return (rejected(&call.id, "ValueError", &message, emit), false),
+        Err(message) => {
+            return (
+                rejected(&call.id, "ValueError", &message, emit),
+                false,
+                None,
+            );
+        }
     };
     if let Verdict::Deny(reason) = deps.approval.approve_cell(&code).await {
         let message = format!("the user did not approve this cell: {reason}");
-        return (rejected(&call.id, "PermissionError", &message, emit), false);
+        return (
+            rejected(&call.id, "PermissionError", &message, emit),
+            false,
+            None,
+        );
     }
     emit(TurnEvent::ToolCall {
         id: call.id.clone(),
@@ -364,12 +469,20 @@ async fn run_call(
         result = &mut running => result,
         _ = cancelled_signal(cancel) => {
             cancelled = true;
-            deps.runner.interrupt();
-            running.await
+            // A kernel still starting (or not yet marked busy) ignores the
+            // interrupt, so it is repeated until the cell returns.
+            loop {
+                deps.runner.interrupt();
+                tokio::select! {
+                    result = &mut running => break result,
+                    () = tokio::time::sleep(INTERRUPT_REPEAT) => {}
+                }
+            }
         }
     };
     let state = deps.runner.state().await;
-    (tool_result::from_exec(&result, &state), cancelled)
+    let value = tool_result::from_exec(&result, &state, previous);
+    (value, cancelled, Some(state))
 }
 
 fn rejected(id: &str, kind: &str, message: &str, emit: &impl Fn(TurnEvent)) -> Value {

@@ -27,6 +27,7 @@ use crate::agent::turn::{
 use crate::context::{PublishedSnapshot, SharedContext, snapshot_channel};
 use crate::kernel::{ExecOutcome, ExecResult, RuntimeState};
 use crate::session::SessionWriter;
+use crate::tokens::{ContextWindow, TokenCounter};
 
 /// Spinner frames for the status bar while a turn runs.
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -61,6 +62,13 @@ pub struct AgentState {
     pub step: u32,
     pub usage: Usage,
     pub retry: Option<String>,
+    /// The model's window, asked of the server once, at the first turn.
+    window: Arc<tokio::sync::OnceCell<ContextWindow>>,
+    /// The model's token counter, made once off the UI loop: loading a BPE
+    /// vocabulary takes around a second.
+    counter: Arc<std::sync::OnceLock<Arc<TokenCounter>>>,
+    /// Tokens of the last request and the window (the status-bar gauge).
+    pub context_used: Option<(usize, usize)>,
     pub spinner: usize,
     /// The conversation entry the model's text is streaming into.
     streaming: Option<usize>,
@@ -84,6 +92,9 @@ impl Default for AgentState {
             step: 0,
             usage: Usage::default(),
             retry: None,
+            window: Arc::default(),
+            counter: Arc::default(),
+            context_used: None,
             spinner: 0,
             streaming: None,
         }
@@ -110,6 +121,33 @@ impl AgentState {
     /// For the kernel's `context.snapshot()`.
     pub fn snapshot_receiver(&self) -> watch::Receiver<Option<PublishedSnapshot>> {
         self.snapshot_tx.subscribe()
+    }
+
+    pub fn provider(&self) -> Option<Arc<dyn ModelProvider>> {
+        self.provider.clone()
+    }
+
+    pub fn conversation(&self) -> &Arc<Mutex<Conversation>> {
+        &self.conversation
+    }
+
+    /// The window the first turn learned (`None` before it).
+    pub fn window(&self) -> Option<ContextWindow> {
+        self.window.get().cloned()
+    }
+
+    pub fn window_cell(&self) -> Arc<tokio::sync::OnceCell<ContextWindow>> {
+        self.window.clone()
+    }
+
+    /// Starts loading the model's token counter on a thread of its own,
+    /// so the first turn finds it ready (start-up calls this).
+    pub fn warm_counter(&self, settings: &crate::config::Settings) {
+        let cell = self.counter.clone();
+        let settings = settings.clone();
+        std::thread::spawn(move || {
+            cell.get_or_init(|| setup::token_counter(&settings));
+        });
     }
 
     /// Replaces the conversation with a resumed one.
@@ -214,13 +252,17 @@ pub fn send(state: &mut AppState, prompt: String) {
     agent.usage = Usage::default();
     agent.retry = None;
     agent.streaming = None;
-    let deps = TurnDeps {
+    let counter_cell = agent.counter.clone();
+    let window_cell = agent.window.clone();
+    let settings = state.settings.clone();
+    let mut deps = TurnDeps {
         provider: provider.clone(),
         runner: Arc::new(kernel),
         approval: agent.approval.clone(),
         snapshot_tx: agent.snapshot_tx.clone(),
         max_steps: agent.max_steps,
         cell_timeout: agent.cell_timeout,
+        window: ContextWindow::resolve(None, None, "", None, None),
     };
     let conversation = agent.conversation.clone();
     let scene = super::snapshot::request(state);
@@ -232,7 +274,25 @@ pub fn send(state: &mut AppState, prompt: String) {
         let snapshot = tokio::task::spawn_blocking(move || build_snapshot(scene))
             .await
             .ok();
+        deps.window = window_cell
+            .get_or_init(|| setup::context_window(&settings, &|n| std::env::var(n).ok()))
+            .await
+            .clone();
         let mut conversation = conversation.lock().await;
+        let counter = {
+            let settings = settings.clone();
+            tokio::task::spawn_blocking(move || {
+                counter_cell
+                    .get_or_init(|| setup::token_counter(&settings))
+                    .clone()
+            })
+            .await
+            .unwrap_or_else(|_| Arc::new(TokenCounter::estimate()))
+        };
+        if !Arc::ptr_eq(conversation.counter(), &counter) {
+            // Recounts every entry once: off the loop, in the turn task.
+            conversation.set_counter(counter);
+        }
         if conversation.session_id().is_none() {
             match SessionWriter::create(&workspace, &provider.label()) {
                 Ok(session) => conversation.set_session(session),
@@ -255,6 +315,8 @@ pub fn send(state: &mut AppState, prompt: String) {
         if let Some(error) = conversation.session_error.take() {
             send(AgentUpdate::Notice(error));
         }
+        // Unlocked before the loop hears of it, so the gauge can look.
+        drop(conversation);
         send(AgentUpdate::Finished);
     });
 }
@@ -299,6 +361,7 @@ pub fn apply(state: &mut AppState, update: AgentUpdate) {
             agent.cancel = None;
             agent.streaming = None;
             agent.retry = None;
+            super::context_window::refresh_gauge(state);
         }
     }
 }
@@ -350,6 +413,29 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             ));
         }
         TurnEvent::Usage(usage) => state.agent.usage = usage,
+        TurnEvent::Prompt { tokens, window, .. } => {
+            state.agent.context_used = Some((tokens, window));
+        }
+        TurnEvent::Compacted {
+            through,
+            by_model,
+            fallback_reason,
+            ..
+        } => notice(
+            state,
+            &format!(
+                "── compacted: the first {through} messages are now a summary ({}) in the \
+                 prompt; every message stays searchable ──",
+                fallback_reason.map_or_else(
+                    || if by_model {
+                        "by the model".to_owned()
+                    } else {
+                        "extractive".to_owned()
+                    },
+                    |why| format!("extractive: {why}")
+                )
+            ),
+        ),
         TurnEvent::Completed {
             steps,
             max_steps_reached: true,

@@ -5,6 +5,7 @@ pub mod approval_flow;
 pub mod approvals;
 pub mod cells;
 pub mod composer;
+pub mod context_window;
 pub mod diagnostics;
 pub mod editor_scene;
 pub mod editors;

@@ -11,7 +11,7 @@ use crate::agent::conversation::Conversation;
 use crate::agent::setup;
 use crate::context::SharedContext;
 use crate::sanitize;
-use crate::session::{self, SessionWriter};
+use crate::session;
 
 /// The files of the demo workspace, embedded so the binary is enough.
 const DEMO_FILES: [(&str, &str); 3] = [
@@ -57,31 +57,16 @@ pub fn configure(
             Err(error) => notice(state, &format!("The model is not usable: {error}")),
         }
     }
+    state.agent.warm_counter(&state.settings);
     let Some(which) = resume else {
+        super::context_window::refresh_gauge(state);
         return Ok(());
     };
     let root = state.workspace_root.clone();
-    let id = match which {
-        Some(id) => id,
-        None => match session::latest(&root).map_err(|e| e.to_string())? {
-            Some(summary) => summary.id,
-            None => {
-                return Err(format!(
-                    "--continue: no session in {} yet",
-                    session::sessions_dir(&root).display()
-                ));
-            }
-        },
-    };
-    let loaded = session::load(&root, &id).map_err(|e| e.to_string())?;
-    let writer = SessionWriter::resume(&root, &id).map_err(|e| e.to_string())?;
-    let warnings: Vec<String> = loaded
-        .warnings
-        .iter()
-        .map(|w| format!("line {}: {}", w.line, w.message))
-        .collect();
-    let conversation = Conversation::resume(&loaded, SharedContext::default(), writer);
+    let (conversation, warnings) =
+        Conversation::open(&root, which.as_deref(), SharedContext::default())?;
     super::agent::resume(state, conversation, &warnings);
+    super::context_window::refresh_gauge(state);
     Ok(())
 }
 

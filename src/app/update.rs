@@ -341,11 +341,14 @@ fn send_message(state: &mut AppState) {
         Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
             super::diagnostics::restart_servers(state);
         }
+        Submission::SlashCommand { name, args } if name == "compact" => {
+            super::context_window::compact_command(state, &args);
+        }
         Submission::SlashCommand { name, .. } => {
             notice(
                 state,
                 &format!(
-                    "Unknown command /{name}. Commands: /approval [ask|auto|full|deny], /lsp-restart. Start with // to send a prompt that begins with a slash."
+                    "Unknown command /{name}. Commands: /approval [ask|auto|full|deny], /compact [focus], /lsp-restart. Start with // to send a prompt that begins with a slash."
                 ),
             );
         }
@@ -355,16 +358,11 @@ fn send_message(state: &mut AppState) {
 /// Pinned search results go with the prompt, in a delimited block the
 /// model can tell apart from what the user typed; sending clears them.
 fn attach_pins(state: &mut AppState, prompt: String) -> String {
-    if state.pins.is_empty() || !state.agent.has_model() {
+    if !state.agent.has_model() {
         return prompt;
     }
-    let mut text = prompt;
-    text.push_str("\n\n<pinned-context>");
-    for pin in state.pins.drain(..) {
-        text.push_str(&format!("\n### {}\n{}", pin.label, pin.text));
-    }
-    text.push_str("\n</pinned-context>");
-    text
+    let pins: Vec<_> = state.pins.drain(..).collect();
+    super::context_window::pinned_prompt(prompt, &pins)
 }
 
 /// A line from hello-tui itself in the conversation.

@@ -53,6 +53,19 @@ pub enum SessionEvent {
     /// A failure shown to the user (provider error, kernel crash…).
     #[serde(rename = "error")]
     Error { message: String },
+    /// The first `through` conversation messages were summarised; the
+    /// prompt carries `summary` instead of them from here on. The messages
+    /// themselves stay in the file (and in `context`).
+    #[serde(rename = "compaction")]
+    Compaction {
+        summary: String,
+        through: usize,
+        /// Written by the model (`false`: the extractive fallback).
+        #[serde(default)]
+        by_model: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        focus: Option<String>,
+    },
     /// An event type written by a newer version: kept readable, ignored.
     #[serde(other)]
     Unknown,

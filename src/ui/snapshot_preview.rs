@@ -1,6 +1,7 @@
-//! F2: the snapshot preview — exactly the Markdown the next turn sends, and
-//! where its characters went, so "what did the model see?" always has an
-//! answer.
+//! F2: the next request, exactly — every message the next model call would
+//! send (with the composer's text as the new message and the latest
+//! snapshot) and what each section costs in tokens, so "what did the model
+//! see?" always has an answer.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -31,9 +32,9 @@ fn section_label(section: crate::snapshot::Section) -> String {
 pub fn render(state: &AppState, scroll: usize, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let area = search::centered(screen, 90, 90);
     let title = Line::from(vec![
-        Span::raw("Snapshot preview"),
+        Span::raw("Next request"),
         Span::styled(
-            " — what the next turn sends · Esc closes",
+            " — exactly what the next model call sends · Esc closes",
             theme.roles.muted,
         ),
     ]);
@@ -42,71 +43,91 @@ pub fn render(state: &AppState, scroll: usize, theme: &Theme, screen: Rect, buf:
     Clear.render(area, buf);
     block.render(area, buf);
 
-    let Some(view) = &state.snapshot else {
-        pane::empty_state("building the snapshot…", theme, inner, buf);
-        return;
+    let (prompt, window) = match crate::app::context_window::preview(state) {
+        Ok(preview) => preview,
+        Err(why) => {
+            pane::empty_state(why, theme, inner, buf);
+            return;
+        }
     };
     let [breakdown_area, body_area] =
-        Layout::horizontal([Constraint::Length(26), Constraint::Min(0)]).areas(inner);
+        Layout::horizontal([Constraint::Length(35), Constraint::Min(0)]).areas(inner);
 
+    let full = prompt.tokens * 100 >= prompt.window * 80;
     let mut breakdown = vec![
         Line::styled(
-            format!("{}/{} chars", view.used, view.max),
-            theme.roles.title,
-        ),
-        Line::styled(
-            if view.truncated {
-                "truncated: yes"
-            } else {
-                "truncated: no"
-            },
-            if view.truncated {
+            prompt.gauge(),
+            if full {
                 theme.roles.warning
             } else {
-                theme.roles.muted
+                theme.roles.title
             },
         ),
-        Line::default(),
+        Line::styled(
+            format!("prompt budget {} ({})", prompt.budget, window.source),
+            theme.roles.muted,
+        ),
     ];
-    for cost in &view.rendered.sections {
+    if prompt.needs_compaction(&window) {
+        breakdown.push(Line::styled(
+            "compacts first, then sends",
+            theme.roles.warning,
+        ));
+    }
+    breakdown.push(Line::default());
+    for section in &prompt.sections {
         breakdown.push(Line::from(vec![
             Span::styled(
-                format!("{:<16}", section_label(cost.section)),
+                format!("{:<26}", truncate(&section.label, 26)),
                 theme.roles.text,
             ),
-            Span::styled(format!("{:>7}", cost.chars), theme.roles.muted),
+            Span::styled(format!("{:>7}", section.tokens), theme.roles.muted),
         ]));
     }
-    if !state.pins.is_empty() {
+    if let Some(view) = &state.snapshot {
         breakdown.push(Line::default());
-        breakdown.push(Line::styled("pinned to the prompt", theme.roles.title));
-        for pin in &state.pins {
+        breakdown.push(Line::styled(
+            format!("snapshot {}/{} chars", view.used, view.max),
+            theme.roles.muted,
+        ));
+        if view.truncated {
+            breakdown.push(Line::styled("snapshot truncated", theme.roles.warning));
+        }
+        for cost in &view.rendered.sections {
             breakdown.push(Line::from(vec![
                 Span::styled(
-                    format!("{:<16}", truncate(&sanitize::for_display(&pin.label), 16)),
+                    format!("  {:<24}", section_label(cost.section)),
                     theme.roles.text,
                 ),
-                Span::styled(
-                    format!("{:>7}", pin.text.chars().count()),
-                    theme.roles.muted,
-                ),
+                Span::styled(format!("{:>7}", cost.chars), theme.roles.muted),
             ]));
         }
     }
-    Paragraph::new(breakdown).render(breakdown_area, buf);
-
-    let mut text = sanitize::for_display(&view.rendered.markdown).into_owned();
-    for pin in &state.pins {
-        text.push_str(&format!(
-            "\n\n--- pinned: {} ({} chars) ---\n{}",
-            sanitize::for_display(&pin.label),
-            pin.text.chars().count(),
-            sanitize::for_display(&pin.text)
+    if !state.pins.is_empty() {
+        breakdown.push(Line::styled(
+            format!("{} pinned (in the message)", state.pins.len()),
+            theme.roles.muted,
         ));
     }
-    Paragraph::new(text)
-        .style(theme.roles.text)
+    Paragraph::new(breakdown).render(breakdown_area, buf);
+
+    // Only the lines on screen are wrapped and drawn: a full 128k-token
+    // request is ~500 KB of text.
+    let text = prompt.readable();
+    let lines: Vec<Line> = text
+        .lines()
+        .skip(scroll)
+        .take(body_area.height as usize)
+        .map(|line| {
+            let shown = sanitize::for_display(line).into_owned();
+            if line.starts_with("──── [") {
+                Line::styled(shown, theme.roles.title)
+            } else {
+                Line::styled(shown, theme.roles.text)
+            }
+        })
+        .collect();
+    Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .scroll((scroll.min(u16::MAX as usize) as u16, 0))
         .render(body_area, buf);
 }

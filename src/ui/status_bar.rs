@@ -63,6 +63,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             )],
         ),
         Segment::new(3, vec![Span::styled(agent, bar)]),
+        Segment::new(2, context_gauge(state, theme)),
         Segment::new(
             3,
             vec![Span::styled(format!("│ {} ", state.kernel.label()), bar)],
@@ -164,6 +165,29 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Rect::new(area.x, area.y, area.width.saturating_sub(hints_width), 1),
         buf,
     );
+}
+
+/// `│ ctx 41% · 52k/128k`: how full the model's window is with the next
+/// request (without the message being typed); warning-coloured from the
+/// auto-compaction share (80%) up. Start-up (`app::sessions::configure`)
+/// and every turn set it; a bare test state has none and shows nothing.
+fn context_gauge(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
+    let bar = theme.roles.status_bar;
+    let Some((used, window)) = state.agent.context_used else {
+        return Vec::new();
+    };
+    let full = used * 100 >= window * 80;
+    vec![
+        Span::styled("│ ", bar),
+        Span::styled(
+            format!("{} ", crate::agent::prompt::gauge(used, window)),
+            if full {
+                bar.patch(theme.roles.warning)
+            } else {
+                bar
+            },
+        ),
+    ]
 }
 
 /// A piece of the bar's left side. Lower `priority` numbers matter more:

@@ -1,8 +1,10 @@
 //! A tiny HTTP/1.1 server on 127.0.0.1 that plays scripted replies, one per
 //! connection, speaking the real wire format (status line, headers,
 //! chunked or close-delimited bodies) and recording every request. It
-//! serves exactly as many connections as it has replies, and gives up on
-//! its own after a deadline, so a failing test never hangs.
+//! serves exactly as many connections as it has replies (or, made with
+//! [`LoopbackServer::respond_with`], answers each request with a function
+//! of it), and gives up on its own after a deadline, so a failing test
+//! never hangs.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -97,30 +99,66 @@ pub struct LoopbackServer {
 
 impl LoopbackServer {
     pub async fn start(replies: Vec<Reply>) -> Self {
+        Self::listen(DEADLINE, move |listener, recorded, closed_tx| async move {
+            for reply in replies {
+                let Ok((socket, _)) = listener.accept().await else {
+                    return;
+                };
+                let recorded = recorded.clone();
+                let closed_tx = closed_tx.clone();
+                // Serve connections concurrently so a held-open one
+                // does not block the next.
+                tokio::spawn(async move {
+                    serve(socket, reply, recorded, closed_tx).await;
+                });
+            }
+            // Keep the runtime resources alive until the deadline so
+            // held-open connections can still report a close.
+            std::future::pending::<()>().await;
+        })
+        .await
+    }
+
+    /// Answers every connection with `respond(&request)` until dropped or
+    /// until `deadline`, for long sessions whose replies depend on what the
+    /// client asked (a summary call, a given turn).
+    #[allow(dead_code, reason = "only some test binaries answer by request")]
+    pub async fn respond_with(
+        deadline: Duration,
+        respond: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
+    ) -> Self {
+        let respond = Arc::new(respond);
+        Self::listen(deadline, move |listener, recorded, closed_tx| async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let recorded = recorded.clone();
+                let closed_tx = closed_tx.clone();
+                let respond = respond.clone();
+                tokio::spawn(async move {
+                    let Some(request) = read_request(&mut socket).await else {
+                        return;
+                    };
+                    let reply = respond(&request);
+                    recorded.lock().unwrap().push(request);
+                    send_reply(socket, reply, closed_tx).await;
+                });
+            }
+        })
+        .await
+    }
+
+    /// Binds a port and runs `serve_all` on it until `deadline`.
+    async fn listen<F, Fut>(deadline: Duration, serve_all: F) -> Self
+    where
+        F: FnOnce(TcpListener, Arc<Mutex<Vec<Recorded>>>, watch::Sender<usize>) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let (closed_tx, client_closed) = watch::channel(0usize);
-        let recorded = requests.clone();
+        let serving = serve_all(listener, requests.clone(), closed_tx);
         let task = tokio::spawn(async move {
-            let serve_all = async {
-                for reply in replies {
-                    let Ok((socket, _)) = listener.accept().await else {
-                        return;
-                    };
-                    let recorded = recorded.clone();
-                    let closed_tx = closed_tx.clone();
-                    // Serve connections concurrently so a held-open one
-                    // does not block the next.
-                    tokio::spawn(async move {
-                        serve(socket, reply, recorded, closed_tx).await;
-                    });
-                }
-                // Keep the runtime resources alive until the deadline so
-                // held-open connections can still report a close.
-                std::future::pending::<()>().await;
-            };
-            let _ = tokio::time::timeout(DEADLINE, serve_all).await;
+            let _ = tokio::time::timeout(deadline, serving).await;
         });
         LoopbackServer {
             base_url: format!("http://{addr}"),
@@ -158,6 +196,10 @@ async fn serve(
         return;
     };
     recorded.lock().unwrap().push(request);
+    send_reply(socket, reply, closed_tx).await;
+}
+
+async fn send_reply(mut socket: TcpStream, reply: Reply, closed_tx: watch::Sender<usize>) {
     let mut head = format!("HTTP/1.1 {} Scripted\r\n", reply.status);
     for (name, value) in &reply.headers {
         head.push_str(&format!("{name}: {value}\r\n"));

@@ -78,7 +78,7 @@ impl ModelProvider for OpenAiProvider {
 /// rustls needs a process-wide crypto provider; we use ring (no C/asm
 /// toolchain beyond cc, unlike aws-lc). An error means one is installed
 /// already, which is just as good.
-fn install_crypto_provider() {
+pub(crate) fn install_crypto_provider() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();

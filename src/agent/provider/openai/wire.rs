@@ -8,10 +8,7 @@ use crate::agent::provider::types::{ChatMessage, ChatRequest, ToolSpec};
 pub fn request_body(model: &str, request: &ChatRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(model));
-    body.insert(
-        "messages".into(),
-        Value::Array(request.messages.iter().map(message).collect()),
-    );
+    body.insert("messages".into(), messages_json(&request.messages));
     if !request.tools.is_empty() {
         body.insert(
             "tools".into(),
@@ -28,6 +25,12 @@ pub fn request_body(model: &str, request: &ChatRequest) -> Value {
     // Without this the usage is never reported on a stream.
     body.insert("stream_options".into(), json!({ "include_usage": true }));
     Value::Object(body)
+}
+
+/// The `messages` array exactly as the request body carries it (F2 shows
+/// this, so its preview cannot drift from what is sent).
+pub fn messages_json(messages: &[ChatMessage]) -> Value {
+    Value::Array(messages.iter().map(message).collect())
 }
 
 fn message(message: &ChatMessage) -> Value {

@@ -1,0 +1,300 @@
+//! Building one request within the model's window.
+
+use std::ops::Range;
+
+use super::{Prompt, Section, SectionKind};
+use crate::agent::conversation::Conversation;
+use crate::agent::provider::{ChatMessage, ChatRequest, ToolSpec};
+use crate::tokens::{ContextWindow, PER_MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter};
+
+/// Tokens kept for the omitted-messages note before we know its text.
+const NOTE_ALLOWANCE: usize = 90;
+
+/// Told to the model while messages from before a resume are in the prompt.
+pub const RESUME_NOTE: &str = "## Resumed session\nThis session was resumed from disk and the \
+     Python kernel was restarted: every variable that earlier tool results list (and anything \
+     earlier cells imported or defined) no longer exists. Re-run code to recreate what you \
+     need; do not assume earlier names are defined.";
+
+/// Heading of the compaction summary inside the system message.
+pub const SUMMARY_HEADING: &str = "## Summary of the earlier conversation";
+/// Heading of the omitted-messages note.
+pub const OMITTED_HEADING: &str = "## Earlier messages not in this prompt";
+
+/// The request for the next model call: the system prompt and tool schema,
+/// the compaction summary, the current user message with its snapshot, and
+/// as many recent messages as fit, verbatim. Everything older is replaced
+/// by one note naming the `context` indexes that bring it back.
+///
+/// Rules: a tool call and its results are kept or left out together; only
+/// the current user message carries its snapshot in full; messages the
+/// summary covers are never sent again. Cost is O(messages kept): entries'
+/// tokens were counted when they arrived.
+///
+/// `pending` is a user message not yet in the conversation (F2 previews
+/// the request the composer's text would make); it becomes the current one.
+pub fn assemble(
+    conversation: &Conversation,
+    pending: Option<&ChatMessage>,
+    system: &str,
+    tools: &[ToolSpec],
+    window: &ContextWindow,
+) -> Prompt {
+    let counter: &TokenCounter = conversation.counter();
+    let messages = conversation.messages();
+    let entries = conversation.entries();
+    let start = conversation.compaction().map_or(0, |c| c.through);
+    let pending = pending.map(|m| (m, conversation.entry_of(m)));
+    let current = match &pending {
+        Some(_) => Some(messages.len()),
+        None => messages
+            .iter()
+            .rposition(|m| matches!(m, ChatMessage::User { .. }))
+            .filter(|u| *u >= start),
+    };
+    let current_entry = match &pending {
+        Some((_, entry)) => Some(entry),
+        None => current.map(|u| &entries[u]),
+    };
+
+    let system_tokens = PER_MESSAGE_OVERHEAD + counter.count(system);
+    let tools_tokens = tools_tokens(counter, tools);
+    let resume_note = (conversation.resumed_before() > 0).then_some(RESUME_NOTE);
+    let summary = conversation.compaction();
+    let fixed = system_tokens
+        + tools_tokens
+        + REPLY_PRIMING
+        + resume_note.map_or(0, |n| counter.count(n))
+        + summary.map_or(0, |s| s.tokens + counter.count(SUMMARY_HEADING));
+    let current_tokens = current_entry.map_or(0, |e| e.full_tokens);
+    let budget = counter.to_raw(window.prompt_budget());
+    let mut room = budget.saturating_sub(fixed + current_tokens + NOTE_ALLOWANCE);
+
+    // Newest first, whole groups, stop at the first that does not fit.
+    let mut kept_from = messages.len();
+    let mut end = messages.len();
+    while end > start {
+        let group = group_ending_at(messages, end - 1);
+        if group < start {
+            // Straddles the summary: its call is summarised, so its results go too.
+            break;
+        }
+        let cost: usize = (group..end)
+            .filter(|i| Some(*i) != current)
+            .map(|i| entries[i].tokens)
+            .sum();
+        if cost > room {
+            break;
+        }
+        room -= cost;
+        kept_from = group;
+        end = group;
+    }
+    let omitted = omitted_ranges(kept_from, current);
+    let context_len = conversation.context().len();
+    let context_ranges: Vec<Range<usize>> = omitted
+        .iter()
+        .map(|r| context_range(conversation, r.clone(), context_len))
+        .filter(|r| !r.is_empty())
+        .collect();
+
+    let mut content = system.to_owned();
+    let mut sections = vec![
+        Section::new(SectionKind::System, "system prompt", system_tokens),
+        Section::new(SectionKind::Tools, "tool schema", tools_tokens),
+    ];
+    if let Some(note) = resume_note {
+        content.push_str("\n\n");
+        content.push_str(note);
+        sections.push(Section::new(
+            SectionKind::Resume,
+            "resume notice",
+            counter.count(note),
+        ));
+    }
+    if let Some(summary) = summary {
+        content.push_str(&format!("\n\n{SUMMARY_HEADING}\n{}", summary.summary));
+        let by = if summary.by_model { "" } else { ", extractive" };
+        sections.push(Section::new(
+            SectionKind::Summary,
+            &format!("summary ({} msgs{by})", summary.through),
+            summary.tokens + counter.count(SUMMARY_HEADING),
+        ));
+    }
+    if !context_ranges.is_empty() {
+        let note = omitted_note(&context_ranges, summary.is_some());
+        let tokens = counter.count(&note);
+        content.push_str("\n\n");
+        content.push_str(&note);
+        let count: usize = context_ranges.iter().map(ExactSizeIterator::len).sum();
+        sections.push(Section::new(
+            SectionKind::Omitted,
+            &format!("omitted {count} msgs"),
+            tokens,
+        ));
+    }
+
+    let mut out = Vec::with_capacity(messages.len() - kept_from + 2);
+    out.push(ChatMessage::System { content });
+    let mut history = (0, 0usize);
+    let mut turn = (0, 0usize);
+    let push = |i: usize, out: &mut Vec<ChatMessage>| {
+        let entry = &entries[i];
+        match (&messages[i], &entry.history) {
+            (ChatMessage::User { .. }, Some(shrunk)) if Some(i) != current => {
+                out.push(ChatMessage::User {
+                    content: shrunk.clone(),
+                });
+            }
+            (message, _) => out.push(message.clone()),
+        }
+    };
+    if let Some(u) = current
+        && u < kept_from
+    {
+        push(u, &mut out);
+    }
+    for (i, entry) in entries.iter().enumerate().skip(kept_from) {
+        push(i, &mut out);
+        if Some(i) == current {
+            continue;
+        }
+        let bucket = if current.is_some_and(|u| i > u) {
+            &mut turn
+        } else {
+            &mut history
+        };
+        bucket.0 += 1;
+        bucket.1 += entry.tokens;
+    }
+    if let Some((message, _)) = pending {
+        out.push(message.clone());
+    }
+    if history.0 > 0 {
+        sections.push(Section::new(
+            SectionKind::History,
+            &format!("history ({} msgs)", history.0),
+            history.1,
+        ));
+    }
+    if let Some(entry) = current_entry {
+        let prompt_tokens = entry.tokens;
+        let snapshot = entry.full_tokens - prompt_tokens;
+        sections.push(Section::new(
+            SectionKind::Current,
+            "current message",
+            prompt_tokens,
+        ));
+        if entry.history.is_some() {
+            sections.push(Section::new(SectionKind::Snapshot, "snapshot", snapshot));
+        }
+    }
+    if turn.0 > 0 {
+        sections.push(Section::new(
+            SectionKind::Turn,
+            &format!("this turn ({} msgs)", turn.0),
+            turn.1,
+        ));
+    }
+    let raw: usize = sections.iter().map(|s| s.tokens).sum::<usize>() + REPLY_PRIMING;
+    // Everything since the summary, as if nothing were left out: what
+    // auto-compaction compares with its threshold.
+    let uncompacted = fixed
+        + (start..messages.len())
+            .map(|i| {
+                if Some(i) == current {
+                    entries[i].full_tokens
+                } else {
+                    entries[i].tokens
+                }
+            })
+            .sum::<usize>()
+        + pending.as_ref().map_or(0, |(_, e)| e.full_tokens);
+    for section in &mut sections {
+        section.tokens = counter.corrected(section.tokens);
+    }
+    Prompt {
+        request: ChatRequest {
+            messages: out,
+            tools: tools.to_vec(),
+            ..ChatRequest::default()
+        },
+        sections,
+        raw,
+        tokens: counter.corrected(raw),
+        uncompacted: counter.corrected(uncompacted),
+        window: window.tokens,
+        budget: window.prompt_budget(),
+        kept_from,
+        current,
+        omitted: context_ranges,
+    }
+}
+
+/// The tool schema as the server sees it (JSON), counted.
+pub fn tools_tokens(counter: &TokenCounter, tools: &[ToolSpec]) -> usize {
+    if tools.is_empty() {
+        return 0;
+    }
+    counter.count(&serde_json::to_string(tools).unwrap_or_default())
+}
+
+/// The first index of the group that ends at `last`: a tool result belongs
+/// with every result after its call and with the call itself.
+pub fn group_ending_at(messages: &[ChatMessage], last: usize) -> usize {
+    let mut first = last;
+    while first > 0 && matches!(messages[first], ChatMessage::Tool { .. }) {
+        first -= 1;
+    }
+    match &messages[first] {
+        ChatMessage::Assistant { tool_calls, .. } if !tool_calls.is_empty() => first,
+        // Orphan results (a damaged session): keep them to themselves.
+        _ if matches!(messages[first], ChatMessage::Tool { .. }) => first,
+        _ if first < last => first + 1,
+        _ => first,
+    }
+}
+
+/// Conversation ranges left out: before what is kept, minus the current
+/// user message (always sent).
+fn omitted_ranges(kept_from: usize, current: Option<usize>) -> Vec<Range<usize>> {
+    let ranges = match current {
+        Some(u) if u < kept_from => [0..u, u + 1..kept_from],
+        _ => [0..kept_from, 0..0],
+    };
+    ranges.into_iter().filter(|r| !r.is_empty()).collect()
+}
+
+/// Conversation indexes to `context` indexes (what `context.slice` takes).
+fn context_range(
+    conversation: &Conversation,
+    range: Range<usize>,
+    context_len: usize,
+) -> Range<usize> {
+    let entries = conversation.entries();
+    let at = |i: usize| entries.get(i).map_or(context_len, |e| e.context_index);
+    at(range.start)..at(range.end)
+}
+
+/// "12 earlier messages (context indexes 0–11) are not in this prompt…"
+pub fn omitted_note(ranges: &[Range<usize>], summarised: bool) -> String {
+    let count: usize = ranges.iter().map(ExactSizeIterator::len).sum();
+    let spans: Vec<String> = ranges
+        .iter()
+        .map(|r| format!("{}–{}", r.start, r.end - 1))
+        .collect();
+    let first = ranges.first().map_or(0, |r| r.start);
+    let last = ranges.last().map_or(0, |r| r.end);
+    let summary = if summarised {
+        " The summary above covers the oldest of them."
+    } else {
+        ""
+    };
+    format!(
+        "{OMITTED_HEADING}\n{count} earlier message{} (context indexes {}) are left out to fit \
+         the model's window.{summary} They are still in `context`: `context.search(\"words\")` \
+         finds them and `context.slice({first}, {last})` returns them.",
+        if count == 1 { "" } else { "s" },
+        spans.join(" and "),
+    )
+}

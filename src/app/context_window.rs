@@ -1,0 +1,144 @@
+//! The workbench's view of the model's context window: the status-bar
+//! gauge, F2's preview of the next request, and `/compact`.
+//!
+//! All three read the agent's conversation, which a running turn holds
+//! locked: they use `try_lock` and say so when a turn is busy with it,
+//! rather than wait on the UI loop.
+
+use super::agent::AgentUpdate;
+use super::composer::{self, Submission};
+use super::event::AppEvent;
+use super::state::{AppState, Pin};
+use super::update::notice;
+use crate::agent::prompt::{Prompt, compact};
+use crate::agent::setup;
+use crate::agent::turn::{TurnEvent, next_prompt, preview_prompt};
+use crate::tokens::ContextWindow;
+
+/// The prompt with pinned search results in a delimited block the model
+/// can tell apart from what the user typed (what Enter sends).
+pub fn pinned_prompt(prompt: String, pins: &[Pin]) -> String {
+    if pins.is_empty() {
+        return prompt;
+    }
+    let mut text = prompt;
+    text.push_str("\n\n<pinned-context>");
+    for pin in pins {
+        text.push_str(&format!("\n### {}\n{}", pin.label, pin.text));
+    }
+    text.push_str("\n</pinned-context>");
+    text
+}
+
+/// The window as known now: the server's answer once the first turn has
+/// asked, else the setting, the known-model table or the default.
+fn window(state: &AppState) -> ContextWindow {
+    state.agent.window().unwrap_or_else(|| {
+        let s = &state.settings;
+        ContextWindow::resolve(
+            s.context_window,
+            None,
+            s.model.as_deref().unwrap_or_default(),
+            s.reserve_output,
+            s.compact_at,
+        )
+    })
+}
+
+/// Recomputes the gauge from the next request (without a new message),
+/// with the conversation's counter as it is (the turn task switches it to
+/// the model's own). Keeps the last value while a turn holds the
+/// conversation.
+pub fn refresh_gauge(state: &mut AppState) {
+    let window = window(state);
+    let Ok(conversation) = state.agent.conversation().try_lock() else {
+        return;
+    };
+    let prompt = next_prompt(&conversation, &window);
+    drop(conversation);
+    state.agent.context_used = Some((prompt.tokens, prompt.window));
+}
+
+/// The request Enter would send now: the composer's text (with pins) and
+/// the latest snapshot. `Err` says why there is none to show.
+pub fn preview(state: &AppState) -> Result<(Prompt, ContextWindow), &'static str> {
+    let conversation = state
+        .agent
+        .conversation()
+        .try_lock()
+        .map_err(|_| "a turn is running; the preview is back when it ends")?;
+    let text = state.composer.lines().join("\n");
+    let prompt = match composer::parse(&text) {
+        Submission::Prompt(prompt) => pinned_prompt(prompt, &state.pins),
+        _ => pinned_prompt(String::new(), &state.pins),
+    };
+    let snapshot = state
+        .snapshot
+        .as_ref()
+        .map(|v| v.rendered.markdown.as_str());
+    let window = window(state);
+    Ok((
+        preview_prompt(&conversation, &prompt, snapshot, &window),
+        window,
+    ))
+}
+
+/// `/compact [focus]`: folds the older part of the conversation into a
+/// summary now (the model writes it, tools disabled; extractive if it
+/// cannot). The messages stay in `context`, search and the session.
+pub fn compact_command(state: &mut AppState, focus: &str) {
+    let (Some(provider), Some(events)) = (state.agent.provider(), state.agent.events.clone())
+    else {
+        notice(state, "/compact needs a model to write the summary.");
+        return;
+    };
+    if state.agent.busy {
+        notice(state, "/compact waits for the turn to end; try again then.");
+        return;
+    }
+    let focus = Some(focus.trim().to_owned()).filter(|f| !f.is_empty());
+    let conversation = state.agent.conversation().clone();
+    let window_cell = state.agent.window_cell();
+    let settings = state.settings.clone();
+    notice(state, "Compacting the conversation…");
+    tokio::spawn(async move {
+        let send = |update: AgentUpdate| {
+            let _ = events.send(AppEvent::Agent(update));
+        };
+        let window = window_cell
+            .get_or_init(|| setup::context_window(&settings, &|n| std::env::var(n).ok()))
+            .await
+            .clone();
+        let mut conversation = conversation.lock().await;
+        let prompt = next_prompt(&conversation, &window);
+        let Some(through) = compact::plan(&conversation, &prompt, &window) else {
+            send(AgentUpdate::Notice(
+                "Nothing to compact yet: the recent messages fit the window as they are.".into(),
+            ));
+            return;
+        };
+        let done = compact::compact(
+            &*provider,
+            &mut conversation,
+            through,
+            focus.as_deref(),
+            &window,
+        )
+        .await;
+        let prompt = next_prompt(&conversation, &window);
+        send(AgentUpdate::Turn(TurnEvent::Compacted {
+            through: done.through,
+            by_model: done.by_model,
+            tokens: done.tokens,
+            fallback_reason: done.fallback_reason,
+        }));
+        send(AgentUpdate::Turn(TurnEvent::Prompt {
+            tokens: prompt.tokens,
+            window: prompt.window,
+            omitted: prompt.omitted.iter().map(ExactSizeIterator::len).sum(),
+        }));
+        if let Some(error) = conversation.session_error.take() {
+            send(AgentUpdate::Notice(error));
+        }
+    });
+}
