@@ -176,17 +176,6 @@ pub fn open_selected(state: &mut AppState) -> super::update::Command {
     super::editors::open(state, &row.abs_path, Some((row.line, row.column)))
 }
 
-/// The first diagnostic under the file view's cursor, for the status bar.
-pub fn under_cursor(state: &AppState) -> Option<String> {
-    let doc = state.editors.active()?;
-    let (line, character) = doc.cursor();
-    let here = state
-        .diagnostics_store
-        .at(doc.path(), Position::new(line, character));
-    here.first()
-        .map(|d| format!("{} {}: {}", d.source, d.severity.as_str(), d.message))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

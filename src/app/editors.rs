@@ -179,7 +179,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             };
             // The header names the file as the rest of the UI does.
             let absolute = doc.path().display().to_string();
-            let shown = display_path(state, doc.path());
+            let shown = state.display_path(doc.path());
             state.overlay = doc.diff().map(|text| Overlay::Diff {
                 text: crate::sanitize::for_display(&text.replace(&absolute, &shown)).into_owned(),
                 scroll: 0,
@@ -267,7 +267,7 @@ fn save(state: &mut AppState, tab: Option<usize>) -> Command {
     let mut saved = 0;
     for i in targets {
         let result = state.editors.tabs[i].save();
-        let name = display_path(state, state.editors.tabs[i].path());
+        let name = state.display_path(state.editors.tabs[i].path());
         match result {
             Ok(()) => {
                 saved += 1;
@@ -286,7 +286,7 @@ fn save(state: &mut AppState, tab: Option<usize>) -> Command {
     }
     if saved > 0 && state.overlay.is_none() {
         let what = match tab {
-            Some(i) => display_path(state, state.editors.tabs[i].path()),
+            Some(i) => state.display_path(state.editors.tabs[i].path()),
             None => format!("{saved} file{}", if saved == 1 { "" } else { "s" }),
         };
         state.editors.status = Some(format!("Saved {what}"));
@@ -487,7 +487,7 @@ pub fn on_disk_change(state: &mut AppState, path: &Path) -> Command {
         return Command::None;
     };
     let change = state.editors.tabs[i].check_disk();
-    let name = display_path(state, path);
+    let name = state.display_path(path);
     state.editors.status = match change {
         DiskChange::Unchanged | DiskChange::Unreadable => return Command::None,
         DiskChange::Reloaded => Some(format!("Reloaded {name} (changed on disk)")),
@@ -531,10 +531,4 @@ pub fn mouse(state: &mut AppState, mouse: MouseEvent, pane: Rect) -> Command {
     state.focus = PaneId::FileView;
     changed(state);
     Command::Redraw
-}
-
-/// A path as the user reads it: relative to the workspace when inside it.
-pub fn display_path(state: &AppState, path: &Path) -> String {
-    let shown = path.strip_prefix(&state.workspace_root).unwrap_or(path);
-    crate::sanitize::for_display(&shown.to_string_lossy()).into_owned()
 }

@@ -534,6 +534,27 @@ impl AppState {
         }
     }
 
+    /// A path as the user reads it: relative to the workspace when inside
+    /// it, stripped of control characters.
+    pub fn display_path(&self, path: &std::path::Path) -> String {
+        let shown = path.strip_prefix(&self.workspace_root).unwrap_or(path);
+        crate::sanitize::for_display(&shown.to_string_lossy()).into_owned()
+    }
+
+    /// The first diagnostic under the file view's cursor (the status bar
+    /// shows it).
+    pub fn diagnostic_under_cursor(&self) -> Option<&crate::diagnostics::Diagnostic> {
+        let doc = self.editors.active()?;
+        let (line, character) = doc.cursor();
+        self.diagnostics_store
+            .at(
+                doc.path(),
+                crate::diagnostics::Position::new(line, character),
+            )
+            .into_iter()
+            .next()
+    }
+
     /// Buffers with edits not yet on disk; quitting asks first when non-zero.
     pub fn unsaved_count(&self) -> usize {
         self.editors.tabs.iter().filter(|d| d.is_dirty()).count()

@@ -36,30 +36,37 @@ pub struct VariablesView {
 
 /// The rows the pane shows, in order: filtered, then sorted.
 pub fn visible(state: &AppState) -> Vec<&VariableRow> {
-    let needle = state.variables_view.filter.text().to_lowercase();
-    let mut rows: Vec<&VariableRow> = state
-        .variables
-        .iter()
-        .filter(|v| {
-            needle.is_empty()
-                || v.name.to_lowercase().contains(&needle)
-                || v.type_name.to_lowercase().contains(&needle)
-                || v.summary.to_lowercase().contains(&needle)
-        })
-        .collect();
-    let by_name = |a: &&VariableRow, b: &&VariableRow| {
-        a.name
-            .to_lowercase()
-            .cmp(&b.name.to_lowercase())
-            .then_with(|| a.name.cmp(&b.name))
-    };
-    match state.variables_view.sort {
-        VariableSort::Name => rows.sort_by(by_name),
-        VariableSort::Changed => {
-            rows.sort_by(|a, b| b.changed_by.cmp(&a.changed_by).then_with(|| by_name(a, b)))
+    state.variables_view.visible(&state.variables)
+}
+
+impl VariablesView {
+    /// `rows` as the pane shows them: filtered, then sorted. A query on the
+    /// view (drawing reads it too), not a change.
+    pub fn visible<'a>(&self, rows: &'a [VariableRow]) -> Vec<&'a VariableRow> {
+        let needle = self.filter.text().to_lowercase();
+        let mut rows: Vec<&VariableRow> = rows
+            .iter()
+            .filter(|v| {
+                needle.is_empty()
+                    || v.name.to_lowercase().contains(&needle)
+                    || v.type_name.to_lowercase().contains(&needle)
+                    || v.summary.to_lowercase().contains(&needle)
+            })
+            .collect();
+        let by_name = |a: &&VariableRow, b: &&VariableRow| {
+            a.name
+                .to_lowercase()
+                .cmp(&b.name.to_lowercase())
+                .then_with(|| a.name.cmp(&b.name))
+        };
+        match self.sort {
+            VariableSort::Name => rows.sort_by(by_name),
+            VariableSort::Changed => {
+                rows.sort_by(|a, b| b.changed_by.cmp(&a.changed_by).then_with(|| by_name(a, b)))
+            }
         }
+        rows
     }
-    rows
 }
 
 /// The variable under the cursor.

@@ -136,7 +136,7 @@ pub fn conflict(state: &AppState, theme: &Theme, screen: Rect, buf: &mut Buffer)
     let name = state
         .editors
         .active()
-        .map(|d| crate::app::editors::display_path(state, d.path()))
+        .map(|d| state.display_path(d.path()))
         .unwrap_or_default();
     let area = search::centered(screen, 60, 40);
     let block = pane::block(Line::from("Changed on disk"), None, true, theme)

@@ -5,7 +5,6 @@
 use ratatui::text::Span;
 
 use crate::app::AppState;
-use crate::app::editors::display_path;
 use crate::theme::Theme;
 
 /// The active file, its dirty marker, `line:col` and language (shown early
@@ -16,7 +15,7 @@ pub fn position(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
     if let Some(doc) = state.editors.active() {
         let (line, col) = doc.cursor();
         spans.push(Span::styled(
-            format!("│ {}", display_path(state, doc.path())),
+            format!("│ {}", state.display_path(doc.path())),
             bar,
         ));
         if doc.is_dirty() {

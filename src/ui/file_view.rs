@@ -66,10 +66,7 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         pane::empty_state("No file open. Ctrl+P opens one.", theme, inner, buf);
         return;
     };
-    let mut title = vec![Span::raw(crate::app::editors::display_path(
-        state,
-        doc.path(),
-    ))];
+    let mut title = vec![Span::raw(state.display_path(doc.path()))];
     if doc.is_dirty() {
         title.push(Span::styled(" ●", theme.roles.dirty_marker));
     }

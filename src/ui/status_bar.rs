@@ -101,7 +101,10 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     ));
     // The diagnostic under the file view's cursor, so the user reads it
     // without leaving the code.
-    if let Some(text) = crate::app::diagnostics::under_cursor(state) {
+    if let Some(text) = state
+        .diagnostic_under_cursor()
+        .map(|d| format!("{} {}: {}", d.source, d.severity.as_str(), d.message))
+    {
         segments.push(Segment::cuttable(
             4,
             vec![Span::styled(

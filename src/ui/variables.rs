@@ -8,13 +8,13 @@ use ratatui::widgets::{Row, StatefulWidget, Table, TableState, Widget};
 use super::pane;
 use crate::app::AppState;
 use crate::app::state::{KernelView, VariableRow};
-use crate::app::variables::{self, VariableSort};
+use crate::app::variables::VariableSort;
 use crate::sanitize;
 use crate::theme::Theme;
 use unicode_width::UnicodeWidthStr;
 
 pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
-    let rows = variables::visible(state);
+    let rows = state.variables_view.visible(&state.variables);
     let view = &state.variables_view;
     let mut title = vec![Span::raw("Variables")];
     if !state.variables.is_empty() {
