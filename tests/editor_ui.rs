@@ -832,7 +832,7 @@ fn clicking_a_diagnostic_opens_it() {
         );
     }
     // Move the selection to the end so the list scrolls.
-    s.diagnostics_cursor.selected = s.diagnostics.len() - 1;
+    s.diagnostics.cursor.selected = s.diagnostics.rows.len() - 1;
     let terminal = draw(&mut s, 120, 40);
     let buffer = terminal.backend().buffer().clone();
     let row_of = |needle: &str| {

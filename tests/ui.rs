@@ -85,7 +85,7 @@ fn with_content(mut s: AppState) -> AppState {
             changed_by: Some(3),
         },
     ];
-    s.diagnostics = vec![
+    s.diagnostics.rows = vec![
         DiagnosticRow {
             severity: Severity::Error,
             path: "src/auth.ts".into(),

@@ -181,7 +181,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
     let (tx, mut rx) = event::channel();
     let mut s = state(&root);
     let (diag_tx, mut diag_rx) = tokio::sync::mpsc::unbounded_channel();
-    s.diagnostics_client = Some(hello_tui::diagnostics::DiagnosticsService::start(
+    s.diagnostics.client = Some(hello_tui::diagnostics::DiagnosticsService::start(
         Default::default(),
         root.clone(),
         diag_tx,
@@ -199,6 +199,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
     }
     pump_until(&mut s, &mut rx, |s| {
         s.diagnostics
+            .rows
             .iter()
             .any(|d| d.message.contains("undefined_thing"))
     })
@@ -206,6 +207,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
     assert!(s.editors.active().unwrap().is_dirty(), "nothing was saved");
     let row = s
         .diagnostics
+        .rows
         .iter()
         .find(|d| d.message.contains("undefined_thing"))
         .unwrap();

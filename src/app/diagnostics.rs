@@ -35,7 +35,7 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             true
         }
         DiagnosticsEvent::Published { .. } => {
-            let changed = state.diagnostics_store.apply(&event);
+            let changed = state.diagnostics.store.apply(&event);
             if changed {
                 let active = state.editors.active().map(|d| d.path().to_path_buf());
                 rebuild_rows(state, active.as_deref());
@@ -51,11 +51,12 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
     let root = state.workspace_root.clone();
     let selected = state
         .diagnostics
-        .get(state.diagnostics_cursor.selected)
+        .rows
+        .get(state.diagnostics.cursor.selected)
         .cloned();
-    let mut all = state.diagnostics_store.all_sorted();
+    let mut all = state.diagnostics.store.all_sorted();
     all.sort_by_key(|d| (Some(d.path.as_path()) != active, d.path.clone()));
-    state.diagnostics = all
+    state.diagnostics.rows = all
         .into_iter()
         .map(|d| DiagnosticRow {
             severity: d.severity,
@@ -77,30 +78,33 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
         .collect();
     // Keep the selection on the same diagnostic when it is still there.
     let index = selected
-        .and_then(|row| state.diagnostics.iter().position(|r| *r == row))
+        .and_then(|row| state.diagnostics.rows.iter().position(|r| *r == row))
         .unwrap_or(0);
-    state.diagnostics_cursor.selected = index.min(state.diagnostics.len().saturating_sub(1));
+    state.diagnostics.cursor.selected = index.min(state.diagnostics.rows.len().saturating_sub(1));
 }
 
 /// F8 / Shift+F8: the next (or previous) diagnostic after the selected one,
 /// across files, wrapping around.
 pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
-    let row = state.diagnostics.get(state.diagnostics_cursor.selected)?;
+    let row = state
+        .diagnostics
+        .rows
+        .get(state.diagnostics.cursor.selected)?;
     let here = Position::new(row.line.saturating_sub(1), row.column.saturating_sub(1));
-    let store = &state.diagnostics_store;
+    let store = &state.diagnostics.store;
     let target = if forward {
         store.next_after(&row.abs_path, here)
     } else {
         store.previous_before(&row.abs_path, here)
     }?;
-    let index = state.diagnostics.iter().position(|r| {
+    let index = state.diagnostics.rows.iter().position(|r| {
         r.abs_path == target.path
             && r.line == target.range.start.line + 1
             && r.column == target.range.start.character + 1
             && r.message == target.message
     })?;
-    state.diagnostics_cursor.selected = index;
-    state.diagnostics.get(index).cloned()
+    state.diagnostics.cursor.selected = index;
+    state.diagnostics.rows.get(index).cloned()
 }
 
 /// Keeps the language servers' view of the open buffers in step with the
@@ -108,10 +112,10 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
 /// edits (so diagnostics follow what the user typed, not only the disk),
 /// `didClose` for closed tabs. Called after every editor change.
 pub fn sync_open_documents(state: &mut AppState) {
-    let Some(service) = state.diagnostics_client.clone() else {
+    let Some(service) = state.diagnostics.client.clone() else {
         return;
     };
-    let mut open = std::mem::take(&mut state.diagnostics_sent);
+    let mut open = std::mem::take(&mut state.diagnostics.sent);
     let mut still_open = std::collections::HashMap::new();
     for doc in &state.editors.tabs {
         if doc.read_only_reason().is_some() {
@@ -134,25 +138,25 @@ pub fn sync_open_documents(state: &mut AppState) {
     for closed in open.into_keys() {
         service.close(closed);
     }
-    state.diagnostics_sent = still_open;
+    state.diagnostics.sent = still_open;
 }
 
 /// `/lsp-restart`: every server starts again, and every open buffer is
 /// sent again, so a server installed since (one that was missing from
 /// `PATH`) picks up the files already open.
 pub fn restart_servers(state: &mut AppState) {
-    let Some(service) = &state.diagnostics_client else {
+    let Some(service) = &state.diagnostics.client else {
         super::update::notice(state, "Diagnostics are not running.");
         return;
     };
     service.restart_servers();
-    state.diagnostics_sent.clear();
+    state.diagnostics.sent.clear();
     sync_open_documents(state);
 }
 
 /// A buffer reached the disk: servers get `didSave`, check commands run.
 pub fn saved(state: &AppState, path: &Path) {
-    if let Some(service) = &state.diagnostics_client {
+    if let Some(service) = &state.diagnostics.client {
         service.save(path.to_path_buf());
     }
 }
@@ -168,7 +172,8 @@ fn text_hash(text: &str) -> u64 {
 pub fn open_selected(state: &mut AppState) -> super::update::Command {
     let Some(row) = state
         .diagnostics
-        .get(state.diagnostics_cursor.selected)
+        .rows
+        .get(state.diagnostics.cursor.selected)
         .cloned()
     else {
         return super::update::Command::None;
@@ -228,17 +233,25 @@ mod tests {
         );
         let rows: Vec<_> = s
             .diagnostics
+            .rows
             .iter()
             .map(|r| (r.path.as_str(), r.line))
             .collect();
         assert_eq!(rows, vec![("a.py", 1), ("a.py", 10), ("b.py", 5)]);
-        assert_eq!(s.diagnostics[0].source.as_deref(), Some("ruff F401"));
+        assert_eq!(s.diagnostics.rows[0].source.as_deref(), Some("ruff F401"));
 
         rebuild_rows(&mut s, Some(Path::new("/ws/b.py")));
-        assert_eq!(s.diagnostics[0].path, "b.py", "the active file comes first");
+        assert_eq!(
+            s.diagnostics.rows[0].path, "b.py",
+            "the active file comes first"
+        );
 
         publish(&mut s, "/ws/b.py", vec![]);
-        assert_eq!(s.diagnostics.len(), 2, "an empty publish clears that file");
+        assert_eq!(
+            s.diagnostics.rows.len(),
+            2,
+            "an empty publish clears that file"
+        );
     }
 
     #[test]

@@ -234,8 +234,8 @@ fn scroll_pane(state: &mut AppState, pane: PaneId, delta: isize) {
             state.variables_cursor.move_by(delta, len);
         }
         PaneId::Diagnostics => {
-            let len = state.diagnostics.len();
-            state.diagnostics_cursor.move_by(delta, len);
+            let len = state.diagnostics.rows.len();
+            state.diagnostics.cursor.move_by(delta, len);
         }
         PaneId::FileView => {}
     }

@@ -45,7 +45,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         mirror.install_panic_hook(dir.clone());
     }
     spawn_signal_watcher(tx.clone(), recovery);
-    state.diagnostics_client = Some(start_diagnostics(&state, &tx));
+    state.diagnostics.client = Some(start_diagnostics(&state, &tx));
     state.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state, &tx);
     super::safety::start(&mut state, &tx, Some(fs_links));
@@ -100,7 +100,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         };
         needs_draw |= apply(&mut guard, &mut state, step)?;
         if state.should_quit
-            && let Some(diagnostics) = &state.diagnostics_client
+            && let Some(diagnostics) = &state.diagnostics.client
         {
             // Language servers get `shutdown`/`exit` (bounded wait) on quit.
             diagnostics.shutdown().await;

@@ -117,6 +117,7 @@ fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
             .collect(),
         SearchScope::Diagnostics => state
             .diagnostics
+            .rows
             .iter()
             .enumerate()
             .filter_map(|(i, d)| {

@@ -37,7 +37,7 @@ pub fn scene_key(state: &AppState) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     state.workspace_root.hash(&mut hasher);
     state.settings.snapshot_budget.hash(&mut hasher);
-    for d in &state.diagnostics {
+    for d in &state.diagnostics.rows {
         (&d.path, d.line, d.column, &d.message, d.severity as u8).hash(&mut hasher);
     }
     // Every edit, motion, tab change and reload bumps the revision, so the
@@ -57,6 +57,7 @@ pub fn request(state: &AppState) -> SceneRequest {
     let abs = |relative: &str| root.join(relative).to_string_lossy().into_owned();
     let diagnostics = state
         .diagnostics
+        .rows
         .iter()
         .map(|d| source::Diagnostic {
             path: abs(&d.path),

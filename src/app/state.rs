@@ -194,6 +194,23 @@ pub struct DiagnosticRow {
     pub source: Option<String>,
 }
 
+/// The Diagnostics pane's state in one place: every diagnostic by file and
+/// source (fed by the diagnostics service's events), the rows it shows, its
+/// cursor, and the service with what it has sent the language servers.
+#[derive(Default)]
+pub struct DiagnosticsPane {
+    pub store: DiagnosticsStore,
+    /// The rows, grouped by file (active file first), rebuilt when the
+    /// store changes.
+    pub rows: Vec<DiagnosticRow>,
+    pub cursor: ListCursor,
+    /// `None` in tests without language servers.
+    pub client: Option<DiagnosticsService>,
+    /// Buffers the language servers have open, with a hash of the text they
+    /// were last sent (to send `didChange` only when it changed).
+    pub sent: std::collections::HashMap<PathBuf, u64>,
+}
+
 /// A scrollable list with a selected row.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct ListCursor {
@@ -395,25 +412,16 @@ pub struct AppState {
     pub last_exec_id: Option<u64>,
     pub variables: Vec<VariableRow>,
     pub variables_cursor: ListCursor,
-    /// Every diagnostic by file and source; owned here, fed by the
-    /// diagnostics service's events.
-    pub diagnostics_store: DiagnosticsStore,
-    /// Rows of the Diagnostics pane, grouped by file, rebuilt when the
-    /// store changes.
     /// Sort order and filter of the variables pane.
     pub variables_view: VariablesView,
-    pub diagnostics: Vec<DiagnosticRow>,
-    pub diagnostics_client: Option<DiagnosticsService>,
-    /// Buffers the language servers have open, with a hash of the text they
-    /// were last sent (to send `didChange` only when it changed).
-    pub diagnostics_sent: std::collections::HashMap<PathBuf, u64>,
+    /// The Diagnostics pane and the service feeding it.
+    pub diagnostics: DiagnosticsPane,
     /// The running or finished `#text` search of file contents.
     pub content_search: Option<super::search::ContentSearch>,
     /// Search results pinned to the next prompt (shown above the composer).
     pub pins: Vec<Pin>,
     /// A transient line for the status bar (language server states, notices).
     pub status_notice: Option<String>,
-    pub diagnostics_cursor: ListCursor,
     /// The latest snapshot of the scene (built in the background).
     pub snapshot: Option<SnapshotView>,
     /// Syntax highlighting for the file view and code in the conversation
@@ -468,15 +476,11 @@ impl AppState {
             last_exec_id: None,
             variables: Vec::new(),
             variables_cursor: ListCursor::default(),
-            diagnostics_store: DiagnosticsStore::new(),
             variables_view: VariablesView::default(),
-            diagnostics: Vec::new(),
-            diagnostics_client: None,
-            diagnostics_sent: std::collections::HashMap::new(),
+            diagnostics: DiagnosticsPane::default(),
             status_notice: None,
             pins: Vec::new(),
             content_search: None,
-            diagnostics_cursor: ListCursor::default(),
             snapshot: None,
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)
                 .ok()
@@ -546,7 +550,8 @@ impl AppState {
     pub fn diagnostic_under_cursor(&self) -> Option<&crate::diagnostics::Diagnostic> {
         let doc = self.editors.active()?;
         let (line, character) = doc.cursor();
-        self.diagnostics_store
+        self.diagnostics
+            .store
             .at(
                 doc.path(),
                 crate::diagnostics::Position::new(line, character),

@@ -235,7 +235,7 @@ fn open_search_result(state: &mut AppState) {
         }
         SearchTarget::Diagnostic(index) => {
             state.focus = PaneId::Diagnostics;
-            state.diagnostics_cursor.selected = index;
+            state.diagnostics.cursor.selected = index;
         }
         SearchTarget::File(relative, line) => {
             let path = state.workspace_root.join(relative);
@@ -408,7 +408,7 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
                 && let Some(index) = clicked_diagnostic(state, rect, mouse.row)
             {
                 // Like the Problems panel of an IDE: a click opens the spot.
-                state.diagnostics_cursor.selected = index;
+                state.diagnostics.cursor.selected = index;
                 return super::diagnostics::open_selected(state).or_redraw();
             }
             let changed = state.focus != pane;

@@ -3,7 +3,7 @@
 use crate::app::AppState;
 
 /// One line of the pane: a file's header (with the index of its first
-/// diagnostic), or a diagnostic (its index in `state.diagnostics`).
+/// diagnostic), or a diagnostic (its index in `state.diagnostics.rows`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PaneLine {
     File(usize),
@@ -13,9 +13,9 @@ pub enum PaneLine {
 /// The pane's lines, grouped by file (rows arrive sorted by file). Shared
 /// by drawing and by mouse clicks, so a click lands on what is drawn.
 pub fn pane_lines(state: &AppState) -> Vec<PaneLine> {
-    let mut lines = Vec::with_capacity(state.diagnostics.len() + 8);
+    let mut lines = Vec::with_capacity(state.diagnostics.rows.len() + 8);
     let mut current_file: Option<&str> = None;
-    for (i, d) in state.diagnostics.iter().enumerate() {
+    for (i, d) in state.diagnostics.rows.iter().enumerate() {
         if current_file != Some(d.path.as_str()) {
             current_file = Some(d.path.as_str());
             lines.push(PaneLine::File(i));
@@ -39,7 +39,7 @@ pub fn diagnostic_at(state: &AppState, height: u16, row: u16) -> Option<usize> {
     let lines = pane_lines(state);
     let selected_line = lines
         .iter()
-        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics_cursor.selected))
+        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics.cursor.selected))
         .unwrap_or(0);
     match lines.get(first_visible(selected_line, height) + usize::from(row))? {
         PaneLine::File(i) | PaneLine::Diagnostic(i) => Some(*i),

@@ -41,6 +41,7 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
     ] {
         let n = state
             .diagnostics
+            .rows
             .iter()
             .filter(|d| d.severity == severity)
             .count();
@@ -55,21 +56,21 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
     let inner = block.inner(area);
     block.render(area, buf);
 
-    if state.diagnostics.is_empty() {
+    if state.diagnostics.rows.is_empty() {
         pane::empty_state("no diagnostics", theme, inner, buf);
         return;
     }
     let lines = pane_lines(state);
     let selected_line = lines
         .iter()
-        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics_cursor.selected))
+        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics.cursor.selected))
         .unwrap_or(0);
     let mut items: Vec<ListItem> = Vec::with_capacity(lines.len());
     for line in &lines {
         let item = match *line {
             PaneLine::File(first) => {
-                let path = &state.diagnostics[first].path;
-                let count = state.diagnostics[first..]
+                let path = &state.diagnostics.rows[first].path;
+                let count = state.diagnostics.rows[first..]
                     .iter()
                     .take_while(|r| r.path == *path)
                     .count();
@@ -79,7 +80,7 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
                 ])
             }
             PaneLine::Diagnostic(i) => {
-                let d = &state.diagnostics[i];
+                let d = &state.diagnostics.rows[i];
                 let source = d
                     .source
                     .as_deref()

@@ -138,7 +138,7 @@ fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
 /// the ranges on screen are underlined in its colour — the same clues the
 /// Diagnostics pane lists, where the user is looking.
 fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let diagnostics = state.diagnostics_store.for_file(doc.path());
+    let diagnostics = state.diagnostics.store.for_file(doc.path());
     if diagnostics.is_empty() || doc.is_binary() {
         return;
     }

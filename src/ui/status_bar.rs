@@ -78,7 +78,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         ),
         Segment::new(8, vec![Span::styled(format!("│ {snapshot} "), bar)]),
     ];
-    let counts = state.diagnostics_store.counts();
+    let counts = state.diagnostics.store.counts();
     if counts.total() > 0 {
         let mut spans = vec![Span::styled("│ ", bar)];
         for (n, severity) in [
