@@ -1,21 +1,9 @@
 //! The `hello-tui` binary: parse the command line, merge settings, and run
 //! the workbench or a subcommand.
 
-// House rules the compiler keeps (see ARCHITECTURE.md, "Lints"): no
-// `unwrap`/`expect` outside tests — I/O and user input get errors, not
-// panics — and a few pedantic lints that keep the code plain.
+// No `unwrap`/`expect` outside tests: I/O and user input get errors, not
+// panics. The other lints of the house are in Cargo.toml's `[lints]`.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
-#![warn(
-    clippy::manual_let_else,
-    clippy::unnested_or_patterns,
-    clippy::implicit_clone,
-    clippy::cloned_instead_of_copied,
-    clippy::explicit_iter_loop,
-    clippy::inefficient_to_string,
-    clippy::unused_self,
-    clippy::ref_option,
-    clippy::needless_raw_string_hashes
-)]
 
 use std::process::ExitCode;
 

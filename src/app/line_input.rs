@@ -1,12 +1,24 @@
 //! One single-line input for every prompt of the workbench — the search
 //! query, the file picker, go-to-line and find, the variables filter and an
 //! approval's denial reason — on the same `tui-textarea` engine as the
-//! composer. It gives them all cursor movement, word motions (Alt+←/→,
-//! Ctrl+W), Home/End, undo and the same paste; what no line can hold
-//! (newlines, tabs) never gets in.
+//! composer. It gives them all cursor movement, word motions (Alt+←/→ or
+//! Ctrl+←/→, Ctrl+W), Home/End and the same paste. What comes in is cleaned
+//! of control sequences, tabs become spaces, newlines never get in and a
+//! line holds at most [`MAX_CHARS`], so every character is one drawn glyph
+//! and the cursor index is where it is drawn.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_textarea::{CursorMove, Input, TextArea};
+
+/// Characters a line keeps: far more than any query or reason, few enough
+/// that a pasted file never makes typing slow.
+pub const MAX_CHARS: usize = 4096;
+
+/// `text`'s first line as a line may hold it: cleaned, tabs as spaces.
+fn clean_line(text: &str) -> String {
+    let first = text.split(['\n', '\r']).next().unwrap_or_default();
+    crate::sanitize::for_display(&first.replace('\t', " ")).into_owned()
+}
 
 /// What a key did to the line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,10 +62,10 @@ impl PartialEq for LineInput {
 impl Eq for LineInput {}
 
 impl LineInput {
-    /// A line holding `text` (its first line), the cursor at the end.
+    /// A line holding `text` (its first line, cleaned), the cursor at the end.
     pub fn new(text: &str) -> Self {
-        let first = text.lines().next().unwrap_or_default();
-        let mut area = TextArea::new(vec![first.to_owned()]);
+        let first: String = clean_line(text).chars().take(MAX_CHARS).collect();
+        let mut area = TextArea::new(vec![first]);
         area.move_cursor(CursorMove::End);
         Self { area }
     }
@@ -88,11 +100,27 @@ impl LineInput {
                 return Edit::None;
             }
             // Readline's kill-to-start, as the prompts always had (the
-            // textarea's own Ctrl+U is undo; Ctrl+Z still undoes here).
+            // textarea's own Ctrl+U is undo).
             KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
                 self.area.delete_line_by_head()
             }
-            KeyCode::Char('z') if key.modifiers.contains(KeyModifiers::CONTROL) => self.area.undo(),
+            // Word motions as in the composer and most terminals' readline.
+            KeyCode::Left if key.modifiers.contains(KeyModifiers::ALT) => {
+                self.area.move_cursor(CursorMove::WordBack);
+                false
+            }
+            KeyCode::Right if key.modifiers.contains(KeyModifiers::ALT) => {
+                self.area.move_cursor(CursorMove::WordForward);
+                false
+            }
+            KeyCode::Char(_)
+                if !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                    && self.text().chars().count() >= MAX_CHARS =>
+            {
+                false
+            }
             _ => self.area.input(Input::from(key)),
         };
         if changed {
@@ -104,10 +132,11 @@ impl LineInput {
         }
     }
 
-    /// Inserts the first line of `text` at the cursor; true when it added
-    /// anything. The caller strips control sequences first.
+    /// Inserts the first line of `text` at the cursor (cleaned, up to the
+    /// line's room); true when it added anything.
     pub fn paste(&mut self, text: &str) -> bool {
-        let first = text.lines().next().unwrap_or_default().replace('\t', " ");
+        let room = MAX_CHARS.saturating_sub(self.text().chars().count());
+        let first: String = clean_line(text).chars().take(room).collect();
         !first.is_empty() && self.area.insert_str(first)
     }
 }
@@ -156,11 +185,39 @@ mod tests {
         line.input(key(KeyCode::Left, KeyModifiers::NONE));
         line.input(key(KeyCode::Char('u'), KeyModifiers::CONTROL));
         assert_eq!(line.text(), " ");
+    }
+
+    #[test]
+    fn alt_and_ctrl_arrows_move_by_word() {
+        for modifiers in [KeyModifiers::ALT, KeyModifiers::CONTROL] {
+            let mut line = typed("find the user");
+            assert_eq!(line.input(key(KeyCode::Left, modifiers)), Edit::Cursor);
+            assert_eq!(line.cursor(), 9, "{modifiers:?}");
+            line.input(key(KeyCode::Left, modifiers));
+            assert_eq!(line.cursor(), 5);
+            line.input(key(KeyCode::Right, modifiers));
+            assert!(line.cursor() > 5, "{modifiers:?}");
+        }
+    }
+
+    #[test]
+    fn what_comes_in_is_cleaned_and_capped() {
+        let line = LineInput::new("a\tb\u{1b}[31mERR\nsecond");
+        assert_eq!(line.text(), "a bERR");
+        assert_eq!(line.cursor(), 6, "the cursor index is the drawn position");
+        let mut big = LineInput::default();
+        assert!(big.paste(&"x".repeat(MAX_CHARS * 3)));
+        assert_eq!(big.text().chars().count(), MAX_CHARS);
+        assert!(!big.paste("more"));
         assert_eq!(
-            line.input(key(KeyCode::Char('z'), KeyModifiers::CONTROL)),
-            Edit::Text
+            big.input(key(KeyCode::Char('y'), KeyModifiers::NONE)),
+            Edit::None
         );
-        assert_eq!(line.text(), "find the ");
+        assert_eq!(
+            big.input(key(KeyCode::Char('w'), KeyModifiers::CONTROL)),
+            Edit::Text,
+            "a full line can still be edited"
+        );
     }
 
     #[test]

@@ -10,7 +10,9 @@ use std::ops::Index;
 
 use super::state::ChatMessage;
 
-/// Identifies an entry for as long as the workbench runs (never reused).
+/// Identifies an entry for as long as the workbench runs: ids come from one
+/// counter for the process, so a replaced transcript never reuses one (a
+/// layout cached for an old entry can never be taken for a new one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EntryId(pub u64);
 
@@ -27,8 +29,9 @@ pub struct Entry {
 #[derive(Debug, Default)]
 pub struct Transcript {
     entries: Vec<Entry>,
-    next_id: u64,
 }
+
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Transcript {
     pub fn new() -> Self {
@@ -37,8 +40,7 @@ impl Transcript {
 
     /// Appends a message; returns its id.
     pub fn push(&mut self, message: ChatMessage) -> EntryId {
-        let id = EntryId(self.next_id);
-        self.next_id += 1;
+        let id = EntryId(NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         self.entries.push(Entry {
             id,
             revision: 0,

@@ -13,7 +13,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::ops::Range;
-use std::sync::Arc;
 
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -102,6 +101,10 @@ impl HistoryLayout {
         };
         if self.key.as_ref() != Some(&key) {
             self.entries.clear();
+            if self.key.as_ref().is_some_and(|k| k.styler != key.styler) {
+                // Memoised blocks are coloured by the old styler.
+                self.code.blocks.clear();
+            }
             self.key = Some(key);
         }
         self.laid_out = 0;
@@ -114,8 +117,15 @@ impl HistoryLayout {
         let request = std::mem::take(&mut conversation.scroll_request);
         let jump = conversation.jump_to.take();
         self.visible.clear();
-        if n == 0 || height == 0 {
+        if n == 0 {
             conversation.scroll = HistoryScroll::Follow;
+            return;
+        }
+        if height == 0 {
+            // Nothing shows (a tiny terminal): keep the place and the
+            // requests for when the pane is back.
+            conversation.scroll_request = request;
+            conversation.jump_to = jump;
             return;
         }
         let mut sizer = Sizer {
@@ -330,7 +340,7 @@ struct CodeMemo {
 struct MemoEntry {
     language: String,
     code: String,
-    lines: Arc<Vec<Vec<(Style, String)>>>,
+    lines: Vec<Vec<(Style, String)>>,
     used: u64,
 }
 
@@ -366,7 +376,7 @@ impl CodeStyler for Memoized<'_, '_> {
             && entry.code == code
         {
             entry.used = generation;
-            return entry.lines.as_ref().clone();
+            return entry.lines.clone();
         }
         let lines = self.inner.style_code(language, code);
         memo.blocks.insert(
@@ -374,7 +384,7 @@ impl CodeStyler for Memoized<'_, '_> {
             MemoEntry {
                 language: language.to_owned(),
                 code: code.to_owned(),
-                lines: Arc::new(lines.clone()),
+                lines: lines.clone(),
                 used: generation,
             },
         );
