@@ -72,6 +72,9 @@ pub struct KernelSection {
     pub memory_limit_mb: Option<u64>,
     /// Per-cell timeout in seconds (interrupt first, restart if it hangs).
     pub cell_timeout_secs: Option<u64>,
+    /// More environment variable names the kernel and `shell.run` children
+    /// may see, beyond the built-in allowlist (never the API key's).
+    pub env: Option<Vec<String>>,
 }
 
 /// `[safety]`: how model-written code is approved and confined.
@@ -108,6 +111,9 @@ pub struct Settings {
     pub allow_network: bool,
     pub memory_limit_mb: Option<u64>,
     pub cell_timeout_secs: Option<u64>,
+    /// `[kernel] env`: variable names passed to children besides the
+    /// allowlist (see `sandbox::ChildEnv`).
+    pub kernel_env: Vec<String>,
     /// The config file that was read, if any (shown in errors and `--help`).
     pub config_path: Option<PathBuf>,
 }
@@ -229,6 +235,7 @@ impl Settings {
             allow_network: flags.allow_network || file.safety.allow_network.unwrap_or(false),
             memory_limit_mb: file.kernel.memory_limit_mb,
             cell_timeout_secs: file.kernel.cell_timeout_secs,
+            kernel_env: file.kernel.env.unwrap_or_default(),
             config_path,
         })
     }

@@ -19,6 +19,7 @@ use hello_tui::agent::turn::{
 use hello_tui::context::{self, SharedContext, snapshot_channel};
 use hello_tui::kernel::caps::DenyAll;
 use hello_tui::kernel::{CodeRuntime, KernelConfig};
+use hello_tui::sandbox::{ChildEnv, Confinement};
 use hello_tui::session::{self, SessionWriter};
 use loopback::{Framing, LoopbackServer, Part, Reply, byte_pieces, data};
 use serde_json::{Value, json};
@@ -94,9 +95,15 @@ struct Rig {
 fn rig(root: &std::path::Path, provider: Arc<dyn ModelProvider>) -> Rig {
     let context = SharedContext::default();
     let (snapshot_tx, snapshot_rx) = snapshot_channel();
-    let registry =
-        hello_tui::exec::registry(root, Arc::new(DenyAll::default()), &context, snapshot_rx)
-            .unwrap();
+    let confinement = Confinement::unconfined(ChildEnv::from_host(&[], ""));
+    let registry = hello_tui::kernel_setup::registry(
+        root,
+        &confinement,
+        Arc::new(DenyAll::default()),
+        None,
+        Some(&(context.clone(), snapshot_rx)),
+    )
+    .unwrap();
     let mut config = KernelConfig::for_workspace(root);
     config.auto_refresh = None;
     let (kernel, _events) = CodeRuntime::new(config, registry);

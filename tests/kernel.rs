@@ -14,6 +14,7 @@ use hello_tui::kernel::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilityRegistry, CapabilitySpec,
     CodeRuntime, ExecOutcome, ExecResult, KernelConfig, KernelEvent, KernelStatus, StreamName,
 };
+use hello_tui::sandbox::{ChildEnv, Confinement};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
@@ -69,6 +70,13 @@ struct Kernel {
     written: mpsc::UnboundedReceiver<FsWritten>,
 }
 
+/// These tests are about the kernel, not the sandbox (tests/sandbox.rs,
+/// tests/safety.rs): shell children start with the allowlisted environment
+/// only.
+fn unconfined() -> Confinement {
+    Confinement::unconfined(ChildEnv::from_host(&[], ""))
+}
+
 fn kernel_with(tune: impl FnOnce(&mut KernelConfig), shell_denied: bool) -> Kernel {
     let dir = tempfile::tempdir().unwrap();
     let (dirty, dirty_rx) = watch::channel(DirtyPaths::default());
@@ -83,9 +91,10 @@ fn kernel_with(tune: impl FnOnce(&mut KernelConfig), shell_denied: bool) -> Kern
             Arc::new(DenyAll {
                 reason: "no shell in this test".into(),
             }),
+            unconfined(),
         )
     } else {
-        ShellCapability::new(dir.path(), Arc::new(AllowAll))
+        ShellCapability::new(dir.path(), Arc::new(AllowAll), unconfined())
     };
     let registry = CapabilityRegistry::new()
         .with(Arc::new(fs))
@@ -893,7 +902,7 @@ mod capabilities {
     async fn an_approval_answered_after_the_cell_gave_up_runs_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let (ask_tx, mut ask_rx) = mpsc::channel(4);
-        let shell = ShellCapability::new(dir.path(), Arc::new(AskUser::new(ask_tx)));
+        let shell = ShellCapability::new(dir.path(), Arc::new(AskUser::new(ask_tx)), unconfined());
         let mut config = KernelConfig::for_workspace(dir.path());
         config.auto_refresh = None;
         let (rt, _events) =

@@ -69,15 +69,18 @@ fn launch(
     allow_network: bool,
     status: SandboxStatus,
 ) -> Kernel {
+    launch_with(fixture, mode, settings(allow_network), status)
+}
+
+fn launch_with(
+    fixture: &Fixture,
+    mode: ApprovalMode,
+    settings: Settings,
+    status: SandboxStatus,
+) -> Kernel {
     let (tx, events) = event::channel();
     let broker = ApprovalBroker::new(tx.clone(), mode);
-    let launcher = KernelLauncher::new(
-        tx,
-        settings(allow_network),
-        fixture.workspace.clone(),
-        broker,
-        status,
-    );
+    let launcher = KernelLauncher::new(tx, settings, fixture.workspace.clone(), broker, status);
     let launched = launcher.launch(mode).unwrap();
     Kernel {
         client: launched.client,
@@ -279,4 +282,62 @@ async fn a_denied_shell_command_raises_the_reason_in_the_cell() {
     assert_eq!(error.type_name, "PermissionError");
     assert!(error.message.contains("never my home"), "{error:?}");
     still_works(&k).await;
+}
+
+/// Route 1: `shell.run` is spawned by the workbench, not the kernel, so it
+/// must get the kernel's confinement explicitly. Ordinary work (git in the
+/// workspace) still goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn shell_run_children_are_confined_like_the_kernel() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let outside = fixture.root.path().join("shell-outside.txt");
+    let code = format!(
+        "r = shell.run(\"grep -E '^(NoNewPrivs|CapEff)' /proc/self/status; touch {}\")\nprint(r['stdout'], end='')",
+        outside.display()
+    );
+    let r = run(&k, &code).await;
+    assert_eq!(
+        r.stdout, "CapEff:\t0000000000000000\nNoNewPrivs:\t1\n",
+        "{r:?}"
+    );
+    assert!(!outside.exists(), "shell.run wrote outside the workspace");
+    let r = run(
+        &k,
+        "r = shell.run('git init -q && echo x > a.txt && git status --short')\nprint(r['stdout'], r['stderr'], end='')",
+    )
+    .await;
+    assert_eq!(r.stdout.trim(), "?? a.txt", "{r:?}");
+    still_works(&k).await;
+}
+
+/// Route 4: the API key's variable never reaches a cell or a shell child,
+/// even when `[kernel] env` lists it, while listed names do; and the
+/// workbench's own `/proc/<pid>/environ` (which holds the key) is
+/// unreadable from both. Cargo's `CARGO_*` variables stand in for secrets.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_api_key_and_the_hosts_environ_stay_out_of_reach() {
+    let Some(status) = sandbox() else { return };
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    assert!(std::env::var_os("CARGO_PKG_NAME").is_some());
+    let fixture = Fixture::new();
+    let mut settings = settings(false);
+    settings.api_key_env = "CARGO_MANIFEST_DIR".to_owned();
+    settings.kernel_env = vec!["CARGO_MANIFEST_DIR".to_owned(), "CARGO_PKG_NAME".to_owned()];
+    let k = launch_with(&fixture, ApprovalMode::Auto, settings, status);
+    let host = std::process::id();
+    let code = format!(
+        "import os\n\
+print(sorted(k for k in os.environ if k.startswith('CARGO')))\n\
+print(shell.run('env | grep ^CARGO | cut -d= -f1')['stdout'].split())\n\
+try:\n    open('/proc/{host}/environ').read(); print('read')\n\
+except Exception as e:\n    print(type(e).__name__)\n\
+print(shell.run('cat /proc/{host}/environ >/dev/null 2>&1 && echo read || echo denied')['stdout'].strip())\n"
+    );
+    let r = run(&k, &code).await;
+    assert_eq!(
+        r.stdout, "['CARGO_PKG_NAME']\n['CARGO_PKG_NAME']\nPermissionError\ndenied\n",
+        "{r:?}"
+    );
 }

@@ -179,7 +179,7 @@ fn start_diagnostics(state: &AppState, tx: &AppEventSender) -> DiagnosticsServic
 /// The kernel's `fs.write` refuses paths with unsaved edits (the UI
 /// publishes them into a watch) and announces its writes so open buffers
 /// reload.
-fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> super::safety::FsLinks {
+fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> crate::kernel_setup::FsLinks {
     let (dirty_tx, dirty_rx) = tokio::sync::watch::channel(DirtyPaths::default());
     let (written_tx, mut written_rx) = tokio::sync::mpsc::unbounded_channel::<FsWritten>();
     let forward = tx.clone();
@@ -191,7 +191,7 @@ fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> super::safet
         }
     });
     state.dirty_paths_tx = Some(dirty_tx);
-    super::safety::FsLinks {
+    crate::kernel_setup::FsLinks {
         dirty: dirty_rx,
         written: written_tx,
     }

@@ -36,7 +36,7 @@ use landlock::{
 
 use super::error::SandboxError;
 use super::policy::SandboxPolicy;
-use super::seccomp;
+use super::seccomp::{self, Filter};
 use super::status::{NETWORK_ABI, kernel_abi};
 
 /// The newest ABI whose rights we request and have tested (Linux 6.12+:
@@ -62,6 +62,8 @@ pub struct PreparedSandbox {
     private_tmp: PathBuf,
     kernel_abi: u32,
     allow_network: bool,
+    /// `None` on CPUs this build has no seccomp filter for.
+    filter: Option<Filter>,
 }
 
 impl PreparedSandbox {
@@ -97,6 +99,13 @@ impl PreparedSandbox {
                 "only TCP is confined: no socket filter for this CPU, so UDP stays open".to_owned()
             });
         }
+        if !seccomp::SUPPORTED {
+            notes.push(
+                "unix sockets, device nodes, ptrace and bpf are not filtered: no seccomp \
+                 filter for this CPU"
+                    .to_owned(),
+            );
+        }
         if abi < 3 {
             notes.push(format!(
                 "truncating files outside the workspace is not confined (Landlock ABI {abi} < 3)"
@@ -114,9 +123,9 @@ impl PreparedSandbox {
         self.ruleset.as_raw_fd()
     }
 
-    /// Whether the child must install the seccomp socket filter.
-    pub(crate) fn filters_sockets(&self) -> bool {
-        !self.allow_network && seccomp::SUPPORTED
+    /// The seccomp filter the child installs, where this CPU has one.
+    pub(crate) fn filter(&self) -> Option<&Filter> {
+        self.filter.as_ref()
     }
 
     pub(crate) fn ruleset_owned(&self) -> io::Result<OwnedFd> {
@@ -162,6 +171,7 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         private_tmp: policy.private_tmp.clone(),
         kernel_abi: abi,
         allow_network: policy.allow_network,
+        filter: seccomp::SUPPORTED.then(|| Filter::build(!policy.allow_network)),
     })
 }
 
