@@ -341,3 +341,46 @@ print(shell.run('cat /proc/{host}/environ >/dev/null 2>&1 && echo read || echo d
         "{r:?}"
     );
 }
+
+/// Route 2: `fs.write` is done by the workbench, outside the sandbox, so a
+/// cell plants links for it: at the old predictable temp name, at the
+/// target, and as a folder on the way. None may lead the write out.
+#[tokio::test(flavor = "multi_thread")]
+async fn fs_write_cannot_be_steered_out_by_planted_links() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let victim = fixture.root.path().join("victim");
+    let existing = fixture.root.path().join("existing");
+    std::fs::write(&existing, "orig").unwrap();
+    let code = format!(
+        "import os\n\
+os.symlink({victim:?}, '.p.hello-tui-tmp')\n\
+fs.write('p', 'X')\n\
+print(open('p').read(), os.path.islink('p'))\n\
+os.symlink({existing:?}, 'q')\n\
+try:\n    fs.write('q', 'X')\n\
+except PermissionError as e:\n    print('PermissionError', 'symlink' in str(e))\n\
+os.symlink({outside:?}, 'd')\n\
+try:\n    fs.write('d/x.txt', 'X')\n\
+except PermissionError:\n    print('PermissionError')\n",
+        victim = victim.display().to_string(),
+        existing = existing.display().to_string(),
+        outside = fixture.root.path().display().to_string(),
+    );
+    let r = run(&k, &code).await;
+    assert_eq!(
+        r.stdout, "X False\nPermissionError True\nPermissionError\n",
+        "{r:?}"
+    );
+    assert!(!victim.exists(), "fs.write followed a planted link out");
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "orig");
+    assert!(!fixture.root.path().join("x.txt").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(&fixture.workspace)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".hello-tui-tmp") && name != ".p.hello-tui-tmp")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
