@@ -4,7 +4,8 @@
 //! the kernel runs in-process through [`CodeRuntime`], and the turn's
 //! events are printed: the final answer on stdout (progress on stderr), or
 //! with `--json` one JSON object per line. Exit 0 on a completed turn, 1 on
-//! a model/transport error, 2 on bad usage.
+//! a model/transport error or when the sandbox cannot be prepared (then no
+//! cell runs unless `--approval full`), 2 on bad usage.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;

@@ -573,6 +573,15 @@ mod exec {
     use std::process::Stdio;
 
     async fn exec(dir: &std::path::Path, base_url: &str, extra: &[&str]) -> (i32, String, String) {
+        exec_with_env(dir, base_url, extra, &[]).await
+    }
+
+    async fn exec_with_env(
+        dir: &std::path::Path,
+        base_url: &str,
+        extra: &[&str],
+        envs: &[(&str, &str)],
+    ) -> (i32, String, String) {
         let home = tempfile::tempdir().unwrap();
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
         command
@@ -585,6 +594,7 @@ mod exec {
             .env("XDG_CONFIG_HOME", home.path())
             .env_remove("HELLO_TUI_CONFIG")
             .env_remove("OPENAI_API_KEY")
+            .envs(envs.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -663,6 +673,46 @@ mod exec {
         let sessions = session::list(dir.path()).unwrap();
         assert_eq!(sessions.len(), 1);
         assert_eq!(sessions[0].id, events[0]["session_id"].as_str().unwrap());
+    }
+
+    /// Route 7: where the sandbox cannot be prepared (here: no temp dir for
+    /// its private one), exec refuses to run model code unconfined: a JSON
+    /// `error` event, exit 1, no request to the model. `--approval full`
+    /// (the user's explicit choice) still runs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exec_fails_closed_when_the_sandbox_cannot_be_prepared() {
+        let dir = workspace();
+        let server = LoopbackServer::start(vec![answer("Ran without a sandbox.")]).await;
+        let broken = [("TMPDIR", "/nonexistent/hello-tui-tmp")];
+        let (code, stdout, stderr) = exec_with_env(
+            dir.path(),
+            &server.base_url,
+            &["--json", "--approval", "auto", "hi"],
+            &broken,
+        )
+        .await;
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+        assert_eq!(last["type"], "error", "{stdout}");
+        let message = last["message"].as_str().unwrap();
+        assert!(
+            message.contains("refusing to run model-written code unconfined")
+                && message.contains("/nonexistent/hello-tui-tmp"),
+            "{message}"
+        );
+        assert!(server.requests().is_empty(), "the model was asked anyway");
+        let (code, stdout, stderr) = exec_with_env(
+            dir.path(),
+            &server.base_url,
+            &["--approval", "full", "hi"],
+            &broken,
+        )
+        .await;
+        assert_eq!(
+            (code, stdout.as_str()),
+            (0, "Ran without a sandbox.\n"),
+            "{stderr}"
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,6 +46,7 @@ impl Fixture {
 struct Kernel {
     client: KernelClient,
     confined: bool,
+    notice: Option<String>,
     events: AppEventReceiver,
 }
 
@@ -85,6 +86,7 @@ fn launch_with(
     Kernel {
         client: launched.client,
         confined: launched.confined,
+        notice: launched.notice,
         events,
     }
 }
@@ -383,4 +385,21 @@ except PermissionError:\n    print('PermissionError')\n",
         .filter(|name| name.ends_with(".hello-tui-tmp") && name != ".p.hello-tui-tmp")
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Fail closed in the TUI: when the sandbox cannot be prepared, `auto`
+/// gets an unconfined kernel only together with a notice saying why (the
+/// caller then asks about every cell), never silently.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unpreparable_sandbox_is_reported_not_silently_skipped() {
+    let fixture = Fixture::new();
+    let status = SandboxStatus::Unavailable("no Landlock in this test".into());
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    assert!(!k.confined);
+    let notice = k.notice.as_deref().unwrap_or_default();
+    assert!(
+        notice.contains("no Landlock in this test") && notice.contains("shown for approval"),
+        "{notice}"
+    );
+    still_works(&k).await;
 }

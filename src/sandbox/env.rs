@@ -5,8 +5,9 @@
 //! often cloud credentials, tokens, agent sockets). One `os.environ` in a
 //! cell would put them in the conversation, the session file and the next
 //! request. So children get only what programs need to run and to find
-//! Python: `PATH`, `HOME`, `USER`, `LOGNAME`, `LANG`, `LANGUAGE`, `TZ`,
-//! `TERM`, `LC_*`, `PYTHON*`, `VIRTUAL_ENV`, `PYENV_*`, plus the names the
+//! Python: `PATH`, `TMPDIR` (the sandbox points it at its private dir),
+//! `HOME`, `USER`, `LOGNAME`, `LANG`, `LANGUAGE`, `TZ`, `TERM`, `NO_COLOR`,
+//! `LC_*`, `PYTHON*`, `VIRTUAL_ENV`, `PYENV_*`, plus the names the
 //! user lists in `[kernel] env`. The variable holding the API key is never
 //! passed, even when listed.
 
@@ -14,8 +15,9 @@ use std::ffi::OsString;
 use std::process::Command;
 
 /// Names passed as they are.
-const ALLOWED: [&str; 10] = [
+const ALLOWED: [&str; 11] = [
     "PATH",
+    "TMPDIR",
     "HOME",
     "USER",
     "LOGNAME",
