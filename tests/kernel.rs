@@ -1239,3 +1239,38 @@ mod listing_protocol {
         assert_eq!(names(&stale), ["xs", "big", "m"]);
     }
 }
+
+/// Route 10: a cell can write protocol frames (here through the driver's
+/// own `send`). A forged `ready` naming another program must never choose
+/// the next kernel's interpreter, and a forged `result` for another cell id
+/// is ignored.
+#[tokio::test(flavor = "multi_thread")]
+async fn forged_frames_never_choose_the_interpreter_or_answer_for_another_cell() {
+    let k = kernel();
+    let marker = k.dir.path().join("evil-ran");
+    let evil = k.dir.path().join("evil.sh");
+    std::fs::write(
+        &evil,
+        format!(
+            "#!/bin/sh\ntouch {}\nexec python3 \"$@\"\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let forge = format!(
+        "import __main__\n\
+__main__.send({{'type': 'ready', 'python': '0.0', 'pid': 1, 'executable': {:?}}})\n\
+__main__.send({{'type': 'result', 'id': 999, 'ok': True, 'value_repr': 'forged'}})\n\
+'real'",
+        evil.display().to_string()
+    );
+    let r = ok(&k, &forge).await;
+    assert_eq!(r.value_repr.as_deref(), Some("'real'"));
+    let r = run(&k, "import os\nos._exit(3)").await;
+    assert!(!r.ok);
+    let r = ok(&k, "40 + 2").await;
+    assert_eq!(r.value_repr.as_deref(), Some("42"));
+    assert!(!marker.exists(), "the forged executable ran as the kernel");
+}

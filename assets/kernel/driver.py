@@ -1249,7 +1249,7 @@ def main():
     for pump in pumps:
         threading.Thread(target=pump.run, daemon=True, name="pump-" + pump.name).start()
 
-    send({"type": "ready", "python": sys.version.split()[0], "pid": os.getpid(), "executable": sys.executable})
+    send({"type": "ready", "python": sys.version.split()[0], "pid": os.getpid()})
     while True:
         try:
             cid, code = work.get()

@@ -3,7 +3,6 @@
 //! reports its death.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -201,14 +200,9 @@ fn dispatch(
     ready: &mut Option<oneshot::Sender<(String, u32)>>,
 ) {
     match msg {
-        KernelMessage::Ready {
-            python,
-            pid,
-            executable,
-        } => {
-            if let (Some(inner), Some(exe)) = (runtime.upgrade(), executable) {
-                *lock(&inner.resolved_python) = Some(PathBuf::from(exe));
-            }
+        KernelMessage::Ready { python, pid } => {
+            // Only the first `ready` of a start counts; a cell can write
+            // frames too, and a later one changes nothing.
             if let Some(ready) = ready.take() {
                 let _ = ready.send((python, pid));
             }
