@@ -403,3 +403,36 @@ async fn an_unpreparable_sandbox_is_reported_not_silently_skipped() {
     );
     still_works(&k).await;
 }
+
+/// Route 5/6 through a cell: the kernel and its `shell.run` children see
+/// `.git/` and `.hello-tui/` read-only, so nothing planted there runs at the
+/// user's next git command or is sent by `--continue`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cell_cannot_plant_git_hooks_or_forge_sessions() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&fixture.workspace)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let code = concat!(
+        "def attempt(path):\n",
+        "    try:\n",
+        "        open(path, 'w').write('x'); print('wrote', path)\n",
+        "    except OSError as e:\n",
+        "        print(type(e).__name__, e.strerror)\n",
+        "attempt('.git/hooks/pre-commit')\n",
+        "attempt('.hello-tui/sessions.jsonl')\n",
+        "print(shell.run('git config core.fsmonitor evil || echo refused')['stdout'].strip())\n",
+    );
+    let r = run(&k, code).await;
+    assert_eq!(
+        r.stdout, "OSError Read-only file system\nOSError Read-only file system\nrefused\n",
+        "{r:?}"
+    );
+    assert!(!fixture.workspace.join(".git/hooks/pre-commit").exists());
+    still_works(&k).await;
+}

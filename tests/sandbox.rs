@@ -907,4 +907,41 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
         assert!(!text.contains("READ-HOST-ENVIRON"), "{out:?}");
         assert!(text.contains("PATH="), "{text}");
     }
+
+    /// Route 5/6: `.git/` (hooks, `core.fsmonitor`) and `.hello-tui/`
+    /// (sessions, recovery files, the log) are read-only inside the
+    /// workspace, while the rest of it and `git status` keep working.
+    #[test]
+    fn git_and_workbench_state_are_read_only_but_work_goes_on() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&fixture.workspace)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        std::fs::create_dir_all(fixture.workspace.join(".hello-tui/sessions")).unwrap();
+        let out = sh(
+            &fixture,
+            "echo evil > .git/hooks/pre-commit && echo hook; \
+             git config core.fsmonitor evil && echo fsmonitor; \
+             echo '{}' >> .hello-tui/sessions/s.jsonl && echo session; \
+             echo work > a.txt && echo work; git status --short",
+        );
+        assert_eq!(stdout(&out), "work\n?? a.txt", "{out:?}");
+        assert!(!fixture.workspace.join(".git/hooks/pre-commit").exists());
+        let config = std::fs::read_to_string(fixture.workspace.join(".git/config")).unwrap();
+        assert!(!config.contains("fsmonitor"), "{config}");
+        assert!(
+            !fixture
+                .workspace
+                .join(".hello-tui/sessions/s.jsonl")
+                .exists()
+        );
+        // The namespace is the child's own: the host still writes there.
+        std::fs::write(fixture.workspace.join(".git/host-write"), "ok").unwrap();
+    }
 }

@@ -15,6 +15,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use super::caps;
+use super::namespace::Namespace;
 use super::prepare::PreparedSandbox;
 use super::seccomp::Filter;
 
@@ -22,7 +23,11 @@ use super::seccomp::Filter;
 /// prepared ruleset. Safe to call from `CommandExt::pre_exec`: it only makes
 /// raw syscalls, allocates nothing and takes no lock.
 pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
-    restrict_self(prepared.ruleset_fd(), prepared.filter())
+    restrict_self(
+        prepared.ruleset_fd(),
+        prepared.filter(),
+        prepared.namespace(),
+    )
 }
 
 /// Sets up `cmd` so the process it spawns runs inside the sandbox: its
@@ -41,6 +46,8 @@ pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> 
     // execs, so the confined program never sees it.
     let ruleset = prepared.ruleset_owned()?;
     let filter = prepared.filter().cloned();
+    // Planned per spawn: a `.git/` made since the last one is protected too.
+    let namespace = Namespace::plan(prepared.workspace())?;
     for var in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(var, prepared.private_tmp());
     }
@@ -48,20 +55,27 @@ pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> 
     // fd and a filter program it owns and calls restrict_self, which makes
     // raw syscalls without allocating or locking, so it is async-signal-safe.
     unsafe {
-        cmd.pre_exec(move || restrict_self(ruleset.as_raw_fd(), filter.as_ref()));
+        cmd.pre_exec(move || restrict_self(ruleset.as_raw_fd(), filter.as_ref(), &namespace));
     }
     Ok(())
 }
 
-/// Drops every capability ([`super::caps`]), then
+/// Enters the private mount namespace with read-only protected folders
+/// ([`super::namespace`]), drops every capability ([`super::caps`]), then
 /// `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self(ruleset, 0)` and the
 /// seccomp filter of [`super::seccomp`] (where this CPU has one).
 ///
-/// Capabilities go first: dropping the bounding set needs `CAP_SETPCAP`.
+/// The namespace comes first (mounting needs `CAP_SYS_ADMIN`), capabilities
+/// next (dropping the bounding set needs `CAP_SETPCAP`).
 /// No-new-privs is required for an unprivileged process to restrict itself,
 /// and it also stops a setuid binary from escaping the sandbox.
 /// `io::Error::last_os_error` only reads errno and stores an integer.
-pub(crate) fn restrict_self(ruleset: RawFd, filter: Option<&Filter>) -> io::Result<()> {
+pub(crate) fn restrict_self(
+    ruleset: RawFd,
+    filter: Option<&Filter>,
+    namespace: &Namespace,
+) -> io::Result<()> {
+    namespace.enter()?;
     caps::drop_all()?;
     // SAFETY: PR_SET_NO_NEW_PRIVS takes integer arguments only.
     let nnp = unsafe {

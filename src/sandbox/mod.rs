@@ -9,6 +9,8 @@
 //!
 //! What a confined child gets (see each module for why):
 //! - `env`: an environment built from an allowlist, never the API key;
+//! - `namespace`: a private mount namespace in which `.git/` and
+//!   `.hello-tui/` are read-only (a user namespace first when not root);
 //! - `caps`: no capabilities, even as root (bounding set emptied);
 //! - Landlock (`prepare`): reads everywhere, writes only beneath the
 //!   workspace, the private temp dir and configured extra paths; no TCP
@@ -41,12 +43,15 @@
 //!   by default (shared with every other program), and `multiprocessing`
 //!   managers (which listen on a unix socket) do not work;
 //! - `ptrace` is refused, so `gdb`/`strace` do not work in a cell;
+//! - writes to `.git/` fail (`git commit` from a cell; `git status` works);
+//! - as non-root, files of other users (root's included) appear owned by
+//!   `nobody` inside the user namespace;
 //! - switching between `full` and a sandboxed mode needs a kernel restart.
 //!
 //! Known gaps (stated so nobody over-trusts it): metadata changes to files
 //! outside the workspace that the user owns (chmod, utimes, xattrs) are not
-//! confined by Landlock; `.git/` and `.hello-tui/` inside the workspace are
-//! as writable as the rest of it (no mount namespace yet); on CPUs other than
+//! confined by Landlock; a `.git/` a cell creates where there was none is
+//! its own (protected only from the next spawn on); on CPUs other than
 //! x86_64/aarch64 there is no seccomp filter, so only TCP is confined there
 //! and unix sockets stay open. Reads are not confined at all (by design of
 //! this policy): a cell can read `~/.ssh` and print it into the conversation.
@@ -58,6 +63,7 @@ mod confinement;
 mod env;
 mod error;
 mod mode;
+mod namespace;
 mod policy;
 mod prepare;
 mod seccomp;
@@ -69,6 +75,7 @@ pub use confinement::Confinement;
 pub use env::ChildEnv;
 pub use error::SandboxError;
 pub use mode::{ApprovalMode, ParseModeError, effective_mode, fallback_notice};
+pub use namespace::PROTECTED;
 pub use policy::{PrivateTmp, SandboxPolicy};
 pub use prepare::{PreparedSandbox, prepare};
 pub use session::SandboxSession;

@@ -35,6 +35,7 @@ use landlock::{
 };
 
 use super::error::SandboxError;
+use super::namespace::Namespace;
 use super::policy::SandboxPolicy;
 use super::seccomp::{self, Filter};
 use super::status::{NETWORK_ABI, kernel_abi};
@@ -59,6 +60,10 @@ const WRITABLE_DEVICES: [&str; 6] = [
 #[derive(Debug)]
 pub struct PreparedSandbox {
     ruleset: OwnedFd,
+    workspace: PathBuf,
+    /// The namespace plan as of `prepare`, for [`super::apply_in_child`]
+    /// (which cannot plan in the child); `install` plans per spawn.
+    namespace: Namespace,
     private_tmp: PathBuf,
     kernel_abi: u32,
     allow_network: bool,
@@ -119,6 +124,14 @@ impl PreparedSandbox {
         notes
     }
 
+    pub(crate) fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    pub(crate) fn namespace(&self) -> &Namespace {
+        &self.namespace
+    }
+
     pub(crate) fn ruleset_fd(&self) -> RawFd {
         self.ruleset.as_raw_fd()
     }
@@ -166,8 +179,14 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
     }
 
     let ruleset = ruleset_fd(created)?;
+    let namespace = Namespace::plan(&policy.workspace).map_err(|source| SandboxError::Path {
+        path: policy.workspace.clone(),
+        source,
+    })?;
     Ok(PreparedSandbox {
         ruleset,
+        workspace: policy.workspace.clone(),
+        namespace,
         private_tmp: policy.private_tmp.clone(),
         kernel_abi: abi,
         allow_network: policy.allow_network,
