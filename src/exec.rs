@@ -28,7 +28,7 @@ use crate::context::{SharedContext, snapshot_channel};
 use crate::kernel::CodeRuntime;
 use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll};
 use crate::kernel_setup;
-use crate::sandbox::{ApprovalMode, Confinement, SandboxStatus};
+use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::session::SessionWriter;
 use crate::snapshot::{self, CollectOptions};
 
@@ -183,12 +183,11 @@ impl Job {
         };
         // Model-written code runs inside the sandbox unless `full` says not
         // to; where the sandbox cannot be prepared nothing runs (fail closed).
-        let confinement = match Confinement::for_mode(
+        let confinement = match kernel_setup::confinement(
+            &self.settings,
             self.approval,
             &SandboxStatus::probe(),
             &self.root,
-            self.settings.allow_network,
-            kernel_setup::child_env(&self.settings),
         ) {
             Ok(confinement) => confinement,
             Err(error) => {

@@ -12,7 +12,7 @@ use crate::config::Settings;
 use crate::context::{ContextCapability, PublishedSnapshot, SharedContext};
 use crate::kernel::caps::{ApprovalPolicy, DirtyPaths, FsCapability, FsWritten, ShellCapability};
 use crate::kernel::{CapabilityRegistry, KernelConfig, PreSpawnHook};
-use crate::sandbox::{ChildEnv, Confinement};
+use crate::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxError, SandboxStatus};
 
 /// What ties the kernel's `fs` to the open editors: the paths with unsaved
 /// edits (`fs.write` refuses them) and a channel announcing its writes (so
@@ -30,6 +30,26 @@ pub type ContextLink = (SharedContext, watch::Receiver<Option<PublishedSnapshot>
 /// `[kernel] env`, never the API key's variable.
 pub fn child_env(settings: &Settings) -> ChildEnv {
     ChildEnv::from_host(&settings.kernel_env, &settings.api_key_env)
+}
+
+/// How children run under these settings in `mode`: the kernel, its shell
+/// commands and check commands all get this (one policy: the workspace, a
+/// private temp dir and `[safety] writable`; the network if allowed). An
+/// error means the sandbox is needed but cannot be prepared: fail closed.
+pub fn confinement(
+    settings: &Settings,
+    mode: ApprovalMode,
+    status: &SandboxStatus,
+    workspace: &Path,
+) -> Result<Confinement, SandboxError> {
+    Confinement::for_mode(
+        mode,
+        status,
+        workspace,
+        settings.allow_network,
+        settings.writable.clone(),
+        child_env(settings),
+    )
 }
 
 /// The kernel's config from the settings (interpreter, memory limit, cell

@@ -52,7 +52,8 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         Ok(highlighter) => state.highlighter = Some(Arc::new(highlighter)),
         Err(error) => tracing::warn!(%error, "keeping the default syntax theme"),
     }
-    state.diagnostics_client = Some(start_diagnostics(&state, &tx));
+    let checks = super::safety::checks_confinement(&mut state);
+    state.diagnostics_client = Some(start_diagnostics(&state, &tx, checks));
     state.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state, &tx);
     super::safety::start(&mut state, &tx, Some(fs_links));
@@ -158,12 +159,17 @@ async fn sleep_until_due(due: Option<Instant>) {
 
 /// Starts the diagnostics service (language servers start lazily, on the
 /// first file of their language) and forwards its events to the loop.
-fn start_diagnostics(state: &AppState, tx: &AppEventSender) -> DiagnosticsService {
+fn start_diagnostics(
+    state: &AppState,
+    tx: &AppEventSender,
+    checks: crate::sandbox::Confinement,
+) -> DiagnosticsService {
     let (events, mut events_rx) = tokio::sync::mpsc::unbounded_channel();
     let service = DiagnosticsService::start(
         state.settings.diagnostics.clone(),
         state.workspace_root.clone(),
         events,
+        checks,
     );
     let tx = tx.clone();
     tokio::spawn(async move {

@@ -134,24 +134,18 @@ impl KernelLauncher {
     /// in `auto`). `shell.run` children get the kernel's confinement.
     pub fn launch(&self, mode: ApprovalMode) -> std::io::Result<Launched> {
         let root = &self.workspace;
-        let env = kernel_setup::child_env(&self.settings);
         let mut notice = None;
-        let confinement = match Confinement::for_mode(
-            mode,
-            &self.sandbox,
-            root,
-            self.settings.allow_network,
-            env.clone(),
-        ) {
+        let confinement = match kernel_setup::confinement(&self.settings, mode, &self.sandbox, root)
+        {
             Ok(confinement) => confinement,
             Err(error) => {
                 // Never silently unconfined: the caller falls back to
                 // asking and the user reads why.
                 notice = Some(format!(
                     "the sandbox could not be prepared ({error}); the kernel runs \
-                     unconfined and every model cell and shell command is shown for approval"
+                         unconfined and every model cell and shell command is shown for approval"
                 ));
-                Confinement::unconfined(env)
+                Confinement::unconfined(kernel_setup::child_env(&self.settings))
             }
         };
         if let Some(session) = confinement.session() {
@@ -175,6 +169,27 @@ impl KernelLauncher {
             confined: confinement.is_sandboxed(),
             notice,
         })
+    }
+}
+
+/// The confinement check commands run on save get: the kernel's policy in
+/// the configured mode (they run `build.rs`, `conftest.py`, npm scripts the
+/// model may have written). Where the sandbox cannot be prepared they run
+/// unconfined, and a notice says so.
+pub fn checks_confinement(state: &mut AppState) -> Confinement {
+    let mode = state.settings.approval.unwrap_or(ApprovalMode::Ask);
+    let status = SandboxStatus::probe();
+    match kernel_setup::confinement(&state.settings, mode, &status, &state.workspace_root) {
+        Ok(confinement) => confinement,
+        Err(error) => {
+            super::update::notice(
+                state,
+                &format!(
+                    "check commands run unconfined: the sandbox could not be prepared ({error})"
+                ),
+            );
+            Confinement::unconfined(kernel_setup::child_env(&state.settings))
+        }
     }
 }
 

@@ -14,6 +14,7 @@ use super::event::DiagnosticsEvent;
 use super::lsp::config::{LspTimings, ServerConfig, language_id_for_path};
 use super::lsp::supervisor::{DocCommand, Supervisor};
 use super::which::which;
+use crate::sandbox::Confinement;
 
 /// Everything the service needs to know, usually from the config file
 /// (`servers` / `checks` given there replace the defaults; timings are not
@@ -58,14 +59,16 @@ pub struct DiagnosticsService {
 impl DiagnosticsService {
     /// Spawns the service task on the current tokio runtime. `root` is the
     /// workspace root (servers' root and checks' default cwd).
+    /// Check commands start under `checks` (the kernel's confinement).
     pub fn start(
         config: DiagnosticsConfig,
         root: PathBuf,
         events: mpsc::UnboundedSender<DiagnosticsEvent>,
+        checks: Confinement,
     ) -> DiagnosticsService {
         let (tx, rx) = mpsc::unbounded_channel();
         let (checks, done_rx) =
-            CheckScheduler::new(config.checks.clone(), root.clone(), events.clone());
+            CheckScheduler::new(config.checks.clone(), root.clone(), events.clone(), checks);
         let actor = Actor {
             config,
             root,

@@ -58,6 +58,7 @@ pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
         &status,
         &workspace,
         args.allow_network,
+        Vec::new(),
         env,
     ) {
         Ok(confinement) => confinement,

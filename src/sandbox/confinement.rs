@@ -7,7 +7,7 @@
 //! builds its own.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
@@ -45,13 +45,15 @@ impl Confinement {
     }
 
     /// The confinement `mode` asks for: unconfined for `full`, else a fresh
-    /// sandbox session for `workspace`. An error means the sandbox is needed
-    /// but cannot be prepared; the caller must fail closed (ask, or refuse).
+    /// sandbox session for `workspace` (plus `extra_writable`). An error
+    /// means the sandbox is needed but cannot be prepared; the caller must
+    /// fail closed (ask, or refuse).
     pub fn for_mode(
         mode: ApprovalMode,
         status: &SandboxStatus,
         workspace: &Path,
         allow_network: bool,
+        extra_writable: Vec<PathBuf>,
         env: ChildEnv,
     ) -> Result<Self, SandboxError> {
         if !mode.sandboxed() {
@@ -60,7 +62,7 @@ impl Confinement {
         if let SandboxStatus::Unavailable(reason) = status {
             return Err(SandboxError::Unavailable(reason.clone()));
         }
-        let session = SandboxSession::start(workspace, allow_network, Vec::new())?;
+        let session = SandboxSession::start(workspace, allow_network, extra_writable)?;
         Ok(Self::sandboxed(session, env))
     }
 

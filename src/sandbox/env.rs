@@ -7,7 +7,9 @@
 //! request. So children get only what programs need to run and to find
 //! Python: `PATH`, `TMPDIR` (the sandbox points it at its private dir),
 //! `HOME`, `USER`, `LOGNAME`, `LANG`, `LANGUAGE`, `TZ`, `TERM`, `NO_COLOR`,
-//! `LC_*`, `PYTHON*`, `VIRTUAL_ENV`, `PYENV_*`, plus the names the
+//! `LC_*`, `PYTHON*`, `VIRTUAL_ENV`, `PYENV_*`, the toolchain's
+//! `CARGO_HOME`, `CARGO_TARGET_DIR`, `RUSTUP_HOME`, `RUSTUP_TOOLCHAIN`
+//! (check commands run `cargo`; never `CARGO_REGISTRY_TOKEN`), plus the names the
 //! user lists in `[kernel] env`. The variable holding the API key is never
 //! passed, even when listed.
 
@@ -15,9 +17,13 @@ use std::ffi::OsString;
 use std::process::Command;
 
 /// Names passed as they are.
-const ALLOWED: [&str; 11] = [
+const ALLOWED: [&str; 15] = [
     "PATH",
     "TMPDIR",
+    "CARGO_HOME",
+    "CARGO_TARGET_DIR",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
     "HOME",
     "USER",
     "LOGNAME",

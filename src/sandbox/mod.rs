@@ -29,7 +29,8 @@
 //! let status = SandboxStatus::probe(); // once, at start-up
 //! let env = ChildEnv::from_host(&[], "OPENAI_API_KEY");
 //! // An error: the sandbox is needed but cannot be prepared. Fail closed.
-//! let confinement = Confinement::for_mode(ApprovalMode::Auto, &status, workspace, false, env)?;
+//! let confinement =
+//!     Confinement::for_mode(ApprovalMode::Auto, &status, workspace, false, Vec::new(), env)?;
 //! let mut cmd = tokio::process::Command::new("python3");
 //! confinement.apply(cmd.as_std_mut())?; // keep `confinement` alive while it runs
 //! let child = cmd.spawn()?;
