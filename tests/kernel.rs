@@ -1274,3 +1274,18 @@ __main__.send({{'type': 'result', 'id': 999, 'ok': True, 'value_repr': 'forged'}
     assert_eq!(r.value_repr.as_deref(), Some("42"));
     assert!(!marker.exists(), "the forged executable ran as the kernel");
 }
+
+/// A capability call bigger than a frame may be once hung the cell until its
+/// timeout (the host dropped the frame). It fails at once, clearly, and the
+/// kernel goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_oversized_capability_call_fails_at_once_with_a_clear_error() {
+    let k = kernel();
+    let r = run(&k, "fs.write('big.txt', 'x' * (17 << 20))").await;
+    let error = r.error.expect("the call is refused");
+    assert_eq!(error.type_name, "ValueError", "{error:?}");
+    assert!(error.message.contains("at most"), "{}", error.message);
+    assert!(!k.dir.path().join("big.txt").exists());
+    let r = ok(&k, "fs.write('small.txt', 'x' * 1000)['bytes']").await;
+    assert_eq!(r.value_repr.as_deref(), Some("1000"));
+}

@@ -331,8 +331,8 @@ async fn the_api_key_and_the_hosts_environ_stay_out_of_reach() {
     let host = std::process::id();
     let code = format!(
         "import os\n\
-print(sorted(k for k in os.environ if k.startswith('CARGO')))\n\
-print(shell.run('env | grep ^CARGO | cut -d= -f1')['stdout'].split())\n\
+print(sorted(k for k in os.environ if k in ('CARGO_MANIFEST_DIR', 'CARGO_PKG_NAME')))\n\
+print(shell.run('env | cut -d= -f1 | grep -x -e CARGO_MANIFEST_DIR -e CARGO_PKG_NAME')['stdout'].split())\n\
 try:\n    open('/proc/{host}/environ').read(); print('read')\n\
 except Exception as e:\n    print(type(e).__name__)\n\
 print(shell.run('cat /proc/{host}/environ >/dev/null 2>&1 && echo read || echo denied')['stdout'].strip())\n"
@@ -435,4 +435,29 @@ async fn a_cell_cannot_plant_git_hooks_or_forge_sessions() {
     );
     assert!(!fixture.workspace.join(".git/hooks/pre-commit").exists());
     still_works(&k).await;
+}
+
+/// Ordinary work goes on in the sandbox: `pip install --target` into the
+/// workspace (from a wheel the cell builds, so no network is needed).
+#[tokio::test(flavor = "multi_thread")]
+async fn pip_install_target_into_the_workspace_works_confined() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let code = concat!(
+        "import sys, zipfile\n",
+        "info = 'hello12-0.1.dist-info/'\n",
+        "with zipfile.ZipFile('hello12-0.1-py3-none-any.whl', 'w') as z:\n",
+        "    z.writestr('hello12/__init__.py', 'X = 42\\n')\n",
+        "    z.writestr(info + 'METADATA', 'Metadata-Version: 2.1\\nName: hello12\\nVersion: 0.1\\n')\n",
+        "    z.writestr(info + 'WHEEL', 'Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n",
+        "    z.writestr(info + 'RECORD', '')\n",
+        "r = shell.run(sys.executable + ' -m pip install -q --no-index --target lib hello12-0.1-py3-none-any.whl', timeout=120)\n",
+        "sys.path.insert(0, 'lib')\n",
+        "import hello12\n",
+        "hello12.X\n",
+    );
+    let r = run(&k, code).await;
+    assert_eq!(r.value_repr.as_deref(), Some("42"), "{r:?}");
+    assert!(fixture.workspace.join("lib/hello12/__init__.py").exists());
 }

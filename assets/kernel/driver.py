@@ -921,16 +921,28 @@ class _Waiter:
 class Calls:
     """Cell-side half of capability calls: send `call`, block until `reply`."""
 
-    def __init__(self):
+    # Room for the frame's own fields around the arguments.
+    FRAME_OVERHEAD = 4096
+
+    def __init__(self, max_frame):
         self.pending = {}
         self.ids = itertools.count(1)
         self.lock = threading.Lock()
+        self.max_args = max_frame - self.FRAME_OVERHEAD
 
     def call(self, cap, action, args):
         try:
-            json.dumps(args)
+            encoded = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
         except (TypeError, ValueError) as exc:
             raise TypeError("%s.%s(): arguments must be JSON values (%s)" % (cap, action, exc)) from None
+        # The host drops frames over its limit; fail here, at once, rather
+        # than wait for a reply that cannot come.
+        size = len(encoded.encode("utf-8", "replace"))
+        if size > self.max_args:
+            raise ValueError(
+                "%s.%s(): the arguments are %d bytes; a capability call carries at most %d bytes "
+                "(write big data with open() instead)" % (cap, action, size, self.max_args)
+            )
         waiter = _Waiter()
         with self.lock:
             cid = next(self.ids)
@@ -1192,7 +1204,7 @@ def main():
         setattr(sys, "__%s__" % attr, stream)
 
     kernel = Kernel(config)
-    calls = Calls()
+    calls = Calls(int(config.get("max_frame_bytes", 16 << 20)))
     for spec in config.get("capabilities") or []:
         try:
             kernel.ns[spec["name"]] = CapabilityProxy(calls, spec)

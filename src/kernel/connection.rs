@@ -24,8 +24,9 @@ use super::runtime::{Inner, RuntimeStateHandle};
 use super::state::RuntimeState;
 use super::status::KernelStatus;
 
-/// Largest kernel→host frame accepted; the driver's own frames stay far below.
-const MAX_FRAME: usize = 16 << 20;
+/// Largest kernel→host frame accepted. The driver is told (it refuses a
+/// capability call whose arguments would not fit, at once and clearly).
+pub(super) const MAX_FRAME: usize = 16 << 20;
 
 /// One running kernel process.
 pub(super) struct Connection {
