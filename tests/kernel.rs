@@ -1289,3 +1289,26 @@ async fn an_oversized_capability_call_fails_at_once_with_a_clear_error() {
     let r = ok(&k, "fs.write('small.txt', 'x' * 1000)['bytes']").await;
     assert_eq!(r.value_repr.as_deref(), Some("1000"));
 }
+
+/// "1108157 characters dropped" was once all the model heard of 200 MB of
+/// output: the driver's own count vanished in the second cut. Now the counts
+/// add up exactly: kept + dropped characters + dropped bytes = printed.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_model_is_told_exactly_how_much_output_was_dropped() {
+    use hello_tui::agent::tool_result::{MAX_STREAM_CHARS, from_exec};
+    let k = kernel();
+    let printed: u64 = 5_000_000;
+    let r = ok(&k, &format!("print('x' * {printed}, end='')")).await;
+    let state = k.rt.describe().await.unwrap();
+    let stdout = from_exec(&r, &state)["stdout"].as_str().unwrap().to_owned();
+    let counts =
+        regex::Regex::new(r"\[(\d+) characters and (\d+) more bytes of output dropped\]").unwrap();
+    let caps = counts.captures(&stdout).expect("both counts are given");
+    let (chars, bytes): (u64, u64) = (caps[1].parse().unwrap(), caps[2].parse().unwrap());
+    assert_eq!(
+        chars + bytes + MAX_STREAM_CHARS as u64,
+        printed,
+        "{}",
+        &caps[0]
+    );
+}

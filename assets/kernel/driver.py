@@ -142,6 +142,8 @@ class Pump:
         text = self.decoder.decode(b"", True)
         if self.dropped:
             shown = len(self.tail)
+            # Same words as kernel::output::dropped_marker (the host adds
+            # them up when it cuts again).
             text += "\n[... %d bytes of output dropped ...]\n" % (self.dropped - shown)
             text += codecs.decode(bytes(self.tail), "utf-8", "replace")
         if text:

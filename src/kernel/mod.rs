@@ -67,7 +67,7 @@ pub use config::{KernelConfig, PreSpawnHook};
 pub use error::KernelError;
 pub use events::KernelEvent;
 pub use listing::{BaseMismatch, Listing, StateUpdate};
-pub use output::CappedText;
+pub use output::{CappedText, dropped_marker, dropped_markers_in};
 pub use process::DRIVER_SOURCE;
 pub use protocol::{ExecError, StreamName};
 pub use result::{ExecOutcome, ExecResult};
