@@ -10,7 +10,7 @@ use time::format_description::well_known::Rfc3339;
 
 use super::event::{Role, SessionEvent, SessionRecord};
 use super::id::{is_valid_id, new_id};
-use crate::agent::provider::redact::redact_key_like;
+use crate::agent::provider::redact::redact_known;
 
 /// How much of the first prompt a listing shows.
 const PROMPT_PREVIEW_CHARS: usize = 80;
@@ -154,7 +154,7 @@ impl SessionWriter {
         };
         let json =
             serde_json::to_string(&record).map_err(|e| SessionError::Encode(e.to_string()))?;
-        let mut line = redact_key_like(&json);
+        let mut line = redact_known(&json);
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
@@ -340,6 +340,30 @@ fn one_line_preview(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Route 4: once a cell printed the key, it was written to the session
+    /// (redaction only knew `sk-` shapes). The configured key's exact value
+    /// is removed, whatever its shape.
+    #[test]
+    fn the_configured_keys_value_never_reaches_the_file() {
+        let secret = "corp-gateway-token-7f3a9b2c";
+        let config = crate::agent::provider::openai::OpenAiConfig::new(None, "m", "K", &|_| {
+            Some(secret.to_owned())
+        });
+        assert!(config.api_key.is_some());
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = SessionWriter::create(dir.path(), "m").unwrap();
+        let event = SessionEvent::Message {
+            role: Role::Tool,
+            content: Some(format!("KEY={secret}\n")),
+            tool_calls: Vec::new(),
+            tool_call_id: Some("c1".to_owned()),
+        };
+        writer.append(&event).unwrap();
+        let text = std::fs::read_to_string(session_path(dir.path(), writer.id()).unwrap()).unwrap();
+        assert!(!text.contains(secret), "{text}");
+        assert!(text.contains("KEY=[REDACTED]"), "{text}");
+    }
 
     #[test]
     fn a_system_message_in_the_file_is_refused_with_a_note() {

@@ -17,11 +17,16 @@ pub const DEFAULT_KEY_ENV: &str = "OPENAI_API_KEY";
 pub struct ApiKey(String);
 
 impl ApiKey {
-    /// `None` for an empty string: an empty key is no key.
+    /// `None` for an empty string: an empty key is no key. The value is
+    /// remembered for redaction (session files, the log), whatever its shape.
     pub fn new(key: impl Into<String>) -> Option<Self> {
         let key = key.into();
         let trimmed = key.trim();
-        (!trimmed.is_empty()).then(|| ApiKey(trimmed.to_owned()))
+        if trimmed.is_empty() {
+            return None;
+        }
+        crate::agent::provider::redact::remember_secret(trimmed);
+        Some(ApiKey(trimmed.to_owned()))
     }
 
     pub(crate) fn expose(&self) -> &str {
