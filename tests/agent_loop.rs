@@ -715,6 +715,38 @@ mod exec {
         );
     }
 
+    /// exec once set up its own kernel and ignored `[kernel]` settings: it
+    /// now shares the workbench's setup, so `cell_timeout_secs` holds.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exec_honours_the_kernel_settings() {
+        let dir = workspace();
+        let config = dir.path().join("config.toml");
+        std::fs::write(&config, "[kernel]\ncell_timeout_secs = 1\n").unwrap();
+        let first = sse(&[
+            tool_chunk(
+                0,
+                Some("c1"),
+                "{\"code\": \"import time\\ntime.sleep(20)\"}",
+            ),
+            finish_chunk("tool_calls"),
+            done(),
+        ]);
+        let server = LoopbackServer::start(vec![first, answer("Too slow.")]).await;
+        let (code, stdout, stderr) = exec(
+            dir.path(),
+            &server.base_url,
+            &["--json", "--config", config.to_str().unwrap(), "wait"],
+        )
+        .await;
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let result: Value = stdout
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["type"] == "tool.result")
+            .expect("a tool result");
+        assert_eq!(result["error"]["type"], "TimeoutError", "{result}");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn plain_output_is_the_answer_and_errors_exit_1() {
         let dir = workspace();
