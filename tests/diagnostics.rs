@@ -294,6 +294,37 @@ mod fake_servers {
         service.shutdown().await;
     }
 
+    /// Language servers run project code too (rust-analyzer's build
+    /// scripts and proc macros): they start under the same confinement.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_language_server_runs_confined() {
+        if !SandboxStatus::probe().is_enforced() {
+            return;
+        }
+        let outer = tempfile::tempdir().unwrap();
+        let dir = outer.path().join("ws");
+        std::fs::create_dir(&dir).unwrap();
+        let outside = outer.path().join("server-was-here");
+        let script = format!(
+            "touch {} 2>/dev/null; exec python3 {}",
+            outside.display(),
+            fixture("junk_server.py")
+        );
+        let server = ServerConfig::new(&["fake"], "sh", &["-c", &script]).named("junk_server");
+        let (service, mut ui) = Ui::start(config(vec![server], vec![]), &dir);
+        let path = dir.join("a.fake");
+        service.open(&path, "fake", "BAD\n");
+        ui.until("diagnostics from the confined server", |ui| {
+            ui.file(&path).len() == 1
+        })
+        .await;
+        assert!(
+            !outside.exists(),
+            "a language server wrote outside the workspace"
+        );
+        service.shutdown().await;
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_crash_while_running_restarts_and_reopens_the_unsaved_text() {
         let dir = tempfile::tempdir().unwrap();

@@ -172,10 +172,10 @@ impl KernelLauncher {
     }
 }
 
-/// The confinement check commands run on save get: the kernel's policy in
-/// the configured mode (they run `build.rs`, `conftest.py`, npm scripts the
-/// model may have written). Where the sandbox cannot be prepared they run
-/// unconfined, and a notice says so.
+/// The confinement check commands run on save and language servers get:
+/// the kernel's policy in the configured mode (they run `build.rs`, proc
+/// macros, `conftest.py`, npm scripts the model may have written). Where the
+/// sandbox cannot be prepared they run unconfined, and a notice says so.
 pub fn checks_confinement(state: &mut AppState) -> Confinement {
     let mode = state.settings.approval.unwrap_or(ApprovalMode::Ask);
     let status = SandboxStatus::probe();
@@ -185,7 +185,8 @@ pub fn checks_confinement(state: &mut AppState) -> Confinement {
             super::update::notice(
                 state,
                 &format!(
-                    "check commands run unconfined: the sandbox could not be prepared ({error})"
+                    "check commands and language servers run unconfined: the sandbox could \
+                 not be prepared ({error})"
                 ),
             );
             Confinement::unconfined(kernel_setup::child_env(&state.settings))

@@ -59,19 +59,26 @@ pub struct DiagnosticsService {
 impl DiagnosticsService {
     /// Spawns the service task on the current tokio runtime. `root` is the
     /// workspace root (servers' root and checks' default cwd).
-    /// Check commands start under `checks` (the kernel's confinement).
+    /// Check commands and language servers start under `confinement` (the
+    /// kernel's): both run project code (`build.rs`, proc macros,
+    /// `conftest.py`) the model may have written.
     pub fn start(
         config: DiagnosticsConfig,
         root: PathBuf,
         events: mpsc::UnboundedSender<DiagnosticsEvent>,
-        checks: Confinement,
+        confinement: Confinement,
     ) -> DiagnosticsService {
         let (tx, rx) = mpsc::unbounded_channel();
-        let (checks, done_rx) =
-            CheckScheduler::new(config.checks.clone(), root.clone(), events.clone(), checks);
+        let (checks, done_rx) = CheckScheduler::new(
+            config.checks.clone(),
+            root.clone(),
+            events.clone(),
+            confinement.clone(),
+        );
         let actor = Actor {
             config,
             root,
+            confinement,
             events,
             servers: HashMap::new(),
             routes: HashMap::new(),
@@ -137,6 +144,8 @@ impl DiagnosticsService {
 struct Actor {
     config: DiagnosticsConfig,
     root: PathBuf,
+    /// Language servers start under this.
+    confinement: Confinement,
     events: mpsc::UnboundedSender<DiagnosticsEvent>,
     /// Running supervisors by index into `config.servers`.
     servers: HashMap<usize, mpsc::UnboundedSender<DocCommand>>,
@@ -261,6 +270,7 @@ impl Actor {
             self.root.clone(),
             self.config.timings.clone(),
             self.events.clone(),
+            self.confinement.clone(),
         );
         self.servers.insert(index, tx.clone());
         Some(tx)
