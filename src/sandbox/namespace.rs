@@ -45,7 +45,9 @@ impl Namespace {
     /// that exist now (`.hello-tui/` is created when missing: it is the
     /// workbench's own, and a cell must not be able to make it first).
     pub(crate) fn plan(workspace: &Path) -> io::Result<Namespace> {
-        std::fs::create_dir_all(workspace.join(".hello-tui"))?;
+        // Where it cannot be made (a read-only workspace), the child cannot
+        // make it either: nothing to protect then.
+        let _ = std::fs::create_dir_all(workspace.join(".hello-tui"));
         let mut read_only = Vec::new();
         for name in PROTECTED {
             let path = workspace.join(name);
