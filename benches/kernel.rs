@@ -116,7 +116,7 @@ async fn main() {
         rt.start().await.expect("kernel starts");
         starts.push(started.elapsed());
     }
-    report("restart (resolved interpreter), n=5", &stats(starts), None);
+    report("restart, n=5", &stats(starts), None);
 
     let bare = bare_pipe(ROUNDS).await;
     report("bare JSON-lines pipe round trip", &bare, None);

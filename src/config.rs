@@ -80,6 +80,9 @@ pub struct KernelSection {
     pub memory_limit_mb: Option<u64>,
     /// Per-cell timeout in seconds (interrupt first, restart if it hangs).
     pub cell_timeout_secs: Option<u64>,
+    /// More environment variable names the kernel and `shell.run` children
+    /// may see, beyond the built-in allowlist (never the API key's).
+    pub env: Option<Vec<String>>,
 }
 
 /// `[safety]`: how model-written code is approved and confined.
@@ -89,6 +92,9 @@ pub struct SafetySection {
     /// `ask`, `auto`, `full` or `deny`.
     pub approval: Option<ApprovalMode>,
     pub allow_network: Option<bool>,
+    /// More folders sandboxed children may write to (a tool's cache, e.g.
+    /// `~/.cargo/registry`); `~/` means the home folder.
+    pub writable: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -120,6 +126,12 @@ pub struct Settings {
     pub allow_network: bool,
     pub memory_limit_mb: Option<u64>,
     pub cell_timeout_secs: Option<u64>,
+    /// `[kernel] env`: variable names passed to children besides the
+    /// allowlist (see `sandbox::ChildEnv`).
+    pub kernel_env: Vec<String>,
+    /// `[safety] writable`, with `~/` expanded: folders the kernel, its
+    /// shell commands and check commands may write to besides the workspace.
+    pub writable: Vec<PathBuf>,
     /// The config file that was read, if any (shown in errors and `--help`).
     pub config_path: Option<PathBuf>,
 }
@@ -244,6 +256,17 @@ impl Settings {
             allow_network: flags.allow_network || file.safety.allow_network.unwrap_or(false),
             memory_limit_mb: file.kernel.memory_limit_mb,
             cell_timeout_secs: file.kernel.cell_timeout_secs,
+            kernel_env: file.kernel.env.unwrap_or_default(),
+            writable: file
+                .safety
+                .writable
+                .unwrap_or_default()
+                .iter()
+                .map(|path| match (path.strip_prefix("~/"), env("HOME")) {
+                    (Some(rest), Some(home)) => Path::new(&home).join(rest),
+                    _ => PathBuf::from(path),
+                })
+                .collect(),
             config_path,
         })
     }
@@ -330,6 +353,27 @@ mod tests {
         let s = Settings::merge(ConfigFile::default(), None, &flags, &env_of(&[])).unwrap();
         assert_eq!(s.approval, Some(ApprovalMode::Full));
         assert!(!s.allow_network);
+        assert!(s.writable.is_empty() && s.kernel_env.is_empty());
+        let file = ConfigFile::parse(
+            "[safety]\nwritable = [\"~/.cargo/registry\", \"/opt/cache\"]\n[kernel]\nenv = [\"MY_TOOL\"]\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        let s = Settings::merge(
+            file,
+            None,
+            &GlobalOptions::default(),
+            &env_of(&[("HOME", "/home/u")]),
+        )
+        .unwrap();
+        assert_eq!(
+            s.writable,
+            [
+                PathBuf::from("/home/u/.cargo/registry"),
+                PathBuf::from("/opt/cache")
+            ]
+        );
+        assert_eq!(s.kernel_env, ["MY_TOOL"]);
         let err = ConfigFile::parse("[safety]\napproval = \"yolo\"\n", Path::new("c.toml"))
             .unwrap_err()
             .to_string();

@@ -4,8 +4,9 @@
 //! the kernel runs in-process through [`CodeRuntime`], and the turn's
 //! events are printed: the final answer on stdout (progress on stderr), or
 //! with `--json` one JSON object per line. Exit 0 on a completed turn, 1 on
-//! a model/transport error, 2 on bad usage. `--resume ID` / `--continue`
-//! run the turn as one more turn of a saved session.
+//! a model/transport error or when the sandbox cannot be prepared (then no
+//! cell runs unless `--approval full`), 2 on bad usage. `--resume ID` /
+//! `--continue` run the turn as one more turn of a saved session.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -24,10 +25,11 @@ use crate::agent::turn::{
 use crate::agent::{self, provider::ModelProvider};
 use crate::cli::GlobalOptions;
 use crate::config::Settings;
-use crate::context::{ContextCapability, SharedContext, snapshot_channel};
-use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, FsCapability, ShellCapability};
-use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
-use crate::sandbox::ApprovalMode;
+use crate::context::{SharedContext, snapshot_channel};
+use crate::kernel::CodeRuntime;
+use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll};
+use crate::kernel_setup;
+use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::session::SessionWriter;
 use crate::snapshot::{self, CollectOptions};
 use crate::tokens::ContextWindow;
@@ -62,20 +64,6 @@ pub struct ExecArgs {
     /// The prompt; `-` reads it from stdin.
     #[arg(value_name = "PROMPT")]
     pub prompt: String,
-}
-
-/// The kernel's capabilities: `fs`, `shell` (with `shell_policy`) and
-/// `context`. Shared by the workbench and `exec`.
-pub fn registry(
-    root: &std::path::Path,
-    shell_policy: Arc<dyn ApprovalPolicy>,
-    context: &SharedContext,
-    snapshot: watch::Receiver<Option<crate::context::PublishedSnapshot>>,
-) -> std::io::Result<CapabilityRegistry> {
-    Ok(CapabilityRegistry::new()
-        .with(Arc::new(FsCapability::new(root)?))
-        .with(Arc::new(ShellCapability::new(root, shell_policy)))
-        .with(Arc::new(ContextCapability::new(context.clone(), snapshot))))
 }
 
 pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode> {
@@ -238,25 +226,37 @@ impl Job {
             }),
             ApprovalMode::Auto | ApprovalMode::Full => Arc::new(AllowAll),
         };
-        let (snapshot_tx, snapshot_rx) = snapshot_channel();
-        let registry = registry(&self.root, shell, &context, snapshot_rx)?;
-        let mut config = KernelConfig::for_workspace(&self.root);
-        config.python = self.settings.python.clone();
-        config.auto_refresh = None;
-        // Model-written code runs inside the sandbox unless `full` says not to.
-        if self.approval != ApprovalMode::Full {
-            match crate::sandbox::SandboxSession::start(
-                &self.root,
-                self.settings.allow_network,
-                Vec::new(),
-            ) {
-                Ok(session) => config.pre_spawn = Some(crate::app::safety::sandbox_hook(session)),
-                Err(error) => eprintln!(
-                    "hello-tui exec: warning: the sandbox is unavailable ({error}); cells run \
-                     unconfined"
-                ),
+        // Model-written code runs inside the sandbox unless `full` says not
+        // to; where the sandbox cannot be prepared nothing runs (fail closed).
+        let confinement = match kernel_setup::confinement(
+            &self.settings,
+            self.approval,
+            &SandboxStatus::probe(),
+            &self.root,
+        ) {
+            Ok(confinement) => confinement,
+            Err(error) => {
+                let message = format!(
+                    "{error}; refusing to run model-written code unconfined \
+                     (pass --approval full to run it without the sandbox)"
+                );
+                if !self.json {
+                    eprintln!("hello-tui exec: {message}");
+                }
+                out.event(json!({ "type": "error", "message": message }));
+                return Ok(ExitCode::from(1));
             }
-        }
+        };
+        let (snapshot_tx, snapshot_rx) = snapshot_channel();
+        let registry = kernel_setup::registry(
+            &self.root,
+            &confinement,
+            shell,
+            None,
+            Some(&(context.clone(), snapshot_rx)),
+        )?;
+        let mut config = kernel_setup::kernel_config(&self.settings, &self.root, &confinement);
+        config.auto_refresh = None;
         let (kernel, _kernel_events) = CodeRuntime::new(config, registry);
         let deps = TurnDeps {
             provider: self.provider.clone(),

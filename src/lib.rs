@@ -16,6 +16,7 @@ pub mod diagnostics;
 pub mod editor;
 pub mod exec;
 pub mod kernel;
+pub mod kernel_setup;
 pub mod keymap;
 pub mod logging;
 pub mod sandbox;

@@ -2,8 +2,11 @@
 //! full-screen UI). `HELLO_TUI_LOG` sets the filter (default `info`).
 
 use std::fs::OpenOptions;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
+
+use crate::agent::provider::redact::redact_known;
 
 use tracing_subscriber::EnvFilter;
 
@@ -31,8 +34,42 @@ pub fn init() -> anyhow::Result<PathBuf> {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
-        .with_writer(Mutex::new(file))
+        .with_writer(Mutex::new(Redacting(file)))
         .try_init()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(path)
+}
+
+/// A writer that removes API keys (remembered ones verbatim, key-shaped
+/// ones by shape) from what it writes. tracing formats each event into one
+/// buffer and writes it in one call, so a key is never split across writes.
+struct Redacting<W>(W);
+
+impl<W: Write> Write for Redacting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        self.0.write_all(redact_known(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_never_holds_a_remembered_key() {
+        crate::agent::provider::redact::remember_secret("log-secret-value-0815");
+        let mut log = Redacting(Vec::new());
+        log.write_all(b"request failed for key log-secret-value-0815\n")
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(log.0).unwrap(),
+            "request failed for key [REDACTED]\n"
+        );
+    }
 }

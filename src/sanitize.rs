@@ -32,6 +32,48 @@ pub fn for_display(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Makes every control character in `text` visible instead of removing it,
+/// for text the user approves (a shell command, a cell): what is shown must
+/// be exactly what runs, so an OSC payload like `ESC ]0; touch x BEL` shows
+/// as `␛]0; touch x ␇`, not as nothing. C0 controls become their Unicode
+/// control pictures (`␛`, `␇`, `␍`, `␀`), DEL `␡`; C1 controls and the
+/// invisible bidi/format characters that reorder or hide text (Trojan
+/// Source) become `<U+202E>`. Tab and newline are kept.
+pub fn visible_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_hidden) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            c if !is_hidden(c) => out.push(c),
+            '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
+            '\u{7f}' => out.push('\u{2421}'),
+            c => out.push_str(&format!("<U+{:04X}>", c as u32)),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether `text` holds characters [`visible_controls`] has to reveal: the
+/// approval overlay flags such a command.
+pub fn has_hidden_characters(text: &str) -> bool {
+    text.chars().any(is_hidden)
+}
+
+/// Control characters (but tab and newline) and the zero-width or
+/// direction-changing format characters.
+fn is_hidden(c: char) -> bool {
+    needs_care(c)
+        || matches!(
+            c,
+            '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
+        )
+}
+
 fn needs_care(c: char) -> bool {
     c.is_control() && c != '\n' && c != '\t'
 }
@@ -124,6 +166,25 @@ mod tests {
         assert_eq!(for_display("ab\u{8}\u{8}c"), "ab^H^Hc");
         assert_eq!(for_display("bell\u{7}"), "bell^G");
         assert_eq!(for_display("nul\0"), "nul^@");
+    }
+
+    #[test]
+    fn visible_controls_shows_every_hidden_character_and_drops_none() {
+        let osc = "echo SAFE \u{1b}]0 ; touch /tmp/HIDDEN ; \u{7}";
+        assert!(has_hidden_characters(osc));
+        assert_eq!(
+            visible_controls(osc),
+            "echo SAFE ␛]0 ; touch /tmp/HIDDEN ; ␇"
+        );
+        assert_eq!(visible_controls("a\rb\0\u{7f}"), "a␍b␀␡");
+        assert_eq!(visible_controls("x\u{9b}y\u{202e}z"), "x<U+009B>y<U+202E>z");
+        assert!(matches!(
+            visible_controls("ls -la\n\tgrep x"),
+            Cow::Borrowed(_)
+        ));
+        assert!(!has_hidden_characters("ls -la\n\tgrep x"));
+        // Nothing left for `for_display` to strip afterwards.
+        assert_eq!(for_display(&visible_controls(osc)), visible_controls(osc));
     }
 
     #[test]

@@ -21,6 +21,7 @@ use hello_tui::agent::turn::{
 use hello_tui::context::{self, SharedContext, snapshot_channel};
 use hello_tui::kernel::caps::DenyAll;
 use hello_tui::kernel::{CodeRuntime, KernelConfig};
+use hello_tui::sandbox::{ChildEnv, Confinement};
 use hello_tui::session::{self, SessionWriter};
 use loopback::{Framing, LoopbackServer, Part, Reply, byte_pieces, data};
 use serde_json::{Value, json};
@@ -96,9 +97,15 @@ struct Rig {
 fn rig(root: &std::path::Path, provider: Arc<dyn ModelProvider>) -> Rig {
     let context = SharedContext::default();
     let (snapshot_tx, snapshot_rx) = snapshot_channel();
-    let registry =
-        hello_tui::exec::registry(root, Arc::new(DenyAll::default()), &context, snapshot_rx)
-            .unwrap();
+    let confinement = Confinement::unconfined(ChildEnv::from_host(&[], ""));
+    let registry = hello_tui::kernel_setup::registry(
+        root,
+        &confinement,
+        Arc::new(DenyAll::default()),
+        None,
+        Some(&(context.clone(), snapshot_rx)),
+    )
+    .unwrap();
     let mut config = KernelConfig::for_workspace(root);
     config.auto_refresh = None;
     let (kernel, _events) = CodeRuntime::new(config, registry);
@@ -569,6 +576,15 @@ mod exec {
     use std::process::Stdio;
 
     async fn exec(dir: &std::path::Path, base_url: &str, extra: &[&str]) -> (i32, String, String) {
+        exec_with_env(dir, base_url, extra, &[]).await
+    }
+
+    async fn exec_with_env(
+        dir: &std::path::Path,
+        base_url: &str,
+        extra: &[&str],
+        envs: &[(&str, &str)],
+    ) -> (i32, String, String) {
         let home = tempfile::tempdir().unwrap();
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
         command
@@ -584,6 +600,7 @@ mod exec {
             .env("XDG_CONFIG_HOME", home.path())
             .env_remove("HELLO_TUI_CONFIG")
             .env_remove("OPENAI_API_KEY")
+            .envs(envs.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -670,6 +687,78 @@ mod exec {
         let sessions = session::list(dir.path()).unwrap();
         assert_eq!(sessions.len(), 1);
         assert_eq!(sessions[0].id, events[0]["session_id"].as_str().unwrap());
+    }
+
+    /// Route 7: where the sandbox cannot be prepared (here: no temp dir for
+    /// its private one), exec refuses to run model code unconfined: a JSON
+    /// `error` event, exit 1, no request to the model. `--approval full`
+    /// (the user's explicit choice) still runs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exec_fails_closed_when_the_sandbox_cannot_be_prepared() {
+        let dir = workspace();
+        let server = LoopbackServer::start(vec![answer("Ran without a sandbox.")]).await;
+        let broken = [("TMPDIR", "/nonexistent/hello-tui-tmp")];
+        let (code, stdout, stderr) = exec_with_env(
+            dir.path(),
+            &server.base_url,
+            &["--json", "--approval", "auto", "hi"],
+            &broken,
+        )
+        .await;
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+        assert_eq!(last["type"], "error", "{stdout}");
+        let message = last["message"].as_str().unwrap();
+        assert!(
+            message.contains("refusing to run model-written code unconfined")
+                && message.contains("/nonexistent/hello-tui-tmp"),
+            "{message}"
+        );
+        assert!(server.requests().is_empty(), "the model was asked anyway");
+        let (code, stdout, stderr) = exec_with_env(
+            dir.path(),
+            &server.base_url,
+            &["--approval", "full", "hi"],
+            &broken,
+        )
+        .await;
+        assert_eq!(
+            (code, stdout.as_str()),
+            (0, "Ran without a sandbox.\n"),
+            "{stderr}"
+        );
+    }
+
+    /// exec once set up its own kernel and ignored `[kernel]` settings: it
+    /// now shares the workbench's setup, so `cell_timeout_secs` holds.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exec_honours_the_kernel_settings() {
+        let dir = workspace();
+        let config = dir.path().join("config.toml");
+        std::fs::write(&config, "[kernel]\ncell_timeout_secs = 1\n").unwrap();
+        let first = sse(&[
+            tool_chunk(
+                0,
+                Some("c1"),
+                "{\"code\": \"import time\\ntime.sleep(20)\"}",
+            ),
+            finish_chunk("tool_calls"),
+            done(),
+        ]);
+        let server = LoopbackServer::start(vec![first, answer("Too slow.")]).await;
+        let (code, stdout, stderr) = exec(
+            dir.path(),
+            &server.base_url,
+            &["--json", "--config", config.to_str().unwrap(), "wait"],
+        )
+        .await;
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let result: Value = stdout
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["type"] == "tool.result")
+            .expect("a tool result");
+        assert_eq!(result["error"]["type"], "TimeoutError", "{result}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

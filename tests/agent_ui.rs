@@ -18,6 +18,7 @@ use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::DenyAll;
 use hello_tui::kernel::{CodeRuntime, ExecOutcome, ExecResult, KernelConfig};
+use hello_tui::sandbox::{ChildEnv, Confinement};
 use hello_tui::theme::Theme;
 use hello_tui::ui;
 use ratatui::Terminal;
@@ -224,11 +225,13 @@ fn without_a_model_the_message_explains_the_setup() {
 fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
     let (tx, rx) = event::channel();
     let mut s = state(root);
-    let registry = hello_tui::exec::registry(
+    let confinement = Confinement::unconfined(ChildEnv::from_host(&[], ""));
+    let registry = hello_tui::kernel_setup::registry(
         root,
+        &confinement,
         Arc::new(DenyAll::default()),
-        &s.agent.context,
-        s.agent.snapshot_receiver(),
+        None,
+        Some(&(s.agent.context.clone(), s.agent.snapshot_receiver())),
     )
     .unwrap();
     let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);

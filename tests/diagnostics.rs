@@ -10,6 +10,7 @@ use hello_tui::diagnostics::{
     CheckState, Diagnostic, DiagnosticsConfig, DiagnosticsEvent, DiagnosticsService,
     DiagnosticsStore, LspTimings, ServerConfig, ServerState, Severity, which,
 };
+use hello_tui::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxStatus};
 use tokio::sync::mpsc;
 
 /// Generous: these wait for real processes; no test asserts a timing.
@@ -41,6 +42,19 @@ fn config(servers: Vec<ServerConfig>, checks: Vec<CheckCommand>) -> DiagnosticsC
     }
 }
 
+/// The confinement the workbench gives check commands (`auto` mode), or an
+/// unconfined one where Landlock is missing (unless CI demands it).
+fn checks_confinement(root: &Path) -> Confinement {
+    let env = ChildEnv::from_host(&[], "");
+    let status = SandboxStatus::probe();
+    if let SandboxStatus::Unavailable(reason) = &status {
+        eprintln!("\n!!!!! LANDLOCK UNAVAILABLE: {reason}; checks run unconfined\n");
+        assert!(std::env::var_os("HELLO_TUI_REQUIRE_LANDLOCK").is_none());
+        return Confinement::unconfined(env);
+    }
+    Confinement::for_mode(ApprovalMode::Auto, &status, root, false, Vec::new(), env).unwrap()
+}
+
 /// The UI side of a test: drains events into a store, like the UI loop does.
 struct Ui {
     rx: mpsc::UnboundedReceiver<DiagnosticsEvent>,
@@ -49,9 +63,13 @@ struct Ui {
 }
 
 impl Ui {
+    /// Check commands run confined, as in the workbench, wherever the
+    /// sandbox is available: every check test also shows that ordinary
+    /// checks (ruff, py_compile, `cargo check`) work inside it.
     fn start(config: DiagnosticsConfig, root: &Path) -> (DiagnosticsService, Ui) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let service = DiagnosticsService::start(config, root.to_path_buf(), tx);
+        let service =
+            DiagnosticsService::start(config, root.to_path_buf(), tx, checks_confinement(root));
         let ui = Ui {
             rx,
             store: DiagnosticsStore::new(),
@@ -273,6 +291,37 @@ mod fake_servers {
             ui.file(&path).len() == 3
         })
         .await;
+        service.shutdown().await;
+    }
+
+    /// Language servers run project code too (rust-analyzer's build
+    /// scripts and proc macros): they start under the same confinement.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_language_server_runs_confined() {
+        if !SandboxStatus::probe().is_enforced() {
+            return;
+        }
+        let outer = tempfile::tempdir().unwrap();
+        let dir = outer.path().join("ws");
+        std::fs::create_dir(&dir).unwrap();
+        let outside = outer.path().join("server-was-here");
+        let script = format!(
+            "touch {} 2>/dev/null; exec python3 {}",
+            outside.display(),
+            fixture("junk_server.py")
+        );
+        let server = ServerConfig::new(&["fake"], "sh", &["-c", &script]).named("junk_server");
+        let (service, mut ui) = Ui::start(config(vec![server], vec![]), &dir);
+        let path = dir.join("a.fake");
+        service.open(&path, "fake", "BAD\n");
+        ui.until("diagnostics from the confined server", |ui| {
+            ui.file(&path).len() == 1
+        })
+        .await;
+        assert!(
+            !outside.exists(),
+            "a language server wrote outside the workspace"
+        );
         service.shutdown().await;
     }
 
@@ -674,6 +723,43 @@ mod checks {
             "only the surviving run reports: {states:?}"
         );
         service.shutdown().await;
+    }
+
+    /// Route 5: a check runs project code (`build.rs`, `conftest.py`), which
+    /// the model may have written; it must not write outside the workspace.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_check_command_runs_confined() {
+        if SandboxStatus::probe().is_enforced() {
+            let outer = tempfile::tempdir().unwrap();
+            let dir = outer.path().join("ws");
+            std::fs::create_dir(&dir).unwrap();
+            let path = write(&dir, "a.py", "x = 1\n");
+            let outside = outer.path().join("build-rs-was-here");
+            let script = format!(
+                "touch {} 2>/dev/null; grep NoNewPrivs /proc/self/status",
+                outside.display()
+            );
+            let mut escape = check(
+                "escape",
+                "sh",
+                &["-c", &script],
+                MatcherSpec::Builtin(BuiltinMatcher::Gcc),
+            );
+            escape.language_ids = vec!["python".into()];
+            let (service, mut ui) = Ui::start(config(vec![], vec![escape]), &dir);
+            service.run_checks(&path);
+            ui.until("the check to finish", |ui| {
+                ui.check_states("escape")
+                    .iter()
+                    .any(|s| matches!(s, CheckState::Finished { .. }))
+            })
+            .await;
+            assert!(
+                !outside.exists(),
+                "a check command wrote outside the workspace"
+            );
+            service.shutdown().await;
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

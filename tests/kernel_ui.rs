@@ -61,6 +61,26 @@ fn ask(state: &mut AppState, subject: ApprovalSubject) -> oneshot::Receiver<Appr
     answer
 }
 
+/// Route 3: an OSC sequence once hid `touch /tmp/HIDDEN` from the overlay.
+/// Every control character is shown (never dropped), the command is
+/// flagged, and the text approved is the text that runs.
+#[test]
+fn approval_overlay_shows_hidden_control_characters_and_flags_them() {
+    let mut s = state();
+    let command = "echo SAFE \u{1b}]0 ; touch /tmp/HIDDEN ; \u{7}";
+    let mut answer = ask(&mut s, ApprovalSubject::Command(command.into()));
+    let screen = text(&draw(&mut s, 100, 24));
+    assert!(
+        screen.contains("echo SAFE ␛]0 ; touch /tmp/HIDDEN ; ␇"),
+        "{screen}"
+    );
+    assert!(screen.contains("Contains control or invisible characters"));
+    insta::assert_snapshot!("approval_command_with_control_characters", screen);
+    assert_eq!(s.approvals.front().unwrap().subject.text(), command);
+    press(&mut s, KeyCode::Char('y'));
+    assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowOnce);
+}
+
 #[test]
 fn approval_overlay_shows_the_exact_command_and_the_queue() {
     let mut s = state();

@@ -544,6 +544,63 @@ mod faults {
         );
     }
 
+    /// A listener that accepts connections and never answers (holding them
+    /// open), and how many it accepted.
+    async fn silent_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = accepted.clone();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                held.push(socket);
+            }
+        });
+        (format!("http://127.0.0.1:{port}/v1"), accepted)
+    }
+
+    /// A server that accepts and never answers was once waited on for the
+    /// 300 s idle timeout per attempt: the first-byte timeout applies.
+    #[tokio::test]
+    async fn a_server_that_never_answers_hits_the_first_byte_timeout() {
+        let (base_url, accepted) = silent_server().await;
+        let mut c = OpenAiConfig::new(Some(&base_url), "m", "K", &|_| None);
+        c.max_attempts = 1;
+        c.first_byte_timeout = Duration::from_millis(200);
+        c.idle_timeout = Duration::from_secs(600);
+        let (_, turn) = run(&provider(c), ask("x")).await;
+        let shown = turn.error.expect("an error").to_string();
+        assert!(shown.contains("first-byte timeout"), "{shown}");
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    /// Retries stop when another try would pass the retry budget, however
+    /// many attempts are allowed.
+    #[tokio::test]
+    async fn retries_stop_at_the_retry_budget() {
+        let (base_url, accepted) = silent_server().await;
+        let mut c = OpenAiConfig::new(Some(&base_url), "m", "K", &|_| None);
+        c.max_attempts = 1000;
+        c.first_byte_timeout = Duration::from_millis(100);
+        c.initial_backoff = Duration::from_millis(10);
+        c.max_backoff = Duration::from_millis(20);
+        c.retry_budget = Duration::from_millis(700);
+        let (events, turn) = run(&provider(c), ask("x")).await;
+        let shown = turn.error.expect("an error").to_string();
+        assert!(shown.contains("retry budget"), "{shown}");
+        let retries = events
+            .iter()
+            .filter(|e| matches!(e, ProviderEvent::Retrying { .. }))
+            .count();
+        let tries = accepted.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            retries >= 1 && tries < 1000,
+            "{retries} retries, {tries} tries"
+        );
+    }
+
     /// Proves the TLS stack is wired (the ring provider is installed, or
     /// reqwest would panic building the client) and that a handshake failure
     /// is a readable error.

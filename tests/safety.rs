@@ -46,6 +46,7 @@ impl Fixture {
 struct Kernel {
     client: KernelClient,
     confined: bool,
+    notice: Option<String>,
     events: AppEventReceiver,
 }
 
@@ -69,19 +70,23 @@ fn launch(
     allow_network: bool,
     status: SandboxStatus,
 ) -> Kernel {
+    launch_with(fixture, mode, settings(allow_network), status)
+}
+
+fn launch_with(
+    fixture: &Fixture,
+    mode: ApprovalMode,
+    settings: Settings,
+    status: SandboxStatus,
+) -> Kernel {
     let (tx, events) = event::channel();
     let broker = ApprovalBroker::new(tx.clone(), mode);
-    let launcher = KernelLauncher::new(
-        tx,
-        settings(allow_network),
-        fixture.workspace.clone(),
-        broker,
-        status,
-    );
+    let launcher = KernelLauncher::new(tx, settings, fixture.workspace.clone(), broker, status);
     let launched = launcher.launch(mode).unwrap();
     Kernel {
         client: launched.client,
         confined: launched.confined,
+        notice: launched.notice,
         events,
     }
 }
@@ -279,4 +284,180 @@ async fn a_denied_shell_command_raises_the_reason_in_the_cell() {
     assert_eq!(error.type_name, "PermissionError");
     assert!(error.message.contains("never my home"), "{error:?}");
     still_works(&k).await;
+}
+
+/// Route 1: `shell.run` is spawned by the workbench, not the kernel, so it
+/// must get the kernel's confinement explicitly. Ordinary work (git in the
+/// workspace) still goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn shell_run_children_are_confined_like_the_kernel() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let outside = fixture.root.path().join("shell-outside.txt");
+    let code = format!(
+        "r = shell.run(\"grep -E '^(NoNewPrivs|CapEff)' /proc/self/status; touch {}\")\nprint(r['stdout'], end='')",
+        outside.display()
+    );
+    let r = run(&k, &code).await;
+    assert_eq!(
+        r.stdout, "CapEff:\t0000000000000000\nNoNewPrivs:\t1\n",
+        "{r:?}"
+    );
+    assert!(!outside.exists(), "shell.run wrote outside the workspace");
+    let r = run(
+        &k,
+        "r = shell.run('git init -q && echo x > a.txt && git status --short')\nprint(r['stdout'], r['stderr'], end='')",
+    )
+    .await;
+    assert_eq!(r.stdout.trim(), "?? a.txt", "{r:?}");
+    still_works(&k).await;
+}
+
+/// Route 4: the API key's variable never reaches a cell or a shell child,
+/// even when `[kernel] env` lists it, while listed names do; and the
+/// workbench's own `/proc/<pid>/environ` (which holds the key) is
+/// unreadable from both. Cargo's `CARGO_*` variables stand in for secrets.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_api_key_and_the_hosts_environ_stay_out_of_reach() {
+    let Some(status) = sandbox() else { return };
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    assert!(std::env::var_os("CARGO_PKG_NAME").is_some());
+    let fixture = Fixture::new();
+    let mut settings = settings(false);
+    settings.api_key_env = "CARGO_MANIFEST_DIR".to_owned();
+    settings.kernel_env = vec!["CARGO_MANIFEST_DIR".to_owned(), "CARGO_PKG_NAME".to_owned()];
+    let k = launch_with(&fixture, ApprovalMode::Auto, settings, status);
+    let host = std::process::id();
+    let code = format!(
+        "import os\n\
+print(sorted(k for k in os.environ if k in ('CARGO_MANIFEST_DIR', 'CARGO_PKG_NAME')))\n\
+print(shell.run('env | cut -d= -f1 | grep -x -e CARGO_MANIFEST_DIR -e CARGO_PKG_NAME')['stdout'].split())\n\
+try:\n    open('/proc/{host}/environ').read(); print('read')\n\
+except Exception as e:\n    print(type(e).__name__)\n\
+print(shell.run('cat /proc/{host}/environ >/dev/null 2>&1 && echo read || echo denied')['stdout'].strip())\n"
+    );
+    let r = run(&k, &code).await;
+    assert_eq!(
+        r.stdout, "['CARGO_PKG_NAME']\n['CARGO_PKG_NAME']\nPermissionError\ndenied\n",
+        "{r:?}"
+    );
+}
+
+/// Route 2: `fs.write` is done by the workbench, outside the sandbox, so a
+/// cell plants links for it: at the old predictable temp name, at the
+/// target, and as a folder on the way. None may lead the write out.
+#[tokio::test(flavor = "multi_thread")]
+async fn fs_write_cannot_be_steered_out_by_planted_links() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let victim = fixture.root.path().join("victim");
+    let existing = fixture.root.path().join("existing");
+    std::fs::write(&existing, "orig").unwrap();
+    let code = format!(
+        "import os\n\
+os.symlink({victim:?}, '.p.hello-tui-tmp')\n\
+fs.write('p', 'X')\n\
+print(open('p').read(), os.path.islink('p'))\n\
+os.symlink({existing:?}, 'q')\n\
+try:\n    fs.write('q', 'X')\n\
+except PermissionError as e:\n    print('PermissionError', 'symlink' in str(e))\n\
+os.symlink({outside:?}, 'd')\n\
+try:\n    fs.write('d/x.txt', 'X')\n\
+except PermissionError:\n    print('PermissionError')\n",
+        victim = victim.display().to_string(),
+        existing = existing.display().to_string(),
+        outside = fixture.root.path().display().to_string(),
+    );
+    let r = run(&k, &code).await;
+    assert_eq!(
+        r.stdout, "X False\nPermissionError True\nPermissionError\n",
+        "{r:?}"
+    );
+    assert!(!victim.exists(), "fs.write followed a planted link out");
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "orig");
+    assert!(!fixture.root.path().join("x.txt").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(&fixture.workspace)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".hello-tui-tmp") && name != ".p.hello-tui-tmp")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Fail closed in the TUI: when the sandbox cannot be prepared, `auto`
+/// gets an unconfined kernel only together with a notice saying why (the
+/// caller then asks about every cell), never silently.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unpreparable_sandbox_is_reported_not_silently_skipped() {
+    let fixture = Fixture::new();
+    let status = SandboxStatus::Unavailable("no Landlock in this test".into());
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    assert!(!k.confined);
+    let notice = k.notice.as_deref().unwrap_or_default();
+    assert!(
+        notice.contains("no Landlock in this test") && notice.contains("shown for approval"),
+        "{notice}"
+    );
+    still_works(&k).await;
+}
+
+/// Route 5/6 through a cell: the kernel and its `shell.run` children see
+/// `.git/` and `.hello-tui/` read-only, so nothing planted there runs at the
+/// user's next git command or is sent by `--continue`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cell_cannot_plant_git_hooks_or_forge_sessions() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&fixture.workspace)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let code = concat!(
+        "def attempt(path):\n",
+        "    try:\n",
+        "        open(path, 'w').write('x'); print('wrote', path)\n",
+        "    except OSError as e:\n",
+        "        print(type(e).__name__, e.strerror)\n",
+        "attempt('.git/hooks/pre-commit')\n",
+        "attempt('.hello-tui/sessions.jsonl')\n",
+        "print(shell.run('git config core.fsmonitor evil || echo refused')['stdout'].strip())\n",
+    );
+    let r = run(&k, code).await;
+    assert_eq!(
+        r.stdout, "OSError Read-only file system\nOSError Read-only file system\nrefused\n",
+        "{r:?}"
+    );
+    assert!(!fixture.workspace.join(".git/hooks/pre-commit").exists());
+    still_works(&k).await;
+}
+
+/// Ordinary work goes on in the sandbox: `pip install --target` into the
+/// workspace (from a wheel the cell builds, so no network is needed).
+#[tokio::test(flavor = "multi_thread")]
+async fn pip_install_target_into_the_workspace_works_confined() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let code = concat!(
+        "import sys, zipfile\n",
+        "info = 'hello12-0.1.dist-info/'\n",
+        "with zipfile.ZipFile('hello12-0.1-py3-none-any.whl', 'w') as z:\n",
+        "    z.writestr('hello12/__init__.py', 'X = 42\\n')\n",
+        "    z.writestr(info + 'METADATA', 'Metadata-Version: 2.1\\nName: hello12\\nVersion: 0.1\\n')\n",
+        "    z.writestr(info + 'WHEEL', 'Wheel-Version: 1.0\\nGenerator: t\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n",
+        "    z.writestr(info + 'RECORD', '')\n",
+        "r = shell.run(sys.executable + ' -m pip install -q --no-index --target lib hello12-0.1-py3-none-any.whl', timeout=120)\n",
+        "sys.path.insert(0, 'lib')\n",
+        "import hello12\n",
+        "hello12.X\n",
+    );
+    let r = run(&k, code).await;
+    assert_eq!(r.value_repr.as_deref(), Some("42"), "{r:?}");
+    assert!(fixture.workspace.join("lib/hello12/__init__.py").exists());
 }

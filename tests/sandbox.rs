@@ -488,31 +488,30 @@ print(asyncio.run(main()))";
         assert_eq!(stdout(&out), "ok", "{out:?}");
     }
 
-    /// The kernel's control channel must survive the sandbox: a pathname
-    /// unix socket the host listens on (here in the private temp dir) stays
-    /// reachable. (TCP would not be, nor a host-side abstract socket.)
+    /// A pathname unix socket is a door to whatever listens on it (a tmux
+    /// server, a Docker daemon), with or without network: `socket(AF_UNIX)`
+    /// is refused, even for a socket in the sandbox's own temp dir.
     #[test]
-    fn a_host_unix_socket_in_the_private_tmp_is_reachable() {
+    fn connecting_to_a_host_unix_socket_is_denied() {
         if !landlock_available() {
             return;
         }
-        let fixture = Fixture::new();
-        let session = fixture.session(false);
-        let path = session.private_tmp().join("control.sock");
-        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
-        let script = "import socket, sys\n\
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b'ready'); print('ok')";
-        let out = sandboxed(
-            &session,
-            &fixture.workspace,
-            "python3",
-            &["-c", script, path.to_str().unwrap()],
-        );
-        assert_eq!(stdout(&out), "ok", "{out:?}");
-        let (mut conn, _) = listener.accept().unwrap();
-        let mut got = String::new();
-        std::io::Read::read_to_string(&mut conn, &mut got).unwrap();
-        assert_eq!(got, "ready");
+        for allow_network in [false, true] {
+            let fixture = Fixture::new();
+            let session = fixture.session(allow_network);
+            let path = session.private_tmp().join("door.sock");
+            let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+            let script = "import socket, sys\n\
+try:\n    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print('connected')\n\
+except Exception as e:\n    print(type(e).__name__)\n";
+            let out = sandboxed(
+                &session,
+                &fixture.workspace,
+                "python3",
+                &["-c", script, path.to_str().unwrap()],
+            );
+            assert_eq!(stdout(&out), "PermissionError", "{out:?}");
+        }
     }
 
     #[test]
@@ -763,5 +762,186 @@ mod cli {
             Ok(code) => assert_eq!(code, ExitCode::from(2)),
             Err(error) => assert!(error.to_string().contains("no-such-program"), "{error:#}"),
         }
+    }
+}
+
+/// The routes out of the sandbox an attacker tried (issue 12), each through
+/// the real `hello-tui sandbox -- CMD`, as whatever user runs the tests (CI
+/// runs them as root).
+mod routes {
+    use super::*;
+
+    const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
+
+    fn via_cli(fixture: &Fixture, command: &[&str]) -> Output {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("sandbox")
+            .arg("-C")
+            .arg(&fixture.workspace)
+            .arg("--")
+            .args(command)
+            .env("OPENAI_API_KEY", "sk-route-test-secret")
+            .env("HELLO_TUI_TEST_TOKEN", "tok-route-test-secret");
+        output_of(cmd)
+    }
+
+    fn sh(fixture: &Fixture, script: &str) -> Output {
+        via_cli(fixture, &["sh", "-c", script])
+    }
+
+    #[test]
+    fn the_command_holds_no_capabilities_even_as_root() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let out = sh(
+            &fixture,
+            "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status",
+        );
+        let text = stdout(&out);
+        assert_eq!(text.lines().count(), 5, "{out:?}");
+        for line in text.lines() {
+            assert!(line.ends_with("0000000000000000"), "{line}");
+        }
+    }
+
+    #[test]
+    fn device_nodes_and_chown_are_refused_but_fifos_work() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let out = sh(
+            &fixture,
+            "mkfifo fifo && echo fifo; mknod blk b 7 0 && echo block; \
+             mknod chr c 1 3 && echo char; touch mine; chown 4242 mine && echo chown; \
+             chmod 600 mine && echo chmod",
+        );
+        assert_eq!(stdout(&out), "fifo\nchmod", "{out:?}");
+        assert!(!fixture.workspace.join("blk").exists());
+        assert!(!fixture.workspace.join("chr").exists());
+        use std::os::unix::fs::MetadataExt;
+        let owner = std::fs::metadata(fixture.workspace.join("mine")).unwrap();
+        // SAFETY: geteuid has no preconditions.
+        assert_eq!(owner.uid(), unsafe { libc::geteuid() });
+    }
+
+    /// `bpf`, `keyctl`, `sethostname` and `ptrace` fail with EPERM, as root
+    /// too. (sethostname is tried with the current name, so a broken
+    /// sandbox changes nothing.)
+    #[test]
+    fn kernel_interfaces_root_could_use_are_refused() {
+        if !landlock_available() {
+            return;
+        }
+        let script = "import ctypes, os, signal, socket, sys, time\n\
+libc = ctypes.CDLL(None, use_errno=True)\n\
+bpf, keyctl, ptrace = (int(a) for a in sys.argv[1:4])\n\
+def errno(result):\n    return ctypes.get_errno() if result == -1 else 0\n\
+print('bpf', errno(libc.syscall(bpf, 0, None, 0)))\n\
+print('keyctl', errno(libc.syscall(keyctl, 0, ctypes.c_long(-3), 0)))\n\
+try:\n    socket.sethostname(socket.gethostname()); print('sethostname 0')\n\
+except OSError as e:\n    print('sethostname', e.errno)\n\
+child = os.fork()\n\
+if child == 0:\n    time.sleep(5); os._exit(0)\n\
+print('ptrace', errno(libc.syscall(ptrace, 16, child, 0, 0)))\n\
+os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
+        let numbers = [libc::SYS_bpf, libc::SYS_keyctl, libc::SYS_ptrace].map(|n| n.to_string());
+        let fixture = Fixture::new();
+        let mut command = vec!["python3", "-c", script];
+        command.extend(numbers.iter().map(String::as_str));
+        let out = via_cli(&fixture, &command);
+        let eperm = libc::EPERM;
+        assert_eq!(
+            stdout(&out),
+            format!("bpf {eperm}\nkeyctl {eperm}\nsethostname {eperm}\nptrace {eperm}"),
+            "{out:?}"
+        );
+    }
+
+    /// The user's tmux server runs any command a client asks for: a
+    /// sandboxed `tmux run-shell` must not reach it.
+    #[test]
+    fn tmux_run_shell_cannot_reach_the_users_server() {
+        if !landlock_available() {
+            return;
+        }
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("\n!!!!! tmux missing: tmux route not tried\n");
+            return;
+        }
+        let fixture = Fixture::new();
+        let socket = fixture.root.path().join("tmux.sock");
+        let socket = socket.to_str().unwrap();
+        let started = Command::new("tmux")
+            .args(["-S", socket, "new-session", "-d", "sleep 60"])
+            .status()
+            .unwrap();
+        assert!(started.success());
+        let marker = fixture.root.path().join("ran-outside");
+        let run = format!("touch {}", marker.display());
+        let out = via_cli(&fixture, &["tmux", "-S", socket, "run-shell", &run]);
+        let _ = Command::new("tmux")
+            .args(["-S", socket, "kill-server"])
+            .status();
+        assert!(!marker.exists(), "tmux ran a command outside: {out:?}");
+        assert!(!out.status.success(), "{out:?}");
+    }
+
+    /// Secrets stay out: the API key and other variables not on the
+    /// allowlist never reach the command, and the workbench's own
+    /// `/proc/<pid>/environ` (where they are) cannot be read.
+    #[test]
+    fn secrets_in_the_environment_do_not_reach_the_command() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let out = sh(
+            &fixture,
+            "env; cat /proc/$PPID/environ && echo READ-HOST-ENVIRON; exit 0",
+        );
+        let text = stdout(&out);
+        assert!(!text.contains("route-test-secret"), "{text}");
+        assert!(!text.contains("READ-HOST-ENVIRON"), "{out:?}");
+        assert!(text.contains("PATH="), "{text}");
+    }
+
+    /// Route 5/6: `.git/` (hooks, `core.fsmonitor`) and `.hello-tui/`
+    /// (sessions, recovery files, the log) are read-only inside the
+    /// workspace, while the rest of it and `git status` keep working.
+    #[test]
+    fn git_and_workbench_state_are_read_only_but_work_goes_on() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&fixture.workspace)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        std::fs::create_dir_all(fixture.workspace.join(".hello-tui/sessions")).unwrap();
+        let out = sh(
+            &fixture,
+            "echo evil > .git/hooks/pre-commit && echo hook; \
+             git config core.fsmonitor evil && echo fsmonitor; \
+             echo '{}' >> .hello-tui/sessions/s.jsonl && echo session; \
+             echo work > a.txt && echo work; git status --short",
+        );
+        assert_eq!(stdout(&out), "work\n?? a.txt", "{out:?}");
+        assert!(!fixture.workspace.join(".git/hooks/pre-commit").exists());
+        let config = std::fs::read_to_string(fixture.workspace.join(".git/config")).unwrap();
+        assert!(!config.contains("fsmonitor"), "{config}");
+        assert!(
+            !fixture
+                .workspace
+                .join(".hello-tui/sessions/s.jsonl")
+                .exists()
+        );
+        // The namespace is the child's own: the host still writes there.
+        std::fs::write(fixture.workspace.join(".git/host-write"), "ok").unwrap();
     }
 }

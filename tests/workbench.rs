@@ -185,6 +185,10 @@ async fn typed_bug_reaches_the_pane_before_saving() {
         Default::default(),
         root.clone(),
         diag_tx,
+        hello_tui::sandbox::Confinement::unconfined(hello_tui::sandbox::ChildEnv::from_host(
+            &[],
+            "",
+        )),
     ));
     let forward = tx.clone();
     tokio::spawn(async move {

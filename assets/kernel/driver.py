@@ -142,6 +142,8 @@ class Pump:
         text = self.decoder.decode(b"", True)
         if self.dropped:
             shown = len(self.tail)
+            # Same words as kernel::output::dropped_marker (the host adds
+            # them up when it cuts again).
             text += "\n[... %d bytes of output dropped ...]\n" % (self.dropped - shown)
             text += codecs.decode(bytes(self.tail), "utf-8", "replace")
         if text:
@@ -921,16 +923,28 @@ class _Waiter:
 class Calls:
     """Cell-side half of capability calls: send `call`, block until `reply`."""
 
-    def __init__(self):
+    # Room for the frame's own fields around the arguments.
+    FRAME_OVERHEAD = 4096
+
+    def __init__(self, max_frame):
         self.pending = {}
         self.ids = itertools.count(1)
         self.lock = threading.Lock()
+        self.max_args = max_frame - self.FRAME_OVERHEAD
 
     def call(self, cap, action, args):
         try:
-            json.dumps(args)
+            encoded = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
         except (TypeError, ValueError) as exc:
             raise TypeError("%s.%s(): arguments must be JSON values (%s)" % (cap, action, exc)) from None
+        # The host drops frames over its limit; fail here, at once, rather
+        # than wait for a reply that cannot come.
+        size = len(encoded.encode("utf-8", "replace"))
+        if size > self.max_args:
+            raise ValueError(
+                "%s.%s(): the arguments are %d bytes; a capability call carries at most %d bytes "
+                "(write big data with open() instead)" % (cap, action, size, self.max_args)
+            )
         waiter = _Waiter()
         with self.lock:
             cid = next(self.ids)
@@ -1192,7 +1206,7 @@ def main():
         setattr(sys, "__%s__" % attr, stream)
 
     kernel = Kernel(config)
-    calls = Calls()
+    calls = Calls(int(config.get("max_frame_bytes", 16 << 20)))
     for spec in config.get("capabilities") or []:
         try:
             kernel.ns[spec["name"]] = CapabilityProxy(calls, spec)
@@ -1249,7 +1263,7 @@ def main():
     for pump in pumps:
         threading.Thread(target=pump.run, daemon=True, name="pump-" + pump.name).start()
 
-    send({"type": "ready", "python": sys.version.split()[0], "pid": os.getpid(), "executable": sys.executable})
+    send({"type": "ready", "python": sys.version.split()[0], "pid": os.getpid()})
     while True:
         try:
             cid, code = work.get()

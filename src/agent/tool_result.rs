@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::kernel::{ExecOutcome, ExecResult, RuntimeState};
+use crate::kernel::{ExecOutcome, ExecResult, RuntimeState, dropped_markers_in};
 
 /// Largest stdout/stderr/traceback kept per field, in characters.
 pub const MAX_STREAM_CHARS: usize = 6_000;
@@ -13,7 +13,9 @@ const MAX_PREVIEW_CHARS: usize = 160;
 const MAX_VARIABLES: usize = 40;
 
 /// Keeps the head and the tail of `text` (`max` characters in all) and
-/// says in the middle how much was dropped.
+/// says in the middle how much was dropped: the characters cut here, plus
+/// the bytes earlier cuts (the driver's, the host's) had already dropped
+/// inside them, so a cell printing 200 MB is reported as that.
 pub fn cut_middle(text: &str, max: usize) -> String {
     let total = text.chars().count();
     if total <= max {
@@ -27,8 +29,17 @@ pub fn cut_middle(text: &str, max: usize) -> String {
         .char_indices()
         .nth(total - tail)
         .map_or(text.len(), |(i, _)| i);
+    // Markers of earlier cuts in the middle are not output: their text is
+    // not counted as dropped characters, the bytes they stand for are.
+    let (earlier, marker_chars) = dropped_markers_in(&text[head_end..tail_start]);
+    let dropped = dropped - marker_chars;
+    let what = if earlier > 0 {
+        format!("{dropped} characters and {earlier} more bytes of output dropped")
+    } else {
+        format!("{dropped} characters dropped")
+    };
     format!(
-        "{}\n… [{dropped} characters dropped] …\n{}",
+        "{}\n… [{what}] …\n{}",
         &text[..head_end],
         &text[tail_start..]
     )
@@ -196,6 +207,18 @@ mod tests {
         assert!(cut.contains("[80 characters dropped]"));
         assert_eq!(cut_middle("short", 20), "short");
         assert!(cut_middle(&"日本".repeat(30), 10).contains("[50 characters dropped]"));
+        // An earlier cut's count survives this one.
+        let text = format!(
+            "{}\n{}\n{}",
+            "a".repeat(100),
+            crate::kernel::dropped_marker(200_000_000),
+            "b".repeat(100)
+        );
+        let cut = cut_middle(&text, 20);
+        assert!(
+            cut.contains("characters and 200000000 more bytes of output dropped"),
+            "{cut}"
+        );
     }
 
     fn var(name: &str, preview: &str) -> crate::kernel::Variable {

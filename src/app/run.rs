@@ -45,7 +45,8 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         mirror.install_panic_hook(dir.clone());
     }
     spawn_signal_watcher(tx.clone(), recovery);
-    state.diagnostics.client = Some(start_diagnostics(&state, &tx));
+    let checks = super::safety::checks_confinement(&mut state);
+    state.diagnostics.client = Some(start_diagnostics(&state, &tx, checks));
     state.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state, &tx);
     super::safety::start(&mut state, &tx, Some(fs_links));
@@ -152,12 +153,17 @@ async fn sleep_until_due(due: Option<Instant>) {
 
 /// Starts the diagnostics service (language servers start lazily, on the
 /// first file of their language) and forwards its events to the loop.
-fn start_diagnostics(state: &AppState, tx: &AppEventSender) -> DiagnosticsService {
+fn start_diagnostics(
+    state: &AppState,
+    tx: &AppEventSender,
+    checks: crate::sandbox::Confinement,
+) -> DiagnosticsService {
     let (events, mut events_rx) = tokio::sync::mpsc::unbounded_channel();
     let service = DiagnosticsService::start(
         state.settings.diagnostics.clone(),
         state.workspace_root.clone(),
         events,
+        checks,
     );
     let tx = tx.clone();
     tokio::spawn(async move {
@@ -173,7 +179,7 @@ fn start_diagnostics(state: &AppState, tx: &AppEventSender) -> DiagnosticsServic
 /// The kernel's `fs.write` refuses paths with unsaved edits (the UI
 /// publishes them into a watch) and announces its writes so open buffers
 /// reload.
-fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> super::safety::FsLinks {
+fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> crate::kernel_setup::FsLinks {
     let (dirty_tx, dirty_rx) = tokio::sync::watch::channel(DirtyPaths::default());
     let (written_tx, mut written_rx) = tokio::sync::mpsc::unbounded_channel::<FsWritten>();
     let forward = tx.clone();
@@ -185,7 +191,7 @@ fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> super::safet
         }
     });
     state.dirty_paths_tx = Some(dirty_tx);
-    super::safety::FsLinks {
+    crate::kernel_setup::FsLinks {
         dirty: dirty_rx,
         written: written_tx,
     }

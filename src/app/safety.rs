@@ -2,26 +2,24 @@
 //!
 //! At start the sandbox is probed once; the requested mode (flag, config,
 //! else `ask`) becomes the effective one (`auto` without a sandbox falls
-//! back to `ask`, and says so). The kernel child is spawned inside a
-//! [`SandboxSession`] in every mode but `full`; the session rides in the
-//! kernel config's pre-spawn hook, so restarts after a crash or a timeout
-//! are confined the same way. Switching to or from `full` starts a new
-//! kernel (a process cannot leave its Landlock domain).
+//! back to `ask`, and says so). The kernel and its `shell.run` children are
+//! started under one `sandbox::Confinement` (built by `kernel_setup`, the
+//! same code `exec` uses): sandboxed in every mode but `full`, restarts
+//! after a crash or a timeout included. Switching to or from `full` starts a
+//! new kernel (a process cannot leave its Landlock domain).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use super::approvals::ApprovalBroker;
 use super::event::AppEventSender;
 use super::kernel::KernelClient;
 use super::state::{AppState, KernelView};
 use crate::config::Settings;
-use crate::context::{ContextCapability, PublishedSnapshot, SharedContext};
-use crate::kernel::caps::{ApprovalDecision, DirtyPaths, FsCapability, FsWritten, ShellCapability};
-use crate::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig, PreSpawnHook};
-use crate::sandbox::{
-    ApprovalMode, SandboxSession, SandboxStatus, effective_mode, fallback_notice,
-};
+use crate::context::{PublishedSnapshot, SharedContext};
+use crate::kernel::CodeRuntime;
+use crate::kernel::caps::ApprovalDecision;
+use crate::kernel_setup::{self, ContextLink, FsLinks};
+use crate::sandbox::{ApprovalMode, Confinement, SandboxStatus, effective_mode, fallback_notice};
 use tokio::sync::watch;
 
 /// What the status bar says about safety.
@@ -80,17 +78,8 @@ pub struct KernelLauncher {
     broker: ApprovalBroker,
     sandbox: SandboxStatus,
     /// The agent's conversation, for the kernel's `context` capability.
-    context: Option<(SharedContext, watch::Receiver<Option<PublishedSnapshot>>)>,
+    context: Option<ContextLink>,
     fs_links: Option<FsLinks>,
-}
-
-/// What ties the kernel's `fs` to the open editors: the paths with unsaved
-/// edits (`fs.write` refuses them) and a channel announcing its writes (so
-/// open buffers reload).
-#[derive(Clone)]
-pub struct FsLinks {
-    pub dirty: watch::Receiver<DirtyPaths>,
-    pub written: tokio::sync::mpsc::UnboundedSender<FsWritten>,
 }
 
 /// A started kernel and what to tell the user about it.
@@ -140,79 +129,69 @@ impl KernelLauncher {
     }
 
     /// Starts a kernel for `mode`: confined unless the mode is `full` or the
-    /// sandbox is unavailable here (then the caller's mode already asks).
+    /// sandbox cannot be prepared here (then the kernel runs unconfined,
+    /// `confined` is false and the notice says why; the caller must not stay
+    /// in `auto`). `shell.run` children get the kernel's confinement.
     pub fn launch(&self, mode: ApprovalMode) -> std::io::Result<Launched> {
         let root = &self.workspace;
-        let mut fs = FsCapability::new(root)?;
-        if let Some(links) = &self.fs_links {
-            fs = fs
-                .with_dirty_paths(links.dirty.clone())
-                .with_write_events(links.written.clone());
-        }
-        let mut registry =
-            CapabilityRegistry::new()
-                .with(Arc::new(fs))
-                .with(Arc::new(ShellCapability::new(
-                    root,
-                    Arc::new(self.broker.clone()),
-                )));
-        if let Some((context, snapshot)) = &self.context {
-            registry = registry.with(Arc::new(ContextCapability::new(
-                context.clone(),
-                snapshot.clone(),
-            )));
-        }
-        let mut config = kernel_config(&self.settings, root);
         let mut notice = None;
-        let mut confined = false;
-        if mode.sandboxed() && self.sandbox.is_enforced() {
-            match SandboxSession::start(root, self.settings.allow_network, Vec::new()) {
-                Ok(session) => {
-                    let limits = session.limitations();
-                    if !limits.is_empty() {
-                        notice = Some(format!("sandbox limits here: {}", limits.join("; ")));
-                    }
-                    config.pre_spawn = Some(sandbox_hook(session));
-                    confined = true;
-                }
-                Err(error) => {
-                    // Never silently unconfined: the caller falls back to
-                    // asking and the user reads why.
-                    notice = Some(format!(
-                        "the sandbox could not be prepared ({error}); the kernel runs \
+        let confinement = match kernel_setup::confinement(&self.settings, mode, &self.sandbox, root)
+        {
+            Ok(confinement) => confinement,
+            Err(error) => {
+                // Never silently unconfined: the caller falls back to
+                // asking and the user reads why.
+                notice = Some(format!(
+                    "the sandbox could not be prepared ({error}); the kernel runs \
                          unconfined and every model cell and shell command is shown for approval"
-                    ));
-                }
+                ));
+                Confinement::unconfined(kernel_setup::child_env(&self.settings))
+            }
+        };
+        if let Some(session) = confinement.session() {
+            let limits = session.limitations();
+            if !limits.is_empty() {
+                notice = Some(format!("sandbox limits here: {}", limits.join("; ")));
             }
         }
+        let registry = kernel_setup::registry(
+            root,
+            &confinement,
+            Arc::new(self.broker.clone()),
+            self.fs_links.as_ref(),
+            self.context.as_ref(),
+        )?;
+        let config = kernel_setup::kernel_config(&self.settings, root, &confinement);
         let (runtime, events) = CodeRuntime::new(config, registry);
         let client = super::kernel::spawn(runtime, events, self.app.clone());
         Ok(Launched {
             client,
-            confined,
+            confined: confinement.is_sandboxed(),
             notice,
         })
     }
 }
 
-/// The kernel knobs from the settings: interpreter, memory limit, timeout.
-pub fn kernel_config(settings: &Settings, workspace: &std::path::Path) -> KernelConfig {
-    let mut config = KernelConfig::for_workspace(workspace);
-    config.python = settings.python.clone();
-    config.memory_limit_bytes = settings
-        .memory_limit_mb
-        .map(|mb| mb.saturating_mul(1024 * 1024));
-    if let Some(secs) = settings.cell_timeout_secs.filter(|s| *s > 0) {
-        config.default_timeout = Duration::from_secs(secs);
+/// The confinement check commands run on save and language servers get:
+/// the kernel's policy in the configured mode (they run `build.rs`, proc
+/// macros, `conftest.py`, npm scripts the model may have written). Where the
+/// sandbox cannot be prepared they run unconfined, and a notice says so.
+pub fn checks_confinement(state: &mut AppState) -> Confinement {
+    let mode = state.settings.approval.unwrap_or(ApprovalMode::Ask);
+    let status = SandboxStatus::probe();
+    match kernel_setup::confinement(&state.settings, mode, &status, &state.workspace_root) {
+        Ok(confinement) => confinement,
+        Err(error) => {
+            super::update::notice(
+                state,
+                &format!(
+                    "check commands and language servers run unconfined: the sandbox could \
+                 not be prepared ({error})"
+                ),
+            );
+            Confinement::unconfined(kernel_setup::child_env(&state.settings))
+        }
     }
-    config
-}
-
-/// A pre-spawn hook that confines the kernel child; it owns the session, so
-/// the private temp dir lives as long as the runtime (restarts included).
-pub fn sandbox_hook(session: SandboxSession) -> PreSpawnHook {
-    let session = Arc::new(session);
-    PreSpawnHook(Arc::new(move |cmd| session.install(cmd)))
 }
 
 /// Start-up: probe the sandbox, settle the mode, start the kernel, and tell
@@ -401,23 +380,29 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
 mod tests {
     use super::*;
     use crate::config::ConfigFile;
+    use std::time::Duration;
 
     #[test]
-    fn kernel_knobs_come_from_the_settings() {
+    fn kernel_knobs_come_from_the_settings_and_the_confinement_rides_along() {
         let file = ConfigFile::parse(
             "[kernel]\npython = \"/opt/py/bin/python3\"\nmemory_limit_mb = 512\ncell_timeout_secs = 5\n",
             std::path::Path::new("c.toml"),
         )
         .unwrap();
         let settings = Settings::merge(file, None, &Default::default(), &|_: &str| None).unwrap();
-        let config = kernel_config(&settings, std::path::Path::new("/ws"));
+        let confinement = Confinement::unconfined(kernel_setup::child_env(&settings));
+        let config =
+            kernel_setup::kernel_config(&settings, std::path::Path::new("/ws"), &confinement);
         assert_eq!(
             config.python,
             std::path::PathBuf::from("/opt/py/bin/python3")
         );
         assert_eq!(config.memory_limit_bytes, Some(512 * 1024 * 1024));
         assert_eq!(config.default_timeout, Duration::from_secs(5));
-        assert!(config.pre_spawn.is_none(), "the launcher adds the sandbox");
+        assert!(
+            config.pre_spawn.is_some(),
+            "every spawn goes through the confinement"
+        );
     }
 
     #[test]

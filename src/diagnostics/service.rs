@@ -14,6 +14,7 @@ use super::event::DiagnosticsEvent;
 use super::lsp::config::{LspTimings, ServerConfig, language_id_for_path};
 use super::lsp::supervisor::{DocCommand, Supervisor};
 use super::which::which;
+use crate::sandbox::Confinement;
 
 /// Everything the service needs to know, usually from the config file
 /// (`servers` / `checks` given there replace the defaults; timings are not
@@ -58,17 +59,26 @@ pub struct DiagnosticsService {
 impl DiagnosticsService {
     /// Spawns the service task on the current tokio runtime. `root` is the
     /// workspace root (servers' root and checks' default cwd).
+    /// Check commands and language servers start under `confinement` (the
+    /// kernel's): both run project code (`build.rs`, proc macros,
+    /// `conftest.py`) the model may have written.
     pub fn start(
         config: DiagnosticsConfig,
         root: PathBuf,
         events: mpsc::UnboundedSender<DiagnosticsEvent>,
+        confinement: Confinement,
     ) -> DiagnosticsService {
         let (tx, rx) = mpsc::unbounded_channel();
-        let (checks, done_rx) =
-            CheckScheduler::new(config.checks.clone(), root.clone(), events.clone());
+        let (checks, done_rx) = CheckScheduler::new(
+            config.checks.clone(),
+            root.clone(),
+            events.clone(),
+            confinement.clone(),
+        );
         let actor = Actor {
             config,
             root,
+            confinement,
             events,
             servers: HashMap::new(),
             routes: HashMap::new(),
@@ -134,6 +144,8 @@ impl DiagnosticsService {
 struct Actor {
     config: DiagnosticsConfig,
     root: PathBuf,
+    /// Language servers start under this.
+    confinement: Confinement,
     events: mpsc::UnboundedSender<DiagnosticsEvent>,
     /// Running supervisors by index into `config.servers`.
     servers: HashMap<usize, mpsc::UnboundedSender<DocCommand>>,
@@ -258,6 +270,7 @@ impl Actor {
             self.root.clone(),
             self.config.timings.clone(),
             self.events.clone(),
+            self.confinement.clone(),
         );
         self.servers.insert(index, tx.clone());
         Some(tx)

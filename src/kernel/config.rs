@@ -73,4 +73,19 @@ impl KernelConfig {
             ..Self::default()
         }
     }
+
+    /// Every `[kernel]` setting (interpreter, memory limit, cell timeout)
+    /// applied to the defaults. The confinement is added by
+    /// `kernel_setup::kernel_config`, the one place front ends get a config.
+    pub fn from_settings(settings: &crate::config::Settings, workspace: &std::path::Path) -> Self {
+        let mut config = Self::for_workspace(workspace);
+        config.python = settings.python.clone();
+        config.memory_limit_bytes = settings
+            .memory_limit_mb
+            .map(|mb| mb.saturating_mul(1024 * 1024));
+        if let Some(secs) = settings.cell_timeout_secs.filter(|s| *s > 0) {
+            config.default_timeout = Duration::from_secs(secs);
+        }
+        config
+    }
 }

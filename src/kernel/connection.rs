@@ -3,7 +3,6 @@
 //! reports its death.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -25,8 +24,9 @@ use super::runtime::{Inner, RuntimeStateHandle};
 use super::state::RuntimeState;
 use super::status::KernelStatus;
 
-/// Largest kernel→host frame accepted; the driver's own frames stay far below.
-const MAX_FRAME: usize = 16 << 20;
+/// Largest kernel→host frame accepted. The driver is told (it refuses a
+/// capability call whose arguments would not fit, at once and clearly).
+pub(super) const MAX_FRAME: usize = 16 << 20;
 
 /// One running kernel process.
 pub(super) struct Connection {
@@ -201,14 +201,9 @@ fn dispatch(
     ready: &mut Option<oneshot::Sender<(String, u32)>>,
 ) {
     match msg {
-        KernelMessage::Ready {
-            python,
-            pid,
-            executable,
-        } => {
-            if let (Some(inner), Some(exe)) = (runtime.upgrade(), executable) {
-                *lock(&inner.resolved_python) = Some(PathBuf::from(exe));
-            }
+        KernelMessage::Ready { python, pid } => {
+            // Only the first `ready` of a start counts; a cell can write
+            // frames too, and a later one changes nothing.
             if let Some(ready) = ready.take() {
                 let _ = ready.send((python, pid));
             }

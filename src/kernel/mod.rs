@@ -1,7 +1,7 @@
 //! The Python kernel core: a persistent `python3` process running an
 //! embedded driver (`assets/kernel/driver.py`), the protocol to it, the
 //! capability bridge (`fs`, `shell`; `context` lives in `crate::context` and all
-//! three are registered by `crate::exec::registry`) and the live runtime
+//! three are registered by `crate::kernel_setup::registry`) and the live runtime
 //! state for the inspector. Host-agnostic: no terminal code.
 //!
 //! # Wiring it into a single-threaded UI loop
@@ -11,6 +11,7 @@
 //! use std::sync::Arc;
 //! use hello_tui::kernel::caps::{AskUser, DirtyPaths, FsCapability, ShellCapability};
 //! use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig, KernelEvent};
+//! use hello_tui::sandbox::{ChildEnv, Confinement};
 //! use tokio::sync::{mpsc, watch};
 //!
 //! let root = std::path::PathBuf::from(".");
@@ -19,7 +20,11 @@
 //! let (ask_tx, mut ask_rx) = mpsc::channel(8); // ApprovalRequest -> approval dialog
 //! let registry = CapabilityRegistry::new()
 //!     .with(Arc::new(FsCapability::new(&root)?.with_dirty_paths(dirty_rx).with_write_events(written_tx)))
-//!     .with(Arc::new(ShellCapability::new(&root, Arc::new(AskUser::new(ask_tx)))));
+//!     .with(Arc::new(ShellCapability::new(
+//!         &root,
+//!         Arc::new(AskUser::new(ask_tx)),
+//!         Confinement::unconfined(ChildEnv::from_host(&[], "OPENAI_API_KEY")),
+//!     )));
 //! let (runtime, mut events) = CodeRuntime::new(KernelConfig::for_workspace(&root), registry);
 //! let status = runtime.status(); // watch: KernelInfo { status, python, pid } for the status bar
 //!
@@ -33,9 +38,10 @@
 //! ```
 //!
 //! To confine the kernel, set `KernelConfig::pre_spawn` to a [`PreSpawnHook`]
-//! that installs the sandbox on the `Command` (the workbench's is
-//! `app::safety::sandbox_hook`); it runs before every spawn, restarts
-//! included, and an error from it stops the spawn.
+//! that applies a `sandbox::Confinement` to the `Command` (front ends get
+//! theirs from `crate::kernel_setup::kernel_config`, with the same
+//! confinement as `shell`); it runs before every spawn, restarts included,
+//! and an error from it stops the spawn.
 
 mod capability;
 pub mod caps;
@@ -61,7 +67,7 @@ pub use config::{KernelConfig, PreSpawnHook};
 pub use error::KernelError;
 pub use events::KernelEvent;
 pub use listing::{BaseMismatch, Listing, StateUpdate};
-pub use output::CappedText;
+pub use output::{CappedText, dropped_marker, dropped_markers_in};
 pub use process::DRIVER_SOURCE;
 pub use protocol::{ExecError, StreamName};
 pub use result::{ExecOutcome, ExecResult};

@@ -3,6 +3,31 @@
 //! The driver already caps each cell's output; this second cap keeps host
 //! memory bounded whatever the kernel sends.
 
+/// The note left where output was dropped. The driver writes the same
+/// words (`Pump.end_segment` in `assets/kernel/driver.py`), so
+/// [`dropped_markers_in`] finds both.
+pub fn dropped_marker(bytes: u64) -> String {
+    format!("[... {bytes} bytes of output dropped ...]")
+}
+
+/// The [`dropped_marker`]s in `text`: the bytes they stand for, and the
+/// characters they (with the line breaks put around them) take up, so
+/// whoever cuts the text again can report exact counts.
+pub fn dropped_markers_in(text: &str) -> (u64, usize) {
+    static MARKER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\n?\[\.\.\. (\d+) bytes of output dropped \.\.\.\]\n?")
+            .unwrap_or_else(|_| unreachable!("a valid constant pattern"))
+    });
+    MARKER
+        .captures_iter(text)
+        .fold((0, 0), |(bytes, chars), c| {
+            (
+                bytes.saturating_add(c[1].parse::<u64>().unwrap_or(0)),
+                chars + c[0].chars().count(),
+            )
+        })
+}
+
 /// Text kept as `head` + `tail` with the number of dropped bytes in between.
 #[derive(Debug, Clone)]
 pub struct CappedText {
@@ -56,8 +81,10 @@ impl CappedText {
             return self.head + &self.tail;
         }
         format!(
-            "{}\n[... {} bytes of output dropped ...]\n{}",
-            self.head, self.dropped, self.tail
+            "{}\n{}\n{}",
+            self.head,
+            dropped_marker(self.dropped),
+            self.tail
         )
     }
 }

@@ -41,6 +41,7 @@ pub(crate) fn spawn(
         "memory_limit_bytes": config.memory_limit_bytes,
         "stream_head_bytes": config.output_head_bytes,
         "stream_tail_bytes": config.output_tail_bytes,
+        "max_frame_bytes": super::connection::MAX_FRAME,
     });
     let mut cmd = Command::new(python);
     cmd.arg("-u")

@@ -50,9 +50,6 @@ pub enum KernelMessage {
     Ready {
         python: String,
         pid: u32,
-        /// The interpreter's real path (`sys.executable`), so restarts skip
-        /// wrappers such as pyenv shims.
-        executable: Option<String>,
     },
     Stream {
         /// The cell the output belongs to; `None` for output written between
@@ -91,8 +88,6 @@ struct Tag<'a> {
 struct ReadyFrame {
     python: String,
     pid: u32,
-    #[serde(default)]
-    executable: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -149,7 +144,6 @@ fn parse_body(kind: &str, line: &[u8]) -> Result<Option<KernelMessage>, serde_js
             KernelMessage::Ready {
                 python: f.python,
                 pid: f.pid,
-                executable: f.executable.filter(|e| !e.is_empty()),
             }
         }
         "stream" => {

@@ -5,7 +5,6 @@
 //! what keeps the inspector live and makes "a capability asks for the runtime
 //! state mid-cell" work instead of deadlocking.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -61,9 +60,6 @@ pub(super) struct Inner {
     pub(super) events: mpsc::UnboundedSender<KernelEvent>,
     pub(super) ids: AtomicU64,
     pub(super) generation: AtomicU64,
-    /// `sys.executable` reported by the first kernel: later (re)starts run it
-    /// directly, skipping e.g. a pyenv shim's few hundred milliseconds.
-    pub(super) resolved_python: Mutex<Option<PathBuf>>,
 }
 
 impl CodeRuntime {
@@ -86,7 +82,6 @@ impl CodeRuntime {
             events,
             ids: AtomicU64::new(0),
             generation: AtomicU64::new(0),
-            resolved_python: Mutex::new(None),
         });
         if let Some(every) = refresh {
             tokio::spawn(refresh_while_busy(Arc::downgrade(&inner), status_rx, every));
@@ -280,9 +275,9 @@ impl Inner {
         let old = lock(&self.conn).take();
         drop(old);
         self.publish_status(KernelStatus::Starting, None);
-        let python = lock(&self.resolved_python)
-            .clone()
-            .unwrap_or_else(|| self.config.python.clone());
+        // Always the configured interpreter: the kernel is data, not
+        // authority, so nothing it reports may choose what runs next.
+        let python = self.config.python.clone();
         let spawned = match process::spawn(&self.config, &python, &self.registry.specs()) {
             Ok(spawned) => spawned,
             Err(err) => {

@@ -14,14 +14,20 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
+use super::caps;
+use super::namespace::Namespace;
 use super::prepare::PreparedSandbox;
-use super::seccomp;
+use super::seccomp::Filter;
 
 /// Confines the calling process (and every process it later starts) with the
-/// prepared ruleset. Safe to call from `CommandExt::pre_exec`: it makes
-/// three or four syscalls, allocates nothing and takes no lock.
+/// prepared ruleset. Safe to call from `CommandExt::pre_exec`: it only makes
+/// raw syscalls, allocates nothing and takes no lock.
 pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
-    restrict_self(prepared.ruleset_fd(), prepared.filters_sockets())
+    restrict_self(
+        prepared.ruleset_fd(),
+        prepared.filter(),
+        prepared.namespace(),
+    )
 }
 
 /// Sets up `cmd` so the process it spawns runs inside the sandbox: its
@@ -39,26 +45,38 @@ pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> 
     // try_clone dups with F_DUPFD_CLOEXEC: the fd is closed when the child
     // execs, so the confined program never sees it.
     let ruleset = prepared.ruleset_owned()?;
-    let deny_sockets = prepared.filters_sockets();
+    let filter = prepared.filter().cloned();
+    // Planned per spawn: a `.git/` made since the last one is protected too.
+    let namespace = Namespace::plan(prepared.workspace())?;
     for var in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(var, prepared.private_tmp());
     }
     // SAFETY: the closure runs in the child after fork. It only reads an
-    // integer and a bool it owns and calls restrict_self, which makes raw
-    // syscalls without allocating or locking, so it is async-signal-safe.
+    // fd and a filter program it owns and calls restrict_self, which makes
+    // raw syscalls without allocating or locking, so it is async-signal-safe.
     unsafe {
-        cmd.pre_exec(move || restrict_self(ruleset.as_raw_fd(), deny_sockets));
+        cmd.pre_exec(move || restrict_self(ruleset.as_raw_fd(), filter.as_ref(), &namespace));
     }
     Ok(())
 }
 
-/// `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self(ruleset, 0)` and,
-/// when `deny_sockets`, the seccomp filter of [`super::seccomp`].
+/// Enters the private mount namespace with read-only protected folders
+/// ([`super::namespace`]), drops every capability ([`super::caps`]), then
+/// `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self(ruleset, 0)` and the
+/// seccomp filter of [`super::seccomp`] (where this CPU has one).
 ///
+/// The namespace comes first (mounting needs `CAP_SYS_ADMIN`), capabilities
+/// next (dropping the bounding set needs `CAP_SETPCAP`).
 /// No-new-privs is required for an unprivileged process to restrict itself,
 /// and it also stops a setuid binary from escaping the sandbox.
 /// `io::Error::last_os_error` only reads errno and stores an integer.
-pub(crate) fn restrict_self(ruleset: RawFd, deny_sockets: bool) -> io::Result<()> {
+pub(crate) fn restrict_self(
+    ruleset: RawFd,
+    filter: Option<&Filter>,
+    namespace: &Namespace,
+) -> io::Result<()> {
+    namespace.enter()?;
+    caps::drop_all()?;
     // SAFETY: PR_SET_NO_NEW_PRIVS takes integer arguments only.
     let nnp = unsafe {
         libc::prctl(
@@ -79,8 +97,8 @@ pub(crate) fn restrict_self(ruleset: RawFd, deny_sockets: bool) -> io::Result<()
     if restricted != 0 {
         return Err(io::Error::last_os_error());
     }
-    if deny_sockets {
-        seccomp::deny_network()?;
+    if let Some(filter) = filter {
+        filter.install()?;
     }
     Ok(())
 }

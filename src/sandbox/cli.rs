@@ -6,8 +6,10 @@ use std::process::{Command, ExitCode, ExitStatus};
 
 use anyhow::Context;
 
+use super::confinement::Confinement;
+use super::env::ChildEnv;
 use super::error::SandboxError;
-use super::session::SandboxSession;
+use super::mode::ApprovalMode;
 use super::status::SandboxStatus;
 
 /// Exit code when the sandbox cannot be applied and nothing was run.
@@ -15,7 +17,8 @@ const UNAVAILABLE_EXIT: u8 = 2;
 
 /// Run a command inside the kernel's sandbox: it may read everything but
 /// write only beneath the workspace and a private temp dir, with no network
-/// unless allowed.
+/// unless allowed, no capabilities (even as root), no unix sockets and only
+/// the allowlisted environment variables.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SandboxArgs {
     /// Allow TCP connections and listening sockets.
@@ -39,26 +42,41 @@ pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
     let Some((program, program_args)) = args.command.split_first() else {
         anyhow::bail!("no command given: use `hello-tui sandbox -- CMD ARGS`");
     };
-    if let SandboxStatus::Unavailable(reason) = SandboxStatus::probe() {
-        return Ok(refuse(program, &reason));
+    let status = SandboxStatus::probe();
+    if let SandboxStatus::Unavailable(reason) = &status {
+        return Ok(refuse(program, reason));
     }
     let workspace = args
         .workspace
         .canonicalize()
         .with_context(|| format!("cannot open workspace {}", args.workspace.display()))?;
-    let session = match SandboxSession::start(&workspace, args.allow_network, Vec::new()) {
-        Ok(session) => session,
+    // No settings here, so no `[kernel] env` and no key name: the built-in
+    // allowlist alone decides.
+    let env = ChildEnv::from_host(&[], "");
+    let confinement = match Confinement::for_mode(
+        ApprovalMode::Auto,
+        &status,
+        &workspace,
+        args.allow_network,
+        Vec::new(),
+        env,
+    ) {
+        Ok(confinement) => confinement,
         Err(SandboxError::Unavailable(reason)) => return Ok(refuse(program, &reason)),
         Err(error) => return Err(error.into()),
     };
-    for limitation in session.limitations() {
+    for limitation in confinement
+        .session()
+        .map(|s| s.limitations())
+        .unwrap_or_default()
+    {
         eprintln!("hello-tui sandbox: warning: {limitation}");
     }
 
     let mut cmd = Command::new(program);
     cmd.args(program_args).current_dir(&workspace);
-    session
-        .install(&mut cmd)
+    confinement
+        .apply(&mut cmd)
         .context("cannot set up the sandbox")?;
     let status = cmd
         .status()

@@ -1,54 +1,70 @@
 //! The kernel sandbox and the approval modes.
 //!
 //! The kernel runs code a model wrote. Approving `shell.run` alone protects
-//! nothing (a cell can `import subprocess`), so the boundary is the kernel
-//! process itself: on Linux it is confined with Landlock before `exec`, and
-//! everything it starts inherits that confinement.
+//! nothing (a cell can `import subprocess`), so the boundary is the process:
+//! on Linux every process the workbench starts on the model's behalf (the
+//! kernel, `shell.run` children) is confined before `exec`, and everything
+//! it starts inherits that confinement. The rule lives in one place,
+//! [`Confinement`]: spawners call [`Confinement::apply`] on their `Command`.
 //!
-//! Use from the kernel's spawn code (single-threaded UI loop, no blocking
-//! worth mentioning: the probe forks once, `start` opens a few fds):
+//! What a confined child gets (see each module for why):
+//! - `env`: an environment built from an allowlist, never the API key;
+//! - `namespace`: a private mount namespace in which `.git/` and
+//!   `.hello-tui/` are read-only (a user namespace first when not root);
+//! - `caps`: no capabilities, even as root (bounding set emptied);
+//! - Landlock (`prepare`): reads everywhere, writes only beneath the
+//!   workspace, the private temp dir and configured extra paths; no TCP
+//!   unless allowed; abstract sockets and signals scoped (ABI 6);
+//! - seccomp (`seccomp`): no `socket(AF_UNIX)` (the tmux/Docker door), no
+//!   device nodes, no `bpf`/`ptrace`/`keyctl`/`sethostname`, no sockets at
+//!   all without network;
+//! - and the workbench itself turns non-dumpable, so its `/proc/<pid>`
+//!   (environment, memory) is closed to the child.
+//!
+//! Use from a spawner (the probe forks once, `for_mode` opens a few fds):
 //!
 //! ```no_run
-//! use hello_tui::sandbox::{ApprovalMode, SandboxSession, SandboxStatus, effective_mode};
+//! use hello_tui::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxStatus};
 //! # fn spawn(workspace: &std::path::Path) -> anyhow::Result<()> {
 //! let status = SandboxStatus::probe(); // once, at start-up
-//! let mode = effective_mode(ApprovalMode::Auto, &status);
+//! let env = ChildEnv::from_host(&[], "OPENAI_API_KEY");
+//! // An error: the sandbox is needed but cannot be prepared. Fail closed.
+//! let confinement =
+//!     Confinement::for_mode(ApprovalMode::Auto, &status, workspace, false, Vec::new(), env)?;
 //! let mut cmd = tokio::process::Command::new("python3");
-//! let session = if mode.sandboxed() && status.is_enforced() {
-//!     let session = SandboxSession::start(workspace, false, Vec::new())?;
-//!     session.install(cmd.as_std_mut())?;
-//!     Some(session) // keep alive as long as the kernel runs
-//! } else {
-//!     None
-//! };
+//! confinement.apply(cmd.as_std_mut())?; // keep `confinement` alive while it runs
 //! let child = cmd.spawn()?;
-//! # drop((child, session)); Ok(()) }
+//! # drop((child, confinement)); Ok(()) }
 //! ```
 //!
-//! Things the kernel's spawn code must know:
-//! - call [`install`] after any `env_clear()`: it sets `TMPDIR`, `TMP` and
-//!   `TEMP` to the private temp dir;
-//! - the host↔kernel channel must be inherited fds (pipes, a socketpair) or
-//!   a pathname unix socket (e.g. in the private temp dir): TCP is denied
-//!   without network, and a host-side *abstract* unix socket is outside the
-//!   sandbox's scope, so connecting to it is denied too;
+//! Things a spawner must know:
+//! - the host↔child channel must be inherited fds (pipes, a socketpair):
+//!   TCP is denied without network and `socket(AF_UNIX)` always is;
 //! - `multiprocessing` semaphores live in `/dev/shm`, which is not writable
-//!   by default (shared with every other program); add it to
-//!   `extra_writable` from a config option when users want it;
+//!   by default (shared with every other program), and `multiprocessing`
+//!   managers (which listen on a unix socket) do not work;
+//! - `ptrace` is refused, so `gdb`/`strace` do not work in a cell;
+//! - writes to `.git/` fail (`git commit` from a cell; `git status` works);
+//! - as non-root, files of other users (root's included) appear owned by
+//!   `nobody` inside the user namespace;
 //! - switching between `full` and a sandboxed mode needs a kernel restart.
 //!
-//! Known gaps (Landlock's, stated so nobody over-trusts it): metadata changes
-//! to existing files (chmod, chown, utimes, xattrs) are not confined;
-//! connecting to pathname unix sockets such as a Docker socket is not
-//! confined before Landlock ABI 9, which this module does not request yet;
-//! on CPUs other than x86_64/aarch64 there is no socket filter, so only TCP
-//! is confined there. Reads are not confined at all (by design of this
-//! policy): a cell can read `~/.ssh` and print it into the conversation.
+//! Known gaps (stated so nobody over-trusts it): metadata changes to files
+//! outside the workspace that the user owns (chmod, utimes, xattrs) are not
+//! confined by Landlock; a `.git/` a cell creates where there was none is
+//! its own (protected only from the next spawn on); on CPUs other than
+//! x86_64/aarch64 there is no seccomp filter, so only TCP is confined there
+//! and unix sockets stay open. Reads are not confined at all (by design of
+//! this policy): a cell can read `~/.ssh` and print it into the conversation.
 
+mod caps;
 mod child;
 pub mod cli;
+mod confinement;
+mod env;
 mod error;
 mod mode;
+mod namespace;
 mod policy;
 mod prepare;
 mod seccomp;
@@ -56,8 +72,11 @@ mod session;
 mod status;
 
 pub use child::{apply_in_child, install};
+pub use confinement::Confinement;
+pub use env::ChildEnv;
 pub use error::SandboxError;
 pub use mode::{ApprovalMode, ParseModeError, effective_mode, fallback_notice};
+pub use namespace::PROTECTED;
 pub use policy::{PrivateTmp, SandboxPolicy};
 pub use prepare::{PreparedSandbox, prepare};
 pub use session::SandboxSession;

@@ -35,8 +35,9 @@ use landlock::{
 };
 
 use super::error::SandboxError;
+use super::namespace::Namespace;
 use super::policy::SandboxPolicy;
-use super::seccomp;
+use super::seccomp::{self, Filter};
 use super::status::{NETWORK_ABI, kernel_abi};
 
 /// The newest ABI whose rights we request and have tested (Linux 6.12+:
@@ -59,9 +60,15 @@ const WRITABLE_DEVICES: [&str; 6] = [
 #[derive(Debug)]
 pub struct PreparedSandbox {
     ruleset: OwnedFd,
+    workspace: PathBuf,
+    /// The namespace plan as of `prepare`, for [`super::apply_in_child`]
+    /// (which cannot plan in the child); `install` plans per spawn.
+    namespace: Namespace,
     private_tmp: PathBuf,
     kernel_abi: u32,
     allow_network: bool,
+    /// `None` on CPUs this build has no seccomp filter for.
+    filter: Option<Filter>,
 }
 
 impl PreparedSandbox {
@@ -97,6 +104,13 @@ impl PreparedSandbox {
                 "only TCP is confined: no socket filter for this CPU, so UDP stays open".to_owned()
             });
         }
+        if !seccomp::SUPPORTED {
+            notes.push(
+                "unix sockets, device nodes, ptrace and bpf are not filtered: no seccomp \
+                 filter for this CPU"
+                    .to_owned(),
+            );
+        }
         if abi < 3 {
             notes.push(format!(
                 "truncating files outside the workspace is not confined (Landlock ABI {abi} < 3)"
@@ -110,13 +124,21 @@ impl PreparedSandbox {
         notes
     }
 
+    pub(crate) fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    pub(crate) fn namespace(&self) -> &Namespace {
+        &self.namespace
+    }
+
     pub(crate) fn ruleset_fd(&self) -> RawFd {
         self.ruleset.as_raw_fd()
     }
 
-    /// Whether the child must install the seccomp socket filter.
-    pub(crate) fn filters_sockets(&self) -> bool {
-        !self.allow_network && seccomp::SUPPORTED
+    /// The seccomp filter the child installs, where this CPU has one.
+    pub(crate) fn filter(&self) -> Option<&Filter> {
+        self.filter.as_ref()
     }
 
     pub(crate) fn ruleset_owned(&self) -> io::Result<OwnedFd> {
@@ -157,11 +179,18 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
     }
 
     let ruleset = ruleset_fd(created)?;
+    let namespace = Namespace::plan(&policy.workspace).map_err(|source| SandboxError::Path {
+        path: policy.workspace.clone(),
+        source,
+    })?;
     Ok(PreparedSandbox {
         ruleset,
+        workspace: policy.workspace.clone(),
+        namespace,
         private_tmp: policy.private_tmp.clone(),
         kernel_abi: abi,
         allow_network: policy.allow_network,
+        filter: seccomp::SUPPORTED.then(|| Filter::build(!policy.allow_network)),
     })
 }
 

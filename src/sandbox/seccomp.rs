@@ -1,58 +1,122 @@
-//! The network half Landlock cannot do: a seccomp filter that refuses to
-//! create any socket but a unix one.
+//! What Landlock cannot do: a seccomp filter on the syscalls that lead out
+//! of a sandbox whatever the filesystem rules say.
 //!
-//! Landlock (ABI 4+) only confines TCP bind/connect. UDP stays open, and with
-//! it DNS queries, which are enough to smuggle a workspace out. So when the
-//! network is denied the child also gets this filter: `socket()` with any
-//! family except `AF_UNIX` fails with `EACCES` (Python: `PermissionError`),
-//! and `io_uring_setup` is refused because io_uring can create sockets
-//! without the `socket` syscall. Unix sockets keep working: asyncio,
-//! `multiprocessing` and `subprocess` rely on them.
+//! Always (with or without network):
+//! - `socket(AF_UNIX, …)` fails: a pathname unix socket is a door to
+//!   whatever listens on it (the user's tmux server runs commands on request,
+//!   a Docker socket starts containers), and Landlock cannot confine
+//!   `connect` to one before ABI 9. `socketpair` stays allowed, so asyncio,
+//!   `multiprocessing` pipes and `subprocess` keep working;
+//! - device nodes cannot be made (`mknod` of a block or character device:
+//!   a loop device would give raw access to files outside the workspace);
+//!   FIFOs and plain files still can;
+//! - `bpf`, `perf_event_open`, `ptrace`, `process_vm_readv`/`writev`,
+//!   `keyctl`, `add_key`, `request_key`, `sethostname`, `setdomainname` and
+//!   `io_uring_setup` (io_uring can make sockets without `socket`) fail.
 //!
-//! The program is a `static` array, so installing it in the forked child
+//! When the network is denied, `socket` fails for every family (Landlock
+//! ABI 4+ only confines TCP; UDP and so DNS tunnelling would stay open).
+//!
+//! Denials return `EACCES`/`EPERM`, so Python raises `PermissionError`.
+//! A syscall from a foreign ABI (32-bit `int 0x80`, x32) would bypass the
+//! numbers below, so such a process is killed or refused.
+//!
+//! The program is built in the parent; installing it in the forked child
 //! allocates nothing: one `prctl` with a pointer into it.
 
 use std::io;
 
 /// Whether this build carries a filter for the CPU it runs on. Where it does
-/// not, only Landlock's TCP rules confine the network.
+/// not, only Landlock confines the child (TCP only, no unix-socket rule).
 pub(crate) const SUPPORTED: bool = arch::AUDIT_ARCH.is_some();
 
-/// Installs the filter on the calling thread (inherited by everything it
-/// execs and forks). Requires no-new-privs to be set first. Async-signal-safe.
-pub(crate) fn deny_network() -> io::Result<()> {
-    if !SUPPORTED {
-        return Err(io::Error::from_raw_os_error(libc::ENOSYS));
+/// A compiled filter program, ready to install in a child.
+#[derive(Debug, Clone)]
+pub(crate) struct Filter {
+    program: Vec<libc::sock_filter>,
+}
+
+impl Filter {
+    /// The filter for a sandbox that allows the network or not.
+    pub(crate) fn build(deny_network: bool) -> Filter {
+        let mut program = vec![
+            op(LOAD_WORD, ARCH_OFFSET),
+            jump(JUMP_EQ, arch_or_zero(), 1, 0),
+            op(RETURN, KILL),
+            op(LOAD_WORD, NR_OFFSET),
+            jump(JUMP_GE, X32_SYSCALL_BIT, 0, 1),
+            op(RETURN, EACCES),
+        ];
+        for nr in DENIED {
+            program.push(jump(JUMP_EQ, nr as u32, 0, 1));
+            program.push(op(RETURN, EPERM));
+        }
+        // Socket: the last check that looks at the number, because the ones
+        // below load an argument into the accumulator.
+        if deny_network {
+            program.push(jump(JUMP_EQ, libc::SYS_socket as u32, 0, 1));
+            program.push(op(RETURN, EACCES));
+        } else {
+            program.push(jump(JUMP_EQ, libc::SYS_socket as u32, 0, 4));
+            program.push(op(LOAD_WORD, arg_offset(0)));
+            program.push(jump(JUMP_EQ, libc::AF_UNIX as u32, 0, 1));
+            program.push(op(RETURN, EACCES));
+            program.push(op(RETURN, ALLOW));
+        }
+        for (nr, mode_arg) in arch::MKNOD {
+            program.push(jump(JUMP_EQ, nr as u32, 0, 6));
+            program.push(op(LOAD_WORD, arg_offset(mode_arg)));
+            program.push(op(AND, libc::S_IFMT));
+            program.push(jump(JUMP_EQ, libc::S_IFCHR, 2, 0));
+            program.push(jump(JUMP_EQ, libc::S_IFBLK, 1, 0));
+            program.push(op(RETURN, ALLOW));
+            program.push(op(RETURN, EPERM));
+        }
+        program.push(op(RETURN, ALLOW));
+        Filter { program }
     }
-    let program = libc::sock_fprog {
-        len: FILTER.len() as libc::c_ushort,
-        filter: FILTER.as_ptr().cast_mut(),
-    };
-    // SAFETY: PR_SET_SECCOMP with SECCOMP_MODE_FILTER reads `program`, which
-    // points at a static array that outlives the call; the kernel copies it.
-    let installed = unsafe {
-        libc::prctl(
-            libc::PR_SET_SECCOMP,
-            libc::SECCOMP_MODE_FILTER as libc::c_ulong,
-            &program as *const libc::sock_fprog as libc::c_ulong,
-            0 as libc::c_ulong,
-            0 as libc::c_ulong,
-        )
-    };
-    if installed != 0 {
-        return Err(io::Error::last_os_error());
+
+    /// Installs the filter on the calling thread (inherited by everything it
+    /// execs and forks). Requires no-new-privs to be set first.
+    /// Async-signal-safe: reads the program, allocates nothing.
+    pub(crate) fn install(&self) -> io::Result<()> {
+        if !SUPPORTED {
+            return Err(io::Error::from_raw_os_error(libc::ENOSYS));
+        }
+        let program = libc::sock_fprog {
+            len: self.program.len() as libc::c_ushort,
+            filter: self.program.as_ptr().cast_mut(),
+        };
+        // SAFETY: PR_SET_SECCOMP with SECCOMP_MODE_FILTER reads `program`,
+        // which points into a Vec that outlives the call; the kernel copies it.
+        let installed = unsafe {
+            libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                &program as *const libc::sock_fprog as libc::c_ulong,
+                0 as libc::c_ulong,
+                0 as libc::c_ulong,
+            )
+        };
+        if installed != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(all(target_arch = "x86_64", target_endian = "little"))]
 mod arch {
     pub const AUDIT_ARCH: Option<u32> = Some(0xC000_003E);
+    /// Syscalls that make nodes, with the index of their `mode` argument.
+    pub const MKNOD: [(libc::c_long, u32); 2] = [(libc::SYS_mknod, 1), (libc::SYS_mknodat, 2)];
 }
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod arch {
     pub const AUDIT_ARCH: Option<u32> = Some(0xC000_00B7);
+    /// aarch64 has no `mknod`, only `mknodat`.
+    pub const MKNOD: [(libc::c_long, u32); 1] = [(libc::SYS_mknodat, 2)];
 }
 
 #[cfg(not(any(
@@ -61,26 +125,57 @@ mod arch {
 )))]
 mod arch {
     pub const AUDIT_ARCH: Option<u32> = None;
+    pub const MKNOD: [(libc::c_long, u32); 0] = [];
 }
+
+/// Refused outright (see the module docs for why each).
+#[cfg(any(
+    all(target_arch = "x86_64", target_endian = "little"),
+    all(target_arch = "aarch64", target_endian = "little")
+))]
+const DENIED: [libc::c_long; 11] = [
+    libc::SYS_io_uring_setup,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_sethostname,
+    libc::SYS_setdomainname,
+];
+
+#[cfg(not(any(
+    all(target_arch = "x86_64", target_endian = "little"),
+    all(target_arch = "aarch64", target_endian = "little")
+)))]
+const DENIED: [libc::c_long; 0] = [];
 
 // Offsets into `struct seccomp_data { int nr; u32 arch; u64 ip; u64 args[6]; }`.
 const NR_OFFSET: u32 = 0;
 const ARCH_OFFSET: u32 = 4;
-/// Low 32 bits of args[0] on a little-endian CPU: `socket`'s `int domain`.
-const ARG0_OFFSET: u32 = 16;
+
+/// Low 32 bits of `args[index]` on a little-endian CPU (the `int` arguments
+/// this filter looks at: a socket's domain, a node's mode).
+const fn arg_offset(index: u32) -> u32 {
+    16 + 8 * index
+}
+
 /// x32 syscalls share x86_64's audit arch but set this bit in the number;
-/// they would otherwise slip past the `socket` comparison.
+/// they would otherwise slip past every comparison.
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 const LOAD_WORD: u16 = (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16;
+const AND: u16 = (libc::BPF_ALU | libc::BPF_AND | libc::BPF_K) as u16;
 const JUMP_EQ: u16 = (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16;
 const JUMP_GE: u16 = (libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K) as u16;
 const RETURN: u16 = (libc::BPF_RET | libc::BPF_K) as u16;
 
 const ALLOW: u32 = libc::SECCOMP_RET_ALLOW;
-const DENY: u32 = libc::SECCOMP_RET_ERRNO | (libc::EACCES as u32 & libc::SECCOMP_RET_DATA);
-/// A syscall from a foreign ABI (e.g. 32-bit `int 0x80` on x86_64) has other
-/// numbers; rather than filter those too, such a process is killed.
+const EACCES: u32 = libc::SECCOMP_RET_ERRNO | (libc::EACCES as u32 & libc::SECCOMP_RET_DATA);
+const EPERM: u32 = libc::SECCOMP_RET_ERRNO | (libc::EPERM as u32 & libc::SECCOMP_RET_DATA);
 const KILL: u32 = libc::SECCOMP_RET_KILL_PROCESS;
 
 const fn op(code: u16, k: u32) -> libc::sock_filter {
@@ -96,22 +191,6 @@ const fn op(code: u16, k: u32) -> libc::sock_filter {
 const fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     libc::sock_filter { code, jt, jf, k }
 }
-
-static FILTER: [libc::sock_filter; 13] = [
-    op(LOAD_WORD, ARCH_OFFSET),
-    jump(JUMP_EQ, arch_or_zero(), 1, 0),
-    op(RETURN, KILL),
-    op(LOAD_WORD, NR_OFFSET),
-    jump(JUMP_GE, X32_SYSCALL_BIT, 0, 1),
-    op(RETURN, DENY),
-    jump(JUMP_EQ, libc::SYS_io_uring_setup as u32, 0, 1),
-    op(RETURN, DENY),
-    jump(JUMP_EQ, libc::SYS_socket as u32, 0, 3),
-    op(LOAD_WORD, ARG0_OFFSET),
-    jump(JUMP_EQ, libc::AF_UNIX as u32, 1, 0),
-    op(RETURN, DENY),
-    op(RETURN, ALLOW),
-];
 
 const fn arch_or_zero() -> u32 {
     match arch::AUDIT_ARCH {

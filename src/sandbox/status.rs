@@ -6,7 +6,8 @@ use std::io;
 use landlock::{ABI, Access, AccessFs, Ruleset, RulesetAttr};
 
 use super::child::restrict_self;
-use super::seccomp;
+use super::namespace::Namespace;
+use super::seccomp::{self, Filter};
 
 /// The Landlock ABI that added TCP bind/connect rules.
 pub(crate) const NETWORK_ABI: u32 = 4;
@@ -101,24 +102,34 @@ fn probe_enforcement() -> Result<u32, String> {
         .map_err(|error| format!("cannot create a Landlock ruleset: {error}"))?
         .into();
     let ruleset = ruleset.ok_or("the kernel created no Landlock ruleset")?;
-    restrict_in_forked_child(std::os::fd::AsRawFd::as_raw_fd(&ruleset))
-        .map_err(|error| format!("a test process could not be confined: {error}"))?;
+    let filter = seccomp::SUPPORTED.then(|| Filter::build(true));
+    restrict_in_forked_child(
+        std::os::fd::AsRawFd::as_raw_fd(&ruleset),
+        filter.as_ref(),
+        &Namespace::empty(),
+    )
+    .map_err(|error| format!("a test process could not be confined: {error}"))?;
     Ok(abi)
 }
 
-/// Confines a throwaway child with `ruleset` (and the socket filter, where
-/// this build has one) and reports whether that worked.
-fn restrict_in_forked_child(ruleset: std::os::fd::RawFd) -> io::Result<()> {
+/// Confines a throwaway child exactly as a real spawn would (a private
+/// mount namespace, capabilities dropped, `ruleset`, the seccomp filter
+/// where this build has one) and reports whether that worked.
+fn restrict_in_forked_child(
+    ruleset: std::os::fd::RawFd,
+    filter: Option<&Filter>,
+    namespace: &Namespace,
+) -> io::Result<()> {
     // SAFETY: after fork only the calling thread exists in the child, which
     // may then only use async-signal-safe functions. It calls restrict_self
-    // (prctl, landlock_restrict_self, seccomp: raw syscalls, no allocation,
-    // no locks) and _exit, which are.
+    // (unshare, mount, capset, prctl, landlock_restrict_self, seccomp: raw
+    // syscalls, no allocation, no locks) and _exit, which are.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(io::Error::last_os_error());
     }
     if pid == 0 {
-        let code = match restrict_self(ruleset, seccomp::SUPPORTED) {
+        let code = match restrict_self(ruleset, filter, namespace) {
             Ok(()) => 0,
             Err(error) => error.raw_os_error().unwrap_or(libc::EPERM).clamp(1, 255),
         };

@@ -13,6 +13,7 @@ use super::pane;
 use crate::app::AppState;
 use crate::app::approval_flow::Choice;
 use crate::app::approvals::{ApprovalSubject, PendingApproval};
+use crate::sanitize;
 use crate::theme::Theme;
 
 /// Rows the box spends on everything but the code: borders, the intro line,
@@ -132,7 +133,18 @@ pub fn render(state: &AppState, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     Clear.render(g.area, buf);
     block.render(g.area, buf);
     let inner_w = g.area.width.saturating_sub(2);
-    Line::styled(intro, theme.roles.muted).render(Rect::new(g.x, g.area.y + 1, inner_w, 1), buf);
+    // What runs is exactly this text: hidden characters are shown, never
+    // dropped, and their presence is the first thing the user reads.
+    let text = pending.subject.text();
+    let intro = if sanitize::has_hidden_characters(text) {
+        Line::styled(
+            "⚠ Contains control or invisible characters, shown as ␛ ␇ <U+…>; they run as shown:",
+            theme.roles.warning,
+        )
+    } else {
+        Line::styled(intro, theme.roles.muted)
+    };
+    intro.render(Rect::new(g.x, g.area.y + 1, inner_w, 1), buf);
 
     let styler: &dyn CodeStyler = match &state.highlighter {
         Some(hl) if !state.settings.no_color => hl.as_ref(),
@@ -140,7 +152,7 @@ pub fn render(state: &AppState, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     };
     let mut lines = markdown::code_lines(
         language,
-        pending.subject.text(),
+        &sanitize::visible_controls(text),
         g.code.width as usize,
         theme,
         styler,

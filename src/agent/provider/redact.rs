@@ -59,6 +59,43 @@ fn looks_like_key(token: &str) -> bool {
     })
 }
 
+/// Secrets this process holds (every API key read from the environment),
+/// removed verbatim by [`redact_known`] wherever they appear, whatever
+/// their shape: a key without a vendor prefix is not caught by
+/// [`redact_key_like`].
+static KNOWN: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
+
+/// Shorter values are not remembered: replacing them would mangle text.
+const MIN_KNOWN_LEN: usize = 8;
+
+/// Remembers `secret` for [`redact_known`].
+pub fn remember_secret(secret: &str) {
+    if secret.len() < MIN_KNOWN_LEN {
+        return;
+    }
+    let mut known = KNOWN
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !known.iter().any(|k| k == secret) {
+        known.push(secret.to_owned());
+    }
+}
+
+/// Every remembered secret verbatim, then anything key-shaped: what session
+/// files and the log get.
+pub fn redact_known(text: &str) -> String {
+    let known = KNOWN
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut text = text.to_owned();
+    for secret in known.iter() {
+        if text.contains(secret.as_str()) {
+            text = text.replace(secret.as_str(), REDACTED);
+        }
+    }
+    redact_key_like(&text)
+}
+
 /// Redacts a known secret verbatim (when we hold the key) and then anything
 /// key-shaped.
 pub fn redact_secret(text: &str, secret: Option<&str>) -> String {
@@ -105,6 +142,16 @@ mod tests {
         ] {
             assert_eq!(redact_key_like(text), text);
         }
+    }
+
+    #[test]
+    fn remembered_secrets_are_redacted_whatever_their_shape() {
+        remember_secret("plain-looking-value-4711");
+        remember_secret("short");
+        assert_eq!(
+            redact_known("key=plain-looking-value-4711; short; sk-abcdefghijklmnopqrstuvwxyz"),
+            "key=[REDACTED]; short; [REDACTED]"
+        );
     }
 
     #[test]

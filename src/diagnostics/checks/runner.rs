@@ -9,6 +9,8 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
+use crate::sandbox::Confinement;
+
 /// Output beyond this per stream is drained but not kept.
 const MAX_OUTPUT: usize = 16 * 1024 * 1024;
 
@@ -18,6 +20,9 @@ pub struct Invocation {
     pub args: Vec<String>,
     pub cwd: PathBuf,
     pub timeout: Duration,
+    /// Checks run project code (`build.rs`, `conftest.py`, npm scripts),
+    /// so they start under the kernel's confinement.
+    pub confinement: Confinement,
 }
 
 #[derive(Debug)]
@@ -47,16 +52,22 @@ impl Drop for GroupGuard {
 }
 
 pub async fn run(invocation: Invocation) -> RunResult {
-    let mut child = match Command::new(&invocation.program)
+    let mut command = Command::new(&invocation.program);
+    command
         .args(&invocation.args)
         .current_dir(&invocation.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-    {
+        .kill_on_drop(true);
+    if let Err(error) = invocation.confinement.apply(command.as_std_mut()) {
+        return RunResult::Failed(format!(
+            "`{}` not run: its sandbox could not be set up ({error})",
+            invocation.program
+        ));
+    }
+    let mut child = match command.spawn() {
         Ok(child) => child,
         Err(error) => {
             return RunResult::Failed(format!("could not start `{}`: {error}", invocation.program));

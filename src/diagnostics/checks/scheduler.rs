@@ -16,6 +16,7 @@ use super::runner::{Invocation, RunResult, run};
 use crate::diagnostics::event::{CheckState, DiagnosticsEvent};
 use crate::diagnostics::model::Diagnostic;
 use crate::diagnostics::which::which;
+use crate::sandbox::Confinement;
 
 /// One command over one file (per-file commands) or over the project.
 type RunKey = (usize, Option<PathBuf>);
@@ -33,6 +34,8 @@ struct Running {
 }
 
 pub struct CheckScheduler {
+    /// Every check command starts under this (see `runner::Invocation`).
+    confinement: Confinement,
     checks: Vec<(CheckCommand, Result<ProblemMatcher, String>)>,
     root: PathBuf,
     events: mpsc::UnboundedSender<DiagnosticsEvent>,
@@ -55,6 +58,7 @@ impl CheckScheduler {
         checks: Vec<CheckCommand>,
         root: PathBuf,
         events: mpsc::UnboundedSender<DiagnosticsEvent>,
+        confinement: Confinement,
     ) -> (CheckScheduler, mpsc::UnboundedReceiver<RunDone>) {
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let checks = checks
@@ -67,6 +71,7 @@ impl CheckScheduler {
         let scheduler = CheckScheduler {
             checks,
             root,
+            confinement,
             events,
             done_tx,
             running: HashMap::new(),
@@ -117,6 +122,7 @@ impl CheckScheduler {
             args: check.args_for(path),
             cwd: cwd.clone(),
             timeout: check.timeout(),
+            confinement: self.confinement.clone(),
         };
         let name = check.name.clone();
         if let Some(previous) = self.running.remove(&key)

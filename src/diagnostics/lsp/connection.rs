@@ -20,6 +20,7 @@ use super::config::ServerConfig;
 use super::transport::{Incoming, RpcHandle, spawn_tasks};
 use crate::diagnostics::position::ColumnUnit;
 use crate::diagnostics::uri::path_to_uri;
+use crate::sandbox::Confinement;
 
 pub struct Connection {
     pub rpc: RpcHandle,
@@ -32,24 +33,30 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Spawns the server in `root` and completes the `initialize` handshake.
+    /// Spawns the server in `root` under `confinement` and completes the
+    /// `initialize` handshake.
     pub async fn start(
         config: ServerConfig,
         root: std::path::PathBuf,
         init_timeout: Duration,
+        confinement: Confinement,
     ) -> Result<Connection, LspError> {
-        let mut child = Command::new(&config.command)
+        let spawn_error = |source| LspError::Spawn {
+            command: config.command.clone(),
+            source,
+        };
+        let mut command = Command::new(&config.command);
+        command
             .args(&config.args)
             .current_dir(&root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|source| LspError::Spawn {
-                command: config.command.clone(),
-                source,
-            })?;
+            .kill_on_drop(true);
+        confinement
+            .apply(command.as_std_mut())
+            .map_err(spawn_error)?;
+        let mut child = command.spawn().map_err(spawn_error)?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {

@@ -17,6 +17,7 @@ use super::convert::convert;
 use super::transport::Incoming;
 use crate::diagnostics::event::{DiagnosticsEvent, ServerState};
 use crate::diagnostics::uri::{path_to_uri, uri_to_path};
+use crate::sandbox::Confinement;
 
 #[derive(Debug)]
 pub enum DocCommand {
@@ -63,6 +64,8 @@ pub struct Supervisor {
     config: ServerConfig,
     name: String,
     root: PathBuf,
+    /// Every (re)start of the server goes through this.
+    confinement: Confinement,
     timings: LspTimings,
     events: mpsc::UnboundedSender<DiagnosticsEvent>,
     commands: mpsc::UnboundedReceiver<DocCommand>,
@@ -98,6 +101,7 @@ impl Supervisor {
         root: PathBuf,
         timings: LspTimings,
         events: mpsc::UnboundedSender<DiagnosticsEvent>,
+        confinement: Confinement,
     ) -> mpsc::UnboundedSender<DocCommand> {
         let (tx, commands) = mpsc::unbounded_channel();
         let (pulled_tx, pulled_rx) = mpsc::unbounded_channel();
@@ -105,6 +109,7 @@ impl Supervisor {
             name: config.name(),
             config,
             root,
+            confinement,
             timings,
             events,
             commands,
@@ -198,6 +203,7 @@ impl Supervisor {
             self.config.clone(),
             self.root.clone(),
             self.timings.initialize_timeout,
+            self.confinement.clone(),
         );
         tokio::pin!(starting);
         loop {

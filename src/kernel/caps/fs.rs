@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 use super::confine::confine;
+use super::write_beneath::{WriteError, write_beneath};
 use crate::kernel::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilitySpec, arg_str,
 };
@@ -164,22 +165,19 @@ impl FsInner {
                 message: format!("{user_path}: is a folder"),
             });
         }
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io_err)?;
-        }
-        // Write beside, then rename: the editor never reloads half a file.
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let tmp = path.with_file_name(format!(".{}.hello-tui-tmp", name.unwrap_or_default()));
-        std::fs::write(&tmp, text).map_err(io_err)?;
-        if let Err(err) = std::fs::rename(&tmp, &path) {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(io_err(err));
-        }
+        // Beneath the root, no symlink followed, a temp name nobody can
+        // predict, then rename: the editor never reloads half a file.
+        let relative = path
+            .strip_prefix(&self.root)
+            .map_err(|_| outside(user_path))?;
+        write_beneath(&self.root, relative, text.as_bytes()).map_err(|err| match err {
+            WriteError::Steered => outside(user_path),
+            WriteError::Io(err) => io_err(err),
+        })?;
         if let Some(written) = &self.written {
             let _ = written.send(FsWritten { path: path.clone() });
         }
-        let shown = path.strip_prefix(&self.root).unwrap_or(&path);
-        Ok(json!({ "path": shown.display().to_string(), "bytes": text.len() }))
+        Ok(json!({ "path": relative.display().to_string(), "bytes": text.len() }))
     }
 
     fn list(&self, user_path: &str) -> Result<Value, CapabilityError> {
@@ -212,4 +210,10 @@ impl FsInner {
             abs == target || abs.canonicalize().is_ok_and(|real| real == target)
         })
     }
+}
+
+fn outside(user_path: &str) -> CapabilityError {
+    CapabilityError::PermissionDenied(format!(
+        "{user_path}: leads through a symlink or out of the workspace; fs.write follows no links"
+    ))
 }

@@ -5,6 +5,7 @@ mod approval;
 mod confine;
 mod fs;
 mod shell;
+mod write_beneath;
 
 pub use approval::{
     AllowAll, Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, AskUser, DenyAll,

@@ -1,7 +1,10 @@
 //! The `shell` capability: `run(cmd, timeout=None)` → `{code, stdout, stderr}`.
 //!
-//! `sh -c` in the workspace, behind an approval policy, in its own process
-//! group (a timeout kills everything it started), with capped output.
+//! `sh -c` in the workspace, behind an approval policy, started under the
+//! same [`Confinement`] as the kernel (the command is spawned by the
+//! workbench, not by the kernel, so it would otherwise escape the sandbox),
+//! in its own process group (a timeout kills everything it started), with
+//! capped output.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -18,6 +21,7 @@ use crate::kernel::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilitySpec, CappedText, arg_seconds,
     arg_str,
 };
+use crate::sandbox::Confinement;
 
 #[derive(Clone)]
 pub struct ShellCapability {
@@ -27,17 +31,25 @@ pub struct ShellCapability {
 struct ShellInner {
     root: PathBuf,
     policy: Arc<dyn ApprovalPolicy>,
+    confinement: Confinement,
     default_timeout: Duration,
     /// Bytes kept per stream (half head, half tail).
     max_output: usize,
 }
 
 impl ShellCapability {
-    pub fn new(root: impl AsRef<Path>, policy: Arc<dyn ApprovalPolicy>) -> Self {
+    /// Commands run in `root` once `policy` allows them, started under
+    /// `confinement` (the kernel's).
+    pub fn new(
+        root: impl AsRef<Path>,
+        policy: Arc<dyn ApprovalPolicy>,
+        confinement: Confinement,
+    ) -> Self {
         Self {
             inner: Arc::new(ShellInner {
                 root: root.as_ref().to_path_buf(),
                 policy,
+                confinement,
                 default_timeout: Duration::from_secs(60),
                 max_output: 256 << 10,
             }),
@@ -91,7 +103,8 @@ impl ShellInner {
                 "command refused: {reason}"
             )));
         }
-        let mut child = Command::new("sh")
+        let mut command = Command::new("sh");
+        command
             .arg("-c")
             .arg(&cmd)
             .current_dir(&self.root)
@@ -99,7 +112,16 @@ impl ShellInner {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
-            .kill_on_drop(true)
+            .kill_on_drop(true);
+        let not_started = |err: std::io::Error| {
+            CapabilityError::PermissionDenied(format!(
+                "command not run: its sandbox could not be set up ({err})"
+            ))
+        };
+        self.confinement
+            .apply(command.as_std_mut())
+            .map_err(not_started)?;
+        let mut child = command
             .spawn()
             .map_err(|err| CapabilityError::from_io(&err, "sh"))?;
         let half = self.max_output / 2;

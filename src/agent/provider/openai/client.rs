@@ -133,6 +133,7 @@ impl Call {
         let config = &self.provider.config;
         let max_attempts = config.max_attempts.max(1);
         let mut attempt = 1;
+        let started = std::time::Instant::now();
         let response = loop {
             let failure = match self.send().await {
                 Ok(response) => break response,
@@ -174,6 +175,21 @@ impl Call {
                     fastrand::f64(),
                 ),
             };
+            // The next attempt could take up to the first-byte timeout after
+            // the wait: give up now rather than overrun the budget.
+            let spent = started.elapsed();
+            if spent + wait + config.first_byte_timeout > config.retry_budget {
+                let error = ProviderError::RetriesExhausted {
+                    attempts: attempt,
+                    last: format!(
+                        "{reason} (another try would pass the {}s retry budget; {}s spent)",
+                        config.retry_budget.as_secs(),
+                        spent.as_secs()
+                    ),
+                };
+                let _ = tx.send(ProviderEvent::Error(error)).await;
+                return;
+            }
             attempt += 1;
             let event = ProviderEvent::Retrying {
                 attempt,
@@ -198,12 +214,13 @@ impl Call {
             .header(CONTENT_TYPE, "application/json")
             .body(self.body.clone())
             .send();
-        let response = match tokio::time::timeout(provider.config.idle_timeout, request).await {
+        let first_byte = provider.config.first_byte_timeout;
+        let response = match tokio::time::timeout(first_byte, request).await {
             Err(_) => {
                 return Err(AttemptError::Retry {
                     error: ProviderError::Connect(format!(
-                        "no response within {}s",
-                        provider.config.idle_timeout.as_secs()
+                        "connected, but no answer within {:.1}s (first-byte timeout)",
+                        first_byte.as_secs_f64()
                     )),
                     wait: None,
                 });

@@ -17,11 +17,16 @@ pub const DEFAULT_KEY_ENV: &str = "OPENAI_API_KEY";
 pub struct ApiKey(String);
 
 impl ApiKey {
-    /// `None` for an empty string: an empty key is no key.
+    /// `None` for an empty string: an empty key is no key. The value is
+    /// remembered for redaction (session files, the log), whatever its shape.
     pub fn new(key: impl Into<String>) -> Option<Self> {
         let key = key.into();
         let trimmed = key.trim();
-        (!trimmed.is_empty()).then(|| ApiKey(trimmed.to_owned()))
+        if trimmed.is_empty() {
+            return None;
+        }
+        crate::agent::provider::redact::remember_secret(trimmed);
+        Some(ApiKey(trimmed.to_owned()))
     }
 
     pub(crate) fn expose(&self) -> &str {
@@ -50,8 +55,12 @@ pub struct OpenAiConfig {
     /// Values may be secret too, so `Debug` hides them.
     pub extra_headers: Vec<(String, String)>,
     pub connect_timeout: Duration,
-    /// Longest silence allowed: until the response headers, and between two
-    /// body chunks. Generous, because local servers may load a model first.
+    /// Longest wait from sending the request to the response headers. A
+    /// server that accepts the connection and never answers is given up on
+    /// after this (then retried, within `retry_budget`).
+    pub first_byte_timeout: Duration,
+    /// Longest silence allowed between two body chunks once the answer
+    /// streams. Generous: a model may think before the next token.
     pub idle_timeout: Duration,
     /// Total tries for one call (1 = no retry).
     pub max_attempts: u32,
@@ -61,6 +70,9 @@ pub struct OpenAiConfig {
     /// A `Retry-After` longer than this is not waited for: the call fails
     /// with the server's message instead of freezing the turn for minutes.
     pub max_retry_after: Duration,
+    /// Longest time one call may spend on failed attempts and the waits
+    /// between them: no retry starts that would end past it.
+    pub retry_budget: Duration,
 }
 
 impl OpenAiConfig {
@@ -79,11 +91,13 @@ impl OpenAiConfig {
             api_key: env(api_key_env).and_then(ApiKey::new),
             extra_headers: Vec::new(),
             connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(60),
             idle_timeout: Duration::from_secs(300),
             max_attempts: 4,
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
             max_retry_after: Duration::from_secs(120),
+            retry_budget: Duration::from_secs(180),
         }
     }
 
@@ -129,8 +143,10 @@ impl fmt::Debug for OpenAiConfig {
             .field("api_key", &self.api_key)
             .field("extra_headers", &headers)
             .field("connect_timeout", &self.connect_timeout)
+            .field("first_byte_timeout", &self.first_byte_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_attempts", &self.max_attempts)
+            .field("retry_budget", &self.retry_budget)
             .finish_non_exhaustive()
     }
 }

@@ -1,0 +1,99 @@
+//! One kernel setup for every front end: the workbench (`app::safety`) and
+//! `hello-tui exec` build the kernel's config, its confinement and its
+//! capability registry here, so both honour every `[kernel]` and `[safety]`
+//! setting and neither can start a child another way.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, watch};
+
+use crate::config::Settings;
+use crate::context::{ContextCapability, PublishedSnapshot, SharedContext};
+use crate::kernel::caps::{ApprovalPolicy, DirtyPaths, FsCapability, FsWritten, ShellCapability};
+use crate::kernel::{CapabilityRegistry, KernelConfig, PreSpawnHook};
+use crate::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxError, SandboxStatus};
+
+/// What ties the kernel's `fs` to the open editors: the paths with unsaved
+/// edits (`fs.write` refuses them) and a channel announcing its writes (so
+/// open buffers reload).
+#[derive(Clone)]
+pub struct FsLinks {
+    pub dirty: watch::Receiver<DirtyPaths>,
+    pub written: mpsc::UnboundedSender<FsWritten>,
+}
+
+/// The agent's conversation as the `context` capability reads it.
+pub type ContextLink = (SharedContext, watch::Receiver<Option<PublishedSnapshot>>);
+
+/// The environment children get under these settings: the allowlist plus
+/// `[kernel] env`, never the API key's variable.
+pub fn child_env(settings: &Settings) -> ChildEnv {
+    ChildEnv::from_host(&settings.kernel_env, &settings.api_key_env)
+}
+
+/// How children run under these settings in `mode`: the kernel, its shell
+/// commands and check commands all get this (one policy: the workspace, a
+/// private temp dir and `[safety] writable`; the network if allowed). An
+/// error means the sandbox is needed but cannot be prepared: fail closed.
+pub fn confinement(
+    settings: &Settings,
+    mode: ApprovalMode,
+    status: &SandboxStatus,
+    workspace: &Path,
+) -> Result<Confinement, SandboxError> {
+    Confinement::for_mode(
+        mode,
+        status,
+        workspace,
+        settings.allow_network,
+        settings.writable.clone(),
+        child_env(settings),
+    )
+}
+
+/// The kernel's config from the settings (interpreter, memory limit, cell
+/// timeout), started under `confinement` on every spawn, restarts included.
+pub fn kernel_config(
+    settings: &Settings,
+    workspace: &Path,
+    confinement: &Confinement,
+) -> KernelConfig {
+    let mut config = KernelConfig::from_settings(settings, workspace);
+    let confinement = confinement.clone();
+    config.pre_spawn = Some(PreSpawnHook(Arc::new(move |cmd| confinement.apply(cmd))));
+    config
+}
+
+/// The kernel's capabilities: `fs` (tied to the editors when `fs_links` is
+/// given), `shell` (asking `shell_policy`, started under `confinement`) and,
+/// when given, `context`.
+pub fn registry(
+    root: &Path,
+    confinement: &Confinement,
+    shell_policy: Arc<dyn ApprovalPolicy>,
+    fs_links: Option<&FsLinks>,
+    context: Option<&ContextLink>,
+) -> std::io::Result<CapabilityRegistry> {
+    let mut fs = FsCapability::new(root)?;
+    if let Some(links) = fs_links {
+        fs = fs
+            .with_dirty_paths(links.dirty.clone())
+            .with_write_events(links.written.clone());
+    }
+    let mut registry =
+        CapabilityRegistry::new()
+            .with(Arc::new(fs))
+            .with(Arc::new(ShellCapability::new(
+                root,
+                shell_policy,
+                confinement.clone(),
+            )));
+    if let Some((context, snapshot)) = context {
+        registry = registry.with(Arc::new(ContextCapability::new(
+            context.clone(),
+            snapshot.clone(),
+        )));
+    }
+    Ok(registry)
+}
