@@ -82,6 +82,7 @@ fn frame(
     theme: &Theme,
     terminal: &mut Terminal<TestBackend>,
 ) {
+    hello_tui::app::update::before_frame(state);
     ui::prepare(state, model, theme);
     terminal
         .draw(|f| ui::render(state, model, theme, f))

@@ -49,6 +49,7 @@ fn draw(s: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
     let theme = Theme::builtin_default();
     handle_terminal_event(s, Event::Resize(width, height));
     let mut frame_model = ui::FrameModel::default();
+    hello_tui::app::update::before_frame(s);
     ui::prepare(s, &mut frame_model, &theme);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal

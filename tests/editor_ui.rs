@@ -83,6 +83,7 @@ fn draw(s: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
     // Highlighting is bounded per frame: draw until it is done, like the loop.
     for _ in 0..20 {
         let mut frame_model = ui::FrameModel::default();
+        hello_tui::app::update::before_frame(s);
         ui::prepare(s, &mut frame_model, &theme);
         terminal
             .draw(|frame| ui::render(s, &frame_model, &theme, frame))
@@ -677,6 +678,7 @@ fn hostile_sequences_stay_inside_their_panes() {
     let theme = hello_tui::theme::Theme::builtin_default();
     s.size = ratatui::layout::Size::new(100, 30);
     let mut frame_model = hello_tui::ui::FrameModel::default();
+    hello_tui::app::update::before_frame(&mut s);
     hello_tui::ui::prepare(&mut s, &mut frame_model, &theme);
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
     terminal
@@ -760,6 +762,7 @@ fn gutter_markers_and_underlines_for_diagnostics() {
     let theme = hello_tui::theme::Theme::builtin_default();
     s.size = ratatui::layout::Size::new(100, 30);
     let mut frame_model = hello_tui::ui::FrameModel::default();
+    hello_tui::app::update::before_frame(&mut s);
     hello_tui::ui::prepare(&mut s, &mut frame_model, &theme);
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
     terminal

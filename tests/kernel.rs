@@ -1300,7 +1300,10 @@ async fn the_model_is_told_exactly_how_much_output_was_dropped() {
     let printed: u64 = 5_000_000;
     let r = ok(&k, &format!("print('x' * {printed}, end='')")).await;
     let state = k.rt.describe().await.unwrap();
-    let stdout = from_exec(&r, &state, None)["stdout"].as_str().unwrap().to_owned();
+    let stdout = from_exec(&r, &state, None)["stdout"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let counts =
         regex::Regex::new(r"\[(\d+) characters and (\d+) more bytes of output dropped\]").unwrap();
     let caps = counts.captures(&stdout).expect("both counts are given");

@@ -39,6 +39,7 @@ fn draw(state: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> 
     let theme = Theme::builtin_default();
     handle_terminal_event(state, Event::Resize(width, height));
     let mut frame_model = ui::FrameModel::default();
+    hello_tui::app::update::before_frame(state);
     ui::prepare(state, &mut frame_model, &theme);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     terminal

@@ -33,6 +33,7 @@ fn draw_with(
 ) -> Terminal<TestBackend> {
     handle_terminal_event(state, Event::Resize(width, height));
     let mut frame_model = ui::FrameModel::default();
+    hello_tui::app::update::before_frame(state);
     ui::prepare(state, &mut frame_model, theme);
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     terminal
@@ -722,8 +723,16 @@ fn open_search_results_follow_what_arrives_without_retyping() {
             origin: CellOrigin::User,
         }),
     );
-    assert_eq!(results(&s).len(), 1, "the new cell is found at once");
+    assert!(
+        matches!(&s.overlay, Some(hello_tui::app::state::Overlay::Search(search)) if search.stale),
+        "an event only marks the results stale (a burst costs one search)"
+    );
     let text = text_of(&draw(&mut s, 100, 30));
+    assert_eq!(
+        results(&s).len(),
+        1,
+        "the new cell is found before the frame"
+    );
     assert!(text.contains("1 result"), "{text}");
 }
 
@@ -770,4 +779,44 @@ fn every_prompt_moves_its_cursor_like_the_composer() {
         panic!("search should be open")
     };
     assert_eq!(search.query.text(), "check ", "Ctrl+W deletes a word");
+}
+
+#[test]
+fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
+    let mut s = state();
+    for i in 0..60 {
+        s.conversation
+            .messages
+            .push(ChatMessage::new(Role::User, format!("message {i}")));
+    }
+    // A six-line draft makes the history shorter than the pane.
+    for i in 0..5 {
+        s.composer.insert_str(format!("draft {i}"));
+        s.composer.insert_newline();
+    }
+    let rows_of = |s: &AppState, terminal: &Terminal<TestBackend>| -> Vec<String> {
+        let screen = ratatui::layout::Rect::new(0, 0, 80, 24);
+        let pane = hello_tui::screen::layout::compute(screen, s.focus)
+            .conversation
+            .expect("the conversation is shown");
+        let area = hello_tui::screen::conversation::history_area(s, pane);
+        let buffer = buffer_of(terminal);
+        (area.top()..area.bottom())
+            .map(|y| {
+                (area.left()..area.right())
+                    .map(|x| buffer[(x, y)].symbol().to_owned())
+                    .collect::<String>()
+            })
+            .collect()
+    };
+    let terminal = draw(&mut s, 80, 24);
+    let before = rows_of(&s, &terminal);
+    press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);
+    let terminal = draw(&mut s, 80, 24);
+    let after = rows_of(&s, &terminal);
+    assert_eq!(
+        after.last(),
+        before.first(),
+        "the old top row is the new bottom row: nothing skipped\nbefore {before:?}\nafter {after:?}"
+    );
 }

@@ -61,6 +61,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     while !state.should_quit {
         if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
             state.size = guard.terminal.size()?;
+            update::before_frame(&mut state);
             ui::prepare(&mut state, &mut frame_model, &theme);
             guard
                 .terminal

@@ -1,8 +1,10 @@
 //! What the search pane finds in each scope. Results are computed by
-//! [`recompute`] when the query or the scope changes, or when what they
+//! [`recompute`] when the query or the scope changes, and when what they
 //! search changes while the pane is open (a kernel, agent, diagnostics or
-//! worker event), and kept in `SearchState::results`: drawing only reads
-//! them. The two slow scopes — fuzzy matching every workspace path and
+//! worker event marks them [`stale`]) once before the next frame
+//! ([`recompute_if_stale`]), so a burst of streamed output costs one search,
+//! not one per event. They are kept in `SearchState::results`: drawing only
+//! reads them. The two slow scopes — fuzzy matching every workspace path and
 //! reading file contents — run on background threads started by
 //! [`refresh`], and the results show their newest answer.
 
@@ -60,6 +62,21 @@ impl SearchOutcome {
 /// Characters of context kept on each side of a match in a snippet.
 const SNIPPET_CONTEXT: usize = 40;
 
+/// What an open search pane searches has changed: recompute before the
+/// next frame (or before Enter acts).
+pub fn stale(state: &mut AppState) {
+    if let Some(super::state::Overlay::Search(search)) = &mut state.overlay {
+        search.stale = true;
+    }
+}
+
+/// Recomputes the results if something they search changed since.
+pub fn recompute_if_stale(state: &mut AppState) {
+    if matches!(&state.overlay, Some(super::state::Overlay::Search(s)) if s.stale) {
+        recompute(state);
+    }
+}
+
 /// Recomputes the open search pane's results from the current state.
 pub fn recompute(state: &mut AppState) {
     let Some(super::state::Overlay::Search(search)) = &state.overlay else {
@@ -69,6 +86,7 @@ pub fn recompute(state: &mut AppState) {
     if let Some(super::state::Overlay::Search(search)) = &mut state.overlay {
         let len = results.len();
         search.results = results;
+        search.stale = false;
         search.cursor.move_by(0, len);
     }
 }
@@ -231,7 +249,7 @@ pub fn refresh(state: &mut AppState) {
 /// The file index grew: an open files-scope search asks again.
 pub fn on_index_grew(state: &mut AppState) {
     request_file_matches(state, true);
-    recompute(state);
+    stale(state);
 }
 
 /// Sends the files scope's query to the fuzzy worker (or, without one,
@@ -472,16 +490,16 @@ fn pane_messages(state: &AppState, needle: &str) -> Vec<SearchHit> {
         .iter()
         .enumerate()
         .filter_map(|(i, m)| {
-            let haystack = match &m.cell {
-                Some(cell) => format!("{}\n{}", cell.code, m.text),
-                None => m.text.clone(),
+            let haystack: std::borrow::Cow<'_, str> = match &m.cell {
+                Some(cell) => format!("{}\n{}", cell.code, m.text).into(),
+                None => m.text.as_str().into(),
             };
             snippet(&haystack, needle).map(|(text, highlights)| SearchHit {
                 label: format!("#{} {}", i + 1, m.role.label()),
                 text,
                 highlights,
                 target: SearchTarget::Message(i),
-                pin_text: haystack.clone(),
+                pin_text: haystack.into_owned(),
             })
         })
         .collect()

@@ -270,9 +270,12 @@ pub struct SearchState {
     pub cursor: ListCursor,
     /// The files scope's fuzzy matches, computed off the UI thread.
     pub file_matches: FileMatches,
-    /// What the pane lists: computed when the query, the scope or what
-    /// they search changes (`app::search::recompute`), never when drawn.
+    /// What the pane lists: computed when the query or the scope changes
+    /// (`app::search::recompute`), and once before the next frame when what
+    /// they search changed (`stale`), never when drawn.
     pub results: super::search::SearchOutcome,
+    /// What the results were computed from has changed since.
+    pub stale: bool,
 }
 
 impl SearchState {
@@ -283,6 +286,7 @@ impl SearchState {
             cursor: ListCursor::default(),
             file_matches: FileMatches::default(),
             results: super::search::SearchOutcome::Prompt("type to search"),
+            stale: false,
         }
     }
 }

@@ -60,6 +60,12 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
     }
 }
 
+/// Work deferred to once per frame: the loop calls it before drawing, after
+/// applying every event of the frame (tests that draw call it too).
+pub fn before_frame(state: &mut AppState) {
+    super::search::recompute_if_stale(state);
+}
+
 /// Applies one message from a background task.
 pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
     match event {
@@ -71,7 +77,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         AppEvent::Diagnostics(event) => {
             let changed = super::diagnostics::apply(state, event);
             if changed {
-                super::search::recompute(state);
+                super::search::stale(state);
             }
             Command::from_changed(changed)
         }
@@ -82,7 +88,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             super::cells::apply(state, update);
             // An interrupted cell abandons the question it was waiting on.
             state.approvals.prune();
-            super::search::recompute(state);
+            super::search::stale(state);
             Command::Redraw
         }
         AppEvent::ApprovalRequested(pending) => {
@@ -91,7 +97,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         }
         AppEvent::Agent(update) => {
             super::agent::apply(state, update);
-            super::search::recompute(state);
+            super::search::stale(state);
             Command::Redraw
         }
         AppEvent::SnapshotBuilt(view) => {
@@ -203,7 +209,9 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
     Command::Redraw
 }
 
-fn selected_hit(state: &AppState) -> Option<super::search::SearchHit> {
+fn selected_hit(state: &mut AppState) -> Option<super::search::SearchHit> {
+    // Enter acts on what the pane shows now, even mid-frame.
+    super::search::recompute_if_stale(state);
     let Some(Overlay::Search(search)) = &state.overlay else {
         return None;
     };
@@ -309,8 +317,18 @@ fn current_layout(state: &AppState) -> PaneLayout {
 /// Rows in a page of the focused list, from the current layout.
 fn page(state: &AppState) -> isize {
     let layout = current_layout(state);
-    let height = layout.rect(state.focus).map(|r| r.height).unwrap_or(10);
-    height.saturating_sub(3).max(1) as isize
+    let rows = match (state.focus, layout.rect(state.focus)) {
+        // The history's own rows (the composer and pins take the rest),
+        // less one kept in view for context.
+        (PaneId::Conversation, Some(rect)) => {
+            crate::screen::conversation::history_area(state, rect)
+                .height
+                .saturating_sub(1)
+        }
+        (_, Some(rect)) => rect.height.saturating_sub(3),
+        (_, None) => 10,
+    };
+    rows.max(1) as isize
 }
 
 /// Scrolls whatever the keys are aimed at: the innermost layer.

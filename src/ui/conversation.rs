@@ -1,7 +1,7 @@
 //! The conversation pane: the history above, the composer below.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
@@ -10,38 +10,15 @@ use super::history::HistoryLayout;
 use super::pane;
 use crate::app::AppState;
 use crate::sanitize;
+use crate::screen;
 use crate::theme::Theme;
-
-/// The composer grows with its text up to this many rows.
-const MAX_COMPOSER_ROWS: u16 = 8;
-
-/// At most this many pinned results are listed above the composer.
-const MAX_PIN_ROWS: usize = 3;
-
-/// Splits the pane into the history (with its border), the pinned results
-/// and the composer.
-fn split(state: &AppState, area: Rect) -> [Rect; 3] {
-    let composer_rows = (state.composer.lines().len() as u16).clamp(1, MAX_COMPOSER_ROWS) + 2;
-    let pins = state.pins.len();
-    let pin_rows = if pins > MAX_PIN_ROWS {
-        MAX_PIN_ROWS + 1
-    } else {
-        pins
-    } as u16;
-    Layout::vertical([
-        Constraint::Min(0),
-        Constraint::Length(pin_rows),
-        Constraint::Length(composer_rows.min(area.height)),
-    ])
-    .areas(area)
-}
 
 fn render_pins(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
     let mut lines: Vec<Line> = state
         .pins
         .iter()
         .rev()
-        .take(MAX_PIN_ROWS)
+        .take(screen::conversation::MAX_PIN_ROWS)
         .map(|pin| {
             Line::from(vec![
                 Span::styled(" pinned ", theme.roles.status_key),
@@ -59,19 +36,16 @@ fn render_pins(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
             ])
         })
         .collect();
-    if state.pins.len() > MAX_PIN_ROWS {
+    if state.pins.len() > screen::conversation::MAX_PIN_ROWS {
         lines.push(Line::styled(
-            format!("  … and {} more pinned", state.pins.len() - MAX_PIN_ROWS),
+            format!(
+                "  … and {} more pinned",
+                state.pins.len() - screen::conversation::MAX_PIN_ROWS
+            ),
             theme.roles.muted,
         ));
     }
     Paragraph::new(lines).render(area, frame.buffer_mut());
-}
-
-/// The history's area inside its border when the pane occupies `area`.
-pub fn history_area(state: &AppState, area: Rect) -> Rect {
-    let [history, ..] = split(state, area);
-    history.inner(ratatui::layout::Margin::new(1, 1))
 }
 
 pub fn render(
@@ -82,7 +56,7 @@ pub fn render(
     area: Rect,
     frame: &mut Frame,
 ) {
-    let [history_area, pins_area, composer_area] = split(state, area);
+    let [history_area, pins_area, composer_area] = screen::conversation::split(state, area);
     render_pins(state, theme, pins_area, frame);
 
     let mut title = vec![Span::raw("Conversation")];

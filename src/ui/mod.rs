@@ -47,7 +47,7 @@ pub struct FrameModel {
 pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
     let area = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
     if let Some(rect) = screen::layout::compute(area, state.focus).conversation {
-        let inner = conversation::history_area(state, rect);
+        let inner = screen::conversation::history_area(state, rect);
         // Syntax colours would defeat NO_COLOR.
         let styling = match &state.highlighter {
             Some(hl) if !state.settings.no_color => history::Styling {
