@@ -96,7 +96,7 @@ pub fn paste_reason(state: &mut AppState, text: &str) -> bool {
 /// A left click on the overlay: the buttons choose, elsewhere nothing.
 pub fn click(state: &mut AppState, column: u16, row: u16) -> bool {
     let screen = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
-    match crate::ui::approval::button_at(state, screen, column, row) {
+    match crate::screen::approval::button_at(state, screen, column, row) {
         Some(choice) => {
             choose(state, choice);
             true

@@ -4,6 +4,7 @@
 //! neither of the two imports the other. They are cheap and computed on
 //! demand, so `update` needs no drawn frame (tests drive it without one).
 
+pub mod approval;
 pub mod conversation;
 pub mod diagnostics;
 pub mod file_view;

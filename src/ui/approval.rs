@@ -6,102 +6,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
-use unicode_width::UnicodeWidthStr;
 
 use super::markdown::{self, CodeStyler, PlainCode};
 use super::pane;
 use crate::app::AppState;
-use crate::app::approval_flow::Choice;
-use crate::app::approvals::{ApprovalSubject, PendingApproval};
+use crate::app::approvals::ApprovalSubject;
 use crate::sanitize;
+use crate::screen::approval::{BUTTON_GAP, buttons, geometry};
 use crate::theme::Theme;
-
-/// Rows the box spends on everything but the code: borders, the intro line,
-/// a gap, the buttons, the reason line.
-const CHROME_ROWS: u16 = 6;
-const MAX_WIDTH: u16 = 100;
-
-/// Where things are, shared by drawing and mouse hit-testing.
-struct Geometry {
-    area: Rect,
-    code: Rect,
-    buttons_row: u16,
-    reason_row: u16,
-    x: u16,
-}
-
-fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
-    let width = screen
-        .width
-        .saturating_sub(4)
-        .clamp(20.min(screen.width), MAX_WIDTH);
-    let code_rows = pending.subject.text().lines().count().max(1) as u16;
-    let height = (code_rows + CHROME_ROWS).min(screen.height.saturating_sub(2).max(CHROME_ROWS));
-    let area = Rect::new(
-        screen.x + (screen.width.saturating_sub(width)) / 2,
-        screen.y + (screen.height.saturating_sub(height)) / 2,
-        width,
-        height,
-    )
-    .intersection(screen);
-    let inner_x = area.x + 1;
-    let inner_w = area.width.saturating_sub(2);
-    let bottom = area.bottom().saturating_sub(1);
-    let reason_row = bottom.saturating_sub(1);
-    let buttons_row = reason_row.saturating_sub(1);
-    let code_top = area.y + 2;
-    let code = Rect::new(
-        inner_x,
-        code_top,
-        inner_w,
-        buttons_row.saturating_sub(1).saturating_sub(code_top),
-    );
-    Geometry {
-        area,
-        code,
-        buttons_row,
-        reason_row,
-        x: inner_x,
-    }
-}
-
-/// The buttons as (label, key, choice), in the order drawn.
-fn buttons(subject: &ApprovalSubject) -> [(&'static str, &'static str, Choice); 3] {
-    let always = match subject {
-        ApprovalSubject::Command(_) => "Always this command",
-        ApprovalSubject::Cell(_) => "Always (all cells)",
-    };
-    [
-        ("Run once", "y", Choice::Once),
-        (always, "a", Choice::Always),
-        ("Deny…", "d", Choice::Deny),
-    ]
-}
-
-/// Each button's text as drawn: ` y Run once `.
-fn button_text(key: &str, label: &str) -> String {
-    format!(" {key} {label} ")
-}
-
-const BUTTON_GAP: u16 = 2;
-
-/// The button under a click, if any.
-pub fn button_at(state: &AppState, screen: Rect, column: u16, row: u16) -> Option<Choice> {
-    let pending = state.approvals.front()?;
-    let g = geometry(pending, screen);
-    if row != g.buttons_row {
-        return None;
-    }
-    let mut x = g.x;
-    for (label, key, choice) in buttons(&pending.subject) {
-        let w = button_text(key, label).width() as u16;
-        if column >= x && column < x + w {
-            return Some(choice);
-        }
-        x += w + BUTTON_GAP;
-    }
-    None
-}
 
 pub fn render(state: &AppState, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let Some(pending) = state.approvals.front() else {
