@@ -26,5 +26,6 @@ pub mod session;
 pub mod snapshot;
 pub mod theme;
 pub mod tokens;
+pub mod tui;
 pub mod ui;
 pub mod workspace;

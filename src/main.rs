@@ -90,7 +90,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .map(|line| (line as usize, target.column.unwrap_or(1) as usize));
         app::editors::open(&mut state, file, position);
     }
-    runtime.block_on(app::run::run(state, theme))?;
+    runtime.block_on(hello_tui::tui::run::run(state, theme))?;
     drop(demo_dir);
     Ok(ExitCode::SUCCESS)
 }

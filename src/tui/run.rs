@@ -8,12 +8,12 @@ use crossterm::event::EventStream;
 use futures_util::StreamExt;
 use tokio::time::Instant;
 
-use super::event::{self, AppEvent, AppEventSender};
-use super::recovery_mirror::RecoveryMirror;
-use super::snapshot;
-use super::state::AppState;
+use crate::app::event::{self, AppEvent, AppEventSender};
+use crate::app::recovery_mirror::RecoveryMirror;
+use crate::app::snapshot;
+use crate::app::state::AppState;
 use super::terminal::TerminalGuard;
-use super::update::{self, Command};
+use crate::app::update::{self, Command};
 use crate::diagnostics::DiagnosticsService;
 use crate::kernel::caps::{DirtyPaths, FsWritten};
 use crate::theme::Theme;
@@ -35,7 +35,7 @@ const MAX_BATCH: usize = 512;
 pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = event::channel();
-    let _workspace = super::workspace_services::start(&mut state, &tx);
+    let _workspace = crate::app::workspace_services::start(&mut state, &tx);
     let recovery = state
         .editors
         .recovery_dir
@@ -45,11 +45,11 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         mirror.install_panic_hook(dir.clone());
     }
     spawn_signal_watcher(tx.clone(), recovery);
-    let checks = super::safety::checks_confinement(&mut state);
+    let checks = crate::app::safety::checks_confinement(&mut state);
     state.diagnostics.client = Some(start_diagnostics(&state, &tx, checks));
     state.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state, &tx);
-    super::safety::start(&mut state, &tx, Some(fs_links));
+    crate::app::safety::start(&mut state, &tx, Some(fs_links));
 
     let mut input = EventStream::new();
     let mut needs_draw = true;
@@ -80,7 +80,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
         let spin_due = state
             .agent
             .busy
-            .then_some(last_spin + super::agent::SPINNER_INTERVAL);
+            .then_some(last_spin + crate::app::agent::SPINNER_INTERVAL);
         // Armed only while a dirty buffer has unsaved recovery work.
         let recovery_due = state.editors.recovery_due_at().map(Instant::from_std);
         let step = tokio::select! {

@@ -1,0 +1,9 @@
+//! The terminal front end: the event loop that owns the state and the
+//! terminal, feeds `app::update` and draws with `ui`, the guard that puts the
+//! terminal back on every exit, and the clipboard escape. It is the one
+//! place that knows both `app` (behaviour) and `ui` (drawing), so neither of
+//! those imports the other.
+
+pub mod osc52;
+pub mod run;
+pub mod terminal;
