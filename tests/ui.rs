@@ -473,19 +473,21 @@ fn conversation_search_uses_the_bm25_index_and_jumps_to_the_entry() {
     use hello_tui::context::Message;
     let mut s = state();
     let prompts = ["why does login fail?", "and the api?"];
+    // Each pane entry carries the `context` index it shows, as the agent
+    // sets it when the conversation stores the message.
+    let shown = |s: &mut AppState, role, message: Message| {
+        let mut entry = ChatMessage::new(role, message.content.clone());
+        entry.context = Some(s.agent.context.push(message));
+        s.conversation.messages.push(entry);
+    };
     for p in prompts {
-        s.agent.context.push(Message::user(p));
-        s.conversation
-            .messages
-            .push(ChatMessage::new(Role::User, p));
+        shown(&mut s, Role::User, Message::user(p));
     }
-    s.agent.context.push(Message::assistant(
-        "The function checkAuth rejects plain users.",
-    ));
-    s.conversation.messages.push(ChatMessage::new(
+    shown(
+        &mut s,
         Role::Assistant,
-        "The function checkAuth rejects plain users.",
-    ));
+        Message::assistant("The function checkAuth rejects plain users."),
+    );
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     for c in "check auth".chars() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);

@@ -303,20 +303,24 @@ impl Conversation {
     }
 
     /// Appends a message everywhere: model history, context store, session.
-    pub fn push(&mut self, message: ChatMessage) {
+    /// Returns its `context` index, or `None` when the store skips it (a
+    /// tool-call-only assistant message): front ends tie what they show to
+    /// the message by that index.
+    pub fn push(&mut self, message: ChatMessage) -> Option<usize> {
         if let ChatMessage::Assistant { tool_calls, .. } = &message {
             for call in tool_calls {
                 let code = code_of(&call.arguments).unwrap_or_else(|_| call.arguments.clone());
                 self.codes.insert(call.id.clone(), code);
             }
         }
-        let context_index = match self.context_message(&message) {
-            Some(entry) => self.context.push(entry),
-            None => self.context.len(),
-        };
+        let stored = self
+            .context_message(&message)
+            .map(|entry| self.context.push(entry));
+        let context_index = stored.unwrap_or_else(|| self.context.len());
         self.entries.push(self.entry_for(&message, context_index));
         self.record(&SessionEvent::from_message(&message));
         self.messages.push(message);
+        stored
     }
 
     pub fn record_usage(&mut self, usage: Usage) {
