@@ -432,6 +432,10 @@ fn f2_breaks_the_next_request_down_by_section() {
     conversation.compact("- the user asks about slow builds".into(), 20, true, None);
     s.agent.set_conversation(conversation);
     s.composer.insert_str("and the tests?");
+    s.pins.push(hello_tui::app::state::Pin {
+        label: "#3 tool".into(),
+        text: "checkAuth rejects plain users".into(),
+    });
     handle_terminal_event(
         &mut s,
         Event::Key(KeyEvent::new(KeyCode::F(2), KeyModifiers::NONE)),
@@ -445,6 +449,7 @@ fn f2_breaks_the_next_request_down_by_section() {
         "omitted ",
         "history (",
         "current message",
+        "pins",
     ] {
         assert!(text.contains(label), "{label}: {text}");
     }

@@ -22,12 +22,14 @@ pub const SUMMARY_HEADING: &str = "## Summary of the earlier conversation";
 pub const OMITTED_HEADING: &str = "## Earlier messages not in this prompt";
 
 /// The request for the next model call: the system prompt and tool schema,
-/// the compaction summary, the current user message with its snapshot, and
+/// the compaction summary, the current user message with its pins and
+/// snapshot, and
 /// as many recent messages as fit, verbatim. Everything older is replaced
 /// by one note naming the `context` indexes that bring it back.
 ///
 /// Rules: a tool call and its results are kept or left out together; only
-/// the current user message carries its snapshot in full; messages the
+/// the current user message carries its pins and snapshot in full (earlier
+/// ones shrink to a line each); messages the
 /// summary covers are never sent again. Cost is O(messages kept): entries'
 /// tokens were counted when they arrived.
 ///
@@ -178,15 +180,23 @@ pub fn assemble(
         ));
     }
     if let Some(entry) = current_entry {
-        let prompt_tokens = entry.tokens;
-        let snapshot = entry.full_tokens - prompt_tokens;
+        let prompt_tokens = entry
+            .full_tokens
+            .saturating_sub(entry.pins_tokens + entry.snapshot_tokens);
         sections.push(Section::new(
             SectionKind::Current,
             "current message",
             prompt_tokens,
         ));
-        if entry.history.is_some() {
-            sections.push(Section::new(SectionKind::Snapshot, "snapshot", snapshot));
+        if entry.pins_tokens > 0 {
+            sections.push(Section::new(SectionKind::Pins, "pins", entry.pins_tokens));
+        }
+        if entry.snapshot_tokens > 0 {
+            sections.push(Section::new(
+                SectionKind::Snapshot,
+                "snapshot",
+                entry.snapshot_tokens,
+            ));
         }
     }
     if turn.0 > 0 {

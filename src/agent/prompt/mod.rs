@@ -38,6 +38,8 @@ pub enum SectionKind {
     Omitted,
     History,
     Current,
+    /// Results the user pinned to the current message.
+    Pins,
     Snapshot,
     Turn,
 }
