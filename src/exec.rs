@@ -398,6 +398,7 @@ impl Printer {
                 by_model,
                 tokens,
                 fallback_reason,
+                ..
             } => {
                 progress(format!(
                     "compacted the first {through} messages into a {tokens}-token summary{}",

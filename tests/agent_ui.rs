@@ -430,6 +430,7 @@ fn f2_breaks_the_next_request_down_by_section() {
     s.agent.set_provider(scripted(r#"{"turns":[]}"#));
     let mut conversation = slow_builds_conversation();
     conversation.compact("- the user asks about slow builds".into(), 20, true, None);
+    let covers = conversation.context_range(0..20);
     s.agent.set_conversation(conversation);
     s.composer.insert_str("and the tests?");
     s.pins.push(hello_tui::app::state::Pin {
@@ -445,7 +446,7 @@ fn f2_breaks_the_next_request_down_by_section() {
     for label in [
         "system prompt",
         "tool schema",
-        "summary (20 msgs)",
+        &format!("summary · ctx {}–{}", covers.start, covers.end - 1),
         "omitted ",
         "history (",
         "current message",
@@ -487,6 +488,22 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
         .find(|m| m.text.contains("── compacted"))
         .unwrap();
     assert!(line.text.contains("by the model"), "{}", line.text);
+    // The marker names what it folded by `context` index.
+    let covers = {
+        let conversation = s.agent.conversation().lock().await;
+        conversation.context_range(0..conversation.compaction().unwrap().through)
+    };
+    assert!(
+        line.text.contains(&format!(
+            "context messages {}–{} are now a summary",
+            covers.start,
+            covers.end - 1
+        )) && line
+            .text
+            .contains(&format!("context.slice({}, {})", covers.start, covers.end)),
+        "{}",
+        line.text
+    );
     pump_until(&mut s, &mut rx, |s| {
         s.agent.context_used.is_some_and(|(used, _)| used < before)
     })

@@ -379,6 +379,18 @@ impl Conversation {
         self.session.as_ref().map(SessionWriter::id)
     }
 
+    /// The `context` indexes of conversation messages `range` (what the
+    /// omitted-range note and compaction markers name, and what
+    /// `context.slice` takes).
+    pub fn context_range(&self, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let at = |i: usize| {
+            self.entries
+                .get(i)
+                .map_or_else(|| self.context.len(), |e| e.context_index)
+        };
+        at(range.start)..at(range.end)
+    }
+
     /// The code a tool call ran (for resumed conversations' cells).
     pub fn code_for(&self, call_id: &str) -> Option<&str> {
         self.codes.get(call_id).map(String::as_str)

@@ -186,6 +186,8 @@ pub enum TurnEvent {
     Compacted {
         /// Conversation messages the summary now covers.
         through: usize,
+        /// Their `context` indexes.
+        context: std::ops::Range<usize>,
         by_model: bool,
         tokens: usize,
         fallback_reason: Option<String>,
@@ -295,6 +297,7 @@ pub async fn run_turn(
             };
             emit(TurnEvent::Compacted {
                 through: done.through,
+                context: done.context,
                 by_model: done.by_model,
                 tokens: done.tokens,
                 fallback_reason: done.fallback_reason,

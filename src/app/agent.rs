@@ -467,15 +467,16 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             state.agent.context_used = Some((tokens, window));
         }
         TurnEvent::Compacted {
-            through,
+            context,
             by_model,
             fallback_reason,
             ..
         } => notice(
             state,
             &format!(
-                "── compacted: the first {through} messages are now a summary ({}) in the \
-                 prompt; every message stays searchable ──",
+                "── compacted: context messages {} are now a summary ({}) in the prompt; \
+                 every message stays searchable, and context.slice({}, {}) returns them ──",
+                crate::agent::prompt::spans(std::slice::from_ref(&context)),
                 fallback_reason.map_or_else(
                     || if by_model {
                         "by the model".to_owned()
@@ -483,7 +484,9 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
                         "extractive".to_owned()
                     },
                     |why| format!("extractive: {why}")
-                )
+                ),
+                context.start,
+                context.end
             ),
         ),
         TurnEvent::Completed {

@@ -124,6 +124,7 @@ pub fn compact_command(state: &mut AppState, focus: &str) {
         let prompt = next_prompt(&conversation, &window);
         send(AgentUpdate::Turn(TurnEvent::Compacted {
             through: done.through,
+            context: done.context,
             by_model: done.by_model,
             tokens: done.tokens,
             fallback_reason: done.fallback_reason,

@@ -93,10 +93,9 @@ pub fn assemble(
         end = group;
     }
     let omitted = omitted_ranges(kept_from, current);
-    let context_len = conversation.context().len();
     let context_ranges: Vec<Range<usize>> = omitted
         .iter()
-        .map(|r| context_range(conversation, r.clone(), context_len))
+        .map(|r| conversation.context_range(r.clone()))
         .filter(|r| !r.is_empty())
         .collect();
 
@@ -117,9 +116,10 @@ pub fn assemble(
     if let Some(summary) = summary {
         content.push_str(&format!("\n\n{SUMMARY_HEADING}\n{}", summary.summary));
         let by = if summary.by_model { "" } else { ", extractive" };
+        let covers = conversation.context_range(0..summary.through);
         sections.push(Section::new(
             SectionKind::Summary,
-            &format!("summary ({} msgs{by})", summary.through),
+            &format!("summary · ctx {}{by}", spans(&[covers])),
             summary.tokens + counter.count(SUMMARY_HEADING),
         ));
     }
@@ -131,7 +131,7 @@ pub fn assemble(
         let count: usize = context_ranges.iter().map(ExactSizeIterator::len).sum();
         sections.push(Section::new(
             SectionKind::Omitted,
-            &format!("omitted {count} msgs"),
+            &format!("omitted {count} · ctx {}", spans(&context_ranges)),
             tokens,
         ));
     }
@@ -275,24 +275,9 @@ fn omitted_ranges(kept_from: usize, current: Option<usize>) -> Vec<Range<usize>>
     ranges.into_iter().filter(|r| !r.is_empty()).collect()
 }
 
-/// Conversation indexes to `context` indexes (what `context.slice` takes).
-fn context_range(
-    conversation: &Conversation,
-    range: Range<usize>,
-    context_len: usize,
-) -> Range<usize> {
-    let entries = conversation.entries();
-    let at = |i: usize| entries.get(i).map_or(context_len, |e| e.context_index);
-    at(range.start)..at(range.end)
-}
-
 /// "12 earlier messages (context indexes 0–11) are not in this prompt…"
 pub fn omitted_note(ranges: &[Range<usize>], summarised: bool) -> String {
     let count: usize = ranges.iter().map(ExactSizeIterator::len).sum();
-    let spans: Vec<String> = ranges
-        .iter()
-        .map(|r| format!("{}–{}", r.start, r.end - 1))
-        .collect();
     let first = ranges.first().map_or(0, |r| r.start);
     let last = ranges.last().map_or(0, |r| r.end);
     let summary = if summarised {
@@ -305,6 +290,17 @@ pub fn omitted_note(ranges: &[Range<usize>], summarised: bool) -> String {
          the model's window.{summary} They are still in `context`: `context.search(\"words\")` \
          finds them and `context.slice({first}, {last})` returns them.",
         if count == 1 { "" } else { "s" },
-        spans.join(" and "),
+        spans(ranges),
     )
+}
+
+/// `0–11 and 14–20`: `context` index ranges as people (and the model)
+/// read them, last index included. Empty ranges are skipped.
+pub fn spans(ranges: &[Range<usize>]) -> String {
+    let spans: Vec<String> = ranges
+        .iter()
+        .filter(|r| !r.is_empty())
+        .map(|r| format!("{}–{}", r.start, r.end - 1))
+        .collect();
+    spans.join(" and ")
 }
