@@ -333,7 +333,7 @@ impl Printer {
             }
         };
         match event {
-            TurnEvent::AssistantMessage { text } => {
+            TurnEvent::AssistantMessage { text, .. } => {
                 answer.clone_from(text);
                 self.event(json!({ "type": "assistant.message", "text": text }));
             }
@@ -347,7 +347,7 @@ impl Printer {
                 progress(format!("[cell {id}] not run: {reason}"));
                 self.event(json!({ "type": "tool.call", "id": id, "name": "code_action", "code": null, "rejected": reason }));
             }
-            TurnEvent::ToolResult { id, result } => {
+            TurnEvent::ToolResult { id, result, .. } => {
                 let mut event = json!({ "type": "tool.result", "id": id });
                 if let (Some(map), Some(fields)) = (event.as_object_mut(), result.as_object()) {
                     map.extend(fields.clone());
@@ -398,6 +398,7 @@ impl Printer {
                 by_model,
                 tokens,
                 fallback_reason,
+                ..
             } => {
                 progress(format!(
                     "compacted the first {through} messages into a {tokens}-token summary{}",
@@ -408,6 +409,7 @@ impl Printer {
                 self.event(json!({ "type": "compacted", "through": through, "by_model": by_model, "tokens": tokens, "fallback_reason": fallback_reason }));
             }
             TurnEvent::Snapshot { .. }
+            | TurnEvent::UserMessage { .. }
             | TurnEvent::Step(_)
             | TurnEvent::TextDelta(_)
             | TurnEvent::Usage(_) => {}

@@ -1202,3 +1202,95 @@ async fn a_message_larger_than_the_window_fails_clearly() {
         "{outcome:?}"
     );
 }
+
+/// Pins are a section of the request while their message is the current
+/// one: counted apart from the message (F2's preview is the body sent),
+/// sent in full on every call of that turn, and one line in history on
+/// later turns, while `context` still finds them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pins_are_a_section_of_their_turn_and_one_line_afterwards() {
+    use hello_tui::agent::conversation::{PINS_SHRUNK, SNAPSHOT_SHRUNK, with_pins};
+    use hello_tui::agent::prompt::SectionKind;
+    use hello_tui::agent::turn::preview_prompt;
+    let server = LoopbackServer::start(vec![
+        sse(&[
+            tool_chunk(0, Some("call_1"), r#"{"code":"print(1)"}"#),
+            finish_chunk("tool_calls"),
+            usage_chunk(50, 5),
+            done(),
+        ]),
+        answer("Pinned answer."),
+        answer("Second."),
+    ])
+    .await;
+    let dir = workspace();
+    let rig = rig(dir.path(), openai(&server));
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let pinned = "PINNED-XYZZY checkAuth rejects plain users ".repeat(20);
+    let prompt = with_pins("why?".into(), [("#3 tool", pinned.as_str())]);
+    let snapshot = snapshot_of(dir.path());
+    let window = &rig.deps.window;
+    let preview = preview_prompt(&conversation, &prompt, Some(&snapshot.markdown), window);
+    let plain = preview_prompt(&conversation, "why?", Some(&snapshot.markdown), window);
+    let section =
+        |p: &prompt::Prompt, kind| p.sections.iter().find(|s| s.kind == kind).map(|s| s.tokens);
+    let pins = section(&preview, SectionKind::Pins).expect("a pins section");
+    assert!(pins > 100, "{:?}", preview.sections);
+    assert_eq!(section(&plain, SectionKind::Pins), None);
+    // Counted on their own: the message and the snapshot cost what they
+    // cost without pins, and the pins are what the request grew by.
+    assert_eq!(
+        section(&preview, SectionKind::Current),
+        section(&plain, SectionKind::Current)
+    );
+    assert_eq!(
+        section(&preview, SectionKind::Snapshot),
+        section(&plain, SectionKind::Snapshot)
+    );
+    assert!(
+        preview.tokens.abs_diff(plain.tokens + pins) <= 2,
+        "{} vs {} + {pins}",
+        preview.tokens,
+        plain.tokens
+    );
+
+    let (outcome, _) = turn(&rig, &mut conversation, &prompt, Some(snapshot.clone())).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    let (outcome, _) = turn(&rig, &mut conversation, "and then?", Some(snapshot.clone())).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { .. }),
+        "{outcome:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(
+        serde_json::to_string_pretty(&requests[0].json()["messages"]).unwrap(),
+        preview.messages_text(),
+        "F2's preview is the first request"
+    );
+    // Both calls of the pinned turn carry the pins in full...
+    for request in &requests[..2] {
+        assert!(request.json().to_string().contains(&pinned));
+    }
+    // ...the next turn's request has one line in their place.
+    let later = requests[2].json();
+    let first_user = later["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    assert_eq!(
+        first_user["content"],
+        format!("why?\n\n{PINS_SHRUNK}\n\n{SNAPSHOT_SHRUNK}")
+    );
+    assert!(!later.to_string().contains("PINNED-XYZZY"));
+    // The pinned text is still in `context`, as the line says.
+    let found = rig
+        .context
+        .read(|c| c.search(&context::SearchQuery::new("XYZZY").limit(5)));
+    assert_eq!(found.hits.first().map(|h| h.index), Some(0));
+}

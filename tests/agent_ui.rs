@@ -124,6 +124,7 @@ fn a_tool_cell_from_the_agent() {
         &mut s,
         TurnEvent::AssistantMessage {
             text: "Let me read it.".into(),
+            context: None,
         },
     );
     let code = "src = fs.read(\"auth.ts\")\nprint(src.splitlines()[1])";
@@ -179,6 +180,7 @@ fn an_error_notice_stands_out() {
         &mut s,
         TurnEvent::AssistantMessage {
             text: "Half an ans\n\n[answer cut off: the stream broke off: connection reset]".into(),
+            context: None,
         },
     );
     turn(
@@ -197,16 +199,7 @@ fn an_error_notice_stands_out() {
 #[test]
 fn without_a_model_the_message_explains_the_setup() {
     let mut s = state(std::path::Path::new("/work/demo"));
-    for c in "hello".chars() {
-        handle_terminal_event(
-            &mut s,
-            Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
-        );
-    }
-    handle_terminal_event(
-        &mut s,
-        Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
-    );
+    send(&mut s, "hello");
     let last = s.conversation.messages.last().unwrap();
     assert_eq!(last.role, Role::Notice);
     for needle in [
@@ -241,17 +234,20 @@ fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
     (s, rx)
 }
 
-fn send(s: &mut AppState, text: &str) {
+fn key(s: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
+    handle_terminal_event(s, Event::Key(KeyEvent::new(code, modifiers)));
+}
+
+fn type_text(s: &mut AppState, text: &str) {
     for c in text.chars() {
-        handle_terminal_event(
-            s,
-            Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
-        );
+        key(s, KeyCode::Char(c), KeyModifiers::NONE);
     }
-    handle_terminal_event(
-        s,
-        Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
-    );
+}
+
+/// Types `text` and presses Enter.
+fn send(s: &mut AppState, text: &str) {
+    type_text(s, text);
+    key(s, KeyCode::Enter, KeyModifiers::NONE);
 }
 
 async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&AppState) -> bool) {
@@ -438,8 +434,13 @@ fn f2_breaks_the_next_request_down_by_section() {
     s.agent.set_provider(scripted(r#"{"turns":[]}"#));
     let mut conversation = slow_builds_conversation();
     conversation.compact("- the user asks about slow builds".into(), 20, true, None);
+    let covers = conversation.context_range(0..20);
     s.agent.set_conversation(conversation);
     s.composer.insert_str("and the tests?");
+    s.pins.push(hello_tui::app::state::Pin {
+        label: "#3 tool".into(),
+        text: "checkAuth rejects plain users".into(),
+    });
     handle_terminal_event(
         &mut s,
         Event::Key(KeyEvent::new(KeyCode::F(2), KeyModifiers::NONE)),
@@ -449,10 +450,11 @@ fn f2_breaks_the_next_request_down_by_section() {
     for label in [
         "system prompt",
         "tool schema",
-        "summary (20 msgs)",
+        &format!("summary · ctx {}–{}", covers.start, covers.end - 1),
         "omitted ",
         "history (",
         "current message",
+        "pins",
     ] {
         assert!(text.contains(label), "{label}: {text}");
     }
@@ -490,6 +492,22 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
         .find(|m| m.text.contains("── compacted"))
         .unwrap();
     assert!(line.text.contains("by the model"), "{}", line.text);
+    // The marker names what it folded by `context` index.
+    let covers = {
+        let conversation = s.agent.conversation().lock().await;
+        conversation.context_range(0..conversation.compaction().unwrap().through)
+    };
+    assert!(
+        line.text.contains(&format!(
+            "context messages {}–{} are now a summary",
+            covers.start,
+            covers.end - 1
+        )) && line
+            .text
+            .contains(&format!("context.slice({}, {})", covers.start, covers.end)),
+        "{}",
+        line.text
+    );
     pump_until(&mut s, &mut rx, |s| {
         s.agent.context_used.is_some_and(|(used, _)| used < before)
     })
@@ -499,4 +517,153 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
         next.readable()
             .contains("the user keeps asking about slow builds")
     );
+}
+
+// ---- search hits find their entry by `context` index ----
+
+/// Opens the search pane on the conversation, types `query`, returns the
+/// hits and closes the pane again.
+fn conversation_hits(s: &mut AppState, query: &str) -> Vec<hello_tui::app::search::SearchHit> {
+    use hello_tui::app::search::SearchOutcome;
+    use hello_tui::app::state::Overlay;
+    key(s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    type_text(s, query);
+    let hits = match &s.overlay {
+        Some(Overlay::Search(search)) => match &search.results {
+            SearchOutcome::Hits(hits) => hits.clone(),
+            other => panic!("no hits for {query:?}: {other:?}"),
+        },
+        other => panic!("the search pane is not open: {other:?}"),
+    };
+    key(s, KeyCode::Esc, KeyModifiers::NONE);
+    hits
+}
+
+/// Every hit for `word` lands on a pane entry that shows it: a prompt or
+/// answer with that text, or a cell whose code printed it.
+fn assert_hits_land_on_their_entries(s: &mut AppState, word: &str, expected: usize) {
+    use hello_tui::app::search::SearchTarget;
+    let hits = conversation_hits(s, word);
+    assert_eq!(hits.len(), expected, "{word}: {hits:#?}");
+    for hit in hits {
+        let SearchTarget::Message(index) = hit.target else {
+            panic!("{word}: {hit:?} does not go to a pane entry");
+        };
+        let entry = &s.conversation.messages[index];
+        let shown = format!(
+            "{}\n{}",
+            entry.cell.as_ref().map_or("", |c| c.code.as_str()),
+            entry.text
+        );
+        assert!(
+            shown.to_lowercase().contains(word),
+            "{word}: hit {} went to entry {index} ({:?}): {shown}",
+            hit.label,
+            entry.role
+        );
+        assert!(
+            !matches!(entry.role, Role::Notice) && entry.context.is_some(),
+            "{entry:?}"
+        );
+    }
+}
+
+/// The script: a refused call (bad arguments) before a cell that runs, an
+/// answer; then, after a `%py` cell and a notice of the user's, a second
+/// prompt whose cell and answer mention giraffes.
+const INTERLEAVED: &str = r#"{"delay_ms": 0, "turns": [
+  {"text": "Checking.", "tool_calls": [
+     {"name": "code_action", "arguments": "not json"},
+     {"name": "code_action", "arguments": {"code": "print('zebra stripes')"}}]},
+  {"text": "Answer one: a zebra has stripes."},
+  {"tool_calls": [{"name": "code_action", "arguments": {"code": "print('giraffe necks')"}}]},
+  {"text": "A giraffe is tall."}
+]}"#;
+
+async fn interleaved_session(root: &std::path::Path) -> (AppState, AppEventReceiver) {
+    let (mut s, mut rx) = with_kernel(root);
+    s.agent.set_provider(scripted(INTERLEAVED));
+    send(&mut s, "first question");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    send(&mut s, "%py print('okapi zebra giraffe')");
+    pump_until(&mut s, &mut rx, |s| {
+        s.conversation.messages.iter().any(|m| {
+            m.role == Role::User
+                && m.cell
+                    .as_ref()
+                    .is_some_and(|c| matches!(c.status, CellStatus::Succeeded { .. }))
+        })
+    })
+    .await;
+    send(&mut s, "/nope giraffe");
+    send(&mut s, "second question about a giraffe");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    (s, rx)
+}
+
+/// Counting messages per role put the zebra cell's hit on the giraffe cell
+/// (the refused call is a tool message in `context` but no cell in the
+/// pane) and the giraffe cell's hit nowhere; ids cannot drift like that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_hits_land_on_their_entry_between_py_cells_notices_and_refused_calls() {
+    use hello_tui::app::search::SearchTarget;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, _rx) = interleaved_session(dir.path()).await;
+    // In the pane but not in `context`: the `%py` cell and the notice (both
+    // say giraffe, neither is a hit of the conversation index).
+    assert_hits_land_on_their_entries(&mut s, "zebra", 2);
+    assert_hits_land_on_their_entries(&mut s, "giraffe", 3);
+    // The refused call's result is found at its own pane entry.
+    let refused = conversation_hits(&mut s, "valid JSON");
+    let Some(SearchTarget::Message(index)) = refused.first().map(|h| h.target.clone()) else {
+        panic!("{refused:?}");
+    };
+    assert!(
+        s.conversation.messages[index]
+            .text
+            .starts_with("code_action not run"),
+        "{:?}",
+        s.conversation.messages[index]
+    );
+    // A `context` message no entry shows (another front end's) says so.
+    let index = s
+        .agent
+        .context
+        .push(hello_tui::context::Message::assistant("a quokka smiles"));
+    let hits = conversation_hits(&mut s, "quokka");
+    assert_eq!(hits[0].target, SearchTarget::NotShown(index), "{hits:?}");
+    assert!(
+        hits[0].label.contains("not in this pane"),
+        "{}",
+        hits[0].label
+    );
+    // Enter on it says where it is instead of jumping nowhere.
+    key(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    send(&mut s, "quokka");
+    let last = s.conversation.messages.last().unwrap();
+    assert_eq!(last.role, Role::Notice);
+    assert!(
+        last.text
+            .contains(&format!("context.slice({index}, {})", index + 1)),
+        "{}",
+        last.text
+    );
+}
+
+/// A resumed session's pane entries carry their `context` indexes too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_hits_land_on_their_entry_after_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let (s, _rx) = interleaved_session(dir.path()).await;
+    drop(s);
+    let (conversation, warnings) = hello_tui::agent::conversation::Conversation::open(
+        dir.path(),
+        None,
+        hello_tui::context::SharedContext::default(),
+    )
+    .unwrap();
+    let mut resumed = state(dir.path());
+    hello_tui::app::agent::resume(&mut resumed, conversation, &warnings);
+    assert_hits_land_on_their_entries(&mut resumed, "zebra", 2);
+    assert_hits_land_on_their_entries(&mut resumed, "giraffe", 3);
 }

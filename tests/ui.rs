@@ -474,19 +474,21 @@ fn conversation_search_uses_the_bm25_index_and_jumps_to_the_entry() {
     use hello_tui::context::Message;
     let mut s = state();
     let prompts = ["why does login fail?", "and the api?"];
+    // Each pane entry carries the `context` index it shows, as the agent
+    // sets it when the conversation stores the message.
+    let shown = |s: &mut AppState, role, message: Message| {
+        let mut entry = ChatMessage::new(role, message.content.clone());
+        entry.context = Some(s.agent.context.push(message));
+        s.conversation.messages.push(entry);
+    };
     for p in prompts {
-        s.agent.context.push(Message::user(p));
-        s.conversation
-            .messages
-            .push(ChatMessage::new(Role::User, p));
+        shown(&mut s, Role::User, Message::user(p));
     }
-    s.agent.context.push(Message::assistant(
-        "The function checkAuth rejects plain users.",
-    ));
-    s.conversation.messages.push(ChatMessage::new(
+    shown(
+        &mut s,
         Role::Assistant,
-        "The function checkAuth rejects plain users.",
-    ));
+        Message::assistant("The function checkAuth rejects plain users."),
+    );
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     for c in "check auth".chars() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
@@ -818,5 +820,50 @@ fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
         after.last(),
         before.first(),
         "the old top row is the new bottom row: nothing skipped\nbefore {before:?}\nafter {after:?}"
+    );
+}
+
+#[test]
+fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queue() {
+    use hello_tui::agent::turn::TurnEvent;
+    use hello_tui::app::AppEvent;
+    use hello_tui::app::agent::AgentUpdate;
+    use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
+    let mut s = state();
+    for i in 0..60 {
+        s.conversation
+            .messages
+            .push(ChatMessage::new(Role::User, format!("message {i}")));
+    }
+    draw(&mut s, 80, 24);
+    press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);
+    press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);
+    let reading = text_of(&draw(&mut s, 80, 24));
+    let place = s.conversation.scroll;
+    assert!(matches!(place, HistoryScroll::Anchored { .. }));
+    for delta in ["streamed ", "text"] {
+        handle_app_event(
+            &mut s,
+            AppEvent::Agent(AgentUpdate::Turn(TurnEvent::TextDelta(delta.into()))),
+        );
+    }
+    handle_app_event(
+        &mut s,
+        AppEvent::Kernel(KernelUpdate::Queued {
+            cell_id: 9,
+            code: "x = 1".into(),
+            origin: CellOrigin::Agent,
+        }),
+    );
+    // Only the title's count changes ("62 messages").
+    let rows = |text: &str| text.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
+    let now = text_of(&draw(&mut s, 80, 24));
+    assert_eq!(rows(&now), rows(&reading), "the view did not move");
+    assert_eq!(s.conversation.scroll, place);
+    press(&mut s, KeyCode::End, KeyModifiers::CONTROL);
+    let bottom = text_of(&draw(&mut s, 80, 24));
+    assert!(
+        bottom.contains("x = 1"),
+        "Ctrl+End shows the newest:\n{bottom}"
     );
 }

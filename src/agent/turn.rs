@@ -47,18 +47,29 @@ pub fn code_action_tool() -> ToolSpec {
     }
 }
 
+/// A cell the runner has started.
+pub struct RunningCell {
+    /// The front end's own id of the cell showing it (the TUI's kernel
+    /// service cell), so the result can be tied to what is on screen.
+    pub shown_as: Option<u64>,
+    pub result: BoxFuture<'static, ExecResult>,
+}
+
 /// Runs the model's code. Implementations must not block the caller.
 pub trait CodeRunner: Send + Sync + 'static {
-    fn run(&self, code: String, timeout: Option<Duration>) -> BoxFuture<'static, ExecResult>;
+    fn run(&self, code: String, timeout: Option<Duration>) -> RunningCell;
     /// SIGINT the running cell (variables kept).
     fn interrupt(&self);
     fn state(&self) -> BoxFuture<'static, RuntimeState>;
 }
 
 impl CodeRunner for CodeRuntime {
-    fn run(&self, code: String, timeout: Option<Duration>) -> BoxFuture<'static, ExecResult> {
+    fn run(&self, code: String, timeout: Option<Duration>) -> RunningCell {
         let runtime = self.clone();
-        Box::pin(async move { runtime.execute(&code, timeout).await })
+        RunningCell {
+            shown_as: None,
+            result: Box::pin(async move { runtime.execute(&code, timeout).await }),
+        }
     }
 
     fn interrupt(&self) {
@@ -175,6 +186,8 @@ pub enum TurnEvent {
     Compacted {
         /// Conversation messages the summary now covers.
         through: usize,
+        /// Their `context` indexes.
+        context: std::ops::Range<usize>,
         by_model: bool,
         tokens: usize,
         fallback_reason: Option<String>,
@@ -186,9 +199,14 @@ pub enum TurnEvent {
         wait: Duration,
         reason: String,
     },
-    /// A completed model message with text.
+    /// The user message was stored: its `context` index.
+    UserMessage {
+        context: usize,
+    },
+    /// A completed model message with text, and its `context` index.
     AssistantMessage {
         text: String,
+        context: Option<usize>,
     },
     /// A cell is about to run.
     ToolCall {
@@ -203,6 +221,11 @@ pub enum TurnEvent {
     ToolResult {
         id: String,
         result: Value,
+        /// Its `context` index.
+        context: Option<usize>,
+        /// [`RunningCell::shown_as`] of the cell that ran (`None` when the
+        /// call was rejected before running).
+        cell: Option<u64>,
     },
     /// Token usage so far in this turn.
     Usage(Usage),
@@ -251,9 +274,11 @@ pub async fn run_turn(
             json: s.json.clone(),
         }));
     }
-    conversation.push(ChatMessage::User {
+    if let Some(context) = conversation.push(ChatMessage::User {
         content: user_content(prompt, snapshot.as_ref().map(|s| s.markdown.as_str())),
-    });
+    }) {
+        emit(TurnEvent::UserMessage { context });
+    }
     let mut usage = Usage::default();
     for step in 1..=deps.max_steps.max(1) {
         emit(TurnEvent::Step(step));
@@ -272,6 +297,7 @@ pub async fn run_turn(
             };
             emit(TurnEvent::Compacted {
                 through: done.through,
+                context: done.context,
                 by_model: done.by_model,
                 tokens: done.tokens,
                 fallback_reason: done.fallback_reason,
@@ -345,11 +371,11 @@ pub async fn run_turn(
             };
             if !turn.text.is_empty() {
                 let text = format!("{}\n\n{CUT_OFF_MARK} {why}]", turn.text);
-                emit(TurnEvent::AssistantMessage { text: text.clone() });
-                conversation.push(ChatMessage::Assistant {
-                    content: Some(text),
+                let context = conversation.push(ChatMessage::Assistant {
+                    content: Some(text.clone()),
                     tool_calls: Vec::new(),
                 });
+                emit(TurnEvent::AssistantMessage { text, context });
             }
             conversation.record_error(&why);
             return if cancelled {
@@ -362,13 +388,12 @@ pub async fn run_turn(
                 TurnOutcome::Failed(why)
             };
         }
+        let context = turn.to_message().and_then(|m| conversation.push(m));
         if !turn.text.is_empty() {
             emit(TurnEvent::AssistantMessage {
                 text: turn.text.clone(),
+                context,
             });
-        }
-        if let Some(message) = turn.to_message() {
-            conversation.push(message);
         }
         if turn.tool_calls.is_empty() {
             emit(TurnEvent::Completed {
@@ -380,30 +405,32 @@ pub async fn run_turn(
         }
         let mut cancelled = false;
         for call in &turn.tool_calls {
-            let result = if cancelled {
-                rejected(
+            let (result, cell) = if cancelled {
+                let result = rejected(
                     &call.id,
                     "Cancelled",
                     "cancelled by the user before it ran",
                     &emit,
-                )
+                );
+                (result, None)
             } else {
                 let previous = conversation.last_state().cloned();
-                let (result, stopped, state) =
-                    run_call(deps, call, &emit, &mut cancel, previous.as_ref()).await;
-                if let Some(state) = state {
+                let ran = run_call(deps, call, &emit, &mut cancel, previous.as_ref()).await;
+                if let Some(state) = ran.state {
                     conversation.set_last_state(state);
                 }
-                cancelled = stopped;
-                result
+                cancelled = ran.cancelled;
+                (ran.result, ran.cell)
             };
-            emit(TurnEvent::ToolResult {
-                id: call.id.clone(),
-                result: result.clone(),
-            });
-            conversation.push(ChatMessage::Tool {
+            let context = conversation.push(ChatMessage::Tool {
                 tool_call_id: call.id.clone(),
                 content: result.to_string(),
+            });
+            emit(TurnEvent::ToolResult {
+                id: call.id.clone(),
+                result,
+                context,
+                cell,
             });
         }
         if cancelled || *cancel.borrow() {
@@ -421,49 +448,61 @@ pub async fn run_turn(
     TurnOutcome::Completed { steps, usage }
 }
 
-/// Runs one tool call; returns its result, whether the user cancelled and
-/// the kernel state the result reported (`None` when it never ran).
+/// What one tool call came to.
+struct CallOutcome {
+    result: Value,
+    /// The user cancelled while it ran.
+    cancelled: bool,
+    /// The kernel state the result reported (`None` when it never ran).
+    state: Option<RuntimeState>,
+    /// [`RunningCell::shown_as`] of the cell, when one ran.
+    cell: Option<u64>,
+}
+
+impl CallOutcome {
+    fn refused(result: Value) -> Self {
+        Self {
+            result,
+            cancelled: false,
+            state: None,
+            cell: None,
+        }
+    }
+}
+
+/// Runs one tool call.
 async fn run_call(
     deps: &TurnDeps,
     call: &super::provider::ToolCall,
     emit: &impl Fn(TurnEvent),
     cancel: &mut watch::Receiver<bool>,
     previous: Option<&RuntimeState>,
-) -> (Value, bool, Option<RuntimeState>) {
+) -> CallOutcome {
     if call.name != TOOL_NAME {
         let message = format!(
             "unknown tool `{}`; the only tool is `{TOOL_NAME}`",
             call.name
         );
-        return (
-            rejected(&call.id, "ValueError", &message, emit),
-            false,
-            None,
-        );
+        return CallOutcome::refused(rejected(&call.id, "ValueError", &message, emit));
     }
     let code = match code_of(&call.arguments) {
         Ok(code) => code,
         Err(message) => {
-            return (
-                rejected(&call.id, "ValueError", &message, emit),
-                false,
-                None,
-            );
+            return CallOutcome::refused(rejected(&call.id, "ValueError", &message, emit));
         }
     };
     if let Verdict::Deny(reason) = deps.approval.approve_cell(&code).await {
         let message = format!("the user did not approve this cell: {reason}");
-        return (
-            rejected(&call.id, "PermissionError", &message, emit),
-            false,
-            None,
-        );
+        return CallOutcome::refused(rejected(&call.id, "PermissionError", &message, emit));
     }
     emit(TurnEvent::ToolCall {
         id: call.id.clone(),
         code: code.clone(),
     });
-    let mut running = deps.runner.run(code, deps.cell_timeout);
+    let RunningCell {
+        shown_as,
+        result: mut running,
+    } = deps.runner.run(code, deps.cell_timeout);
     let mut cancelled = false;
     let result = tokio::select! {
         result = &mut running => result,
@@ -481,8 +520,12 @@ async fn run_call(
         }
     };
     let state = deps.runner.state().await;
-    let value = tool_result::from_exec(&result, &state, previous);
-    (value, cancelled, Some(state))
+    CallOutcome {
+        result: tool_result::from_exec(&result, &state, previous),
+        cancelled,
+        state: Some(state),
+        cell: shown_as,
+    }
 }
 
 fn rejected(id: &str, kind: &str, message: &str, emit: &impl Fn(TurnEvent)) -> Value {

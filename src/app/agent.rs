@@ -21,8 +21,8 @@ use crate::agent::provider::{ModelProvider, Usage};
 use crate::agent::setup;
 use crate::agent::tool_result;
 use crate::agent::turn::{
-    AllowCells, CellApproval, CodeRunner, DEFAULT_MAX_STEPS, TurnDeps, TurnEvent, TurnSnapshot,
-    run_turn,
+    AllowCells, CellApproval, CodeRunner, DEFAULT_MAX_STEPS, RunningCell, TurnDeps, TurnEvent,
+    TurnSnapshot, run_turn,
 };
 use crate::context::{PublishedSnapshot, SharedContext, snapshot_channel};
 use crate::kernel::{ExecOutcome, ExecResult, RuntimeState};
@@ -72,6 +72,12 @@ pub struct AgentState {
     pub spinner: usize,
     /// The conversation entry the model's text is streaming into.
     streaming: Option<usize>,
+    /// The pane entry of the prompt the running turn sends, until the turn
+    /// says where `context` stored it.
+    prompt_entry: Option<usize>,
+    /// Pane entries of tool calls refused before running, by call id, until
+    /// their results are stored.
+    refused_calls: std::collections::HashMap<String, usize>,
 }
 
 impl Default for AgentState {
@@ -97,6 +103,8 @@ impl Default for AgentState {
             context_used: None,
             spinner: 0,
             streaming: None,
+            prompt_entry: None,
+            refused_calls: std::collections::HashMap::new(),
         }
     }
 }
@@ -176,17 +184,24 @@ pub fn resume(state: &mut AppState, conversation: Conversation, warnings: &[Stri
     );
 }
 
-/// The pane entries of a resumed conversation.
+/// The pane entries of a resumed conversation, each tied to its `context`
+/// index.
 fn pane_messages(conversation: &Conversation) -> Vec<ChatMessage> {
     use crate::agent::provider::ChatMessage as Sent;
     let mut shown = Vec::new();
-    for message in conversation.messages() {
+    for (message, entry) in conversation.messages().iter().zip(conversation.entries()) {
+        let stored = |mut shown: ChatMessage| {
+            shown.context = Some(entry.context_index);
+            shown
+        };
         match message {
             Sent::System { .. } => {}
-            Sent::User { content } => shown.push(ChatMessage::new(Role::User, prompt_of(content))),
+            Sent::User { content } => {
+                shown.push(stored(ChatMessage::new(Role::User, prompt_of(content))));
+            }
             Sent::Assistant { content, .. } => {
                 if let Some(text) = content.as_deref().filter(|t| !t.is_empty()) {
-                    shown.push(ChatMessage::new(Role::Assistant, text));
+                    shown.push(stored(ChatMessage::new(Role::Assistant, text)));
                 }
             }
             Sent::Tool {
@@ -209,7 +224,7 @@ fn pane_messages(conversation: &Conversation) -> Vec<ChatMessage> {
                         }
                     };
                 }
-                shown.push(entry);
+                shown.push(stored(entry));
             }
         }
     }
@@ -231,6 +246,7 @@ pub fn send(state: &mut AppState, prompt: String) {
         .conversation
         .messages
         .push(ChatMessage::new(Role::User, prompt.clone()));
+    let prompt_entry = state.conversation.messages.len() - 1;
     let Some(provider) = state.agent.provider.clone() else {
         let message = setup::not_configured_message(&state.settings);
         notice(state, &message);
@@ -252,6 +268,8 @@ pub fn send(state: &mut AppState, prompt: String) {
     agent.usage = Usage::default();
     agent.retry = None;
     agent.streaming = None;
+    agent.prompt_entry = Some(prompt_entry);
+    agent.refused_calls.clear();
     let counter_cell = agent.counter.clone();
     let window_cell = agent.window.clone();
     let settings = state.settings.clone();
@@ -382,24 +400,56 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
                 }
             }
         }
-        TurnEvent::AssistantMessage { text } => {
+        TurnEvent::UserMessage { context } => {
+            let entry = state.agent.prompt_entry.take();
+            if let Some(message) = entry.and_then(|i| state.conversation.messages.edit(i)) {
+                message.context = Some(context);
+            }
+        }
+        TurnEvent::AssistantMessage { text, context } => {
             let messages = &mut state.conversation.messages;
             match state.agent.streaming.take().and_then(|i| messages.edit(i)) {
-                Some(message) => message.text = text,
+                Some(message) => {
+                    message.text = text;
+                    message.context = context;
+                }
                 None => {
-                    messages.push(ChatMessage::new(Role::Assistant, text));
+                    let mut message = ChatMessage::new(Role::Assistant, text);
+                    message.context = context;
+                    messages.push(message);
                 }
             }
         }
-        TurnEvent::ToolCall { .. } | TurnEvent::ToolResult { .. } | TurnEvent::Snapshot { .. } => {
+        TurnEvent::ToolResult {
+            id, context, cell, ..
+        } => {
+            state.agent.streaming = None;
+            let messages = &mut state.conversation.messages;
+            let shown = match cell {
+                Some(cell) => {
+                    messages.edit_last_where(|m| m.cell.as_ref().is_some_and(|c| c.id == cell))
+                }
+                None => state
+                    .agent
+                    .refused_calls
+                    .remove(&id)
+                    .and_then(|i| messages.edit(i)),
+            };
+            if let Some(message) = shown {
+                message.context = context;
+            }
+        }
+        TurnEvent::ToolCall { .. } | TurnEvent::Snapshot { .. } => {
             state.agent.streaming = None;
         }
-        TurnEvent::ToolRejected { reason, .. } => {
+        TurnEvent::ToolRejected { id, reason } => {
             state.agent.streaming = None;
             state.conversation.messages.push(ChatMessage::new(
                 Role::Tool,
                 format!("code_action not run: {reason}"),
             ));
+            let entry = state.conversation.messages.len() - 1;
+            state.agent.refused_calls.insert(id, entry);
         }
         TurnEvent::Retrying {
             attempt,
@@ -417,15 +467,16 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             state.agent.context_used = Some((tokens, window));
         }
         TurnEvent::Compacted {
-            through,
+            context,
             by_model,
             fallback_reason,
             ..
         } => notice(
             state,
             &format!(
-                "── compacted: the first {through} messages are now a summary ({}) in the \
-                 prompt; every message stays searchable ──",
+                "── compacted: context messages {} are now a summary ({}) in the prompt; \
+                 every message stays searchable, and context.slice({}, {}) returns them ──",
+                crate::agent::prompt::spans(std::slice::from_ref(&context)),
                 fallback_reason.map_or_else(
                     || if by_model {
                         "by the model".to_owned()
@@ -433,7 +484,9 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
                         "extractive".to_owned()
                     },
                     |why| format!("extractive: {why}")
-                )
+                ),
+                context.start,
+                context.end
             ),
         ),
         TurnEvent::Completed {
@@ -453,24 +506,28 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
         ),
         TurnEvent::Cancelled => notice(state, "Cancelled. Every cell that ran kept its result."),
     }
-    state.conversation.follow();
+    // No `follow()` here: a following view shows new text anyway, and a
+    // user who scrolled up to read keeps their place while the turn runs.
 }
 
 /// The model's cells go through the kernel service, so they appear in the
 /// conversation as cells with streamed output like `%py` ones.
 impl CodeRunner for KernelClient {
-    fn run(&self, code: String, timeout: Option<Duration>) -> BoxFuture<'static, ExecResult> {
+    fn run(&self, code: String, timeout: Option<Duration>) -> RunningCell {
         let (cell_id, result) = self.execute(code, CellOrigin::Agent, timeout);
-        Box::pin(async move {
-            result.await.unwrap_or_else(|_| {
-                ExecResult::failed(
-                    cell_id,
-                    "RuntimeError",
-                    "the kernel service stopped before the cell finished".into(),
-                    ExecOutcome::NotRun,
-                )
-            })
-        })
+        RunningCell {
+            shown_as: Some(cell_id),
+            result: Box::pin(async move {
+                result.await.unwrap_or_else(|_| {
+                    ExecResult::failed(
+                        cell_id,
+                        "RuntimeError",
+                        "the kernel service stopped before the cell finished".into(),
+                        ExecOutcome::NotRun,
+                    )
+                })
+            }),
+        }
     }
 
     fn interrupt(&self) {
@@ -542,6 +599,7 @@ mod tests {
             &mut s,
             TurnEvent::AssistantMessage {
                 text: "Hello!".into(),
+                context: None,
             },
         );
         turn(&mut s, TurnEvent::TextDelta("Next".into()));

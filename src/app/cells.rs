@@ -21,11 +21,20 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
             if origin == CellOrigin::User {
                 message.role = Role::User;
             }
+            // A following view shows it; a scrolled one keeps its place.
             state.conversation.messages.push(message);
-            state.conversation.follow();
         }
         KernelUpdate::Output { cell_id, text, .. } => {
-            if let Some(message) = cell_mut(state, cell_id) {
+            // Past the cap nothing is added: leave the entry (and its
+            // cached layout) alone.
+            let full = state
+                .conversation
+                .messages
+                .iter()
+                .rev()
+                .find(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
+                .is_none_or(|m| m.text.len() >= MAX_CELL_OUTPUT);
+            if !full && let Some(message) = cell_mut(state, cell_id) {
                 append_capped(&mut message.text, &text);
             }
         }

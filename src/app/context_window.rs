@@ -10,24 +10,20 @@ use super::composer::{self, Submission};
 use super::event::AppEvent;
 use super::state::{AppState, Pin};
 use super::update::notice;
+use crate::agent::conversation::with_pins;
 use crate::agent::prompt::{Prompt, compact};
 use crate::agent::setup;
 use crate::agent::turn::{TurnEvent, next_prompt, preview_prompt};
 use crate::tokens::ContextWindow;
 
 /// The prompt with pinned search results in a delimited block the model
-/// can tell apart from what the user typed (what Enter sends).
+/// can tell apart from what the user typed (what Enter sends). The block
+/// goes in full only while its message is the current one.
 pub fn pinned_prompt(prompt: String, pins: &[Pin]) -> String {
-    if pins.is_empty() {
-        return prompt;
-    }
-    let mut text = prompt;
-    text.push_str("\n\n<pinned-context>");
-    for pin in pins {
-        text.push_str(&format!("\n### {}\n{}", pin.label, pin.text));
-    }
-    text.push_str("\n</pinned-context>");
-    text
+    with_pins(
+        prompt,
+        pins.iter().map(|p| (p.label.as_str(), p.text.as_str())),
+    )
 }
 
 /// The window as known now: the server's answer once the first turn has
@@ -128,6 +124,7 @@ pub fn compact_command(state: &mut AppState, focus: &str) {
         let prompt = next_prompt(&conversation, &window);
         send(AgentUpdate::Turn(TurnEvent::Compacted {
             through: done.through,
+            context: done.context,
             by_model: done.by_model,
             tokens: done.tokens,
             fallback_reason: done.fallback_reason,

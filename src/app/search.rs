@@ -30,6 +30,9 @@ pub struct SearchHit {
 pub enum SearchTarget {
     /// Index into the conversation pane's messages.
     Message(usize),
+    /// A `context` message (by index) no pane entry shows: Enter says so
+    /// rather than jumping nowhere.
+    NotShown(usize),
     Variable(String),
     /// Index into the diagnostics pane's rows.
     Diagnostic(usize),
@@ -164,47 +167,47 @@ fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
 }
 
 /// The conversation ranked by the same BM25 index that answers the kernel's
-/// `context.search`.
+/// `context.search`. Each hit goes to the pane entry that carries its
+/// `context` index (set when the pane learns where the message was
+/// stored), so `%py` cells, notices and refused calls in between cannot
+/// shift it onto another entry.
 fn conversation_bm25(state: &AppState, query: &str) -> Vec<SearchHit> {
-    use crate::context::{Role, SearchQuery};
-    let outcome = state
-        .agent
-        .context
-        .read(|ctx| ctx.search(&SearchQuery::new(query).limit(RESULT_LIMIT)));
-    let role_counts = state.agent.context.read(|ctx| {
-        outcome
+    use crate::context::SearchQuery;
+    let (outcome, texts) = state.agent.context.read(|ctx| {
+        let outcome = ctx.search(&SearchQuery::new(query).limit(RESULT_LIMIT));
+        let texts: Vec<String> = outcome
             .hits
             .iter()
             .map(|hit| {
-                let ordinal = ctx.messages()[..hit.index.min(ctx.len())]
-                    .iter()
-                    .filter(|m| m.role == hit.role)
-                    .count();
-                let full = ctx
-                    .get(hit.index)
+                ctx.get(hit.index)
                     .map(|m| m.content.clone())
-                    .unwrap_or_default();
-                (ordinal, full)
+                    .unwrap_or_default()
             })
-            .collect::<Vec<_>>()
+            .collect();
+        (outcome, texts)
     });
+    let shown: std::collections::HashMap<usize, usize> = state
+        .conversation
+        .messages
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| m.context.map(|c| (c, i)))
+        .collect();
     outcome
         .hits
         .into_iter()
-        .zip(role_counts)
-        .map(|(hit, (ordinal, full))| {
-            let kind = match hit.role {
-                Role::User => PaneKind::Prompt,
-                Role::Assistant => PaneKind::Answer,
-                _ => PaneKind::Cell,
-            };
+        .zip(texts)
+        .map(|(hit, full)| {
+            let entry = shown.get(&hit.index).copied();
+            let mut label = format!("#{} {}", hit.index + 1, hit.role.as_str());
+            if entry.is_none() {
+                label.push_str(" (not in this pane)");
+            }
             SearchHit {
-                label: format!("#{} {}", hit.index + 1, hit.role.as_str()),
+                label,
                 text: hit.snippet.text,
                 highlights: hit.snippet.highlights,
-                target: pane_index(state, kind, ordinal)
-                    .map(SearchTarget::Message)
-                    .unwrap_or(SearchTarget::Message(usize::MAX)),
+                target: entry.map_or(SearchTarget::NotShown(hit.index), SearchTarget::Message),
                 pin_text: full,
             }
         })
@@ -457,31 +460,6 @@ fn contents(state: &AppState, text: &str) -> SearchOutcome {
 
 /// Results shown per search.
 const RESULT_LIMIT: usize = 50;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum PaneKind {
-    Prompt,
-    Answer,
-    Cell,
-}
-
-/// The pane entry that shows the `ordinal`-th context message of a kind:
-/// prompts, answers and the agent's cells appear in both in the same order.
-fn pane_index(state: &AppState, kind: PaneKind, ordinal: usize) -> Option<usize> {
-    use super::state::Role;
-    state
-        .conversation
-        .messages
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| match kind {
-            PaneKind::Prompt => m.role == Role::User && m.cell.is_none(),
-            PaneKind::Answer => m.role == Role::Assistant,
-            PaneKind::Cell => m.role == Role::Tool && m.cell.is_some(),
-        })
-        .nth(ordinal)
-        .map(|(i, _)| i)
-}
 
 fn pane_messages(state: &AppState, needle: &str) -> Vec<SearchHit> {
     state

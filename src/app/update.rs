@@ -249,9 +249,16 @@ fn open_search_result(state: &mut AppState) {
             let path = state.workspace_root.join(relative);
             super::editors::open(state, &path, line.map(|l| (l, 1)));
         }
-        // A message the pane does not show (cannot happen for what the
-        // pane itself lists): just close the search.
         SearchTarget::Message(_) => {}
+        SearchTarget::NotShown(index) => notice(
+            state,
+            &format!(
+                "context message #{} is not shown in this pane; a cell reads it with \
+                 context.slice({index}, {})",
+                index + 1,
+                index + 1
+            ),
+        ),
     }
 }
 

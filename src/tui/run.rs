@@ -8,11 +8,11 @@ use crossterm::event::EventStream;
 use futures_util::StreamExt;
 use tokio::time::Instant;
 
+use super::terminal::TerminalGuard;
 use crate::app::event::{self, AppEvent, AppEventSender};
 use crate::app::recovery_mirror::RecoveryMirror;
 use crate::app::snapshot;
 use crate::app::state::AppState;
-use super::terminal::TerminalGuard;
 use crate::app::update::{self, Command};
 use crate::diagnostics::DiagnosticsService;
 use crate::kernel::caps::{DirtyPaths, FsWritten};

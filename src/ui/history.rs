@@ -434,6 +434,23 @@ fn cell_status(status: &CellStatus, theme: &Theme) -> Span<'static> {
     }
 }
 
+/// The last `n` lines of `text`, and how many lines come before them.
+fn last_lines(text: &str, n: usize) -> (usize, &str) {
+    let mut start = text.len();
+    let mut kept = 0;
+    while kept < n {
+        match text[..start].rfind('\n') {
+            Some(i) => {
+                start = i;
+                kept += 1;
+            }
+            None => return (0, text),
+        }
+    }
+    let before = text[..start].matches('\n').count() + 1;
+    (before, &text[start + 1..])
+}
+
 /// The body rows of one entry, each with the role's bar in front. The
 /// assistant writes Markdown; what the user typed and tool output are
 /// shown as they are.
@@ -496,15 +513,23 @@ fn cell_lines(
         CellStatus::Failed { .. } => theme.roles.error,
         _ => theme.roles.muted,
     };
-    let mut rows = wrap::wrap(&sanitize::for_display(output.trim_end()), width);
+    let output = output.trim_end();
+    // Collapsed, only the last lines are wrapped: a running cell's output
+    // can be 256 KB, laid out again on every chunk.
+    let (skipped, tail) = if expanded {
+        (0, output)
+    } else {
+        last_lines(output, COLLAPSED_OUTPUT_LINES)
+    };
+    let mut rows = wrap::wrap(&sanitize::for_display(tail), width);
     if output.trim().is_empty() {
         rows.clear();
     }
-    if !expanded && rows.len() > COLLAPSED_OUTPUT_LINES {
-        let hidden = rows.len() - COLLAPSED_OUTPUT_LINES;
-        rows.drain(..hidden);
+    let over = rows.len().saturating_sub(COLLAPSED_OUTPUT_LINES);
+    if !expanded && skipped + over > 0 {
+        rows.drain(..over);
         lines.push(Line::styled(
-            format!("… {hidden} earlier output lines"),
+            format!("… {} earlier output lines", skipped + over),
             theme.roles.muted,
         ));
     }
@@ -575,6 +600,14 @@ mod tests {
         let theme = theme();
         layout.prepare(c, &Styling::plain(&theme), area);
         text_of(&layout.paint(&c.messages, None, &theme))
+    }
+
+    #[test]
+    fn last_lines_counts_what_it_leaves_out() {
+        assert_eq!(last_lines("a\nb\nc\nd\ne\nf", 4), (2, "c\nd\ne\nf"));
+        assert_eq!(last_lines("a\nb\nc\nd", 4), (0, "a\nb\nc\nd"));
+        assert_eq!(last_lines("a", 4), (0, "a"));
+        assert_eq!(last_lines("", 4), (0, ""));
     }
 
     #[test]

@@ -22,12 +22,14 @@ pub const SUMMARY_HEADING: &str = "## Summary of the earlier conversation";
 pub const OMITTED_HEADING: &str = "## Earlier messages not in this prompt";
 
 /// The request for the next model call: the system prompt and tool schema,
-/// the compaction summary, the current user message with its snapshot, and
+/// the compaction summary, the current user message with its pins and
+/// snapshot, and
 /// as many recent messages as fit, verbatim. Everything older is replaced
 /// by one note naming the `context` indexes that bring it back.
 ///
 /// Rules: a tool call and its results are kept or left out together; only
-/// the current user message carries its snapshot in full; messages the
+/// the current user message carries its pins and snapshot in full (earlier
+/// ones shrink to a line each); messages the
 /// summary covers are never sent again. Cost is O(messages kept): entries'
 /// tokens were counted when they arrived.
 ///
@@ -91,10 +93,9 @@ pub fn assemble(
         end = group;
     }
     let omitted = omitted_ranges(kept_from, current);
-    let context_len = conversation.context().len();
     let context_ranges: Vec<Range<usize>> = omitted
         .iter()
-        .map(|r| context_range(conversation, r.clone(), context_len))
+        .map(|r| conversation.context_range(r.clone()))
         .filter(|r| !r.is_empty())
         .collect();
 
@@ -115,9 +116,10 @@ pub fn assemble(
     if let Some(summary) = summary {
         content.push_str(&format!("\n\n{SUMMARY_HEADING}\n{}", summary.summary));
         let by = if summary.by_model { "" } else { ", extractive" };
+        let covers = conversation.context_range(0..summary.through);
         sections.push(Section::new(
             SectionKind::Summary,
-            &format!("summary ({} msgs{by})", summary.through),
+            &format!("summary · ctx {}{by}", spans(&[covers])),
             summary.tokens + counter.count(SUMMARY_HEADING),
         ));
     }
@@ -129,7 +131,7 @@ pub fn assemble(
         let count: usize = context_ranges.iter().map(ExactSizeIterator::len).sum();
         sections.push(Section::new(
             SectionKind::Omitted,
-            &format!("omitted {count} msgs"),
+            &format!("omitted {count} · ctx {}", spans(&context_ranges)),
             tokens,
         ));
     }
@@ -178,15 +180,23 @@ pub fn assemble(
         ));
     }
     if let Some(entry) = current_entry {
-        let prompt_tokens = entry.tokens;
-        let snapshot = entry.full_tokens - prompt_tokens;
+        let prompt_tokens = entry
+            .full_tokens
+            .saturating_sub(entry.pins_tokens + entry.snapshot_tokens);
         sections.push(Section::new(
             SectionKind::Current,
             "current message",
             prompt_tokens,
         ));
-        if entry.history.is_some() {
-            sections.push(Section::new(SectionKind::Snapshot, "snapshot", snapshot));
+        if entry.pins_tokens > 0 {
+            sections.push(Section::new(SectionKind::Pins, "pins", entry.pins_tokens));
+        }
+        if entry.snapshot_tokens > 0 {
+            sections.push(Section::new(
+                SectionKind::Snapshot,
+                "snapshot",
+                entry.snapshot_tokens,
+            ));
         }
     }
     if turn.0 > 0 {
@@ -265,24 +275,9 @@ fn omitted_ranges(kept_from: usize, current: Option<usize>) -> Vec<Range<usize>>
     ranges.into_iter().filter(|r| !r.is_empty()).collect()
 }
 
-/// Conversation indexes to `context` indexes (what `context.slice` takes).
-fn context_range(
-    conversation: &Conversation,
-    range: Range<usize>,
-    context_len: usize,
-) -> Range<usize> {
-    let entries = conversation.entries();
-    let at = |i: usize| entries.get(i).map_or(context_len, |e| e.context_index);
-    at(range.start)..at(range.end)
-}
-
 /// "12 earlier messages (context indexes 0–11) are not in this prompt…"
 pub fn omitted_note(ranges: &[Range<usize>], summarised: bool) -> String {
     let count: usize = ranges.iter().map(ExactSizeIterator::len).sum();
-    let spans: Vec<String> = ranges
-        .iter()
-        .map(|r| format!("{}–{}", r.start, r.end - 1))
-        .collect();
     let first = ranges.first().map_or(0, |r| r.start);
     let last = ranges.last().map_or(0, |r| r.end);
     let summary = if summarised {
@@ -295,6 +290,17 @@ pub fn omitted_note(ranges: &[Range<usize>], summarised: bool) -> String {
          the model's window.{summary} They are still in `context`: `context.search(\"words\")` \
          finds them and `context.slice({first}, {last})` returns them.",
         if count == 1 { "" } else { "s" },
-        spans.join(" and "),
+        spans(ranges),
     )
+}
+
+/// `0–11 and 14–20`: `context` index ranges as people (and the model)
+/// read them, last index included. Empty ranges are skipped.
+pub fn spans(ranges: &[Range<usize>]) -> String {
+    let spans: Vec<String> = ranges
+        .iter()
+        .filter(|r| !r.is_empty())
+        .map(|r| format!("{}–{}", r.start, r.end - 1))
+        .collect();
+    spans.join(" and ")
 }

@@ -30,6 +30,9 @@ const EXTRACT_CHARS: usize = 160;
 pub struct Compacted {
     /// Conversation messages now summarised (`0..through`).
     pub through: usize,
+    /// The `context` indexes of those messages (what the pane's marker
+    /// names; `context.slice` returns them).
+    pub context: std::ops::Range<usize>,
     pub by_model: bool,
     /// Tokens of the new summary.
     pub tokens: usize,
@@ -271,6 +274,7 @@ pub async fn compact(
     conversation.compact(summary, through, by_model, focus);
     Compacted {
         through,
+        context: conversation.context_range(0..through),
         by_model,
         tokens: conversation
             .compaction()

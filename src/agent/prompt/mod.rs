@@ -21,7 +21,7 @@ pub mod compact;
 use std::ops::Range;
 
 pub use assemble::{
-    OMITTED_HEADING, RESUME_NOTE, SUMMARY_HEADING, assemble, group_ending_at, omitted_note,
+    OMITTED_HEADING, RESUME_NOTE, SUMMARY_HEADING, assemble, group_ending_at, omitted_note, spans,
     tools_tokens,
 };
 
@@ -38,6 +38,8 @@ pub enum SectionKind {
     Omitted,
     History,
     Current,
+    /// Results the user pinned to the current message.
+    Pins,
     Snapshot,
     Turn,
 }

@@ -208,6 +208,57 @@ fn the_summary_replaces_what_it_covers_and_the_resume_notice_is_told() {
     assert!(system.contains("The summary above covers"), "{system}");
 }
 
+/// F2 names the summary's and the omitted range's messages by their
+/// `context` indexes (what `context.slice` takes), not by conversation
+/// positions: tool-call-only assistant messages are not in `context`, so
+/// the two differ.
+#[test]
+fn f2_names_the_summary_and_the_omitted_range_by_context_index() {
+    let call = |id: &str| ChatMessage::Assistant {
+        content: None,
+        tool_calls: vec![ToolCall {
+            id: id.into(),
+            name: "code_action".into(),
+            arguments: "{\"code\":\"1\"}".into(),
+        }],
+    };
+    let mut messages = Vec::new();
+    for i in 0..12 {
+        messages.push(user(&format!("question {i} {}", long(60, "words"))));
+        messages.push(call(&format!("c{i}")));
+        messages.push(result(&format!("c{i}"), &long(60, "out")));
+        messages.push(assistant(&long(60, "answer")));
+    }
+    messages.push(user("the last question"));
+    let mut c = conversation(messages);
+    // 8 conversation messages: 2 questions, 2 results and 2 answers in
+    // `context` (indexes 0–5); the 2 calls are not stored there.
+    c.compact("- two questions".into(), 8, false, None);
+    assert_eq!(c.context_range(0..8), 0..6);
+    let p = assemble(&c, None, "SYSTEM", &tools(), &window(2500));
+    let label = |kind| {
+        p.sections
+            .iter()
+            .find(|s| s.kind == kind)
+            .map(|s| s.label.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(label(SectionKind::Summary), "summary · ctx 0–5, extractive");
+    let omitted = p.omitted.clone();
+    assert_eq!(omitted[0].start, 0, "{omitted:?}");
+    let count: usize = omitted.iter().map(ExactSizeIterator::len).sum();
+    assert_eq!(
+        label(SectionKind::Omitted),
+        format!("omitted {count} · ctx {}", spans(&omitted))
+    );
+    // The note the model reads names the same indexes.
+    assert!(system_text(&p).contains(&format!("context indexes {}", spans(&omitted))));
+    // And they are context indexes: the last one left out is a stored
+    // message before the first kept one.
+    let kept_first = c.entries()[p.kept_from].context_index;
+    assert_eq!(omitted.last().map(|r| r.end), Some(kept_first));
+}
+
 #[test]
 fn the_gauge_reads_like_the_status_bar() {
     assert_eq!(gauge(52_300, 128_000), "ctx 40% · 52k/128k");
