@@ -248,10 +248,9 @@ pub fn type_key(state: &mut AppState, key: KeyEvent) -> Command {
 }
 
 /// Bracketed paste into the file view: one undoable insert.
+/// Line breaks arrive as `\n` (`app::layers` normalises every paste).
 pub fn paste(state: &mut AppState, text: &str) -> Command {
-    // Terminals send CR line breaks in pastes; the buffer wants '\n'.
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
-    edit(state, EditCommand::Paste(text))
+    edit(state, EditCommand::Paste(text.to_owned()))
 }
 
 /// Save one tab (`Some(index)`) or every dirty tab. Errors are shown and

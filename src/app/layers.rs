@@ -104,8 +104,10 @@ impl Layer {
 
     /// Bracketed paste: the text arrives whole, so newlines stay newlines
     /// instead of each one sending a message. Inputs of one line take the
-    /// first line.
+    /// first line. Many terminals (tmux among them) send line breaks as CR:
+    /// every target gets `\n`, never a `␍`.
     pub fn paste(self, state: &mut AppState, text: &str) -> Command {
+        let text = &text.replace("\r\n", "\n").replace('\r', "\n");
         let clean = crate::sanitize::for_display(text);
         match self {
             Layer::Approval => {

@@ -566,6 +566,14 @@ mod tests {
     }
 
     #[test]
+    fn a_paste_with_cr_line_breaks_keeps_its_lines() {
+        // tmux and many terminals paste CR line breaks.
+        let mut s = state();
+        handle_terminal_event(&mut s, Event::Paste("%py a=1\rb=2\r\nprint(a+b)".into()));
+        assert_eq!(s.composer.lines(), ["%py a=1", "b=2", "print(a+b)"]);
+    }
+
+    #[test]
     fn paste_keeps_newlines_and_strips_escapes() {
         let mut s = state();
         handle_terminal_event(&mut s, Event::Paste("a\u{1b}[2Jb\nc".into()));
