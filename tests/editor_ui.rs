@@ -465,6 +465,16 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
         s.overlay,
         Some(Overlay::Confirm(Question::RestoreRecoveries { count: 1 }))
     );
+    // Typed before the question was drawn: meant for the composer, not an
+    // answer (issue 14: "why" once became "/lsp-restart" and a `y`).
+    s.focus = PaneId::Conversation;
+    type_text(&mut s, "why");
+    assert_eq!(s.composer.lines(), ["why"]);
+    assert!(
+        matches!(s.overlay, Some(Overlay::Confirm(_))),
+        "still asking"
+    );
+    hello_tui::app::update::before_frame(&mut s);
     press(&mut s, KeyCode::Char('y'), NONE);
     assert_eq!(active_text(&s), "unsaved saved");
     assert!(is_dirty(&s));

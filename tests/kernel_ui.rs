@@ -52,13 +52,17 @@ fn text(terminal: &Terminal<TestBackend>) -> String {
     terminal.backend().to_string()
 }
 
+/// A key typed after a frame: what is on screen may take it.
 fn press(state: &mut AppState, code: KeyCode) {
+    hello_tui::app::update::before_frame(state);
     handle_terminal_event(state, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
 }
 
 fn ask(state: &mut AppState, subject: ApprovalSubject) -> oneshot::Receiver<ApprovalDecision> {
     let (pending, answer) = PendingApproval::new(subject);
     handle_app_event(state, AppEvent::ApprovalRequested(pending));
+    // Drawn before the user answers it.
+    hello_tui::app::update::before_frame(state);
     answer
 }
 

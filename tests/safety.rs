@@ -268,6 +268,8 @@ async fn a_denied_shell_command_raises_the_reason_in_the_cell() {
     }
     let front = state.approvals.front().expect("queued");
     assert_eq!(front.subject.text(), "rm -rf ~/important");
+    // The overlay is drawn before the user answers it.
+    hello_tui::app::update::before_frame(&mut state);
     let key = |s: &mut AppState, code| {
         handle_terminal_event(s, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
     };

@@ -131,7 +131,9 @@ mod tests {
         AppState::new("/tmp/demo".into(), settings)
     }
 
+    /// A key typed after a frame: what is on screen may take it.
     fn key(s: &mut AppState, code: KeyCode) {
+        crate::app::update::before_frame(s);
         handle_terminal_event(s, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
     }
 
@@ -174,6 +176,7 @@ mod tests {
             panic!("expected a request")
         };
         handle_app_event(&mut s, AppEvent::ApprovalRequested(p));
+        crate::app::update::before_frame(&mut s);
         assert_eq!(scope(&s), Some(Scope::Approval));
         key(&mut s, KeyCode::Char('d'));
         assert_eq!(scope(&s), Some(Scope::ApprovalReason));
@@ -194,6 +197,7 @@ mod tests {
         let mut s = state();
         let (pending, answer) = PendingApproval::new(ApprovalSubject::Command("sleep 1".into()));
         handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+        crate::app::update::before_frame(&mut s);
         assert_eq!(scope(&s), Some(Scope::Approval));
         // Ctrl+C reaches the kernel through the overlay.
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
@@ -210,6 +214,29 @@ mod tests {
             }),
         );
         assert!(s.approvals.is_empty());
+    }
+
+    /// A question arriving while the user types takes none of the keys
+    /// typed before a frame showed it: "yes" meant for the composer never
+    /// approves a cell.
+    #[test]
+    fn keys_typed_before_a_question_is_drawn_go_to_the_composer() {
+        let mut s = state();
+        let (pending, mut answer) = PendingApproval::new(ApprovalSubject::Cell("rm()".into()));
+        handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+        for c in "yes".chars() {
+            handle_terminal_event(
+                &mut s,
+                Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+            );
+        }
+        assert_eq!(s.composer.lines(), ["yes"]);
+        assert!(answer.try_recv().is_err(), "nothing answered the question");
+        assert_eq!(s.approvals.pending.len(), 1);
+        // Once drawn, it takes the keys.
+        key(&mut s, KeyCode::Char('y'));
+        assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
+        assert_eq!(s.composer.lines(), ["yes"]);
     }
 
     /// The layer stack puts a question above any overlay: with the file

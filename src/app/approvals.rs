@@ -52,13 +52,25 @@ impl ApprovalSubject {
 #[derive(Debug)]
 pub struct PendingApproval {
     pub subject: ApprovalSubject,
+    /// Unique in the process, so "this question was drawn" names it.
+    pub id: u64,
     respond: oneshot::Sender<ApprovalDecision>,
 }
+
+static NEXT_APPROVAL: AtomicU64 = AtomicU64::new(0);
 
 impl PendingApproval {
     pub fn new(subject: ApprovalSubject) -> (Self, oneshot::Receiver<ApprovalDecision>) {
         let (respond, answer) = oneshot::channel();
-        (Self { subject, respond }, answer)
+        let id = NEXT_APPROVAL.fetch_add(1, Ordering::Relaxed);
+        (
+            Self {
+                subject,
+                id,
+                respond,
+            },
+            answer,
+        )
     }
 
     pub fn answer(self, decision: ApprovalDecision) {
@@ -79,11 +91,20 @@ pub struct ApprovalQueue {
     pub reason: Option<super::line_input::LineInput>,
     /// Lines of the front request's code scrolled past (long cells).
     pub scroll: usize,
+    /// The request a frame has shown (`app::update::before_frame`). Until
+    /// the front one is drawn it takes no keys: what the user typed before
+    /// it appeared was meant for something else.
+    pub shown: Option<u64>,
 }
 
 impl ApprovalQueue {
     pub fn front(&self) -> Option<&PendingApproval> {
         self.pending.front()
+    }
+
+    /// The front request has been drawn, so keys may answer it.
+    pub fn front_shown(&self) -> bool {
+        self.front().is_some_and(|p| Some(p.id) == self.shown)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -30,12 +30,23 @@ pub enum Layer {
 
 /// The layers present now, innermost first. The focused pane is always
 /// there; the global keys are implied under it.
+///
+/// A question that appears on its own (an approval, the start-up recovery
+/// question) joins the stack only once a frame has drawn it: keys typed
+/// before it appeared — a word that happens to contain `y`, a burst typed
+/// at start-up — go to the layer below instead of answering something the
+/// user never saw.
 pub fn stack(state: &AppState) -> Vec<Layer> {
     let mut layers = Vec::with_capacity(3);
-    if !state.approvals.is_empty() {
+    if state.approvals.front_shown() {
         layers.push(Layer::Approval);
     }
-    if state.overlay.is_some() {
+    let unseen_question = matches!(
+        &state.overlay,
+        Some(Overlay::Confirm(question))
+            if question.interrupts() && state.question_shown != Some(*question)
+    );
+    if state.overlay.is_some() && !unseen_question {
         layers.push(Layer::Overlay);
     }
     layers.push(Layer::Pane(state.focus));

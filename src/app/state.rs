@@ -344,6 +344,16 @@ pub enum Question {
     },
 }
 
+impl Question {
+    /// It appears on its own, not in answer to a key (recovery files found
+    /// at start): keys typed before it was drawn were meant for something
+    /// else. The others follow the user's own key (Ctrl+Q, Ctrl+W, `t`), so
+    /// a `y` typed right after is meant for them.
+    pub fn interrupts(self) -> bool {
+        matches!(self, Question::RestoreRecoveries { .. })
+    }
+}
+
 /// What is drawn over the panes. Only one at a time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
@@ -442,6 +452,9 @@ pub struct AppState {
     /// Questions from model-written code, shown one at a time over
     /// everything else.
     pub approvals: ApprovalQueue,
+    /// The yes/no question the last frame drew (`Overlay::Confirm`); until
+    /// a question has been drawn it takes no keys.
+    pub question_shown: Option<Question>,
     /// Asks the user on behalf of `shell.run` and the agent's cells
     /// (`None` in tests without one).
     pub approval_broker: Option<ApprovalBroker>,
@@ -497,6 +510,7 @@ impl AppState {
                 .map(Arc::new),
             safety: SafetyView::default(),
             approvals: ApprovalQueue::default(),
+            question_shown: None,
             approval_broker: None,
             kernel_launcher: None,
             agent: AgentState::default(),

@@ -60,10 +60,17 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
     }
 }
 
-/// Work deferred to once per frame: the loop calls it before drawing, after
-/// applying every event of the frame (tests that draw call it too).
+/// Work deferred to once per frame: the loop calls it right before drawing,
+/// after applying every event of the frame (tests that draw call it too).
 pub fn before_frame(state: &mut AppState) {
     super::search::recompute_if_stale(state);
+    // What is drawn now may take the keys that come after this frame; keys
+    // that arrived before it went to the layer below (`app::layers`).
+    state.approvals.shown = state.approvals.front().map(|p| p.id);
+    state.question_shown = match &state.overlay {
+        Some(Overlay::Confirm(question)) => Some(*question),
+        _ => None,
+    };
 }
 
 /// Applies one message from a background task.
