@@ -244,7 +244,7 @@ fn main() -> ExitCode {
             for hit in context.search(&q.clone().limit(3)).hits {
                 println!(
                     "  #{:<5} {:<9} {:>7.3}  {}",
-                    hit.index,
+                    hit.id.0,
                     hit.role.as_str(),
                     hit.score,
                     hit.snippet.marked()

@@ -136,14 +136,18 @@ fn main() {
 
     let dir = tempfile::tempdir().expect("temp dir");
     let mut writer = SessionWriter::create(dir.path(), "bench-model").expect("session");
-    let event = SessionEvent::from_message(&ChatMessage::Assistant {
-        content: Some("Here is the change you asked for. ".repeat(12)),
-        tool_calls: vec![ToolCall {
-            id: "call_1".into(),
-            name: "python".into(),
-            arguments: json!({"code": "import os\nprint(sorted(os.listdir('.')))\n"}).to_string(),
-        }],
-    });
+    let event = SessionEvent::Message {
+        id: Some(hello_tui::context::MessageId(1)),
+        message: ChatMessage::Assistant {
+            content: Some("Here is the change you asked for. ".repeat(12)),
+            tool_calls: vec![ToolCall {
+                id: "call_1".into(),
+                name: "python".into(),
+                arguments: json!({"code": "import os\nprint(sorted(os.listdir('.')))\n"})
+                    .to_string(),
+            }],
+        },
+    };
     let line = serde_json::to_string(&SessionRecord {
         at: Some("2026-11-30T02:00:00Z".into()),
         event: event.clone(),

@@ -393,13 +393,12 @@ impl Printer {
             } => {
                 self.event(json!({ "type": "prompt", "tokens": tokens, "window": window, "omitted": omitted }));
             }
-            TurnEvent::Compacted {
+            TurnEvent::Compacted(crate::agent::prompt::compact::Compacted {
                 through,
                 by_model,
                 tokens,
                 fallback_reason,
-                ..
-            } => {
+            }) => {
                 progress(format!(
                     "compacted the first {through} messages into a {tokens}-token summary{}",
                     fallback_reason

@@ -22,7 +22,7 @@ use hello_tui::context::{self, SharedContext, snapshot_channel};
 use hello_tui::kernel::caps::DenyAll;
 use hello_tui::kernel::{CodeRuntime, KernelConfig};
 use hello_tui::sandbox::{ChildEnv, Confinement};
-use hello_tui::session::{self, SessionWriter};
+use hello_tui::session::{self, SessionEvent, SessionWriter};
 use loopback::{Framing, LoopbackServer, Part, Reply, byte_pieces, data};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
@@ -568,7 +568,10 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
         content: "again".into(),
     });
     let reloaded = session::load(dir.path(), &id).unwrap();
-    assert_eq!(reloaded.events().filter_map(|e| e.to_message()).count(), 5);
+    assert_eq!(reloaded
+            .events()
+            .filter(|e| matches!(e, SessionEvent::Message { .. }))
+            .count(), 5);
 }
 
 mod exec {
@@ -1014,7 +1017,7 @@ async fn two_hundred_turns_stay_inside_an_8k_window_and_turn_one_is_still_found(
             "turn {i}: {outcome:?}"
         );
         compacted.extend(events.into_iter().filter_map(|e| match e {
-            TurnEvent::Compacted { by_model, .. } => Some(by_model),
+            TurnEvent::Compacted(done) => Some(done.by_model),
             _ => None,
         }));
     }
@@ -1065,7 +1068,10 @@ async fn two_hundred_turns_stay_inside_an_8k_window_and_turn_one_is_still_found(
     );
     // Nothing was deleted: the session has every message and the markers.
     let loaded = session::load(dir.path(), &id).unwrap();
-    let messages = loaded.events().filter(|e| e.to_message().is_some()).count();
+    let messages = loaded
+        .events()
+        .filter(|e| matches!(e, SessionEvent::Message { .. }))
+        .count();
     assert_eq!(messages, conversation.messages().len());
     let markers: Vec<bool> = loaded
         .events()
@@ -1075,8 +1081,10 @@ async fn two_hundred_turns_stay_inside_an_8k_window_and_turn_one_is_still_found(
         })
         .collect();
     assert_eq!(markers, compacted);
-    // 200 prompts, 200 answers, the cell's result (its call has no text).
-    assert_eq!(rig.context.len(), 401);
+    // One transcript: 200 prompts, 200 answers, the cell's call and its
+    // result, each under the same id in `context` as in the conversation.
+    assert_eq!(rig.context.len(), 402);
+    assert_eq!(rig.context.len(), conversation.messages().len());
     rig.kernel.shutdown().await;
 }
 
@@ -1292,5 +1300,5 @@ async fn pins_are_a_section_of_their_turn_and_one_line_afterwards() {
     let found = rig
         .context
         .read(|c| c.search(&context::SearchQuery::new("XYZZY").limit(5)));
-    assert_eq!(found.hits.first().map(|h| h.index), Some(0));
+    assert_eq!(found.hits.first().map(|h| h.id.0), Some(0));
 }

@@ -124,7 +124,7 @@ fn a_tool_cell_from_the_agent() {
         &mut s,
         TurnEvent::AssistantMessage {
             text: "Let me read it.".into(),
-            context: None,
+            message: hello_tui::context::MessageId(0),
         },
     );
     let code = "src = fs.read(\"auth.ts\")\nprint(src.splitlines()[1])";
@@ -180,7 +180,7 @@ fn an_error_notice_stands_out() {
         &mut s,
         TurnEvent::AssistantMessage {
             text: "Half an ans\n\n[answer cut off: the stream broke off: connection reset]".into(),
-            context: None,
+            message: hello_tui::context::MessageId(0),
         },
     );
     turn(
@@ -434,7 +434,7 @@ fn f2_breaks_the_next_request_down_by_section() {
     s.agent.set_provider(scripted(r#"{"turns":[]}"#));
     let mut conversation = slow_builds_conversation();
     conversation.compact("- the user asks about slow builds".into(), 20, true, None);
-    let covers = conversation.context_range(0..20);
+    let covers = 0..20;
     s.agent.set_conversation(conversation);
     s.composer.insert_str("and the tests?");
     s.pins.push(hello_tui::app::state::Pin {
@@ -492,10 +492,10 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
         .find(|m| m.text.contains("── compacted"))
         .unwrap();
     assert!(line.text.contains("by the model"), "{}", line.text);
-    // The marker names what it folded by `context` index.
+    // The marker names what it folded by message id.
     let covers = {
         let conversation = s.agent.conversation().lock().await;
-        conversation.context_range(0..conversation.compaction().unwrap().through)
+        0..conversation.compaction().unwrap().through
     };
     assert!(
         line.text.contains(&format!(
@@ -562,7 +562,7 @@ fn assert_hits_land_on_their_entries(s: &mut AppState, word: &str, expected: usi
             entry.role
         );
         assert!(
-            !matches!(entry.role, Role::Notice) && entry.context.is_some(),
+            !matches!(entry.role, Role::Notice) && entry.message.is_some(),
             "{entry:?}"
         );
     }
@@ -644,7 +644,7 @@ async fn search_hits_land_on_their_entry_between_py_cells_notices_and_refused_ca
     assert_eq!(last.role, Role::Notice);
     assert!(
         last.text
-            .contains(&format!("context.slice({index}, {})", index + 1)),
+            .contains(&format!("context.slice({}, {})", index.0, index.0 + 1)),
         "{}",
         last.text
     );

@@ -130,7 +130,7 @@ fn single_term_totals_and_scores_match_brute_force() {
         assert_eq!(out.total, expected, "total for {word}");
         assert!(expected > 0);
         let top = &out.hits[0];
-        let reference = bm25_reference(&docs, word, top.index);
+        let reference = bm25_reference(&docs, word, top.id.0);
         assert!(
             (f64::from(top.score) - reference).abs() < 1e-3 * reference.max(1.0),
             "{word}: {} vs {reference}",
@@ -147,7 +147,7 @@ fn planted_needles_are_found_and_highlighted() {
         let out = ctx.search(&SearchQuery::new(query));
         assert_eq!(out.total, 1, "{query}");
         let hit = &out.hits[0];
-        assert_eq!(hit.index, 1234);
+        assert_eq!(hit.id.0, 1234);
         assert!(
             hit.snippet.marked().contains("**frobnicateWidget**"),
             "{}",
@@ -159,11 +159,11 @@ fn planted_needles_are_found_and_highlighted() {
         );
     }
     let out = ctx.search(&SearchQuery::new("spelunkArchive"));
-    assert_eq!(out.hits.iter().map(|h| h.index).collect::<Vec<_>>(), [1500]);
+    assert_eq!(out.hits.iter().map(|h| h.id.0).collect::<Vec<_>>(), [1500]);
 
     let out = ctx.search(&SearchQuery::new("quantum flux"));
     assert_eq!(
-        out.hits.iter().map(|h| h.index).take(2).collect::<Vec<_>>(),
+        out.hits.iter().map(|h| h.id.0).take(2).collect::<Vec<_>>(),
         [2000, 2001]
     );
     assert!(ctx.search(&SearchQuery::new("zebrafish")).hits.is_empty());

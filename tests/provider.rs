@@ -734,6 +734,13 @@ mod scripted {
 mod sessions {
     use super::*;
     use hello_tui::session::{self, SessionEvent, SessionWriter};
+    /// A message line as files written before message ids had them.
+    fn message_event(message: &ChatMessage) -> SessionEvent {
+        SessionEvent::Message {
+            id: None,
+            message: message.clone(),
+        }
+    }
 
     #[test]
     fn write_and_reload_round_trip() {
@@ -758,7 +765,7 @@ mod sessions {
             },
         ];
         for m in &messages {
-            w.append(&SessionEvent::from_message(m)).unwrap();
+            w.append(&message_event(m)).unwrap();
         }
         w.append(&SessionEvent::ToolResult {
             tool_call_id: "c1".into(),
@@ -803,7 +810,10 @@ mod sessions {
         }
         let resumed: Vec<ChatMessage> = loaded
             .events()
-            .filter_map(SessionEvent::to_message)
+            .filter_map(|e| match e {
+                SessionEvent::Message { message, .. } => Some(message.clone()),
+                _ => None,
+            })
             .collect();
         assert_eq!(resumed, messages);
         assert!(loaded.records.iter().all(|r| r.at.is_some()));
@@ -820,7 +830,7 @@ mod sessions {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path();
         let mut w = SessionWriter::create(ws, "m").unwrap();
-        w.append(&SessionEvent::from_message(&ChatMessage::User {
+        w.append(&message_event(&ChatMessage::User {
             content: "one".into(),
         }))
         .unwrap();
@@ -839,7 +849,7 @@ mod sessions {
         assert!(loaded.warnings[0].message.contains("incomplete"));
 
         let mut w = SessionWriter::resume(ws, &id).unwrap();
-        w.append(&SessionEvent::from_message(&ChatMessage::User {
+        w.append(&message_event(&ChatMessage::User {
             content: "two".into(),
         }))
         .unwrap();
@@ -890,12 +900,12 @@ mod sessions {
         .enumerate()
         {
             let mut w = SessionWriter::create(ws, &format!("model-{n}")).unwrap();
-            w.append(&SessionEvent::from_message(&ChatMessage::User {
+            w.append(&message_event(&ChatMessage::User {
                 content: prompt.to_string(),
             }))
             .unwrap();
             for _ in 0..n {
-                w.append(&SessionEvent::from_message(&ChatMessage::Assistant {
+                w.append(&message_event(&ChatMessage::Assistant {
                     content: Some("ok".into()),
                     tool_calls: vec![],
                 }))
@@ -928,7 +938,7 @@ mod sessions {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path();
         let mut w = SessionWriter::create(ws, "m").unwrap();
-        w.append(&SessionEvent::from_message(&ChatMessage::User {
+        w.append(&message_event(&ChatMessage::User {
             content: format!(
                 "my key is {SECRET}, also sk-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAA; use sk-learn"
             ),
@@ -1047,3 +1057,4 @@ mod window_probe {
         assert_eq!(probe_window(&dead).await, None);
     }
 }
+

@@ -478,7 +478,7 @@ fn conversation_search_uses_the_bm25_index_and_jumps_to_the_entry() {
     // sets it when the conversation stores the message.
     let shown = |s: &mut AppState, role, message: Message| {
         let mut entry = ChatMessage::new(role, message.content.clone());
-        entry.context = Some(s.agent.context.push(message));
+        entry.message = Some(s.agent.context.push(message));
         s.conversation.messages.push(entry);
     };
     for p in prompts {

@@ -1,12 +1,16 @@
-//! The conversation of one session, kept in three places at once as each
-//! message happens: the messages sent to the model, the shared context store
-//! (so `context.search` and the search pane find it) and the session file.
+//! The conversation of one session: the one transcript of its messages.
 //!
-//! Every message is an entry with a stable id: its position in this
-//! append-only list (nothing is ever removed). [`Entry::context_index`] maps
-//! it to the `context` store, which is what the prompt's omitted-range note
-//! and `context.slice(i, j)` speak in. Each entry's token cost is counted
-//! once, when it arrives, so assembling a prompt never re-tokenizes history.
+//! Each message gets a [`MessageId`] when it arrives: its position in this
+//! append-only list (nothing is ever removed). The same id names it in the
+//! shared context store (`context.slice(i, i + 1)`, search hits), in the
+//! session file (each message line carries it), in the prompt's
+//! omitted-range note, in compaction markers and in the conversation pane,
+//! so no one maps between numbering schemes. Three forms of a message
+//! exist, each derived here from the one pushed: the wire form the model
+//! is sent ([`ChatMessage`]), its readable form in the store (prompts
+//! without the snapshot, tool results as readable output with their code)
+//! and its session line. Each message's token cost is counted once, when
+//! it arrives, so assembling a prompt never re-tokenizes history.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,7 +19,7 @@ use serde_json::Value;
 
 use super::provider::{ChatMessage, Usage};
 use super::tool_result;
-use crate::context::{self, SharedContext};
+use crate::context::{self, MessageId, SharedContext};
 use crate::kernel::RuntimeState;
 use crate::session::{LoadedSession, SessionEvent, SessionWriter};
 use crate::tokens::{PER_MESSAGE_OVERHEAD, TokenCounter};
@@ -143,10 +147,6 @@ pub fn code_of(arguments: &str) -> Result<String, String> {
 /// once when it arrives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
-    /// Where this message is in `context` (`context.slice(i, i + 1)`), or,
-    /// for a message the store skips (a tool-call-only assistant message),
-    /// where the next stored one goes.
-    pub context_index: usize,
     /// The user message with its pins and snapshot shrunk (see
     /// [`history_form`]); `None` when it reads the same in history as when
     /// current.
@@ -173,7 +173,12 @@ pub struct Compaction {
     pub tokens: usize,
 }
 
-/// Messages of one session. Not shared: the turn in progress owns it.
+/// Messages of one session. The turn in progress owns it (the app keeps it
+/// behind a mutex between turns).
+///
+/// It is the only writer of its [`SharedContext`]: a message's id is its
+/// position here and in the store alike, which holds because every message
+/// is pushed to both, and the store starts empty.
 pub struct Conversation {
     messages: Vec<ChatMessage>,
     entries: Vec<Entry>,
@@ -194,7 +199,10 @@ pub struct Conversation {
 }
 
 impl Conversation {
+    /// A conversation over an empty `context` (its ids would not be the
+    /// store's otherwise).
     pub fn new(context: SharedContext, session: Option<SessionWriter>) -> Self {
+        debug_assert!(context.is_empty(), "a conversation needs its own store");
         Self {
             messages: Vec::new(),
             entries: Vec::new(),
@@ -215,8 +223,8 @@ impl Conversation {
     pub fn resume(loaded: &LoadedSession, context: SharedContext, session: SessionWriter) -> Self {
         let mut conversation = Self::new(context, None);
         for event in loaded.events() {
-            if let Some(message) = event.to_message() {
-                conversation.push(message);
+            if let SessionEvent::Message { message, .. } = event {
+                conversation.push(message.clone());
             } else if let SessionEvent::Compaction {
                 summary,
                 through,
@@ -266,11 +274,7 @@ impl Conversation {
     pub fn set_counter(&mut self, counter: Arc<TokenCounter>) {
         self.counter = counter;
         let messages = std::mem::take(&mut self.messages);
-        self.entries = messages
-            .iter()
-            .enumerate()
-            .map(|(i, m)| self.entry_for(m, self.entries[i].context_index))
-            .collect();
+        self.entries = messages.iter().map(|m| self.entry_of(m)).collect();
         self.messages = messages;
         if let Some(c) = &mut self.compaction {
             c.tokens = self.counter.count(&c.summary);
@@ -330,12 +334,8 @@ impl Conversation {
         });
     }
 
-    /// The entry `message` would get if it were pushed now.
+    /// The entry `message` gets (or would get if it were pushed now).
     pub fn entry_of(&self, message: &ChatMessage) -> Entry {
-        self.entry_for(message, self.context.len())
-    }
-
-    fn entry_for(&self, message: &ChatMessage, context_index: usize) -> Entry {
         let full_tokens = PER_MESSAGE_OVERHEAD + message_tokens(&self.counter, message);
         let (history, pins_tokens, snapshot_tokens) = match message {
             ChatMessage::User { content } => {
@@ -353,7 +353,6 @@ impl Conversation {
             PER_MESSAGE_OVERHEAD + self.counter.count(h)
         });
         Entry {
-            context_index,
             history,
             tokens,
             full_tokens,
@@ -379,42 +378,29 @@ impl Conversation {
         self.session.as_ref().map(SessionWriter::id)
     }
 
-    /// The `context` indexes of conversation messages `range` (what the
-    /// omitted-range note and compaction markers name, and what
-    /// `context.slice` takes).
-    pub fn context_range(&self, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
-        let at = |i: usize| {
-            self.entries
-                .get(i)
-                .map_or_else(|| self.context.len(), |e| e.context_index)
-        };
-        at(range.start)..at(range.end)
-    }
-
     /// The code a tool call ran (for resumed conversations' cells).
     pub fn code_for(&self, call_id: &str) -> Option<&str> {
         self.codes.get(call_id).map(String::as_str)
     }
 
     /// Appends a message everywhere: model history, context store, session.
-    /// Returns its `context` index, or `None` when the store skips it (a
-    /// tool-call-only assistant message): front ends tie what they show to
-    /// the message by that index.
-    pub fn push(&mut self, message: ChatMessage) -> Option<usize> {
+    /// Returns its id: front ends tie what they show to the message by it.
+    pub fn push(&mut self, message: ChatMessage) -> MessageId {
         if let ChatMessage::Assistant { tool_calls, .. } = &message {
             for call in tool_calls {
                 let code = code_of(&call.arguments).unwrap_or_else(|_| call.arguments.clone());
                 self.codes.insert(call.id.clone(), code);
             }
         }
-        let stored = self
-            .context_message(&message)
-            .map(|entry| self.context.push(entry));
-        let context_index = stored.unwrap_or_else(|| self.context.len());
-        self.entries.push(self.entry_for(&message, context_index));
-        self.record(&SessionEvent::from_message(&message));
+        let id = self.context.push(self.context_message(&message));
+        debug_assert_eq!(id.0, self.messages.len(), "the store and the transcript agree");
+        self.entries.push(self.entry_of(&message));
+        self.record(&SessionEvent::Message {
+            id: Some(id),
+            message: message.clone(),
+        });
         self.messages.push(message);
-        stored
+        id
     }
 
     pub fn record_usage(&mut self, usage: Usage) {
@@ -440,15 +426,27 @@ impl Conversation {
     }
 
     /// How a chat message reads in the context store: prompts without the
-    /// snapshot block, tool results as readable output with their code.
-    fn context_message(&self, message: &ChatMessage) -> Option<context::Message> {
+    /// snapshot block, tool results as readable output with their code, a
+    /// call naming the call it made (its code travels with its result, so a
+    /// search finds the cell once).
+    fn context_message(&self, message: &ChatMessage) -> context::Message {
         match message {
-            ChatMessage::System { .. } => None,
-            ChatMessage::User { content } => Some(context::Message::user(prompt_of(content))),
-            ChatMessage::Assistant { content, .. } => content
-                .as_deref()
-                .filter(|c| !c.is_empty())
-                .map(context::Message::assistant),
+            ChatMessage::System { content } => context::Message::system(content.as_str()),
+            ChatMessage::User { content } => context::Message::user(prompt_of(content)),
+            ChatMessage::Assistant {
+                content,
+                tool_calls,
+            } => {
+                let said = context::Message::assistant(content.as_deref().unwrap_or_default());
+                match tool_calls.first() {
+                    Some(call) => said.with_tool_call(context::ToolCall {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        code: None,
+                    }),
+                    None => said,
+                }
+            }
             ChatMessage::Tool {
                 tool_call_id,
                 content,
@@ -456,13 +454,11 @@ impl Conversation {
                 let text = serde_json::from_str::<Value>(content)
                     .map(|v| tool_result::readable(&v))
                     .unwrap_or_else(|_| content.clone());
-                Some(
-                    context::Message::tool(text).with_tool_call(context::ToolCall {
-                        id: tool_call_id.clone(),
-                        name: "code_action".into(),
-                        code: self.codes.get(tool_call_id).cloned(),
-                    }),
-                )
+                context::Message::tool(text).with_tool_call(context::ToolCall {
+                    id: tool_call_id.clone(),
+                    name: "code_action".into(),
+                    code: self.codes.get(tool_call_id).cloned(),
+                })
             }
         }
     }

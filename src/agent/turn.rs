@@ -19,7 +19,7 @@ use super::provider::{
     CUT_OFF_MARK, ChatMessage, ModelProvider, ProviderEvent, ToolSpec, TurnAssembler, Usage,
 };
 use super::tool_result;
-use crate::context::PublishedSnapshot;
+use crate::context::{MessageId, PublishedSnapshot};
 use crate::kernel::{CodeRuntime, ExecResult, RuntimeState};
 use crate::tokens::ContextWindow;
 
@@ -183,15 +183,8 @@ pub enum TurnEvent {
         omitted: usize,
     },
     /// The oldest part of the conversation was folded into a summary.
-    Compacted {
-        /// Conversation messages the summary now covers.
-        through: usize,
-        /// Their `context` indexes.
-        context: std::ops::Range<usize>,
-        by_model: bool,
-        tokens: usize,
-        fallback_reason: Option<String>,
-    },
+    /// The oldest messages are now a summary in the prompt.
+    Compacted(compact::Compacted),
     TextDelta(String),
     Retrying {
         attempt: u32,
@@ -199,14 +192,14 @@ pub enum TurnEvent {
         wait: Duration,
         reason: String,
     },
-    /// The user message was stored: its `context` index.
+    /// The user message was stored, as `message`.
     UserMessage {
-        context: usize,
+        message: MessageId,
     },
-    /// A completed model message with text, and its `context` index.
+    /// A completed model message with text, stored as `message`.
     AssistantMessage {
         text: String,
-        context: Option<usize>,
+        message: MessageId,
     },
     /// A cell is about to run.
     ToolCall {
@@ -221,8 +214,8 @@ pub enum TurnEvent {
     ToolResult {
         id: String,
         result: Value,
-        /// Its `context` index.
-        context: Option<usize>,
+        /// The tool message it was stored as.
+        message: MessageId,
         /// [`RunningCell::shown_as`] of the cell that ran (`None` when the
         /// call was rejected before running).
         cell: Option<u64>,
@@ -274,11 +267,10 @@ pub async fn run_turn(
             json: s.json.clone(),
         }));
     }
-    if let Some(context) = conversation.push(ChatMessage::User {
+    let message = conversation.push(ChatMessage::User {
         content: user_content(prompt, snapshot.as_ref().map(|s| s.markdown.as_str())),
-    }) {
-        emit(TurnEvent::UserMessage { context });
-    }
+    });
+    emit(TurnEvent::UserMessage { message });
     let mut usage = Usage::default();
     for step in 1..=deps.max_steps.max(1) {
         emit(TurnEvent::Step(step));
@@ -295,13 +287,7 @@ pub async fn run_turn(
                 emit(TurnEvent::Cancelled);
                 return TurnOutcome::Cancelled;
             };
-            emit(TurnEvent::Compacted {
-                through: done.through,
-                context: done.context,
-                by_model: done.by_model,
-                tokens: done.tokens,
-                fallback_reason: done.fallback_reason,
-            });
+            emit(TurnEvent::Compacted(done));
             next = next_prompt(conversation, &deps.window);
         }
         emit(TurnEvent::Prompt {
@@ -371,11 +357,11 @@ pub async fn run_turn(
             };
             if !turn.text.is_empty() {
                 let text = format!("{}\n\n{CUT_OFF_MARK} {why}]", turn.text);
-                let context = conversation.push(ChatMessage::Assistant {
+                let message = conversation.push(ChatMessage::Assistant {
                     content: Some(text.clone()),
                     tool_calls: Vec::new(),
                 });
-                emit(TurnEvent::AssistantMessage { text, context });
+                emit(TurnEvent::AssistantMessage { text, message });
             }
             conversation.record_error(&why);
             return if cancelled {
@@ -388,11 +374,13 @@ pub async fn run_turn(
                 TurnOutcome::Failed(why)
             };
         }
-        let context = turn.to_message().and_then(|m| conversation.push(m));
-        if !turn.text.is_empty() {
+        let message = turn.to_message().map(|m| conversation.push(m));
+        if let Some(message) = message
+            && !turn.text.is_empty()
+        {
             emit(TurnEvent::AssistantMessage {
                 text: turn.text.clone(),
-                context,
+                message,
             });
         }
         if turn.tool_calls.is_empty() {
@@ -422,14 +410,14 @@ pub async fn run_turn(
                 cancelled = ran.cancelled;
                 (ran.result, ran.cell)
             };
-            let context = conversation.push(ChatMessage::Tool {
+            let message = conversation.push(ChatMessage::Tool {
                 tool_call_id: call.id.clone(),
                 content: result.to_string(),
             });
             emit(TurnEvent::ToolResult {
                 id: call.id.clone(),
                 result,
-                context,
+                message,
                 cell,
             });
         }

@@ -184,14 +184,13 @@ pub fn resume(state: &mut AppState, conversation: Conversation, warnings: &[Stri
     );
 }
 
-/// The pane entries of a resumed conversation, each tied to its `context`
-/// index.
+/// The pane entries of a resumed conversation, each tied to its message.
 fn pane_messages(conversation: &Conversation) -> Vec<ChatMessage> {
     use crate::agent::provider::ChatMessage as Sent;
     let mut shown = Vec::new();
-    for (message, entry) in conversation.messages().iter().zip(conversation.entries()) {
+    for (id, message) in conversation.messages().iter().enumerate() {
         let stored = |mut shown: ChatMessage| {
-            shown.context = Some(entry.context_index);
+            shown.message = Some(crate::context::MessageId(id));
             shown
         };
         match message {
@@ -400,28 +399,31 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
                 }
             }
         }
-        TurnEvent::UserMessage { context } => {
+        TurnEvent::UserMessage { message: id } => {
             let entry = state.agent.prompt_entry.take();
             if let Some(message) = entry.and_then(|i| state.conversation.messages.edit(i)) {
-                message.context = Some(context);
+                message.message = Some(id);
             }
         }
-        TurnEvent::AssistantMessage { text, context } => {
+        TurnEvent::AssistantMessage { text, message: id } => {
             let messages = &mut state.conversation.messages;
             match state.agent.streaming.take().and_then(|i| messages.edit(i)) {
                 Some(message) => {
                     message.text = text;
-                    message.context = context;
+                    message.message = Some(id);
                 }
                 None => {
                     let mut message = ChatMessage::new(Role::Assistant, text);
-                    message.context = context;
+                    message.message = Some(id);
                     messages.push(message);
                 }
             }
         }
         TurnEvent::ToolResult {
-            id, context, cell, ..
+            id,
+            message: stored,
+            cell,
+            ..
         } => {
             state.agent.streaming = None;
             let messages = &mut state.conversation.messages;
@@ -436,7 +438,7 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
                     .and_then(|i| messages.edit(i)),
             };
             if let Some(message) = shown {
-                message.context = context;
+                message.message = Some(stored);
             }
         }
         TurnEvent::ToolCall { .. } | TurnEvent::Snapshot { .. } => {
@@ -466,17 +468,17 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
         TurnEvent::Prompt { tokens, window, .. } => {
             state.agent.context_used = Some((tokens, window));
         }
-        TurnEvent::Compacted {
-            context,
+        TurnEvent::Compacted(crate::agent::prompt::compact::Compacted {
+            through,
             by_model,
             fallback_reason,
             ..
-        } => notice(
+        }) => notice(
             state,
             &format!(
                 "── compacted: context messages {} are now a summary ({}) in the prompt; \
                  every message stays searchable, and context.slice({}, {}) returns them ──",
-                crate::agent::prompt::spans(std::slice::from_ref(&context)),
+                crate::agent::prompt::spans(&[0..through]),
                 fallback_reason.map_or_else(
                     || if by_model {
                         "by the model".to_owned()
@@ -485,8 +487,8 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
                     },
                     |why| format!("extractive: {why}")
                 ),
-                context.start,
-                context.end
+                0,
+                through
             ),
         ),
         TurnEvent::Completed {
@@ -599,7 +601,7 @@ mod tests {
             &mut s,
             TurnEvent::AssistantMessage {
                 text: "Hello!".into(),
-                context: None,
+                message: crate::context::MessageId(1),
             },
         );
         turn(&mut s, TurnEvent::TextDelta("Next".into()));

@@ -122,13 +122,7 @@ pub fn compact_command(state: &mut AppState, focus: &str) {
         )
         .await;
         let prompt = next_prompt(&conversation, &window);
-        send(AgentUpdate::Turn(TurnEvent::Compacted {
-            through: done.through,
-            context: done.context,
-            by_model: done.by_model,
-            tokens: done.tokens,
-            fallback_reason: done.fallback_reason,
-        }));
+        send(AgentUpdate::Turn(TurnEvent::Compacted(done)));
         send(AgentUpdate::Turn(TurnEvent::Prompt {
             tokens: prompt.tokens,
             window: prompt.window,

@@ -30,9 +30,9 @@ pub struct SearchHit {
 pub enum SearchTarget {
     /// Index into the conversation pane's messages.
     Message(usize),
-    /// A `context` message (by index) no pane entry shows: Enter says so
-    /// rather than jumping nowhere.
-    NotShown(usize),
+    /// A conversation message no pane entry shows: Enter says so rather
+    /// than jumping nowhere.
+    NotShown(crate::context::MessageId),
     Variable(String),
     /// Index into the diagnostics pane's rows.
     Diagnostic(usize),
@@ -179,27 +179,29 @@ fn conversation_bm25(state: &AppState, query: &str) -> Vec<SearchHit> {
             .hits
             .iter()
             .map(|hit| {
-                ctx.get(hit.index)
+                ctx.get(hit.id.0)
                     .map(|m| m.content.clone())
                     .unwrap_or_default()
             })
             .collect();
         (outcome, texts)
     });
-    let shown: std::collections::HashMap<usize, usize> = state
+    let shown: std::collections::HashMap<crate::context::MessageId, usize> = state
         .conversation
         .messages
         .iter()
         .enumerate()
-        .filter_map(|(i, m)| m.context.map(|c| (c, i)))
+        .filter_map(|(i, m)| m.message.map(|id| (id, i)))
         .collect();
     outcome
         .hits
         .into_iter()
         .zip(texts)
         .map(|(hit, full)| {
-            let entry = shown.get(&hit.index).copied();
-            let mut label = format!("#{} {}", hit.index + 1, hit.role.as_str());
+            let entry = shown.get(&hit.id).copied();
+            // The id as `context.slice` takes it, so a pinned hit's label
+            // tells the model where to find the whole message.
+            let mut label = format!("{} {}", hit.id, hit.role.as_str());
             if entry.is_none() {
                 label.push_str(" (not in this pane)");
             }
@@ -207,7 +209,7 @@ fn conversation_bm25(state: &AppState, query: &str) -> Vec<SearchHit> {
                 label,
                 text: hit.snippet.text,
                 highlights: hit.snippet.highlights,
-                target: entry.map_or(SearchTarget::NotShown(hit.index), SearchTarget::Message),
+                target: entry.map_or(SearchTarget::NotShown(hit.id), SearchTarget::Message),
                 pin_text: full,
             }
         })

@@ -47,10 +47,10 @@ pub struct ChatMessage {
     pub role: Role,
     pub text: String,
     pub cell: Option<CellView>,
-    /// The `context` index of the message this entry shows, once the
-    /// conversation has stored it (`None` for notices, `%py` cells, and
-    /// until then): how search hits find their entry.
-    pub context: Option<usize>,
+    /// The conversation message this entry shows, once the conversation
+    /// has stored it (`None` for notices, `%py` cells, and until then): how
+    /// search hits find their entry.
+    pub message: Option<crate::context::MessageId>,
 }
 
 impl ChatMessage {
@@ -59,7 +59,7 @@ impl ChatMessage {
             role,
             text: text.into(),
             cell: None,
-            context: None,
+            message: None,
         }
     }
 
@@ -73,7 +73,7 @@ impl ChatMessage {
                 code: code.into(),
                 status: CellStatus::Running,
             }),
-            context: None,
+            message: None,
         }
     }
 }

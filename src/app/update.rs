@@ -257,13 +257,13 @@ fn open_search_result(state: &mut AppState) {
             super::editors::open(state, &path, line.map(|l| (l, 1)));
         }
         SearchTarget::Message(_) => {}
-        SearchTarget::NotShown(index) => notice(
+        SearchTarget::NotShown(id) => notice(
             state,
             &format!(
-                "context message #{} is not shown in this pane; a cell reads it with \
-                 context.slice({index}, {})",
-                index + 1,
-                index + 1
+                "context message {id} is not shown in this pane; a cell reads it with \
+                 context.slice({}, {})",
+                id.0,
+                id.0 + 1
             ),
         ),
     }

@@ -164,7 +164,7 @@ pub fn search(context: &AgentContext, args: &SearchArgs) -> Result<Value, Contex
                 .map(|r| [r.start, r.end])
                 .collect();
             json!({
-                "index": hit.index,
+                "index": hit.id.0,
                 "role": hit.role.as_str(),
                 "snippet": hit.snippet.text,
                 "score": round4(hit.score),

@@ -7,6 +7,22 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+/// A message's place in the conversation, and its one name everywhere:
+/// the context store (`context.slice(i, i + 1)`, search hits), the session
+/// file (each message line carries it), the prompt's omitted-range note,
+/// compaction markers, pins and the conversation pane's entries all speak
+/// in it. Messages are only ever appended, so an id never changes meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MessageId(pub usize);
+
+impl fmt::Display for MessageId {
+    /// `#12`: how people and the model cite a message.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
 /// Who produced a message. Serialised lower-case, as chat APIs spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -15,7 +15,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use tokio::sync::watch;
 
-use super::message::Message;
+use super::message::{Message, MessageId};
 use super::store::AgentContext;
 
 /// A cheap-to-clone handle on the shared conversation store.
@@ -27,8 +27,8 @@ impl SharedContext {
         Self(Arc::new(RwLock::new(context)))
     }
 
-    /// Appends a message (indexed at once); returns its index.
-    pub fn push(&self, message: Message) -> usize {
+    /// Appends a message (indexed at once); returns its id.
+    pub fn push(&self, message: Message) -> MessageId {
         self.0
             .write()
             .unwrap_or_else(PoisonError::into_inner)

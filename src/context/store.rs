@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::index::{IndexStats, SearchIndex};
-use super::message::{Message, Role};
+use super::message::{Message, MessageId, Role};
 use super::snippet::{self, DEFAULT_SNIPPET_CHARS, Snippet};
 
 /// What to search for. `limit` caps the hits returned, not `total`.
@@ -47,8 +47,8 @@ impl SearchQuery {
 /// `snippet.char_highlights` (chars) and `snippet.highlights` (bytes).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchHit {
-    /// Index of the message in the conversation.
-    pub index: usize,
+    /// The message it found.
+    pub id: MessageId,
     pub role: Role,
     pub score: f32,
     pub snippet: Snippet,
@@ -100,11 +100,11 @@ impl AgentContext {
         Self::default()
     }
 
-    /// Appends a message, indexes it, and returns its index.
-    pub fn push(&mut self, message: Message) -> usize {
+    /// Appends a message, indexes it, and returns its id.
+    pub fn push(&mut self, message: Message) -> MessageId {
         self.index.add(message.role, &message.searchable_text());
         self.messages.push(message);
-        self.messages.len() - 1
+        MessageId(self.messages.len() - 1)
     }
 
     pub fn messages(&self) -> &[Message] {
@@ -143,7 +143,7 @@ impl AgentContext {
                 let message = self.messages.get(ranked.index)?;
                 let text = message.searchable_text();
                 Some(SearchHit {
-                    index: ranked.index,
+                    id: MessageId(ranked.index),
                     role: message.role,
                     score: ranked.score,
                     snippet: snippet::build(&text, &prepared, query.snippet_chars),
@@ -170,7 +170,7 @@ mod tests {
     }
 
     fn indices(outcome: &SearchOutcome) -> Vec<usize> {
-        outcome.hits.iter().map(|h| h.index).collect()
+        outcome.hits.iter().map(|h| h.id.0).collect()
     }
 
     fn filler(n: usize) -> String {
@@ -209,7 +209,7 @@ mod tests {
             .collect();
         // "parser" is in one message, "build" in 21: the parser message wins.
         let out = ctx.search(&SearchQuery::new("parser build"));
-        assert_eq!(out.hits[0].index, 20);
+        assert_eq!(out.hits[0].id.0, 20);
         assert_eq!(out.total, 22);
     }
 
@@ -266,7 +266,7 @@ mod tests {
         assert_eq!(ctx.search(&SearchQuery::new("auth failed")).total, 2);
         // The joined spelling ranks above the loose words for an identifier query.
         let out = ctx.search(&SearchQuery::new("checkAuth"));
-        assert_ne!(out.hits[0].index, 0);
+        assert_ne!(out.hits[0].id.0, 0);
 
         let ctx = context(&[
             (Role::Tool, "let server = HTTPServer::bind(port_8080)"),

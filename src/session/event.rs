@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::provider::{ChatMessage, ToolCall};
+use crate::agent::provider::ChatMessage;
+use crate::context::MessageId;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionRecord {
@@ -24,16 +25,16 @@ pub enum SessionEvent {
         created_at: String,
         model: String,
     },
-    /// A conversation message, exactly as sent to / received from the model.
+    /// A conversation message, exactly as sent to / received from the model
+    /// (`role`, `content`, `tool_calls`, `tool_call_id`, as the chat API
+    /// spells them), with its id in the conversation (files written before
+    /// ids were recorded have none: their messages are numbered in order).
     #[serde(rename = "message")]
     Message {
-        role: Role,
-        #[serde(default)]
-        content: Option<String>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        tool_calls: Vec<ToolCallRecord>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        tool_call_id: Option<String>,
+        id: Option<MessageId>,
+        #[serde(flatten)]
+        message: ChatMessage,
     },
     /// What running a tool call produced, richer than the tool message the
     /// model gets (success flag, duration).
@@ -71,96 +72,6 @@ pub enum SessionEvent {
     Unknown,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    System,
-    User,
-    Assistant,
-    Tool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolCallRecord {
-    pub id: String,
-    pub name: String,
-    pub arguments: String,
-}
-
-impl SessionEvent {
-    pub fn from_message(message: &ChatMessage) -> Self {
-        let plain = |role, content: &str| SessionEvent::Message {
-            role,
-            content: Some(content.to_owned()),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-        };
-        match message {
-            ChatMessage::System { content } => plain(Role::System, content),
-            ChatMessage::User { content } => plain(Role::User, content),
-            ChatMessage::Assistant {
-                content,
-                tool_calls,
-            } => SessionEvent::Message {
-                role: Role::Assistant,
-                content: content.clone(),
-                tool_calls: tool_calls
-                    .iter()
-                    .map(|c| ToolCallRecord {
-                        id: c.id.clone(),
-                        name: c.name.clone(),
-                        arguments: c.arguments.clone(),
-                    })
-                    .collect(),
-                tool_call_id: None,
-            },
-            ChatMessage::Tool {
-                tool_call_id,
-                content,
-            } => SessionEvent::Message {
-                role: Role::Tool,
-                content: Some(content.clone()),
-                tool_calls: Vec::new(),
-                tool_call_id: Some(tool_call_id.clone()),
-            },
-        }
-    }
-
-    /// The message to send the model again when a session is resumed;
-    /// `None` for events that are not conversation messages.
-    pub fn to_message(&self) -> Option<ChatMessage> {
-        let SessionEvent::Message {
-            role,
-            content,
-            tool_calls,
-            tool_call_id,
-        } = self
-        else {
-            return None;
-        };
-        let text = || content.clone().unwrap_or_default();
-        Some(match role {
-            Role::System => ChatMessage::System { content: text() },
-            Role::User => ChatMessage::User { content: text() },
-            Role::Assistant => ChatMessage::Assistant {
-                content: content.clone(),
-                tool_calls: tool_calls
-                    .iter()
-                    .map(|c| ToolCall {
-                        id: c.id.clone(),
-                        name: c.name.clone(),
-                        arguments: c.arguments.clone(),
-                    })
-                    .collect(),
-            },
-            Role::Tool => ChatMessage::Tool {
-                tool_call_id: tool_call_id.clone().unwrap_or_default(),
-                content: text(),
-            },
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,15 +101,32 @@ mod tests {
         assert_eq!(record.event, SessionEvent::Unknown);
     }
 
+    /// The file keeps the chat API's shape, so sessions written before ids
+    /// existed still load, and each line says which message it is.
     #[test]
     fn messages_round_trip_through_events() {
+        let old = r#"{"type":"message","role":"assistant","content":null,"tool_calls":[{"id":"c","name":"code_action","arguments":"{}"}]}"#;
+        let event: SessionEvent = serde_json::from_str(old).unwrap();
+        assert!(matches!(
+            event,
+            SessionEvent::Message { id: None, message: ChatMessage::Assistant { content: None, ref tool_calls } }
+                if tool_calls.len() == 1
+        ));
+        let line = serde_json::to_string(&SessionEvent::Message {
+            id: Some(MessageId(7)),
+            message: ChatMessage::User {
+                content: "hi".into(),
+            },
+        })
+        .unwrap();
+        assert_eq!(line, r#"{"type":"message","id":7,"role":"user","content":"hi"}"#);
         for message in [
             ChatMessage::User {
                 content: "hi".into(),
             },
             ChatMessage::Assistant {
                 content: None,
-                tool_calls: vec![ToolCall {
+                tool_calls: vec![crate::agent::provider::ToolCall {
                     id: "c".into(),
                     name: "python".into(),
                     arguments: "{\"code\":\"1\"}".into(),
@@ -209,10 +137,13 @@ mod tests {
                 content: "1".into(),
             },
         ] {
-            let event = SessionEvent::from_message(&message);
+            let event = SessionEvent::Message {
+                id: Some(MessageId(3)),
+                message,
+            };
             let line = serde_json::to_string(&event).unwrap();
             let back: SessionEvent = serde_json::from_str(&line).unwrap();
-            assert_eq!(back.to_message(), Some(message));
+            assert_eq!(back, event);
         }
     }
 }

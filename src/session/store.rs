@@ -8,7 +8,8 @@ use thiserror::Error;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::event::{Role, SessionEvent, SessionRecord};
+use super::event::{SessionEvent, SessionRecord};
+use crate::agent::provider::ChatMessage;
 use super::id::{is_valid_id, new_id};
 use crate::agent::provider::redact::redact_known;
 
@@ -189,12 +190,17 @@ impl LoadedSession {
 /// elsewhere is reported with its number. A `system` message is refused
 /// with a note: the workbench never writes one (its system prompt is built
 /// per request), so one in the file was put there by something else, and
-/// `--continue` must not send it to the model as an instruction.
+/// `--continue` must not send it to the model as an instruction. Messages
+/// are numbered in order; the first whose recorded id differs (a line lost
+/// or refused before it) is reported, since ids cited from then on (in a
+/// summary, by the model) no longer name the same message.
 pub fn parse_session(text: &str) -> (Vec<SessionRecord>, Vec<LoadWarning>) {
     let lines: Vec<&str> = text.split('\n').collect();
     let last_content = lines.iter().rposition(|l| !l.trim().is_empty());
     let mut records = Vec::new();
     let mut warnings = Vec::new();
+    let mut next_id = 0;
+    let mut renumbered = false;
     for (index, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -203,7 +209,8 @@ pub fn parse_session(text: &str) -> (Vec<SessionRecord>, Vec<LoadWarning>) {
             Ok(SessionRecord {
                 event:
                     SessionEvent::Message {
-                        role: Role::System, ..
+                        message: ChatMessage::System { .. },
+                        ..
                     },
                 ..
             }) => warnings.push(LoadWarning {
@@ -212,7 +219,25 @@ pub fn parse_session(text: &str) -> (Vec<SessionRecord>, Vec<LoadWarning>) {
                           so it did not come from this conversation; skipped"
                     .to_owned(),
             }),
-            Ok(record) => records.push(record),
+            Ok(record) => {
+                if let SessionEvent::Message { id, .. } = &record.event {
+                    if let Some(id) = id
+                        && id.0 != next_id
+                        && !renumbered
+                    {
+                        renumbered = true;
+                        warnings.push(LoadWarning {
+                            line: index + 1,
+                            message: format!(
+                                "message {id} is #{next_id} now (an earlier message line is \
+                                 missing): ids cited before this resume may name other messages"
+                            ),
+                        });
+                    }
+                    next_id += 1;
+                }
+                records.push(record);
+            }
             Err(e) => warnings.push(LoadWarning {
                 line: index + 1,
                 message: if Some(index) == last_content {
@@ -359,11 +384,12 @@ fn summarize(loaded: LoadedSession, path: PathBuf) -> SessionSummary {
                 summary.created_at.clone_from(created_at);
                 summary.model.clone_from(model);
             }
-            SessionEvent::Message { role, content, .. } => {
+            SessionEvent::Message { message, .. } => {
                 summary.message_count += 1;
-                if *role == Role::User && summary.first_prompt.is_empty() {
+                if let ChatMessage::User { content } = message
+                    && summary.first_prompt.is_empty()
+                {
                     // The prompt only, not the snapshot block sent with it.
-                    let content = content.as_deref().unwrap_or("");
                     summary.first_prompt =
                         one_line_preview(crate::agent::conversation::prompt_of(content));
                 }
@@ -399,10 +425,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut writer = SessionWriter::create(dir.path(), "m").unwrap();
         let event = SessionEvent::Message {
-            role: Role::Tool,
-            content: Some(format!("KEY={secret}\n")),
-            tool_calls: Vec::new(),
-            tool_call_id: Some("c1".to_owned()),
+            id: None,
+            message: ChatMessage::Tool {
+                content: format!("KEY={secret}\n"),
+                tool_call_id: "c1".to_owned(),
+            },
         };
         writer.append(&event).unwrap();
         let text = std::fs::read_to_string(session_path(dir.path(), writer.id()).unwrap()).unwrap();
@@ -419,14 +446,37 @@ mod tests {
         );
         let (records, warnings) = parse_session(text);
         assert_eq!(records.len(), 2);
-        assert!(records.iter().all(|r| {
-            r.event
-                .to_message()
-                .is_some_and(|m| !matches!(m, crate::agent::provider::ChatMessage::System { .. }))
-        }));
+        assert!(records.iter().all(|r| matches!(
+            r.event,
+            SessionEvent::Message {
+                message: ChatMessage::User { .. } | ChatMessage::Assistant { .. },
+                ..
+            }
+        )));
         assert_eq!(warnings.len(), 1);
         assert_eq!(warnings[0].line, 2);
         assert!(warnings[0].message.contains("`system` message is refused"));
+    }
+
+    /// A lost line shifts every later message: the load says from where,
+    /// once, instead of letting ids cited earlier silently name others.
+    #[test]
+    fn a_gap_in_message_ids_is_reported_once() {
+        let text = concat!(
+            "{\"type\":\"message\",\"id\":0,\"role\":\"user\",\"content\":\"a\"}\n",
+            "{\"type\":\"message\",\"id\":2,\"role\":\"user\",\"content\":\"c\"}\n",
+            "{\"type\":\"message\",\"id\":3,\"role\":\"user\",\"content\":\"d\"}\n",
+        );
+        let (records, warnings) = parse_session(text);
+        assert_eq!(records.len(), 3);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].line, 2);
+        assert!(warnings[0].message.contains("message #2 is #1 now"));
+        // In order: nothing to say.
+        let (_, warnings) = parse_session(
+            "{\"type\":\"message\",\"id\":0,\"role\":\"user\",\"content\":\"a\"}\n",
+        );
+        assert!(warnings.is_empty());
     }
 
     #[test]

@@ -92,12 +92,9 @@ pub fn assemble(
         kept_from = group;
         end = group;
     }
-    let omitted = omitted_ranges(kept_from, current);
-    let context_ranges: Vec<Range<usize>> = omitted
-        .iter()
-        .map(|r| conversation.context_range(r.clone()))
-        .filter(|r| !r.is_empty())
-        .collect();
+    // Message ids are positions in the conversation: the ranges left out
+    // are what the note names and what `context.slice` takes.
+    let context_ranges = omitted_ranges(kept_from, current);
 
     let mut content = system.to_owned();
     let mut sections = vec![
@@ -116,10 +113,9 @@ pub fn assemble(
     if let Some(summary) = summary {
         content.push_str(&format!("\n\n{SUMMARY_HEADING}\n{}", summary.summary));
         let by = if summary.by_model { "" } else { ", extractive" };
-        let covers = conversation.context_range(0..summary.through);
         sections.push(Section::new(
             SectionKind::Summary,
-            &format!("summary · ctx {}{by}", spans(&[covers])),
+            &format!("summary · ctx {}{by}", spans(&[0..summary.through])),
             summary.tokens + counter.count(SUMMARY_HEADING),
         ));
     }

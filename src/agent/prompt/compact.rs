@@ -28,11 +28,9 @@ const EXTRACT_CHARS: usize = 160;
 /// What a compaction did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compacted {
-    /// Conversation messages now summarised (`0..through`).
+    /// Messages now summarised: ids `0..through` (what the pane's marker
+    /// names; `context.slice(0, through)` returns them).
     pub through: usize,
-    /// The `context` indexes of those messages (what the pane's marker
-    /// names; `context.slice` returns them).
-    pub context: std::ops::Range<usize>,
     pub by_model: bool,
     /// Tokens of the new summary.
     pub tokens: usize,
@@ -90,7 +88,6 @@ pub fn plan(conversation: &Conversation, prompt: &Prompt, window: &ContextWindow
 
 /// One message as a transcript line: `[#12 user] text`, cut to `max` chars.
 fn transcript_line(conversation: &Conversation, i: usize, max: usize) -> Option<String> {
-    let at = conversation.entries()[i].context_index;
     let (role, text) = match &conversation.messages()[i] {
         ChatMessage::System { .. } => return None,
         ChatMessage::User { content } => ("user", prompt_of(content).to_owned()),
@@ -113,7 +110,7 @@ fn transcript_line(conversation: &Conversation, i: usize, max: usize) -> Option<
         ),
     };
     let text = text.trim();
-    (!text.is_empty()).then(|| format!("[#{at} {role}] {}", cut_middle(text, max)))
+    (!text.is_empty()).then(|| format!("[#{i} {role}] {}", cut_middle(text, max)))
 }
 
 /// The deterministic summary: one short line per message of `from..to`
@@ -155,16 +152,8 @@ pub fn extractive(
     }
     format!(
         "(extractive summary of context indexes up to #{})\n{text}",
-        context_end(conversation, to)
+        to.saturating_sub(1)
     )
-}
-
-fn context_end(conversation: &Conversation, to: usize) -> usize {
-    conversation
-        .entries()
-        .get(to)
-        .map_or_else(|| conversation.context().len(), |e| e.context_index)
-        .saturating_sub(1)
 }
 
 /// The summary call: no tools, the previous summary and as much of the
@@ -274,7 +263,6 @@ pub async fn compact(
     conversation.compact(summary, through, by_model, focus);
     Compacted {
         through,
-        context: conversation.context_range(0..through),
         by_model,
         tokens: conversation
             .compaction()

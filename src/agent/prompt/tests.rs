@@ -208,12 +208,12 @@ fn the_summary_replaces_what_it_covers_and_the_resume_notice_is_told() {
     assert!(system.contains("The summary above covers"), "{system}");
 }
 
-/// F2 names the summary's and the omitted range's messages by their
-/// `context` indexes (what `context.slice` takes), not by conversation
-/// positions: tool-call-only assistant messages are not in `context`, so
-/// the two differ.
+/// One id names a message everywhere: F2's summary and omitted labels,
+/// the note the model reads, and the context store (what `context.slice`
+/// returns) all agree, tool-call-only assistant messages included (they
+/// are in the store too, naming the call they made).
 #[test]
-fn f2_names_the_summary_and_the_omitted_range_by_context_index() {
+fn f2_the_note_and_the_store_name_messages_by_one_id() {
     let call = |id: &str| ChatMessage::Assistant {
         content: None,
         tool_calls: vec![ToolCall {
@@ -231,10 +231,22 @@ fn f2_names_the_summary_and_the_omitted_range_by_context_index() {
     }
     messages.push(user("the last question"));
     let mut c = conversation(messages);
-    // 8 conversation messages: 2 questions, 2 results and 2 answers in
-    // `context` (indexes 0–5); the 2 calls are not stored there.
+    assert_eq!(c.context().len(), c.messages().len());
+    c.context().read(|store| {
+        for (id, sent) in c.messages().iter().enumerate() {
+            let stored = store.get(id).map(|m| m.role.as_str()).unwrap_or("none");
+            let role = match sent {
+                ChatMessage::System { .. } => "system",
+                ChatMessage::User { .. } => "user",
+                ChatMessage::Assistant { .. } => "assistant",
+                ChatMessage::Tool { .. } => "tool",
+            };
+            assert_eq!(stored, role, "message {id}");
+        }
+        let named = store.get(1).and_then(|m| m.tool_call.as_ref());
+        assert_eq!(named.map(|t| t.id.as_str()), Some("c0"));
+    });
     c.compact("- two questions".into(), 8, false, None);
-    assert_eq!(c.context_range(0..8), 0..6);
     let p = assemble(&c, None, "SYSTEM", &tools(), &window(2500));
     let label = |kind| {
         p.sections
@@ -243,7 +255,7 @@ fn f2_names_the_summary_and_the_omitted_range_by_context_index() {
             .map(|s| s.label.clone())
             .unwrap_or_default()
     };
-    assert_eq!(label(SectionKind::Summary), "summary · ctx 0–5, extractive");
+    assert_eq!(label(SectionKind::Summary), "summary · ctx 0–7, extractive");
     let omitted = p.omitted.clone();
     assert_eq!(omitted[0].start, 0, "{omitted:?}");
     let count: usize = omitted.iter().map(ExactSizeIterator::len).sum();
@@ -251,12 +263,10 @@ fn f2_names_the_summary_and_the_omitted_range_by_context_index() {
         label(SectionKind::Omitted),
         format!("omitted {count} · ctx {}", spans(&omitted))
     );
-    // The note the model reads names the same indexes.
+    // The note the model reads names the same ids, and the first message
+    // sent after the system prompt is the one right after them.
     assert!(system_text(&p).contains(&format!("context indexes {}", spans(&omitted))));
-    // And they are context indexes: the last one left out is a stored
-    // message before the first kept one.
-    let kept_first = c.entries()[p.kept_from].context_index;
-    assert_eq!(omitted.last().map(|r| r.end), Some(kept_first));
+    assert_eq!(omitted.last().map(|r| r.end), Some(p.kept_from));
 }
 
 #[test]
