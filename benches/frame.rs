@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::state::{ChatMessage, Role};
+use hello_tui::app::state::{PaneEntry, Speaker};
 use hello_tui::app::update::handle_terminal_event;
 use hello_tui::config::Settings;
 use hello_tui::editor::Highlighter;
@@ -63,12 +63,12 @@ fn state_with(entries: usize, highlighter: &Arc<Highlighter>) -> AppState {
     s.highlighter = Some(highlighter.clone());
     for i in 0..entries {
         let message = if i.is_multiple_of(2) {
-            ChatMessage::new(
-                Role::User,
+            PaneEntry::new(
+                Speaker::User,
                 format!("question {i}: why does checkAuth fail?"),
             )
         } else {
-            ChatMessage::new(Role::Assistant, assistant_answer(i))
+            PaneEntry::new(Speaker::Assistant, assistant_answer(i))
         };
         s.conversation.messages.push(message);
     }

@@ -522,13 +522,13 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     let settings = hello_tui::config::Settings::defaults();
     let mut state = hello_tui::app::AppState::new(dir.path().to_path_buf(), settings);
     hello_tui::app::sessions::configure(&mut state, false, Some(None)).unwrap();
-    let shown: Vec<(hello_tui::app::state::Role, String)> = state
+    let shown: Vec<(hello_tui::app::state::Speaker, String)> = state
         .conversation
         .messages
         .iter()
         .map(|m| (m.role, m.text.clone()))
         .collect();
-    use hello_tui::app::state::Role as R;
+    use hello_tui::app::state::Speaker as R;
     assert_eq!(shown[0], (R::User, "check the tokens".into()));
     assert_eq!(shown[1], (R::Assistant, "Reading.".into()));
     assert_eq!(shown[2].0, R::Tool);
@@ -568,10 +568,13 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
         content: "again".into(),
     });
     let reloaded = session::load(dir.path(), &id).unwrap();
-    assert_eq!(reloaded
+    assert_eq!(
+        reloaded
             .events()
             .filter(|e| matches!(e, SessionEvent::Message { .. }))
-            .count(), 5);
+            .count(),
+        5
+    );
 }
 
 mod exec {

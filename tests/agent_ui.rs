@@ -13,7 +13,7 @@ use hello_tui::app::AppState;
 use hello_tui::app::agent::AgentUpdate;
 use hello_tui::app::event::{self, AppEvent, AppEventReceiver};
 use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
-use hello_tui::app::state::{CellStatus, KernelView, Role};
+use hello_tui::app::state::{CellStatus, KernelView, Speaker};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::DenyAll;
@@ -78,8 +78,8 @@ fn busy_demo() -> AppState {
     s.agent.busy = true;
     s.conversation
         .messages
-        .push(hello_tui::app::state::ChatMessage::new(
-            Role::User,
+        .push(hello_tui::app::state::PaneEntry::new(
+            Speaker::User,
             "why does checkAuth reject users?",
         ));
     s
@@ -111,7 +111,7 @@ fn a_streaming_message_with_spinner_step_and_tokens() {
         .conversation
         .messages
         .iter()
-        .filter(|m| m.role == Role::Assistant)
+        .filter(|m| m.role == Speaker::Assistant)
         .count();
     assert_eq!(assistants, 1);
 }
@@ -201,7 +201,7 @@ fn without_a_model_the_message_explains_the_setup() {
     let mut s = state(std::path::Path::new("/work/demo"));
     send(&mut s, "hello");
     let last = s.conversation.messages.last().unwrap();
-    assert_eq!(last.role, Role::Notice);
+    assert_eq!(last.role, Speaker::Notice);
     for needle in [
         "--model",
         "--base-url",
@@ -276,7 +276,7 @@ async fn the_demo_turn_runs_through_the_workbench() {
         .conversation
         .messages
         .iter()
-        .filter(|m| m.role == Role::Tool)
+        .filter(|m| m.role == Speaker::Tool)
         .filter_map(|m| m.cell.as_ref().map(|c| &c.status))
         .collect();
     assert_eq!(cells.len(), 2, "{:#?}", s.conversation.messages);
@@ -290,7 +290,7 @@ async fn the_demo_turn_runs_through_the_workbench() {
         .conversation
         .messages
         .iter()
-        .find(|m| m.role == Role::Tool)
+        .find(|m| m.role == Speaker::Tool)
         .unwrap()
         .text;
     assert!(
@@ -324,7 +324,7 @@ async fn esc_cancels_a_turn() {
         s.conversation
             .messages
             .last()
-            .is_some_and(|m| m.role == Role::Assistant)
+            .is_some_and(|m| m.role == Speaker::Assistant)
     })
     .await;
     handle_terminal_event(
@@ -337,7 +337,7 @@ async fn esc_cancels_a_turn() {
         .messages
         .iter()
         .rev()
-        .find(|m| m.role == Role::Notice)
+        .find(|m| m.role == Speaker::Notice)
         .unwrap();
     assert!(notice.text.starts_with("Cancelled."), "{}", notice.text);
     let partial = s
@@ -345,7 +345,7 @@ async fn esc_cancels_a_turn() {
         .messages
         .iter()
         .rev()
-        .find(|m| m.role == Role::Assistant)
+        .find(|m| m.role == Speaker::Assistant)
         .unwrap();
     assert!(
         partial
@@ -562,7 +562,7 @@ fn assert_hits_land_on_their_entries(s: &mut AppState, word: &str, expected: usi
             entry.role
         );
         assert!(
-            !matches!(entry.role, Role::Notice) && entry.message.is_some(),
+            !matches!(entry.role, Speaker::Notice) && entry.message.is_some(),
             "{entry:?}"
         );
     }
@@ -588,7 +588,7 @@ async fn interleaved_session(root: &std::path::Path) -> (AppState, AppEventRecei
     send(&mut s, "%py print('okapi zebra giraffe')");
     pump_until(&mut s, &mut rx, |s| {
         s.conversation.messages.iter().any(|m| {
-            m.role == Role::User
+            m.role == Speaker::User
                 && m.cell
                     .as_ref()
                     .is_some_and(|c| matches!(c.status, CellStatus::Succeeded { .. }))
@@ -641,7 +641,7 @@ async fn search_hits_land_on_their_entry_between_py_cells_notices_and_refused_ca
     key(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     send(&mut s, "quokka");
     let last = s.conversation.messages.last().unwrap();
-    assert_eq!(last.role, Role::Notice);
+    assert_eq!(last.role, Speaker::Notice);
     assert!(
         last.text
             .contains(&format!("context.slice({}, {})", index.0, index.0 + 1)),

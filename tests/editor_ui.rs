@@ -674,7 +674,7 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
 /// removed everywhere outside the two panes, and no escape survives.
 #[test]
 fn hostile_sequences_stay_inside_their_panes() {
-    use hello_tui::app::state::{ChatMessage, Role};
+    use hello_tui::app::state::{PaneEntry, Speaker};
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let hostile = "title\u{1b}]0;pwned\u{7} clear\u{1b}[2J clip\u{1b}]52;c;aGk=\u{7} paste\u{1b}[201~ cr\rback\u{8}\u{8}x";
@@ -683,7 +683,7 @@ fn hostile_sequences_stay_inside_their_panes() {
     let mut s = hello_tui::app::AppState::new(root.clone(), settings);
     s.conversation
         .messages
-        .push(ChatMessage::new(Role::Assistant, hostile));
+        .push(PaneEntry::new(Speaker::Assistant, hostile));
     hello_tui::app::editors::open(&mut s, &root.join("evil.py"), None);
     let theme = hello_tui::theme::Theme::builtin_default();
     s.size = ratatui::layout::Size::new(100, 30);

@@ -1057,4 +1057,3 @@ mod window_probe {
         assert_eq!(probe_window(&dead).await, None);
     }
 }
-

@@ -6,7 +6,7 @@
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
 use hello_tui::app::state::{
-    ChatMessage, DiagnosticRow, HistoryScroll, KernelView, Role, Severity, VariableRow,
+    DiagnosticRow, HistoryScroll, KernelView, PaneEntry, Severity, Speaker, VariableRow,
 };
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
@@ -56,12 +56,15 @@ fn press(state: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
 
 fn with_content(mut s: AppState) -> AppState {
     s.conversation.messages = vec![
-        ChatMessage::new(Role::User, "Why does checkAuth reject users?"),
-        ChatMessage::new(
-            Role::Assistant,
+        PaneEntry::new(Speaker::User, "Why does checkAuth reject users?"),
+        PaneEntry::new(
+            Speaker::Assistant,
             "It compares `role` against \"admin\" only. 你好, wide text wraps too.",
         ),
-        ChatMessage::new(Role::Tool, "ok: true\nstdout: found checkAuth in auth.ts"),
+        PaneEntry::new(
+            Speaker::Tool,
+            "ok: true\nstdout: found checkAuth in auth.ts",
+        ),
     ]
     .into();
     s.last_exec_id = Some(7);
@@ -260,8 +263,8 @@ fn quit_confirmation_is_not_shown_without_unsaved_edits() {
 #[test]
 fn hostile_text_cannot_escape_its_pane() {
     let mut s = state();
-    s.conversation.messages.push(ChatMessage::new(
-        Role::Assistant,
+    s.conversation.messages.push(PaneEntry::new(
+        Speaker::Assistant,
         "a\u{1b}[2J\u{1b}]0;pwned\u{7}b\rc\u{1b}[201~",
     ));
     let text = text_of(&draw(&mut s, 80, 24));
@@ -325,7 +328,7 @@ fn scrolling_past_the_top_is_clamped_before_the_frame() {
     for i in 0..60 {
         s.conversation
             .messages
-            .push(ChatMessage::new(Role::User, format!("message {i}")));
+            .push(PaneEntry::new(Speaker::User, format!("message {i}")));
     }
     for _ in 0..100 {
         press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);
@@ -351,7 +354,7 @@ fn scrolling_past_the_top_is_clamped_before_the_frame() {
 #[test]
 fn assistant_messages_render_markdown() {
     let mut s = state();
-    s.conversation.messages.push(ChatMessage::new(Role::Assistant, "## Cause\n\n- `checkAuth` only allows **admin**\n\n| file | line |\n|---|---|\n| auth.ts | 3 |\n\n```ts\nreturn user.role === \"admin\";\n```"));
+    s.conversation.messages.push(PaneEntry::new(Speaker::Assistant, "## Cause\n\n- `checkAuth` only allows **admin**\n\n| file | line |\n|---|---|\n| auth.ts | 3 |\n\n```ts\nreturn user.role === \"admin\";\n```"));
     let text = text_of(&draw(&mut s, 100, 30));
     insta::assert_snapshot!(text);
 }
@@ -391,7 +394,7 @@ fn f2_previews_the_snapshot_with_its_breakdown() {
 fn code_cells_collapse_and_expand() {
     use hello_tui::app::state::CellStatus;
     let mut s = state();
-    let mut ok = ChatMessage::cell(
+    let mut ok = PaneEntry::cell(
         1,
         "import os\nfiles = os.listdir('.')\nprint(len(files))\nlen(files)\nfiles[:3]",
     );
@@ -399,14 +402,14 @@ fn code_cells_collapse_and_expand() {
     if let Some(cell) = &mut ok.cell {
         cell.status = CellStatus::Succeeded { duration_ms: 12 };
     }
-    let mut failed = ChatMessage::cell(2, "1/0");
+    let mut failed = PaneEntry::cell(2, "1/0");
     failed.text = "Traceback (most recent call last):\n  File \"<cell>\", line 1\nZeroDivisionError: division by zero".into();
     if let Some(cell) = &mut failed.cell {
         cell.status = CellStatus::Failed {
             summary: "ZeroDivisionError".into(),
         };
     }
-    s.conversation.messages = vec![ok, failed, ChatMessage::cell(3, "while True: pass")].into();
+    s.conversation.messages = vec![ok, failed, PaneEntry::cell(3, "while True: pass")].into();
     let collapsed = text_of(&draw(&mut s, 100, 40));
     assert!(
         collapsed.contains("2 more lines (Ctrl+O expands)"),
@@ -433,14 +436,14 @@ fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
     let mut s = state();
     for i in 0..40 {
         if i == 3 {
-            s.conversation.messages.push(ChatMessage::new(
-                Role::Tool,
+            s.conversation.messages.push(PaneEntry::new(
+                Speaker::Tool,
                 "stdout: checkAuth rejects role user",
             ));
         }
         s.conversation
             .messages
-            .push(ChatMessage::new(Role::User, format!("filler message {i}")));
+            .push(PaneEntry::new(Speaker::User, format!("filler message {i}")));
     }
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     for c in "checkauth".chars() {
@@ -477,16 +480,16 @@ fn conversation_search_uses_the_bm25_index_and_jumps_to_the_entry() {
     // Each pane entry carries the `context` index it shows, as the agent
     // sets it when the conversation stores the message.
     let shown = |s: &mut AppState, role, message: Message| {
-        let mut entry = ChatMessage::new(role, message.content.clone());
+        let mut entry = PaneEntry::new(role, message.content.clone());
         entry.message = Some(s.agent.context.push(message));
         s.conversation.messages.push(entry);
     };
     for p in prompts {
-        shown(&mut s, Role::User, Message::user(p));
+        shown(&mut s, Speaker::User, Message::user(p));
     }
     shown(
         &mut s,
-        Role::Assistant,
+        Speaker::Assistant,
         Message::assistant("The function checkAuth rejects plain users."),
     );
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
@@ -498,7 +501,8 @@ fn conversation_search_uses_the_bm25_index_and_jumps_to_the_entry() {
         text.contains("1 result"),
         "identifier-aware: `check auth` finds checkAuth\n{text}"
     );
-    assert!(text.contains("#3 assistant"), "{text}");
+    // The third message: its id, as `context.slice(2, 3)` takes it.
+    assert!(text.contains("#2 assistant"), "{text}");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(
         s.conversation.flash,
@@ -789,7 +793,7 @@ fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
     for i in 0..60 {
         s.conversation
             .messages
-            .push(ChatMessage::new(Role::User, format!("message {i}")));
+            .push(PaneEntry::new(Speaker::User, format!("message {i}")));
     }
     // A six-line draft makes the history shorter than the pane.
     for i in 0..5 {
@@ -833,7 +837,7 @@ fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queu
     for i in 0..60 {
         s.conversation
             .messages
-            .push(ChatMessage::new(Role::User, format!("message {i}")));
+            .push(PaneEntry::new(Speaker::User, format!("message {i}")));
     }
     draw(&mut s, 80, 24);
     press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
 use hello_tui::app::event::{self, AppEventReceiver};
-use hello_tui::app::state::{CellStatus, Role};
+use hello_tui::app::state::{CellStatus, Speaker};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::FsCapability;
@@ -78,7 +78,7 @@ async fn py_cells_run_stream_and_fill_the_inspector() {
     })
     .await;
     let cell = s.conversation.messages.last().unwrap();
-    assert_eq!(cell.role, Role::User, "a %py cell is the user's");
+    assert_eq!(cell.role, Speaker::User, "a %py cell is the user's");
     assert!(cell.text.contains("built 1000000"), "{}", cell.text);
     assert!(cell.text.contains("→ 1000000"), "{}", cell.text);
     let data = s.variables.iter().find(|v| v.name == "data").unwrap();

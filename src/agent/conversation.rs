@@ -393,7 +393,11 @@ impl Conversation {
             }
         }
         let id = self.context.push(self.context_message(&message));
-        debug_assert_eq!(id.0, self.messages.len(), "the store and the transcript agree");
+        debug_assert_eq!(
+            id.0,
+            self.messages.len(),
+            "the store and the transcript agree"
+        );
         self.entries.push(self.entry_of(&message));
         self.record(&SessionEvent::Message {
             id: Some(id),

@@ -14,7 +14,7 @@ use tokio::sync::{Mutex, mpsc, watch};
 
 use super::event::{AppEvent, AppEventSender};
 use super::kernel::{CellOrigin, KernelClient};
-use super::state::{AppState, CellStatus, ChatMessage, Role};
+use super::state::{AppState, CellStatus, PaneEntry, Speaker};
 use super::update::notice;
 use crate::agent::conversation::{Conversation, prompt_of};
 use crate::agent::provider::{ModelProvider, Usage};
@@ -185,22 +185,22 @@ pub fn resume(state: &mut AppState, conversation: Conversation, warnings: &[Stri
 }
 
 /// The pane entries of a resumed conversation, each tied to its message.
-fn pane_messages(conversation: &Conversation) -> Vec<ChatMessage> {
+fn pane_messages(conversation: &Conversation) -> Vec<PaneEntry> {
     use crate::agent::provider::ChatMessage as Sent;
     let mut shown = Vec::new();
     for (id, message) in conversation.messages().iter().enumerate() {
-        let stored = |mut shown: ChatMessage| {
+        let stored = |mut shown: PaneEntry| {
             shown.message = Some(crate::context::MessageId(id));
             shown
         };
         match message {
             Sent::System { .. } => {}
             Sent::User { content } => {
-                shown.push(stored(ChatMessage::new(Role::User, prompt_of(content))));
+                shown.push(stored(PaneEntry::new(Speaker::User, prompt_of(content))));
             }
             Sent::Assistant { content, .. } => {
                 if let Some(text) = content.as_deref().filter(|t| !t.is_empty()) {
-                    shown.push(stored(ChatMessage::new(Role::Assistant, text)));
+                    shown.push(stored(PaneEntry::new(Speaker::Assistant, text)));
                 }
             }
             Sent::Tool {
@@ -209,7 +209,7 @@ fn pane_messages(conversation: &Conversation) -> Vec<ChatMessage> {
             } => {
                 let code = conversation.code_for(tool_call_id).unwrap_or("").to_owned();
                 let result: Value = serde_json::from_str(content).unwrap_or(Value::Null);
-                let mut entry = ChatMessage::cell(0, code);
+                let mut entry = PaneEntry::cell(0, code);
                 entry.text = tool_result::readable(&result);
                 if let Some(cell) = &mut entry.cell {
                     cell.status = if result["ok"].as_bool().unwrap_or(false) {
@@ -244,7 +244,7 @@ pub fn send(state: &mut AppState, prompt: String) {
     state
         .conversation
         .messages
-        .push(ChatMessage::new(Role::User, prompt.clone()));
+        .push(PaneEntry::new(Speaker::User, prompt.clone()));
     let prompt_entry = state.conversation.messages.len() - 1;
     let Some(provider) = state.agent.provider.clone() else {
         let message = setup::not_configured_message(&state.settings);
@@ -394,7 +394,7 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             match state.agent.streaming.and_then(|i| messages.edit(i)) {
                 Some(message) => message.text.push_str(&text),
                 None => {
-                    messages.push(ChatMessage::new(Role::Assistant, text));
+                    messages.push(PaneEntry::new(Speaker::Assistant, text));
                     state.agent.streaming = Some(messages.len() - 1);
                 }
             }
@@ -413,7 +413,7 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
                     message.message = Some(id);
                 }
                 None => {
-                    let mut message = ChatMessage::new(Role::Assistant, text);
+                    let mut message = PaneEntry::new(Speaker::Assistant, text);
                     message.message = Some(id);
                     messages.push(message);
                 }
@@ -446,8 +446,8 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
         }
         TurnEvent::ToolRejected { id, reason } => {
             state.agent.streaming = None;
-            state.conversation.messages.push(ChatMessage::new(
-                Role::Tool,
+            state.conversation.messages.push(PaneEntry::new(
+                Speaker::Tool,
                 format!("code_action not run: {reason}"),
             ));
             let entry = state.conversation.messages.len() - 1;
@@ -478,7 +478,7 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             &format!(
                 "── compacted: context messages {} are now a summary ({}) in the prompt; \
                  every message stays searchable, and context.slice({}, {}) returns them ──",
-                crate::agent::prompt::spans(&[0..through]),
+                crate::agent::prompt::spans(std::slice::from_ref(&(0..through))),
                 fallback_reason.map_or_else(
                     || if by_model {
                         "by the model".to_owned()
@@ -649,6 +649,6 @@ mod tests {
         send(&mut s, "second question".into());
         assert_eq!(s.composer.lines().join("\n"), "second question");
         assert_eq!(s.conversation.messages.len(), 1);
-        assert_eq!(s.conversation.messages[0].role, Role::Notice);
+        assert_eq!(s.conversation.messages[0].role, Speaker::Notice);
     }
 }

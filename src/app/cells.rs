@@ -3,7 +3,7 @@
 //! and the variables inspector follow the kernel.
 
 use super::kernel::{CellOrigin, KernelUpdate};
-use super::state::{AppState, CellStatus, ChatMessage, KernelView, Role, VariableRow};
+use super::state::{AppState, CellStatus, KernelView, PaneEntry, Speaker, VariableRow};
 use crate::kernel::{ExecResult, KernelInfo, KernelStatus, RuntimeState};
 
 /// Output kept per cell in the conversation; the kernel already caps each
@@ -17,9 +17,9 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
             code,
             origin,
         } => {
-            let mut message = ChatMessage::cell(cell_id, code);
+            let mut message = PaneEntry::cell(cell_id, code);
             if origin == CellOrigin::User {
-                message.role = Role::User;
+                message.role = Speaker::User;
             }
             // A following view shows it; a scrolled one keeps its place.
             state.conversation.messages.push(message);
@@ -50,7 +50,7 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
     }
 }
 
-fn cell_mut(state: &mut AppState, cell_id: u64) -> Option<&mut ChatMessage> {
+fn cell_mut(state: &mut AppState, cell_id: u64) -> Option<&mut PaneEntry> {
     state
         .conversation
         .messages

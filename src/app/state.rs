@@ -21,7 +21,7 @@ use crate::keymap::{PaneId, Scope};
 
 /// Who said a message in the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub enum Speaker {
     User,
     Assistant,
     Tool,
@@ -29,22 +29,23 @@ pub enum Role {
     Notice,
 }
 
-impl Role {
+impl Speaker {
     pub fn label(self) -> &'static str {
         match self {
-            Role::User => "you",
-            Role::Assistant => "assistant",
-            Role::Tool => "tool",
-            Role::Notice => "hello-tui",
+            Speaker::User => "you",
+            Speaker::Assistant => "assistant",
+            Speaker::Tool => "tool",
+            Speaker::Notice => "hello-tui",
         }
     }
 }
 
-/// One entry of the conversation pane. Tool entries carry the code cell
-/// that ran and its output.
+/// One entry of the conversation pane: a view of a conversation message
+/// (tied to it by `message`), a `%py` cell or a notice. Tool entries carry
+/// the code cell that ran and its output.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChatMessage {
-    pub role: Role,
+pub struct PaneEntry {
+    pub role: Speaker,
     pub text: String,
     pub cell: Option<CellView>,
     /// The conversation message this entry shows, once the conversation
@@ -53,8 +54,8 @@ pub struct ChatMessage {
     pub message: Option<crate::context::MessageId>,
 }
 
-impl ChatMessage {
-    pub fn new(role: Role, text: impl Into<String>) -> Self {
+impl PaneEntry {
+    pub fn new(role: Speaker, text: impl Into<String>) -> Self {
         Self {
             role,
             text: text.into(),
@@ -66,7 +67,7 @@ impl ChatMessage {
     /// A code cell that is about to run; `text` collects its output.
     pub fn cell(id: u64, code: impl Into<String>) -> Self {
         Self {
-            role: Role::Tool,
+            role: Speaker::Tool,
             text: String::new(),
             cell: Some(CellView {
                 id,

@@ -8,7 +8,7 @@
 
 use std::ops::Index;
 
-use super::state::ChatMessage;
+use super::state::PaneEntry;
 
 /// Identifies an entry for as long as the workbench runs: ids come from one
 /// counter for the process, so a replaced transcript never reuses one (a
@@ -22,7 +22,7 @@ pub struct Entry {
     pub id: EntryId,
     /// Bumped by every edit; a cached layout of an older revision is stale.
     pub revision: u64,
-    pub message: ChatMessage,
+    pub message: PaneEntry,
 }
 
 /// The conversation as the pane shows it: append-only, indexable.
@@ -39,7 +39,7 @@ impl Transcript {
     }
 
     /// Appends a message; returns its id.
-    pub fn push(&mut self, message: ChatMessage) -> EntryId {
+    pub fn push(&mut self, message: PaneEntry) -> EntryId {
         let id = EntryId(NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         self.entries.push(Entry {
             id,
@@ -50,7 +50,7 @@ impl Transcript {
     }
 
     /// The message at `index`, to change it (its revision is bumped).
-    pub fn edit(&mut self, index: usize) -> Option<&mut ChatMessage> {
+    pub fn edit(&mut self, index: usize) -> Option<&mut PaneEntry> {
         let entry = self.entries.get_mut(index)?;
         entry.revision += 1;
         Some(&mut entry.message)
@@ -59,8 +59,8 @@ impl Transcript {
     /// The newest entry whose message satisfies `matches`, to change it.
     pub fn edit_last_where(
         &mut self,
-        matches: impl Fn(&ChatMessage) -> bool,
-    ) -> Option<&mut ChatMessage> {
+        matches: impl Fn(&PaneEntry) -> bool,
+    ) -> Option<&mut PaneEntry> {
         let index = self.entries.iter().rposition(|e| matches(&e.message))?;
         self.edit(index)
     }
@@ -73,15 +73,15 @@ impl Transcript {
         self.entries.is_empty()
     }
 
-    pub fn get(&self, index: usize) -> Option<&ChatMessage> {
+    pub fn get(&self, index: usize) -> Option<&PaneEntry> {
         self.entries.get(index).map(|e| &e.message)
     }
 
-    pub fn last(&self) -> Option<&ChatMessage> {
+    pub fn last(&self) -> Option<&PaneEntry> {
         self.entries.last().map(|e| &e.message)
     }
 
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &ChatMessage> + ExactSizeIterator {
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &PaneEntry> + ExactSizeIterator {
         self.entries.iter().map(|e| &e.message)
     }
 
@@ -92,23 +92,23 @@ impl Transcript {
 }
 
 impl Index<usize> for Transcript {
-    type Output = ChatMessage;
+    type Output = PaneEntry;
 
-    fn index(&self, index: usize) -> &ChatMessage {
+    fn index(&self, index: usize) -> &PaneEntry {
         &self.entries[index].message
     }
 }
 
-impl Extend<ChatMessage> for Transcript {
-    fn extend<I: IntoIterator<Item = ChatMessage>>(&mut self, messages: I) {
+impl Extend<PaneEntry> for Transcript {
+    fn extend<I: IntoIterator<Item = PaneEntry>>(&mut self, messages: I) {
         for message in messages {
             self.push(message);
         }
     }
 }
 
-impl From<Vec<ChatMessage>> for Transcript {
-    fn from(messages: Vec<ChatMessage>) -> Self {
+impl From<Vec<PaneEntry>> for Transcript {
+    fn from(messages: Vec<PaneEntry>) -> Self {
         let mut transcript = Self::new();
         transcript.extend(messages);
         transcript
@@ -118,13 +118,13 @@ impl From<Vec<ChatMessage>> for Transcript {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::state::Role;
+    use crate::app::state::Speaker;
 
     #[test]
     fn ids_are_stable_and_edits_bump_only_their_entry() {
         let mut t = Transcript::new();
-        let a = t.push(ChatMessage::new(Role::User, "a"));
-        let b = t.push(ChatMessage::new(Role::Assistant, "b"));
+        let a = t.push(PaneEntry::new(Speaker::User, "a"));
+        let b = t.push(PaneEntry::new(Speaker::Assistant, "b"));
         assert_ne!(a, b);
         if let Some(m) = t.edit(1) {
             m.text.push('!');
@@ -139,11 +139,11 @@ mod tests {
     #[test]
     fn edit_last_where_finds_the_newest_match() {
         let mut t = Transcript::from(vec![
-            ChatMessage::new(Role::Tool, "first"),
-            ChatMessage::new(Role::Tool, "second"),
-            ChatMessage::new(Role::User, "third"),
+            PaneEntry::new(Speaker::Tool, "first"),
+            PaneEntry::new(Speaker::Tool, "second"),
+            PaneEntry::new(Speaker::User, "third"),
         ]);
-        let found = t.edit_last_where(|m| m.role == Role::Tool);
+        let found = t.edit_last_where(|m| m.role == Speaker::Tool);
         assert_eq!(found.map(|m| m.text.clone()), Some("second".into()));
         assert_eq!(t.entries()[1].revision, 1);
         assert_eq!(t.entries()[0].revision, 0);

@@ -7,7 +7,7 @@ use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind}
 use super::composer::{self, Submission};
 use super::event::AppEvent;
 use super::kernel::CellOrigin;
-use super::state::{AppState, ChatMessage, ListCursor, Overlay, Question, Role, SearchState};
+use super::state::{AppState, ListCursor, Overlay, PaneEntry, Question, SearchState, Speaker};
 use crate::keymap::{self, Action, PaneId};
 use crate::screen::layout::{self, PaneLayout};
 
@@ -402,7 +402,7 @@ pub fn notice(state: &mut AppState, text: &str) {
     state
         .conversation
         .messages
-        .push(ChatMessage::new(Role::Notice, text));
+        .push(PaneEntry::new(Speaker::Notice, text));
 }
 
 /// The diagnostic under a click on the diagnostics pane (inside its border).
@@ -550,8 +550,8 @@ mod tests {
         assert_eq!(s.composer.lines(), ["hello", "world"]);
         key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
         assert_eq!(s.conversation.messages[0].text, "hello\nworld");
-        assert_eq!(s.conversation.messages[0].role, Role::User);
-        assert_eq!(s.conversation.messages[1].role, Role::Notice);
+        assert_eq!(s.conversation.messages[0].role, Speaker::User);
+        assert_eq!(s.conversation.messages[1].role, Speaker::Notice);
         assert_eq!(s.composer.lines(), [""]);
         // Empty messages are not sent.
         key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
@@ -628,7 +628,7 @@ mod tests {
         for i in 0..40 {
             s.conversation
                 .messages
-                .push(ChatMessage::new(Role::User, format!("message {i}")));
+                .push(PaneEntry::new(Speaker::User, format!("message {i}")));
         }
         let conv = layout.rect(PaneId::Conversation).unwrap();
         let wheel = MouseEvent {

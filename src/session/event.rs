@@ -119,7 +119,10 @@ mod tests {
             },
         })
         .unwrap();
-        assert_eq!(line, r#"{"type":"message","id":7,"role":"user","content":"hi"}"#);
+        assert_eq!(
+            line,
+            r#"{"type":"message","id":7,"role":"user","content":"hi"}"#
+        );
         for message in [
             ChatMessage::User {
                 content: "hi".into(),

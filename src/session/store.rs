@@ -9,8 +9,8 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::event::{SessionEvent, SessionRecord};
-use crate::agent::provider::ChatMessage;
 use super::id::{is_valid_id, new_id};
+use crate::agent::provider::ChatMessage;
 use crate::agent::provider::redact::redact_known;
 
 /// How much of the first prompt a listing shows.
@@ -473,9 +473,8 @@ mod tests {
         assert_eq!(warnings[0].line, 2);
         assert!(warnings[0].message.contains("message #2 is #1 now"));
         // In order: nothing to say.
-        let (_, warnings) = parse_session(
-            "{\"type\":\"message\",\"id\":0,\"role\":\"user\",\"content\":\"a\"}\n",
-        );
+        let (_, warnings) =
+            parse_session("{\"type\":\"message\",\"id\":0,\"role\":\"user\",\"content\":\"a\"}\n");
         assert!(warnings.is_empty());
     }
 

@@ -21,7 +21,7 @@ use ratatui::text::{Line, Span};
 use super::markdown::{self, CodeStyler, PlainCode};
 use super::wrap;
 use crate::app::state::{
-    CellStatus, CellView, ChatMessage, ConversationState, HistoryScroll, Role,
+    CellStatus, CellView, ConversationState, HistoryScroll, PaneEntry, Speaker,
 };
 use crate::app::transcript::{EntryId, Transcript};
 use crate::sanitize;
@@ -392,17 +392,17 @@ impl CodeStyler for Memoized<'_, '_> {
     }
 }
 
-fn role_style(role: Role, theme: &Theme) -> Style {
+fn role_style(role: Speaker, theme: &Theme) -> Style {
     match role {
-        Role::User => theme.roles.user_message,
-        Role::Assistant => theme.roles.assistant_message,
-        Role::Tool => theme.roles.tool_message,
-        Role::Notice => theme.roles.muted,
+        Speaker::User => theme.roles.user_message,
+        Speaker::Assistant => theme.roles.assistant_message,
+        Speaker::Tool => theme.roles.tool_message,
+        Speaker::Notice => theme.roles.muted,
     }
 }
 
 /// "▍you", with a cell's status; highlighted when a search jump landed here.
-fn header(message: &ChatMessage, flashed: bool, theme: &Theme) -> Line<'static> {
+fn header(message: &PaneEntry, flashed: bool, theme: &Theme) -> Line<'static> {
     let style = role_style(message.role, theme);
     let header_style = if flashed {
         style
@@ -455,7 +455,7 @@ fn last_lines(text: &str, n: usize) -> (usize, &str) {
 /// assistant writes Markdown; what the user typed and tool output are
 /// shown as they are.
 fn body_rows(
-    message: &ChatMessage,
+    message: &PaneEntry,
     theme: &Theme,
     styler: &dyn CodeStyler,
     expanded: bool,
@@ -464,9 +464,9 @@ fn body_rows(
     let width = width.saturating_sub(2).max(1);
     let lines = match (&message.cell, message.role) {
         (Some(cell), _) => cell_lines(cell, &message.text, theme, styler, expanded, width),
-        (None, Role::Assistant) => markdown::render(&message.text, width, theme, styler),
+        (None, Speaker::Assistant) => markdown::render(&message.text, width, theme, styler),
         (None, role) => {
-            let style = if role == Role::Notice {
+            let style = if role == Speaker::Notice {
                 theme.roles.muted
             } else {
                 theme.roles.text
@@ -544,7 +544,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::app::state::ChatMessage;
+    use crate::app::state::PaneEntry;
 
     fn theme() -> Theme {
         Theme::builtin_default()
@@ -560,14 +560,14 @@ mod tests {
         let mut c = ConversationState::default();
         for i in 0..entries {
             let message = match i % 3 {
-                0 => ChatMessage::new(Role::User, format!("question {i}")),
-                1 => ChatMessage::new(
-                    Role::Assistant,
+                0 => PaneEntry::new(Speaker::User, format!("question {i}")),
+                1 => PaneEntry::new(
+                    Speaker::Assistant,
                     format!(
                         "answer {i}\n\n```python\nx = {i}\ny = x + 1\n```\n\nand a long line that wraps around the pane {i}"
                     ),
                 ),
-                _ => ChatMessage::cell(i as u64, format!("print({i})")),
+                _ => PaneEntry::cell(i as u64, format!("print({i})")),
             };
             c.messages.push(message);
         }
@@ -643,7 +643,7 @@ mod tests {
             rows.last().is_some_and(|r| r.contains("pane 49")),
             "{rows:?}"
         );
-        c.messages.push(ChatMessage::new(Role::User, "newest"));
+        c.messages.push(PaneEntry::new(Speaker::User, "newest"));
         let rows = frame(&mut layout, &mut c, area);
         assert!(
             rows.last().is_some_and(|r| r.contains("newest")),
@@ -653,7 +653,7 @@ mod tests {
         c.scroll_by(-20);
         let before = frame(&mut layout, &mut c, area);
         c.messages
-            .push(ChatMessage::new(Role::User, "while reading"));
+            .push(PaneEntry::new(Speaker::User, "while reading"));
         let after = frame(&mut layout, &mut c, area);
         assert_eq!(before, after, "new messages do not move a scrolled view");
 
@@ -680,8 +680,8 @@ mod tests {
             code_id: 1,
         };
         let mut c = ConversationState::default();
-        c.messages.push(ChatMessage::new(
-            Role::Assistant,
+        c.messages.push(PaneEntry::new(
+            Speaker::Assistant,
             "```python\nx = 1\n```\n\nstreaming",
         ));
         let mut layout = HistoryLayout::default();

@@ -115,7 +115,10 @@ pub fn assemble(
         let by = if summary.by_model { "" } else { ", extractive" };
         sections.push(Section::new(
             SectionKind::Summary,
-            &format!("summary · ctx {}{by}", spans(&[0..summary.through])),
+            &format!(
+                "summary · ctx {}{by}",
+                spans(std::slice::from_ref(&(0..summary.through)))
+            ),
             summary.tokens + counter.count(SUMMARY_HEADING),
         ));
     }
