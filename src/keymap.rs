@@ -34,6 +34,8 @@ pub enum Scope {
     Prompt,
     /// Choices for a file that changed on disk under unsaved edits.
     Conflict,
+    /// F2, the next request.
+    RequestPreview,
 }
 
 impl Scope {
@@ -44,7 +46,7 @@ impl Scope {
             Scope::FileView => "File view",
             Scope::List => "Variables and Diagnostics",
             Scope::Search => "Search",
-            Scope::Help => "Help and snapshot preview",
+            Scope::Help => "Help and details",
             Scope::Confirm => "Confirmation",
             Scope::Variables => "Variables",
             Scope::VariableFilter => "Variables filter",
@@ -53,11 +55,12 @@ impl Scope {
             Scope::Picker => "File picker (Ctrl+P)",
             Scope::Prompt => "Go to line and find in file",
             Scope::Conflict => "Changed on disk",
+            Scope::RequestPreview => "Next request (F2)",
         }
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 14] = [
+    pub const ALL: [Scope; 15] = [
         Scope::Global,
         Scope::Conversation,
         Scope::FileView,
@@ -66,6 +69,7 @@ impl Scope {
         Scope::VariableFilter,
         Scope::Search,
         Scope::Help,
+        Scope::RequestPreview,
         Scope::Confirm,
         Scope::Approval,
         Scope::ApprovalReason,
@@ -137,6 +141,9 @@ pub enum Action {
     Quit,
     ShowHelp,
     ShowSnapshot,
+    /// F2: the messages as JSON, exactly as the body carries them, or
+    /// readable.
+    ToggleRequestJson,
     CloseOverlay,
     FocusNext,
     FocusPrev,
@@ -224,6 +231,9 @@ impl Action {
             Action::Quit => "Quit (asks first when there are unsaved edits)",
             Action::ShowHelp => "Show this help",
             Action::ShowSnapshot => "Preview the next request the model gets (F2)",
+            Action::ToggleRequestJson => {
+                "Show the messages as the JSON the request carries, or readable"
+            }
             Action::CloseOverlay => "Close the overlay",
             Action::FocusNext => "Focus the next pane",
             Action::FocusPrev => "Focus the previous pane",
@@ -314,7 +324,8 @@ impl Action {
         match self {
             Action::Quit => "quit",
             Action::ShowHelp => "help",
-            Action::ShowSnapshot => "snapshot",
+            Action::ShowSnapshot => "next request",
+            Action::ToggleRequestJson => "json/readable",
             Action::CloseOverlay => "close",
             Action::FocusNext => "next pane",
             Action::OpenSearch => "search",
@@ -838,7 +849,35 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::Help, KeyCode::Down, NONE, Action::ScrollDown),
     bind(Scope::Help, KeyCode::PageUp, NONE, Action::PageUp),
     bind(Scope::Help, KeyCode::PageDown, NONE, Action::PageDown),
-    bind(Scope::Help, F(2), NONE, Action::CloseOverlay),
+    // F2, the next request.
+    hinted(
+        Scope::RequestPreview,
+        KeyCode::Esc,
+        NONE,
+        Action::CloseOverlay,
+    ),
+    hinted(
+        Scope::RequestPreview,
+        KeyCode::Tab,
+        NONE,
+        Action::ToggleRequestJson,
+    ),
+    bind(Scope::RequestPreview, F(2), NONE, Action::CloseOverlay),
+    bind(Scope::RequestPreview, Char('q'), NONE, Action::CloseOverlay),
+    bind(Scope::RequestPreview, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(
+        Scope::RequestPreview,
+        KeyCode::Down,
+        NONE,
+        Action::ScrollDown,
+    ),
+    bind(Scope::RequestPreview, KeyCode::PageUp, NONE, Action::PageUp),
+    bind(
+        Scope::RequestPreview,
+        KeyCode::PageDown,
+        NONE,
+        Action::PageDown,
+    ),
     // Yes/no questions.
     hinted(Scope::Confirm, Char('y'), NONE, Action::Confirm),
     hinted(Scope::Confirm, Char('n'), NONE, Action::Deny),
@@ -852,6 +891,7 @@ fn is_modal(scope: Scope) -> bool {
         scope,
         Scope::Confirm
             | Scope::Help
+            | Scope::RequestPreview
             | Scope::Search
             | Scope::Approval
             | Scope::ApprovalReason

@@ -13,7 +13,7 @@ use hello_tui::app::AppState;
 use hello_tui::app::agent::AgentUpdate;
 use hello_tui::app::event::{self, AppEvent, AppEventReceiver};
 use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
-use hello_tui::app::state::{CellStatus, KernelView, Speaker};
+use hello_tui::app::state::{CellStatus, KernelView, Overlay, Speaker};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::DenyAll;
@@ -305,7 +305,7 @@ async fn the_demo_turn_runs_through_the_workbench() {
     // Status bar numbers and the session on disk.
     assert_eq!(s.agent.step, 3);
     assert!(s.agent.usage.total_tokens > 0);
-    let status = hello_tui::app::agent::status_segment(&s).unwrap();
+    let status = s.agent.status_segment().unwrap();
     assert!(status.starts_with("3 steps · "), "{status}");
     let sessions = hello_tui::session::list(dir.path()).unwrap();
     assert_eq!(sessions.len(), 1);
@@ -461,6 +461,47 @@ fn f2_breaks_the_next_request_down_by_section() {
     insta::assert_snapshot!(text);
 }
 
+/// Tab in F2 shows the messages as the JSON the request body carries
+/// (`Prompt::messages_text`, which `agent_loop` checks byte for byte
+/// against what a server receives), and the whole of a long request can be
+/// scrolled to its end (the scroll was once capped at the snapshot's
+/// length).
+#[test]
+fn f2_shows_the_json_that_is_sent_and_scrolls_to_its_end() {
+    let mut settings = Settings::defaults();
+    settings.context_window = Some(200_000);
+    let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
+    s.agent.set_provider(scripted(r#"{"turns":[]}"#));
+    s.agent.set_conversation(slow_builds_conversation());
+    s.composer.insert_str("and the tests?");
+    key(&mut s, KeyCode::F(2), KeyModifiers::NONE);
+    key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    let text = draw(&mut s, 110, 36).backend().to_string();
+    assert!(text.contains("as JSON (Tab: readable)"), "{text}");
+    assert!(text.contains(r#""content": "You are a coding agent"#), "{text}");
+    let (prompt, _) = hello_tui::app::context_window::preview(&s).unwrap();
+    let Some(Overlay::RequestPreview(preview)) = &s.overlay else {
+        panic!("F2 is open");
+    };
+    let view = preview.view.as_ref().unwrap();
+    assert_eq!(view.text, prompt.messages_text());
+    let lines = view.lines;
+    assert!(lines > 200, "a long request: {lines} lines");
+    for _ in 0..lines {
+        key(&mut s, KeyCode::PageDown, KeyModifiers::NONE);
+    }
+    let Some(Overlay::RequestPreview(preview)) = &s.overlay else {
+        panic!("F2 is open");
+    };
+    assert_eq!(preview.scroll, lines);
+    let end = draw(&mut s, 110, 36).backend().to_string();
+    assert!(!end.contains("You are a coding agent"), "{end}");
+    // Tab again: readable, from the top.
+    key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    let text = draw(&mut s, 110, 36).backend().to_string();
+    assert!(text.contains("──── [0] system ────"), "{text}");
+}
+
 /// `/compact [focus]` in the composer: the model writes the summary (tools
 /// disabled), the pane says where it happened, the gauge drops.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -525,7 +566,6 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
 /// hits and closes the pane again.
 fn conversation_hits(s: &mut AppState, query: &str) -> Vec<hello_tui::app::search::SearchHit> {
     use hello_tui::app::search::SearchOutcome;
-    use hello_tui::app::state::Overlay;
     key(s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     type_text(s, query);
     let hits = match &s.overlay {

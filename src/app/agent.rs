@@ -110,6 +110,33 @@ impl Default for AgentState {
 }
 
 impl AgentState {
+    /// The status-bar segment: spinner, step, tokens, retries.
+    pub fn status_segment(&self) -> Option<String> {
+        let agent = self;
+        let tokens = agent.usage.total_tokens;
+        let tokens = if tokens >= 1000 {
+            format!("{:.1}k tok", tokens as f64 / 1000.0)
+        } else {
+            format!("{tokens} tok")
+        };
+        if agent.busy {
+            let spin = SPINNER[agent.spinner % SPINNER.len()];
+            let mut text = format!("{spin} step {}", agent.step.max(1));
+            if agent.usage.total_tokens > 0 {
+                text.push_str(&format!(" · {tokens}"));
+            }
+            if let Some(retry) = &agent.retry {
+                text.push_str(&format!(" · {retry}"));
+            }
+            Some(text)
+        } else if agent.step > 0 {
+            let plural = if agent.step == 1 { "" } else { "s" };
+            Some(format!("{} step{plural} · {tokens}", agent.step))
+        } else {
+            None
+        }
+    }
+
     pub fn set_provider(&mut self, provider: Arc<dyn ModelProvider>) {
         self.provider = Some(provider);
     }
@@ -547,33 +574,6 @@ impl CodeRunner for KernelClient {
     }
 }
 
-/// The status-bar segment: spinner, step, tokens, retries.
-pub fn status_segment(state: &AppState) -> Option<String> {
-    let agent = &state.agent;
-    let tokens = agent.usage.total_tokens;
-    let tokens = if tokens >= 1000 {
-        format!("{:.1}k tok", tokens as f64 / 1000.0)
-    } else {
-        format!("{tokens} tok")
-    };
-    if agent.busy {
-        let spin = SPINNER[agent.spinner % SPINNER.len()];
-        let mut text = format!("{spin} step {}", agent.step.max(1));
-        if agent.usage.total_tokens > 0 {
-            text.push_str(&format!(" · {tokens}"));
-        }
-        if let Some(retry) = &agent.retry {
-            text.push_str(&format!(" · {retry}"));
-        }
-        Some(text)
-    } else if agent.step > 0 {
-        let plural = if agent.step == 1 { "" } else { "s" };
-        Some(format!("{} step{plural} · {tokens}", agent.step))
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,11 +636,11 @@ mod tests {
             },
         );
         assert_eq!(
-            status_segment(&s).unwrap(),
+            s.agent.status_segment().unwrap(),
             "⠋ step 3 · 1.5k tok · retry 2/4 in 2s (HTTP 429)"
         );
         apply(&mut s, AgentUpdate::Finished);
-        assert_eq!(status_segment(&s).unwrap(), "3 steps · 1.5k tok");
+        assert_eq!(s.agent.status_segment().unwrap(), "3 steps · 1.5k tok");
     }
 
     #[test]

@@ -196,14 +196,10 @@ fn clamp_add(value: usize, delta: isize, max: usize) -> usize {
 }
 
 fn scroll_overlay(state: &mut AppState, delta: isize) {
-    let snapshot_rows = state
-        .snapshot
-        .as_ref()
-        .map(|v| v.rendered.markdown.lines().count())
-        .unwrap_or(0);
     match &mut state.overlay {
-        Some(Overlay::SnapshotPreview { scroll }) => {
-            *scroll = clamp_add(*scroll, delta, snapshot_rows);
+        Some(Overlay::RequestPreview(preview)) => {
+            let lines = preview.view.as_ref().map_or(0, |v| v.lines);
+            preview.scroll = clamp_add(preview.scroll, delta, lines);
         }
         Some(Overlay::Help { scroll }) => {
             // `ui::prepare` clamps it to the help text's length.

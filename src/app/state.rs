@@ -355,16 +355,62 @@ impl Question {
     }
 }
 
+/// F2's state: where it is scrolled, which form it shows, and what it shows
+/// (computed before each frame while open, never when drawn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestPreview {
+    pub scroll: usize,
+    /// The request's `messages` as the JSON the HTTP body carries, instead
+    /// of one readable block per message (Tab switches).
+    pub json: bool,
+    /// `Err` says why there is nothing to show (a turn holds the
+    /// conversation).
+    pub view: Result<RequestView, &'static str>,
+}
+
+impl RequestPreview {
+    pub fn new() -> Self {
+        Self {
+            scroll: 0,
+            json: false,
+            view: Err("preparing the preview"),
+        }
+    }
+}
+
+impl Default for RequestPreview {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The next request as F2 draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestView {
+    /// `ctx 41% · 52k/128k`.
+    pub gauge: String,
+    /// At 80 % of the window or more.
+    pub nearly_full: bool,
+    /// The prompt budget and where the window size came from.
+    pub budget: String,
+    /// A compaction runs before this request goes out.
+    pub compacts_first: bool,
+    /// Each section of the prompt and its tokens.
+    pub sections: Vec<(String, usize)>,
+    /// The messages, readable or as JSON.
+    pub text: String,
+    /// Lines of `text` (the scroll limit).
+    pub lines: usize,
+}
+
 /// What is drawn over the panes. Only one at a time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Overlay {
     Help {
         scroll: usize,
     },
-    /// F2: exactly what the next turn sends as the snapshot.
-    SnapshotPreview {
-        scroll: usize,
-    },
+    /// F2: the next request, exactly as it would be sent now.
+    RequestPreview(RequestPreview),
     Search(SearchState),
     Confirm(Question),
     /// Enter on a variable: its full bounded preview, by name (it may be
@@ -391,7 +437,7 @@ impl Overlay {
     pub fn label(&self) -> &'static str {
         match self {
             Overlay::Help { .. } => "Help",
-            Overlay::SnapshotPreview { .. } => "Snapshot",
+            Overlay::RequestPreview(_) => "Next request",
             Overlay::Search(_) => "Search",
             Overlay::Confirm(_) => "Confirm",
             Overlay::Variable { .. } => "Variable",
@@ -405,7 +451,7 @@ impl Overlay {
     pub fn scope(&self) -> Scope {
         match self {
             Overlay::Help { .. } => Scope::Help,
-            Overlay::SnapshotPreview { .. } => Scope::Help,
+            Overlay::RequestPreview(_) => Scope::RequestPreview,
             Overlay::Search(_) => Scope::Search,
             Overlay::Confirm(_) => Scope::Confirm,
             Overlay::Variable { .. } => Scope::Help,

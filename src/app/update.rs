@@ -7,7 +7,9 @@ use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind}
 use super::composer::{self, Submission};
 use super::event::AppEvent;
 use super::kernel::CellOrigin;
-use super::state::{AppState, ListCursor, Overlay, PaneEntry, Question, SearchState, Speaker};
+use super::state::{
+    AppState, ListCursor, Overlay, PaneEntry, Question, RequestPreview, SearchState, Speaker,
+};
 use crate::keymap::{self, Action, PaneId};
 use crate::screen::layout::{self, PaneLayout};
 
@@ -64,6 +66,7 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
 /// after applying every event of the frame (tests that draw call it too).
 pub fn before_frame(state: &mut AppState) {
     super::search::recompute_if_stale(state);
+    super::context_window::refresh_preview(state);
     // What is drawn now may take the keys that come after this frame; keys
     // that arrived before it went to the layer below (`app::layers`).
     state.approvals.shown = state.approvals.front().map(|p| p.id);
@@ -153,7 +156,15 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::CancelTurn => return Command::from_changed(super::agent::cancel(state)),
         Action::Redraw => return Command::FullRedraw,
         Action::ShowHelp => state.overlay = Some(Overlay::Help { scroll: 0 }),
-        Action::ShowSnapshot => state.overlay = Some(Overlay::SnapshotPreview { scroll: 0 }),
+        Action::ShowSnapshot => {
+            state.overlay = Some(Overlay::RequestPreview(RequestPreview::new()));
+        }
+        Action::ToggleRequestJson => {
+            if let Some(Overlay::RequestPreview(preview)) = &mut state.overlay {
+                preview.json = !preview.json;
+                preview.scroll = 0;
+            }
+        }
         Action::CloseOverlay => {
             if let Some(Overlay::Prompt(_)) = state.overlay.take() {
                 // Closing the find bar clears its match highlights.

@@ -15,8 +15,8 @@ pub mod history;
 pub mod line_input;
 pub mod markdown;
 pub mod pane;
+pub mod request_preview;
 pub mod search;
-pub mod snapshot_preview;
 pub mod status_bar;
 pub mod variable_detail;
 pub mod variables;
@@ -90,8 +90,8 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
     status_bar::render(state, theme, layout.status, frame.buffer_mut());
     match &state.overlay {
         Some(Overlay::Help { scroll }) => help::render(*scroll, theme, area, frame.buffer_mut()),
-        Some(Overlay::SnapshotPreview { scroll }) => {
-            snapshot_preview::render(state, *scroll, theme, area, frame.buffer_mut())
+        Some(Overlay::RequestPreview(preview)) => {
+            request_preview::render(state, preview, theme, area, frame.buffer_mut())
         }
         Some(Overlay::Search(search)) => search::render(search, theme, area, frame),
         Some(Overlay::Confirm(question)) => {

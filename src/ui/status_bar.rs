@@ -24,7 +24,9 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     buf.set_style(area, theme.roles.status_bar);
     let bar = theme.roles.status_bar;
     let model = state.agent.label();
-    let agent = crate::app::agent::status_segment(state)
+    let agent = state
+        .agent
+        .status_segment()
         .map(|text| format!("│ {text} "))
         .unwrap_or_default();
     let snapshot = match &state.snapshot {

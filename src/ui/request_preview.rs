@@ -10,6 +10,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 use super::{pane, search};
 use crate::app::AppState;
+use crate::app::state::RequestPreview;
 use crate::sanitize;
 use crate::theme::Theme;
 
@@ -29,12 +30,23 @@ fn section_label(section: crate::snapshot::Section) -> String {
     label
 }
 
-pub fn render(state: &AppState, scroll: usize, theme: &Theme, screen: Rect, buf: &mut Buffer) {
+pub fn render(
+    state: &AppState,
+    preview: &RequestPreview,
+    theme: &Theme,
+    screen: Rect,
+    buf: &mut Buffer,
+) {
     let area = search::centered(screen, 90, 90);
+    let form = if preview.json {
+        " · as JSON (Tab: readable)"
+    } else {
+        " · Tab: as JSON"
+    };
     let title = Line::from(vec![
         Span::raw("Next request"),
         Span::styled(
-            " — exactly what the next model call sends · Esc closes",
+            format!(" — exactly what the next model call sends{form}"),
             theme.roles.muted,
         ),
     ]);
@@ -43,8 +55,8 @@ pub fn render(state: &AppState, scroll: usize, theme: &Theme, screen: Rect, buf:
     Clear.render(area, buf);
     block.render(area, buf);
 
-    let (prompt, window) = match crate::app::context_window::preview(state) {
-        Ok(preview) => preview,
+    let view = match &preview.view {
+        Ok(view) => view,
         Err(why) => {
             pane::empty_state(why, theme, inner, buf);
             return;
@@ -53,47 +65,40 @@ pub fn render(state: &AppState, scroll: usize, theme: &Theme, screen: Rect, buf:
     let [breakdown_area, body_area] =
         Layout::horizontal([Constraint::Length(35), Constraint::Min(0)]).areas(inner);
 
-    let full = prompt.tokens * 100 >= prompt.window * 80;
     let mut breakdown = vec![
         Line::styled(
-            prompt.gauge(),
-            if full {
+            view.gauge.clone(),
+            if view.nearly_full {
                 theme.roles.warning
             } else {
                 theme.roles.title
             },
         ),
-        Line::styled(
-            format!("prompt budget {} ({})", prompt.budget, window.source),
-            theme.roles.muted,
-        ),
+        Line::styled(view.budget.clone(), theme.roles.muted),
     ];
-    if prompt.needs_compaction(&window) {
+    if view.compacts_first {
         breakdown.push(Line::styled(
             "compacts first, then sends",
             theme.roles.warning,
         ));
     }
     breakdown.push(Line::default());
-    for section in &prompt.sections {
+    for (label, tokens) in &view.sections {
         breakdown.push(Line::from(vec![
-            Span::styled(
-                format!("{:<26}", truncate(&section.label, 26)),
-                theme.roles.text,
-            ),
-            Span::styled(format!("{:>7}", section.tokens), theme.roles.muted),
+            Span::styled(format!("{:<26}", truncate(label, 26)), theme.roles.text),
+            Span::styled(format!("{tokens:>7}"), theme.roles.muted),
         ]));
     }
-    if let Some(view) = &state.snapshot {
+    if let Some(snapshot) = &state.snapshot {
         breakdown.push(Line::default());
         breakdown.push(Line::styled(
-            format!("snapshot {}/{} chars", view.used, view.max),
+            format!("snapshot {}/{} chars", snapshot.used, snapshot.max),
             theme.roles.muted,
         ));
-        if view.truncated {
+        if snapshot.truncated {
             breakdown.push(Line::styled("snapshot truncated", theme.roles.warning));
         }
-        for cost in &view.rendered.sections {
+        for cost in &snapshot.rendered.sections {
             breakdown.push(Line::from(vec![
                 Span::styled(
                     format!("  {:<24}", section_label(cost.section)),
@@ -113,10 +118,10 @@ pub fn render(state: &AppState, scroll: usize, theme: &Theme, screen: Rect, buf:
 
     // Only the lines on screen are wrapped and drawn: a full 128k-token
     // request is ~500 KB of text.
-    let text = prompt.readable();
-    let lines: Vec<Line> = text
+    let lines: Vec<Line> = view
+        .text
         .lines()
-        .skip(scroll)
+        .skip(preview.scroll)
         .take(body_area.height as usize)
         .map(|line| {
             let shown = sanitize::for_display(line).into_owned();
