@@ -172,6 +172,8 @@ pub enum Action {
     SearchPrevScope,
     Confirm,
     Deny,
+    /// The start-up recovery question: delete this file's recovered edits.
+    DiscardRecovery,
     /// Approval overlay: run the command or cell once.
     ApproveOnce,
     /// Approval overlay: always for this exact command (cells: every cell).
@@ -266,6 +268,7 @@ impl Action {
             Action::RemovePin => "Remove the last pinned result",
             Action::SearchPrevScope => "Previous search scope",
             Action::Confirm => "Yes",
+            Action::DiscardRecovery => "Discard a recovered buffer (asked at start)",
             Action::Deny => "No",
             Action::ApproveOnce => "Run it once",
             Action::ApproveAlways => {
@@ -335,6 +338,7 @@ impl Action {
             Action::SearchOpen => "go",
             Action::SearchPin => "pin",
             Action::Confirm => "yes",
+            Action::DiscardRecovery => "discard",
             Action::Deny => "no",
             Action::ApproveOnce => "run once",
             Action::ApproveAlways => "always",
@@ -882,6 +886,7 @@ pub const BINDINGS: &[Binding] = &[
     hinted(Scope::Confirm, Char('y'), NONE, Action::Confirm),
     hinted(Scope::Confirm, Char('n'), NONE, Action::Deny),
     bind(Scope::Confirm, KeyCode::Esc, NONE, Action::Deny),
+    bind(Scope::Confirm, Char('d'), NONE, Action::DiscardRecovery),
 ];
 
 /// Scopes that own the whole keyboard while open: global bindings other

@@ -478,7 +478,10 @@ fn f2_shows_the_json_that_is_sent_and_scrolls_to_its_end() {
     key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
     let text = draw(&mut s, 110, 36).backend().to_string();
     assert!(text.contains("as JSON (Tab: readable)"), "{text}");
-    assert!(text.contains(r#""content": "You are a coding agent"#), "{text}");
+    assert!(
+        text.contains(r#""content": "You are a coding agent"#),
+        "{text}"
+    );
     let (prompt, _) = hello_tui::app::context_window::preview(&s).unwrap();
     let Some(Overlay::RequestPreview(preview)) = &s.overlay else {
         panic!("F2 is open");

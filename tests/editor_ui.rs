@@ -437,14 +437,53 @@ fn go_to_line_and_find_in_file() {
     assert_eq!(prompt.status.as_deref(), Some("2 of 2"));
 }
 
+/// A state whose crash recovery lives under `base` (as the binary's does
+/// under the data dir): it claims its instance folder and asks about what
+/// an earlier session of the workspace left.
+fn recovering_state(root: &Path, base: &Path) -> AppState {
+    let mut s = state(root);
+    editors::claim_recovery(&mut s, base);
+    s
+}
+
+fn recovery_files(base: &Path) -> usize {
+    fn walk(dir: &Path) -> usize {
+        std::fs::read_dir(dir).map_or(0, |entries| {
+            entries
+                .flatten()
+                .map(|e| {
+                    let path = e.path();
+                    if path.is_dir() {
+                        walk(&path)
+                    } else {
+                        usize::from(path.to_string_lossy().ends_with("recovery.json"))
+                    }
+                })
+                .sum()
+        })
+    }
+    walk(base)
+}
+
+/// Leaves unsaved edits in each file and "crashes" (drops the state
+/// without saving).
+fn crash_with_edits(root: &Path, base: &Path, files: &[&Path]) {
+    let mut s = recovering_state(root, base);
+    for file in files {
+        open(&mut s, file);
+        type_text(&mut s, "unsaved ");
+        handle_app_event(&mut s, AppEvent::RecoveryDue);
+    }
+    drop(s);
+}
+
 #[test]
 fn recovery_is_written_when_due_and_restored_at_the_next_start() {
     let dir = tempfile::tempdir().unwrap();
     let recovery = tempfile::tempdir().unwrap();
     let file = dir.path().join("a.txt");
     std::fs::write(&file, "saved\n").unwrap();
-    let mut s = state(dir.path());
-    s.editors.recovery_dir = Some(recovery.path().to_path_buf());
+    let mut s = recovering_state(dir.path(), recovery.path());
     open(&mut s, &file);
     assert_eq!(s.editors.recovery_due_at(), None, "no timer while clean");
     type_text(&mut s, "unsaved ");
@@ -458,12 +497,13 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
     // Simulated crash: the state is dropped without saving.
     drop(s);
 
-    let mut s = state(dir.path());
-    s.editors.recovery_dir = Some(recovery.path().to_path_buf());
-    editors::offer_recoveries(&mut s);
+    let mut s = recovering_state(dir.path(), recovery.path());
     assert_eq!(
         s.overlay,
-        Some(Overlay::Confirm(Question::RestoreRecoveries { count: 1 }))
+        Some(Overlay::Confirm(Question::RestoreRecovery {
+            index: 0,
+            count: 1
+        }))
     );
     // Typed before the question was drawn: meant for the composer, not an
     // answer (issue 14: "why" once became "/lsp-restart" and a `y`).
@@ -481,10 +521,118 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
     press(&mut s, KeyCode::Char('s'), CTRL);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "unsaved saved\n");
     assert_eq!(
-        std::fs::read_dir(recovery.path()).unwrap().count(),
+        recovery_files(recovery.path()),
         0,
         "saving removes the recovery file"
     );
+}
+
+/// Issue 14, item 1: the question names each file with its path and age,
+/// and each gets its own answer — restore one, discard another, keep a
+/// third for the next start.
+#[test]
+fn recovered_buffers_are_asked_about_one_by_one() {
+    let dir = fixed_dir("recovery-choices");
+    let base = tempfile::tempdir().unwrap();
+    let names = ["app.py", "lib.py", "notes.md"];
+    let files: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
+    for file in &files {
+        std::fs::write(file, "saved\n").unwrap();
+    }
+    let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    crash_with_edits(&dir, base.path(), &refs);
+    assert_eq!(recovery_files(base.path()), 3);
+
+    let mut s = recovering_state(&dir, base.path());
+    let terminal = draw(&mut s, 80, 24);
+    let text = terminal.backend().to_string();
+    assert!(text.contains("(1") && text.contains("of 3)"), "{text}");
+    assert!(text.contains("just now"), "{text}");
+    let asked: Vec<String> = s
+        .editors
+        .found_recoveries
+        .iter()
+        .map(|r| r.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        text.contains(&asked[0]),
+        "the first question names its file: {text}"
+    );
+    insta::assert_snapshot!("recovery_question", text);
+
+    press(&mut s, KeyCode::Char('y'), NONE);
+    draw(&mut s, 80, 24);
+    press(&mut s, KeyCode::Char('d'), NONE);
+    draw(&mut s, 80, 24);
+    press(&mut s, KeyCode::Char('n'), NONE);
+    assert_eq!(s.overlay, None);
+    assert_eq!(s.editors.tabs.len(), 1);
+    assert!(s.editors.tabs[0].path().ends_with(&asked[0]));
+    let summary = &s.conversation.messages.last().unwrap().text;
+    for (name, verb) in [
+        (&asked[0], "restored"),
+        (&asked[1], "discarded"),
+        (&asked[2], "kept for the next start"),
+    ] {
+        assert!(summary.contains(&format!("{name} {verb}")), "{summary}");
+    }
+    drop(s);
+    // The restored one (still unsaved, never ticked) and the kept one.
+    let s = recovering_state(&dir, base.path());
+    let again: Vec<String> = s
+        .editors
+        .found_recoveries
+        .iter()
+        .map(|r| r.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(again.contains(&asked[2]), "kept: {again:?}");
+    assert!(!again.contains(&asked[1]), "discarded: {again:?}");
+}
+
+/// Issue 14, item 1: edits the user threw away (quit anyway; undo back to
+/// the disk text) never come back, and another project never sees them.
+#[test]
+fn thrown_away_edits_do_not_come_back_and_stay_in_their_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.py");
+    std::fs::write(&file, "saved\n").unwrap();
+
+    // Another project: not asked about this one's buffers.
+    crash_with_edits(dir.path(), base.path(), &[&file]);
+    let other = tempfile::tempdir().unwrap();
+    let s = recovering_state(other.path(), base.path());
+    assert_eq!(s.overlay, None);
+    drop(s);
+
+    // Undo back to the disk text: the recovery file goes at once.
+    let mut s = recovering_state(dir.path(), base.path());
+    hello_tui::app::update::before_frame(&mut s);
+    press(&mut s, KeyCode::Char('y'), NONE);
+    assert!(is_dirty(&s));
+    assert_eq!(recovery_files(base.path()), 1);
+    for _ in 0.."unsaved ".len() {
+        press(&mut s, KeyCode::Char('z'), CTRL);
+    }
+    assert!(!is_dirty(&s), "{}", active_text(&s));
+    assert_eq!(recovery_files(base.path()), 0);
+
+    // Quit anyway and lose them: nothing is offered next time.
+    type_text(&mut s, "more ");
+    handle_app_event(&mut s, AppEvent::RecoveryDue);
+    assert_eq!(recovery_files(base.path()), 1);
+    press(&mut s, KeyCode::Char('q'), CTRL);
+    hello_tui::app::update::before_frame(&mut s);
+    assert!(matches!(
+        s.overlay,
+        Some(Overlay::Confirm(Question::QuitWithUnsavedEdits { .. }))
+    ));
+    press(&mut s, KeyCode::Char('y'), NONE);
+    assert!(s.should_quit);
+    assert_eq!(recovery_files(base.path()), 0);
+    drop(s);
+    let s = recovering_state(dir.path(), base.path());
+    assert_eq!(s.overlay, None);
 }
 
 #[test]

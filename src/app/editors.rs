@@ -37,10 +37,15 @@ pub struct Editors {
     pub status: Option<String>,
     /// What the watcher said about itself (polling fallback, errors).
     pub watch_note: Option<String>,
-    /// Where recovery files go; `None` turns recovery off (tests).
+    /// Where recovery files go (this instance's locked folder, see
+    /// `RecoveryHome`); `None` turns recovery off (tests).
     pub recovery_dir: Option<PathBuf>,
+    /// Holds the lock on `recovery_dir` while the workbench runs.
+    pub recovery_home: Option<crate::editor::RecoveryHome>,
     /// Recoveries found at start, waiting for the user's answer.
     pub found_recoveries: Vec<Recovery>,
+    /// What the user chose for each, summed up after the last answer.
+    pub recovery_answers: Vec<String>,
     /// Unsaved texts for the panic hook and signal exits.
     pub mirror: super::recovery_mirror::RecoveryMirror,
 }
@@ -109,8 +114,15 @@ fn report(state: &mut AppState, text: &str) {
 }
 
 /// Something the snapshot sees changed; also republish the dirty paths.
+/// A buffer that is clean again (saved, undone back to the disk text,
+/// reloaded) has no recovery file: it must not come back next start.
 fn changed(state: &mut AppState) {
     state.editors.revision = state.editors.revision.wrapping_add(1);
+    for doc in &mut state.editors.tabs {
+        if !doc.is_dirty() {
+            doc.discard_recovery();
+        }
+    }
     publish_dirty(state);
     super::diagnostics::sync_open_documents(state);
     state.editors.mirror.forget_clean(&state.editors.tabs);
@@ -355,21 +367,39 @@ pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
             changed(state);
         }
         (Question::LoadTheirs { .. }, false) => state.overlay = Some(Overlay::Conflict),
-        (Question::RestoreRecoveries { .. }, true) => restore_recoveries(state),
-        (Question::RestoreRecoveries { .. }, false) => {
-            for recovery in std::mem::take(&mut state.editors.found_recoveries) {
-                if let Err(error) = discard_recovery(&recovery) {
-                    tracing::warn!(%error, "discarding a recovery file");
-                }
-            }
+        (Question::RestoreRecovery { index, count }, yes) => {
+            let choice = if yes {
+                RecoveryChoice::Restore
+            } else {
+                RecoveryChoice::Later
+            };
+            return answer_recovery(state, index, count, choice);
         }
         _ => {}
     }
     Command::Redraw
 }
 
-/// At start: offer to restore buffers an earlier session did not save.
-pub fn offer_recoveries(state: &mut AppState) {
+/// Takes this instance's recovery folder under `base` (locked while the
+/// workbench runs) and offers what earlier sessions of this workspace left.
+/// Without one, recovery is off and the user is told.
+pub fn claim_recovery(state: &mut AppState, base: &Path) {
+    match crate::editor::RecoveryHome::claim(base, &state.workspace_root) {
+        Ok(home) => {
+            state.editors.recovery_dir = Some(home.dir().to_path_buf());
+            state.editors.recovery_home = Some(home);
+            offer_recoveries(state);
+        }
+        Err(error) => report(
+            state,
+            &format!("Crash recovery is off for this session: {error}"),
+        ),
+    }
+}
+
+/// At start: ask about each buffer an earlier session of this workspace
+/// did not save and whose instance is gone (newest first).
+fn offer_recoveries(state: &mut AppState) {
     let Some(dir) = &state.editors.recovery_dir else {
         return;
     };
@@ -377,39 +407,116 @@ pub fn offer_recoveries(state: &mut AppState) {
     for doc in &mut state.editors.tabs {
         doc.set_recovery_dir(dir);
     }
-    let found = crate::editor::list_recoveries(dir);
+    let found = state
+        .editors
+        .recovery_home
+        .as_ref()
+        .map(crate::editor::RecoveryHome::adopt_orphans)
+        .unwrap_or_default();
     if found.is_empty() {
         return;
     }
     let count = found.len();
     state.editors.found_recoveries = found;
-    state.overlay = Some(Overlay::Confirm(Question::RestoreRecoveries { count }));
+    state.overlay = Some(Overlay::Confirm(Question::RestoreRecovery {
+        index: 0,
+        count,
+    }));
 }
 
-fn restore_recoveries(state: &mut AppState) {
-    for recovery in std::mem::take(&mut state.editors.found_recoveries) {
-        match Document::restore(&recovery) {
-            Ok(doc) => {
-                let path = doc.path().to_path_buf();
-                state.editors.active = match state.editors.index_of(&path) {
-                    Some(i) => {
-                        state.editors.tabs[i] = doc;
-                        i
-                    }
-                    None => {
-                        state.editors.tabs.push(doc);
-                        state.editors.tabs.len() - 1
-                    }
-                };
-                state.focus = PaneId::FileView;
+/// What the user said about one recovered buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecoveryChoice {
+    Restore,
+    /// Keep the file: the next start asks again.
+    Later,
+    Discard,
+}
+
+/// Applies the answer for recovered buffer `index`, then asks about the
+/// next one; after the last, says what happened to each.
+pub fn answer_recovery(
+    state: &mut AppState,
+    index: usize,
+    count: usize,
+    choice: RecoveryChoice,
+) -> Command {
+    let Some(recovery) = state.editors.found_recoveries.get(index).cloned() else {
+        return Command::None;
+    };
+    let shown = state.display_path(&recovery.path);
+    match choice {
+        RecoveryChoice::Restore => restore_recovery(state, &recovery),
+        RecoveryChoice::Later => {}
+        RecoveryChoice::Discard => {
+            if let Err(error) = discard_recovery(&recovery) {
+                report(
+                    state,
+                    &format!("Could not discard the edits of {shown}: {error}"),
+                );
             }
-            Err(error) => report(
-                state,
-                &format!("Could not restore {}: {error}", recovery.path.display()),
-            ),
         }
     }
+    let verb = match choice {
+        RecoveryChoice::Restore => "restored",
+        RecoveryChoice::Later => "kept for the next start",
+        RecoveryChoice::Discard => "discarded",
+    };
+    state
+        .editors
+        .recovery_answers
+        .push(format!("{shown} {verb}"));
+    if index + 1 < count {
+        state.overlay = Some(Overlay::Confirm(Question::RestoreRecovery {
+            index: index + 1,
+            count,
+        }));
+    } else {
+        state.overlay = None;
+        state.editors.found_recoveries.clear();
+        let answers = std::mem::take(&mut state.editors.recovery_answers);
+        super::update::notice(
+            state,
+            &format!(
+                "Unsaved edits from an earlier session: {}.",
+                answers.join("; ")
+            ),
+        );
+    }
+    Command::Redraw
+}
+
+fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
+    match Document::restore(recovery) {
+        Ok(doc) => {
+            let path = doc.path().to_path_buf();
+            state.editors.active = match state.editors.index_of(&path) {
+                Some(i) => {
+                    state.editors.tabs[i] = doc;
+                    i
+                }
+                None => {
+                    state.editors.tabs.push(doc);
+                    state.editors.tabs.len() - 1
+                }
+            };
+            state.focus = PaneId::FileView;
+        }
+        Err(error) => report(
+            state,
+            &format!("Could not restore {}: {error}", recovery.path.display()),
+        ),
+    }
     changed(state);
+}
+
+/// The user chose to quit and lose unsaved edits: their recovery files go
+/// too, so the next start does not bring them back.
+pub fn discard_all_recoveries(state: &mut AppState) {
+    for doc in &mut state.editors.tabs {
+        doc.discard_recovery();
+    }
+    state.editors.mirror.clear();
 }
 
 /// The recovery timer fired: write what is due.

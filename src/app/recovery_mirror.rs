@@ -34,6 +34,13 @@ impl RecoveryMirror {
         }
     }
 
+    /// The user chose to lose every unsaved edit (quit anyway).
+    pub fn clear(&self) {
+        if let Ok(mut guard) = self.0.lock() {
+            guard.clear();
+        }
+    }
+
     /// Writes every mirrored buffer as a recovery file. Never blocks: if
     /// the lock is held (the panic happened inside it) nothing is written.
     pub fn write_all(&self, dir: &Path) {

@@ -339,19 +339,23 @@ pub enum Question {
     LoadTheirs {
         tab: usize,
     },
-    /// Recovery files from an earlier session were found at start.
-    RestoreRecoveries {
+    /// Unsaved edits an earlier session of this workspace left behind,
+    /// asked one file at a time (`index` of `count`, in
+    /// `Editors::found_recoveries`): restore, keep for later, or discard.
+    RestoreRecovery {
+        index: usize,
         count: usize,
     },
 }
 
 impl Question {
-    /// It appears on its own, not in answer to a key (recovery files found
-    /// at start): keys typed before it was drawn were meant for something
-    /// else. The others follow the user's own key (Ctrl+Q, Ctrl+W, `t`), so
-    /// a `y` typed right after is meant for them.
+    /// It appears on its own, not in answer to a key (the first recovery
+    /// question at start): keys typed before it was drawn were meant for
+    /// something else. The others follow the user's own key (Ctrl+Q,
+    /// Ctrl+W, `t`, the answer to the previous file), so a key typed right
+    /// after is meant for them.
     pub fn interrupts(self) -> bool {
-        matches!(self, Question::RestoreRecoveries { .. })
+        matches!(self, Question::RestoreRecovery { index: 0, .. })
     }
 }
 

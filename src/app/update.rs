@@ -202,6 +202,19 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             super::search::refresh(state);
         }
         Action::Confirm => return answer(state, true),
+        Action::DiscardRecovery => {
+            if let Some(Overlay::Confirm(Question::RestoreRecovery { index, count })) =
+                state.overlay
+            {
+                return super::editors::answer_recovery(
+                    state,
+                    index,
+                    count,
+                    super::editors::RecoveryChoice::Discard,
+                );
+            }
+            return Command::None;
+        }
         Action::Deny => return answer(state, false),
         Action::ScrollUp => scroll(state, -1),
         Action::ScrollDown => scroll(state, 1),
@@ -309,6 +322,7 @@ fn answer(state: &mut AppState, yes: bool) -> Command {
     };
     match (question, yes) {
         (Question::QuitWithUnsavedEdits { .. }, true) => {
+            super::editors::discard_all_recoveries(state);
             state.should_quit = true;
             Command::Quit
         }

@@ -52,16 +52,18 @@ pub fn start(state: &mut AppState, tx: &AppEventSender) -> WorkspaceServices {
         }
     });
 
-    state.editors.recovery_dir = recovery_dir();
-    super::editors::offer_recoveries(state);
+    if let Some(base) = recovery_dir() {
+        super::editors::claim_recovery(state, &base);
+    }
     WorkspaceServices {
         _index: index,
         _watcher: watcher,
     }
 }
 
-/// `$XDG_DATA_HOME/hello-tui/recovery`; `HELLO_TUI_RECOVERY_DIR` overrides
-/// it (tests, or a tmpfs).
+/// `$XDG_DATA_HOME/hello-tui/recovery` (each workspace and instance gets a
+/// folder inside, see `editor::RecoveryHome`); `HELLO_TUI_RECOVERY_DIR`
+/// overrides it (tests, or a tmpfs).
 pub fn recovery_dir() -> Option<std::path::PathBuf> {
     if let Some(dir) = std::env::var_os("HELLO_TUI_RECOVERY_DIR") {
         return Some(dir.into());

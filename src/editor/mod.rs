@@ -18,9 +18,11 @@
 //!   `doc.needs_more_work()`, request another frame.
 //! - Disk: on watcher events / focus, `doc.check_disk()` → `DiskChange`;
 //!   conflicts: `keep_mine()`, `load_theirs()`, `diff()`. `save()`.
-//! - Recovery: call `doc.recovery_tick(dir, Instant::now())` after edits and
-//!   at `doc.recovery_due_at()`; `write_recovery_now(dir)` from the panic
-//!   hook; at start `list_recoveries(dir)` → `Document::restore(&r)` or
+//! - Recovery: `RecoveryHome::claim(base, workspace)` once (a locked folder
+//!   of this instance, `dir()`); call `doc.recovery_tick(dir, Instant::now())`
+//!   after edits and at `doc.recovery_due_at()`; `write_recovery_now(dir)`
+//!   from the panic hook; at start `home.adopt_orphans()` (this workspace's
+//!   files whose instance is gone) → `Document::restore(&r)` or
 //!   `discard_recovery(&r)`.
 //! - Snapshot builder: `path()`, `text()`, `cursor()` (line, char; 0-based),
 //!   `selection()`, `is_dirty()`, `language()`.
@@ -35,6 +37,7 @@ mod highlight;
 mod line_cursor;
 mod moves;
 mod recovery;
+mod recovery_home;
 mod search;
 mod text;
 mod view;
@@ -48,6 +51,7 @@ pub use external::DiskChange;
 pub use highlight::{CHECKPOINT_STRIDE, Highlighter, MAX_HIGHLIGHT_LINE_BYTES};
 pub use moves::Motion;
 pub use recovery::{RECOVERY_INTERVAL, Recovery, discard as discard_recovery, list_recoveries};
+pub use recovery_home::RecoveryHome;
 pub use search::TextRange;
 pub use text::LineEnding;
 pub use view::{FileViewStyles, ViewLayout, cursor_screen_position, layout, render_file_view};

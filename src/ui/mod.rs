@@ -95,7 +95,7 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
         }
         Some(Overlay::Search(search)) => search::render(search, theme, area, frame),
         Some(Overlay::Confirm(question)) => {
-            confirm::render(question, theme, area, frame.buffer_mut())
+            confirm::render(state, question, theme, area, frame.buffer_mut())
         }
         Some(Overlay::Variable { name, scroll }) => {
             variable_detail::render(state, name, *scroll, theme, area, frame.buffer_mut())
