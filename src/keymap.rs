@@ -19,7 +19,12 @@ pub enum Scope {
     List,
     Search,
     Help,
+    /// A yes/no question.
     Confirm,
+    /// Quitting or closing with unsaved edits: save, discard or cancel.
+    Unsaved,
+    /// A buffer recovered from an earlier session: restore, later, discard.
+    Recovery,
     /// The variables pane (its list keys come from [`Scope::List`]).
     Variables,
     /// Typing a filter in the variables pane.
@@ -48,6 +53,8 @@ impl Scope {
             Scope::Search => "Search",
             Scope::Help => "Help and details",
             Scope::Confirm => "Confirmation",
+            Scope::Unsaved => "Unsaved edits (quit, close)",
+            Scope::Recovery => "Recovered edits (at start)",
             Scope::Variables => "Variables",
             Scope::VariableFilter => "Variables filter",
             Scope::Approval => "Approval",
@@ -60,7 +67,7 @@ impl Scope {
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 15] = [
+    pub const ALL: [Scope; 17] = [
         Scope::Global,
         Scope::Conversation,
         Scope::FileView,
@@ -71,6 +78,8 @@ impl Scope {
         Scope::Help,
         Scope::RequestPreview,
         Scope::Confirm,
+        Scope::Unsaved,
+        Scope::Recovery,
         Scope::Approval,
         Scope::ApprovalReason,
         Scope::Picker,
@@ -172,8 +181,11 @@ pub enum Action {
     SearchPrevScope,
     Confirm,
     Deny,
-    /// The start-up recovery question: delete this file's recovered edits.
-    DiscardRecovery,
+    /// A question about unsaved edits: throw them away (and quit, close,
+    /// or forget a recovered buffer).
+    AnswerDiscard,
+    /// A question about unsaved edits: save first, then quit or close.
+    AnswerSave,
     /// Approval overlay: run the command or cell once.
     ApproveOnce,
     /// Approval overlay: always for this exact command (cells: every cell).
@@ -268,7 +280,8 @@ impl Action {
             Action::RemovePin => "Remove the last pinned result",
             Action::SearchPrevScope => "Previous search scope",
             Action::Confirm => "Yes",
-            Action::DiscardRecovery => "Discard a recovered buffer (asked at start)",
+            Action::AnswerDiscard => "Discard the unsaved edits (then quit or close)",
+            Action::AnswerSave => "Save first (then quit or close)",
             Action::Deny => "No",
             Action::ApproveOnce => "Run it once",
             Action::ApproveAlways => {
@@ -338,7 +351,8 @@ impl Action {
             Action::SearchOpen => "go",
             Action::SearchPin => "pin",
             Action::Confirm => "yes",
-            Action::DiscardRecovery => "discard",
+            Action::AnswerDiscard => "discard",
+            Action::AnswerSave => "save",
             Action::Deny => "no",
             Action::ApproveOnce => "run once",
             Action::ApproveAlways => "always",
@@ -415,6 +429,9 @@ impl fmt::Display for KeyCombo {
         }
         match self.code {
             KeyCode::Char(' ') => f.write_str("Space"),
+            // As typed: `y`, `?`; with a modifier as editors write it
+            // (`Ctrl+S`).
+            KeyCode::Char(c) if self.modifiers.is_empty() => write!(f, "{c}"),
             KeyCode::Char(c) => write!(f, "{}", c.to_ascii_uppercase()),
             KeyCode::F(n) => write!(f, "F{n}"),
             KeyCode::Enter => f.write_str("Enter"),
@@ -886,7 +903,17 @@ pub const BINDINGS: &[Binding] = &[
     hinted(Scope::Confirm, Char('y'), NONE, Action::Confirm),
     hinted(Scope::Confirm, Char('n'), NONE, Action::Deny),
     bind(Scope::Confirm, KeyCode::Esc, NONE, Action::Deny),
-    bind(Scope::Confirm, Char('d'), NONE, Action::DiscardRecovery),
+    // Unsaved edits when quitting or closing: no `y`, so a reflex "yes"
+    // loses nothing.
+    hinted(Scope::Unsaved, Char('s'), NONE, Action::AnswerSave),
+    hinted(Scope::Unsaved, Char('d'), NONE, Action::AnswerDiscard),
+    hinted(Scope::Unsaved, KeyCode::Esc, NONE, Action::CloseOverlay),
+    bind(Scope::Unsaved, Char('n'), NONE, Action::Deny),
+    // A recovered buffer: restore it, keep it for the next start, or drop it.
+    hinted(Scope::Recovery, Char('y'), NONE, Action::Confirm),
+    hinted(Scope::Recovery, Char('n'), NONE, Action::Deny),
+    hinted(Scope::Recovery, Char('d'), NONE, Action::AnswerDiscard),
+    bind(Scope::Recovery, KeyCode::Esc, NONE, Action::Deny),
 ];
 
 /// Scopes that own the whole keyboard while open: global bindings other
@@ -895,6 +922,8 @@ fn is_modal(scope: Scope) -> bool {
     matches!(
         scope,
         Scope::Confirm
+            | Scope::Unsaved
+            | Scope::Recovery
             | Scope::Help
             | Scope::RequestPreview
             | Scope::Search

@@ -351,9 +351,66 @@ fn quitting_and_closing_with_unsaved_edits_ask_first() {
     press(&mut s, KeyCode::Char('n'), NONE);
     assert_eq!(s.editors.tabs.len(), 1);
     press(&mut s, KeyCode::Char('w'), CTRL);
+    // A reflex `y` loses nothing: the answers are save, discard, cancel.
     press(&mut s, KeyCode::Char('y'), NONE);
+    assert_eq!(s.editors.tabs.len(), 1);
+    press(&mut s, KeyCode::Char('d'), NONE);
     assert!(s.editors.tabs.is_empty());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\n", "discarded");
     assert_eq!(press(&mut s, KeyCode::Char('q'), CTRL), Command::Quit);
+}
+
+/// Issue 14, item 13: quitting or closing with unsaved edits offers to
+/// save them first, as every editor does.
+#[test]
+fn quitting_or_closing_can_save_first() {
+    let dir = fixed_dir("save-on-quit");
+    let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+    std::fs::write(&a, "a\n").unwrap();
+    std::fs::write(&b, "b\n").unwrap();
+    let mut s = state(&dir);
+    open(&mut s, &a);
+    type_text(&mut s, "1");
+    press(&mut s, KeyCode::Char('w'), CTRL);
+    press(&mut s, KeyCode::Char('s'), NONE);
+    assert!(s.editors.tabs.is_empty(), "saved, then closed");
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "1a\n");
+    open(&mut s, &a);
+    type_text(&mut s, "2");
+    open(&mut s, &b);
+    type_text(&mut s, "3");
+    press(&mut s, KeyCode::Char('q'), CTRL);
+    let text = draw(&mut s, 80, 24).backend().to_string();
+    insta::assert_snapshot!("quit_save_or_discard", text);
+    press(&mut s, KeyCode::Char('y'), NONE);
+    assert!(!s.should_quit, "y is not an answer here");
+    press(&mut s, KeyCode::Char('s'), NONE);
+    assert!(s.should_quit);
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "21a\n");
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), "3b\n");
+}
+
+/// Saving before quitting stops when a file changed on disk: its choices
+/// come up and nothing is lost.
+#[test]
+fn save_and_quit_stops_at_a_change_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.txt");
+    std::fs::write(&a, "a\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &a);
+    type_text(&mut s, "mine ");
+    std::fs::write(&a, "theirs\n").unwrap();
+    press(&mut s, KeyCode::Char('q'), CTRL);
+    press(&mut s, KeyCode::Char('s'), NONE);
+    assert!(!s.should_quit);
+    assert!(
+        matches!(s.overlay, Some(Overlay::Conflict)),
+        "{:?}",
+        s.overlay
+    );
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), "theirs\n");
+    assert!(is_dirty(&s));
 }
 
 #[test]
@@ -617,7 +674,7 @@ fn thrown_away_edits_do_not_come_back_and_stay_in_their_workspace() {
     assert!(!is_dirty(&s), "{}", active_text(&s));
     assert_eq!(recovery_files(base.path()), 0);
 
-    // Quit anyway and lose them: nothing is offered next time.
+    // Quit and discard them: nothing is offered next time.
     type_text(&mut s, "more ");
     handle_app_event(&mut s, AppEvent::RecoveryDue);
     assert_eq!(recovery_files(base.path()), 1);
@@ -627,7 +684,7 @@ fn thrown_away_edits_do_not_come_back_and_stay_in_their_workspace() {
         s.overlay,
         Some(Overlay::Confirm(Question::QuitWithUnsavedEdits { .. }))
     ));
-    press(&mut s, KeyCode::Char('y'), NONE);
+    press(&mut s, KeyCode::Char('d'), NONE);
     assert!(s.should_quit);
     assert_eq!(recovery_files(base.path()), 0);
     drop(s);
@@ -759,6 +816,21 @@ fn snapshot_conflict_choices_and_diff() {
     press(&mut s, KeyCode::Char('d'), NONE);
     let terminal = draw(&mut s, 100, 24);
     insta::assert_snapshot!("conflict_diff", terminal.backend().to_string());
+    // Issue 14, item 11: Esc leaves the diff for the choices, so the next
+    // key (`t`, load theirs) is an answer, not text typed into the file.
+    press(&mut s, KeyCode::Esc, NONE);
+    assert_eq!(s.overlay, Some(Overlay::Conflict));
+    press(&mut s, KeyCode::Char('t'), NONE);
+    assert!(matches!(
+        s.overlay,
+        Some(Overlay::Confirm(Question::LoadTheirs { .. }))
+    ));
+    assert_eq!(active_text(&s), "one\nmy two\nthree");
+    // No to loading theirs: back to the choices; Esc there closes them.
+    press(&mut s, KeyCode::Esc, NONE);
+    assert_eq!(s.overlay, Some(Overlay::Conflict));
+    press(&mut s, KeyCode::Esc, NONE);
+    assert_eq!(s.overlay, None);
 }
 
 #[test]

@@ -220,6 +220,10 @@ fn help_overlay_lists_bindings() {
     assert!(text.contains("Ctrl+Q"));
     assert!(text.contains("Shift+Enter"));
     insta::assert_snapshot!(text);
+    // At 80 columns descriptions wrap in their column instead of ending
+    // mid-word, and keys read as typed (`?`, `q`).
+    let narrow = text_of(&draw(&mut s, 80, 24));
+    insta::assert_snapshot!("help_overlay_at_80_columns", narrow);
 }
 
 #[test]

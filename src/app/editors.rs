@@ -306,6 +306,19 @@ fn save(state: &mut AppState, tab: Option<usize>) -> Command {
     Command::Redraw
 }
 
+/// The answer to "close with unsaved edits?": save first (the tab stays
+/// open if that fails), or close and lose them.
+pub fn close_after_answer(state: &mut AppState, tab: usize, save_first: bool) -> Command {
+    if save_first {
+        let command = save(state, Some(tab));
+        if state.editors.tabs.get(tab).is_some_and(Document::is_dirty) {
+            return command;
+        }
+    }
+    remove_tab(state, tab);
+    Command::Redraw
+}
+
 fn close_tab(state: &mut AppState) -> Command {
     let tab = state.editors.active;
     let Some(doc) = state.editors.tabs.get(tab) else {
@@ -358,7 +371,6 @@ fn open_conflict(state: &mut AppState) -> Command {
 /// Answers to the questions the file view asks.
 pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
     match (question, yes) {
-        (Question::CloseDirtyTab { tab }, true) => remove_tab(state, tab),
         (Question::LoadTheirs { tab }, true) => {
             if let Some(doc) = state.editors.tabs.get_mut(tab) {
                 doc.load_theirs();

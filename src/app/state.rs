@@ -354,6 +354,17 @@ impl Question {
     /// something else. The others follow the user's own key (Ctrl+Q,
     /// Ctrl+W, `t`, the answer to the previous file), so a key typed right
     /// after is meant for them.
+    /// Its keys: yes/no, save/discard/cancel, or restore/later/discard.
+    pub fn scope(self) -> Scope {
+        match self {
+            Question::QuitWithUnsavedEdits { .. } | Question::CloseDirtyTab { .. } => {
+                Scope::Unsaved
+            }
+            Question::RestoreRecovery { .. } => Scope::Recovery,
+            Question::LoadTheirs { .. } => Scope::Confirm,
+        }
+    }
+
     pub fn interrupts(self) -> bool {
         matches!(self, Question::RestoreRecovery { index: 0, .. })
     }
@@ -429,7 +440,9 @@ pub enum Overlay {
     Prompt(super::editors::PromptState),
     /// Keep mine / load theirs / diff for the active tab.
     Conflict,
-    /// The unified diff of disk and buffer (scrolls like help).
+    /// The unified diff of disk and buffer (scrolls like help), opened
+    /// from the conflict choices: closing it goes back to them (the next
+    /// key is meant for them, not the file).
     Diff {
         text: String,
         scroll: usize,
@@ -457,7 +470,7 @@ impl Overlay {
             Overlay::Help { .. } => Scope::Help,
             Overlay::RequestPreview(_) => Scope::RequestPreview,
             Overlay::Search(_) => Scope::Search,
-            Overlay::Confirm(_) => Scope::Confirm,
+            Overlay::Confirm(question) => question.scope(),
             Overlay::Variable { .. } => Scope::Help,
             Overlay::Picker(_) => Scope::Picker,
             Overlay::Prompt(_) => Scope::Prompt,

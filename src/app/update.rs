@@ -165,12 +165,14 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
                 preview.scroll = 0;
             }
         }
-        Action::CloseOverlay => {
-            if let Some(Overlay::Prompt(_)) = state.overlay.take() {
-                // Closing the find bar clears its match highlights.
+        Action::CloseOverlay => match state.overlay.take() {
+            // Closing the find bar clears its match highlights.
+            Some(Overlay::Prompt(_)) => {
                 super::editors::edit(state, crate::editor::EditCommand::ClearSearch);
             }
-        }
+            Some(Overlay::Diff { .. }) => state.overlay = Some(Overlay::Conflict),
+            _ => {}
+        },
         Action::FocusNext => cycle_focus(state, true),
         Action::FocusPrev => cycle_focus(state, false),
         Action::Focus(pane) => state.focus = pane,
@@ -202,19 +204,8 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             super::search::refresh(state);
         }
         Action::Confirm => return answer(state, true),
-        Action::DiscardRecovery => {
-            if let Some(Overlay::Confirm(Question::RestoreRecovery { index, count })) =
-                state.overlay
-            {
-                return super::editors::answer_recovery(
-                    state,
-                    index,
-                    count,
-                    super::editors::RecoveryChoice::Discard,
-                );
-            }
-            return Command::None;
-        }
+        Action::AnswerDiscard => return answer_unsaved(state, false),
+        Action::AnswerSave => return answer_unsaved(state, true),
         Action::Deny => return answer(state, false),
         Action::ScrollUp => scroll(state, -1),
         Action::ScrollDown => scroll(state, 1),
@@ -316,18 +307,50 @@ fn request_quit(state: &mut AppState) -> Command {
     Command::Quit
 }
 
+/// `y`, or `n`/Esc (for unsaved edits, whose scope binds no `y`: cancel).
 fn answer(state: &mut AppState, yes: bool) -> Command {
     let Some(Overlay::Confirm(question)) = state.overlay.take() else {
         return Command::None;
     };
-    match (question, yes) {
-        (Question::QuitWithUnsavedEdits { .. }, true) => {
-            super::editors::discard_all_recoveries(state);
+    match question {
+        Question::QuitWithUnsavedEdits { .. } | Question::CloseDirtyTab { .. } => Command::Redraw,
+        other => super::editors::answer(state, other, yes),
+    }
+}
+
+/// `s` (save, then quit or close) or `d` (discard, then quit or close; a
+/// recovered buffer: forget it).
+fn answer_unsaved(state: &mut AppState, save: bool) -> Command {
+    let Some(Overlay::Confirm(question)) = state.overlay else {
+        return Command::None;
+    };
+    match question {
+        Question::QuitWithUnsavedEdits { .. } => {
+            state.overlay = None;
+            if save {
+                super::editors::apply(state, Action::SaveAll);
+                // A save that failed or hit a change on disk says so and
+                // keeps the workbench open.
+                if state.unsaved_count() > 0 {
+                    return Command::Redraw;
+                }
+            } else {
+                super::editors::discard_all_recoveries(state);
+            }
             state.should_quit = true;
             Command::Quit
         }
-        (Question::QuitWithUnsavedEdits { .. }, false) => Command::Redraw,
-        (other, yes) => super::editors::answer(state, other, yes),
+        Question::CloseDirtyTab { tab } => {
+            state.overlay = None;
+            super::editors::close_after_answer(state, tab, save)
+        }
+        Question::RestoreRecovery { index, count } if !save => super::editors::answer_recovery(
+            state,
+            index,
+            count,
+            super::editors::RecoveryChoice::Discard,
+        ),
+        _ => Command::None,
     }
 }
 

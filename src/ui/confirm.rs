@@ -4,9 +4,9 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Widget};
 
-use super::{pane, search};
+use super::pane;
 use crate::app::AppState;
 use crate::app::state::Question;
 use crate::theme::Theme;
@@ -20,12 +20,12 @@ pub fn render(
 ) {
     let text = match question {
         Question::QuitWithUnsavedEdits { count } => format!(
-            "{count} file{} ha{} unsaved edits. Quit anyway and lose them?",
+            "{count} file{} ha{} unsaved edits. Save before quitting?",
             if *count == 1 { "" } else { "s" },
             if *count == 1 { "s" } else { "ve" },
         ),
         Question::CloseDirtyTab { .. } => {
-            "This file has unsaved edits. Close it and lose them?".to_string()
+            "This file has unsaved edits. Save before closing it?".to_string()
         }
         Question::LoadTheirs { .. } => {
             "Load the version on disk and discard your unsaved edits?".to_string()
@@ -40,34 +40,59 @@ pub fn render(
                 String::new()
             };
             format!(
-                "Unsaved edits to {path} from an earlier session, written {age}{of}. Restore them?"
+                "Unsaved edits to {path} from an earlier session, written {age}{of}. \
+                 Restore them now? (no keeps them for the next start)"
             )
         }
     };
-    let answers: Vec<(&str, &str)> = match question {
-        Question::RestoreRecovery { .. } => {
-            vec![("y", " restore   "), ("n", " later   "), ("d", " discard")]
+    // Sized to what it says: the whole question and every answer show,
+    // down to 80x24 (the answers on one line when they fit).
+    let width = (screen.width * 3 / 5).max(40).min(screen.width);
+    let inner = usize::from(width.saturating_sub(4)).max(1);
+    let mut lines: Vec<Line> = super::wrap::wrap(&text, inner)
+        .into_iter()
+        .map(|row| Line::styled(row, theme.roles.text))
+        .collect();
+    lines.push(Line::default());
+    // The keys come from the question's own scope, as the status bar's
+    // hints do, so the two always agree.
+    let answers: Vec<(String, String)> = crate::keymap::hints(question.scope())
+        .map(|b| (b.key.to_string(), format!(" {}", b.action.hint())))
+        .collect();
+    let one_line: usize = answers
+        .iter()
+        .map(|(key, hint)| key.chars().count() + hint.chars().count() + 3)
+        .sum();
+    let answer_line = |answers: &[(String, String)]| {
+        let mut spans = Vec::new();
+        for (i, (key, hint)) in answers.iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::raw("   "));
+            }
+            spans.push(Span::styled(key.clone(), theme.roles.status_key));
+            spans.push(Span::styled(hint.clone(), theme.roles.text));
         }
-        _ => vec![("y", " yes   "), ("n", " / "), ("Esc", " no")],
+        Line::from(spans)
     };
-    let mut keys = Vec::new();
-    for (key, meaning) in answers {
-        keys.push(Span::styled(key, theme.roles.status_key));
-        keys.push(Span::styled(meaning, theme.roles.text));
+    if one_line <= inner {
+        lines.push(answer_line(&answers));
+    } else {
+        lines.extend(answers.chunks(1).map(answer_line));
     }
-    let area = search::centered(screen, 50, 30);
+    let height = (lines.len() as u16 + 2).min(screen.height);
+    let area = Rect::new(
+        screen.x + (screen.width - width) / 2,
+        screen.y + (screen.height - height) / 2,
+        width,
+        height,
+    );
     let block = pane::block(Line::from("Confirm"), None, true, theme)
         .border_style(theme.roles.overlay_border);
     Clear.render(area, buf);
-    Paragraph::new(vec![
-        Line::styled(text, theme.roles.text),
-        Line::default(),
-        Line::from(keys),
-    ])
-    .alignment(Alignment::Center)
-    .wrap(Wrap { trim: true })
-    .block(block)
-    .render(area, buf);
+    Paragraph::new(lines)
+        .alignment(Alignment::Center)
+        .block(block)
+        .render(area, buf);
 }
 
 /// `4 min ago` for a Unix time in seconds (`just now` under a minute, and

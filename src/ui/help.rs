@@ -10,17 +10,30 @@ use super::{pane, search};
 use crate::keymap::{self, Action, Scope};
 use crate::theme::Theme;
 
-/// Every line of the help text, unstyled, in order (for scrolling bounds).
-pub fn row_count() -> usize {
-    lines(&crate::theme::Theme::builtin_default()).len()
+/// Columns of the key column (after a two-space indent).
+const KEYS: usize = 24;
+
+/// The help overlay's place on a screen of `screen` (its inner width is
+/// what the text wraps to).
+pub fn area(screen: Rect) -> Rect {
+    search::centered(screen, 80, 80)
 }
 
-fn lines(theme: &Theme) -> Vec<Line<'static>> {
+/// Lines of the help text at `width` columns (for scrolling bounds).
+pub fn row_count(width: usize) -> usize {
+    lines(&crate::theme::Theme::builtin_default(), width).len()
+}
+
+/// The help text wrapped to `width`: a description that does not fit
+/// beside its keys wraps in its column, or, when the keys are long or the
+/// screen narrow, goes under them — never cut off.
+fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
     // The status-bar key colour, without the status bar's background.
     let key_style = Style {
         bg: None,
         ..theme.roles.status_key
     };
+    let width = width.max(20);
     let mut out = Vec::new();
     for scope in Scope::ALL {
         // One row per action; several keys for it are listed together.
@@ -39,29 +52,48 @@ fn lines(theme: &Theme) -> Vec<Line<'static>> {
         }
         out.push(Line::styled(scope.label(), theme.roles.focused_title));
         for (action, keys) in rows {
-            out.push(Line::from(vec![
-                Span::styled(format!("  {:<26} ", keys.join(" / ")), key_style),
-                Span::styled(action.describe(), theme.roles.text),
-            ]));
+            let keys = keys.join(" / ");
+            let beside = width.saturating_sub(KEYS + 3);
+            if keys.chars().count() <= KEYS && beside >= 24 {
+                let mut rows = super::wrap::wrap(action.describe(), beside).into_iter();
+                out.push(Line::from(vec![
+                    Span::styled(format!("  {keys:<KEYS$} "), key_style),
+                    Span::styled(rows.next().unwrap_or_default(), theme.roles.text),
+                ]));
+                for row in rows {
+                    out.push(Line::styled(
+                        format!("  {:KEYS$} {row}", ""),
+                        theme.roles.text,
+                    ));
+                }
+            } else {
+                out.push(Line::styled(format!("  {keys}"), key_style));
+                for row in super::wrap::wrap(action.describe(), width.saturating_sub(6)) {
+                    out.push(Line::styled(format!("      {row}"), theme.roles.text));
+                }
+            }
         }
     }
     out.push(Line::default());
-    out.push(Line::styled(
+    for row in super::wrap::wrap(
         "In the composer, other keys edit text: arrows, Home/End, Ctrl+W deletes a word, Ctrl+U undoes, Ctrl+R redoes.",
-        theme.roles.muted,
-    ));
+        width,
+    ) {
+        out.push(Line::styled(row, theme.roles.muted));
+    }
     out
 }
 
 pub fn render(scroll: usize, theme: &Theme, screen: Rect, buf: &mut Buffer) {
-    let area = search::centered(screen, 80, 80);
+    let area = area(screen);
     let title = Line::from(vec![
         Span::raw("Help"),
         Span::styled(" — Esc closes, ↑/↓ scroll", theme.roles.muted),
     ]);
     let block = pane::block(title, None, true, theme).border_style(theme.roles.overlay_border);
+    let width = usize::from(block.inner(area).width);
     Clear.render(area, buf);
-    Paragraph::new(lines(theme))
+    Paragraph::new(lines(theme, width))
         .block(block)
         .scroll((scroll.min(u16::MAX as usize) as u16, 0))
         .render(area, buf);
@@ -73,7 +105,7 @@ mod tests {
 
     #[test]
     fn help_lists_every_binding() {
-        let text: Vec<String> = lines(&Theme::builtin_default())
+        let text: Vec<String> = lines(&Theme::builtin_default(), 200)
             .iter()
             .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
             .collect();
@@ -85,6 +117,37 @@ mod tests {
                 binding.key
             );
             assert!(all.contains(binding.action.describe()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::*;
+
+    /// Issue 14, item 12: at 80 and 120 columns no description is cut:
+    /// every word of every description is on some line, and no line is
+    /// wider than the overlay.
+    #[test]
+    fn descriptions_wrap_instead_of_being_cut() {
+        for screen_width in [80u16, 120] {
+            let width = usize::from(area(Rect::new(0, 0, screen_width, 40)).width - 2);
+            let text: Vec<String> = lines(&Theme::builtin_default(), width)
+                .iter()
+                .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+                .collect();
+            for line in &text {
+                assert!(
+                    unicode_width::UnicodeWidthStr::width(line.trim_end()) <= width,
+                    "{screen_width}: {line:?} is wider than {width}"
+                );
+            }
+            let words: Vec<&str> = text.iter().flat_map(|l| l.split_whitespace()).collect();
+            for binding in keymap::BINDINGS {
+                for word in binding.action.describe().split_whitespace() {
+                    assert!(words.contains(&word), "{screen_width}: {word:?} missing");
+                }
+            }
         }
     }
 }

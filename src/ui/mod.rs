@@ -62,7 +62,8 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
             .prepare(&mut state.conversation, &styling, inner);
     }
     if let Some(Overlay::Help { scroll }) = &mut state.overlay {
-        *scroll = (*scroll).min(help::row_count());
+        let width = help::area(area).width.saturating_sub(2);
+        *scroll = (*scroll).min(help::row_count(usize::from(width)));
     }
     file_view::prepare(state);
 }
