@@ -64,6 +64,7 @@ mod confinement;
 mod env;
 mod error;
 mod mode;
+mod mounts;
 mod namespace;
 mod policy;
 mod prepare;
