@@ -418,6 +418,42 @@ print(os.getcwd())";
         assert_eq!(std::fs::read_to_string(&sibling).unwrap(), "host");
     }
 
+    /// The mount points for a workspace under `/tmp` are made by the
+    /// unconfined host inside the private dir, which confined code writes:
+    /// a link planted at their place must not steer that mkdir out.
+    #[test]
+    fn a_link_planted_at_a_mount_point_does_not_steer_the_host() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::in_tmp();
+        let victim = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let session = fixture.session(false);
+        let name = fixture.root.path().file_name().unwrap().to_str().unwrap();
+        let plant = format!(
+            "mv /tmp/{name} /tmp/moved && ln -s {victim} /tmp/{name} && echo planted",
+            victim = victim.path().display()
+        );
+        let out = sandboxed(&session, &fixture.workspace, "sh", &["-c", &plant]);
+        assert_eq!(stdout(&out), "planted", "{out:?}");
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "sh",
+            &["-c", "echo again > a.txt && pwd"],
+        );
+        let cwd = fixture.workspace.canonicalize().unwrap();
+        assert_eq!(stdout(&out), cwd.display().to_string(), "{out:?}");
+        assert!(
+            !victim.path().join("ws").exists(),
+            "the host followed a planted link"
+        );
+        assert_eq!(
+            std::fs::read_to_string(fixture.workspace.join("a.txt")).unwrap(),
+            "again\n"
+        );
+    }
+
     /// Python that changes the mode, times and an xattr of `argv[1]` and
     /// prints what each did: `ok` or the errno's name.
     const TRY_METADATA: &str = concat!(

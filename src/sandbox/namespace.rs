@@ -41,6 +41,9 @@ use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
+
 use super::mounts::{self, check};
 
 /// Folders of the workspace confined code may read but not change.
@@ -114,9 +117,12 @@ impl Namespace {
     }
 
     /// The plan the probe tries: every step a real spawn takes (read-only
-    /// tree, the system temp dir over `/tmp`), with no roots of its own.
+    /// tree, a folder mounted over `/tmp`), with no roots of its own. `/tmp`
+    /// stands in for the private temp dir: the probe must not depend on
+    /// `TMPDIR` (a session names a bad one itself when it fails to start).
     pub(crate) fn probe() -> io::Result<Namespace> {
-        Self::with_roots(&std::env::temp_dir(), &[])
+        let tmp = Path::new(TEMP_DIRS[0]);
+        Self::with_roots(if tmp.is_dir() { tmp } else { Path::new("/") }, &[])
     }
 
     fn with_roots(private_tmp: &Path, roots: &[PathBuf]) -> io::Result<Namespace> {
@@ -139,7 +145,7 @@ impl Namespace {
                 if let Ok(relative) = root.strip_prefix(dir)
                     && !relative.as_os_str().is_empty()
                 {
-                    make_mount_point(&private_tmp.join(relative), root)?;
+                    make_mount_point(&private_tmp, relative, root)?;
                 }
             }
         }
@@ -239,20 +245,58 @@ fn user_maps() -> Option<IdMaps> {
     })
 }
 
-/// An empty folder (or file, for a file `root`) at `at` to mount `root` on.
-fn make_mount_point(at: &Path, root: &Path) -> io::Result<()> {
-    if root.is_dir() {
-        return std::fs::create_dir_all(at);
+/// An empty folder (or file, for a file `root`) at `relative` beneath the
+/// private temp dir, to mount `root` on. Confined code writes that dir and
+/// this runs unconfined, so no link is followed: each folder is made and
+/// opened with `O_NOFOLLOW` from the one above, and whatever else sits at
+/// a reserved name (a planted link, a file) is removed first.
+fn make_mount_point(private_tmp: &Path, relative: &Path, root: &Path) -> io::Result<()> {
+    let names: Vec<&std::ffi::OsStr> = relative
+        .components()
+        .filter_map(|component| match component {
+            std::path::Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    let Some((last, folders)) = names.split_last() else {
+        return Ok(());
+    };
+    let mut dir = rustix::fs::open(
+        private_tmp,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    for name in folders {
+        dir = reserved(&dir, name, true)?;
     }
-    if let Some(parent) = at.parent() {
-        std::fs::create_dir_all(parent)?;
+    reserved(&dir, last, root.is_dir()).map(drop)
+}
+
+/// Opens the folder (or file) `name` in `dir`, making it when missing and
+/// replacing anything of another kind.
+fn reserved(dir: &OwnedFd, name: &std::ffi::OsStr, folder: bool) -> io::Result<OwnedFd> {
+    let open = || {
+        if folder {
+            let _ = rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(0o700));
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            rustix::fs::openat(dir, name, flags, Mode::empty())
+        } else {
+            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o600))
+        }
+    };
+    match open() {
+        Err(Errno::NOTDIR | Errno::LOOP | Errno::ISDIR) => {
+            let flags = if folder {
+                AtFlags::empty()
+            } else {
+                AtFlags::REMOVEDIR
+            };
+            rustix::fs::unlinkat(dir, name, flags)?;
+            Ok(open()?)
+        }
+        other => Ok(other?),
     }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(at)
-        .map(drop)
 }
 
 fn c_path(path: &Path) -> io::Result<CString> {
