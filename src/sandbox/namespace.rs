@@ -26,6 +26,11 @@
 //!   existing folder: see [`super::SandboxSession::appeared_protected`] for
 //!   a `.git/` made after the spawn.
 //!
+//! The host's mounts stay out of reach through `/proc/<pid>/root` of
+//! processes outside: as root the child holds no capabilities, so it may
+//! not look into a process that holds any; as non-root the user namespace
+//! boundary refuses it.
+//!
 //! As root the child can make the namespace itself; otherwise it first
 //! enters a user namespace that maps its own uid and gid (where the kernel
 //! allows unprivileged user namespaces). Where neither works, or the mount
