@@ -28,7 +28,8 @@ fn settings(allow_network: bool) -> Settings {
     Settings::merge(ConfigFile::default(), None, &flags, &|_: &str| None).unwrap()
 }
 
-/// A workspace inside a scratch root, so `../` is a real writable place.
+/// A workspace inside a scratch root, so `../` is a real writable place
+/// (not under `/tmp`, which the sandbox replaces with its private dir).
 struct Fixture {
     root: tempfile::TempDir,
     workspace: PathBuf,
@@ -36,7 +37,7 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Self {
-        let root = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
         let workspace = root.path().join("ws");
         std::fs::create_dir(&workspace).unwrap();
         Self { root, workspace }
@@ -121,17 +122,21 @@ fn unique(stem: &str) -> String {
     format!("hello-tui-safety-{stem}-{}", std::process::id())
 }
 
-/// Writes a cell tries outside the workspace; each must fail in a sandbox.
+/// Writes a cell tries outside the workspace; each must fail in a sandbox
+/// (`/tmp` is the kernel's private temp dir: see the private-tmp test).
 fn outside_targets(fixture: &Fixture) -> Vec<PathBuf> {
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| "/root".into());
     vec![
         home.join(unique("home")),
-        PathBuf::from("/tmp").join(unique("tmp")),
         fixture.root.path().join("outside.txt"),
     ]
 }
+
+/// What a write outside the writable roots raises in a cell: the mount is
+/// read-only there, which the kernel reports before Landlock's `EACCES`.
+const READ_ONLY: &str = "OSError";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_sandboxed_kernel_writes_only_inside_the_workspace_and_keeps_working() {
@@ -157,7 +162,7 @@ async fn a_sandboxed_kernel_writes_only_inside_the_workspace_and_keeps_working()
     for target in outside_targets(&fixture) {
         assert_eq!(
             outcome(&k, &write_cell(&target)).await,
-            "PermissionError",
+            READ_ONLY,
             "{}",
             target.display()
         );
@@ -165,7 +170,7 @@ async fn a_sandboxed_kernel_writes_only_inside_the_workspace_and_keeps_working()
         still_works(&k).await;
     }
     let relative = "open('../escape.txt', 'w').write('x')";
-    assert_eq!(outcome(&k, relative).await, "PermissionError");
+    assert_eq!(outcome(&k, relative).await, READ_ONLY);
     assert!(!fixture.root.path().join("escape.txt").exists());
 
     let outside = fixture.root.path().join("touched");
@@ -236,7 +241,7 @@ async fn restarts_stay_sandboxed() {
     assert!(r.error.is_some());
     // The next cell starts a fresh kernel through the same config.
     let target = fixture.root.path().join("after-restart.txt");
-    assert_eq!(outcome(&k, &write_cell(&target)).await, "PermissionError");
+    assert_eq!(outcome(&k, &write_cell(&target)).await, READ_ONLY);
     assert!(!target.exists());
 }
 
@@ -462,4 +467,48 @@ async fn pip_install_target_into_the_workspace_works_confined() {
     let r = run(&k, code).await;
     assert_eq!(r.value_repr.as_deref(), Some("42"), "{r:?}");
     assert!(fixture.workspace.join("lib/hello12/__init__.py").exists());
+}
+
+/// Issue 12 through a cell: the kernel and its `shell.run` children see a
+/// private `/tmp` (none of the host's files, their writes stay off the
+/// host, `tempfile` works), and cannot change the mode or times of a file
+/// the user owns outside the workspace, while inside they can.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cell_gets_a_private_tmp_and_cannot_change_metadata_outside() {
+    let Some(status) = sandbox() else { return };
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let fixture = Fixture::new();
+    let host_file = PathBuf::from("/tmp").join(unique("cell-host"));
+    std::fs::write(&host_file, "host").unwrap();
+    let outside = fixture.root.path().join("mine.txt");
+    std::fs::write(&outside, "x").unwrap();
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let written = unique("cell-written");
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let code = format!(
+        "import errno, os, tempfile\n\
+def attempt(name, change):\n\
+\x20   try: change(); print(name, 'ok')\n\
+\x20   except OSError as e: print(name, errno.errorcode[e.errno])\n\
+print(os.path.exists({host:?}), os.path.basename({host:?}) in os.listdir('/tmp'))\n\
+with tempfile.NamedTemporaryFile() as f: print(os.path.dirname(f.name))\n\
+open('/tmp/{written}', 'w').write('x')\n\
+attempt('chmod', lambda: os.chmod({outside:?}, 0o777))\n\
+attempt('utime', lambda: os.utime({outside:?}, (0, 0)))\n\
+open('in.txt', 'w').write('x')\n\
+attempt('chmod-inside', lambda: os.chmod('in.txt', 0o777))\n\
+print(shell.run('ls /tmp | grep -c cell-host; chmod 777 {outside} || echo refused')['stdout'], end='')\n",
+        host = host_file.display().to_string(),
+        outside = outside.display().to_string(),
+    );
+    let r = run(&k, &code).await;
+    let _ = std::fs::remove_file(&host_file);
+    let leaked = Path::new("/tmp").join(&written).exists();
+    assert_eq!(
+        r.stdout, "False False\n/tmp\nchmod EROFS\nutime EROFS\nchmod-inside ok\n0\nrefused\n",
+        "{r:?}"
+    );
+    assert!(!leaked, "a cell's /tmp write reached the host");
+    assert_eq!(std::fs::metadata(&outside).unwrap().mode() & 0o777, 0o600);
+    still_works(&k).await;
 }

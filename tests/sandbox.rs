@@ -14,7 +14,8 @@ use hello_tui::sandbox::{
 };
 
 /// A workspace inside a scratch root, so `../` of the workspace is a real,
-/// otherwise writable place outside it.
+/// otherwise writable place outside it. The root is not under `/tmp`, which
+/// the sandbox replaces with its private temp dir.
 struct Fixture {
     root: tempfile::TempDir,
     workspace: PathBuf,
@@ -22,7 +23,16 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let root = tempfile::tempdir().unwrap();
+        Self::in_dir(Path::new(env!("CARGO_TARGET_TMPDIR")))
+    }
+
+    /// A fixture under the host's `/tmp` (where a user may open a project).
+    fn in_tmp() -> Fixture {
+        Self::in_dir(Path::new("/tmp"))
+    }
+
+    fn in_dir(parent: &Path) -> Fixture {
+        let root = tempfile::tempdir_in(parent).unwrap();
         let workspace = root.path().join("ws");
         std::fs::create_dir(&workspace).unwrap();
         Fixture { root, workspace }
@@ -89,17 +99,19 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
-/// Python that tries to create `path` and prints `ok` or the exception type.
-const TRY_WRITE: &str = "import sys\n\
+/// Python that tries to create `path` and prints `ok` or the errno's name.
+/// Outside the writable roots the read-only mount answers first: `EROFS`
+/// (Python's `OSError: Read-only file system`), not Landlock's `EACCES`.
+const TRY_WRITE: &str = "import errno, sys\n\
 try:\n    open(sys.argv[1], 'w').write('x')\n    print('ok')\n\
-except Exception as e:\n    print(type(e).__name__)\n";
+except OSError as e:\n    print(errno.errorcode[e.errno])\n";
 
-/// Places outside the workspace that a sandboxed child must not write to.
+/// Places outside the workspace that a sandboxed child must not write to
+/// (`/tmp` is its private temp dir: see `private_tmp`).
 fn outside_targets(fixture: &Fixture) -> Vec<(String, PathBuf)> {
     let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()));
     vec![
         ("$HOME".to_owned(), home.join(unique("home"))),
-        ("/tmp".to_owned(), PathBuf::from("/tmp").join(unique("tmp"))),
         (
             "../ of the workspace".to_owned(),
             fixture.workspace.join("..").join(unique("parent")),
@@ -258,7 +270,7 @@ mod filesystem {
     }
 
     #[test]
-    fn python_cannot_write_to_home_tmp_or_outside_the_workspace() {
+    fn python_cannot_write_to_home_or_outside_the_workspace() {
         if !landlock_available() {
             return;
         }
@@ -273,11 +285,7 @@ mod filesystem {
             );
             let exists = target.exists();
             let _ = std::fs::remove_file(&target);
-            assert_eq!(
-                stdout(&out),
-                "PermissionError",
-                "writing to {place}: {out:?}"
-            );
+            assert_eq!(stdout(&out), "EROFS", "writing to {place}: {out:?}");
             assert!(!exists, "{place}: {} was created", target.display());
         }
     }
@@ -289,7 +297,7 @@ mod filesystem {
         }
         let fixture = Fixture::new();
         let session = fixture.session(false);
-        let outside = PathBuf::from("/tmp").join(unique("touch"));
+        let outside = fixture.root.path().join(unique("touch"));
         let script = format!("touch inside.txt && touch {}", outside.display());
         let out = sandboxed(&session, &fixture.workspace, "sh", &["-c", &script]);
         let escaped = outside.exists();
@@ -306,7 +314,7 @@ mod filesystem {
         }
         let fixture = Fixture::new();
         let session = fixture.session(false);
-        let outside = PathBuf::from("/tmp").join(unique("subprocess"));
+        let outside = fixture.root.path().join(unique("subprocess"));
         let script = "import subprocess, sys\n\
                       r = subprocess.run(['touch', sys.argv[1]])\n\
                       print(r.returncode)";
@@ -324,7 +332,7 @@ mod filesystem {
     }
 
     #[test]
-    fn tmpdir_points_at_the_private_temp_dir_which_is_writable() {
+    fn tmpdir_is_tmp_where_the_private_temp_dir_is_mounted() {
         if !landlock_available() {
             return;
         }
@@ -337,14 +345,216 @@ mod filesystem {
         let out = sandboxed(&session, &fixture.workspace, "python3", &["-c", script]);
         let text = stdout(&out);
         let lines: Vec<&str> = text.lines().collect();
-        let private = session.private_tmp().to_str().unwrap();
-        assert_eq!(lines, [private, private], "{out:?}");
+        assert_eq!(lines, ["/tmp", "/tmp"], "{out:?}");
         let written = std::fs::read_dir(session.private_tmp()).unwrap().count();
         assert_eq!(written, 1);
     }
 
+    /// Issue 12: a program that hard-codes `/tmp` works, sees none of the
+    /// host's `/tmp` (the user's tmux sockets, other programs' files) and
+    /// writes into the session's private temp dir; `/var/tmp` too.
     #[test]
-    fn dev_null_stays_writable() {
+    fn tmp_is_private_host_files_are_invisible_and_writes_land_in_the_private_dir() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let host_file = PathBuf::from("/tmp").join(unique("host-secret"));
+        std::fs::write(&host_file, "host").unwrap();
+        let written = unique("written");
+        let script = "import os, sys\n\
+host, name = sys.argv[1], sys.argv[2]\n\
+print(os.path.exists(host), os.path.basename(host) in os.listdir('/tmp'))\n\
+open('/tmp/' + name, 'w').write('inside')\n\
+if os.path.isdir('/var/tmp'):\n    open('/var/tmp/' + name + '.var', 'w').write('inside')\n\
+print('ok')";
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", script, host_file.to_str().unwrap(), &written],
+        );
+        let _ = std::fs::remove_file(&host_file);
+        let on_host = Path::new("/tmp").join(&written).exists();
+        assert_eq!(stdout(&out), "False False\nok", "{out:?}");
+        assert!(!on_host, "a write to /tmp reached the host's /tmp");
+        assert_eq!(
+            std::fs::read_to_string(session.private_tmp().join(&written)).unwrap(),
+            "inside"
+        );
+        if Path::new("/var/tmp").is_dir() {
+            let var = format!("{written}.var");
+            assert!(session.private_tmp().join(&var).exists());
+            assert!(!Path::new("/var/tmp").join(&var).exists());
+        }
+    }
+
+    /// A project opened under `/tmp` is mounted back at its own path on top
+    /// of the private `/tmp`: it stays writable (and `git` works there),
+    /// while its siblings in the host's `/tmp` stay out of reach.
+    #[test]
+    fn a_workspace_under_tmp_stays_writable_and_its_siblings_stay_private() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::in_tmp();
+        let sibling = fixture.root.path().join("sibling.txt");
+        std::fs::write(&sibling, "host").unwrap();
+        let session = fixture.session(false);
+        let script = "import os\n\
+open('in.txt', 'w').write('inside'); os.chmod('in.txt', 0o600)\n\
+print(os.path.exists('../sibling.txt'))\n\
+open('../new.txt', 'w').write('x')\n\
+print(os.getcwd())";
+        let out = sandboxed(&session, &fixture.workspace, "python3", &["-c", script]);
+        let cwd = fixture.workspace.canonicalize().unwrap();
+        assert_eq!(stdout(&out), format!("False\n{}", cwd.display()), "{out:?}");
+        assert_eq!(
+            std::fs::read_to_string(fixture.workspace.join("in.txt")).unwrap(),
+            "inside"
+        );
+        assert!(!fixture.root.path().join("new.txt").exists());
+        assert_eq!(std::fs::read_to_string(&sibling).unwrap(), "host");
+    }
+
+    /// The mount points for a workspace under `/tmp` are made by the
+    /// unconfined host inside the private dir, which confined code writes:
+    /// a link planted at their place must not steer that mkdir out.
+    #[test]
+    fn a_link_planted_at_a_mount_point_does_not_steer_the_host() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::in_tmp();
+        let victim = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let session = fixture.session(false);
+        let name = fixture.root.path().file_name().unwrap().to_str().unwrap();
+        let plant = format!(
+            "mv /tmp/{name} /tmp/moved && ln -s {victim} /tmp/{name} && echo planted",
+            victim = victim.path().display()
+        );
+        let out = sandboxed(&session, &fixture.workspace, "sh", &["-c", &plant]);
+        assert_eq!(stdout(&out), "planted", "{out:?}");
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "sh",
+            &["-c", "echo again > a.txt && pwd"],
+        );
+        let cwd = fixture.workspace.canonicalize().unwrap();
+        assert_eq!(stdout(&out), cwd.display().to_string(), "{out:?}");
+        assert!(
+            !victim.path().join("ws").exists(),
+            "the host followed a planted link"
+        );
+        assert_eq!(
+            std::fs::read_to_string(fixture.workspace.join("a.txt")).unwrap(),
+            "again\n"
+        );
+    }
+
+    /// Python that changes the mode, times and an xattr of `argv[1]` and
+    /// prints what each did: `ok` or the errno's name.
+    const TRY_METADATA: &str = concat!(
+        "import errno, os, sys\n",
+        "def attempt(name, change):\n",
+        "    try:\n",
+        "        change(); print(name, 'ok')\n",
+        "    except OSError as e:\n",
+        "        print(name, errno.errorcode[e.errno])\n",
+        "path = sys.argv[1]\n",
+        "attempt('chmod', lambda: os.chmod(path, 0o777))\n",
+        "attempt('utime', lambda: os.utime(path, (0, 0)))\n",
+        "attempt('setxattr', lambda: os.setxattr(path, 'user.hello', b'1'))\n",
+    );
+
+    /// Issue 12, route 8: Landlock does not confine metadata. Outside the
+    /// writable roots every mount is read-only in the child, so `chmod`,
+    /// `utime` and xattrs of a file the user owns fail; inside they work.
+    #[test]
+    fn metadata_outside_the_writable_roots_cannot_change_but_inside_can() {
+        if !landlock_available() {
+            return;
+        }
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let fixture = Fixture::new();
+        let outside = fixture.root.path().join("owned.txt");
+        let inside = fixture.workspace.join("owned.txt");
+        for path in [&outside, &inside] {
+            std::fs::write(path, "x").unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        let before = std::fs::metadata(&outside).unwrap();
+        let session = fixture.session(false);
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", TRY_METADATA, outside.to_str().unwrap()],
+        );
+        assert_eq!(
+            stdout(&out),
+            "chmod EROFS\nutime EROFS\nsetxattr EROFS",
+            "{out:?}"
+        );
+        let after = std::fs::metadata(&outside).unwrap();
+        assert_eq!(after.mode(), before.mode());
+        assert_eq!(after.mtime(), before.mtime());
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "python3",
+            &["-c", TRY_METADATA, "owned.txt"],
+        );
+        let text = stdout(&out);
+        // Some file systems have no user xattrs; the mode and times must change.
+        assert!(text.starts_with("chmod ok\nutime ok\nsetxattr "), "{out:?}");
+        let changed = std::fs::metadata(&inside).unwrap();
+        assert_eq!(changed.mode() & 0o777, 0o777);
+        assert_eq!(changed.mtime(), 0);
+    }
+
+    /// The recursive read-only flag skips configured writable roots, also
+    /// ones reached through a symlink and ones on another mount (`/dev/shm`
+    /// for `multiprocessing`).
+    #[test]
+    fn configured_writable_roots_keep_metadata_changes_even_through_a_link() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let real = fixture.root.path().join("cache-real");
+        std::fs::create_dir(&real).unwrap();
+        let link = fixture.root.path().join("cache-link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let mut writable = vec![link.clone()];
+        let shm = Path::new("/dev/shm");
+        if shm.is_dir() {
+            writable.push(shm.to_path_buf());
+        }
+        let session = SandboxSession::start(&fixture.workspace, false, writable.clone()).unwrap();
+        let name = unique("meta");
+        for dir in &writable {
+            let target = dir.join(&name);
+            let script = format!(
+                "import os\nopen({t:?}, 'w').write('x'); os.chmod({t:?}, 0o640); os.utime({t:?}, (0, 0)); print('ok')",
+                t = target.display().to_string()
+            );
+            let out = sandboxed(&session, &fixture.workspace, "python3", &["-c", &script]);
+            let exists = target.exists();
+            let _ = std::fs::remove_file(&target);
+            assert_eq!(stdout(&out), "ok", "{}: {out:?}", dir.display());
+            assert!(exists, "{}", dir.display());
+        }
+    }
+
+    /// Devices stay writable on the read-only `/dev` mount: `/dev/null`,
+    /// and a new pty pair (`pty`, `script`, curses programs). Other devices
+    /// are Landlock's to refuse (a read-only mount does not stop device
+    /// writes): `/dev/urandom` is writable by everyone on the host.
+    #[test]
+    fn dev_null_and_ptys_stay_writable_other_devices_do_not() {
         if !landlock_available() {
             return;
         }
@@ -356,10 +566,60 @@ mod filesystem {
             "sh",
             &[
                 "-c",
-                "echo hidden > /dev/null && python3 -c \"open('/dev/null','w').write('x')\" && echo ok",
+                "echo hidden > /dev/null && python3 -c \"open('/dev/null','w').write('x')\" && \
+                 python3 -c \"import os; m, s = os.openpty(); os.write(s, b'p'); print(os.read(m, 1).decode())\" && echo ok; \
+                 echo x > /dev/urandom && echo urandom",
             ],
         );
-        assert_eq!(stdout(&out), "ok", "{out:?}");
+        assert_eq!(stdout(&out), "p\nok", "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("Permission denied"),
+            "{out:?}"
+        );
+    }
+
+    /// Issue 12, gap 3: a bind needs an existing folder, so a `.git/` made
+    /// while a process runs is writable to it. The session reports it, and
+    /// every process spawned afterwards gets it read-only.
+    #[test]
+    fn a_git_folder_made_during_the_session_is_reported_and_protected_from_then_on() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        assert!(session.appeared_protected().is_empty());
+        assert_eq!(session.appeared_notice(), None);
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "sh",
+            &[
+                "-c",
+                "git init -q && echo evil > .git/hooks/pre-commit && echo planted",
+            ],
+        );
+        assert_eq!(stdout(&out), "planted", "{out:?}");
+        assert_eq!(
+            session.appeared_protected(),
+            [fixture.workspace.join(".git")]
+        );
+        let notice = session.appeared_notice().unwrap();
+        assert!(
+            notice.contains(".git") && notice.contains("hooks"),
+            "{notice}"
+        );
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "sh",
+            &[
+                "-c",
+                "echo evil > .git/hooks/post-checkout && echo planted; git status --short; exit 0",
+            ],
+        );
+        assert_eq!(stdout(&out), "", "{out:?}");
+        assert!(!fixture.workspace.join(".git/hooks/post-checkout").exists());
     }
 
     #[test]
@@ -670,7 +930,7 @@ except Exception as e:\n    print(type(e).__name__)\n";
             .stdin(Stdio::null());
         install(cmd.as_std_mut(), session.prepared()).unwrap();
         let out = cmd.output().await.unwrap();
-        assert_eq!(stdout(&out), "PermissionError", "{out:?}");
+        assert_eq!(stdout(&out), "EROFS", "{out:?}");
         assert!(!outside.exists());
     }
 }
@@ -887,6 +1147,130 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
             .status();
         assert!(!marker.exists(), "tmux ran a command outside: {out:?}");
         assert!(!out.status.success(), "{out:?}");
+    }
+
+    /// Private `/tmp` and read-only metadata at the CLI: the host's `/tmp`
+    /// (where tmux keeps its sockets) is invisible, a file written to
+    /// `/tmp` stays off the host, and `chmod`/`touch -d` of a file the user
+    /// owns outside the workspace fail while the same inside works.
+    #[test]
+    fn tmp_is_private_and_metadata_outside_the_workspace_is_read_only() {
+        if !landlock_available() {
+            return;
+        }
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let fixture = Fixture::new();
+        let host_file = PathBuf::from("/tmp").join(unique("cli-host"));
+        std::fs::write(&host_file, "host").unwrap();
+        let outside = fixture.root.path().join("mine.txt");
+        std::fs::write(&outside, "x").unwrap();
+        std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let written = unique("cli-written");
+        let script = format!(
+            "test -e {host} && echo host-visible; ls /tmp | grep -c cli-host; \
+             echo x > /tmp/{written} && echo tmp-write; \
+             chmod 777 {outside} && echo chmod-outside; \
+             touch -d 2001-01-01 {outside} && echo touch-outside; \
+             echo y > mine.txt && chmod 777 mine.txt && touch -d 2001-01-01 mine.txt && echo inside; exit 0",
+            host = host_file.display(),
+            outside = outside.display(),
+        );
+        let out = sh(&fixture, &script);
+        let _ = std::fs::remove_file(&host_file);
+        let leaked = Path::new("/tmp").join(&written).exists();
+        assert_eq!(stdout(&out), "0\ntmp-write\ninside", "{out:?}");
+        assert!(!leaked, "a write to /tmp reached the host");
+        let meta = std::fs::metadata(&outside).unwrap();
+        assert_eq!(meta.mode() & 0o777, 0o600);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("Read-only file system"), "{stderr}");
+    }
+
+    /// Gap 3 at the CLI: a `.git/` the command made was writable to it, so
+    /// the user is told to check it before running git there.
+    #[test]
+    fn a_git_folder_the_command_made_is_reported() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let out = sh(&fixture, "git init -q && echo evil > .git/hooks/pre-commit");
+        assert!(out.status.success(), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let git = fixture.workspace.canonicalize().unwrap().join(".git");
+        assert!(
+            stderr.contains(&format!("{} appeared", git.display())) && stderr.contains("hooks/"),
+            "{stderr}"
+        );
+        let quiet = sh(&fixture, "true");
+        assert!(
+            !String::from_utf8_lossy(&quiet.stderr).contains("appeared"),
+            "{quiet:?}"
+        );
+    }
+
+    /// A non-root user gets the same namespace through a user namespace:
+    /// private `/tmp`, read-only metadata outside, writable workspace. Run
+    /// as `nobody` when the tests run as root (as in CI).
+    #[test]
+    fn a_non_root_user_gets_the_same_namespace() {
+        if !landlock_available() {
+            return;
+        }
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0
+            || Command::new("setpriv").arg("--version").output().is_err()
+        {
+            eprintln!("\n!!!!! not root or no setpriv: non-root namespace not tried\n");
+            return;
+        }
+        use std::os::unix::fs::PermissionsExt;
+        let fixture = Fixture::new();
+        let nobody = 65534;
+        for path in [fixture.root.path(), &fixture.workspace] {
+            std::os::unix::fs::chown(path, Some(nobody), Some(nobody)).unwrap();
+        }
+        let outside = fixture.root.path().join("theirs.txt");
+        std::fs::write(&outside, "x").unwrap();
+        std::os::unix::fs::chown(&outside, Some(nobody), Some(nobody)).unwrap();
+        std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let as_nobody = || {
+            let mut cmd = Command::new("setpriv");
+            cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .env("HOME", &fixture.workspace);
+            cmd
+        };
+        let mut reach = as_nobody();
+        reach.args(["test", "-x", BIN]);
+        if !output_of(reach).status.success() {
+            // A checkout under a private home (0700) is out of nobody's reach.
+            eprintln!("\n!!!!! nobody cannot run the binary here: non-root namespace not tried\n");
+            return;
+        }
+        let host_file = PathBuf::from("/tmp").join(unique("nobody-host"));
+        std::fs::write(&host_file, "host").unwrap();
+        let script = format!(
+            "id -u; test -e {host} && echo host-visible; echo x > /tmp/t && echo tmp-write; \
+             chmod 777 {outside} && echo chmod-outside; echo y > in.txt && chmod 700 in.txt && echo inside; exit 0",
+            host = host_file.display(),
+            outside = outside.display(),
+        );
+        let mut cmd = as_nobody();
+        cmd.args([BIN, "sandbox", "-C"])
+            .arg(&fixture.workspace)
+            .args(["--", "sh", "-c", &script]);
+        let out = output_of(cmd);
+        let _ = std::fs::remove_file(&host_file);
+        if out.status.code() == Some(2) {
+            // The kernel refuses unprivileged user namespaces: the sandbox
+            // is unavailable for this user and says so, nothing ran.
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains("refusing to run"), "{out:?}");
+            return;
+        }
+        assert_eq!(stdout(&out), "65534\ntmp-write\ninside", "{out:?}");
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(std::fs::metadata(&outside).unwrap().mode() & 0o777, 0o600);
     }
 
     /// Secrets stay out: the API key and other variables not on the

@@ -31,8 +31,8 @@ pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
 }
 
 /// Sets up `cmd` so the process it spawns runs inside the sandbox: its
-/// `TMPDIR` (and `TMP`, `TEMP`, which Python's `tempfile` also reads) point at
-/// the private temp dir, and a `pre_exec` hook applies the ruleset before the
+/// `TMPDIR` (and `TMP`, `TEMP`, which Python's `tempfile` also reads) is
+/// `/tmp`, where the private temp dir is mounted, and a `pre_exec` hook applies the ruleset before the
 /// program starts. Children of that process inherit the restriction; there is
 /// no way out of a Landlock domain.
 ///
@@ -46,10 +46,10 @@ pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> 
     // execs, so the confined program never sees it.
     let ruleset = prepared.ruleset_owned()?;
     let filter = prepared.filter().cloned();
-    // Planned per spawn: a `.git/` made since the last one is protected too.
-    let namespace = Namespace::plan(prepared.workspace())?;
+    let namespace = prepared.plan_namespace()?;
+    // The private temp dir is mounted there (see `super::namespace`).
     for var in ["TMPDIR", "TMP", "TEMP"] {
-        cmd.env(var, prepared.private_tmp());
+        cmd.env(var, "/tmp");
     }
     // SAFETY: the closure runs in the child after fork. It only reads an
     // fd and a filter program it owns and calls restrict_self, which makes
@@ -60,8 +60,9 @@ pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> 
     Ok(())
 }
 
-/// Enters the private mount namespace with read-only protected folders
-/// ([`super::namespace`]), drops every capability ([`super::caps`]), then
+/// Enters the private mount namespace (private `/tmp`, read-only tree
+/// outside the writable roots, read-only protected folders:
+/// [`super::namespace`]), drops every capability ([`super::caps`]), then
 /// `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self(ruleset, 0)` and the
 /// seccomp filter of [`super::seccomp`] (where this CPU has one).
 ///

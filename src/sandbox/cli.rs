@@ -81,6 +81,9 @@ pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
     let status = cmd
         .status()
         .with_context(|| format!("cannot run `{program}` in the sandbox"))?;
+    if let Some(notice) = confinement.session().and_then(|s| s.appeared_notice()) {
+        eprintln!("hello-tui sandbox: warning: {notice}");
+    }
     Ok(ExitCode::from(exit_code(status)))
 }
 

@@ -9,8 +9,11 @@
 //!
 //! What a confined child gets (see each module for why):
 //! - `env`: an environment built from an allowlist, never the API key;
-//! - `namespace`: a private mount namespace in which `.git/` and
-//!   `.hello-tui/` are read-only (a user namespace first when not root);
+//! - `namespace`: a private mount namespace (a user namespace first when
+//!   not root) with the session's private temp dir as `/tmp`, every mount
+//!   read-only outside the writable roots (so no `chmod`, `utime` or
+//!   xattrs there, which Landlock does not cover), and `.git/` and
+//!   `.hello-tui/` read-only inside the workspace;
 //! - `caps`: no capabilities, even as root (bounding set emptied);
 //! - Landlock (`prepare`): reads everywhere, writes only beneath the
 //!   workspace, the private temp dir and configured extra paths; no TCP
@@ -44,18 +47,35 @@
 //!   by default (shared with every other program), and `multiprocessing`
 //!   managers (which listen on a unix socket) do not work;
 //! - `ptrace` is refused, so `gdb`/`strace` do not work in a cell;
+//! - writes outside the writable roots mostly fail with `EROFS` (Python's
+//!   `OSError: Read-only file system`), not `EACCES`: the read-only mount
+//!   answers before Landlock does;
+//! - `TMPDIR` is `/tmp`, which is the private temp dir: files the user left
+//!   in the host's `/tmp` cannot be seen, and the host finds the child's
+//!   temp files under [`SandboxSession::private_tmp`];
 //! - writes to `.git/` fail (`git commit` from a cell; `git status` works);
 //! - as non-root, files of other users (root's included) appear owned by
 //!   `nobody` inside the user namespace;
 //! - switching between `full` and a sandboxed mode needs a kernel restart.
 //!
-//! Known gaps (stated so nobody over-trusts it): metadata changes to files
-//! outside the workspace that the user owns (chmod, utimes, xattrs) are not
-//! confined by Landlock; a `.git/` a cell creates where there was none is
-//! its own (protected only from the next spawn on); on CPUs other than
-//! x86_64/aarch64 there is no seccomp filter, so only TCP is confined there
-//! and unix sockets stay open. Reads are not confined at all (by design of
-//! this policy): a cell can read `~/.ssh` and print it into the conversation.
+//! Known gaps (stated so nobody over-trusts it):
+//! - a `.git/` made where there was none is writable to every process
+//!   running when it appears (the kernel, until it restarts), so its hooks
+//!   and config may be planted by the cell that made it. A bind needs an
+//!   existing folder and nothing in the kernel refuses one name; processes
+//!   spawned afterwards get it read-only, and
+//!   [`SandboxSession::appeared_notice`] says it happened (`hello-tui
+//!   sandbox` prints it; the TUI does not show it yet);
+//! - only the workspace's own `.git/` folder is protected: a nested
+//!   repository's `sub/.git` and a `.git` file (worktree, submodule) are not;
+//! - on CPUs other than x86_64/aarch64 there is no seccomp filter, so only
+//!   TCP is confined there and unix sockets stay open;
+//! - reads are not confined at all (by design of this policy): a cell can
+//!   read `~/.ssh` and print it into the conversation.
+//!
+//! There is no weaker fallback for the namespace: where the mount calls
+//! (`mount_setattr` is Linux 5.12+, older than Landlock) are refused, the
+//! probe fails and the sandbox counts as unavailable.
 
 mod caps;
 mod child;
@@ -64,6 +84,7 @@ mod confinement;
 mod env;
 mod error;
 mod mode;
+mod mounts;
 mod namespace;
 mod policy;
 mod prepare;

@@ -1,37 +1,86 @@
-//! Protected paths inside the workspace: `.git/` and `.hello-tui/` are
-//! read-only to confined code.
+//! The child's private mount namespace: a private `/tmp`, a read-only tree
+//! outside the writable roots, and read-only `.git/` and `.hello-tui/`
+//! inside the workspace.
 //!
-//! Landlock cannot take a subtree back out of an allowed one, so the child
-//! gets a private mount namespace in which those folders are read-only bind
-//! mounts of themselves (what Codex CLI does for `.git`). A planted
-//! `.git/hooks/pre-commit` or `core.fsmonitor` would run at the user's next
-//! git command, outside any sandbox; a line appended to a session file
-//! would be sent to the model by `--continue`. As root the child can make
-//! the namespace itself; otherwise it first enters a user namespace that
-//! maps its own uid and gid (where the kernel allows unprivileged user
-//! namespaces). Where neither works the sandbox is unavailable: the probe
-//! says so and `auto` falls back to asking.
+//! - **Private `/tmp`.** The session's private temp dir is mounted over
+//!   `/tmp` (and `/var/tmp` where it is a folder), so programs that hard-code
+//!   `/tmp` work and see nothing of the host's: not the user's tmux
+//!   sockets, not other programs' temp files. Writable roots that live under
+//!   `/tmp` (a workspace in `/tmp/x`) are mounted back on top, at their own
+//!   paths, over folders made for them in the private dir.
+//! - **Read-only tree.** Landlock confines writes of file contents, but not
+//!   `chmod`, `utime`, xattrs or ownership of files the user owns (all of
+//!   them, for root). So every mount is made read-only (`mount_setattr`,
+//!   recursive), after the writable roots (workspace, private temp dir,
+//!   `[safety] writable`) were cloned with the flags they have on the host;
+//!   the clones are then mounted back at their paths. No flag is ever
+//!   cleared, so a mount that is read-only on the host stays so (and in a
+//!   user namespace, where such flags are locked, nothing fails). Device
+//!   nodes stay writable on a read-only mount (`/dev/null`, ptys).
+//! - **Protected folders.** Landlock cannot take a subtree back out of an
+//!   allowed one, so `.git/` and `.hello-tui/` become read-only binds of
+//!   themselves, made last (what Codex CLI does for `.git`). A planted
+//!   `.git/hooks/pre-commit` or `core.fsmonitor` would run at the user's
+//!   next git command, outside any sandbox; a line appended to a session
+//!   file would be sent to the model by `--continue`. A bind needs an
+//!   existing folder: see [`super::SandboxSession::appeared_protected`] for
+//!   a `.git/` made after the spawn.
 //!
-//! The plan (paths, mount flags, id maps) is made in the parent; entering it
-//! in the forked child only makes raw syscalls.
+//! The host's mounts stay out of reach through `/proc/<pid>/root` of
+//! processes outside: as root the child holds no capabilities, so it may
+//! not look into a process that holds any; as non-root the user namespace
+//! boundary refuses it.
+//!
+//! As root the child can make the namespace itself; otherwise it first
+//! enters a user namespace that maps its own uid and gid (where the kernel
+//! allows unprivileged user namespaces). Where neither works, or the mount
+//! syscalls are refused, the sandbox is unavailable: the probe tries the
+//! same steps, says so, and `auto` falls back to asking.
+//!
+//! The plan (canonical paths, mount points, id maps) is made in the parent;
+//! entering it in the forked child only makes raw syscalls.
 
 use std::ffi::CString;
 use std::io;
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::mounts::{self, check};
 
 /// Folders of the workspace confined code may read but not change.
 pub const PROTECTED: [&str; 2] = [".git", ".hello-tui"];
 
+/// Where the private temp dir is mounted, when the folder exists.
+const TEMP_DIRS: [&str; 2] = ["/tmp", "/var/tmp"];
+
+/// Most binds a plan may hold: the child keeps their trees in an array on
+/// its stack (it may not allocate).
+const MAX_BINDS: usize = 32;
+
 /// What the child does to enter its namespace.
 #[derive(Debug, Clone)]
 pub(crate) struct Namespace {
-    /// Existing protected folders, with the mount flags to keep when
-    /// remounting them read-only (a user namespace may not drop `nosuid`,
-    /// `nodev`, `noexec` it inherited).
-    read_only: Vec<(CString, libc::c_ulong)>,
+    /// Make every mount read-only before attaching `binds`. False only when
+    /// `/` itself is a writable root.
+    read_only_tree: bool,
+    /// Trees cloned before anything changes and mounted back afterwards, in
+    /// this order (shallowest target first): the private temp dir at the
+    /// temp dirs, each writable root at its own path.
+    binds: Vec<Bind>,
+    /// Existing protected folders, bound read-only last.
+    read_only: Vec<CString>,
     /// `Some` when not root: enter a user namespace mapping these ids.
     user: Option<IdMaps>,
+}
+
+#[derive(Debug, Clone)]
+struct Bind {
+    source: CString,
+    target: CString,
 }
 
 #[derive(Debug, Clone)]
@@ -41,54 +90,106 @@ struct IdMaps {
 }
 
 impl Namespace {
-    /// The plan for a child working in `workspace`: the protected folders
-    /// that exist now (`.hello-tui/` is created when missing: it is the
+    /// The plan for a child working in `workspace`, writing to
+    /// `private_tmp` and `writable`. Symlinked roots are resolved (a mount
+    /// would follow the link anyway). The protected folders that exist now
+    /// are protected (`.hello-tui/` is created when missing: it is the
     /// workbench's own, and a cell must not be able to make it first).
-    pub(crate) fn plan(workspace: &Path) -> io::Result<Namespace> {
+    pub(crate) fn plan(
+        workspace: &Path,
+        private_tmp: &Path,
+        writable: &[PathBuf],
+    ) -> io::Result<Namespace> {
         // Where it cannot be made (a read-only workspace), the child cannot
         // make it either: nothing to protect then.
         let _ = std::fs::create_dir_all(workspace.join(".hello-tui"));
+        let workspace = workspace.canonicalize()?;
         let mut read_only = Vec::new();
         for name in PROTECTED {
             let path = workspace.join(name);
             // symlink_metadata: a protected name that is a symlink is not
             // bound (the bind would follow it); it is a plain entry then.
-            let Ok(meta) = path.symlink_metadata() else {
-                continue;
-            };
-            if !meta.is_dir() {
-                continue;
+            if path.symlink_metadata().is_ok_and(|meta| meta.is_dir()) {
+                read_only.push(c_path(&path)?);
             }
-            let c_path = CString::new(path.as_os_str().as_bytes())
-                .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-            read_only.push((c_path.clone(), kept_flags(&c_path)?));
+        }
+        let roots = std::iter::once(Ok(workspace))
+            .chain(writable.iter().map(|path| path.canonicalize()))
+            .collect::<io::Result<Vec<PathBuf>>>()?;
+        let mut plan = Self::with_roots(private_tmp, &roots)?;
+        plan.read_only = read_only;
+        Ok(plan)
+    }
+
+    /// The plan the probe tries: every step a real spawn takes (read-only
+    /// tree, a folder mounted over `/tmp`), with no roots of its own. `/tmp`
+    /// stands in for the private temp dir: the probe must not depend on
+    /// `TMPDIR` (a session names a bad one itself when it fails to start).
+    pub(crate) fn probe() -> io::Result<Namespace> {
+        let tmp = Path::new(TEMP_DIRS[0]);
+        Self::with_roots(if tmp.is_dir() { tmp } else { Path::new("/") }, &[])
+    }
+
+    fn with_roots(private_tmp: &Path, roots: &[PathBuf]) -> io::Result<Namespace> {
+        let private_tmp = private_tmp.canonicalize()?;
+        let mut temp_dirs: Vec<PathBuf> = Vec::new();
+        for dir in TEMP_DIRS.iter().map(Path::new) {
+            // A temp dir that is a link to another (/var/tmp -> /tmp) is
+            // covered through it.
+            if dir.symlink_metadata().is_ok_and(|meta| meta.is_dir())
+                && let Ok(dir) = dir.canonicalize()
+                && !temp_dirs.contains(&dir)
+            {
+                temp_dirs.push(dir);
+            }
+        }
+        // Writable roots are mounted back on top of the private temp dir,
+        // so one under /tmp needs a mount point inside it.
+        for root in roots {
+            for dir in &temp_dirs {
+                if let Ok(relative) = root.strip_prefix(dir)
+                    && !relative.as_os_str().is_empty()
+                {
+                    make_mount_point(&private_tmp, relative, root)?;
+                }
+            }
+        }
+        let mut targets: Vec<(PathBuf, &Path)> = temp_dirs
+            .into_iter()
+            .map(|dir| (dir, private_tmp.as_path()))
+            .chain(roots.iter().map(|root| (root.clone(), root.as_path())))
+            .collect();
+        // Stable: on equal depth the private temp dir goes first and a
+        // writable root the user named at that same path wins.
+        targets.sort_by_key(|(target, _)| target.components().count());
+        let read_only_tree = !roots.iter().any(|root| root == Path::new("/"));
+        let binds = targets
+            .iter()
+            // "/" cannot be mounted over in place; it stays writable.
+            .filter(|(target, _)| target != Path::new("/"))
+            .map(|(target, source)| {
+                Ok(Bind {
+                    source: c_path(source)?,
+                    target: c_path(target)?,
+                })
+            })
+            .collect::<io::Result<Vec<Bind>>>()?;
+        if binds.len() > MAX_BINDS {
+            return Err(io::Error::other(format!(
+                "more than {MAX_BINDS} writable paths cannot be confined"
+            )));
         }
         Ok(Namespace {
-            read_only,
-            user: Self::user_maps(),
-        })
-    }
-
-    /// The plan the probe tries: a namespace with nothing in it yet.
-    pub(crate) fn empty() -> Namespace {
-        Namespace {
+            read_only_tree,
+            binds,
             read_only: Vec::new(),
-            user: Self::user_maps(),
-        }
-    }
-
-    fn user_maps() -> Option<IdMaps> {
-        // SAFETY: geteuid/getegid have no preconditions.
-        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        (uid != 0).then(|| IdMaps {
-            uid_map: format!("{uid} {uid} 1").into_bytes(),
-            gid_map: format!("{gid} {gid} 1").into_bytes(),
+            user: user_maps(),
         })
     }
 
     /// Enters a private mount namespace (after a user namespace when not
-    /// root) and remounts the protected folders read-only. Must run before
-    /// capabilities are dropped. Async-signal-safe.
+    /// root) and builds the view described in the module docs. Must run
+    /// before capabilities are dropped. Async-signal-safe.
     pub(crate) fn enter(&self) -> io::Result<()> {
         let flags = match self.user {
             Some(_) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS,
@@ -106,59 +207,106 @@ impl Namespace {
             write_proc(c"/proc/self/uid_map", &maps.uid_map)?;
             write_proc(c"/proc/self/gid_map", &maps.gid_map)?;
         }
-        // Private propagation first, or the binds below would show up in
+        // Private propagation first, or the mounts below would show up in
         // the workbench's own namespace too.
-        mount(None, c"/", libc::MS_REC | libc::MS_PRIVATE)?;
-        for (path, kept) in &self.read_only {
-            mount(Some(path), path, libc::MS_BIND | libc::MS_REC)?;
-            mount(
-                None,
-                path,
-                libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | kept,
-            )?;
+        mounts::make_private()?;
+        // The working directory the spawner chose, by path: the process
+        // still sits on the old mount, which turns read-only below.
+        let mut cwd = [0u8; libc::PATH_MAX as usize];
+        // SAFETY: getcwd writes at most `cwd.len()` bytes, NUL included.
+        let had_cwd = !unsafe { libc::getcwd(cwd.as_mut_ptr().cast(), cwd.len()) }.is_null();
+
+        let mut trees: [Option<OwnedFd>; MAX_BINDS] = [const { None }; MAX_BINDS];
+        for (slot, bind) in trees.iter_mut().zip(&self.binds) {
+            *slot = Some(mounts::clone_tree(&bind.source)?);
+        }
+        if self.read_only_tree {
+            mounts::make_read_only(c"/")?;
+        }
+        for (tree, bind) in trees.iter().zip(&self.binds) {
+            if let Some(tree) = tree {
+                mounts::attach(tree, &bind.target)?;
+            }
+        }
+        for path in &self.read_only {
+            let tree = mounts::clone_tree(path)?;
+            mounts::make_tree_read_only(&tree)?;
+            mounts::attach(&tree, path)?;
+        }
+        if had_cwd {
+            // SAFETY: getcwd wrote a NUL-terminated path into `cwd`.
+            check(unsafe { libc::chdir(cwd.as_ptr().cast()) })?;
         }
         Ok(())
     }
 }
 
-/// The per-mount flags of the mount holding `path` that a remount in a
-/// user namespace must keep.
-fn kept_flags(path: &CString) -> io::Result<libc::c_ulong> {
-    // SAFETY: statvfs writes into a zeroed struct we own; the path is a
-    // valid C string.
-    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
-    check(unsafe { libc::statvfs(path.as_ptr(), &mut stat) })?;
-    let pairs = [
-        (libc::ST_NOSUID, libc::MS_NOSUID),
-        (libc::ST_NODEV, libc::MS_NODEV),
-        (libc::ST_NOEXEC, libc::MS_NOEXEC),
-        (libc::ST_NOATIME, libc::MS_NOATIME),
-        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
-        (libc::ST_RELATIME, libc::MS_RELATIME),
-    ];
-    Ok(pairs
-        .iter()
-        .filter(|(st, _)| stat.f_flag & st != 0)
-        .fold(0, |flags, (_, ms)| flags | ms))
+fn user_maps() -> Option<IdMaps> {
+    // SAFETY: geteuid/getegid have no preconditions.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    (uid != 0).then(|| IdMaps {
+        uid_map: format!("{uid} {uid} 1").into_bytes(),
+        gid_map: format!("{gid} {gid} 1").into_bytes(),
+    })
 }
 
-fn mount(
-    source: Option<&CString>,
-    target: &std::ffi::CStr,
-    flags: libc::c_ulong,
-) -> io::Result<()> {
-    let source = source.map_or(std::ptr::null(), |s| s.as_ptr());
-    // SAFETY: mount reads C strings that outlive the call; null source,
-    // type and data are allowed for bind mounts, remounts and propagation.
-    check(unsafe {
-        libc::mount(
-            source,
-            target.as_ptr(),
-            std::ptr::null(),
-            flags,
-            std::ptr::null(),
-        )
-    })
+/// An empty folder (or file, for a file `root`) at `relative` beneath the
+/// private temp dir, to mount `root` on. Confined code writes that dir and
+/// this runs unconfined, so no link is followed: each folder is made and
+/// opened with `O_NOFOLLOW` from the one above, and whatever else sits at
+/// a reserved name (a planted link, a file) is removed first.
+fn make_mount_point(private_tmp: &Path, relative: &Path, root: &Path) -> io::Result<()> {
+    let names: Vec<&std::ffi::OsStr> = relative
+        .components()
+        .filter_map(|component| match component {
+            std::path::Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    let Some((last, folders)) = names.split_last() else {
+        return Ok(());
+    };
+    let mut dir = rustix::fs::open(
+        private_tmp,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    for name in folders {
+        dir = reserved(&dir, name, true)?;
+    }
+    reserved(&dir, last, root.is_dir()).map(drop)
+}
+
+/// Opens the folder (or file) `name` in `dir`, making it when missing and
+/// replacing anything of another kind.
+fn reserved(dir: &OwnedFd, name: &std::ffi::OsStr, folder: bool) -> io::Result<OwnedFd> {
+    let open = || {
+        if folder {
+            let _ = rustix::fs::mkdirat(dir, name, Mode::from_raw_mode(0o700));
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            rustix::fs::openat(dir, name, flags, Mode::empty())
+        } else {
+            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o600))
+        }
+    };
+    match open() {
+        Err(Errno::NOTDIR | Errno::LOOP | Errno::ISDIR) => {
+            let flags = if folder {
+                AtFlags::empty()
+            } else {
+                AtFlags::REMOVEDIR
+            };
+            rustix::fs::unlinkat(dir, name, flags)?;
+            Ok(open()?)
+        }
+        other => Ok(other?),
+    }
+}
+
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
 }
 
 /// open/write/close of a `/proc/self` file, async-signal-safe.
@@ -177,12 +325,4 @@ fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
         return Err(error);
     }
     Ok(())
-}
-
-fn check(result: libc::c_int) -> io::Result<()> {
-    if result == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
 }

@@ -12,8 +12,9 @@ pub struct SandboxPolicy {
     /// The project the user opened; the kernel may create, change and delete
     /// anything beneath it.
     pub workspace: PathBuf,
-    /// The session's scratch dir (see [`PrivateTmp`]); the child's `TMPDIR`
-    /// points here so `tempfile` and friends keep working.
+    /// The session's scratch dir (see [`PrivateTmp`]); the child sees it as
+    /// `/tmp` (and `/var/tmp`), where its `TMPDIR` points, so `tempfile` and
+    /// programs that hard-code `/tmp` keep working.
     pub private_tmp: PathBuf,
     /// Allow TCP connect and bind. Off by default: a cell that uploads the
     /// workspace should need the user's explicit yes.
@@ -39,8 +40,9 @@ impl SandboxPolicy {
 /// system temp dir and removed (with its contents) when dropped.
 ///
 /// The sandbox cannot simply allow writes to `/tmp`: that is shared with every
-/// other program, and a cell could plant files there for them. Giving the
-/// kernel its own dir keeps scratch files working without that hole.
+/// other program, and a cell could plant files there for them (or find the
+/// user's tmux sockets). Mounting the kernel's own dir over `/tmp` keeps
+/// scratch files working without that hole.
 #[derive(Debug)]
 pub struct PrivateTmp {
     dir: tempfile::TempDir,

@@ -60,13 +60,12 @@ const WRITABLE_DEVICES: [&str; 6] = [
 #[derive(Debug)]
 pub struct PreparedSandbox {
     ruleset: OwnedFd,
-    workspace: PathBuf,
+    /// The paths the namespace is planned from, again at each spawn.
+    policy: SandboxPolicy,
     /// The namespace plan as of `prepare`, for [`super::apply_in_child`]
     /// (which cannot plan in the child); `install` plans per spawn.
     namespace: Namespace,
-    private_tmp: PathBuf,
     kernel_abi: u32,
-    allow_network: bool,
     /// `None` on CPUs this build has no seccomp filter for.
     filter: Option<Filter>,
 }
@@ -81,12 +80,12 @@ impl PreparedSandbox {
     /// also when neither the socket filter nor Landlock's TCP rules can be
     /// used here.
     pub fn network_confined(&self) -> bool {
-        !self.allow_network && (seccomp::SUPPORTED || self.kernel_abi >= NETWORK_ABI)
+        !self.policy.allow_network && (seccomp::SUPPORTED || self.kernel_abi >= NETWORK_ABI)
     }
 
-    /// The dir the child's `TMPDIR` points at.
+    /// The dir the child sees as `/tmp` (and `/var/tmp`).
     pub fn private_tmp(&self) -> &Path {
-        &self.private_tmp
+        &self.policy.private_tmp
     }
 
     /// Restrictions the policy asked for that this kernel cannot enforce,
@@ -94,7 +93,7 @@ impl PreparedSandbox {
     pub fn limitations(&self) -> Vec<String> {
         let abi = self.kernel_abi;
         let mut notes = Vec::new();
-        if !self.allow_network && !seccomp::SUPPORTED {
+        if !self.policy.allow_network && !seccomp::SUPPORTED {
             notes.push(if abi < NETWORK_ABI {
                 format!(
                     "network not confined: no socket filter for this CPU and Landlock ABI {abi} \
@@ -124,8 +123,15 @@ impl PreparedSandbox {
         notes
     }
 
-    pub(crate) fn workspace(&self) -> &Path {
-        &self.workspace
+    /// A fresh namespace plan: a `.git/` made since the last one is
+    /// protected too.
+    pub(crate) fn plan_namespace(&self) -> io::Result<Namespace> {
+        let policy = &self.policy;
+        Namespace::plan(
+            &policy.workspace,
+            &policy.private_tmp,
+            &policy.extra_writable,
+        )
     }
 
     pub(crate) fn namespace(&self) -> &Namespace {
@@ -179,17 +185,20 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
     }
 
     let ruleset = ruleset_fd(created)?;
-    let namespace = Namespace::plan(&policy.workspace).map_err(|source| SandboxError::Path {
+    let namespace = Namespace::plan(
+        &policy.workspace,
+        &policy.private_tmp,
+        &policy.extra_writable,
+    )
+    .map_err(|source| SandboxError::Path {
         path: policy.workspace.clone(),
         source,
     })?;
     Ok(PreparedSandbox {
         ruleset,
-        workspace: policy.workspace.clone(),
+        policy: policy.clone(),
         namespace,
-        private_tmp: policy.private_tmp.clone(),
         kernel_abi: abi,
-        allow_network: policy.allow_network,
         filter: seccomp::SUPPORTED.then(|| Filter::build(!policy.allow_network)),
     })
 }

@@ -103,10 +103,12 @@ fn probe_enforcement() -> Result<u32, String> {
         .into();
     let ruleset = ruleset.ok_or("the kernel created no Landlock ruleset")?;
     let filter = seccomp::SUPPORTED.then(|| Filter::build(true));
+    let namespace = Namespace::probe()
+        .map_err(|error| format!("cannot plan the sandbox's mount namespace: {error}"))?;
     restrict_in_forked_child(
         std::os::fd::AsRawFd::as_raw_fd(&ruleset),
         filter.as_ref(),
-        &Namespace::empty(),
+        &namespace,
     )
     .map_err(|error| format!("a test process could not be confined: {error}"))?;
     Ok(abi)

@@ -1,0 +1,124 @@
+//! The raw mount syscalls the child makes to build its namespace: the old
+//! `mount(2)` for propagation, and the new mount API (`open_tree`,
+//! `move_mount`, `mount_setattr`, Linux 5.12+, older than Landlock's 5.13)
+//! for recursive read-only flags and binds whose source a later mount hides.
+//!
+//! Every function is async-signal-safe: raw syscalls on C strings the
+//! parent made, no allocation.
+
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd};
+
+/// `MOUNT_ATTR_RDONLY` from `<linux/mount.h>`.
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+/// `OPEN_TREE_CLONE`: a detached copy of the mount, not the mount itself.
+const OPEN_TREE_CLONE: libc::c_uint = 0x1;
+/// `MOVE_MOUNT_F_EMPTY_PATH`: the source is the fd itself.
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+
+/// The kernel's `struct mount_attr` (`MOUNT_ATTR_SIZE_VER0`).
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// Makes every mount of the namespace private, so nothing done here shows
+/// up in the workbench's own namespace.
+pub(crate) fn make_private() -> io::Result<()> {
+    // SAFETY: mount reads a C string that outlives the call; null source,
+    // type and data are allowed for a propagation change.
+    check(unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    })
+}
+
+/// A detached copy of the mount tree at `path` (submounts included, with
+/// the flags they have now), to attach later with [`attach`].
+pub(crate) fn clone_tree(path: &CStr) -> io::Result<OwnedFd> {
+    // SAFETY: open_tree reads a C string that outlives the call.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | libc::AT_RECURSIVE as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let fd = libc::c_int::try_from(fd).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
+    // SAFETY: open_tree returned a new fd that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Mounts a tree from [`clone_tree`] at `target` (on top of what is there).
+pub(crate) fn attach(tree: &OwnedFd, target: &CStr) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: move_mount reads two C strings that outlive the call.
+    check_long(unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            tree.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    })
+}
+
+/// Makes the mount at `path` and every mount beneath it read-only.
+pub(crate) fn make_read_only(path: &CStr) -> io::Result<()> {
+    set_read_only(libc::AT_FDCWD, path, 0)
+}
+
+/// Makes a tree from [`clone_tree`] (all of it) read-only.
+pub(crate) fn make_tree_read_only(tree: &OwnedFd) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    set_read_only(tree.as_raw_fd(), c"", libc::AT_EMPTY_PATH)
+}
+
+fn set_read_only(dirfd: libc::c_int, path: &CStr, flags: libc::c_int) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: MOUNT_ATTR_RDONLY,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: mount_setattr reads a C string and a mount_attr of the size
+    // passed, both alive for the call.
+    check_long(unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            dirfd,
+            path.as_ptr(),
+            (flags | libc::AT_RECURSIVE) as libc::c_uint,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    })
+}
+
+/// `Ok` for a syscall that returned 0, else errno.
+pub(crate) fn check(result: libc::c_int) -> io::Result<()> {
+    check_long(libc::c_long::from(result))
+}
+
+fn check_long(result: libc::c_long) -> io::Result<()> {
+    if result == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
