@@ -48,6 +48,7 @@ struct Kernel {
     client: KernelClient,
     confined: bool,
     notice: Option<String>,
+    sandbox: Option<std::sync::Arc<hello_tui::sandbox::SandboxSession>>,
     events: AppEventReceiver,
 }
 
@@ -88,6 +89,7 @@ fn launch_with(
         client: launched.client,
         confined: launched.confined,
         notice: launched.notice,
+        sandbox: launched.sandbox,
         events,
     }
 }
@@ -511,4 +513,54 @@ print(shell.run('ls /tmp | grep -c cell-host; chmod 777 {outside} || echo refuse
     assert!(!leaked, "a cell's /tmp write reached the host");
     assert_eq!(std::fs::metadata(&outside).unwrap().mode() & 0o777, 0o600);
     still_works(&k).await;
+}
+
+/// A `.git/` a cell creates where there was none is writable to that
+/// kernel (a read-only mount needs an existing folder): the workbench says
+/// so after the cell, once, naming it, so the user checks its hooks before
+/// running git there.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_workbench_warns_once_when_a_cell_makes_a_git_folder() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let mut k = launch(&fixture, ApprovalMode::Auto, false, status);
+    assert!(k.confined);
+    let mut state = AppState::new(fixture.workspace.clone(), settings(false));
+    state.safety.kernel_sandbox = k.sandbox.take();
+    let notices = |s: &AppState| {
+        s.conversation
+            .messages
+            .iter()
+            .filter(|m| m.text.contains("appeared during this sandboxed session"))
+            .count()
+    };
+    for code in ["x = 1", "import os; os.makedirs('.git/hooks')", "y = 2"] {
+        let (_, result) = k.client.execute(code.to_owned(), CellOrigin::User, None);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let ev = tokio::time::timeout_at(deadline, k.events.recv())
+                .await
+                .expect("the cell's events")
+                .expect("channel open");
+            let finished = matches!(
+                ev,
+                AppEvent::Kernel(hello_tui::app::kernel::KernelUpdate::Finished { .. })
+            );
+            handle_app_event(&mut state, ev);
+            if finished {
+                break;
+            }
+        }
+        let r = result.await.unwrap();
+        assert!(r.error.is_none(), "{code}: {:?}", r.error);
+        let expected = usize::from(code != "x = 1");
+        assert_eq!(notices(&state), expected, "after {code}");
+    }
+    let warning = state
+        .conversation
+        .messages
+        .iter()
+        .find(|m| m.text.contains("appeared"))
+        .unwrap();
+    assert!(warning.text.contains(".git"), "{}", warning.text);
 }

@@ -105,6 +105,7 @@ fn finish(state: &mut AppState, cell_id: u64, result: &ExecResult) {
     if lost {
         super::update::notice(state, "kernel restarted — variables lost");
     }
+    super::safety::warn_if_protected_appeared(state);
 }
 
 fn view_of(info: &KernelInfo) -> KernelView {

@@ -23,7 +23,7 @@ use crate::sandbox::{ApprovalMode, Confinement, SandboxStatus, effective_mode, f
 use tokio::sync::watch;
 
 /// What the status bar says about safety.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SafetyView {
     /// The mode in force (after any fallback).
     pub mode: ApprovalMode,
@@ -34,6 +34,11 @@ pub struct SafetyView {
     /// The sandboxed kernel can reach the network (allowed by the user, or
     /// not confinable on this machine).
     pub network_open: bool,
+    /// The running kernel's sandbox, asked after each cell whether a
+    /// protected folder (`.git/`) appeared that the kernel could write.
+    pub kernel_sandbox: Option<Arc<crate::sandbox::SandboxSession>>,
+    /// That warning was given (once per kernel).
+    pub appeared_warned: bool,
 }
 
 impl Default for SafetyView {
@@ -43,6 +48,8 @@ impl Default for SafetyView {
             sandbox: None,
             confined: false,
             network_open: false,
+            kernel_sandbox: None,
+            appeared_warned: false,
         }
     }
 }
@@ -87,6 +94,7 @@ pub struct Launched {
     pub client: KernelClient,
     pub confined: bool,
     pub notice: Option<String>,
+    pub sandbox: Option<Arc<crate::sandbox::SandboxSession>>,
 }
 
 impl KernelLauncher {
@@ -168,6 +176,7 @@ impl KernelLauncher {
             client,
             confined: confinement.is_sandboxed(),
             notice,
+            sandbox: confinement.shared_session(),
         })
     }
 }
@@ -228,6 +237,8 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
                 super::update::notice(state, text);
             }
             state.safety.confined = launched.confined;
+            state.safety.kernel_sandbox = launched.sandbox;
+            state.safety.appeared_warned = false;
             state.kernel_client = Some(launched.client);
         }
         Err(error) => {
@@ -354,6 +365,8 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
     match launcher.launch(mode) {
         Ok(launched) => {
             state.safety.confined = launched.confined;
+            state.safety.kernel_sandbox = launched.sandbox;
+            state.safety.appeared_warned = false;
             state.kernel_client = Some(launched.client);
             state.kernel = KernelView::Starting;
             let text = format!(
@@ -374,6 +387,25 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
             super::update::notice(state, &text);
         }
     }
+}
+
+/// After a cell: a `.git/` (or another protected folder) that appeared
+/// while the kernel ran was writable to it — a mount needs an existing
+/// folder — so its hooks may have been planted. Said once per kernel.
+pub fn warn_if_protected_appeared(state: &mut AppState) {
+    if state.safety.appeared_warned {
+        return;
+    }
+    let Some(text) = state
+        .safety
+        .kernel_sandbox
+        .as_ref()
+        .and_then(|session| session.appeared_notice())
+    else {
+        return;
+    };
+    state.safety.appeared_warned = true;
+    super::update::notice(state, &format!("Warning: {text}."));
 }
 
 #[cfg(test)]
@@ -414,7 +446,7 @@ mod tests {
                 network_confined: true,
             }),
             confined: true,
-            network_open: false,
+            ..SafetyView::default()
         };
         assert_eq!(view.label(), "ask · sandboxed");
         assert!(!view.is_warning());

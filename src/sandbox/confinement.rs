@@ -74,6 +74,12 @@ impl Confinement {
         self.session.as_deref()
     }
 
+    /// The session, to keep asking it after this confinement is gone (what
+    /// appeared since the kernel started).
+    pub fn shared_session(&self) -> Option<Arc<SandboxSession>> {
+        self.session.clone()
+    }
+
     /// Sets `cmd` up to start under this confinement: its environment is
     /// replaced by the allowlist, then (when sandboxed) the sandbox is
     /// installed, which also points `TMPDIR` at the private temp dir. An

@@ -65,7 +65,7 @@
 //!   existing folder and nothing in the kernel refuses one name; processes
 //!   spawned afterwards get it read-only, and
 //!   [`SandboxSession::appeared_notice`] says it happened (`hello-tui
-//!   sandbox` prints it; the TUI does not show it yet);
+//!   sandbox` prints it; the workbench says so after the cell);
 //! - only the workspace's own `.git/` folder is protected: a nested
 //!   repository's `sub/.git` and a `.git` file (worktree, submodule) are not;
 //! - on CPUs other than x86_64/aarch64 there is no seccomp filter, so only
