@@ -80,6 +80,7 @@ fn big_store() -> DiagnosticsStore {
                     "cargo check".into()
                 },
                 code: None,
+                related: Vec::new(),
             })
             .collect();
         store.set("ruff", &path, list);

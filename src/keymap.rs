@@ -27,6 +27,8 @@ pub enum Scope {
     Recovery,
     /// The variables pane (its list keys come from [`Scope::List`]).
     Variables,
+    /// The diagnostics pane (its list keys come from [`Scope::List`]).
+    Diagnostics,
     /// Typing a filter in the variables pane.
     VariableFilter,
     /// The approval overlay's choices.
@@ -56,6 +58,7 @@ impl Scope {
             Scope::Unsaved => "Unsaved edits (quit, close)",
             Scope::Recovery => "Recovered edits (at start)",
             Scope::Variables => "Variables",
+            Scope::Diagnostics => "Diagnostics",
             Scope::VariableFilter => "Variables filter",
             Scope::Approval => "Approval",
             Scope::ApprovalReason => "Approval: reason for denying",
@@ -67,13 +70,14 @@ impl Scope {
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 17] = [
+    pub const ALL: [Scope; 18] = [
         Scope::Global,
         Scope::Conversation,
         Scope::FileView,
         Scope::List,
         Scope::Variables,
         Scope::VariableFilter,
+        Scope::Diagnostics,
         Scope::Search,
         Scope::Help,
         Scope::RequestPreview,
@@ -162,6 +166,9 @@ pub enum Action {
     NextDiagnostic,
     PrevDiagnostic,
     JumpToDiagnostic,
+    /// The selected problem's whole message, source, code and related
+    /// places.
+    ShowProblem,
     Interrupt,
     CancelTurn,
     Suspend,
@@ -259,6 +266,7 @@ impl Action {
             Action::ToggleCells => "Expand or collapse code cells in the conversation",
             Action::NextDiagnostic => "Go to the next diagnostic",
             Action::JumpToDiagnostic => "Open the file at the selected diagnostic",
+            Action::ShowProblem => "Show the whole problem: message, source, code, related places",
             Action::PrevDiagnostic => "Go to the previous diagnostic",
             Action::Interrupt => {
                 "Interrupt the running cell (variables kept), else cancel the turn"
@@ -375,6 +383,8 @@ impl Action {
             Action::LoadTheirs => "load theirs",
             Action::ShowDiff => "diff",
             Action::ResolveConflict => "resolve",
+            Action::JumpToDiagnostic => "open",
+            Action::ShowProblem => "details",
             _ => "",
         }
     }
@@ -529,7 +539,13 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::Global, Char('c'), CTRL, Action::Interrupt),
     bind(Scope::Global, F(8), NONE, Action::NextDiagnostic),
     bind(Scope::Global, F(8), SHIFT, Action::PrevDiagnostic),
-    bind(Scope::List, KeyCode::Enter, NONE, Action::JumpToDiagnostic),
+    hinted(
+        Scope::Diagnostics,
+        KeyCode::Enter,
+        NONE,
+        Action::JumpToDiagnostic,
+    ),
+    hinted(Scope::Diagnostics, Char('K'), NONE, Action::ShowProblem),
     bind(Scope::Global, KeyCode::Esc, NONE, Action::CancelTurn),
     bind(Scope::Global, Char('z'), CTRL, Action::Suspend),
     bind(Scope::Global, Char('l'), CTRL, Action::Redraw),

@@ -964,6 +964,7 @@ fn gutter_markers_and_underlines_for_diagnostics() {
         message: message.into(),
         source: "ruff".into(),
         code: None,
+        related: Vec::new(),
     };
     hello_tui::app::diagnostics::apply(
         &mut s,
@@ -1053,6 +1054,7 @@ fn clicking_a_diagnostic_opens_it() {
                 message: format!("{name} problem {line}"),
                 source: "ruff".into(),
                 code: None,
+                related: Vec::new(),
             })
             .collect();
         hello_tui::app::diagnostics::apply(

@@ -98,6 +98,8 @@ fn with_content(mut s: AppState) -> AppState {
             column: 10,
             message: "Cannot find name 'config'.".into(),
             source: Some("ts".into()),
+            detail: "Cannot find name 'config'.".into(),
+            related: Vec::new(),
         },
         DiagnosticRow {
             severity: Severity::Warning,
@@ -107,6 +109,8 @@ fn with_content(mut s: AppState) -> AppState {
             column: 1,
             message: "'x' is declared but never used.".into(),
             source: Some("ts".into()),
+            detail: "'x' is declared but never used.".into(),
+            related: Vec::new(),
         },
         DiagnosticRow {
             severity: Severity::Hint,
@@ -116,6 +120,8 @@ fn with_content(mut s: AppState) -> AppState {
             column: 8,
             message: "`os` imported but unused".into(),
             source: Some("ruff".into()),
+            detail: "`os` imported but unused".into(),
+            related: Vec::new(),
         },
     ];
     s
@@ -210,6 +216,88 @@ fn diagnostics_pane_severities_are_coloured() {
     let terminal = draw(&mut s, 120, 40);
     let area = ratatui::layout::Rect::new(84, 23, 36, 16);
     insta::assert_debug_snapshot!(buffer_region(buffer_of(&terminal), area));
+}
+
+/// Issue 14, item 9: a message's parts are separated (ruff sends the
+/// problem and a `help:` line), the selected problem wraps to show all of
+/// itself, and K shows everything, related places included. Clicks still
+/// land on the row drawn under them.
+#[test]
+fn problems_read_whole_in_the_list_and_in_their_detail() {
+    use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, Position, Range, Related};
+    let mut s = state();
+    let diag = |line: usize, message: &str, related: Vec<Related>| Diagnostic {
+        path: "/work/demo/app.py".into(),
+        range: Range::new(Position::new(line, 7), Position::new(line, 9)),
+        severity: Severity::Warning,
+        message: message.into(),
+        source: "ruff".into(),
+        code: Some("F401".into()),
+        related,
+    };
+    hello_tui::app::diagnostics::apply(
+        &mut s,
+        DiagnosticsEvent::Published {
+            source: "ruff".into(),
+            path: "/work/demo/app.py".into(),
+            diagnostics: vec![
+                diag(
+                    0,
+                    "`os` imported but unused\nhelp: Remove unused import: `os`",
+                    vec![Related {
+                        path: "/work/demo/lib.py".into(),
+                        line: 4,
+                        character: 0,
+                        message: "`os` is also imported here".into(),
+                    }],
+                ),
+                diag(
+                    1,
+                    "`sys` imported but unused\nhelp: Remove unused import: `sys`",
+                    vec![],
+                ),
+                diag(9, "`re` imported but unused", vec![]),
+            ],
+        },
+    );
+    assert_eq!(
+        s.diagnostics.rows[0].message,
+        "`os` imported but unused · help: Remove unused import: `os`"
+    );
+    press(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
+    let text = text_of(&draw(&mut s, 80, 24));
+    insta::assert_snapshot!("problems_wrapped_selection", text);
+    // The selection is whole (wrapped), its source at its end.
+    for part in ["help: Remove", "unused import:", "`os`  ruff F401"] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+    // The unselected second problem stays on one line, cut.
+    assert!(!text.contains("Remove unused import: `sys`"), "{text}");
+
+    // A click on the second problem's row, below the wrapped first one.
+    let layout =
+        hello_tui::screen::layout::compute(ratatui::layout::Rect::new(0, 0, 80, 24), s.focus);
+    let pane = layout.rect(hello_tui::keymap::PaneId::Diagnostics).unwrap();
+    let inner = (pane.width - 2, pane.height - 2);
+    let rows = hello_tui::screen::diagnostics::selected_rows(&s, inner.0).len();
+    // The file's header, the selection's rows, then the second problem.
+    let row = u16::try_from(1 + rows).unwrap();
+    assert_eq!(
+        hello_tui::screen::diagnostics::diagnostic_at(&s, inner.0, inner.1, row),
+        Some(1)
+    );
+
+    press(&mut s, KeyCode::Char('K'), KeyModifiers::SHIFT);
+    let detail = text_of(&draw(&mut s, 80, 24));
+    insta::assert_snapshot!("problem_detail", detail);
+    for part in [
+        "help: Remove unused import: `os`",
+        "ruff F401",
+        "app.py:1:8",
+        "lib.py:5:1 `os` is also imported here",
+    ] {
+        assert!(detail.contains(part), "{part}: {detail}");
+    }
 }
 
 #[test]

@@ -69,7 +69,22 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
             abs_path: d.path.clone(),
             line: d.range.start.line + 1,
             column: d.range.start.character + 1,
-            message: d.message.clone(),
+            message: one_line(&d.message),
+            detail: d.message.clone(),
+            related: d
+                .related
+                .iter()
+                .map(|r| {
+                    let path = r.path.strip_prefix(&root).unwrap_or(&r.path);
+                    format!(
+                        "{}:{}:{} {}",
+                        path.display(),
+                        r.line + 1,
+                        r.character + 1,
+                        one_line(&r.message)
+                    )
+                })
+                .collect(),
             source: Some(match &d.code {
                 Some(code) => format!("{} {code}", d.source),
                 None => d.source.clone(),
@@ -181,6 +196,17 @@ pub fn open_selected(state: &mut AppState) -> super::update::Command {
     super::editors::open(state, &row.abs_path, Some((row.line, row.column)))
 }
 
+/// A message's lines, trimmed, joined by ` · `: servers send several
+/// (ruff: the problem, then `help: …`), and a list row is one line.
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +227,7 @@ mod tests {
             message: message.into(),
             source: "ruff".into(),
             code: Some("F401".into()),
+            related: Vec::new(),
         }
     }
 

@@ -80,6 +80,7 @@ impl Layer {
                 vec![Scope::VariableFilter]
             }
             Layer::Pane(PaneId::Variables) => vec![Scope::Variables, Scope::List],
+            Layer::Pane(PaneId::Diagnostics) => vec![Scope::Diagnostics, Scope::List],
             Layer::Pane(pane) => vec![pane.scope()],
         }
     }
@@ -209,7 +210,7 @@ fn scroll_overlay(state: &mut AppState, delta: isize) {
             let len = search.results.len();
             search.cursor.move_by(delta, len);
         }
-        Some(Overlay::Variable { scroll, .. }) => {
+        Some(Overlay::Variable { scroll, .. } | Overlay::Problem { scroll, .. }) => {
             *scroll = clamp_add(*scroll, delta, u16::MAX as usize);
         }
         Some(Overlay::Picker(picker)) => {

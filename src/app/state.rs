@@ -197,8 +197,14 @@ pub struct DiagnosticRow {
     /// 1-based, as shown to people.
     pub line: usize,
     pub column: usize,
+    /// The message on one line: its parts (a server may send several
+    /// lines, e.g. ruff's `help:`) joined by ` · `.
     pub message: String,
     pub source: Option<String>,
+    /// The whole message as the server sent it, and the places it refers
+    /// to (`path:line:col message`), for the detail view.
+    pub detail: String,
+    pub related: Vec<String>,
 }
 
 /// The Diagnostics pane's state in one place: every diagnostic by file and
@@ -434,6 +440,12 @@ pub enum Overlay {
         name: String,
         scroll: usize,
     },
+    /// K on a problem: its whole message, source, code and related places
+    /// (`index` into the diagnostics rows when opened).
+    Problem {
+        index: usize,
+        scroll: usize,
+    },
     /// Ctrl+P: fuzzy file picker.
     Picker(super::editors::PickerState),
     /// Ctrl+G go to line, Ctrl+F find in file.
@@ -458,6 +470,7 @@ impl Overlay {
             Overlay::Search(_) => "Search",
             Overlay::Confirm(_) => "Confirm",
             Overlay::Variable { .. } => "Variable",
+            Overlay::Problem { .. } => "Problem",
             Overlay::Picker(_) => "Open file",
             Overlay::Prompt(p) => p.kind.label(),
             Overlay::Conflict => "Changed on disk",
@@ -471,7 +484,7 @@ impl Overlay {
             Overlay::RequestPreview(_) => Scope::RequestPreview,
             Overlay::Search(_) => Scope::Search,
             Overlay::Confirm(question) => question.scope(),
-            Overlay::Variable { .. } => Scope::Help,
+            Overlay::Variable { .. } | Overlay::Problem { .. } => Scope::Help,
             Overlay::Picker(_) => Scope::Picker,
             Overlay::Prompt(_) => Scope::Prompt,
             Overlay::Conflict => Scope::Conflict,

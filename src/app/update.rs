@@ -187,6 +187,12 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             }
         }
         Action::JumpToDiagnostic => return super::diagnostics::open_selected(state),
+        Action::ShowProblem => {
+            let index = state.diagnostics.cursor.selected;
+            if index < state.diagnostics.rows.len() {
+                state.overlay = Some(Overlay::Problem { index, scroll: 0 });
+            }
+        }
         Action::ToggleCells => {
             state.conversation.cells_expanded = !state.conversation.cells_expanded;
         }
@@ -456,9 +462,9 @@ pub fn notice(state: &mut AppState, text: &str) {
 /// The diagnostic under a click on the diagnostics pane (inside its border).
 fn clicked_diagnostic(state: &AppState, pane: ratatui::layout::Rect, row: u16) -> Option<usize> {
     let top = pane.y + 1;
-    let height = pane.height.saturating_sub(2);
+    let (width, height) = (pane.width.saturating_sub(2), pane.height.saturating_sub(2));
     let row = row.checked_sub(top)?;
-    crate::screen::diagnostics::diagnostic_at(state, height, row)
+    crate::screen::diagnostics::diagnostic_at(state, width, height, row)
 }
 
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {

@@ -85,4 +85,19 @@ pub struct Diagnostic {
     /// Who said it, e.g. `ruff`, `rust-analyzer`, `cargo check`.
     pub source: String,
     pub code: Option<String>,
+    /// Other places the server points to (the other borrow, the earlier
+    /// definition), shown in the problem's detail view.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<Related>,
+}
+
+/// A place a diagnostic refers to, with what the server says there. The
+/// position is the server's own (0-based line; the column in its units:
+/// the text of another file is not at hand to convert it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Related {
+    pub path: PathBuf,
+    pub line: usize,
+    pub character: usize,
+    pub message: String,
 }

@@ -200,6 +200,7 @@ mod tests {
             message: format!("{source} at {line}:{ch}"),
             source: source.to_string(),
             code: None,
+            related: Vec::new(),
         }
     }
 

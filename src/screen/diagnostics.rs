@@ -25,23 +25,77 @@ pub fn pane_lines(state: &AppState) -> Vec<PaneLine> {
     lines
 }
 
-/// The first line shown: the list scrolls just enough to show the selection.
-pub fn first_visible(selected_line: usize, height: u16) -> usize {
-    selected_line.saturating_sub(usize::from(height).saturating_sub(1))
+/// Columns before a diagnostic's message: ` ▲ 12:8 `.
+pub fn prefix_width(line: usize, column: usize) -> usize {
+    3 + format!("{line}:{column} ").chars().count()
+}
+
+/// The selected diagnostic's message (and source) wrapped to what is left
+/// of `width` after its prefix: it is shown whole, the others on one line.
+pub fn selected_rows(state: &AppState, width: u16) -> Vec<String> {
+    let Some(d) = state
+        .diagnostics
+        .rows
+        .get(state.diagnostics.cursor.selected)
+    else {
+        return Vec::new();
+    };
+    let text = match &d.source {
+        Some(source) => format!("{}  {source}", d.message),
+        None => d.message.clone(),
+    };
+    let room = usize::from(width).saturating_sub(prefix_width(d.line, d.column));
+    super::wrap::wrap(&crate::sanitize::for_display(&text), room.max(8))
+}
+
+/// How many rows each of `lines` takes: one, and the selected diagnostic
+/// as many as its wrapped message needs.
+fn heights(state: &AppState, lines: &[PaneLine], width: u16) -> Vec<usize> {
+    let selected = PaneLine::Diagnostic(state.diagnostics.cursor.selected);
+    let wrapped = selected_rows(state, width).len().max(1);
+    lines
+        .iter()
+        .map(|l| if *l == selected { wrapped } else { 1 })
+        .collect()
+}
+
+/// The first line shown: the list scrolls just enough to show all of the
+/// selection.
+pub fn first_visible(state: &AppState, lines: &[PaneLine], width: u16, height: u16) -> usize {
+    let selected = lines
+        .iter()
+        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics.cursor.selected))
+        .unwrap_or(0);
+    let heights = heights(state, lines, width);
+    let mut first = selected;
+    let mut used = heights.get(selected).copied().unwrap_or(1);
+    while first > 0 && used + heights[first - 1] <= usize::from(height) {
+        first -= 1;
+        used += heights[first];
+    }
+    first
 }
 
 /// The diagnostic drawn `row` rows below the top of the pane's inner area
-/// of `height` rows; a file's header stands for its first diagnostic.
-pub fn diagnostic_at(state: &AppState, height: u16, row: u16) -> Option<usize> {
+/// of `width` x `height`; a file's header stands for its first diagnostic.
+pub fn diagnostic_at(state: &AppState, width: u16, height: u16, row: u16) -> Option<usize> {
     if row >= height {
         return None;
     }
     let lines = pane_lines(state);
-    let selected_line = lines
+    let heights = heights(state, &lines, width);
+    let mut top = 0;
+    for (line, rows) in lines
         .iter()
-        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics.cursor.selected))
-        .unwrap_or(0);
-    match lines.get(first_visible(selected_line, height) + usize::from(row))? {
-        PaneLine::File(i) | PaneLine::Diagnostic(i) => Some(*i),
+        .zip(&heights)
+        .skip(first_visible(state, &lines, width, height))
+    {
+        if usize::from(row) < top + rows {
+            return match line {
+                PaneLine::File(i) | PaneLine::Diagnostic(i) => Some(*i),
+            };
+        }
+        top += rows;
     }
+    None
 }

@@ -9,3 +9,4 @@ pub mod conversation;
 pub mod diagnostics;
 pub mod file_view;
 pub mod layout;
+pub mod wrap;

@@ -49,7 +49,7 @@ pub fn render(
     // down to 80x24 (the answers on one line when they fit).
     let width = (screen.width * 3 / 5).max(40).min(screen.width);
     let inner = usize::from(width.saturating_sub(4)).max(1);
-    let mut lines: Vec<Line> = super::wrap::wrap(&text, inner)
+    let mut lines: Vec<Line> = crate::screen::wrap::wrap(&text, inner)
         .into_iter()
         .map(|row| Line::styled(row, theme.roles.text))
         .collect();

@@ -10,7 +10,9 @@ use super::pane;
 use crate::app::AppState;
 use crate::app::state::Severity;
 use crate::sanitize;
-use crate::screen::diagnostics::{PaneLine, first_visible, pane_lines};
+use crate::screen::diagnostics::{
+    PaneLine, first_visible, pane_lines, prefix_width, selected_rows,
+};
 use crate::theme::Theme;
 
 pub fn severity_style(severity: Severity, theme: &Theme) -> Style {
@@ -61,9 +63,10 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         return;
     }
     let lines = pane_lines(state);
+    let selected = state.diagnostics.cursor.selected;
     let selected_line = lines
         .iter()
-        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics.cursor.selected))
+        .position(|l| *l == PaneLine::Diagnostic(selected))
         .unwrap_or(0);
     let mut items: Vec<ListItem> = Vec::with_capacity(lines.len());
     for line in &lines {
@@ -78,6 +81,31 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
                     Span::styled(sanitize::for_display(path).into_owned(), theme.roles.title),
                     Span::styled(format!(" ({count})"), theme.roles.muted),
                 ])
+            }
+            PaneLine::Diagnostic(i) if i == selected => {
+                // The selection shows its whole message, wrapped under it.
+                let d = &state.diagnostics.rows[i];
+                let indent = " ".repeat(prefix_width(d.line, d.column));
+                let rows = selected_rows(state, inner.width);
+                let mut item = Vec::with_capacity(rows.len());
+                for (n, row) in rows.into_iter().enumerate() {
+                    let head = if n == 0 {
+                        vec![
+                            Span::styled(
+                                format!(" {} ", severity_icon(d.severity)),
+                                severity_style(d.severity, theme),
+                            ),
+                            Span::styled(format!("{}:{} ", d.line, d.column), theme.roles.muted),
+                        ]
+                    } else {
+                        vec![Span::raw(indent.clone())]
+                    };
+                    item.push(Line::from(
+                        [head, vec![Span::styled(row, theme.roles.text)]].concat(),
+                    ));
+                }
+                items.push(ListItem::new(item));
+                continue;
             }
             PaneLine::Diagnostic(i) => {
                 let d = &state.diagnostics.rows[i];
@@ -108,7 +136,7 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         Style::default()
     });
     let mut list_state = ListState::default()
-        .with_offset(first_visible(selected_line, inner.height))
+        .with_offset(first_visible(state, &lines, inner.width, inner.height))
         .with_selected(Some(selected_line));
     StatefulWidget::render(list, inner, buf, &mut list_state);
 }

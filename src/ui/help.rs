@@ -55,7 +55,7 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
             let keys = keys.join(" / ");
             let beside = width.saturating_sub(KEYS + 3);
             if keys.chars().count() <= KEYS && beside >= 24 {
-                let mut rows = super::wrap::wrap(action.describe(), beside).into_iter();
+                let mut rows = crate::screen::wrap::wrap(action.describe(), beside).into_iter();
                 out.push(Line::from(vec![
                     Span::styled(format!("  {keys:<KEYS$} "), key_style),
                     Span::styled(rows.next().unwrap_or_default(), theme.roles.text),
@@ -68,14 +68,14 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
                 }
             } else {
                 out.push(Line::styled(format!("  {keys}"), key_style));
-                for row in super::wrap::wrap(action.describe(), width.saturating_sub(6)) {
+                for row in crate::screen::wrap::wrap(action.describe(), width.saturating_sub(6)) {
                     out.push(Line::styled(format!("      {row}"), theme.roles.text));
                 }
             }
         }
     }
     out.push(Line::default());
-    for row in super::wrap::wrap(
+    for row in crate::screen::wrap::wrap(
         "In the composer, other keys edit text: arrows, Home/End, Ctrl+W deletes a word, Ctrl+U undoes, Ctrl+R redoes.",
         width,
     ) {

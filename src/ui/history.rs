@@ -19,12 +19,12 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::markdown::{self, CodeStyler, PlainCode};
-use super::wrap;
 use crate::app::state::{
     CellStatus, CellView, ConversationState, HistoryScroll, PaneEntry, Speaker,
 };
 use crate::app::transcript::{EntryId, Transcript};
 use crate::sanitize;
+use crate::screen::wrap;
 use crate::theme::Theme;
 
 /// Collapsed cells show this many lines of code and of output.

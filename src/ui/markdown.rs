@@ -329,7 +329,7 @@ impl<'a> Renderer<'a> {
             // the pane rather than spilling past its edge.
             let label = format!("▎{}", sanitize::for_display(language));
             let mut head = indent.clone();
-            head.extend(super::wrap::fit(
+            head.extend(crate::screen::wrap::fit(
                 &[Span::styled(label, self.theme.roles.muted)],
                 room,
             ));
@@ -460,7 +460,7 @@ fn layout_table(table: &TableState, width: usize, theme: &Theme) -> Vec<Line<'st
             }
             let empty = Vec::new();
             let cell = row.get(i).unwrap_or(&empty);
-            let fitted = super::wrap::fit(cell, *w);
+            let fitted = crate::screen::wrap::fit(cell, *w);
             let pad = w.saturating_sub(fitted.iter().map(|s| s.width()).sum());
             let align = table.alignments.get(i).copied().unwrap_or(Alignment::None);
             let (left, right) = match align {

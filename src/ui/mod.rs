@@ -15,12 +15,12 @@ pub mod history;
 pub mod line_input;
 pub mod markdown;
 pub mod pane;
+pub mod problem_detail;
 pub mod request_preview;
 pub mod search;
 pub mod status_bar;
 pub mod variable_detail;
 pub mod variables;
-pub mod wrap;
 
 use std::sync::Arc;
 
@@ -97,6 +97,9 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
         Some(Overlay::Search(search)) => search::render(search, theme, area, frame),
         Some(Overlay::Confirm(question)) => {
             confirm::render(state, question, theme, area, frame.buffer_mut())
+        }
+        Some(Overlay::Problem { index, scroll }) => {
+            problem_detail::render(state, *index, *scroll, theme, area, frame.buffer_mut())
         }
         Some(Overlay::Variable { name, scroll }) => {
             variable_detail::render(state, name, *scroll, theme, area, frame.buffer_mut())

@@ -53,7 +53,9 @@ pub fn empty_state(text: &str, theme: &Theme, area: Rect, buf: &mut Buffer) {
     if area.is_empty() {
         return;
     }
-    let lines = super::wrap::wrap(text, area.width as usize).len().max(1) as u16;
+    let lines = crate::screen::wrap::wrap(text, area.width as usize)
+        .len()
+        .max(1) as u16;
     let [_, middle, _] = Layout::vertical([
         Constraint::Fill(1),
         Constraint::Length(lines.min(area.height)),

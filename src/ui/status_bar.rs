@@ -254,7 +254,9 @@ fn fit_segments(segments: Vec<Segment>, room: usize) -> Line<'static> {
     let mut spans = Vec::new();
     for (segment, width) in segments.into_iter().zip(shown) {
         match width {
-            Some(w) if w < segment.width() => spans.extend(super::wrap::fit(&segment.spans, w)),
+            Some(w) if w < segment.width() => {
+                spans.extend(crate::screen::wrap::fit(&segment.spans, w))
+            }
             Some(_) => spans.extend(segment.spans),
             None => {}
         }

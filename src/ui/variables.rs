@@ -103,22 +103,25 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
         let mut cells = vec![Line::from(vec![
             marker,
             Span::styled(
-                super::wrap::fit_text(&sanitize::for_display(&v.name), name_w as usize - 2),
+                crate::screen::wrap::fit_text(&sanitize::for_display(&v.name), name_w as usize - 2),
                 theme.roles.text,
             ),
         ])];
         if !narrow {
             cells.push(Line::styled(
-                super::wrap::fit_text(&sanitize::for_display(&v.type_name), type_w as usize),
+                crate::screen::wrap::fit_text(
+                    &sanitize::for_display(&v.type_name),
+                    type_w as usize,
+                ),
                 theme.roles.info,
             ));
         }
         cells.push(Line::styled(
-            super::wrap::fit_text(&sanitize::for_display(&v.summary), summary_w as usize),
+            crate::screen::wrap::fit_text(&sanitize::for_display(&v.summary), summary_w as usize),
             theme.roles.muted,
         ));
         cells.push(Line::styled(
-            super::wrap::fit_text(&sanitize::for_display(&v.preview), preview_w),
+            crate::screen::wrap::fit_text(&sanitize::for_display(&v.preview), preview_w),
             theme.roles.text,
         ));
         Row::new(cells)

@@ -60,6 +60,7 @@ pub fn to_diagnostics(problems: Vec<RawProblem>, cwd: &Path, source: &str) -> Ve
                 message: problem.message,
                 source: source.to_string(),
                 code: problem.code,
+                related: Vec::new(),
             }
         })
         .collect()

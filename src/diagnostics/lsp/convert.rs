@@ -5,7 +5,7 @@ use std::path::Path;
 
 use lsp_types::{DiagnosticSeverity, NumberOrString};
 
-use crate::diagnostics::model::{Diagnostic, Range, Severity};
+use crate::diagnostics::model::{Diagnostic, Range, Related, Severity};
 use crate::diagnostics::position::{ColumnUnit, LineIndex};
 
 pub fn convert(
@@ -44,6 +44,18 @@ pub fn convert(
                     NumberOrString::Number(n) => n.to_string(),
                     NumberOrString::String(s) => s,
                 }),
+                related: item
+                    .related_information
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|info| Related {
+                        path: crate::diagnostics::uri::uri_to_path(info.location.uri.as_str())
+                            .unwrap_or_else(|| info.location.uri.to_string().into()),
+                        line: info.location.range.start.line as usize,
+                        character: info.location.range.start.character as usize,
+                        message: info.message,
+                    })
+                    .collect(),
             }
         })
         .collect()

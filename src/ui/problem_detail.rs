@@ -1,0 +1,83 @@
+//! K on a problem: everything the server said about it — the whole
+//! message (a list row shows it on one line), where, who said it with its
+//! code, and the other places it points to — wrapped, never cut.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Widget};
+
+use super::diagnostics::{severity_icon, severity_style};
+use super::{pane, search};
+use crate::app::AppState;
+use crate::sanitize;
+use crate::screen::wrap;
+use crate::theme::Theme;
+
+pub fn render(
+    state: &AppState,
+    index: usize,
+    scroll: usize,
+    theme: &Theme,
+    screen: Rect,
+    buf: &mut Buffer,
+) {
+    let area = search::centered(screen, 80, 70);
+    let title = Line::from(vec![
+        Span::raw("Problem"),
+        Span::styled(" · Esc closes, ↑/↓ scroll", theme.roles.muted),
+    ]);
+    let block = pane::block(title, None, true, theme).border_style(theme.roles.overlay_border);
+    let inner = block.inner(area);
+    Clear.render(area, buf);
+    block.render(area, buf);
+    let Some(d) = state.diagnostics.rows.get(index) else {
+        pane::empty_state(
+            "this problem is gone (fixed or re-checked)",
+            theme,
+            inner,
+            buf,
+        );
+        return;
+    };
+    let width = usize::from(inner.width).max(8);
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(
+                format!("{} {:?}", severity_icon(d.severity), d.severity),
+                severity_style(d.severity, theme),
+            ),
+            Span::styled(
+                d.source
+                    .as_deref()
+                    .map(|s| format!(" · {}", sanitize::for_display(s)))
+                    .unwrap_or_default(),
+                theme.roles.muted,
+            ),
+        ]),
+        Line::styled(
+            format!("{}:{}:{}", sanitize::for_display(&d.path), d.line, d.column),
+            theme.roles.title,
+        ),
+        Line::default(),
+    ];
+    // The message keeps the server's line breaks (each part on its own
+    // lines), cleaned of control sequences line by line.
+    for part in d.detail.lines() {
+        for row in wrap::wrap(&sanitize::for_display(part), width) {
+            lines.push(Line::styled(row, theme.roles.text));
+        }
+    }
+    if !d.related.is_empty() {
+        lines.push(Line::default());
+        lines.push(Line::styled("Related", theme.roles.title));
+        for related in &d.related {
+            for row in wrap::wrap(&sanitize::for_display(related), width.saturating_sub(2)) {
+                lines.push(Line::styled(format!("  {row}"), theme.roles.text));
+            }
+        }
+    }
+    Paragraph::new(lines)
+        .scroll((scroll.min(u16::MAX as usize) as u16, 0))
+        .render(inner, buf);
+}
