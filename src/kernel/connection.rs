@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::capability::CallContext;
+use super::driver::DriverDir;
 use super::events::KernelEvent;
 use super::framing::LineReader;
 use super::listing::Listing;
@@ -35,6 +36,8 @@ pub(super) struct Connection {
     pub(super) out: mpsc::UnboundedSender<Vec<u8>>,
     pub(super) pending: Arc<Mutex<Pending>>,
     pub(super) exited: watch::Receiver<Option<String>>,
+    /// The files this kernel runs; removed with the connection.
+    pub(super) _driver: DriverDir,
 }
 
 #[derive(Default)]

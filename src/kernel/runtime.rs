@@ -291,6 +291,7 @@ impl Inner {
             out,
             exited,
             stderr_tail,
+            driver,
         } = spawned;
         let conn = Arc::new(Connection {
             generation,
@@ -298,6 +299,7 @@ impl Inner {
             out,
             pending: Arc::new(Mutex::new(Pending::default())),
             exited,
+            _driver: driver,
         });
         let (ready_tx, ready_rx) = oneshot::channel();
         tokio::spawn(read_frames(
