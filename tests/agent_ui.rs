@@ -161,6 +161,7 @@ fn a_tool_cell_from_the_agent() {
                 ok: true,
                 stdout: String::new(),
                 stderr: String::new(),
+                background: String::new(),
                 value_repr: None,
                 error: None,
                 duration: Duration::from_millis(4),

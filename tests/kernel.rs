@@ -1353,3 +1353,50 @@ async fn the_model_is_told_exactly_how_much_output_was_dropped() {
         &caps[0]
     );
 }
+
+/// Issue 12: output a thread printed after its cell ended was counted in
+/// the next cell. It is background output now: never in a cell's
+/// stdout/stderr, reported in the next result's `background` and as stream
+/// events without a cell.
+#[tokio::test(flavor = "multi_thread")]
+async fn late_thread_output_is_background_output_not_the_next_cells() {
+    let mut k = kernel();
+    ok(
+        &k,
+        "import threading, time\ndef late(tag):\n    time.sleep(0.3)\n    print('LATE ' + tag)\nthreading.Thread(target=late, args=('during',)).start()",
+    )
+    .await;
+    // Cell 2 runs while the thread prints: the case that was miscounted.
+    let r = ok(&k, "time.sleep(0.8)\nprint('cell two')").await;
+    assert_eq!(r.stdout, "cell two\n");
+    assert!(r.background.contains("LATE during"), "{:?}", r.background);
+    let mut unattributed = String::new();
+    while let Ok(event) = k.events.try_recv() {
+        if let KernelEvent::Stream {
+            exec_id: None,
+            text,
+            ..
+        } = event
+        {
+            unattributed.push_str(&text);
+        }
+    }
+    assert!(unattributed.contains("LATE during"), "{unattributed:?}");
+
+    // Printed between cells: reported with the next cell, not in it.
+    ok(&k, "threading.Thread(target=late, args=('between',)).start()").await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let r = ok(&k, "print('cell four')").await;
+    assert_eq!(r.stdout, "cell four\n");
+    assert!(r.background.contains("LATE between"), "{:?}", r.background);
+    assert!(!r.background.contains("LATE during"), "reported once");
+
+    // A thread the cell starts (and waits for) is the cell's own output.
+    let r = ok(
+        &k,
+        "t = threading.Thread(target=lambda: print('mine'))\nt.start()\nt.join()",
+    )
+    .await;
+    assert_eq!(r.stdout, "mine\n");
+    assert!(r.background.is_empty(), "{:?}", r.background);
+}

@@ -25,6 +25,10 @@ use super::runtime::{Inner, RuntimeStateHandle};
 use super::state::RuntimeState;
 use super::status::KernelStatus;
 
+/// Background output kept for the next result: head and tail bytes.
+const BACKGROUND_HEAD: usize = 64 << 10;
+const BACKGROUND_TAIL: usize = 16 << 10;
+
 /// Largest kernel→host frame accepted. The driver is told (it refuses a
 /// capability call whose arguments would not fit, at once and clearly).
 pub(super) const MAX_FRAME: usize = 16 << 20;
@@ -54,6 +58,17 @@ pub(super) struct Pending {
     pub(super) calls: HashMap<u64, tokio::task::AbortHandle>,
     /// Set when the process is gone.
     pub(super) dead: Option<String>,
+    /// Background output (`stream` frames with no cell: written between
+    /// cells, or by a thread an earlier cell started) not yet reported; the
+    /// next cell's result carries it as `background`.
+    pub(super) background: Option<CappedText>,
+}
+
+impl Pending {
+    /// The background output received so far, handed to one result.
+    pub(super) fn take_background(&mut self) -> String {
+        self.background.take().map(CappedText::finish).unwrap_or_default()
+    }
 }
 
 pub(super) struct PendingExec {
@@ -68,11 +83,13 @@ pub(super) enum Completion {
         frame: ResultFrame,
         stdout: String,
         stderr: String,
+        background: String,
     },
     Died {
         reason: String,
         stdout: String,
         stderr: String,
+        background: String,
     },
 }
 
@@ -107,6 +124,7 @@ pub(super) fn finish(
             frame,
             stdout,
             stderr,
+            background,
         }) => {
             let interrupted = frame
                 .error
@@ -122,6 +140,7 @@ pub(super) fn finish(
                 ok: frame.ok,
                 stdout,
                 stderr,
+                background,
                 value_repr: frame.value_repr,
                 error: frame.error,
                 duration,
@@ -136,6 +155,7 @@ pub(super) fn finish(
             reason,
             stdout,
             stderr,
+            background,
         }) => {
             let mut result = ExecResult::failed(
                 id,
@@ -147,6 +167,7 @@ pub(super) fn finish(
             );
             result.stdout = stdout;
             result.stderr = stderr;
+            result.background = background;
             result.duration = started.elapsed();
             result
         }
@@ -214,10 +235,18 @@ fn dispatch(
         KernelMessage::Stream { id, name, text } => {
             {
                 let mut pending = lock(&parts.pending);
-                if let Some(exec) = pending.exec.as_mut().filter(|e| Some(e.id) == id) {
-                    match name {
-                        StreamName::Stdout => exec.stdout.push(&text),
-                        StreamName::Stderr => exec.stderr.push(&text),
+                match id {
+                    None => pending
+                        .background
+                        .get_or_insert_with(|| CappedText::new(BACKGROUND_HEAD, BACKGROUND_TAIL))
+                        .push(&text),
+                    Some(id) => {
+                        if let Some(exec) = pending.exec.as_mut().filter(|e| e.id == id) {
+                            match name {
+                                StreamName::Stdout => exec.stdout.push(&text),
+                                StreamName::Stderr => exec.stderr.push(&text),
+                            }
+                        }
                     }
                 }
             }
@@ -233,16 +262,20 @@ fn dispatch(
             let exec = {
                 let mut pending = lock(&parts.pending);
                 match &pending.exec {
-                    Some(exec) if exec.id == frame.id => pending.exec.take(),
+                    Some(exec) if exec.id == frame.id => pending
+                        .exec
+                        .take()
+                        .map(|exec| (exec, pending.take_background())),
                     _ => None,
                 }
             };
             match exec {
-                Some(exec) => {
+                Some((exec, background)) => {
                     let _ = exec.done.send(Completion::Finished {
                         frame,
                         stdout: exec.stdout.finish(),
                         stderr: exec.stderr.finish(),
+                        background,
                     });
                 }
                 None => tracing::debug!(id = frame.id, "result for a cell nobody waits for"),
@@ -348,13 +381,17 @@ async fn on_channel_closed(runtime: &Weak<Inner>, parts: ReaderParts) {
         for (_, call) in pending.calls.drain() {
             call.abort();
         }
-        pending.exec.take()
+        pending
+            .exec
+            .take()
+            .map(|exec| (exec, pending.take_background()))
     };
-    if let Some(exec) = exec {
+    if let Some((exec, background)) = exec {
         let _ = exec.done.send(Completion::Died {
             reason: reason.clone(),
             stdout: exec.stdout.finish(),
             stderr: exec.stderr.finish(),
+            background,
         });
     }
     if let Some(inner) = runtime.upgrade()

@@ -71,7 +71,7 @@ pub use listing::{BaseMismatch, Listing, StateUpdate};
 pub use output::{CappedText, dropped_marker, dropped_markers_in};
 pub use driver::{DRIVER_FILES, DriverDir};
 pub use protocol::{ExecError, StreamName};
-pub use result::{ExecOutcome, ExecResult};
+pub use result::{ExecOutcome, ExecResult, labelled_background};
 pub use runtime::{CodeRuntime, RuntimeStateHandle};
 pub use state::{RuntimeState, Variable, VariableKind};
 pub use status::{KernelInfo, KernelStatus};

@@ -130,6 +130,7 @@ impl CodeRuntime {
                         reason,
                         stdout: String::new(),
                         stderr: String::new(),
+                        background: String::new(),
                     }),
                     ExecOutcome::Completed,
                     Instant::now(),
@@ -344,13 +345,24 @@ impl Inner {
     ) -> ExecResult {
         tracing::warn!(id, "cell ignored the interrupt; killing the kernel");
         conn.signal(libc::SIGKILL);
-        let (stdout, stderr) = match tokio::time::timeout(Duration::from_secs(3), rx).await {
-            Ok(Ok(
-                Completion::Died { stdout, stderr, .. }
-                | Completion::Finished { stdout, stderr, .. },
-            )) => (stdout, stderr),
-            _ => (String::new(), String::new()),
-        };
+        let (stdout, stderr, background) =
+            match tokio::time::timeout(Duration::from_secs(3), rx).await {
+                Ok(Ok(
+                    Completion::Died {
+                        stdout,
+                        stderr,
+                        background,
+                        ..
+                    }
+                    | Completion::Finished {
+                        stdout,
+                        stderr,
+                        background,
+                        ..
+                    },
+                )) => (stdout, stderr, background),
+                _ => (String::new(), String::new(), String::new()),
+            };
         drop(conn);
         let restart = self.spawn_connection().await;
         let mut message = format!(
@@ -371,6 +383,7 @@ impl Inner {
         );
         result.stdout = stdout;
         result.stderr = stderr;
+        result.background = background;
         result.duration = started.elapsed();
         result
     }
