@@ -69,7 +69,7 @@ def state_header(describe_id, truncated, running, epoch, base, elapsed_ms, remov
 
 def state_error_frame(describe_id, message):
     """The answer when the namespace could not be listed."""
-    return {"type": "state", "id": describe_id, "alive": True, "variables": [], "error": message}
+    return {"type": "state", "id": describe_id, "alive": True, "truncated": False, "variables": [], "error": message}
 
 
 def encode(msg):
