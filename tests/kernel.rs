@@ -1400,3 +1400,32 @@ async fn late_thread_output_is_background_output_not_the_next_cells() {
     assert_eq!(r.stdout, "mine\n");
     assert!(r.background.is_empty(), "{:?}", r.background);
 }
+
+/// Issue 15: a pyenv-style shim as the configured interpreter is run once
+/// (to ask for `sys.executable`), not on every kernel start: starts and
+/// restarts run the interpreter behind it directly.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shim_interpreter_is_resolved_once_not_run_per_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let shims = tempfile::tempdir().unwrap();
+    let runs = shims.path().join("runs");
+    let shim = shims.path().join("python3");
+    std::fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\necho run >> {}\nexec python3 \"$@\"\n",
+            runs.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let k = kernel_with(|c| c.python = shim.clone(), false);
+    ok(&k, "x = 1").await;
+    let r = run(&k, "import os\nos._exit(3)").await;
+    assert!(!r.ok);
+    let r = ok(&k, "import sys\nsys.executable").await;
+    let executable = r.value_repr.unwrap();
+    assert!(!executable.contains(&*shims.path().to_string_lossy()), "{executable}");
+    let count = std::fs::read_to_string(&runs).unwrap().lines().count();
+    assert_eq!(count, 1, "two kernel starts, one run of the shim");
+}

@@ -50,6 +50,7 @@ mod connection;
 mod driver;
 mod error;
 mod events;
+mod interpreter;
 mod framing;
 mod listing;
 mod output;

@@ -18,6 +18,7 @@ use super::connection::{
 };
 use super::error::KernelError;
 use super::events::KernelEvent;
+use super::interpreter;
 use super::lock;
 use super::output::CappedText;
 use super::process::{self, Spawned};
@@ -276,9 +277,15 @@ impl Inner {
         let old = lock(&self.conn).take();
         drop(old);
         self.publish_status(KernelStatus::Starting, None);
-        // Always the configured interpreter: the kernel is data, not
-        // authority, so nothing it reports may choose what runs next.
-        let python = self.config.python.clone();
+        // Always the configured interpreter (behind its shim, asked once by
+        // the host): the kernel is data, not authority, so nothing it
+        // reports may choose what runs next.
+        let python = interpreter::resolve(
+            &self.config.python,
+            &self.config.workspace,
+            self.config.pre_spawn.as_ref(),
+        )
+        .await;
         let spawned = match process::spawn(&self.config, &python, &self.registry.specs()) {
             Ok(spawned) => spawned,
             Err(err) => {
