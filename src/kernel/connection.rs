@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::process_group::signal_group;
+
 use super::capability::CallContext;
 use super::driver::DriverDir;
 use super::events::KernelEvent;
@@ -16,7 +18,6 @@ use super::framing::LineReader;
 use super::listing::Listing;
 use super::lock;
 use super::output::CappedText;
-use super::process;
 use super::protocol::{
     HostMessage, KernelMessage, ReplyError, ResultFrame, StreamName, parse_kernel_line,
 };
@@ -103,7 +104,7 @@ impl Connection {
     }
 
     pub(super) fn signal(&self, sig: i32) -> bool {
-        self.exited.borrow().is_none() && process::signal_group(self.pid, sig)
+        self.exited.borrow().is_none() && signal_group(self.pid, sig)
     }
 }
 
@@ -354,7 +355,7 @@ async fn on_channel_closed(runtime: &Weak<Inner>, parts: ReaderParts) {
         .is_ok();
     if !waited {
         // The driver closed its channel but lives on: it is useless, end it.
-        process::signal_group(parts.pid, libc::SIGKILL);
+        signal_group(parts.pid, libc::SIGKILL);
         let _ =
             tokio::time::timeout(Duration::from_secs(2), exited.wait_for(Option::is_some)).await;
     }

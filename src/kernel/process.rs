@@ -55,10 +55,9 @@ pub(crate) fn spawn(
         .current_dir(&config.workspace)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Own process group: a timeout kill takes the cell's subprocesses too.
-        .process_group(0)
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
+    // Own process group: a timeout kill takes the cell's subprocesses too.
+    crate::process_group::lead_group(&mut cmd);
     if let Some(hook) = &config.pre_spawn {
         (hook.0)(cmd.as_std_mut()).map_err(spawn_err)?;
     }
@@ -143,19 +142,4 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
         }
         None => "exited".to_owned(),
     }
-}
-
-/// Send `sig` to the kernel's whole process group (the driver and whatever
-/// the cell started), like a terminal's Ctrl-C.
-pub(crate) fn signal_group(pid: u32, sig: i32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    if pid <= 1 {
-        return false;
-    }
-    // SAFETY: kill(2) has no memory-safety preconditions; a negative pid
-    // addresses the process group the child leads (spawned with
-    // `process_group(0)`).
-    unsafe { libc::kill(-pid, sig) == 0 }
 }
