@@ -120,7 +120,11 @@ fn start_through_shim_or_not() {
     println!(
         "python3 on PATH: {} ({}); resolves to {}",
         on_path.display(),
-        if is_script { "a script: shim" } else { "a binary" },
+        if is_script {
+            "a script: shim"
+        } else {
+            "a binary"
+        },
         resolved.display()
     );
     let (mut shim, mut direct) = (Vec::new(), Vec::new());

@@ -239,10 +239,7 @@ mod tests {
         let pidfile = dir.path().join("pid");
         let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
         let outcome = run(sh(&script), limits(300, 100, 100)).await;
-        assert!(
-            matches!(outcome, Err(RunError::TimedOut(_))),
-            "{outcome:?}"
-        );
+        assert!(matches!(outcome, Err(RunError::TimedOut(_))), "{outcome:?}");
         let grandchild = read_pid(&pidfile).await;
         assert!(wait_gone(grandchild).await, "sleep {grandchild} survived");
     }

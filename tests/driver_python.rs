@@ -17,7 +17,14 @@ fn the_drivers_pytest_suite_passes() {
         "pytest is not installed for python3: `python3 -m pip install pytest` (.ci/run installs it)"
     );
     let output = Command::new("python3")
-        .args(["-m", "pytest", "assets/kernel/tests", "-q", "-p", "no:cacheprovider"])
+        .args([
+            "-m",
+            "pytest",
+            "assets/kernel/tests",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ])
         .current_dir(root)
         // Keep the source tree free of __pycache__ directories.
         .env("PYTHONDONTWRITEBYTECODE", "1")

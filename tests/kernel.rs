@@ -227,11 +227,19 @@ mod cells {
         std::fs::write(k.dir.path().join("mymod.py"), "ANSWER = 42\n").unwrap();
         // A workspace module named like a driver module must win too.
         std::fs::write(k.dir.path().join("framing.py"), "MINE = True\n").unwrap();
-        let r = ok(&k, "import mymod, framing, sys\n(mymod.ANSWER, framing.MINE, sys.path[0])").await;
+        let r = ok(
+            &k,
+            "import mymod, framing, sys\n(mymod.ANSWER, framing.MINE, sys.path[0])",
+        )
+        .await;
         assert_eq!(r.value_repr.as_deref(), Some("(42, True, '')"));
         let pid = k.rt.status().borrow().pid.unwrap();
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
-        assert!(cmdline.len() < 4096, "{} bytes of command line", cmdline.len());
+        assert!(
+            cmdline.len() < 4096,
+            "{} bytes of command line",
+            cmdline.len()
+        );
         let args: Vec<String> = cmdline
             .split(|b| *b == 0)
             .map(|a| String::from_utf8_lossy(a).into_owned())
@@ -245,7 +253,8 @@ mod cells {
         let value = r.value_repr.unwrap();
         assert!(value.starts_with("(True, "), "{value}");
         assert!(
-            args.iter().any(|a| value.contains(a.as_str()) && a.contains("hello-tui-driver-")),
+            args.iter()
+                .any(|a| value.contains(a.as_str()) && a.contains("hello-tui-driver-")),
             "the kernel runs the directory its files are in: {args:?} vs {value}"
         );
     }
@@ -1384,7 +1393,11 @@ async fn late_thread_output_is_background_output_not_the_next_cells() {
     assert!(unattributed.contains("LATE during"), "{unattributed:?}");
 
     // Printed between cells: reported with the next cell, not in it.
-    ok(&k, "threading.Thread(target=late, args=('between',)).start()").await;
+    ok(
+        &k,
+        "threading.Thread(target=late, args=('between',)).start()",
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(700)).await;
     let r = ok(&k, "print('cell four')").await;
     assert_eq!(r.stdout, "cell four\n");
@@ -1425,7 +1438,10 @@ async fn a_shim_interpreter_is_resolved_once_not_run_per_start() {
     assert!(!r.ok);
     let r = ok(&k, "import sys\nsys.executable").await;
     let executable = r.value_repr.unwrap();
-    assert!(!executable.contains(&*shims.path().to_string_lossy()), "{executable}");
+    assert!(
+        !executable.contains(&*shims.path().to_string_lossy()),
+        "{executable}"
+    );
     let count = std::fs::read_to_string(&runs).unwrap().lines().count();
     assert_eq!(count, 1, "two kernel starts, one run of the shim");
 }

@@ -295,6 +295,9 @@ mod tests {
         );
         result.background.clear();
         let quiet = from_exec(&result, &state(vec![]), None);
-        assert!(quiet.get("background").is_none(), "no key when there is none");
+        assert!(
+            quiet.get("background").is_none(),
+            "no key when there is none"
+        );
     }
 }

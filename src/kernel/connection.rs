@@ -68,7 +68,10 @@ pub(super) struct Pending {
 impl Pending {
     /// The background output received so far, handed to one result.
     pub(super) fn take_background(&mut self) -> String {
-        self.background.take().map(CappedText::finish).unwrap_or_default()
+        self.background
+            .take()
+            .map(CappedText::finish)
+            .unwrap_or_default()
     }
 }
 

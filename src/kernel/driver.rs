@@ -131,7 +131,10 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let parent = tempfile::tempdir().unwrap();
         let driver = DriverDir::create_in(parent.path()).unwrap();
-        let mode = std::fs::metadata(driver.entry()).unwrap().permissions().mode();
+        let mode = std::fs::metadata(driver.entry())
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o700, "only the host's user may look in");
         for (relative, source) in DRIVER_FILES {
             let written = std::fs::read_to_string(driver.entry().join(relative)).unwrap();

@@ -123,11 +123,18 @@ mod tests {
         let shim = script(
             dir.path(),
             "python-shim",
-            &format!("#!/bin/sh\necho run >> {}\nexec python3 \"$@\"\n", count.display()),
+            &format!(
+                "#!/bin/sh\necho run >> {}\nexec python3 \"$@\"\n",
+                count.display()
+            ),
         );
         let first = resolve(&shim, dir.path(), None).await;
         assert_ne!(first, shim);
-        assert!(first.is_absolute() && first.is_file(), "{}", first.display());
+        assert!(
+            first.is_absolute() && first.is_file(),
+            "{}",
+            first.display()
+        );
         let again = resolve(&shim, dir.path(), None).await;
         assert_eq!(again, first);
         let runs = std::fs::read_to_string(&count).unwrap();

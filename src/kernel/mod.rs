@@ -50,8 +50,8 @@ mod connection;
 mod driver;
 mod error;
 mod events;
-mod interpreter;
 mod framing;
+mod interpreter;
 mod listing;
 mod output;
 mod process;
@@ -66,11 +66,11 @@ pub use capability::{
     ParamSpec, arg_seconds, arg_str,
 };
 pub use config::{KernelConfig, PreSpawnHook};
+pub use driver::{DRIVER_FILES, DriverDir};
 pub use error::KernelError;
 pub use events::KernelEvent;
 pub use listing::{BaseMismatch, Listing, StateUpdate};
 pub use output::{CappedText, dropped_marker, dropped_markers_in};
-pub use driver::{DRIVER_FILES, DriverDir};
 pub use protocol::{ExecError, StreamName};
 pub use result::{ExecOutcome, ExecResult, labelled_background};
 pub use runtime::{CodeRuntime, RuntimeStateHandle};
