@@ -23,6 +23,9 @@ import threading
 
 from .framing import send, stream_frame
 
+_get_ident = threading.get_ident
+_current_thread = threading.current_thread
+
 
 def dropped_marker(dropped):
     """Same words as `kernel::output::dropped_marker` (the host adds them up
@@ -155,6 +158,7 @@ class Routing:
 
     def __init__(self):
         self.cell = None
+        self.main = threading.main_thread().ident
         self.foreign = frozenset()
 
     def begin(self, cell_id):
@@ -168,9 +172,6 @@ class Routing:
     def end(self):
         self.cell = None
 
-    def to_cell(self):
-        return self.cell is not None and threading.current_thread() not in self.foreign
-
 
 class RoutedStream:
     """`sys.stdout` / `sys.stderr`: the running cell's writes go to the fd
@@ -179,13 +180,17 @@ class RoutedStream:
 
     def __init__(self, stream, name, routing, background):
         self._stream = stream
+        self._write = stream.write  # bound once: `print` calls write twice per line
         self._name = name
         self._routing = routing
         self._background = background
 
     def write(self, text):
-        if self._routing.to_cell():
-            return self._stream.write(text)
+        routing = self._routing  # inlined, not a method call: this runs twice per print
+        if routing.cell is not None and (
+            _get_ident() == routing.main or _current_thread() not in routing.foreign
+        ):
+            return self._write(text)
         if type(text) is not str:
             raise TypeError("write() argument must be str, not %s" % type(text).__name__)
         self._background.write(self._name, text)
