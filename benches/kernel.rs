@@ -1,13 +1,14 @@
 //! Kernel round-trip costs next to a bare JSON-lines pipe to a trivial Python
 //! echo child, measured in the same run.
 //!
-//! Run: `cargo bench --bench kernel`
+//! Run: `cargo bench --bench kernel` (`-- start` for the kernel start
+//! comparison alone)
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use hello_tui::kernel::protocol::parse_kernel_line;
-use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
+use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, DriverDir, KernelConfig};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
@@ -75,6 +76,71 @@ async fn bare_pipe(rounds: usize) -> Stats {
     stats(samples)
 }
 
+/// One driver start, spawn to `ready`, through `python`.
+fn driver_start(python: &std::path::Path) -> Duration {
+    use std::io::BufRead;
+    let files = DriverDir::create().expect("driver written");
+    let started = Instant::now();
+    let mut child = std::process::Command::new(python)
+        .arg("-u")
+        .arg(files.entry())
+        .arg("{}")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python starts");
+    let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    while out.read_line(&mut line).expect("read") > 0 && !line.contains("\"ready\"") {
+        line.clear();
+    }
+    let took = started.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    took
+}
+
+/// Kernel start through `python3` as found on `PATH` (a pyenv shim on many
+/// machines: what every start paid before) and through the interpreter it
+/// resolves to (what every start after the first pays now), interleaved.
+fn start_through_shim_or_not() {
+    let Some(on_path) = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("python3"))
+            .find(|p| p.is_file())
+    }) else {
+        return;
+    };
+    let is_script = std::fs::read(&on_path).is_ok_and(|bytes| bytes.starts_with(b"#!"));
+    let output = std::process::Command::new(&on_path)
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let resolved = std::path::PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    println!(
+        "python3 on PATH: {} ({}); resolves to {}",
+        on_path.display(),
+        if is_script {
+            "a script: shim"
+        } else {
+            "a binary"
+        },
+        resolved.display()
+    );
+    let (mut shim, mut direct) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        driver_start(&on_path);
+        driver_start(&resolved);
+    }
+    for _ in 0..20 {
+        shim.push(driver_start(&on_path));
+        direct.push(driver_start(&resolved));
+    }
+    let direct = stats(direct);
+    report("kernel start via python3 on PATH", &stats(shim), None);
+    report("kernel start via resolved path", &direct, None);
+}
+
 /// Runs `cell` then times one describe, 300 times after 30 warm-ups: the
 /// whole round trip, and the part the driver spent building the listing.
 async fn describe_after_each(rt: &CodeRuntime, cell: &str) -> (Stats, Stats) {
@@ -98,6 +164,10 @@ async fn describe_after_each(rt: &CodeRuntime, cell: &str) -> (Stats, Stats) {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    start_through_shim_or_not();
+    if std::env::args().any(|a| a == "start") {
+        return;
+    }
     let dir = std::env::temp_dir();
     let mut config = KernelConfig::for_workspace(&dir);
     config.auto_refresh = None; // measure the call itself, not the inspector refresh

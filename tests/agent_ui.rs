@@ -161,6 +161,7 @@ fn a_tool_cell_from_the_agent() {
                 ok: true,
                 stdout: String::new(),
                 stderr: String::new(),
+                background: String::new(),
                 value_repr: None,
                 error: None,
                 duration: Duration::from_millis(4),
@@ -709,4 +710,54 @@ async fn search_hits_land_on_their_entry_after_resume() {
     hello_tui::app::agent::resume(&mut resumed, conversation, &warnings);
     assert_hits_land_on_their_entries(&mut resumed, "zebra", 2);
     assert_hits_land_on_their_entries(&mut resumed, "giraffe", 3);
+}
+
+/// Issue 12: background output (a thread an earlier cell started) is shown
+/// under the next cell, labelled, after the cell's own output.
+#[test]
+fn background_output_is_shown_labelled_under_the_next_cell() {
+    let mut s = busy_demo();
+    let kernel = |s: &mut AppState, update| handle_app_event(s, AppEvent::Kernel(update));
+    kernel(
+        &mut s,
+        KernelUpdate::Queued {
+            cell_id: 1,
+            code: "print('mine')".into(),
+            origin: CellOrigin::Agent,
+        },
+    );
+    kernel(
+        &mut s,
+        KernelUpdate::Output {
+            cell_id: 1,
+            stream: hello_tui::kernel::StreamName::Stdout,
+            text: "mine\n".into(),
+        },
+    );
+    kernel(
+        &mut s,
+        KernelUpdate::Finished {
+            cell_id: 1,
+            result: Box::new(ExecResult {
+                id: 1,
+                ok: true,
+                stdout: "mine\n".into(),
+                stderr: String::new(),
+                background: "LATE from a thread\n".into(),
+                value_repr: None,
+                error: None,
+                duration: Duration::from_millis(4),
+                outcome: ExecOutcome::Completed,
+            }),
+        },
+    );
+    let screen = draw(&mut s, 100, 20).backend().to_string();
+    let mine = screen.find("mine").expect("the cell's own output");
+    let label = screen
+        .find("[background output:")
+        .unwrap_or_else(|| panic!("no label:\n{screen}"));
+    let late = screen
+        .find("LATE from a thread")
+        .expect("the background text");
+    assert!(mine < label && label < late, "{screen}");
 }

@@ -217,6 +217,48 @@ mod cells {
         assert!(repr.contains("…+99900"), "{repr}");
     }
 
+    /// The driver runs by path from its own directory, not as `python -c
+    /// SOURCE`: the command line is short, its files are real (so its
+    /// frames quote their lines), and a cell still imports the workspace's
+    /// modules first, as under `-c` (`sys.path[0] == ""`).
+    #[tokio::test]
+    async fn the_driver_runs_by_path_and_the_workspace_imports_first() {
+        let k = kernel();
+        std::fs::write(k.dir.path().join("mymod.py"), "ANSWER = 42\n").unwrap();
+        // A workspace module named like a driver module must win too.
+        std::fs::write(k.dir.path().join("framing.py"), "MINE = True\n").unwrap();
+        let r = ok(
+            &k,
+            "import mymod, framing, sys\n(mymod.ANSWER, framing.MINE, sys.path[0])",
+        )
+        .await;
+        assert_eq!(r.value_repr.as_deref(), Some("(42, True, '')"));
+        let pid = k.rt.status().borrow().pid.unwrap();
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+        assert!(
+            cmdline.len() < 4096,
+            "{} bytes of command line",
+            cmdline.len()
+        );
+        let args: Vec<String> = cmdline
+            .split(|b| *b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        assert!(!args.iter().any(|a| a == "-c"), "{args:?}");
+        let r = ok(
+            &k,
+            "import os, hello_tui_kernel.framing as f\n(os.path.isfile(f.__file__), os.path.dirname(os.path.dirname(f.__file__)))",
+        )
+        .await;
+        let value = r.value_repr.unwrap();
+        assert!(value.starts_with("(True, "), "{value}");
+        assert!(
+            args.iter()
+                .any(|a| value.contains(a.as_str()) && a.contains("hello-tui-driver-")),
+            "the kernel runs the directory its files are in: {args:?} vs {value}"
+        );
+    }
+
     #[tokio::test]
     async fn exceptions_carry_a_traceback_of_user_frames_only() {
         let k = kernel();
@@ -970,10 +1012,11 @@ mod listing_protocol {
     use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
     use hello_tui::kernel::protocol::{KernelMessage, parse_kernel_line};
-    use hello_tui::kernel::{DRIVER_SOURCE, Listing, StateUpdate, Variable};
+    use hello_tui::kernel::{DriverDir, Listing, StateUpdate, Variable};
     use serde_json::{Value, json};
 
     struct Driver {
+        _files: DriverDir,
         child: Child,
         input: ChildStdin,
         output: BufReader<ChildStdout>,
@@ -985,8 +1028,11 @@ mod listing_protocol {
         }
 
         fn start_with(config: Value) -> Self {
+            let files = DriverDir::create().expect("driver written");
             let mut child = Command::new("python3")
-                .args(["-u", "-c", DRIVER_SOURCE, &config.to_string()])
+                .arg("-u")
+                .arg(files.entry())
+                .arg(config.to_string())
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .spawn()
@@ -994,6 +1040,7 @@ mod listing_protocol {
             let input = child.stdin.take().expect("stdin");
             let output = BufReader::new(child.stdout.take().expect("stdout"));
             let mut driver = Self {
+                _files: files,
                 child,
                 input,
                 output,
@@ -1152,7 +1199,7 @@ mod listing_protocol {
             let fresh = driver.output_of(
                 1000 + id,
                 &format!(
-                    "import sys as _sys\n_k = _sys.modules['__main__'].Kernel({config})\n_k.ns = globals()\n_k.hidden = {{'_k', '_sys'}}\nprint(_k.describe(0))\ndel _k, _sys"
+                    "import sys as _sys\n_k = _sys.modules['hello_tui_kernel.listing'].Kernel({config})\n_k.ns = globals()\n_k.hidden = {{'_k', '_sys'}}\nprint(_k.describe(0))\ndel _k, _sys"
                 ),
             );
             let fresh: Value = serde_json::from_str(&fresh).expect("fresh listing");
@@ -1260,9 +1307,9 @@ async fn forged_frames_never_choose_the_interpreter_or_answer_for_another_cell()
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
     let forge = format!(
-        "import __main__\n\
-__main__.send({{'type': 'ready', 'python': '0.0', 'pid': 1, 'executable': {:?}}})\n\
-__main__.send({{'type': 'result', 'id': 999, 'ok': True, 'value_repr': 'forged'}})\n\
+        "from hello_tui_kernel.framing import send\n\
+send({{'type': 'ready', 'python': '0.0', 'pid': 1, 'executable': {:?}}})\n\
+send({{'type': 'result', 'id': 999, 'ok': True, 'value_repr': 'forged'}})\n\
 'real'",
         evil.display().to_string()
     );
@@ -1314,4 +1361,87 @@ async fn the_model_is_told_exactly_how_much_output_was_dropped() {
         "{}",
         &caps[0]
     );
+}
+
+/// Issue 12: output a thread printed after its cell ended was counted in
+/// the next cell. It is background output now: never in a cell's
+/// stdout/stderr, reported in the next result's `background` and as stream
+/// events without a cell.
+#[tokio::test(flavor = "multi_thread")]
+async fn late_thread_output_is_background_output_not_the_next_cells() {
+    let mut k = kernel();
+    ok(
+        &k,
+        "import threading, time\ndef late(tag):\n    time.sleep(0.3)\n    print('LATE ' + tag)\nthreading.Thread(target=late, args=('during',)).start()",
+    )
+    .await;
+    // Cell 2 runs while the thread prints: the case that was miscounted.
+    let r = ok(&k, "time.sleep(0.8)\nprint('cell two')").await;
+    assert_eq!(r.stdout, "cell two\n");
+    assert!(r.background.contains("LATE during"), "{:?}", r.background);
+    let mut unattributed = String::new();
+    while let Ok(event) = k.events.try_recv() {
+        if let KernelEvent::Stream {
+            exec_id: None,
+            text,
+            ..
+        } = event
+        {
+            unattributed.push_str(&text);
+        }
+    }
+    assert!(unattributed.contains("LATE during"), "{unattributed:?}");
+
+    // Printed between cells: reported with the next cell, not in it.
+    ok(
+        &k,
+        "threading.Thread(target=late, args=('between',)).start()",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let r = ok(&k, "print('cell four')").await;
+    assert_eq!(r.stdout, "cell four\n");
+    assert!(r.background.contains("LATE between"), "{:?}", r.background);
+    assert!(!r.background.contains("LATE during"), "reported once");
+
+    // A thread the cell starts (and waits for) is the cell's own output.
+    let r = ok(
+        &k,
+        "t = threading.Thread(target=lambda: print('mine'))\nt.start()\nt.join()",
+    )
+    .await;
+    assert_eq!(r.stdout, "mine\n");
+    assert!(r.background.is_empty(), "{:?}", r.background);
+}
+
+/// Issue 15: a pyenv-style shim as the configured interpreter is run once
+/// (to ask for `sys.executable`), not on every kernel start: starts and
+/// restarts run the interpreter behind it directly.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shim_interpreter_is_resolved_once_not_run_per_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let shims = tempfile::tempdir().unwrap();
+    let runs = shims.path().join("runs");
+    let shim = shims.path().join("python3");
+    std::fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\necho run >> {}\nexec python3 \"$@\"\n",
+            runs.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let k = kernel_with(|c| c.python = shim.clone(), false);
+    ok(&k, "x = 1").await;
+    let r = run(&k, "import os\nos._exit(3)").await;
+    assert!(!r.ok);
+    let r = ok(&k, "import sys\nsys.executable").await;
+    let executable = r.value_repr.unwrap();
+    assert!(
+        !executable.contains(&*shims.path().to_string_lossy()),
+        "{executable}"
+    );
+    let count = std::fs::read_to_string(&runs).unwrap().lines().count();
+    assert_eq!(count, 1, "two kernel starts, one run of the shim");
 }

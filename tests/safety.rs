@@ -192,6 +192,37 @@ fn connect_cell(port: u16) -> String {
     )
 }
 
+/// The driver's files are the host's: a confined cell can read them (the
+/// kernel runs) but cannot change, add or remove what it runs, now or at
+/// the next start.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sandboxed_cell_cannot_change_the_drivers_files() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    assert!(k.confined);
+    let code = r##"
+import os, hello_tui_kernel.framing as f
+d = os.path.dirname(f.__file__)
+tries = [
+    lambda: open(f.__file__, "a").write("#"),
+    lambda: open(os.path.join(d, "evil.py"), "w"),
+    lambda: os.remove(f.__file__),
+    lambda: os.rename(f.__file__, f.__file__ + ".x"),
+]
+denied = 0
+for t in tries:
+    try:
+        t()
+    except PermissionError:
+        denied += 1
+denied
+"##;
+    let r = run(&k, code).await;
+    assert_eq!(r.value_repr.as_deref(), Some("4"), "{r:?}");
+    still_works(&k).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn network_is_denied_unless_allowed() {
     let Some(status) = sandbox() else { return };

@@ -127,6 +127,14 @@ pub fn from_exec(
         "error": error,
         "state": state_json(state, previous),
     });
+    if !result.background.is_empty()
+        && let Some(map) = value.as_object_mut()
+    {
+        map.insert(
+            "background".into(),
+            json!(cut_middle(&result.background, MAX_STREAM_CHARS)),
+        );
+    }
     let note = match &result.outcome {
         ExecOutcome::Completed => None,
         ExecOutcome::Interrupted => Some("interrupted (variables kept)".to_owned()),
@@ -190,6 +198,9 @@ pub fn readable(result: &Value) -> String {
     }
     if let Some(note) = result["outcome"].as_str() {
         add(&format!("({note})"));
+    }
+    if let Some(background) = result["background"].as_str() {
+        add(&crate::kernel::labelled_background(background));
     }
     out
 }
@@ -263,5 +274,30 @@ mod tests {
         let r = refused("ValueError", "bad arguments", None);
         assert_eq!(r["ok"], false);
         assert_eq!(readable(&r), "ValueError: bad arguments");
+    }
+
+    /// Issue 12: background output reaches the model and the pane labelled,
+    /// apart from the cell's own stdout.
+    #[test]
+    fn background_output_is_labelled_apart_from_stdout() {
+        let mut result = ExecResult::failed(7, "X", "m".into(), ExecOutcome::Completed);
+        result.ok = true;
+        result.error = None;
+        result.stdout = "mine\n".into();
+        result.background = "LATE\n".into();
+        let value = from_exec(&result, &state(vec![]), None);
+        assert_eq!(value["stdout"], "mine\n");
+        assert_eq!(value["background"], "LATE\n");
+        let text = readable(&value);
+        assert!(
+            text.ends_with("[background output: printed by no running cell]\nLATE"),
+            "{text}"
+        );
+        result.background.clear();
+        let quiet = from_exec(&result, &state(vec![]), None);
+        assert!(
+            quiet.get("background").is_none(),
+            "no key when there is none"
+        );
     }
 }

@@ -98,6 +98,15 @@ fn finish(state: &mut AppState, cell_id: u64, result: &ExecResult) {
                 }
             }
         };
+        if !result.background.is_empty() {
+            if !message.text.is_empty() && !message.text.ends_with('\n') {
+                message.text.push('\n');
+            }
+            append_capped(
+                &mut message.text,
+                &crate::kernel::labelled_background(&result.background),
+            );
+        }
         if let Some(cell) = &mut message.cell {
             cell.status = status;
         }

@@ -202,15 +202,20 @@ async fn poll_running(running: &mut Option<Running>) -> ExecResult {
 fn forward(event: KernelEvent, current: Option<u64>, send: &impl Fn(KernelUpdate)) {
     match event {
         KernelEvent::CellStarted { .. } => {}
-        KernelEvent::Stream { stream, text, .. } => match current {
-            Some(cell_id) => send(KernelUpdate::Output {
+        KernelEvent::Stream {
+            exec_id,
+            stream,
+            text,
+        } => match (exec_id, current) {
+            (Some(_), Some(cell_id)) => send(KernelUpdate::Output {
                 cell_id,
                 stream,
                 text,
             }),
-            // Output between cells (a background thread): log it rather
-            // than pin it on the wrong cell.
-            None => tracing::info!(?stream, %text, "kernel output outside a cell"),
+            // Background output (between cells, or a thread an earlier
+            // cell started): never pinned on a cell as its own; it comes
+            // labelled with the next cell's result (`ExecResult::background`).
+            _ => tracing::info!(?stream, %text, "background output from the kernel"),
         },
         KernelEvent::Status(info) => send(KernelUpdate::Status(info)),
         KernelEvent::State(state) => send(KernelUpdate::State(state)),

@@ -23,7 +23,8 @@ impl fmt::Debug for PreSpawnHook {
 
 #[derive(Debug, Clone)]
 pub struct KernelConfig {
-    /// Interpreter to run (`python3` on `PATH` by default).
+    /// Interpreter to run (`python3` on `PATH` by default). A shim (a
+    /// script) is asked once per process for the interpreter it runs.
     pub python: PathBuf,
     /// Working directory of the kernel (the workspace root).
     pub workspace: PathBuf,

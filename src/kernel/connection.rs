@@ -9,13 +9,15 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::process_group::signal_group;
+
 use super::capability::CallContext;
+use super::driver::DriverDir;
 use super::events::KernelEvent;
 use super::framing::LineReader;
 use super::listing::Listing;
 use super::lock;
 use super::output::CappedText;
-use super::process;
 use super::protocol::{
     HostMessage, KernelMessage, ReplyError, ResultFrame, StreamName, parse_kernel_line,
 };
@@ -23,6 +25,10 @@ use super::result::{ExecOutcome, ExecResult};
 use super::runtime::{Inner, RuntimeStateHandle};
 use super::state::RuntimeState;
 use super::status::KernelStatus;
+
+/// Background output kept for the next result: head and tail bytes.
+const BACKGROUND_HEAD: usize = 64 << 10;
+const BACKGROUND_TAIL: usize = 16 << 10;
 
 /// Largest kernel→host frame accepted. The driver is told (it refuses a
 /// capability call whose arguments would not fit, at once and clearly).
@@ -35,6 +41,8 @@ pub(super) struct Connection {
     pub(super) out: mpsc::UnboundedSender<Vec<u8>>,
     pub(super) pending: Arc<Mutex<Pending>>,
     pub(super) exited: watch::Receiver<Option<String>>,
+    /// The files this kernel runs; removed with the connection.
+    pub(super) _driver: DriverDir,
 }
 
 #[derive(Default)]
@@ -51,6 +59,20 @@ pub(super) struct Pending {
     pub(super) calls: HashMap<u64, tokio::task::AbortHandle>,
     /// Set when the process is gone.
     pub(super) dead: Option<String>,
+    /// Background output (`stream` frames with no cell: written between
+    /// cells, or by a thread an earlier cell started) not yet reported; the
+    /// next cell's result carries it as `background`.
+    pub(super) background: Option<CappedText>,
+}
+
+impl Pending {
+    /// The background output received so far, handed to one result.
+    pub(super) fn take_background(&mut self) -> String {
+        self.background
+            .take()
+            .map(CappedText::finish)
+            .unwrap_or_default()
+    }
 }
 
 pub(super) struct PendingExec {
@@ -65,11 +87,13 @@ pub(super) enum Completion {
         frame: ResultFrame,
         stdout: String,
         stderr: String,
+        background: String,
     },
     Died {
         reason: String,
         stdout: String,
         stderr: String,
+        background: String,
     },
 }
 
@@ -83,7 +107,7 @@ impl Connection {
     }
 
     pub(super) fn signal(&self, sig: i32) -> bool {
-        self.exited.borrow().is_none() && process::signal_group(self.pid, sig)
+        self.exited.borrow().is_none() && signal_group(self.pid, sig)
     }
 }
 
@@ -104,6 +128,7 @@ pub(super) fn finish(
             frame,
             stdout,
             stderr,
+            background,
         }) => {
             let interrupted = frame
                 .error
@@ -119,6 +144,7 @@ pub(super) fn finish(
                 ok: frame.ok,
                 stdout,
                 stderr,
+                background,
                 value_repr: frame.value_repr,
                 error: frame.error,
                 duration,
@@ -133,6 +159,7 @@ pub(super) fn finish(
             reason,
             stdout,
             stderr,
+            background,
         }) => {
             let mut result = ExecResult::failed(
                 id,
@@ -144,6 +171,7 @@ pub(super) fn finish(
             );
             result.stdout = stdout;
             result.stderr = stderr;
+            result.background = background;
             result.duration = started.elapsed();
             result
         }
@@ -211,10 +239,18 @@ fn dispatch(
         KernelMessage::Stream { id, name, text } => {
             {
                 let mut pending = lock(&parts.pending);
-                if let Some(exec) = pending.exec.as_mut().filter(|e| Some(e.id) == id) {
-                    match name {
-                        StreamName::Stdout => exec.stdout.push(&text),
-                        StreamName::Stderr => exec.stderr.push(&text),
+                match id {
+                    None => pending
+                        .background
+                        .get_or_insert_with(|| CappedText::new(BACKGROUND_HEAD, BACKGROUND_TAIL))
+                        .push(&text),
+                    Some(id) => {
+                        if let Some(exec) = pending.exec.as_mut().filter(|e| e.id == id) {
+                            match name {
+                                StreamName::Stdout => exec.stdout.push(&text),
+                                StreamName::Stderr => exec.stderr.push(&text),
+                            }
+                        }
                     }
                 }
             }
@@ -230,16 +266,20 @@ fn dispatch(
             let exec = {
                 let mut pending = lock(&parts.pending);
                 match &pending.exec {
-                    Some(exec) if exec.id == frame.id => pending.exec.take(),
+                    Some(exec) if exec.id == frame.id => pending
+                        .exec
+                        .take()
+                        .map(|exec| (exec, pending.take_background())),
                     _ => None,
                 }
             };
             match exec {
-                Some(exec) => {
+                Some((exec, background)) => {
                     let _ = exec.done.send(Completion::Finished {
                         frame,
                         stdout: exec.stdout.finish(),
                         stderr: exec.stderr.finish(),
+                        background,
                     });
                 }
                 None => tracing::debug!(id = frame.id, "result for a cell nobody waits for"),
@@ -318,7 +358,7 @@ async fn on_channel_closed(runtime: &Weak<Inner>, parts: ReaderParts) {
         .is_ok();
     if !waited {
         // The driver closed its channel but lives on: it is useless, end it.
-        process::signal_group(parts.pid, libc::SIGKILL);
+        signal_group(parts.pid, libc::SIGKILL);
         let _ =
             tokio::time::timeout(Duration::from_secs(2), exited.wait_for(Option::is_some)).await;
     }
@@ -345,13 +385,17 @@ async fn on_channel_closed(runtime: &Weak<Inner>, parts: ReaderParts) {
         for (_, call) in pending.calls.drain() {
             call.abort();
         }
-        pending.exec.take()
+        pending
+            .exec
+            .take()
+            .map(|exec| (exec, pending.take_background()))
     };
-    if let Some(exec) = exec {
+    if let Some((exec, background)) = exec {
         let _ = exec.done.send(Completion::Died {
             reason: reason.clone(),
             stdout: exec.stdout.finish(),
             stderr: exec.stderr.finish(),
+            background,
         });
     }
     if let Some(inner) = runtime.upgrade()

@@ -11,7 +11,9 @@ pub enum KernelEvent {
     CellStarted { exec_id: u64 },
     /// Same value as the status `watch`, for loops that prefer one channel.
     Status(KernelInfo),
-    /// Output as it happens. `exec_id` is `None` for output written between cells.
+    /// Output as it happens. `exec_id` is `None` for background output:
+    /// written between cells, or by a thread an earlier cell started (the
+    /// next `ExecResult::background` carries it too).
     Stream {
         exec_id: Option<u64>,
         stream: StreamName,

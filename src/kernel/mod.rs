@@ -1,5 +1,5 @@
 //! The Python kernel core: a persistent `python3` process running an
-//! embedded driver (`assets/kernel/driver.py`), the protocol to it, the
+//! embedded driver package (`assets/kernel/`, see [`DriverDir`]), the protocol to it, the
 //! capability bridge (`fs`, `shell`; `context` lives in `crate::context` and all
 //! three are registered by `crate::kernel_setup::registry`) and the live runtime
 //! state for the inspector. Host-agnostic: no terminal code.
@@ -47,9 +47,11 @@ mod capability;
 pub mod caps;
 mod config;
 mod connection;
+mod driver;
 mod error;
 mod events;
 mod framing;
+mod interpreter;
 mod listing;
 mod output;
 mod process;
@@ -64,13 +66,13 @@ pub use capability::{
     ParamSpec, arg_seconds, arg_str,
 };
 pub use config::{KernelConfig, PreSpawnHook};
+pub use driver::{DRIVER_FILES, DriverDir};
 pub use error::KernelError;
 pub use events::KernelEvent;
 pub use listing::{BaseMismatch, Listing, StateUpdate};
 pub use output::{CappedText, dropped_marker, dropped_markers_in};
-pub use process::DRIVER_SOURCE;
 pub use protocol::{ExecError, StreamName};
-pub use result::{ExecOutcome, ExecResult};
+pub use result::{ExecOutcome, ExecResult, labelled_background};
 pub use runtime::{CodeRuntime, RuntimeStateHandle};
 pub use state::{RuntimeState, Variable, VariableKind};
 pub use status::{KernelInfo, KernelStatus};

@@ -4,7 +4,7 @@
 //! memory bounded whatever the kernel sends.
 
 /// The note left where output was dropped. The driver writes the same
-/// words (`Pump.end_segment` in `assets/kernel/driver.py`), so
+/// words (`dropped_marker` in `assets/kernel/hello_tui_kernel/capture.py`), so
 /// [`dropped_markers_in`] finds both.
 pub fn dropped_marker(bytes: u64) -> String {
     format!("[... {bytes} bytes of output dropped ...]")

@@ -1,5 +1,5 @@
-//! Spawning the `python3` child that runs the embedded driver, and the small
-//! tasks that own its pipes and its exit status.
+//! Spawning the `python3` child that runs the driver (written out by
+//! [`DriverDir`]), and the small tasks that own its pipes and its exit status.
 
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
@@ -11,11 +11,9 @@ use tokio::sync::{mpsc, watch};
 
 use super::capability::CapabilitySpec;
 use super::config::KernelConfig;
+use super::driver::DriverDir;
 use super::error::KernelError;
 use super::lock;
-
-/// The driver, shipped inside the binary.
-pub const DRIVER_SOURCE: &str = include_str!("../../assets/kernel/driver.py");
 
 /// How much of the child's real stderr (only the interpreter itself writes
 /// there once the driver runs) is kept for the "why did it die" message.
@@ -29,6 +27,8 @@ pub(crate) struct Spawned {
     /// `Some(reason)` once the process has exited.
     pub exited: watch::Receiver<Option<String>>,
     pub stderr_tail: Arc<Mutex<String>>,
+    /// The driver's files; kept while this kernel runs.
+    pub driver: DriverDir,
 }
 
 pub(crate) fn spawn(
@@ -43,22 +43,21 @@ pub(crate) fn spawn(
         "stream_tail_bytes": config.output_tail_bytes,
         "max_frame_bytes": super::connection::MAX_FRAME,
     });
-    let mut cmd = Command::new(python);
-    cmd.arg("-u")
-        .arg("-c")
-        .arg(DRIVER_SOURCE)
-        .arg(driver_config.to_string())
-        .current_dir(&config.workspace)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Own process group: a timeout kill takes the cell's subprocesses too.
-        .process_group(0)
-        .kill_on_drop(true);
     let spawn_err = |source| KernelError::Spawn {
         python: python.display().to_string(),
         source,
     };
+    let driver = DriverDir::create().map_err(spawn_err)?;
+    let mut cmd = Command::new(python);
+    cmd.arg("-u")
+        .arg(driver.entry())
+        .arg(driver_config.to_string())
+        .current_dir(&config.workspace)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // Own process group: a timeout kill takes the cell's subprocesses too.
+    crate::process_group::lead_group(&mut cmd);
     if let Some(hook) = &config.pre_spawn {
         (hook.0)(cmd.as_std_mut()).map_err(spawn_err)?;
     }
@@ -118,6 +117,7 @@ pub(crate) fn spawn(
         out,
         exited,
         stderr_tail,
+        driver,
     })
 }
 
@@ -142,19 +142,4 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
         }
         None => "exited".to_owned(),
     }
-}
-
-/// Send `sig` to the kernel's whole process group (the driver and whatever
-/// the cell started), like a terminal's Ctrl-C.
-pub(crate) fn signal_group(pid: u32, sig: i32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    if pid <= 1 {
-        return false;
-    }
-    // SAFETY: kill(2) has no memory-safety preconditions; a negative pid
-    // addresses the process group the child leads (spawned with
-    // `process_group(0)`).
-    unsafe { libc::kill(-pid, sig) == 0 }
 }

@@ -5,6 +5,7 @@
 //! `tracing` and skipped, so a confused or hostile kernel cannot take the host
 //! down.
 
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -21,6 +22,7 @@ pub enum StreamName {
 /// A Python exception as the driver reports it: traceback already trimmed to
 /// the user's own frames.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, serde(deny_unknown_fields))]
 pub struct ExecError {
     /// Exception class name, e.g. `ZeroDivisionError` or `mymod.MyError`.
     #[serde(rename = "type")]
@@ -33,7 +35,10 @@ pub struct ExecError {
 
 /// The driver's report that a cell finished.
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, serde(deny_unknown_fields))]
 pub struct ResultFrame {
+    #[serde(rename = "type", default)]
+    _kind: IgnoredAny,
     pub id: u64,
     pub ok: bool,
     #[serde(default)]
@@ -75,6 +80,11 @@ pub enum KernelMessage {
     },
 }
 
+// Frame bodies also name their `type` (ignored: the tag was read first),
+// so that in tests they can deny unknown fields: the golden frames in
+// `assets/kernel/golden/` then fail to parse when the driver adds or
+// renames a field the host does not read.
+
 /// Only the `type` field, read first; the body is then parsed straight into
 /// its own struct (an internally tagged enum would buffer every frame, and
 /// state frames are the big ones).
@@ -85,13 +95,19 @@ struct Tag<'a> {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, serde(deny_unknown_fields))]
 struct ReadyFrame {
+    #[serde(rename = "type", default)]
+    _kind: IgnoredAny,
     python: String,
     pid: u32,
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, serde(deny_unknown_fields))]
 struct StreamFrame {
+    #[serde(rename = "type", default)]
+    _kind: IgnoredAny,
     #[serde(default)]
     id: Option<u64>,
     name: StreamName,
@@ -99,7 +115,10 @@ struct StreamFrame {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, serde(deny_unknown_fields))]
 struct StateFrame {
+    #[serde(rename = "type", default)]
+    _kind: IgnoredAny,
     #[serde(default)]
     id: Option<u64>,
     alive: bool,
@@ -124,12 +143,18 @@ struct StateFrame {
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, serde(deny_unknown_fields))]
 struct CancelFrame {
+    #[serde(rename = "type", default)]
+    _kind: IgnoredAny,
     id: u64,
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, serde(deny_unknown_fields))]
 struct CallFrame {
+    #[serde(rename = "type", default)]
+    _kind: IgnoredAny,
     id: u64,
     cap: String,
     action: String,
@@ -325,5 +350,155 @@ mod tests {
         assert!(line.ends_with(b"\n"));
         let shutdown = HostMessage::Shutdown.to_line();
         assert_eq!(shutdown, b"{\"type\":\"shutdown\"}\n");
+    }
+
+    /// One frame of `assets/kernel/golden/`, as a value and as the line
+    /// that travels.
+    fn golden(name: &str) -> (Value, Vec<u8>) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets/kernel/golden")
+            .join(format!("{name}.json"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let line = serde_json::to_vec(&value).unwrap();
+        (value, line)
+    }
+
+    /// `null`s dropped, and a variable's default kind (the driver omits it):
+    /// the fields a frame carries, whichever side leaves defaults out.
+    fn without_defaults(value: Value) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .filter(|(key, v)| !(v.is_null() || key == "kind" && v == "value"))
+                    .map(|(key, v)| (key, without_defaults(v)))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.into_iter().map(without_defaults).collect()),
+            other => other,
+        }
+    }
+
+    /// The golden kernel frames (which the driver's tests produce) parse,
+    /// with no field the host does not know (unknown fields are denied in
+    /// tests), and every value lands where the host reads it: the frame
+    /// rebuilt from what was parsed is the golden frame again.
+    #[test]
+    fn golden_kernel_frames_parse_whole() {
+        use serde_json::json;
+        let names = [
+            "ready",
+            "stream",
+            "stream_background",
+            "result_ok",
+            "result_error",
+            "state",
+            "state_delta",
+            "state_error",
+            "call",
+            "cancel",
+        ];
+        for name in names {
+            let (expected, line) = golden(name);
+            let rebuilt = match parse_kernel_line(&line) {
+                Some(KernelMessage::Ready { python, pid }) => {
+                    json!({"type": "ready", "python": python, "pid": pid})
+                }
+                Some(KernelMessage::Stream { id, name, text }) => {
+                    json!({"type": "stream", "id": id, "name": name, "text": text})
+                }
+                Some(KernelMessage::Result(f)) => json!({
+                    "type": "result",
+                    "id": f.id,
+                    "ok": f.ok,
+                    "value_repr": f.value_repr,
+                    "error": f.error,
+                    "duration_ms": f.duration_ms,
+                }),
+                Some(KernelMessage::State { id, update }) => {
+                    let mut frame = json!({
+                        "type": "state",
+                        "id": id,
+                        "alive": update.alive,
+                        "truncated": update.truncated,
+                        "running": update.running,
+                        "error": update.error,
+                        "epoch": update.epoch,
+                        "base": update.base,
+                        "elapsed_ms": update.elapsed_ms,
+                        "variables": update.variables,
+                        "order": update.order,
+                    });
+                    if !update.removed.is_empty() {
+                        frame["removed"] = json!(update.removed);
+                    }
+                    frame
+                }
+                Some(KernelMessage::Call {
+                    id,
+                    cap,
+                    action,
+                    args,
+                }) => json!({"type": "call", "id": id, "cap": cap, "action": action, "args": args}),
+                Some(KernelMessage::Cancel { id }) => json!({"type": "cancel", "id": id}),
+                None => panic!(
+                    "golden frame {name} does not parse: a field the host does not know, or one it needs is missing"
+                ),
+            };
+            assert_eq!(
+                without_defaults(rebuilt),
+                without_defaults(expected),
+                "golden frame {name}"
+            );
+        }
+    }
+
+    /// What the host sends is exactly the golden host frames (which the
+    /// driver's tests read).
+    #[test]
+    fn host_frames_are_the_golden_frames() {
+        let cases = [
+            (
+                "execute",
+                HostMessage::Execute {
+                    id: 3,
+                    code: "print('a')\n1 + 1",
+                },
+            ),
+            (
+                "describe",
+                HostMessage::Describe {
+                    id: 9,
+                    since: Some(4),
+                },
+            ),
+            (
+                "reply_ok",
+                HostMessage::Reply {
+                    id: 1,
+                    ok: true,
+                    value: Some(serde_json::json!({"text": "hi"})),
+                    error: None,
+                },
+            ),
+            (
+                "reply_error",
+                HostMessage::Reply {
+                    id: 2,
+                    ok: false,
+                    value: None,
+                    error: Some(ReplyError {
+                        type_name: "PermissionError".into(),
+                        message: "outside the workspace".into(),
+                    }),
+                },
+            ),
+            ("shutdown", HostMessage::Shutdown),
+        ];
+        for (name, message) in cases {
+            let (expected, _) = golden(name);
+            let sent: Value = serde_json::from_slice(&message.to_line()).unwrap();
+            assert_eq!(sent, expected, "golden frame {name}");
+        }
     }
 }

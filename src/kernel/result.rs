@@ -27,6 +27,11 @@ pub struct ExecResult {
     pub ok: bool,
     pub stdout: String,
     pub stderr: String,
+    /// Background output: what was printed since the previous result by
+    /// no running cell — between cells, or by a thread an earlier cell
+    /// started (stdout and stderr, in arrival order, capped). Never part of
+    /// `stdout`/`stderr`; front ends show it labelled as background.
+    pub background: String,
     /// Bounded repr of the trailing expression, REPL-style (`None` if the
     /// cell ends in a statement or the value is `None`).
     pub value_repr: Option<String>,
@@ -37,6 +42,15 @@ pub struct ExecResult {
     pub outcome: ExecOutcome,
 }
 
+/// Background output as front ends show it: labelled, so nobody reads it
+/// as the cell's own (the TUI's cell entry, the model's tool result).
+pub fn labelled_background(text: &str) -> String {
+    format!(
+        "[background output: printed by no running cell]\n{}",
+        text.trim_end()
+    )
+}
+
 impl ExecResult {
     pub(crate) fn failed(id: u64, type_name: &str, message: String, outcome: ExecOutcome) -> Self {
         Self {
@@ -44,6 +58,7 @@ impl ExecResult {
             ok: false,
             stdout: String::new(),
             stderr: String::new(),
+            background: String::new(),
             value_repr: None,
             error: Some(ExecError {
                 type_name: type_name.to_owned(),

@@ -18,6 +18,7 @@ use super::connection::{
 };
 use super::error::KernelError;
 use super::events::KernelEvent;
+use super::interpreter;
 use super::lock;
 use super::output::CappedText;
 use super::process::{self, Spawned};
@@ -130,6 +131,7 @@ impl CodeRuntime {
                         reason,
                         stdout: String::new(),
                         stderr: String::new(),
+                        background: String::new(),
                     }),
                     ExecOutcome::Completed,
                     Instant::now(),
@@ -275,9 +277,15 @@ impl Inner {
         let old = lock(&self.conn).take();
         drop(old);
         self.publish_status(KernelStatus::Starting, None);
-        // Always the configured interpreter: the kernel is data, not
-        // authority, so nothing it reports may choose what runs next.
-        let python = self.config.python.clone();
+        // Always the configured interpreter (behind its shim, asked once by
+        // the host): the kernel is data, not authority, so nothing it
+        // reports may choose what runs next.
+        let python = interpreter::resolve(
+            &self.config.python,
+            &self.config.workspace,
+            self.config.pre_spawn.as_ref(),
+        )
+        .await;
         let spawned = match process::spawn(&self.config, &python, &self.registry.specs()) {
             Ok(spawned) => spawned,
             Err(err) => {
@@ -291,6 +299,7 @@ impl Inner {
             out,
             exited,
             stderr_tail,
+            driver,
         } = spawned;
         let conn = Arc::new(Connection {
             generation,
@@ -298,6 +307,7 @@ impl Inner {
             out,
             pending: Arc::new(Mutex::new(Pending::default())),
             exited,
+            _driver: driver,
         });
         let (ready_tx, ready_rx) = oneshot::channel();
         tokio::spawn(read_frames(
@@ -342,13 +352,24 @@ impl Inner {
     ) -> ExecResult {
         tracing::warn!(id, "cell ignored the interrupt; killing the kernel");
         conn.signal(libc::SIGKILL);
-        let (stdout, stderr) = match tokio::time::timeout(Duration::from_secs(3), rx).await {
-            Ok(Ok(
-                Completion::Died { stdout, stderr, .. }
-                | Completion::Finished { stdout, stderr, .. },
-            )) => (stdout, stderr),
-            _ => (String::new(), String::new()),
-        };
+        let (stdout, stderr, background) =
+            match tokio::time::timeout(Duration::from_secs(3), rx).await {
+                Ok(Ok(
+                    Completion::Died {
+                        stdout,
+                        stderr,
+                        background,
+                        ..
+                    }
+                    | Completion::Finished {
+                        stdout,
+                        stderr,
+                        background,
+                        ..
+                    },
+                )) => (stdout, stderr, background),
+                _ => (String::new(), String::new(), String::new()),
+            };
         drop(conn);
         let restart = self.spawn_connection().await;
         let mut message = format!(
@@ -369,6 +390,7 @@ impl Inner {
         );
         result.stdout = stdout;
         result.stderr = stderr;
+        result.background = background;
         result.duration = started.elapsed();
         result
     }

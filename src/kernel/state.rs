@@ -18,6 +18,7 @@ pub enum VariableKind {
 
 /// One user variable, rendered by the driver's bounded SafeRepr.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(test, serde(deny_unknown_fields))]
 pub struct Variable {
     pub name: String,
     /// Python type name (`int`, `list`, `ndarray`, `DataFrame`...).

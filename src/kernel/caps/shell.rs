@@ -3,24 +3,22 @@
 //! `sh -c` in the workspace, behind an approval policy, started under the
 //! same [`Confinement`] as the kernel (the command is spawned by the
 //! workbench, not by the kernel, so it would otherwise escape the sandbox),
-//! in its own process group (a timeout kills everything it started), with
-//! capped output.
+//! through `process_group::run` (its own group: a timeout kills everything
+//! it started; capped output).
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
 use super::approval::{Approval, ApprovalPolicy};
 use crate::kernel::{
-    ActionSpec, CallContext, Capability, CapabilityError, CapabilitySpec, CappedText, arg_seconds,
-    arg_str,
+    ActionSpec, CallContext, Capability, CapabilityError, CapabilitySpec, arg_seconds, arg_str,
 };
+use crate::process_group::{self, Limits, RunError};
 use crate::sandbox::Confinement;
 
 #[derive(Clone)]
@@ -104,15 +102,7 @@ impl ShellInner {
             )));
         }
         let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(&cmd)
-            .current_dir(&self.root)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+        command.arg("-c").arg(&cmd).current_dir(&self.root);
         let not_started = |err: std::io::Error| {
             CapabilityError::PermissionDenied(format!(
                 "command not run: its sandbox could not be set up ({err})"
@@ -121,117 +111,30 @@ impl ShellInner {
         self.confinement
             .apply(command.as_std_mut())
             .map_err(not_started)?;
-        let mut child = command
-            .spawn()
-            .map_err(|err| CapabilityError::from_io(&err, "sh"))?;
         let half = self.max_output / 2;
-        let stdout = child.stdout.take().map(|s| tokio::spawn(drain(s, half)));
-        let stderr = child.stderr.take().map(|s| tokio::spawn(drain(s, half)));
-        let status = match tokio::time::timeout(timeout, child.wait()).await {
-            Ok(status) => status.map_err(|err| CapabilityError::from_io(&err, "sh"))?,
-            Err(_) => {
-                if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
-                    // SAFETY: kill(2) has no memory-safety preconditions; the
-                    // negative pid is the group this command leads.
-                    unsafe { libc::kill(-pid, libc::SIGKILL) };
-                }
-                let _ = child.wait().await;
+        let limits = Limits {
+            timeout,
+            head: half,
+            tail: half,
+        };
+        let done = match process_group::run(command, limits).await {
+            Ok(done) => done,
+            Err(RunError::TimedOut(_)) => {
                 return Err(CapabilityError::Timeout(format!(
                     "`{cmd}` timed out after {:.1} s and was killed",
                     timeout.as_secs_f64()
                 )));
             }
+            Err(RunError::Spawn(err) | RunError::Wait(err)) => {
+                return Err(CapabilityError::from_io(&err, "sh"));
+            }
         };
-        let stdout = collect(stdout).await;
-        let stderr = collect(stderr).await;
         use std::os::unix::process::ExitStatusExt;
         Ok(json!({
-            "code": status.code(),
-            "signal": status.signal(),
-            "stdout": stdout,
-            "stderr": stderr,
+            "code": done.status.code(),
+            "signal": done.status.signal(),
+            "stdout": done.stdout,
+            "stderr": done.stderr,
         }))
-    }
-}
-
-async fn drain(mut pipe: impl AsyncRead + Unpin, half: usize) -> String {
-    let mut text = CappedText::new(half, half);
-    let mut decoder = Utf8Chunks::default();
-    let mut buf = vec![0u8; 1 << 16];
-    while let Ok(n) = pipe.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        text.push(&decoder.push(&buf[..n]));
-    }
-    text.push(&decoder.finish());
-    text.finish()
-}
-
-/// Background processes that escaped the group may hold the pipes open: do
-/// not wait for them forever.
-async fn collect(task: Option<tokio::task::JoinHandle<String>>) -> String {
-    let Some(task) = task else {
-        return String::new();
-    };
-    match tokio::time::timeout(Duration::from_secs(2), task).await {
-        Ok(Ok(text)) => text,
-        _ => String::new(),
-    }
-}
-
-/// Lossy UTF-8 decoding that does not break characters split across reads.
-#[derive(Default)]
-struct Utf8Chunks {
-    carry: Vec<u8>,
-}
-
-impl Utf8Chunks {
-    fn push(&mut self, bytes: &[u8]) -> String {
-        self.carry.extend_from_slice(bytes);
-        let keep = incomplete_suffix(&self.carry);
-        let rest = self.carry.split_off(self.carry.len() - keep);
-        let text = String::from_utf8_lossy(&self.carry).into_owned();
-        self.carry = rest;
-        text
-    }
-
-    fn finish(&mut self) -> String {
-        String::from_utf8_lossy(&std::mem::take(&mut self.carry)).into_owned()
-    }
-}
-
-/// Length of a trailing, possibly incomplete UTF-8 sequence (0..=3).
-fn incomplete_suffix(bytes: &[u8]) -> usize {
-    for back in 1..=bytes.len().min(3) {
-        let b = bytes[bytes.len() - back];
-        if b & 0xC0 == 0x80 {
-            continue; // continuation byte: look further back
-        }
-        let need = match b {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            _ => 1,
-        };
-        return if need > back { back } else { 0 };
-    }
-    0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn split_characters_survive_chunking() {
-        let mut chunks = Utf8Chunks::default();
-        let bytes = "aé€😀".as_bytes();
-        let mut out = String::new();
-        for b in bytes {
-            out.push_str(&chunks.push(&[*b]));
-        }
-        out.push_str(&chunks.finish());
-        assert_eq!(out, "aé€😀");
     }
 }

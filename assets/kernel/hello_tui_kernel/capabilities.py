@@ -1,0 +1,197 @@
+"""Capabilities in Python: one proxy object per host capability (`fs`,
+`shell`, `context`), built from the spec the host sends at start. A call
+sends a `call` frame and blocks the cell until the control thread hands it
+the host's `reply`.
+"""
+
+import itertools
+import json
+import threading
+
+from .framing import call_frame, cancel_frame, send
+
+def _snake(name):
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isupper():
+            if i:
+                out.append("_")
+            out.append(ch.lower())
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _camel(name):
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+class Record(dict):
+    """A capability result: a dict whose keys are also attributes. Missing
+    camelCase names fall back to snake_case (and back), so `r.totalMessages`
+    finds `total_messages`. Keys named like dict methods (`items`, `keys`,
+    `get`...) are reached with `r["items"]`."""
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        if type(key) is str:
+            for alt in (_snake(key), _camel(key)):
+                if alt != key and dict.__contains__(self, alt):
+                    return dict.__getitem__(self, alt)
+        raise KeyError(key)
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError("no field %r (fields: %s)" % (name, ", ".join(map(str, self)))) from None
+
+    def __dir__(self):
+        return [k for k in self if type(k) is str]
+
+
+def _wrap(value):
+    if type(value) is dict:
+        return Record((k, _wrap(v)) for k, v in value.items())
+    if type(value) is list:
+        return [_wrap(v) for v in value]
+    return value
+
+
+_ERRORS = {
+    "PermissionError": PermissionError,
+    "FileNotFoundError": FileNotFoundError,
+    "FileExistsError": FileExistsError,
+    "IsADirectoryError": IsADirectoryError,
+    "NotADirectoryError": NotADirectoryError,
+    "TimeoutError": TimeoutError,
+    "ValueError": ValueError,
+    "TypeError": TypeError,
+    "KeyError": KeyError,
+    "OSError": OSError,
+    "NotImplementedError": NotImplementedError,
+}
+
+
+class _Waiter:
+    __slots__ = ("event", "msg")
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.msg = None
+
+
+class Calls:
+    """Cell-side half of capability calls: send `call`, block until `reply`."""
+
+    # Room for the frame's own fields around the arguments.
+    FRAME_OVERHEAD = 4096
+
+    def __init__(self, max_frame):
+        self.pending = {}
+        self.ids = itertools.count(1)
+        self.lock = threading.Lock()
+        self.max_args = max_frame - self.FRAME_OVERHEAD
+
+    def call(self, cap, action, args):
+        try:
+            encoded = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError) as exc:
+            raise TypeError("%s.%s(): arguments must be JSON values (%s)" % (cap, action, exc)) from None
+        # The host drops frames over its limit; fail here, at once, rather
+        # than wait for a reply that cannot come.
+        size = len(encoded.encode("utf-8", "replace"))
+        if size > self.max_args:
+            raise ValueError(
+                "%s.%s(): the arguments are %d bytes; a capability call carries at most %d bytes "
+                "(write big data with open() instead)" % (cap, action, size, self.max_args)
+            )
+        waiter = _Waiter()
+        with self.lock:
+            cid = next(self.ids)
+            self.pending[cid] = waiter
+        try:
+            send(call_frame(cid, cap, action, args))
+            waiter.event.wait()
+        except BaseException:
+            # Interrupted or timed out: the host stops the call (and, say, a
+            # shell command still waiting for approval never runs).
+            send(cancel_frame(cid))
+            raise
+        finally:
+            with self.lock:
+                self.pending.pop(cid, None)
+        msg = waiter.msg or {}
+        if msg.get("ok"):
+            return _wrap(msg.get("value"))
+        err = msg.get("error") or {}
+        exc_type = _ERRORS.get(err.get("type"), RuntimeError)
+        raise exc_type("%s.%s: %s" % (cap, action, err.get("message") or "capability failed"))
+
+    def resolve(self, msg):
+        with self.lock:
+            waiter = self.pending.get(msg.get("id"))
+        if waiter is not None:
+            waiter.msg = msg
+            waiter.event.set()
+
+
+def _make_action(calls, cap, action):
+    params = action.get("params") or []
+    names = [p["name"] for p in params]
+    aname = action["name"]
+
+    def lookup(key):
+        if key in names:
+            return key
+        for p in params:
+            if key in (p.get("aliases") or []):
+                return p["name"]
+        alt = _snake(key)
+        return alt if alt in names else None
+
+    def method(*args, **kwargs):
+        if len(args) > len(names):
+            raise TypeError("%s.%s() takes at most %d arguments (%d given)" % (cap, aname, len(names), len(args)))
+        bound = dict(zip(names, args))
+        for key, value in kwargs.items():
+            pname = lookup(key)
+            if pname is None:
+                raise TypeError("%s.%s() got an unexpected keyword argument %r" % (cap, aname, key))
+            if pname in bound:
+                raise TypeError("%s.%s() got multiple values for argument %r" % (cap, aname, pname))
+            bound[pname] = value
+        for p in params:
+            if p["name"] not in bound:
+                if "default" in p:
+                    bound[p["name"]] = p["default"]
+                elif p.get("required", True):
+                    raise TypeError("%s.%s() missing required argument %r" % (cap, aname, p["name"]))
+        return calls.call(cap, aname, bound)
+
+    sig = ", ".join(p["name"] + ("=%r" % (p["default"],) if "default" in p else "") for p in params)
+    method.__name__ = aname
+    method.__qualname__ = "%s.%s" % (cap, aname)
+    method.__doc__ = "%s.%s(%s)\n\n%s" % (cap, aname, sig, action.get("description") or "")
+    return method, sig
+
+
+class CapabilityProxy:
+    """The Python face of one host capability (e.g. `fs`), built from its spec."""
+
+    def __init__(self, calls, spec):
+        self._name = spec["name"]
+        self._doc = spec.get("description") or ""
+        self._sigs = []
+        for action in spec.get("actions") or []:
+            method, sig = _make_action(calls, self._name, action)
+            self._sigs.append("%s(%s)" % (action["name"], sig))
+            for name in [action["name"]] + list(action.get("aliases") or []):
+                object.__setattr__(self, name, method)
+
+    def __repr__(self):
+        return "<capability %s: %s>" % (self._name, ", ".join(self._sigs))
+
+

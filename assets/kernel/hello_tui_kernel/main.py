@@ -1,0 +1,105 @@
+"""Start-up and the control loop.
+
+`main` captures the fds, builds the namespace with one proxy per host
+capability, then runs cells on the main thread (so SIGINT raises
+KeyboardInterrupt in them). A control thread keeps reading the protocol
+while a cell runs, so `describe` and capability `reply`s are served
+mid-cell: no deadlock when a cell calls a capability whose host handler
+asks for the runtime state. Every other frame goes through the writer
+thread; the main thread never writes the protocol fd itself, so an
+interrupt can never leave half a frame behind.
+"""
+
+import json
+import os
+import signal
+import sys
+import threading
+from queue import SimpleQueue
+
+from . import capture
+from .capabilities import CapabilityProxy, Calls
+from .cells import run_cell
+from .framing import encode, parse_host_line, ready_frame, send, state_error_frame, write_frame, writer
+from .listing import Kernel
+
+
+def dispatch(msg, execute, describe, reply):
+    """Acts on one host frame (already parsed). False for `shutdown`."""
+    kind = msg["type"]
+    if kind == "execute" and type(msg.get("code")) is str:
+        execute(msg.get("id"), msg["code"])
+    elif kind == "describe":
+        since = msg.get("since")
+        describe(msg.get("id"), since if type(since) is int else None)
+    elif kind == "reply":
+        reply(msg)
+    elif kind == "shutdown":
+        return False
+    return True
+
+
+def main(argv):
+    config = json.loads(argv[0]) if argv else {}
+    limit = config.get("memory_limit_bytes")
+    if limit:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
+
+    head = int(config.get("stream_head_bytes", 1 << 20))
+    tail = int(config.get("stream_tail_bytes", 64 << 10))
+    proto_in, proto_out, captured = capture.install(head, tail)
+
+    kernel = Kernel(config)
+    calls = Calls(int(config.get("max_frame_bytes", 16 << 20)))
+    for spec in config.get("capabilities") or []:
+        try:
+            kernel.ns[spec["name"]] = CapabilityProxy(calls, spec)
+            kernel.hidden.add(spec["name"])
+        except (KeyError, TypeError):
+            continue
+    kernel.record_changes(None)
+
+    def on_sigint(signum, frame):
+        # An idle kernel ignores a stray SIGINT; a running cell gets KeyboardInterrupt.
+        if kernel.in_cell:
+            raise KeyboardInterrupt
+
+    kernel.on_sigint = on_sigint
+    signal.signal(signal.SIGINT, on_sigint)
+
+    work = SimpleQueue()
+
+    def describe(did, since):
+        # On the control thread, not the main one: answered while a cell runs.
+        # Written directly (no hand-off to the writer thread): the big frames
+        # are the latency that matters for the inspector.
+        try:
+            frame = (kernel.describe(did, since) + "\n").encode("utf-8", "replace")
+        except Exception as exc:  # never leave the host waiting
+            frame = encode(state_error_frame(did, "%s: %s" % (type(exc).__name__, exc)))
+        write_frame(proto_out, frame)
+
+    def control():
+        with os.fdopen(proto_in, "rb") as f:
+            for raw in f:
+                msg = parse_host_line(raw)
+                if msg is None:
+                    continue
+                if not dispatch(msg, lambda cid, code: work.put((cid, code)), describe, calls.resolve):
+                    break
+        os._exit(0)
+
+    for target, args in ((writer, (proto_out,)), (control, ())):
+        threading.Thread(target=target, args=args, daemon=True).start()
+    for pump in captured.pumps:
+        threading.Thread(target=pump.run, daemon=True, name="pump-" + pump.name).start()
+
+    send(ready_frame(sys.version.split()[0], os.getpid()))
+    while True:
+        try:
+            cid, code = work.get()
+        except KeyboardInterrupt:
+            continue
+        run_cell(kernel, captured, cid, code)

@@ -1,0 +1,67 @@
+"""The real driver process, over its protocol: interrupts, and output that
+belongs to no cell."""
+
+import os
+import signal
+import time
+
+
+def test_sigint_interrupts_the_running_cell_and_keeps_variables(driver):
+    driver.execute(1, "x = 41")
+    driver.send({"type": "execute", "id": 2, "code": "import time\nprint('sleeping', flush=True)\ntime.sleep(30)"})
+    assert driver.wait_for("stream")["text"].startswith("sleeping")  # the cell runs
+    started = time.monotonic()
+    os.kill(driver.ready["pid"], signal.SIGINT)
+    result = driver.wait_for("result")
+    assert time.monotonic() - started < 5
+    assert result["ok"] is False and result["error"]["type"] == "KeyboardInterrupt"
+    result, _ = driver.execute(3, "x + 1")
+    assert result["value_repr"] == "42"
+
+
+def test_sigint_between_cells_is_ignored(driver):
+    os.kill(driver.ready["pid"], signal.SIGINT)
+    time.sleep(0.2)
+    result, _ = driver.execute(1, "'alive'")
+    assert result["ok"] and result["value_repr"] == "'alive'"
+
+
+def test_a_cell_replacing_the_sigint_handler_gets_ours_back(driver):
+    driver.execute(1, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)")
+    driver.send({"type": "execute", "id": 2, "code": "import time\nprint('go', flush=True)\ntime.sleep(30)"})
+    driver.wait_for("stream")
+    os.kill(driver.ready["pid"], signal.SIGINT)
+    assert driver.wait_for("result")["error"]["type"] == "KeyboardInterrupt"
+
+
+def test_cell_output_is_tagged_and_tracebacks_show_user_frames_only(driver):
+    result, streams = driver.execute(5, "import os\nprint('a')\nos.system('echo b')\ndef f():\n    return 1 / 0\nf()")
+    assert {s["id"] for s in streams} == {5}
+    assert "".join(s["text"] for s in streams) == "a\nb\n"
+    tb = result["error"]["traceback"]
+    assert "<cell-1>" in tb and "return 1 / 0" in tb
+    assert "hello_tui_kernel" not in tb
+
+
+def test_a_thread_from_an_earlier_cell_prints_background_output(driver):
+    driver.execute(1, "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.3), print('late'))).start()")
+    result, streams = driver.execute(2, "time.sleep(0.8)\nprint('mine')")
+    assert "".join(s["text"] for s in streams if s["id"] == 2) == "mine\n"
+    background = "".join(s["text"] for s in streams if s["id"] is None)
+    assert background == "late\n"
+
+
+def test_background_output_is_capped_and_counts_what_it_dropped(tmp_path):
+    from conftest import Driver
+
+    d = Driver({"stream_head_bytes": 10, "stream_tail_bytes": 4}, cwd=str(tmp_path))
+    try:
+        d.execute(1, "import threading\nt = threading.Thread(target=lambda: print('x' * 100))")
+        d.execute(2, "t.start(); t.join()")  # started by cell 2: its own output
+        d.execute(3, "import time\nthreading.Thread(target=lambda: (time.sleep(0.1), print('y' * 100))).start()")
+        time.sleep(0.5)
+        _, streams = d.execute(4, "pass")
+        background = "".join(s["text"] for s in streams if s["id"] is None)
+        assert background == "y" * 10 + "\n[... 87 bytes of output dropped ...]\n" + "yyy\n"
+    finally:
+        d.close()

@@ -1,0 +1,147 @@
+//! The Python driver (`assets/kernel/`): a small package embedded in the
+//! binary, written to a fresh private directory at every kernel start and
+//! run by path.
+//!
+//! Run by path rather than as `python -c SOURCE`: `ps` shows a path instead
+//! of 50 KB of source (a third of Linux's 128 KiB single-argument limit),
+//! and tracebacks from the driver name real files. The directory is the
+//! host's, created 0700 outside the workspace and the sandbox's private
+//! temp dir, so a confined cell can read it but not change what the next
+//! kernel start runs; it is written fresh for every start anyway and
+//! removed when that kernel's connection goes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Every file of the driver, by path relative to the directory it runs from.
+pub const DRIVER_FILES: &[(&str, &str)] = &[
+    (
+        "__main__.py",
+        include_str!("../../assets/kernel/__main__.py"),
+    ),
+    (
+        "hello_tui_kernel/__init__.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/__init__.py"),
+    ),
+    (
+        "hello_tui_kernel/capabilities.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/capabilities.py"),
+    ),
+    (
+        "hello_tui_kernel/capture.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/capture.py"),
+    ),
+    (
+        "hello_tui_kernel/cells.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/cells.py"),
+    ),
+    (
+        "hello_tui_kernel/framing.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/framing.py"),
+    ),
+    (
+        "hello_tui_kernel/listing.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/listing.py"),
+    ),
+    (
+        "hello_tui_kernel/main.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/main.py"),
+    ),
+    (
+        "hello_tui_kernel/safe_repr.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/safe_repr.py"),
+    ),
+];
+
+/// One kernel start's copy of the driver. Removed (with its files) when
+/// dropped; keep it as long as that kernel runs, so its tracebacks can
+/// still quote the driver's lines.
+#[derive(Debug)]
+pub struct DriverDir {
+    dir: tempfile::TempDir,
+}
+
+impl DriverDir {
+    /// Writes every driver file to a new 0700 directory under the system
+    /// temp dir.
+    pub fn create() -> std::io::Result<Self> {
+        Self::create_in(&std::env::temp_dir())
+    }
+
+    /// Writes every driver file to a new 0700 directory under `parent`.
+    pub fn create_in(parent: &Path) -> std::io::Result<Self> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::Builder::new()
+            .prefix("hello-tui-driver-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir_in(parent)?;
+        for (relative, source) in DRIVER_FILES {
+            let path = dir.path().join(relative);
+            if let Some(folder) = path.parent() {
+                std::fs::create_dir_all(folder)?;
+            }
+            // create_new: the directory is brand new, so anything already
+            // there was not put there by us.
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)?;
+            file.write_all(source.as_bytes())?;
+        }
+        Ok(Self { dir })
+    }
+
+    /// What to pass to the interpreter: the directory itself, which Python
+    /// runs through its `__main__.py`.
+    pub fn entry(&self) -> PathBuf {
+        self.dir.path().to_path_buf()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table is the one place that lists the package: a file added
+    /// under `assets/kernel/hello_tui_kernel/` but not embedded would be
+    /// missing at run time (an ImportError in every kernel start).
+    #[test]
+    fn every_package_file_is_embedded() {
+        let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/kernel/hello_tui_kernel");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&package)
+            .unwrap()
+            .filter_map(|entry| {
+                let name = entry.unwrap().file_name().into_string().unwrap();
+                name.ends_with(".py")
+                    .then(|| format!("hello_tui_kernel/{name}"))
+            })
+            .collect();
+        on_disk.sort();
+        let mut embedded: Vec<&str> = DRIVER_FILES
+            .iter()
+            .map(|(path, _)| *path)
+            .filter(|path| path.starts_with("hello_tui_kernel/"))
+            .collect();
+        embedded.sort_unstable();
+        assert_eq!(embedded, on_disk);
+    }
+
+    #[test]
+    fn files_are_written_private_and_whole() {
+        use std::os::unix::fs::PermissionsExt;
+        let parent = tempfile::tempdir().unwrap();
+        let driver = DriverDir::create_in(parent.path()).unwrap();
+        let mode = std::fs::metadata(driver.entry())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700, "only the host's user may look in");
+        for (relative, source) in DRIVER_FILES {
+            let written = std::fs::read_to_string(driver.entry().join(relative)).unwrap();
+            assert_eq!(&written, source, "{relative}");
+        }
+        let entry = driver.entry();
+        drop(driver);
+        assert!(!entry.exists(), "removed with its kernel");
+    }
+}
