@@ -872,3 +872,54 @@ fn clicking_a_diagnostic_opens_it() {
     assert!(doc.path().ends_with("b.py"), "{:?}", doc.path());
     assert_eq!(doc.cursor().0, 27, "at the problem's line");
 }
+
+/// F8 walks from the editor's cursor: at 1:1 with problems at 1:8, 2:8 and
+/// 10:5 it goes to 1:8 first (it used to step past the selected first row to
+/// 2:8), then 2:8, then 10:5, then wraps; Shift+F8 walks back (issue 14,
+/// item 8).
+#[test]
+fn f8_goes_to_the_first_problem_after_the_cursor() {
+    use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, Position, Range, Severity};
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let file = root.join("app.py");
+    std::fs::write(&file, "import os\nimport re\n\n\n\n\n\n\n\nx = 1 + y\n").unwrap();
+    let mut s = state(&root);
+    open(&mut s, &file);
+    let diag = |line, character, message: &str| Diagnostic {
+        path: file.clone(),
+        range: Range::new(
+            Position::new(line, character),
+            Position::new(line, character + 2),
+        ),
+        severity: Severity::Warning,
+        message: message.into(),
+        source: "ruff".into(),
+        code: None,
+    };
+    hello_tui::app::diagnostics::apply(
+        &mut s,
+        DiagnosticsEvent::Published {
+            source: "ruff".into(),
+            path: file.clone(),
+            diagnostics: vec![
+                diag(0, 7, "`os` imported but unused"),
+                diag(1, 7, "`re` imported but unused"),
+                diag(9, 4, "undefined name `y`"),
+            ],
+        },
+    );
+    let cursor = |s: &AppState| {
+        let (line, column) = s.editors.active().expect("a file is open").cursor();
+        (line + 1, column + 1)
+    };
+    assert_eq!(cursor(&s), (1, 1));
+    let mut visited = Vec::new();
+    for _ in 0..4 {
+        press(&mut s, KeyCode::F(8), NONE);
+        visited.push(cursor(&s));
+    }
+    assert_eq!(visited, vec![(1, 8), (2, 8), (10, 5), (1, 8)]);
+    press(&mut s, KeyCode::F(8), SHIFT);
+    assert_eq!(cursor(&s), (10, 5), "Shift+F8 wraps back to the last problem");
+}
