@@ -408,6 +408,45 @@ fn picker_matches_as_you_type_and_enter_opens() {
     assert_eq!(active_text(&s), "print(1)");
 }
 
+/// Ctrl+P, `auth` and Enter in one burst: the worker has answered only the
+/// empty query (whose first row is `api.ts`) when Enter arrives. Enter acts
+/// on the query as typed and opens the auth file (issue 14, item 3: it
+/// opened `api.ts`).
+#[test]
+fn picker_enter_before_the_worker_answers_opens_the_typed_match() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/auth")).unwrap();
+    std::fs::write(dir.path().join("api.ts"), "export const api = 1;\n").unwrap();
+    std::fs::write(dir.path().join("src/auth/token.ts"), "export const token = 2;\n").unwrap();
+    let mut s = state(dir.path());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    s.picker_worker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).expect("worker"));
+    handle_app_event(
+        &mut s,
+        AppEvent::Workspace(WorkspaceMessage::Index(IndexUpdate::Batch(vec![
+            "api.ts".into(),
+            "src/auth/token.ts".into(),
+        ]))),
+    );
+    press(&mut s, KeyCode::Char('p'), CTRL);
+    // The answer to the empty query arrives, then the burst.
+    let first = rx.blocking_recv().expect("the worker answers");
+    handle_app_event(&mut s, AppEvent::PickerResults(first));
+    let Some(Overlay::Picker(picker)) = &s.overlay else {
+        panic!("picker expected");
+    };
+    assert_eq!(picker.matches[0].path, "api.ts", "the list shows all files");
+    type_text(&mut s, "auth");
+    press(&mut s, KeyCode::Enter, NONE);
+    assert_eq!(s.overlay, None);
+    assert_eq!(active_text(&s), "export const token = 2;");
+    // The worker's late answers change nothing.
+    while let Ok(late) = rx.try_recv() {
+        handle_app_event(&mut s, AppEvent::PickerResults(late));
+    }
+    assert_eq!(active_text(&s), "export const token = 2;");
+}
+
 #[test]
 fn go_to_line_and_find_in_file() {
     let dir = tempfile::tempdir().unwrap();

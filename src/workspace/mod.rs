@@ -37,7 +37,7 @@ mod watcher;
 pub use events::{IndexUpdate, WorkspaceEvent, WorkspaceMessage};
 pub use fuzzy::{FuzzyMatcher, PathMatch};
 pub use index::{FileIndex, IndexBuild, spawn_index_build};
-pub use picker::{FuzzyWorker, PickerResults};
+pub use picker::{FuzzyRequest, FuzzyWorker, PickerResults};
 pub use root::{OpenTarget, ResolveError, Workspace, resolve_open_target};
 pub use search::{
     ContentHit, MAX_FILE_BYTES, SearchMessage, SearchOptions, SearchSummary, spawn_content_search,
