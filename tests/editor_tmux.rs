@@ -59,3 +59,33 @@ fn open_with_ctrl_p_edit_external_rewrite_conflict_save() {
     );
     tmux.keys(&["C-q"]);
 }
+
+/// `hello-tui app.py:2:1`: the file named on the command line opens before
+/// the language servers start, and still gets one — ruff's diagnostic for
+/// it reaches the pane (issue 14, item 4: no server was ever started for
+/// it, only for files opened later through Ctrl+P).
+#[test]
+fn a_file_named_on_the_command_line_gets_its_language_server() {
+    assert!(
+        hello_tui::diagnostics::which("ruff").is_some(),
+        "ruff must be installed (pip install ruff) to run this test; CI installs it"
+    );
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("app.py"),
+        "import os\n\n\ndef f():\n    return 1\n",
+    )
+    .unwrap();
+    let command = format!(
+        "cd {dir} && HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} app.py:2:1",
+        rec = state.path().join("recovery").display(),
+        log = state.path().join("log.txt").display(),
+        dir = project.path().display(),
+    );
+    let tmux = Tmux::start("cli-file-lsp", &command, 120, 36);
+    tmux.wait_for("app.py 2:1");
+    let screen = tmux.wait_for("`os` imported but unused");
+    assert!(screen.contains("Diagnostics ▲ 1"), "{screen}");
+    tmux.keys(&["C-q"]);
+}

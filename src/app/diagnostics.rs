@@ -122,6 +122,15 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
     state.diagnostics.rows.get(index).cloned()
 }
 
+/// The diagnostics service starts after the first files may have opened
+/// (a file named on the command line opens before the event loop runs):
+/// those are sent to it now, so they get their language server too.
+pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsService) {
+    state.diagnostics.client = Some(service);
+    state.diagnostics.sent.clear();
+    sync_open_documents(state);
+}
+
 /// Keeps the language servers' view of the open buffers in step with the
 /// editor: `didOpen` for new tabs, `didChange` with the unsaved text after
 /// edits (so diagnostics follow what the user typed, not only the disk),

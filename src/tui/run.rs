@@ -46,7 +46,8 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     }
     spawn_signal_watcher(tx.clone(), recovery);
     let checks = crate::app::safety::checks_confinement(&mut state);
-    state.diagnostics.client = Some(start_diagnostics(&state, &tx, checks));
+    let diagnostics = start_diagnostics(&state, &tx, checks);
+    crate::app::diagnostics::attach(&mut state, diagnostics);
     state.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state, &tx);
     crate::app::safety::start(&mut state, &tx, Some(fs_links));
