@@ -49,8 +49,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let path = demo_dir.as_ref().map_or(cli.path.as_path(), |d| d.path());
     // A directory is the workspace; a file (with an optional :LINE:COL)
-    // opens in the file view, its git root (or directory) the workspace.
-    let target = match resolve_open_target(&path.to_string_lossy()) {
+    // opens in the file view, in its git root, the working directory or its
+    // project root (see `resolve_open_target`).
+    let cwd = std::env::current_dir().context("reading the working directory")?;
+    let target = match resolve_open_target(&path.to_string_lossy(), &cwd) {
         Ok(target) => target,
         Err(error) => {
             eprintln!("hello-tui: cannot open `{}`: {error}", path.display());

@@ -89,3 +89,31 @@ fn a_file_named_on_the_command_line_gets_its_language_server() {
     assert!(screen.contains("Diagnostics ▲ 1"), "{screen}");
     tmux.keys(&["C-q"]);
 }
+
+/// `hello-tui src/auth/token.ts:2` from a project root with `package.json`
+/// and no `.git`: the working directory is the workspace, so the file view
+/// names `src/auth/token.ts` (issue 14, item 5: `src/auth` became the
+/// workspace and the title said `token.ts`).
+#[test]
+fn a_file_argument_outside_git_keeps_the_working_directory_as_workspace() {
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("package.json"), "{}\n").unwrap();
+    std::fs::write(project.path().join("tsconfig.json"), "{}\n").unwrap();
+    std::fs::create_dir_all(project.path().join("src/auth")).unwrap();
+    std::fs::write(
+        project.path().join("src/auth/token.ts"),
+        "export const a = 1;\nexport const b = 2;\n",
+    )
+    .unwrap();
+    let command = format!(
+        "cd {dir} && HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} src/auth/token.ts:2",
+        rec = state.path().join("recovery").display(),
+        log = state.path().join("log.txt").display(),
+        dir = project.path().display(),
+    );
+    let tmux = Tmux::start("cli-file-root", &command, 120, 36);
+    let screen = tmux.wait_for("src/auth/token.ts 2:1");
+    assert!(screen.contains("2 src/auth/token.ts"), "{screen}");
+    tmux.keys(&["C-q"]);
+}

@@ -9,7 +9,7 @@
 //!
 //! Wiring from a single-threaded UI loop:
 //!
-//! 1. `resolve_open_target(arg)` → the [`Workspace`] root and the file/position to open.
+//! 1. `resolve_open_target(arg, cwd)` → the [`Workspace`] root (git root, working directory or project marker) and the file/position to open.
 //! 2. One `unbounded_channel::<WorkspaceMessage>()`; `spawn_index_build(root, tx.clone())`
 //!    and `WorkspaceWatcher::start(root, WatchOptions::default(), tx)`; keep both handles
 //!    in the app (dropping them stops the work).
