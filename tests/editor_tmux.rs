@@ -117,3 +117,40 @@ fn a_file_argument_outside_git_keeps_the_working_directory_as_workspace() {
     assert!(screen.contains("2 src/auth/token.ts"), "{screen}");
     tmux.keys(&["C-q"]);
 }
+
+/// Quitting leaves one line in the terminal, after the alternate screen:
+/// the session id and how to resume it; with no session, nothing (issue 14,
+/// item 14).
+#[test]
+fn quitting_prints_the_session_and_how_to_resume_it() {
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let run = |name: &str, args: &str| {
+        let command = format!(
+            "cd {dir} && HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} {args}; echo EXITED; sleep 60",
+            rec = state.path().join("recovery").display(),
+            log = state.path().join("log.txt").display(),
+            dir = root.display(),
+        );
+        let tmux = Tmux::start(name, &command, 100, 30);
+        tmux.wait_for("Ctrl+Q quit");
+        tmux.keys(&["C-q"]);
+        let screen = tmux.wait_for("EXITED");
+        assert_eq!(tmux.flag("alternate_on"), "0", "{screen}");
+        screen
+    };
+    let screen = run("exit-none", "");
+    assert!(!screen.contains("--resume"), "no session, no line:\n{screen}");
+
+    let writer = hello_tui::session::SessionWriter::create(&root, "m").unwrap();
+    let id = writer.id().to_owned();
+    drop(writer);
+    let screen = run("exit-session", &format!("--resume {id}"));
+    let lines: Vec<&str> = screen.lines().filter(|l| l.contains(&id)).collect();
+    assert_eq!(
+        lines,
+        vec![format!("Session {id} saved. Resume it with: hello-tui --resume {id}").as_str()],
+        "{screen}"
+    );
+}

@@ -367,6 +367,22 @@ pub fn cancel(state: &mut AppState) -> bool {
     }
 }
 
+/// How long quitting waits for a cancelled turn to let go of the
+/// conversation before giving up on naming its session.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
+
+/// The session this run wrote to (created at the first prompt, or resumed),
+/// for the line printed after quitting. A turn still running is cancelled
+/// first and given a moment to let go of the conversation.
+pub async fn session_at_exit(state: &mut AppState) -> Option<String> {
+    cancel(state);
+    let conversation = state.agent.conversation().clone();
+    let conversation = tokio::time::timeout(EXIT_WAIT, conversation.lock())
+        .await
+        .ok()?;
+    conversation.session_id().map(str::to_owned)
+}
+
 /// Applies one update from the turn task.
 pub fn apply(state: &mut AppState, update: AgentUpdate) {
     match update {
