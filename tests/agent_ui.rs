@@ -659,6 +659,7 @@ async fn search_hits_land_on_their_entry_after_resume() {
     let (conversation, warnings) = hello_tui::agent::conversation::Conversation::open(
         dir.path(),
         None,
+        hello_tui::session::SessionOrigin::Tui,
         hello_tui::context::SharedContext::default(),
     )
     .unwrap();

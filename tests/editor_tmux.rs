@@ -141,9 +141,17 @@ fn quitting_prints_the_session_and_how_to_resume_it() {
         screen
     };
     let screen = run("exit-none", "");
-    assert!(!screen.contains("--resume"), "no session, no line:\n{screen}");
+    assert!(
+        !screen.contains("--resume"),
+        "no session, no line:\n{screen}"
+    );
 
-    let writer = hello_tui::session::SessionWriter::create(&root, "m").unwrap();
+    let writer = hello_tui::session::SessionWriter::create(
+        &root,
+        "m",
+        hello_tui::session::SessionOrigin::Tui,
+    )
+    .unwrap();
     let id = writer.id().to_owned();
     drop(writer);
     let screen = run("exit-session", &format!("--resume {id}"));

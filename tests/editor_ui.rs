@@ -417,7 +417,11 @@ fn picker_enter_before_the_worker_answers_opens_the_typed_match() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("src/auth")).unwrap();
     std::fs::write(dir.path().join("api.ts"), "export const api = 1;\n").unwrap();
-    std::fs::write(dir.path().join("src/auth/token.ts"), "export const token = 2;\n").unwrap();
+    std::fs::write(
+        dir.path().join("src/auth/token.ts"),
+        "export const token = 2;\n",
+    )
+    .unwrap();
     let mut s = state(dir.path());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     s.picker_worker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).expect("worker"));
@@ -960,5 +964,9 @@ fn f8_goes_to_the_first_problem_after_the_cursor() {
     }
     assert_eq!(visited, vec![(1, 8), (2, 8), (10, 5), (1, 8)]);
     press(&mut s, KeyCode::F(8), SHIFT);
-    assert_eq!(cursor(&s), (10, 5), "Shift+F8 wraps back to the last problem");
+    assert_eq!(
+        cursor(&s),
+        (10, 5),
+        "Shift+F8 wraps back to the last problem"
+    );
 }

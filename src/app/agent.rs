@@ -311,7 +311,11 @@ pub fn send(state: &mut AppState, prompt: String) {
             conversation.set_counter(counter);
         }
         if conversation.session_id().is_none() {
-            match SessionWriter::create(&workspace, &provider.label()) {
+            match SessionWriter::create(
+                &workspace,
+                &provider.label(),
+                crate::session::SessionOrigin::Tui,
+            ) {
                 Ok(session) => conversation.set_session(session),
                 Err(error) => send(AgentUpdate::Notice(format!(
                     "This conversation is not saved: {error}"

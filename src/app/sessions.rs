@@ -63,8 +63,12 @@ pub fn configure(
         return Ok(());
     };
     let root = state.workspace_root.clone();
-    let (conversation, warnings) =
-        Conversation::open(&root, which.as_deref(), SharedContext::default())?;
+    let (conversation, warnings) = Conversation::open(
+        &root,
+        which.as_deref(),
+        session::SessionOrigin::Tui,
+        SharedContext::default(),
+    )?;
     super::agent::resume(state, conversation, &warnings);
     super::context_window::refresh_gauge(state);
     Ok(())
@@ -115,8 +119,8 @@ pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "{:<24}  {:<20}  {:>8}  first prompt",
-        "id", "time", "messages"
+        "{:<24}  {:<20}  {:<6}  {:>8}  first prompt",
+        "id", "time", "origin", "messages"
     );
     for s in sessions {
         let time: String = s
@@ -127,11 +131,18 @@ pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
             .replace('T', " ");
         let prompt = sanitize::for_display(s.first_prompt.lines().next().unwrap_or(""));
         println!(
-            "{:<24}  {:<20}  {:>8}  {}",
-            s.id, time, s.message_count, prompt
+            "{:<24}  {:<20}  {:<6}  {:>8}  {}",
+            s.id,
+            time,
+            s.origin.label(),
+            s.message_count,
+            prompt
         );
     }
-    println!("Resume one with `hello-tui --resume ID` (or the latest with `--continue`).");
+    println!(
+        "Resume one with `hello-tui --resume ID` (or the latest with `--continue`, which \
+         prefers tui sessions; `exec --continue` prefers exec ones)."
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -160,7 +160,13 @@ impl FuzzyRequest {
         }
         let query = self.sent.clone()?;
         self.answered = true;
-        Some(answer(&mut FuzzyMatcher::new(), self.id, query, index, limit))
+        Some(answer(
+            &mut FuzzyMatcher::new(),
+            self.id,
+            query,
+            index,
+            limit,
+        ))
     }
 
     /// Whether `results` answer the newest query and are not shown yet
