@@ -229,7 +229,12 @@ fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
     )
     .unwrap();
     let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
-    s.kernel_client = Some(hello_tui::app::kernel::spawn(runtime, events, tx.clone()));
+    s.kernel_client = Some(hello_tui::app::kernel::spawn(
+        runtime,
+        events,
+        tx.clone(),
+        hello_tui::app::running_cell::RunningCell::default(),
+    ));
     s.agent.events = Some(tx);
     (s, rx)
 }

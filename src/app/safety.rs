@@ -163,7 +163,12 @@ impl KernelLauncher {
         )?;
         let config = kernel_setup::kernel_config(&self.settings, root, &confinement);
         let (runtime, events) = CodeRuntime::new(config, registry);
-        let client = super::kernel::spawn(runtime, events, self.app.clone());
+        let client = super::kernel::spawn(
+            runtime,
+            events,
+            self.app.clone(),
+            self.broker.running_cell(),
+        );
         Ok(Launched {
             client,
             confined: confinement.is_sandboxed(),
