@@ -9,6 +9,17 @@ use tmux::Tmux;
 
 const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
 
+/// A shell command starting the binary with `args` from `project`, its
+/// recovery files and log in `state` and no user configuration.
+fn command_in(project: &std::path::Path, state: &std::path::Path, args: &str) -> String {
+    format!(
+        "cd {dir} && HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} {args}",
+        rec = state.join("recovery").display(),
+        log = state.join("log.txt").display(),
+        dir = project.display(),
+    )
+}
+
 #[test]
 fn open_with_ctrl_p_edit_external_rewrite_conflict_save() {
     let project = tempfile::tempdir().unwrap();
@@ -77,12 +88,7 @@ fn a_file_named_on_the_command_line_gets_its_language_server() {
         "import os\n\n\ndef f():\n    return 1\n",
     )
     .unwrap();
-    let command = format!(
-        "cd {dir} && HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} app.py:2:1",
-        rec = state.path().join("recovery").display(),
-        log = state.path().join("log.txt").display(),
-        dir = project.path().display(),
-    );
+    let command = command_in(project.path(), state.path(), "app.py:2:1");
     let tmux = Tmux::start("cli-file-lsp", &command, 120, 36);
     tmux.wait_for("app.py 2:1");
     let screen = tmux.wait_for("`os` imported but unused");
@@ -106,12 +112,7 @@ fn a_file_argument_outside_git_keeps_the_working_directory_as_workspace() {
         "export const a = 1;\nexport const b = 2;\n",
     )
     .unwrap();
-    let command = format!(
-        "cd {dir} && HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} src/auth/token.ts:2",
-        rec = state.path().join("recovery").display(),
-        log = state.path().join("log.txt").display(),
-        dir = project.path().display(),
-    );
+    let command = command_in(project.path(), state.path(), "src/auth/token.ts:2");
     let tmux = Tmux::start("cli-file-root", &command, 120, 36);
     let screen = tmux.wait_for("src/auth/token.ts 2:1");
     assert!(screen.contains("2 src/auth/token.ts"), "{screen}");
@@ -128,10 +129,8 @@ fn quitting_prints_the_session_and_how_to_resume_it() {
     let state = tempfile::tempdir().unwrap();
     let run = |name: &str, args: &str| {
         let command = format!(
-            "cd {dir} && HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} {args}; echo EXITED; sleep 60",
-            rec = state.path().join("recovery").display(),
-            log = state.path().join("log.txt").display(),
-            dir = root.display(),
+            "{}; echo EXITED; sleep 60",
+            command_in(&root, state.path(), args)
         );
         let tmux = Tmux::start(name, &command, 100, 30);
         tmux.wait_for("Ctrl+Q quit");

@@ -20,9 +20,16 @@ fn state(root: &std::path::Path) -> AppState {
 }
 
 fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
+    with_kernel_config(root, KernelConfig::for_workspace(root))
+}
+
+fn with_kernel_config(
+    root: &std::path::Path,
+    config: KernelConfig,
+) -> (AppState, AppEventReceiver) {
     let (tx, rx) = event::channel();
     let registry = CapabilityRegistry::new().with(Arc::new(FsCapability::new(root).unwrap()));
-    let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
+    let (runtime, events) = CodeRuntime::new(config, registry);
     let mut s = state(root);
     s.kernel_client = Some(hello_tui::app::kernel::spawn(
         runtime,
@@ -259,20 +266,10 @@ async fn cell_ids_stay_unique_when_the_kernel_is_replaced() {
 /// A kernel whose default cell timeout (the one the model's cells get) is
 /// one second.
 fn with_short_timeout_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
-    let (tx, rx) = event::channel();
-    let registry = CapabilityRegistry::new().with(Arc::new(FsCapability::new(root).unwrap()));
     let mut config = KernelConfig::for_workspace(root);
     config.default_timeout = Duration::from_secs(1);
     config.interrupt_grace = Duration::from_millis(500);
-    let (runtime, events) = CodeRuntime::new(config, registry);
-    let mut s = state(root);
-    s.kernel_client = Some(hello_tui::app::kernel::spawn(
-        runtime,
-        events,
-        tx,
-        hello_tui::app::running_cell::RunningCell::default(),
-    ));
-    (s, rx)
+    with_kernel_config(root, config)
 }
 
 /// Issue 14, item 7: the user's own `%py` cell is not cut off by the
