@@ -233,7 +233,7 @@ fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
         runtime,
         events,
         tx.clone(),
-        hello_tui::app::running_cell::RunningCell::default(),
+        hello_tui::app::cell_owner::CellOwner::default(),
     ));
     s.agent.events = Some(tx);
     (s, rx)

@@ -35,7 +35,7 @@ fn with_kernel_config(
         runtime,
         events,
         tx,
-        hello_tui::app::running_cell::RunningCell::default(),
+        hello_tui::app::cell_owner::CellOwner::default(),
     ));
     (s, rx)
 }

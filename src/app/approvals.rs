@@ -26,8 +26,8 @@ use std::sync::{Arc, Mutex};
 use futures_util::future::BoxFuture;
 use tokio::sync::oneshot;
 
+use super::cell_owner::CellOwner;
 use super::event::{AppEvent, AppEventSender};
-use super::running_cell::RunningCell;
 use crate::kernel::caps::{Approval, ApprovalDecision, ApprovalPolicy};
 use crate::sandbox::ApprovalMode;
 
@@ -187,7 +187,7 @@ pub struct ApprovalBroker {
     asked: Arc<AtomicU64>,
     /// The cell the kernel service runs now and who queued it: a command
     /// the user typed into their own running cell needs no question.
-    running: RunningCell,
+    cell_owner: CellOwner,
 }
 
 impl ApprovalBroker {
@@ -198,14 +198,14 @@ impl ApprovalBroker {
             always_commands: Arc::default(),
             always_cells: Arc::default(),
             asked: Arc::default(),
-            running: RunningCell::default(),
+            cell_owner: CellOwner::default(),
         }
     }
 
     /// For the kernel service (`app::kernel::spawn`), which records there
     /// the cell it runs and who queued it.
-    pub fn running_cell(&self) -> RunningCell {
-        self.running.clone()
+    pub fn cell_owner(&self) -> CellOwner {
+        self.cell_owner.clone()
     }
 
     pub fn mode(&self) -> ApprovalMode {
@@ -281,7 +281,7 @@ impl ApprovalPolicy for ApprovalBroker {
         Box::pin(async move {
             // The user's own `%py` cell running a command they typed: not
             // model-written, so no mode refuses or asks about it.
-            if broker.running.typed_by_user(&command) {
+            if broker.cell_owner.typed_by_user(&command) {
                 return Approval::Allow;
             }
             if let Some(verdict) = broker.without_asking() {

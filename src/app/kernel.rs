@@ -13,13 +13,13 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 
+use super::cell_owner::CellOwner;
 use super::event::{AppEvent, AppEventSender};
-use super::running_cell::RunningCell;
 use crate::kernel::{CodeRuntime, ExecResult, KernelEvent, KernelInfo, RuntimeState, StreamName};
 
 /// Who asked for a cell: the conversation labels them differently, the
 /// user's own cells have no timeout, and approvals trust only the user's
-/// (see [`RunningCell`]).
+/// (see [`CellOwner`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellOrigin {
     /// `%py` in the composer.
@@ -133,13 +133,13 @@ impl KernelClient {
 }
 
 /// Starts the service task; the kernel process itself is started at once so
-/// the first cell does not pay for it. `running` is kept up to date with
+/// the first cell does not pay for it. `owner` is kept up to date with
 /// the cell the kernel runs and who queued it (the approval broker's).
 pub fn spawn(
     runtime: CodeRuntime,
     kernel_events: mpsc::UnboundedReceiver<KernelEvent>,
     app: AppEventSender,
-    running: RunningCell,
+    owner: CellOwner,
 ) -> KernelClient {
     let (requests, requests_rx) = mpsc::unbounded_channel();
     let client = KernelClient {
@@ -153,7 +153,7 @@ pub fn spawn(
             tracing::warn!(%error, "kernel did not start");
         }
     });
-    tokio::spawn(serve(runtime, kernel_events, requests_rx, app, running));
+    tokio::spawn(serve(runtime, kernel_events, requests_rx, app, owner));
     client
 }
 
@@ -168,7 +168,7 @@ async fn serve(
     mut kernel_events: mpsc::UnboundedReceiver<KernelEvent>,
     mut requests: mpsc::UnboundedReceiver<Request>,
     app: AppEventSender,
-    running_cell: RunningCell,
+    owner: CellOwner,
 ) {
     let mut queue: VecDeque<Job> = VecDeque::new();
     let mut running: Option<Running> = None;
@@ -182,7 +182,7 @@ async fn serve(
             let rt = runtime.clone();
             // Known before the kernel sees the code, so every request the
             // cell makes finds it.
-            running_cell.start(job.cell_id, job.origin, &job.code);
+            owner.start(job.cell_id, job.origin, &job.code);
             running = Some(Running {
                 cell_id: job.cell_id,
                 reply: job.reply,
@@ -206,7 +206,7 @@ async fn serve(
                     forward(event, current, &send);
                 }
                 if let Some(done) = running.take() {
-                    running_cell.finish(done.cell_id);
+                    owner.finish(done.cell_id);
                     if let Some(reply) = done.reply {
                         let _ = reply.send(result.clone());
                     }

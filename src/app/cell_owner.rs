@@ -25,9 +25,9 @@ struct Running {
 /// Shared between the kernel service (which writes it) and the approval
 /// broker (which reads it). Cheap to clone.
 #[derive(Debug, Clone, Default)]
-pub struct RunningCell(Arc<Mutex<Option<Running>>>);
+pub struct CellOwner(Arc<Mutex<Option<Running>>>);
 
-impl RunningCell {
+impl CellOwner {
     /// The service handed cell `cell_id` (queued by `origin`) to the kernel.
     pub fn start(&self, cell_id: u64, origin: CellOrigin, code: &str) {
         let user_literals = match origin {
@@ -62,7 +62,7 @@ mod tests {
 
     #[test]
     fn only_the_users_running_cell_and_its_literal_commands_count() {
-        let running = RunningCell::default();
+        let running = CellOwner::default();
         let code = "shell.run('ls -la')";
         assert!(!running.typed_by_user("ls -la"), "nothing runs");
         running.start(1, CellOrigin::Agent, code);
