@@ -950,8 +950,7 @@ fn clicking_a_diagnostic_opens_it() {
 #[test]
 fn f8_goes_to_the_first_problem_after_the_cursor() {
     use hello_tui::diagnostics::Severity;
-    let dir = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let root = std::fs::canonicalize(fixed_dir("f8")).unwrap();
     let file = root.join("app.py");
     std::fs::write(&file, "import os\nimport re\n\n\n\n\n\n\n\nx = 1 + y\n").unwrap();
     let mut s = state(&root);
@@ -979,8 +978,13 @@ fn f8_goes_to_the_first_problem_after_the_cursor() {
         (line + 1, column + 1)
     };
     assert_eq!(cursor(&s), (1, 1));
-    let mut visited = Vec::new();
-    for _ in 0..4 {
+    press(&mut s, KeyCode::F(8), NONE);
+    let mut visited = vec![cursor(&s)];
+    // The picture: the cursor on `os` (1:8), the status bar saying so and
+    // the first row selected in the Diagnostics pane.
+    let terminal = draw(&mut s, 100, 30);
+    insta::assert_snapshot!("f8_first_problem", terminal.backend().to_string());
+    for _ in 0..3 {
         press(&mut s, KeyCode::F(8), NONE);
         visited.push(cursor(&s));
     }
