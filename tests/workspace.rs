@@ -209,6 +209,11 @@ mod open_target {
         write(&plain, "notes/todo.md", "x");
         let t = resolve_open_target("notes/todo.md", &plain).unwrap();
         assert_eq!(t.workspace.root(), plain);
+        // Except the filesystem root: the file's directory then.
+        let relative = plain.join("notes/todo.md");
+        let relative = relative.strip_prefix("/").unwrap().to_str().unwrap();
+        let t = resolve_open_target(relative, Path::new("/")).unwrap();
+        assert_eq!(t.workspace.root(), plain.join("notes"));
     }
 
     #[test]

@@ -77,7 +77,9 @@ pub struct OpenTarget {
 /// is rooted where the project is:
 /// 1. the enclosing git repository's root;
 /// 2. outside git, the working directory when the file lies under it (as
-///    helix, Codex and Claude Code do: the user started where they work);
+///    helix, Codex and Claude Code do: the user started where they work),
+///    unless that is the filesystem root (`cd / && hello-tui etc/hosts`
+///    must not index and watch every file on the machine);
 /// 3. otherwise the nearest directory holding a project marker
 ///    ([`ROOT_MARKERS`]);
 /// 4. otherwise the file's directory.
@@ -101,7 +103,10 @@ pub fn resolve_open_target(arg: &str, cwd: &Path) -> Result<OpenTarget, ResolveE
     let parent = path.parent().unwrap_or(&path);
     let cwd = cwd.canonicalize().ok();
     let root = git_root(parent)
-        .or_else(|| cwd.as_deref().filter(|cwd| parent.starts_with(cwd)))
+        .or_else(|| {
+            cwd.as_deref()
+                .filter(|cwd| cwd.parent().is_some() && parent.starts_with(cwd))
+        })
         .or_else(|| marked_root(parent))
         .unwrap_or(parent)
         .to_path_buf();
