@@ -135,7 +135,12 @@ fn main() {
     );
 
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut writer = SessionWriter::create(dir.path(), "bench-model").expect("session");
+    let mut writer = SessionWriter::create(
+        dir.path(),
+        "bench-model",
+        hello_tui::session::SessionOrigin::Tui,
+    )
+    .expect("session");
     let event = SessionEvent::Message {
         id: Some(hello_tui::context::MessageId(1)),
         message: ChatMessage::Assistant {

@@ -30,7 +30,7 @@ use crate::kernel::CodeRuntime;
 use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll};
 use crate::kernel_setup;
 use crate::sandbox::{ApprovalMode, SandboxStatus};
-use crate::session::SessionWriter;
+use crate::session::{SessionOrigin, SessionWriter};
 use crate::snapshot::{self, CollectOptions};
 use crate::tokens::ContextWindow;
 
@@ -174,7 +174,12 @@ impl Job {
         let mut out = Printer { json: self.json };
         let context = SharedContext::default();
         let mut conversation = match &self.resume {
-            Some(id) => match Conversation::open(&self.root, id.as_deref(), context.clone()) {
+            Some(id) => match Conversation::open(
+                &self.root,
+                id.as_deref(),
+                SessionOrigin::Exec,
+                context.clone(),
+            ) {
                 Ok((conversation, warnings)) => {
                     for warning in warnings {
                         eprintln!("hello-tui exec: session: {warning}");
@@ -187,7 +192,11 @@ impl Job {
                 }
             },
             None => {
-                let session = match SessionWriter::create(&self.root, &self.provider.label()) {
+                let session = match SessionWriter::create(
+                    &self.root,
+                    &self.provider.label(),
+                    SessionOrigin::Exec,
+                ) {
                     Ok(session) => Some(session),
                     Err(error) => {
                         eprintln!("hello-tui exec: the session is not saved: {error}");

@@ -49,8 +49,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let path = demo_dir.as_ref().map_or(cli.path.as_path(), |d| d.path());
     // A directory is the workspace; a file (with an optional :LINE:COL)
-    // opens in the file view, its git root (or directory) the workspace.
-    let target = match resolve_open_target(&path.to_string_lossy()) {
+    // opens in the file view, in its git root, the working directory or its
+    // project root (see `resolve_open_target`).
+    let cwd = std::env::current_dir().context("reading the working directory")?;
+    let target = match resolve_open_target(&path.to_string_lossy(), &cwd) {
         Ok(target) => target,
         Err(error) => {
             eprintln!("hello-tui: cannot open `{}`: {error}", path.display());
@@ -72,7 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let mut state = AppState::new(workspace, settings);
+    let mut state = AppState::new(workspace.clone(), settings);
     state.prepare_highlighter(&theme.syntax_theme);
     let resume = if cli.continue_session {
         Some(None)
@@ -90,7 +92,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .map(|line| (line as usize, target.column.unwrap_or(1) as usize));
         app::editors::open(&mut state, file, position);
     }
-    runtime.block_on(hello_tui::tui::run::run(state, theme))?;
+    let session = runtime.block_on(hello_tui::tui::run::run(state, theme))?;
+    // The demo's sessions go with its temp dir: nothing to resume.
+    if let Some(id) = session.filter(|_| demo_dir.is_none()) {
+        println!(
+            "{}",
+            hello_tui::app::sessions::exit_line(&id, &workspace, Some(&cwd))
+        );
+    }
     drop(demo_dir);
     Ok(ExitCode::SUCCESS)
 }

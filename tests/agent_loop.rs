@@ -486,7 +486,12 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     });
     let provider = Arc::new(ScriptedProvider::from_json(&script.to_string()).unwrap());
     let rig = rig(dir.path(), provider);
-    let writer = SessionWriter::create(dir.path(), "scripted").unwrap();
+    let writer = SessionWriter::create(
+        dir.path(),
+        "scripted",
+        hello_tui::session::SessionOrigin::Tui,
+    )
+    .unwrap();
     let id = writer.id().to_owned();
     let path = writer.path().to_owned();
     let mut conversation = Conversation::new(rig.context.clone(), Some(writer));
@@ -997,7 +1002,8 @@ async fn two_hundred_turns_stay_inside_an_8k_window_and_turn_one_is_still_found(
     let dir = workspace();
     let mut rig = rig(dir.path(), openai(&server));
     rig.deps.window = ContextWindow::resolve(Some(WINDOW as usize), None, "test-model", None, None);
-    let writer = SessionWriter::create(dir.path(), "test").unwrap();
+    let writer =
+        SessionWriter::create(dir.path(), "test", hello_tui::session::SessionOrigin::Tui).unwrap();
     let id = writer.id().to_owned();
     let mut conversation = Conversation::new(rig.context.clone(), Some(writer));
     let snapshot = |i: usize| TurnSnapshot {

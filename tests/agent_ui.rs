@@ -230,7 +230,12 @@ fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
     )
     .unwrap();
     let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
-    s.kernel_client = Some(hello_tui::app::kernel::spawn(runtime, events, tx.clone()));
+    s.kernel_client = Some(hello_tui::app::kernel::spawn(
+        runtime,
+        events,
+        tx.clone(),
+        hello_tui::app::cell_owner::CellOwner::default(),
+    ));
     s.agent.events = Some(tx);
     (s, rx)
 }
@@ -703,6 +708,7 @@ async fn search_hits_land_on_their_entry_after_resume() {
     let (conversation, warnings) = hello_tui::agent::conversation::Conversation::open(
         dir.path(),
         None,
+        hello_tui::session::SessionOrigin::Tui,
         hello_tui::context::SharedContext::default(),
     )
     .unwrap();

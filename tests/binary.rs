@@ -168,3 +168,71 @@ fn snapshot_subcommand_prints_the_seed_scene() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Issue 14, item 15: `hello-tui sessions` says which session came from the
+/// workbench and which from `exec` (older files: `?`), and `--continue`
+/// resumes the user's last workbench conversation even when an `exec` run
+/// is newer.
+#[test]
+fn sessions_show_their_origin_and_continue_prefers_the_workbench() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let sessions = hello_tui::session::sessions_dir(&root);
+    std::fs::create_dir_all(&sessions).unwrap();
+    let write = |id: &str, at: &str, origin: &str, prompt: &str| {
+        let started = serde_json::json!({
+            "type": "session.started", "id": id, "workspace": root.to_string_lossy(),
+            "created_at": at, "model": "m", "origin": origin,
+        });
+        let mut started = started;
+        if origin.is_empty() {
+            started.as_object_mut().unwrap().remove("origin");
+        }
+        let message =
+            serde_json::json!({"type": "message", "id": 0, "role": "user", "content": prompt});
+        std::fs::write(
+            sessions.join(format!("{id}.jsonl")),
+            format!("{started}\n{message}\n"),
+        )
+        .unwrap();
+    };
+    let tui = "20261201-100000-aaaa";
+    let exec = "20261201-120000-bbbb";
+    let old = "20261130-100000-cccc";
+    write(tui, "2026-12-01T10:00:00Z", "tui", "the user's question");
+    write(exec, "2026-12-01T12:00:00Z", "exec", "a scripted run");
+    write(old, "2026-11-30T10:00:00Z", "", "from an older version");
+
+    let out = Command::new(BIN)
+        .args(["sessions", "-C"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&out.stdout);
+    let origin_of = |id: &str| {
+        let line = listing.lines().find(|l| l.starts_with(id)).expect("listed");
+        line.split_whitespace()
+            .nth(3)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(origin_of(tui), "tui", "{listing}");
+    assert_eq!(origin_of(exec), "exec", "{listing}");
+    assert_eq!(origin_of(old), "?", "{listing}");
+    assert!(
+        listing.lines().next().unwrap().contains("origin"),
+        "{listing}"
+    );
+
+    let state = tempfile::tempdir().unwrap();
+    let command = format!(
+        "HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} --continue {dir}",
+        rec = state.path().join("recovery").display(),
+        log = state.path().join("log.txt").display(),
+        dir = root.display(),
+    );
+    let tmux = Tmux::start("continue-origin", &command, 120, 36);
+    let screen = tmux.wait_for(&format!("Resumed session {tui}"));
+    assert!(screen.contains("the user's question"), "{screen}");
+    tmux.keys(&["C-q"]);
+}

@@ -9,6 +9,17 @@ use tmux::Tmux;
 
 const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
 
+/// A shell command starting the binary with `args` from `project`, its
+/// recovery files and log in `state` and no user configuration.
+fn command_in(project: &std::path::Path, state: &std::path::Path, args: &str) -> String {
+    format!(
+        "cd {dir} && HELLO_TUI_RECOVERY_DIR={rec} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null {BIN} {args}",
+        rec = state.join("recovery").display(),
+        log = state.join("log.txt").display(),
+        dir = project.display(),
+    )
+}
+
 #[test]
 fn open_with_ctrl_p_edit_external_rewrite_conflict_save() {
     let project = tempfile::tempdir().unwrap();
@@ -58,4 +69,95 @@ fn open_with_ctrl_p_edit_external_rewrite_conflict_save() {
         "the file on disk is what the screen shows:\n{screen}"
     );
     tmux.keys(&["C-q"]);
+}
+
+/// `hello-tui app.py:2:1`: the file named on the command line opens before
+/// the language servers start, and still gets one — ruff's diagnostic for
+/// it reaches the pane (issue 14, item 4: no server was ever started for
+/// it, only for files opened later through Ctrl+P).
+#[test]
+fn a_file_named_on_the_command_line_gets_its_language_server() {
+    assert!(
+        hello_tui::diagnostics::which("ruff").is_some(),
+        "ruff must be installed (pip install ruff) to run this test; CI installs it"
+    );
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("app.py"),
+        "import os\n\n\ndef f():\n    return 1\n",
+    )
+    .unwrap();
+    let command = command_in(project.path(), state.path(), "app.py:2:1");
+    let tmux = Tmux::start("cli-file-lsp", &command, 120, 36);
+    tmux.wait_for("app.py 2:1");
+    let screen = tmux.wait_for("`os` imported but unused");
+    assert!(screen.contains("Diagnostics ▲ 1"), "{screen}");
+    tmux.keys(&["C-q"]);
+}
+
+/// `hello-tui src/auth/token.ts:2` from a project root with `package.json`
+/// and no `.git`: the working directory is the workspace, so the file view
+/// names `src/auth/token.ts` (issue 14, item 5: `src/auth` became the
+/// workspace and the title said `token.ts`).
+#[test]
+fn a_file_argument_outside_git_keeps_the_working_directory_as_workspace() {
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("package.json"), "{}\n").unwrap();
+    std::fs::write(project.path().join("tsconfig.json"), "{}\n").unwrap();
+    std::fs::create_dir_all(project.path().join("src/auth")).unwrap();
+    std::fs::write(
+        project.path().join("src/auth/token.ts"),
+        "export const a = 1;\nexport const b = 2;\n",
+    )
+    .unwrap();
+    let command = command_in(project.path(), state.path(), "src/auth/token.ts:2");
+    let tmux = Tmux::start("cli-file-root", &command, 120, 36);
+    let screen = tmux.wait_for("src/auth/token.ts 2:1");
+    assert!(screen.contains("2 src/auth/token.ts"), "{screen}");
+    tmux.keys(&["C-q"]);
+}
+
+/// Quitting leaves one line in the terminal, after the alternate screen:
+/// the session id and how to resume it; with no session, nothing (issue 14,
+/// item 14).
+#[test]
+fn quitting_prints_the_session_and_how_to_resume_it() {
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let run = |name: &str, args: &str| {
+        let command = format!(
+            "{}; echo EXITED; sleep 60",
+            command_in(&root, state.path(), args)
+        );
+        let tmux = Tmux::start(name, &command, 100, 30);
+        tmux.wait_for("Ctrl+Q quit");
+        tmux.keys(&["C-q"]);
+        let screen = tmux.wait_for("EXITED");
+        assert_eq!(tmux.flag("alternate_on"), "0", "{screen}");
+        screen
+    };
+    let screen = run("exit-none", "");
+    assert!(
+        !screen.contains("--resume"),
+        "no session, no line:\n{screen}"
+    );
+
+    let writer = hello_tui::session::SessionWriter::create(
+        &root,
+        "m",
+        hello_tui::session::SessionOrigin::Tui,
+    )
+    .unwrap();
+    let id = writer.id().to_owned();
+    drop(writer);
+    let screen = run("exit-session", &format!("--resume {id}"));
+    let lines: Vec<&str> = screen.lines().filter(|l| l.contains(&id)).collect();
+    assert_eq!(
+        lines,
+        vec![format!("Session {id} saved. Resume it with: hello-tui --resume {id}").as_str()],
+        "{screen}"
+    );
 }

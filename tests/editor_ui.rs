@@ -67,6 +67,15 @@ fn is_dirty(s: &AppState) -> bool {
     s.editors.active().expect("a file is open").is_dirty()
 }
 
+/// The workspace index walk found `paths`.
+fn index(s: &mut AppState, paths: &[&str]) {
+    let paths = paths.iter().map(|p| (*p).to_owned()).collect();
+    handle_app_event(
+        s,
+        AppEvent::Workspace(WorkspaceMessage::Index(IndexUpdate::Batch(paths))),
+    );
+}
+
 fn disk_event(s: &mut AppState, path: &Path) -> Command {
     handle_app_event(
         s,
@@ -103,6 +112,45 @@ fn region(buffer: &Buffer, area: Rect) -> Buffer {
         }
     }
     out
+}
+
+/// A diagnostic from ruff on one line of `path`, over `columns` (0-based).
+fn ruff_diagnostic(
+    path: &Path,
+    line: usize,
+    columns: std::ops::Range<usize>,
+    severity: hello_tui::diagnostics::Severity,
+    message: &str,
+) -> hello_tui::diagnostics::Diagnostic {
+    use hello_tui::diagnostics::{Diagnostic, Position, Range};
+    Diagnostic {
+        path: path.to_path_buf(),
+        range: Range::new(
+            Position::new(line, columns.start),
+            Position::new(line, columns.end),
+        ),
+        severity,
+        message: message.into(),
+        source: "ruff".into(),
+        code: None,
+        related: Vec::new(),
+    }
+}
+
+/// Ruff published `diagnostics` for `file`.
+fn publish_ruff(
+    s: &mut AppState,
+    file: &Path,
+    diagnostics: Vec<hello_tui::diagnostics::Diagnostic>,
+) {
+    hello_tui::app::diagnostics::apply(
+        s,
+        hello_tui::diagnostics::DiagnosticsEvent::Published {
+            source: "ruff".into(),
+            path: file.to_path_buf(),
+            diagnostics,
+        },
+    );
 }
 
 fn file_view_rect(s: &AppState) -> Rect {
@@ -447,13 +495,7 @@ fn picker_matches_as_you_type_and_enter_opens() {
     std::fs::write(dir.path().join("src/main.py"), "print(1)\n").unwrap();
     std::fs::write(dir.path().join("README.md"), "# hi\n").unwrap();
     let mut s = state(dir.path());
-    handle_app_event(
-        &mut s,
-        AppEvent::Workspace(WorkspaceMessage::Index(IndexUpdate::Batch(vec![
-            "README.md".into(),
-            "src/main.py".into(),
-        ]))),
-    );
+    index(&mut s, &["README.md", "src/main.py"]);
     press(&mut s, KeyCode::Char('p'), CTRL);
     type_text(&mut s, "mainpy");
     let Some(Overlay::Picker(picker)) = &s.overlay else {
@@ -463,6 +505,43 @@ fn picker_matches_as_you_type_and_enter_opens() {
     press(&mut s, KeyCode::Enter, NONE);
     assert_eq!(s.overlay, None);
     assert_eq!(active_text(&s), "print(1)");
+}
+
+/// Ctrl+P, `auth` and Enter in one burst: the worker has answered only the
+/// empty query (whose first row is `api.ts`) when Enter arrives. Enter acts
+/// on the query as typed and opens the auth file (issue 14, item 3: it
+/// opened `api.ts`).
+#[test]
+fn picker_enter_before_the_worker_answers_opens_the_typed_match() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/auth")).unwrap();
+    std::fs::write(dir.path().join("api.ts"), "export const api = 1;\n").unwrap();
+    std::fs::write(
+        dir.path().join("src/auth/token.ts"),
+        "export const token = 2;\n",
+    )
+    .unwrap();
+    let mut s = state(dir.path());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    s.picker_worker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).expect("worker"));
+    index(&mut s, &["api.ts", "src/auth/token.ts"]);
+    press(&mut s, KeyCode::Char('p'), CTRL);
+    // The answer to the empty query arrives, then the burst.
+    let first = rx.blocking_recv().expect("the worker answers");
+    handle_app_event(&mut s, AppEvent::PickerResults(first));
+    let Some(Overlay::Picker(picker)) = &s.overlay else {
+        panic!("picker expected");
+    };
+    assert_eq!(picker.matches[0].path, "api.ts", "the list shows all files");
+    type_text(&mut s, "auth");
+    press(&mut s, KeyCode::Enter, NONE);
+    assert_eq!(s.overlay, None);
+    assert_eq!(active_text(&s), "export const token = 2;");
+    // The worker's late answers change nothing.
+    while let Ok(late) = rx.try_recv() {
+        handle_app_event(&mut s, AppEvent::PickerResults(late));
+    }
+    assert_eq!(active_text(&s), "export const token = 2;");
 }
 
 #[test]
@@ -779,14 +858,14 @@ fn snapshot_tab_bar_with_dirty_and_changed_on_disk_tabs() {
 fn snapshot_picker_with_highlighted_matches() {
     let dir = fixed_dir("picker");
     let mut s = state(&dir);
-    handle_app_event(
+    index(
         &mut s,
-        AppEvent::Workspace(WorkspaceMessage::Index(IndexUpdate::Batch(vec![
-            "README.md".into(),
-            "src/app/main.py".into(),
-            "src/main.rs".into(),
-            "tests/test_main.py".into(),
-        ]))),
+        &[
+            "README.md",
+            "src/app/main.py",
+            "src/main.rs",
+            "tests/test_main.py",
+        ],
     );
     press(&mut s, KeyCode::Char('p'), CTRL);
     type_text(&mut s, "mainpy");
@@ -945,7 +1024,7 @@ fn hostile_sequences_stay_inside_their_panes() {
 /// underline their ranges in the severity colour.
 #[test]
 fn gutter_markers_and_underlines_for_diagnostics() {
-    use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, Position, Range, Severity};
+    use hello_tui::diagnostics::Severity;
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let file = root.join("app.py");
@@ -957,38 +1036,29 @@ fn gutter_markers_and_underlines_for_diagnostics() {
     let settings = hello_tui::config::Settings::defaults();
     let mut s = hello_tui::app::AppState::new(root.clone(), settings);
     hello_tui::app::editors::open(&mut s, &file, None);
-    let diag = |line, start, end, severity, message: &str| Diagnostic {
-        path: file.clone(),
-        range: Range::new(Position::new(line, start), Position::new(line, end)),
-        severity,
-        message: message.into(),
-        source: "ruff".into(),
-        code: None,
-        related: Vec::new(),
+    let diag = |line, start, end, severity, message: &str| {
+        ruff_diagnostic(&file, line, start..end, severity, message)
     };
-    hello_tui::app::diagnostics::apply(
+    publish_ruff(
         &mut s,
-        DiagnosticsEvent::Published {
-            source: "ruff".into(),
-            path: file.clone(),
-            diagnostics: vec![
-                diag(0, 7, 9, Severity::Warning, "`os` imported but unused"),
-                diag(
-                    3,
-                    16,
-                    30,
-                    Severity::Error,
-                    "Undefined name `undefined_name`",
-                ),
-                diag(
-                    3,
-                    11,
-                    13,
-                    Severity::Hint,
-                    "wide characters before the error",
-                ),
-            ],
-        },
+        &file,
+        vec![
+            diag(0, 7, 9, Severity::Warning, "`os` imported but unused"),
+            diag(
+                3,
+                16,
+                30,
+                Severity::Error,
+                "Undefined name `undefined_name`",
+            ),
+            diag(
+                3,
+                11,
+                13,
+                Severity::Hint,
+                "wide characters before the error",
+            ),
+        ],
     );
     let theme = hello_tui::theme::Theme::builtin_default();
     s.size = ratatui::layout::Size::new(100, 30);
@@ -1093,4 +1163,58 @@ fn clicking_a_diagnostic_opens_it() {
     let doc = s.editors.active().expect("a file opened");
     assert!(doc.path().ends_with("b.py"), "{:?}", doc.path());
     assert_eq!(doc.cursor().0, 27, "at the problem's line");
+}
+
+/// F8 walks from the editor's cursor: at 1:1 with problems at 1:8, 2:8 and
+/// 10:5 it goes to 1:8 first (it used to step past the selected first row to
+/// 2:8), then 2:8, then 10:5, then wraps; Shift+F8 walks back (issue 14,
+/// item 8).
+#[test]
+fn f8_goes_to_the_first_problem_after_the_cursor() {
+    use hello_tui::diagnostics::Severity;
+    let root = std::fs::canonicalize(fixed_dir("f8")).unwrap();
+    let file = root.join("app.py");
+    std::fs::write(&file, "import os\nimport re\n\n\n\n\n\n\n\nx = 1 + y\n").unwrap();
+    let mut s = state(&root);
+    open(&mut s, &file);
+    let diag = |line, character, message: &str| {
+        ruff_diagnostic(
+            &file,
+            line,
+            character..character + 2,
+            Severity::Warning,
+            message,
+        )
+    };
+    publish_ruff(
+        &mut s,
+        &file,
+        vec![
+            diag(0, 7, "`os` imported but unused"),
+            diag(1, 7, "`re` imported but unused"),
+            diag(9, 4, "undefined name `y`"),
+        ],
+    );
+    let cursor = |s: &AppState| {
+        let (line, column) = s.editors.active().expect("a file is open").cursor();
+        (line + 1, column + 1)
+    };
+    assert_eq!(cursor(&s), (1, 1));
+    press(&mut s, KeyCode::F(8), NONE);
+    let mut visited = vec![cursor(&s)];
+    // The picture: the cursor on `os` (1:8), the status bar saying so and
+    // the first row selected in the Diagnostics pane.
+    let terminal = draw(&mut s, 100, 30);
+    insta::assert_snapshot!("f8_first_problem", terminal.backend().to_string());
+    for _ in 0..3 {
+        press(&mut s, KeyCode::F(8), NONE);
+        visited.push(cursor(&s));
+    }
+    assert_eq!(visited, vec![(1, 8), (2, 8), (10, 5), (1, 8)]);
+    press(&mut s, KeyCode::F(8), SHIFT);
+    assert_eq!(
+        cursor(&s),
+        (10, 5),
+        "Shift+F8 wraps back to the last problem"
+    );
 }

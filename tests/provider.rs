@@ -746,7 +746,8 @@ mod sessions {
     fn write_and_reload_round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path();
-        let mut w = SessionWriter::create(ws, "test-model").unwrap();
+        let mut w = SessionWriter::create(ws, "test-model", hello_tui::session::SessionOrigin::Tui)
+            .unwrap();
         let messages = vec![
             ChatMessage::User {
                 content: "list the files".into(),
@@ -800,7 +801,9 @@ mod sessions {
                 model,
                 workspace,
                 created_at,
+                origin,
             } => {
+                assert_eq!(*origin, hello_tui::session::SessionOrigin::Tui);
                 assert_eq!(id, w.id());
                 assert_eq!(model, "test-model");
                 assert_eq!(workspace, &ws.to_string_lossy());
@@ -829,7 +832,7 @@ mod sessions {
     fn truncated_last_line_is_skipped_and_resume_starts_a_clean_line() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path();
-        let mut w = SessionWriter::create(ws, "m").unwrap();
+        let mut w = SessionWriter::create(ws, "m", hello_tui::session::SessionOrigin::Tui).unwrap();
         w.append(&message_event(&ChatMessage::User {
             content: "one".into(),
         }))
@@ -888,7 +891,10 @@ mod sessions {
             session::list(ws).unwrap().is_empty(),
             "no directory, no sessions"
         );
-        assert_eq!(session::latest(ws).unwrap(), None);
+        assert_eq!(
+            session::latest(ws, hello_tui::session::SessionOrigin::Tui).unwrap(),
+            None
+        );
 
         let mut ids = Vec::new();
         for (n, prompt) in [
@@ -899,7 +905,12 @@ mod sessions {
         .iter()
         .enumerate()
         {
-            let mut w = SessionWriter::create(ws, &format!("model-{n}")).unwrap();
+            let mut w = SessionWriter::create(
+                ws,
+                &format!("model-{n}"),
+                hello_tui::session::SessionOrigin::Tui,
+            )
+            .unwrap();
             w.append(&message_event(&ChatMessage::User {
                 content: prompt.to_string(),
             }))
@@ -928,7 +939,9 @@ mod sessions {
         assert_eq!(list[1].model, "model-1");
         assert!(list[0].first_prompt.ends_with('…') && list[0].first_prompt.chars().count() == 81);
         assert_eq!(
-            session::latest(ws).unwrap().map(|s| s.id),
+            session::latest(ws, hello_tui::session::SessionOrigin::Tui)
+                .unwrap()
+                .map(|s| s.id),
             Some(ids[2].clone())
         );
     }
@@ -937,7 +950,7 @@ mod sessions {
     fn key_shaped_strings_never_reach_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path();
-        let mut w = SessionWriter::create(ws, "m").unwrap();
+        let mut w = SessionWriter::create(ws, "m", hello_tui::session::SessionOrigin::Tui).unwrap();
         w.append(&message_event(&ChatMessage::User {
             content: format!(
                 "my key is {SECRET}, also sk-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAA; use sk-learn"

@@ -278,8 +278,8 @@ async fn restarts_stay_sandboxed() {
     assert!(!target.exists());
 }
 
-/// Ask mode: `shell.run` waits for the overlay; a denial's reason reaches
-/// the cell as a `PermissionError`.
+/// Ask mode: the model's `shell.run` waits for the overlay; a denial's
+/// reason reaches the cell as a `PermissionError`.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_denied_shell_command_raises_the_reason_in_the_cell() {
     use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -288,7 +288,7 @@ async fn a_denied_shell_command_raises_the_reason_in_the_cell() {
     let mut k = launch(&fixture, ApprovalMode::Ask, false, status);
     let (_, result) = k.client.execute(
         "shell.run('rm -rf ~/important')".to_owned(),
-        CellOrigin::User,
+        CellOrigin::Agent,
         None,
     );
     let mut state = AppState::new(fixture.workspace.clone(), settings(false));
@@ -324,6 +324,77 @@ async fn a_denied_shell_command_raises_the_reason_in_the_cell() {
     assert_eq!(error.type_name, "PermissionError");
     assert!(error.message.contains("never my home"), "{error:?}");
     still_works(&k).await;
+}
+
+/// Runs `code` as `origin`'s cell, answering every approval question with
+/// a denial; returns the cell's result and the commands asked about.
+async fn run_answering(
+    k: &mut Kernel,
+    code: &str,
+    origin: CellOrigin,
+) -> (ExecResult, Vec<String>) {
+    use hello_tui::kernel::caps::ApprovalDecision;
+    let (_, mut result) = k.client.execute(code.to_owned(), origin, None);
+    let mut asked = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        tokio::select! {
+            r = &mut result => return (r.expect("the service answered"), asked),
+            ev = k.events.recv() => {
+                if let Some(AppEvent::ApprovalRequested(pending)) = ev {
+                    asked.push(pending.subject.text().to_owned());
+                    pending.answer(ApprovalDecision::Deny { reason: "not asked for".into() });
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => panic!("the cell did not finish"),
+        }
+    }
+}
+
+/// Issue 14, item 7: in ask mode the user's own `%py` cell runs the
+/// command they typed without a question; the same command in the model's
+/// cell is asked about.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_users_own_shell_command_is_not_asked_about_the_models_is() {
+    let fixture = Fixture::new();
+    let mut k = launch(&fixture, ApprovalMode::Ask, false, SandboxStatus::probe());
+    let code = "print(shell.run('echo mine')['stdout'], end='')";
+    let (r, asked) = run_answering(&mut k, code, CellOrigin::User).await;
+    assert_eq!(asked, Vec::<String>::new());
+    assert_eq!(r.stdout, "mine\n", "{r:?}");
+    let (r, asked) = run_answering(&mut k, code, CellOrigin::Agent).await;
+    assert_eq!(asked, vec!["echo mine".to_owned()]);
+    assert_eq!(r.error.expect("refused").type_name, "PermissionError");
+}
+
+/// Model-written code cannot borrow the user's cell: a thread a model cell
+/// left running calls `shell.run` while the user's cell runs, and is asked
+/// about (it is not a command the user typed), while the user's own
+/// command in that cell is not.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_thread_running_during_the_users_cell_is_still_asked_about() {
+    let fixture = Fixture::new();
+    let mut k = launch(&fixture, ApprovalMode::Ask, false, SandboxStatus::probe());
+    let plant = "import threading, time\n\
+                 sneaky = {}\n\
+                 def later():\n\
+                 \x20   time.sleep(1.0)\n\
+                 \x20   try:\n\
+                 \x20       sneaky['r'] = shell.run('echo sneaky')\n\
+                 \x20   except Exception as e:\n\
+                 \x20       sneaky['r'] = type(e).__name__\n\
+                 threading.Thread(target=later, daemon=True).start()";
+    let (r, asked) = run_answering(&mut k, plant, CellOrigin::Agent).await;
+    assert!(r.error.is_none() && asked.is_empty(), "{r:?} {asked:?}");
+    let (r, asked) = run_answering(
+        &mut k,
+        "import time\ntime.sleep(2.5)\nprint(shell.run('echo mine')['stdout'], end='')\nsneaky['r']",
+        CellOrigin::User,
+    )
+    .await;
+    assert_eq!(asked, vec!["echo sneaky".to_owned()], "{r:?}");
+    assert_eq!(r.stdout, "mine\n", "{r:?}");
+    assert_eq!(r.value_repr.as_deref(), Some("'PermissionError'"), "{r:?}");
 }
 
 /// Route 1: `shell.run` is spawned by the workbench, not the kernel, so it

@@ -20,11 +20,23 @@ fn state(root: &std::path::Path) -> AppState {
 }
 
 fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
+    with_kernel_config(root, KernelConfig::for_workspace(root))
+}
+
+fn with_kernel_config(
+    root: &std::path::Path,
+    config: KernelConfig,
+) -> (AppState, AppEventReceiver) {
     let (tx, rx) = event::channel();
     let registry = CapabilityRegistry::new().with(Arc::new(FsCapability::new(root).unwrap()));
-    let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
+    let (runtime, events) = CodeRuntime::new(config, registry);
     let mut s = state(root);
-    s.kernel_client = Some(hello_tui::app::kernel::spawn(runtime, events, tx));
+    s.kernel_client = Some(hello_tui::app::kernel::spawn(
+        runtime,
+        events,
+        tx,
+        hello_tui::app::cell_owner::CellOwner::default(),
+    ));
     (s, rx)
 }
 
@@ -249,4 +261,77 @@ async fn cell_ids_stay_unique_when_the_kernel_is_replaced() {
     let ids = [run(&first), run(&second), run(&first), run(&second)];
     let unique: std::collections::BTreeSet<u64> = ids.into_iter().collect();
     assert_eq!(unique.len(), 4, "{ids:?}");
+}
+
+/// A kernel whose default cell timeout (the one the model's cells get) is
+/// one second.
+fn with_short_timeout_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
+    let mut config = KernelConfig::for_workspace(root);
+    config.default_timeout = Duration::from_secs(1);
+    config.interrupt_grace = Duration::from_millis(500);
+    with_kernel_config(root, config)
+}
+
+/// Issue 14, item 7: the user's own `%py` cell is not cut off by the
+/// timeout the model's cells get (here 1 s): it runs to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_users_cell_has_no_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, mut rx) = with_short_timeout_kernel(dir.path());
+    type_line(&mut s, "%py import time\ntime.sleep(2.5)\n'done'");
+    pump_until(&mut s, &mut rx, |s| {
+        !matches!(last_cell_status(s), None | Some(CellStatus::Running))
+    })
+    .await;
+    let cell = s.conversation.messages.last().unwrap();
+    assert!(
+        matches!(last_cell_status(&s), Some(CellStatus::Succeeded { .. })),
+        "{:?}: {}",
+        last_cell_status(&s),
+        cell.text
+    );
+    assert!(cell.text.contains("→ 'done'"), "{}", cell.text);
+}
+
+/// Issue 14, item 7: a model cell that ignores the interrupt after its
+/// timeout costs a kernel restart, and the conversation says so once (it
+/// said it three times: a notice with the reason, a second notice, and the
+/// cell's error).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kernel_restart_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, mut rx) = with_short_timeout_kernel(dir.path());
+    s.kernel_client.as_ref().unwrap().execute(
+        "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(30)".into(),
+        hello_tui::app::kernel::CellOrigin::Agent,
+        None,
+    );
+    pump_until(&mut s, &mut rx, |s| {
+        matches!(last_cell_status(s), Some(CellStatus::Failed { .. }))
+    })
+    .await;
+    // Whatever else the kernel reports about the restart arrives meanwhile.
+    let settle = tokio::time::Instant::now() + Duration::from_millis(1500);
+    while let Ok(Some(event)) = tokio::time::timeout_at(settle, rx.recv()).await {
+        handle_app_event(&mut s, event);
+    }
+    let mentions: Vec<&str> = s
+        .conversation
+        .messages
+        .iter()
+        .filter(|m| m.text.contains("restarted"))
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(mentions.len(), 1, "{mentions:#?}");
+    assert!(
+        mentions[0].contains("variables lost"),
+        "it says what was lost: {}",
+        mentions[0]
+    );
+    assert_eq!(
+        mentions[0].matches("restarted").count(),
+        1,
+        "{}",
+        mentions[0]
+    );
 }

@@ -133,21 +133,31 @@ mod index {
 mod open_target {
     use super::*;
 
+    /// A working directory the targets do not lie under.
+    fn elsewhere() -> (tempfile::TempDir, PathBuf) {
+        temp_root()
+    }
+
     #[test]
     fn file_line_and_column() {
         let (_dir, root) = temp_root();
+        let (_other, cwd) = elsewhere();
         write(&root, "notes/a.md", "x");
         let file = root.join("notes/a.md");
 
-        let t = resolve_open_target(&format!("{}:12:5", file.display())).unwrap();
+        let t = resolve_open_target(&format!("{}:12:5", file.display()), &cwd).unwrap();
         assert_eq!(t.file.as_deref(), Some(file.as_path()));
         assert_eq!((t.line, t.column), (Some(12), Some(5)));
-        assert_eq!(t.workspace.root(), root.join("notes"));
+        assert_eq!(
+            t.workspace.root(),
+            root.join("notes"),
+            "no git, no marker, not under the working directory: the file's directory"
+        );
 
-        let t = resolve_open_target(&format!("{}:7", file.display())).unwrap();
+        let t = resolve_open_target(&format!("{}:7", file.display()), &cwd).unwrap();
         assert_eq!((t.line, t.column), (Some(7), None));
 
-        let t = resolve_open_target(&file.display().to_string()).unwrap();
+        let t = resolve_open_target(&file.display().to_string(), &cwd).unwrap();
         assert_eq!((t.line, t.column), (None, None));
     }
 
@@ -155,7 +165,7 @@ mod open_target {
     fn directory_is_the_root() {
         let (_dir, root) = temp_root();
         fs::create_dir(root.join("proj")).unwrap();
-        let t = resolve_open_target(&root.join("proj").display().to_string()).unwrap();
+        let t = resolve_open_target("proj", &root).unwrap();
         assert_eq!(t.workspace.root(), root.join("proj"));
         assert_eq!(t.file, None);
     }
@@ -165,21 +175,69 @@ mod open_target {
         let (_dir, root) = temp_root();
         fs::create_dir(root.join(".git")).unwrap();
         write(&root, "crates/core/src/lib.rs", "");
-        let arg = format!("{}:3", root.join("crates/core/src/lib.rs").display());
-        let t = resolve_open_target(&arg).unwrap();
+        write(&root, "crates/core/Cargo.toml", "");
+        // Also from a working directory inside the repository.
+        for cwd in [elsewhere().1, root.join("crates/core")] {
+            let arg = format!("{}:3", root.join("crates/core/src/lib.rs").display());
+            let t = resolve_open_target(&arg, &cwd).unwrap();
+            assert_eq!(t.workspace.root(), root);
+            assert_eq!(t.line, Some(3));
+            assert_eq!(
+                t.workspace.relative(t.file.as_deref().unwrap()).as_deref(),
+                Some("crates/core/src/lib.rs")
+            );
+        }
+    }
+
+    /// Issue 14, item 5: `hello-tui src/auth/token.ts:42` from a project
+    /// root without `.git` made `src/auth` the workspace.
+    #[test]
+    fn outside_git_a_file_under_the_working_directory_opens_it() {
+        let (_dir, root) = temp_root();
+        write(&root, "package.json", "{}");
+        write(&root, "tsconfig.json", "{}");
+        write(&root, "src/auth/token.ts", "export {};\n");
+        let t = resolve_open_target("src/auth/token.ts:42", &root).unwrap();
         assert_eq!(t.workspace.root(), root);
-        assert_eq!(t.line, Some(3));
+        assert_eq!(t.line, Some(42));
         assert_eq!(
             t.workspace.relative(t.file.as_deref().unwrap()).as_deref(),
-            Some("crates/core/src/lib.rs")
+            Some("src/auth/token.ts")
         );
+        // Under the working directory wins even with no marker at all.
+        let (_plain, plain) = temp_root();
+        write(&plain, "notes/todo.md", "x");
+        let t = resolve_open_target("notes/todo.md", &plain).unwrap();
+        assert_eq!(t.workspace.root(), plain);
+        // Except the filesystem root: the file's directory then.
+        let relative = plain.join("notes/todo.md");
+        let relative = relative.strip_prefix("/").unwrap().to_str().unwrap();
+        let t = resolve_open_target(relative, Path::new("/")).unwrap();
+        assert_eq!(t.workspace.root(), plain.join("notes"));
+    }
+
+    #[test]
+    fn outside_git_and_the_working_directory_the_nearest_marker_wins() {
+        let (_dir, root) = temp_root();
+        let (_other, cwd) = elsewhere();
+        write(&root, "package.json", "{}");
+        write(&root, "web/package.json", "{}");
+        write(&root, "web/src/auth/token.ts", "");
+        write(&root, "tool/pyproject.toml", "");
+        write(&root, "tool/pkg/cli.py", "");
+        let token = root.join("web/src/auth/token.ts");
+        let t = resolve_open_target(&token.display().to_string(), &cwd).unwrap();
+        assert_eq!(t.workspace.root(), root.join("web"), "the nearest one");
+        let cli = root.join("tool/pkg/cli.py");
+        let t = resolve_open_target(&cli.display().to_string(), &cwd).unwrap();
+        assert_eq!(t.workspace.root(), root.join("tool"));
     }
 
     #[test]
     fn a_name_with_a_colon_that_exists_wins() {
         let (_dir, root) = temp_root();
         write(&root, "weird:12", "");
-        let t = resolve_open_target(&root.join("weird:12").display().to_string()).unwrap();
+        let t = resolve_open_target("weird:12", &root).unwrap();
         assert_eq!(t.file, Some(root.join("weird:12")));
         assert_eq!(t.line, None);
     }
@@ -187,9 +245,12 @@ mod open_target {
     #[test]
     fn nonexistent_and_empty_are_errors() {
         let (_dir, root) = temp_root();
-        let err = resolve_open_target(&format!("{}:3", root.join("nope.rs").display()));
+        let err = resolve_open_target("nope.rs:3", &root);
         assert!(matches!(err, Err(ResolveError::NotFound(_))), "{err:?}");
-        assert!(matches!(resolve_open_target(""), Err(ResolveError::Empty)));
+        assert!(matches!(
+            resolve_open_target("", &root),
+            Err(ResolveError::Empty)
+        ));
     }
 }
 

@@ -246,11 +246,12 @@ impl Conversation {
     pub fn open(
         workspace: &std::path::Path,
         id: Option<&str>,
+        prefer: crate::session::SessionOrigin,
         context: SharedContext,
     ) -> Result<(Self, Vec<String>), String> {
         let id = match id {
             Some(id) => id.to_owned(),
-            None => match crate::session::latest(workspace).map_err(|e| e.to_string())? {
+            None => match crate::session::latest(workspace, prefer).map_err(|e| e.to_string())? {
                 Some(summary) => summary.id,
                 None => {
                     return Err(format!(
@@ -565,7 +566,8 @@ mod tests {
     #[test]
     fn resume_restores_the_compaction_and_marks_the_resume() {
         let dir = tempfile::tempdir().unwrap();
-        let writer = SessionWriter::create(dir.path(), "m").unwrap();
+        let writer =
+            SessionWriter::create(dir.path(), "m", crate::session::SessionOrigin::Tui).unwrap();
         let id = writer.id().to_owned();
         let mut c = Conversation::new(SharedContext::default(), Some(writer));
         for i in 0..4 {
@@ -580,8 +582,13 @@ mod tests {
         c.compact("- asked q0..q2".into(), 6, false, Some("q"));
         assert_eq!(c.resumed_before(), 0);
         drop(c);
-        let (resumed, warnings) =
-            Conversation::open(dir.path(), Some(&id), SharedContext::default()).unwrap();
+        let (resumed, warnings) = Conversation::open(
+            dir.path(),
+            Some(&id),
+            crate::session::SessionOrigin::Tui,
+            SharedContext::default(),
+        )
+        .unwrap();
         assert!(warnings.is_empty());
         assert_eq!(resumed.messages().len(), 8);
         assert_eq!(resumed.context().len(), 8);
@@ -593,7 +600,13 @@ mod tests {
         );
         assert!(!compaction.by_model);
         // `None` is the latest session, as `--continue` means.
-        let (latest, _) = Conversation::open(dir.path(), None, SharedContext::default()).unwrap();
+        let (latest, _) = Conversation::open(
+            dir.path(),
+            None,
+            crate::session::SessionOrigin::Tui,
+            SharedContext::default(),
+        )
+        .unwrap();
         assert_eq!(latest.session_id(), Some(id.as_str()));
     }
 }

@@ -338,7 +338,11 @@ pub fn send(state: &mut AppState, prompt: String) {
             conversation.set_counter(counter);
         }
         if conversation.session_id().is_none() {
-            match SessionWriter::create(&workspace, &provider.label()) {
+            match SessionWriter::create(
+                &workspace,
+                &provider.label(),
+                crate::session::SessionOrigin::Tui,
+            ) {
                 Ok(session) => conversation.set_session(session),
                 Err(error) => send(AgentUpdate::Notice(format!(
                     "This conversation is not saved: {error}"
@@ -392,6 +396,22 @@ pub fn cancel(state: &mut AppState) -> bool {
         }
         _ => false,
     }
+}
+
+/// How long quitting waits for a cancelled turn to let go of the
+/// conversation before giving up on naming its session.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
+
+/// The session this run wrote to (created at the first prompt, or resumed),
+/// for the line printed after quitting. A turn still running is cancelled
+/// first and given a moment to let go of the conversation.
+pub async fn session_at_exit(state: &mut AppState) -> Option<String> {
+    cancel(state);
+    let conversation = state.agent.conversation().clone();
+    let conversation = tokio::time::timeout(EXIT_WAIT, conversation.lock())
+        .await
+        .ok()?;
+    conversation.session_id().map(str::to_owned)
 }
 
 /// Applies one update from the turn task.

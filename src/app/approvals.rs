@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use futures_util::future::BoxFuture;
 use tokio::sync::oneshot;
 
+use super::cell_owner::CellOwner;
 use super::event::{AppEvent, AppEventSender};
 use crate::kernel::caps::{Approval, ApprovalDecision, ApprovalPolicy};
 use crate::sandbox::ApprovalMode;
@@ -184,6 +185,9 @@ pub struct ApprovalBroker {
     /// "Always" for a cell approves every later cell this session.
     always_cells: Arc<AtomicBool>,
     asked: Arc<AtomicU64>,
+    /// The cell the kernel service runs now and who queued it: a command
+    /// the user typed into their own running cell needs no question.
+    cell_owner: CellOwner,
 }
 
 impl ApprovalBroker {
@@ -194,7 +198,14 @@ impl ApprovalBroker {
             always_commands: Arc::default(),
             always_cells: Arc::default(),
             asked: Arc::default(),
+            cell_owner: CellOwner::default(),
         }
+    }
+
+    /// For the kernel service (`app::kernel::spawn`), which records there
+    /// the cell it runs and who queued it.
+    pub fn cell_owner(&self) -> CellOwner {
+        self.cell_owner.clone()
     }
 
     pub fn mode(&self) -> ApprovalMode {
@@ -268,6 +279,11 @@ impl ApprovalPolicy for ApprovalBroker {
         let broker = self.clone();
         let command = command.to_owned();
         Box::pin(async move {
+            // The user's own `%py` cell running a command they typed: not
+            // model-written, so no mode refuses or asks about it.
+            if broker.cell_owner.typed_by_user(&command) {
+                return Approval::Allow;
+            }
             if let Some(verdict) = broker.without_asking() {
                 return verdict;
             }

@@ -4,7 +4,7 @@
 
 use super::kernel::{CellOrigin, KernelUpdate};
 use super::state::{AppState, CellStatus, KernelView, PaneEntry, Speaker, VariableRow};
-use crate::kernel::{ExecResult, KernelInfo, KernelStatus, RuntimeState};
+use crate::kernel::{ExecOutcome, ExecResult, KernelInfo, KernelStatus, RuntimeState};
 
 /// Output kept per cell in the conversation; the kernel already caps each
 /// stream, this bounds what one pane entry holds.
@@ -41,12 +41,17 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
         KernelUpdate::Finished { cell_id, result } => finish(state, cell_id, &result),
         KernelUpdate::Status(info) => state.kernel = view_of(&info),
         KernelUpdate::State(runtime) => super::variables::replace(state, rows_of(&runtime)),
-        KernelUpdate::Restarted { reason } => {
+        // The cell whose timeout cost the restart reports it when it
+        // finishes (its error says why and that the variables are lost):
+        // said once, on that cell. Only a restart no running cell will
+        // report gets a notice of its own.
+        KernelUpdate::Restarted { reason } if !any_running(state) => {
             super::update::notice(
                 state,
                 &format!("kernel restarted — variables lost ({reason})"),
             );
         }
+        KernelUpdate::Restarted { .. } => {}
     }
 }
 
@@ -111,7 +116,10 @@ fn finish(state: &mut AppState, cell_id: u64, result: &ExecResult) {
             cell.status = status;
         }
     }
-    if lost {
+    // A cell that timed out and cost a restart already says so in its
+    // error; a kernel that died under a cell gets the consequence spelled
+    // out here.
+    if lost && !matches!(result.outcome, ExecOutcome::TimedOut { restarted: true }) {
         super::update::notice(state, "kernel restarted — variables lost");
     }
     super::safety::warn_if_protected_appeared(state);

@@ -98,19 +98,34 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
     state.diagnostics.cursor.selected = index.min(state.diagnostics.rows.len().saturating_sub(1));
 }
 
-/// F8 / Shift+F8: the next (or previous) diagnostic after the selected one,
-/// across files, wrapping around.
+/// F8 / Shift+F8: the next (or previous) diagnostic after the editor's
+/// cursor, across files, wrapping around. The cursor is the anchor (as in
+/// helix and VS Code) so a problem under or after it is never skipped; with
+/// no file open, the first F8 goes to the selected row itself, which nobody
+/// has visited yet.
 pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
-    let row = state
-        .diagnostics
-        .rows
-        .get(state.diagnostics.cursor.selected)?;
-    let here = Position::new(row.line.saturating_sub(1), row.column.saturating_sub(1));
     let store = &state.diagnostics.store;
-    let target = if forward {
-        store.next_after(&row.abs_path, here)
-    } else {
-        store.previous_before(&row.abs_path, here)
+    let target = match state.editors.active() {
+        Some(doc) => {
+            let (line, character) = doc.cursor();
+            let here = Position::new(line, character);
+            if forward {
+                store.next_after(doc.path(), here)
+            } else {
+                store.previous_before(doc.path(), here)
+            }
+        }
+        None => {
+            let row = state
+                .diagnostics
+                .rows
+                .get(state.diagnostics.cursor.selected)?;
+            if forward {
+                return Some(row.clone());
+            }
+            let here = Position::new(row.line.saturating_sub(1), row.column.saturating_sub(1));
+            store.previous_before(&row.abs_path, here)
+        }
     }?;
     let index = state.diagnostics.rows.iter().position(|r| {
         r.abs_path == target.path
@@ -120,6 +135,15 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
     })?;
     state.diagnostics.cursor.selected = index;
     state.diagnostics.rows.get(index).cloned()
+}
+
+/// The diagnostics service starts after the first files may have opened
+/// (a file named on the command line opens before the event loop runs):
+/// those are sent to it now, so they get their language server too.
+pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsService) {
+    state.diagnostics.client = Some(service);
+    state.diagnostics.sent.clear();
+    sync_open_documents(state);
 }
 
 /// Keeps the language servers' view of the open buffers in step with the
@@ -282,7 +306,7 @@ mod tests {
     }
 
     #[test]
-    fn f8_walks_across_files_and_wraps() {
+    fn f8_without_an_open_file_starts_at_the_selection_and_wraps() {
         let mut s = state();
         publish(
             &mut s,
@@ -294,13 +318,17 @@ mod tests {
             "/ws/b.py",
             vec![diag("/ws/b.py", 2, Severity::Error, "two")],
         );
-        assert_eq!(step(&mut s, true).map(|r| r.message), Some("two".into()));
         assert_eq!(
             step(&mut s, true).map(|r| r.message),
             Some("one".into()),
-            "wraps"
+            "with no file open, the first F8 goes to the selected problem itself"
         );
-        assert_eq!(step(&mut s, false).map(|r| r.message), Some("two".into()));
+        assert_eq!(
+            step(&mut s, false).map(|r| r.message),
+            Some("two".into()),
+            "wraps backwards"
+        );
+        assert_eq!(step(&mut s, false).map(|r| r.message), Some("one".into()));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::line_input::{Edit, LineInput};
 use super::state::{AppState, ListCursor, Overlay};
 use super::update::Command;
 use crate::editor::EditCommand;
-use crate::workspace::{FuzzyMatcher, PathMatch, PickerResults};
+use crate::workspace::{FuzzyRequest, PathMatch, PickerResults};
 
 /// Results the picker asks for per query.
 pub const PICKER_LIMIT: usize = 200;
@@ -17,8 +17,9 @@ pub const PICKER_LIMIT: usize = 200;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PickerState {
     pub query: LineInput,
-    /// Id of the newest query; older results are dropped.
-    pub id: u64,
+    /// The newest query sent to the fuzzy worker and whether `matches`
+    /// answer it.
+    pub request: FuzzyRequest,
     pub matches: Vec<PathMatch>,
     /// How many paths matched in all (the list shows at most the limit).
     pub matched: usize,
@@ -51,7 +52,7 @@ pub struct PromptState {
 pub fn open_picker(state: &mut AppState) -> Command {
     state.overlay = Some(Overlay::Picker(PickerState {
         query: LineInput::default(),
-        id: 0,
+        request: FuzzyRequest::default(),
         matches: Vec::new(),
         matched: 0,
         cursor: ListCursor::default(),
@@ -65,22 +66,15 @@ pub fn rerun(state: &mut AppState) -> Command {
     let Some(Overlay::Picker(picker)) = &mut state.overlay else {
         return Command::None;
     };
-    state.fuzzy_queries += 1;
-    picker.id = state.fuzzy_queries;
-    let sent = state.picker_worker.as_ref().is_some_and(|w| {
-        w.search(
-            picker.id,
-            picker.query.text(),
-            &state.file_index,
-            PICKER_LIMIT,
-        )
-    });
-    if !sent {
-        let matches =
-            FuzzyMatcher::new().matches_index(picker.query.text(), &state.file_index, PICKER_LIMIT);
-        picker.matched = matches.len();
-        picker.matches = matches;
-        picker.cursor = ListCursor::default();
+    if let Some(results) = picker.request.send(
+        picker.query.text(),
+        true,
+        &mut state.fuzzy_queries,
+        state.picker_worker.as_ref(),
+        &state.file_index,
+        PICKER_LIMIT,
+    ) {
+        show(picker, results);
     }
     Command::Redraw
 }
@@ -98,13 +92,17 @@ pub fn on_results(state: &mut AppState, results: PickerResults) -> Command {
     let Some(Overlay::Picker(picker)) = &mut state.overlay else {
         return Command::None;
     };
-    if results.id != picker.id {
+    if !picker.request.accept(&results) {
         return Command::None;
     }
+    show(picker, results);
+    Command::Redraw
+}
+
+fn show(picker: &mut PickerState, results: PickerResults) {
     picker.matches = results.matches;
     picker.matched = results.matched;
     picker.cursor = ListCursor::default();
-    Command::Redraw
 }
 
 pub fn open_prompt(state: &mut AppState, kind: PromptKind) -> Command {
@@ -137,7 +135,14 @@ pub fn open_prompt(state: &mut AppState, kind: PromptKind) -> Command {
 }
 
 /// Enter: open the picked file, go to the line, or find the next match.
+/// The picker acts on the query as typed: if the worker has not answered
+/// it yet (keys and Enter came in one burst), it is matched here first.
 pub fn accept(state: &mut AppState) -> Command {
+    if let Some(Overlay::Picker(picker)) = &mut state.overlay
+        && let Some(results) = picker.request.settle(&state.file_index, PICKER_LIMIT)
+    {
+        show(picker, results);
+    }
     match state.overlay.take() {
         Some(Overlay::Picker(picker)) => {
             let Some(found) = picker.matches.get(picker.cursor.selected) else {

@@ -13,16 +13,32 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 
+use super::cell_owner::CellOwner;
 use super::event::{AppEvent, AppEventSender};
 use crate::kernel::{CodeRuntime, ExecResult, KernelEvent, KernelInfo, RuntimeState, StreamName};
 
-/// Who asked for a cell: the conversation labels them differently.
+/// Who asked for a cell: the conversation labels them differently, the
+/// user's own cells have no timeout, and approvals trust only the user's
+/// (see [`CellOwner`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellOrigin {
     /// `%py` in the composer.
     User,
     /// A `code_action` tool call of the model.
     Agent,
+}
+
+impl CellOrigin {
+    /// The timeout a cell gets when its caller gives none. The user's own
+    /// cells run until they finish or the user presses Ctrl+C (tokio treats
+    /// a deadline past the end of time as none); the model's get the
+    /// kernel's configured default (60 s).
+    fn default_timeout(self) -> Option<Duration> {
+        match self {
+            CellOrigin::User => Some(Duration::MAX),
+            CellOrigin::Agent => None,
+        }
+    }
 }
 
 /// What the kernel service tells the UI loop.
@@ -58,6 +74,7 @@ enum Request {
 
 struct Job {
     cell_id: u64,
+    origin: CellOrigin,
     code: String,
     timeout: Option<Duration>,
     reply: Option<oneshot::Sender<ExecResult>>,
@@ -95,8 +112,9 @@ impl KernelClient {
         }));
         let _ = self.requests.send(Request::Execute(Job {
             cell_id,
+            origin,
             code,
-            timeout,
+            timeout: timeout.or(origin.default_timeout()),
             reply: Some(reply),
         }));
         (cell_id, rx)
@@ -115,11 +133,13 @@ impl KernelClient {
 }
 
 /// Starts the service task; the kernel process itself is started at once so
-/// the first cell does not pay for it.
+/// the first cell does not pay for it. `owner` is kept up to date with
+/// the cell the kernel runs and who queued it (the approval broker's).
 pub fn spawn(
     runtime: CodeRuntime,
     kernel_events: mpsc::UnboundedReceiver<KernelEvent>,
     app: AppEventSender,
+    owner: CellOwner,
 ) -> KernelClient {
     let (requests, requests_rx) = mpsc::unbounded_channel();
     let client = KernelClient {
@@ -133,7 +153,7 @@ pub fn spawn(
             tracing::warn!(%error, "kernel did not start");
         }
     });
-    tokio::spawn(serve(runtime, kernel_events, requests_rx, app));
+    tokio::spawn(serve(runtime, kernel_events, requests_rx, app, owner));
     client
 }
 
@@ -148,6 +168,7 @@ async fn serve(
     mut kernel_events: mpsc::UnboundedReceiver<KernelEvent>,
     mut requests: mpsc::UnboundedReceiver<Request>,
     app: AppEventSender,
+    owner: CellOwner,
 ) {
     let mut queue: VecDeque<Job> = VecDeque::new();
     let mut running: Option<Running> = None;
@@ -159,6 +180,9 @@ async fn serve(
             && let Some(job) = queue.pop_front()
         {
             let rt = runtime.clone();
+            // Known before the kernel sees the code, so every request the
+            // cell makes finds it.
+            owner.start(job.cell_id, job.origin, &job.code);
             running = Some(Running {
                 cell_id: job.cell_id,
                 reply: job.reply,
@@ -182,6 +206,7 @@ async fn serve(
                     forward(event, current, &send);
                 }
                 if let Some(done) = running.take() {
+                    owner.finish(done.cell_id);
                     if let Some(reply) = done.reply {
                         let _ = reply.send(result.clone());
                     }

@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod approval_flow;
 pub mod approvals;
+pub mod cell_owner;
 pub mod cells;
 pub mod composer;
 pub mod context_window;
@@ -14,6 +15,7 @@ pub mod file_picker;
 pub mod kernel;
 pub mod layers;
 pub mod line_input;
+pub mod python_literals;
 pub mod recovery_mirror;
 pub mod safety;
 pub mod search;

@@ -171,7 +171,8 @@ impl KernelLauncher {
         )?;
         let config = kernel_setup::kernel_config(&self.settings, root, &confinement);
         let (runtime, events) = CodeRuntime::new(config, registry);
-        let client = super::kernel::spawn(runtime, events, self.app.clone());
+        let client =
+            super::kernel::spawn(runtime, events, self.app.clone(), self.broker.cell_owner());
         Ok(Launched {
             client,
             confined: confinement.is_sandboxed(),

@@ -268,25 +268,16 @@ fn request_file_matches(state: &mut AppState, again: bool) {
         return;
     }
     let files = &mut search.file_matches;
-    if files.sent == query && !again {
-        return;
+    if let Some(results) = files.request.send(
+        query,
+        again,
+        &mut state.fuzzy_queries,
+        state.picker_worker.as_ref(),
+        &state.file_index,
+        RESULT_LIMIT,
+    ) {
+        files.matches = results.matches;
     }
-    state.fuzzy_queries += 1;
-    files.id = state.fuzzy_queries;
-    files.sent = query.to_owned();
-    let sent = state
-        .picker_worker
-        .as_ref()
-        .is_some_and(|w| w.search(files.id, query, &state.file_index, RESULT_LIMIT));
-    if !sent {
-        match_inline(files, &state.file_index);
-    }
-}
-
-fn match_inline(files: &mut super::state::FileMatches, index: &crate::workspace::FileIndex) {
-    let mut matcher = crate::workspace::FuzzyMatcher::default();
-    files.matches = matcher.matches_index(&files.sent, index, RESULT_LIMIT);
-    files.query.clone_from(&files.sent);
 }
 
 /// Before Enter acts: if the worker has not answered the query as typed
@@ -296,9 +287,15 @@ pub fn settle(state: &mut AppState) {
     let Some(super::state::Overlay::Search(search)) = &mut state.overlay else {
         return;
     };
-    let files = &mut search.file_matches;
-    if search.scope == SearchScope::Files && !files.sent.is_empty() && files.query != files.sent {
-        match_inline(files, &state.file_index);
+    if search.scope != SearchScope::Files {
+        return;
+    }
+    if let Some(results) = search
+        .file_matches
+        .request
+        .settle(&state.file_index, RESULT_LIMIT)
+    {
+        search.file_matches.matches = results.matches;
         search.cursor = super::state::ListCursor::default();
         recompute(state);
     }
@@ -311,11 +308,10 @@ pub fn on_file_matches(state: &mut AppState, results: crate::workspace::PickerRe
         return false;
     };
     let files = &mut search.file_matches;
-    if results.id != files.id || results.query != files.sent {
+    if !files.request.accept(&results) {
         return false;
     }
     files.matches = results.matches;
-    files.query = results.query;
     // The rows changed under the cursor: start from the best match.
     search.cursor = super::state::ListCursor::default();
     recompute(state);

@@ -63,11 +63,38 @@ pub fn configure(
         return Ok(());
     };
     let root = state.workspace_root.clone();
-    let (conversation, warnings) =
-        Conversation::open(&root, which.as_deref(), SharedContext::default())?;
+    let (conversation, warnings) = Conversation::open(
+        &root,
+        which.as_deref(),
+        session::SessionOrigin::Tui,
+        SharedContext::default(),
+    )?;
     super::agent::resume(state, conversation, &warnings);
     super::context_window::refresh_gauge(state);
     Ok(())
+}
+
+/// The line printed after quitting (as Codex and Claude Code do), so the
+/// conversation can be found again. The workspace is named when it is not
+/// the working directory, since `--resume` looks in the workspace given.
+pub fn exit_line(id: &str, workspace: &Path, cwd: Option<&Path>) -> String {
+    let here = cwd.and_then(|cwd| cwd.canonicalize().ok()).as_deref() == Some(workspace);
+    let path = if here {
+        String::new()
+    } else {
+        format!(" {}", shell_word(&workspace.to_string_lossy()))
+    };
+    format!("Session {id} saved. Resume it with: hello-tui --resume {id}{path}")
+}
+
+/// `text` quoted for a POSIX shell when it needs it.
+fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }
 
 /// `hello-tui sessions [-C DIR]`.
@@ -92,8 +119,8 @@ pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "{:<24}  {:<20}  {:>8}  first prompt",
-        "id", "time", "messages"
+        "{:<24}  {:<20}  {:<6}  {:>8}  first prompt",
+        "id", "time", "origin", "messages"
     );
     for s in sessions {
         let time: String = s
@@ -104,10 +131,42 @@ pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
             .replace('T', " ");
         let prompt = sanitize::for_display(s.first_prompt.lines().next().unwrap_or(""));
         println!(
-            "{:<24}  {:<20}  {:>8}  {}",
-            s.id, time, s.message_count, prompt
+            "{:<24}  {:<20}  {:<6}  {:>8}  {}",
+            s.id,
+            time,
+            s.origin.label(),
+            s.message_count,
+            prompt
         );
     }
-    println!("Resume one with `hello-tui --resume ID` (or the latest with `--continue`).");
+    println!(
+        "Resume one with `hello-tui --resume ID` (or the latest with `--continue`, which \
+         prefers tui sessions; `exec --continue` prefers exec ones)."
+    );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exit_line;
+    use std::path::Path;
+
+    #[test]
+    fn the_exit_line_names_the_workspace_only_when_it_is_elsewhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        assert_eq!(
+            exit_line("ID", &root, Some(&root)),
+            "Session ID saved. Resume it with: hello-tui --resume ID"
+        );
+        assert_eq!(
+            exit_line("ID", Path::new("/w/it's here"), Some(&root)),
+            "Session ID saved. Resume it with: hello-tui --resume ID '/w/it'\\''s here'",
+            "quoted for the shell"
+        );
+        assert_eq!(
+            exit_line("ID", Path::new("/w/p"), None),
+            "Session ID saved. Resume it with: hello-tui --resume ID /w/p"
+        );
+    }
 }

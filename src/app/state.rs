@@ -315,12 +315,8 @@ impl Default for SearchState {
 /// and the pane shows the newest answer (a keystroke behind at worst).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileMatches {
-    /// Id of the newest query sent; answers to older ones are dropped.
-    pub id: u64,
-    /// The query sent last, so an unchanged query is not sent again.
-    pub sent: String,
-    /// The query `matches` answer.
-    pub query: String,
+    /// The newest query sent and whether `matches` answer it.
+    pub request: crate::workspace::FuzzyRequest,
     pub matches: Vec<crate::workspace::PathMatch>,
 }
 

@@ -24,6 +24,10 @@ pub enum SessionEvent {
         workspace: String,
         created_at: String,
         model: String,
+        /// Which front end started it; files written before this was
+        /// recorded load as [`SessionOrigin::Unknown`].
+        #[serde(default)]
+        origin: SessionOrigin,
     },
     /// A conversation message, exactly as sent to / received from the model
     /// (`role`, `content`, `tool_calls`, `tool_call_id`, as the chat API
@@ -72,6 +76,42 @@ pub enum SessionEvent {
     Unknown,
 }
 
+/// Who started a session: the interactive workbench or a headless `exec`
+/// run. `--continue` prefers its own kind, so a script's `exec` runs do not
+/// take the place of the user's last conversation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionOrigin {
+    Tui,
+    Exec,
+    /// Not recorded (an older file), or a value from a newer version.
+    #[default]
+    #[serde(other)]
+    Unknown,
+}
+
+impl SessionOrigin {
+    /// How `hello-tui sessions` names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            SessionOrigin::Tui => "tui",
+            SessionOrigin::Exec => "exec",
+            SessionOrigin::Unknown => "?",
+        }
+    }
+
+    /// Order of preference when `prefer` asks for the latest session: its
+    /// own kind first, then sessions of unknown origin (which may be
+    /// either), then the other kind. Lower is preferred.
+    pub fn rank_for(self, prefer: SessionOrigin) -> u8 {
+        match self {
+            _ if self == prefer => 0,
+            SessionOrigin::Unknown => 1,
+            _ => 2,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +132,41 @@ mod tests {
         );
         let back: SessionRecord = serde_json::from_str(&line).unwrap();
         assert_eq!(back, record);
+    }
+
+    #[test]
+    fn the_origin_is_written_and_old_files_load_as_unknown() {
+        let old =
+            r#"{"type":"session.started","id":"i","workspace":"w","created_at":"t","model":"m"}"#;
+        let event: SessionEvent = serde_json::from_str(old).unwrap();
+        assert!(matches!(
+            event,
+            SessionEvent::Started {
+                origin: SessionOrigin::Unknown,
+                ..
+            }
+        ));
+        let started = SessionEvent::Started {
+            id: "i".into(),
+            workspace: "w".into(),
+            created_at: "t".into(),
+            model: "m".into(),
+            origin: SessionOrigin::Exec,
+        };
+        let line = serde_json::to_string(&started).unwrap();
+        assert!(line.ends_with(r#""model":"m","origin":"exec"}"#), "{line}");
+        assert_eq!(
+            serde_json::from_str::<SessionEvent>(&line).unwrap(),
+            started
+        );
+        let newer = old.replace(r#""m"}"#, r#""m","origin":"ide"}"#);
+        assert!(matches!(
+            serde_json::from_str::<SessionEvent>(&newer).unwrap(),
+            SessionEvent::Started {
+                origin: SessionOrigin::Unknown,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -14,7 +14,7 @@ mod event;
 mod id;
 mod store;
 
-pub use event::{SessionEvent, SessionRecord};
+pub use event::{SessionEvent, SessionOrigin, SessionRecord};
 pub use id::{is_valid_id, new_id};
 pub use store::{
     LoadWarning, LoadedSession, SessionError, SessionSummary, SessionWriter, latest, list, load,

@@ -8,7 +8,7 @@ use thiserror::Error;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::event::{SessionEvent, SessionRecord};
+use super::event::{SessionEvent, SessionOrigin, SessionRecord};
 use super::id::{is_valid_id, new_id};
 use crate::agent::provider::ChatMessage;
 use crate::agent::provider::redact::redact_known;
@@ -80,7 +80,11 @@ pub struct SessionWriter {
 
 impl SessionWriter {
     /// Starts a new session and writes its `session.started` event.
-    pub fn create(workspace: &Path, model: &str) -> Result<Self, SessionError> {
+    pub fn create(
+        workspace: &Path,
+        model: &str,
+        origin: SessionOrigin,
+    ) -> Result<Self, SessionError> {
         let dir = ensure_dir(workspace)?;
         let mut last_error = None;
         // A collision needs the same second and the same 16 random bits;
@@ -97,6 +101,7 @@ impl SessionWriter {
                         workspace: workspace.to_string_lossy().into_owned(),
                         created_at: now.format(&Rfc3339).unwrap_or_default(),
                         model: model.to_owned(),
+                        origin,
                     })?;
                     return Ok(writer);
                 }
@@ -280,6 +285,7 @@ pub struct SessionSummary {
     /// RFC 3339; empty if the `session.started` line is missing.
     pub created_at: String,
     pub model: String,
+    pub origin: SessionOrigin,
     /// The first user message, on one line, at most 80 characters.
     pub first_prompt: String,
     pub message_count: usize,
@@ -316,10 +322,16 @@ pub fn list(workspace: &Path) -> Result<Vec<SessionSummary>, SessionError> {
     Ok(sessions)
 }
 
-/// The most recent session of `workspace`, for "resume the last one".
+/// The most recent session of `workspace`, for "resume the last one",
+/// preferring sessions started by `prefer` (see [`SessionOrigin::rank_for`]):
+/// the newest of the preferred kind, else of unknown origin, else any.
 /// Only each file's first line is read to find it (a workspace can hold
-/// many long sessions); the newest is then summarised whole.
-pub fn latest(workspace: &Path) -> Result<Option<SessionSummary>, SessionError> {
+/// many long sessions); the chosen one is then summarised whole.
+pub fn latest(
+    workspace: &Path,
+    prefer: SessionOrigin,
+) -> Result<Option<SessionSummary>, SessionError> {
+    use std::cmp::Reverse;
     use std::io::BufRead;
     let dir = sessions_dir(workspace);
     let entries = match fs::read_dir(&dir) {
@@ -327,7 +339,7 @@ pub fn latest(workspace: &Path) -> Result<Option<SessionSummary>, SessionError> 
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io(&dir)(e)),
     };
-    let mut newest: Option<(String, String)> = None;
+    let mut best: Option<(Reverse<u8>, String, String)> = None;
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
@@ -347,19 +359,21 @@ pub fn latest(workspace: &Path) -> Result<Option<SessionSummary>, SessionError> 
             continue;
         }
         let (records, _) = parse_session(&first);
-        let created_at = records
+        let (created_at, origin) = records
             .iter()
             .find_map(|r| match &r.event {
-                SessionEvent::Started { created_at, .. } => Some(created_at.clone()),
+                SessionEvent::Started {
+                    created_at, origin, ..
+                } => Some((created_at.clone(), *origin)),
                 _ => None,
             })
             .unwrap_or_default();
-        let key = (created_at, id.to_owned());
-        if newest.as_ref().is_none_or(|best| key > *best) {
-            newest = Some(key);
+        let key = (Reverse(origin.rank_for(prefer)), created_at, id.to_owned());
+        if best.as_ref().is_none_or(|best| key > *best) {
+            best = Some(key);
         }
     }
-    let Some((_, id)) = newest else {
+    let Some((_, _, id)) = best else {
         return Ok(None);
     };
     let loaded = load(workspace, &id)?;
@@ -372,6 +386,7 @@ fn summarize(loaded: LoadedSession, path: PathBuf) -> SessionSummary {
         path,
         created_at: String::new(),
         model: String::new(),
+        origin: SessionOrigin::Unknown,
         first_prompt: String::new(),
         message_count: 0,
         bad_lines: loaded.warnings.len(),
@@ -379,10 +394,14 @@ fn summarize(loaded: LoadedSession, path: PathBuf) -> SessionSummary {
     for event in loaded.events() {
         match event {
             SessionEvent::Started {
-                created_at, model, ..
+                created_at,
+                model,
+                origin,
+                ..
             } if summary.created_at.is_empty() => {
                 summary.created_at.clone_from(created_at);
                 summary.model.clone_from(model);
+                summary.origin = *origin;
             }
             SessionEvent::Message { message, .. } => {
                 summary.message_count += 1;
@@ -423,7 +442,8 @@ mod tests {
         });
         assert!(config.api_key.is_some());
         let dir = tempfile::tempdir().unwrap();
-        let mut writer = SessionWriter::create(dir.path(), "m").unwrap();
+        let mut writer =
+            SessionWriter::create(dir.path(), "m", crate::session::SessionOrigin::Tui).unwrap();
         let event = SessionEvent::Message {
             id: None,
             message: ChatMessage::Tool {
@@ -526,10 +546,64 @@ mod tests {
             );
             fs::write(sessions.join(format!("{id}.jsonl")), body).unwrap();
         }
-        let newest = latest(dir.path()).unwrap().unwrap();
+        let newest = latest(dir.path(), SessionOrigin::Tui).unwrap().unwrap();
         assert_eq!(newest.id, "20261130-090000-bbbb");
         assert_eq!(newest.message_count, 1);
         assert_eq!(list(dir.path()).unwrap()[0].id, newest.id);
-        assert!(latest(&dir.path().join("nowhere")).unwrap().is_none());
+        assert!(
+            latest(&dir.path().join("nowhere"), SessionOrigin::Tui)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    /// Issue 14, item 15: a newer `exec` run does not take the place of the
+    /// user's last conversation for the TUI's `--continue`, and the other
+    /// way round; unknown (older) files come before the other kind.
+    #[test]
+    fn latest_prefers_its_own_origin_then_unknown_then_the_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = sessions_dir(dir.path());
+        fs::create_dir_all(&sessions).unwrap();
+        let write = |id: &str, at: &str, origin: Option<&str>| {
+            let origin = origin.map_or(String::new(), |o| format!(",\"origin\":\"{o}\""));
+            let body = format!(
+                "{{\"type\":\"session.started\",\"id\":\"{id}\",\"workspace\":\"w\",\
+                 \"created_at\":\"{at}\",\"model\":\"m\"{origin}}}\n"
+            );
+            fs::write(sessions.join(format!("{id}.jsonl")), body).unwrap();
+        };
+        write("20261201-100000-aaaa", "2026-12-01T10:00:00Z", Some("tui"));
+        write("20261201-090000-bbbb", "2026-12-01T09:00:00Z", Some("exec"));
+        write("20261201-120000-cccc", "2026-12-01T12:00:00Z", Some("exec"));
+        let pick = |prefer| latest(dir.path(), prefer).unwrap().map(|s| s.id);
+        assert_eq!(
+            pick(SessionOrigin::Tui).as_deref(),
+            Some("20261201-100000-aaaa")
+        );
+        assert_eq!(
+            pick(SessionOrigin::Exec).as_deref(),
+            Some("20261201-120000-cccc")
+        );
+        assert_eq!(
+            latest(dir.path(), SessionOrigin::Tui)
+                .unwrap()
+                .unwrap()
+                .origin,
+            SessionOrigin::Tui
+        );
+        // An older file without an origin beats the other kind, not its own.
+        fs::remove_file(sessions.join("20261201-100000-aaaa.jsonl")).unwrap();
+        write("20261201-080000-dddd", "2026-12-01T08:00:00Z", None);
+        assert_eq!(
+            pick(SessionOrigin::Tui).as_deref(),
+            Some("20261201-080000-dddd")
+        );
+        fs::remove_file(sessions.join("20261201-080000-dddd.jsonl")).unwrap();
+        assert_eq!(
+            pick(SessionOrigin::Tui).as_deref(),
+            Some("20261201-120000-cccc"),
+            "with none of its own kind, the latest of any"
+        );
     }
 }

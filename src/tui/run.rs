@@ -31,8 +31,9 @@ const TERMINATE_GRACE: Duration = Duration::from_secs(3);
 const MAX_BATCH: usize = 512;
 
 /// Runs the workbench until the user quits. The terminal is restored by the
-/// guard whatever happens.
-pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
+/// guard whatever happens. Returns the id of the session this run wrote to,
+/// if any, once the terminal is back (the caller prints it).
+pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<String>> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = event::channel();
     let _workspace = crate::app::workspace_services::start(&mut state, &tx);
@@ -46,7 +47,8 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
     }
     spawn_signal_watcher(tx.clone(), recovery);
     let checks = crate::app::safety::checks_confinement(&mut state);
-    state.diagnostics.client = Some(start_diagnostics(&state, &tx, checks));
+    let diagnostics = start_diagnostics(&state, &tx, checks);
+    crate::app::diagnostics::attach(&mut state, diagnostics);
     state.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state, &tx);
     crate::app::safety::start(&mut state, &tx, Some(fs_links));
@@ -115,7 +117,10 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<()> {
             needs_draw |= apply(&mut guard, &mut state, Step::App(ev))?;
         }
     }
-    Ok(())
+    let session = crate::app::agent::session_at_exit(&mut state).await;
+    // The alternate screen is left before the caller prints.
+    drop(guard);
+    Ok(session)
 }
 
 /// Rebuilds the snapshot when the scene changed, debounced so a burst of

@@ -9,7 +9,7 @@
 //!
 //! Wiring from a single-threaded UI loop:
 //!
-//! 1. `resolve_open_target(arg)` → the [`Workspace`] root and the file/position to open.
+//! 1. `resolve_open_target(arg, cwd)` → the [`Workspace`] root (git root, working directory or project marker) and the file/position to open.
 //! 2. One `unbounded_channel::<WorkspaceMessage>()`; `spawn_index_build(root, tx.clone())`
 //!    and `WorkspaceWatcher::start(root, WatchOptions::default(), tx)`; keep both handles
 //!    in the app (dropping them stops the work).
@@ -37,7 +37,7 @@ mod watcher;
 pub use events::{IndexUpdate, WorkspaceEvent, WorkspaceMessage};
 pub use fuzzy::{FuzzyMatcher, PathMatch};
 pub use index::{FileIndex, IndexBuild, spawn_index_build};
-pub use picker::{FuzzyWorker, PickerResults};
+pub use picker::{FuzzyRequest, FuzzyWorker, PickerResults};
 pub use root::{OpenTarget, ResolveError, Workspace, resolve_open_target};
 pub use search::{
     ContentHit, MAX_FILE_BYTES, SearchMessage, SearchOptions, SearchSummary, spawn_content_search,

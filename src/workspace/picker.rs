@@ -87,16 +87,93 @@ fn run(inbox: &Receiver<Job>, results: &UnboundedSender<PickerResults>) {
         while let Ok(newer) = inbox.try_recv() {
             job = newer;
         }
-        let matches = matcher.matches_index(&job.query, &job.index, job.limit);
-        let out = PickerResults {
-            id: job.id,
-            query: job.query,
-            matches,
-            matched: matcher.matched_count(),
-            total: job.index.len(),
-        };
+        let out = answer(&mut matcher, job.id, job.query, &job.index, job.limit);
         if results.send(out).is_err() {
             break;
         }
+    }
+}
+
+/// One query's answer, on the worker or inline: the same matching either way.
+fn answer(
+    matcher: &mut FuzzyMatcher,
+    id: u64,
+    query: String,
+    index: &FileIndex,
+    limit: usize,
+) -> PickerResults {
+    let matches = matcher.matches_index(&query, index, limit);
+    PickerResults {
+        id,
+        query,
+        matches,
+        matched: matcher.matched_count(),
+        total: index.len(),
+    }
+}
+
+/// One list's side of the worker protocol (the Ctrl+P picker, the search
+/// pane's files scope): the newest query sent and whether its answer has
+/// come. Keys and Enter can arrive in one burst, before the worker answers;
+/// Enter must act on the query as typed, so [`FuzzyRequest::settle`]
+/// matches it inline then instead of leaving an older query's list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FuzzyRequest {
+    id: u64,
+    /// `None` until the first query is sent.
+    sent: Option<String>,
+    answered: bool,
+}
+
+impl FuzzyRequest {
+    /// Sends `query` to the worker; without one (tests, or it is gone) it is
+    /// matched here and the answer returned. An unchanged query is not sent
+    /// again unless `again` (the index grew). Ids come from `counter`, one
+    /// per worker, so one list never takes another list's answer.
+    pub fn send(
+        &mut self,
+        query: &str,
+        again: bool,
+        counter: &mut u64,
+        worker: Option<&FuzzyWorker>,
+        index: &FileIndex,
+        limit: usize,
+    ) -> Option<PickerResults> {
+        if !again && self.sent.as_deref() == Some(query) {
+            return None;
+        }
+        *counter += 1;
+        self.id = *counter;
+        self.sent = Some(query.to_owned());
+        self.answered = false;
+        if worker.is_some_and(|w| w.search(self.id, query, index, limit)) {
+            return None;
+        }
+        self.settle(index, limit)
+    }
+
+    /// The newest query's answer matched here, when the worker has not
+    /// answered it yet; `None` when the list already shows it.
+    pub fn settle(&mut self, index: &FileIndex, limit: usize) -> Option<PickerResults> {
+        if self.answered {
+            return None;
+        }
+        let query = self.sent.clone()?;
+        self.answered = true;
+        Some(answer(
+            &mut FuzzyMatcher::new(),
+            self.id,
+            query,
+            index,
+            limit,
+        ))
+    }
+
+    /// Whether `results` answer the newest query and are not shown yet
+    /// (older answers, and one already matched inline, are dropped).
+    pub fn accept(&mut self, results: &PickerResults) -> bool {
+        let newest = results.id == self.id && !self.answered;
+        self.answered |= newest;
+        newest
     }
 }

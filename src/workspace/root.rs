@@ -70,18 +70,28 @@ pub struct OpenTarget {
 }
 
 /// Resolves a command-line argument such as `src/main.rs:12:5`, `notes.md:3`
-/// or `.` (relative paths are taken from the current directory).
+/// or `.`; relative paths are taken from `cwd` (the working directory).
 ///
-/// A file argument opens the enclosing git repository's root as the
-/// workspace (the user will want to jump to siblings), or the file's
-/// directory outside git. A name that really contains `:` and exists wins
-/// over the `FILE:LINE` reading.
-pub fn resolve_open_target(arg: &str) -> Result<OpenTarget, ResolveError> {
+/// A file argument chooses the workspace the way terminal tools do, so the
+/// user can jump to the file's siblings and the project's language server
+/// is rooted where the project is:
+/// 1. the enclosing git repository's root;
+/// 2. outside git, the working directory when the file lies under it (as
+///    helix, Codex and Claude Code do: the user started where they work),
+///    unless that is the filesystem root (`cd / && hello-tui etc/hosts`
+///    must not index and watch every file on the machine);
+/// 3. otherwise the nearest directory holding a project marker
+///    ([`ROOT_MARKERS`]);
+/// 4. otherwise the file's directory.
+///
+/// A name that really contains `:` and exists wins over the `FILE:LINE`
+/// reading.
+pub fn resolve_open_target(arg: &str, cwd: &Path) -> Result<OpenTarget, ResolveError> {
     if arg.is_empty() {
         return Err(ResolveError::Empty);
     }
-    let (path, line, column) = split_position(arg);
-    let path = canonical(Path::new(path))?;
+    let (path, line, column) = split_position(arg, cwd);
+    let path = canonical(&cwd.join(path))?;
     if path.is_dir() {
         return Ok(OpenTarget {
             workspace: Workspace { root: path },
@@ -91,7 +101,15 @@ pub fn resolve_open_target(arg: &str) -> Result<OpenTarget, ResolveError> {
         });
     }
     let parent = path.parent().unwrap_or(&path);
-    let root = git_root(parent).unwrap_or(parent).to_path_buf();
+    let cwd = cwd.canonicalize().ok();
+    let root = git_root(parent)
+        .or_else(|| {
+            cwd.as_deref()
+                .filter(|cwd| cwd.parent().is_some() && parent.starts_with(cwd))
+        })
+        .or_else(|| marked_root(parent))
+        .unwrap_or(parent)
+        .to_path_buf();
     Ok(OpenTarget {
         workspace: Workspace { root },
         file: Some(path),
@@ -102,20 +120,21 @@ pub fn resolve_open_target(arg: &str) -> Result<OpenTarget, ResolveError> {
 
 /// Splits `FILE[:LINE[:COL]]`, preferring the longest prefix that exists on
 /// disk so a file whose name ends in `:12` is still found.
-fn split_position(arg: &str) -> (&str, Option<u32>, Option<u32>) {
-    if Path::new(arg).exists() {
+fn split_position<'a>(arg: &'a str, cwd: &Path) -> (&'a str, Option<u32>, Option<u32>) {
+    let exists = |name: &str| cwd.join(name).exists();
+    if exists(arg) {
         return (arg, None, None);
     }
     // `grep -n` style output has a trailing colon: `file:12:` or `file:12:5:`.
     let trimmed = arg.strip_suffix(':').unwrap_or(arg);
     if let Some((rest, col)) = split_number(trimmed)
         && let Some((file, line)) = split_number(rest)
-        && Path::new(file).exists()
+        && exists(file)
     {
         return (file, Some(line), Some(col));
     }
     if let Some((file, line)) = split_number(trimmed)
-        && Path::new(file).exists()
+        && exists(file)
     {
         return (file, Some(line), None);
     }
@@ -149,6 +168,29 @@ fn canonical(path: &Path) -> Result<PathBuf, ResolveError> {
 /// and submodules).
 fn git_root(start: &Path) -> Option<&Path> {
     start.ancestors().find(|dir| dir.join(".git").exists())
+}
+
+/// Files that mark a project's root, for a file outside git and outside the
+/// working directory.
+pub const ROOT_MARKERS: &[&str] = &[
+    "package.json",
+    "Cargo.toml",
+    "pyproject.toml",
+    "setup.py",
+    "go.mod",
+    "deno.json",
+    "pom.xml",
+    "build.gradle",
+    "Gemfile",
+    "composer.json",
+    ".hg",
+];
+
+/// The nearest ancestor holding one of [`ROOT_MARKERS`].
+fn marked_root(start: &Path) -> Option<&Path> {
+    start
+        .ancestors()
+        .find(|dir| ROOT_MARKERS.iter().any(|m| dir.join(m).exists()))
 }
 
 #[cfg(test)]

@@ -1,0 +1,78 @@
+//! Which cell the kernel runs now and who queued it, as the kernel service
+//! knows it: the service sets it when it hands a cell to the kernel and
+//! clears it when the result comes back. Code running in the kernel cannot
+//! change it, so approvals can trust it to tell the user's own `%py` cell
+//! from the model's.
+//!
+//! Only the running cell is known, not which Python thread asks: a thread
+//! an earlier model cell left behind could call `shell.run` while the
+//! user's cell runs. So a command counts as the user's only when it is,
+//! word for word, a string literal of the user's running cell
+//! ([`super::python_literals`]); anything else is asked about as before.
+
+use std::sync::{Arc, Mutex};
+
+use super::kernel::CellOrigin;
+
+#[derive(Debug)]
+struct Running {
+    cell_id: u64,
+    /// The literals of the cell's code when the user queued it; empty for
+    /// the model's cells.
+    user_literals: Vec<String>,
+}
+
+/// Shared between the kernel service (which writes it) and the approval
+/// broker (which reads it). Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct CellOwner(Arc<Mutex<Option<Running>>>);
+
+impl CellOwner {
+    /// The service handed cell `cell_id` (queued by `origin`) to the kernel.
+    pub fn start(&self, cell_id: u64, origin: CellOrigin, code: &str) {
+        let user_literals = match origin {
+            CellOrigin::User => super::python_literals::string_literals(code),
+            CellOrigin::Agent => Vec::new(),
+        };
+        *crate::kernel::lock(&self.0) = Some(Running {
+            cell_id,
+            user_literals,
+        });
+    }
+
+    /// Cell `cell_id` finished (a later cell's start is left alone).
+    pub fn finish(&self, cell_id: u64) {
+        let mut running = crate::kernel::lock(&self.0);
+        if running.as_ref().is_some_and(|r| r.cell_id == cell_id) {
+            *running = None;
+        }
+    }
+
+    /// Is `command` one the user typed into the cell running now?
+    pub fn typed_by_user(&self, command: &str) -> bool {
+        crate::kernel::lock(&self.0)
+            .as_ref()
+            .is_some_and(|r| r.user_literals.iter().any(|l| l == command))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_users_running_cell_and_its_literal_commands_count() {
+        let running = CellOwner::default();
+        let code = "shell.run('ls -la')";
+        assert!(!running.typed_by_user("ls -la"), "nothing runs");
+        running.start(1, CellOrigin::Agent, code);
+        assert!(!running.typed_by_user("ls -la"), "the model's cell");
+        running.start(2, CellOrigin::User, code);
+        assert!(running.typed_by_user("ls -la"));
+        assert!(!running.typed_by_user("ls"), "a part is not what was typed");
+        running.finish(1);
+        assert!(running.typed_by_user("ls -la"), "a stale finish is ignored");
+        running.finish(2);
+        assert!(!running.typed_by_user("ls -la"), "finished");
+    }
+}

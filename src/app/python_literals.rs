@@ -1,0 +1,160 @@
+//! The constant string literals of a piece of Python, decoded: what a
+//! `%py` cell the user typed could pass to `shell.run` word for word.
+//!
+//! Only what can be decoded for certain counts: plain, `u` and raw literals
+//! (single, double, triple quoted) and f-strings without replacement fields.
+//! Bytes, f-strings with `{…}`, implicit concatenation and escapes beyond
+//! the common ones are left out, so a command built from them is never
+//! taken for one the user typed (it is asked about instead).
+
+/// Every constant string literal in `code`, in order.
+pub fn string_literals(code: &str) -> Vec<String> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '#' => {
+                while chars.get(i).is_some_and(|c| *c != '\n') {
+                    i += 1;
+                }
+            }
+            '\'' | '"' => {
+                let prefix = prefix_before(&chars, i);
+                let (literal, next) = read_literal(&chars, i, &prefix);
+                found.extend(literal);
+                i = next;
+            }
+            _ => i += 1,
+        }
+    }
+    found
+}
+
+/// The string prefix (`r`, `f`, `rb`, …) right before the quote at `quote`,
+/// lowercased; empty when the letters there are not a prefix.
+fn prefix_before(chars: &[char], quote: usize) -> String {
+    let start = chars[..quote]
+        .iter()
+        .rposition(|c| !(c.is_alphanumeric() || *c == '_'))
+        .map_or(0, |p| p + 1);
+    let word: String = chars[start..quote]
+        .iter()
+        .collect::<String>()
+        .to_lowercase();
+    match word.as_str() {
+        "r" | "u" | "f" | "b" | "br" | "rb" | "fr" | "rf" => word,
+        _ => String::new(),
+    }
+}
+
+/// Reads the literal opening at `start`; returns its text when it is a
+/// constant this module decodes, and where scanning goes on.
+fn read_literal(chars: &[char], start: usize, prefix: &str) -> (Option<String>, usize) {
+    let quote = chars[start];
+    let triple = chars.get(start + 1) == Some(&quote) && chars.get(start + 2) == Some(&quote);
+    let raw = prefix.contains('r');
+    let mut i = start + if triple { 3 } else { 1 };
+    let mut text = String::new();
+    let mut decoded = true;
+    loop {
+        let Some(&c) = chars.get(i) else {
+            return (None, i);
+        };
+        if c == '\\' {
+            let Some(&next) = chars.get(i + 1) else {
+                return (None, i + 1);
+            };
+            if raw {
+                text.push('\\');
+                text.push(next);
+            } else {
+                match escape(next) {
+                    Some(Some(decoded_char)) => text.push(decoded_char),
+                    Some(None) => {}
+                    None => decoded = false,
+                }
+            }
+            i += 2;
+            continue;
+        }
+        if c == '\n' && !triple {
+            return (None, i);
+        }
+        if c == quote
+            && (!triple || (chars.get(i + 1) == Some(&quote) && chars.get(i + 2) == Some(&quote)))
+        {
+            i += if triple { 3 } else { 1 };
+            break;
+        }
+        text.push(c);
+        i += 1;
+    }
+    let constant = decoded
+        && !prefix.contains('b')
+        && !(prefix.contains('f') && (text.contains('{') || text.contains('}')));
+    (constant.then_some(text), i)
+}
+
+/// A simple escape's character (`Some(None)`: a line continuation, no
+/// character); `None` for escapes not decoded here.
+fn escape(c: char) -> Option<Option<char>> {
+    Some(Some(match c {
+        '\\' => '\\',
+        '\'' => '\'',
+        '"' => '"',
+        'n' => '\n',
+        't' => '\t',
+        'r' => '\r',
+        'a' => '\u{7}',
+        'b' => '\u{8}',
+        'f' => '\u{c}',
+        'v' => '\u{b}',
+        '\n' => return Some(None),
+        _ => return None,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::string_literals;
+
+    #[test]
+    fn plain_raw_and_triple_quoted_literals_are_decoded() {
+        let code = "r = shell.run(\"git status --short\")\n\
+                    shell.run('echo \\'hi\\'\\tthere')\n\
+                    x = r'a\\b'  # 'not a literal: comment'\n\
+                    y = \"\"\"two\nlines\"\"\"\n";
+        assert_eq!(
+            string_literals(code),
+            vec![
+                "git status --short".to_owned(),
+                "echo 'hi'\tthere".to_owned(),
+                "a\\b".to_owned(),
+                "two\nlines".to_owned(),
+            ]
+        );
+    }
+
+    #[test]
+    fn computed_bytes_and_unknown_escapes_are_left_out() {
+        let code = "shell.run(f\"rm -rf {d}\")\n\
+                    shell.run(b'ls')\n\
+                    shell.run('\\x72m -rf /')\n\
+                    shell.run(f'ls -la')\n\
+                    shell.run(name + 'x')\n";
+        assert_eq!(
+            string_literals(code),
+            vec!["ls -la".to_owned(), "x".to_owned()]
+        );
+    }
+
+    #[test]
+    fn a_quote_inside_a_word_or_an_unterminated_literal_finds_nothing_more() {
+        assert_eq!(string_literals("it's"), Vec::<String>::new());
+        assert_eq!(
+            string_literals("a = 'open\nb = \"ok\""),
+            vec!["ok".to_owned()]
+        );
+    }
+}
