@@ -79,7 +79,8 @@ async fn bare_pipe(rounds: usize) -> Stats {
 /// One driver start, spawn to `ready`, through `python`.
 fn driver_start(python: &std::path::Path) -> Duration {
     use std::io::BufRead;
-    let files = DriverDir::create().expect("driver written");
+    let scratch = tempfile::tempdir().expect("scratch");
+    let files = DriverDir::create(scratch.path()).expect("driver written");
     let started = Instant::now();
     let mut child = std::process::Command::new(python)
         .arg("-u")

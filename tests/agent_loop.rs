@@ -678,7 +678,7 @@ mod exec {
         assert_eq!(events[5]["name"], "code_action");
         assert_eq!(events[5]["id"], "c1");
         let result = &events[6];
-        assert_eq!(result["ok"], true);
+        assert_eq!(result["ok"], true, "{result}");
         assert_eq!(result["stdout"], "  return user.role === \"admin\";\n");
         assert_eq!(result["state"]["alive"], true);
         assert!(result["state"]["variables"][0]["preview"].is_string());

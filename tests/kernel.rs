@@ -1028,7 +1028,7 @@ mod listing_protocol {
         }
 
         fn start_with(config: Value) -> Self {
-            let files = DriverDir::create().expect("driver written");
+            let files = DriverDir::create_in(&std::env::temp_dir()).expect("driver written");
             let mut child = Command::new("python3")
                 .arg("-u")
                 .arg(files.entry())

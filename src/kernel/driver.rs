@@ -53,6 +53,29 @@ pub const DRIVER_FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Where a kernel start's driver folder goes, created: the user's
+/// cache dir (`~/.cache/hello-tui/drivers`), then the workspace's own
+/// `.hello-tui/drivers/`. Both are readable to a sandboxed kernel and
+/// writable only by the workbench (the sandbox allows writes beneath the
+/// workspace, except `.hello-tui/`, and its private temp dir alone). Never
+/// the system temp dir: a sandboxed kernel gets a private `/tmp` and would
+/// not find its driver there — which also rules out a cache dir under it.
+fn create_parent(workspace: &Path) -> std::io::Result<PathBuf> {
+    let temp = std::env::temp_dir();
+    let hidden = |path: &Path| path.starts_with(&temp) || path.starts_with("/tmp");
+    let cache = directories::ProjectDirs::from("", "", "hello-tui")
+        .map(|dirs| dirs.cache_dir().join("drivers"))
+        .filter(|dir| !hidden(dir));
+    if let Some(cache) = cache
+        && std::fs::create_dir_all(&cache).is_ok()
+    {
+        return Ok(cache);
+    }
+    let drivers = crate::session::workbench_dir(workspace)?.join("drivers");
+    std::fs::create_dir_all(&drivers)?;
+    Ok(drivers)
+}
+
 /// One kernel start's copy of the driver. Removed (with its files) when
 /// dropped; keep it as long as that kernel runs, so its tracebacks can
 /// still quote the driver's lines.
@@ -62,10 +85,10 @@ pub struct DriverDir {
 }
 
 impl DriverDir {
-    /// Writes every driver file to a new 0700 directory under the system
-    /// temp dir.
-    pub fn create() -> std::io::Result<Self> {
-        Self::create_in(&std::env::temp_dir())
+    /// Writes every driver file to a new 0700 directory for a kernel
+    /// working in `workspace` (see [`create_parent`]).
+    pub fn create(workspace: &Path) -> std::io::Result<Self> {
+        Self::create_in(&create_parent(workspace)?)
     }
 
     /// Writes every driver file to a new 0700 directory under `parent`.

@@ -47,7 +47,7 @@ pub(crate) fn spawn(
         python: python.display().to_string(),
         source,
     };
-    let driver = DriverDir::create().map_err(spawn_err)?;
+    let driver = DriverDir::create(&config.workspace).map_err(spawn_err)?;
     let mut cmd = Command::new(python);
     cmd.arg("-u")
         .arg(driver.entry())

@@ -18,5 +18,5 @@ pub use event::{SessionEvent, SessionOrigin, SessionRecord};
 pub use id::{is_valid_id, new_id};
 pub use store::{
     LoadWarning, LoadedSession, SessionError, SessionSummary, SessionWriter, latest, list, load,
-    parse_session, sessions_dir,
+    parse_session, sessions_dir, workbench_dir,
 };

@@ -50,16 +50,26 @@ fn session_path(workspace: &Path, id: &str) -> Result<PathBuf, SessionError> {
     Ok(sessions_dir(workspace).join(format!("{id}.jsonl")))
 }
 
-/// Creates the sessions directory and the `.gitignore` that keeps
-/// `.hello-tui/` out of version control.
+/// Creates the sessions directory (and the workbench's folder).
 fn ensure_dir(workspace: &Path) -> Result<PathBuf, SessionError> {
+    let own = workbench_dir(workspace).map_err(io(&workspace.join(".hello-tui")))?;
     let dir = sessions_dir(workspace);
+    debug_assert!(dir.starts_with(&own));
     fs::create_dir_all(&dir).map_err(io(&dir))?;
-    let ignore = workspace.join(".hello-tui").join(".gitignore");
-    if !ignore.exists() {
-        fs::write(&ignore, "*\n").map_err(io(&ignore))?;
-    }
     Ok(dir)
+}
+
+/// The workbench's own folder in a workspace, `.hello-tui/`, created with
+/// the `.gitignore` that keeps it out of version control. Confined code
+/// reads it but cannot change it (see `sandbox::namespace`).
+pub fn workbench_dir(workspace: &Path) -> std::io::Result<PathBuf> {
+    let own = workspace.join(".hello-tui");
+    fs::create_dir_all(&own)?;
+    let ignore = own.join(".gitignore");
+    if !ignore.exists() {
+        fs::write(&ignore, "*\n")?;
+    }
+    Ok(own)
 }
 
 fn now_rfc3339() -> String {
