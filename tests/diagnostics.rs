@@ -389,12 +389,16 @@ mod fake_servers {
             })
             .collect();
         assert_eq!(attempts, vec![1, 2, 3]);
+        // Issue 14, item 10: the server's own words (its stderr) are in the
+        // reason, not only in the log.
+        let Some(ServerState::GaveUp { reason }) =
+            ui.server_states("crash_on_start").last().copied()
+        else {
+            panic!("gave up");
+        };
         assert!(
-            ui.notices()
-                .iter()
-                .any(|n| n.contains("stopped after repeated failures")),
-            "{:?}",
-            ui.notices()
+            reason.contains("the server said: fatal: cannot start (on purpose)"),
+            "{reason}"
         );
         // Still answers calls and shuts down after giving up.
         service.change(dir.path().join("a.fake"), "more");

@@ -300,6 +300,43 @@ fn problems_read_whole_in_the_list_and_in_their_detail() {
     }
 }
 
+/// Issue 14, item 10: a language server that fails takes a few words of
+/// the status bar (the model, the kernel and the approval mode stay), and
+/// its own reason is in the conversation, whole.
+#[test]
+fn a_failed_language_server_is_a_short_segment_and_a_readable_notice() {
+    use hello_tui::diagnostics::{DiagnosticsEvent, ServerState};
+    let mut s = state();
+    let reason = "server error -32603: Request initialize failed with message: \
+                  Could not find a valid TypeScript installation. Please, install \
+                  typescript in your workspace or globally";
+    hello_tui::app::diagnostics::apply(
+        &mut s,
+        DiagnosticsEvent::ServerState {
+            name: "typescript-language-server".into(),
+            state: ServerState::GaveUp {
+                reason: reason.into(),
+            },
+        },
+    );
+    let text = text_of(&draw(&mut s, 120, 24));
+    let bar = text.lines().last().unwrap();
+    for part in [
+        "kernel not started",
+        "ask · unconfined",
+        "typescript-language-server: stopped",
+    ] {
+        assert!(bar.contains(part), "{part}: {bar}");
+    }
+    assert!(!bar.contains("-32603"), "{bar}");
+    let notice = &s.conversation.messages.last().unwrap().text;
+    assert!(
+        notice.contains("Could not find a valid TypeScript installation"),
+        "{notice}"
+    );
+    assert!(notice.contains("/lsp-restart"), "{notice}");
+}
+
 #[test]
 fn help_overlay_lists_bindings() {
     let mut s = state();

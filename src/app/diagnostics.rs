@@ -18,13 +18,15 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             name,
             state: server,
         } => {
-            state.status_notice = Some(format!("{name}: {server}"));
+            // The bar gets a few words; the whole story, the server's own
+            // reason included, goes to the conversation, where it can be
+            // read at any width.
+            state.status_notice = Some(format!("{name}: {}", server.brief()));
             if let crate::diagnostics::ServerState::GaveUp { reason } = server {
-                // Kept in the conversation: the status line moves on.
                 super::update::notice(
                     state,
                     &format!(
-                        "{name} stopped after repeated failures ({reason}). /lsp-restart starts it again."
+                        "{name} stopped after repeated failures: {reason}. /lsp-restart starts it again."
                     ),
                 );
             }

@@ -61,7 +61,21 @@ pub enum CheckState {
     },
 }
 
-/// Status-bar text, e.g. `restarting in 2s (attempt 2): server closed its output`.
+impl ServerState {
+    /// A few words for the status bar (`restarting (2)`, `stopped`): the
+    /// reason is long and belongs where it can be read whole.
+    pub fn brief(&self) -> String {
+        match self {
+            ServerState::Starting => "starting".into(),
+            ServerState::Running { .. } => "running".into(),
+            ServerState::Restarting { attempt, .. } => format!("restarting ({attempt})"),
+            ServerState::GaveUp { .. } => "stopped, see the conversation".into(),
+            ServerState::Stopped => "stopped".into(),
+        }
+    }
+}
+
+/// Log text, e.g. `restarting in 2s (attempt 2): server closed its output`.
 impl std::fmt::Display for ServerState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -115,9 +115,12 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             )],
         ));
     }
+    // After the model, the kernel and the window gauge, which stay when a
+    // notice is long: it is cut to what is left (its whole text is in the
+    // conversation or the log), before the snapshot size and the focus.
     if let Some(notice) = &state.status_notice {
         segments.push(Segment::cuttable(
-            2,
+            7,
             vec![Span::styled(
                 format!("│ {} ", sanitize::for_display(notice)),
                 bar,

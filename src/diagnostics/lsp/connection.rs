@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 
 use super::LspError;
 use super::config::ServerConfig;
-use super::transport::{Incoming, RpcHandle, spawn_tasks};
+use super::transport::{Incoming, LastWords, RpcHandle, spawn_tasks};
 use crate::diagnostics::position::ColumnUnit;
 use crate::diagnostics::uri::path_to_uri;
 use crate::sandbox::Confinement;
@@ -40,6 +40,7 @@ impl Connection {
         root: std::path::PathBuf,
         init_timeout: Duration,
         confinement: Confinement,
+        last_words: LastWords,
     ) -> Result<Connection, LspError> {
         let spawn_error = |source| LspError::Spawn {
             command: config.command.clone(),
@@ -62,7 +63,7 @@ impl Connection {
         else {
             return Err(LspError::Protocol("server pipes unavailable".into()));
         };
-        let (rpc, incoming) = spawn_tasks(&config.name(), stdout, stdin, stderr);
+        let (rpc, incoming) = spawn_tasks(&config.name(), stdout, stdin, stderr, last_words);
         let params = serde_json::to_value(initialize_params(&root))
             .map_err(|e| LspError::Protocol(e.to_string()))?;
         let result = rpc.request("initialize", params, init_timeout).await?;

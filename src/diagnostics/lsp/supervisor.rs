@@ -74,6 +74,9 @@ pub struct Supervisor {
     pulled_rx: mpsc::UnboundedReceiver<Pulled>,
     /// A restart was asked for while the server was starting.
     restart_asked: bool,
+    /// What the server last said about a problem (stderr, showMessage),
+    /// added to the reason when it fails.
+    last_words: super::transport::LastWords,
 }
 
 /// How a phase of the loop ended.
@@ -117,6 +120,7 @@ impl Supervisor {
             pulled_tx,
             pulled_rx,
             restart_asked: false,
+            last_words: super::transport::LastWords::default(),
         };
         tokio::spawn(supervisor.run());
         tx
@@ -144,7 +148,10 @@ impl Supervisor {
                     failures = 0;
                     continue;
                 }
-                Exit::Failed(reason) => reason,
+                Exit::Failed(reason) => match self.last_words.take() {
+                    Some(said) => format!("{reason} — the server said: {said}"),
+                    None => reason,
+                },
             };
             if started_at.elapsed() >= self.timings.stable_after {
                 failures = 0;
@@ -204,6 +211,7 @@ impl Supervisor {
             self.root.clone(),
             self.timings.initialize_timeout,
             self.confinement.clone(),
+            self.last_words.clone(),
         );
         tokio::pin!(starting);
         loop {
@@ -473,6 +481,15 @@ impl Supervisor {
             "window/showMessage" | "window/logMessage" => {
                 let message = params.get("message").and_then(Value::as_str).unwrap_or("");
                 tracing::debug!(server = %self.name, "{method}: {message}");
+                // Type 1 is an error, 2 a warning: the server's own words
+                // if it fails next.
+                if params
+                    .get("type")
+                    .and_then(Value::as_u64)
+                    .is_some_and(|t| t <= 2)
+                {
+                    self.last_words.set(message);
+                }
             }
             _ => tracing::trace!(server = %self.name, method, "lsp: ignored notification"),
         }
@@ -487,10 +504,7 @@ impl Supervisor {
         for path in paths {
             self.publish(path, Vec::new());
         }
-        let _ = self.events.send(DiagnosticsEvent::Notice(format!(
-            "{} stopped after repeated failures: {reason} (/lsp-restart tries again)",
-            self.name
-        )));
+        // The app says it in the conversation, reason and way back included.
         self.state(ServerState::GaveUp { reason });
         loop {
             let command = self.commands.recv().await;

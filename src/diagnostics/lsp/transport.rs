@@ -89,12 +89,33 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The last thing a server said about a problem in its own words: its
+/// last stderr line, or an error or warning it showed (`window/showMessage`).
+/// When it fails, that is the reason users need ("Could not find a valid
+/// TypeScript installation"), not only our "exit status 1".
+#[derive(Clone, Default)]
+pub struct LastWords(Arc<Mutex<Option<String>>>);
+
+impl LastWords {
+    pub fn set(&self, text: &str) {
+        let text = text.trim();
+        if !text.is_empty() {
+            *lock(&self.0) = Some(text.chars().take(300).collect());
+        }
+    }
+
+    pub fn take(&self) -> Option<String> {
+        lock(&self.0).take()
+    }
+}
+
 /// Starts the reader, writer and stderr tasks on the given pipes.
 pub fn spawn_tasks(
     name: &str,
     stdout: impl AsyncRead + Unpin + Send + 'static,
     stdin: impl AsyncWrite + Unpin + Send + 'static,
     stderr: impl AsyncRead + Unpin + Send + 'static,
+    last_words: LastWords,
 ) -> (RpcHandle, mpsc::UnboundedReceiver<Incoming>) {
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let (in_tx, in_rx) = mpsc::unbounded_channel();
@@ -105,7 +126,7 @@ pub fn spawn_tasks(
         next_id: Arc::new(AtomicI64::new(1)),
     };
     tokio::spawn(write_loop(name.to_string(), stdin, out_rx));
-    tokio::spawn(stderr_loop(name.to_string(), stderr));
+    tokio::spawn(stderr_loop(name.to_string(), stderr, last_words));
     tokio::spawn(read_loop(handle.clone(), stdout, in_tx));
     (handle, in_rx)
 }
@@ -123,13 +144,14 @@ async fn write_loop(
     }
 }
 
-async fn stderr_loop(name: String, stderr: impl AsyncRead + Unpin) {
+async fn stderr_loop(name: String, stderr: impl AsyncRead + Unpin, last_words: LastWords) {
     let mut lines = BufReader::new(stderr).lines();
     loop {
         match lines.next_line().await {
             Ok(Some(line)) => {
                 let line: String = line.chars().take(2000).collect();
                 tracing::debug!(server = %name, "stderr: {line}");
+                last_words.set(&line);
             }
             Ok(None) => return,
             Err(error) => {
@@ -277,7 +299,8 @@ mod tests {
         let (client_out, server_in) = duplex(1 << 16);
         let (server_out, client_in) = duplex(1 << 16);
         let (_err_w, err_r) = duplex(64);
-        let (handle, incoming) = spawn_tasks("fake", client_in, client_out, err_r);
+        let (handle, incoming) =
+            spawn_tasks("fake", client_in, client_out, err_r, LastWords::default());
         let peer = Peer {
             to_client: server_out,
             from_client: BufReader::new(server_in),
