@@ -12,6 +12,12 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
     match &event {
         DiagnosticsEvent::Notice(text) => {
             state.status_notice = Some(text.clone());
+            // The bar may cut it; the conversation shows it whole, once
+            // (a check failing on every save says it once).
+            if state.diagnostics.last_notice.as_deref() != Some(text.as_str()) {
+                state.diagnostics.last_notice = Some(text.clone());
+                super::update::notice(state, text);
+            }
             true
         }
         DiagnosticsEvent::ServerState {
@@ -344,6 +350,19 @@ mod tests {
             s.status_notice.as_deref(),
             Some("no language server for rust")
         );
+        // Whole in the conversation, and once.
+        apply(
+            &mut s,
+            DiagnosticsEvent::Notice("no language server for rust".into()),
+        );
+        let said: Vec<&str> = s
+            .conversation
+            .messages
+            .iter()
+            .map(|m| m.text.as_str())
+            .filter(|t| t.contains("no language server"))
+            .collect();
+        assert_eq!(said, ["no language server for rust"]);
     }
 
     #[test]

@@ -222,6 +222,8 @@ pub struct DiagnosticsPane {
     /// Buffers the language servers have open, with a hash of the text they
     /// were last sent (to send `didChange` only when it changed).
     pub sent: std::collections::HashMap<PathBuf, u64>,
+    /// The last service notice put in the conversation (not repeated).
+    pub last_notice: Option<String>,
 }
 
 /// A scrollable list with a selected row.
