@@ -6,7 +6,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use hello_tui::snapshot::source::{ActiveEditor, Position, ProjectFile, Source, Workspace};
+use hello_tui::snapshot::source::{
+    ActiveEditor, ProjectFile, ScenePosition, SceneWorkspace, Source,
+};
 use hello_tui::snapshot::{CollectOptions, DiskReader, collect, render};
 
 const ROOT: &str = "/home/bench/demo";
@@ -24,7 +26,7 @@ fn buffer(lines: usize) -> String {
 
 fn cursor_scene(text: String, line: usize) -> Source {
     Source {
-        workspace: Workspace {
+        workspace: SceneWorkspace {
             name: "demo".to_string(),
             roots: vec![ROOT.to_string()],
         },
@@ -35,7 +37,7 @@ fn cursor_scene(text: String, line: usize) -> Source {
             text_start_line: None,
             line_count: None,
             is_dirty: Some(true),
-            cursor: Some(Position { line, character: 4 }),
+            cursor: Some(ScenePosition { line, character: 4 }),
             selection: None,
         }),
         ..Source::default()

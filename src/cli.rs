@@ -39,7 +39,7 @@ pub struct Cli {
     pub resume: Option<String>,
 
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub command: Option<CliCommand>,
 }
 
 /// Options that override the config file and the environment.
@@ -86,7 +86,7 @@ pub struct GlobalOptions {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub enum CliCommand {
     /// Run one agent turn headless and print the answer (or JSON events).
     Exec(crate::exec::ExecArgs),
     /// Print the runtime-context snapshot the model would receive for a
@@ -99,13 +99,13 @@ pub enum Command {
     Sandbox(crate::sandbox::cli::SandboxArgs),
 }
 
-impl Command {
+impl CliCommand {
     pub fn name(&self) -> &'static str {
         match self {
-            Command::Exec(_) => "exec",
-            Command::Snapshot(_) => "snapshot",
-            Command::Sessions(_) => "sessions",
-            Command::Sandbox(_) => "sandbox",
+            CliCommand::Exec(_) => "exec",
+            CliCommand::Snapshot(_) => "snapshot",
+            CliCommand::Sessions(_) => "sessions",
+            CliCommand::Sandbox(_) => "sandbox",
         }
     }
 }

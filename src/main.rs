@@ -11,7 +11,7 @@ use anyhow::Context;
 use clap::Parser;
 
 use hello_tui::app::{self, AppState};
-use hello_tui::cli::{Cli, Command};
+use hello_tui::cli::{Cli, CliCommand};
 use hello_tui::config::Settings;
 use hello_tui::theme::Theme;
 use hello_tui::workspace::resolve_open_target;
@@ -29,10 +29,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
-        Some(Command::Snapshot(args)) => return hello_tui::snapshot::run(args),
-        Some(Command::Sandbox(args)) => return hello_tui::sandbox::cli::run(args),
-        Some(Command::Exec(args)) => return hello_tui::exec::run(args, &cli.options),
-        Some(Command::Sessions(args)) => return hello_tui::app::sessions::list_command(&args.dir),
+        Some(CliCommand::Snapshot(args)) => return hello_tui::snapshot::run(args),
+        Some(CliCommand::Sandbox(args)) => return hello_tui::sandbox::cli::run(args),
+        Some(CliCommand::Exec(args)) => return hello_tui::exec::run(args, &cli.options),
+        Some(CliCommand::Sessions(args)) => {
+            return hello_tui::app::sessions::list_command(&args.dir);
+        }
         None => {}
     }
     // The demo workspace lives in a temp dir that is removed on exit.

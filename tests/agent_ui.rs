@@ -573,13 +573,13 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
 
 /// Opens the search pane on the conversation, types `query`, returns the
 /// hits and closes the pane again.
-fn conversation_hits(s: &mut AppState, query: &str) -> Vec<hello_tui::app::search::SearchHit> {
-    use hello_tui::app::search::SearchOutcome;
+fn conversation_hits(s: &mut AppState, query: &str) -> Vec<hello_tui::app::search::ResultRow> {
+    use hello_tui::app::search::PaneResults;
     key(s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     type_text(s, query);
     let hits = match &s.overlay {
         Some(Overlay::Search(search)) => match &search.results {
-            SearchOutcome::Hits(hits) => hits.clone(),
+            PaneResults::Hits(hits) => hits.clone(),
             other => panic!("no hits for {query:?}: {other:?}"),
         },
         other => panic!("the search pane is not open: {other:?}"),

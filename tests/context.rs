@@ -4,7 +4,7 @@
 
 use hello_tui::context::capability::{self, ContextError};
 use hello_tui::context::tokenize::{Mode, terms, tokenize};
-use hello_tui::context::{AgentContext, Message, Role, SearchQuery, ToolCall};
+use hello_tui::context::{AgentContext, CallRef, Message, Role, SearchQuery};
 use serde_json::{Value, json};
 
 /// Deterministic generator (splitmix64), so failures reproduce.
@@ -76,7 +76,7 @@ fn corpus() -> AgentContext {
         };
         let mut message = Message::new(role, text).with_timestamp_ms(i);
         if i == 1500 {
-            message = message.with_tool_call(ToolCall {
+            message = message.with_tool_call(CallRef {
                 id: "call_9".into(),
                 name: "code_action".into(),
                 code: Some("result = spelunkArchive(path)".into()),

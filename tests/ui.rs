@@ -839,7 +839,7 @@ fn search_scopes_variables_and_diagnostics() {
 fn open_search_results_follow_what_arrives_without_retyping() {
     use hello_tui::app::AppEvent;
     use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
-    use hello_tui::app::search::SearchOutcome;
+    use hello_tui::app::search::PaneResults;
     let mut s = state();
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     for c in "zebra".chars() {
@@ -849,7 +849,7 @@ fn open_search_results_follow_what_arrives_without_retyping() {
         Some(hello_tui::app::state::Overlay::Search(search)) => search.results.clone(),
         _ => panic!("search should be open"),
     };
-    assert_eq!(results(&s), SearchOutcome::Hits(Vec::new()));
+    assert_eq!(results(&s), PaneResults::Hits(Vec::new()));
     handle_app_event(
         &mut s,
         AppEvent::Kernel(KernelUpdate::Queued {

@@ -146,7 +146,7 @@ pub fn code_of(arguments: &str) -> Result<String, String> {
 /// What the prompt assembler needs to know about one message, computed
 /// once when it arrives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct MessageCost {
     /// The user message with its pins and snapshot shrunk (see
     /// [`history_form`]); `None` when it reads the same in history as when
     /// current.
@@ -181,7 +181,7 @@ pub struct Compaction {
 /// is pushed to both, and the store starts empty.
 pub struct Conversation {
     messages: Vec<ChatMessage>,
-    entries: Vec<Entry>,
+    entries: Vec<MessageCost>,
     counter: Arc<TokenCounter>,
     compaction: Option<Compaction>,
     /// Messages before this index came from a resumed session: the kernel
@@ -286,7 +286,7 @@ impl Conversation {
         &self.counter
     }
 
-    pub fn entries(&self) -> &[Entry] {
+    pub fn entries(&self) -> &[MessageCost] {
         &self.entries
     }
 
@@ -336,7 +336,7 @@ impl Conversation {
     }
 
     /// The entry `message` gets (or would get if it were pushed now).
-    pub fn entry_of(&self, message: &ChatMessage) -> Entry {
+    pub fn entry_of(&self, message: &ChatMessage) -> MessageCost {
         let full_tokens = PER_MESSAGE_OVERHEAD + message_tokens(&self.counter, message);
         let (history, pins_tokens, snapshot_tokens) = match message {
             ChatMessage::User { content } => {
@@ -353,7 +353,7 @@ impl Conversation {
         let tokens = history.as_deref().map_or(full_tokens, |h| {
             PER_MESSAGE_OVERHEAD + self.counter.count(h)
         });
-        Entry {
+        MessageCost {
             history,
             tokens,
             full_tokens,
@@ -444,7 +444,7 @@ impl Conversation {
             } => {
                 let said = context::Message::assistant(content.as_deref().unwrap_or_default());
                 match tool_calls.first() {
-                    Some(call) => said.with_tool_call(context::ToolCall {
+                    Some(call) => said.with_tool_call(context::CallRef {
                         id: call.id.clone(),
                         name: call.name.clone(),
                         code: None,
@@ -459,7 +459,7 @@ impl Conversation {
                 let text = serde_json::from_str::<Value>(content)
                     .map(|v| tool_result::readable(&v))
                     .unwrap_or_else(|_| content.clone());
-                context::Message::tool(text).with_tool_call(context::ToolCall {
+                context::Message::tool(text).with_tool_call(context::CallRef {
                     id: tool_call_id.clone(),
                     name: "code_action".into(),
                     code: self.codes.get(tool_call_id).cloned(),

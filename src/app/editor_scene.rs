@@ -29,7 +29,7 @@ pub fn active_editor(state: &AppState) -> Option<source::ActiveEditor> {
         )
     };
     let text = (!doc.is_binary()).then(|| lines[first..last].join("\n"));
-    let position = |(line, character): (usize, usize)| source::Position { line, character };
+    let position = |(line, character): (usize, usize)| source::ScenePosition { line, character };
     Some(source::ActiveEditor {
         path: path_of(doc),
         language_id: Some(language_id_for_path(doc.path()).to_owned()),
@@ -38,7 +38,7 @@ pub fn active_editor(state: &AppState) -> Option<source::ActiveEditor> {
         line_count: Some(lines.len()),
         is_dirty: Some(doc.is_dirty()),
         cursor: Some(position((line, character))),
-        selection: selection.map(|(s, e)| source::Range {
+        selection: selection.map(|(s, e)| source::SceneRange {
             start: position(s),
             end: position(e),
         }),

@@ -15,7 +15,7 @@ use super::state::{AppState, SearchScope, SearchState};
 /// One result row: a label (where it is) and a line of text with the byte
 /// ranges that matched, for highlighting.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SearchHit {
+pub struct ResultRow {
     pub label: String,
     pub text: String,
     pub highlights: Vec<Range<usize>>,
@@ -41,18 +41,18 @@ pub enum SearchTarget {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SearchOutcome {
+pub enum PaneResults {
     /// Nothing typed yet.
     Prompt(&'static str),
-    Hits(Vec<SearchHit>),
+    Hits(Vec<ResultRow>),
     /// The scope has nothing to search yet, and why.
     Unavailable(&'static str),
 }
 
-impl SearchOutcome {
+impl PaneResults {
     pub fn len(&self) -> usize {
         match self {
-            SearchOutcome::Hits(hits) => hits.len(),
+            PaneResults::Hits(hits) => hits.len(),
             _ => 0,
         }
     }
@@ -94,26 +94,26 @@ pub fn recompute(state: &mut AppState) {
     }
 }
 
-fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
+fn find(state: &AppState, search: &SearchState) -> PaneResults {
     let query = search.query.text().trim();
     match search.scope {
         SearchScope::Files if state.file_index.is_empty() => {
-            return SearchOutcome::Unavailable("the file index is still being built");
+            return PaneResults::Unavailable("the file index is still being built");
         }
         SearchScope::Variables if state.variables.is_empty() => {
-            return SearchOutcome::Unavailable("kernel not running: no variables to search");
+            return PaneResults::Unavailable("kernel not running: no variables to search");
         }
         _ => {}
     }
     if query.is_empty() {
-        return SearchOutcome::Prompt("type to search");
+        return PaneResults::Prompt("type to search");
     }
     let needle = query.to_ascii_lowercase();
     let hits = match search.scope {
         SearchScope::Conversation => {
             let ranked = conversation_bm25(state, query);
             if !ranked.is_empty() {
-                return SearchOutcome::Hits(ranked);
+                return PaneResults::Hits(ranked);
             }
             // Nothing in the model's conversation (e.g. only `%py` cells so
             // far): the pane's own entries, by substring.
@@ -124,7 +124,7 @@ fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
             .iter()
             .filter_map(|v| {
                 let line = format!("{} {} {}", v.name, v.type_name, v.preview);
-                snippet(&line, &needle).map(|(text, highlights)| SearchHit {
+                snippet(&line, &needle).map(|(text, highlights)| ResultRow {
                     label: v.name.clone(),
                     text,
                     highlights,
@@ -142,7 +142,7 @@ fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
             .iter()
             .enumerate()
             .filter_map(|(i, d)| {
-                snippet(&d.message, &needle).map(|(text, highlights)| SearchHit {
+                snippet(&d.message, &needle).map(|(text, highlights)| ResultRow {
                     label: format!("{}:{}", d.path, d.line),
                     text,
                     highlights,
@@ -163,7 +163,7 @@ fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
             None => files(search),
         },
     };
-    SearchOutcome::Hits(hits)
+    PaneResults::Hits(hits)
 }
 
 /// The conversation ranked by the same BM25 index that answers the kernel's
@@ -171,7 +171,7 @@ fn find(state: &AppState, search: &SearchState) -> SearchOutcome {
 /// `context` index (set when the pane learns where the message was
 /// stored), so `%py` cells, notices and refused calls in between cannot
 /// shift it onto another entry.
-fn conversation_bm25(state: &AppState, query: &str) -> Vec<SearchHit> {
+fn conversation_bm25(state: &AppState, query: &str) -> Vec<ResultRow> {
     use crate::context::SearchQuery;
     let (outcome, texts) = state.agent.context.read(|ctx| {
         let outcome = ctx.search(&SearchQuery::new(query).limit(RESULT_LIMIT));
@@ -205,7 +205,7 @@ fn conversation_bm25(state: &AppState, query: &str) -> Vec<SearchHit> {
             if entry.is_none() {
                 label.push_str(" (not in this pane)");
             }
-            SearchHit {
+            ResultRow {
                 label,
                 text: hit.snippet.text,
                 highlights: hit.snippet.highlights,
@@ -218,7 +218,7 @@ fn conversation_bm25(state: &AppState, query: &str) -> Vec<SearchHit> {
 
 /// Workspace paths by fuzzy match, with the matched characters
 /// highlighted: the newest answer from the worker (see [`refresh`]).
-fn files(search: &SearchState) -> Vec<SearchHit> {
+fn files(search: &SearchState) -> Vec<ResultRow> {
     search
         .file_matches
         .matches
@@ -231,7 +231,7 @@ fn files(search: &SearchState) -> Vec<SearchHit> {
                 .filter(|(ci, _)| m.indices.contains(&(*ci as u32)))
                 .map(|(_, (b, c))| b..b + c.len_utf8())
                 .collect();
-            SearchHit {
+            ResultRow {
                 label: "file".into(),
                 pin_text: format!("workspace file `{}`", m.path),
                 target: SearchTarget::File(m.path.clone(), None),
@@ -422,19 +422,19 @@ pub fn on_content_hits(state: &mut AppState, message: crate::workspace::SearchMe
     changed
 }
 
-fn contents(state: &AppState, text: &str) -> SearchOutcome {
+fn contents(state: &AppState, text: &str) -> PaneResults {
     let text = text.trim();
     if text.is_empty() {
-        return SearchOutcome::Prompt("type what to find in file contents after #");
+        return PaneResults::Prompt("type what to find in file contents after #");
     }
     let Some(search) = state.content_search.as_ref().filter(|c| c.query == text) else {
-        return SearchOutcome::Unavailable("searching file contents…");
+        return PaneResults::Unavailable("searching file contents…");
     };
     if search.hits.is_empty() && search.summary.is_none() {
-        return SearchOutcome::Unavailable("searching file contents…");
+        return PaneResults::Unavailable("searching file contents…");
     }
     let needle = text.to_ascii_lowercase();
-    SearchOutcome::Hits(
+    PaneResults::Hits(
         search
             .hits
             .iter()
@@ -444,7 +444,7 @@ fn contents(state: &AppState, text: &str) -> SearchOutcome {
                     .match_indices(&needle)
                     .map(|(i, m)| i..i + m.len())
                     .collect();
-                SearchHit {
+                ResultRow {
                     label: format!("{}:{}", hit.path, hit.line),
                     text: hit.line_text.clone(),
                     highlights,
@@ -459,7 +459,7 @@ fn contents(state: &AppState, text: &str) -> SearchOutcome {
 /// Results shown per search.
 const RESULT_LIMIT: usize = 50;
 
-fn pane_messages(state: &AppState, needle: &str) -> Vec<SearchHit> {
+fn pane_messages(state: &AppState, needle: &str) -> Vec<ResultRow> {
     state
         .conversation
         .messages
@@ -470,7 +470,7 @@ fn pane_messages(state: &AppState, needle: &str) -> Vec<SearchHit> {
                 Some(cell) => format!("{}\n{}", cell.code, m.text).into(),
                 None => m.text.as_str().into(),
             };
-            snippet(&haystack, needle).map(|(text, highlights)| SearchHit {
+            snippet(&haystack, needle).map(|(text, highlights)| ResultRow {
                 label: format!("#{} {}", i + 1, m.role.label()),
                 text,
                 highlights,

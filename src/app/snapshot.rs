@@ -59,7 +59,7 @@ pub fn request(state: &AppState) -> SceneRequest {
         .diagnostics
         .rows
         .iter()
-        .map(|d| source::Diagnostic {
+        .map(|d| source::SceneDiagnostic {
             path: abs(&d.path),
             severity: Some(
                 match d.severity {
@@ -80,7 +80,7 @@ pub fn request(state: &AppState) -> SceneRequest {
     SceneRequest {
         scene_key: scene_key(state),
         source: Source {
-            workspace: source::Workspace {
+            workspace: source::SceneWorkspace {
                 name: state.workspace_name.clone(),
                 roots: vec![root.to_string_lossy().into_owned()],
             },

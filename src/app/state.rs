@@ -288,7 +288,7 @@ pub struct SearchState {
     /// What the pane lists: computed when the query or the scope changes
     /// (`app::search::recompute`), and once before the next frame when what
     /// they search changed (`stale`), never when drawn.
-    pub results: super::search::SearchOutcome,
+    pub results: super::search::PaneResults,
     /// What the results were computed from has changed since.
     pub stale: bool,
 }
@@ -300,7 +300,7 @@ impl SearchState {
             scope: SearchScope::Conversation,
             cursor: ListCursor::default(),
             file_matches: FileMatches::default(),
-            results: super::search::SearchOutcome::Prompt("type to search"),
+            results: super::search::PaneResults::Prompt("type to search"),
             stale: false,
         }
     }

@@ -237,14 +237,14 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
     Command::Redraw
 }
 
-fn selected_hit(state: &mut AppState) -> Option<super::search::SearchHit> {
+fn selected_hit(state: &mut AppState) -> Option<super::search::ResultRow> {
     // Enter acts on what the pane shows now, even mid-frame.
     super::search::recompute_if_stale(state);
     let Some(Overlay::Search(search)) = &state.overlay else {
         return None;
     };
     match &search.results {
-        super::search::SearchOutcome::Hits(hits) => hits.get(search.cursor.selected).cloned(),
+        super::search::PaneResults::Hits(hits) => hits.get(search.cursor.selected).cloned(),
         _ => None,
     }
 }

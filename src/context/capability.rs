@@ -308,7 +308,7 @@ fn round4(score: f32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::message::ToolCall;
+    use crate::context::message::CallRef;
 
     fn sample() -> AgentContext {
         let mut ctx = AgentContext::new();
@@ -316,7 +316,7 @@ mod tests {
         ctx.push(Message::user("Where is checkAuth?").with_timestamp_ms(2));
         ctx.push(
             Message::assistant("Let me look.")
-                .with_tool_call(ToolCall {
+                .with_tool_call(CallRef {
                     id: "call_1".into(),
                     name: "code_action".into(),
                     code: Some("print(fs.read('auth.ts'))".into()),
@@ -325,7 +325,7 @@ mod tests {
         );
         ctx.push(
             Message::tool("export function checkAuth(user) {}")
-                .with_tool_call(ToolCall {
+                .with_tool_call(CallRef {
                     id: "call_1".into(),
                     name: "code_action".into(),
                     code: None,

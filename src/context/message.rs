@@ -80,7 +80,7 @@ impl FromStr for Role {
 /// holds the Python the model wrote); on a tool message it names the call the
 /// output belongs to, usually with `code: None`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolCall {
+pub struct CallRef {
     pub id: String,
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -93,7 +93,7 @@ pub struct Message {
     pub role: Role,
     pub content: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call: Option<ToolCall>,
+    pub tool_call: Option<CallRef>,
     #[serde(default)]
     pub timestamp_ms: u64,
 }
@@ -125,7 +125,7 @@ impl Message {
         Self::new(Role::System, content)
     }
 
-    pub fn with_tool_call(mut self, call: ToolCall) -> Self {
+    pub fn with_tool_call(mut self, call: CallRef) -> Self {
         self.tool_call = Some(call);
         self
     }

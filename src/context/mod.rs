@@ -37,7 +37,7 @@ pub mod tokenize;
 pub use capability::{ContextError, SearchArgs};
 pub use index::{IndexStats, SearchIndex};
 pub use kernel_capability::ContextCapability;
-pub use message::{Message, MessageId, Role, ToolCall, UnknownRole};
+pub use message::{CallRef, Message, MessageId, Role, UnknownRole};
 pub use shared::{PublishedSnapshot, SharedContext, snapshot_channel};
 pub use snippet::Snippet;
 pub use store::{AgentContext, SearchHit, SearchOutcome, SearchQuery};

@@ -160,7 +160,7 @@ impl AgentContext {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::message::ToolCall;
+    use crate::context::message::CallRef;
 
     fn context(texts: &[(Role, &str)]) -> AgentContext {
         texts
@@ -339,7 +339,7 @@ mod tests {
     fn tool_call_code_is_searchable() {
         let mut ctx = AgentContext::new();
         ctx.push(Message::user("read the auth module"));
-        ctx.push(Message::assistant("Reading it.").with_tool_call(ToolCall {
+        ctx.push(Message::assistant("Reading it.").with_tool_call(CallRef {
             id: "call_1".into(),
             name: "code_action".into(),
             code: Some("content = fs.read('auth.ts')\nprint(parseConfig(content))".into()),

@@ -14,7 +14,9 @@ use super::language::language_id_for_path;
 use super::privacy::PrivacyRules;
 use super::project::{DiskReader, root_project_files};
 use super::render::render;
-use super::source::{ActiveEditor, OpenTab, Position, Range, SceneError, Source, Workspace};
+use super::source::{
+    ActiveEditor, OpenTab, SceneError, ScenePosition, SceneRange, SceneWorkspace, Source,
+};
 
 /// Files larger than this are not loaded as the active buffer.
 const MAX_ACTIVE_FILE_BYTES: u64 = 256 * 1024 * 1024;
@@ -152,7 +154,7 @@ pub fn scene_from_disk(
         .unwrap_or_else(|| "workspace".to_string());
     let project_files = root_project_files(&root);
     let mut source = Source {
-        workspace: Workspace {
+        workspace: SceneWorkspace {
             name,
             roots: vec![root_str],
         },
@@ -216,8 +218,8 @@ fn read_active(path: &Path) -> Result<String, CliError> {
 
 /// `FILE`, `FILE:LINE` or `FILE:LINE:COL` (1-based), relative to `root`
 /// unless absolute. A file whose name really contains `:12` still wins.
-fn resolve_open(root: &Path, spec: &str) -> Result<(PathBuf, Option<Position>), CliError> {
-    let mut candidates: Vec<(&str, Option<Position>)> = vec![(spec, None)];
+fn resolve_open(root: &Path, spec: &str) -> Result<(PathBuf, Option<ScenePosition>), CliError> {
+    let mut candidates: Vec<(&str, Option<ScenePosition>)> = vec![(spec, None)];
     let parts: Vec<&str> = spec.rsplitn(3, ':').collect();
     let number = |s: &str| s.parse::<usize>().ok();
     if let [col, line, file] = parts[..]
@@ -240,14 +242,14 @@ fn resolve_open(root: &Path, spec: &str) -> Result<(PathBuf, Option<Position>), 
     Err(CliError::MissingFile(shown.to_string()))
 }
 
-fn position(line: usize, column: usize) -> Position {
-    Position {
+fn position(line: usize, column: usize) -> ScenePosition {
+    ScenePosition {
         line: line.saturating_sub(1),
         character: column.saturating_sub(1),
     }
 }
 
-fn parse_selection(spec: &str) -> Result<Range, CliError> {
+fn parse_selection(spec: &str) -> Result<SceneRange, CliError> {
     let bad = || CliError::BadSelection(spec.to_string());
     let (start, end) = spec.split_once('-').ok_or_else(bad)?;
     let point = |s: &str| -> Option<(usize, Option<usize>)> {
@@ -258,14 +260,14 @@ fn parse_selection(spec: &str) -> Result<Range, CliError> {
     };
     let (start, end) = (point(start).ok_or_else(bad)?, point(end).ok_or_else(bad)?);
     match (start, end) {
-        ((l1, Some(c1)), (l2, Some(c2))) => Ok(Range {
+        ((l1, Some(c1)), (l2, Some(c2))) => Ok(SceneRange {
             start: position(l1, c1),
             end: position(l2, c2),
         }),
         // Whole lines: up to the start of the line after the last one.
-        ((l1, None), (l2, None)) => Ok(Range {
+        ((l1, None), (l2, None)) => Ok(SceneRange {
             start: position(l1, 1),
-            end: Position {
+            end: ScenePosition {
                 line: l2,
                 character: 0,
             },
@@ -309,7 +311,7 @@ mod tests {
         assert!(path.ends_with("a.rs"));
         assert_eq!(
             position,
-            Some(Position {
+            Some(ScenePosition {
                 line: 11,
                 character: 4
             })
@@ -317,7 +319,7 @@ mod tests {
         let (_, position) = resolve_open(dir.path(), "a.rs:7").unwrap();
         assert_eq!(
             position,
-            Some(Position {
+            Some(ScenePosition {
                 line: 6,
                 character: 0
             })

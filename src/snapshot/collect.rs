@@ -15,7 +15,7 @@ use super::paths::{PathDisplay, file_name};
 use super::privacy::PrivacyRules;
 use super::project::{ProjectFileReader, summarize};
 use super::render::{self, render};
-use super::source::{ActiveEditor, Diagnostic, Source};
+use super::source::{ActiveEditor, SceneDiagnostic, Source};
 use super::text::{char_len, clean_line, line_start, lines_from, one_line};
 
 /// Characters kept per snippet line; minified code must not eat the budget.
@@ -427,7 +427,7 @@ fn fit_snippet(
     plan: &SnippetPlan,
     active: &ActiveInfo,
     max_chars: usize,
-) -> Option<(Snippet, usize)> {
+) -> Option<(CodeSnippet, usize)> {
     let last = plan.lines.len() - 1;
     let window = |size: usize| match plan.kind {
         SnippetKind::Cursor => (
@@ -442,7 +442,7 @@ fn fit_snippet(
         let clipped = shown.iter().any(|(_, clipped)| *clipped);
         let start_line = plan.first_line + lo + 1;
         let end_line = plan.first_line + hi + 1;
-        let snippet = Snippet {
+        let snippet = CodeSnippet {
             kind: plan.kind,
             path: active.path.clone(),
             language_id: active.language_id.clone(),
@@ -512,7 +512,7 @@ fn diagnostics(
         .diagnostics
         .iter()
         .flatten()
-        .map(|diagnostic: &Diagnostic| {
+        .map(|diagnostic: &SceneDiagnostic| {
             let path = paths.display(&diagnostic.path).0;
             let in_active = active.is_some_and(|active| active.path == path);
             let message = (!privacy.is_withheld(&diagnostic.path))
@@ -700,22 +700,22 @@ fn fit_project_item(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::source::{Position, Range, Workspace};
+    use crate::snapshot::source::{ScenePosition, SceneRange, SceneWorkspace};
 
     fn editor(text: &str, selection: Option<((usize, usize), (usize, usize))>) -> ActiveEditor {
         ActiveEditor {
             path: "/w/a.rs".to_string(),
             text: Some(text.to_string()),
-            cursor: Some(Position {
+            cursor: Some(ScenePosition {
                 line: 0,
                 character: 0,
             }),
-            selection: selection.map(|(start, end)| Range {
-                start: Position {
+            selection: selection.map(|(start, end)| SceneRange {
+                start: ScenePosition {
                     line: start.0,
                     character: start.1,
                 },
-                end: Position {
+                end: ScenePosition {
                     line: end.0,
                     character: end.1,
                 },
@@ -803,7 +803,7 @@ mod tests {
     fn cursor_window_shrinks_symmetrically() {
         let mut notes = Vec::new();
         let mut active = editor(&numbered(1000), None);
-        active.cursor = Some(Position {
+        active.cursor = Some(ScenePosition {
             line: 500,
             character: 0,
         });
@@ -858,7 +858,7 @@ mod tests {
     #[test]
     fn tiny_budget_yields_a_notice_within_budget() {
         let source = Source {
-            workspace: Workspace {
+            workspace: SceneWorkspace {
                 name: "w".to_string(),
                 roots: vec!["/w".to_string()],
             },

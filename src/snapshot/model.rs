@@ -17,7 +17,7 @@ pub struct Snapshot {
     pub active_editor: Option<ActiveInfo>,
     /// One-line reports of parts that failed or are missing (best-effort).
     pub notes: Listed<String>,
-    pub snippet: Option<Snippet>,
+    pub snippet: Option<CodeSnippet>,
     pub diagnostics: Listed<DiagnosticInfo>,
     pub open_tabs: Listed<TabInfo>,
     pub visible_editors: Listed<String>,
@@ -68,7 +68,7 @@ pub enum SnippetKind {
 
 /// Code from the active editor's buffer with its exact 1-based line range.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Snippet {
+pub struct CodeSnippet {
     pub kind: SnippetKind,
     pub path: String,
     pub language_id: String,

@@ -236,7 +236,7 @@ pub fn note_item(note: &str) -> String {
     format!("- {}\n", one_line(note, 200))
 }
 
-pub fn snippet_section(snippet: &Snippet) -> String {
+pub fn snippet_section(snippet: &CodeSnippet) -> String {
     let mut out = String::new();
     let what = match snippet.kind {
         SnippetKind::Selection => "Selected code",

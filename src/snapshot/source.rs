@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// A whole scene as the host sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Source {
-    pub workspace: Workspace,
+    pub workspace: SceneWorkspace,
     #[serde(default)]
     pub active_editor: Option<ActiveEditor>,
     #[serde(default)]
@@ -21,7 +21,7 @@ pub struct Source {
     #[serde(default)]
     pub open_tabs: Option<Vec<OpenTab>>,
     #[serde(default)]
-    pub diagnostics: Option<Vec<Diagnostic>>,
+    pub diagnostics: Option<Vec<SceneDiagnostic>>,
     #[serde(default)]
     pub project_files: Option<Vec<ProjectFile>>,
     /// One-line reports from the host about parts it could not provide
@@ -32,7 +32,7 @@ pub struct Source {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Workspace {
+pub struct SceneWorkspace {
     pub name: String,
     #[serde(default)]
     pub roots: Vec<String>,
@@ -60,22 +60,22 @@ pub struct ActiveEditor {
     #[serde(default)]
     pub is_dirty: Option<bool>,
     #[serde(default)]
-    pub cursor: Option<Position>,
+    pub cursor: Option<ScenePosition>,
     #[serde(default)]
-    pub selection: Option<Range>,
+    pub selection: Option<SceneRange>,
 }
 
 /// A 0-based position (LSP convention).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Position {
+pub struct ScenePosition {
     pub line: usize,
     pub character: usize,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Range {
-    pub start: Position,
-    pub end: Position,
+pub struct SceneRange {
+    pub start: ScenePosition,
+    pub end: ScenePosition,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,7 +86,7 @@ pub struct OpenTab {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Diagnostic {
+pub struct SceneDiagnostic {
     pub path: String,
     /// `error`, `warning`, `information`/`info`, `hint`; anything else is kept
     /// verbatim and sorted last.

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph, StatefulWidget, Widget};
 
 use super::pane;
-use crate::app::search::{SearchHit, SearchOutcome};
+use crate::app::search::{PaneResults, ResultRow};
 use crate::app::state::{SearchScope, SearchState};
 use crate::sanitize;
 use crate::theme::Theme;
@@ -37,7 +37,7 @@ pub fn render(search: &SearchState, theme: &Theme, screen: Rect, frame: &mut Fra
     let area = area(screen);
     let outcome = &search.results;
     let count = match outcome {
-        SearchOutcome::Hits(hits) => format!(
+        PaneResults::Hits(hits) => format!(
             " {} result{}",
             hits.len(),
             if hits.len() == 1 { "" } else { "s" }
@@ -89,17 +89,17 @@ pub fn render(search: &SearchState, theme: &Theme, screen: Rect, frame: &mut Fra
     Paragraph::new(Line::from(scopes)).render(scopes_area, frame.buffer_mut());
 
     match outcome {
-        SearchOutcome::Prompt(text) | SearchOutcome::Unavailable(text) => {
+        PaneResults::Prompt(text) | PaneResults::Unavailable(text) => {
             pane::empty_state(text, theme, results_area, frame.buffer_mut());
         }
-        SearchOutcome::Hits(hits) if hits.is_empty() => {
+        PaneResults::Hits(hits) if hits.is_empty() => {
             let text = format!(
                 "no matches for “{}”",
                 sanitize::for_display(search.query.text().trim())
             );
             pane::empty_state(&text, theme, results_area, frame.buffer_mut());
         }
-        SearchOutcome::Hits(hits) => {
+        PaneResults::Hits(hits) => {
             let items: Vec<ListItem> = hits
                 .iter()
                 .map(|hit| ListItem::new(hit_line(hit, theme)))
@@ -113,7 +113,7 @@ pub fn render(search: &SearchState, theme: &Theme, screen: Rect, frame: &mut Fra
     }
 }
 
-fn hit_line<'a>(hit: &'a SearchHit, theme: &Theme) -> Line<'a> {
+fn hit_line<'a>(hit: &'a ResultRow, theme: &Theme) -> Line<'a> {
     let mut spans = vec![Span::styled(
         format!("{:<14} ", hit.label),
         theme.roles.muted,

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use super::{Prompt, Section, SectionKind};
+use super::{Prompt, PromptSection, SectionKind};
 use crate::agent::conversation::Conversation;
 use crate::agent::provider::{ChatMessage, ChatRequest, ToolSpec};
 use crate::tokens::{ContextWindow, PER_MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter};
@@ -98,13 +98,13 @@ pub fn assemble(
 
     let mut content = system.to_owned();
     let mut sections = vec![
-        Section::new(SectionKind::System, "system prompt", system_tokens),
-        Section::new(SectionKind::Tools, "tool schema", tools_tokens),
+        PromptSection::new(SectionKind::System, "system prompt", system_tokens),
+        PromptSection::new(SectionKind::Tools, "tool schema", tools_tokens),
     ];
     if let Some(note) = resume_note {
         content.push_str("\n\n");
         content.push_str(note);
-        sections.push(Section::new(
+        sections.push(PromptSection::new(
             SectionKind::Resume,
             "resume notice",
             counter.count(note),
@@ -113,7 +113,7 @@ pub fn assemble(
     if let Some(summary) = summary {
         content.push_str(&format!("\n\n{SUMMARY_HEADING}\n{}", summary.summary));
         let by = if summary.by_model { "" } else { ", extractive" };
-        sections.push(Section::new(
+        sections.push(PromptSection::new(
             SectionKind::Summary,
             &format!(
                 "summary · ctx {}{by}",
@@ -128,7 +128,7 @@ pub fn assemble(
         content.push_str("\n\n");
         content.push_str(&note);
         let count: usize = context_ranges.iter().map(ExactSizeIterator::len).sum();
-        sections.push(Section::new(
+        sections.push(PromptSection::new(
             SectionKind::Omitted,
             &format!("omitted {count} · ctx {}", spans(&context_ranges)),
             tokens,
@@ -172,7 +172,7 @@ pub fn assemble(
         out.push(message.clone());
     }
     if history.0 > 0 {
-        sections.push(Section::new(
+        sections.push(PromptSection::new(
             SectionKind::History,
             &format!("history ({} msgs)", history.0),
             history.1,
@@ -182,16 +182,20 @@ pub fn assemble(
         let prompt_tokens = entry
             .full_tokens
             .saturating_sub(entry.pins_tokens + entry.snapshot_tokens);
-        sections.push(Section::new(
+        sections.push(PromptSection::new(
             SectionKind::Current,
             "current message",
             prompt_tokens,
         ));
         if entry.pins_tokens > 0 {
-            sections.push(Section::new(SectionKind::Pins, "pins", entry.pins_tokens));
+            sections.push(PromptSection::new(
+                SectionKind::Pins,
+                "pins",
+                entry.pins_tokens,
+            ));
         }
         if entry.snapshot_tokens > 0 {
-            sections.push(Section::new(
+            sections.push(PromptSection::new(
                 SectionKind::Snapshot,
                 "snapshot",
                 entry.snapshot_tokens,
@@ -199,7 +203,7 @@ pub fn assemble(
         }
     }
     if turn.0 > 0 {
-        sections.push(Section::new(
+        sections.push(PromptSection::new(
             SectionKind::Turn,
             &format!("this turn ({} msgs)", turn.0),
             turn.1,

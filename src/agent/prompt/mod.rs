@@ -46,16 +46,16 @@ pub enum SectionKind {
 
 /// One part of the prompt and what it costs, for the F2 breakdown.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
+pub struct PromptSection {
     pub kind: SectionKind,
     pub label: String,
     /// Tokens as the server counts them (corrected estimate or exact).
     pub tokens: usize,
 }
 
-impl Section {
+impl PromptSection {
     fn new(kind: SectionKind, label: &str, tokens: usize) -> Self {
-        Section {
+        PromptSection {
             kind,
             label: label.to_owned(),
             tokens,
@@ -67,7 +67,7 @@ impl Section {
 #[derive(Debug, Clone)]
 pub struct Prompt {
     pub request: ChatRequest,
-    pub sections: Vec<Section>,
+    pub sections: Vec<PromptSection>,
     /// The whole request in the counter's raw unit (for `observe`).
     pub raw: usize,
     /// The whole request in tokens (server's count, as well as we know it).
