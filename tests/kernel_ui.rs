@@ -275,7 +275,7 @@ fn with_variables() -> AppState {
     let mut s = state();
     s.focus = PaneId::Variables;
     s.last_exec_id = Some(9);
-    s.variables = vec![
+    s.variables.rows = vec![
         row(
             "data",
             "list",
@@ -316,8 +316,8 @@ fn variables_pane_sorts_filters_and_marks_changes() {
     press(&mut s, KeyCode::Char('t'));
     press(&mut s, KeyCode::Char('a'));
     press(&mut s, KeyCode::Enter); // keep the filter
-    assert!(!s.variables_view.filtering);
-    assert_eq!(s.variables_view.filter.text(), "ata");
+    assert!(!s.variables.view.filtering);
+    assert_eq!(s.variables.view.filter.text(), "ata");
     press(&mut s, KeyCode::Enter); // details of the selected variable
     assert_eq!(
         s.overlay,
@@ -329,7 +329,7 @@ fn variables_pane_sorts_filters_and_marks_changes() {
     insta::assert_snapshot!("variable_detail", text(&draw(&mut s, 100, 30)));
     press(&mut s, KeyCode::Esc);
     press(&mut s, KeyCode::Esc); // clears the filter
-    assert_eq!(s.variables_view.filter.text(), "");
+    assert_eq!(s.variables.view.filter.text(), "");
     let filtered_out = {
         press(&mut s, KeyCode::Char('/'));
         for c in "zzz".chars() {
@@ -365,7 +365,7 @@ fn a_dead_kernel_says_its_variables_are_stale() {
     };
     let screen = text(&draw(&mut s, 120, 40));
     assert!(screen.contains("Variables (4) · stale"), "{screen}");
-    s.variables.clear();
+    s.variables.rows.clear();
     let screen = text(&draw(&mut s, 120, 40));
     assert!(screen.contains("kernel is not running"));
 }

@@ -71,7 +71,7 @@ fn with_content(mut s: AppState) -> AppState {
     s.kernel = KernelView::Idle {
         python: "3.11.7".into(),
     };
-    s.variables = vec![
+    s.variables.rows = vec![
         VariableRow {
             name: "data".into(),
             type_name: "list".into(),

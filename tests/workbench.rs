@@ -86,14 +86,14 @@ async fn py_cells_run_stream_and_fill_the_inspector() {
     );
     pump_until(&mut s, &mut rx, |s| {
         matches!(last_cell_status(s), Some(CellStatus::Succeeded { .. }))
-            && s.variables.iter().any(|v| v.name == "data")
+            && s.variables.rows.iter().any(|v| v.name == "data")
     })
     .await;
     let cell = s.conversation.messages.last().unwrap();
     assert_eq!(cell.role, Speaker::User, "a %py cell is the user's");
     assert!(cell.text.contains("built 1000000"), "{}", cell.text);
     assert!(cell.text.contains("→ 1000000"), "{}", cell.text);
-    let data = s.variables.iter().find(|v| v.name == "data").unwrap();
+    let data = s.variables.rows.iter().find(|v| v.name == "data").unwrap();
     assert_eq!(data.type_name, "list");
     assert!(data.summary.contains("1000000"), "{data:?}");
     assert!(
@@ -118,6 +118,7 @@ async fn ctrl_c_interrupts_a_long_loop_and_keeps_its_variables() {
     // Wait until the inspector has watched the dict grow, then interrupt.
     pump_until(&mut s, &mut rx, |s| {
         s.variables
+            .rows
             .iter()
             .any(|v| v.name == "d" && v.summary != "len 0")
     })

@@ -76,7 +76,7 @@ impl Layer {
             Layer::Approval if state.approvals.reason.is_some() => vec![Scope::ApprovalReason],
             Layer::Approval => vec![Scope::Approval],
             Layer::Overlay => state.overlay.iter().map(Overlay::scope).collect(),
-            Layer::Pane(PaneId::Variables) if state.variables_view.filtering => {
+            Layer::Pane(PaneId::Variables) if state.variables.view.filtering => {
                 vec![Scope::VariableFilter]
             }
             Layer::Pane(PaneId::Variables) => vec![Scope::Variables, Scope::List],
@@ -104,7 +104,7 @@ impl Layer {
                 _ => Command::None,
             },
             Layer::Pane(PaneId::FileView) => super::editors::type_key(state, key),
-            Layer::Pane(PaneId::Variables) if state.variables_view.filtering => {
+            Layer::Pane(PaneId::Variables) if state.variables.view.filtering => {
                 Command::from_changed(super::variables::type_into_filter(state, key))
             }
             Layer::Pane(PaneId::Conversation) => {
@@ -140,7 +140,7 @@ impl Layer {
                 _ => Command::None,
             },
             Layer::Pane(PaneId::FileView) => super::editors::paste(state, text),
-            Layer::Pane(PaneId::Variables) if state.variables_view.filtering => {
+            Layer::Pane(PaneId::Variables) if state.variables.view.filtering => {
                 Command::from_changed(super::variables::paste_into_filter(state, &clean))
             }
             Layer::Pane(PaneId::Conversation) => {
@@ -241,7 +241,7 @@ fn scroll_pane(state: &mut AppState, pane: PaneId, delta: isize) {
         }
         PaneId::Variables => {
             let len = super::variables::visible(state).len();
-            state.variables_cursor.move_by(delta, len);
+            state.variables.cursor.move_by(delta, len);
         }
         PaneId::Diagnostics => {
             let len = state.diagnostics.rows.len();

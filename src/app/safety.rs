@@ -361,7 +361,7 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
     // Dropping the old client ends its service task, which kills the old
     // kernel's process group.
     state.kernel_client = None;
-    state.variables.clear();
+    state.variables.rows.clear();
     state.last_exec_id = None;
     match launcher.launch(mode) {
         Ok(launched) => {

@@ -100,7 +100,7 @@ fn find(state: &AppState, search: &SearchState) -> PaneResults {
         SearchScope::Files if state.file_index.is_empty() => {
             return PaneResults::Unavailable("the file index is still being built");
         }
-        SearchScope::Variables if state.variables.is_empty() => {
+        SearchScope::Variables if state.variables.rows.is_empty() => {
             return PaneResults::Unavailable("kernel not running: no variables to search");
         }
         _ => {}
@@ -121,6 +121,7 @@ fn find(state: &AppState, search: &SearchState) -> PaneResults {
         }
         SearchScope::Variables => state
             .variables
+            .rows
             .iter()
             .filter_map(|v| {
                 let line = format!("{} {} {}", v.name, v.type_name, v.preview);

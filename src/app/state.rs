@@ -207,6 +207,15 @@ pub struct DiagnosticRow {
     pub related: Vec<String>,
 }
 
+/// The variables inspector's state in one place: the kernel's variables
+/// (from its listing), the selected row, and the sort order and filter.
+#[derive(Debug, Default)]
+pub struct VariablesPane {
+    pub rows: Vec<VariableRow>,
+    pub cursor: ListCursor,
+    pub view: VariablesView,
+}
+
 /// The Diagnostics pane's state in one place: every diagnostic by file and
 /// source (fed by the diagnostics service's events), the rows it shows, its
 /// cursor, and the service with what it has sent the language servers.
@@ -505,10 +514,8 @@ pub struct AppState {
     pub kernel_client: Option<KernelClient>,
     /// Execution id of the last finished cell, to mark what it changed.
     pub last_exec_id: Option<u64>,
-    pub variables: Vec<VariableRow>,
-    pub variables_cursor: ListCursor,
-    /// Sort order and filter of the variables pane.
-    pub variables_view: VariablesView,
+    /// The variables inspector.
+    pub variables: VariablesPane,
     /// The Diagnostics pane and the service feeding it.
     pub diagnostics: DiagnosticsPane,
     /// The running or finished `#text` search of file contents.
@@ -572,9 +579,7 @@ impl AppState {
             kernel: KernelView::NotStarted,
             kernel_client: None,
             last_exec_id: None,
-            variables: Vec::new(),
-            variables_cursor: ListCursor::default(),
-            variables_view: VariablesView::default(),
+            variables: VariablesPane::default(),
             diagnostics: DiagnosticsPane::default(),
             status_notice: None,
             pins: Vec::new(),

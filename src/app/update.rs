@@ -265,8 +265,8 @@ fn open_search_result(state: &mut AppState) {
         }
         SearchTarget::Variable(name) => {
             state.focus = PaneId::Variables;
-            if let Some(i) = state.variables.iter().position(|v| v.name == name) {
-                state.variables_cursor.selected = i;
+            if let Some(i) = state.variables.rows.iter().position(|v| v.name == name) {
+                state.variables.cursor.selected = i;
             }
         }
         SearchTarget::Diagnostic(index) => {

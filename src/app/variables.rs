@@ -36,7 +36,7 @@ pub struct VariablesView {
 
 /// The rows the pane shows, in order: filtered, then sorted.
 pub fn visible(state: &AppState) -> Vec<&VariableRow> {
-    state.variables_view.visible(&state.variables)
+    state.variables.view.visible(&state.variables.rows)
 }
 
 impl VariablesView {
@@ -71,7 +71,7 @@ impl VariablesView {
 
 /// The variable under the cursor.
 pub fn selected(state: &AppState) -> Option<&VariableRow> {
-    visible(state).get(state.variables_cursor.selected).copied()
+    visible(state).get(state.variables.cursor.selected).copied()
 }
 
 fn selected_name(state: &AppState) -> Option<String> {
@@ -84,10 +84,10 @@ fn reselect(state: &mut AppState, name: Option<String>) {
     let rows = visible(state);
     let len = rows.len();
     let found = name.and_then(|n| rows.iter().position(|v| v.name == n));
-    state.variables_cursor = match found {
+    state.variables.cursor = match found {
         Some(index) => ListCursor { selected: index },
         None => ListCursor {
-            selected: state.variables_cursor.selected.min(len.saturating_sub(1)),
+            selected: state.variables.cursor.selected.min(len.saturating_sub(1)),
         },
     };
 }
@@ -95,7 +95,7 @@ fn reselect(state: &mut AppState, name: Option<String>) {
 /// A new listing from the kernel; the selection follows its variable.
 pub fn replace(state: &mut AppState, rows: Vec<VariableRow>) {
     let name = selected_name(state);
-    state.variables = rows;
+    state.variables.rows = rows;
     reselect(state, name);
 }
 
@@ -104,18 +104,18 @@ pub fn apply(state: &mut AppState, action: Action) -> bool {
     let name = selected_name(state);
     match action {
         Action::SortVariables => {
-            let view = &mut state.variables_view;
+            let view = &mut state.variables.view;
             view.sort = match view.sort {
                 VariableSort::Name => VariableSort::Changed,
                 VariableSort::Changed => VariableSort::Name,
             };
             reselect(state, name);
         }
-        Action::FilterVariables => state.variables_view.filtering = true,
-        Action::EndFilter => state.variables_view.filtering = false,
+        Action::FilterVariables => state.variables.view.filtering = true,
+        Action::EndFilter => state.variables.view.filtering = false,
         Action::ClearFilter => {
-            state.variables_view.filtering = false;
-            state.variables_view.filter.clear();
+            state.variables.view.filtering = false;
+            state.variables.view.filter.clear();
             reselect(state, name);
         }
         Action::ShowVariable => {
@@ -130,19 +130,19 @@ pub fn apply(state: &mut AppState, action: Action) -> bool {
 
 /// Text typed while the filter line has the keyboard.
 pub fn type_into_filter(state: &mut AppState, key: KeyEvent) -> bool {
-    let edit = state.variables_view.filter.input(key);
+    let edit = state.variables.view.filter.input(key);
     if edit.text_changed() {
         // While typing, the best match is the first row.
-        state.variables_cursor = ListCursor::default();
+        state.variables.cursor = ListCursor::default();
     }
     edit.any()
 }
 
 /// Pasted text goes into the filter (first line only).
 pub fn paste_into_filter(state: &mut AppState, text: &str) -> bool {
-    let pasted = state.variables_view.filter.paste(text);
+    let pasted = state.variables.view.filter.paste(text);
     if pasted {
-        state.variables_cursor = ListCursor::default();
+        state.variables.cursor = ListCursor::default();
     }
     pasted
 }
@@ -169,7 +169,7 @@ mod tests {
         let settings = Settings::defaults();
         let mut s = AppState::new("/tmp/demo".into(), settings);
         s.focus = PaneId::Variables;
-        s.variables = vec![
+        s.variables.rows = vec![
             row("zeta", Some(1)),
             row("Alpha", Some(3)),
             row("beta", None),
@@ -185,7 +185,7 @@ mod tests {
     fn sorts_by_name_or_last_change_keeping_the_selection() {
         let mut s = state();
         assert_eq!(names(&s), ["Alpha", "beta", "zeta"]);
-        s.variables_cursor.selected = 2; // zeta
+        s.variables.cursor.selected = 2; // zeta
         apply(&mut s, Action::SortVariables);
         assert_eq!(names(&s), ["Alpha", "zeta", "beta"]);
         assert_eq!(selected(&s).unwrap().name, "zeta");
@@ -203,18 +203,18 @@ mod tests {
         assert_eq!(names(&s), ["beta", "zeta"]);
         apply(&mut s, Action::ClearFilter);
         assert_eq!(names(&s).len(), 3);
-        assert!(!s.variables_view.filtering);
+        assert!(!s.variables.view.filtering);
     }
 
     #[test]
     fn a_refresh_keeps_the_cursor_on_its_variable() {
         let mut s = state();
-        s.variables_cursor.selected = 1; // beta
-        let mut rows = s.variables.clone();
+        s.variables.cursor.selected = 1; // beta
+        let mut rows = s.variables.rows.clone();
         rows.push(row("aaa", Some(4)));
         replace(&mut s, rows);
         assert_eq!(selected(&s).unwrap().name, "beta");
         replace(&mut s, vec![row("only", None)]);
-        assert_eq!(s.variables_cursor.selected, 0);
+        assert_eq!(s.variables.cursor.selected, 0);
     }
 }

@@ -28,7 +28,7 @@ pub fn render(
     let inner = block.inner(area);
     Clear.render(area, buf);
     block.render(area, buf);
-    let Some(var) = state.variables.iter().find(|v| v.name == name) else {
+    let Some(var) = state.variables.rows.iter().find(|v| v.name == name) else {
         pane::empty_state("this variable no longer exists", theme, inner, buf);
         return;
     };

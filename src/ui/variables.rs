@@ -14,14 +14,14 @@ use crate::theme::Theme;
 use unicode_width::UnicodeWidthStr;
 
 pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
-    let rows = state.variables_view.visible(&state.variables);
-    let view = &state.variables_view;
+    let rows = state.variables.view.visible(&state.variables.rows);
+    let view = &state.variables.view;
     let mut title = vec![Span::raw("Variables")];
-    if !state.variables.is_empty() {
-        let count = if rows.len() == state.variables.len() {
+    if !state.variables.rows.is_empty() {
+        let count = if rows.len() == state.variables.rows.len() {
             format!(" ({})", rows.len())
         } else {
-            format!(" ({} of {})", rows.len(), state.variables.len())
+            format!(" ({} of {})", rows.len(), state.variables.rows.len())
         };
         title.push(Span::styled(count, theme.roles.muted));
         if view.sort == VariableSort::Changed {
@@ -61,7 +61,7 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
 
     if rows.is_empty() {
         let text = match &state.kernel {
-            _ if !state.variables.is_empty() => "no variable matches the filter",
+            _ if !state.variables.rows.is_empty() => "no variable matches the filter",
             KernelView::NotStarted => "kernel not started",
             KernelView::Starting => "kernel starting…",
             KernelView::Dead { .. } => "kernel is not running",
@@ -154,7 +154,7 @@ pub fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &
             ratatui::style::Style::default()
         });
     let mut table_state =
-        TableState::default().with_selected(Some(state.variables_cursor.selected));
+        TableState::default().with_selected(Some(state.variables.cursor.selected));
     StatefulWidget::render(table, inner, buf, &mut table_state);
 }
 
