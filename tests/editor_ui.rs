@@ -725,6 +725,49 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     assert!(!again.contains(&asked[1]), "discarded: {again:?}");
 }
 
+/// Edits kept for the next start stay kept while the same file is open and
+/// edited in this session (its new edits are recovered under their own
+/// name), and two crashed sessions' edits of one file are both asked about.
+#[test]
+fn kept_recoveries_survive_opening_and_editing_their_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.py");
+    std::fs::write(&file, "saved\n").unwrap();
+    crash_with_edits(dir.path(), base.path(), &[&file]);
+
+    let mut s = recovering_state(dir.path(), base.path());
+    hello_tui::app::update::before_frame(&mut s);
+    press(&mut s, KeyCode::Char('n'), NONE);
+    assert_eq!(s.overlay, None);
+    open(&mut s, &file);
+    press(&mut s, KeyCode::Right, NONE);
+    assert_eq!(
+        recovery_files(base.path()),
+        1,
+        "kept, not discarded by a clean tab"
+    );
+    type_text(&mut s, "other ");
+    handle_app_event(&mut s, AppEvent::RecoveryDue);
+    assert_eq!(
+        recovery_files(base.path()),
+        2,
+        "this session's edits beside the kept ones"
+    );
+    drop(s);
+
+    let s = recovering_state(dir.path(), base.path());
+    let texts: Vec<&str> = s
+        .editors
+        .found_recoveries
+        .iter()
+        .map(|r| r.text.as_str())
+        .collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(texts.contains(&"unsaved saved"), "{texts:?}");
+    assert!(texts.contains(&"sother aved"), "{texts:?}");
+}
+
 /// Issue 14, item 1: edits the user threw away (quit anyway; undo back to
 /// the disk text) never come back, and another project never sees them.
 #[test]

@@ -1328,4 +1328,31 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
         // The namespace is the child's own: the host still writes there.
         std::fs::write(fixture.workspace.join(".git/host-write"), "ok").unwrap();
     }
+
+    /// A worktree's (or submodule's) `.git` is a file: it is read-only too,
+    /// so a cell can neither point it elsewhere nor replace it with a fresh
+    /// repository whose `core.fsmonitor` would run at the user's next git
+    /// command; the git dir it names inside the workspace is read-only too.
+    #[test]
+    fn a_git_file_and_its_git_dir_are_read_only() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let real = fixture.workspace.join("real.git");
+        std::fs::create_dir_all(real.join("hooks")).unwrap();
+        std::fs::write(fixture.workspace.join(".git"), "gitdir: real.git\n").unwrap();
+        let out = sh(
+            &fixture,
+            "rm -f .git && echo removed; echo 'gitdir: /x' > .git && echo rewritten; \
+             echo evil > real.git/hooks/pre-commit && echo hook; \
+             echo work > a.txt && echo work",
+        );
+        assert_eq!(stdout(&out), "work", "{out:?}");
+        assert_eq!(
+            std::fs::read_to_string(fixture.workspace.join(".git")).unwrap(),
+            "gitdir: real.git\n"
+        );
+        assert!(!real.join("hooks/pre-commit").exists());
+    }
 }

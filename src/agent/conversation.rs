@@ -235,9 +235,51 @@ impl Conversation {
                 conversation.set_compaction(summary.clone(), *through, *by_model);
             }
         }
-        conversation.resumed_before = conversation.messages.len();
         conversation.session = Some(session);
+        conversation.answer_interrupted_calls();
+        conversation.resumed_before = conversation.messages.len();
         conversation
+    }
+
+    /// A session that stopped while the model's cells ran (a crash, a quit
+    /// mid-turn) ends with tool calls that have no result. Chat APIs refuse
+    /// a call without its result, so every later turn would fail: each gets
+    /// one now, saying the call was cut off, and the session records it.
+    fn answer_interrupted_calls(&mut self) {
+        let Some(last_call) = self.messages.iter().rposition(
+            |m| matches!(m, ChatMessage::Assistant { tool_calls, .. } if !tool_calls.is_empty()),
+        ) else {
+            return;
+        };
+        let answered: std::collections::HashSet<&str> = self.messages[last_call + 1..]
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::Tool { tool_call_id, .. } => Some(tool_call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        let ChatMessage::Assistant { tool_calls, .. } = &self.messages[last_call] else {
+            return;
+        };
+        let missing: Vec<String> = tool_calls
+            .iter()
+            .filter(|call| !answered.contains(call.id.as_str()))
+            .map(|call| call.id.clone())
+            .collect();
+        for id in missing {
+            let result = serde_json::json!({
+                "ok": false,
+                "error": {
+                    "type": "Interrupted",
+                    "message": "the workbench stopped before this call finished; \
+                                the cell may have run in part, and its variables are gone",
+                },
+            });
+            self.push(ChatMessage::Tool {
+                tool_call_id: id,
+                content: result.to_string(),
+            });
+        }
     }
 
     /// Opens session `id` of `workspace` (the latest with `None`, as
@@ -559,6 +601,54 @@ mod tests {
         );
         assert!(code_of("{}").unwrap_err().contains("missing"));
         assert!(code_of(r#"{"code":1}"#).unwrap_err().contains("string"));
+    }
+
+    /// A session cut off while a cell ran (its call has no result) resumes
+    /// with a result for it, recorded in the session, so the next request
+    /// is one a chat API accepts.
+    #[test]
+    fn a_call_cut_off_by_a_crash_gets_a_result_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer =
+            SessionWriter::create(dir.path(), "m", crate::session::SessionOrigin::Tui).unwrap();
+        let id = writer.id().to_owned();
+        let mut c = Conversation::new(SharedContext::default(), Some(writer));
+        c.push(ChatMessage::User {
+            content: "count the files".into(),
+        });
+        c.push(ChatMessage::Assistant {
+            content: None,
+            tool_calls: vec![crate::agent::provider::ToolCall {
+                id: "c1".into(),
+                name: "code_action".into(),
+                arguments: "{\"code\":\"import time; time.sleep(60)\"}".into(),
+            }],
+        });
+        drop(c); // the crash
+        let (resumed, _) = Conversation::open(
+            dir.path(),
+            Some(&id),
+            crate::session::SessionOrigin::Tui,
+            SharedContext::default(),
+        )
+        .unwrap();
+        assert_eq!(resumed.messages().len(), 3);
+        assert!(matches!(
+            &resumed.messages()[2],
+            ChatMessage::Tool { tool_call_id, content }
+                if tool_call_id == "c1" && content.contains("Interrupted")
+        ));
+        assert_eq!(resumed.resumed_before(), 3);
+        // Recorded: the next resume finds it and adds nothing.
+        drop(resumed);
+        let (again, _) = Conversation::open(
+            dir.path(),
+            Some(&id),
+            crate::session::SessionOrigin::Tui,
+            SharedContext::default(),
+        )
+        .unwrap();
+        assert_eq!(again.messages().len(), 3);
     }
 
     /// A resumed session keeps its summary and knows which messages came

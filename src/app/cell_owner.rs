@@ -7,8 +7,9 @@
 //! Only the running cell is known, not which Python thread asks: a thread
 //! an earlier model cell left behind could call `shell.run` while the
 //! user's cell runs. So a command counts as the user's only when it is,
-//! word for word, a string literal of the user's running cell
-//! ([`super::python_literals`]); anything else is asked about as before.
+//! word for word, a string literal the user's running cell passes to
+//! `shell.run` ([`super::python_literals::shell_run_literals`]); anything
+//! else is asked about as before.
 
 use std::sync::{Arc, Mutex};
 
@@ -31,7 +32,7 @@ impl CellOwner {
     /// The service handed cell `cell_id` (queued by `origin`) to the kernel.
     pub fn start(&self, cell_id: u64, origin: CellOrigin, code: &str) {
         let user_literals = match origin {
-            CellOrigin::User => super::python_literals::string_literals(code),
+            CellOrigin::User => super::python_literals::shell_run_literals(code),
             CellOrigin::Agent => Vec::new(),
         };
         *crate::kernel::lock(&self.0) = Some(Running {

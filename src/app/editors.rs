@@ -83,10 +83,7 @@ pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>)
     let index = match state.editors.index_of(&path) {
         Some(i) => i,
         None => match Document::open(&path) {
-            Ok(mut doc) => {
-                if let Some(dir) = &state.editors.recovery_dir {
-                    doc.set_recovery_dir(dir);
-                }
+            Ok(doc) => {
                 state.editors.tabs.push(doc);
                 state.editors.tabs.len() - 1
             }
@@ -412,13 +409,6 @@ pub fn claim_recovery(state: &mut AppState, base: &Path) {
 /// At start: ask about each buffer an earlier session of this workspace
 /// did not save and whose instance is gone (newest first).
 fn offer_recoveries(state: &mut AppState) {
-    let Some(dir) = &state.editors.recovery_dir else {
-        return;
-    };
-    // Files opened from the command line before recovery was set up.
-    for doc in &mut state.editors.tabs {
-        doc.set_recovery_dir(dir);
-    }
     let found = state
         .editors
         .recovery_home
@@ -498,9 +488,22 @@ pub fn answer_recovery(
     Command::Redraw
 }
 
+/// The recovered text goes into a tab (replacing a clean one of that
+/// file), and becomes this instance's own recovery before the earlier
+/// session's file is removed, so a crash in between loses nothing.
 fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
     match Document::restore(recovery) {
-        Ok(doc) => {
+        Ok(mut doc) => {
+            if let Some(dir) = &state.editors.recovery_dir {
+                match doc.write_recovery(dir) {
+                    Ok(()) => {
+                        if let Err(error) = discard_recovery(recovery) {
+                            tracing::warn!(%error, "removing an adopted recovery file");
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "writing a restored buffer's recovery"),
+                }
+            }
             let path = doc.path().to_path_buf();
             state.editors.active = match state.editors.index_of(&path) {
                 Some(i) => {

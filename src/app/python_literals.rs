@@ -7,9 +7,40 @@
 //! the common ones are left out, so a command built from them is never
 //! taken for one the user typed (it is asked about instead).
 
-/// Every constant string literal in `code`, in order.
-pub fn string_literals(code: &str) -> Vec<String> {
+/// The constant literals passed straight to `shell.run` in `code`
+/// (`shell.run("git status")`, `shell.run(cmd='ls')`): a literal assigned
+/// or printed elsewhere in the cell is not a command the user ran, and
+/// must not let a model's thread run it unasked.
+pub fn shell_run_literals(code: &str) -> Vec<String> {
     let chars: Vec<char> = code.chars().collect();
+    literals_at(&chars)
+        .into_iter()
+        .filter(|(start, _)| {
+            let before: String = chars[..*start]
+                .iter()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            ["shell.run(", "shell.run(cmd=", "shell.run(command="]
+                .iter()
+                .any(|call| before.ends_with(call))
+        })
+        .map(|(_, text)| text)
+        .collect()
+}
+
+/// Every constant string literal in `code`, in order (what the decoding
+/// tests read).
+#[cfg(test)]
+fn string_literals(code: &str) -> Vec<String> {
+    let chars: Vec<char> = code.chars().collect();
+    literals_at(&chars)
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect()
+}
+
+/// Each decodable literal with where it starts (its prefix included).
+fn literals_at(chars: &[char]) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
@@ -20,9 +51,9 @@ pub fn string_literals(code: &str) -> Vec<String> {
                 }
             }
             '\'' | '"' => {
-                let prefix = prefix_before(&chars, i);
-                let (literal, next) = read_literal(&chars, i, &prefix);
-                found.extend(literal);
+                let prefix = prefix_before(chars, i);
+                let (literal, next) = read_literal(chars, i, &prefix);
+                found.extend(literal.map(|text| (i - prefix.chars().count(), text)));
                 i = next;
             }
             _ => i += 1,
@@ -117,7 +148,15 @@ fn escape(c: char) -> Option<Option<char>> {
 
 #[cfg(test)]
 mod tests {
-    use super::string_literals;
+    use super::{shell_run_literals, string_literals};
+
+    /// Only what is passed to `shell.run` counts as a command the user ran.
+    #[test]
+    fn only_literals_passed_to_shell_run_are_commands() {
+        let code = "msg = 'git push --force'\nprint(msg)\nshell.run( \"git status\")\n\
+                    shell.run(cmd=r'ls -la')\nother.run('rm -rf x')\nshell.run(msg)";
+        assert_eq!(shell_run_literals(code), ["git status", "ls -la"]);
+    }
 
     #[test]
     fn plain_raw_and_triple_quoted_literals_are_decoded() {

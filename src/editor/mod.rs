@@ -6,7 +6,7 @@
 //!   the theme (`dark()`/`light()` are defaults).
 //! - Open: `Document::open(path)` → `Ok(doc)` (maybe read-only with a
 //!   `read_only_reason()`/`notice()`) or an `EditorError` to show. Then
-//!   `doc.set_recovery_dir(data_dir)`.
+//!   recovery (below).
 //! - Keys: the keymap turns keys into `EditCommand`s; `doc.apply(cmd)`
 //!   returns `ApplyOutcome` (`copied` text for the app clipboard + OSC 52,
 //!   `search` matches) or an error value (edit on a read-only doc). Paste

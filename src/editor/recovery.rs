@@ -25,7 +25,9 @@ pub(crate) struct RecoveryState {
     /// Edits happened since the last recovery write.
     pub pending: bool,
     pub last_write: Option<Instant>,
-    /// The recovery file we wrote, deleted on save/close.
+    /// The recovery file this document wrote, deleted on save/close. Only
+    /// one it wrote: another file of the same name (an earlier session's,
+    /// kept for later) is not its to delete.
     pub file: Option<PathBuf>,
 }
 
@@ -83,11 +85,20 @@ impl Document {
         if !self.recovery.pending || !due {
             return Ok(false);
         }
-        self.write_recovery_now(dir)?;
-        self.recovery.file = Some(recovery_file(dir, &self.path));
+        self.write_recovery(dir)?;
         self.recovery.pending = false;
         self.recovery.last_write = Some(now);
         Ok(true)
+    }
+
+    /// Writes the recovery file now and owns it from then on (saving or
+    /// closing the buffer deletes it).
+    pub fn write_recovery(&mut self, dir: &Path) -> Result<(), EditorError> {
+        self.write_recovery_now(dir)?;
+        if self.dirty {
+            self.recovery.file = Some(recovery_file(dir, &self.path));
+        }
+        Ok(())
     }
 
     /// When the next `recovery_tick` could write, so the app can set a
@@ -140,12 +151,6 @@ impl Document {
         self.recovery.last_write = None;
     }
 
-    /// Remember the recovery directory so save/close can delete the file
-    /// written there. Call once after opening a document.
-    pub fn set_recovery_dir(&mut self, dir: &Path) {
-        self.recovery.file = Some(recovery_file(dir, &self.path));
-    }
-
     /// Restore a recovered buffer: open the file if it still exists and
     /// put the recovered text in the buffer (dirty, undoable as one edit);
     /// otherwise a new unsaved document that saving recreates.
@@ -164,9 +169,6 @@ impl Document {
             Err(e) => return Err(e),
         };
         doc.replace_text(&recovery.text)?;
-        if let Some(dir) = recovery.file.parent() {
-            doc.set_recovery_dir(dir);
-        }
         Ok(doc)
     }
 }

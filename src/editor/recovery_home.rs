@@ -118,28 +118,42 @@ impl RecoveryHome {
             }
         }
         adopted.sort_by_key(|r| std::cmp::Reverse(r.written_at));
-        let mut seen = std::collections::HashSet::new();
-        adopted.retain(|r| r.file.starts_with(&self.dir) && seen.insert(r.file.clone()));
+        adopted.retain(|r| r.file.starts_with(&self.dir));
         adopted
     }
 
-    /// Moves a recovery file into this folder (same name: the name is the
-    /// buffer's path hashed). The newer of two for one buffer wins.
+    /// Moves a recovery file into this folder under a name of its own: not
+    /// the buffer's (its path hashed), which this instance writes for that
+    /// buffer's new edits, and not another adopted one's — two crashed
+    /// sessions' edits of one file are both kept, and both asked about.
     fn take(&self, recovery: &mut Recovery) {
         if recovery.file.starts_with(&self.dir) {
             return;
         }
-        let Some(name) = recovery.file.file_name() else {
+        let Some(mut name) = recovery
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+        else {
             return;
         };
-        let target = self.dir.join(name);
-        let newer_here = list_one(&target).is_some_and(|r| r.written_at >= recovery.written_at);
-        let moved = if newer_here {
-            fs::remove_file(&recovery.file)
-        } else {
-            fs::rename(&recovery.file, &target)
+        // Adopted again after another crash: one prefix, not one per crash.
+        while let Some(rest) = name.strip_prefix("adopted-") {
+            match rest.splitn(3, '-').nth(2) {
+                Some(base) => name = base.to_owned(),
+                None => break,
+            }
+        }
+        let free = (0..1000)
+            .map(|n| {
+                self.dir
+                    .join(format!("adopted-{}-{n}-{name}", recovery.written_at))
+            })
+            .find(|target| target.symlink_metadata().is_err());
+        let Some(target) = free else {
+            return;
         };
-        match moved {
+        match fs::rename(&recovery.file, &target) {
             Ok(()) => recovery.file = target,
             Err(error) => {
                 tracing::warn!(%error, file = %recovery.file.display(), "adopting a recovery file")
@@ -186,11 +200,6 @@ fn lock_if_orphan(folder: &Path) -> Option<File> {
             None
         }
     }
-}
-
-fn list_one(file: &Path) -> Option<Recovery> {
-    let bytes = fs::read(file).ok()?;
-    serde_json::from_slice(&bytes).ok()
 }
 
 /// Removes a recovery folder holding nothing but its lock file.

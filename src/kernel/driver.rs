@@ -57,15 +57,25 @@ pub const DRIVER_FILES: &[(&str, &str)] = &[
 /// cache dir (`~/.cache/hello-tui/drivers`), then the workspace's own
 /// `.hello-tui/drivers/`. Both are readable to a sandboxed kernel and
 /// writable only by the workbench (the sandbox allows writes beneath the
-/// workspace, except `.hello-tui/`, and its private temp dir alone). Never
+/// workspace, except `.hello-tui/`, and its private temp dir alone; a cache
+/// dir inside the workspace is passed over). Writable roots the user added
+/// with `[safety] writable` are not checked: one that holds `~/.cache`
+/// lets confined code change the next start's driver. Never
 /// the system temp dir: a sandboxed kernel gets a private `/tmp` and would
 /// not find its driver there — which also rules out a cache dir under it.
 fn create_parent(workspace: &Path) -> std::io::Result<PathBuf> {
     let temp = std::env::temp_dir();
     let hidden = |path: &Path| path.starts_with(&temp) || path.starts_with("/tmp");
+    // A cache dir inside the workspace (a workspace of `~`) is writable to
+    // the sandbox: then the workspace's read-only `.hello-tui/` instead.
+    let workspace_real = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
     let cache = directories::ProjectDirs::from("", "", "hello-tui")
         .map(|dirs| dirs.cache_dir().join("drivers"))
-        .filter(|dir| !hidden(dir));
+        .filter(|dir| {
+            !hidden(dir) && !dir.starts_with(&workspace_real) && !dir.starts_with(workspace)
+        });
     if let Some(cache) = cache
         && std::fs::create_dir_all(&cache).is_ok()
     {

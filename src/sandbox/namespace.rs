@@ -109,8 +109,23 @@ impl Namespace {
             let path = workspace.join(name);
             // symlink_metadata: a protected name that is a symlink is not
             // bound (the bind would follow it); it is a plain entry then.
-            if path.symlink_metadata().is_ok_and(|meta| meta.is_dir()) {
-                read_only.push(c_path(&path)?);
+            match path.symlink_metadata() {
+                Ok(meta) if meta.is_dir() => read_only.push(c_path(&path)?),
+                // A worktree's or submodule's `.git` is a file naming the
+                // real git dir: bound read-only, it can be neither changed
+                // nor replaced by a fresh `git init` (whose config would
+                // run at the user's next git command), and the git dir it
+                // names is bound too when it lies in the workspace.
+                Ok(meta) if meta.is_file() => {
+                    read_only.push(c_path(&path)?);
+                    if let Some(gitdir) = linked_git_dir(&path)
+                        && gitdir.starts_with(&workspace)
+                        && gitdir != workspace
+                    {
+                        read_only.push(c_path(&gitdir)?);
+                    }
+                }
+                _ => {}
             }
         }
         let roots = std::iter::once(Ok(workspace))
@@ -239,6 +254,18 @@ impl Namespace {
         }
         Ok(())
     }
+}
+
+/// The git dir a `.git` file names (`gitdir: PATH`, relative to the file's
+/// folder), resolved; `None` when the file says nothing usable.
+fn linked_git_dir(dot_git: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dot_git).ok()?;
+    let named = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    let base = dot_git.parent()?;
+    base.join(named)
+        .canonicalize()
+        .ok()
+        .filter(|dir| dir.is_dir())
 }
 
 fn user_maps() -> Option<IdMaps> {

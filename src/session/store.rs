@@ -62,9 +62,24 @@ fn ensure_dir(workspace: &Path) -> Result<PathBuf, SessionError> {
 /// The workbench's own folder in a workspace, `.hello-tui/`, created with
 /// the `.gitignore` that keeps it out of version control. Confined code
 /// reads it but cannot change it (see `sandbox::namespace`).
+///
+/// A `.hello-tui` that is a link (a repository can ship one) is refused: the
+/// sandbox protects the folder only when it is a real one, and sessions
+/// written through a link could land where confined code writes, or
+/// outside the workspace.
 pub fn workbench_dir(workspace: &Path) -> std::io::Result<PathBuf> {
     let own = workspace.join(".hello-tui");
-    fs::create_dir_all(&own)?;
+    match own.symlink_metadata() {
+        Ok(meta) if !meta.is_dir() => {
+            return Err(std::io::Error::other(format!(
+                "{} is not a folder (a link or a file); hello-tui keeps its sessions only \
+                 in a real .hello-tui folder",
+                own.display()
+            )));
+        }
+        Ok(_) => {}
+        Err(_) => fs::create_dir(&own)?,
+    }
     let ignore = own.join(".gitignore");
     if !ignore.exists() {
         fs::write(&ignore, "*\n")?;
@@ -506,6 +521,19 @@ mod tests {
         let (_, warnings) =
             parse_session("{\"type\":\"message\",\"id\":0,\"role\":\"user\",\"content\":\"a\"}\n");
         assert!(warnings.is_empty());
+    }
+
+    /// A repository that ships `.hello-tui` as a link cannot steer where
+    /// sessions are written.
+    #[test]
+    fn a_linked_workbench_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(".hello-tui")).unwrap();
+        let error = workbench_dir(dir.path()).unwrap_err();
+        assert!(error.to_string().contains("not a folder"), "{error}");
+        assert!(SessionWriter::create(dir.path(), "m", SessionOrigin::Tui).is_err());
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -47,7 +47,10 @@ pub fn render(
     };
     // Sized to what it says: the whole question and every answer show,
     // down to 80x24 (the answers on one line when they fit).
-    let width = (screen.width * 3 / 5).max(40).min(screen.width);
+    let width = u16::try_from(u32::from(screen.width) * 3 / 5)
+        .unwrap_or(u16::MAX)
+        .max(40)
+        .min(screen.width);
     let inner = usize::from(width.saturating_sub(4)).max(1);
     let mut lines: Vec<Line> = crate::screen::wrap::wrap(&text, inner)
         .into_iter()
