@@ -2,6 +2,9 @@
 //! the real `ruff server` (CI installs ruff with pip), small Python scripts
 //! acting as misbehaving language servers, and real check commands.
 
+#[path = "support/scratch.rs"]
+mod scratch;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -16,22 +19,18 @@ use tokio::sync::mpsc;
 /// Generous: these wait for real processes; no test asserts a timing.
 const PATIENCE: Duration = Duration::from_secs(60);
 
-/// A fixture server's script, where a confined server can read it. The
-/// sandbox gives every child a private `/tmp`, so a checkout under the host's
-/// `/tmp` (a CI clone) is invisible to it — as any program installed there
-/// would be (README, "What the sandbox guarantees"). Such a checkout's
-/// fixtures are copied once under the user's cache dir.
+/// A fixture server's script, where a confined server can read it (not
+/// under the host's `/tmp`, which the sandbox hides, as it would any
+/// program installed there: README, "What the sandbox guarantees").
 fn fixture(name: &str) -> String {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let dir = DIR.get_or_init(|| {
         let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lsp");
-        let hidden = |p: &Path| p.starts_with("/tmp") || p.starts_with(std::env::temp_dir());
         let source = source.canonicalize().unwrap_or(source);
-        if !hidden(&source) {
+        if !scratch::hidden_from_sandbox(&source) {
             return source;
         }
-        let home = std::env::var_os("HOME").map(PathBuf::from).expect("HOME");
-        let copy = home.join(".cache/hello-tui-test-fixtures/lsp");
+        let copy = scratch::scratch_parent().join("lsp-fixtures");
         std::fs::create_dir_all(&copy).expect("fixture copy");
         for entry in std::fs::read_dir(&source).expect("fixtures").flatten() {
             std::fs::copy(entry.path(), copy.join(entry.file_name())).expect("fixture copy");

@@ -6,6 +6,9 @@
 //! Where Landlock is missing the sandboxed cases say so loudly and are
 //! skipped, unless `HELLO_TUI_REQUIRE_LANDLOCK=1` demands it.
 
+#[path = "support/scratch.rs"]
+mod scratch;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -37,7 +40,7 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Self {
-        let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let root = tempfile::tempdir_in(scratch::scratch_parent()).unwrap();
         let workspace = root.path().join("ws");
         std::fs::create_dir(&workspace).unwrap();
         Self { root, workspace }

@@ -5,6 +5,9 @@
 //! a loud notice, assert the `Unavailable` path instead, and fail outright if
 //! `HELLO_TUI_REQUIRE_LANDLOCK=1` says this machine must have it.
 
+#[path = "support/scratch.rs"]
+mod scratch;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -23,7 +26,7 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        Self::in_dir(Path::new(env!("CARGO_TARGET_TMPDIR")))
+        Self::in_dir(&scratch::scratch_parent())
     }
 
     /// A fixture under the host's `/tmp` (where a user may open a project).
@@ -427,7 +430,7 @@ print(os.getcwd())";
             return;
         }
         let fixture = Fixture::in_tmp();
-        let victim = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let victim = tempfile::tempdir_in(scratch::scratch_parent()).unwrap();
         let session = fixture.session(false);
         let name = fixture.root.path().file_name().unwrap().to_str().unwrap();
         let plant = format!(
