@@ -1332,6 +1332,34 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
         std::fs::write(fixture.workspace.join(".git/host-write"), "ok").unwrap();
     }
 
+    /// A repository below the workspace's own (a folder of projects) is as
+    /// protected: its hooks and config cannot be planted either.
+    #[test]
+    fn nested_repositories_are_read_only_too() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let inner = fixture.workspace.join("projects/inner");
+        std::fs::create_dir_all(&inner).unwrap();
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&inner)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        let out = sh(
+            &fixture,
+            "echo evil > projects/inner/.git/hooks/pre-commit && echo hook; \
+             git -C projects/inner config core.fsmonitor evil && echo fsmonitor; \
+             echo work > projects/inner/a.txt && echo work",
+        );
+        assert_eq!(stdout(&out), "work", "{out:?}");
+        assert!(!inner.join(".git/hooks/pre-commit").exists());
+        let config = std::fs::read_to_string(inner.join(".git/config")).unwrap();
+        assert!(!config.contains("fsmonitor"), "{config}");
+    }
+
     /// A worktree's (or submodule's) `.git` is a file: it is read-only too,
     /// so a cell can neither point it elsewhere nor replace it with a fresh
     /// repository whose `core.fsmonitor` would run at the user's next git

@@ -66,8 +66,8 @@
 //!   spawned afterwards get it read-only, and
 //!   [`SandboxSession::appeared_notice`] says it happened (`hello-tui
 //!   sandbox` prints it; the workbench says so after the cell);
-//! - only the workspace's own `.git/` folder is protected: a nested
-//!   repository's `sub/.git` and a `.git` file (worktree, submodule) are not;
+//! - nested repositories (`sub/.git`, folders or files) are protected only
+//!   down to a bounded depth and entry count (the search runs per spawn);
 //! - on CPUs other than x86_64/aarch64 there is no seccomp filter, so only
 //!   TCP is confined there and unix sockets stay open;
 //! - reads are not confined at all (by design of this policy): a cell can

@@ -128,6 +128,11 @@ impl Namespace {
                 _ => {}
             }
         }
+        // Repositories below the workspace's own (a folder of projects, a
+        // vendored checkout) are as dangerous to leave writable.
+        for nested in nested_git_entries(&workspace) {
+            read_only.push(c_path(&nested)?);
+        }
         let roots = std::iter::once(Ok(workspace))
             .chain(writable.iter().map(|path| path.canonicalize()))
             .collect::<io::Result<Vec<PathBuf>>>()?;
@@ -254,6 +259,69 @@ impl Namespace {
         }
         Ok(())
     }
+}
+
+/// How deep below the workspace, and through how many folder entries, the
+/// search for nested repositories goes: it runs at every spawn, so it is
+/// bounded (a few milliseconds on a large tree); a repository deeper than
+/// this is not protected (README).
+const NESTED_GIT_DEPTH: usize = 6;
+const NESTED_GIT_ENTRIES: usize = 20_000;
+
+/// `.git` folders and files below the workspace's top level (without
+/// following links, skipping dependency and build folders), and the git
+/// dirs those files name inside the workspace.
+fn nested_git_entries(workspace: &Path) -> Vec<PathBuf> {
+    const SKIP: [&str; 7] = [
+        "node_modules",
+        "target",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".hello-tui",
+        ".git",
+    ];
+    let mut found = Vec::new();
+    let mut budget = NESTED_GIT_ENTRIES;
+    let mut level = vec![workspace.to_path_buf()];
+    for depth in 0..NESTED_GIT_DEPTH {
+        let mut next = Vec::new();
+        for dir in level {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if budget == 0 {
+                    return found;
+                }
+                budget -= 1;
+                let name = entry.file_name();
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if name == ".git" {
+                    // The workspace's own is handled with the other
+                    // protected names.
+                    if depth > 0 && (kind.is_dir() || kind.is_file()) {
+                        let path = entry.path();
+                        if kind.is_file()
+                            && let Some(gitdir) = linked_git_dir(&path)
+                            && gitdir.starts_with(workspace)
+                        {
+                            found.push(gitdir);
+                        }
+                        found.push(path);
+                    }
+                    continue;
+                }
+                if kind.is_dir() && !SKIP.iter().any(|s| name == *s) {
+                    next.push(entry.path());
+                }
+            }
+        }
+        level = next;
+    }
+    found
 }
 
 /// The git dir a `.git` file names (`gitdir: PATH`, relative to the file's
