@@ -169,6 +169,8 @@ impl Document {
             Err(e) => return Err(e),
         };
         doc.replace_text(&recovery.text)?;
+        // It owns the file it came from: saving or closing clean deletes it.
+        doc.recovery.file = Some(recovery.file.clone());
         Ok(doc)
     }
 }
