@@ -116,4 +116,39 @@ fn main() {
         &["-c", "pass"],
         (5, 60),
     );
+    bench_big_workspace(&session, ws);
+}
+
+/// Each spawn looks for nested repositories (a bounded walk of the
+/// workspace): `/bin/true` confined in a workspace of 3 000 folders with a
+/// nested repository, against the empty one, interleaved.
+fn bench_big_workspace(small: &SandboxSession, small_ws: &Path) {
+    let big = tempfile::tempdir().expect("workspace");
+    for a in 0..10 {
+        for b in 0..10 {
+            for c in 0..30 {
+                std::fs::create_dir_all(big.path().join(format!("a{a}/b{b}/c{c}")))
+                    .expect("tree");
+            }
+        }
+    }
+    std::fs::create_dir_all(big.path().join("a1/b1/.git/hooks")).expect("nested repository");
+    let session = SandboxSession::start(big.path(), false, Vec::new()).expect("start");
+    let mut empty = Vec::new();
+    let mut tree = Vec::new();
+    for i in 0..220 {
+        let e = time(|| spawn(Some(small), small_ws, "/bin/true", &[]));
+        let t = time(|| spawn(Some(&session), big.path(), "/bin/true", &[]));
+        if i >= 20 {
+            empty.push(e);
+            tree.push(t);
+        }
+    }
+    let e = report("spawn /bin/true sandboxed, empty workspace", &mut empty);
+    let t = report("spawn /bin/true sandboxed, 3 000 folders", &mut tree);
+    println!(
+        "{:<44} ratio 3 000 folders/empty p50 = {:.2}x",
+        "",
+        t.as_secs_f64() / e.as_secs_f64()
+    );
 }
