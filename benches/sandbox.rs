@@ -127,8 +127,7 @@ fn bench_big_workspace(small: &SandboxSession, small_ws: &Path) {
     for a in 0..10 {
         for b in 0..10 {
             for c in 0..30 {
-                std::fs::create_dir_all(big.path().join(format!("a{a}/b{b}/c{c}")))
-                    .expect("tree");
+                std::fs::create_dir_all(big.path().join(format!("a{a}/b{b}/c{c}"))).expect("tree");
             }
         }
     }

@@ -99,6 +99,7 @@ impl Namespace {
         workspace: &Path,
         private_tmp: &Path,
         writable: &[PathBuf],
+        nested_git: &[PathBuf],
     ) -> io::Result<Namespace> {
         // Where it cannot be made (a read-only workspace), the child cannot
         // make it either: nothing to protect then.
@@ -130,8 +131,9 @@ impl Namespace {
         }
         // Repositories below the workspace's own (a folder of projects, a
         // vendored checkout) are as dangerous to leave writable.
-        for nested in nested_git_entries(&workspace) {
-            read_only.push(c_path(&nested)?);
+        // Only those still there: a bind needs an existing entry.
+        for nested in nested_git.iter().filter(|p| p.symlink_metadata().is_ok()) {
+            read_only.push(c_path(nested)?);
         }
         let roots = std::iter::once(Ok(workspace))
             .chain(writable.iter().map(|path| path.canonicalize()))
@@ -271,7 +273,10 @@ const NESTED_GIT_ENTRIES: usize = 20_000;
 /// `.git` folders and files below the workspace's top level (without
 /// following links, skipping dependency and build folders), and the git
 /// dirs those files name inside the workspace.
-fn nested_git_entries(workspace: &Path) -> Vec<PathBuf> {
+pub(crate) fn nested_git_entries(workspace: &Path) -> Vec<PathBuf> {
+    let workspace = &workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
     const SKIP: [&str; 7] = [
         "node_modules",
         "target",
@@ -283,7 +288,7 @@ fn nested_git_entries(workspace: &Path) -> Vec<PathBuf> {
     ];
     let mut found = Vec::new();
     let mut budget = NESTED_GIT_ENTRIES;
-    let mut level = vec![workspace.to_path_buf()];
+    let mut level = vec![workspace.clone()];
     for depth in 0..NESTED_GIT_DEPTH {
         let mut next = Vec::new();
         for dir in level {

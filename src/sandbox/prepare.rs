@@ -68,7 +68,14 @@ pub struct PreparedSandbox {
     kernel_abi: u32,
     /// `None` on CPUs this build has no seccomp filter for.
     filter: Option<Filter>,
+    /// The nested repositories found by the last walk of the workspace, and
+    /// when: spawns within [`NESTED_REUSE`] of it reuse the list (the walk
+    /// costs milliseconds in a large tree, and `shell.run` spawns often).
+    nested_git: std::sync::Mutex<Option<(std::time::Instant, Vec<std::path::PathBuf>)>>,
 }
+
+/// How long one walk for nested repositories serves later spawns.
+const NESTED_REUSE: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl PreparedSandbox {
     /// The running kernel's Landlock ABI version.
@@ -127,10 +134,25 @@ impl PreparedSandbox {
     /// protected too.
     pub(crate) fn plan_namespace(&self) -> io::Result<Namespace> {
         let policy = &self.policy;
+        let nested = {
+            let mut cached = self
+                .nested_git
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match &*cached {
+                Some((at, found)) if at.elapsed() < NESTED_REUSE => found.clone(),
+                _ => {
+                    let found = super::namespace::nested_git_entries(&policy.workspace);
+                    *cached = Some((std::time::Instant::now(), found.clone()));
+                    found
+                }
+            }
+        };
         Namespace::plan(
             &policy.workspace,
             &policy.private_tmp,
             &policy.extra_writable,
+            &nested,
         )
     }
 
@@ -189,6 +211,7 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         &policy.workspace,
         &policy.private_tmp,
         &policy.extra_writable,
+        &super::namespace::nested_git_entries(&policy.workspace),
     )
     .map_err(|source| SandboxError::Path {
         path: policy.workspace.clone(),
@@ -200,6 +223,7 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         namespace,
         kernel_abi: abi,
         filter: seccomp::SUPPORTED.then(|| Filter::build(!policy.allow_network)),
+        nested_git: std::sync::Mutex::new(None),
     })
 }
 

@@ -1,7 +1,9 @@
 //! Where tests put files a sandboxed child must see or must not write:
 //! outside the host's `/tmp`, which the sandbox replaces with a private one.
 //! The build's own temp dir when it is not under `/tmp`; otherwise (a CI
-//! checkout under `/tmp`) a folder in the user's cache dir.
+//! checkout under `/tmp`) `/var/cache/hello-tui-tests` as root (reachable
+//! by the `nobody` the non-root sandbox test runs as), or a folder in the
+//! user's cache dir.
 
 use std::path::{Path, PathBuf};
 
