@@ -222,8 +222,14 @@ impl Conversation {
     /// variables from then are gone.
     pub fn resume(loaded: &LoadedSession, context: SharedContext, session: SessionWriter) -> Self {
         let mut conversation = Self::new(context, None);
+        // The id each loaded message had when written: a summary's
+        // `through` counts in those, and a lost line shifts every later
+        // message down by one.
+        let mut written_ids: Vec<usize> = Vec::new();
         for event in loaded.events() {
-            if let SessionEvent::Message { message, .. } = event {
+            if let SessionEvent::Message { message, id } = event {
+                let position = conversation.messages.len();
+                written_ids.push(id.map_or(position, |id| id.0));
                 conversation.push(message.clone());
             } else if let SessionEvent::Compaction {
                 summary,
@@ -232,7 +238,8 @@ impl Conversation {
                 ..
             } = event
             {
-                conversation.set_compaction(summary.clone(), *through, *by_model);
+                let through = written_ids.iter().filter(|id| **id < *through).count();
+                conversation.set_compaction(summary.clone(), through, *by_model);
             }
         }
         conversation.session = Some(session);
@@ -601,6 +608,41 @@ mod tests {
         );
         assert!(code_of("{}").unwrap_err().contains("missing"));
         assert!(code_of(r#"{"code":1}"#).unwrap_err().contains("string"));
+    }
+
+    /// A message line lost before a compaction: the summary still covers
+    /// exactly the messages it summarised (its `through` was written in the
+    /// old ids), not one more.
+    #[test]
+    fn a_lost_line_does_not_move_the_summary_boundary() {
+        let text = concat!(
+            "{\"type\":\"message\",\"id\":0,\"role\":\"user\",\"content\":\"q0\"}\n",
+            "{\"type\":\"message\",\"id\":2,\"role\":\"user\",\"content\":\"q2\"}\n",
+            "{\"type\":\"message\",\"id\":3,\"role\":\"assistant\",\"content\":\"a3\"}\n",
+            "{\"type\":\"compaction\",\"summary\":\"- q0..q2\",\"through\":3}\n",
+            "{\"type\":\"message\",\"id\":4,\"role\":\"user\",\"content\":\"q4\"}\n",
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let writer =
+            SessionWriter::create(dir.path(), "m", crate::session::SessionOrigin::Tui).unwrap();
+        let path = writer.path().to_path_buf();
+        let id = writer.id().to_owned();
+        drop(writer);
+        std::fs::write(&path, text).unwrap();
+        let (resumed, warnings) = Conversation::open(
+            dir.path(),
+            Some(&id),
+            crate::session::SessionOrigin::Tui,
+            SharedContext::default(),
+        )
+        .unwrap();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        // Written ids 0 and 2 were below 3: now messages 0 and 1.
+        assert_eq!(resumed.compaction().map(|c| c.through), Some(2));
+        assert!(matches!(
+            &resumed.messages()[2],
+            ChatMessage::Assistant { content: Some(c), .. } if c == "a3"
+        ));
     }
 
     /// A session cut off while a cell ran (its call has no result) resumes
