@@ -542,6 +542,22 @@ pub fn message_tokens(counter: &TokenCounter, message: &ChatMessage) -> usize {
 mod tests {
     use super::*;
 
+    fn writer(workspace: &std::path::Path) -> SessionWriter {
+        SessionWriter::create(workspace, "m", crate::session::SessionOrigin::Tui).unwrap()
+    }
+
+    /// Session `id` (the latest with `None`) opened again, with its load
+    /// warnings.
+    fn reopen(workspace: &std::path::Path, id: Option<&str>) -> (Conversation, Vec<String>) {
+        Conversation::open(
+            workspace,
+            id,
+            crate::session::SessionOrigin::Tui,
+            SharedContext::default(),
+        )
+        .unwrap()
+    }
+
     #[test]
     fn earlier_snapshots_shrink_to_one_line() {
         let sent = user_content("why?", Some("# Snapshot\nlots of text\n"));
@@ -623,19 +639,12 @@ mod tests {
             "{\"type\":\"message\",\"id\":4,\"role\":\"user\",\"content\":\"q4\"}\n",
         );
         let dir = tempfile::tempdir().unwrap();
-        let writer =
-            SessionWriter::create(dir.path(), "m", crate::session::SessionOrigin::Tui).unwrap();
+        let writer = writer(dir.path());
         let path = writer.path().to_path_buf();
         let id = writer.id().to_owned();
         drop(writer);
         std::fs::write(&path, text).unwrap();
-        let (resumed, warnings) = Conversation::open(
-            dir.path(),
-            Some(&id),
-            crate::session::SessionOrigin::Tui,
-            SharedContext::default(),
-        )
-        .unwrap();
+        let (resumed, warnings) = reopen(dir.path(), Some(&id));
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         // Written ids 0 and 2 were below 3: now messages 0 and 1.
         assert_eq!(resumed.compaction().map(|c| c.through), Some(2));
@@ -651,8 +660,7 @@ mod tests {
     #[test]
     fn a_call_cut_off_by_a_crash_gets_a_result_on_resume() {
         let dir = tempfile::tempdir().unwrap();
-        let writer =
-            SessionWriter::create(dir.path(), "m", crate::session::SessionOrigin::Tui).unwrap();
+        let writer = writer(dir.path());
         let id = writer.id().to_owned();
         let mut c = Conversation::new(SharedContext::default(), Some(writer));
         c.push(ChatMessage::User {
@@ -667,13 +675,7 @@ mod tests {
             }],
         });
         drop(c); // the crash
-        let (resumed, _) = Conversation::open(
-            dir.path(),
-            Some(&id),
-            crate::session::SessionOrigin::Tui,
-            SharedContext::default(),
-        )
-        .unwrap();
+        let (resumed, _) = reopen(dir.path(), Some(&id));
         assert_eq!(resumed.messages().len(), 3);
         assert!(matches!(
             &resumed.messages()[2],
@@ -683,13 +685,7 @@ mod tests {
         assert_eq!(resumed.resumed_before(), 3);
         // Recorded: the next resume finds it and adds nothing.
         drop(resumed);
-        let (again, _) = Conversation::open(
-            dir.path(),
-            Some(&id),
-            crate::session::SessionOrigin::Tui,
-            SharedContext::default(),
-        )
-        .unwrap();
+        let (again, _) = reopen(dir.path(), Some(&id));
         assert_eq!(again.messages().len(), 3);
     }
 
@@ -698,8 +694,7 @@ mod tests {
     #[test]
     fn resume_restores_the_compaction_and_marks_the_resume() {
         let dir = tempfile::tempdir().unwrap();
-        let writer =
-            SessionWriter::create(dir.path(), "m", crate::session::SessionOrigin::Tui).unwrap();
+        let writer = writer(dir.path());
         let id = writer.id().to_owned();
         let mut c = Conversation::new(SharedContext::default(), Some(writer));
         for i in 0..4 {
@@ -714,13 +709,7 @@ mod tests {
         c.compact("- asked q0..q2".into(), 6, false, Some("q"));
         assert_eq!(c.resumed_before(), 0);
         drop(c);
-        let (resumed, warnings) = Conversation::open(
-            dir.path(),
-            Some(&id),
-            crate::session::SessionOrigin::Tui,
-            SharedContext::default(),
-        )
-        .unwrap();
+        let (resumed, warnings) = reopen(dir.path(), Some(&id));
         assert!(warnings.is_empty());
         assert_eq!(resumed.messages().len(), 8);
         assert_eq!(resumed.context().len(), 8);
@@ -732,13 +721,7 @@ mod tests {
         );
         assert!(!compaction.by_model);
         // `None` is the latest session, as `--continue` means.
-        let (latest, _) = Conversation::open(
-            dir.path(),
-            None,
-            crate::session::SessionOrigin::Tui,
-            SharedContext::default(),
-        )
-        .unwrap();
+        let (latest, _) = reopen(dir.path(), None);
         assert_eq!(latest.session_id(), Some(id.as_str()));
     }
 }

@@ -68,3 +68,24 @@ pub fn empty_state(text: &str, theme: &Theme, area: Rect, buf: &mut Buffer) {
         .wrap(Wrap { trim: true })
         .render(middle, buf);
 }
+
+/// A detail overlay (a variable, a problem): a bordered box over most of
+/// the screen, titled `title` with a muted `hint`. Returns the area inside.
+pub fn detail_overlay(
+    title: String,
+    hint: &str,
+    theme: &Theme,
+    screen: Rect,
+    buf: &mut Buffer,
+) -> Rect {
+    let area = super::search::centered(screen, 80, 70);
+    let title = Line::from(vec![
+        Span::raw(title),
+        Span::styled(format!(" · {hint}"), theme.roles.muted),
+    ]);
+    let block = block(title, None, true, theme).border_style(theme.roles.overlay_border);
+    let inner = block.inner(area);
+    ratatui::widgets::Clear.render(area, buf);
+    block.render(area, buf);
+    inner
+}

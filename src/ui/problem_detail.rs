@@ -5,10 +5,10 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget};
 
 use super::diagnostics::{severity_icon, severity_style};
-use super::{pane, search};
+use super::pane;
 use crate::app::AppState;
 use crate::sanitize;
 use crate::screen::wrap;
@@ -22,15 +22,13 @@ pub fn render(
     screen: Rect,
     buf: &mut Buffer,
 ) {
-    let area = search::centered(screen, 80, 70);
-    let title = Line::from(vec![
-        Span::raw("Problem"),
-        Span::styled(" · Esc closes, ↑/↓ scroll", theme.roles.muted),
-    ]);
-    let block = pane::block(title, None, true, theme).border_style(theme.roles.overlay_border);
-    let inner = block.inner(area);
-    Clear.render(area, buf);
-    block.render(area, buf);
+    let inner = pane::detail_overlay(
+        "Problem".into(),
+        "Esc closes, ↑/↓ scroll",
+        theme,
+        screen,
+        buf,
+    );
     let Some(d) = state.diagnostics.rows.get(index) else {
         pane::empty_state(
             "this problem is gone (fixed or re-checked)",

@@ -4,9 +4,9 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::{pane, search};
+use super::pane;
 use crate::app::AppState;
 use crate::sanitize;
 use crate::theme::Theme;
@@ -19,15 +19,8 @@ pub fn render(
     screen: Rect,
     buf: &mut Buffer,
 ) {
-    let area = search::centered(screen, 80, 70);
-    let title = Line::from(vec![
-        Span::raw(sanitize::for_display(name).into_owned()),
-        Span::styled(" · Esc closes", theme.roles.muted),
-    ]);
-    let block = pane::block(title, None, true, theme).border_style(theme.roles.overlay_border);
-    let inner = block.inner(area);
-    Clear.render(area, buf);
-    block.render(area, buf);
+    let title = sanitize::for_display(name).into_owned();
+    let inner = pane::detail_overlay(title, "Esc closes", theme, screen, buf);
     let Some(var) = state.variables.rows.iter().find(|v| v.name == name) else {
         pane::empty_state("this variable no longer exists", theme, inner, buf);
         return;
