@@ -19,6 +19,7 @@ pub mod kernel;
 pub mod kernel_setup;
 pub mod keymap;
 pub mod logging;
+pub mod overlays;
 pub mod process_group;
 pub mod sandbox;
 pub mod sanitize;

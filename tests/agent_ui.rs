@@ -13,11 +13,12 @@ use hello_tui::app::AppState;
 use hello_tui::app::agent::AgentUpdate;
 use hello_tui::app::event::{self, AppEvent, AppEventReceiver};
 use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
-use hello_tui::app::state::{CellStatus, KernelView, Overlay, Speaker};
+use hello_tui::app::state::{CellStatus, KernelView, Speaker};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::DenyAll;
 use hello_tui::kernel::{CodeRuntime, ExecOutcome, ExecResult, KernelConfig};
+use hello_tui::overlays::Overlay;
 use hello_tui::sandbox::{ChildEnv, Confinement};
 use hello_tui::theme::Theme;
 use hello_tui::ui;
@@ -573,8 +574,8 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
 
 /// Opens the search pane on the conversation, types `query`, returns the
 /// hits and closes the pane again.
-fn conversation_hits(s: &mut AppState, query: &str) -> Vec<hello_tui::app::search::ResultRow> {
-    use hello_tui::app::search::PaneResults;
+fn conversation_hits(s: &mut AppState, query: &str) -> Vec<hello_tui::overlays::search::ResultRow> {
+    use hello_tui::overlays::search::PaneResults;
     key(s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     type_text(s, query);
     let hits = match &s.overlay {
@@ -591,7 +592,7 @@ fn conversation_hits(s: &mut AppState, query: &str) -> Vec<hello_tui::app::searc
 /// Every hit for `word` lands on a pane entry that shows it: a prompt or
 /// answer with that text, or a cell whose code printed it.
 fn assert_hits_land_on_their_entries(s: &mut AppState, word: &str, expected: usize) {
-    use hello_tui::app::search::SearchTarget;
+    use hello_tui::overlays::search::SearchTarget;
     let hits = conversation_hits(s, word);
     assert_eq!(hits.len(), expected, "{word}: {hits:#?}");
     for hit in hits {
@@ -655,7 +656,7 @@ async fn interleaved_session(root: &std::path::Path) -> (AppState, AppEventRecei
 /// pane) and the giraffe cell's hit nowhere; ids cannot drift like that.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn search_hits_land_on_their_entry_between_py_cells_notices_and_refused_calls() {
-    use hello_tui::app::search::SearchTarget;
+    use hello_tui::overlays::search::SearchTarget;
     let dir = tempfile::tempdir().unwrap();
     let (mut s, _rx) = interleaved_session(dir.path()).await;
     // In the pane but not in `context`: the `%py` cell and the notice (both

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
 use hello_tui::app::event::AppEvent;
-use hello_tui::app::state::{Overlay, Question};
+use hello_tui::app::state::Question;
+use hello_tui::overlays::Overlay;
+use hello_tui::overlays::conflict::Conflict;
+
 use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::app::{editors, snapshot};
 use hello_tui::config::Settings;
@@ -20,6 +23,11 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+
+/// The question the open overlay asks, if it is one.
+fn asking(s: &AppState) -> Option<Question> {
+    s.overlay.as_ref().and_then(Overlay::question)
+}
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
 const CTRL: KeyModifiers = KeyModifiers::CONTROL;
@@ -288,10 +296,10 @@ fn external_write_to_a_dirty_buffer_keeps_edits_and_flags_the_conflict() {
     assert_eq!(active_text(&s), "my !mine");
     // Saving asks how to resolve; "keep mine" then saves the buffer.
     press(&mut s, KeyCode::Char('s'), CTRL);
-    assert_eq!(s.overlay, Some(Overlay::Conflict));
+    assert_eq!(s.overlay, Some(Overlay::Conflict(Conflict)));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "theirs\n");
     press(&mut s, KeyCode::Char('d'), NONE);
-    let Some(Overlay::Diff { text, .. }) = &s.overlay else {
+    let Some(Overlay::Diff(hello_tui::overlays::conflict::Diff { text, .. })) = &s.overlay else {
         panic!("diff overlay expected, got {:?}", s.overlay);
     };
     assert!(
@@ -318,10 +326,7 @@ fn load_theirs_asks_first_then_discards_the_edits() {
     disk_event(&mut s, &file);
     press(&mut s, KeyCode::Char('r'), CTRL);
     press(&mut s, KeyCode::Char('t'), NONE);
-    assert!(matches!(
-        s.overlay,
-        Some(Overlay::Confirm(Question::LoadTheirs { .. }))
-    ));
+    assert!(matches!(asking(&s), Some(Question::LoadTheirs { .. })));
     press(&mut s, KeyCode::Char('y'), NONE);
     assert_eq!(active_text(&s), "theirs");
     assert!(!is_dirty(&s));
@@ -384,18 +389,13 @@ fn quitting_and_closing_with_unsaved_edits_ask_first() {
     type_text(&mut s, "b");
     assert_eq!(press(&mut s, KeyCode::Char('q'), CTRL), Command::Redraw);
     assert_eq!(
-        s.overlay,
-        Some(Overlay::Confirm(Question::QuitWithUnsavedEdits {
-            count: 1
-        }))
+        asking(&s),
+        Some(Question::QuitWithUnsavedEdits { count: 1 })
     );
     press(&mut s, KeyCode::Char('n'), NONE);
     assert!(!s.should_quit);
     press(&mut s, KeyCode::Char('w'), CTRL);
-    assert!(matches!(
-        s.overlay,
-        Some(Overlay::Confirm(Question::CloseDirtyTab { .. }))
-    ));
+    assert!(matches!(asking(&s), Some(Question::CloseDirtyTab { .. })));
     press(&mut s, KeyCode::Char('n'), NONE);
     assert_eq!(s.editors.tabs.len(), 1);
     press(&mut s, KeyCode::Char('w'), CTRL);
@@ -453,7 +453,7 @@ fn save_and_quit_stops_at_a_change_on_disk() {
     press(&mut s, KeyCode::Char('s'), NONE);
     assert!(!s.should_quit);
     assert!(
-        matches!(s.overlay, Some(Overlay::Conflict)),
+        matches!(s.overlay, Some(Overlay::Conflict(Conflict))),
         "{:?}",
         s.overlay
     );
@@ -635,11 +635,8 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
 
     let mut s = recovering_state(dir.path(), recovery.path());
     assert_eq!(
-        s.overlay,
-        Some(Overlay::Confirm(Question::RestoreRecovery {
-            index: 0,
-            count: 1
-        }))
+        asking(&s),
+        Some(Question::RestoreRecovery { index: 0, count: 1 })
     );
     // Typed before the question was drawn: meant for the composer, not an
     // answer (issue 14: "why" once became "/lsp-restart" and a `y`).
@@ -803,8 +800,8 @@ fn thrown_away_edits_do_not_come_back_and_stay_in_their_workspace() {
     press(&mut s, KeyCode::Char('q'), CTRL);
     hello_tui::app::update::before_frame(&mut s);
     assert!(matches!(
-        s.overlay,
-        Some(Overlay::Confirm(Question::QuitWithUnsavedEdits { .. }))
+        asking(&s),
+        Some(Question::QuitWithUnsavedEdits { .. })
     ));
     press(&mut s, KeyCode::Char('d'), NONE);
     assert!(s.should_quit);
@@ -914,7 +911,7 @@ fn snapshot_picker_with_highlighted_matches() {
     type_text(&mut s, "mainpy");
     let terminal = draw(&mut s, 80, 20);
     insta::assert_snapshot!("picker_text", terminal.backend().to_string());
-    let area = ui::search::centered(Rect::new(0, 0, 80, 20), 70, 70);
+    let area = ui::pane::centered(Rect::new(0, 0, 80, 20), 70, 70);
     let rows = Rect::new(area.x, area.y, area.width, 5);
     insta::assert_debug_snapshot!("picker_styles", region(terminal.backend().buffer(), rows));
 }
@@ -941,16 +938,13 @@ fn snapshot_conflict_choices_and_diff() {
     // Issue 14, item 11: Esc leaves the diff for the choices, so the next
     // key (`t`, load theirs) is an answer, not text typed into the file.
     press(&mut s, KeyCode::Esc, NONE);
-    assert_eq!(s.overlay, Some(Overlay::Conflict));
+    assert_eq!(s.overlay, Some(Overlay::Conflict(Conflict)));
     press(&mut s, KeyCode::Char('t'), NONE);
-    assert!(matches!(
-        s.overlay,
-        Some(Overlay::Confirm(Question::LoadTheirs { .. }))
-    ));
+    assert!(matches!(asking(&s), Some(Question::LoadTheirs { .. })));
     assert_eq!(active_text(&s), "one\nmy two\nthree");
     // No to loading theirs: back to the choices; Esc there closes them.
     press(&mut s, KeyCode::Esc, NONE);
-    assert_eq!(s.overlay, Some(Overlay::Conflict));
+    assert_eq!(s.overlay, Some(Overlay::Conflict(Conflict)));
     press(&mut s, KeyCode::Esc, NONE);
     assert_eq!(s.overlay, None);
 }

@@ -7,12 +7,14 @@ use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use hello_tui::app::approvals::{ApprovalSubject, PendingApproval};
-use hello_tui::app::state::{KernelView, Overlay, VariableRow};
+use hello_tui::app::state::{KernelView, VariableRow};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::app::{AppEvent, AppState};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::ApprovalDecision;
 use hello_tui::keymap::PaneId;
+use hello_tui::overlays::Overlay;
+use hello_tui::overlays::variable::VariableDetail;
 use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
 use hello_tui::theme::Theme;
 use hello_tui::ui;
@@ -321,10 +323,10 @@ fn variables_pane_sorts_filters_and_marks_changes() {
     press(&mut s, KeyCode::Enter); // details of the selected variable
     assert_eq!(
         s.overlay,
-        Some(Overlay::Variable {
+        Some(Overlay::Variable(VariableDetail {
             name: "data".into(),
             scroll: 0
-        })
+        }))
     );
     insta::assert_snapshot!("variable_detail", text(&draw(&mut s, 100, 30)));
     press(&mut s, KeyCode::Esc);

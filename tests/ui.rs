@@ -363,7 +363,7 @@ fn search_overlay_with_highlighted_hits() {
     assert!(text.contains("2 results"), "{text}");
     insta::assert_debug_snapshot!(buffer_region(
         buffer_of(&terminal),
-        hello_tui::ui::search::area(ratatui::layout::Rect::new(0, 0, 100, 30))
+        hello_tui::overlays::search::area(ratatui::layout::Rect::new(0, 0, 100, 30))
     ));
 }
 
@@ -780,11 +780,13 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while s
-        .content_search
-        .as_ref()
-        .is_none_or(|c| c.summary.is_none())
-    {
+    let unfinished = |s: &AppState| match &s.overlay {
+        Some(hello_tui::overlays::Overlay::Search(search)) => {
+            search.content.as_ref().is_none_or(|c| c.summary.is_none())
+        }
+        _ => true,
+    };
+    while unfinished(&s) {
         assert!(
             std::time::Instant::now() < deadline,
             "the contents search finished"
@@ -830,7 +832,7 @@ fn search_scopes_variables_and_diagnostics() {
             "{name}: {}",
             text_of(&terminal)
         );
-        let area = hello_tui::ui::search::area(ratatui::layout::Rect::new(0, 0, 100, 30));
+        let area = hello_tui::overlays::search::area(ratatui::layout::Rect::new(0, 0, 100, 30));
         insta::assert_debug_snapshot!(name, buffer_region(buffer_of(&terminal), area));
     }
 }
@@ -839,14 +841,14 @@ fn search_scopes_variables_and_diagnostics() {
 fn open_search_results_follow_what_arrives_without_retyping() {
     use hello_tui::app::AppEvent;
     use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
-    use hello_tui::app::search::PaneResults;
+    use hello_tui::overlays::search::PaneResults;
     let mut s = state();
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     for c in "zebra".chars() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     let results = |s: &AppState| match &s.overlay {
-        Some(hello_tui::app::state::Overlay::Search(search)) => search.results.clone(),
+        Some(hello_tui::overlays::Overlay::Search(search)) => search.results.clone(),
         _ => panic!("search should be open"),
     };
     assert_eq!(results(&s), PaneResults::Hits(Vec::new()));
@@ -859,7 +861,7 @@ fn open_search_results_follow_what_arrives_without_retyping() {
         }),
     );
     assert!(
-        matches!(&s.overlay, Some(hello_tui::app::state::Overlay::Search(search)) if search.stale),
+        matches!(&s.overlay, Some(hello_tui::overlays::Overlay::Search(search)) if search.stale),
         "an event only marks the results stale (a burst costs one search)"
     );
     let text = text_of(&draw(&mut s, 100, 30));
@@ -879,14 +881,17 @@ fn help_scrolling_stops_at_its_last_line_and_comes_back_at_once() {
         press(&mut s, KeyCode::Down, KeyModifiers::NONE);
     }
     draw(&mut s, 100, 30);
-    let Some(hello_tui::app::state::Overlay::Help { scroll: bottom }) = s.overlay.clone() else {
+    let Some(hello_tui::overlays::Overlay::Help(help)) = &s.overlay else {
         panic!("help should be open")
     };
+    let bottom = help.scroll;
     assert!(bottom > 10 && bottom < 500, "clamped to the text: {bottom}");
     press(&mut s, KeyCode::Up, KeyModifiers::NONE);
     assert_eq!(
         s.overlay,
-        Some(hello_tui::app::state::Overlay::Help { scroll: bottom - 1 }),
+        Some(hello_tui::overlays::Overlay::Help(
+            hello_tui::overlays::help::Help { scroll: bottom - 1 }
+        )),
         "one Up moves up at once"
     );
 }
@@ -905,12 +910,12 @@ fn every_prompt_moves_its_cursor_like_the_composer() {
     press(&mut s, KeyCode::Char('c'), KeyModifiers::NONE);
     press(&mut s, KeyCode::End, KeyModifiers::NONE);
     handle_terminal_event(&mut s, Event::Paste("Token\nsecond line".into()));
-    let Some(hello_tui::app::state::Overlay::Search(search)) = &s.overlay else {
+    let Some(hello_tui::overlays::Overlay::Search(search)) = &s.overlay else {
         panic!("search should be open")
     };
     assert_eq!(search.query.text(), "check authToken");
     press(&mut s, KeyCode::Char('w'), KeyModifiers::CONTROL);
-    let Some(hello_tui::app::state::Overlay::Search(search)) = &s.overlay else {
+    let Some(hello_tui::overlays::Overlay::Search(search)) = &s.overlay else {
         panic!("search should be open")
     };
     assert_eq!(search.query.text(), "check ", "Ctrl+W deletes a word");

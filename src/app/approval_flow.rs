@@ -248,7 +248,7 @@ mod tests {
         crate::app::update::apply(&mut s, Action::OpenPicker);
         assert!(matches!(
             s.overlay,
-            Some(crate::app::state::Overlay::Picker(_))
+            Some(crate::overlays::Overlay::Picker(_))
         ));
         let (pending, _answer) = PendingApproval::new(ApprovalSubject::Command("ls".into()));
         handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
@@ -262,7 +262,7 @@ mod tests {
             s.approvals.reason.as_ref().map(|r| r.text()),
             Some("no thanks")
         );
-        let Some(crate::app::state::Overlay::Picker(picker)) = &s.overlay else {
+        let Some(crate::overlays::Overlay::Picker(picker)) = &s.overlay else {
             panic!("the picker stays open under the question")
         };
         assert_eq!(picker.query.text(), "", "nothing reached the picker");

@@ -8,12 +8,13 @@
 use super::agent::AgentUpdate;
 use super::composer::{self, Submission};
 use super::event::AppEvent;
-use super::state::{AppState, Overlay, Pin, RequestView};
+use super::state::{AppState, Pin};
 use super::update::notice;
 use crate::agent::conversation::with_pins;
 use crate::agent::prompt::{Prompt, compact};
 use crate::agent::setup;
 use crate::agent::turn::{TurnEvent, next_prompt, preview_prompt};
+use crate::overlays::request_preview::RequestView;
 use crate::tokens::ContextWindow;
 
 /// The prompt with pinned search results in a delimited block the model
@@ -55,39 +56,29 @@ pub fn refresh_gauge(state: &mut AppState) {
     state.agent.context_used = Some((prompt.tokens, prompt.window));
 }
 
-/// F2's view of the request Enter would send now, recomputed before each
-/// frame while F2 is open (the conversation, the composer, the pins and the
-/// snapshot may all have changed), so drawing only paints it.
-pub fn refresh_preview(state: &mut AppState) {
-    let Some(Overlay::RequestPreview(open)) = &state.overlay else {
-        return;
-    };
-    let json = open.json;
-    let view = preview(state).map(|(prompt, window)| RequestView {
-        gauge: prompt.gauge(),
-        nearly_full: prompt.tokens * 100 >= prompt.window * 80,
-        budget: format!("prompt budget {} ({})", prompt.budget, window.source),
-        compacts_first: prompt.needs_compaction(&window),
-        sections: prompt
-            .sections
-            .iter()
-            .map(|s| (s.label.clone(), s.tokens))
-            .collect(),
-        lines: 0,
-        text: if json {
+/// F2's view of the request Enter would send now (`json`: its messages as
+/// the body's JSON). `Err` says why there is none to show.
+pub fn request_view(state: &AppState, json: bool) -> Result<RequestView, &'static str> {
+    preview(state).map(|(prompt, window)| {
+        let text = if json {
             prompt.messages_text()
         } else {
             prompt.readable()
-        },
-    });
-    if let Some(Overlay::RequestPreview(open)) = &mut state.overlay {
-        open.view = view.map(|mut view| {
-            view.lines = view.text.lines().count();
-            view
-        });
-        let lines = open.view.as_ref().map_or(0, |v| v.lines);
-        open.scroll = open.scroll.min(lines);
-    }
+        };
+        RequestView {
+            gauge: prompt.gauge(),
+            nearly_full: prompt.tokens * 100 >= prompt.window * 80,
+            budget: format!("prompt budget {} ({})", prompt.budget, window.source),
+            compacts_first: prompt.needs_compaction(&window),
+            sections: prompt
+                .sections
+                .iter()
+                .map(|s| (s.label.clone(), s.tokens))
+                .collect(),
+            lines: text.lines().count(),
+            text,
+        }
+    })
 }
 
 /// The request Enter would send now: the composer's text (with pins) and

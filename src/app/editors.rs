@@ -1,7 +1,7 @@
 //! The file view's behaviour: open documents as tabs, turn keymap actions
 //! into `EditCommand`s, save, react to the watcher and to the kernel's
 //! writes, and keep crash recovery files. Called from `update` only; the
-//! picker and the prompts live in `app::file_picker`.
+//! picker, the prompts and the conflict choices are overlays (`crate::overlays`).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -9,15 +9,18 @@ use std::time::Instant;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;
 
-use super::state::{AppState, Overlay, Question};
+use super::state::{AppState, Question};
 use super::update::{Command, notice};
 use crate::editor::{
     DiskChange, DiskState, Document, EditCommand, EditorError, Recovery, discard_recovery,
 };
 use crate::keymap::{Action, PaneId};
+use crate::overlays::Overlay;
+use crate::overlays::confirm::Confirm;
+use crate::overlays::conflict::Conflict;
+use crate::overlays::picker::Picker;
+use crate::overlays::prompt::{Prompt, PromptKind};
 use crate::workspace::{WorkspaceEvent, WorkspaceMessage};
-
-pub use super::file_picker::{PickerState, PromptKind, PromptState};
 
 /// Longest text sent to the system clipboard with OSC 52; terminals drop
 /// (or choke on) bigger sequences.
@@ -156,18 +159,18 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         return super::update::apply(state, Action::FocusNext);
     }
     let command = match action {
-        Action::OpenPicker => return super::file_picker::open_picker(state),
-        Action::Accept => return super::file_picker::accept(state),
-        Action::FindPrev => return super::file_picker::find(state, false),
-        Action::GoToLine => return super::file_picker::open_prompt(state, PromptKind::GoToLine),
-        Action::FindInFile => return super::file_picker::open_prompt(state, PromptKind::Find),
+        Action::OpenPicker => {
+            state.overlay = Some(Overlay::Picker(Picker::new(state)));
+            return Command::Redraw;
+        }
+        Action::GoToLine => return open_prompt(state, PromptKind::GoToLine),
+        Action::FindInFile => return open_prompt(state, PromptKind::Find),
         Action::Save => return save(state, Some(state.editors.active)),
         Action::SaveAll => return save(state, None),
         Action::CloseTab => return close_tab(state),
         Action::NextTab | Action::PrevTab => return switch_tab(state, action == Action::NextTab),
         Action::ResolveConflict => return open_conflict(state),
         Action::KeepMine => {
-            state.overlay = None;
             if let Some(doc) = state.editors.active_mut() {
                 doc.keep_mine();
             }
@@ -177,22 +180,10 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             return Command::Redraw;
         }
         Action::LoadTheirs => {
-            state.overlay = Some(Overlay::Confirm(Question::LoadTheirs {
+            let question = Question::LoadTheirs {
                 tab: state.editors.active,
-            }));
-            return Command::Redraw;
-        }
-        Action::ShowDiff => {
-            let Some(doc) = state.editors.active() else {
-                return Command::None;
             };
-            // The header names the file as the rest of the UI does.
-            let absolute = doc.path().display().to_string();
-            let shown = state.display_path(doc.path());
-            state.overlay = doc.diff().map(|text| Overlay::Diff {
-                text: crate::sanitize::for_display(&text.replace(&absolute, &shown)).into_owned(),
-                scroll: 0,
-            });
+            state.overlay = Some(Overlay::Confirm(Confirm::new(question)));
             return Command::Redraw;
         }
         Action::Move(m) => EditCommand::Move(m),
@@ -284,7 +275,7 @@ fn save(state: &mut AppState, tab: Option<usize>) -> Command {
             }
             Err(EditorError::Conflict { .. }) => {
                 state.editors.active = i;
-                state.overlay = Some(Overlay::Conflict);
+                state.overlay = Some(Overlay::Conflict(Conflict));
                 state.editors.status = Some(format!(
                     "{name} changed on disk: keep mine, load theirs, or see the diff."
                 ));
@@ -322,7 +313,9 @@ fn close_tab(state: &mut AppState) -> Command {
         return Command::None;
     };
     if doc.is_dirty() {
-        state.overlay = Some(Overlay::Confirm(Question::CloseDirtyTab { tab }));
+        state.overlay = Some(Overlay::Confirm(Confirm::new(Question::CloseDirtyTab {
+            tab,
+        })));
         return Command::Redraw;
     }
     remove_tab(state, tab);
@@ -357,15 +350,27 @@ fn switch_tab(state: &mut AppState, forward: bool) -> Command {
     Command::Redraw
 }
 
+/// Ctrl+G / Ctrl+F: a prompt for the active file.
+fn open_prompt(state: &mut AppState, kind: PromptKind) -> Command {
+    match Prompt::new(kind, state) {
+        Some(prompt) => state.overlay = Some(Overlay::Prompt(prompt)),
+        None => state.editors.status = Some("Open a file first (Ctrl+P).".into()),
+    }
+    Command::Redraw
+}
+
 fn open_conflict(state: &mut AppState) -> Command {
     match state.editors.active().map(Document::disk_state) {
-        Some(DiskState::ChangedOnDisk { .. }) => state.overlay = Some(Overlay::Conflict),
+        Some(DiskState::ChangedOnDisk { .. }) => {
+            state.overlay = Some(Overlay::Conflict(Conflict));
+        }
         _ => state.editors.status = Some("No change on disk to resolve.".into()),
     }
     Command::Redraw
 }
 
-/// Answers to the questions the file view asks.
+/// The answer to "load theirs?" (yes: the disk's text replaces the
+/// buffer; no: back to the conflict choices).
 pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
     match (question, yes) {
         (Question::LoadTheirs { tab }, true) => {
@@ -375,15 +380,7 @@ pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
             }
             changed(state);
         }
-        (Question::LoadTheirs { .. }, false) => state.overlay = Some(Overlay::Conflict),
-        (Question::RestoreRecovery { index, count }, yes) => {
-            let choice = if yes {
-                RecoveryChoice::Restore
-            } else {
-                RecoveryChoice::Later
-            };
-            return answer_recovery(state, index, count, choice);
-        }
+        (Question::LoadTheirs { .. }, false) => state.overlay = Some(Overlay::Conflict(Conflict)),
         _ => {}
     }
     Command::Redraw
@@ -420,10 +417,10 @@ fn offer_recoveries(state: &mut AppState) {
     }
     let count = found.len();
     state.editors.found_recoveries = found;
-    state.overlay = Some(Overlay::Confirm(Question::RestoreRecovery {
+    state.overlay = Some(Overlay::Confirm(Confirm::new(Question::RestoreRecovery {
         index: 0,
         count,
-    }));
+    })));
 }
 
 /// What the user said about one recovered buffer.
@@ -469,10 +466,10 @@ pub fn answer_recovery(
         .recovery_answers
         .push(format!("{shown} {verb}"));
     if index + 1 < count {
-        state.overlay = Some(Overlay::Confirm(Question::RestoreRecovery {
+        state.overlay = Some(Overlay::Confirm(Confirm::new(Question::RestoreRecovery {
             index: index + 1,
             count,
-        }));
+        })));
     } else {
         state.overlay = None;
         state.editors.found_recoveries.clear();
@@ -568,14 +565,8 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
             if !state.file_index.apply(&update) {
                 return Command::None;
             }
-            match state.overlay {
-                Some(Overlay::Picker(_)) => super::file_picker::rerun(state),
-                Some(Overlay::Search(_)) => {
-                    super::search::on_index_grew(state);
-                    Command::Redraw
-                }
-                _ => Command::None,
-            }
+            super::effects::to_overlay(state, crate::overlays::Input::IndexGrew)
+                .unwrap_or(Command::None)
         }
         WorkspaceMessage::Event(event) => match event {
             WorkspaceEvent::FileChanged(path)

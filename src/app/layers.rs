@@ -6,16 +6,19 @@
 //! overlay and the status-bar hints read the same stack, so what they say
 //! is what a key does.
 //!
-//! **Add an overlay or a pane:** give it a variant in `Overlay` or a
-//! `PaneId`, its key scope, and a branch in each `Layer` method it takes
-//! input for; nothing else decides who gets a key.
+//! The open overlay is a component (`crate::overlays`): this only passes
+//! it the input, through `app::effects::to_overlay`; its key scope comes
+//! from the overlay itself. **Add an overlay:** see `crate::overlays`.
+//! **Add a pane:** a `PaneId`, its key scope, and a branch in each `Layer`
+//! method it takes input for; nothing else decides who gets a key.
 
 use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
-use tui_textarea::Input;
 
-use super::state::{AppState, ListCursor, Overlay};
+use super::effects::to_overlay;
+use super::state::AppState;
 use super::update::Command;
 use crate::keymap::{PaneId, Scope};
+use crate::overlays::{Input, Overlay};
 
 /// One layer of the input stack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,11 +44,11 @@ pub fn stack(state: &AppState) -> Vec<Layer> {
     if state.approvals.front_shown() {
         layers.push(Layer::Approval);
     }
-    let unseen_question = matches!(
-        &state.overlay,
-        Some(Overlay::Confirm(question))
-            if question.interrupts() && state.question_shown != Some(*question)
-    );
+    let unseen_question = state
+        .overlay
+        .as_ref()
+        .and_then(Overlay::question)
+        .is_some_and(|question| question.interrupts() && state.question_shown != Some(question));
     if state.overlay.is_some() && !unseen_question {
         layers.push(Layer::Overlay);
     }
@@ -75,7 +78,11 @@ impl Layer {
         match self {
             Layer::Approval if state.approvals.reason.is_some() => vec![Scope::ApprovalReason],
             Layer::Approval => vec![Scope::Approval],
-            Layer::Overlay => state.overlay.iter().map(Overlay::scope).collect(),
+            Layer::Overlay => state
+                .overlay
+                .iter()
+                .map(|overlay| overlay.component().scope())
+                .collect(),
             Layer::Pane(PaneId::Variables) if state.variables.view.filtering => {
                 vec![Scope::VariableFilter]
             }
@@ -89,26 +96,13 @@ impl Layer {
     pub fn type_key(self, state: &mut AppState, key: KeyEvent) -> Command {
         match self {
             Layer::Approval => Command::from_changed(super::approval_flow::type_reason(state, key)),
-            Layer::Overlay => match &mut state.overlay {
-                Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
-                    super::file_picker::type_key(state, key)
-                }
-                Some(Overlay::Search(search)) => {
-                    let edit = search.query.input(key);
-                    if edit.text_changed() {
-                        search.cursor = ListCursor::default();
-                        super::search::refresh(state);
-                    }
-                    Command::from_changed(edit.any())
-                }
-                _ => Command::None,
-            },
+            Layer::Overlay => to_overlay(state, Input::Key(key)).unwrap_or(Command::None),
             Layer::Pane(PaneId::FileView) => super::editors::type_key(state, key),
             Layer::Pane(PaneId::Variables) if state.variables.view.filtering => {
                 Command::from_changed(super::variables::type_into_filter(state, key))
             }
             Layer::Pane(PaneId::Conversation) => {
-                Command::from_changed(state.composer.input(Input::from(key)))
+                Command::from_changed(state.composer.input(tui_textarea::Input::from(key)))
             }
             Layer::Pane(_) => Command::None,
         }
@@ -125,20 +119,7 @@ impl Layer {
             Layer::Approval => {
                 Command::from_changed(super::approval_flow::paste_reason(state, &clean))
             }
-            Layer::Overlay => match &mut state.overlay {
-                Some(Overlay::Picker(_) | Overlay::Prompt(_)) => {
-                    super::file_picker::paste(state, &clean)
-                }
-                Some(Overlay::Search(search)) => {
-                    if !search.query.paste(&clean) {
-                        return Command::None;
-                    }
-                    search.cursor = ListCursor::default();
-                    super::search::refresh(state);
-                    Command::Redraw
-                }
-                _ => Command::None,
-            },
+            Layer::Overlay => to_overlay(state, Input::Paste(&clean)).unwrap_or(Command::None),
             Layer::Pane(PaneId::FileView) => super::editors::paste(state, text),
             Layer::Pane(PaneId::Variables) if state.variables.view.filtering => {
                 Command::from_changed(super::variables::paste_into_filter(state, &clean))
@@ -161,9 +142,11 @@ impl Layer {
                     .map(|p| p.subject.text().lines().count())
                     .unwrap_or(0);
                 let scroll = &mut state.approvals.scroll;
-                *scroll = clamp_add(*scroll, delta, lines.saturating_sub(1));
+                *scroll = crate::overlays::clamp_add(*scroll, delta, lines.saturating_sub(1));
             }
-            Layer::Overlay => scroll_overlay(state, delta),
+            Layer::Overlay => {
+                to_overlay(state, Input::Scroll(delta));
+            }
             Layer::Pane(pane) => scroll_pane(state, pane, delta),
         }
     }
@@ -184,44 +167,12 @@ impl Layer {
             (Layer::Approval, None) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
                 Command::from_changed(super::approval_flow::click(state, mouse.column, mouse.row))
             }
-            (Layer::Approval | Layer::Overlay, None) => Command::None,
+            (Layer::Approval, None) => Command::None,
+            (Layer::Overlay, None) => {
+                to_overlay(state, Input::Mouse(mouse)).unwrap_or(Command::None)
+            }
             (Layer::Pane(_), _) => super::update::pane_mouse(state, mouse),
         }
-    }
-}
-
-fn clamp_add(value: usize, delta: isize, max: usize) -> usize {
-    (value as isize)
-        .saturating_add(delta)
-        .clamp(0, max as isize) as usize
-}
-
-fn scroll_overlay(state: &mut AppState, delta: isize) {
-    match &mut state.overlay {
-        Some(Overlay::RequestPreview(preview)) => {
-            let lines = preview.view.as_ref().map_or(0, |v| v.lines);
-            preview.scroll = clamp_add(preview.scroll, delta, lines);
-        }
-        Some(Overlay::Help { scroll }) => {
-            // `ui::prepare` clamps it to the help text's length.
-            *scroll = clamp_add(*scroll, delta, u16::MAX as usize);
-        }
-        Some(Overlay::Search(search)) => {
-            let len = search.results.len();
-            search.cursor.move_by(delta, len);
-        }
-        Some(Overlay::Variable { scroll, .. } | Overlay::Problem { scroll, .. }) => {
-            *scroll = clamp_add(*scroll, delta, u16::MAX as usize);
-        }
-        Some(Overlay::Picker(picker)) => {
-            let len = picker.matches.len();
-            picker.cursor.move_by(delta, len);
-        }
-        Some(Overlay::Diff { text, scroll }) => {
-            let rows = text.lines().count();
-            *scroll = clamp_add(*scroll, delta, rows);
-        }
-        Some(Overlay::Confirm(_) | Overlay::Prompt(_) | Overlay::Conflict) | None => {}
     }
 }
 

@@ -18,6 +18,7 @@ use crate::config::Settings;
 use crate::diagnostics::{DiagnosticsService, DiagnosticsStore};
 use crate::editor::Highlighter;
 use crate::keymap::{PaneId, Scope};
+use crate::overlays::Overlay;
 
 /// Who said a message in the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,88 +250,6 @@ impl ListCursor {
     }
 }
 
-/// The search pane's scopes, switched with Tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SearchScope {
-    Conversation,
-    Variables,
-    Files,
-    Diagnostics,
-}
-
-impl SearchScope {
-    pub const ALL: [SearchScope; 4] = [
-        SearchScope::Conversation,
-        SearchScope::Variables,
-        SearchScope::Files,
-        SearchScope::Diagnostics,
-    ];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            SearchScope::Conversation => "conversation",
-            SearchScope::Variables => "variables",
-            SearchScope::Files => "files",
-            SearchScope::Diagnostics => "diagnostics",
-        }
-    }
-
-    pub fn cycle(self, forward: bool) -> Self {
-        let all = Self::ALL;
-        let i = all.iter().position(|s| *s == self).unwrap_or(0);
-        let n = all.len();
-        all[if forward {
-            (i + 1) % n
-        } else {
-            (i + n - 1) % n
-        }]
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SearchState {
-    pub query: super::line_input::LineInput,
-    pub scope: SearchScope,
-    pub cursor: ListCursor,
-    /// The files scope's fuzzy matches, computed off the UI thread.
-    pub file_matches: FileMatches,
-    /// What the pane lists: computed when the query or the scope changes
-    /// (`app::search::recompute`), and once before the next frame when what
-    /// they search changed (`stale`), never when drawn.
-    pub results: super::search::PaneResults,
-    /// What the results were computed from has changed since.
-    pub stale: bool,
-}
-
-impl SearchState {
-    pub fn new() -> Self {
-        Self {
-            query: super::line_input::LineInput::default(),
-            scope: SearchScope::Conversation,
-            cursor: ListCursor::default(),
-            file_matches: FileMatches::default(),
-            results: super::search::PaneResults::Prompt("type to search"),
-            stale: false,
-        }
-    }
-}
-
-impl Default for SearchState {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// Paths matching the files scope's query. Matching 100 000 paths takes
-/// milliseconds to tens of them, so it runs on the picker's worker thread
-/// and the pane shows the newest answer (a keystroke behind at worst).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileMatches {
-    /// The newest query sent and whether `matches` answer it.
-    pub request: crate::workspace::FuzzyRequest,
-    pub matches: Vec<crate::workspace::PathMatch>,
-}
-
 /// A search result attached to the next prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
@@ -383,129 +302,13 @@ impl Question {
     }
 }
 
-/// F2's state: where it is scrolled, which form it shows, and what it shows
-/// (computed before each frame while open, never when drawn).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RequestPreview {
-    pub scroll: usize,
-    /// The request's `messages` as the JSON the HTTP body carries, instead
-    /// of one readable block per message (Tab switches).
-    pub json: bool,
-    /// `Err` says why there is nothing to show (a turn holds the
-    /// conversation).
-    pub view: Result<RequestView, &'static str>,
-}
-
-impl RequestPreview {
-    pub fn new() -> Self {
-        Self {
-            scroll: 0,
-            json: false,
-            view: Err("preparing the preview"),
-        }
-    }
-}
-
-impl Default for RequestPreview {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// The next request as F2 draws it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RequestView {
-    /// `ctx 41% · 52k/128k`.
-    pub gauge: String,
-    /// At 80 % of the window or more.
-    pub nearly_full: bool,
-    /// The prompt budget and where the window size came from.
-    pub budget: String,
-    /// A compaction runs before this request goes out.
-    pub compacts_first: bool,
-    /// Each section of the prompt and its tokens.
-    pub sections: Vec<(String, usize)>,
-    /// The messages, readable or as JSON.
-    pub text: String,
-    /// Lines of `text` (the scroll limit).
-    pub lines: usize,
-}
-
-/// What is drawn over the panes. Only one at a time.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Overlay {
-    Help {
-        scroll: usize,
-    },
-    /// F2: the next request, exactly as it would be sent now.
-    RequestPreview(RequestPreview),
-    Search(SearchState),
-    Confirm(Question),
-    /// Enter on a variable: its full bounded preview, by name (it may be
-    /// rebound or vanish while open).
-    Variable {
-        name: String,
-        scroll: usize,
-    },
-    /// K on a problem: its whole message, source, code and related places
-    /// (`index` into the diagnostics rows when opened).
-    Problem {
-        index: usize,
-        scroll: usize,
-    },
-    /// Ctrl+P: fuzzy file picker.
-    Picker(super::editors::PickerState),
-    /// Ctrl+G go to line, Ctrl+F find in file.
-    Prompt(super::editors::PromptState),
-    /// Keep mine / load theirs / diff for the active tab.
-    Conflict,
-    /// The unified diff of disk and buffer (scrolls like help), opened
-    /// from the conflict choices: closing it goes back to them (the next
-    /// key is meant for them, not the file).
-    Diff {
-        text: String,
-        scroll: usize,
-    },
-}
-
-impl Overlay {
-    /// What the status bar calls the overlay that has the keyboard.
-    pub fn label(&self) -> &'static str {
-        match self {
-            Overlay::Help { .. } => "Help",
-            Overlay::RequestPreview(_) => "Next request",
-            Overlay::Search(_) => "Search",
-            Overlay::Confirm(_) => "Confirm",
-            Overlay::Variable { .. } => "Variable",
-            Overlay::Problem { .. } => "Problem",
-            Overlay::Picker(_) => "Open file",
-            Overlay::Prompt(p) => p.kind.label(),
-            Overlay::Conflict => "Changed on disk",
-            Overlay::Diff { .. } => "Diff",
-        }
-    }
-
-    pub fn scope(&self) -> Scope {
-        match self {
-            Overlay::Help { .. } => Scope::Help,
-            Overlay::RequestPreview(_) => Scope::RequestPreview,
-            Overlay::Search(_) => Scope::Search,
-            Overlay::Confirm(question) => question.scope(),
-            Overlay::Variable { .. } | Overlay::Problem { .. } => Scope::Help,
-            Overlay::Picker(_) => Scope::Picker,
-            Overlay::Prompt(_) => Scope::Prompt,
-            Overlay::Conflict => Scope::Conflict,
-            Overlay::Diff { .. } => Scope::Help,
-        }
-    }
-}
-
 /// The whole state of the workbench.
 pub struct AppState {
     pub workspace_root: PathBuf,
     pub workspace_name: String,
     pub settings: Settings,
     pub focus: PaneId,
+    /// The open overlay (one at a time), a component of `crate::overlays`.
     pub overlay: Option<Overlay>,
     pub conversation: ConversationState,
     pub composer: TextArea<'static>,
@@ -518,8 +321,6 @@ pub struct AppState {
     pub variables: VariablesPane,
     /// The Diagnostics pane and the service feeding it.
     pub diagnostics: DiagnosticsPane,
-    /// The running or finished `#text` search of file contents.
-    pub content_search: Option<super::search::ContentSearch>,
     /// Search results pinned to the next prompt (shown above the composer).
     pub pins: Vec<Pin>,
     /// A transient line for the status bar (language server states, notices).
@@ -550,9 +351,6 @@ pub struct AppState {
     pub file_index: crate::workspace::FileIndex,
     /// Matches picker queries off the loop (`None` in tests: inline).
     pub picker_worker: Option<crate::workspace::FuzzyWorker>,
-    /// Ids of queries sent to the picker worker, shared by the Ctrl+P picker
-    /// and the search pane so an answer meant for one never shows in the other.
-    pub fuzzy_queries: u64,
     /// Publishes the paths with unsaved edits to the kernel's `fs.write`.
     pub dirty_paths_tx: Option<tokio::sync::watch::Sender<crate::kernel::caps::DirtyPaths>>,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
@@ -583,7 +381,6 @@ impl AppState {
             diagnostics: DiagnosticsPane::default(),
             status_notice: None,
             pins: Vec::new(),
-            content_search: None,
             snapshot: None,
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)
                 .ok()
@@ -597,7 +394,6 @@ impl AppState {
             editors: super::editors::Editors::default(),
             file_index: crate::workspace::FileIndex::new(),
             picker_worker: None,
-            fuzzy_queries: 0,
             dirty_paths_tx: None,
             size: Size::new(120, 40),
             should_quit: false,

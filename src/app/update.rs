@@ -5,12 +5,12 @@
 use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
 use super::composer::{self, Submission};
+use super::effects::to_overlay;
 use super::event::AppEvent;
 use super::kernel::CellOrigin;
-use super::state::{
-    AppState, ListCursor, Overlay, PaneEntry, Question, RequestPreview, SearchState, Speaker,
-};
+use super::state::{AppState, PaneEntry, Question, Speaker};
 use crate::keymap::{self, Action, PaneId};
+use crate::overlays::{Input, Overlay};
 use crate::screen::layout::{self, PaneLayout};
 
 /// What the event loop must do after an update.
@@ -30,9 +30,29 @@ pub enum Command {
 
 impl Command {
     /// At least a redraw: for callers that changed the screen themselves.
-    fn or_redraw(self) -> Self {
+    pub(super) fn or_redraw(self) -> Self {
         if self == Command::None {
             Command::Redraw
+        } else {
+            self
+        }
+    }
+
+    /// Both commands' work: the weightier one (quitting outranks
+    /// suspending, a full redraw a redraw).
+    pub(super) fn merge(self, other: Self) -> Self {
+        fn weight(command: &Command) -> u8 {
+            match command {
+                Command::None => 0,
+                Command::Redraw => 1,
+                Command::Clipboard(_) => 2,
+                Command::FullRedraw => 3,
+                Command::Suspend => 4,
+                Command::Quit => 5,
+            }
+        }
+        if weight(&other) > weight(&self) {
+            other
         } else {
             self
         }
@@ -65,15 +85,17 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
 /// Work deferred to once per frame: the loop calls it right before drawing,
 /// after applying every event of the frame (tests that draw call it too).
 pub fn before_frame(state: &mut AppState) {
-    super::search::recompute_if_stale(state);
-    super::context_window::refresh_preview(state);
+    super::effects::before_frame(state);
     // What is drawn now may take the keys that come after this frame; keys
     // that arrived before it went to the layer below (`app::layers`).
     state.approvals.shown = state.approvals.front().map(|p| p.id);
-    state.question_shown = match &state.overlay {
-        Some(Overlay::Confirm(question)) => Some(*question),
-        _ => None,
-    };
+    state.question_shown = state.overlay.as_ref().and_then(Overlay::question);
+}
+
+/// What an open overlay may show has changed: it catches up before the
+/// next frame.
+fn sources_changed(state: &mut AppState) {
+    to_overlay(state, Input::SourcesChanged);
 }
 
 /// Applies one message from a background task.
@@ -87,18 +109,18 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         AppEvent::Diagnostics(event) => {
             let changed = super::diagnostics::apply(state, event);
             if changed {
-                super::search::stale(state);
+                sources_changed(state);
             }
             Command::from_changed(changed)
         }
         AppEvent::ContentSearch(message) => {
-            Command::from_changed(super::search::on_content_hits(state, message))
+            to_overlay(state, Input::ContentHits(message)).unwrap_or(Command::None)
         }
         AppEvent::Kernel(update) => {
             super::cells::apply(state, update);
             // An interrupted cell abandons the question it was waiting on.
             state.approvals.prune();
-            super::search::stale(state);
+            sources_changed(state);
             Command::Redraw
         }
         AppEvent::ApprovalRequested(pending) => {
@@ -107,7 +129,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         }
         AppEvent::Agent(update) => {
             super::agent::apply(state, update);
-            super::search::stale(state);
+            sources_changed(state);
             Command::Redraw
         }
         AppEvent::SnapshotBuilt(view) => {
@@ -119,7 +141,9 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             Command::Redraw
         }
         AppEvent::Workspace(message) => super::editors::on_workspace(state, message),
-        AppEvent::PickerResults(results) => super::file_picker::on_results(state, results),
+        AppEvent::PickerResults(results) => {
+            to_overlay(state, Input::FileMatches(&results)).unwrap_or(Command::None)
+        }
         AppEvent::FsWritten(path) => super::editors::on_disk_change(state, &path),
         AppEvent::RecoveryDue => super::editors::recovery_tick(state),
     }
@@ -140,6 +164,9 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
     if super::approval_flow::apply(state, action) || super::variables::apply(state, action) {
         return Command::Redraw;
     }
+    if let Some(command) = to_overlay(state, Input::Action(action)) {
+        return command;
+    }
     match action {
         Action::Quit => return request_quit(state),
         Action::Suspend => return Command::Suspend,
@@ -155,30 +182,17 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         }
         Action::CancelTurn => return Command::from_changed(super::agent::cancel(state)),
         Action::Redraw => return Command::FullRedraw,
-        Action::ShowHelp => state.overlay = Some(Overlay::Help { scroll: 0 }),
+        Action::ShowHelp => state.overlay = Some(Overlay::Help(Default::default())),
         Action::ShowSnapshot => {
-            state.overlay = Some(Overlay::RequestPreview(RequestPreview::new()));
+            state.overlay = Some(Overlay::RequestPreview(Default::default()));
         }
-        Action::ToggleRequestJson => {
-            if let Some(Overlay::RequestPreview(preview)) = &mut state.overlay {
-                preview.json = !preview.json;
-                preview.scroll = 0;
-            }
-        }
-        Action::CloseOverlay => match state.overlay.take() {
-            // Closing the find bar clears its match highlights.
-            Some(Overlay::Prompt(_)) => {
-                super::editors::edit(state, crate::editor::EditCommand::ClearSearch);
-            }
-            Some(Overlay::Diff { .. }) => state.overlay = Some(Overlay::Conflict),
-            _ => {}
-        },
         Action::FocusNext => cycle_focus(state, true),
         Action::FocusPrev => cycle_focus(state, false),
         Action::Focus(pane) => state.focus = pane,
         Action::OpenSearch => {
-            state.overlay = Some(Overlay::Search(SearchState::new()));
-            super::search::refresh(state);
+            state.overlay = Some(Overlay::Search(crate::overlays::search::Search::open(
+                state,
+            )));
         }
         Action::SendMessage => send_message(state),
         Action::NextDiagnostic | Action::PrevDiagnostic => {
@@ -190,29 +204,17 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::ShowProblem => {
             let index = state.diagnostics.cursor.selected;
             if index < state.diagnostics.rows.len() {
-                state.overlay = Some(Overlay::Problem { index, scroll: 0 });
+                let detail = crate::overlays::problem::ProblemDetail { index, scroll: 0 };
+                state.overlay = Some(Overlay::Problem(detail));
             }
         }
         Action::ToggleCells => {
             state.conversation.cells_expanded = !state.conversation.cells_expanded;
         }
         Action::InsertNewline => state.composer.insert_newline(),
-        Action::SearchOpen => open_search_result(state),
-        Action::SearchPin => pin_search_result(state),
         Action::RemovePin => {
             state.pins.pop();
         }
-        Action::SearchNextScope | Action::SearchPrevScope => {
-            if let Some(Overlay::Search(search)) = &mut state.overlay {
-                search.scope = search.scope.cycle(action == Action::SearchNextScope);
-                search.cursor = ListCursor::default();
-            }
-            super::search::refresh(state);
-        }
-        Action::Confirm => return answer(state, true),
-        Action::AnswerDiscard => return answer_unsaved(state, false),
-        Action::AnswerSave => return answer_unsaved(state, true),
-        Action::Deny => return answer(state, false),
         Action::ScrollUp => scroll(state, -1),
         Action::ScrollDown => scroll(state, 1),
         Action::PageUp => scroll(state, -page(state)),
@@ -220,8 +222,19 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::ScrollTop => scroll(state, isize::MIN / 2),
         Action::ScrollBottom => scroll(state, isize::MAX / 2),
         Action::CycleApprovalMode => super::safety::cycle_mode(state),
-        // Handled above by the approval overlay and the variables pane.
-        Action::ApproveOnce
+        // Handled above by the approval overlay, the variables pane and
+        // the open overlay (which has them in its scope).
+        Action::CloseOverlay
+        | Action::ToggleRequestJson
+        | Action::SearchOpen
+        | Action::SearchPin
+        | Action::SearchNextScope
+        | Action::SearchPrevScope
+        | Action::Confirm
+        | Action::Deny
+        | Action::AnswerSave
+        | Action::AnswerDiscard
+        | Action::ApproveOnce
         | Action::ApproveAlways
         | Action::StartDenial
         | Action::DenyNow
@@ -237,127 +250,16 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
     Command::Redraw
 }
 
-fn selected_hit(state: &mut AppState) -> Option<super::search::ResultRow> {
-    // Enter acts on what the pane shows now, even mid-frame.
-    super::search::recompute_if_stale(state);
-    let Some(Overlay::Search(search)) = &state.overlay else {
-        return None;
-    };
-    match &search.results {
-        super::search::PaneResults::Hits(hits) => hits.get(search.cursor.selected).cloned(),
-        _ => None,
-    }
-}
-
-/// Enter in the search pane: close it and bring the result into view.
-fn open_search_result(state: &mut AppState) {
-    use super::search::SearchTarget;
-    super::search::settle(state);
-    let Some(hit) = selected_hit(state) else {
-        return;
-    };
-    state.overlay = None;
-    match hit.target {
-        SearchTarget::Message(index) if index < state.conversation.messages.len() => {
-            state.focus = PaneId::Conversation;
-            state.conversation.jump_to = Some(index);
-            state.conversation.flash = Some(index);
-        }
-        SearchTarget::Variable(name) => {
-            state.focus = PaneId::Variables;
-            if let Some(i) = state.variables.rows.iter().position(|v| v.name == name) {
-                state.variables.cursor.selected = i;
-            }
-        }
-        SearchTarget::Diagnostic(index) => {
-            state.focus = PaneId::Diagnostics;
-            state.diagnostics.cursor.selected = index;
-        }
-        SearchTarget::File(relative, line) => {
-            let path = state.workspace_root.join(relative);
-            super::editors::open(state, &path, line.map(|l| (l, 1)));
-        }
-        SearchTarget::Message(_) => {}
-        SearchTarget::NotShown(id) => notice(
-            state,
-            &format!(
-                "context message {id} is not shown in this pane; a cell reads it with \
-                 context.slice({}, {})",
-                id.0,
-                id.0 + 1
-            ),
-        ),
-    }
-}
-
-/// Alt+P in the search pane: attach the result to the next prompt.
-fn pin_search_result(state: &mut AppState) {
-    super::search::settle(state);
-    if let Some(hit) = selected_hit(state)
-        && !state.pins.iter().any(|p| p.text == hit.pin_text)
-    {
-        state.pins.push(super::state::Pin {
-            label: hit.label,
-            text: hit.pin_text,
-        });
-    }
-}
-
 fn request_quit(state: &mut AppState) -> Command {
     let count = state.unsaved_count();
     if count > 0 {
-        state.overlay = Some(Overlay::Confirm(Question::QuitWithUnsavedEdits { count }));
+        state.overlay = Some(Overlay::Confirm(crate::overlays::confirm::Confirm::new(
+            Question::QuitWithUnsavedEdits { count },
+        )));
         return Command::Redraw;
     }
     state.should_quit = true;
     Command::Quit
-}
-
-/// `y`, or `n`/Esc (for unsaved edits, whose scope binds no `y`: cancel).
-fn answer(state: &mut AppState, yes: bool) -> Command {
-    let Some(Overlay::Confirm(question)) = state.overlay.take() else {
-        return Command::None;
-    };
-    match question {
-        Question::QuitWithUnsavedEdits { .. } | Question::CloseDirtyTab { .. } => Command::Redraw,
-        other => super::editors::answer(state, other, yes),
-    }
-}
-
-/// `s` (save, then quit or close) or `d` (discard, then quit or close; a
-/// recovered buffer: forget it).
-fn answer_unsaved(state: &mut AppState, save: bool) -> Command {
-    let Some(Overlay::Confirm(question)) = state.overlay else {
-        return Command::None;
-    };
-    match question {
-        Question::QuitWithUnsavedEdits { .. } => {
-            state.overlay = None;
-            if save {
-                super::editors::apply(state, Action::SaveAll);
-                // A save that failed or hit a change on disk says so and
-                // keeps the workbench open.
-                if state.unsaved_count() > 0 {
-                    return Command::Redraw;
-                }
-            } else {
-                super::editors::discard_all_recoveries(state);
-            }
-            state.should_quit = true;
-            Command::Quit
-        }
-        Question::CloseDirtyTab { tab } => {
-            state.overlay = None;
-            super::editors::close_after_answer(state, tab, save)
-        }
-        Question::RestoreRecovery { index, count } if !save => super::editors::answer_recovery(
-            state,
-            index,
-            count,
-            super::editors::RecoveryChoice::Discard,
-        ),
-        _ => Command::None,
-    }
 }
 
 /// Tab order skips panes the current layout hides, so focus never lands on
@@ -518,9 +420,9 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::state::SearchScope;
     use crate::config::Settings;
     use crate::keymap::Scope;
+    use crate::overlays::search::SearchScope;
     use crossterm::event::{KeyCode, KeyModifiers};
 
     fn state() -> AppState {
@@ -620,7 +522,7 @@ mod tests {
         assert_eq!(s.overlay, None);
         key(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
         key(&mut s, KeyCode::Char('?'), KeyModifiers::NONE);
-        assert_eq!(s.overlay, Some(Overlay::Help { scroll: 0 }));
+        assert_eq!(s.overlay, Some(Overlay::Help(Default::default())));
         assert_eq!(s.active_scope(), Scope::Help);
         key(&mut s, KeyCode::Esc, KeyModifiers::NONE);
         assert_eq!(s.overlay, None);

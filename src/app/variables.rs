@@ -4,8 +4,10 @@
 
 use crossterm::event::KeyEvent;
 
-use super::state::{AppState, ListCursor, Overlay, VariableRow};
+use super::state::{AppState, ListCursor, VariableRow};
 use crate::keymap::Action;
+use crate::overlays::Overlay;
+use crate::overlays::variable::VariableDetail;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum VariableSort {
@@ -120,7 +122,7 @@ pub fn apply(state: &mut AppState, action: Action) -> bool {
         }
         Action::ShowVariable => {
             if let Some(name) = name {
-                state.overlay = Some(Overlay::Variable { name, scroll: 0 });
+                state.overlay = Some(Overlay::Variable(VariableDetail { name, scroll: 0 }));
             }
         }
         _ => return false,

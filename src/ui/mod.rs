@@ -4,22 +4,15 @@
 
 pub mod approval;
 pub mod code_style;
-pub mod confirm;
 pub mod conversation;
 pub mod diagnostics;
-pub mod file_overlays;
 pub mod file_status;
 pub mod file_view;
-pub mod help;
 pub mod history;
 pub mod line_input;
 pub mod markdown;
 pub mod pane;
-pub mod problem_detail;
-pub mod request_preview;
-pub mod search;
 pub mod status_bar;
-pub mod variable_detail;
 pub mod variables;
 
 use std::sync::Arc;
@@ -27,7 +20,6 @@ use std::sync::Arc;
 use ratatui::Frame;
 
 use crate::app::AppState;
-use crate::app::state::Overlay;
 use crate::keymap::PaneId;
 use crate::screen;
 use crate::theme::Theme;
@@ -61,10 +53,6 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
             .history
             .prepare(&mut state.conversation, &styling, inner);
     }
-    if let Some(Overlay::Help { scroll }) = &mut state.overlay {
-        let width = help::area(area).width.saturating_sub(2);
-        *scroll = (*scroll).min(help::row_count(usize::from(width)));
-    }
     file_view::prepare(state);
 }
 
@@ -89,32 +77,8 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
         }
     }
     status_bar::render(state, theme, layout.status, frame.buffer_mut());
-    match &state.overlay {
-        Some(Overlay::Help { scroll }) => help::render(*scroll, theme, area, frame.buffer_mut()),
-        Some(Overlay::RequestPreview(preview)) => {
-            request_preview::render(state, preview, theme, area, frame.buffer_mut())
-        }
-        Some(Overlay::Search(search)) => search::render(search, theme, area, frame),
-        Some(Overlay::Confirm(question)) => {
-            confirm::render(state, question, theme, area, frame.buffer_mut())
-        }
-        Some(Overlay::Problem { index, scroll }) => {
-            problem_detail::render(state, *index, *scroll, theme, area, frame.buffer_mut())
-        }
-        Some(Overlay::Variable { name, scroll }) => {
-            variable_detail::render(state, name, *scroll, theme, area, frame.buffer_mut())
-        }
-        Some(Overlay::Picker(picker)) => {
-            file_overlays::picker(state, picker, theme, area, frame.buffer_mut())
-        }
-        Some(Overlay::Prompt(prompt)) => {
-            file_overlays::prompt(state, prompt, theme, area, frame.buffer_mut())
-        }
-        Some(Overlay::Conflict) => file_overlays::conflict(state, theme, area, frame.buffer_mut()),
-        Some(Overlay::Diff { text, scroll }) => {
-            file_overlays::diff(text, *scroll, theme, area, frame.buffer_mut())
-        }
-        None => {}
+    if let Some(overlay) = &state.overlay {
+        overlay.component().render(state, theme, area, frame);
     }
     // Questions from running code come first, over any other overlay.
     approval::render(state, theme, area, frame.buffer_mut());

@@ -78,7 +78,7 @@ pub fn detail_overlay(
     screen: Rect,
     buf: &mut Buffer,
 ) -> Rect {
-    let area = super::search::centered(screen, 80, 70);
+    let area = centered(screen, 80, 70);
     let title = Line::from(vec![
         Span::raw(title),
         Span::styled(format!(" · {hint}"), theme.roles.muted),
@@ -88,4 +88,22 @@ pub fn detail_overlay(
     ratatui::widgets::Clear.render(area, buf);
     block.render(area, buf);
     inner
+}
+
+/// A rectangle of `percent_x` by `percent_y` of `screen`, centred: where
+/// overlays go.
+pub fn centered(screen: Rect, percent_x: u16, percent_y: u16) -> Rect {
+    let [_, middle, _] = Layout::vertical([
+        Constraint::Percentage((100 - percent_y) / 2),
+        Constraint::Percentage(percent_y),
+        Constraint::Fill(1),
+    ])
+    .areas(screen);
+    let [_, center, _] = Layout::horizontal([
+        Constraint::Percentage((100 - percent_x) / 2),
+        Constraint::Percentage(percent_x),
+        Constraint::Fill(1),
+    ])
+    .areas(middle);
+    center
 }

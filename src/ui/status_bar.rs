@@ -39,7 +39,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         state
             .overlay
             .as_ref()
-            .map(|o| o.label())
+            .map(|o| o.component().label())
             .unwrap_or_else(|| state.focus.label())
     };
     let safety_style = if state.safety.is_warning() {

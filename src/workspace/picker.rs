@@ -112,6 +112,9 @@ fn answer(
     }
 }
 
+/// The next id a [`FuzzyRequest`] sends (0 is "nothing sent").
+static NEXT_QUERY_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// One list's side of the worker protocol (the Ctrl+P picker, the search
 /// pane's files scope): the newest query sent and whether its answer has
 /// come. Keys and Enter can arrive in one burst, before the worker answers;
@@ -128,13 +131,13 @@ pub struct FuzzyRequest {
 impl FuzzyRequest {
     /// Sends `query` to the worker; without one (tests, or it is gone) it is
     /// matched here and the answer returned. An unchanged query is not sent
-    /// again unless `again` (the index grew). Ids come from `counter`, one
-    /// per worker, so one list never takes another list's answer.
+    /// again unless `again` (the index grew). Ids are unique in the
+    /// process, so one list never takes another list's answer (the picker
+    /// and the search pane share the worker).
     pub fn send(
         &mut self,
         query: &str,
         again: bool,
-        counter: &mut u64,
         worker: Option<&FuzzyWorker>,
         index: &FileIndex,
         limit: usize,
@@ -142,8 +145,7 @@ impl FuzzyRequest {
         if !again && self.sent.as_deref() == Some(query) {
             return None;
         }
-        *counter += 1;
-        self.id = *counter;
+        self.id = NEXT_QUERY_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.sent = Some(query.to_owned());
         self.answered = false;
         if worker.is_some_and(|w| w.search(self.id, query, index, limit)) {

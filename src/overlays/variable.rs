@@ -1,17 +1,53 @@
 //! Enter on a variable: everything the inspector knows about it — type,
 //! summary, approximate size and the whole bounded preview, wrapped.
 
+use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::pane;
+use super::{Component, Ctx, Input, Outcome};
 use crate::app::AppState;
+use crate::keymap::Scope;
 use crate::sanitize;
 use crate::theme::Theme;
+use crate::ui::pane;
 
-pub fn render(
+/// Enter on a variable: its full bounded preview, by name (it may be
+/// rebound or vanish while open).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariableDetail {
+    pub name: String,
+    pub scroll: usize,
+}
+
+impl Component for VariableDetail {
+    fn label(&self) -> &'static str {
+        "Variable"
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::Help
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        super::scrolled_text(&mut self.scroll, input, ctx)
+    }
+
+    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+        render(
+            app,
+            &self.name,
+            self.scroll,
+            theme,
+            screen,
+            frame.buffer_mut(),
+        );
+    }
+}
+
+fn render(
     state: &AppState,
     name: &str,
     scroll: usize,

@@ -3,16 +3,109 @@
 //! snapshot) and what each section costs in tokens, so "what did the model
 //! see?" always has an answer.
 
+use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
-use super::{pane, search};
+use super::{Component, Ctx, Effect, Input, Outcome, clamp_add};
 use crate::app::AppState;
-use crate::app::state::RequestPreview;
+use crate::keymap::{Action, Scope};
 use crate::sanitize;
 use crate::theme::Theme;
+use crate::ui::pane;
+
+/// F2's state: where it is scrolled, which form it shows, and what it shows
+/// (computed before each frame while open, never when drawn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestPreview {
+    pub scroll: usize,
+    /// The request's `messages` as the JSON the HTTP body carries, instead
+    /// of one readable block per message (Tab switches).
+    pub json: bool,
+    /// `Err` says why there is nothing to show (a turn holds the
+    /// conversation).
+    pub view: Result<RequestView, &'static str>,
+}
+
+impl RequestPreview {
+    pub fn new() -> Self {
+        Self {
+            scroll: 0,
+            json: false,
+            view: Err("preparing the preview"),
+        }
+    }
+}
+
+impl Default for RequestPreview {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The next request as F2 draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestView {
+    /// `ctx 41% · 52k/128k`.
+    pub gauge: String,
+    /// At 80 % of the window or more.
+    pub nearly_full: bool,
+    /// The prompt budget and where the window size came from.
+    pub budget: String,
+    /// A compaction runs before this request goes out.
+    pub compacts_first: bool,
+    /// Each section of the prompt and its tokens.
+    pub sections: Vec<(String, usize)>,
+    /// The messages, readable or as JSON.
+    pub text: String,
+    /// Lines of `text` (the scroll limit).
+    pub lines: usize,
+}
+
+impl Component for RequestPreview {
+    fn label(&self) -> &'static str {
+        "Next request"
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::RequestPreview
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        match input {
+            Input::Action(Action::CloseOverlay) => {
+                ctx.push(Effect::Close);
+                Outcome::Changed
+            }
+            Input::Action(Action::ToggleRequestJson) => {
+                self.json = !self.json;
+                self.scroll = 0;
+                Outcome::Changed
+            }
+            Input::Scroll(delta) => {
+                let lines = self.view.as_ref().map_or(0, |v| v.lines);
+                self.scroll = clamp_add(self.scroll, delta, lines);
+                Outcome::Changed
+            }
+            _ => Outcome::Ignored,
+        }
+    }
+
+    /// The conversation, the composer, the pins and the snapshot may all
+    /// have changed since the last frame: the view is computed again here,
+    /// so drawing only paints it.
+    fn before_frame(&mut self, app: &AppState, _screen: Rect) {
+        self.view = crate::app::context_window::request_view(app, self.json);
+        let lines = self.view.as_ref().map_or(0, |v| v.lines);
+        self.scroll = self.scroll.min(lines);
+    }
+
+    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+        render(app, self, theme, screen, frame.buffer_mut());
+    }
+}
 
 fn truncate(text: &str, chars: usize) -> String {
     text.chars().take(chars).collect()
@@ -30,14 +123,14 @@ fn section_label(section: crate::snapshot::Section) -> String {
     label
 }
 
-pub fn render(
+fn render(
     state: &AppState,
     preview: &RequestPreview,
     theme: &Theme,
     screen: Rect,
     buf: &mut Buffer,
 ) {
-    let area = search::centered(screen, 90, 90);
+    let area = pane::centered(screen, 90, 90);
     let form = if preview.json {
         " · as JSON (Tab: readable)"
     } else {

@@ -1,23 +1,59 @@
 //! A yes/no question drawn over everything (the recovery question has a
 //! third answer).
 
+use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
-use super::pane;
+use super::{Answer, Component, Ctx, Effect, Input, Outcome};
 use crate::app::AppState;
 use crate::app::state::Question;
+use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
+use crate::ui::pane;
 
-pub fn render(
-    state: &AppState,
-    question: &Question,
-    theme: &Theme,
-    screen: Rect,
-    buf: &mut Buffer,
-) {
+/// A question that blocks the workbench until answered. What an answer
+/// does is the app's business (`app::questions`): this only asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Confirm {
+    pub question: Question,
+}
+
+impl Confirm {
+    pub fn new(question: Question) -> Self {
+        Self { question }
+    }
+}
+
+impl Component for Confirm {
+    fn label(&self) -> &'static str {
+        "Confirm"
+    }
+
+    fn scope(&self) -> Scope {
+        self.question.scope()
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        let answer = match input {
+            Input::Action(Action::Confirm) => Answer::Yes,
+            Input::Action(Action::Deny | Action::CloseOverlay) => Answer::No,
+            Input::Action(Action::AnswerSave) => Answer::Save,
+            Input::Action(Action::AnswerDiscard) => Answer::Discard,
+            _ => return Outcome::Ignored,
+        };
+        ctx.close_with(Effect::Answer(self.question, answer));
+        Outcome::Changed
+    }
+
+    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+        render(app, &self.question, theme, screen, frame.buffer_mut());
+    }
+}
+
+fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let text = match question {
         Question::QuitWithUnsavedEdits { count } => format!(
             "{count} file{} ha{} unsaved edits. Save before quitting?",

@@ -6,34 +6,17 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, List, ListItem, ListState, Paragraph, StatefulWidget, Widget};
 
-use super::pane;
-use crate::app::search::{PaneResults, ResultRow};
-use crate::app::state::{SearchScope, SearchState};
+use super::{PaneResults, ResultRow, Search, SearchScope};
 use crate::sanitize;
 use crate::theme::Theme;
+use crate::ui::pane;
 
 /// The overlay's rectangle: most of the screen, centred.
 pub fn area(screen: Rect) -> Rect {
-    centered(screen, 80, 70)
+    pane::centered(screen, 80, 70)
 }
 
-pub fn centered(screen: Rect, percent_x: u16, percent_y: u16) -> Rect {
-    let [_, middle, _] = Layout::vertical([
-        Constraint::Percentage((100 - percent_y) / 2),
-        Constraint::Percentage(percent_y),
-        Constraint::Fill(1),
-    ])
-    .areas(screen);
-    let [_, center, _] = Layout::horizontal([
-        Constraint::Percentage((100 - percent_x) / 2),
-        Constraint::Percentage(percent_x),
-        Constraint::Fill(1),
-    ])
-    .areas(middle);
-    center
-}
-
-pub fn render(search: &SearchState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+pub(super) fn render(search: &Search, theme: &Theme, screen: Rect, frame: &mut Frame) {
     let area = area(screen);
     let outcome = &search.results;
     let count = match outcome {
@@ -66,7 +49,7 @@ pub fn render(search: &SearchState, theme: &Theme, screen: Rect, frame: &mut Fra
     Paragraph::new(Line::from(
         vec![Span::styled("› ", theme.roles.focused_title)]
             .into_iter()
-            .chain(super::line_input::spans(
+            .chain(crate::ui::line_input::spans(
                 &search.query,
                 theme.roles.text,
                 theme.roles.cursor,

@@ -1,14 +1,45 @@
 //! The help overlay, generated from the keymap so it lists every binding.
 
-use ratatui::buffer::Buffer;
+use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
-use super::{pane, search};
+use super::{Component, Ctx, Input, Outcome};
+use crate::app::AppState;
 use crate::keymap::{self, Action, Scope};
 use crate::theme::Theme;
+use crate::ui::pane;
+
+/// The help overlay: every binding, by scope, scrolled.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Help {
+    pub scroll: usize,
+}
+
+impl Component for Help {
+    fn label(&self) -> &'static str {
+        "Help"
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::Help
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        super::scrolled_text(&mut self.scroll, input, ctx)
+    }
+
+    fn before_frame(&mut self, _app: &AppState, screen: Rect) {
+        let width = area(screen).width.saturating_sub(2);
+        self.scroll = self.scroll.min(row_count(usize::from(width)));
+    }
+
+    fn render(&self, _app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+        render(self.scroll, theme, screen, frame.buffer_mut());
+    }
+}
 
 /// Columns of the key column (after a two-space indent).
 const KEYS: usize = 24;
@@ -16,11 +47,11 @@ const KEYS: usize = 24;
 /// The help overlay's place on a screen of `screen` (its inner width is
 /// what the text wraps to).
 pub fn area(screen: Rect) -> Rect {
-    search::centered(screen, 80, 80)
+    pane::centered(screen, 80, 80)
 }
 
 /// Lines of the help text at `width` columns (for scrolling bounds).
-pub fn row_count(width: usize) -> usize {
+fn row_count(width: usize) -> usize {
     lines(&crate::theme::Theme::builtin_default(), width).len()
 }
 
@@ -84,7 +115,7 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
     out
 }
 
-pub fn render(scroll: usize, theme: &Theme, screen: Rect, buf: &mut Buffer) {
+fn render(scroll: usize, theme: &Theme, screen: Rect, buf: &mut ratatui::buffer::Buffer) {
     let area = area(screen);
     let title = Line::from(vec![
         Span::raw("Help"),

@@ -1,16 +1,12 @@
-//! What the search pane finds in each scope. Results are computed by
-//! [`recompute`] when the query or the scope changes, and when what they
-//! search changes while the pane is open (a kernel, agent, diagnostics or
-//! worker event marks them [`stale`]) once before the next frame
-//! ([`recompute_if_stale`]), so a burst of streamed output costs one search,
-//! not one per event. They are kept in `SearchState::results`: drawing only
-//! reads them. The two slow scopes — fuzzy matching every workspace path and
-//! reading file contents — run on background threads started by
-//! [`refresh`], and the results show their newest answer.
+//! What the search pane finds in each scope, computed from the state
+//! (never when drawn): the conversation by the shared BM25 index, variables
+//! and diagnostics by substring, files by the fuzzy worker's newest answer,
+//! `#text` file contents by a background search.
 
 use std::ops::Range;
 
-use super::state::{AppState, SearchScope, SearchState};
+use super::{Search, SearchScope};
+use crate::app::AppState;
 
 /// One result row: a label (where it is) and a line of text with the byte
 /// ranges that matched, for highlighting.
@@ -65,36 +61,8 @@ impl PaneResults {
 /// Characters of context kept on each side of a match in a snippet.
 const SNIPPET_CONTEXT: usize = 40;
 
-/// What an open search pane searches has changed: recompute before the
-/// next frame (or before Enter acts).
-pub fn stale(state: &mut AppState) {
-    if let Some(super::state::Overlay::Search(search)) = &mut state.overlay {
-        search.stale = true;
-    }
-}
-
-/// Recomputes the results if something they search changed since.
-pub fn recompute_if_stale(state: &mut AppState) {
-    if matches!(&state.overlay, Some(super::state::Overlay::Search(s)) if s.stale) {
-        recompute(state);
-    }
-}
-
-/// Recomputes the open search pane's results from the current state.
-pub fn recompute(state: &mut AppState) {
-    let Some(super::state::Overlay::Search(search)) = &state.overlay else {
-        return;
-    };
-    let results = find(state, search);
-    if let Some(super::state::Overlay::Search(search)) = &mut state.overlay {
-        let len = results.len();
-        search.results = results;
-        search.stale = false;
-        search.cursor.move_by(0, len);
-    }
-}
-
-fn find(state: &AppState, search: &SearchState) -> PaneResults {
+/// The rows the pane lists for `search`'s query and scope.
+pub(super) fn find(state: &AppState, search: &Search) -> PaneResults {
     let query = search.query.text().trim();
     match search.scope {
         SearchScope::Files if state.file_index.is_empty() => {
@@ -160,7 +128,7 @@ fn find(state: &AppState, search: &SearchState) -> PaneResults {
             })
             .collect(),
         SearchScope::Files => match query.strip_prefix('#') {
-            Some(text) => return contents(state, text),
+            Some(text) => return contents(search, text),
             None => files(search),
         },
     };
@@ -218,8 +186,8 @@ fn conversation_bm25(state: &AppState, query: &str) -> Vec<ResultRow> {
 }
 
 /// Workspace paths by fuzzy match, with the matched characters
-/// highlighted: the newest answer from the worker (see [`refresh`]).
-fn files(search: &SearchState) -> Vec<ResultRow> {
+/// highlighted: the newest answer from the worker.
+fn files(search: &Search) -> Vec<ResultRow> {
     search
         .file_matches
         .matches
@@ -243,82 +211,6 @@ fn files(search: &SearchState) -> Vec<ResultRow> {
         .collect()
 }
 
-/// Starts the background work the search pane's query needs: the files
-/// scope's fuzzy match, or a `#text` contents search. Call after the query
-/// or the scope changed.
-pub fn refresh(state: &mut AppState) {
-    refresh_contents(state);
-    request_file_matches(state, false);
-    recompute(state);
-}
-
-/// The file index grew: an open files-scope search asks again.
-pub fn on_index_grew(state: &mut AppState) {
-    request_file_matches(state, true);
-    stale(state);
-}
-
-/// Sends the files scope's query to the fuzzy worker (or, without one,
-/// matches inline). `again` resends an unchanged query.
-fn request_file_matches(state: &mut AppState, again: bool) {
-    let Some(super::state::Overlay::Search(search)) = &mut state.overlay else {
-        return;
-    };
-    let query = search.query.text().trim();
-    if search.scope != SearchScope::Files || query.is_empty() || query.starts_with('#') {
-        return;
-    }
-    let files = &mut search.file_matches;
-    if let Some(results) = files.request.send(
-        query,
-        again,
-        &mut state.fuzzy_queries,
-        state.picker_worker.as_ref(),
-        &state.file_index,
-        RESULT_LIMIT,
-    ) {
-        files.matches = results.matches;
-    }
-}
-
-/// Before Enter acts: if the worker has not answered the query as typed
-/// (keys and Enter can arrive in one burst), match it here, once, so Enter
-/// never opens a result of an older query.
-pub fn settle(state: &mut AppState) {
-    let Some(super::state::Overlay::Search(search)) = &mut state.overlay else {
-        return;
-    };
-    if search.scope != SearchScope::Files {
-        return;
-    }
-    if let Some(results) = search
-        .file_matches
-        .request
-        .settle(&state.file_index, RESULT_LIMIT)
-    {
-        search.file_matches.matches = results.matches;
-        search.cursor = super::state::ListCursor::default();
-        recompute(state);
-    }
-}
-
-/// An answer from the fuzzy worker for the search pane; false when it is
-/// not for the newest query (or the pane is closed).
-pub fn on_file_matches(state: &mut AppState, results: crate::workspace::PickerResults) -> bool {
-    let Some(super::state::Overlay::Search(search)) = &mut state.overlay else {
-        return false;
-    };
-    let files = &mut search.file_matches;
-    if !files.request.accept(&results) {
-        return false;
-    }
-    files.matches = results.matches;
-    // The rows changed under the cursor: start from the best match.
-    search.cursor = super::state::ListCursor::default();
-    recompute(state);
-    true
-}
-
 /// A `#text` search of file contents, run on a background thread; only the
 /// latest query's hits are kept.
 #[derive(Debug)]
@@ -334,101 +226,94 @@ pub struct ContentSearch {
 /// Hits kept per contents search.
 const CONTENT_CAP: usize = 200;
 
-/// Starts (or stops) the contents search for the search pane's query: a
-/// files-scope query starting with `#` searches file contents, respecting
-/// the ignore rules and never reading secret files.
-fn refresh_contents(state: &mut AppState) {
-    let wanted = match &state.overlay {
-        Some(super::state::Overlay::Search(search)) if search.scope == SearchScope::Files => search
-            .query
-            .text()
-            .trim()
-            .strip_prefix('#')
-            .map(str::trim)
-            .filter(|q| !q.is_empty())
-            .map(str::to_owned),
-        _ => None,
-    };
-    if wanted.as_deref() == state.content_search.as_ref().map(|c| c.query.as_str()) {
-        return;
-    }
-    let previous_id = state.content_search.as_ref().map_or(0, |c| c.id);
-    if let Some(old) = state.content_search.take() {
-        old.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-    let (Some(query), Some(app)) = (wanted, state.agent.events.clone()) else {
-        return;
-    };
-    let id = previous_id + 1;
-    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let options = crate::workspace::SearchOptions {
-        id,
-        cap: CONTENT_CAP,
-        ..Default::default()
-    };
-    let started = crate::workspace::spawn_content_search(
-        &state.workspace_root,
-        &query,
-        options,
-        cancel.clone(),
-        tx,
-    );
-    if started.is_err() {
-        return;
-    }
-    // Forward on a plain thread: the search runs on one too, and this works
-    // with or without an async runtime.
-    let _ = std::thread::Builder::new()
-        .name("content-search-forward".into())
-        .spawn(move || {
-            while let Some(message) = rx.blocking_recv() {
-                if app
-                    .send(super::event::AppEvent::ContentSearch(message))
-                    .is_err()
-                {
-                    break;
+impl ContentSearch {
+    /// Starts a contents search of the workspace for `query` (ignore rules
+    /// respected, secret files never read); its messages come back as
+    /// `AppEvent::ContentSearch`. `None` when it cannot start (no event
+    /// channel in tests without one, or the thread could not be made).
+    pub(super) fn start(app: &AppState, query: String, id: u64) -> Option<Self> {
+        let events = app.agent.events.clone()?;
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let options = crate::workspace::SearchOptions {
+            id,
+            cap: CONTENT_CAP,
+            ..Default::default()
+        };
+        crate::workspace::spawn_content_search(
+            &app.workspace_root,
+            &query,
+            options,
+            cancel.clone(),
+            tx,
+        )
+        .ok()?;
+        // Forward on a plain thread: the search runs on one too, and this
+        // works with or without an async runtime.
+        let _ = std::thread::Builder::new()
+            .name("content-search-forward".into())
+            .spawn(move || {
+                while let Some(message) = rx.blocking_recv() {
+                    if events
+                        .send(crate::app::AppEvent::ContentSearch(message))
+                        .is_err()
+                    {
+                        break;
+                    }
                 }
-            }
-        });
-    state.content_search = Some(ContentSearch {
-        id,
-        query,
-        hits: Vec::new(),
-        summary: None,
-        cancel,
-    });
-}
-
-/// Applies hits of the current contents search; stale ones are dropped.
-pub fn on_content_hits(state: &mut AppState, message: crate::workspace::SearchMessage) -> bool {
-    use crate::workspace::SearchMessage;
-    let Some(current) = &mut state.content_search else {
-        return false;
-    };
-    let changed = match message {
-        SearchMessage::Hits { id, hits } if id == current.id => {
-            current.hits.extend(hits);
-            true
-        }
-        SearchMessage::Done { id, summary } if id == current.id => {
-            current.summary = Some(format!("{summary:?}"));
-            true
-        }
-        _ => false,
-    };
-    if changed {
-        recompute(state);
+            });
+        Some(Self {
+            id,
+            query,
+            hits: Vec::new(),
+            summary: None,
+            cancel,
+        })
     }
-    changed
+
+    /// Takes hits of this search; false for another (older) search's.
+    pub(super) fn take(&mut self, message: crate::workspace::SearchMessage) -> bool {
+        use crate::workspace::SearchMessage;
+        match message {
+            SearchMessage::Hits { id, hits } if id == self.id => {
+                self.hits.extend(hits);
+                true
+            }
+            SearchMessage::Done { id, summary } if id == self.id => {
+                self.summary = Some(format!("{summary:?}"));
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
-fn contents(state: &AppState, text: &str) -> PaneResults {
+/// A search the pane no longer shows (another query, or the pane closed)
+/// stops reading files.
+impl Drop for ContentSearch {
+    fn drop(&mut self) {
+        self.cancel
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Equal when they search the same and found the same (the cancel flag is
+/// the search thread's, not part of what the pane shows).
+impl PartialEq for ContentSearch {
+    fn eq(&self, other: &Self) -> bool {
+        (self.id, &self.query, &self.hits, &self.summary)
+            == (other.id, &other.query, &other.hits, &other.summary)
+    }
+}
+
+impl Eq for ContentSearch {}
+
+fn contents(search: &Search, text: &str) -> PaneResults {
     let text = text.trim();
     if text.is_empty() {
         return PaneResults::Prompt("type what to find in file contents after #");
     }
-    let Some(search) = state.content_search.as_ref().filter(|c| c.query == text) else {
+    let Some(search) = search.content.as_ref().filter(|c| c.query == text) else {
         return PaneResults::Unavailable("searching file contents…");
     };
     if search.hits.is_empty() && search.summary.is_none() {
@@ -458,7 +343,7 @@ fn contents(state: &AppState, text: &str) -> PaneResults {
 }
 
 /// Results shown per search.
-const RESULT_LIMIT: usize = 50;
+pub(super) const RESULT_LIMIT: usize = 50;
 
 fn pane_messages(state: &AppState, needle: &str) -> Vec<ResultRow> {
     state

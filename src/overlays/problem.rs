@@ -2,19 +2,54 @@
 //! message (a list row shows it on one line), where, who said it with its
 //! code, and the other places it points to — wrapped, never cut.
 
+use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::diagnostics::{severity_icon, severity_style};
-use super::pane;
+use super::{Component, Ctx, Input, Outcome};
 use crate::app::AppState;
+use crate::keymap::Scope;
 use crate::sanitize;
 use crate::screen::wrap;
 use crate::theme::Theme;
+use crate::ui::diagnostics::{severity_icon, severity_style};
+use crate::ui::pane;
 
-pub fn render(
+/// The problem at `index` of the diagnostics rows when it was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProblemDetail {
+    pub index: usize,
+    pub scroll: usize,
+}
+
+impl Component for ProblemDetail {
+    fn label(&self) -> &'static str {
+        "Problem"
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::Help
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        super::scrolled_text(&mut self.scroll, input, ctx)
+    }
+
+    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+        render(
+            app,
+            self.index,
+            self.scroll,
+            theme,
+            screen,
+            frame.buffer_mut(),
+        );
+    }
+}
+
+fn render(
     state: &AppState,
     index: usize,
     scroll: usize,

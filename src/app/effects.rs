@@ -1,0 +1,181 @@
+//! The open overlay as a layer: an input goes to it through
+//! [`to_overlay`], and what it asks for ([`Effect`]s) is applied here, in
+//! one place, once it is back in its slot. Nothing else reaches into an
+//! overlay's state.
+
+use super::state::{AppState, Question};
+use super::update::{Command, notice};
+use crate::editor::EditCommand;
+use crate::keymap::{Action, PaneId};
+use crate::overlays::search::SearchTarget;
+use crate::overlays::{Answer, Ctx, Effect, Input, Outcome};
+
+/// Offers `input` to the open overlay. `None` when there is none or it
+/// passed the input on (the layer below gets it).
+pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
+    let mut overlay = state.overlay.take()?;
+    let mut ctx = Ctx::new(state);
+    let outcome = overlay.component_mut().handle(input, &mut ctx);
+    let effects = ctx.into_effects();
+    state.overlay = Some(overlay);
+    let command = apply(state, effects);
+    match outcome {
+        Outcome::Ignored => None,
+        Outcome::Unchanged => Some(command),
+        Outcome::Changed => Some(command.or_redraw()),
+    }
+}
+
+/// Brings the open overlay up to date before a frame.
+pub fn before_frame(state: &mut AppState) {
+    let Some(mut overlay) = state.overlay.take() else {
+        return;
+    };
+    let screen = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
+    overlay.component_mut().before_frame(state, screen);
+    state.overlay = Some(overlay);
+}
+
+/// Applies an overlay's effects in order.
+fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
+    let mut command = Command::None;
+    for effect in effects {
+        let next = match effect {
+            Effect::Close => {
+                state.overlay = None;
+                Command::Redraw
+            }
+            Effect::Open(overlay) => {
+                state.overlay = Some(*overlay);
+                Command::Redraw
+            }
+            Effect::OpenFile { path, at } => super::editors::open(state, &path, at),
+            Effect::GoTo { line, column } => go_to(state, line, column),
+            Effect::Find { query, forward } => find(state, query, forward),
+            Effect::ClearFind => super::editors::edit(state, EditCommand::ClearSearch),
+            Effect::Reveal(target) => reveal(state, target),
+            Effect::Pin(pin) => {
+                state.pins.push(pin);
+                Command::Redraw
+            }
+            Effect::Notice(text) => {
+                notice(state, &text);
+                Command::Redraw
+            }
+            Effect::Answer(question, answer) => self::answer(state, question, answer),
+            Effect::Run(action) => super::editors::apply(state, action),
+        };
+        command = command.merge(next);
+    }
+    command
+}
+
+fn go_to(state: &mut AppState, line: usize, column: usize) -> Command {
+    let command = super::editors::edit(state, EditCommand::GoToLine(line));
+    if column > 1
+        && let Some(doc) = state.editors.active_mut()
+    {
+        let line = doc.cursor().0;
+        doc.set_cursor((line, column - 1), false);
+    }
+    command.or_redraw()
+}
+
+/// The next (or previous) match in the active file; the overlay that asked
+/// hears "3 of 10" back.
+fn find(state: &mut AppState, query: String, forward: bool) -> Command {
+    let Some(doc) = state.editors.active_mut() else {
+        return Command::None;
+    };
+    let command = if forward {
+        EditCommand::FindNext(query)
+    } else {
+        EditCommand::FindPrev(query)
+    };
+    let status = match doc.apply(command) {
+        Ok(outcome) => match outcome.search {
+            Some(report) => match report.current {
+                Some(i) => format!("{} of {}", i + 1, report.matches.len()),
+                None => "no matches".to_string(),
+            },
+            None => String::new(),
+        },
+        Err(error) => error.to_string(),
+    };
+    state.editors.revision = state.editors.revision.wrapping_add(1);
+    to_overlay(state, Input::Report(status)).unwrap_or(Command::Redraw)
+}
+
+/// A search result brought into view: its pane focused and it selected.
+fn reveal(state: &mut AppState, target: SearchTarget) -> Command {
+    match target {
+        SearchTarget::Message(index) if index < state.conversation.messages.len() => {
+            state.focus = PaneId::Conversation;
+            state.conversation.jump_to = Some(index);
+            state.conversation.flash = Some(index);
+        }
+        SearchTarget::Message(_) => {}
+        SearchTarget::Variable(name) => {
+            state.focus = PaneId::Variables;
+            if let Some(i) = state.variables.rows.iter().position(|v| v.name == name) {
+                state.variables.cursor.selected = i;
+            }
+        }
+        SearchTarget::Diagnostic(index) => {
+            state.focus = PaneId::Diagnostics;
+            state.diagnostics.cursor.selected = index;
+        }
+        SearchTarget::File(relative, line) => {
+            let path = state.workspace_root.join(relative);
+            return super::editors::open(state, &path, line.map(|l| (l, 1))).or_redraw();
+        }
+        SearchTarget::NotShown(id) => notice(
+            state,
+            &format!(
+                "context message {id} is not shown in this pane; a cell reads it with \
+                 context.slice({}, {})",
+                id.0,
+                id.0 + 1
+            ),
+        ),
+    }
+    Command::Redraw
+}
+
+/// What an answer to a question does.
+fn answer(state: &mut AppState, question: Question, answer: Answer) -> Command {
+    use super::editors::RecoveryChoice;
+    match (question, answer) {
+        (Question::QuitWithUnsavedEdits { .. }, Answer::Save) => {
+            super::editors::apply(state, Action::SaveAll);
+            // A save that failed or hit a change on disk says so and keeps
+            // the workbench open.
+            if state.unsaved_count() > 0 {
+                return Command::Redraw;
+            }
+            state.should_quit = true;
+            Command::Quit
+        }
+        (Question::QuitWithUnsavedEdits { .. }, Answer::Discard) => {
+            super::editors::discard_all_recoveries(state);
+            state.should_quit = true;
+            Command::Quit
+        }
+        (Question::CloseDirtyTab { tab }, Answer::Save | Answer::Discard) => {
+            super::editors::close_after_answer(state, tab, answer == Answer::Save)
+        }
+        (Question::LoadTheirs { .. }, Answer::Yes | Answer::No) => {
+            super::editors::answer(state, question, answer == Answer::Yes)
+        }
+        (Question::RestoreRecovery { index, count }, _) => {
+            let choice = match answer {
+                Answer::Yes => RecoveryChoice::Restore,
+                Answer::Discard => RecoveryChoice::Discard,
+                Answer::No | Answer::Save => RecoveryChoice::Later,
+            };
+            super::editors::answer_recovery(state, index, count, choice)
+        }
+        // Cancel: nothing happens.
+        _ => Command::Redraw,
+    }
+}

@@ -1,0 +1,173 @@
+//! The file view's one-line prompts: Ctrl+G go to line (`12` or `12:5`)
+//! and Ctrl+F find in file, a bar at the top right of the file view.
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Widget};
+
+use super::{Component, Ctx, Effect, Input, Outcome};
+use crate::app::AppState;
+use crate::app::line_input::{Edit, LineInput};
+use crate::keymap::{Action, Scope};
+use crate::theme::Theme;
+use crate::ui::pane;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    GoToLine,
+    Find,
+}
+
+impl PromptKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            PromptKind::GoToLine => "Go to line",
+            PromptKind::Find => "Find",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub input: LineInput,
+    /// "3 of 10", "no matches", "not a line number".
+    pub status: Option<String>,
+}
+
+impl Prompt {
+    /// A prompt for the active file; `None` when no file is open. The find
+    /// bar starts with the selection (or the last query).
+    pub fn new(kind: PromptKind, app: &AppState) -> Option<Self> {
+        let doc = app.editors.active()?;
+        let text = match kind {
+            PromptKind::Find => doc
+                .selected_text()
+                .filter(|t| !t.contains('\n'))
+                .or_else(|| doc.search_query().map(str::to_owned))
+                .unwrap_or_default(),
+            PromptKind::GoToLine => String::new(),
+        };
+        Some(Self {
+            kind,
+            input: LineInput::new(&text),
+            status: None,
+        })
+    }
+
+    /// Enter (or Shift+Enter, `forward` false, in the find bar).
+    fn accept(&mut self, forward: bool, ctx: &mut Ctx<'_>) -> Outcome {
+        match self.kind {
+            PromptKind::GoToLine if forward => match parse_position(self.input.text()) {
+                Some((line, column)) => ctx.close_with(Effect::GoTo { line, column }),
+                None => self.status = Some("type a line number (or line:column)".into()),
+            },
+            PromptKind::GoToLine => return Outcome::Unchanged,
+            PromptKind::Find if self.input.is_empty() => return Outcome::Unchanged,
+            PromptKind::Find => ctx.push(Effect::Find {
+                query: self.input.text().to_owned(),
+                forward,
+            }),
+        }
+        Outcome::Changed
+    }
+}
+
+impl Component for Prompt {
+    fn label(&self) -> &'static str {
+        self.kind.label()
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::Prompt
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        let edit = match input {
+            Input::Action(Action::Accept) => return self.accept(true, ctx),
+            Input::Action(Action::FindPrev) => return self.accept(false, ctx),
+            // Closing the find bar clears its match highlights.
+            Input::Action(Action::CloseOverlay) => {
+                ctx.close_with(Effect::ClearFind);
+                return Outcome::Changed;
+            }
+            Input::Report(status) => {
+                self.status = Some(status);
+                return Outcome::Changed;
+            }
+            Input::Key(key) => self.input.input(key),
+            Input::Paste(text) if self.input.paste(text) => Edit::Text,
+            Input::Paste(_) => Edit::None,
+            _ => return Outcome::Ignored,
+        };
+        match edit {
+            Edit::None => Outcome::Unchanged,
+            Edit::Cursor => Outcome::Changed,
+            Edit::Text => {
+                self.status = None;
+                Outcome::Changed
+            }
+        }
+    }
+
+    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+        render(app, self, theme, screen, frame.buffer_mut());
+    }
+}
+
+/// "12" or "12:5", 1-based.
+fn parse_position(input: &str) -> Option<(usize, usize)> {
+    let mut parts = input.trim().splitn(2, ':');
+    let line = parts.next()?.trim().parse::<usize>().ok()?;
+    let column = match parts.next() {
+        Some(c) => c.trim().parse::<usize>().ok()?,
+        None => 1,
+    };
+    Some((line.max(1), column.max(1)))
+}
+
+/// A one-line bar at the bottom of the file view (or the screen).
+fn render(state: &AppState, prompt: &Prompt, theme: &Theme, screen: Rect, buf: &mut Buffer) {
+    let layout = crate::screen::layout::compute(screen, state.focus);
+    let pane = layout.file_view.unwrap_or(screen);
+    let width = pane.width.saturating_sub(2).min(60);
+    if width < 10 || pane.height < 3 {
+        return;
+    }
+    let area = Rect::new(pane.right().saturating_sub(width + 1), pane.y + 1, width, 3);
+    let block = pane::block(Line::from(prompt.kind.label()), None, true, theme)
+        .border_style(theme.roles.overlay_border);
+    Clear.render(area, buf);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let status_width = prompt
+        .status
+        .as_ref()
+        .map_or(0, |s| unicode_width::UnicodeWidthStr::width(s.as_str()) + 2);
+    let mut spans = crate::ui::line_input::spans(
+        &prompt.input,
+        theme.roles.text,
+        theme.roles.cursor,
+        usize::from(inner.width).saturating_sub(status_width).max(8),
+    );
+    if let Some(status) = &prompt.status {
+        spans.push(Span::styled(format!("  {status}"), theme.roles.muted));
+    }
+    Line::from(spans).render(inner, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_position;
+
+    #[test]
+    fn positions_parse_like_people_type_them() {
+        assert_eq!(parse_position("12"), Some((12, 1)));
+        assert_eq!(parse_position(" 3:7 "), Some((3, 7)));
+        assert_eq!(parse_position("0"), Some((1, 1)));
+        assert_eq!(parse_position("x"), None);
+        assert_eq!(parse_position("4:y"), None);
+    }
+}

@@ -1,0 +1,283 @@
+//! The search pane (Alt+5 / Ctrl+F outside a file): one query over
+//! everything the agent can see, in four scopes switched with Tab. Results
+//! are computed when the query or the scope changes, and once before the
+//! next frame when what they search changed (`Input::SourcesChanged`), so a
+//! burst of streamed output costs one search, not one per event. Drawing
+//! only reads them. Fuzzy matching every workspace path and reading file
+//! contents run on background threads; the pane shows their newest answer.
+
+mod find;
+mod view;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+pub use find::{ContentSearch, PaneResults, ResultRow, SearchTarget};
+pub use view::area;
+
+use super::{Component, Ctx, Effect, Input, Outcome};
+use crate::app::AppState;
+use crate::app::line_input::LineInput;
+use crate::app::state::{ListCursor, Pin};
+use crate::keymap::{Action, Scope};
+use crate::theme::Theme;
+
+/// The search pane's scopes, switched with Tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchScope {
+    Conversation,
+    Variables,
+    Files,
+    Diagnostics,
+}
+
+impl SearchScope {
+    pub const ALL: [SearchScope; 4] = [
+        SearchScope::Conversation,
+        SearchScope::Variables,
+        SearchScope::Files,
+        SearchScope::Diagnostics,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SearchScope::Conversation => "conversation",
+            SearchScope::Variables => "variables",
+            SearchScope::Files => "files",
+            SearchScope::Diagnostics => "diagnostics",
+        }
+    }
+
+    pub fn cycle(self, forward: bool) -> Self {
+        let all = Self::ALL;
+        let i = all.iter().position(|s| *s == self).unwrap_or(0);
+        let n = all.len();
+        all[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct Search {
+    pub query: LineInput,
+    pub scope: SearchScope,
+    pub cursor: ListCursor,
+    /// The files scope's fuzzy matches, computed off the UI thread.
+    pub file_matches: FileMatches,
+    /// The running or finished `#text` search of file contents.
+    pub content: Option<ContentSearch>,
+    /// What the pane lists, computed from the state (never when drawn).
+    pub results: PaneResults,
+    /// What the results were computed from has changed since.
+    pub stale: bool,
+}
+
+impl Search {
+    /// An empty search in the conversation scope.
+    pub fn new() -> Self {
+        Self {
+            query: LineInput::default(),
+            scope: SearchScope::Conversation,
+            cursor: ListCursor::default(),
+            file_matches: FileMatches::default(),
+            content: None,
+            results: PaneResults::Prompt("type to search"),
+            stale: false,
+        }
+    }
+
+    /// The search pane as it opens: what an empty query shows now.
+    pub fn open(app: &AppState) -> Self {
+        let mut search = Self::new();
+        search.refresh(app);
+        search
+    }
+
+    /// The query or the scope changed: start the background work it needs
+    /// (the files scope's fuzzy match, a `#text` contents search) and
+    /// compute the rows.
+    fn refresh(&mut self, app: &AppState) {
+        self.refresh_contents(app);
+        self.request_file_matches(app, false);
+        self.recompute(app);
+    }
+
+    fn recompute(&mut self, app: &AppState) {
+        self.results = find::find(app, self);
+        self.stale = false;
+        self.cursor.move_by(0, self.results.len());
+    }
+
+    /// Sends the files scope's query to the fuzzy worker (or, without one,
+    /// matches inline). `again` resends an unchanged query.
+    fn request_file_matches(&mut self, app: &AppState, again: bool) {
+        let query = self.query.text().trim();
+        if self.scope != SearchScope::Files || query.is_empty() || query.starts_with('#') {
+            return;
+        }
+        if let Some(results) = self.file_matches.request.send(
+            query,
+            again,
+            app.picker_worker.as_ref(),
+            &app.file_index,
+            find::RESULT_LIMIT,
+        ) {
+            self.file_matches.matches = results.matches;
+        }
+    }
+
+    /// Starts (or stops) the contents search: a files-scope query starting
+    /// with `#` searches file contents; only the latest query's runs.
+    fn refresh_contents(&mut self, app: &AppState) {
+        let wanted = (self.scope == SearchScope::Files)
+            .then(|| self.query.text().trim().strip_prefix('#'))
+            .flatten()
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
+            .map(str::to_owned);
+        if wanted.as_deref() == self.content.as_ref().map(|c| c.query.as_str()) {
+            return;
+        }
+        let id = self.content.as_ref().map_or(0, |c| c.id) + 1;
+        // Dropping the old search cancels it.
+        self.content = wanted.and_then(|query| ContentSearch::start(app, query, id));
+    }
+
+    /// Before Enter acts: if the worker has not answered the query as typed
+    /// (keys and Enter can arrive in one burst), match it here, once, so
+    /// Enter never opens a result of an older query. Results are brought up
+    /// to date too.
+    fn settle(&mut self, app: &AppState) {
+        if self.scope == SearchScope::Files
+            && let Some(results) = self
+                .file_matches
+                .request
+                .settle(&app.file_index, find::RESULT_LIMIT)
+        {
+            self.file_matches.matches = results.matches;
+            self.cursor = ListCursor::default();
+            self.stale = true;
+        }
+        if self.stale {
+            self.recompute(app);
+        }
+    }
+
+    fn selected_hit(&mut self, app: &AppState) -> Option<ResultRow> {
+        self.settle(app);
+        match &self.results {
+            PaneResults::Hits(hits) => hits.get(self.cursor.selected).cloned(),
+            _ => None,
+        }
+    }
+
+    fn edited(&mut self, changed_text: bool, app: &AppState) {
+        if changed_text {
+            self.cursor = ListCursor::default();
+            self.refresh(app);
+        }
+    }
+}
+
+impl Default for Search {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Component for Search {
+    fn label(&self) -> &'static str {
+        "Search"
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::Search
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        match input {
+            Input::Action(Action::CloseOverlay) => ctx.push(Effect::Close),
+            // Enter: close and bring the result into view.
+            Input::Action(Action::SearchOpen) => match self.selected_hit(ctx.app) {
+                Some(hit) => ctx.close_with(Effect::Reveal(hit.target)),
+                None => return Outcome::Changed,
+            },
+            // Alt+P: attach the result to the next prompt (once).
+            Input::Action(Action::SearchPin) => {
+                if let Some(hit) = self.selected_hit(ctx.app)
+                    && !ctx.app.pins.iter().any(|p| p.text == hit.pin_text)
+                {
+                    ctx.push(Effect::Pin(Pin {
+                        label: hit.label,
+                        text: hit.pin_text,
+                    }));
+                }
+            }
+            Input::Action(action @ (Action::SearchNextScope | Action::SearchPrevScope)) => {
+                self.scope = self.scope.cycle(action == Action::SearchNextScope);
+                self.cursor = ListCursor::default();
+                self.refresh(ctx.app);
+            }
+            Input::Scroll(delta) => self.cursor.move_by(delta, self.results.len()),
+            Input::Key(key) => {
+                let edit = self.query.input(key);
+                self.edited(edit.text_changed(), ctx.app);
+                return Outcome::from_changed(edit.any());
+            }
+            Input::Paste(text) => {
+                let pasted = self.query.paste(text);
+                self.edited(pasted, ctx.app);
+                return Outcome::from_changed(pasted);
+            }
+            Input::FileMatches(results) => {
+                if self.scope != SearchScope::Files || !self.file_matches.request.accept(results) {
+                    return Outcome::Unchanged;
+                }
+                self.file_matches.matches = results.matches.clone();
+                // The rows changed under the cursor: start from the best match.
+                self.cursor = ListCursor::default();
+                self.recompute(ctx.app);
+            }
+            Input::ContentHits(message) => {
+                let taken = self.content.as_mut().is_some_and(|c| c.take(message));
+                if !taken {
+                    return Outcome::Unchanged;
+                }
+                self.recompute(ctx.app);
+            }
+            Input::IndexGrew => {
+                self.request_file_matches(ctx.app, true);
+                self.stale = true;
+            }
+            Input::SourcesChanged => {
+                self.stale = true;
+                return Outcome::Unchanged;
+            }
+            _ => return Outcome::Ignored,
+        }
+        Outcome::Changed
+    }
+
+    fn before_frame(&mut self, app: &AppState, _screen: Rect) {
+        if self.stale {
+            self.recompute(app);
+        }
+    }
+
+    fn render(&self, _app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+        view::render(self, theme, screen, frame);
+    }
+}
+
+/// Paths matching the files scope's query. Matching 100 000 paths takes
+/// milliseconds to tens of them, so it runs on the picker's worker thread
+/// and the pane shows the newest answer (a keystroke behind at worst).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileMatches {
+    /// The newest query sent and whether `matches` answer it.
+    pub request: crate::workspace::FuzzyRequest,
+    pub matches: Vec<crate::workspace::PathMatch>,
+}
