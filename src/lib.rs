@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod app;
 pub mod cli;
+pub mod component;
 pub mod config;
 pub mod context;
 pub mod diagnostics;
@@ -20,6 +21,7 @@ pub mod kernel_setup;
 pub mod keymap;
 pub mod logging;
 pub mod overlays;
+pub mod panes;
 pub mod process_group;
 pub mod sandbox;
 pub mod sanitize;

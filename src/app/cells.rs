@@ -40,7 +40,7 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
         }
         KernelUpdate::Finished { cell_id, result } => finish(state, cell_id, &result),
         KernelUpdate::Status(info) => state.kernel = view_of(&info),
-        KernelUpdate::State(runtime) => super::variables::replace(state, rows_of(&runtime)),
+        KernelUpdate::State(runtime) => state.variables.replace(rows_of(&runtime)),
         // The cell whose timeout cost the restart reports it when it
         // finishes (its error says why and that the variables are lost):
         // said once, on that cell. Only a restart no running cell will

@@ -5,10 +5,10 @@
 
 use super::state::{AppState, Question};
 use super::update::{Command, notice};
+use crate::component::{Answer, Component, Ctx, Effect, Input, Outcome};
 use crate::editor::EditCommand;
 use crate::keymap::{Action, PaneId};
 use crate::overlays::search::SearchTarget;
-use crate::overlays::{Answer, Ctx, Effect, Input, Outcome};
 
 /// Offers `input` to the open overlay. `None` when there is none or it
 /// passed the input on (the layer below gets it).
@@ -18,6 +18,28 @@ pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
     let outcome = overlay.component_mut().handle(input, &mut ctx);
     let effects = ctx.into_effects();
     state.overlay = Some(overlay);
+    finish(state, outcome, effects)
+}
+
+/// Offers `input` to a pane that is a component (`crate::panes`). `None`
+/// when it passed the input on, or the pane is not one yet.
+pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<Command> {
+    match pane {
+        PaneId::Variables => {
+            let mut variables = std::mem::take(&mut state.variables);
+            let mut ctx = Ctx::new(state);
+            let outcome = variables.handle(input, &mut ctx);
+            let effects = ctx.into_effects();
+            state.variables = variables;
+            finish(state, outcome, effects)
+        }
+        PaneId::Conversation | PaneId::FileView | PaneId::Diagnostics => None,
+    }
+}
+
+/// Applies what a component asked for and turns its outcome into the
+/// loop's command (`None`: it passed the input on).
+fn finish(state: &mut AppState, outcome: Outcome, effects: Vec<Effect>) -> Option<Command> {
     let command = apply(state, effects);
     match outcome {
         Outcome::Ignored => None,

@@ -14,9 +14,10 @@
 
 use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
-use super::effects::to_overlay;
+use super::effects::{to_overlay, to_pane};
 use super::state::AppState;
 use super::update::Command;
+use crate::component::Component;
 use crate::keymap::{PaneId, Scope};
 use crate::overlays::{Input, Overlay};
 
@@ -83,10 +84,7 @@ impl Layer {
                 .iter()
                 .map(|overlay| overlay.component().scope())
                 .collect(),
-            Layer::Pane(PaneId::Variables) if state.variables.view.filtering => {
-                vec![Scope::VariableFilter]
-            }
-            Layer::Pane(PaneId::Variables) => vec![Scope::Variables, Scope::List],
+            Layer::Pane(PaneId::Variables) => state.variables.scopes(),
             Layer::Pane(PaneId::Diagnostics) => vec![Scope::Diagnostics, Scope::List],
             Layer::Pane(pane) => vec![pane.scope()],
         }
@@ -98,8 +96,8 @@ impl Layer {
             Layer::Approval => Command::from_changed(super::approval_flow::type_reason(state, key)),
             Layer::Overlay => to_overlay(state, Input::Key(key)).unwrap_or(Command::None),
             Layer::Pane(PaneId::FileView) => super::editors::type_key(state, key),
-            Layer::Pane(PaneId::Variables) if state.variables.view.filtering => {
-                Command::from_changed(super::variables::type_into_filter(state, key))
+            Layer::Pane(PaneId::Variables) => {
+                to_pane(state, PaneId::Variables, Input::Key(key)).unwrap_or(Command::None)
             }
             Layer::Pane(PaneId::Conversation) => {
                 Command::from_changed(state.composer.input(tui_textarea::Input::from(key)))
@@ -121,8 +119,8 @@ impl Layer {
             }
             Layer::Overlay => to_overlay(state, Input::Paste(&clean)).unwrap_or(Command::None),
             Layer::Pane(PaneId::FileView) => super::editors::paste(state, text),
-            Layer::Pane(PaneId::Variables) if state.variables.view.filtering => {
-                Command::from_changed(super::variables::paste_into_filter(state, &clean))
+            Layer::Pane(PaneId::Variables) => {
+                to_pane(state, PaneId::Variables, Input::Paste(&clean)).unwrap_or(Command::None)
             }
             Layer::Pane(PaneId::Conversation) => {
                 Command::from_changed(state.composer.insert_str(clean))
@@ -191,8 +189,7 @@ fn scroll_pane(state: &mut AppState, pane: PaneId, delta: isize) {
             }
         }
         PaneId::Variables => {
-            let len = super::variables::visible(state).len();
-            state.variables.cursor.move_by(delta, len);
+            to_pane(state, pane, Input::Scroll(delta));
         }
         PaneId::Diagnostics => {
             let len = state.diagnostics.rows.len();

@@ -23,7 +23,6 @@ pub mod snapshot;
 pub mod state;
 pub mod transcript;
 pub mod update;
-pub mod variables;
 pub mod workspace_services;
 
 pub use event::AppEvent;

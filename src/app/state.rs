@@ -13,7 +13,6 @@ use super::approvals::{ApprovalBroker, ApprovalQueue};
 use super::kernel::KernelClient;
 use super::safety::{KernelLauncher, SafetyView};
 use super::snapshot::SnapshotView;
-use super::variables::VariablesView;
 use crate::config::Settings;
 use crate::diagnostics::{DiagnosticsService, DiagnosticsStore};
 use crate::editor::Highlighter;
@@ -208,15 +207,6 @@ pub struct DiagnosticRow {
     pub related: Vec<String>,
 }
 
-/// The variables inspector's state in one place: the kernel's variables
-/// (from its listing), the selected row, and the sort order and filter.
-#[derive(Debug, Default)]
-pub struct VariablesPane {
-    pub rows: Vec<VariableRow>,
-    pub cursor: ListCursor,
-    pub view: VariablesView,
-}
-
 /// The Diagnostics pane's state in one place: every diagnostic by file and
 /// source (fed by the diagnostics service's events), the rows it shows, its
 /// cursor, and the service with what it has sent the language servers.
@@ -318,7 +308,7 @@ pub struct AppState {
     /// Execution id of the last finished cell, to mark what it changed.
     pub last_exec_id: Option<u64>,
     /// The variables inspector.
-    pub variables: VariablesPane,
+    pub variables: crate::panes::variables::VariablesPane,
     /// The Diagnostics pane and the service feeding it.
     pub diagnostics: DiagnosticsPane,
     /// Search results pinned to the next prompt (shown above the composer).
@@ -377,7 +367,7 @@ impl AppState {
             kernel: KernelView::NotStarted,
             kernel_client: None,
             last_exec_id: None,
-            variables: VariablesPane::default(),
+            variables: Default::default(),
             diagnostics: DiagnosticsPane::default(),
             status_notice: None,
             pins: Vec::new(),

@@ -161,10 +161,12 @@ fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
 
 /// Performs an action from the keymap.
 pub fn apply(state: &mut AppState, action: Action) -> Command {
-    if super::approval_flow::apply(state, action) || super::variables::apply(state, action) {
+    if super::approval_flow::apply(state, action) {
         return Command::Redraw;
     }
-    if let Some(command) = to_overlay(state, Input::Action(action)) {
+    if let Some(command) = to_overlay(state, Input::Action(action))
+        .or_else(|| super::effects::to_pane(state, state.focus, Input::Action(action)))
+    {
         return command;
     }
     match action {

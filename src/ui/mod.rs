@@ -13,13 +13,13 @@ pub mod line_input;
 pub mod markdown;
 pub mod pane;
 pub mod status_bar;
-pub mod variables;
 
 use std::sync::Arc;
 
 use ratatui::Frame;
 
 use crate::app::AppState;
+use crate::component::Component;
 use crate::keymap::PaneId;
 use crate::screen;
 use crate::theme::Theme;
@@ -70,7 +70,7 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
                 conversation::render(state, &model.history, theme, focused, rect, frame)
             }
             PaneId::FileView => file_view::render(state, theme, focused, rect, frame.buffer_mut()),
-            PaneId::Variables => variables::render(state, theme, focused, rect, frame.buffer_mut()),
+            PaneId::Variables => state.variables.render(state, theme, rect, frame),
             PaneId::Diagnostics => {
                 diagnostics::render(state, theme, focused, rect, frame.buffer_mut())
             }

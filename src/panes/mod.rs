@@ -1,0 +1,9 @@
+//! Panes as components (`crate::component`): a pane owns its state,
+//! answers the input the layer stack gives it when it has the focus (or
+//! the pointer), and paints itself in its rectangle.
+//!
+//! The variables pane is one; the conversation, the file view and the
+//! diagnostics list still keep their input handling in `app` and their
+//! painting in `ui` (see ARCHITECTURE.md, "Frames").
+
+pub mod variables;
