@@ -279,11 +279,11 @@ fn problems_read_whole_in_the_list_and_in_their_detail() {
         hello_tui::screen::layout::compute(ratatui::layout::Rect::new(0, 0, 80, 24), s.focus);
     let pane = layout.rect(hello_tui::keymap::PaneId::Diagnostics).unwrap();
     let inner = (pane.width - 2, pane.height - 2);
-    let rows = hello_tui::screen::diagnostics::selected_rows(&s, inner.0).len();
+    let rows = hello_tui::screen::diagnostics::selected_rows(&s.diagnostics, inner.0).len();
     // The file's header, the selection's rows, then the second problem.
     let row = u16::try_from(1 + rows).unwrap();
     assert_eq!(
-        hello_tui::screen::diagnostics::diagnostic_at(&s, inner.0, inner.1, row),
+        hello_tui::screen::diagnostics::diagnostic_at(&s.diagnostics, inner.0, inner.1, row),
         Some(1)
     );
 

@@ -194,7 +194,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
     let (tx, mut rx) = event::channel();
     let mut s = state(&root);
     let (diag_tx, mut diag_rx) = tokio::sync::mpsc::unbounded_channel();
-    s.diagnostics.client = Some(hello_tui::diagnostics::DiagnosticsService::start(
+    s.diagnostic_sources.client = Some(hello_tui::diagnostics::DiagnosticsService::start(
         Default::default(),
         root.clone(),
         diag_tx,

@@ -4,8 +4,26 @@
 
 use std::path::Path;
 
+use std::collections::HashMap;
+use std::path::PathBuf;
+
 use super::state::{AppState, DiagnosticRow};
-use crate::diagnostics::{DiagnosticsEvent, Position};
+use crate::diagnostics::{DiagnosticsEvent, DiagnosticsService, DiagnosticsStore, Position};
+
+/// Where the Diagnostics pane's rows come from: every diagnostic by file
+/// and source (fed by the diagnostics service's events), the service, and
+/// what it has sent the language servers.
+#[derive(Default)]
+pub struct DiagnosticSources {
+    pub store: DiagnosticsStore,
+    /// `None` in tests without language servers.
+    pub client: Option<DiagnosticsService>,
+    /// Buffers the language servers have open, with a hash of the text
+    /// they were last sent (to send `didChange` only when it changed).
+    pub sent: HashMap<PathBuf, u64>,
+    /// The last service notice put in the conversation (not repeated).
+    pub last_notice: Option<String>,
+}
 
 /// Applies one event from the service; returns whether the screen changed.
 pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
@@ -14,8 +32,8 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             state.status_notice = Some(text.clone());
             // The bar may cut it; the conversation shows it whole, once
             // (a check failing on every save says it once).
-            if state.diagnostics.last_notice.as_deref() != Some(text.as_str()) {
-                state.diagnostics.last_notice = Some(text.clone());
+            if state.diagnostic_sources.last_notice.as_deref() != Some(text.as_str()) {
+                state.diagnostic_sources.last_notice = Some(text.clone());
                 super::update::notice(state, text);
             }
             true
@@ -43,7 +61,7 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             true
         }
         DiagnosticsEvent::Published { .. } => {
-            let changed = state.diagnostics.store.apply(&event);
+            let changed = state.diagnostic_sources.store.apply(&event);
             if changed {
                 let active = state.editors.active().map(|d| d.path().to_path_buf());
                 rebuild_rows(state, active.as_deref());
@@ -62,7 +80,7 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
         .rows
         .get(state.diagnostics.cursor.selected)
         .cloned();
-    let mut all = state.diagnostics.store.all_sorted();
+    let mut all = state.diagnostic_sources.store.all_sorted();
     all.sort_by_key(|d| (Some(d.path.as_path()) != active, d.path.clone()));
     state.diagnostics.rows = all
         .into_iter()
@@ -112,7 +130,7 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
 /// no file open, the first F8 goes to the selected row itself, which nobody
 /// has visited yet.
 pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
-    let store = &state.diagnostics.store;
+    let store = &state.diagnostic_sources.store;
     let target = match state.editors.active() {
         Some(doc) => {
             let (line, character) = doc.cursor();
@@ -149,8 +167,8 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
 /// (a file named on the command line opens before the event loop runs):
 /// those are sent to it now, so they get their language server too.
 pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsService) {
-    state.diagnostics.client = Some(service);
-    state.diagnostics.sent.clear();
+    state.diagnostic_sources.client = Some(service);
+    state.diagnostic_sources.sent.clear();
     sync_open_documents(state);
 }
 
@@ -159,10 +177,10 @@ pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsServ
 /// edits (so diagnostics follow what the user typed, not only the disk),
 /// `didClose` for closed tabs. Called after every editor change.
 pub fn sync_open_documents(state: &mut AppState) {
-    let Some(service) = state.diagnostics.client.clone() else {
+    let Some(service) = state.diagnostic_sources.client.clone() else {
         return;
     };
-    let mut open = std::mem::take(&mut state.diagnostics.sent);
+    let mut open = std::mem::take(&mut state.diagnostic_sources.sent);
     let mut still_open = std::collections::HashMap::new();
     for doc in &state.editors.tabs {
         if doc.read_only_reason().is_some() {
@@ -185,25 +203,25 @@ pub fn sync_open_documents(state: &mut AppState) {
     for closed in open.into_keys() {
         service.close(closed);
     }
-    state.diagnostics.sent = still_open;
+    state.diagnostic_sources.sent = still_open;
 }
 
 /// `/lsp-restart`: every server starts again, and every open buffer is
 /// sent again, so a server installed since (one that was missing from
 /// `PATH`) picks up the files already open.
 pub fn restart_servers(state: &mut AppState) {
-    let Some(service) = &state.diagnostics.client else {
+    let Some(service) = &state.diagnostic_sources.client else {
         super::update::notice(state, "Diagnostics are not running.");
         return;
     };
     service.restart_servers();
-    state.diagnostics.sent.clear();
+    state.diagnostic_sources.sent.clear();
     sync_open_documents(state);
 }
 
 /// A buffer reached the disk: servers get `didSave`, check commands run.
 pub fn saved(state: &AppState, path: &Path) {
-    if let Some(service) = &state.diagnostics.client {
+    if let Some(service) = &state.diagnostic_sources.client {
         service.save(path.to_path_buf());
     }
 }

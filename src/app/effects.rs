@@ -33,7 +33,15 @@ pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<C
             state.variables = variables;
             finish(state, outcome, effects)
         }
-        PaneId::Conversation | PaneId::FileView | PaneId::Diagnostics => None,
+        PaneId::Diagnostics => {
+            let mut diagnostics = std::mem::take(&mut state.diagnostics);
+            let mut ctx = Ctx::new(state);
+            let outcome = diagnostics.handle(input, &mut ctx);
+            let effects = ctx.into_effects();
+            state.diagnostics = diagnostics;
+            finish(state, outcome, effects)
+        }
+        PaneId::Conversation | PaneId::FileView => None,
     }
 }
 
@@ -53,7 +61,7 @@ pub fn before_frame(state: &mut AppState) {
     let Some(mut overlay) = state.overlay.take() else {
         return;
     };
-    let screen = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
+    let screen = state.screen();
     overlay.component_mut().before_frame(state, screen);
     state.overlay = Some(overlay);
 }

@@ -85,7 +85,7 @@ impl Layer {
                 .map(|overlay| overlay.component().scope())
                 .collect(),
             Layer::Pane(PaneId::Variables) => state.variables.scopes(),
-            Layer::Pane(PaneId::Diagnostics) => vec![Scope::Diagnostics, Scope::List],
+            Layer::Pane(PaneId::Diagnostics) => state.diagnostics.scopes(),
             Layer::Pane(pane) => vec![pane.scope()],
         }
     }
@@ -192,8 +192,7 @@ fn scroll_pane(state: &mut AppState, pane: PaneId, delta: isize) {
             to_pane(state, pane, Input::Scroll(delta));
         }
         PaneId::Diagnostics => {
-            let len = state.diagnostics.rows.len();
-            state.diagnostics.cursor.move_by(delta, len);
+            to_pane(state, pane, Input::Scroll(delta));
         }
         PaneId::FileView => {}
     }

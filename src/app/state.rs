@@ -14,7 +14,6 @@ use super::kernel::KernelClient;
 use super::safety::{KernelLauncher, SafetyView};
 use super::snapshot::SnapshotView;
 use crate::config::Settings;
-use crate::diagnostics::{DiagnosticsService, DiagnosticsStore};
 use crate::editor::Highlighter;
 use crate::keymap::{PaneId, Scope};
 use crate::overlays::Overlay;
@@ -207,25 +206,6 @@ pub struct DiagnosticRow {
     pub related: Vec<String>,
 }
 
-/// The Diagnostics pane's state in one place: every diagnostic by file and
-/// source (fed by the diagnostics service's events), the rows it shows, its
-/// cursor, and the service with what it has sent the language servers.
-#[derive(Default)]
-pub struct DiagnosticsPane {
-    pub store: DiagnosticsStore,
-    /// The rows, grouped by file (active file first), rebuilt when the
-    /// store changes.
-    pub rows: Vec<DiagnosticRow>,
-    pub cursor: ListCursor,
-    /// `None` in tests without language servers.
-    pub client: Option<DiagnosticsService>,
-    /// Buffers the language servers have open, with a hash of the text they
-    /// were last sent (to send `didChange` only when it changed).
-    pub sent: std::collections::HashMap<PathBuf, u64>,
-    /// The last service notice put in the conversation (not repeated).
-    pub last_notice: Option<String>,
-}
-
 /// A scrollable list with a selected row.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct ListCursor {
@@ -309,8 +289,11 @@ pub struct AppState {
     pub last_exec_id: Option<u64>,
     /// The variables inspector.
     pub variables: crate::panes::variables::VariablesPane,
-    /// The Diagnostics pane and the service feeding it.
-    pub diagnostics: DiagnosticsPane,
+    /// The Diagnostics pane: its rows and cursor.
+    pub diagnostics: crate::panes::diagnostics::DiagnosticsPane,
+    /// Where the pane's rows come from: the store, the diagnostics
+    /// service and what it has been sent.
+    pub diagnostic_sources: super::diagnostics::DiagnosticSources,
     /// Search results pinned to the next prompt (shown above the composer).
     pub pins: Vec<Pin>,
     /// A transient line for the status bar (language server states, notices).
@@ -368,7 +351,8 @@ impl AppState {
             kernel_client: None,
             last_exec_id: None,
             variables: Default::default(),
-            diagnostics: DiagnosticsPane::default(),
+            diagnostics: Default::default(),
+            diagnostic_sources: Default::default(),
             status_notice: None,
             pins: Vec::new(),
             snapshot: None,
@@ -440,7 +424,7 @@ impl AppState {
     pub fn diagnostic_under_cursor(&self) -> Option<&crate::diagnostics::Diagnostic> {
         let doc = self.editors.active()?;
         let (line, character) = doc.cursor();
-        self.diagnostics
+        self.diagnostic_sources
             .store
             .at(
                 doc.path(),
@@ -448,6 +432,12 @@ impl AppState {
             )
             .into_iter()
             .next()
+    }
+
+    /// The whole terminal, as the last resize reported it (layout and
+    /// hit-testing start from it).
+    pub fn screen(&self) -> ratatui::layout::Rect {
+        ratatui::layout::Rect::new(0, 0, self.size.width, self.size.height)
     }
 
     /// Buffers with edits not yet on disk; quitting asks first when non-zero.

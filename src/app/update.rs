@@ -202,14 +202,6 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
                 return super::diagnostics::open_selected(state);
             }
         }
-        Action::JumpToDiagnostic => return super::diagnostics::open_selected(state),
-        Action::ShowProblem => {
-            let index = state.diagnostics.cursor.selected;
-            if index < state.diagnostics.rows.len() {
-                let detail = crate::overlays::problem::ProblemDetail { index, scroll: 0 };
-                state.overlay = Some(Overlay::Problem(detail));
-            }
-        }
         Action::ToggleCells => {
             state.conversation.cells_expanded = !state.conversation.cells_expanded;
         }
@@ -363,14 +355,6 @@ pub fn notice(state: &mut AppState, text: &str) {
         .push(PaneEntry::new(Speaker::Notice, text));
 }
 
-/// The diagnostic under a click on the diagnostics pane (inside its border).
-fn clicked_diagnostic(state: &AppState, pane: ratatui::layout::Rect, row: u16) -> Option<usize> {
-    let top = pane.y + 1;
-    let (width, height) = (pane.width.saturating_sub(2), pane.height.saturating_sub(2));
-    let row = row.checked_sub(top)?;
-    crate::screen::diagnostics::diagnostic_at(state, width, height, row)
-}
-
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     super::layers::top(state).mouse(state, mouse)
 }
@@ -391,16 +375,13 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
             return command;
         }
     }
+    if mouse.kind == MouseEventKind::Down(MouseButton::Left)
+        && let Some(command) = super::effects::to_pane(state, pane, Input::Mouse(mouse))
+    {
+        return command;
+    }
     match mouse.kind {
         MouseEventKind::Down(MouseButton::Left) => {
-            if pane == PaneId::Diagnostics
-                && let Some(rect) = layout.diagnostics
-                && let Some(index) = clicked_diagnostic(state, rect, mouse.row)
-            {
-                // Like the Problems panel of an IDE: a click opens the spot.
-                state.diagnostics.cursor.selected = index;
-                return super::diagnostics::open_selected(state).or_redraw();
-            }
             let changed = state.focus != pane;
             state.focus = pane;
             Command::from_changed(changed)

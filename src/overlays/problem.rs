@@ -14,8 +14,8 @@ use crate::keymap::Scope;
 use crate::sanitize;
 use crate::screen::wrap;
 use crate::theme::Theme;
-use crate::ui::diagnostics::{severity_icon, severity_style};
 use crate::ui::pane;
+use crate::ui::severity::{severity_icon, severity_style};
 
 /// The problem at `index` of the diagnostics rows when it was opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,8 +2,9 @@
 //! answers the input the layer stack gives it when it has the focus (or
 //! the pointer), and paints itself in its rectangle.
 //!
-//! The variables pane is one; the conversation, the file view and the
-//! diagnostics list still keep their input handling in `app` and their
-//! painting in `ui` (see ARCHITECTURE.md, "Frames").
+//! The variables and diagnostics panes are; the conversation and the file
+//! view still keep their input handling in `app` and their painting in
+//! `ui` (see ARCHITECTURE.md, "Frames").
 
+pub mod diagnostics;
 pub mod variables;

@@ -1,9 +1,9 @@
 //! The diagnostics pane's rows: what is drawn and what a click hits.
 
-use crate::app::AppState;
+use crate::panes::diagnostics::DiagnosticsPane;
 
 /// One line of the pane: a file's header (with the index of its first
-/// diagnostic), or a diagnostic (its index in `state.diagnostics.rows`).
+/// diagnostic), or a diagnostic (its index in `pane.rows`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PaneLine {
     File(usize),
@@ -12,10 +12,10 @@ pub enum PaneLine {
 
 /// The pane's lines, grouped by file (rows arrive sorted by file). Shared
 /// by drawing and by mouse clicks, so a click lands on what is drawn.
-pub fn pane_lines(state: &AppState) -> Vec<PaneLine> {
-    let mut lines = Vec::with_capacity(state.diagnostics.rows.len() + 8);
+pub fn pane_lines(pane: &DiagnosticsPane) -> Vec<PaneLine> {
+    let mut lines = Vec::with_capacity(pane.rows.len() + 8);
     let mut current_file: Option<&str> = None;
-    for (i, d) in state.diagnostics.rows.iter().enumerate() {
+    for (i, d) in pane.rows.iter().enumerate() {
         if current_file != Some(d.path.as_str()) {
             current_file = Some(d.path.as_str());
             lines.push(PaneLine::File(i));
@@ -32,12 +32,8 @@ pub fn prefix_width(line: usize, column: usize) -> usize {
 
 /// The selected diagnostic's message (and source) wrapped to what is left
 /// of `width` after its prefix: it is shown whole, the others on one line.
-pub fn selected_rows(state: &AppState, width: u16) -> Vec<String> {
-    let Some(d) = state
-        .diagnostics
-        .rows
-        .get(state.diagnostics.cursor.selected)
-    else {
+pub fn selected_rows(pane: &DiagnosticsPane, width: u16) -> Vec<String> {
+    let Some(d) = pane.selected() else {
         return Vec::new();
     };
     let text = match &d.source {
@@ -50,9 +46,9 @@ pub fn selected_rows(state: &AppState, width: u16) -> Vec<String> {
 
 /// How many rows each of `lines` takes: one, and the selected diagnostic
 /// as many as its wrapped message needs.
-fn heights(state: &AppState, lines: &[PaneLine], width: u16) -> Vec<usize> {
-    let selected = PaneLine::Diagnostic(state.diagnostics.cursor.selected);
-    let wrapped = selected_rows(state, width).len().max(1);
+fn heights(pane: &DiagnosticsPane, lines: &[PaneLine], width: u16) -> Vec<usize> {
+    let selected = PaneLine::Diagnostic(pane.cursor.selected);
+    let wrapped = selected_rows(pane, width).len().max(1);
     lines
         .iter()
         .map(|l| if *l == selected { wrapped } else { 1 })
@@ -61,12 +57,12 @@ fn heights(state: &AppState, lines: &[PaneLine], width: u16) -> Vec<usize> {
 
 /// The first line shown: the list scrolls just enough to show all of the
 /// selection.
-pub fn first_visible(state: &AppState, lines: &[PaneLine], width: u16, height: u16) -> usize {
+pub fn first_visible(pane: &DiagnosticsPane, lines: &[PaneLine], width: u16, height: u16) -> usize {
     let selected = lines
         .iter()
-        .position(|l| *l == PaneLine::Diagnostic(state.diagnostics.cursor.selected))
+        .position(|l| *l == PaneLine::Diagnostic(pane.cursor.selected))
         .unwrap_or(0);
-    let heights = heights(state, lines, width);
+    let heights = heights(pane, lines, width);
     let mut first = selected;
     let mut used = heights.get(selected).copied().unwrap_or(1);
     while first > 0 && used + heights[first - 1] <= usize::from(height) {
@@ -78,17 +74,17 @@ pub fn first_visible(state: &AppState, lines: &[PaneLine], width: u16, height: u
 
 /// The diagnostic drawn `row` rows below the top of the pane's inner area
 /// of `width` x `height`; a file's header stands for its first diagnostic.
-pub fn diagnostic_at(state: &AppState, width: u16, height: u16, row: u16) -> Option<usize> {
+pub fn diagnostic_at(pane: &DiagnosticsPane, width: u16, height: u16, row: u16) -> Option<usize> {
     if row >= height {
         return None;
     }
-    let lines = pane_lines(state);
-    let heights = heights(state, &lines, width);
+    let lines = pane_lines(pane);
+    let heights = heights(pane, &lines, width);
     let mut top = 0;
     for (line, rows) in lines
         .iter()
         .zip(&heights)
-        .skip(first_visible(state, &lines, width, height))
+        .skip(first_visible(pane, &lines, width, height))
     {
         if usize::from(row) < top + rows {
             return match line {

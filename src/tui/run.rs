@@ -104,7 +104,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
         };
         needs_draw |= apply(&mut guard, &mut state, step)?;
         if state.should_quit
-            && let Some(diagnostics) = &state.diagnostics.client
+            && let Some(diagnostics) = &state.diagnostic_sources.client
         {
             // Language servers get `shutdown`/`exit` (bounded wait) on quit.
             diagnostics.shutdown().await;

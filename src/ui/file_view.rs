@@ -138,7 +138,7 @@ fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
 /// the ranges on screen are underlined in its colour — the same clues the
 /// Diagnostics pane lists, where the user is looking.
 fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let diagnostics = state.diagnostics.store.for_file(doc.path());
+    let diagnostics = state.diagnostic_sources.store.for_file(doc.path());
     if diagnostics.is_empty() || doc.is_binary() {
         return;
     }
@@ -151,7 +151,7 @@ fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect,
     let mut ordered = diagnostics;
     ordered.sort_by_key(|d| std::cmp::Reverse(d.severity));
     for d in ordered {
-        let style = super::diagnostics::severity_style(d.severity, theme);
+        let style = super::severity::severity_style(d.severity, theme);
         let first = d.range.start.line;
         let last = d.range.end.line.max(first);
         for line in first..=last {
@@ -164,7 +164,7 @@ fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect,
             let y = text.y + row as u16;
             if line == first && gutter.width > 0 {
                 buf[(gutter.x, y)]
-                    .set_symbol(super::diagnostics::severity_icon(d.severity))
+                    .set_symbol(super::severity::severity_icon(d.severity))
                     .set_style(style);
             }
             let Some(content) = lines.get(line) else {

@@ -5,13 +5,13 @@
 pub mod approval;
 pub mod code_style;
 pub mod conversation;
-pub mod diagnostics;
 pub mod file_status;
 pub mod file_view;
 pub mod history;
 pub mod line_input;
 pub mod markdown;
 pub mod pane;
+pub mod severity;
 pub mod status_bar;
 
 use std::sync::Arc;
@@ -71,9 +71,7 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
             }
             PaneId::FileView => file_view::render(state, theme, focused, rect, frame.buffer_mut()),
             PaneId::Variables => state.variables.render(state, theme, rect, frame),
-            PaneId::Diagnostics => {
-                diagnostics::render(state, theme, focused, rect, frame.buffer_mut())
-            }
+            PaneId::Diagnostics => state.diagnostics.render(state, theme, rect, frame),
         }
     }
     status_bar::render(state, theme, layout.status, frame.buffer_mut());

@@ -80,7 +80,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         ),
         Segment::new(8, vec![Span::styled(format!("│ {snapshot} "), bar)]),
     ];
-    let counts = state.diagnostics.store.counts();
+    let counts = state.diagnostic_sources.store.counts();
     if counts.total() > 0 {
         let mut spans = vec![Span::styled("│ ", bar)];
         for (n, severity) in [
@@ -88,9 +88,9 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             (counts.warnings, Severity::Warning),
         ] {
             if n > 0 {
-                let style = bar.patch(super::diagnostics::severity_style(severity, theme));
+                let style = bar.patch(super::severity::severity_style(severity, theme));
                 spans.push(Span::styled(
-                    format!("{} {n} ", super::diagnostics::severity_icon(severity)),
+                    format!("{} {n} ", super::severity::severity_icon(severity)),
                     style,
                 ));
             }

@@ -1,0 +1,208 @@
+//! The Diagnostics pane as a component: severity, location and message of
+//! every problem, grouped by file (the active file first), the selected one
+//! whole. It owns the rows and the cursor; the rows are rebuilt from the
+//! store by `app::diagnostics` when the store changes.
+
+use crossterm::event::{MouseButton, MouseEventKind};
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{List, ListItem, ListState, StatefulWidget, Widget};
+
+use crate::app::AppState;
+use crate::app::state::{DiagnosticRow, ListCursor, Severity};
+use crate::component::{Component, Ctx, Effect, Input, Outcome};
+use crate::keymap::{Action, PaneId, Scope};
+use crate::overlays::Overlay;
+use crate::overlays::problem::ProblemDetail;
+use crate::sanitize;
+use crate::screen::diagnostics::{
+    PaneLine, diagnostic_at, first_visible, pane_lines, prefix_width, selected_rows,
+};
+use crate::theme::Theme;
+use crate::ui::severity::{severity_icon, severity_style};
+
+#[derive(Debug, Default)]
+pub struct DiagnosticsPane {
+    /// Grouped by file (active file first).
+    pub rows: Vec<DiagnosticRow>,
+    pub cursor: ListCursor,
+}
+
+impl DiagnosticsPane {
+    pub fn selected(&self) -> Option<&DiagnosticRow> {
+        self.rows.get(self.cursor.selected)
+    }
+
+    /// The selected problem's file, opened at it.
+    fn open_selected(&self) -> Option<Effect> {
+        let row = self.selected()?;
+        Some(Effect::OpenFile {
+            path: row.abs_path.clone(),
+            at: Some((row.line, row.column)),
+        })
+    }
+}
+
+impl Component for DiagnosticsPane {
+    fn label(&self) -> &'static str {
+        PaneId::Diagnostics.label()
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::Diagnostics
+    }
+
+    fn scopes(&self) -> Vec<Scope> {
+        vec![Scope::Diagnostics, Scope::List]
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        match input {
+            Input::Action(Action::JumpToDiagnostic) => match self.open_selected() {
+                Some(open) => ctx.push(open),
+                None => return Outcome::Unchanged,
+            },
+            // K: everything the server said about it.
+            Input::Action(Action::ShowProblem) if self.selected().is_some() => {
+                let detail = ProblemDetail {
+                    index: self.cursor.selected,
+                    scroll: 0,
+                };
+                ctx.push(Effect::Open(Box::new(Overlay::Problem(detail))));
+            }
+            Input::Scroll(delta) => self.cursor.move_by(delta, self.rows.len()),
+            // Like the Problems panel of an IDE: a click opens the spot.
+            Input::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
+                let area = crate::screen::layout::compute(ctx.app.screen(), ctx.app.focus);
+                let Some(pane) = area.diagnostics else {
+                    return Outcome::Ignored;
+                };
+                let (width, height) = (pane.width.saturating_sub(2), pane.height.saturating_sub(2));
+                let hit = mouse
+                    .row
+                    .checked_sub(pane.y + 1)
+                    .and_then(|row| diagnostic_at(self, width, height, row));
+                let Some(index) = hit else {
+                    return Outcome::Ignored;
+                };
+                self.cursor.selected = index;
+                if let Some(open) = self.open_selected() {
+                    ctx.push(open);
+                }
+            }
+            _ => return Outcome::Ignored,
+        }
+        Outcome::Changed
+    }
+
+    fn render(&self, app: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
+        let focused = app.focus == PaneId::Diagnostics && app.overlay.is_none();
+        render(self, theme, focused, area, frame.buffer_mut());
+    }
+}
+
+fn render(pane: &DiagnosticsPane, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
+    let mut title = vec![Span::raw("Diagnostics")];
+    for severity in [
+        Severity::Error,
+        Severity::Warning,
+        Severity::Info,
+        Severity::Hint,
+    ] {
+        let n = pane.rows.iter().filter(|d| d.severity == severity).count();
+        if n > 0 {
+            title.push(Span::styled(
+                format!(" {} {n}", severity_icon(severity)),
+                severity_style(severity, theme),
+            ));
+        }
+    }
+    let block = crate::ui::pane::block(Line::from(title), Some('4'), focused, theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+
+    if pane.rows.is_empty() {
+        crate::ui::pane::empty_state("no diagnostics", theme, inner, buf);
+        return;
+    }
+    let lines = pane_lines(pane);
+    let selected = pane.cursor.selected;
+    let selected_line = lines
+        .iter()
+        .position(|l| *l == PaneLine::Diagnostic(selected))
+        .unwrap_or(0);
+    let mut items: Vec<ListItem> = Vec::with_capacity(lines.len());
+    for line in &lines {
+        let item = match *line {
+            PaneLine::File(first) => {
+                let path = &pane.rows[first].path;
+                let count = pane.rows[first..]
+                    .iter()
+                    .take_while(|r| r.path == *path)
+                    .count();
+                Line::from(vec![
+                    Span::styled(sanitize::for_display(path).into_owned(), theme.roles.title),
+                    Span::styled(format!(" ({count})"), theme.roles.muted),
+                ])
+            }
+            PaneLine::Diagnostic(i) if i == selected => {
+                // The selection shows its whole message, wrapped under it.
+                let d = &pane.rows[i];
+                let indent = " ".repeat(prefix_width(d.line, d.column));
+                let rows = selected_rows(pane, inner.width);
+                let mut item = Vec::with_capacity(rows.len());
+                for (n, row) in rows.into_iter().enumerate() {
+                    let head = if n == 0 {
+                        vec![
+                            Span::styled(
+                                format!(" {} ", severity_icon(d.severity)),
+                                severity_style(d.severity, theme),
+                            ),
+                            Span::styled(format!("{}:{} ", d.line, d.column), theme.roles.muted),
+                        ]
+                    } else {
+                        vec![Span::raw(indent.clone())]
+                    };
+                    item.push(Line::from(
+                        [head, vec![Span::styled(row, theme.roles.text)]].concat(),
+                    ));
+                }
+                items.push(ListItem::new(item));
+                continue;
+            }
+            PaneLine::Diagnostic(i) => {
+                let d = &pane.rows[i];
+                let source = d
+                    .source
+                    .as_deref()
+                    .map(|s| format!("  {}", sanitize::for_display(s)))
+                    .unwrap_or_default();
+                Line::from(vec![
+                    Span::styled(
+                        format!(" {} ", severity_icon(d.severity)),
+                        severity_style(d.severity, theme),
+                    ),
+                    Span::styled(format!("{}:{} ", d.line, d.column), theme.roles.muted),
+                    Span::styled(
+                        sanitize::for_display(&d.message).into_owned(),
+                        theme.roles.text,
+                    ),
+                    Span::styled(source, theme.roles.muted),
+                ])
+            }
+        };
+        items.push(ListItem::new(item));
+    }
+    let list = List::new(items).highlight_style(if focused {
+        theme.roles.selection
+    } else {
+        Style::default()
+    });
+    let mut list_state = ListState::default()
+        .with_offset(first_visible(pane, &lines, inner.width, inner.height))
+        .with_selected(Some(selected_line));
+    StatefulWidget::render(list, inner, buf, &mut list_state);
+}
