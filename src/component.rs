@@ -92,6 +92,8 @@ pub enum Effect {
     Reveal(SearchTarget),
     /// Attach text to the next prompt.
     Pin(Pin),
+    /// The composer's text, sent: a prompt, a `%py` cell or a `/command`.
+    Submit(String),
     /// A line from hello-tui in the conversation.
     Notice(String),
     /// The user answered a question.
@@ -142,6 +144,14 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// What drawing reads: the state, the frame model (layout caches, built
+/// before the frame by `ui::prepare`) and the theme.
+pub struct View<'a> {
+    pub app: &'a AppState,
+    pub model: &'a crate::ui::FrameModel,
+    pub theme: &'a Theme,
+}
+
 /// A pane or an overlay: its state, its keys, how it answers input and
 /// how it paints. Drawing reads the state only; `before_frame` is where derived
 /// state is brought up to date.
@@ -168,7 +178,7 @@ pub trait Component {
 
     /// Paints it: an overlay over the panes (`area` is the screen), a pane
     /// in its rectangle.
-    fn render(&self, app: &AppState, theme: &Theme, area: Rect, frame: &mut Frame);
+    fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame);
 }
 
 /// Scrolls `value` by `delta`, within `0..=max`.

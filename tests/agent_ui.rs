@@ -443,7 +443,7 @@ fn f2_breaks_the_next_request_down_by_section() {
     conversation.compact("- the user asks about slow builds".into(), 20, true, None);
     let covers = 0..20;
     s.agent.set_conversation(conversation);
-    s.composer.insert_str("and the tests?");
+    s.conversation.composer.insert_str("and the tests?");
     s.pins.push(hello_tui::app::state::Pin {
         label: "#3 tool".into(),
         text: "checkAuth rejects plain users".into(),
@@ -480,7 +480,7 @@ fn f2_shows_the_json_that_is_sent_and_scrolls_to_its_end() {
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
     s.agent.set_provider(scripted(r#"{"turns":[]}"#));
     s.agent.set_conversation(slow_builds_conversation());
-    s.composer.insert_str("and the tests?");
+    s.conversation.composer.insert_str("and the tests?");
     key(&mut s, KeyCode::F(2), KeyModifiers::NONE);
     key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
     let text = draw(&mut s, 110, 36).backend().to_string();

@@ -642,7 +642,7 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
     // answer (issue 14: "why" once became "/lsp-restart" and a `y`).
     s.focus = PaneId::Conversation;
     type_text(&mut s, "why");
-    assert_eq!(s.composer.lines(), ["why"]);
+    assert_eq!(s.conversation.composer.lines(), ["why"]);
     assert!(
         matches!(s.overlay, Some(Overlay::Confirm(_))),
         "still asking"

@@ -5,11 +5,10 @@
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::state::{
-    DiagnosticRow, HistoryScroll, KernelView, PaneEntry, Severity, Speaker, VariableRow,
-};
+use hello_tui::app::state::{DiagnosticRow, KernelView, PaneEntry, Severity, Speaker, VariableRow};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
+use hello_tui::panes::conversation::HistoryScroll;
 use hello_tui::theme::Theme;
 use hello_tui::ui;
 use ratatui::Terminal;
@@ -931,8 +930,8 @@ fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
     }
     // A six-line draft makes the history shorter than the pane.
     for i in 0..5 {
-        s.composer.insert_str(format!("draft {i}"));
-        s.composer.insert_newline();
+        s.conversation.composer.insert_str(format!("draft {i}"));
+        s.conversation.composer.insert_newline();
     }
     let rows_of = |s: &AppState, terminal: &Terminal<TestBackend>| -> Vec<String> {
         let screen = ratatui::layout::Rect::new(0, 0, 80, 24);

@@ -261,7 +261,7 @@ fn pane_messages(conversation: &Conversation) -> Vec<PaneEntry> {
 pub fn send(state: &mut AppState, prompt: String) {
     if state.agent.busy {
         // Keep the text: nothing was sent.
-        state.composer.insert_str(&prompt);
+        state.conversation.composer.insert_str(&prompt);
         notice(
             state,
             "The agent is still working on the previous message; wait for it or press Esc to cancel.",
@@ -667,7 +667,10 @@ mod tests {
     fn sending_while_busy_keeps_the_text_in_the_composer() {
         let mut s = state();
         send(&mut s, "second question".into());
-        assert_eq!(s.composer.lines().join("\n"), "second question");
+        assert_eq!(
+            s.conversation.composer.lines().join("\n"),
+            "second question"
+        );
         assert_eq!(s.conversation.messages.len(), 1);
         assert_eq!(s.conversation.messages[0].role, Speaker::Notice);
     }

@@ -230,13 +230,13 @@ mod tests {
                 Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
             );
         }
-        assert_eq!(s.composer.lines(), ["yes"]);
+        assert_eq!(s.conversation.composer.lines(), ["yes"]);
         assert!(answer.try_recv().is_err(), "nothing answered the question");
         assert_eq!(s.approvals.pending.len(), 1);
         // Once drawn, it takes the keys.
         key(&mut s, KeyCode::Char('y'));
         assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
-        assert_eq!(s.composer.lines(), ["yes"]);
+        assert_eq!(s.conversation.composer.lines(), ["yes"]);
     }
 
     /// The layer stack puts a question above any overlay: with the file

@@ -89,7 +89,7 @@ pub fn preview(state: &AppState) -> Result<(Prompt, ContextWindow), &'static str
         .conversation()
         .try_lock()
         .map_err(|_| "a turn is running; the preview is back when it ends")?;
-    let text = state.composer.lines().join("\n");
+    let text = state.conversation.composer.lines().join("\n");
     let prompt = match composer::parse(&text) {
         Submission::Prompt(prompt) => pinned_prompt(prompt, &state.pins),
         _ => pinned_prompt(String::new(), &state.pins),

@@ -41,7 +41,15 @@ pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<C
             state.diagnostics = diagnostics;
             finish(state, outcome, effects)
         }
-        PaneId::Conversation | PaneId::FileView => None,
+        PaneId::Conversation => {
+            let mut conversation = std::mem::take(&mut state.conversation);
+            let mut ctx = Ctx::new(state);
+            let outcome = conversation.handle(input, &mut ctx);
+            let effects = ctx.into_effects();
+            state.conversation = conversation;
+            finish(state, outcome, effects)
+        }
+        PaneId::FileView => None,
     }
 }
 
@@ -84,6 +92,10 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
             Effect::Find { query, forward } => find(state, query, forward),
             Effect::ClearFind => super::editors::edit(state, EditCommand::ClearSearch),
             Effect::Reveal(target) => reveal(state, target),
+            Effect::Submit(text) => {
+                super::update::submit(state, text);
+                Command::Redraw
+            }
             Effect::Pin(pin) => {
                 state.pins.push(pin);
                 Command::Redraw

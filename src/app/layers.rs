@@ -84,9 +84,10 @@ impl Layer {
                 .iter()
                 .map(|overlay| overlay.component().scope())
                 .collect(),
+            Layer::Pane(PaneId::Conversation) => state.conversation.scopes(),
             Layer::Pane(PaneId::Variables) => state.variables.scopes(),
             Layer::Pane(PaneId::Diagnostics) => state.diagnostics.scopes(),
-            Layer::Pane(pane) => vec![pane.scope()],
+            Layer::Pane(PaneId::FileView) => vec![Scope::FileView],
         }
     }
 
@@ -96,13 +97,7 @@ impl Layer {
             Layer::Approval => Command::from_changed(super::approval_flow::type_reason(state, key)),
             Layer::Overlay => to_overlay(state, Input::Key(key)).unwrap_or(Command::None),
             Layer::Pane(PaneId::FileView) => super::editors::type_key(state, key),
-            Layer::Pane(PaneId::Variables) => {
-                to_pane(state, PaneId::Variables, Input::Key(key)).unwrap_or(Command::None)
-            }
-            Layer::Pane(PaneId::Conversation) => {
-                Command::from_changed(state.composer.input(tui_textarea::Input::from(key)))
-            }
-            Layer::Pane(_) => Command::None,
+            Layer::Pane(pane) => to_pane(state, pane, Input::Key(key)).unwrap_or(Command::None),
         }
     }
 
@@ -119,13 +114,9 @@ impl Layer {
             }
             Layer::Overlay => to_overlay(state, Input::Paste(&clean)).unwrap_or(Command::None),
             Layer::Pane(PaneId::FileView) => super::editors::paste(state, text),
-            Layer::Pane(PaneId::Variables) => {
-                to_pane(state, PaneId::Variables, Input::Paste(&clean)).unwrap_or(Command::None)
+            Layer::Pane(pane) => {
+                to_pane(state, pane, Input::Paste(&clean)).unwrap_or(Command::None)
             }
-            Layer::Pane(PaneId::Conversation) => {
-                Command::from_changed(state.composer.insert_str(clean))
-            }
-            Layer::Pane(_) => Command::None,
         }
     }
 
@@ -145,7 +136,11 @@ impl Layer {
             Layer::Overlay => {
                 to_overlay(state, Input::Scroll(delta));
             }
-            Layer::Pane(pane) => scroll_pane(state, pane, delta),
+            // The file view scrolls with its cursor.
+            Layer::Pane(PaneId::FileView) => {}
+            Layer::Pane(pane) => {
+                to_pane(state, pane, Input::Scroll(delta));
+            }
         }
     }
 
@@ -171,29 +166,5 @@ impl Layer {
             }
             (Layer::Pane(_), _) => super::update::pane_mouse(state, mouse),
         }
-    }
-}
-
-fn scroll_pane(state: &mut AppState, pane: PaneId, delta: isize) {
-    match pane {
-        PaneId::Conversation => {
-            // Rows become a place in the transcript in `ui::prepare`,
-            // which knows the entries' heights and clamps at both ends.
-            let conversation = &mut state.conversation;
-            if delta <= isize::MIN / 2 {
-                conversation.scroll_to_top();
-            } else if delta >= isize::MAX / 2 {
-                conversation.follow();
-            } else {
-                conversation.scroll_by(delta);
-            }
-        }
-        PaneId::Variables => {
-            to_pane(state, pane, Input::Scroll(delta));
-        }
-        PaneId::Diagnostics => {
-            to_pane(state, pane, Input::Scroll(delta));
-        }
-        PaneId::FileView => {}
     }
 }

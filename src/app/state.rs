@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use ratatui::layout::Size;
-use tui_textarea::TextArea;
 
 use std::sync::Arc;
 
@@ -92,58 +91,6 @@ pub struct CellView {
     pub id: u64,
     pub code: String,
     pub status: CellStatus,
-}
-
-/// Where the history is scrolled to. Kept as a place in the transcript,
-/// not as rows from the bottom, so a frame lays out only the entries it
-/// shows (and the view stays put while new messages arrive below it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HistoryScroll {
-    /// The newest line is at the bottom, and new messages stay in view.
-    #[default]
-    Follow,
-    /// The top row of the pane is row `row` of entry `entry`'s block (its
-    /// separator, header and body).
-    Anchored { entry: usize, row: usize },
-}
-
-/// The conversation history and how far it is scrolled.
-#[derive(Debug, Default)]
-pub struct ConversationState {
-    pub messages: super::transcript::Transcript,
-    /// Where the last frame was scrolled to; `ui::prepare` resolves the
-    /// requests below into it, because only layout knows entry heights.
-    pub scroll: HistoryScroll,
-    /// Rows to scroll before the next frame (negative: back in history).
-    pub scroll_request: isize,
-    /// Code cells show everything (Ctrl+O) instead of their first and last
-    /// lines.
-    pub cells_expanded: bool,
-    /// A search result to bring into view before the next frame.
-    pub jump_to: Option<usize>,
-    /// The message a search jump landed on, highlighted until the next key.
-    pub flash: Option<usize>,
-}
-
-impl ConversationState {
-    /// Scrolls by `rows` (negative: back in history) before the next frame.
-    pub fn scroll_by(&mut self, rows: isize) {
-        self.scroll_request = self.scroll_request.saturating_add(rows);
-    }
-
-    /// Shows the first message at the top.
-    pub fn scroll_to_top(&mut self) {
-        self.scroll = HistoryScroll::Anchored { entry: 0, row: 0 };
-        self.scroll_request = 0;
-        self.jump_to = None;
-    }
-
-    /// Shows the newest line and follows new messages.
-    pub fn follow(&mut self) {
-        self.scroll = HistoryScroll::Follow;
-        self.scroll_request = 0;
-        self.jump_to = None;
-    }
 }
 
 /// One row of the variables inspector.
@@ -280,8 +227,8 @@ pub struct AppState {
     pub focus: PaneId,
     /// The open overlay (one at a time), a component of `crate::overlays`.
     pub overlay: Option<Overlay>,
-    pub conversation: ConversationState,
-    pub composer: TextArea<'static>,
+    /// The conversation pane: the transcript, its scroll, the composer.
+    pub conversation: crate::panes::conversation::ConversationState,
     pub kernel: KernelView,
     /// Queues cells on the kernel service (`None` in tests without one).
     pub kernel_client: Option<KernelClient>,
@@ -337,16 +284,13 @@ impl AppState {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| workspace_root.display().to_string());
-        let mut composer = TextArea::default();
-        composer.set_placeholder_text("Ask the agent…");
         Self {
             workspace_root,
             workspace_name,
             settings,
             focus: PaneId::Conversation,
             overlay: None,
-            conversation: ConversationState::default(),
-            composer,
+            conversation: Default::default(),
             kernel: KernelView::NotStarted,
             kernel_client: None,
             last_exec_id: None,

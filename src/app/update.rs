@@ -196,7 +196,6 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
                 state,
             )));
         }
-        Action::SendMessage => send_message(state),
         Action::NextDiagnostic | Action::PrevDiagnostic => {
             if super::diagnostics::step(state, action == Action::NextDiagnostic).is_some() {
                 return super::diagnostics::open_selected(state);
@@ -205,7 +204,6 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::ToggleCells => {
             state.conversation.cells_expanded = !state.conversation.cells_expanded;
         }
-        Action::InsertNewline => state.composer.insert_newline(),
         Action::RemovePin => {
             state.pins.pop();
         }
@@ -300,11 +298,9 @@ fn scroll(state: &mut AppState, delta: isize) {
     super::layers::top(state).scroll(state, delta);
 }
 
-fn send_message(state: &mut AppState) {
-    let Some(text) = composer::take_text(&mut state.composer) else {
-        return;
-    };
-    state.conversation.follow();
+/// What the composer sent: a prompt for the model, a `%py` cell for the
+/// kernel, or a `/command`.
+pub(super) fn submit(state: &mut AppState, text: String) {
     match composer::parse(&text) {
         Submission::Prompt(prompt) => {
             let prompt = attach_pins(state, prompt);
@@ -486,12 +482,12 @@ mod tests {
         type_text(&mut s, "hello");
         key(&mut s, KeyCode::Enter, KeyModifiers::SHIFT);
         type_text(&mut s, "world");
-        assert_eq!(s.composer.lines(), ["hello", "world"]);
+        assert_eq!(s.conversation.composer.lines(), ["hello", "world"]);
         key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
         assert_eq!(s.conversation.messages[0].text, "hello\nworld");
         assert_eq!(s.conversation.messages[0].role, Speaker::User);
         assert_eq!(s.conversation.messages[1].role, Speaker::Notice);
-        assert_eq!(s.composer.lines(), [""]);
+        assert_eq!(s.conversation.composer.lines(), [""]);
         // Empty messages are not sent.
         key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
         assert_eq!(s.conversation.messages.len(), 2);
@@ -501,7 +497,7 @@ mod tests {
     fn question_mark_is_text_in_the_composer_and_help_elsewhere() {
         let mut s = state();
         type_text(&mut s, "why?");
-        assert_eq!(s.composer.lines(), ["why?"]);
+        assert_eq!(s.conversation.composer.lines(), ["why?"]);
         assert_eq!(s.overlay, None);
         key(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
         key(&mut s, KeyCode::Char('?'), KeyModifiers::NONE);
@@ -516,14 +512,17 @@ mod tests {
         // tmux and many terminals paste CR line breaks.
         let mut s = state();
         handle_terminal_event(&mut s, Event::Paste("%py a=1\rb=2\r\nprint(a+b)".into()));
-        assert_eq!(s.composer.lines(), ["%py a=1", "b=2", "print(a+b)"]);
+        assert_eq!(
+            s.conversation.composer.lines(),
+            ["%py a=1", "b=2", "print(a+b)"]
+        );
     }
 
     #[test]
     fn paste_keeps_newlines_and_strips_escapes() {
         let mut s = state();
         handle_terminal_event(&mut s, Event::Paste("a\u{1b}[2Jb\nc".into()));
-        assert_eq!(s.composer.lines(), ["ab", "c"]);
+        assert_eq!(s.conversation.composer.lines(), ["ab", "c"]);
         assert!(s.conversation.messages.is_empty(), "paste never sends");
     }
 

@@ -7,7 +7,7 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
-use super::{Answer, Component, Ctx, Effect, Input, Outcome};
+use super::{Answer, Component, Ctx, Effect, Input, Outcome, View};
 use crate::app::AppState;
 use crate::app::state::Question;
 use crate::keymap::{Action, Scope};
@@ -48,7 +48,8 @@ impl Component for Confirm {
         Outcome::Changed
     }
 
-    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let (app, theme) = (view.app, view.theme);
         render(app, &self.question, theme, screen, frame.buffer_mut());
     }
 }

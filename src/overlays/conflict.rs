@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
-use super::{Component, Ctx, Effect, Input, Outcome, Overlay, clamp_add};
+use super::{Component, Ctx, Effect, Input, Outcome, Overlay, View, clamp_add};
 use crate::app::AppState;
 use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
@@ -43,7 +43,8 @@ impl Component for Conflict {
         Outcome::Changed
     }
 
-    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let (app, theme) = (view.app, view.theme);
         conflict(app, theme, screen, frame.buffer_mut());
     }
 }
@@ -94,7 +95,8 @@ impl Component for Diff {
         Outcome::Changed
     }
 
-    fn render(&self, _app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let theme = view.theme;
         diff(&self.text, self.scroll, theme, screen, frame.buffer_mut());
     }
 }

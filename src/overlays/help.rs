@@ -6,7 +6,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
-use super::{Component, Ctx, Input, Outcome};
+use super::{Component, Ctx, Input, Outcome, View};
 use crate::app::AppState;
 use crate::keymap::{self, Action, Scope};
 use crate::theme::Theme;
@@ -36,7 +36,8 @@ impl Component for Help {
         self.scroll = self.scroll.min(row_count(usize::from(width)));
     }
 
-    fn render(&self, _app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let theme = view.theme;
         render(self.scroll, theme, screen, frame.buffer_mut());
     }
 }

@@ -24,7 +24,7 @@ pub mod variable;
 
 use crate::app::state::Question;
 pub use crate::component::{
-    Answer, Component, Ctx, Effect, Input, Outcome, clamp_add, scrolled_text,
+    Answer, Component, Ctx, Effect, Input, Outcome, View, clamp_add, scrolled_text,
 };
 
 /// The overlays there are: the one place an overlay is registered. Only one

@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
-use super::{Component, Ctx, Effect, Input, Outcome};
+use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::app::AppState;
 use crate::app::line_input::{Edit, LineInput};
 use crate::app::state::ListCursor;
@@ -133,7 +133,8 @@ impl Component for Picker {
         }
     }
 
-    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let (app, theme) = (view.app, view.theme);
         render(app, self, theme, screen, frame.buffer_mut());
     }
 }

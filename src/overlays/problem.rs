@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::{Component, Ctx, Input, Outcome};
+use super::{Component, Ctx, Input, Outcome, View};
 use crate::app::AppState;
 use crate::keymap::Scope;
 use crate::sanitize;
@@ -37,7 +37,8 @@ impl Component for ProblemDetail {
         super::scrolled_text(&mut self.scroll, input, ctx)
     }
 
-    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let (app, theme) = (view.app, view.theme);
         render(
             app,
             self.index,

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
-use super::{Component, Ctx, Effect, Input, Outcome};
+use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::app::AppState;
 use crate::app::line_input::{Edit, LineInput};
 use crate::keymap::{Action, Scope};
@@ -112,7 +112,8 @@ impl Component for Prompt {
         }
     }
 
-    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let (app, theme) = (view.app, view.theme);
         render(app, self, theme, screen, frame.buffer_mut());
     }
 }

@@ -9,7 +9,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
-use super::{Component, Ctx, Effect, Input, Outcome, clamp_add};
+use super::{Component, Ctx, Effect, Input, Outcome, View, clamp_add};
 use crate::app::AppState;
 use crate::keymap::{Action, Scope};
 use crate::sanitize;
@@ -102,7 +102,8 @@ impl Component for RequestPreview {
         self.scroll = self.scroll.min(lines);
     }
 
-    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let (app, theme) = (view.app, view.theme);
         render(app, self, theme, screen, frame.buffer_mut());
     }
 }

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::{Component, Ctx, Input, Outcome};
+use super::{Component, Ctx, Input, Outcome, View};
 use crate::app::AppState;
 use crate::keymap::Scope;
 use crate::sanitize;
@@ -35,7 +35,8 @@ impl Component for VariableDetail {
         super::scrolled_text(&mut self.scroll, input, ctx)
     }
 
-    fn render(&self, app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let (app, theme) = (view.app, view.theme);
         render(
             app,
             &self.name,

@@ -11,9 +11,8 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, StatefulWidget, Widget};
 
-use crate::app::AppState;
 use crate::app::state::{DiagnosticRow, ListCursor, Severity};
-use crate::component::{Component, Ctx, Effect, Input, Outcome};
+use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
 use crate::overlays::problem::ProblemDetail;
@@ -98,7 +97,8 @@ impl Component for DiagnosticsPane {
         Outcome::Changed
     }
 
-    fn render(&self, app: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
+        let (app, theme) = (view.app, view.theme);
         let focused = app.focus == PaneId::Diagnostics && app.overlay.is_none();
         render(self, theme, focused, area, frame.buffer_mut());
     }

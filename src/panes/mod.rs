@@ -2,9 +2,10 @@
 //! answers the input the layer stack gives it when it has the focus (or
 //! the pointer), and paints itself in its rectangle.
 //!
-//! The variables and diagnostics panes are; the conversation and the file
-//! view still keep their input handling in `app` and their painting in
-//! `ui` (see ARCHITECTURE.md, "Frames").
+//! The conversation, variables and diagnostics panes are; the file view
+//! still keeps its input handling in `app::editors` and its painting in
+//! `ui::file_view`.
 
+pub mod conversation;
 pub mod diagnostics;
 pub mod variables;

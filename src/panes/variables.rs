@@ -14,7 +14,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::app::AppState;
 use crate::app::line_input::LineInput;
 use crate::app::state::{KernelView, ListCursor, VariableRow};
-use crate::component::{Component, Ctx, Effect, Input, Outcome};
+use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
 use crate::overlays::variable::VariableDetail;
@@ -202,7 +202,8 @@ impl Component for VariablesPane {
         }
     }
 
-    fn render(&self, app: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
+        let (app, theme) = (view.app, view.theme);
         let focused = app.focus == PaneId::Variables && app.overlay.is_none();
         render(app, self, theme, focused, area, frame.buffer_mut());
     }

@@ -15,7 +15,8 @@ pub const MAX_PIN_ROWS: usize = 3;
 /// Splits the pane into the history (with its border), the pinned results
 /// and the composer.
 pub fn split(state: &AppState, area: Rect) -> [Rect; 3] {
-    let composer_rows = (state.composer.lines().len() as u16).clamp(1, MAX_COMPOSER_ROWS) + 2;
+    let composer_rows =
+        (state.conversation.composer.lines().len() as u16).clamp(1, MAX_COMPOSER_ROWS) + 2;
     let pins = state.pins.len();
     let pin_rows = if pins > MAX_PIN_ROWS {
         MAX_PIN_ROWS + 1

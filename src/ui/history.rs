@@ -19,10 +19,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::markdown::{self, CodeStyler, PlainCode};
-use crate::app::state::{
-    CellStatus, CellView, ConversationState, HistoryScroll, PaneEntry, Speaker,
-};
+use crate::app::state::{CellStatus, CellView, PaneEntry, Speaker};
 use crate::app::transcript::{EntryId, Transcript};
+use crate::panes::conversation::{ConversationState, HistoryScroll};
 use crate::sanitize;
 use crate::screen::wrap;
 use crate::theme::Theme;

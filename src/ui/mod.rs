@@ -4,7 +4,6 @@
 
 pub mod approval;
 pub mod code_style;
-pub mod conversation;
 pub mod file_status;
 pub mod file_view;
 pub mod history;
@@ -60,23 +59,26 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
 pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut Frame) {
     let area = frame.area();
     let layout = screen::layout::compute(area, state.focus);
+    let view = crate::component::View {
+        app: state,
+        model,
+        theme,
+    };
     for pane in PaneId::ALL {
         let Some(rect) = layout.rect(pane) else {
             continue;
         };
         let focused = state.focus == pane && state.overlay.is_none();
         match pane {
-            PaneId::Conversation => {
-                conversation::render(state, &model.history, theme, focused, rect, frame)
-            }
+            PaneId::Conversation => state.conversation.render(&view, rect, frame),
             PaneId::FileView => file_view::render(state, theme, focused, rect, frame.buffer_mut()),
-            PaneId::Variables => state.variables.render(state, theme, rect, frame),
-            PaneId::Diagnostics => state.diagnostics.render(state, theme, rect, frame),
+            PaneId::Variables => state.variables.render(&view, rect, frame),
+            PaneId::Diagnostics => state.diagnostics.render(&view, rect, frame),
         }
     }
     status_bar::render(state, theme, layout.status, frame.buffer_mut());
     if let Some(overlay) = &state.overlay {
-        overlay.component().render(state, theme, area, frame);
+        overlay.component().render(&view, area, frame);
     }
     // Questions from running code come first, over any other overlay.
     approval::render(state, theme, area, frame.buffer_mut());

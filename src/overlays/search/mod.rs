@@ -15,12 +15,11 @@ use ratatui::layout::Rect;
 pub use find::{ContentSearch, PaneResults, ResultRow, SearchTarget};
 pub use view::area;
 
-use super::{Component, Ctx, Effect, Input, Outcome};
+use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::app::AppState;
 use crate::app::line_input::LineInput;
 use crate::app::state::{ListCursor, Pin};
 use crate::keymap::{Action, Scope};
-use crate::theme::Theme;
 
 /// The search pane's scopes, switched with Tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -267,7 +266,8 @@ impl Component for Search {
         }
     }
 
-    fn render(&self, _app: &AppState, theme: &Theme, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+        let theme = view.theme;
         view::render(self, theme, screen, frame);
     }
 }

@@ -1,0 +1,247 @@
+//! The conversation pane as a component: the history above (laid out
+//! before the frame into `ui::history::HistoryLayout`, cached per entry),
+//! the pinned results, and the composer below. Keys that are no binding are
+//! text for the composer; Enter hands its text to the app
+//! (`Effect::Submit`), which decides whether it is a prompt, a `%py` cell or
+//! a `/command`.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use tui_textarea::TextArea;
+
+use crate::app::AppState;
+use crate::app::transcript::Transcript;
+use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
+use crate::keymap::{Action, PaneId, Scope};
+use crate::sanitize;
+use crate::screen;
+use crate::theme::Theme;
+use crate::ui::history::HistoryLayout;
+use crate::ui::pane;
+
+/// Where the history is scrolled to. Kept as a place in the transcript,
+/// not as rows from the bottom, so a frame lays out only the entries it
+/// shows (and the view stays put while new messages arrive below it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HistoryScroll {
+    /// The newest line is at the bottom, and new messages stay in view.
+    #[default]
+    Follow,
+    /// The top row of the pane is row `row` of entry `entry`'s block (its
+    /// separator, header and body).
+    Anchored { entry: usize, row: usize },
+}
+
+/// The conversation pane: the history, how far it is scrolled, and the
+/// composer below it.
+#[derive(Debug)]
+pub struct ConversationState {
+    pub messages: Transcript,
+    /// Where the last frame was scrolled to; `ui::prepare` resolves the
+    /// requests below into it, because only layout knows entry heights.
+    pub scroll: HistoryScroll,
+    /// Rows to scroll before the next frame (negative: back in history).
+    pub scroll_request: isize,
+    /// Code cells show everything (Ctrl+O) instead of their first and last
+    /// lines.
+    pub cells_expanded: bool,
+    /// A search result to bring into view before the next frame.
+    pub jump_to: Option<usize>,
+    /// The message a search jump landed on, highlighted until the next key.
+    pub flash: Option<usize>,
+    /// What the user is writing; Enter sends it.
+    pub composer: TextArea<'static>,
+}
+
+impl Default for ConversationState {
+    fn default() -> Self {
+        let mut composer = TextArea::default();
+        composer.set_placeholder_text("Ask the agent…");
+        Self {
+            messages: Transcript::default(),
+            scroll: HistoryScroll::default(),
+            scroll_request: 0,
+            cells_expanded: false,
+            jump_to: None,
+            flash: None,
+            composer,
+        }
+    }
+}
+
+impl ConversationState {
+    /// Scrolls by `rows` (negative: back in history) before the next frame.
+    pub fn scroll_by(&mut self, rows: isize) {
+        self.scroll_request = self.scroll_request.saturating_add(rows);
+    }
+
+    /// Shows the first message at the top.
+    pub fn scroll_to_top(&mut self) {
+        self.scroll = HistoryScroll::Anchored { entry: 0, row: 0 };
+        self.scroll_request = 0;
+        self.jump_to = None;
+    }
+
+    /// Shows the newest line and follows new messages.
+    pub fn follow(&mut self) {
+        self.scroll = HistoryScroll::Follow;
+        self.scroll_request = 0;
+        self.jump_to = None;
+    }
+}
+
+impl Component for ConversationState {
+    fn label(&self) -> &'static str {
+        PaneId::Conversation.label()
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::Conversation
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        match input {
+            Input::Action(Action::SendMessage) => {
+                let Some(text) = crate::app::composer::take_text(&mut self.composer) else {
+                    return Outcome::Unchanged;
+                };
+                self.follow();
+                ctx.push(Effect::Submit(text));
+                Outcome::Changed
+            }
+            Input::Action(Action::InsertNewline) => {
+                self.composer.insert_newline();
+                Outcome::Changed
+            }
+            Input::Key(key) => {
+                Outcome::from_changed(self.composer.input(tui_textarea::Input::from(key)))
+            }
+            Input::Paste(text) => Outcome::from_changed(self.composer.insert_str(text)),
+            // Rows become a place in the transcript in `ui::prepare`, which
+            // knows the entries' heights and clamps at both ends.
+            Input::Scroll(delta) if delta <= isize::MIN / 2 => {
+                self.scroll_to_top();
+                Outcome::Changed
+            }
+            Input::Scroll(delta) if delta >= isize::MAX / 2 => {
+                self.follow();
+                Outcome::Changed
+            }
+            Input::Scroll(delta) => {
+                self.scroll_by(delta);
+                Outcome::Changed
+            }
+            _ => Outcome::Ignored,
+        }
+    }
+
+    fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
+        let app = view.app;
+        let focused = app.focus == PaneId::Conversation && app.overlay.is_none();
+        render(app, &view.model.history, view.theme, focused, area, frame);
+    }
+}
+
+fn render_pins(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
+    let mut lines: Vec<Line> = state
+        .pins
+        .iter()
+        .rev()
+        .take(screen::conversation::MAX_PIN_ROWS)
+        .map(|pin| {
+            Line::from(vec![
+                Span::styled(" pinned ", theme.roles.status_key),
+                Span::styled(
+                    format!(" {} ", sanitize::for_display(&pin.label)),
+                    theme.roles.text,
+                ),
+                Span::styled(
+                    format!(
+                        "({} chars) · Alt+Backspace removes",
+                        pin.text.chars().count()
+                    ),
+                    theme.roles.muted,
+                ),
+            ])
+        })
+        .collect();
+    if state.pins.len() > screen::conversation::MAX_PIN_ROWS {
+        lines.push(Line::styled(
+            format!(
+                "  … and {} more pinned",
+                state.pins.len() - screen::conversation::MAX_PIN_ROWS
+            ),
+            theme.roles.muted,
+        ));
+    }
+    Paragraph::new(lines).render(area, frame.buffer_mut());
+}
+
+fn render(
+    state: &AppState,
+    history: &HistoryLayout,
+    theme: &Theme,
+    focused: bool,
+    area: Rect,
+    frame: &mut Frame,
+) {
+    let [history_area, pins_area, composer_area] = screen::conversation::split(state, area);
+    render_pins(state, theme, pins_area, frame);
+
+    let mut title = vec![Span::raw("Conversation")];
+    if let Some(count) = message_count(state.conversation.messages.len()) {
+        title.push(Span::styled(format!(" {count}"), theme.roles.muted));
+    }
+    let title = Line::from(title);
+    let block = pane::block(title, Some('1'), focused, theme);
+    let inner = block.inner(history_area);
+    block.render(history_area, frame.buffer_mut());
+    render_history(state, history, theme, inner, frame);
+
+    let composer_block = pane::block(Line::from("Message"), None, focused, theme);
+    let mut composer = state.conversation.composer.clone();
+    composer.set_block(composer_block);
+    composer.set_style(theme.roles.text);
+    composer.set_cursor_line_style(Style::default());
+    composer.set_placeholder_style(theme.roles.muted);
+    // Only the focused composer shows a cursor; otherwise typing looks possible.
+    composer.set_cursor_style(if focused {
+        theme.roles.cursor
+    } else {
+        theme.roles.text
+    });
+    frame.render_widget(&composer, composer_area);
+}
+
+fn message_count(count: usize) -> Option<String> {
+    match count {
+        0 => None,
+        1 => Some("(1 message)".into()),
+        n => Some(format!("({n} messages)")),
+    }
+}
+
+/// Paints the rows `ui::prepare` laid out; no layout happens here.
+fn render_history(
+    state: &AppState,
+    history: &HistoryLayout,
+    theme: &Theme,
+    area: Rect,
+    frame: &mut Frame,
+) {
+    let conversation = &state.conversation;
+    if conversation.messages.is_empty() {
+        pane::empty_state(
+            "No messages yet.\nType below and press Enter to send.",
+            theme,
+            area,
+            frame.buffer_mut(),
+        );
+        return;
+    }
+    let lines = history.paint(&conversation.messages, conversation.flash, theme);
+    Paragraph::new(lines).render(area, frame.buffer_mut());
+}
