@@ -13,7 +13,7 @@ use ratatui::layout::Rect;
 
 use crate::app::AppState;
 use crate::app::state::{Pin, Question};
-use crate::keymap::{Action, Scope};
+use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
 use crate::overlays::search::SearchTarget;
 use crate::theme::Theme;
@@ -98,8 +98,19 @@ pub enum Effect {
     Notice(String),
     /// The user answered a question.
     Answer(Question, Answer),
-    /// A file-view action on the active file (keep mine, load theirs).
+    /// A keymap action, run as if its key had been pressed where nothing
+    /// else takes it (the conflict choices' keep mine / load theirs reach
+    /// the file view this way).
     Run(Action),
+    /// Give a pane the keyboard.
+    Focus(PaneId),
+    /// Text copied: the system clipboard gets it (OSC 52).
+    Clipboard(String),
+    /// The open files changed (text, tabs, dirty state): the kernel's
+    /// `fs.write` and the language servers hear of it.
+    FilesChanged,
+    /// A file was saved: language servers get `didSave`, checks run.
+    Saved(PathBuf),
 }
 
 /// The answers a question can get (not every question offers each).

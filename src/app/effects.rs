@@ -7,7 +7,7 @@ use super::state::{AppState, Question};
 use super::update::{Command, notice};
 use crate::component::{Answer, Component, Ctx, Effect, Input, Outcome};
 use crate::editor::EditCommand;
-use crate::keymap::{Action, PaneId};
+use crate::keymap::PaneId;
 use crate::overlays::search::SearchTarget;
 
 /// Offers `input` to the open overlay. `None` when there is none or it
@@ -24,33 +24,44 @@ pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
 /// Offers `input` to a pane that is a component (`crate::panes`). `None`
 /// when it passed the input on, or the pane is not one yet.
 pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<Command> {
-    match pane {
-        PaneId::Variables => {
-            let mut variables = std::mem::take(&mut state.variables);
-            let mut ctx = Ctx::new(state);
-            let outcome = variables.handle(input, &mut ctx);
-            let effects = ctx.into_effects();
-            state.variables = variables;
-            finish(state, outcome, effects)
-        }
-        PaneId::Diagnostics => {
-            let mut diagnostics = std::mem::take(&mut state.diagnostics);
-            let mut ctx = Ctx::new(state);
-            let outcome = diagnostics.handle(input, &mut ctx);
-            let effects = ctx.into_effects();
-            state.diagnostics = diagnostics;
-            finish(state, outcome, effects)
-        }
-        PaneId::Conversation => {
-            let mut conversation = std::mem::take(&mut state.conversation);
-            let mut ctx = Ctx::new(state);
-            let outcome = conversation.handle(input, &mut ctx);
-            let effects = ctx.into_effects();
-            state.conversation = conversation;
-            finish(state, outcome, effects)
-        }
-        PaneId::FileView => None,
-    }
+    let (outcome, effects) = match pane {
+        PaneId::Conversation => run_taken(state, |s| &mut s.conversation, input),
+        PaneId::FileView => run_taken(state, |s| &mut s.editors, input),
+        PaneId::Variables => run_taken(state, |s| &mut s.variables, input),
+        PaneId::Diagnostics => run_taken(state, |s| &mut s.diagnostics, input),
+    };
+    finish(state, outcome, effects)
+}
+
+/// Runs `f` on the file view as its `handle` would run (with a `Ctx`),
+/// then applies its effects: for the app's own flows (an answer to a
+/// question, a go-to from an overlay) that need what a key would do.
+pub fn with_file_view(
+    state: &mut AppState,
+    f: impl FnOnce(&mut crate::panes::file_view::Editors, &mut Ctx<'_>) -> Outcome,
+) -> Command {
+    let mut editors = std::mem::take(&mut state.editors);
+    let mut ctx = Ctx::new(state);
+    let outcome = f(&mut editors, &mut ctx);
+    let effects = ctx.into_effects();
+    state.editors = editors;
+    finish(state, outcome, effects).unwrap_or(Command::None)
+}
+
+/// Takes a pane out of the state (its slot holds a default meanwhile),
+/// lets it handle `input` with the rest of the state to read, and puts it
+/// back.
+fn run_taken<P: Component + Default>(
+    state: &mut AppState,
+    slot: fn(&mut AppState) -> &mut P,
+    input: Input<'_>,
+) -> (Outcome, Vec<Effect>) {
+    let mut pane = std::mem::take(slot(state));
+    let mut ctx = Ctx::new(state);
+    let outcome = pane.handle(input, &mut ctx);
+    let effects = ctx.into_effects();
+    *slot(state) = pane;
+    (outcome, effects)
 }
 
 /// Applies what a component asked for and turns its outcome into the
@@ -90,7 +101,9 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
             Effect::OpenFile { path, at } => super::editors::open(state, &path, at),
             Effect::GoTo { line, column } => go_to(state, line, column),
             Effect::Find { query, forward } => find(state, query, forward),
-            Effect::ClearFind => super::editors::edit(state, EditCommand::ClearSearch),
+            Effect::ClearFind => with_file_view(state, |editors, ctx| {
+                editors.edit(EditCommand::ClearSearch, ctx)
+            }),
             Effect::Reveal(target) => reveal(state, target),
             Effect::Submit(text) => {
                 super::update::submit(state, text);
@@ -105,7 +118,20 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
                 Command::Redraw
             }
             Effect::Answer(question, answer) => self::answer(state, question, answer),
-            Effect::Run(action) => super::editors::apply(state, action),
+            Effect::Run(action) => super::update::apply(state, action),
+            Effect::Focus(pane) => {
+                state.focus = pane;
+                Command::Redraw
+            }
+            Effect::Clipboard(text) => Command::Clipboard(text),
+            Effect::FilesChanged => {
+                super::editors::files_changed(state);
+                Command::Redraw
+            }
+            Effect::Saved(path) => {
+                super::diagnostics::saved(state, &path);
+                Command::None
+            }
         };
         command = command.merge(next);
     }
@@ -113,7 +139,9 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
 }
 
 fn go_to(state: &mut AppState, line: usize, column: usize) -> Command {
-    let command = super::editors::edit(state, EditCommand::GoToLine(line));
+    let command = with_file_view(state, |editors, ctx| {
+        editors.edit(EditCommand::GoToLine(line), ctx)
+    });
     if column > 1
         && let Some(doc) = state.editors.active_mut()
     {
@@ -189,7 +217,7 @@ fn answer(state: &mut AppState, question: Question, answer: Answer) -> Command {
     use super::editors::RecoveryChoice;
     match (question, answer) {
         (Question::QuitWithUnsavedEdits { .. }, Answer::Save) => {
-            super::editors::apply(state, Action::SaveAll);
+            with_file_view(state, |editors, ctx| editors.save(None, ctx));
             // A save that failed or hit a change on disk says so and keeps
             // the workbench open.
             if state.unsaved_count() > 0 {

@@ -6,18 +6,16 @@
 //! overlay and the status-bar hints read the same stack, so what they say
 //! is what a key does.
 //!
-//! The open overlay is a component (`crate::overlays`): this only passes
-//! it the input, through `app::effects::to_overlay`; its key scope comes
-//! from the overlay itself. **Add an overlay:** see `crate::overlays`.
-//! **Add a pane:** a `PaneId`, its key scope, and a branch in each `Layer`
-//! method it takes input for; nothing else decides who gets a key.
+//! The open overlay and the panes are components (`crate::component`):
+//! this only passes them the input (`app::effects::to_overlay`, `to_pane`)
+//! and asks them for their key scopes. Nothing else decides who gets a
+//! key. **Add an overlay or a pane:** see ARCHITECTURE.md.
 
 use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
 use super::effects::{to_overlay, to_pane};
 use super::state::AppState;
 use super::update::Command;
-use crate::component::Component;
 use crate::keymap::{PaneId, Scope};
 use crate::overlays::{Input, Overlay};
 
@@ -84,10 +82,7 @@ impl Layer {
                 .iter()
                 .map(|overlay| overlay.component().scope())
                 .collect(),
-            Layer::Pane(PaneId::Conversation) => state.conversation.scopes(),
-            Layer::Pane(PaneId::Variables) => state.variables.scopes(),
-            Layer::Pane(PaneId::Diagnostics) => state.diagnostics.scopes(),
-            Layer::Pane(PaneId::FileView) => vec![Scope::FileView],
+            Layer::Pane(pane) => state.pane(pane).scopes(),
         }
     }
 
@@ -96,7 +91,6 @@ impl Layer {
         match self {
             Layer::Approval => Command::from_changed(super::approval_flow::type_reason(state, key)),
             Layer::Overlay => to_overlay(state, Input::Key(key)).unwrap_or(Command::None),
-            Layer::Pane(PaneId::FileView) => super::editors::type_key(state, key),
             Layer::Pane(pane) => to_pane(state, pane, Input::Key(key)).unwrap_or(Command::None),
         }
     }
@@ -113,7 +107,11 @@ impl Layer {
                 Command::from_changed(super::approval_flow::paste_reason(state, &clean))
             }
             Layer::Overlay => to_overlay(state, Input::Paste(&clean)).unwrap_or(Command::None),
-            Layer::Pane(PaneId::FileView) => super::editors::paste(state, text),
+            // The file view takes the text as pasted (tabs and all): it is a
+            // document, not a line of the UI.
+            Layer::Pane(PaneId::FileView) => {
+                to_pane(state, PaneId::FileView, Input::Paste(text)).unwrap_or(Command::None)
+            }
             Layer::Pane(pane) => {
                 to_pane(state, pane, Input::Paste(&clean)).unwrap_or(Command::None)
             }
@@ -136,8 +134,6 @@ impl Layer {
             Layer::Overlay => {
                 to_overlay(state, Input::Scroll(delta));
             }
-            // The file view scrolls with its cursor.
-            Layer::Pane(PaneId::FileView) => {}
             Layer::Pane(pane) => {
                 to_pane(state, pane, Input::Scroll(delta));
             }

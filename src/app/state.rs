@@ -266,7 +266,7 @@ pub struct AppState {
     /// The model, the running turn, the shared conversation store.
     pub agent: AgentState,
     /// Open files (tabs), clipboard, recovery, watcher status.
-    pub editors: super::editors::Editors,
+    pub editors: crate::panes::file_view::Editors,
     /// Workspace-relative paths for the picker, filled in the background.
     pub file_index: crate::workspace::FileIndex,
     /// Matches picker queries off the loop (`None` in tests: inline).
@@ -309,7 +309,7 @@ impl AppState {
             approval_broker: None,
             kernel_launcher: None,
             agent: AgentState::default(),
-            editors: super::editors::Editors::default(),
+            editors: Default::default(),
             file_index: crate::workspace::FileIndex::new(),
             picker_worker: None,
             dirty_paths_tx: None,
@@ -376,6 +376,19 @@ impl AppState {
             )
             .into_iter()
             .next()
+    }
+
+    /// The pane `id` as a component: how layers ask it for its key scopes
+    /// and how the frame paints it. (Input reaches it through
+    /// `app::effects::to_pane`, which takes it out of the state meanwhile.)
+    pub fn pane(&self, id: crate::keymap::PaneId) -> &dyn crate::component::Component {
+        use crate::keymap::PaneId;
+        match id {
+            PaneId::Conversation => &self.conversation,
+            PaneId::FileView => &self.editors,
+            PaneId::Variables => &self.variables,
+            PaneId::Diagnostics => &self.diagnostics,
+        }
     }
 
     /// The whole terminal, as the last resize reported it (layout and

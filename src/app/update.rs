@@ -188,7 +188,9 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::ShowSnapshot => {
             state.overlay = Some(Overlay::RequestPreview(Default::default()));
         }
-        Action::FocusNext => cycle_focus(state, true),
+        // Tab is text only when there is text: an empty file view passes
+        // it on, and it means "next pane".
+        Action::FocusNext | Action::Indent => cycle_focus(state, true),
         Action::FocusPrev => cycle_focus(state, false),
         Action::Focus(pane) => state.focus = pane,
         Action::OpenSearch => {
@@ -237,7 +239,12 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         | Action::ShowVariable
         | Action::ClearFilter
         | Action::EndFilter => return Command::None,
-        other => return super::editors::apply(state, other),
+        // File actions bound everywhere (Ctrl+S, Ctrl+P, …) reach the file
+        // view wherever the focus is.
+        other => {
+            return super::effects::to_pane(state, PaneId::FileView, Input::Action(other))
+                .unwrap_or(Command::None);
+        }
     }
     Command::Redraw
 }
@@ -362,18 +369,14 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     let Some(pane) = layout.pane_at(mouse.column, mouse.row) else {
         return Command::None;
     };
-    if pane == PaneId::FileView
-        && state.editors.active().is_some()
-        && let Some(rect) = layout.file_view
-    {
-        let command = super::editors::mouse(state, mouse, rect);
-        if command != Command::None {
-            return command;
-        }
-    }
-    if mouse.kind == MouseEventKind::Down(MouseButton::Left)
-        && let Some(command) = super::effects::to_pane(state, pane, Input::Mouse(mouse))
-    {
+    // The file view takes clicks, drags and the wheel in its text; the
+    // diagnostics list takes clicks on its rows.
+    let takes_it = match pane {
+        PaneId::FileView => true,
+        PaneId::Diagnostics => mouse.kind == MouseEventKind::Down(MouseButton::Left),
+        PaneId::Conversation | PaneId::Variables => false,
+    };
+    if takes_it && let Some(command) = super::effects::to_pane(state, pane, Input::Mouse(mouse)) {
         return command;
     }
     match mouse.kind {

@@ -10,6 +10,7 @@ use ratatui::widgets::{Clear, Widget};
 use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::app::AppState;
 use crate::app::line_input::{Edit, LineInput};
+use crate::editor::Document;
 use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
 use crate::ui::pane;
@@ -40,8 +41,8 @@ pub struct Prompt {
 impl Prompt {
     /// A prompt for the active file; `None` when no file is open. The find
     /// bar starts with the selection (or the last query).
-    pub fn new(kind: PromptKind, app: &AppState) -> Option<Self> {
-        let doc = app.editors.active()?;
+    pub fn new(kind: PromptKind, doc: Option<&Document>) -> Option<Self> {
+        let doc = doc?;
         let text = match kind {
             PromptKind::Find => doc
                 .selected_text()

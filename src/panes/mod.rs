@@ -2,10 +2,10 @@
 //! answers the input the layer stack gives it when it has the focus (or
 //! the pointer), and paints itself in its rectangle.
 //!
-//! The conversation, variables and diagnostics panes are; the file view
-//! still keeps its input handling in `app::editors` and its painting in
-//! `ui::file_view`.
+//! Each pane is one here (conversation, file view, variables, diagnostics).
+//! **Add a pane:** see ARCHITECTURE.md, "How to add a pane".
 
 pub mod conversation;
 pub mod diagnostics;
+pub mod file_view;
 pub mod variables;

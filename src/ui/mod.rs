@@ -5,7 +5,6 @@
 pub mod approval;
 pub mod code_style;
 pub mod file_status;
-pub mod file_view;
 pub mod history;
 pub mod line_input;
 pub mod markdown;
@@ -18,7 +17,6 @@ use std::sync::Arc;
 use ratatui::Frame;
 
 use crate::app::AppState;
-use crate::component::Component;
 use crate::keymap::PaneId;
 use crate::screen;
 use crate::theme::Theme;
@@ -52,7 +50,7 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
             .history
             .prepare(&mut state.conversation, &styling, inner);
     }
-    file_view::prepare(state);
+    crate::panes::file_view::prepare(state);
 }
 
 /// Draws one frame.
@@ -68,13 +66,7 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
         let Some(rect) = layout.rect(pane) else {
             continue;
         };
-        let focused = state.focus == pane && state.overlay.is_none();
-        match pane {
-            PaneId::Conversation => state.conversation.render(&view, rect, frame),
-            PaneId::FileView => file_view::render(state, theme, focused, rect, frame.buffer_mut()),
-            PaneId::Variables => state.variables.render(&view, rect, frame),
-            PaneId::Diagnostics => state.diagnostics.render(&view, rect, frame),
-        }
+        state.pane(pane).render(&view, rect, frame);
     }
     status_bar::render(state, theme, layout.status, frame.buffer_mut());
     if let Some(overlay) = &state.overlay {

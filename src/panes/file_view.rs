@@ -1,0 +1,569 @@
+//! The file view as a component: the open documents as tabs, what the keys
+//! do to them (editing, saving, tabs, the picker and prompts, conflicts),
+//! the mouse in the text and on the tab bar, and how it is drawn — a tab
+//! bar over the active document, painted by the editor core's widget with
+//! the theme's colours; until a file is open it says how to open one.
+//!
+//! What the rest of the workbench must hear about goes out as effects:
+//! `FilesChanged` after every change (the kernel's `fs.write` learns the
+//! dirty paths, the language servers the unsaved text), `Saved`,
+//! `Clipboard`, `Notice`, and the overlays it opens. Background events (the
+//! watcher, recovery, answers to questions) are folded in by
+//! `app::editors`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use crate::app::AppState;
+use crate::app::state::Question;
+use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
+use crate::editor::{
+    Document, EditCommand, EditorError, FileViewStyles, Recovery, render_file_view,
+};
+use crate::keymap::{Action, PaneId, Scope};
+use crate::overlays::Overlay;
+use crate::overlays::confirm::Confirm;
+use crate::overlays::conflict::Conflict;
+use crate::overlays::picker::Picker;
+use crate::overlays::prompt::{Prompt, PromptKind};
+use crate::screen;
+use crate::theme::Theme;
+use crate::ui::pane;
+
+/// Longest text sent to the system clipboard with OSC 52; terminals drop
+/// (or choke on) bigger sequences.
+const MAX_OSC52_BYTES: usize = 100_000;
+
+/// Open documents and what goes with them.
+#[derive(Default)]
+pub struct Editors {
+    pub tabs: Vec<Document>,
+    pub active: usize,
+    /// The in-app clipboard (also sent to the terminal with OSC 52).
+    pub clipboard: String,
+    /// Bumped whenever something the snapshot shows changes (text, cursor,
+    /// tabs), so `snapshot::scene_key` never hashes whole buffers.
+    pub revision: u64,
+    /// One line for the status bar: saved, reloaded, errors.
+    pub status: Option<String>,
+    /// What the watcher said about itself (polling fallback, errors).
+    pub watch_note: Option<String>,
+    /// Where recovery files go (this instance's locked folder, see
+    /// `RecoveryHome`); `None` turns recovery off (tests).
+    pub recovery_dir: Option<PathBuf>,
+    /// Holds the lock on `recovery_dir` while the workbench runs.
+    pub recovery_home: Option<crate::editor::RecoveryHome>,
+    /// Recoveries found at start, waiting for the user's answer.
+    pub found_recoveries: Vec<Recovery>,
+    /// What the user chose for each, summed up after the last answer.
+    pub recovery_answers: Vec<String>,
+    /// Unsaved texts for the panic hook and signal exits.
+    pub mirror: crate::app::recovery_mirror::RecoveryMirror,
+}
+
+impl Editors {
+    pub fn active(&self) -> Option<&Document> {
+        self.tabs.get(self.active)
+    }
+
+    pub fn active_mut(&mut self) -> Option<&mut Document> {
+        self.tabs.get_mut(self.active)
+    }
+
+    /// Highlighting has more lines to do than one frame allows.
+    pub fn needs_more_work(&self) -> bool {
+        self.active().is_some_and(Document::needs_more_work)
+    }
+
+    /// When the next recovery write is due; `None` (no timer) when nothing
+    /// is pending or recovery is off.
+    pub fn recovery_due_at(&self) -> Option<Instant> {
+        self.recovery_dir.as_ref()?;
+        self.tabs.iter().filter_map(Document::recovery_due_at).min()
+    }
+
+    pub fn index_of(&self, path: &Path) -> Option<usize> {
+        self.tabs.iter().position(|d| d.path() == path)
+    }
+}
+
+impl Editors {
+    /// Something the snapshot sees changed (text, cursor, tabs). A buffer
+    /// that is clean again (saved, undone back to the disk text, reloaded)
+    /// has no recovery file: it must not come back next start. The caller
+    /// tells the rest of the workbench (`Effect::FilesChanged`).
+    pub fn touch(&mut self) {
+        self.revision = self.revision.wrapping_add(1);
+        for doc in &mut self.tabs {
+            if !doc.is_dirty() {
+                doc.discard_recovery();
+            }
+        }
+        self.mirror.forget_clean(&self.tabs);
+    }
+
+    fn changed(&mut self, ctx: &mut Ctx<'_>) {
+        self.touch();
+        ctx.push(Effect::FilesChanged);
+    }
+
+    /// A problem the user must read: the status bar and the conversation.
+    fn report(&mut self, text: String, ctx: &mut Ctx<'_>) {
+        self.status = Some(text.clone());
+        ctx.push(Effect::Notice(text));
+    }
+
+    /// Runs one edit command on the active document.
+    pub fn edit(&mut self, command: EditCommand, ctx: &mut Ctx<'_>) -> Outcome {
+        let Some(doc) = self.active_mut() else {
+            return Outcome::Unchanged;
+        };
+        match doc.apply(command) {
+            Ok(outcome) => {
+                if outcome.text_changed {
+                    // "Saved …" and the like describe a text that is gone now.
+                    self.status = None;
+                }
+                self.changed(ctx);
+                if let Some(text) = outcome.copied {
+                    self.clipboard = text.clone();
+                    if text.len() <= MAX_OSC52_BYTES {
+                        ctx.push(Effect::Clipboard(text));
+                    }
+                }
+            }
+            Err(error) => self.status = Some(error.to_string()),
+        }
+        Outcome::Changed
+    }
+
+    /// Saves one tab (`Some(index)`) or every dirty tab. Errors are shown
+    /// and the buffer stays dirty; a change on disk opens the conflict
+    /// choices.
+    pub fn save(&mut self, tab: Option<usize>, ctx: &mut Ctx<'_>) -> Outcome {
+        let targets: Vec<usize> = match tab {
+            Some(i) if i < self.tabs.len() => vec![i],
+            Some(_) => return Outcome::Unchanged,
+            None => (0..self.tabs.len())
+                .filter(|&i| self.tabs[i].is_dirty())
+                .collect(),
+        };
+        let mut saved = 0;
+        let mut conflict = false;
+        for i in targets {
+            let result = self.tabs[i].save();
+            let name = ctx.app.display_path(self.tabs[i].path());
+            match result {
+                Ok(()) => {
+                    saved += 1;
+                    ctx.push(Effect::Saved(self.tabs[i].path().to_path_buf()));
+                }
+                Err(EditorError::Conflict { .. }) => {
+                    self.active = i;
+                    conflict = true;
+                    ctx.push(Effect::Open(Box::new(Overlay::Conflict(Conflict))));
+                    self.status = Some(format!(
+                        "{name} changed on disk: keep mine, load theirs, or see the diff."
+                    ));
+                }
+                Err(error) => self.report(format!("Could not save {name}: {error}"), ctx),
+            }
+        }
+        if saved > 0 && !conflict {
+            let what = match tab {
+                Some(i) => ctx.app.display_path(self.tabs[i].path()),
+                None => format!("{saved} file{}", if saved == 1 { "" } else { "s" }),
+            };
+            self.status = Some(format!("Saved {what}"));
+        }
+        self.changed(ctx);
+        Outcome::Changed
+    }
+
+    /// Closes a tab; its recovery file goes with it.
+    pub fn remove_tab(&mut self, tab: usize, ctx: &mut Ctx<'_>) {
+        if tab >= self.tabs.len() {
+            return;
+        }
+        let mut doc = self.tabs.remove(tab);
+        doc.discard_recovery();
+        let len = self.tabs.len();
+        if self.active >= len {
+            self.active = len.saturating_sub(1);
+        }
+        self.changed(ctx);
+    }
+
+    fn close_tab(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
+        let tab = self.active;
+        let Some(doc) = self.tabs.get(tab) else {
+            return Outcome::Unchanged;
+        };
+        if doc.is_dirty() {
+            let question = Confirm::new(Question::CloseDirtyTab { tab });
+            ctx.push(Effect::Open(Box::new(Overlay::Confirm(question))));
+        } else {
+            self.remove_tab(tab, ctx);
+        }
+        Outcome::Changed
+    }
+
+    fn switch_tab(&mut self, forward: bool, ctx: &mut Ctx<'_>) -> Outcome {
+        let n = self.tabs.len();
+        if n < 2 {
+            return Outcome::Unchanged;
+        }
+        let i = self.active;
+        self.active = if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        };
+        self.changed(ctx);
+        Outcome::Changed
+    }
+
+    /// Ctrl+G / Ctrl+F: a prompt for the active file.
+    fn open_prompt(&mut self, kind: PromptKind, ctx: &mut Ctx<'_>) -> Outcome {
+        match Prompt::new(kind, self.active()) {
+            Some(prompt) => ctx.push(Effect::Open(Box::new(Overlay::Prompt(prompt)))),
+            None => self.status = Some("Open a file first (Ctrl+P).".into()),
+        }
+        Outcome::Changed
+    }
+
+    fn open_conflict(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
+        match self.active().map(Document::disk_state) {
+            Some(crate::editor::DiskState::ChangedOnDisk { .. }) => {
+                ctx.push(Effect::Open(Box::new(Overlay::Conflict(Conflict))));
+            }
+            _ => self.status = Some("No change on disk to resolve.".into()),
+        }
+        Outcome::Changed
+    }
+
+    /// The file actions of the keymap (editing, tabs, saving, conflicts,
+    /// the picker and the prompts); `None` when `action` is not one.
+    fn act(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Outcome> {
+        let command = match action {
+            // Tab is text only when there is text; an empty file view
+            // passes it on as "next pane".
+            Action::Indent if self.active().is_none() => return None,
+            Action::OpenPicker => {
+                let picker = Picker::new(ctx.app);
+                ctx.push(Effect::Open(Box::new(Overlay::Picker(picker))));
+                return Some(Outcome::Changed);
+            }
+            Action::GoToLine => return Some(self.open_prompt(PromptKind::GoToLine, ctx)),
+            Action::FindInFile => return Some(self.open_prompt(PromptKind::Find, ctx)),
+            Action::Save => return Some(self.save(Some(self.active), ctx)),
+            Action::SaveAll => return Some(self.save(None, ctx)),
+            Action::CloseTab => return Some(self.close_tab(ctx)),
+            Action::NextTab | Action::PrevTab => {
+                return Some(self.switch_tab(action == Action::NextTab, ctx));
+            }
+            Action::ResolveConflict => return Some(self.open_conflict(ctx)),
+            Action::KeepMine => {
+                if let Some(doc) = self.active_mut() {
+                    doc.keep_mine();
+                }
+                self.status = Some("Keeping your text: the next save overwrites the file.".into());
+                self.changed(ctx);
+                return Some(Outcome::Changed);
+            }
+            Action::LoadTheirs => {
+                let question = Confirm::new(Question::LoadTheirs { tab: self.active });
+                ctx.push(Effect::Open(Box::new(Overlay::Confirm(question))));
+                return Some(Outcome::Changed);
+            }
+            Action::Move(m) => EditCommand::Move(m),
+            Action::Select(m) => EditCommand::Select(m),
+            Action::Newline => EditCommand::InsertNewline,
+            Action::Indent => EditCommand::InsertTab,
+            Action::DeleteBack => EditCommand::DeleteBack,
+            Action::DeleteForward => EditCommand::DeleteForward,
+            Action::DeleteWordBack => EditCommand::DeleteWordBack,
+            Action::DeleteWordForward => EditCommand::DeleteWordForward,
+            Action::SelectAll => EditCommand::SelectAll,
+            Action::Copy => EditCommand::Copy,
+            Action::Cut => EditCommand::Cut,
+            Action::Paste => EditCommand::Paste(self.clipboard.clone()),
+            Action::Undo => EditCommand::Undo,
+            Action::Redo => EditCommand::Redo,
+            _ => return None,
+        };
+        Some(self.edit(command, ctx))
+    }
+
+    /// Keys without a binding: text for the file view.
+    fn type_key(&mut self, key: KeyEvent, ctx: &mut Ctx<'_>) -> Outcome {
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        match key.code {
+            KeyCode::Char(c) if plain => self.edit(EditCommand::InsertChar(c), ctx),
+            _ => Outcome::Unchanged,
+        }
+    }
+
+    /// The pointer in the file view: a click on the tab bar switches tabs;
+    /// in the text a click places the cursor (Shift extends), a drag
+    /// selects, the wheel scrolls.
+    fn mouse(&mut self, mouse: MouseEvent, ctx: &mut Ctx<'_>) -> Outcome {
+        let layout = screen::layout::compute(ctx.app.screen(), ctx.app.focus);
+        let Some(pane) = layout.file_view else {
+            return Outcome::Ignored;
+        };
+        let area = screen::file_view::text_area(pane);
+        let on_tab_bar = area.y > pane.y + 1 && mouse.row + 1 == area.y;
+        if on_tab_bar && mouse.kind == MouseEventKind::Down(MouseButton::Left) {
+            let column = mouse.column.saturating_sub(area.x);
+            if let Some(tab) = screen::file_view::tab_at(&self.tabs, column) {
+                self.active = tab;
+                ctx.push(Effect::Focus(PaneId::FileView));
+                self.changed(ctx);
+                return Outcome::Changed;
+            }
+        }
+        let Some(doc) = self.active_mut() else {
+            return Outcome::Ignored;
+        };
+        match mouse.kind {
+            MouseEventKind::Down(MouseButton::Left) => {
+                let extend = mouse.modifiers.contains(KeyModifiers::SHIFT);
+                doc.click(area, mouse.column, mouse.row, extend);
+            }
+            MouseEventKind::Drag(MouseButton::Left) => doc.drag_to(area, mouse.column, mouse.row),
+            MouseEventKind::ScrollUp => doc.scroll_by(-3),
+            MouseEventKind::ScrollDown => doc.scroll_by(3),
+            _ => return Outcome::Ignored,
+        }
+        ctx.push(Effect::Focus(PaneId::FileView));
+        self.changed(ctx);
+        Outcome::Changed
+    }
+}
+
+impl Component for Editors {
+    fn label(&self) -> &'static str {
+        PaneId::FileView.label()
+    }
+
+    fn scope(&self) -> Scope {
+        Scope::FileView
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        match input {
+            Input::Action(action) => self.act(action, ctx).unwrap_or(Outcome::Ignored),
+            Input::Key(key) => self.type_key(key, ctx),
+            // Bracketed paste: one undoable insert, line breaks already `\n`.
+            Input::Paste(text) => self.edit(EditCommand::Paste(text.to_owned()), ctx),
+            Input::Mouse(mouse) => self.mouse(mouse, ctx),
+            _ => Outcome::Ignored,
+        }
+    }
+
+    fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
+        let app = view.app;
+        let focused = app.focus == PaneId::FileView && app.overlay.is_none();
+        render(app, view.theme, focused, area, frame.buffer_mut());
+    }
+}
+
+/// Scrolls the viewport to the cursor and highlights what will be visible
+/// (bounded work per frame; the loop asks for another frame while
+/// `needs_more_work`).
+pub fn prepare(state: &mut AppState) {
+    let screen = Rect::new(0, 0, state.size.width, state.size.height);
+    let Some(rect) = crate::screen::layout::compute(screen, state.focus).rect(PaneId::FileView)
+    else {
+        return;
+    };
+    let area = screen::file_view::text_area(rect);
+    let Some(hl) = state.highlighter.clone() else {
+        return;
+    };
+    if let Some(doc) = state.editors.active_mut() {
+        doc.prepare_frame(&hl, area);
+    }
+}
+
+/// The theme's roles as the widget's styles; syntect keeps its colours.
+pub fn styles(theme: &Theme, focused: bool) -> FileViewStyles {
+    let r = &theme.roles;
+    let base = FileViewStyles::dark();
+    FileViewStyles {
+        text: r.text,
+        gutter: r.line_number,
+        gutter_cursor_line: r.text,
+        cursor_line: r.cursor_line,
+        cursor: if focused { r.cursor } else { Style::default() },
+        selection: r.selection,
+        search_match: r.match_highlight,
+        notice: if r.warning == Style::default() {
+            base.notice
+        } else {
+            r.warning.reversed()
+        },
+        conflict: if r.error == Style::default() {
+            base.conflict
+        } else {
+            r.error.reversed()
+        },
+    }
+}
+
+fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
+    let Some(doc) = state.editors.active() else {
+        let block = pane::block(Line::from("No file"), Some('2'), focused, theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        pane::empty_state("No file open. Ctrl+P opens one.", theme, inner, buf);
+        return;
+    };
+    let mut title = vec![Span::raw(state.display_path(doc.path()))];
+    if doc.is_dirty() {
+        title.push(Span::styled(" ●", theme.roles.dirty_marker));
+    }
+    if doc.read_only_reason().is_some() {
+        title.push(Span::styled(" (read-only)", theme.roles.muted));
+    }
+    let block = pane::block(Line::from(title), Some('2'), focused, theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if inner.is_empty() {
+        return;
+    }
+    let text = screen::file_view::text_area(area);
+    if text.y > inner.y {
+        tab_bar(
+            state,
+            theme,
+            Rect::new(inner.x, inner.y, inner.width, 1),
+            buf,
+        );
+    }
+    render_file_view(doc, &styles(theme, focused), text, buf);
+    diagnostic_marks(state, doc, theme, text, buf);
+    if state.settings.no_color {
+        strip_colours(text, buf);
+    }
+}
+
+/// NO_COLOR: syntect's colours go, modifiers (reverse for the cursor and
+/// selection, underline for the cursor line) stay.
+fn strip_colours(area: Rect, buf: &mut Buffer) {
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            if let Some(cell) = buf.cell_mut((x, y)) {
+                cell.set_fg(Color::Reset).set_bg(Color::Reset);
+            }
+        }
+    }
+}
+
+/// One line of tabs: name, dirty marker, disk state; the active tab stands
+/// out. Tabs that do not fit are cut at the right edge.
+fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let mut spans = Vec::new();
+    for (i, tab) in screen::file_view::tabs(&state.editors.tabs)
+        .into_iter()
+        .enumerate()
+    {
+        let active = i == state.editors.active;
+        let style = if active {
+            theme.roles.focused_title.reversed()
+        } else {
+            theme.roles.muted
+        };
+        spans.push(Span::styled(format!(" {}", tab.title), style));
+        if tab.dirty {
+            spans.push(Span::styled(" ●", theme.roles.dirty_marker.patch(style)));
+        }
+        if let Some(note) = tab.note {
+            spans.push(Span::styled(note, theme.roles.error.patch(style)));
+        }
+        spans.push(Span::styled(" ", style));
+        spans.push(Span::styled("│", theme.roles.pane_border));
+    }
+    Line::from(spans).render(area, buf);
+}
+
+/// Lines with diagnostics get the most severe one's icon in the gutter, and
+/// the ranges on screen are underlined in its colour — the same clues the
+/// Diagnostics pane lists, where the user is looking.
+fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let diagnostics = state.diagnostic_sources.store.for_file(doc.path());
+    if diagnostics.is_empty() || doc.is_binary() {
+        return;
+    }
+    let layout = crate::editor::layout(doc, area);
+    let viewport = doc.viewport();
+    let (text, gutter) = (layout.text, layout.gutter);
+    let lines = doc.lines();
+    let tab = doc.tab_width();
+    // Most severe last, so it wins the gutter cell.
+    let mut ordered = diagnostics;
+    ordered.sort_by_key(|d| std::cmp::Reverse(d.severity));
+    for d in ordered {
+        let style = crate::ui::severity::severity_style(d.severity, theme);
+        let first = d.range.start.line;
+        let last = d.range.end.line.max(first);
+        for line in first..=last {
+            let Some(row) = line.checked_sub(viewport.top) else {
+                continue;
+            };
+            if row >= usize::from(text.height) {
+                break;
+            }
+            let y = text.y + row as u16;
+            if line == first && gutter.width > 0 {
+                buf[(gutter.x, y)]
+                    .set_symbol(crate::ui::severity::severity_icon(d.severity))
+                    .set_style(style);
+            }
+            let Some(content) = lines.get(line) else {
+                continue;
+            };
+            let len = content.chars().count();
+            let start = if line == first {
+                d.range.start.character.min(len)
+            } else {
+                0
+            };
+            let mut end = if line == last {
+                d.range.end.character.min(len)
+            } else {
+                len
+            };
+            if end <= start {
+                // An empty range still marks one cell.
+                end = (start + 1).min(len.max(start + 1));
+            }
+            let from = crate::editor::display_col(content, start, tab);
+            let to = crate::editor::display_col(content, end, tab).max(from + 1);
+            for col in from..to {
+                let Some(x) = col.checked_sub(viewport.left) else {
+                    continue;
+                };
+                if x >= usize::from(text.width) {
+                    break;
+                }
+                let underline = Style::default()
+                    .add_modifier(Modifier::UNDERLINED)
+                    .underline_color(style.fg.unwrap_or_default());
+                let cell = &mut buf[(text.x + x as u16, y)];
+                cell.set_style(cell.style().patch(underline));
+            }
+        }
+    }
+}
