@@ -231,7 +231,7 @@ fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
     )
     .unwrap();
     let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
-    s.kernel_client = Some(hello_tui::app::kernel::spawn(
+    s.services.kernel = Some(hello_tui::app::kernel::spawn(
         runtime,
         events,
         tx.clone(),

@@ -363,7 +363,7 @@ fn kernel_writes_reload_and_dirty_paths_are_published() {
     std::fs::write(&file, "v1\n").unwrap();
     let mut s = state(dir.path());
     let (tx, rx) = tokio::sync::watch::channel(hello_tui::kernel::caps::DirtyPaths::default());
-    s.dirty_paths_tx = Some(tx);
+    s.services.dirty_paths = Some(tx);
     open(&mut s, &file);
     std::fs::write(&file, "v2\n").unwrap();
     let canonical = std::fs::canonicalize(&file).unwrap();
@@ -523,7 +523,7 @@ fn picker_enter_before_the_worker_answers_opens_the_typed_match() {
     .unwrap();
     let mut s = state(dir.path());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    s.picker_worker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).expect("worker"));
+    s.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).expect("worker"));
     index(&mut s, &["api.ts", "src/auth/token.ts"]);
     press(&mut s, KeyCode::Char('p'), CTRL);
     // The answer to the empty query arrives, then the burst.

@@ -674,7 +674,7 @@ async fn file_search_matches_on_the_worker_and_keeps_only_the_newest_answer() {
     let settings = Settings::defaults();
     let mut s = AppState::new(root, settings);
     let (tx, mut answers) = tokio::sync::mpsc::unbounded_channel();
-    s.picker_worker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
+    s.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
     s.file_index
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "src/main.rs".into(),
@@ -737,7 +737,7 @@ async fn enter_before_the_worker_answers_opens_a_match_of_the_typed_query() {
     std::fs::write(root.join("docs/guide.md"), "# Guide\n").unwrap();
     let mut s = AppState::new(root, Settings::defaults());
     let (tx, _answers) = tokio::sync::mpsc::unbounded_channel();
-    s.picker_worker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
+    s.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
     s.file_index
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "main.rs".into(),

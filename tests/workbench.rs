@@ -31,7 +31,7 @@ fn with_kernel_config(
     let registry = CapabilityRegistry::new().with(Arc::new(FsCapability::new(root).unwrap()));
     let (runtime, events) = CodeRuntime::new(config, registry);
     let mut s = state(root);
-    s.kernel_client = Some(hello_tui::app::kernel::spawn(
+    s.services.kernel = Some(hello_tui::app::kernel::spawn(
         runtime,
         events,
         tx,
@@ -253,7 +253,7 @@ async fn cell_ids_stay_unique_when_the_kernel_is_replaced() {
     let (first, _rx1) = with_kernel(dir.path());
     let (second, _rx2) = with_kernel(dir.path());
     let run = |s: &AppState| {
-        s.kernel_client
+        s.services.kernel
             .as_ref()
             .expect("kernel")
             .execute("1".into(), hello_tui::app::kernel::CellOrigin::User, None)
@@ -302,7 +302,7 @@ async fn a_users_cell_has_no_timeout() {
 async fn a_kernel_restart_is_reported_once() {
     let dir = tempfile::tempdir().unwrap();
     let (mut s, mut rx) = with_short_timeout_kernel(dir.path());
-    s.kernel_client.as_ref().unwrap().execute(
+    s.services.kernel.as_ref().unwrap().execute(
         "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(30)".into(),
         hello_tui::app::kernel::CellOrigin::Agent,
         None,

@@ -278,7 +278,7 @@ pub fn send(state: &mut AppState, prompt: String) {
         notice(state, &message);
         return;
     };
-    let (Some(kernel), Some(events)) = (state.kernel_client.clone(), state.agent.events.clone())
+    let (Some(kernel), Some(events)) = (state.services.kernel.clone(), state.agent.events.clone())
     else {
         notice(
             state,

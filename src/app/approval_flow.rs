@@ -25,7 +25,7 @@ pub enum Choice {
 /// it was on its way) it is answered at once.
 pub fn request(state: &mut AppState, pending: PendingApproval) {
     state.approvals.prune();
-    if !state.safety.mode.asks() && state.approval_broker.is_some() {
+    if !state.safety.mode.asks() && state.services.approvals.is_some() {
         pending.answer(ApprovalDecision::AllowOnce);
         return;
     }
@@ -143,7 +143,7 @@ mod tests {
         let (tx, mut rx) = event::channel();
         let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
         let mut s = state();
-        s.approval_broker = Some(broker.clone());
+        s.services.approvals = Some(broker.clone());
         let first = tokio::spawn(broker.approve_cell("print(1)"));
         let second = tokio::spawn(broker.approve_cell("print(2)"));
         for _ in 0..2 {
@@ -170,7 +170,7 @@ mod tests {
         let (tx, mut rx) = event::channel();
         let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
         let mut s = state();
-        s.approval_broker = Some(broker.clone());
+        s.services.approvals = Some(broker.clone());
         let asked = tokio::spawn(broker.check("rm -rf ~"));
         let Some(AppEvent::ApprovalRequested(p)) = rx.recv().await else {
             panic!("expected a request")
@@ -285,7 +285,7 @@ mod tests {
         let (tx, mut rx) = event::channel();
         let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
         let mut s = state();
-        s.approval_broker = Some(broker.clone());
+        s.services.approvals = Some(broker.clone());
         let asked = tokio::spawn(broker.check("make test"));
         let ev = rx.recv().await.unwrap();
         handle_app_event(&mut s, ev);

@@ -68,7 +68,7 @@ pub fn files_changed(state: &mut AppState) {
 
 /// Sends the dirty paths to the kernel only when the set changed.
 fn publish_dirty(state: &AppState) {
-    let Some(tx) = &state.dirty_paths_tx else {
+    let Some(tx) = &state.services.dirty_paths else {
         return;
     };
     let now: std::collections::BTreeSet<PathBuf> = state

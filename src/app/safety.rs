@@ -240,7 +240,7 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
             state.safety.confined = launched.confined;
             state.safety.kernel_sandbox = launched.sandbox;
             state.safety.appeared_warned = false;
-            state.kernel_client = Some(launched.client);
+            state.services.kernel = Some(launched.client);
         }
         Err(error) => {
             state.kernel = KernelView::Dead {
@@ -271,8 +271,8 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
             }
         );
     state.safety.sandbox = Some(sandbox);
-    state.approval_broker = Some(broker);
-    state.kernel_launcher = Some(launcher);
+    state.services.approvals = Some(broker);
+    state.services.kernel_launcher = Some(launcher);
 }
 
 /// `/approval MODE` and the mode key. Crossing `full` restarts the kernel.
@@ -292,14 +292,14 @@ pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
         super::update::notice(state, &format!("approval mode is already `{mode}`"));
         return;
     }
-    if mode == ApprovalMode::Auto && !state.safety.confined && state.kernel_launcher.is_some() {
+    if mode == ApprovalMode::Auto && !state.safety.confined && state.services.kernel_launcher.is_some() {
         super::update::notice(
             state,
             "approval mode `auto` needs a sandboxed kernel, and this one is not; staying in `ask`",
         );
         return;
     }
-    if let Some(broker) = &state.approval_broker {
+    if let Some(broker) = &state.services.approvals {
         broker.set_mode(mode);
     }
     if !mode.asks() {
@@ -347,7 +347,7 @@ pub fn slash_command(state: &mut AppState, args: &str) {
 }
 
 fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
-    let Some(launcher) = state.kernel_launcher.clone() else {
+    let Some(launcher) = state.services.kernel_launcher.clone() else {
         state.safety.confined = mode.sandboxed() && state.safety.confined;
         super::update::notice(
             state,
@@ -360,7 +360,7 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
     };
     // Dropping the old client ends its service task, which kills the old
     // kernel's process group.
-    state.kernel_client = None;
+    state.services.kernel = None;
     state.variables.rows.clear();
     state.last_exec_id = None;
     match launcher.launch(mode) {
@@ -368,7 +368,7 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
             state.safety.confined = launched.confined;
             state.safety.kernel_sandbox = launched.sandbox;
             state.safety.appeared_warned = false;
-            state.kernel_client = Some(launched.client);
+            state.services.kernel = Some(launched.client);
             state.kernel = KernelView::Starting;
             let text = format!(
                 "approval mode: {} — kernel restarted, variables lost",

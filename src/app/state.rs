@@ -219,6 +219,23 @@ impl Question {
     }
 }
 
+/// Handles to the background services the workbench talks to, each
+/// `None` in tests that run without it. They are senders: the UI loop
+/// never waits on them.
+#[derive(Default)]
+pub struct Services {
+    /// Queues cells on the kernel service.
+    pub kernel: Option<KernelClient>,
+    /// Asks the user on behalf of `shell.run` and the agent's cells.
+    pub approvals: Option<ApprovalBroker>,
+    /// Starts a new kernel when the mode crosses `full`.
+    pub kernel_launcher: Option<KernelLauncher>,
+    /// Matches fuzzy file queries off the loop (without it: inline).
+    pub picker: Option<crate::workspace::FuzzyWorker>,
+    /// Publishes the paths with unsaved edits to the kernel's `fs.write`.
+    pub dirty_paths: Option<tokio::sync::watch::Sender<crate::kernel::caps::DirtyPaths>>,
+}
+
 /// The whole state of the workbench.
 pub struct AppState {
     pub workspace_root: PathBuf,
@@ -230,8 +247,8 @@ pub struct AppState {
     /// The conversation pane: the transcript, its scroll, the composer.
     pub conversation: crate::panes::conversation::ConversationState,
     pub kernel: KernelView,
-    /// Queues cells on the kernel service (`None` in tests without one).
-    pub kernel_client: Option<KernelClient>,
+    /// Handles to the background services.
+    pub services: Services,
     /// Execution id of the last finished cell, to mark what it changed.
     pub last_exec_id: Option<u64>,
     /// The variables inspector.
@@ -258,21 +275,12 @@ pub struct AppState {
     /// The yes/no question the last frame drew (`Overlay::Confirm`); until
     /// a question has been drawn it takes no keys.
     pub question_shown: Option<Question>,
-    /// Asks the user on behalf of `shell.run` and the agent's cells
-    /// (`None` in tests without one).
-    pub approval_broker: Option<ApprovalBroker>,
-    /// Starts a new kernel when the mode crosses `full`.
-    pub kernel_launcher: Option<KernelLauncher>,
     /// The model, the running turn, the shared conversation store.
     pub agent: AgentState,
     /// Open files (tabs), clipboard, recovery, watcher status.
     pub editors: crate::panes::file_view::Editors,
     /// Workspace-relative paths for the picker, filled in the background.
     pub file_index: crate::workspace::FileIndex,
-    /// Matches picker queries off the loop (`None` in tests: inline).
-    pub picker_worker: Option<crate::workspace::FuzzyWorker>,
-    /// Publishes the paths with unsaved edits to the kernel's `fs.write`.
-    pub dirty_paths_tx: Option<tokio::sync::watch::Sender<crate::kernel::caps::DirtyPaths>>,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -292,7 +300,7 @@ impl AppState {
             overlay: None,
             conversation: Default::default(),
             kernel: KernelView::NotStarted,
-            kernel_client: None,
+            services: Services::default(),
             last_exec_id: None,
             variables: Default::default(),
             diagnostics: Default::default(),
@@ -306,13 +314,9 @@ impl AppState {
             safety: SafetyView::default(),
             approvals: ApprovalQueue::default(),
             question_shown: None,
-            approval_broker: None,
-            kernel_launcher: None,
             agent: AgentState::default(),
             editors: Default::default(),
             file_index: crate::workspace::FileIndex::new(),
-            picker_worker: None,
-            dirty_paths_tx: None,
             size: Size::new(120, 40),
             should_quit: false,
         }

@@ -173,7 +173,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Quit => return request_quit(state),
         Action::Suspend => return Command::Suspend,
         Action::Interrupt => {
-            if let Some(kernel) = &state.kernel_client
+            if let Some(kernel) = &state.services.kernel
                 && super::cells::any_running(state)
             {
                 kernel.interrupt();
@@ -313,7 +313,7 @@ pub(super) fn submit(state: &mut AppState, text: String) {
             let prompt = attach_pins(state, prompt);
             super::agent::send(state, prompt)
         }
-        Submission::PythonCell(code) => match &state.kernel_client {
+        Submission::PythonCell(code) => match &state.services.kernel {
             // The cell shows up in the conversation when the service queues it.
             Some(kernel) => {
                 kernel.execute(code, CellOrigin::User, None);

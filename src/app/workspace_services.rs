@@ -40,7 +40,7 @@ pub fn start(state: &mut AppState, tx: &AppEventSender) -> WorkspaceServices {
 
     let (ptx, mut prx) = mpsc::unbounded_channel::<PickerResults>();
     match FuzzyWorker::spawn(ptx) {
-        Ok(worker) => state.picker_worker = Some(worker),
+        Ok(worker) => state.services.picker = Some(worker),
         Err(error) => tracing::warn!(%error, "picker matches inline"),
     }
     let forward = tx.clone();

@@ -53,7 +53,7 @@ impl Picker {
         if let Some(results) = self.request.send(
             self.query.text(),
             again,
-            app.picker_worker.as_ref(),
+            app.services.picker.as_ref(),
             &app.file_index,
             PICKER_LIMIT,
         ) {

@@ -196,7 +196,7 @@ fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> crate::kerne
             }
         }
     });
-    state.dirty_paths_tx = Some(dirty_tx);
+    state.services.dirty_paths = Some(dirty_tx);
     crate::kernel_setup::FsLinks {
         dirty: dirty_rx,
         written: written_tx,

@@ -120,7 +120,7 @@ impl Search {
         if let Some(results) = self.file_matches.request.send(
             query,
             again,
-            app.picker_worker.as_ref(),
+            app.services.picker.as_ref(),
             &app.file_index,
             find::RESULT_LIMIT,
         ) {
