@@ -25,13 +25,13 @@
 //!   with `messages.into_iter().collect::<AgentContext>()`.
 
 pub mod capability;
-pub mod index;
-pub mod kernel_capability;
-pub mod message;
-pub mod shared;
-pub mod slice;
-pub mod snippet;
-pub mod store;
+pub(crate) mod index;
+pub(crate) mod kernel_capability;
+pub(crate) mod message;
+pub(crate) mod shared;
+pub(crate) mod slice;
+pub(crate) mod snippet;
+pub(crate) mod store;
 pub mod tokenize;
 
 pub use capability::{ContextError, SearchArgs};

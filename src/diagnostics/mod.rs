@@ -34,7 +34,7 @@ mod model;
 pub mod position;
 mod service;
 mod store;
-pub mod uri;
+pub(crate) mod uri;
 mod which;
 
 pub use event::{CheckState, DiagnosticsEvent, ServerState};

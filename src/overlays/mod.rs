@@ -12,13 +12,13 @@
 //! renderer all reach it through the trait; its keys go in
 //! `keymap::BINDINGS` under its own [`Scope`].
 
-pub mod confirm;
+pub(crate) mod confirm;
 pub mod conflict;
 pub mod help;
-pub mod picker;
-pub mod problem;
-pub mod prompt;
-pub mod request_preview;
+pub(crate) mod picker;
+pub(crate) mod problem;
+pub(crate) mod prompt;
+pub(crate) mod request_preview;
 pub mod search;
 pub mod variable;
 

@@ -6,6 +6,6 @@
 //! **Add a pane:** see ARCHITECTURE.md, "How to add a pane".
 
 pub mod conversation;
-pub mod diagnostics;
-pub mod file_view;
-pub mod variables;
+pub(crate) mod diagnostics;
+pub(crate) mod file_view;
+pub(crate) mod variables;

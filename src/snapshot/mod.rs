@@ -24,14 +24,14 @@
 //! file size.
 
 pub mod cli;
-pub mod collect;
+pub(crate) mod collect;
 mod glob;
-pub mod language;
-pub mod model;
-pub mod paths;
-pub mod privacy;
-pub mod project;
-pub mod render;
+pub(crate) mod language;
+pub(crate) mod model;
+pub(crate) mod paths;
+pub(crate) mod privacy;
+pub(crate) mod project;
+pub(crate) mod render;
 pub mod source;
 pub mod text;
 

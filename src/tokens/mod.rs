@@ -12,9 +12,9 @@
 //!   answer (async, at most a few seconds, only for OpenAI-compatible
 //!   servers) and the model name.
 
-pub mod counter;
+pub(crate) mod counter;
 pub mod probe;
-pub mod window;
+pub(crate) mod window;
 
 pub use counter::{PER_MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter};
 pub use window::{

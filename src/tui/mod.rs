@@ -4,6 +4,6 @@
 //! place that knows both `app` (behaviour) and `ui` (drawing), so neither of
 //! those imports the other.
 
-pub mod osc52;
+pub(crate) mod osc52;
 pub mod run;
-pub mod terminal;
+pub(crate) mod terminal;

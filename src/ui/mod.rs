@@ -2,15 +2,15 @@
 //! does I/O, which is what makes the insta snapshots cheap and honest.
 //! One file per pane.
 
-pub mod approval;
-pub mod code_style;
-pub mod file_status;
-pub mod history;
-pub mod line_input;
+pub(crate) mod approval;
+pub(crate) mod code_style;
+pub(crate) mod file_status;
+pub(crate) mod history;
+pub(crate) mod line_input;
 pub mod markdown;
 pub mod pane;
-pub mod severity;
-pub mod status_bar;
+pub(crate) mod severity;
+pub(crate) mod status_bar;
 
 use std::sync::Arc;
 

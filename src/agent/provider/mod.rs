@@ -9,8 +9,8 @@
 //! Feed events to a [`TurnAssembler`] to get the [`AssistantTurn`].
 
 pub mod openai;
-pub mod redact;
-pub mod scripted;
+pub(crate) mod redact;
+pub(crate) mod scripted;
 pub mod sse;
 mod stream;
 mod types;

@@ -1,8 +1,8 @@
 //! Check commands (compilers, linters, type checkers) run on save or on
 //! demand, their output turned into diagnostics by problem matchers.
 
-pub mod config;
-pub mod matchers;
+pub(crate) mod config;
+pub(crate) mod matchers;
 mod resolve;
 mod runner;
 pub(crate) mod scheduler;

@@ -1,7 +1,7 @@
 //! Our own small LSP client: framing, JSON-RPC transport, one supervised
 //! connection per server. Only what diagnostics need.
 
-pub mod config;
+pub(crate) mod config;
 mod connection;
 mod convert;
 pub mod framing;
