@@ -399,6 +399,23 @@ fn floor_char(text: &str, mut index: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// Closing the search pane (or typing another `#query`) drops its
+    /// contents search, and the thread reading files is told to stop.
+    #[test]
+    fn a_dropped_contents_search_stops_its_thread() {
+        let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let search = ContentSearch {
+            id: 1,
+            query: "needle".into(),
+            hits: Vec::new(),
+            summary: None,
+            cancel: cancel.clone(),
+        };
+        assert!(!cancel.load(std::sync::atomic::Ordering::Relaxed));
+        drop(search);
+        assert!(cancel.load(std::sync::atomic::Ordering::Relaxed));
+    }
+
     #[test]
     fn snippet_marks_every_match_in_the_line() {
         let (text, highlights) = snippet("first line\nAuth then auth again\nlast", "auth").unwrap();
