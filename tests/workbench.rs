@@ -253,7 +253,8 @@ async fn cell_ids_stay_unique_when_the_kernel_is_replaced() {
     let (first, _rx1) = with_kernel(dir.path());
     let (second, _rx2) = with_kernel(dir.path());
     let run = |s: &AppState| {
-        s.services.kernel
+        s.services
+            .kernel
             .as_ref()
             .expect("kernel")
             .execute("1".into(), hello_tui::app::kernel::CellOrigin::User, None)

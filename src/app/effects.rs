@@ -33,6 +33,12 @@ pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<C
     finish(state, outcome, effects)
 }
 
+/// Offers `input` to the approval queue (its layer is above any overlay).
+pub fn to_approval(state: &mut AppState, input: Input<'_>) -> Option<Command> {
+    let (outcome, effects) = run_taken(state, |s| &mut s.approvals, input);
+    finish(state, outcome, effects)
+}
+
 /// Runs `f` on the file view as its `handle` would run (with a `Ctx`),
 /// then applies its effects: for the app's own flows (an answer to a
 /// question, a go-to from an overlay) that need what a key would do.

@@ -11,11 +11,12 @@
 //! and asks them for their key scopes. Nothing else decides who gets a
 //! key. **Add an overlay or a pane:** see ARCHITECTURE.md.
 
-use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
-use super::effects::{to_overlay, to_pane};
+use super::effects::{to_approval, to_overlay, to_pane};
 use super::state::AppState;
 use super::update::Command;
+use crate::component::Component;
 use crate::keymap::{PaneId, Scope};
 use crate::overlays::{Input, Overlay};
 
@@ -75,8 +76,7 @@ impl Layer {
     /// The key scopes this layer adds, innermost first.
     pub fn scopes(self, state: &AppState) -> Vec<Scope> {
         match self {
-            Layer::Approval if state.approvals.reason.is_some() => vec![Scope::ApprovalReason],
-            Layer::Approval => vec![Scope::Approval],
+            Layer::Approval => state.approvals.scopes(),
             Layer::Overlay => state
                 .overlay
                 .iter()
@@ -89,7 +89,7 @@ impl Layer {
     /// A key that is no binding: text for this layer's input, if it has one.
     pub fn type_key(self, state: &mut AppState, key: KeyEvent) -> Command {
         match self {
-            Layer::Approval => Command::from_changed(super::approval_flow::type_reason(state, key)),
+            Layer::Approval => to_approval(state, Input::Key(key)).unwrap_or(Command::None),
             Layer::Overlay => to_overlay(state, Input::Key(key)).unwrap_or(Command::None),
             Layer::Pane(pane) => to_pane(state, pane, Input::Key(key)).unwrap_or(Command::None),
         }
@@ -103,9 +103,7 @@ impl Layer {
         let text = &text.replace("\r\n", "\n").replace('\r', "\n");
         let clean = crate::sanitize::for_display(text);
         match self {
-            Layer::Approval => {
-                Command::from_changed(super::approval_flow::paste_reason(state, &clean))
-            }
+            Layer::Approval => to_approval(state, Input::Paste(&clean)).unwrap_or(Command::None),
             Layer::Overlay => to_overlay(state, Input::Paste(&clean)).unwrap_or(Command::None),
             // The file view takes the text as pasted (tabs and all): it is a
             // document, not a line of the UI.
@@ -122,14 +120,7 @@ impl Layer {
     pub fn scroll(self, state: &mut AppState, delta: isize) {
         match self {
             Layer::Approval => {
-                // A long cell: the user reads all of what would run.
-                let lines = state
-                    .approvals
-                    .front()
-                    .map(|p| p.subject.text().lines().count())
-                    .unwrap_or(0);
-                let scroll = &mut state.approvals.scroll;
-                *scroll = crate::overlays::clamp_add(*scroll, delta, lines.saturating_sub(1));
+                to_approval(state, Input::Scroll(delta));
             }
             Layer::Overlay => {
                 to_overlay(state, Input::Scroll(delta));
@@ -153,10 +144,9 @@ impl Layer {
                 self.scroll(state, delta);
                 Command::Redraw
             }
-            (Layer::Approval, None) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
-                Command::from_changed(super::approval_flow::click(state, mouse.column, mouse.row))
+            (Layer::Approval, None) => {
+                to_approval(state, Input::Mouse(mouse)).unwrap_or(Command::None)
             }
-            (Layer::Approval, None) => Command::None,
             (Layer::Overlay, None) => {
                 to_overlay(state, Input::Mouse(mouse)).unwrap_or(Command::None)
             }

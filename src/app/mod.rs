@@ -1,7 +1,6 @@
 //! The application: state, the update function and the event loop.
 
 pub mod agent;
-pub(crate) mod approval_flow;
 pub mod approvals;
 pub mod cell_owner;
 pub(crate) mod cells;

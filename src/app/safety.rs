@@ -292,7 +292,10 @@ pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
         super::update::notice(state, &format!("approval mode is already `{mode}`"));
         return;
     }
-    if mode == ApprovalMode::Auto && !state.safety.confined && state.services.kernel_launcher.is_some() {
+    if mode == ApprovalMode::Auto
+        && !state.safety.confined
+        && state.services.kernel_launcher.is_some()
+    {
         super::update::notice(
             state,
             "approval mode `auto` needs a sandboxed kernel, and this one is not; staying in `ask`",

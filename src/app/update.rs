@@ -124,7 +124,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             Command::Redraw
         }
         AppEvent::ApprovalRequested(pending) => {
-            super::approval_flow::request(state, pending);
+            super::approvals::request(state, pending);
             Command::Redraw
         }
         AppEvent::Agent(update) => {
@@ -161,10 +161,8 @@ fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
 
 /// Performs an action from the keymap.
 pub fn apply(state: &mut AppState, action: Action) -> Command {
-    if super::approval_flow::apply(state, action) {
-        return Command::Redraw;
-    }
-    if let Some(command) = to_overlay(state, Input::Action(action))
+    if let Some(command) = super::effects::to_approval(state, Input::Action(action))
+        .or_else(|| to_overlay(state, Input::Action(action)))
         .or_else(|| super::effects::to_pane(state, state.focus, Input::Action(action)))
     {
         return command;

@@ -4,9 +4,8 @@
 use ratatui::layout::Rect;
 use unicode_width::UnicodeWidthStr;
 
-use crate::app::AppState;
-use crate::app::approval_flow::Choice;
-use crate::app::approvals::{ApprovalSubject, PendingApproval};
+use crate::app::approvals::{ApprovalQueue, ApprovalSubject, PendingApproval};
+use crate::overlays::approval::Choice;
 
 /// Rows the box spends on everything but the code: borders, the intro line,
 /// a gap, the buttons, the reason line.
@@ -78,8 +77,8 @@ pub fn button_text(key: &str, label: &str) -> String {
 pub const BUTTON_GAP: u16 = 2;
 
 /// The button under a click, if any.
-pub fn button_at(state: &AppState, screen: Rect, column: u16, row: u16) -> Option<Choice> {
-    let pending = state.approvals.front()?;
+pub fn button_at(queue: &ApprovalQueue, screen: Rect, column: u16, row: u16) -> Option<Choice> {
+    let pending = queue.front()?;
     let g = geometry(pending, screen);
     if row != g.buttons_row {
         return None;

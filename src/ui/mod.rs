@@ -2,7 +2,6 @@
 //! does I/O, which is what makes the insta snapshots cheap and honest.
 //! One file per pane.
 
-pub(crate) mod approval;
 pub(crate) mod code_style;
 pub(crate) mod file_status;
 pub(crate) mod history;
@@ -17,6 +16,7 @@ use std::sync::Arc;
 use ratatui::Frame;
 
 use crate::app::AppState;
+use crate::component::Component;
 use crate::keymap::PaneId;
 use crate::screen;
 use crate::theme::Theme;
@@ -73,5 +73,5 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
         overlay.component().render(&view, area, frame);
     }
     // Questions from running code come first, over any other overlay.
-    approval::render(state, theme, area, frame.buffer_mut());
+    state.approvals.render(&view, area, frame);
 }

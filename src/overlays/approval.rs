@@ -1,0 +1,432 @@
+//! The approval overlay as a component: the front request of the queue
+//! (its exact command, or the cell's code, scrollable), its buttons, and
+//! the denial reason typed in place. It is its own layer, above any
+//! overlay; a question joins the layer stack only once a frame has drawn
+//! it (`app::layers::stack`), so keys typed before it appeared never answer
+//! it. Answers go back to the code that asked through the request's own
+//! channel.
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Widget};
+
+use crossterm::event::{MouseButton, MouseEventKind};
+
+use crate::app::AppState;
+use crate::app::approvals::{ApprovalQueue, ApprovalSubject};
+use crate::app::line_input::LineInput;
+use crate::component::{Component, Ctx, Input, Outcome, View, clamp_add};
+use crate::kernel::caps::ApprovalDecision;
+use crate::keymap::{Action, Scope};
+use crate::sanitize;
+use crate::screen::approval::{BUTTON_GAP, button_at, buttons, geometry};
+use crate::theme::Theme;
+use crate::ui::markdown::{CodeStyler, PlainCode};
+
+/// What a denial without a typed reason tells the code.
+pub const DEFAULT_DENIAL: &str = "the user denied it";
+
+/// A choice in the overlay (a key or a click).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    Once,
+    Always,
+    Deny,
+}
+
+impl ApprovalQueue {
+    /// Picks a choice for the front request (a key or a click).
+    fn choose(&mut self, choice: Choice) {
+        match choice {
+            Choice::Once => {
+                self.answer_front(ApprovalDecision::AllowOnce);
+            }
+            Choice::Always => {
+                self.answer_front(ApprovalDecision::AllowAlways);
+            }
+            Choice::Deny => {
+                if self.front().is_some() {
+                    self.reason = Some(LineInput::default());
+                }
+            }
+        }
+    }
+
+    /// The overlay's actions; `false` when `action` is not one of them.
+    fn act(&mut self, action: Action) -> bool {
+        match action {
+            Action::ApproveOnce => self.choose(Choice::Once),
+            Action::ApproveAlways => self.choose(Choice::Always),
+            Action::StartDenial => self.choose(Choice::Deny),
+            Action::DenyNow => {
+                self.answer_front(ApprovalDecision::Deny {
+                    reason: DEFAULT_DENIAL.to_owned(),
+                });
+            }
+            Action::SendDenial => {
+                let typed = self.reason.take().unwrap_or_default();
+                let reason = match typed.text().trim() {
+                    "" => DEFAULT_DENIAL.to_owned(),
+                    text => format!("{DEFAULT_DENIAL}: {text}"),
+                };
+                self.answer_front(ApprovalDecision::Deny { reason });
+            }
+            Action::CancelDenial => self.reason = None,
+            _ => return false,
+        }
+        true
+    }
+}
+
+impl Component for ApprovalQueue {
+    fn label(&self) -> &'static str {
+        "Approval"
+    }
+
+    fn scope(&self) -> Scope {
+        if self.reason.is_some() {
+            Scope::ApprovalReason
+        } else {
+            Scope::Approval
+        }
+    }
+
+    fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
+        match input {
+            Input::Action(action) if self.act(action) => Outcome::Changed,
+            // Text typed into the reason line.
+            Input::Key(key) => Outcome::from_changed(
+                self.reason
+                    .as_mut()
+                    .is_some_and(|reason| reason.input(key).any()),
+            ),
+            // Pasted text joins the reason (one line).
+            Input::Paste(text) => {
+                Outcome::from_changed(self.reason.as_mut().is_some_and(|reason| {
+                    reason.paste(&text.lines().collect::<Vec<_>>().join(" "))
+                }))
+            }
+            // A long cell: the user reads all of what would run.
+            Input::Scroll(delta) => {
+                let lines = self.front().map_or(0, |p| p.subject.text().lines().count());
+                self.scroll = clamp_add(self.scroll, delta, lines.saturating_sub(1));
+                Outcome::Changed
+            }
+            // The buttons choose; a click elsewhere does nothing.
+            Input::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
+                match button_at(self, ctx.app.screen(), mouse.column, mouse.row) {
+                    Some(choice) => {
+                        self.choose(choice);
+                        Outcome::Changed
+                    }
+                    None => Outcome::Unchanged,
+                }
+            }
+            Input::Mouse(_) => Outcome::Unchanged,
+            _ => Outcome::Ignored,
+        }
+    }
+
+    fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
+        render(view.app, self, view.theme, area, frame.buffer_mut());
+    }
+}
+
+fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, buf: &mut Buffer) {
+    let Some(pending) = queue.front() else {
+        return;
+    };
+    let g = geometry(pending, screen);
+    let waiting = queue.pending.len();
+    let (what, language, intro) = match &pending.subject {
+        ApprovalSubject::Command(_) => (
+            "Approve shell command",
+            "sh",
+            "A cell wants to run this command (sh -c, in the workspace):",
+        ),
+        ApprovalSubject::Cell(_) => (
+            "Approve cell",
+            "python",
+            "The model wants to run this cell in the kernel:",
+        ),
+    };
+    let mut title = vec![Span::raw(what)];
+    if waiting > 1 {
+        title.push(Span::styled(
+            format!(" · 1 of {waiting} waiting"),
+            theme.roles.warning,
+        ));
+    }
+    let block = crate::ui::pane::block(Line::from(title), None, true, theme)
+        .border_style(theme.roles.overlay_border);
+    Clear.render(g.area, buf);
+    block.render(g.area, buf);
+    let inner_w = g.area.width.saturating_sub(2);
+    // What runs is exactly this text: hidden characters are shown, never
+    // dropped, and their presence is the first thing the user reads.
+    let text = pending.subject.text();
+    let intro = if sanitize::has_hidden_characters(text) {
+        Line::styled(
+            "⚠ Contains control or invisible characters, shown as ␛ ␇ <U+…>; they run as shown:",
+            theme.roles.warning,
+        )
+    } else {
+        Line::styled(intro, theme.roles.muted)
+    };
+    intro.render(Rect::new(g.x, g.area.y + 1, inner_w, 1), buf);
+
+    let styler: &dyn CodeStyler = match &state.highlighter {
+        Some(hl) if !state.settings.no_color => hl.as_ref(),
+        _ => &PlainCode,
+    };
+    let mut lines = crate::ui::markdown::code_lines(
+        language,
+        &sanitize::visible_controls(text),
+        g.code.width as usize,
+        theme,
+        styler,
+    );
+    let room = g.code.height as usize;
+    let skip = queue.scroll.min(lines.len().saturating_sub(1));
+    if skip > 0 {
+        lines.drain(..skip);
+        lines[0] = Line::styled(
+            format!("… {} lines above (↑ scrolls back)", skip + 1),
+            theme.roles.warning,
+        );
+    }
+    if lines.len() > room && room > 0 {
+        let hidden = lines.len() - (room - 1);
+        lines.truncate(room - 1);
+        lines.push(Line::styled(
+            format!("… {hidden} more lines below (↓ scrolls; all of it runs)"),
+            theme.roles.warning,
+        ));
+    }
+    Paragraph::new(lines).render(g.code, buf);
+
+    let mut spans = Vec::new();
+    for (label, key, _) in buttons(&pending.subject) {
+        if !spans.is_empty() {
+            spans.push(Span::raw(" ".repeat(BUTTON_GAP as usize)));
+        }
+        spans.push(Span::styled(format!(" {key}"), theme.roles.status_key));
+        spans.push(Span::styled(format!(" {label} "), theme.roles.selection));
+    }
+    spans.push(Span::styled("   Esc deny", theme.roles.muted));
+    Line::from(spans).render(Rect::new(g.x, g.buttons_row, inner_w, 1), buf);
+
+    let reason_line = match &queue.reason {
+        Some(reason) => {
+            let hint = "  Enter send · Esc back";
+            let room = usize::from(inner_w).saturating_sub(8 + hint.len());
+            let mut spans = vec![Span::styled("Reason: ", theme.roles.title)];
+            spans.extend(crate::ui::line_input::spans(
+                reason,
+                theme.roles.text,
+                theme.roles.cursor,
+                room,
+            ));
+            spans.push(Span::styled(hint, theme.roles.muted));
+            Line::from(spans)
+        }
+        None => Line::styled(
+            "A denial's reason goes back to the code that asked.",
+            theme.roles.muted,
+        ),
+    };
+    reason_line.render(Rect::new(g.x, g.reason_row, inner_w, 1), buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::approvals::{ApprovalBroker, PendingApproval};
+    use crate::app::update::{handle_app_event, handle_terminal_event};
+    use crate::app::{AppEvent, event};
+    use crate::config::Settings;
+    use crate::kernel::caps::{Approval, ApprovalPolicy};
+    use crate::keymap::Scope;
+    use crate::sandbox::ApprovalMode;
+    use crossterm::event::Event;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    /// The approval's key scope, when it has the keyboard.
+    fn scope(s: &AppState) -> Option<Scope> {
+        s.key_scopes()
+            .first()
+            .copied()
+            .filter(|scope| matches!(scope, Scope::Approval | Scope::ApprovalReason))
+    }
+
+    fn state() -> AppState {
+        let settings = Settings::defaults();
+        AppState::new("/tmp/demo".into(), settings)
+    }
+
+    /// A key typed after a frame: what is on screen may take it.
+    fn key(s: &mut AppState, code: KeyCode) {
+        crate::app::update::before_frame(s);
+        handle_terminal_event(s, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+
+    /// The agent's API: a cell approval goes through the queue and `update`.
+    #[tokio::test]
+    async fn cell_approvals_queue_and_always_covers_later_cells() {
+        let (tx, mut rx) = event::channel();
+        let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
+        let mut s = state();
+        s.services.approvals = Some(broker.clone());
+        let first = tokio::spawn(broker.approve_cell("print(1)"));
+        let second = tokio::spawn(broker.approve_cell("print(2)"));
+        for _ in 0..2 {
+            let ev = rx.recv().await.unwrap();
+            handle_app_event(&mut s, ev);
+        }
+        assert_eq!(s.approvals.pending.len(), 2, "two requests queue");
+        assert_eq!(
+            s.approvals.front().unwrap().subject,
+            ApprovalSubject::Cell("print(1)".into())
+        );
+        key(&mut s, KeyCode::Char('a'));
+        assert_eq!(first.await.unwrap(), Approval::Allow);
+        assert_eq!(s.approvals.pending.len(), 1);
+        key(&mut s, KeyCode::Char('y'));
+        assert_eq!(second.await.unwrap(), Approval::Allow);
+        // "Always" for cells: the next cell is not asked.
+        assert_eq!(broker.approve_cell("print(3)").await, Approval::Allow);
+        assert!(rx.try_recv().is_err());
+    }
+
+    #[tokio::test]
+    async fn a_denied_command_carries_the_typed_reason() {
+        let (tx, mut rx) = event::channel();
+        let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
+        let mut s = state();
+        s.services.approvals = Some(broker.clone());
+        let asked = tokio::spawn(broker.check("rm -rf ~"));
+        let Some(AppEvent::ApprovalRequested(p)) = rx.recv().await else {
+            panic!("expected a request")
+        };
+        handle_app_event(&mut s, AppEvent::ApprovalRequested(p));
+        crate::app::update::before_frame(&mut s);
+        assert_eq!(scope(&s), Some(Scope::Approval));
+        key(&mut s, KeyCode::Char('d'));
+        assert_eq!(scope(&s), Some(Scope::ApprovalReason));
+        for c in "not my home".chars() {
+            key(&mut s, KeyCode::Char(c));
+        }
+        key(&mut s, KeyCode::Enter);
+        assert_eq!(
+            asked.await.unwrap(),
+            Approval::Deny("the user denied it: not my home".into())
+        );
+        assert!(s.approvals.is_empty());
+        assert_eq!(scope(&s), None);
+    }
+
+    #[test]
+    fn an_abandoned_question_leaves_the_queue() {
+        let mut s = state();
+        let (pending, answer) = PendingApproval::new(ApprovalSubject::Command("sleep 1".into()));
+        handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+        crate::app::update::before_frame(&mut s);
+        assert_eq!(scope(&s), Some(Scope::Approval));
+        // Ctrl+C reaches the kernel through the overlay.
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(
+            crate::keymap::lookup(&s.key_scopes(), &ctrl_c),
+            Some(Action::Interrupt)
+        );
+        // The interrupted cell drops its side; the next kernel event prunes.
+        drop(answer);
+        handle_app_event(
+            &mut s,
+            AppEvent::Kernel(crate::app::kernel::KernelUpdate::Restarted {
+                reason: "test".into(),
+            }),
+        );
+        assert!(s.approvals.is_empty());
+    }
+
+    /// A question arriving while the user types takes none of the keys
+    /// typed before a frame showed it: "yes" meant for the composer never
+    /// approves a cell.
+    #[test]
+    fn keys_typed_before_a_question_is_drawn_go_to_the_composer() {
+        let mut s = state();
+        let (pending, mut answer) = PendingApproval::new(ApprovalSubject::Cell("rm()".into()));
+        handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+        for c in "yes".chars() {
+            handle_terminal_event(
+                &mut s,
+                Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+            );
+        }
+        assert_eq!(s.conversation.composer.lines(), ["yes"]);
+        assert!(answer.try_recv().is_err(), "nothing answered the question");
+        assert_eq!(s.approvals.pending.len(), 1);
+        // Once drawn, it takes the keys.
+        key(&mut s, KeyCode::Char('y'));
+        assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
+        assert_eq!(s.conversation.composer.lines(), ["yes"]);
+    }
+
+    /// The layer stack puts a question above any overlay: with the file
+    /// picker open under it, typing and paste go to the denial reason (they
+    /// used to reach the picker's query).
+    #[test]
+    fn a_question_above_an_open_picker_takes_the_typing_and_the_paste() {
+        let mut s = state();
+        crate::app::update::apply(&mut s, Action::OpenPicker);
+        assert!(matches!(
+            s.overlay,
+            Some(crate::overlays::Overlay::Picker(_))
+        ));
+        let (pending, _answer) = PendingApproval::new(ApprovalSubject::Command("ls".into()));
+        handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+        key(&mut s, KeyCode::Char('d'));
+        assert_eq!(scope(&s), Some(Scope::ApprovalReason));
+        for c in "no".chars() {
+            key(&mut s, KeyCode::Char(c));
+        }
+        handle_terminal_event(&mut s, Event::Paste(" thanks".into()));
+        assert_eq!(
+            s.approvals.reason.as_ref().map(|r| r.text()),
+            Some("no thanks")
+        );
+        let Some(crate::overlays::Overlay::Picker(picker)) = &s.overlay else {
+            panic!("the picker stays open under the question")
+        };
+        assert_eq!(picker.query.text(), "", "nothing reached the picker");
+    }
+
+    #[tokio::test]
+    async fn auto_and_deny_modes_answer_without_asking() {
+        let (tx, mut rx) = event::channel();
+        let broker = ApprovalBroker::new(tx, ApprovalMode::Auto);
+        assert_eq!(broker.check("ls").await, Approval::Allow);
+        assert_eq!(broker.approve_cell("x = 1").await, Approval::Allow);
+        broker.set_mode(ApprovalMode::Deny);
+        assert!(matches!(broker.check("ls").await, Approval::Deny(_)));
+        assert!(rx.try_recv().is_err());
+        assert_eq!(broker.asked(), 0);
+    }
+
+    #[tokio::test]
+    async fn switching_to_auto_answers_what_waits() {
+        let (tx, mut rx) = event::channel();
+        let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
+        let mut s = state();
+        s.services.approvals = Some(broker.clone());
+        let asked = tokio::spawn(broker.check("make test"));
+        let ev = rx.recv().await.unwrap();
+        handle_app_event(&mut s, ev);
+        crate::app::safety::slash_command(&mut s, "auto");
+        assert_eq!(s.safety.mode, ApprovalMode::Auto);
+        assert_eq!(asked.await.unwrap(), Approval::Allow);
+        assert!(s.approvals.is_empty());
+    }
+}
