@@ -22,7 +22,8 @@ use crate::workspace::{PickerResults, SearchMessage};
 /// What reaches a component.
 #[derive(Debug)]
 pub enum Input<'a> {
-    /// A keymap action (found in its scope, or a global one passed down).
+    /// A keymap action: from its own scope, or one the layers above it
+    /// passed on (`app::layers::route_action`).
     Action(Action),
     /// A key that is no binding: text for its input, if it has one.
     Key(KeyEvent),
@@ -98,9 +99,9 @@ pub enum Effect {
     Notice(String),
     /// The user answered a question.
     Answer(Question, Answer),
-    /// A keymap action, run as if its key had been pressed where nothing
-    /// else takes it (the conflict choices' keep mine / load theirs reach
-    /// the file view this way).
+    /// A keymap action, run through `update::apply` as if its key had been
+    /// pressed (the conflict choices' keep mine / load theirs reach the
+    /// file view this way, wherever the focus is).
     Run(Action),
     /// Give a pane the keyboard.
     Focus(PaneId),
@@ -126,7 +127,9 @@ pub enum Answer {
 /// What an overlay gets while it handles an input: the rest of the
 /// workbench to read, and the effects it asks for.
 pub struct Ctx<'a> {
-    /// Everything but the overlay itself (its slot is empty meanwhile).
+    /// Everything but the component itself: its slot holds a placeholder
+    /// meanwhile (no overlay; an empty default pane), so a component reads
+    /// its own state from `self`, never through `app`.
     pub app: &'a AppState,
     effects: Vec<Effect>,
 }
@@ -184,7 +187,9 @@ pub trait Component {
     fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome;
 
     /// Brings what it shows up to date, once before each frame (after all
-    /// the input of the frame). `screen` is the terminal's area.
+    /// the input of the frame). `screen` is the terminal's area. Called
+    /// for the open overlay; panes bring their derived state up to date in
+    /// `ui::prepare`, which has the frame model.
     fn before_frame(&mut self, _app: &AppState, _screen: Rect) {}
 
     /// Paints it: an overlay over the panes (`area` is the screen), a pane

@@ -934,7 +934,7 @@ pub const BINDINGS: &[Binding] = &[
 
 /// Scopes that own the whole keyboard while open: global bindings other
 /// than quitting do not reach through them.
-fn is_modal(scope: Scope) -> bool {
+pub fn is_modal(scope: Scope) -> bool {
     matches!(
         scope,
         Scope::Confirm

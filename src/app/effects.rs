@@ -1,7 +1,8 @@
-//! The open overlay as a layer: an input goes to it through
-//! [`to_overlay`], and what it asks for ([`Effect`]s) is applied here, in
-//! one place, once it is back in its slot. Nothing else reaches into an
-//! overlay's state.
+//! Components as layers: an input goes to the approval queue, the open
+//! overlay or a pane through [`to_approval`], [`to_overlay`] and
+//! [`to_pane`] (which layer, in which order, is `app::layers`), and what
+//! the component asks for ([`Effect`]s) is applied here, in one place, once
+//! it is back in its slot.
 
 use super::state::{AppState, Question};
 use super::update::{Command, notice};
@@ -21,8 +22,8 @@ pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
     finish(state, outcome, effects)
 }
 
-/// Offers `input` to a pane that is a component (`crate::panes`). `None`
-/// when it passed the input on, or the pane is not one yet.
+/// Offers `input` to a pane (`crate::panes`). `None` when it passed the
+/// input on.
 pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<Command> {
     let (outcome, effects) = match pane {
         PaneId::Conversation => run_taken(state, |s| &mut s.conversation, input),
@@ -91,7 +92,7 @@ pub fn before_frame(state: &mut AppState) {
     state.overlay = Some(overlay);
 }
 
-/// Applies an overlay's effects in order.
+/// Applies a component's effects in order.
 fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
     let mut command = Command::None;
     for effect in effects {
@@ -193,9 +194,7 @@ fn reveal(state: &mut AppState, target: SearchTarget) -> Command {
         SearchTarget::Message(_) => {}
         SearchTarget::Variable(name) => {
             state.focus = PaneId::Variables;
-            if let Some(i) = state.variables.rows.iter().position(|v| v.name == name) {
-                state.variables.cursor.selected = i;
-            }
+            state.variables.select(&name);
         }
         SearchTarget::Diagnostic(index) => {
             state.focus = PaneId::Diagnostics;

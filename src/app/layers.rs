@@ -17,7 +17,7 @@ use super::effects::{to_approval, to_overlay, to_pane};
 use super::state::AppState;
 use super::update::Command;
 use crate::component::Component;
-use crate::keymap::{PaneId, Scope};
+use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::{Input, Overlay};
 
 /// One layer of the input stack.
@@ -54,6 +54,28 @@ pub fn stack(state: &AppState) -> Vec<Layer> {
     }
     layers.push(Layer::Pane(state.focus));
     layers
+}
+
+/// Offers an action to the layers of the stack, innermost first, until one
+/// takes it; a modal layer passes nothing further down. `None`: no layer
+/// took it, so it is a global action (quit, focus, F-keys, a file action
+/// bound everywhere).
+pub fn route_action(state: &mut AppState, action: Action) -> Option<Command> {
+    for layer in stack(state) {
+        let modal = layer
+            .scopes(state)
+            .first()
+            .is_some_and(|scope| crate::keymap::is_modal(*scope));
+        let taken = match layer {
+            Layer::Approval => to_approval(state, Input::Action(action)),
+            Layer::Overlay => to_overlay(state, Input::Action(action)),
+            Layer::Pane(pane) => to_pane(state, pane, Input::Action(action)),
+        };
+        if taken.is_some() || modal {
+            return taken;
+        }
+    }
+    None
 }
 
 /// The layer that takes text, paste, scrolling and clicks.
@@ -132,7 +154,8 @@ impl Layer {
     }
 
     /// A mouse event for this layer. Panes take clicks and the wheel where
-    /// the pointer is; an overlay only scrolls; an approval has buttons.
+    /// the pointer is; the wheel scrolls an overlay or an approval, and
+    /// clicks go to them as `Input::Mouse` (the approval's buttons).
     pub fn mouse(self, state: &mut AppState, mouse: MouseEvent) -> Command {
         let wheel = match mouse.kind {
             MouseEventKind::ScrollUp => Some(-1),

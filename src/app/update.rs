@@ -161,10 +161,7 @@ fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
 
 /// Performs an action from the keymap.
 pub fn apply(state: &mut AppState, action: Action) -> Command {
-    if let Some(command) = super::effects::to_approval(state, Input::Action(action))
-        .or_else(|| to_overlay(state, Input::Action(action)))
-        .or_else(|| super::effects::to_pane(state, state.focus, Input::Action(action)))
-    {
+    if let Some(command) = super::layers::route_action(state, action) {
         return command;
     }
     match action {

@@ -15,7 +15,7 @@ use crate::theme::Theme;
 use crate::ui::pane;
 
 /// A question that blocks the workbench until answered. What an answer
-/// does is the app's business (`app::questions`): this only asks.
+/// does is the app's business (`app::effects`, `answer`): this only asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Confirm {
     pub question: Question,

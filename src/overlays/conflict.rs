@@ -15,7 +15,8 @@ use crate::theme::Theme;
 use crate::ui::pane;
 
 /// Keep mine / load theirs / diff, for the active tab. What each choice
-/// does is the file view's (`app::editors`); this offers them.
+/// does is the file view's (`panes::file_view`, reached through
+/// `Effect::Run`); this offers them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Conflict;
 

@@ -115,6 +115,14 @@ impl VariablesPane {
         };
     }
 
+    /// Puts the cursor on the variable `name`, as the pane lists it (sorted
+    /// and filtered); nothing moves when the pane does not show it.
+    pub fn select(&mut self, name: &str) {
+        if let Some(i) = self.visible().iter().position(|v| v.name == name) {
+            self.cursor.selected = i;
+        }
+    }
+
     /// A new listing from the kernel; the selection follows its variable.
     pub fn replace(&mut self, rows: Vec<VariableRow>) {
         let name = self.selected_name();
@@ -425,6 +433,35 @@ mod tests {
         apply(&mut s, Action::ClearFilter);
         assert_eq!(names(&s).len(), 3);
         assert!(!s.variables.view.filtering);
+    }
+
+    /// A search hit lands on its variable as the pane lists it (sorted),
+    /// not at its place in the kernel's listing.
+    #[test]
+    fn a_search_hit_selects_its_variable_as_the_pane_lists_it() {
+        let mut s = state();
+        s.focus = PaneId::Conversation;
+        apply(&mut s, Action::OpenSearch);
+        apply(&mut s, Action::SearchNextScope); // variables
+        for c in "zeta".chars() {
+            let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+            handle_terminal_event(&mut s, Event::Key(key));
+        }
+        apply(&mut s, Action::SearchOpen);
+        assert_eq!(s.focus, PaneId::Variables);
+        assert_eq!(names(&s), ["Alpha", "beta", "zeta"]);
+        assert_eq!(s.variables.selected().unwrap().name, "zeta");
+    }
+
+    /// A modal overlay over the pane takes every key: an action it does
+    /// not know goes no further down, even one the pane would take.
+    #[test]
+    fn a_modal_overlay_keeps_the_pane_from_acting() {
+        let mut s = state();
+        apply(&mut s, Action::ShowHelp);
+        apply(&mut s, Action::SortVariables);
+        assert_eq!(s.variables.view.sort, VariableSort::Name);
+        assert!(matches!(s.overlay, Some(Overlay::Help(_))));
     }
 
     #[test]

@@ -59,6 +59,9 @@ impl SearchScope {
     }
 }
 
+/// The next id a contents search gets (see `refresh_contents`).
+static NEXT_CONTENT_SEARCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 #[derive(Debug, PartialEq, Eq)]
 pub struct Search {
     pub query: LineInput,
@@ -140,8 +143,11 @@ impl Search {
         if wanted.as_deref() == self.content.as_ref().map(|c| c.query.as_str()) {
             return;
         }
-        let id = self.content.as_ref().map_or(0, |c| c.id) + 1;
-        // Dropping the old search cancels it.
+        // Ids are unique in the process: messages of a search that was
+        // dropped (another query, or a search pane closed and opened again)
+        // and still in flight are never taken for this one's. Dropping the
+        // old search cancels it.
+        let id = NEXT_CONTENT_SEARCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.content = wanted.and_then(|query| ContentSearch::start(app, query, id));
     }
 
@@ -269,6 +275,38 @@ impl Component for Search {
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
         let theme = view.theme;
         view::render(self, theme, screen, frame);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every contents search gets its own id, also across search panes:
+    /// a closed pane's search still in flight is never taken for a new
+    /// pane's (its ids used to start at 1 each time).
+    #[test]
+    fn contents_searches_never_share_an_id() {
+        let workspace = tempfile::tempdir().unwrap();
+        let mut app = AppState::new(
+            workspace.path().to_path_buf(),
+            crate::config::Settings::defaults(),
+        );
+        let (events, _rx) = crate::app::event::channel();
+        app.agent.events = Some(events);
+        let mut ids = Vec::new();
+        for query in ["#foo", "#bar"] {
+            let mut search = Search::new();
+            search.scope = SearchScope::Files;
+            assert!(search.query.paste(query));
+            search.refresh(&app);
+            ids.push(search.content.as_ref().map(|c| c.id));
+        }
+        assert!(
+            ids[0].is_some() && ids[1].is_some(),
+            "both searches started: {ids:?}"
+        );
+        assert_ne!(ids[0], ids[1]);
     }
 }
 
