@@ -918,6 +918,67 @@ mod capabilities {
         assert_eq!(k.written.try_recv().unwrap(), FsWritten { path: target });
     }
 
+    /// `fs.edit` changes one exact snippet and says where; it refuses a
+    /// snippet that is missing or occurs a different number of times than
+    /// asked (naming the lines), and a file with unsaved edits — writing
+    /// nothing in each case.
+    #[tokio::test]
+    async fn fs_edit_replaces_exactly_what_it_is_told_or_nothing() {
+        let mut k = kernel();
+        let target = k.dir.path().canonicalize().unwrap().join("app.py");
+        let original = "def f():\n    return 1\n\ndef g():\n    return 1\n";
+        std::fs::write(&target, original).unwrap();
+
+        let ambiguous = run(&k, "fs.edit('app.py', 'return 1', 'return 2')")
+            .await
+            .error
+            .unwrap();
+        assert_eq!(ambiguous.type_name, "ValueError");
+        assert!(
+            ambiguous.message.contains("occurs 2 times (lines 2, 5)"),
+            "{}",
+            ambiguous.message
+        );
+        let missing = run(&k, "fs.edit('app.py', 'return 3', 'return 4')")
+            .await
+            .error
+            .unwrap();
+        assert_eq!(missing.type_name, "ValueError");
+        assert!(missing.message.contains("not found"), "{}", missing.message);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), original);
+        assert!(k.written.try_recv().is_err(), "nothing was written");
+
+        let r = ok(
+            &k,
+            "e = fs.edit('app.py', 'def g():\\n    return 1', 'def g():\\n    return 2')\n(e.path, e.replaced, e.line)",
+        )
+        .await;
+        assert_eq!(r.value_repr.as_deref(), Some("('app.py', 1, 4)"));
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "def f():\n    return 1\n\ndef g():\n    return 2\n"
+        );
+        assert_eq!(
+            k.written.try_recv().unwrap(),
+            FsWritten {
+                path: target.clone()
+            }
+        );
+
+        let all = ok(&k, "fs.edit('app.py', 'return', 'yield', count=2).replaced").await;
+        assert_eq!(all.value_repr.as_deref(), Some("2"));
+
+        k.dirty
+            .send(Arc::new(BTreeSet::from([target.clone()])))
+            .unwrap();
+        let dirty = run(&k, "fs.edit('app.py', 'def f', 'def h')")
+            .await
+            .error
+            .unwrap();
+        assert_eq!(dirty.type_name, "PermissionError");
+        assert!(std::fs::read_to_string(&target).unwrap().contains("def f"));
+    }
+
     #[tokio::test]
     async fn shell_runs_in_the_workspace_with_a_timeout() {
         let k = kernel();

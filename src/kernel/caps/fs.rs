@@ -90,6 +90,14 @@ impl Capability for FsCapability {
                 )
                 .param("path")
                 .param("text"),
+                ActionSpec::new(
+                    "edit",
+                    "Replace an exact snippet of a file's text: `old` must occur exactly `count` times (default once), or nothing is written. Refused for files with unsaved edits in the editor.",
+                )
+                .param("path")
+                .param("old")
+                .param("new")
+                .param_default("count", json!(1)),
                 ActionSpec::new("list", "Sorted entry names of a folder; folders end with '/'.")
                     .param_default("path", json!(".")),
                 ActionSpec::new("exists", "Whether the path exists.").param("path"),
@@ -120,6 +128,14 @@ impl FsInner {
         match action {
             "read" => self.read(arg_str(args, "path")?),
             "write" => self.write(arg_str(args, "path")?, arg_str(args, "text")?),
+            "edit" => self.edit(
+                arg_str(args, "path")?,
+                arg_str(args, "old")?,
+                arg_str(args, "new")?,
+                args.get("count").and_then(Value::as_u64).ok_or_else(|| {
+                    CapabilityError::InvalidArgument("count must be a whole number ≥ 1".into())
+                })?,
+            ),
             "list" => self.list(arg_str(args, "path")?),
             "exists" => {
                 let path = confine(&self.root, arg_str(args, "path")?)?;
@@ -178,6 +194,58 @@ impl FsInner {
             let _ = written.send(FsWritten { path: path.clone() });
         }
         Ok(json!({ "path": relative.display().to_string(), "bytes": text.len() }))
+    }
+
+    /// A precise change: the snippet `old` becomes `new`, and only when it
+    /// occurs exactly `count` times, so a model's edit never lands on the
+    /// wrong one of two look-alike lines. It goes through `write`
+    /// (confinement, the unsaved-edits check, no links followed, the
+    /// editor told).
+    fn edit(
+        &self,
+        user_path: &str,
+        old: &str,
+        new: &str,
+        count: u64,
+    ) -> Result<Value, CapabilityError> {
+        if old.is_empty() {
+            return Err(CapabilityError::InvalidArgument(
+                "old is empty: give the exact text to replace".into(),
+            ));
+        }
+        if count == 0 {
+            return Err(CapabilityError::InvalidArgument(
+                "count must be a whole number ≥ 1".into(),
+            ));
+        }
+        let Value::String(text) = self.read(user_path)? else {
+            return Err(CapabilityError::Failed(format!("{user_path}: not text")));
+        };
+        let found: Vec<usize> = text.match_indices(old).map(|(i, _)| i).collect();
+        let line_of = |byte: usize| text[..byte].matches('\n').count() + 1;
+        if found.is_empty() {
+            return Err(CapabilityError::InvalidArgument(format!(
+                "{user_path}: old text not found (it must match exactly, whitespace included); fs.read shows the current text"
+            )));
+        }
+        if found.len() as u64 != count {
+            let lines: Vec<String> = found.iter().map(|&b| line_of(b).to_string()).collect();
+            return Err(CapabilityError::InvalidArgument(format!(
+                "{user_path}: old text occurs {} times (lines {}), not {count}; include more of the surrounding text, or pass count={}",
+                found.len(),
+                lines.join(", "),
+                found.len()
+            )));
+        }
+        let first_line = line_of(found[0]);
+        let edited = text.replace(old, new);
+        let written = self.write(user_path, &edited)?;
+        Ok(json!({
+            "path": written["path"],
+            "replaced": found.len(),
+            "line": first_line,
+            "bytes": edited.len(),
+        }))
     }
 
     fn list(&self, user_path: &str) -> Result<Value, CapabilityError> {
