@@ -324,9 +324,12 @@ impl Inner {
             ready_tx,
         ));
         match tokio::time::timeout(self.config.start_timeout, ready_rx).await {
-            Ok(Ok(ready)) => {
+            Ok(Ok((python, _))) => {
                 *lock(&self.conn) = Some(Arc::clone(&conn));
-                self.publish_status(KernelStatus::Idle, Some(ready));
+                // The pid the host spawned, not the kernel's word: a
+                // confined kernel is pid 2 of its own PID namespace, and
+                // the host signals the sandbox's reaper (`sandbox`).
+                self.publish_status(KernelStatus::Idle, Some((python, pid)));
                 Ok(conn)
             }
             Ok(Err(_)) => {

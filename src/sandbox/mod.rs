@@ -86,6 +86,7 @@ mod error;
 mod mode;
 mod mounts;
 mod namespace;
+mod pid_namespace;
 mod policy;
 mod prepare;
 mod seccomp;
