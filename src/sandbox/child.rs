@@ -20,9 +20,12 @@ use super::pid_namespace;
 use super::prepare::PreparedSandbox;
 use super::seccomp::Filter;
 
-/// Confines the calling process (and every process it later starts) with the
-/// prepared ruleset. Safe to call from `CommandExt::pre_exec`: it only makes
-/// raw syscalls, allocates nothing and takes no lock.
+/// Confines what the calling process goes on to run (and every process
+/// that starts) with the prepared ruleset. The calling process itself
+/// stays outside the PID namespace as the reaper and never returns: only
+/// the program, forked inside, returns `Ok` (to exec). Safe to call from
+/// `CommandExt::pre_exec`: it only makes raw syscalls, allocates nothing
+/// and takes no lock.
 pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
     restrict_self(
         prepared.ruleset_fd(),
