@@ -1567,6 +1567,60 @@ while True:\n    time.sleep(1)\n";
         assert!(left.is_empty(), "still running: {left:?}");
     }
 
+    /// Pss in kB of `pid` (its share of every page it maps).
+    fn pss_kb(pid: u32) -> u64 {
+        let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap();
+        rollup
+            .lines()
+            .find_map(|line| line.strip_prefix("Pss:"))
+            .and_then(|rest| rest.trim().trim_end_matches(" kB").trim().parse().ok())
+            .unwrap()
+    }
+
+    /// The reaper and init are forks of the workbench that live as long as
+    /// the command (the kernel: the whole session). They must not keep a
+    /// copy of the workbench's memory: here 128 MB the host rewrites after
+    /// the spawn, which would otherwise stay pinned by them.
+    #[test]
+    fn the_reaper_and_init_give_back_the_workbenchs_memory() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let mut big = vec![1u8; 128 << 20];
+        for i in (0..big.len()).step_by(4096) {
+            big[i] = 2;
+        }
+        let mut cmd = Command::new("sleep");
+        cmd.arg("30").current_dir(&fixture.workspace);
+        session.install(&mut cmd).unwrap();
+        let mut child = cmd.spawn().unwrap();
+        let reaper = child.id();
+        let children = format!("/proc/{reaper}/task/{reaper}/children");
+        let mut init = None;
+        for _ in 0..100 {
+            init = std::fs::read_to_string(&children)
+                .ok()
+                .and_then(|text| text.trim().parse::<u32>().ok());
+            if init.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let init = init.expect("init runs");
+        // Init gives its copy back once it has forked the command.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        for i in (0..big.len()).step_by(4096) {
+            big[i] = 3;
+        }
+        let held = pss_kb(reaper) + pss_kb(init);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(big[4096], 3);
+        assert!(held < 32 << 10, "reaper + init hold {held} kB");
+    }
+
     /// Where the fresh `/proc` cannot be mounted (a container that masks
     /// part of the host's: here a tmpfs over `/proc/sys`, locked in the
     /// user namespace a non-root user gets), the sandbox is unavailable and

@@ -62,8 +62,9 @@
 //!   reach the program once), never expect the program's own pid there;
 //!   inside, the program is pid 2, and what it leaves running when it ends
 //!   is killed (no daemons outliving a `shell.run`);
-//! - the reaper and init are forks of the spawning process and keep its
-//!   memory (copy-on-write) while the program runs;
+//! - the reaper and init are forks of the spawning process; they give back
+//!   its big heap mappings at once, but keep its brk heap and small
+//!   mappings (copy-on-write) while the program runs;
 //! - `TMPDIR` is `/tmp`, which is the private temp dir: files the user left
 //!   in the host's `/tmp` cannot be seen, and the host finds the child's
 //!   temp files under [`SandboxSession::private_tmp`];
@@ -98,6 +99,7 @@ pub mod cli;
 mod confinement;
 mod env;
 mod error;
+mod host_memory;
 mod mode;
 mod mounts;
 mod namespace;

@@ -37,12 +37,16 @@
 //! and the reaper takes it back at the end; job control (`Ctrl+Z`) then
 //! stops only the program.
 //!
+//! Both the reaper and init give back their copy of the workbench's memory
+//! ([`super::host_memory`]): they live as long as the program.
+//!
 //! The spawner's parent is multi-threaded, so everything here is raw
 //! syscalls on memory the parent prepared: no allocation, no locks.
 
 use std::io;
 use std::sync::atomic::{AtomicI32, Ordering};
 
+use super::host_memory;
 use super::mounts::check;
 
 /// Signals the reaper passes on to the program's group.
@@ -78,27 +82,55 @@ pub(crate) fn enter() -> io::Result<Init> {
         return Err(error);
     }
     let [read, write] = pipe;
+    // Opened here: once init has mounted the fresh `/proc`, the reaper
+    // (outside its PID namespace) has no `/proc/self` there.
+    let maps = open_maps();
     // SAFETY: the child only makes raw syscalls until it execs or exits.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         let error = io::Error::last_os_error();
-        // SAFETY: closes the fds made above.
+        // SAFETY: closes the fds made above (-1 for a map not opened).
         unsafe {
             libc::close(read);
             libc::close(write);
+            libc::close(maps);
         }
         close_tty(tty);
         return Err(error);
     }
     if pid == 0 {
-        // SAFETY: closes our copy of the reaper's end.
-        unsafe { libc::close(read) };
+        // SAFETY: closes our copies of the reaper's fds.
+        unsafe {
+            libc::close(read);
+            libc::close(maps);
+        }
         become_init(write, tty)?;
         return Ok(Init { status: write });
     }
     // SAFETY: the reaper's copy of init's end.
     unsafe { libc::close(write) };
-    reap(pid, read, tty)
+    reap(pid, read, tty, maps)
+}
+
+/// `/proc/self/maps`, for [`host_memory::release`]; -1 when it cannot be
+/// opened (then nothing is released).
+fn open_maps() -> libc::c_int {
+    // SAFETY: open reads a C string; the fd is close-on-exec.
+    unsafe {
+        libc::open(
+            c"/proc/self/maps".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        )
+    }
+}
+
+/// Gives back the workbench's memory this fork holds, from `maps`.
+fn release_host_memory(maps: libc::c_int) {
+    if maps >= 0 {
+        host_memory::release(maps);
+        // SAFETY: closes the map fd opened for this.
+        unsafe { libc::close(maps) };
+    }
 }
 
 impl Init {
@@ -116,6 +148,7 @@ impl Init {
         // The spawner's fds (its error pipe among them: the host's `spawn`
         // returns once every copy is closed) belong to the program now.
         close_all_except(&[self.status]);
+        release_host_memory(open_maps());
         let status = wait_for(pid, true);
         let bytes = status.to_ne_bytes();
         // SAFETY: writes 4 bytes from a live array; the reaper reads them.
@@ -226,8 +259,14 @@ fn hide_the_host() {
 
 /// The reaper: forwards signals to init's group, waits for init, reads the
 /// program's status and ends the same way.
-fn reap(init: libc::pid_t, status_pipe: libc::c_int, tty: Option<libc::c_int>) -> ! {
-    close_all_except(&[status_pipe, tty.unwrap_or(status_pipe)]);
+fn reap(
+    init: libc::pid_t,
+    status_pipe: libc::c_int,
+    tty: Option<libc::c_int>,
+    maps: libc::c_int,
+) -> ! {
+    close_all_except(&[status_pipe, tty.unwrap_or(status_pipe), maps]);
+    release_host_memory(maps);
     reset_handlers();
     // Init makes the group itself too; whichever runs first, the group
     // exists before a signal is forwarded to it.
