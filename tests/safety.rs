@@ -6,6 +6,8 @@
 //! Where Landlock is missing the sandboxed cases say so loudly and are
 //! skipped, unless `HELLO_TUI_REQUIRE_LANDLOCK=1` demands it.
 
+#[path = "support/processes.rs"]
+mod processes;
 #[path = "support/scratch.rs"]
 mod scratch;
 
@@ -98,7 +100,12 @@ fn launch_with(
 }
 
 async fn run(k: &Kernel, code: &str) -> ExecResult {
-    let (_, rx) = k.client.execute(code.to_owned(), CellOrigin::User, None);
+    run_limited(k, code, None).await
+}
+
+/// A cell with its own timeout (`None`: the default).
+async fn run_limited(k: &Kernel, code: &str, timeout: Option<Duration>) -> ExecResult {
+    let (_, rx) = k.client.execute(code.to_owned(), CellOrigin::User, timeout);
     tokio::time::timeout(Duration::from_secs(30), rx)
         .await
         .expect("the cell finished in time")
@@ -699,34 +706,6 @@ async fn a_write_outside_the_roots_is_a_permission_error_naming_the_path() {
     still_works(&k).await;
 }
 
-/// Host processes whose command line holds `needle`.
-fn host_processes_with(needle: &str) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|line| String::from_utf8_lossy(&line).contains(needle))
-        })
-        .collect()
-}
-
-async fn wait_until_gone(needle: &str) -> Vec<i32> {
-    for _ in 0..100 {
-        if host_processes_with(needle).is_empty() {
-            return Vec::new();
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let left = host_processes_with(needle);
-    for pid in &left {
-        // SAFETY: kill(2) of a leftover this test started.
-        unsafe { libc::kill(*pid, libc::SIGKILL) };
-    }
-    left
-}
-
 /// A cell sees its own processes only: not the workbench, not the user's
 /// other programs, not their command lines.
 #[tokio::test(flavor = "multi_thread")]
@@ -792,30 +771,15 @@ async fn interrupts_and_timeouts_still_work_confined() {
     );
     assert_eq!(run(&k, "kept").await.value_repr.as_deref(), Some("2"));
 
-    let (_, slow) = k.client.execute(
-        "time.sleep(100)".to_owned(),
-        CellOrigin::User,
-        Some(Duration::from_millis(500)),
-    );
-    let r = tokio::time::timeout(Duration::from_secs(10), slow)
-        .await
-        .unwrap()
-        .unwrap();
+    let half_second = Some(Duration::from_millis(500));
+    let r = run_limited(&k, "time.sleep(100)", half_second).await;
     assert_eq!(
         r.outcome,
         ExecOutcome::TimedOut { restarted: false },
         "{r:?}"
     );
-
-    let (_, stubborn) = k.client.execute(
-        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(100)".to_owned(),
-        CellOrigin::User,
-        Some(Duration::from_millis(500)),
-    );
-    let r = tokio::time::timeout(Duration::from_secs(15), stubborn)
-        .await
-        .unwrap()
-        .unwrap();
+    let stubborn = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(100)";
+    let r = run_limited(&k, stubborn, half_second).await;
     assert_eq!(
         r.outcome,
         ExecOutcome::TimedOut { restarted: true },
@@ -832,7 +796,6 @@ async fn background_processes_of_a_cell_die_with_the_kernel() {
     let Some(status) = sandbox() else { return };
     let fixture = Fixture::new();
     let k = launch(&fixture, ApprovalMode::Auto, false, status);
-    // GNU sleep adds its arguments up: a unique one to find it by.
     let start = |tag: u32| {
         let marker = format!("0.{}{tag}", std::process::id());
         let code = format!(
@@ -840,18 +803,22 @@ async fn background_processes_of_a_cell_die_with_the_kernel() {
 subprocess.Popen(['sleep', '300', '{marker}'], start_new_session=True, \
 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\nNone"
         );
-        (format!("sleep\0{}\0{marker}", 300), code)
+        (processes::sleep_needle(&marker), code)
     };
     let (restarted, code) = start(1);
     assert!(run(&k, &code).await.error.is_none());
-    assert_eq!(host_processes_with(&restarted).len(), 1, "it runs");
+    assert_eq!(
+        processes::host_processes_with(&restarted).len(),
+        1,
+        "it runs"
+    );
     let r = run(&k, "import os\nos._exit(3)").await;
     assert!(r.lost_state(), "{r:?}");
-    assert_eq!(wait_until_gone(&restarted).await, Vec::<i32>::new());
+    assert_eq!(processes::survivors(&restarted), Vec::<i32>::new());
 
     let (stopped, code) = start(2);
     assert!(run(&k, &code).await.error.is_none());
-    assert_eq!(host_processes_with(&stopped).len(), 1, "it runs");
+    assert_eq!(processes::host_processes_with(&stopped).len(), 1, "it runs");
     k.client.runtime().shutdown().await;
-    assert_eq!(wait_until_gone(&stopped).await, Vec::<i32>::new());
+    assert_eq!(processes::survivors(&stopped), Vec::<i32>::new());
 }

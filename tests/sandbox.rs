@@ -5,6 +5,8 @@
 //! a loud notice, assert the `Unavailable` path instead, and fail outright if
 //! `HELLO_TUI_REQUIRE_LANDLOCK=1` says this machine must have it.
 
+#[path = "support/processes.rs"]
+mod processes;
 #[path = "support/scratch.rs"]
 mod scratch;
 
@@ -68,6 +70,25 @@ fn landlock_available() -> bool {
             false
         }
     }
+}
+
+/// A fixture `nobody` (uid 65534) owns, for the non-root cases, when the
+/// tests run as root (as in CI) and `tools` are installed; else says so.
+fn nobody_fixture(tools: &[&str]) -> Option<Fixture> {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let missing = tools
+        .iter()
+        .find(|tool| Command::new(tool).arg("--version").output().is_err());
+    if !root || missing.is_some() {
+        eprintln!("\n!!!!! not root, or no {missing:?}: non-root case not tried\n");
+        return None;
+    }
+    let fixture = Fixture::new();
+    for path in [fixture.root.path(), &fixture.workspace] {
+        std::os::unix::fs::chown(path, Some(65534), Some(65534)).unwrap();
+    }
+    Some(fixture)
 }
 
 /// A name no other test (or earlier run) uses.
@@ -1218,19 +1239,11 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
         if !landlock_available() {
             return;
         }
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0
-            || Command::new("setpriv").arg("--version").output().is_err()
-        {
-            eprintln!("\n!!!!! not root or no setpriv: non-root namespace not tried\n");
+        let Some(fixture) = nobody_fixture(&["setpriv"]) else {
             return;
-        }
+        };
         use std::os::unix::fs::PermissionsExt;
-        let fixture = Fixture::new();
         let nobody = 65534;
-        for path in [fixture.root.path(), &fixture.workspace] {
-            std::os::unix::fs::chown(path, Some(nobody), Some(nobody)).unwrap();
-        }
         let outside = fixture.root.path().join("theirs.txt");
         std::fs::write(&outside, "x").unwrap();
         std::os::unix::fs::chown(&outside, Some(nobody), Some(nobody)).unwrap();
@@ -1405,19 +1418,6 @@ mod pid_namespace {
         output_of(cmd)
     }
 
-    /// Host processes whose command line holds `needle`.
-    pub(super) fn host_processes_with(needle: &str) -> Vec<i32> {
-        std::fs::read_dir("/proc")
-            .unwrap()
-            .flatten()
-            .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/cmdline"))
-                    .is_ok_and(|line| String::from_utf8_lossy(&line).contains(needle))
-            })
-            .collect()
-    }
-
     #[test]
     fn proc_lists_only_the_sandboxs_own_processes() {
         if !landlock_available() {
@@ -1547,23 +1547,11 @@ while True:\n    time.sleep(1)\n";
             return;
         }
         let fixture = Fixture::new();
-        // GNU sleep adds its arguments up: a unique one to find it by.
         let marker = format!("0.{}{}", std::process::id(), 7);
         let script = format!("setsid sleep 300 {marker} >/dev/null 2>&1 & sleep 0.3; echo started");
         let out = via_cli(&fixture, &script);
         assert_eq!(stdout(&out), "started", "{out:?}");
-        let mut left = host_processes_with(&format!("sleep\0{}\0{marker}", 300));
-        for _ in 0..50 {
-            if left.is_empty() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            left = host_processes_with(&format!("sleep\0{}\0{marker}", 300));
-        }
-        for pid in &left {
-            // SAFETY: kill(2) of the leftover this test started.
-            unsafe { libc::kill(*pid, libc::SIGKILL) };
-        }
+        let left = processes::survivors(&processes::sleep_needle(&marker));
         assert!(left.is_empty(), "still running: {left:?}");
     }
 
@@ -1630,19 +1618,9 @@ while True:\n    time.sleep(1)\n";
         if !landlock_available() {
             return;
         }
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0
-            || Command::new("setpriv").arg("--version").output().is_err()
-            || Command::new("unshare").arg("--version").output().is_err()
-        {
-            eprintln!("\n!!!!! not root or no setpriv/unshare: masked /proc not tried\n");
+        let Some(fixture) = nobody_fixture(&["setpriv", "unshare"]) else {
             return;
-        }
-        let fixture = Fixture::new();
-        let nobody = 65534;
-        for path in [fixture.root.path(), &fixture.workspace] {
-            std::os::unix::fs::chown(path, Some(nobody), Some(nobody)).unwrap();
-        }
+        };
         let as_nobody = format!(
             "setpriv --reuid=65534 --regid=65534 --clear-groups {BIN} sandbox -C {ws} -- true",
             ws = fixture.workspace.display()
@@ -1686,7 +1664,6 @@ mod stopping {
         }
         let fixture = Fixture::new();
         let session = fixture.session(false);
-        // GNU sleep adds its arguments up: a unique one to find it by.
         let marker = format!("0.{}{}", std::process::id(), 9);
         let mut cmd = tokio::process::Command::new("sh");
         cmd.args([
@@ -1702,19 +1679,7 @@ mod stopping {
         };
         let outcome = run(cmd, limits).await;
         assert!(matches!(outcome, Err(RunError::TimedOut(_))), "{outcome:?}");
-        let needle = format!("sleep\u{0}300\u{0}{marker}");
-        let mut left = pid_namespace::host_processes_with(&needle);
-        for _ in 0..100 {
-            if left.is_empty() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            left = pid_namespace::host_processes_with(&needle);
-        }
-        for pid in &left {
-            // SAFETY: kill(2) of the leftover this test started.
-            unsafe { libc::kill(*pid, libc::SIGKILL) };
-        }
+        let left = processes::survivors(&processes::sleep_needle(&marker));
         assert!(left.is_empty(), "still running: {left:?}");
     }
 }
