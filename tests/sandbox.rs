@@ -1525,7 +1525,6 @@ while True:\n    time.sleep(1)\n";
         let mut lines = BufReader::new(child.stdout.take().unwrap());
         let mut first = String::new();
         lines.read_line(&mut first).unwrap();
-        assert_eq!(first, "ready 2\n");
         let group = i32::try_from(child.id()).unwrap();
         // SAFETY: kill(2) on the group the child leads.
         assert_eq!(unsafe { libc::kill(-group, libc::SIGINT) }, 0);
@@ -1535,6 +1534,7 @@ while True:\n    time.sleep(1)\n";
         let mut rest = String::new();
         lines.read_to_string(&mut rest).unwrap();
         let status = child.wait().unwrap();
+        assert_eq!(first, "ready 2\n", "the program is pid 2 of its namespace");
         assert_eq!(rest, "int\n", "one SIGINT, no more");
         assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
     }
@@ -1596,7 +1596,10 @@ while True:\n    time.sleep(1)\n";
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        let init = init.expect("init runs");
+        let Some(init) = init else {
+            let _ = child.kill();
+            panic!("no init under the spawned process");
+        };
         // Init gives its copy back once it has forked the command.
         std::thread::sleep(std::time::Duration::from_millis(300));
         for i in (0..big.len()).step_by(4096) {
