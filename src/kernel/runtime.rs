@@ -324,11 +324,10 @@ impl Inner {
             ready_tx,
         ));
         match tokio::time::timeout(self.config.start_timeout, ready_rx).await {
-            Ok(Ok((python, _))) => {
+            Ok(Ok(python)) => {
                 *lock(&self.conn) = Some(Arc::clone(&conn));
-                // The pid the host spawned, not the kernel's word: a
-                // confined kernel is pid 2 of its own PID namespace, and
-                // the host signals the sandbox's reaper (`sandbox`).
+                // The pid the host spawned and signals (with the sandbox,
+                // its reaper), not the one the kernel names.
                 self.publish_status(KernelStatus::Idle, Some((python, pid)));
                 Ok(conn)
             }
