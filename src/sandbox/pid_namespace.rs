@@ -59,6 +59,9 @@ const FORWARDED: [libc::c_int; 6] = [
     libc::SIGUSR2,
 ];
 
+/// Most bytes of argument and environment strings init blanks.
+const MAX_STRINGS: usize = 16 << 20;
+
 /// The program's process group (init's host pid), read by the reaper's
 /// signal handler. Only ever set in the reaper (a forked copy).
 static PROGRAM_GROUP: AtomicI32 = AtomicI32::new(0);
@@ -248,7 +251,9 @@ fn hide_the_host() {
     else {
         return;
     };
-    if arg_start > 0 && env_end > arg_start {
+    // A range no real argument list reaches (they live in the first
+    // quarter of an 8 MB stack at most) means a misread: leave it.
+    if arg_start > 0 && env_end > arg_start && env_end - arg_start <= MAX_STRINGS {
         // SAFETY: the kernel's own bounds of this process's argument and
         // environment strings, one range of its initial stack (writable);
         // nothing here reads them again, and the program gets its own at
