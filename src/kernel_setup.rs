@@ -60,6 +60,7 @@ pub fn kernel_config(
     confinement: &Confinement,
 ) -> KernelConfig {
     let mut config = KernelConfig::from_settings(settings, workspace);
+    config.sandboxed = confinement.is_sandboxed();
     let confinement = confinement.clone();
     config.pre_spawn = Some(PreSpawnHook(Arc::new(move |cmd| confinement.apply(cmd))));
     config

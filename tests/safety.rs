@@ -6,6 +6,8 @@
 //! Where Landlock is missing the sandboxed cases say so loudly and are
 //! skipped, unless `HELLO_TUI_REQUIRE_LANDLOCK=1` demands it.
 
+#[path = "support/processes.rs"]
+mod processes;
 #[path = "support/scratch.rs"]
 mod scratch;
 
@@ -20,7 +22,7 @@ use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::app::{AppEvent, AppState};
 use hello_tui::cli::GlobalOptions;
 use hello_tui::config::{ConfigFile, Settings};
-use hello_tui::kernel::ExecResult;
+use hello_tui::kernel::{ExecOutcome, ExecResult};
 use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
 
 fn settings(allow_network: bool) -> Settings {
@@ -98,7 +100,12 @@ fn launch_with(
 }
 
 async fn run(k: &Kernel, code: &str) -> ExecResult {
-    let (_, rx) = k.client.execute(code.to_owned(), CellOrigin::User, None);
+    run_limited(k, code, None).await
+}
+
+/// A cell with its own timeout (`None`: the default).
+async fn run_limited(k: &Kernel, code: &str, timeout: Option<Duration>) -> ExecResult {
+    let (_, rx) = k.client.execute(code.to_owned(), CellOrigin::User, timeout);
     tokio::time::timeout(Duration::from_secs(30), rx)
         .await
         .expect("the cell finished in time")
@@ -140,8 +147,9 @@ fn outside_targets(fixture: &Fixture) -> Vec<PathBuf> {
 }
 
 /// What a write outside the writable roots raises in a cell: the mount is
-/// read-only there, which the kernel reports before Landlock's `EACCES`.
-const READ_ONLY: &str = "OSError";
+/// read-only there (`EROFS`, before Landlock's `EACCES`), and the driver
+/// of a confined kernel reports that as the `PermissionError` it is.
+const READ_ONLY: &str = "PermissionError";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_sandboxed_kernel_writes_only_inside_the_workspace_and_keeps_working() {
@@ -453,8 +461,9 @@ except Exception as e:\n    print(type(e).__name__)\n\
 print(shell.run('cat /proc/{host}/environ >/dev/null 2>&1 && echo read || echo denied')['stdout'].strip())\n"
     );
     let r = run(&k, &code).await;
+    // Not even there: the host is outside the kernel's PID namespace.
     assert_eq!(
-        r.stdout, "['CARGO_PKG_NAME']\n['CARGO_PKG_NAME']\nPermissionError\ndenied\n",
+        r.stdout, "['CARGO_PKG_NAME']\n['CARGO_PKG_NAME']\nFileNotFoundError\ndenied\n",
         "{r:?}"
     );
 }
@@ -669,4 +678,147 @@ async fn the_workbench_warns_once_when_a_cell_makes_a_git_folder() {
         .find(|m| m.text.contains("appeared"))
         .unwrap();
     assert!(warning.text.contains(".git"), "{}", warning.text);
+}
+
+/// Issue 12's promise: a write outside the writable roots reaches the
+/// model as a `PermissionError` that names the path and says why, not as
+/// `OSError: Read-only file system`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_write_outside_the_roots_is_a_permission_error_naming_the_path() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let r = run(&k, "open('/etc/hello-tui-x', 'w')").await;
+    let error = r.error.expect("the write failed");
+    assert_eq!(error.type_name, "PermissionError", "{error:?}");
+    assert!(error.message.contains("'/etc/hello-tui-x'"), "{error:?}");
+    assert!(
+        error
+            .message
+            .contains("outside the sandbox's writable roots"),
+        "{error:?}"
+    );
+    assert!(
+        error.traceback.contains("PermissionError: [Errno 13]"),
+        "{error:?}"
+    );
+    assert!(!std::path::Path::new("/etc/hello-tui-x").exists());
+    still_works(&k).await;
+}
+
+/// A cell sees its own processes only: not the workbench, not the user's
+/// other programs, not their command lines.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_confined_kernel_sees_only_its_own_processes() {
+    use std::os::unix::process::CommandExt;
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let marker = unique("argv-marker");
+    let mut other = std::process::Command::new("sleep");
+    let mut other = other.arg0(&marker).arg("30").spawn().unwrap();
+    let code = format!(
+        "import os\n\
+pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n\
+print(pids, os.getpid(), os.path.exists('/proc/{host}'), os.path.exists('/proc/{other}'))\n\
+print(any(b'{marker}' in open('/proc/%d/cmdline' % p, 'rb').read() for p in pids))\n",
+        host = std::process::id(),
+        other = other.id(),
+    );
+    let r = run(&k, &code).await;
+    let _ = other.kill();
+    let _ = other.wait();
+    assert_eq!(r.stdout, "[1, 2] 2 False False\nFalse\n", "{r:?}");
+}
+
+/// Ctrl+C and the cell timeout go through the sandbox's reaper: an
+/// interrupt still raises `KeyboardInterrupt` in the cell (once: the
+/// variables are kept), a timeout still interrupts, and a cell that
+/// ignores the interrupt is still killed with its kernel.
+#[tokio::test(flavor = "multi_thread")]
+async fn interrupts_and_timeouts_still_work_confined() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    assert_eq!(
+        run(&k, "import os\nkept = os.getpid()\nkept")
+            .await
+            .value_repr
+            .as_deref(),
+        Some("2")
+    );
+    let (_, busy) = k.client.execute(
+        "import time\ntime.sleep(30)".to_owned(),
+        CellOrigin::User,
+        None,
+    );
+    let mut interrupted = false;
+    for _ in 0..200 {
+        if k.client.runtime().interrupt() {
+            interrupted = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(interrupted, "the cell never ran");
+    let r = tokio::time::timeout(Duration::from_secs(10), busy)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        r.error.map(|e| e.type_name).as_deref(),
+        Some("KeyboardInterrupt")
+    );
+    assert_eq!(run(&k, "kept").await.value_repr.as_deref(), Some("2"));
+
+    let half_second = Some(Duration::from_millis(500));
+    let r = run_limited(&k, "time.sleep(100)", half_second).await;
+    assert_eq!(
+        r.outcome,
+        ExecOutcome::TimedOut { restarted: false },
+        "{r:?}"
+    );
+    let stubborn = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(100)";
+    let r = run_limited(&k, stubborn, half_second).await;
+    assert_eq!(
+        r.outcome,
+        ExecOutcome::TimedOut { restarted: true },
+        "{r:?}"
+    );
+    still_works(&k).await;
+}
+
+/// The kernel is the child of its namespace's init: when it ends (a
+/// restart, a stop), whatever its cells left running ends with it, even a
+/// process in a session of its own (which a group kill misses).
+#[tokio::test(flavor = "multi_thread")]
+async fn background_processes_of_a_cell_die_with_the_kernel() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    let start = |tag: u32| {
+        let marker = format!("0.{}{tag}", std::process::id());
+        let code = format!(
+            "import subprocess\n\
+subprocess.Popen(['sleep', '300', '{marker}'], start_new_session=True, \
+stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\nNone"
+        );
+        (processes::sleep_needle(&marker), code)
+    };
+    let (restarted, code) = start(1);
+    assert!(run(&k, &code).await.error.is_none());
+    assert_eq!(
+        processes::host_processes_with(&restarted).len(),
+        1,
+        "it runs"
+    );
+    let r = run(&k, "import os\nos._exit(3)").await;
+    assert!(r.lost_state(), "{r:?}");
+    assert_eq!(processes::survivors(&restarted), Vec::<i32>::new());
+
+    let (stopped, code) = start(2);
+    assert!(run(&k, &code).await.error.is_none());
+    assert_eq!(processes::host_processes_with(&stopped).len(), 1, "it runs");
+    k.client.runtime().shutdown().await;
+    assert_eq!(processes::survivors(&stopped), Vec::<i32>::new());
 }

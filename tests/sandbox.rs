@@ -5,6 +5,8 @@
 //! a loud notice, assert the `Unavailable` path instead, and fail outright if
 //! `HELLO_TUI_REQUIRE_LANDLOCK=1` says this machine must have it.
 
+#[path = "support/processes.rs"]
+mod processes;
 #[path = "support/scratch.rs"]
 mod scratch;
 
@@ -68,6 +70,25 @@ fn landlock_available() -> bool {
             false
         }
     }
+}
+
+/// A fixture `nobody` (uid 65534) owns, for the non-root cases, when the
+/// tests run as root (as in CI) and `tools` are installed; else says so.
+fn nobody_fixture(tools: &[&str]) -> Option<Fixture> {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let missing = tools
+        .iter()
+        .find(|tool| Command::new(tool).arg("--version").output().is_err());
+    if !root || missing.is_some() {
+        eprintln!("\n!!!!! not root, or no {missing:?}: non-root case not tried\n");
+        return None;
+    }
+    let fixture = Fixture::new();
+    for path in [fixture.root.path(), &fixture.workspace] {
+        std::os::unix::fs::chown(path, Some(65534), Some(65534)).unwrap();
+    }
+    Some(fixture)
 }
 
 /// A name no other test (or earlier run) uses.
@@ -867,8 +888,10 @@ mod api {
         assert!(!outside.exists());
     }
 
-    /// Landlock ABI 6 scopes signals: model code cannot kill the user's
-    /// other processes (or the workbench) even when running as their owner.
+    /// Model code cannot kill the user's other processes (or the
+    /// workbench) even when running as their owner: outside its PID
+    /// namespace their pids name nothing (Landlock ABI 6 would refuse the
+    /// signal as well).
     #[test]
     fn signals_to_processes_outside_the_sandbox_are_denied() {
         if !landlock_available() {
@@ -876,10 +899,6 @@ mod api {
         }
         let fixture = Fixture::new();
         let session = fixture.session(false);
-        if session.prepared().abi() < 6 {
-            eprintln!("\n!!!!! SIGNALS NOT SCOPED: {:?}\n", session.limitations());
-            return;
-        }
         let mut victim = Command::new("sleep").arg("30").spawn().unwrap();
         let script = "import os, signal, sys\n\
 try:\n    os.kill(int(sys.argv[1]), signal.SIGTERM)\n    print('killed')\n\
@@ -894,7 +913,7 @@ except Exception as e:\n    print(type(e).__name__)\n";
         let still_running = victim.try_wait().unwrap().is_none();
         let _ = victim.kill();
         let _ = victim.wait();
-        assert_eq!(stdout(&out), "PermissionError", "{out:?}");
+        assert_eq!(stdout(&out), "ProcessLookupError", "{out:?}");
         assert!(still_running);
     }
 
@@ -1220,19 +1239,11 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
         if !landlock_available() {
             return;
         }
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0
-            || Command::new("setpriv").arg("--version").output().is_err()
-        {
-            eprintln!("\n!!!!! not root or no setpriv: non-root namespace not tried\n");
+        let Some(fixture) = nobody_fixture(&["setpriv"]) else {
             return;
-        }
+        };
         use std::os::unix::fs::PermissionsExt;
-        let fixture = Fixture::new();
         let nobody = 65534;
-        for path in [fixture.root.path(), &fixture.workspace] {
-            std::os::unix::fs::chown(path, Some(nobody), Some(nobody)).unwrap();
-        }
         let outside = fixture.root.path().join("theirs.txt");
         std::fs::write(&outside, "x").unwrap();
         std::os::unix::fs::chown(&outside, Some(nobody), Some(nobody)).unwrap();
@@ -1385,5 +1396,293 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
             "gitdir: real.git\n"
         );
         assert!(!real.join("hooks/pre-commit").exists());
+    }
+}
+
+/// The PID namespace: a confined command sees only its own processes in a
+/// fresh `/proc`, runs as pid 2 under a small init, and still exits, dies
+/// and is signalled as if it ran directly.
+mod pid_namespace {
+    use super::*;
+    use std::io::{BufRead, BufReader, Read};
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+
+    const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
+
+    fn via_cli(fixture: &Fixture, script: &str) -> Output {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("sandbox")
+            .arg("-C")
+            .arg(&fixture.workspace)
+            .args(["--", "sh", "-c", script]);
+        output_of(cmd)
+    }
+
+    #[test]
+    fn proc_lists_only_the_sandboxs_own_processes() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let out = via_cli(&fixture, "ls /proc; cat /proc/1/comm");
+        let text = stdout(&out);
+        let pids: Vec<u32> = text.lines().filter_map(|l| l.parse().ok()).collect();
+        // init, sh and (unless sh execs it) ls: nothing of the host's.
+        assert!(pids.contains(&1) && pids.contains(&2), "{out:?}");
+        assert!(pids.iter().all(|pid| *pid <= 3), "{out:?}");
+        assert!(!pids.contains(&std::process::id()), "{out:?}");
+        assert_eq!(text.lines().last(), Some("sandbox-init"), "{out:?}");
+    }
+
+    /// The workbench (here: the test and the `hello-tui` it runs) and the
+    /// user's other programs are out of sight, command lines included; so
+    /// is init's, a copy of the workbench, whose strings are blanked.
+    #[test]
+    fn host_processes_and_their_command_lines_are_out_of_sight() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let marker = unique("argv-marker");
+        let mut other = Command::new("sleep");
+        other.arg0(&marker).arg("30");
+        let mut other = other.spawn().unwrap();
+        let script = format!(
+            "cat /proc/[0-9]*/cmdline | tr '\\0' ' '; echo; \
+             cat /proc/{other}/cmdline && echo && echo other-visible; \
+             test -e /proc/{host} && echo host-visible; exit 0",
+            other = other.id(),
+            host = std::process::id(),
+        );
+        let out = via_cli(&fixture, &script);
+        let _ = other.kill();
+        let _ = other.wait();
+        let text = stdout(&out);
+        assert!(out.status.success(), "{out:?}");
+        assert!(
+            text.contains("sh -c"),
+            "its own processes are listed: {out:?}"
+        );
+        assert!(!text.contains(&marker), "{out:?}");
+        let seen = |what: &str| text.lines().any(|line| line == what);
+        assert!(!seen("other-visible") && !seen("host-visible"), "{out:?}");
+        assert!(!text.contains(BIN), "the workbench's argv leaks: {out:?}");
+    }
+
+    /// The command is pid 2, not pid 1 (which ignores every signal it has
+    /// no handler for, even from itself): `kill $$` and Python's own
+    /// `SIGTERM` kill it, and the CLI says so like a shell.
+    #[test]
+    fn exit_codes_and_deaths_by_signal_pass_through() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let exit = via_cli(&fixture, "test $$ = 2 || exit 1; exit 7");
+        assert_eq!(exit.status.code(), Some(7), "{exit:?}");
+        let killed = via_cli(&fixture, "test $$ = 2 || exit 1; kill -TERM $$; exit 3");
+        assert_eq!(
+            killed.status.code(),
+            Some(128 + libc::SIGTERM),
+            "{killed:?}"
+        );
+        let python = via_cli(
+            &fixture,
+            "python3 -c 'import os, signal; os.kill(os.getpid(), signal.SIGTERM)'; \
+             kill -s $(kill -l $?) $$",
+        );
+        assert_eq!(
+            python.status.code(),
+            Some(128 + libc::SIGTERM),
+            "{python:?}"
+        );
+    }
+
+    /// As the workbench spawns (its own process group, signalled as a
+    /// group): an interrupt reaches the program exactly once (not also
+    /// through the reaper), a signal to the spawned pid alone is passed
+    /// on, and the program's death by it is the spawned process's too.
+    #[test]
+    fn a_group_signal_arrives_once_and_a_direct_one_is_forwarded() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let script = "import os, signal, sys, time\n\
+def on_int(sig, frame):\n    print('int', flush=True)\n\
+signal.signal(signal.SIGINT, on_int)\n\
+print('ready', os.getpid(), flush=True)\n\
+while True:\n    time.sleep(1)\n";
+        let mut cmd = Command::new("python3");
+        cmd.args(["-c", script])
+            .current_dir(&fixture.workspace)
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped());
+        session.install(&mut cmd).unwrap();
+        let mut child = cmd.spawn().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        lines.read_line(&mut first).unwrap();
+        let group = i32::try_from(child.id()).unwrap();
+        // SAFETY: kill(2) on the group the child leads.
+        assert_eq!(unsafe { libc::kill(-group, libc::SIGINT) }, 0);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        // SAFETY: kill(2) on the spawned pid alone (the reaper).
+        assert_eq!(unsafe { libc::kill(group, libc::SIGTERM) }, 0);
+        let mut rest = String::new();
+        lines.read_to_string(&mut rest).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(first, "ready 2\n", "the program is pid 2 of its namespace");
+        assert_eq!(rest, "int\n", "one SIGINT, no more");
+        assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    }
+
+    /// Init is pid 1: when the command ends, whatever it left running dies
+    /// with it, even in a session of its own.
+    #[test]
+    fn what_the_command_left_running_dies_with_it() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let marker = format!("0.{}{}", std::process::id(), 7);
+        let script = format!("setsid sleep 300 {marker} >/dev/null 2>&1 & sleep 0.3; echo started");
+        let out = via_cli(&fixture, &script);
+        assert_eq!(stdout(&out), "started", "{out:?}");
+        let left = processes::survivors(&processes::sleep_needle(&marker));
+        assert!(left.is_empty(), "still running: {left:?}");
+    }
+
+    /// Pss in kB of `pid` (its share of every page it maps).
+    fn pss_kb(pid: u32) -> u64 {
+        let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap();
+        rollup
+            .lines()
+            .find_map(|line| line.strip_prefix("Pss:"))
+            .and_then(|rest| rest.trim().trim_end_matches(" kB").trim().parse().ok())
+            .unwrap()
+    }
+
+    /// The reaper and init are forks of the workbench that live as long as
+    /// the command (the kernel: the whole session). They must not keep a
+    /// copy of the workbench's memory: here 128 MB the host rewrites after
+    /// the spawn, which would otherwise stay pinned by them.
+    #[test]
+    fn the_reaper_and_init_give_back_the_workbenchs_memory() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let mut big = vec![1u8; 128 << 20];
+        for i in (0..big.len()).step_by(4096) {
+            big[i] = 2;
+        }
+        let mut cmd = Command::new("sleep");
+        cmd.arg("30").current_dir(&fixture.workspace);
+        session.install(&mut cmd).unwrap();
+        let mut child = cmd.spawn().unwrap();
+        let reaper = child.id();
+        let children = format!("/proc/{reaper}/task/{reaper}/children");
+        let mut init = None;
+        for _ in 0..100 {
+            init = std::fs::read_to_string(&children)
+                .ok()
+                .and_then(|text| text.trim().parse::<u32>().ok());
+            if init.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let Some(init) = init else {
+            let _ = child.kill();
+            panic!("no init under the spawned process");
+        };
+        // Init gives its copy back once it has forked the command.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        for i in (0..big.len()).step_by(4096) {
+            big[i] = 3;
+        }
+        let held = pss_kb(reaper) + pss_kb(init);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(big[4096], 3);
+        assert!(held < 32 << 10, "reaper + init hold {held} kB");
+    }
+
+    /// Where the fresh `/proc` cannot be mounted (a container that masks
+    /// part of the host's: here a tmpfs over `/proc/sys`, locked in the
+    /// user namespace a non-root user gets), the sandbox is unavailable and
+    /// the command is refused, not run without its PID namespace.
+    #[test]
+    fn a_masked_proc_makes_the_sandbox_unavailable_for_non_root() {
+        if !landlock_available() {
+            return;
+        }
+        let Some(fixture) = nobody_fixture(&["setpriv", "unshare"]) else {
+            return;
+        };
+        let as_nobody = format!(
+            "setpriv --reuid=65534 --regid=65534 --clear-groups {BIN} sandbox -C {ws} -- true",
+            ws = fixture.workspace.display()
+        );
+        let run = |mask: bool| {
+            let mount = if mask {
+                "mount -t tmpfs none /proc/sys && "
+            } else {
+                ""
+            };
+            let mut cmd = Command::new("unshare");
+            cmd.args(["-m", "sh", "-c", &format!("{mount}exec {as_nobody}")]);
+            output_of(cmd)
+        };
+        let plain = run(false);
+        if !plain.status.success() {
+            eprintln!("\n!!!!! nobody gets no sandbox here at all: {plain:?}\n");
+            return;
+        }
+        let masked = run(true);
+        let stderr = String::from_utf8_lossy(&masked.stderr);
+        assert_eq!(masked.status.code(), Some(2), "{masked:?}");
+        assert!(stderr.contains("refusing to run"), "{stderr}");
+        assert!(stderr.contains("fresh /proc"), "{stderr}");
+    }
+}
+
+/// How the workbench stops a confined child: `process_group::run` (check
+/// commands on save, `shell.run`) kills the spawned process's group at the
+/// timeout. That group holds the sandbox's reaper alone; its death takes
+/// init, and init's the whole PID namespace, even a process that left
+/// the group.
+mod stopping {
+    use super::*;
+    use hello_tui::process_group::{Limits, RunError, run};
+
+    #[tokio::test]
+    async fn a_timeout_kills_everything_the_confined_command_started() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let marker = format!("0.{}{}", std::process::id(), 9);
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.args([
+            "-c",
+            &format!("setsid sleep 300 {marker} >/dev/null 2>&1 & sleep 100"),
+        ])
+        .current_dir(&fixture.workspace);
+        session.install(cmd.as_std_mut()).unwrap();
+        let limits = Limits {
+            timeout: std::time::Duration::from_millis(500),
+            head: 1000,
+            tail: 1000,
+        };
+        let outcome = run(cmd, limits).await;
+        assert!(matches!(outcome, Err(RunError::TimedOut(_))), "{outcome:?}");
+        let left = processes::survivors(&processes::sleep_needle(&marker));
+        assert!(left.is_empty(), "still running: {left:?}");
     }
 }

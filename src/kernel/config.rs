@@ -47,6 +47,10 @@ pub struct KernelConfig {
     /// Applied to every spawn; an error stops the spawn (nothing runs
     /// unconfined when the sandbox cannot be installed).
     pub pre_spawn: Option<PreSpawnHook>,
+    /// The kernel runs inside the sandbox. The driver is told, so a cell's
+    /// write outside the writable roots (`EROFS` from the read-only mount)
+    /// reaches the model as a `PermissionError` that says why.
+    pub sandboxed: bool,
 }
 
 impl Default for KernelConfig {
@@ -63,6 +67,7 @@ impl Default for KernelConfig {
             output_tail_bytes: 64 << 10,
             auto_refresh: Some(Duration::from_millis(500)),
             pre_spawn: None,
+            sandboxed: false,
         }
     }
 }

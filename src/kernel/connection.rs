@@ -201,7 +201,7 @@ pub(super) async fn read_frames(
     runtime: Weak<Inner>,
     parts: ReaderParts,
     stdout: tokio::process::ChildStdout,
-    ready: oneshot::Sender<(String, u32)>,
+    ready: oneshot::Sender<String>,
 ) {
     let mut ready = Some(ready);
     let mut lines = LineReader::new(stdout, MAX_FRAME);
@@ -226,14 +226,16 @@ fn dispatch(
     runtime: &Weak<Inner>,
     parts: &ReaderParts,
     msg: KernelMessage,
-    ready: &mut Option<oneshot::Sender<(String, u32)>>,
+    ready: &mut Option<oneshot::Sender<String>>,
 ) {
     match msg {
-        KernelMessage::Ready { python, pid } => {
+        // The pid it names is the kernel's own word (2, inside the
+        // sandbox's PID namespace): the host keeps the one it spawned.
+        KernelMessage::Ready { python, .. } => {
             // Only the first `ready` of a start counts; a cell can write
             // frames too, and a later one changes nothing.
             if let Some(ready) = ready.take() {
-                let _ = ready.send((python, pid));
+                let _ = ready.send(python);
             }
         }
         KernelMessage::Stream { id, name, text } => {

@@ -42,6 +42,7 @@ pub(crate) fn spawn(
         "stream_head_bytes": config.output_head_bytes,
         "stream_tail_bytes": config.output_tail_bytes,
         "max_frame_bytes": super::connection::MAX_FRAME,
+        "sandboxed": config.sandboxed,
     });
     let spawn_err = |source| KernelError::Spawn {
         python: python.display().to_string(),

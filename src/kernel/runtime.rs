@@ -324,9 +324,11 @@ impl Inner {
             ready_tx,
         ));
         match tokio::time::timeout(self.config.start_timeout, ready_rx).await {
-            Ok(Ok(ready)) => {
+            Ok(Ok(python)) => {
                 *lock(&self.conn) = Some(Arc::clone(&conn));
-                self.publish_status(KernelStatus::Idle, Some(ready));
+                // The pid the host spawned and signals (with the sandbox,
+                // its reaper), not the one the kernel names.
+                self.publish_status(KernelStatus::Idle, Some((python, pid)));
                 Ok(conn)
             }
             Ok(Err(_)) => {

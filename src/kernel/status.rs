@@ -31,5 +31,7 @@ pub struct KernelInfo {
     pub status: KernelStatus,
     /// Python version reported by the driver, e.g. `3.11.7`.
     pub python: Option<String>,
+    /// The process the host spawned and signals: with the sandbox, its
+    /// reaper outside the kernel's PID namespace.
     pub pid: Option<u32>,
 }

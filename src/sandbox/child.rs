@@ -16,12 +16,16 @@ use std::process::Command;
 
 use super::caps;
 use super::namespace::Namespace;
+use super::pid_namespace;
 use super::prepare::PreparedSandbox;
 use super::seccomp::Filter;
 
-/// Confines the calling process (and every process it later starts) with the
-/// prepared ruleset. Safe to call from `CommandExt::pre_exec`: it only makes
-/// raw syscalls, allocates nothing and takes no lock.
+/// Confines what the calling process goes on to run (and every process
+/// that starts) with the prepared ruleset. The calling process itself
+/// stays outside the PID namespace as the reaper and never returns: only
+/// the program, forked inside, returns `Ok` (to exec). Safe to call from
+/// `CommandExt::pre_exec`: it only makes raw syscalls, allocates nothing
+/// and takes no lock.
 pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
     restrict_self(
         prepared.ruleset_fd(),
@@ -60,7 +64,7 @@ pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> 
     Ok(())
 }
 
-/// Enters the private mount namespace (private `/tmp`, read-only tree
+/// Enters the private mount and PID namespaces (private `/tmp`, read-only tree
 /// outside the writable roots, read-only protected folders:
 /// [`super::namespace`]), drops every capability ([`super::caps`]), then
 /// `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self(ruleset, 0)` and the
@@ -77,6 +81,9 @@ pub(crate) fn restrict_self(
     namespace: &Namespace,
 ) -> io::Result<()> {
     namespace.enter()?;
+    // From here on this is init (pid 1) of the new PID namespace; the
+    // spawned process stays outside as its reaper.
+    let init = pid_namespace::enter()?;
     caps::drop_all()?;
     // SAFETY: PR_SET_NO_NEW_PRIVS takes integer arguments only.
     let nnp = unsafe {
@@ -101,5 +108,6 @@ pub(crate) fn restrict_self(
     if let Some(filter) = filter {
         filter.install()?;
     }
-    Ok(())
+    // Only the program returns (to exec), confined like init.
+    init.run_program()
 }

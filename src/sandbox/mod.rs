@@ -14,6 +14,11 @@
 //!   read-only outside the writable roots (so no `chmod`, `utime` or
 //!   xattrs there, which Landlock does not cover), and `.git/` and
 //!   `.hello-tui/` read-only inside the workspace;
+//! - `pid_namespace`: a private PID namespace with a fresh `/proc`, so no
+//!   other process (the workbench, the user's programs, their command
+//!   lines and environments) is in sight. The spawned pid stays outside as
+//!   a reaper that forwards signals and ends like the program; init (pid
+//!   1) takes whatever is left running down with it when the program ends;
 //! - `caps`: no capabilities, even as root (bounding set emptied);
 //! - Landlock (`prepare`): reads everywhere, writes only beneath the
 //!   workspace, the private temp dir and configured extra paths; no TCP
@@ -47,9 +52,19 @@
 //!   by default (shared with every other program), and `multiprocessing`
 //!   managers (which listen on a unix socket) do not work;
 //! - `ptrace` is refused, so `gdb`/`strace` do not work in a cell;
-//! - writes outside the writable roots mostly fail with `EROFS` (Python's
-//!   `OSError: Read-only file system`), not `EACCES`: the read-only mount
-//!   answers before Landlock does;
+//! - writes outside the writable roots mostly fail with `EROFS`, not
+//!   `EACCES`: the read-only mount answers before Landlock does. The
+//!   kernel's driver, told it is confined (`KernelConfig::sandboxed`),
+//!   reports a cell that ends on one as a `PermissionError` naming the path
+//!   and the writable roots; inside the cell (`try/except`) and in other
+//!   programs it stays `OSError: [Errno 30] Read-only file system`;
+//! - the pid a spawner gets is the reaper's: signal it or its group (both
+//!   reach the program once), never expect the program's own pid there;
+//!   inside, the program is pid 2, and what it leaves running when it ends
+//!   is killed (no daemons outliving a `shell.run`);
+//! - the reaper and init are forks of the spawning process; they give back
+//!   its big heap mappings at once, but keep its brk heap and small
+//!   mappings (copy-on-write) while the program runs;
 //! - `TMPDIR` is `/tmp`, which is the private temp dir: files the user left
 //!   in the host's `/tmp` cannot be seen, and the host finds the child's
 //!   temp files under [`SandboxSession::private_tmp`];
@@ -73,9 +88,10 @@
 //! - reads are not confined at all (by design of this policy): a cell can
 //!   read `~/.ssh` and print it into the conversation.
 //!
-//! There is no weaker fallback for the namespace: where the mount calls
-//! (`mount_setattr` is Linux 5.12+, older than Landlock) are refused, the
-//! probe fails and the sandbox counts as unavailable.
+//! There is no weaker fallback for the namespaces: where the mount calls
+//! (`mount_setattr` is Linux 5.12+, older than Landlock) or the fresh
+//! `/proc` are refused, the probe fails and the sandbox counts as
+//! unavailable (see [`SandboxStatus::probe`] for why not "partly").
 
 mod caps;
 mod child;
@@ -83,9 +99,11 @@ pub mod cli;
 mod confinement;
 mod env;
 mod error;
+mod host_memory;
 mod mode;
 mod mounts;
 mod namespace;
+mod pid_namespace;
 mod policy;
 mod prepare;
 mod seccomp;

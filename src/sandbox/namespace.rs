@@ -213,9 +213,10 @@ impl Namespace {
     /// root) and builds the view described in the module docs. Must run
     /// before capabilities are dropped. Async-signal-safe.
     pub(crate) fn enter(&self) -> io::Result<()> {
+        // The PID namespace is for the children: see `super::pid_namespace`.
         let flags = match self.user {
-            Some(_) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS,
-            None => libc::CLONE_NEWNS,
+            Some(_) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID,
+            None => libc::CLONE_NEWNS | libc::CLONE_NEWPID,
         };
         // SAFETY: unshare takes an integer; the child is single-threaded.
         check(unsafe { libc::unshare(flags) })?;

@@ -7,6 +7,7 @@ use landlock::{ABI, Access, AccessFs, Ruleset, RulesetAttr};
 
 use super::child::restrict_self;
 use super::namespace::Namespace;
+use super::pid_namespace;
 use super::seccomp::{self, Filter};
 
 /// The Landlock ABI that added TCP bind/connect rules.
@@ -30,7 +31,18 @@ impl SandboxStatus {
     /// process with a real ruleset: a kernel that advertises Landlock but
     /// refuses `landlock_restrict_self` (a seccomp profile in a container,
     /// for instance) is caught here rather than at the first kernel spawn.
-    /// Costs one fork; call it once at start-up.
+    /// Costs three forks (the test process, then init and the program of
+    /// its PID namespace); call it once at start-up.
+    ///
+    /// The PID namespace is part of the sandbox, not an option: where its
+    /// fresh `/proc` cannot be mounted (a container that masks parts of
+    /// `/proc`: in a user namespace the kernel refuses a new proc while the
+    /// host's has locked mounts on top), the sandbox is unavailable and
+    /// `auto` falls back to asking, with that reason. A "partly" sandbox
+    /// would need a second way to spawn in every spawner and a status the
+    /// user must decode, for a case where one more door (every process's
+    /// command line, and as non-root the environment of the user's other
+    /// programs) is open; failing closed keeps the status bar's word true.
     pub fn probe() -> SandboxStatus {
         match probe_enforcement() {
             Ok(abi) => SandboxStatus::Enforced {
@@ -105,33 +117,43 @@ fn probe_enforcement() -> Result<u32, String> {
     let filter = seccomp::SUPPORTED.then(|| Filter::build(true));
     let namespace = Namespace::probe()
         .map_err(|error| format!("cannot plan the sandbox's mount namespace: {error}"))?;
-    restrict_in_forked_child(
-        std::os::fd::AsRawFd::as_raw_fd(&ruleset),
-        filter.as_ref(),
-        &namespace,
-    )
-    .map_err(|error| format!("a test process could not be confined: {error}"))?;
+    let ruleset = std::os::fd::AsRawFd::as_raw_fd(&ruleset);
+    in_forked_child(|| restrict_self(ruleset, filter.as_ref(), &namespace)).map_err(|error| {
+        // Which step? Only worth two more forks when something failed.
+        let mounts = in_forked_child(|| namespace.enter());
+        let proc = in_forked_child(|| {
+            namespace.enter()?;
+            pid_namespace::enter()?.run_program()
+        });
+        if mounts.is_ok() && proc.is_err() {
+            format!(
+                "cannot mount a fresh /proc for the sandbox's PID namespace \
+                 (a container masking parts of /proc refuses it): {error}"
+            )
+        } else {
+            format!("a test process could not be confined: {error}")
+        }
+    })?;
     Ok(abi)
 }
 
-/// Confines a throwaway child exactly as a real spawn would (a private
-/// mount namespace, capabilities dropped, `ruleset`, the seccomp filter
-/// where this build has one) and reports whether that worked.
-fn restrict_in_forked_child(
-    ruleset: std::os::fd::RawFd,
-    filter: Option<&Filter>,
-    namespace: &Namespace,
-) -> io::Result<()> {
-    // SAFETY: after fork only the calling thread exists in the child, which
-    // may then only use async-signal-safe functions. It calls restrict_self
-    // (unshare, mount, capset, prctl, landlock_restrict_self, seccomp: raw
-    // syscalls, no allocation, no locks) and _exit, which are.
+/// Runs `confine` in a throwaway child, the way a real spawn runs it
+/// (there: a private mount and PID namespace with a fresh `/proc`,
+/// capabilities dropped, the ruleset, the seccomp filter where this build
+/// has one), and reports whether it worked.
+///
+/// `confine` must be async-signal-safe: after fork only the calling thread
+/// exists in the child. `restrict_self` and its steps are (unshare, mount,
+/// fork, capset, prctl, landlock_restrict_self, seccomp: raw syscalls, no
+/// allocation, no locks), and so is `_exit`.
+fn in_forked_child(confine: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
+    // SAFETY: see above; the child only runs `confine` and `_exit`.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(io::Error::last_os_error());
     }
     if pid == 0 {
-        let code = match restrict_self(ruleset, filter, namespace) {
+        let code = match confine() {
             Ok(()) => 0,
             Err(error) => error.raw_os_error().unwrap_or(libc::EPERM).clamp(1, 255),
         };

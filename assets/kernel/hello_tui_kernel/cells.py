@@ -6,6 +6,7 @@ output.
 
 import _signal
 import ast
+import errno
 import linecache
 import os
 import signal
@@ -54,6 +55,37 @@ def _format_error(exc, limit=20000):
     return error_value(name, message[:limit], text)
 
 
+# What a write outside the writable roots is, in the words the model reads.
+_OUTSIDE_ROOTS = (
+    "Permission denied (outside the sandbox's writable roots: "
+    "the workspace, /tmp and the configured writable paths)"
+)
+
+
+def explain_denial(exc):
+    """A confined cell's uncaught `OSError` with errno `EROFS`, as the
+    `PermissionError` it is, with the same path(s) and traceback.
+
+    Outside the writable roots the sandbox mounts everything read-only, and
+    the read-only mount answers before Landlock does: Python raises
+    `OSError: [Errno 30] Read-only file system`, which reads like a broken
+    disk and invites retries. Only the exception that ends the cell is
+    changed, after the fact: a `try/except PermissionError` inside the cell
+    still sees the `OSError` (catch `OSError` there). Any other exception
+    is returned unchanged.
+    """
+    if not isinstance(exc, OSError) or exc.errno != errno.EROFS:
+        return exc
+    args = (errno.EACCES, _OUTSIDE_ROOTS)
+    if exc.filename is not None:
+        args += (exc.filename, None, exc.filename2) if exc.filename2 is not None else (exc.filename,)
+    denial = PermissionError(*args).with_traceback(exc.__traceback__)
+    denial.__cause__ = exc.__cause__
+    denial.__context__ = exc.__context__
+    denial.__suppress_context__ = exc.__suppress_context__
+    return denial
+
+
 def _value_repr(value):
     t = type(value)
     if t.__module__ == "builtins" or isinstance(value, (dict, list, tuple, set, frozenset)):
@@ -96,6 +128,8 @@ def run_cell(kernel, capture, cid, code):
             kernel.in_cell = False
         except BaseException as exc:
             kernel.in_cell = False
+            if kernel.sandboxed:
+                exc = explain_denial(exc)
             ok, error = False, _format_error(exc)
     except KeyboardInterrupt:  # a late SIGINT landed in the bookkeeping above
         kernel.in_cell = False

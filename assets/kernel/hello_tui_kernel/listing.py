@@ -114,6 +114,8 @@ class Kernel:
         self.ns = {"__name__": "__main__", "__builtins__": __builtins__}
         self.hidden = set()
         self.in_cell = False
+        # Set by the host when the kernel runs confined (see cells.explain_denial).
+        self.sandboxed = bool(config.get("sandboxed"))
         self.cell = None  # id of the running cell
         self.last_cell = None
         self.cell_count = 0

@@ -65,3 +65,47 @@ def test_background_output_is_capped_and_counts_what_it_dropped(tmp_path):
         assert background == "y" * 10 + "\n[... 87 bytes of output dropped ...]\n" + "yyy\n"
     finally:
         d.close()
+
+
+def _confined_driver(tmp_path, sandboxed):
+    from conftest import Driver
+
+    return Driver({"sandboxed": sandboxed}, cwd=str(tmp_path))
+
+
+# What the sandbox's read-only mount raises for a write outside the
+# writable roots (made here without a sandbox: the driver only sees errno).
+READ_ONLY_WRITE = "import errno\nraise OSError(errno.EROFS, 'Read-only file system', '/etc/hello-tui-x')"
+
+
+def test_a_confined_cells_read_only_write_is_a_permission_error_naming_the_path(tmp_path):
+    d = _confined_driver(tmp_path, True)
+    try:
+        result, _ = d.execute(1, "def write():\n    " + READ_ONLY_WRITE.replace("\n", "\n    ") + "\nwrite()")
+        error = result["error"]
+        assert error["type"] == "PermissionError"
+        assert "'/etc/hello-tui-x'" in error["message"]
+        assert "outside the sandbox's writable roots" in error["message"]
+        # The traceback the model reads names PermissionError, and still
+        # shows the user's frames.
+        assert "PermissionError: [Errno 13]" in error["traceback"]
+        assert "in write" in error["traceback"] and "<cell-1>" in error["traceback"]
+        assert "OSError: [Errno 30]" not in error["traceback"]
+        # Other errors, and a caught EROFS, are left alone.
+        result, _ = d.execute(2, "open('/nonexistent/x')")
+        assert result["error"]["type"] == "FileNotFoundError"
+        caught = "try:\n    " + READ_ONLY_WRITE.replace("\n", "\n    ") + "\nexcept OSError as e:\n    r = type(e).__name__\nr"
+        result, _ = d.execute(3, caught)
+        assert result["value_repr"] == "'OSError'"
+    finally:
+        d.close()
+
+
+def test_an_unconfined_kernel_reports_the_oserror_as_it_is(tmp_path):
+    d = _confined_driver(tmp_path, False)
+    try:
+        result, _ = d.execute(1, READ_ONLY_WRITE)
+        assert result["error"]["type"] == "OSError"
+        assert "Read-only file system" in result["error"]["message"]
+    finally:
+        d.close()
