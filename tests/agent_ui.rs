@@ -220,13 +220,23 @@ fn without_a_model_the_message_explains_the_setup() {
 
 fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
     let (tx, rx) = event::channel();
+    (kernel_state(root, &tx, None), rx)
+}
+
+/// A state with a real, unconfined kernel whose events go to `tx`;
+/// `fs_links` wire `fs.write` to the workbench as the loop does.
+fn kernel_state(
+    root: &std::path::Path,
+    tx: &hello_tui::app::event::AppEventSender,
+    fs_links: Option<&hello_tui::kernel_setup::FsLinks>,
+) -> AppState {
     let mut s = state(root);
     let confinement = Confinement::unconfined(ChildEnv::from_host(&[], ""));
     let registry = hello_tui::kernel_setup::registry(
         root,
         &confinement,
         Arc::new(DenyAll::default()),
-        None,
+        fs_links,
         Some(&(s.agent.context.clone(), s.agent.snapshot_receiver())),
     )
     .unwrap();
@@ -237,8 +247,8 @@ fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
         tx.clone(),
         hello_tui::app::cell_owner::CellOwner::default(),
     ));
-    s.agent.events = Some(tx);
-    (s, rx)
+    s.agent.events = Some(tx.clone());
+    s
 }
 
 fn key(s: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
@@ -266,6 +276,77 @@ async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&
             .expect("channel open");
         handle_app_event(s, event);
     }
+}
+
+/// Issue 17: what an agent's answer wrote can be taken back. The demo's
+/// real turn fixes `auth.ts` through `fs.write` in a real kernel; `/undo`
+/// typed in the composer puts the file back byte for byte, `/redo` brings
+/// the fix back, and `/diff` shows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_takes_back_what_an_agent_turn_wrote() {
+    let dir = hello_tui::app::sessions::demo_workspace().unwrap();
+    let auth = dir.path().canonicalize().unwrap().join("auth.ts");
+    let original = std::fs::read(&auth).unwrap();
+    let (tx, mut rx) = event::channel();
+    let (_dirty_tx, dirty) =
+        tokio::sync::watch::channel(hello_tui::kernel::caps::DirtyPaths::default());
+    let (written_tx, mut written_rx) = tokio::sync::mpsc::unbounded_channel();
+    let forward = tx.clone();
+    tokio::spawn(async move {
+        while let Some(written) = written_rx.recv().await {
+            if forward.send(AppEvent::FsWritten(written)).is_err() {
+                break;
+            }
+        }
+    });
+    let links = hello_tui::kernel_setup::FsLinks {
+        dirty,
+        written: written_tx,
+    };
+    let mut s = kernel_state(dir.path(), &tx, Some(&links));
+    let script =
+        hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
+    s.agent.set_provider(scripted(&script));
+    send(&mut s, "why does checkAuth reject users?");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    let fixed = std::fs::read(&auth).unwrap();
+    assert_ne!(fixed, original, "the demo fixed the file");
+    // The write's announcement travels on its own channel and may trail
+    // the turn's end.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        send(&mut s, "/diff");
+        if !s
+            .conversation
+            .messages
+            .last()
+            .unwrap()
+            .text
+            .starts_with("No changes")
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the write was never announced"
+        );
+        if let Ok(Some(event)) = tokio::time::timeout(Duration::from_millis(50), rx.recv()).await {
+            handle_app_event(&mut s, event);
+        }
+    }
+    let shown = &s.conversation.messages.last().unwrap().text;
+    assert!(
+        shown.starts_with("the agent's answer to “why does checkAuth reject users?”:"),
+        "{shown}"
+    );
+    assert!(shown.contains("+++ b/auth.ts"), "{shown}");
+
+    send(&mut s, "/undo");
+    let said = &s.conversation.messages.last().unwrap().text;
+    assert!(said.contains("auth.ts undone"), "{said}");
+    assert_eq!(std::fs::read(&auth).unwrap(), original, "byte for byte");
+    send(&mut s, "/redo");
+    assert_eq!(std::fs::read(&auth).unwrap(), fixed);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

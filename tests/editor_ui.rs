@@ -367,7 +367,12 @@ fn kernel_writes_reload_and_dirty_paths_are_published() {
     open(&mut s, &file);
     std::fs::write(&file, "v2\n").unwrap();
     let canonical = std::fs::canonicalize(&file).unwrap();
-    handle_app_event(&mut s, AppEvent::FsWritten(canonical.clone()));
+    let written = hello_tui::kernel::caps::FsWritten {
+        path: canonical.clone(),
+        before: hello_tui::kernel::caps::Prior::Bytes(b"v1\n".to_vec()),
+        after: b"v2\n".to_vec(),
+    };
+    handle_app_event(&mut s, AppEvent::FsWritten(written));
     assert_eq!(active_text(&s), "v2");
     assert!(rx.borrow().is_empty());
     type_text(&mut s, "x");

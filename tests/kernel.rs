@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use hello_tui::kernel::caps::{
-    AllowAll, ApprovalDecision, AskUser, DenyAll, DirtyPaths, FsCapability, FsWritten,
+    AllowAll, ApprovalDecision, AskUser, DenyAll, DirtyPaths, FsCapability, FsWritten, Prior,
     ShellCapability,
 };
 use hello_tui::kernel::{
@@ -915,7 +915,16 @@ mod capabilities {
             Some("('notes.md', 5, True, ['notes.md'])")
         );
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "agent");
-        assert_eq!(k.written.try_recv().unwrap(), FsWritten { path: target });
+        // The write is announced with what the file held before and after
+        // (what `/undo` puts back).
+        assert_eq!(
+            k.written.try_recv().unwrap(),
+            FsWritten {
+                path: target,
+                before: Prior::Bytes(b"disk".to_vec()),
+                after: b"agent".to_vec(),
+            }
+        );
     }
 
     /// `fs.edit` changes one exact snippet and says where; it refuses a
@@ -961,7 +970,9 @@ mod capabilities {
         assert_eq!(
             k.written.try_recv().unwrap(),
             FsWritten {
-                path: target.clone()
+                path: target.clone(),
+                before: Prior::Bytes(original.as_bytes().to_vec()),
+                after: b"def f():\n    return 1\n\ndef g():\n    return 2\n".to_vec(),
             }
         );
 

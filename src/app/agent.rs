@@ -286,6 +286,16 @@ pub fn send(state: &mut AppState, prompt: String) {
         );
         return;
     };
+    // What this answer writes is one group for `/undo`.
+    let head: String = prompt.chars().take(40).collect();
+    let more = if prompt.chars().count() > 40 {
+        "…"
+    } else {
+        ""
+    };
+    state
+        .changes
+        .start_group(format!("the agent's answer to “{head}{more}”"));
     let (cancel_tx, cancel_rx) = watch::channel(false);
     let agent = &mut state.agent;
     agent.cancel = Some(cancel_tx);

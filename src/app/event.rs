@@ -31,7 +31,7 @@ pub enum AppEvent {
     /// Matches for a Ctrl+P query (only the newest id is shown).
     PickerResults(crate::workspace::PickerResults),
     /// The kernel's `fs.write` changed this file.
-    FsWritten(std::path::PathBuf),
+    FsWritten(crate::kernel::caps::FsWritten),
     /// The loop's recovery timer fired: write due recovery files.
     RecoveryDue,
 }

@@ -4,6 +4,7 @@ pub mod agent;
 pub mod approvals;
 pub mod cell_owner;
 pub(crate) mod cells;
+pub(crate) mod changes;
 pub(crate) mod composer;
 pub mod context_window;
 pub mod diagnostics;

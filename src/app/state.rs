@@ -279,6 +279,9 @@ pub struct AppState {
     pub agent: AgentState,
     /// Open files (tabs), clipboard, recovery, watcher status.
     pub editors: crate::panes::file_view::Editors,
+    /// What cells changed through `fs.write`/`fs.edit`, for `/undo`,
+    /// `/redo` and `/diff`.
+    pub changes: super::changes::ChangeLog,
     /// Workspace-relative paths for the picker, filled in the background.
     pub file_index: crate::workspace::FileIndex,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
@@ -316,6 +319,7 @@ impl AppState {
             question_shown: None,
             agent: AgentState::default(),
             editors: Default::default(),
+            changes: Default::default(),
             file_index: crate::workspace::FileIndex::new(),
             size: Size::new(120, 40),
             should_quit: false,

@@ -144,7 +144,10 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         AppEvent::PickerResults(results) => {
             to_overlay(state, Input::FileMatches(&results)).unwrap_or(Command::None)
         }
-        AppEvent::FsWritten(path) => super::editors::on_disk_change(state, &path),
+        AppEvent::FsWritten(written) => {
+            state.changes.record(&written);
+            super::editors::on_disk_change(state, &written.path)
+        }
         AppEvent::RecoveryDue => super::editors::recovery_tick(state),
     }
 }
@@ -312,11 +315,24 @@ pub(super) fn submit(state: &mut AppState, text: String) {
             // The cell shows up in the conversation when the service queues it.
             Some(kernel) => {
                 kernel.execute(code, CellOrigin::User, None);
+                state.changes.start_group("your cell");
             }
             None => notice(state, "The Python kernel is not running."),
         },
         Submission::SlashCommand { name, args } if name == "approval" => {
             super::safety::slash_command(state, &args);
+        }
+        Submission::SlashCommand { name, .. } if name == "undo" => {
+            let report = super::changes::undo(state);
+            notice(state, &report);
+        }
+        Submission::SlashCommand { name, .. } if name == "redo" => {
+            let report = super::changes::redo(state);
+            notice(state, &report);
+        }
+        Submission::SlashCommand { name, .. } if name == "diff" => {
+            let report = super::changes::diff(state);
+            notice(state, &report);
         }
         Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
             super::diagnostics::restart_servers(state);
@@ -328,7 +344,7 @@ pub(super) fn submit(state: &mut AppState, text: String) {
             notice(
                 state,
                 &format!(
-                    "Unknown command /{name}. Commands: /approval [ask|auto|full|deny], /compact [focus], /lsp-restart. Start with // to send a prompt that begins with a slash."
+                    "Unknown command /{name}. Commands: /approval [ask|auto|full|deny], /compact [focus], /undo, /redo, /diff, /lsp-restart. Start with // to send a prompt that begins with a slash."
                 ),
             );
         }

@@ -191,7 +191,7 @@ fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> crate::kerne
     let forward = tx.clone();
     tokio::spawn(async move {
         while let Some(written) = written_rx.recv().await {
-            if forward.send(AppEvent::FsWritten(written.path)).is_err() {
+            if forward.send(AppEvent::FsWritten(written)).is_err() {
                 break;
             }
         }

@@ -22,10 +22,36 @@ use crate::kernel::{
 /// relative to the workspace root).
 pub type DirtyPaths = Arc<BTreeSet<PathBuf>>;
 
-/// A file `fs.write` changed on disk (absolute, resolved path).
+/// A file `fs.write` (or `fs.edit`) changed on disk: the absolute,
+/// resolved path and the bytes before and after, so the workbench can show
+/// and take back what the agent changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FsWritten {
     pub path: PathBuf,
+    pub before: Prior,
+    pub after: Vec<u8>,
+}
+
+/// What a file held before a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prior {
+    /// There was no file.
+    Absent,
+    Bytes(Vec<u8>),
+    /// Too big to keep a copy of (over `MAX_READ`): the write cannot be
+    /// taken back.
+    Unrecorded,
+}
+
+impl Prior {
+    /// What `path` holds now, as the state before a write.
+    fn of(path: &Path) -> Self {
+        match std::fs::symlink_metadata(path) {
+            Err(_) => Prior::Absent,
+            Ok(meta) if meta.len() > MAX_READ || !meta.is_file() => Prior::Unrecorded,
+            Ok(_) => std::fs::read(path).map_or(Prior::Unrecorded, Prior::Bytes),
+        }
+    }
 }
 
 /// Largest file `fs.read` returns.
@@ -186,12 +212,17 @@ impl FsInner {
         let relative = path
             .strip_prefix(&self.root)
             .map_err(|_| outside(user_path))?;
+        let before = self.written.as_ref().map(|_| Prior::of(&path));
         write_beneath(&self.root, relative, text.as_bytes()).map_err(|err| match err {
             WriteError::Steered => outside(user_path),
             WriteError::Io(err) => io_err(err),
         })?;
-        if let Some(written) = &self.written {
-            let _ = written.send(FsWritten { path: path.clone() });
+        if let (Some(written), Some(before)) = (&self.written, before) {
+            let _ = written.send(FsWritten {
+                path: path.clone(),
+                before,
+                after: text.as_bytes().to_vec(),
+            });
         }
         Ok(json!({ "path": relative.display().to_string(), "bytes": text.len() }))
     }

@@ -11,5 +11,6 @@ pub use approval::{
     AllowAll, Approval, ApprovalDecision, ApprovalPolicy, ApprovalRequest, AskUser, DenyAll,
 };
 pub use confine::confine;
-pub use fs::{DirtyPaths, FsCapability, FsWritten};
+pub use fs::{DirtyPaths, FsCapability, FsWritten, Prior};
 pub use shell::ShellCapability;
+pub(crate) use write_beneath::{WriteError, write_beneath};

@@ -1,0 +1,416 @@
+//! What cells changed on disk through `fs.write` and `fs.edit`, kept as
+//! change records grouped by what caused them (an agent's answer, one of
+//! your cells), so `/undo` can take back the last group, `/redo` put it
+//! back, and `/diff` show everything the session changed.
+//!
+//! Nothing is overwritten blindly: a file is restored only if it still
+//! holds exactly what the change left (else someone changed it since, and
+//! it is reported, not touched), never while its buffer has unsaved edits,
+//! and always beneath the workspace without following links (the same
+//! `write_beneath` as `fs.write`, so a link a cell planted cannot steer an
+//! undo out of the workspace).
+
+use std::path::{Path, PathBuf};
+
+use similar::TextDiff;
+
+use super::state::AppState;
+use crate::kernel::caps::{FsWritten, Prior, WriteError, write_beneath};
+
+/// Groups kept for `/undo`; older ones are forgotten.
+const MAX_GROUPS: usize = 50;
+
+/// One file's change: what it held before the group's first write to it,
+/// and after its last.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: PathBuf,
+    pub before: Prior,
+    pub after: Vec<u8>,
+}
+
+/// The changes one cause made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeGroup {
+    /// "the agent's answer to “fix the tests”", "your cell".
+    pub label: String,
+    pub changes: Vec<FileChange>,
+}
+
+#[derive(Debug, Default)]
+pub struct ChangeLog {
+    done: Vec<ChangeGroup>,
+    undone: Vec<ChangeGroup>,
+    /// The label of the group the next write starts.
+    next: Option<String>,
+}
+
+impl ChangeLog {
+    /// Something that may write starts (an agent's answer, a `%py` cell):
+    /// its writes form a group of their own.
+    pub fn start_group(&mut self, label: impl Into<String>) {
+        self.next = Some(label.into());
+    }
+
+    /// A write happened. A second write to one file in a group keeps the
+    /// first `before`. A new change makes what was undone final.
+    pub fn record(&mut self, written: &FsWritten) {
+        if let Some(label) = self.next.take() {
+            self.done.push(ChangeGroup {
+                label,
+                changes: Vec::new(),
+            });
+            if self.done.len() > MAX_GROUPS {
+                self.done.remove(0);
+            }
+        }
+        if self.done.is_empty() {
+            self.done.push(ChangeGroup {
+                label: "a cell".into(),
+                changes: Vec::new(),
+            });
+        }
+        self.undone.clear();
+        let Some(group) = self.done.last_mut() else {
+            return;
+        };
+        match group.changes.iter_mut().find(|c| c.path == written.path) {
+            Some(change) => change.after.clone_from(&written.after),
+            None => group.changes.push(FileChange {
+                path: written.path.clone(),
+                before: written.before.clone(),
+                after: written.after.clone(),
+            }),
+        }
+    }
+}
+
+/// Which way a group is applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Undo,
+    Redo,
+}
+
+/// `/undo`: takes back the last group's changes. Returns what happened,
+/// for the conversation.
+pub fn undo(state: &mut AppState) -> String {
+    apply_group(state, Direction::Undo)
+}
+
+/// `/redo`: puts back what the last `/undo` took back.
+pub fn redo(state: &mut AppState) -> String {
+    apply_group(state, Direction::Redo)
+}
+
+fn apply_group(state: &mut AppState, direction: Direction) -> String {
+    let (from, verb) = match direction {
+        Direction::Undo => (&mut state.changes.done, "undone"),
+        Direction::Redo => (&mut state.changes.undone, "redone"),
+    };
+    let Some(group) = from.pop() else {
+        return match direction {
+            Direction::Undo => "Nothing to undo: no cell has changed a file with fs.write or fs.edit in this session.".into(),
+            Direction::Redo => "Nothing to redo.".into(),
+        };
+    };
+    let root = std::fs::canonicalize(&state.workspace_root)
+        .unwrap_or_else(|_| state.workspace_root.clone());
+    let mut applied = Vec::new();
+    let mut kept = Vec::new();
+    let mut report = Vec::new();
+    // Last change first: a file written twice in a group is one change.
+    for change in group.changes.into_iter().rev() {
+        let shown = state.display_path(&change.path);
+        match restore(state, &root, &change, direction) {
+            Ok(()) => {
+                report.push(format!("{shown} {verb}"));
+                super::editors::on_disk_change(state, &change.path);
+                applied.push(change);
+            }
+            Err(why) => {
+                report.push(format!("{shown} left as it is: {why}"));
+                kept.push(change);
+            }
+        }
+    }
+    applied.reverse();
+    kept.reverse();
+    let label = group.label;
+    if !kept.is_empty() {
+        // What could not be taken back stays where it was, to try again.
+        let from = match direction {
+            Direction::Undo => &mut state.changes.done,
+            Direction::Redo => &mut state.changes.undone,
+        };
+        from.push(ChangeGroup {
+            label: label.clone(),
+            changes: kept,
+        });
+    }
+    if !applied.is_empty() {
+        let to = match direction {
+            Direction::Undo => &mut state.changes.undone,
+            Direction::Redo => &mut state.changes.done,
+        };
+        to.push(ChangeGroup {
+            label: label.clone(),
+            changes: applied,
+        });
+    }
+    format!(
+        "/{} {label}: {}.",
+        match direction {
+            Direction::Undo => "undo",
+            Direction::Redo => "redo",
+        },
+        report.join("; ")
+    )
+}
+
+/// Puts one file back (undo: to `before`; redo: to `after`), if it still
+/// holds what the other side left.
+fn restore(
+    state: &AppState,
+    root: &Path,
+    change: &FileChange,
+    direction: Direction,
+) -> Result<(), String> {
+    let (expected, target) = match direction {
+        Direction::Undo => (Some(change.after.as_slice()), &change.before),
+        Direction::Redo => (
+            match &change.before {
+                Prior::Bytes(bytes) => Some(bytes.as_slice()),
+                Prior::Absent => None,
+                Prior::Unrecorded => return Err("its earlier text was too big to keep".into()),
+            },
+            &Prior::Bytes(change.after.clone()),
+        ),
+    };
+    if let Prior::Unrecorded = target {
+        return Err("its earlier text was too big to keep".into());
+    }
+    if state
+        .editors
+        .tabs
+        .iter()
+        .any(|doc| doc.path() == change.path && doc.is_dirty())
+    {
+        return Err("it has unsaved edits in the editor".into());
+    }
+    let current = match std::fs::symlink_metadata(&change.path) {
+        Err(_) => None,
+        Ok(meta) if !meta.is_file() => return Err("it is no longer a plain file".into()),
+        Ok(_) => Some(std::fs::read(&change.path).map_err(|e| e.to_string())?),
+    };
+    if current.as_deref() != expected {
+        return Err("it was changed since".into());
+    }
+    let relative = change
+        .path
+        .strip_prefix(root)
+        .map_err(|_| "it is outside the workspace".to_string())?;
+    match target {
+        Prior::Bytes(bytes) => write_beneath(root, relative, bytes).map_err(|e| match e {
+            WriteError::Steered => "its path leads through a link".to_string(),
+            WriteError::Io(e) => e.to_string(),
+        }),
+        // The change created it: taking it back removes it (a plain file,
+        // checked above).
+        Prior::Absent => std::fs::remove_file(&change.path).map_err(|e| e.to_string()),
+        Prior::Unrecorded => Err("its earlier text was too big to keep".into()),
+    }
+}
+
+/// `/diff`: every change the session made that is not undone, group by
+/// group, as unified diffs.
+pub fn diff(state: &AppState) -> String {
+    if state.changes.done.is_empty() {
+        return "No changes: no cell has changed a file with fs.write or fs.edit in this session."
+            .into();
+    }
+    let mut out = String::new();
+    for group in &state.changes.done {
+        out.push_str(&format!("{}:\n", group.label));
+        for change in &group.changes {
+            let name = state.display_path(&change.path);
+            let before = match &change.before {
+                Prior::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+                Prior::Absent => String::new(),
+                Prior::Unrecorded => {
+                    out.push_str(&format!(
+                        "{name}: rewritten (the earlier text was too big to keep)\n"
+                    ));
+                    continue;
+                }
+            };
+            let after = String::from_utf8_lossy(&change.after);
+            let diff = TextDiff::from_lines(before.as_str(), after.as_ref());
+            out.push_str(
+                &diff
+                    .unified_diff()
+                    .context_radius(2)
+                    .header(&format!("a/{name}"), &format!("b/{name}"))
+                    .to_string(),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::AppEvent;
+    use crate::app::update::{Command, handle_app_event};
+    use crate::config::Settings;
+
+    fn state(root: &Path) -> AppState {
+        AppState::new(root.to_path_buf(), Settings::defaults())
+    }
+
+    /// A cell's write as the kernel's `fs.write` does it and announces it.
+    fn write(s: &mut AppState, path: &Path, text: &str) {
+        let before = match std::fs::read(path) {
+            Ok(bytes) => Prior::Bytes(bytes),
+            Err(_) => Prior::Absent,
+        };
+        std::fs::write(path, text).unwrap();
+        let written = FsWritten {
+            path: path.to_path_buf(),
+            before,
+            after: text.as_bytes().to_vec(),
+        };
+        assert_ne!(
+            handle_app_event(s, AppEvent::FsWritten(written)),
+            Command::Quit
+        );
+    }
+
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn undo_takes_back_the_last_group_byte_for_byte_and_redo_puts_it_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (a, b) = (root.join("a.py"), root.join("new.py"));
+        std::fs::write(&a, "one\r\ntwo\r\n").unwrap();
+        let mut s = state(&root);
+        s.changes.start_group("first");
+        write(&mut s, &a, "one\r\nTWO\r\n");
+        s.changes.start_group("second");
+        write(&mut s, &a, "ONE\r\nTWO\r\n");
+        write(&mut s, &a, "ONE!\r\nTWO\r\n");
+        write(&mut s, &b, "created\n");
+
+        let report = undo(&mut s);
+        assert!(report.contains("second"), "{report}");
+        assert_eq!(
+            read(&a),
+            "one\r\nTWO\r\n",
+            "back to before the group, not one write"
+        );
+        assert!(!b.exists(), "a file the group created is removed");
+        let report = undo(&mut s);
+        assert!(report.contains("first"), "{report}");
+        assert_eq!(read(&a), "one\r\ntwo\r\n");
+        assert!(undo(&mut s).starts_with("Nothing to undo"));
+
+        redo(&mut s);
+        assert_eq!(read(&a), "one\r\nTWO\r\n");
+        redo(&mut s);
+        assert_eq!(read(&a), "ONE!\r\nTWO\r\n");
+        assert_eq!(read(&b), "created\n");
+        assert!(redo(&mut s).starts_with("Nothing to redo"));
+    }
+
+    #[test]
+    fn a_file_changed_since_is_reported_and_left_for_later() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (a, b) = (root.join("a.txt"), root.join("b.txt"));
+        std::fs::write(&a, "a0").unwrap();
+        std::fs::write(&b, "b0").unwrap();
+        let mut s = state(&root);
+        s.changes.start_group("the agent's answer");
+        write(&mut s, &a, "a1");
+        write(&mut s, &b, "b1");
+        std::fs::write(&b, "b1 and the user's line").unwrap();
+
+        let report = undo(&mut s);
+        assert!(report.contains("a.txt undone"), "{report}");
+        assert!(
+            report.contains("b.txt left as it is: it was changed since"),
+            "{report}"
+        );
+        assert_eq!(read(&a), "a0");
+        assert_eq!(
+            read(&b),
+            "b1 and the user's line",
+            "the user's work is kept"
+        );
+        // Once the user puts it back, the rest of the group can be undone.
+        std::fs::write(&b, "b1").unwrap();
+        let report = undo(&mut s);
+        assert!(report.contains("b.txt undone"), "{report}");
+        assert_eq!(read(&b), "b0");
+    }
+
+    #[test]
+    fn unsaved_edits_and_planted_links_are_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (a, b) = (root.join("a.txt"), root.join("b.txt"));
+        std::fs::write(&a, "a0").unwrap();
+        std::fs::write(&b, "b0").unwrap();
+        let mut s = state(&root);
+        s.changes.start_group("cell");
+        write(&mut s, &a, "a1");
+        write(&mut s, &b, "b1");
+        // The user edits a.txt without saving; a cell swaps b.txt for a
+        // link out of the workspace.
+        crate::app::editors::open(&mut s, &a, None);
+        let tab = s.editors.active;
+        s.editors.tabs[tab]
+            .apply(crate::editor::EditCommand::InsertChar('x'))
+            .unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, "b1").unwrap();
+        std::fs::remove_file(&b).unwrap();
+        std::os::unix::fs::symlink(&victim, &b).unwrap();
+
+        let report = undo(&mut s);
+        assert!(
+            report.contains("a.txt left as it is: it has unsaved edits"),
+            "{report}"
+        );
+        assert!(
+            report.contains("b.txt left as it is: it is no longer a plain file"),
+            "{report}"
+        );
+        assert_eq!(read(&a), "a1");
+        assert_eq!(read(&victim), "b1", "nothing was written through the link");
+    }
+
+    #[test]
+    fn diff_shows_what_the_session_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let a = root.join("a.py");
+        std::fs::write(&a, "x = 1\ny = 2\n").unwrap();
+        let mut s = state(&root);
+        assert!(diff(&s).starts_with("No changes"));
+        s.changes.start_group("the agent's answer to “bump y”");
+        write(&mut s, &a, "x = 1\ny = 3\n");
+        let shown = diff(&s);
+        assert!(
+            shown.starts_with("the agent's answer to “bump y”:"),
+            "{shown}"
+        );
+        assert!(shown.contains("--- a/a.py\n+++ b/a.py\n"), "{shown}");
+        assert!(shown.contains("-y = 2\n+y = 3\n"), "{shown}");
+    }
+}
