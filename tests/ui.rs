@@ -1004,3 +1004,71 @@ fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queu
         "Ctrl+End shows the newest:\n{bottom}"
     );
 }
+
+/// Issue 17: a cell that changed a file shows, under its output, the file
+/// with its counts and the diff: added lines in the info colour, removed
+/// in the error colour (styles in the snapshot). A long diff is cut until
+/// Ctrl+O, like long output.
+#[test]
+fn a_cell_shows_the_files_it_changed_as_diffs() {
+    use hello_tui::app::AppEvent;
+    use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
+    use hello_tui::kernel::caps::{FsWritten, Prior};
+    let mut s = state();
+    handle_app_event(
+        &mut s,
+        AppEvent::Kernel(KernelUpdate::Queued {
+            cell_id: 1,
+            code: "fs.edit('app.py', 'return 1', 'return 2')".into(),
+            origin: CellOrigin::Agent,
+        }),
+    );
+    let path = std::path::PathBuf::from("/work/demo/app.py");
+    let written = |before: &str, after: &str| FsWritten {
+        path: path.clone(),
+        before: Prior::Bytes(before.as_bytes().to_vec()),
+        after: after.as_bytes().to_vec(),
+    };
+    handle_app_event(
+        &mut s,
+        AppEvent::FsWritten(written(
+            "def f():\n    return 1\n",
+            "def f():\n    return 2\n",
+        )),
+    );
+    // A second write in the same cell: still one diff, from the first
+    // write's starting point.
+    handle_app_event(
+        &mut s,
+        AppEvent::FsWritten(written(
+            "def f():\n    return 2\n",
+            "def f():\n    return 3\n",
+        )),
+    );
+    let terminal = draw(&mut s, 80, 16);
+    let text = text_of(&terminal);
+    assert!(text.contains("✎ app.py  +1 −1"), "{text}");
+    assert!(text.contains("+    return 3"), "{text}");
+    assert!(
+        !text.contains("+    return 2"),
+        "one diff, from the first write on: {text}"
+    );
+    let area = ratatui::layout::Rect::new(0, 0, 40, 12);
+    insta::assert_debug_snapshot!(buffer_region(buffer_of(&terminal), area));
+
+    let long_after: String = (0..30).map(|i| format!("line {i}\n")).collect();
+    handle_app_event(
+        &mut s,
+        AppEvent::FsWritten(FsWritten {
+            path: std::path::PathBuf::from("/work/demo/long.txt"),
+            before: Prior::Absent,
+            after: long_after.into_bytes(),
+        }),
+    );
+    let text = text_of(&draw(&mut s, 80, 40));
+    assert!(text.contains("✎ long.txt  +30 −0"), "{text}");
+    assert!(text.contains("… 23 more diff lines"), "{text}");
+    press(&mut s, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    let text = text_of(&draw(&mut s, 80, 60));
+    assert!(text.contains("+line 29"), "{text}");
+}

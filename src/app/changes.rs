@@ -85,6 +85,37 @@ impl ChangeLog {
     }
 }
 
+/// Shows a write under the cell that made it (the newest cell: a write is
+/// announced while its cell runs), as a diff from what the file held before
+/// the cell first wrote it.
+pub fn show_in_cell(state: &mut AppState, written: &FsWritten) {
+    let shown = state.display_path(&written.path);
+    let after = String::from_utf8_lossy(&written.after);
+    let Some(entry) = state
+        .conversation
+        .messages
+        .edit_last_where(|m| m.cell.is_some())
+    else {
+        return;
+    };
+    let Some(cell) = entry.cell.as_mut() else {
+        return;
+    };
+    let before = match cell.changes.iter().position(|c| c.path == written.path) {
+        Some(i) => cell.changes.remove(i).before,
+        None => match &written.before {
+            Prior::Bytes(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+            Prior::Absent | Prior::Unrecorded => None,
+        },
+    };
+    cell.changes.push(super::state::CellChange::new(
+        written.path.clone(),
+        shown,
+        before,
+        &after,
+    ));
+}
+
 /// Which way a group is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Direction {

@@ -71,6 +71,7 @@ impl PaneEntry {
                 id,
                 code: code.into(),
                 status: CellStatus::Running,
+                changes: Vec::new(),
             }),
             message: None,
         }
@@ -91,6 +92,55 @@ pub struct CellView {
     pub id: u64,
     pub code: String,
     pub status: CellStatus,
+    /// The files it changed through `fs.write`/`fs.edit`, shown as diffs
+    /// under its output.
+    pub changes: Vec<CellChange>,
+}
+
+/// One file a cell changed: the diff from what it held before the cell's
+/// first write to it, to what its last write left.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellChange {
+    pub path: PathBuf,
+    /// The path as the user reads it (workspace-relative).
+    pub shown: String,
+    /// What the file held before the cell first wrote it (`None`: there
+    /// was no file, or it was too big to keep).
+    pub before: Option<String>,
+    /// The unified diff, without its `---`/`+++` header.
+    pub diff: String,
+    pub added: usize,
+    pub removed: usize,
+}
+
+impl CellChange {
+    /// The change from `before` to `after`.
+    pub fn new(path: PathBuf, shown: String, before: Option<String>, after: &str) -> Self {
+        let old = before.as_deref().unwrap_or("");
+        let text_diff = similar::TextDiff::from_lines(old, after);
+        let (mut added, mut removed) = (0, 0);
+        for change in text_diff.iter_all_changes() {
+            match change.tag() {
+                similar::ChangeTag::Insert => added += 1,
+                similar::ChangeTag::Delete => removed += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+        let diff = text_diff
+            .unified_diff()
+            .context_radius(1)
+            .iter_hunks()
+            .map(|hunk| hunk.to_string())
+            .collect();
+        Self {
+            path,
+            shown,
+            before,
+            diff,
+            added,
+            removed,
+        }
+    }
 }
 
 /// One row of the variables inspector.

@@ -146,6 +146,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         }
         AppEvent::FsWritten(written) => {
             state.changes.record(&written);
+            super::changes::show_in_cell(state, &written);
             super::editors::on_disk_change(state, &written.path)
         }
         AppEvent::RecoveryDue => super::editors::recovery_tick(state),

@@ -464,17 +464,12 @@ fn body_rows(
     let lines = match (&message.cell, message.role) {
         (Some(cell), _) => cell_lines(cell, &message.text, theme, styler, expanded, width),
         (None, Speaker::Assistant) => markdown::render(&message.text, width, theme, styler),
-        (None, role) => {
-            let style = if role == Speaker::Notice {
-                theme.roles.muted
-            } else {
-                theme.roles.text
-            };
-            wrap::wrap(&sanitize::for_display(&message.text), width)
-                .into_iter()
-                .map(|row| Line::styled(row, style))
-                .collect()
-        }
+        // Notices are read like what the user typed (an error in one must
+        // not fade); the role's bar and header tell them apart.
+        (None, _) => wrap::wrap(&sanitize::for_display(&message.text), width)
+            .into_iter()
+            .map(|row| Line::styled(row, theme.roles.text))
+            .collect(),
     };
     let bar = Span::styled("▏ ", role_style(message.role, theme));
     lines
@@ -482,7 +477,13 @@ fn body_rows(
         .map(|row| {
             let mut spans = Vec::with_capacity(row.spans.len() + 1);
             spans.push(bar.clone());
-            spans.extend(row.spans);
+            // A row styled as a whole (tool output, a diff line) keeps its
+            // style on its text; the bar keeps the role's.
+            spans.extend(
+                row.spans
+                    .into_iter()
+                    .map(|span| span.patch_style(row.style)),
+            );
             Line::from(spans)
         })
         .collect()
@@ -533,6 +534,59 @@ fn cell_lines(
         ));
     }
     lines.extend(rows.into_iter().map(|row| Line::styled(row, output_style)));
+    for change in &cell.changes {
+        lines.extend(change_lines(change, theme, expanded, width));
+    }
+    lines
+}
+
+/// Diff lines shown per changed file until Ctrl+O expands the cell.
+const COLLAPSED_DIFF_LINES: usize = 8;
+
+/// A file the cell changed: its name and counts, then the diff, coloured
+/// like the conflict diff (added lines in the info colour, removed in the
+/// error colour).
+fn change_lines(
+    change: &crate::app::state::CellChange,
+    theme: &Theme,
+    expanded: bool,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(vec![
+        Span::styled("✎ ", theme.roles.title),
+        Span::styled(
+            sanitize::for_display(&change.shown).into_owned(),
+            theme.roles.title,
+        ),
+        Span::styled(format!("  +{}", change.added), theme.roles.info),
+        Span::styled(format!(" −{}", change.removed), theme.roles.error),
+    ])];
+    let diff: Vec<&str> = change.diff.lines().collect();
+    let shown = if expanded {
+        diff.len()
+    } else {
+        diff.len().min(COLLAPSED_DIFF_LINES)
+    };
+    for line in &diff[..shown] {
+        let style = if line.starts_with("@@") {
+            theme.roles.muted
+        } else if line.starts_with('+') {
+            theme.roles.info
+        } else if line.starts_with('-') {
+            theme.roles.error
+        } else {
+            theme.roles.text
+        };
+        for row in wrap::wrap(&sanitize::for_display(line), width) {
+            lines.push(Line::styled(row, style));
+        }
+    }
+    if shown < diff.len() {
+        let more = format!("… {} more diff lines (Ctrl+O expands)", diff.len() - shown);
+        for row in wrap::wrap(&more, width) {
+            lines.push(Line::styled(row, theme.roles.muted));
+        }
+    }
     lines
 }
 
