@@ -167,6 +167,7 @@ fn a_tool_cell_from_the_agent() {
                 error: None,
                 duration: Duration::from_millis(4),
                 outcome: ExecOutcome::Completed,
+                files_changed: Vec::new(),
             }),
         },
     );
@@ -836,6 +837,7 @@ fn background_output_is_shown_labelled_under_the_next_cell() {
                 error: None,
                 duration: Duration::from_millis(4),
                 outcome: ExecOutcome::Completed,
+                files_changed: Vec::new(),
             }),
         },
     );

@@ -12,7 +12,8 @@ use hello_tui::kernel::caps::{
 };
 use hello_tui::kernel::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilityRegistry, CapabilitySpec,
-    CodeRuntime, ExecOutcome, ExecResult, KernelConfig, KernelEvent, KernelStatus, StreamName,
+    CodeRuntime, ExecOutcome, ExecResult, FileChanged, KernelConfig, KernelEvent, KernelStatus,
+    StreamName,
 };
 use hello_tui::sandbox::{ChildEnv, Confinement};
 use serde_json::{Value, json};
@@ -938,10 +939,12 @@ mod capabilities {
         let original = "def f():\n    return 1\n\ndef g():\n    return 1\n";
         std::fs::write(&target, original).unwrap();
 
-        let ambiguous = run(&k, "fs.edit('app.py', 'return 1', 'return 2')")
-            .await
-            .error
-            .unwrap();
+        let refused = run(&k, "fs.edit('app.py', 'return 1', 'return 2')").await;
+        assert!(
+            refused.files_changed.is_empty(),
+            "a refused edit changed nothing"
+        );
+        let ambiguous = refused.error.unwrap();
         assert_eq!(ambiguous.type_name, "ValueError");
         assert!(
             ambiguous.message.contains("occurs 2 times (lines 2, 5)"),
@@ -978,6 +981,29 @@ mod capabilities {
 
         let all = ok(&k, "fs.edit('app.py', 'return', 'yield', count=2).replaced").await;
         assert_eq!(all.value_repr.as_deref(), Some("2"));
+        // The result says which files the cell changed, with line counts
+        // (what the model is told): one entry per file, writes summed.
+        let two = ok(
+            &k,
+            "fs.write('new.txt', 'a\\nb\\n')\nfs.edit('app.py', 'yield 1', 'yield 10')\nfs.edit('app.py', 'yield 2', 'yield 20')",
+        )
+        .await;
+        assert_eq!(
+            two.files_changed,
+            vec![
+                FileChanged {
+                    path: "new.txt".into(),
+                    added: 2,
+                    removed: 0
+                },
+                FileChanged {
+                    path: "app.py".into(),
+                    added: 2,
+                    removed: 2
+                },
+            ]
+        );
+        assert!(all.files_changed.len() == 1 && r.files_changed.len() == 1);
 
         k.dirty
             .send(Arc::new(BTreeSet::from([target.clone()])))

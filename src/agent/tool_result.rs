@@ -135,6 +135,16 @@ pub fn from_exec(
             json!(cut_middle(&result.background, MAX_STREAM_CHARS)),
         );
     }
+    if !result.files_changed.is_empty()
+        && let Some(map) = value.as_object_mut()
+    {
+        let files: Vec<Value> = result
+            .files_changed
+            .iter()
+            .map(|f| json!({ "path": f.path, "added": f.added, "removed": f.removed }))
+            .collect();
+        map.insert("files_changed".into(), json!(files));
+    }
     let note = match &result.outcome {
         ExecOutcome::Completed => None,
         ExecOutcome::Interrupted => Some("interrupted (variables kept)".to_owned()),
@@ -298,6 +308,27 @@ mod tests {
         assert!(
             quiet.get("background").is_none(),
             "no key when there is none"
+        );
+    }
+
+    /// Issue 17: the model is told which files its cell changed, with line
+    /// counts; a cell that changed none has no such key.
+    #[test]
+    fn the_files_a_cell_changed_are_listed_with_line_counts() {
+        let mut result = ExecResult::failed(3, "X", "m".into(), ExecOutcome::Completed);
+        result.ok = true;
+        result.error = None;
+        let quiet = from_exec(&result, &state(vec![]), None);
+        assert!(quiet.get("files_changed").is_none());
+        result.files_changed = vec![crate::kernel::FileChanged {
+            path: "src/auth.ts".into(),
+            added: 3,
+            removed: 1,
+        }];
+        let value = from_exec(&result, &state(vec![]), None);
+        assert_eq!(
+            value["files_changed"],
+            serde_json::json!([{ "path": "src/auth.ts", "added": 3, "removed": 1 }])
         );
     }
 }

@@ -117,16 +117,8 @@ impl CellChange {
     /// The change from `before` to `after`.
     pub fn new(path: PathBuf, shown: String, before: Option<String>, after: &str) -> Self {
         let old = before.as_deref().unwrap_or("");
-        let text_diff = similar::TextDiff::from_lines(old, after);
-        let (mut added, mut removed) = (0, 0);
-        for change in text_diff.iter_all_changes() {
-            match change.tag() {
-                similar::ChangeTag::Insert => added += 1,
-                similar::ChangeTag::Delete => removed += 1,
-                similar::ChangeTag::Equal => {}
-            }
-        }
-        let diff = text_diff
+        let (added, removed) = crate::kernel::line_counts(old, after);
+        let diff = similar::TextDiff::from_lines(old, after)
             .unified_diff()
             .context_radius(1)
             .iter_hunks()

@@ -21,6 +21,7 @@ use super::output::CappedText;
 use super::protocol::{
     HostMessage, KernelMessage, ReplyError, ResultFrame, StreamName, parse_kernel_line,
 };
+use super::result::FileChanged;
 use super::result::{ExecOutcome, ExecResult};
 use super::runtime::{Inner, RuntimeStateHandle};
 use super::state::RuntimeState;
@@ -80,6 +81,8 @@ pub(super) struct PendingExec {
     pub(super) done: oneshot::Sender<Completion>,
     pub(super) stdout: CappedText,
     pub(super) stderr: CappedText,
+    /// What its `fs.write`/`fs.edit` calls changed.
+    pub(super) files: Vec<FileChanged>,
 }
 
 pub(super) enum Completion {
@@ -88,6 +91,7 @@ pub(super) enum Completion {
         stdout: String,
         stderr: String,
         background: String,
+        files: Vec<FileChanged>,
     },
     Died {
         reason: String,
@@ -129,6 +133,7 @@ pub(super) fn finish(
             stdout,
             stderr,
             background,
+            files,
         }) => {
             let interrupted = frame
                 .error
@@ -153,6 +158,7 @@ pub(super) fn finish(
                 } else {
                     outcome
                 },
+                files_changed: files,
             }
         }
         Ok(Completion::Died {
@@ -282,6 +288,7 @@ fn dispatch(
                         stdout: exec.stdout.finish(),
                         stderr: exec.stderr.finish(),
                         background,
+                        files: exec.files,
                     });
                 }
                 None => tracing::debug!(id = frame.id, "result for a cell nobody waits for"),
@@ -318,17 +325,29 @@ fn dispatch(
             };
             let out = parts.out.clone();
             let pending = Arc::clone(&parts.pending);
+            // A file the cell changed goes on its result (before the reply
+            // lets the cell go on, so it is there when the cell ends).
+            let changes_files = cap == "fs" && matches!(action.as_str(), "write" | "edit");
             // Held until the handle is stored, so the task's own removal
             // always comes after the insert.
             let mut registered = lock(&parts.pending);
             let task = tokio::spawn(async move {
                 let reply = match call.await {
-                    Ok(value) => HostMessage::Reply {
-                        id,
-                        ok: true,
-                        value: Some(value),
-                        error: None,
-                    },
+                    Ok(value) => {
+                        if changes_files
+                            && let Some(change) = FileChanged::from_reply(&value)
+                            && let Some(exec) = lock(&pending).exec.as_mut()
+                            && Some(exec.id) == exec_id
+                        {
+                            change.add_to(&mut exec.files);
+                        }
+                        HostMessage::Reply {
+                            id,
+                            ok: true,
+                            value: Some(value),
+                            error: None,
+                        }
+                    }
                     Err(err) => HostMessage::Reply {
                         id,
                         ok: false,

@@ -40,6 +40,54 @@ pub struct ExecResult {
     /// kernel could not report it).
     pub duration: Duration,
     pub outcome: ExecOutcome,
+    /// Files the cell changed through `fs.write`/`fs.edit`, in order, one
+    /// entry per file (what the model is told it changed).
+    pub files_changed: Vec<FileChanged>,
+}
+
+/// Lines added and removed from `before` to `after` (a line diff): what a
+/// change is summed up as, for the model and in the conversation.
+pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
+    let (mut added, mut removed) = (0, 0);
+    for change in similar::TextDiff::from_lines(before, after).iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Insert => added += 1,
+            similar::ChangeTag::Delete => removed += 1,
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    (added, removed)
+}
+
+/// A file a cell changed: its workspace-relative path and the lines added
+/// and removed (summed over the cell's writes to it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChanged {
+    pub path: String,
+    pub added: usize,
+    pub removed: usize,
+}
+
+impl FileChanged {
+    /// The change an `fs.write`/`fs.edit` reply describes, if it is one.
+    pub(crate) fn from_reply(value: &serde_json::Value) -> Option<Self> {
+        Some(Self {
+            path: value.get("path")?.as_str()?.to_owned(),
+            added: usize::try_from(value.get("added")?.as_u64()?).ok()?,
+            removed: usize::try_from(value.get("removed")?.as_u64()?).ok()?,
+        })
+    }
+
+    /// Adds a change to `files`, summing the counts of one file's writes.
+    pub(crate) fn add_to(self, files: &mut Vec<FileChanged>) {
+        match files.iter_mut().find(|f| f.path == self.path) {
+            Some(file) => {
+                file.added += self.added;
+                file.removed += self.removed;
+            }
+            None => files.push(self),
+        }
+    }
 }
 
 /// Background output as front ends show it: labelled, so nobody reads it
@@ -67,6 +115,7 @@ impl ExecResult {
             }),
             duration: Duration::ZERO,
             outcome,
+            files_changed: Vec::new(),
         }
     }
 

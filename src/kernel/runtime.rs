@@ -148,6 +148,7 @@ impl CodeRuntime {
                 done,
                 stdout: CappedText::new(head, tail),
                 stderr: CappedText::new(head, tail),
+                files: Vec::new(),
             });
         }
         let started = Instant::now();

@@ -212,19 +212,30 @@ impl FsInner {
         let relative = path
             .strip_prefix(&self.root)
             .map_err(|_| outside(user_path))?;
-        let before = self.written.as_ref().map(|_| Prior::of(&path));
+        let before = Prior::of(&path);
         write_beneath(&self.root, relative, text.as_bytes()).map_err(|err| match err {
             WriteError::Steered => outside(user_path),
             WriteError::Io(err) => io_err(err),
         })?;
-        if let (Some(written), Some(before)) = (&self.written, before) {
+        let (added, removed) = match &before {
+            Prior::Bytes(old) => crate::kernel::line_counts(&String::from_utf8_lossy(old), text),
+            Prior::Absent => crate::kernel::line_counts("", text),
+            // Not kept: counted as a rewrite of every line.
+            Prior::Unrecorded => (text.lines().count(), 0),
+        };
+        if let Some(written) = &self.written {
             let _ = written.send(FsWritten {
                 path: path.clone(),
                 before,
                 after: text.as_bytes().to_vec(),
             });
         }
-        Ok(json!({ "path": relative.display().to_string(), "bytes": text.len() }))
+        Ok(json!({
+            "path": relative.display().to_string(),
+            "bytes": text.len(),
+            "added": added,
+            "removed": removed,
+        }))
     }
 
     /// A precise change: the snippet `old` becomes `new`, and only when it
@@ -270,13 +281,12 @@ impl FsInner {
         }
         let first_line = line_of(found[0]);
         let edited = text.replace(old, new);
-        let written = self.write(user_path, &edited)?;
-        Ok(json!({
-            "path": written["path"],
-            "replaced": found.len(),
-            "line": first_line,
-            "bytes": edited.len(),
-        }))
+        let mut written = self.write(user_path, &edited)?;
+        if let Some(map) = written.as_object_mut() {
+            map.insert("replaced".into(), json!(found.len()));
+            map.insert("line".into(), json!(first_line));
+        }
+        Ok(written)
     }
 
     fn list(&self, user_path: &str) -> Result<Value, CapabilityError> {
