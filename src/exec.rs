@@ -27,7 +27,7 @@ use crate::cli::GlobalOptions;
 use crate::config::Settings;
 use crate::context::{SharedContext, snapshot_channel};
 use crate::kernel::CodeRuntime;
-use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll};
+use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, DirtyPaths, FsWritten, Prior};
 use crate::kernel_setup;
 use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::session::{SessionOrigin, SessionWriter};
@@ -257,13 +257,18 @@ impl Job {
             }
         };
         let (snapshot_tx, snapshot_rx) = snapshot_channel();
+        // No editor here, so nothing is dirty; the writes are reported as
+        // `files.changed` events.
+        let (_no_dirty_paths, dirty) = watch::channel(DirtyPaths::default());
+        let (written, mut written_rx) = mpsc::unbounded_channel();
         let registry = kernel_setup::registry(
             &self.root,
             &confinement,
             shell,
-            None,
+            Some(&kernel_setup::FsLinks { dirty, written }),
             Some(&(context.clone(), snapshot_rx)),
         )?;
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         let mut config = kernel_setup::kernel_config(&self.settings, &self.root, &confinement);
         config.auto_refresh = None;
         let (kernel, _kernel_events) = CodeRuntime::new(config, registry);
@@ -302,8 +307,20 @@ impl Job {
         };
         let print = async {
             let mut answer = String::new();
-            while let Some(event) = rx.recv().await {
-                out.turn_event(&event, &mut answer);
+            loop {
+                // A write is announced during its cell, before the cell's
+                // result: it is printed first.
+                tokio::select! {
+                    biased;
+                    Some(change) = written_rx.recv() => out.file_changed(&root, &change),
+                    event = rx.recv() => match event {
+                        Some(event) => out.turn_event(&event, &mut answer),
+                        None => break,
+                    },
+                }
+            }
+            while let Ok(change) = written_rx.try_recv() {
+                out.file_changed(&root, &change);
             }
             answer
         };
@@ -326,6 +343,35 @@ struct Printer {
 }
 
 impl Printer {
+    /// `files.changed`: a file a cell wrote (`fs.write`/`fs.edit`), with
+    /// its line counts and unified diff.
+    fn file_changed(&mut self, root: &std::path::Path, change: &FsWritten) {
+        let path = change.path.strip_prefix(root).unwrap_or(&change.path);
+        let name = path.display().to_string();
+        let after = String::from_utf8_lossy(&change.after);
+        let before = match &change.before {
+            Prior::Bytes(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+            Prior::Absent => Some(String::new()),
+            Prior::Unrecorded => None,
+        };
+        let (added, removed, diff) = match &before {
+            Some(before) => {
+                let (added, removed) = crate::text_diff::line_counts(before, &after);
+                let diff = crate::text_diff::unified(before, &after, Some(&name), 3);
+                (added, removed, Some(diff))
+            }
+            None => (after.lines().count(), 0, None),
+        };
+        self.event(json!({
+            "type": "files.changed",
+            "path": name,
+            "created": change.before == Prior::Absent,
+            "added": added,
+            "removed": removed,
+            "diff": diff,
+        }));
+    }
+
     fn event(&mut self, value: Value) {
         if self.json {
             let mut stdout = std::io::stdout().lock();

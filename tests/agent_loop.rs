@@ -626,6 +626,72 @@ mod exec {
         )
     }
 
+    /// Issue 17: headless, a cell's writes are reported as `files.changed`
+    /// events (path, counts, unified diff) before the cell's result, and
+    /// the result tells the model `files_changed`.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn json_reports_the_files_a_cell_changed() {
+        let dir = workspace();
+        let code = r#"fs.edit('auth.ts', 'user.role === "admin"', 'user.role !== "guest"')
+fs.write('NOTES.md', 'fixed\n')"#;
+        let arguments = serde_json::json!({ "code": code }).to_string();
+        let first = sse(&[
+            tool_chunk(0, Some("c1"), &arguments),
+            finish_chunk("tool_calls"),
+            done(),
+        ]);
+        let server = LoopbackServer::start(vec![first, answer("Done.")]).await;
+        let (status, stdout, stderr) = exec(
+            dir.path(),
+            &server.base_url,
+            &["--json", "--approval", "full", "fix it"],
+        )
+        .await;
+        assert_eq!(status, 0, "{stdout}\n{stderr}");
+        let events: Vec<Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).expect(l))
+            .collect();
+        let changed: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "files.changed")
+            .collect();
+        assert_eq!(changed.len(), 2, "{stdout}");
+        assert_eq!(changed[0]["path"], "auth.ts");
+        assert_eq!(changed[0]["created"], false);
+        assert_eq!(
+            (changed[0]["added"].as_u64(), changed[0]["removed"].as_u64()),
+            (Some(1), Some(1))
+        );
+        let diff = changed[0]["diff"].as_str().unwrap();
+        assert!(
+            diff.contains("-  return user.role === \"admin\";"),
+            "{diff}"
+        );
+        assert!(
+            diff.contains("+  return user.role !== \"guest\";"),
+            "{diff}"
+        );
+        assert_eq!(changed[1]["path"], "NOTES.md");
+        assert_eq!(changed[1]["created"], true);
+        let result_at = events
+            .iter()
+            .position(|e| e["type"] == "tool.result")
+            .unwrap();
+        let first_change_at = events
+            .iter()
+            .position(|e| e["type"] == "files.changed")
+            .unwrap();
+        assert!(first_change_at < result_at, "{stdout}");
+        assert_eq!(
+            events[result_at]["files_changed"],
+            serde_json::json!([
+                { "path": "auth.ts", "added": 1, "removed": 1 },
+                { "path": "NOTES.md", "added": 1, "removed": 0 }
+            ])
+        );
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn json_events_end_to_end() {
         let dir = workspace();

@@ -12,8 +12,6 @@
 
 use std::path::{Path, PathBuf};
 
-use similar::TextDiff;
-
 use super::state::AppState;
 use crate::kernel::caps::{FsWritten, Prior, WriteError, write_beneath};
 
@@ -276,14 +274,7 @@ pub fn diff(state: &AppState) -> String {
                 }
             };
             let after = String::from_utf8_lossy(&change.after);
-            let diff = TextDiff::from_lines(before.as_str(), after.as_ref());
-            out.push_str(
-                &diff
-                    .unified_diff()
-                    .context_radius(2)
-                    .header(&format!("a/{name}"), &format!("b/{name}"))
-                    .to_string(),
-            );
+            out.push_str(&crate::text_diff::unified(&before, &after, Some(&name), 2));
         }
     }
     out

@@ -117,13 +117,8 @@ impl CellChange {
     /// The change from `before` to `after`.
     pub fn new(path: PathBuf, shown: String, before: Option<String>, after: &str) -> Self {
         let old = before.as_deref().unwrap_or("");
-        let (added, removed) = crate::kernel::line_counts(old, after);
-        let diff = similar::TextDiff::from_lines(old, after)
-            .unified_diff()
-            .context_radius(1)
-            .iter_hunks()
-            .map(|hunk| hunk.to_string())
-            .collect();
+        let (added, removed) = crate::text_diff::line_counts(old, after);
+        let diff = crate::text_diff::unified(old, after, None, 1);
         Self {
             path,
             shown,

@@ -72,7 +72,7 @@ pub use events::KernelEvent;
 pub use listing::{BaseMismatch, Listing, StateUpdate};
 pub use output::{CappedText, dropped_marker, dropped_markers_in};
 pub use protocol::{ExecError, StreamName};
-pub use result::{ExecOutcome, ExecResult, FileChanged, labelled_background, line_counts};
+pub use result::{ExecOutcome, ExecResult, FileChanged, labelled_background};
 pub use runtime::{CodeRuntime, RuntimeStateHandle};
 pub use state::{RuntimeState, Variable, VariableKind};
 pub use status::{KernelInfo, KernelStatus};

@@ -45,20 +45,6 @@ pub struct ExecResult {
     pub files_changed: Vec<FileChanged>,
 }
 
-/// Lines added and removed from `before` to `after` (a line diff): what a
-/// change is summed up as, for the model and in the conversation.
-pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
-    let (mut added, mut removed) = (0, 0);
-    for change in similar::TextDiff::from_lines(before, after).iter_all_changes() {
-        match change.tag() {
-            similar::ChangeTag::Insert => added += 1,
-            similar::ChangeTag::Delete => removed += 1,
-            similar::ChangeTag::Equal => {}
-        }
-    }
-    (added, removed)
-}
-
 /// A file a cell changed: its workspace-relative path and the lines added
 /// and removed (summed over the cell's writes to it).
 #[derive(Debug, Clone, PartialEq, Eq)]

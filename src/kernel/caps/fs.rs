@@ -218,8 +218,8 @@ impl FsInner {
             WriteError::Io(err) => io_err(err),
         })?;
         let (added, removed) = match &before {
-            Prior::Bytes(old) => crate::kernel::line_counts(&String::from_utf8_lossy(old), text),
-            Prior::Absent => crate::kernel::line_counts("", text),
+            Prior::Bytes(old) => crate::text_diff::line_counts(&String::from_utf8_lossy(old), text),
+            Prior::Absent => crate::text_diff::line_counts("", text),
             // Not kept: counted as a rewrite of every line.
             Prior::Unrecorded => (text.lines().count(), 0),
         };

@@ -1,0 +1,53 @@
+//! Line diffs of a file's text before and after a change: the counts the
+//! model is told (`+added −removed`), and the unified diff people read (in
+//! the conversation, `/diff`, `exec --json`). One implementation, on the
+//! `similar` crate, so every place shows the same numbers.
+
+use similar::{ChangeTag, TextDiff};
+
+/// Lines added and removed from `before` to `after`.
+pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
+    let (mut added, mut removed) = (0, 0);
+    for change in TextDiff::from_lines(before, after).iter_all_changes() {
+        match change.tag() {
+            ChangeTag::Insert => added += 1,
+            ChangeTag::Delete => removed += 1,
+            ChangeTag::Equal => {}
+        }
+    }
+    (added, removed)
+}
+
+/// The unified diff from `before` to `after` with `context` lines around
+/// each change; with `name`, under a `--- a/name` / `+++ b/name` header.
+pub fn unified(before: &str, after: &str, name: Option<&str>, context: usize) -> String {
+    let diff = TextDiff::from_lines(before, after);
+    let mut unified = diff.unified_diff();
+    unified.context_radius(context);
+    match name {
+        Some(name) => unified
+            .header(&format!("a/{name}"), &format!("b/{name}"))
+            .to_string(),
+        None => unified.iter_hunks().map(|hunk| hunk.to_string()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_diffs_agree() {
+        let (before, after) = ("a\nb\nc\n", "a\nB\nc\nd\n");
+        assert_eq!(line_counts(before, after), (2, 1));
+        let with_header = unified(before, after, Some("f.txt"), 1);
+        assert!(
+            with_header.starts_with("--- a/f.txt\n+++ b/f.txt\n@@"),
+            "{with_header}"
+        );
+        let hunks = unified(before, after, None, 1);
+        assert!(hunks.starts_with("@@"), "{hunks}");
+        assert!(hunks.contains("-b\n+B\n"), "{hunks}");
+        assert!(hunks.contains("+d\n"), "{hunks}");
+    }
+}
