@@ -350,6 +350,31 @@ async fn undo_takes_back_what_an_agent_turn_wrote() {
     assert_eq!(std::fs::read(&auth).unwrap(), fixed);
 }
 
+/// Issue 17: when the demo's write is refused (the file has unsaved edits
+/// in the editor), its answer says the fix did not go through instead of
+/// "the file is saved", and the file is unchanged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_says_so_when_its_write_is_refused() {
+    let dir = hello_tui::app::sessions::demo_workspace().unwrap();
+    let auth = dir.path().canonicalize().unwrap().join("auth.ts");
+    let original = std::fs::read(&auth).unwrap();
+    let (tx, mut rx) = event::channel();
+    let unsaved = std::collections::BTreeSet::from([auth.clone()]);
+    let (_dirty_tx, dirty) = tokio::sync::watch::channel(Arc::new(unsaved));
+    let (written, _written_rx) = tokio::sync::mpsc::unbounded_channel();
+    let links = hello_tui::kernel_setup::FsLinks { dirty, written };
+    let mut s = kernel_state(dir.path(), &tx, Some(&links));
+    let script =
+        hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
+    s.agent.set_provider(scripted(&script));
+    send(&mut s, "why does checkAuth reject users?");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    let answer = &s.conversation.messages.last().unwrap().text;
+    assert!(answer.contains("The fix did not go through"), "{answer}");
+    assert!(!answer.contains("The file is saved"), "{answer}");
+    assert_eq!(std::fs::read(&auth).unwrap(), original);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_turn_runs_through_the_workbench() {
     let dir = hello_tui::app::sessions::demo_workspace().unwrap();

@@ -53,6 +53,10 @@ pub struct ScriptTurn {
     pub reasoning: String,
     #[serde(default)]
     pub text: String,
+    /// Said instead of `text` when the last tool result failed (`"ok":
+    /// false`): a scripted answer must not claim what did not happen.
+    #[serde(default)]
+    pub text_after_error: Option<String>,
     #[serde(default)]
     pub tool_calls: Vec<ScriptToolCall>,
     #[serde(default)]
@@ -183,11 +187,15 @@ impl ScriptedProvider {
                 ProviderEvent::Finished(FinishReason::Stop),
             ];
         };
+        let text = match &turn.text_after_error {
+            Some(text) if last_tool_failed(&request.messages) => text,
+            _ => &turn.text,
+        };
         let mut events: Vec<ProviderEvent> = split(&turn.reasoning, pieces)
             .map(|p| ProviderEvent::ReasoningDelta(p.to_owned()))
-            .chain(split(&turn.text, pieces).map(|p| ProviderEvent::TextDelta(p.to_owned())))
+            .chain(split(text, pieces).map(|p| ProviderEvent::TextDelta(p.to_owned())))
             .collect();
-        let mut completion_chars = turn.text.chars().count();
+        let mut completion_chars = text.chars().count();
         for (index, call) in turn.tool_calls.iter().enumerate() {
             let arguments = match &call.arguments {
                 Value::String(raw) => raw.clone(),
@@ -225,6 +233,16 @@ impl ScriptedProvider {
             FinishReason::ToolCalls
         }));
         events
+    }
+}
+
+/// The last message is a tool result that reports a failure.
+fn last_tool_failed(messages: &[ChatMessage]) -> bool {
+    match messages.last() {
+        Some(ChatMessage::Tool { content, .. }) => {
+            serde_json::from_str::<Value>(content).is_ok_and(|v| v["ok"] == Value::Bool(false))
+        }
+        _ => false,
     }
 }
 
@@ -345,6 +363,46 @@ mod tests {
             tool_call_id: "c".into(),
             content: "r".into(),
         }
+    }
+
+    /// Issue 17: the demo's last turn must not say "the file is saved"
+    /// when the write was refused.
+    #[test]
+    fn a_failed_tool_result_picks_the_text_for_it() {
+        let provider = ScriptedProvider::from_json(
+            r#"{"turns": [
+                {"tool_calls": [{"name": "code_action", "arguments": {"code": "x"}}]},
+                {"text": "It is saved.", "text_after_error": "It did not go through."}
+            ]}"#,
+        )
+        .unwrap();
+        let text_of = |result: &str| {
+            let messages = vec![
+                user(),
+                assistant(true),
+                ChatMessage::Tool {
+                    tool_call_id: "c".into(),
+                    content: result.into(),
+                },
+            ];
+            let request = ChatRequest {
+                messages,
+                ..ChatRequest::default()
+            };
+            provider
+                .events_for(&request)
+                .into_iter()
+                .filter_map(|e| match e {
+                    ProviderEvent::TextDelta(t) => Some(t),
+                    _ => None,
+                })
+                .collect::<String>()
+        };
+        assert_eq!(text_of(r#"{"ok": true}"#), "It is saved.");
+        assert_eq!(
+            text_of(r#"{"ok": false, "error": {}}"#),
+            "It did not go through."
+        );
     }
 
     #[test]
