@@ -18,6 +18,23 @@ pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
     (added, removed)
 }
 
+/// The lines of `after` (0-based) a change touched: inserted or replaced
+/// ones, and for a pure deletion the line that now stands where the
+/// deleted ones were — what the file view marks in its gutter.
+pub fn changed_lines(before: &str, after: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    for op in TextDiff::from_lines(before, after).ops() {
+        let new = op.new_range();
+        match op.tag() {
+            similar::DiffTag::Equal => {}
+            similar::DiffTag::Delete => lines.push(new.start),
+            similar::DiffTag::Insert | similar::DiffTag::Replace => lines.extend(new),
+        }
+    }
+    lines.dedup();
+    lines
+}
+
 /// The unified diff from `before` to `after` with `context` lines around
 /// each change; with `name`, under a `--- a/name` / `+++ b/name` header.
 pub fn unified(before: &str, after: &str, name: Option<&str>, context: usize) -> String {
@@ -49,5 +66,11 @@ mod tests {
         assert!(hunks.starts_with("@@"), "{hunks}");
         assert!(hunks.contains("-b\n+B\n"), "{hunks}");
         assert!(hunks.contains("+d\n"), "{hunks}");
+        assert_eq!(changed_lines(before, after), [1, 3]);
+        assert_eq!(
+            changed_lines("a\nb\nc\n", "a\nc\n"),
+            [1],
+            "a deletion marks where it was"
+        );
     }
 }

@@ -1260,3 +1260,58 @@ fn f8_goes_to_the_first_problem_after_the_cursor() {
         "Shift+F8 wraps back to the last problem"
     );
 }
+
+/// Issue 17: the lines the last cell or agent answer changed through
+/// `fs.write`/`fs.edit` are marked in the file view's gutter (a bar in the
+/// colour the conversation shows added lines in), until the user edits the
+/// file; a new answer's writes replace the marks.
+#[test]
+fn the_lines_an_answer_changed_are_marked_until_the_user_edits() {
+    use hello_tui::kernel::caps::{FsWritten, Prior};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.py");
+    let before = "a = 1\nb = 2\nc = 3\n";
+    let after = "a = 1\nb = 20\nc = 3\nd = 4\n";
+    std::fs::write(&file, before).unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    std::fs::write(&file, after).unwrap();
+    let path = std::fs::canonicalize(&file).unwrap();
+    handle_app_event(
+        &mut s,
+        AppEvent::FsWritten(FsWritten {
+            path: path.clone(),
+            before: Prior::Bytes(before.as_bytes().to_vec()),
+            after: after.as_bytes().to_vec(),
+        }),
+    );
+    assert_eq!(active_text(&s), after.trim_end());
+    let terminal = draw(&mut s, 100, 20);
+    let pane = s.screen();
+    let file_view = hello_tui::screen::layout::compute(pane, s.focus)
+        .file_view
+        .unwrap();
+    let shown = region(terminal.backend().buffer(), file_view);
+    insta::assert_debug_snapshot!(shown);
+    let marked: Vec<String> = (0..shown.area.height)
+        .map(|y| {
+            (0..shown.area.width)
+                .map(|x| shown[(x, y)].symbol())
+                .collect::<String>()
+        })
+        .filter(|row| row.contains('▎'))
+        .collect();
+    assert_eq!(marked.len(), 2, "b = 20 and d = 4: {marked:#?}");
+    assert!(
+        marked[0].contains("b = 20") && marked[1].contains("d = 4"),
+        "{marked:#?}"
+    );
+
+    type_text(&mut s, "x");
+    let terminal = draw(&mut s, 100, 20);
+    let shown = region(terminal.backend().buffer(), file_view);
+    let still: usize = (0..shown.area.height)
+        .filter(|&y| (0..shown.area.width).any(|x| shown[(x, y)].symbol() == "▎"))
+        .count();
+    assert_eq!(still, 0, "the user's edit clears the marks");
+}

@@ -51,8 +51,10 @@ impl ChangeLog {
     }
 
     /// A write happened. A second write to one file in a group keeps the
-    /// first `before`. A new change makes what was undone final.
-    pub fn record(&mut self, written: &FsWritten) {
+    /// first `before`. A new change makes what was undone final. Returns
+    /// whether it started a new group.
+    pub fn record(&mut self, written: &FsWritten) -> bool {
+        let started = self.next.is_some();
         if let Some(label) = self.next.take() {
             self.done.push(ChangeGroup {
                 label,
@@ -70,7 +72,7 @@ impl ChangeLog {
         }
         self.undone.clear();
         let Some(group) = self.done.last_mut() else {
-            return;
+            return started;
         };
         match group.changes.iter_mut().find(|c| c.path == written.path) {
             Some(change) => change.after.clone_from(&written.after),
@@ -80,13 +82,36 @@ impl ChangeLog {
                 after: written.after.clone(),
             }),
         }
+        started
     }
+}
+
+/// A write is recorded, shown under its cell and marked in the file view.
+pub fn on_written(state: &mut AppState, written: &FsWritten) {
+    if state.changes.record(written) {
+        // The marks show what the *last* cell or answer changed.
+        state.editors.changed_lines.clear();
+    }
+    show_in_cell(state, written);
+    let before = match &written.before {
+        Prior::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        Prior::Absent | Prior::Unrecorded => String::new(),
+    };
+    let lines = crate::text_diff::changed_lines(&before, &String::from_utf8_lossy(&written.after));
+    let marks = state
+        .editors
+        .changed_lines
+        .entry(written.path.clone())
+        .or_default();
+    marks.extend(lines);
+    marks.sort_unstable();
+    marks.dedup();
 }
 
 /// Shows a write under the cell that made it (the newest cell: a write is
 /// announced while its cell runs), as a diff from what the file held before
 /// the cell first wrote it.
-pub fn show_in_cell(state: &mut AppState, written: &FsWritten) {
+fn show_in_cell(state: &mut AppState, written: &FsWritten) {
     let shown = state.display_path(&written.path);
     let after = String::from_utf8_lossy(&written.after);
     let Some(entry) = state
@@ -154,6 +179,8 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
         match restore(state, &root, &change, direction) {
             Ok(()) => {
                 report.push(format!("{shown} {verb}"));
+                // Its marks name lines of a text that is gone.
+                state.editors.changed_lines.remove(&change.path);
                 super::editors::on_disk_change(state, &change.path);
                 applied.push(change);
             }

@@ -145,8 +145,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             to_overlay(state, Input::FileMatches(&results)).unwrap_or(Command::None)
         }
         AppEvent::FsWritten(written) => {
-            state.changes.record(&written);
-            super::changes::show_in_cell(state, &written);
+            super::changes::on_written(state, &written);
             super::editors::on_disk_change(state, &written.path)
         }
         AppEvent::RecoveryDue => super::editors::recovery_tick(state),

@@ -65,6 +65,10 @@ pub struct Editors {
     pub found_recoveries: Vec<Recovery>,
     /// What the user chose for each, summed up after the last answer.
     pub recovery_answers: Vec<String>,
+    /// Lines (0-based) the last cell or agent answer changed through
+    /// `fs.write`/`fs.edit`, per file: marked in the gutter until the user
+    /// edits the file (`app::changes` fills it).
+    pub changed_lines: std::collections::HashMap<PathBuf, Vec<usize>>,
     /// Unsaved texts for the panic hook and signal exits.
     pub mirror: crate::app::recovery_mirror::RecoveryMirror,
 }
@@ -126,11 +130,14 @@ impl Editors {
         let Some(doc) = self.active_mut() else {
             return Outcome::Unchanged;
         };
+        let path = doc.path().to_path_buf();
         match doc.apply(command) {
             Ok(outcome) => {
                 if outcome.text_changed {
-                    // "Saved …" and the like describe a text that is gone now.
+                    // "Saved …" and the like describe a text that is gone
+                    // now, and the agent's marks lines that moved.
                     self.status = None;
+                    self.changed_lines.remove(&path);
                 }
                 self.changed(ctx);
                 if let Some(text) = outcome.copied {
@@ -454,6 +461,7 @@ fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut 
     }
     render_file_view(doc, &styles(theme, focused), text, buf);
     diagnostic_marks(state, doc, theme, text, buf);
+    change_marks(state, doc, theme, text, buf);
     if state.settings.no_color {
         strip_colours(text, buf);
     }
@@ -501,6 +509,31 @@ fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
 /// Lines with diagnostics get the most severe one's icon in the gutter, and
 /// the ranges on screen are underlined in its colour — the same clues the
 /// Diagnostics pane lists, where the user is looking.
+/// Lines the last cell or agent answer changed get a bar in the gutter's
+/// last column, in the colour the conversation's diffs show added lines in.
+fn change_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let Some(changed) = state.editors.changed_lines.get(doc.path()) else {
+        return;
+    };
+    let layout = crate::editor::layout(doc, area);
+    let (text, gutter) = (layout.text, layout.gutter);
+    if gutter.width == 0 {
+        return;
+    }
+    let top = doc.viewport().top;
+    for &line in changed {
+        let Some(row) = line.checked_sub(top) else {
+            continue;
+        };
+        if row >= usize::from(text.height) {
+            continue;
+        }
+        buf[(gutter.right() - 1, text.y + row as u16)]
+            .set_symbol("▎")
+            .set_style(theme.roles.info);
+    }
+}
+
 fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let diagnostics = state.diagnostic_sources.store.for_file(doc.path());
     if diagnostics.is_empty() || doc.is_binary() {
