@@ -1016,6 +1016,66 @@ mod capabilities {
         assert!(std::fs::read_to_string(&target).unwrap().contains("def f"));
     }
 
+    /// `fs.apply_patch` takes a unified diff as models write it (a wrong
+    /// line number is forgiven, a wrong context is not), changes several
+    /// files at once, and writes nothing when one hunk does not match.
+    #[tokio::test]
+    async fn fs_apply_patch_changes_every_file_or_none() {
+        let k = kernel();
+        let root = k.dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.py"), "x = 1\ny = 2\n").unwrap();
+        let cell = |patch: &str| {
+            format!(
+                "r = fs.apply_patch({patch:?})\n[(f.path, f.added, f.removed) for f in r.files]"
+            )
+        };
+        let bad = "--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 10\n--- /dev/null\n+++ b/b.py\n@@ -0,0 +1 @@\n+z = 3\n--- a/a.py\n+++ b/a.py\n@@ -2 +2 @@\n-y = 99\n+y = 3\n";
+        let refused = run(&k, &cell(bad)).await;
+        let error = refused.error.unwrap();
+        assert_eq!(error.type_name, "ValueError");
+        assert!(
+            error.message.contains("a.py: hunk 1 does not match"),
+            "{}",
+            error.message
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("a.py")).unwrap(),
+            "x = 1\ny = 2\n"
+        );
+        assert!(!root.join("b.py").exists(), "nothing was written");
+        assert!(refused.files_changed.is_empty());
+
+        let good = "--- a/a.py\n+++ b/a.py\n@@ -7,2 +7,2 @@\n x = 1\n-y = 2\n+y = 20\n--- /dev/null\n+++ b/b.py\n@@ -0,0 +1 @@\n+z = 3\n";
+        let r = ok(&k, &cell(good)).await;
+        assert_eq!(
+            r.value_repr.as_deref(),
+            Some("[('a.py', 1, 1), ('b.py', 1, 0)]")
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("a.py")).unwrap(),
+            "x = 1\ny = 20\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("b.py")).unwrap(),
+            "z = 3\n"
+        );
+        assert_eq!(
+            r.files_changed,
+            vec![
+                FileChanged {
+                    path: "a.py".into(),
+                    added: 1,
+                    removed: 1
+                },
+                FileChanged {
+                    path: "b.py".into(),
+                    added: 1,
+                    removed: 0
+                },
+            ]
+        );
+    }
+
     #[tokio::test]
     async fn shell_runs_in_the_workspace_with_a_timeout() {
         let k = kernel();

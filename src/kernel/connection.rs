@@ -327,7 +327,8 @@ fn dispatch(
             let pending = Arc::clone(&parts.pending);
             // A file the cell changed goes on its result (before the reply
             // lets the cell go on, so it is there when the cell ends).
-            let changes_files = cap == "fs" && matches!(action.as_str(), "write" | "edit");
+            let changes_files =
+                cap == "fs" && matches!(action.as_str(), "write" | "edit" | "apply_patch");
             // Held until the handle is stored, so the task's own removal
             // always comes after the insert.
             let mut registered = lock(&parts.pending);
@@ -335,11 +336,12 @@ fn dispatch(
                 let reply = match call.await {
                     Ok(value) => {
                         if changes_files
-                            && let Some(change) = FileChanged::from_reply(&value)
                             && let Some(exec) = lock(&pending).exec.as_mut()
                             && Some(exec.id) == exec_id
                         {
-                            change.add_to(&mut exec.files);
+                            for change in FileChanged::all_from_reply(&value) {
+                                change.add_to(&mut exec.files);
+                            }
                         }
                         HostMessage::Reply {
                             id,

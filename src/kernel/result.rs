@@ -55,8 +55,16 @@ pub struct FileChanged {
 }
 
 impl FileChanged {
-    /// The change an `fs.write`/`fs.edit` reply describes, if it is one.
-    pub(crate) fn from_reply(value: &serde_json::Value) -> Option<Self> {
+    /// The changes an `fs.write`/`fs.edit` reply (one file) or an
+    /// `fs.apply_patch` reply (`files`) describes.
+    pub(crate) fn all_from_reply(value: &serde_json::Value) -> Vec<Self> {
+        match value.get("files").and_then(serde_json::Value::as_array) {
+            Some(files) => files.iter().filter_map(Self::from_reply).collect(),
+            None => Self::from_reply(value).into_iter().collect(),
+        }
+    }
+
+    fn from_reply(value: &serde_json::Value) -> Option<Self> {
         Some(Self {
             path: value.get("path")?.as_str()?.to_owned(),
             added: usize::try_from(value.get("added")?.as_u64()?).ok()?,

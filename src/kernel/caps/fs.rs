@@ -124,6 +124,11 @@ impl Capability for FsCapability {
                 .param("old")
                 .param("new")
                 .param_default("count", json!(1)),
+                ActionSpec::new(
+                    "apply_patch",
+                    "Apply a unified diff (--- a/PATH, +++ b/PATH, @@ hunks; --- /dev/null creates a file) to one or more files. A hunk applies where its context and removed lines occur exactly (the nearest to its line number); if any hunk does not match, nothing is written.",
+                )
+                .param("patch"),
                 ActionSpec::new("list", "Sorted entry names of a folder; folders end with '/'.")
                     .param_default("path", json!(".")),
                 ActionSpec::new("exists", "Whether the path exists.").param("path"),
@@ -162,6 +167,7 @@ impl FsInner {
                     CapabilityError::InvalidArgument("count must be a whole number ≥ 1".into())
                 })?,
             ),
+            "apply_patch" => self.apply_patch(arg_str(args, "patch")?),
             "list" => self.list(arg_str(args, "path")?),
             "exists" => {
                 let path = confine(&self.root, arg_str(args, "path")?)?;
@@ -287,6 +293,44 @@ impl FsInner {
             map.insert("line".into(), json!(first_line));
         }
         Ok(written)
+    }
+
+    /// A patch touching several files: every file's new text is worked out
+    /// (and every unsaved-edits check made) before the first is written, so
+    /// a hunk that does not match leaves the workspace as it was.
+    fn apply_patch(&self, patch: &str) -> Result<Value, CapabilityError> {
+        let invalid =
+            |error: super::patch::PatchError| CapabilityError::InvalidArgument(error.to_string());
+        let mut planned = Vec::new();
+        for file in super::patch::parse(patch).map_err(invalid)? {
+            let path = confine(&self.root, &file.path)?;
+            let current = if file.creates {
+                if path.exists() {
+                    return Err(CapabilityError::InvalidArgument(format!(
+                        "{}: the patch creates it (--- /dev/null), but it exists",
+                        file.path
+                    )));
+                }
+                String::new()
+            } else {
+                match self.read(&file.path)? {
+                    Value::String(text) => text,
+                    _ => String::new(),
+                }
+            };
+            if self.is_dirty(&path) {
+                return Err(CapabilityError::PermissionDenied(format!(
+                    "{} has unsaved changes in the editor; save or discard them first",
+                    file.path
+                )));
+            }
+            planned.push((file.path.clone(), file.apply(&current).map_err(invalid)?));
+        }
+        let mut files = Vec::new();
+        for (path, text) in planned {
+            files.push(self.write(&path, &text)?);
+        }
+        Ok(json!({ "files": files }))
     }
 
     fn list(&self, user_path: &str) -> Result<Value, CapabilityError> {

@@ -4,6 +4,7 @@
 mod approval;
 mod confine;
 mod fs;
+mod patch;
 mod shell;
 mod write_beneath;
 
