@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use super::state::AppState;
-use crate::kernel::caps::{FsWritten, Prior, WriteError, write_beneath};
+use crate::kernel::caps::{FsWritten, Prior, WriteError, remove_beneath, write_beneath};
 
 /// Groups kept for `/undo`; older ones are forgotten.
 const MAX_GROUPS: usize = 50;
@@ -266,14 +266,15 @@ fn restore(
         .path
         .strip_prefix(root)
         .map_err(|_| "it is outside the workspace".to_string())?;
+    let steered = |e: WriteError| match e {
+        WriteError::Steered => "its path leads through a link".to_string(),
+        WriteError::Io(e) => e.to_string(),
+    };
     match target {
-        Prior::Bytes(bytes) => write_beneath(root, relative, bytes).map_err(|e| match e {
-            WriteError::Steered => "its path leads through a link".to_string(),
-            WriteError::Io(e) => e.to_string(),
-        }),
-        // The change created it: taking it back removes it (a plain file,
-        // checked above).
-        Prior::Absent => std::fs::remove_file(&change.path).map_err(|e| e.to_string()),
+        Prior::Bytes(bytes) => write_beneath(root, relative, bytes).map_err(steered),
+        // The change created it: taking it back removes it, beneath the
+        // workspace (a folder on the way swapped for a link is refused).
+        Prior::Absent => remove_beneath(root, relative).map_err(steered),
         Prior::Unrecorded => Err("its earlier text was too big to keep".into()),
     }
 }
@@ -442,6 +443,36 @@ mod tests {
         );
         assert_eq!(read(&a), "a1");
         assert_eq!(read(&victim), "b1", "nothing was written through the link");
+    }
+
+    /// A cell that swaps a folder for a link after creating a file cannot
+    /// make `/undo` delete a file of the same name outside the workspace.
+    #[test]
+    fn undo_never_removes_through_a_folder_swapped_for_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        let created = root.join("sub").join(".bashrc");
+        let mut s = state(&root);
+        s.changes.start_group("cell");
+        write(&mut s, &created, "the victim's text");
+        // The cell read the victim's file, wrote its copy, then swaps the
+        // folder for a link to where the victim's file lives.
+        let victim = outside.path().join(".bashrc");
+        std::fs::write(&victim, "the victim's text").unwrap();
+        std::fs::remove_dir_all(root.join("sub")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("sub")).unwrap();
+
+        let report = undo(&mut s);
+        assert!(
+            report.contains("left as it is: its path leads through a link"),
+            "{report}"
+        );
+        assert!(
+            victim.exists(),
+            "the file outside the workspace is still there"
+        );
     }
 
     #[test]

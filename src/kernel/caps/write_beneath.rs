@@ -41,6 +41,46 @@ impl From<Errno> for WriteError {
 /// folders) with `bytes`, atomically: readers see the old file or the new
 /// one, never half of it.
 pub fn write_beneath(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let (dir, file) = parent_beneath(root, relative, true)?;
+    let temp = format!(
+        ".{}.{:016x}.hello-tui-tmp",
+        file.to_string_lossy(),
+        fastrand::u64(..)
+    );
+    let fd = rustix::fs::openat2(
+        &dir,
+        &temp,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+        beneath(),
+    )?;
+    let written = std::fs::File::from(fd)
+        .write_all(bytes)
+        .map_err(WriteError::from)
+        .and_then(|()| rustix::fs::renameat(&dir, &temp, &dir, file).map_err(WriteError::from));
+    if written.is_err() {
+        let _ = rustix::fs::unlinkat(&dir, &temp, rustix::fs::AtFlags::empty());
+    }
+    written
+}
+
+/// Removes the file at `relative` beneath `root`: no folder on the way may
+/// be a link (a cell may have swapped one in), and a link at the end is
+/// removed itself, never what it points to.
+pub fn remove_beneath(root: &Path, relative: &Path) -> Result<(), WriteError> {
+    let (dir, file) = parent_beneath(root, relative, false)?;
+    rustix::fs::unlinkat(&dir, file, rustix::fs::AtFlags::empty())?;
+    Ok(())
+}
+
+/// The folder holding `relative` beneath `root`, opened without following
+/// a link or leaving `root` (`create`: making missing folders), and the
+/// file's name in it.
+fn parent_beneath<'a>(
+    root: &Path,
+    relative: &'a Path,
+    create: bool,
+) -> Result<(OwnedFd, &'a std::ffi::OsStr), WriteError> {
     let mut names = Vec::new();
     for component in relative.components() {
         match component {
@@ -61,7 +101,7 @@ pub fn write_beneath(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), W
     )?;
     for name in folders {
         dir = match open_folder(&dir, name) {
-            Err(Errno::NOENT) => {
+            Err(Errno::NOENT) if create => {
                 match rustix::fs::mkdirat(&dir, *name, Mode::from_raw_mode(0o777)) {
                     Ok(()) | Err(Errno::EXIST) => {}
                     Err(errno) => return Err(errno.into()),
@@ -71,26 +111,7 @@ pub fn write_beneath(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), W
             other => other?,
         };
     }
-    let temp = format!(
-        ".{}.{:016x}.hello-tui-tmp",
-        file.to_string_lossy(),
-        fastrand::u64(..)
-    );
-    let fd = rustix::fs::openat2(
-        &dir,
-        &temp,
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o666),
-        beneath(),
-    )?;
-    let written = std::fs::File::from(fd)
-        .write_all(bytes)
-        .map_err(WriteError::from)
-        .and_then(|()| rustix::fs::renameat(&dir, &temp, &dir, *file).map_err(WriteError::from));
-    if written.is_err() {
-        let _ = rustix::fs::unlinkat(&dir, &temp, rustix::fs::AtFlags::empty());
-    }
-    written
+    Ok((dir, file))
 }
 
 fn open_folder(dir: &OwnedFd, name: &std::ffi::OsStr) -> Result<OwnedFd, Errno> {
