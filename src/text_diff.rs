@@ -5,6 +5,16 @@
 
 use similar::{ChangeTag, TextDiff};
 
+/// Above this many bytes (before and after together) no line diff is made
+/// on the UI loop: diffing two multi-megabyte texts takes long enough to
+/// freeze a frame. Callers show the change without its lines.
+pub const MAX_DIFF_BYTES: usize = 1 << 20;
+
+/// Whether a diff of these two texts is cheap enough for the UI loop.
+pub fn small_enough(before: &str, after: &str) -> bool {
+    before.len() + after.len() <= MAX_DIFF_BYTES
+}
+
 /// Lines added and removed from `before` to `after`.
 pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
     let (mut added, mut removed) = (0, 0);

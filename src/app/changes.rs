@@ -18,6 +18,11 @@ use crate::kernel::caps::{FsWritten, Prior, WriteError, remove_beneath, write_be
 /// Groups kept for `/undo`; older ones are forgotten.
 const MAX_GROUPS: usize = 50;
 
+/// Bytes of file text the log keeps in all (before and after of every
+/// change). Past it the oldest groups are forgotten; a change that alone
+/// would pass it is kept without its texts, so it cannot be undone.
+const MAX_LOG_BYTES: usize = 256 << 20;
+
 /// One file's change: what it held before the group's first write to it,
 /// and after its last.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +30,16 @@ pub struct FileChange {
     pub path: PathBuf,
     pub before: Prior,
     pub after: Vec<u8>,
+}
+
+impl FileChange {
+    fn bytes(&self) -> usize {
+        let before = match &self.before {
+            Prior::Bytes(bytes) => bytes.len(),
+            Prior::Absent | Prior::Unrecorded => 0,
+        };
+        before + self.after.len()
+    }
 }
 
 /// The changes one cause made.
@@ -82,7 +97,29 @@ impl ChangeLog {
                 after: written.after.clone(),
             }),
         }
+        self.keep_within(MAX_LOG_BYTES);
         started
+    }
+
+    /// Forgets the oldest groups while the log holds more than `limit`
+    /// bytes; if the newest alone does, its changes lose their texts, first
+    /// first (they stay listed, and `/undo` says it cannot).
+    fn keep_within(&mut self, limit: usize) {
+        let size = |group: &ChangeGroup| group.changes.iter().map(FileChange::bytes).sum::<usize>();
+        let mut total: usize = self.done.iter().map(size).sum();
+        while total > limit && self.done.len() > 1 {
+            total -= size(&self.done.remove(0));
+        }
+        if let Some(group) = self.done.last_mut() {
+            for change in &mut group.changes {
+                if total <= limit {
+                    break;
+                }
+                total -= change.bytes();
+                change.before = Prior::Unrecorded;
+                change.after = Vec::new();
+            }
+        }
     }
 }
 
@@ -97,7 +134,13 @@ pub fn on_written(state: &mut AppState, written: &FsWritten) {
         Prior::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         Prior::Absent | Prior::Unrecorded => String::new(),
     };
-    let lines = crate::text_diff::changed_lines(&before, &String::from_utf8_lossy(&written.after));
+    let after = String::from_utf8_lossy(&written.after);
+    // A big rewrite is not diffed on the UI loop; its lines go unmarked.
+    let lines = if crate::text_diff::small_enough(&before, &after) {
+        crate::text_diff::changed_lines(&before, &after)
+    } else {
+        Vec::new()
+    };
     let marks = state
         .editors
         .changed_lines
@@ -473,6 +516,56 @@ mod tests {
             victim.exists(),
             "the file outside the workspace is still there"
         );
+    }
+
+    /// The log keeps at most its byte budget: the oldest groups go first,
+    /// then the texts of the newest group's changes (still listed; `/undo`
+    /// says it cannot take them back).
+    #[test]
+    fn the_log_stays_within_its_byte_budget() {
+        let written = |name: &str, size: usize| FsWritten {
+            path: PathBuf::from(format!("/ws/{name}")),
+            before: Prior::Absent,
+            after: vec![b'x'; size],
+        };
+        let mut log = ChangeLog::default();
+        for (group, name) in [("one", "a"), ("two", "b"), ("three", "c")] {
+            log.start_group(group);
+            log.record(&written(name, 40));
+        }
+        log.keep_within(100);
+        let labels: Vec<&str> = log.done.iter().map(|g| g.label.as_str()).collect();
+        assert_eq!(labels, ["two", "three"], "the oldest group went");
+        log.keep_within(30);
+        assert_eq!(log.done.len(), 1);
+        assert_eq!(log.done[0].changes[0].before, Prior::Unrecorded);
+        assert!(log.done[0].changes[0].after.is_empty());
+    }
+
+    /// A multi-megabyte rewrite is not diffed on the UI loop: the cell says
+    /// it is too big to show, and no gutter lines are marked.
+    #[test]
+    fn a_huge_rewrite_is_not_diffed_on_the_ui_loop() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let big = root.join("big.txt");
+        let mut s = state(&root);
+        s.conversation
+            .messages
+            .push(crate::app::state::PaneEntry::cell(
+                1,
+                "fs.write('big.txt', data)",
+            ));
+        let text: String = (0..200_000).map(|i| format!("line {i}\n")).collect();
+        write(&mut s, &big, &text);
+        let cell = s.conversation.messages[0].cell.as_ref().unwrap();
+        assert!(
+            cell.changes[0].diff.contains("too big to show"),
+            "{}",
+            cell.changes[0].diff
+        );
+        assert_eq!(cell.changes[0].added, 200_000);
+        assert!(s.editors.changed_lines.get(&big).is_none_or(Vec::is_empty));
     }
 
     #[test]

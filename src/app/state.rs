@@ -117,8 +117,18 @@ impl CellChange {
     /// The change from `before` to `after`.
     pub fn new(path: PathBuf, shown: String, before: Option<String>, after: &str) -> Self {
         let old = before.as_deref().unwrap_or("");
-        let (added, removed) = crate::text_diff::line_counts(old, after);
-        let diff = crate::text_diff::unified(old, after, None, 1);
+        let (added, removed, diff) = if crate::text_diff::small_enough(old, after) {
+            let (added, removed) = crate::text_diff::line_counts(old, after);
+            (
+                added,
+                removed,
+                crate::text_diff::unified(old, after, None, 1),
+            )
+        } else {
+            // Too big to diff on the UI loop: counted as rewritten.
+            let note = "@@ too big to show as a diff: use /diff or git diff @@\n";
+            (after.lines().count(), old.lines().count(), note.to_owned())
+        };
         Self {
             path,
             shown,
