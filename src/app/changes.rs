@@ -345,7 +345,11 @@ pub fn diff(state: &AppState) -> String {
                 }
             };
             let after = String::from_utf8_lossy(&change.after);
-            out.push_str(&crate::text_diff::unified(&before, &after, Some(&name), 2));
+            if crate::text_diff::small_enough(&before, &after) {
+                out.push_str(&crate::text_diff::unified(&before, &after, Some(&name), 2));
+            } else {
+                out.push_str(&format!("{name}: rewritten (too big to show as a diff here)\n"));
+            }
         }
     }
     out
