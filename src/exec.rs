@@ -356,9 +356,10 @@ impl Printer {
         };
         let (added, removed, diff) = match &before {
             Some(before) => {
-                let (added, removed) = crate::text_diff::line_counts(before, &after);
-                let diff = crate::text_diff::unified(before, &after, Some(&name), 3);
-                (added, removed, Some(diff))
+                let (added, removed) = crate::text_diff::counts_or_rewrite(before, &after);
+                let diff = crate::text_diff::small_enough(before, &after)
+                    .then(|| crate::text_diff::unified(before, &after, Some(&name), 3));
+                (added, removed, diff)
             }
             None => (after.lines().count(), 0, None),
         };

@@ -15,6 +15,18 @@ pub fn small_enough(before: &str, after: &str) -> bool {
     before.len() + after.len() <= MAX_DIFF_BYTES
 }
 
+/// Lines added and removed, exactly when the texts are small enough to
+/// diff quickly, else estimated as a rewrite (every line of `after` added,
+/// every line of `before` removed): a line diff of two large unrelated
+/// texts costs time quadratic in their length.
+pub fn counts_or_rewrite(before: &str, after: &str) -> (usize, usize) {
+    if small_enough(before, after) {
+        line_counts(before, after)
+    } else {
+        (after.lines().count(), before.lines().count())
+    }
+}
+
 /// Lines added and removed from `before` to `after`.
 pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
     let (mut added, mut removed) = (0, 0);

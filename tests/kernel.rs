@@ -1076,6 +1076,53 @@ mod capabilities {
         );
     }
 
+    /// Review finding: the workbench writes on a cell's behalf outside the
+    /// sandbox, so `fs.write`/`fs.edit`/`fs.apply_patch` must refuse what
+    /// the sandbox keeps read-only (`.git/`, `.hello-tui/`, at any depth),
+    /// or a hook or `core.fsmonitor` would run at the user's next git
+    /// command. A written file keeps its permissions.
+    #[tokio::test]
+    async fn fs_never_writes_git_or_workbench_state_and_keeps_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let k = kernel();
+        let root = k.dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(root.join("sub/.git")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        for cell in [
+            "fs.write('.git/hooks/pre-commit', '#!/bin/sh\\nid\\n')",
+            "fs.write('sub/.git/config', '[core]\\n')",
+            "fs.write('.hello-tui/sessions/forged.jsonl', '{}')",
+            "fs.edit('.git/config', '[core]', '[core]\\n\\tfsmonitor = id')",
+            "fs.apply_patch('--- /dev/null\\n+++ b/ok.txt\\n@@ -0,0 +1 @@\\n+fine\\n--- a/.git/config\\n+++ b/.git/config\\n@@ -1 +1,2 @@\\n [core]\\n+\\tpager = id\\n')",
+        ] {
+            let error = run(&k, cell).await.error.unwrap();
+            assert_eq!(error.type_name, "PermissionError", "{cell}: {error:?}");
+            assert!(
+                error.message.contains("read-only to cells"),
+                "{cell}: {}",
+                error.message
+            );
+        }
+        assert!(!root.join(".git/hooks/pre-commit").exists());
+        assert!(!root.join("sub/.git/config").exists());
+        assert_eq!(
+            std::fs::read_to_string(root.join(".git/config")).unwrap(),
+            "[core]\n"
+        );
+        assert!(
+            !root.join("ok.txt").exists(),
+            "a patch touching .git writes nothing"
+        );
+
+        let script = root.join("run.sh");
+        std::fs::write(&script, "echo a\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o751)).unwrap();
+        ok(&k, "fs.edit('run.sh', 'echo a', 'echo b')").await;
+        let mode = std::fs::metadata(&script).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o751, "still executable");
+    }
+
     #[tokio::test]
     async fn shell_runs_in_the_workspace_with_a_timeout() {
         let k = kernel();

@@ -13,7 +13,13 @@
 use std::path::{Path, PathBuf};
 
 use super::state::AppState;
-use crate::kernel::caps::{FsWritten, Prior, WriteError, remove_beneath, write_beneath};
+use crate::kernel::caps::{
+    Found, FsWritten, Prior, WriteError, read_beneath, remove_beneath, write_beneath,
+};
+
+/// Largest file `/undo` compares with what a change left (a change's text
+/// is at most a capability frame, 16 MiB).
+const MAX_COMPARED: u64 = 32 << 20;
 
 /// Groups kept for `/undo`; older ones are forgotten.
 const MAX_GROUPS: usize = 50;
@@ -90,6 +96,13 @@ impl ChangeLog {
             return started;
         };
         match group.changes.iter_mut().find(|c| c.path == written.path) {
+            // Someone else changed the file between the group's writes
+            // (the user saved it): undoing goes back to their text, never
+            // past it.
+            Some(change) if written.before != Prior::Bytes(change.after.clone()) => {
+                change.before = written.before.clone();
+                change.after.clone_from(&written.after);
+            }
             Some(change) => change.after.clone_from(&written.after),
             None => group.changes.push(FileChange {
                 path: written.path.clone(),
@@ -297,21 +310,27 @@ fn restore(
     {
         return Err("it has unsaved edits in the editor".into());
     }
-    let current = match std::fs::symlink_metadata(&change.path) {
-        Err(_) => None,
-        Ok(meta) if !meta.is_file() => return Err("it is no longer a plain file".into()),
-        Ok(_) => Some(std::fs::read(&change.path).map_err(|e| e.to_string())?),
-    };
-    if current.as_deref() != expected {
-        return Err("it was changed since".into());
-    }
     let relative = change
         .path
         .strip_prefix(root)
         .map_err(|_| "it is outside the workspace".to_string())?;
+    // Read as it will be written: beneath the workspace, no link followed.
+    let current = match read_beneath(root, relative, MAX_COMPARED) {
+        Ok(Found::Bytes(bytes)) => Some(bytes),
+        Ok(Found::TooBig(_)) => return Err("it was changed since".into()),
+        Ok(Found::Folder | Found::Special) => {
+            return Err("it is no longer a plain file".into());
+        }
+        Err(WriteError::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(WriteError::Steered) => return Err("its path leads through a link".into()),
+        Err(error) => return Err(error.to_string()),
+    };
+    if current.as_deref() != expected {
+        return Err("it was changed since".into());
+    }
     let steered = |e: WriteError| match e {
         WriteError::Steered => "its path leads through a link".to_string(),
-        WriteError::Io(e) => e.to_string(),
+        other => other.to_string(),
     };
     match target {
         Prior::Bytes(bytes) => write_beneath(root, relative, bytes).map_err(steered),
@@ -348,7 +367,9 @@ pub fn diff(state: &AppState) -> String {
             if crate::text_diff::small_enough(&before, &after) {
                 out.push_str(&crate::text_diff::unified(&before, &after, Some(&name), 2));
             } else {
-                out.push_str(&format!("{name}: rewritten (too big to show as a diff here)\n"));
+                out.push_str(&format!(
+                    "{name}: rewritten (too big to show as a diff here)\n"
+                ));
             }
         }
     }
@@ -485,7 +506,7 @@ mod tests {
             "{report}"
         );
         assert!(
-            report.contains("b.txt left as it is: it is no longer a plain file"),
+            report.contains("b.txt left as it is: its path leads through a link"),
             "{report}"
         );
         assert_eq!(read(&a), "a1");
@@ -570,6 +591,24 @@ mod tests {
         );
         assert_eq!(cell.changes[0].added, 200_000);
         assert!(s.editors.changed_lines.get(&big).is_none_or(Vec::is_empty));
+    }
+
+    /// Review finding: the user saves a file between two of a group's
+    /// writes; `/undo` goes back to the user's text, never past it.
+    #[test]
+    fn undo_stops_at_a_save_the_user_made_between_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let a = root.join("a.txt");
+        std::fs::write(&a, "A0").unwrap();
+        let mut s = state(&root);
+        s.changes.start_group("the agent's answer");
+        write(&mut s, &a, "A1");
+        std::fs::write(&a, "the user's save").unwrap();
+        write(&mut s, &a, "the user's save, edited by a cell");
+        let report = undo(&mut s);
+        assert!(report.contains("a.txt undone"), "{report}");
+        assert_eq!(read(&a), "the user's save");
     }
 
     #[test]

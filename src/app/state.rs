@@ -117,18 +117,17 @@ impl CellChange {
     /// The change from `before` to `after`.
     pub fn new(path: PathBuf, shown: String, before: Option<String>, after: &str) -> Self {
         let old = before.as_deref().unwrap_or("");
-        let (added, removed, diff) = if crate::text_diff::small_enough(old, after) {
-            let (added, removed) = crate::text_diff::line_counts(old, after);
-            (
-                added,
-                removed,
-                crate::text_diff::unified(old, after, None, 1),
-            )
+        let (added, removed) = crate::text_diff::counts_or_rewrite(old, after);
+        let small = crate::text_diff::small_enough(old, after);
+        let diff = if small {
+            crate::text_diff::unified(old, after, None, 1)
         } else {
-            // Too big to diff on the UI loop: counted as rewritten.
-            let note = "@@ too big to show as a diff: use /diff or git diff @@\n";
-            (after.lines().count(), old.lines().count(), note.to_owned())
+            // Too big to diff on the UI loop.
+            "@@ too big to show as a diff here: git diff shows it @@\n".to_owned()
         };
+        // Only a small text is kept for the next write's diff: a cell that
+        // rewrites many big files must not pile them up in the pane.
+        let before = before.filter(|_| small);
         Self {
             path,
             shown,

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 use super::confine::confine;
-use super::write_beneath::{WriteError, write_beneath};
+use super::write_beneath::{Found, WriteError, write_beneath};
 use crate::kernel::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilitySpec, arg_str,
 };
@@ -44,12 +44,15 @@ pub enum Prior {
 }
 
 impl Prior {
-    /// What `path` holds now, as the state before a write.
-    fn of(path: &Path) -> Self {
-        match std::fs::symlink_metadata(path) {
-            Err(_) => Prior::Absent,
-            Ok(meta) if meta.len() > MAX_READ || !meta.is_file() => Prior::Unrecorded,
-            Ok(_) => std::fs::read(path).map_or(Prior::Unrecorded, Prior::Bytes),
+    /// What `relative` (beneath `root`) holds now, as the state before a
+    /// write; read without following links, like the write itself.
+    fn of(root: &Path, relative: &Path) -> Self {
+        match super::read_beneath(root, relative, MAX_READ) {
+            Ok(Found::Bytes(bytes)) => Prior::Bytes(bytes),
+            Err(WriteError::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+                Prior::Absent
+            }
+            _ => Prior::Unrecorded,
         }
     }
 }
@@ -180,23 +183,43 @@ impl FsInner {
     }
 
     fn read(&self, user_path: &str) -> Result<Value, CapabilityError> {
+        let bytes = self.read_bytes(user_path)?;
+        Ok(Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    /// The file's bytes. The path is resolved inside the workspace, then
+    /// read without following any link (`read_beneath`): a folder swapped
+    /// for a link after the check cannot lead the read outside.
+    fn read_bytes(&self, user_path: &str) -> Result<Vec<u8>, CapabilityError> {
         let path = confine(&self.root, user_path)?;
-        let io_err = |err: std::io::Error| CapabilityError::from_io(&err, user_path);
-        let meta = std::fs::metadata(&path).map_err(io_err)?;
-        if meta.is_dir() {
-            return Err(CapabilityError::Os {
+        let relative = path
+            .strip_prefix(&self.root)
+            .map_err(|_| outside(user_path))?;
+        match super::read_beneath(&self.root, relative, MAX_READ) {
+            Ok(Found::Bytes(bytes)) => Ok(bytes),
+            Ok(Found::Folder) => Err(CapabilityError::Os {
                 python_type: "IsADirectoryError",
                 message: format!("{user_path}: is a folder (use fs.list)"),
-            });
+            }),
+            Ok(Found::Special) => Err(CapabilityError::InvalidArgument(format!(
+                "{user_path}: not a regular file"
+            ))),
+            Ok(Found::TooBig(size)) => Err(CapabilityError::InvalidArgument(format!(
+                "{user_path}: {size} bytes; fs.read returns at most {MAX_READ} bytes"
+            ))),
+            Err(WriteError::Io(error)) => Err(CapabilityError::from_io(&error, user_path)),
+            Err(_) => Err(outside(user_path)),
         }
-        if meta.len() > MAX_READ {
-            return Err(CapabilityError::InvalidArgument(format!(
-                "{user_path}: {} bytes; fs.read returns at most {MAX_READ} bytes",
-                meta.len()
-            )));
-        }
-        let bytes = std::fs::read(&path).map_err(io_err)?;
-        Ok(Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+
+    /// The file's text for an edit: UTF-8 or refused, so an edit never
+    /// rewrites bytes it could not read.
+    fn read_text(&self, user_path: &str) -> Result<String, CapabilityError> {
+        String::from_utf8(self.read_bytes(user_path)?).map_err(|_| {
+            CapabilityError::InvalidArgument(format!(
+                "{user_path}: not UTF-8 text; fs.edit and fs.apply_patch change text files only"
+            ))
+        })
     }
 
     fn write(&self, user_path: &str, text: &str) -> Result<Value, CapabilityError> {
@@ -218,14 +241,19 @@ impl FsInner {
         let relative = path
             .strip_prefix(&self.root)
             .map_err(|_| outside(user_path))?;
-        let before = Prior::of(&path);
+        let before = Prior::of(&self.root, relative);
         write_beneath(&self.root, relative, text.as_bytes()).map_err(|err| match err {
             WriteError::Steered => outside(user_path),
+            protected @ WriteError::Protected(_) => {
+                CapabilityError::PermissionDenied(format!("{user_path}: {protected}"))
+            }
             WriteError::Io(err) => io_err(err),
         })?;
         let (added, removed) = match &before {
-            Prior::Bytes(old) => crate::text_diff::line_counts(&String::from_utf8_lossy(old), text),
-            Prior::Absent => crate::text_diff::line_counts("", text),
+            Prior::Bytes(old) => {
+                crate::text_diff::counts_or_rewrite(&String::from_utf8_lossy(old), text)
+            }
+            Prior::Absent => (text.lines().count(), 0),
             // Not kept: counted as a rewrite of every line.
             Prior::Unrecorded => (text.lines().count(), 0),
         };
@@ -266,9 +294,7 @@ impl FsInner {
                 "count must be a whole number ≥ 1".into(),
             ));
         }
-        let Value::String(text) = self.read(user_path)? else {
-            return Err(CapabilityError::Failed(format!("{user_path}: not text")));
-        };
+        let text = self.read_text(user_path)?;
         let found: Vec<usize> = text.match_indices(old).map(|(i, _)| i).collect();
         let line_of = |byte: usize| text[..byte].matches('\n').count() + 1;
         if found.is_empty() {
@@ -301,9 +327,20 @@ impl FsInner {
     fn apply_patch(&self, patch: &str) -> Result<Value, CapabilityError> {
         let invalid =
             |error: super::patch::PatchError| CapabilityError::InvalidArgument(error.to_string());
-        let mut planned = Vec::new();
+        let mut planned: Vec<(PathBuf, String, String)> = Vec::new();
         for file in super::patch::parse(patch).map_err(invalid)? {
             let path = confine(&self.root, &file.path)?;
+            if let Ok(relative) = path.strip_prefix(&self.root) {
+                super::check_writable(relative).map_err(|protected| {
+                    CapabilityError::PermissionDenied(format!("{}: {protected}", file.path))
+                })?;
+            }
+            // A file named twice (or as `f` and `./f`): the later section
+            // applies to what the earlier one made.
+            if let Some(entry) = planned.iter_mut().find(|(p, ..)| *p == path) {
+                entry.2 = file.apply(&entry.2).map_err(invalid)?;
+                continue;
+            }
             let current = if file.creates {
                 if path.exists() {
                     return Err(CapabilityError::InvalidArgument(format!(
@@ -313,10 +350,7 @@ impl FsInner {
                 }
                 String::new()
             } else {
-                match self.read(&file.path)? {
-                    Value::String(text) => text,
-                    _ => String::new(),
-                }
+                self.read_text(&file.path)?
             };
             if self.is_dirty(&path) {
                 return Err(CapabilityError::PermissionDenied(format!(
@@ -324,11 +358,12 @@ impl FsInner {
                     file.path
                 )));
             }
-            planned.push((file.path.clone(), file.apply(&current).map_err(invalid)?));
+            let text = file.apply(&current).map_err(invalid)?;
+            planned.push((path, file.path.clone(), text));
         }
         let mut files = Vec::new();
-        for (path, text) in planned {
-            files.push(self.write(&path, &text)?);
+        for (_, user_path, text) in planned {
+            files.push(self.write(&user_path, &text)?);
         }
         Ok(json!({ "files": files }))
     }

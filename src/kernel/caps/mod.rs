@@ -14,4 +14,6 @@ pub use approval::{
 pub use confine::confine;
 pub use fs::{DirtyPaths, FsCapability, FsWritten, Prior};
 pub use shell::ShellCapability;
-pub(crate) use write_beneath::{WriteError, remove_beneath, write_beneath};
+pub(crate) use write_beneath::{
+    Found, WriteError, check_writable, read_beneath, remove_beneath, write_beneath,
+};

@@ -44,10 +44,16 @@ pub enum PatchError {
 pub fn parse(patch: &str) -> Result<Vec<FilePatch>, PatchError> {
     let mut files: Vec<FilePatch> = Vec::new();
     let mut old_name: Option<&str> = None;
-    for (number, line) in patch.lines().enumerate() {
-        if let Some(name) = line.strip_prefix("--- ") {
+    let lines: Vec<&str> = patch.lines().collect();
+    for (number, &line) in lines.iter().enumerate() {
+        // A header is `--- ` followed by `+++ `: a removed line that reads
+        // `-- …` (an SQL comment) or an added `++ …` stays hunk content.
+        let next_is_new_name = lines.get(number + 1).is_some_and(|l| l.starts_with("+++ "));
+        let after_old_name =
+            number > 0 && old_name.is_some() && lines[number - 1].starts_with("--- ");
+        if let Some(name) = line.strip_prefix("--- ").filter(|_| next_is_new_name) {
             old_name = Some(name.trim());
-        } else if let Some(name) = line.strip_prefix("+++ ") {
+        } else if let Some(name) = line.strip_prefix("+++ ").filter(|_| after_old_name) {
             let name = name.split('\t').next().unwrap_or(name).trim();
             if name == "/dev/null" {
                 return Err(PatchError::Deletes(
@@ -123,9 +129,11 @@ impl FilePatch {
             lines.splice(at..at + hunk.old.len(), hunk.new.iter().cloned());
             from = at + hunk.new.len();
         }
-        let mut out = lines.join("\n");
+        // The file keeps its line endings.
+        let ending = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        let mut out = lines.join(ending);
         if !lines.is_empty() && (text.ends_with('\n') || text.is_empty()) {
-            out.push('\n');
+            out.push_str(ending);
         }
         Ok(out)
     }
@@ -136,7 +144,10 @@ fn find(lines: &[String], block: &[String], from: usize, near: usize) -> Option<
     if block.is_empty() {
         return Some(near.clamp(from, lines.len()));
     }
-    (from..=lines.len().saturating_sub(block.len()))
+    if block.len() > lines.len() {
+        return None;
+    }
+    (from..=lines.len() - block.len())
         .filter(|&at| lines[at..at + block.len()] == *block)
         .min_by_key(|&at| at.abs_diff(near))
 }
@@ -173,6 +184,28 @@ mod tests {
         assert_eq!(
             parse(in_order).unwrap()[0].apply(TEXT).unwrap(),
             "a\nb\nc\nd\ne\nX\nc\n"
+        );
+    }
+
+    /// Review findings: an old block longer than the file (a short file,
+    /// three lines of context) is refused, not a panic; CRLF files stay
+    /// CRLF; `-- comment` removed and `++x` added stay hunk lines.
+    #[test]
+    fn short_files_crlf_and_lines_that_look_like_headers() {
+        let patch = "--- a/t.txt\n+++ b/t.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n";
+        assert!(parse(patch).unwrap()[0].apply("a\n").is_err());
+        assert!(parse(patch).unwrap()[0].apply("").is_err());
+        let crlf = "--- a/w.txt\n+++ b/w.txt\n@@ -2 +2 @@\n-b\n+B\n";
+        assert_eq!(
+            parse(crlf).unwrap()[0].apply("a\r\nb\r\n").unwrap(),
+            "a\r\nB\r\n"
+        );
+        let sql = "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- old comment\n+++x\n select 1;\n";
+        let files = parse(sql).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(
+            files[0].apply("-- old comment\nselect 1;\n").unwrap(),
+            "++x\nselect 1;\n"
         );
     }
 

@@ -24,6 +24,11 @@ pub enum WriteError {
     /// A symlink on the way, or a path leading out of the root.
     #[error("the path leads through a symlink or out of the workspace")]
     Steered,
+    /// Into `.git/` or `.hello-tui/` (at any depth): the sandbox keeps
+    /// them read-only for confined code, and the workbench's own writes on
+    /// a cell's behalf must not be the way around it (git hooks, config).
+    #[error("{0}/ is read-only to cells (git and the workbench keep their state there)")]
+    Protected(&'static str),
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
@@ -41,7 +46,7 @@ impl From<Errno> for WriteError {
 /// folders) with `bytes`, atomically: readers see the old file or the new
 /// one, never half of it.
 pub fn write_beneath(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    let (dir, file) = parent_beneath(root, relative, true)?;
+    let (dir, file) = parent_beneath(root, relative, Walk::Write)?;
     let temp = format!(
         ".{}.{:016x}.hello-tui-tmp",
         file.to_string_lossy(),
@@ -54,6 +59,19 @@ pub fn write_beneath(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), W
         Mode::from_raw_mode(0o666),
         beneath(),
     )?;
+    // The file keeps its permissions (an executable script stays one).
+    let kept = rustix::fs::statat(&dir, file, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+        .ok()
+        .filter(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile
+        })
+        .map(|st| Mode::from_raw_mode(st.st_mode & 0o7777));
+    if let Some(mode) = kept
+        && let Err(errno) = rustix::fs::fchmod(&fd, mode)
+    {
+        let _ = rustix::fs::unlinkat(&dir, &temp, rustix::fs::AtFlags::empty());
+        return Err(errno.into());
+    }
     let written = std::fs::File::from(fd)
         .write_all(bytes)
         .map_err(WriteError::from)
@@ -68,9 +86,59 @@ pub fn write_beneath(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), W
 /// be a link (a cell may have swapped one in), and a link at the end is
 /// removed itself, never what it points to.
 pub fn remove_beneath(root: &Path, relative: &Path) -> Result<(), WriteError> {
-    let (dir, file) = parent_beneath(root, relative, false)?;
+    let (dir, file) = parent_beneath(root, relative, Walk::Remove)?;
     rustix::fs::unlinkat(&dir, file, rustix::fs::AtFlags::empty())?;
     Ok(())
+}
+
+/// What [`read_beneath`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Found {
+    Bytes(Vec<u8>),
+    /// A file bigger than the limit (its size).
+    TooBig(u64),
+    Folder,
+    /// A device, socket or fifo.
+    Special,
+}
+
+/// Reads the file at `relative` beneath `root` the way writes reach it: no
+/// link followed on the way or at the end, so a cell that swaps a folder
+/// for a link between the check and the read cannot make the workbench
+/// read outside the workspace. At most `max` bytes.
+pub fn read_beneath(root: &Path, relative: &Path, max: u64) -> Result<Found, WriteError> {
+    let (dir, file) = parent_beneath(root, relative, Walk::Read)?;
+    let fd = rustix::fs::openat2(
+        &dir,
+        file,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+        beneath(),
+    )?;
+    let stat = rustix::fs::fstat(&fd)?;
+    match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+        rustix::fs::FileType::RegularFile => {}
+        rustix::fs::FileType::Directory => return Ok(Found::Folder),
+        _ => return Ok(Found::Special),
+    }
+    let size = u64::try_from(stat.st_size).unwrap_or(0);
+    if size > max {
+        return Ok(Found::TooBig(size));
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::fs::File::from(fd), &mut bytes)?;
+    Ok(Found::Bytes(bytes))
+}
+
+/// What a walk to a file is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// Missing folders are made; protected folders refused.
+    Write,
+    /// Protected folders refused.
+    Remove,
+    /// Anything beneath the root may be read.
+    Read,
 }
 
 /// The folder holding `relative` beneath `root`, opened without following
@@ -79,12 +147,17 @@ pub fn remove_beneath(root: &Path, relative: &Path) -> Result<(), WriteError> {
 fn parent_beneath<'a>(
     root: &Path,
     relative: &'a Path,
-    create: bool,
+    walk: Walk,
 ) -> Result<(OwnedFd, &'a std::ffi::OsStr), WriteError> {
     let mut names = Vec::new();
     for component in relative.components() {
         match component {
-            Component::Normal(name) => names.push(name),
+            Component::Normal(name) => {
+                if walk != Walk::Read {
+                    refuse_protected(name)?;
+                }
+                names.push(name);
+            }
             Component::CurDir => {}
             _ => return Err(WriteError::Steered),
         }
@@ -101,7 +174,7 @@ fn parent_beneath<'a>(
     )?;
     for name in folders {
         dir = match open_folder(&dir, name) {
-            Err(Errno::NOENT) if create => {
+            Err(Errno::NOENT) if walk == Walk::Write => {
                 match rustix::fs::mkdirat(&dir, *name, Mode::from_raw_mode(0o777)) {
                     Ok(()) | Err(Errno::EXIST) => {}
                     Err(errno) => return Err(errno.into()),
@@ -112,6 +185,29 @@ fn parent_beneath<'a>(
         };
     }
     Ok((dir, file))
+}
+
+/// `.git` and `.hello-tui` are not written on a cell's behalf, at any
+/// depth (a nested repository's too).
+fn refuse_protected(name: &std::ffi::OsStr) -> Result<(), WriteError> {
+    match crate::sandbox::PROTECTED
+        .iter()
+        .find(|protected| name == std::ffi::OsStr::new(protected))
+    {
+        Some(protected) => Err(WriteError::Protected(protected)),
+        None => Ok(()),
+    }
+}
+
+/// Whether `relative` may be written on a cell's behalf (checked before a
+/// write of several files starts, so none is half done).
+pub(crate) fn check_writable(relative: &Path) -> Result<(), WriteError> {
+    relative
+        .components()
+        .try_for_each(|component| match component {
+            Component::Normal(name) => refuse_protected(name),
+            _ => Ok(()),
+        })
 }
 
 fn open_folder(dir: &OwnedFd, name: &std::ffi::OsStr) -> Result<OwnedFd, Errno> {
