@@ -94,12 +94,47 @@ pub fn restore() {
 }
 
 /// Restores the terminal before the default hook prints the panic, so the
-/// message is readable and the shell is usable afterwards.
+/// message is readable and the shell is usable afterwards — for a panic
+/// that ends the workbench. One on another thread (a blocking task tokio
+/// catches, a worker) does not: the workbench keeps running, so the
+/// terminal is left as it is and the panic goes to the log only.
 fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        if !ends_the_workbench(&std::thread::current()) {
+            tracing::error!("panic on a background thread (the workbench goes on): {info}");
+            return;
+        }
         restore();
         tracing::error!("panic: {info}");
         previous(info);
     }));
+}
+
+/// The UI loop runs on the main thread (`block_on` in `main`): a panic
+/// there ends the workbench.
+fn ends_the_workbench(thread: &std::thread::Thread) -> bool {
+    thread.name() == Some("main")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ends_the_workbench;
+
+    /// A panic on a background thread leaves the terminal alone (the
+    /// workbench goes on); only the UI thread's ends it.
+    #[test]
+    fn only_the_ui_threads_panic_restores_the_terminal() {
+        let on = |name: &str| {
+            std::thread::Builder::new()
+                .name(name.into())
+                .spawn(|| ends_the_workbench(&std::thread::current()))
+                .unwrap()
+                .join()
+                .unwrap()
+        };
+        assert!(on("main"));
+        assert!(!on("tokio-runtime-worker"));
+        assert!(!on("content-search-forward"));
+    }
 }
