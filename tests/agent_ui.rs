@@ -279,35 +279,50 @@ async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&
     }
 }
 
+/// The demo workspace with a real kernel whose `fs.write`s reach the
+/// workbench as the loop wires them; `unsaved` are the paths the editor
+/// holds unsaved edits of. Returns the state, its events, the workspace,
+/// `auth.ts` and its text before the turn.
+fn linked_demo(
+    unsaved: &[&str],
+) -> (
+    AppState,
+    AppEventReceiver,
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Vec<u8>,
+) {
+    let dir = hello_tui::app::sessions::demo_workspace().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let auth = root.join("auth.ts");
+    let original = std::fs::read(&auth).unwrap();
+    let (tx, rx) = event::channel();
+    let unsaved = unsaved.iter().map(|name| root.join(name)).collect();
+    let (_dirty_tx, dirty) = tokio::sync::watch::channel(Arc::new(unsaved));
+    let (written, mut written_rx) = tokio::sync::mpsc::unbounded_channel();
+    let forward = tx.clone();
+    tokio::spawn(async move {
+        while let Some(change) = written_rx.recv().await {
+            if forward.send(AppEvent::FsWritten(change)).is_err() {
+                break;
+            }
+        }
+    });
+    let links = hello_tui::kernel_setup::FsLinks { dirty, written };
+    let mut s = kernel_state(dir.path(), &tx, Some(&links));
+    let script =
+        hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
+    s.agent.set_provider(scripted(&script));
+    (s, rx, dir, auth, original)
+}
+
 /// Issue 17: what an agent's answer wrote can be taken back. The demo's
 /// real turn fixes `auth.ts` through `fs.write` in a real kernel; `/undo`
 /// typed in the composer puts the file back byte for byte, `/redo` brings
 /// the fix back, and `/diff` shows it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn undo_takes_back_what_an_agent_turn_wrote() {
-    let dir = hello_tui::app::sessions::demo_workspace().unwrap();
-    let auth = dir.path().canonicalize().unwrap().join("auth.ts");
-    let original = std::fs::read(&auth).unwrap();
-    let (tx, mut rx) = event::channel();
-    let (_dirty_tx, dirty) =
-        tokio::sync::watch::channel(hello_tui::kernel::caps::DirtyPaths::default());
-    let (written_tx, mut written_rx) = tokio::sync::mpsc::unbounded_channel();
-    let forward = tx.clone();
-    tokio::spawn(async move {
-        while let Some(written) = written_rx.recv().await {
-            if forward.send(AppEvent::FsWritten(written)).is_err() {
-                break;
-            }
-        }
-    });
-    let links = hello_tui::kernel_setup::FsLinks {
-        dirty,
-        written: written_tx,
-    };
-    let mut s = kernel_state(dir.path(), &tx, Some(&links));
-    let script =
-        hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
-    s.agent.set_provider(scripted(&script));
+    let (mut s, mut rx, _dir, auth, original) = linked_demo(&[]);
     send(&mut s, "why does checkAuth reject users?");
     pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
     let fixed = std::fs::read(&auth).unwrap();
@@ -355,18 +370,7 @@ async fn undo_takes_back_what_an_agent_turn_wrote() {
 /// "the file is saved", and the file is unchanged.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_says_so_when_its_write_is_refused() {
-    let dir = hello_tui::app::sessions::demo_workspace().unwrap();
-    let auth = dir.path().canonicalize().unwrap().join("auth.ts");
-    let original = std::fs::read(&auth).unwrap();
-    let (tx, mut rx) = event::channel();
-    let unsaved = std::collections::BTreeSet::from([auth.clone()]);
-    let (_dirty_tx, dirty) = tokio::sync::watch::channel(Arc::new(unsaved));
-    let (written, _written_rx) = tokio::sync::mpsc::unbounded_channel();
-    let links = hello_tui::kernel_setup::FsLinks { dirty, written };
-    let mut s = kernel_state(dir.path(), &tx, Some(&links));
-    let script =
-        hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
-    s.agent.set_provider(scripted(&script));
+    let (mut s, mut rx, _dir, auth, original) = linked_demo(&["auth.ts"]);
     send(&mut s, "why does checkAuth reject users?");
     pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
     let answer = &s.conversation.messages.last().unwrap().text;

@@ -195,6 +195,16 @@ fn show_in_cell(state: &mut AppState, written: &FsWritten) {
     ));
 }
 
+impl ChangeLog {
+    /// The stack a group is taken from and the one it goes to.
+    fn stacks(&mut self, direction: Direction) -> (&mut Vec<ChangeGroup>, &mut Vec<ChangeGroup>) {
+        match direction {
+            Direction::Undo => (&mut self.done, &mut self.undone),
+            Direction::Redo => (&mut self.undone, &mut self.done),
+        }
+    }
+}
+
 /// Which way a group is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Direction {
@@ -214,11 +224,11 @@ pub fn redo(state: &mut AppState) -> String {
 }
 
 fn apply_group(state: &mut AppState, direction: Direction) -> String {
-    let (from, verb) = match direction {
-        Direction::Undo => (&mut state.changes.done, "undone"),
-        Direction::Redo => (&mut state.changes.undone, "redone"),
+    let verb = match direction {
+        Direction::Undo => "undone",
+        Direction::Redo => "redone",
     };
-    let Some(group) = from.pop() else {
+    let Some(group) = state.changes.stacks(direction).0.pop() else {
         return match direction {
             Direction::Undo => "Nothing to undo: no cell has changed a file with fs.write or fs.edit in this session.".into(),
             Direction::Redo => "Nothing to redo.".into(),
@@ -249,26 +259,15 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
     applied.reverse();
     kept.reverse();
     let label = group.label;
-    if !kept.is_empty() {
-        // What could not be taken back stays where it was, to try again.
-        let from = match direction {
-            Direction::Undo => &mut state.changes.done,
-            Direction::Redo => &mut state.changes.undone,
-        };
-        from.push(ChangeGroup {
-            label: label.clone(),
-            changes: kept,
-        });
-    }
-    if !applied.is_empty() {
-        let to = match direction {
-            Direction::Undo => &mut state.changes.undone,
-            Direction::Redo => &mut state.changes.done,
-        };
-        to.push(ChangeGroup {
-            label: label.clone(),
-            changes: applied,
-        });
+    let (from, to) = state.changes.stacks(direction);
+    // What could not be taken back stays where it was, to try again.
+    for (stack, changes) in [(from, kept), (to, applied)] {
+        if !changes.is_empty() {
+            stack.push(ChangeGroup {
+                label: label.clone(),
+                changes,
+            });
+        }
     }
     format!(
         "/{} {label}: {}.",
