@@ -327,29 +327,7 @@ async fn undo_takes_back_what_an_agent_turn_wrote() {
     pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
     let fixed = std::fs::read(&auth).unwrap();
     assert_ne!(fixed, original, "the demo fixed the file");
-    // The write's announcement travels on its own channel and may trail
-    // the turn's end.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        send(&mut s, "/diff");
-        if !s
-            .conversation
-            .messages
-            .last()
-            .unwrap()
-            .text
-            .starts_with("No changes")
-        {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the write was never announced"
-        );
-        if let Ok(Some(event)) = tokio::time::timeout(Duration::from_millis(50), rx.recv()).await {
-            handle_app_event(&mut s, event);
-        }
-    }
+    wait_for_the_write(&mut s, &mut rx).await;
     let shown = &s.conversation.messages.last().unwrap().text;
     assert!(
         shown.starts_with("the agent's answer to “why does checkAuth reject users?”:"),
@@ -362,6 +340,58 @@ async fn undo_takes_back_what_an_agent_turn_wrote() {
     assert!(said.contains("auth.ts undone"), "{said}");
     assert_eq!(std::fs::read(&auth).unwrap(), original, "byte for byte");
     send(&mut s, "/redo");
+    assert_eq!(std::fs::read(&auth).unwrap(), fixed);
+}
+
+/// Types `/diff` until it shows a change: the write's announcement travels
+/// on its own channel and may trail the turn's end.
+async fn wait_for_the_write(s: &mut AppState, rx: &mut AppEventReceiver) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        send(s, "/diff");
+        if !s
+            .conversation
+            .messages
+            .last()
+            .unwrap()
+            .text
+            .starts_with("No changes")
+        {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the write was never announced"
+        );
+        if let Ok(Some(event)) = tokio::time::timeout(Duration::from_millis(50), rx.recv()).await {
+            handle_app_event(s, event);
+        }
+    }
+}
+
+/// Issue 17: change records are kept with the session. After a restart
+/// (a new workbench resuming the session, as `--resume ID` does), `/undo`
+/// still takes back the agent's write byte for byte, and `/redo` brings it
+/// back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_reaches_an_agent_turn_after_a_restart() {
+    let (mut s, mut rx, dir, auth, original) = linked_demo(&[]);
+    send(&mut s, "why does checkAuth reject users?");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    let fixed = std::fs::read(&auth).unwrap();
+    wait_for_the_write(&mut s, &mut rx).await;
+    let id = hello_tui::app::agent::session_at_exit(&mut s)
+        .await
+        .expect("the turn started a session");
+    drop(s);
+
+    let mut again = state(dir.path());
+    hello_tui::app::sessions::configure(&mut again, false, Some(Some(id))).unwrap();
+    send(&mut again, "/undo");
+    let said = &again.conversation.messages.last().unwrap().text;
+    assert!(said.contains("auth.ts undone"), "{said}");
+    assert_eq!(std::fs::read(&auth).unwrap(), original, "byte for byte");
+    send(&mut again, "/redo");
     assert_eq!(std::fs::read(&auth).unwrap(), fixed);
 }
 

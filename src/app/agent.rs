@@ -39,6 +39,9 @@ pub const SPINNER_INTERVAL: Duration = Duration::from_millis(100);
 pub enum AgentUpdate {
     Turn(TurnEvent),
     Notice(String),
+    /// The conversation got its session (at its first prompt): what is
+    /// kept with the session (the change log) starts saving under `id`.
+    SessionStarted(String),
     /// The turn task ended (whatever happened).
     Finished,
 }
@@ -197,6 +200,9 @@ impl AgentState {
 pub fn resume(state: &mut AppState, conversation: Conversation, warnings: &[String]) {
     let shown = pane_messages(&conversation);
     let id = conversation.session_id().unwrap_or("?").to_owned();
+    if let Some(id) = conversation.session_id() {
+        super::changes::resume(state, id);
+    }
     state.agent.set_conversation(conversation);
     state.conversation.messages.extend(shown);
     for warning in warnings {
@@ -353,7 +359,10 @@ pub fn send(state: &mut AppState, prompt: String) {
                 &provider.label(),
                 crate::session::SessionOrigin::Tui,
             ) {
-                Ok(session) => conversation.set_session(session),
+                Ok(session) => {
+                    send(AgentUpdate::SessionStarted(session.id().to_owned()));
+                    conversation.set_session(session);
+                }
                 Err(error) => send(AgentUpdate::Notice(format!(
                     "This conversation is not saved: {error}"
                 ))),
@@ -429,6 +438,7 @@ pub fn apply(state: &mut AppState, update: AgentUpdate) {
     match update {
         AgentUpdate::Turn(event) => apply_turn_event(state, event),
         AgentUpdate::Notice(text) => notice(state, &text),
+        AgentUpdate::SessionStarted(id) => super::changes::attach(state, &id),
         AgentUpdate::Finished => {
             let agent = &mut state.agent;
             agent.busy = false;

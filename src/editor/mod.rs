@@ -45,6 +45,7 @@ mod width;
 
 pub use commands::{ApplyOutcome, EditCommand, SearchReport};
 pub use disk::DiskVersion;
+pub(crate) use disk::write_atomic;
 pub use document::{DiskState, Document, MAX_EDITABLE_BYTES, MAX_EDITABLE_LINES, Viewport};
 pub use error::{EditorError, ReadOnlyReason};
 pub use external::DiskChange;

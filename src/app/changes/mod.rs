@@ -10,7 +10,11 @@
 //! `write_beneath` as `fs.write`, so a link a cell planted cannot steer an
 //! undo out of the workspace).
 
+mod store;
+
 use std::path::{Path, PathBuf};
+
+use store::ChangeStore;
 
 use super::state::AppState;
 use crate::kernel::caps::{
@@ -36,9 +40,26 @@ pub struct FileChange {
     pub path: PathBuf,
     pub before: Prior,
     pub after: Vec<u8>,
+    /// The names the texts are saved under, computed when they are set so
+    /// saving the log after each write does not hash it all again.
+    names: store::BlobNames,
 }
 
 impl FileChange {
+    fn new(path: PathBuf, before: Prior, after: Vec<u8>) -> Self {
+        let names = store::BlobNames::of(&before, &after);
+        Self {
+            path,
+            before,
+            after,
+            names,
+        }
+    }
+
+    fn set(&mut self, before: Prior, after: Vec<u8>) {
+        *self = Self::new(std::mem::take(&mut self.path), before, after);
+    }
+
     fn bytes(&self) -> usize {
         let before = match &self.before {
             Prior::Bytes(bytes) => bytes.len(),
@@ -62,6 +83,11 @@ pub struct ChangeLog {
     undone: Vec<ChangeGroup>,
     /// The label of the group the next write starts.
     next: Option<String>,
+    /// Where the log is saved: set once the conversation has a session
+    /// (its first prompt, or a resumed one). Until then it lives in memory.
+    store: Option<ChangeStore>,
+    /// The first save failure, reported once.
+    save_failed: bool,
 }
 
 impl ChangeLog {
@@ -100,15 +126,17 @@ impl ChangeLog {
             // (the user saved it): undoing goes back to their text, never
             // past it.
             Some(change) if written.before != Prior::Bytes(change.after.clone()) => {
-                change.before = written.before.clone();
-                change.after.clone_from(&written.after);
+                change.set(written.before.clone(), written.after.clone());
             }
-            Some(change) => change.after.clone_from(&written.after),
-            None => group.changes.push(FileChange {
-                path: written.path.clone(),
-                before: written.before.clone(),
-                after: written.after.clone(),
-            }),
+            Some(change) => {
+                let before = std::mem::replace(&mut change.before, Prior::Absent);
+                change.set(before, written.after.clone());
+            }
+            None => group.changes.push(FileChange::new(
+                written.path.clone(),
+                written.before.clone(),
+                written.after.clone(),
+            )),
         }
         self.keep_within(MAX_LOG_BYTES);
         started
@@ -129,11 +157,62 @@ impl ChangeLog {
                     break;
                 }
                 total -= change.bytes();
-                change.before = Prior::Unrecorded;
-                change.after = Vec::new();
+                change.set(Prior::Unrecorded, Vec::new());
             }
         }
     }
+}
+
+/// The conversation now has session `id`: the log is saved with it from
+/// here on (what happened before, too).
+pub fn attach(state: &mut AppState, id: &str) {
+    let root = workspace_root(state);
+    state.changes.store = Some(ChangeStore::for_session(&state.workspace_root, &root, id));
+    save(state);
+}
+
+/// Session `id` was resumed: its log comes back, so `/undo` reaches the
+/// turns before the restart.
+pub fn resume(state: &mut AppState, id: &str) {
+    let root = workspace_root(state);
+    let store = ChangeStore::for_session(&state.workspace_root, &root, id);
+    match store.load() {
+        Ok(mut log) => {
+            log.store = Some(store);
+            state.changes = log;
+        }
+        Err(error) => super::update::notice(
+            state,
+            &format!("The session's file changes cannot be undone: {error}"),
+        ),
+    }
+}
+
+/// Saves the log where it is kept; the first failure is reported once
+/// (the log stays usable in memory).
+fn save(state: &mut AppState) {
+    let Some(store) = &state.changes.store else {
+        return;
+    };
+    match store.save(&state.changes) {
+        Ok(()) => state.changes.save_failed = false,
+        Err(error) if !state.changes.save_failed => {
+            state.changes.save_failed = true;
+            super::update::notice(
+                state,
+                &format!(
+                    "File changes are no longer saved with the session (/undo works until \
+                     you quit): {error}"
+                ),
+            );
+        }
+        Err(_) => {}
+    }
+}
+
+/// The workspace as change paths spell it (canonical, as `fs` resolves).
+fn workspace_root(state: &AppState) -> PathBuf {
+    std::fs::canonicalize(&state.workspace_root).unwrap_or_else(|_| state.workspace_root.clone())
 }
 
 /// A write is recorded, shown under its cell and marked in the file view.
@@ -142,6 +221,7 @@ pub fn on_written(state: &mut AppState, written: &FsWritten) {
         // The marks show what the *last* cell or answer changed.
         state.editors.changed_lines.clear();
     }
+    save(state);
     show_in_cell(state, written);
     let before = match &written.before {
         Prior::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
@@ -234,8 +314,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
             Direction::Redo => "Nothing to redo.".into(),
         };
     };
-    let root = std::fs::canonicalize(&state.workspace_root)
-        .unwrap_or_else(|_| state.workspace_root.clone());
+    let root = workspace_root(state);
     let mut applied = Vec::new();
     let mut kept = Vec::new();
     let mut report = Vec::new();
@@ -269,6 +348,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
             });
         }
     }
+    save(state);
     format!(
         "/{} {label}: {}.",
         match direction {
