@@ -29,6 +29,7 @@ pub mod screen;
 pub mod session;
 pub mod snapshot;
 pub mod text_diff;
+pub(crate) mod text_merge;
 pub mod theme;
 pub mod tokens;
 pub mod tui;

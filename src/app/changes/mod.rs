@@ -318,16 +318,38 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
     let mut applied = Vec::new();
     let mut kept = Vec::new();
     let mut report = Vec::new();
+    let mut details = String::new();
     // Last change first: a file written twice in a group is one change.
     for change in group.changes.into_iter().rev() {
         let shown = state.display_path(&change.path);
-        match restore(state, &root, &change, direction) {
-            Ok(()) => {
+        let restored = restore(state, &root, &change, direction);
+        if restored.is_ok() {
+            // Its marks name lines of a text that is gone.
+            state.editors.changed_lines.remove(&change.path);
+            super::editors::on_disk_change(state, &change.path);
+        }
+        match restored {
+            Ok(Restored::Exactly) => {
                 report.push(format!("{shown} {verb}"));
-                // Its marks name lines of a text that is gone.
-                state.editors.changed_lines.remove(&change.path);
-                super::editors::on_disk_change(state, &change.path);
                 applied.push(change);
+            }
+            Ok(Restored::Merged {
+                found,
+                written,
+                conflicts,
+            }) => {
+                if conflicts.is_empty() {
+                    report.push(format!("{shown} {verb} around your edits since"));
+                } else {
+                    report.push(format!(
+                        "{shown} {verb} except where you edited the same lines since"
+                    ));
+                    details.push_str(&conflict_report(&shown, &conflicts));
+                }
+                applied.push(match direction {
+                    Direction::Undo => FileChange::new(change.path, Prior::Bytes(written), found),
+                    Direction::Redo => FileChange::new(change.path, Prior::Bytes(found), written),
+                });
             }
             Err(why) => {
                 report.push(format!("{shown} left as it is: {why}"));
@@ -350,7 +372,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
     }
     save(state);
     format!(
-        "/{} {label}: {}.",
+        "/{} {label}: {}.{details}",
         match direction {
             Direction::Undo => "undo",
             Direction::Redo => "redo",
@@ -359,27 +381,44 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
     )
 }
 
-/// Puts one file back (undo: to `before`; redo: to `after`), if it still
-/// holds what the other side left.
+/// How a file was put back.
+enum Restored {
+    /// It held exactly what the change left: the change itself moves.
+    Exactly,
+    /// It was edited since: the change was merged into the edits; what
+    /// moves is the change as it happened now (`written` over `found`),
+    /// and where both touched the same lines the edits were kept.
+    Merged {
+        found: Vec<u8>,
+        written: Vec<u8>,
+        conflicts: Vec<crate::text_merge::Conflict>,
+    },
+}
+
+/// Puts one file back (undo: to `before`; redo: to `after`). A file that
+/// still holds what the other side left is restored exactly; one edited
+/// since gets the change taken out (or put back) around the edits, by a
+/// three-way merge that never overwrites an edited line.
 fn restore(
     state: &AppState,
     root: &Path,
     change: &FileChange,
     direction: Direction,
-) -> Result<(), String> {
+) -> Result<Restored, String> {
+    const NOT_KEPT: &str = "its earlier text was too big to keep";
     let (expected, target) = match direction {
         Direction::Undo => (Some(change.after.as_slice()), &change.before),
         Direction::Redo => (
             match &change.before {
                 Prior::Bytes(bytes) => Some(bytes.as_slice()),
                 Prior::Absent => None,
-                Prior::Unrecorded => return Err("its earlier text was too big to keep".into()),
+                Prior::Unrecorded => return Err(NOT_KEPT.into()),
             },
             &Prior::Bytes(change.after.clone()),
         ),
     };
     if let Prior::Unrecorded = target {
-        return Err("its earlier text was too big to keep".into());
+        return Err(NOT_KEPT.into());
     }
     if state
         .editors
@@ -404,20 +443,61 @@ fn restore(
         Err(WriteError::Steered) => return Err("its path leads through a link".into()),
         Err(error) => return Err(error.to_string()),
     };
-    if current.as_deref() != expected {
-        return Err("it was changed since".into());
-    }
     let steered = |e: WriteError| match e {
         WriteError::Steered => "its path leads through a link".to_string(),
         other => other.to_string(),
     };
-    match target {
-        Prior::Bytes(bytes) => write_beneath(root, relative, bytes).map_err(steered),
-        // The change created it: taking it back removes it, beneath the
-        // workspace (a folder on the way swapped for a link is refused).
-        Prior::Absent => remove_beneath(root, relative).map_err(steered),
-        Prior::Unrecorded => Err("its earlier text was too big to keep".into()),
+    if current.as_deref() == expected {
+        return match target {
+            Prior::Bytes(bytes) => write_beneath(root, relative, bytes).map_err(steered),
+            // The change created it: taking it back removes it, beneath
+            // the workspace (a folder on the way swapped for a link is
+            // refused).
+            Prior::Absent => remove_beneath(root, relative).map_err(steered),
+            Prior::Unrecorded => Err(NOT_KEPT.into()),
+        }
+        .map(|()| Restored::Exactly);
     }
+    // Edited since. Only a text on both sides can be merged (a created
+    // file edited since is not removed), and only one small enough to
+    // diff on the UI loop.
+    let (Some(base), Some(found), Prior::Bytes(goal)) = (expected, current, target) else {
+        return Err("it was changed since".into());
+    };
+    if base.len() + found.len() + goal.len() > crate::text_diff::MAX_DIFF_BYTES {
+        return Err("it was changed since, and is too big to merge here".into());
+    }
+    let merge = crate::text_merge::merge3(base, &found, goal);
+    if merge.text == found {
+        return Err("it was changed since, on the same lines".into());
+    }
+    write_beneath(root, relative, &merge.text).map_err(steered)?;
+    Ok(Restored::Merged {
+        found,
+        written: merge.text,
+        conflicts: merge.conflicts,
+    })
+}
+
+/// Where a merged restore kept the user's lines, as the report shows it:
+/// each region as a diff from what was kept (`-`) to what `/undo` (or
+/// `/redo`) would have put there (`+`).
+fn conflict_report(shown: &str, conflicts: &[crate::text_merge::Conflict]) -> String {
+    let mut out = String::new();
+    for conflict in conflicts {
+        let ours = String::from_utf8_lossy(&conflict.ours);
+        let theirs = String::from_utf8_lossy(&conflict.theirs);
+        out.push_str(&format!(
+            "\n{shown}: kept your lines at line {}:\n",
+            conflict.line
+        ));
+        for line in crate::text_diff::unified(&ours, &theirs, None, 0).lines() {
+            if !line.starts_with("@@") {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
+    }
+    out
 }
 
 /// `/diff`: every change the session made that is not undone, group by
@@ -521,6 +601,66 @@ mod tests {
         assert_eq!(read(&a), "ONE!\r\nTWO\r\n");
         assert_eq!(read(&b), "created\n");
         assert!(redo(&mut s).starts_with("Nothing to redo"));
+    }
+
+    #[test]
+    fn undo_merges_around_lines_edited_since_and_redo_restores_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let a = root.join("a.py");
+        std::fs::write(&a, "1\n2\n3\n4\n5\n6\n").unwrap();
+        let mut s = state(&root);
+        s.changes.start_group("the agent's answer");
+        write(&mut s, &a, "1\n2\n3\n4\nFIVE\n6\n");
+        // The user edits line 1 and saves, after the agent's write.
+        std::fs::write(&a, "one\n2\n3\n4\nFIVE\n6\n").unwrap();
+
+        let report = undo(&mut s);
+        assert!(report.contains("a.py undone around your edits"), "{report}");
+        assert_eq!(read(&a), "one\n2\n3\n4\n5\n6\n", "the user's line stays");
+        let report = redo(&mut s);
+        assert!(report.contains("a.py redone"), "{report}");
+        assert_eq!(read(&a), "one\n2\n3\n4\nFIVE\n6\n");
+        undo(&mut s);
+        assert_eq!(read(&a), "one\n2\n3\n4\n5\n6\n");
+    }
+
+    #[test]
+    fn lines_both_changed_stay_the_users_and_are_shown_as_a_conflict() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (a, created) = (root.join("a.py"), root.join("new.py"));
+        std::fs::write(&a, "1\n2\n3\n4\n5\n6\n").unwrap();
+        let mut s = state(&root);
+        s.changes.start_group("the agent's answer");
+        write(&mut s, &a, "1\nTWO\n3\n4\n5\nSIX\n");
+        write(&mut s, &created, "made by the agent\n");
+        std::fs::write(&a, "1\nmy two\n3\n4\n5\nSIX\n").unwrap();
+        std::fs::write(&created, "made by the agent\nand then by me\n").unwrap();
+
+        let report = undo(&mut s);
+        assert!(
+            report.contains("a.py undone except where you edited the same lines since"),
+            "{report}"
+        );
+        assert!(
+            report.contains("a.py: kept your lines at line 2"),
+            "{report}"
+        );
+        assert!(
+            report.contains("-my two") && report.contains("+2"),
+            "{report}"
+        );
+        assert_eq!(
+            read(&a),
+            "1\nmy two\n3\n4\n5\n6\n",
+            "line 6 is taken back, the user's line 2 kept"
+        );
+        assert!(
+            report.contains("new.py left as it is: it was changed since"),
+            "{report}"
+        );
+        assert_eq!(read(&created), "made by the agent\nand then by me\n");
     }
 
     #[test]

@@ -1,0 +1,267 @@
+//! A three-way line merge (diff3), so `/undo` can take back an agent's
+//! change from a file the user has edited since, without touching the
+//! user's lines.
+//!
+//! `base` is the text both sides started from (what the change left),
+//! `ours` is what the file holds now (the user's edits on top), `theirs`
+//! is where undo wants to go (the text before the change). Regions only
+//! one side changed take that side; regions both changed the same way
+//! take it once; regions both changed differently are conflicts, which
+//! keep `ours` (the user's text is never overwritten) and are reported.
+//!
+//! Works on lines of bytes (a line keeps its terminator, so CRLF and a
+//! missing final newline survive, and non-UTF-8 files merge too). Changes
+//! that touch, not only overlap, count as a conflict, as in `diff3`:
+//! two edits to adjacent lines are rarely independent.
+
+use std::ops::Range;
+
+use similar::{Algorithm, DiffTag, capture_diff_slices};
+
+/// The merged text, and where it kept `ours` because both sides changed
+/// the same region differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merge {
+    pub text: Vec<u8>,
+    pub conflicts: Vec<Conflict>,
+}
+
+/// One region both sides changed differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    /// 1-based first line of the region in the merged text (which holds
+    /// `ours` there).
+    pub line: usize,
+    pub ours: Vec<u8>,
+    pub theirs: Vec<u8>,
+}
+
+/// A changed region: `base` lines replaced by `other` lines.
+#[derive(Debug, Clone)]
+struct Hunk {
+    base: Range<usize>,
+    other: Range<usize>,
+}
+
+fn lines(text: &[u8]) -> Vec<&[u8]> {
+    text.split_inclusive(|b| *b == b'\n').collect()
+}
+
+/// The regions `other` changed from `base`, in order, adjacent ops joined.
+///
+/// Positions are counted here from the ops' lengths: `similar`'s Myers
+/// output can give a deletion's `new_index` (and an insertion's
+/// `old_index`) off by the ops around it, which the ranges cannot afford.
+fn hunks(base: &[&[u8]], other: &[&[u8]]) -> Vec<Hunk> {
+    let mut hunks: Vec<Hunk> = Vec::new();
+    let (mut old, mut new) = (0, 0);
+    for op in capture_diff_slices(Algorithm::Myers, base, other) {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        let (old_len, new_len) = (old_range.len(), new_range.len());
+        let here = Hunk {
+            base: old..old + old_len,
+            other: new..new + new_len,
+        };
+        old += old_len;
+        new += new_len;
+        if tag == DiffTag::Equal {
+            continue;
+        }
+        match hunks.last_mut() {
+            Some(last)
+                if last.base.end == here.base.start && last.other.end == here.other.start =>
+            {
+                last.base.end = here.base.end;
+                last.other.end = here.other.end;
+            }
+            _ => hunks.push(here),
+        }
+    }
+    hunks
+}
+
+/// What one side holds for `base[range]`, given its hunks inside the
+/// range (outside them it equals base, offset by the changes before).
+fn side_text(range: &Range<usize>, hunks: &[Hunk], base: &[&[u8]], other: &[&[u8]]) -> Vec<u8> {
+    let (Some(first), Some(last)) = (hunks.first(), hunks.last()) else {
+        return base[range.clone()].concat();
+    };
+    let start = first.other.start - (first.base.start - range.start);
+    let end = last.other.end + (range.end - last.base.end);
+    other[start..end].concat()
+}
+
+/// Merges `ours` and `theirs`, both descended from `base`.
+pub fn merge3(base: &[u8], ours: &[u8], theirs: &[u8]) -> Merge {
+    let (base, ours, theirs) = (lines(base), lines(ours), lines(theirs));
+    let (a, b) = (hunks(&base, &ours), hunks(&base, &theirs));
+    let (mut i, mut j) = (0, 0);
+    let mut text = Vec::new();
+    let mut conflicts = Vec::new();
+    let mut line = 1;
+    let mut at = 0;
+    while i < a.len() || j < b.len() {
+        // The next region: the earliest hunk, grown by every hunk of
+        // either side that overlaps or touches it.
+        let first = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if y.base.start < x.base.start => y,
+            (Some(x), _) => x,
+            (None, Some(y)) => y,
+            (None, None) => break,
+        };
+        let mut range = first.base.clone();
+        let (i0, j0) = (i, j);
+        loop {
+            let grown = if a.get(i).is_some_and(|h| h.base.start <= range.end) {
+                range.end = range.end.max(a[i].base.end);
+                i += 1;
+                true
+            } else if b.get(j).is_some_and(|h| h.base.start <= range.end) {
+                range.end = range.end.max(b[j].base.end);
+                j += 1;
+                true
+            } else {
+                false
+            };
+            if !grown {
+                break;
+            }
+        }
+        let unchanged = base[at..range.start].concat();
+        line += count_lines(&unchanged);
+        text.extend_from_slice(&unchanged);
+        let mine = side_text(&range, &a[i0..i], &base, &ours);
+        let yours = side_text(&range, &b[j0..j], &base, &theirs);
+        let taken = if i == i0 {
+            yours
+        } else if j == j0 || mine == yours {
+            mine
+        } else {
+            conflicts.push(Conflict {
+                line,
+                ours: mine.clone(),
+                theirs: yours,
+            });
+            mine
+        };
+        line += count_lines(&taken);
+        text.extend_from_slice(&taken);
+        at = range.end;
+    }
+    text.extend_from_slice(&base[at..].concat());
+    Merge { text, conflicts }
+}
+
+fn count_lines(text: &[u8]) -> usize {
+    text.iter().filter(|b| **b == b'\n').count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merged(base: &str, ours: &str, theirs: &str) -> (String, usize) {
+        let m = merge3(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+        (String::from_utf8(m.text).unwrap(), m.conflicts.len())
+    }
+
+    #[test]
+    fn changes_far_apart_both_apply() {
+        let base = "a\nb\nc\nd\ne\nf\n";
+        let ours = "A\nb\nc\nd\ne\nf\n"; // the user edits line 1
+        let theirs = "a\nb\nc\nd\ne\nF\nG\n"; // undo touches the end
+        assert_eq!(
+            merged(base, ours, theirs),
+            ("A\nb\nc\nd\ne\nF\nG\n".into(), 0)
+        );
+    }
+
+    #[test]
+    fn one_sided_changes_take_that_side() {
+        let base = "x\ny\n";
+        assert_eq!(merged(base, base, "x\n"), ("x\n".into(), 0));
+        assert_eq!(merged(base, "x\ny\nz\n", base), ("x\ny\nz\n".into(), 0));
+        assert_eq!(merged("", "", "new\n"), ("new\n".into(), 0));
+    }
+
+    #[test]
+    fn the_same_change_on_both_sides_is_taken_once() {
+        let base = "1\n2\n3\n";
+        let both = "1\ntwo\n3\n";
+        assert_eq!(merged(base, both, both), (both.into(), 0));
+    }
+
+    #[test]
+    fn overlapping_changes_conflict_and_keep_ours() {
+        let base = "keep\nold\nkeep2\n";
+        let ours = "keep\nmine\nkeep2\n";
+        let theirs = "keep\ntheirs\nkeep2\n";
+        let m = merge3(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+        assert_eq!(m.text, ours.as_bytes());
+        assert_eq!(
+            m.conflicts,
+            vec![Conflict {
+                line: 2,
+                ours: b"mine\n".to_vec(),
+                theirs: b"theirs\n".to_vec(),
+            }]
+        );
+    }
+
+    #[test]
+    fn adjacent_changes_conflict() {
+        let (text, conflicts) = merged("a\nb\n", "A\nb\n", "a\nB\n");
+        assert_eq!((text.as_str(), conflicts), ("A\nb\n", 1));
+    }
+
+    #[test]
+    fn line_ends_and_a_missing_final_newline_survive() {
+        let base = "a\r\nb\r\nc\r\nd";
+        let ours = "a\r\nb\r\nc\r\nd!";
+        let theirs = "x\r\nb\r\nc\r\nd";
+        assert_eq!(merged(base, ours, theirs), ("x\r\nb\r\nc\r\nd!".into(), 0));
+    }
+
+    #[test]
+    fn conflict_lines_count_in_the_merged_text() {
+        let base = "1\n2\n3\n4\n5\n6\n7\n";
+        let ours = "0\n1\n2\n3\n4\nfive\n6\n7\n"; // a line added on top shifts it
+        let theirs = "1\n2\n3\n4\nFIVE\n6\n7\n";
+        let m = merge3(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+        assert_eq!(m.conflicts.len(), 1);
+        assert_eq!(m.conflicts[0].line, 6, "{:?}", m.conflicts);
+    }
+
+    /// Texts of a few short lines from a tiny alphabet, so sides collide.
+    fn text() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            proptest::prop_oneof!["a\n", "b\n", "c\n", "a\r\n", "d"],
+            0..8,
+        )
+        .prop_map(|lines| lines.concat().into_bytes())
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        /// A side that changed nothing yields the other side exactly; the
+        /// same change on both sides yields it once; a conflict-free merge
+        /// never loses a line only one side changed.
+        #[test]
+        fn merging_with_an_unchanged_side_gives_the_other(
+            base in text(), ours in text(), theirs in text()
+        ) {
+            proptest::prop_assert_eq!(merge3(&base, &ours, &base).text, ours.clone());
+            proptest::prop_assert_eq!(merge3(&base, &base, &theirs).text, theirs.clone());
+            proptest::prop_assert_eq!(merge3(&base, &theirs, &theirs).text, theirs.clone());
+            let merged = merge3(&base, &ours, &theirs);
+            if merged.conflicts.is_empty() {
+                // Applying the merge's own changes again changes nothing.
+                proptest::prop_assert_eq!(
+                    merge3(&ours, &merged.text, &merged.text).text,
+                    merged.text.clone()
+                );
+            }
+        }
+    }
+}
