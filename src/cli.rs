@@ -74,9 +74,10 @@ pub struct GlobalOptions {
     #[arg(long, global = true, value_name = "PATH")]
     pub python: Option<PathBuf>,
 
-    /// How model-written code is approved: `ask` (each cell and shell
-    /// command; the TUI default), `auto` (no questions, inside the sandbox),
-    /// `full` (no sandbox, no questions), `deny`.
+    /// How model-written code is approved: `ask` (each cell, shell command
+    /// and write's diff; the TUI default), `review` (as `ask`, writes hunk
+    /// by hunk), `auto` (no questions, inside the sandbox), `full` (no
+    /// sandbox, no questions), `deny`.
     #[arg(long, global = true, value_name = "MODE")]
     pub approval: Option<crate::sandbox::ApprovalMode>,
 

@@ -228,7 +228,7 @@ impl Job {
             "truncated": self.snapshot.truncated,
         }));
         let shell: Arc<dyn ApprovalPolicy> = match self.approval {
-            ApprovalMode::Deny | ApprovalMode::Ask => Arc::new(DenyAll {
+            ApprovalMode::Deny | ApprovalMode::Ask | ApprovalMode::Review => Arc::new(DenyAll {
                 reason: "shell commands are refused in `hello-tui exec` unless it runs with \
                          --approval auto or --approval full"
                     .into(),
@@ -265,7 +265,11 @@ impl Job {
             &self.root,
             &confinement,
             shell,
-            Some(&kernel_setup::FsLinks { dirty, written }),
+            Some(&kernel_setup::FsLinks {
+                dirty,
+                written,
+                review: None,
+            }),
             Some(&(context.clone(), snapshot_rx)),
         )?;
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());

@@ -10,17 +10,21 @@ use tokio::sync::{mpsc, watch};
 
 use crate::config::Settings;
 use crate::context::{ContextCapability, PublishedSnapshot, SharedContext};
-use crate::kernel::caps::{ApprovalPolicy, DirtyPaths, FsCapability, FsWritten, ShellCapability};
+use crate::kernel::caps::{
+    ApprovalPolicy, DirtyPaths, FsCapability, FsWritten, ShellCapability, WriteReview,
+};
 use crate::kernel::{CapabilityRegistry, KernelConfig, PreSpawnHook};
 use crate::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxError, SandboxStatus};
 
 /// What ties the kernel's `fs` to the open editors: the paths with unsaved
-/// edits (`fs.write` refuses them) and a channel announcing its writes (so
-/// open buffers reload).
+/// edits (`fs.write` refuses them), a channel announcing its writes (so
+/// open buffers reload), and who reviews a write before it is made (the
+/// workbench's approval broker; `None` where nobody can answer).
 #[derive(Clone)]
 pub struct FsLinks {
     pub dirty: watch::Receiver<DirtyPaths>,
     pub written: mpsc::UnboundedSender<FsWritten>,
+    pub review: Option<Arc<dyn WriteReview>>,
 }
 
 /// The agent's conversation as the `context` capability reads it.
@@ -81,6 +85,9 @@ pub fn registry(
         fs = fs
             .with_dirty_paths(links.dirty.clone())
             .with_write_events(links.written.clone());
+        if let Some(review) = &links.review {
+            fs = fs.with_review(Arc::clone(review));
+        }
     }
     let mut registry =
         CapabilityRegistry::new()

@@ -35,6 +35,8 @@ pub enum Scope {
     Approval,
     /// Typing the reason for a denial.
     ApprovalReason,
+    /// A write's hunks, one at a time (`review` mode).
+    HunkReview,
     /// The Ctrl+P file picker: typing edits the query.
     Picker,
     /// The go-to-line prompt and the find bar: typing edits the input.
@@ -62,6 +64,7 @@ impl Scope {
             Scope::VariableFilter => "Variables filter",
             Scope::Approval => "Approval",
             Scope::ApprovalReason => "Approval: reason for denying",
+            Scope::HunkReview => "Review a write hunk by hunk",
             Scope::Picker => "File picker (Ctrl+P)",
             Scope::Prompt => "Go to line and find in file",
             Scope::Conflict => "Changed on disk",
@@ -70,7 +73,7 @@ impl Scope {
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 18] = [
+    pub const ALL: [Scope; 19] = [
         Scope::Global,
         Scope::Conversation,
         Scope::FileView,
@@ -86,6 +89,7 @@ impl Scope {
         Scope::Recovery,
         Scope::Approval,
         Scope::ApprovalReason,
+        Scope::HunkReview,
         Scope::Picker,
         Scope::Prompt,
         Scope::Conflict,
@@ -203,6 +207,16 @@ pub enum Action {
     DenyNow,
     SendDenial,
     CancelDenial,
+    /// Hunk review: write this hunk.
+    AcceptHunk,
+    /// Hunk review: leave this hunk out.
+    RejectHunk,
+    /// Hunk review: write this hunk and every later one.
+    AcceptRestHunks,
+    /// Hunk review: leave out this hunk and every later one.
+    RejectRestHunks,
+    /// Hunk review: back to the previous hunk, to decide it again.
+    PreviousHunk,
     /// Switch the approval mode between `ask` and `auto`.
     CycleApprovalMode,
     SortVariables,
@@ -291,13 +305,19 @@ impl Action {
             Action::AnswerDiscard => "Discard the unsaved edits (then quit or close)",
             Action::AnswerSave => "Save first (then quit or close)",
             Action::Deny => "No",
-            Action::ApproveOnce => "Run it once",
+            Action::ApproveOnce => "Allow it once (run the command or cell, make the write)",
             Action::ApproveAlways => {
-                "Always allow this exact command (for cells: every cell) this session"
+                "Always allow this exact command (for cells: every cell; for writes: every write) \
+                 this session"
             }
             Action::StartDenial => "Deny, with a reason the code receives",
             Action::DenyNow => "Deny without a reason",
             Action::SendDenial => "Send the denial and its reason",
+            Action::AcceptHunk => "Write this hunk",
+            Action::RejectHunk => "Leave this hunk out",
+            Action::AcceptRestHunks => "Write this hunk and all later ones",
+            Action::RejectRestHunks => "Leave out this hunk and all later ones",
+            Action::PreviousHunk => "Back to the previous hunk",
             Action::CancelDenial => "Back to the choices",
             Action::CycleApprovalMode => "Approval mode ask ↔ auto (or /approval MODE)",
             Action::SortVariables => "Sort variables by name or by last change",
@@ -362,11 +382,16 @@ impl Action {
             Action::AnswerDiscard => "discard",
             Action::AnswerSave => "save",
             Action::Deny => "no",
-            Action::ApproveOnce => "run once",
+            Action::ApproveOnce => "allow once",
             Action::ApproveAlways => "always",
             Action::StartDenial => "deny…",
             Action::DenyNow => "deny",
             Action::SendDenial => "send",
+            Action::AcceptHunk => "accept",
+            Action::RejectHunk => "reject",
+            Action::AcceptRestHunks => "accept rest",
+            Action::RejectRestHunks => "reject rest",
+            Action::PreviousHunk => "back",
             Action::CancelDenial => "back",
             Action::CycleApprovalMode => "mode",
             Action::SortVariables => "sort",
@@ -850,6 +875,16 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::Approval, KeyCode::Down, NONE, Action::ScrollDown),
     bind(Scope::Approval, KeyCode::PageUp, NONE, Action::PageUp),
     bind(Scope::Approval, KeyCode::PageDown, NONE, Action::PageDown),
+    hinted(Scope::HunkReview, Char('y'), NONE, Action::AcceptHunk),
+    hinted(Scope::HunkReview, Char('n'), NONE, Action::RejectHunk),
+    hinted(Scope::HunkReview, Char('a'), NONE, Action::AcceptRestHunks),
+    hinted(Scope::HunkReview, Char('d'), NONE, Action::RejectRestHunks),
+    bind(Scope::HunkReview, Char('k'), NONE, Action::PreviousHunk),
+    hinted(Scope::HunkReview, KeyCode::Esc, NONE, Action::DenyNow),
+    bind(Scope::HunkReview, KeyCode::Up, NONE, Action::ScrollUp),
+    bind(Scope::HunkReview, KeyCode::Down, NONE, Action::ScrollDown),
+    bind(Scope::HunkReview, KeyCode::PageUp, NONE, Action::PageUp),
+    bind(Scope::HunkReview, KeyCode::PageDown, NONE, Action::PageDown),
     hinted(
         Scope::ApprovalReason,
         KeyCode::Enter,
@@ -945,6 +980,7 @@ pub fn is_modal(scope: Scope) -> bool {
             | Scope::Search
             | Scope::Approval
             | Scope::ApprovalReason
+            | Scope::HunkReview
             | Scope::Picker
             | Scope::Prompt
             | Scope::Conflict
@@ -1045,6 +1081,11 @@ mod tests {
             Action::DenyNow,
             Action::SendDenial,
             Action::CancelDenial,
+            Action::AcceptHunk,
+            Action::RejectHunk,
+            Action::AcceptRestHunks,
+            Action::RejectRestHunks,
+            Action::PreviousHunk,
             Action::CycleApprovalMode,
             Action::SortVariables,
             Action::FilterVariables,

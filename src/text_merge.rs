@@ -1,6 +1,7 @@
-//! A three-way line merge (diff3), so `/undo` can take back an agent's
-//! change from a file the user has edited since, without touching the
-//! user's lines.
+//! Changed regions of a text by lines, and a three-way line merge (diff3)
+//! on them: a write's hunks can be reviewed one by one and only the
+//! accepted ones applied, and `/undo` can take back an agent's change from
+//! a file the user has edited since, without touching the user's lines.
 //!
 //! `base` is the text both sides started from (what the change left),
 //! `ours` is what the file holds now (the user's edits on top), `theirs`
@@ -36,15 +37,77 @@ pub struct Conflict {
     pub theirs: Vec<u8>,
 }
 
-/// A changed region: `base` lines replaced by `other` lines.
-#[derive(Debug, Clone)]
-struct Hunk {
-    base: Range<usize>,
-    other: Range<usize>,
+/// A changed region: `base` lines replaced by `other` lines (0-based
+/// line ranges).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    pub base: Range<usize>,
+    pub other: Range<usize>,
 }
 
 fn lines(text: &[u8]) -> Vec<&[u8]> {
     text.split_inclusive(|b| *b == b'\n').collect()
+}
+
+/// The regions `after` changed from `before`, in order.
+pub fn changed_regions(before: &[u8], after: &[u8]) -> Vec<Hunk> {
+    hunks(&lines(before), &lines(after))
+}
+
+/// `before` with only the `accepted` regions of `regions` (from
+/// [`changed_regions`] of the same texts) taken from `after`.
+pub fn apply_accepted(before: &[u8], after: &[u8], regions: &[Hunk], accepted: &[bool]) -> Vec<u8> {
+    let (old, new) = (lines(before), lines(after));
+    let mut text = Vec::new();
+    let mut at = 0;
+    for (region, take) in regions.iter().zip(accepted) {
+        text.extend_from_slice(&old[at..region.base.start].concat());
+        let replacement = if *take {
+            &new[region.other.clone()]
+        } else {
+            &old[region.base.clone()]
+        };
+        text.extend_from_slice(&replacement.concat());
+        at = region.base.end;
+    }
+    text.extend_from_slice(&old[at..].concat());
+    text
+}
+
+/// One region as a unified-diff hunk with `context` lines around it, for
+/// review (`@@ -l,n +l,n @@`, then ` `, `-` and `+` lines).
+pub fn region_diff(before: &[u8], after: &[u8], region: &Hunk, context: usize) -> String {
+    let (old, new) = (lines(before), lines(after));
+    let start = region.base.start.saturating_sub(context);
+    let end = (region.base.end + context).min(old.len());
+    let lead = region.base.start - start;
+    let trail = end - region.base.end;
+    let new_start = region.other.start - lead;
+    let text = |line: &[u8]| {
+        let line = String::from_utf8_lossy(line);
+        let bare = line.strip_suffix('\n').unwrap_or(&line);
+        bare.strip_suffix('\r').unwrap_or(bare).to_owned()
+    };
+    let mut out = format!(
+        "@@ -{},{} +{},{} @@\n",
+        start + 1,
+        end - start,
+        new_start + 1,
+        lead + region.other.len() + trail
+    );
+    for line in &old[start..region.base.start] {
+        out.push_str(&format!(" {}\n", text(line)));
+    }
+    for line in &old[region.base.clone()] {
+        out.push_str(&format!("-{}\n", text(line)));
+    }
+    for line in &new[region.other.clone()] {
+        out.push_str(&format!("+{}\n", text(line)));
+    }
+    for line in &old[region.base.end..end] {
+        out.push_str(&format!(" {}\n", text(line)));
+    }
+    out
 }
 
 /// The regions `other` changed from `base`, in order, adjacent ops joined.
@@ -263,5 +326,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn only_accepted_regions_are_applied() {
+        let before = b"a\nb\nc\nd\ne\nf\ng\n";
+        let after = b"A\nb\nc\nd\ne\nf\nG\nh\n";
+        let regions = changed_regions(before, after);
+        assert_eq!(regions.len(), 2, "{regions:?}");
+        assert_eq!(
+            apply_accepted(before, after, &regions, &[true, true]),
+            after
+        );
+        assert_eq!(
+            apply_accepted(before, after, &regions, &[false, false]),
+            before
+        );
+        assert_eq!(
+            apply_accepted(before, after, &regions, &[false, true]),
+            b"a\nb\nc\nd\ne\nf\nG\nh\n"
+        );
+        assert_eq!(
+            region_diff(before, after, &regions[1], 2),
+            "@@ -5,3 +5,4 @@\n e\n f\n-g\n+G\n+h\n"
+        );
     }
 }

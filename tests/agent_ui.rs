@@ -279,6 +279,31 @@ async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&
     }
 }
 
+/// The kernel's `fs` tied to the workbench as the loop ties it: `unsaved`
+/// paths are refused, writes reach the loop as `FsWritten`, and `review`
+/// (when given) sees each write first.
+fn fs_links(
+    tx: &hello_tui::app::event::AppEventSender,
+    unsaved: std::collections::BTreeSet<std::path::PathBuf>,
+    review: Option<Arc<dyn hello_tui::kernel::caps::WriteReview>>,
+) -> hello_tui::kernel_setup::FsLinks {
+    let (_dirty_tx, dirty) = tokio::sync::watch::channel(Arc::new(unsaved));
+    let (written, mut written_rx) = tokio::sync::mpsc::unbounded_channel();
+    let forward = tx.clone();
+    tokio::spawn(async move {
+        while let Some(change) = written_rx.recv().await {
+            if forward.send(AppEvent::FsWritten(change)).is_err() {
+                break;
+            }
+        }
+    });
+    hello_tui::kernel_setup::FsLinks {
+        dirty,
+        written,
+        review,
+    }
+}
+
 /// The demo workspace with a real kernel whose `fs.write`s reach the
 /// workbench as the loop wires them; `unsaved` are the paths the editor
 /// holds unsaved edits of. Returns the state, its events, the workspace,
@@ -298,17 +323,7 @@ fn linked_demo(
     let original = std::fs::read(&auth).unwrap();
     let (tx, rx) = event::channel();
     let unsaved = unsaved.iter().map(|name| root.join(name)).collect();
-    let (_dirty_tx, dirty) = tokio::sync::watch::channel(Arc::new(unsaved));
-    let (written, mut written_rx) = tokio::sync::mpsc::unbounded_channel();
-    let forward = tx.clone();
-    tokio::spawn(async move {
-        while let Some(change) = written_rx.recv().await {
-            if forward.send(AppEvent::FsWritten(change)).is_err() {
-                break;
-            }
-        }
-    });
-    let links = hello_tui::kernel_setup::FsLinks { dirty, written };
+    let links = fs_links(&tx, unsaved, None);
     let mut s = kernel_state(dir.path(), &tx, Some(&links));
     let script =
         hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
@@ -909,4 +924,65 @@ fn background_output_is_shown_labelled_under_the_next_cell() {
         .find("LATE from a thread")
         .expect("the background text");
     assert!(mine < label && label < late, "{screen}");
+}
+
+/// Issue 17: in `review` mode a write from a cell waits for the user, hunk
+/// by hunk, and only the accepted hunks reach the disk. The cell is told
+/// what was left out. Real kernel, real `fs`, the real approval broker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_mode_writes_only_the_hunks_the_user_accepts() {
+    use hello_tui::app::approvals::ApprovalBroker;
+    use hello_tui::sandbox::ApprovalMode;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let file = root.join("a.py");
+    let original: String = (1..=12).map(|i| format!("{i}\n")).collect();
+    std::fs::write(&file, &original).unwrap();
+    let (tx, mut rx) = event::channel();
+    let broker = ApprovalBroker::new(tx.clone(), ApprovalMode::Review);
+    let links = fs_links(&tx, Default::default(), Some(Arc::new(broker.clone())));
+    let mut s = kernel_state(&root, &tx, Some(&links));
+    s.services.approvals = Some(broker);
+    s.safety.mode = ApprovalMode::Review;
+    // A computed path: not one the user's cell names literally, so it is
+    // reviewed like a model's write.
+    send(
+        &mut s,
+        r"%py r = fs.write('a' + '.py', fs.read('a.py').replace('11\n12\n', '11\ntwelve\n').replace('1\n2\n', 'one\n2\n', 1)); print(r)",
+    );
+    pump_until(&mut s, &mut rx, |s| !s.approvals.is_empty()).await;
+    hello_tui::app::update::before_frame(&mut s);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        original,
+        "nothing written yet"
+    );
+    key(&mut s, KeyCode::Char('n'), KeyModifiers::NONE);
+    // Typed before the second hunk was drawn: it decides nothing.
+    key(&mut s, KeyCode::Char('a'), KeyModifiers::NONE);
+    assert!(!s.approvals.is_empty(), "the second hunk still waits");
+    hello_tui::app::update::before_frame(&mut s);
+    key(&mut s, KeyCode::Char('y'), KeyModifiers::NONE);
+    pump_until(&mut s, &mut rx, |s| {
+        s.conversation.messages.iter().any(|m| {
+            m.cell
+                .as_ref()
+                .is_some_and(|c| matches!(c.status, CellStatus::Succeeded { .. }))
+        })
+    })
+    .await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        original.replace("11\n12\n", "11\ntwelve\n"),
+        "only the accepted hunk"
+    );
+    let output = &s
+        .conversation
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.cell.is_some())
+        .unwrap()
+        .text;
+    assert!(output.contains("'rejected_hunks': 1"), "{output}");
 }

@@ -9,9 +9,10 @@ use crossterm::event::{
 use hello_tui::app::approvals::{ApprovalSubject, PendingApproval};
 use hello_tui::app::state::{KernelView, VariableRow};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
+use hello_tui::app::write_review::WriteReviewState;
 use hello_tui::app::{AppEvent, AppState};
 use hello_tui::config::Settings;
-use hello_tui::kernel::caps::ApprovalDecision;
+use hello_tui::kernel::caps::{ApprovalDecision, Prior, WriteProposal};
 use hello_tui::keymap::PaneId;
 use hello_tui::overlays::Overlay;
 use hello_tui::overlays::variable::VariableDetail;
@@ -168,6 +169,96 @@ fn a_long_cell_scrolls_so_all_of_it_can_be_read() {
     assert!(scrolled.contains("step_31 = 31"), "{scrolled}");
     assert!(scrolled.contains("lines above"));
     assert!(!s.approvals.is_empty(), "scrolling answers nothing");
+}
+
+fn write_subject(per_hunk: bool) -> ApprovalSubject {
+    let before: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+    let after = before
+        .replace("line 2\n", "line two\n")
+        .replace("line 11\n", "line eleven\nline 11½\n");
+    let proposal = WriteProposal {
+        path: "/work/demo/src/app.py".into(),
+        user_path: "src/app.py".into(),
+        before: Prior::Bytes(before.into_bytes()),
+        after: after.into_bytes(),
+    };
+    ApprovalSubject::Write(Box::new(WriteReviewState::new(&proposal, per_hunk)))
+}
+
+/// The foreground colour of the first cell on the row holding `needle`.
+fn fg_of_row(terminal: &Terminal<TestBackend>, needle: &str) -> ratatui::style::Color {
+    let buf = terminal.backend().buffer();
+    let width = buf.area.width;
+    let row = (0..buf.area.height)
+        .find(|y| {
+            (0..width)
+                .map(|x| buf[(x, *y)].symbol())
+                .collect::<String>()
+                .contains(needle)
+        })
+        .unwrap_or_else(|| panic!("{needle} is drawn"));
+    let x = (0..width)
+        .find(|x| {
+            (*x..width)
+                .map(|x| buf[(x, row)].symbol())
+                .collect::<String>()
+                .starts_with(needle)
+        })
+        .unwrap();
+    buf[(x, row)].fg
+}
+
+/// Issue 17: `ask` mode shows a write as its whole diff, additions and
+/// removals in different colours, with write / always / deny.
+#[test]
+fn a_write_in_ask_mode_shows_its_whole_diff() {
+    let mut s = state();
+    let mut answer = ask(&mut s, write_subject(false));
+    let terminal = draw(&mut s, 80, 24);
+    insta::assert_snapshot!("approval_write_whole", text(&terminal));
+    assert_ne!(
+        fg_of_row(&terminal, "+line two"),
+        fg_of_row(&terminal, "-line 2"),
+        "added and removed lines differ in colour"
+    );
+    press(&mut s, KeyCode::Char('y'));
+    assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
+}
+
+/// Issue 17: `review` mode walks a write hunk by hunk (`git add -p`'s
+/// keys); the answer holds only the accepted hunks, and each hunk must be
+/// drawn before a key decides it.
+#[test]
+fn a_write_in_review_mode_is_decided_hunk_by_hunk() {
+    let mut s = state();
+    let mut answer = ask(&mut s, write_subject(true));
+    let terminal = draw(&mut s, 80, 24);
+    insta::assert_snapshot!("approval_write_hunk", text(&terminal));
+    press(&mut s, KeyCode::Char('y'));
+    // Not drawn yet: the second hunk takes no key.
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE)),
+    );
+    assert!(answer.try_recv().is_err());
+    let second = text(&draw(&mut s, 80, 24));
+    assert!(second.contains("hunk 2 of 2"), "{second}");
+    assert!(second.contains("+line eleven"), "{second}");
+    // Back to the first, then reject it and accept the rest.
+    press(&mut s, KeyCode::Char('k'));
+    assert!(text(&draw(&mut s, 80, 24)).contains("hunk 1 of 2"));
+    press(&mut s, KeyCode::Char('n'));
+    draw(&mut s, 80, 24);
+    press(&mut s, KeyCode::Char('a'));
+    let Ok(ApprovalDecision::AllowPart { text, rejected }) = answer.try_recv() else {
+        panic!("expected a partial write")
+    };
+    assert_eq!(rejected, 1);
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.contains("line 2\n") && text.contains("line eleven\nline 11½\n"),
+        "{text}"
+    );
 }
 
 #[test]

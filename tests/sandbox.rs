@@ -166,7 +166,7 @@ mod modes {
     fn rejects_unknown_modes_with_the_choices() {
         for bad in ["", "yolo", "full-auto", "asks"] {
             let error = bad.parse::<ApprovalMode>().unwrap_err().to_string();
-            assert!(error.contains("ask, auto, full, deny"), "{error}");
+            assert!(error.contains("ask, review, auto, full, deny"), "{error}");
         }
     }
 
@@ -182,7 +182,7 @@ mod modes {
         assert!(
             error
                 .to_string()
-                .contains("expected one of ask, auto, full, deny")
+                .contains("expected one of ask, review, auto, full, deny")
         );
         assert!(serde_json::from_str::<ApprovalMode>("3").is_err());
     }
@@ -978,7 +978,7 @@ mod cli {
         assert_eq!(parsed.approval, Some(ApprovalMode::Auto));
         let error = Harness::try_parse_from(["x", "--approval", "nope", "--", "ls"]).unwrap_err();
         assert!(
-            error.to_string().contains("ask, auto, full, deny"),
+            error.to_string().contains("ask, review, auto, full, deny"),
             "{error}"
         );
     }

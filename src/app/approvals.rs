@@ -28,7 +28,9 @@ use tokio::sync::oneshot;
 
 use super::cell_owner::CellOwner;
 use super::event::{AppEvent, AppEventSender};
-use crate::kernel::caps::{Approval, ApprovalDecision, ApprovalPolicy};
+use crate::kernel::caps::{
+    Approval, ApprovalDecision, ApprovalPolicy, WriteProposal, WriteReview, WriteVerdict,
+};
 use crate::sandbox::ApprovalMode;
 
 /// What the user is asked to approve.
@@ -38,12 +40,17 @@ pub enum ApprovalSubject {
     Command(String),
     /// A cell the model wants to run in the kernel.
     Cell(String),
+    /// A write `fs` is about to make: its diff, whole (`ask`) or hunk by
+    /// hunk (`review`).
+    Write(Box<super::write_review::WriteReviewState>),
 }
 
 impl ApprovalSubject {
+    /// What the overlay shows: the command, the code, or the diff.
     pub fn text(&self) -> &str {
         match self {
             ApprovalSubject::Command(text) | ApprovalSubject::Cell(text) => text,
+            ApprovalSubject::Write(review) => review.text(),
         }
     }
 }
@@ -103,10 +110,12 @@ pub struct ApprovalQueue {
     pub reason: Option<super::line_input::LineInput>,
     /// Lines of the front request's code scrolled past (long cells).
     pub scroll: usize,
-    /// The request a frame has shown (`app::update::before_frame`). Until
+    /// The question a frame has shown (`app::update::before_frame`). Until
     /// the front one is drawn it takes no keys: what the user typed before
-    /// it appeared was meant for something else.
-    pub shown: Option<u64>,
+    /// it appeared was meant for something else. A write reviewed hunk by
+    /// hunk is a new question at each hunk, so a fast double `y` never
+    /// accepts a hunk nobody saw.
+    pub shown: Option<(u64, usize)>,
 }
 
 impl ApprovalQueue {
@@ -116,7 +125,18 @@ impl ApprovalQueue {
 
     /// The front request has been drawn, so keys may answer it.
     pub fn front_shown(&self) -> bool {
-        self.front().is_some_and(|p| Some(p.id) == self.shown)
+        self.front_question() == self.shown && self.shown.is_some()
+    }
+
+    /// The front request and, for a hunk-by-hunk review, the hunk shown.
+    pub fn front_question(&self) -> Option<(u64, usize)> {
+        self.front().map(|p| {
+            let hunk = match &p.subject {
+                ApprovalSubject::Write(review) if review.per_hunk => review.current(),
+                _ => 0,
+            };
+            (p.id, hunk)
+        })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -195,6 +215,9 @@ pub struct ApprovalBroker {
     always_commands: Arc<Mutex<HashSet<String>>>,
     /// "Always" for a cell approves every later cell this session.
     always_cells: Arc<AtomicBool>,
+    /// "Always" for a write (`ask` mode) makes every later write without
+    /// showing it.
+    always_writes: Arc<AtomicBool>,
     asked: Arc<AtomicU64>,
     /// The cell the kernel service runs now and who queued it: a command
     /// the user typed into their own running cell needs no question.
@@ -208,6 +231,7 @@ impl ApprovalBroker {
             mode: SharedMode::new(mode),
             always_commands: Arc::default(),
             always_cells: Arc::default(),
+            always_writes: Arc::default(),
             asked: Arc::default(),
             cell_owner: CellOwner::default(),
         }
@@ -257,7 +281,7 @@ impl ApprovalBroker {
     /// The mode's answer when it needs no question.
     fn without_asking(&self) -> Option<Approval> {
         match self.mode() {
-            ApprovalMode::Ask => None,
+            ApprovalMode::Ask | ApprovalMode::Review => None,
             ApprovalMode::Auto | ApprovalMode::Full => Some(Approval::Allow),
             ApprovalMode::Deny => Some(Approval::Deny(
                 "the approval mode is `deny`: nothing model-written may run".to_owned(),
@@ -279,7 +303,11 @@ impl ApprovalBroker {
 
 fn verdict_of(decision: Result<ApprovalDecision, oneshot::error::RecvError>) -> Approval {
     match decision {
-        Ok(ApprovalDecision::AllowOnce | ApprovalDecision::AllowAlways) => Approval::Allow,
+        Ok(
+            ApprovalDecision::AllowOnce
+            | ApprovalDecision::AllowAlways
+            | ApprovalDecision::AllowPart { .. },
+        ) => Approval::Allow,
         Ok(ApprovalDecision::Deny { reason }) => Approval::Deny(reason),
         Err(_) => Approval::Deny("the approval request was dismissed".to_owned()),
     }
@@ -306,6 +334,49 @@ impl ApprovalPolicy for ApprovalBroker {
                 crate::kernel::lock(&broker.always_commands).insert(command);
             }
             verdict_of(decision)
+        })
+    }
+}
+
+/// A write's diff goes through the same queue (and mode) as commands and
+/// cells: `auto` and `full` write at once, `deny` refuses, `ask` shows the
+/// whole diff, `review` walks its hunks. A write to a path the user's own
+/// running `%py` cell names literally is theirs, and is made at once.
+impl WriteReview for ApprovalBroker {
+    fn review(&self, proposal: WriteProposal) -> BoxFuture<'static, WriteVerdict> {
+        let broker = self.clone();
+        Box::pin(async move {
+            let whole = WriteVerdict::Write {
+                text: proposal.after.clone(),
+                rejected: 0,
+            };
+            if broker.cell_owner.wrote_by_user(&proposal.user_path) {
+                return whole;
+            }
+            let mode = broker.mode();
+            match broker.without_asking() {
+                Some(Approval::Allow) => return whole,
+                Some(Approval::Deny(reason)) => return WriteVerdict::Deny(reason),
+                None => {}
+            }
+            let per_hunk = mode == ApprovalMode::Review;
+            if !per_hunk && broker.always_writes.load(Ordering::Relaxed) {
+                return whole;
+            }
+            let review = super::write_review::WriteReviewState::new(&proposal, per_hunk);
+            let decision = broker.ask(ApprovalSubject::Write(Box::new(review))).await;
+            match decision {
+                Ok(ApprovalDecision::AllowOnce) => whole,
+                Ok(ApprovalDecision::AllowAlways) => {
+                    broker.always_writes.store(true, Ordering::Relaxed);
+                    whole
+                }
+                Ok(ApprovalDecision::AllowPart { text, rejected }) => {
+                    WriteVerdict::Write { text, rejected }
+                }
+                Ok(ApprovalDecision::Deny { reason }) => WriteVerdict::Deny(reason),
+                Err(_) => WriteVerdict::Deny("the review was dismissed".to_owned()),
+            }
         })
     }
 }

@@ -21,6 +21,8 @@ struct Running {
     /// The literals of the cell's code when the user queued it; empty for
     /// the model's cells.
     user_literals: Vec<String>,
+    /// The paths the user's cell passes literally to `fs.write`/`fs.edit`.
+    user_paths: Vec<String>,
 }
 
 /// Shared between the kernel service (which writes it) and the approval
@@ -31,13 +33,17 @@ pub struct CellOwner(Arc<Mutex<Option<Running>>>);
 impl CellOwner {
     /// The service handed cell `cell_id` (queued by `origin`) to the kernel.
     pub fn start(&self, cell_id: u64, origin: CellOrigin, code: &str) {
-        let user_literals = match origin {
-            CellOrigin::User => super::python_literals::shell_run_literals(code),
-            CellOrigin::Agent => Vec::new(),
+        let (user_literals, user_paths) = match origin {
+            CellOrigin::User => (
+                super::python_literals::shell_run_literals(code),
+                super::python_literals::fs_write_paths(code),
+            ),
+            CellOrigin::Agent => (Vec::new(), Vec::new()),
         };
         *crate::kernel::lock(&self.0) = Some(Running {
             cell_id,
             user_literals,
+            user_paths,
         });
     }
 
@@ -47,6 +53,16 @@ impl CellOwner {
         if running.as_ref().is_some_and(|r| r.cell_id == cell_id) {
             *running = None;
         }
+    }
+
+    /// Is `path` one the user's running cell writes, word for word
+    /// (`fs.write("notes.md", …)`)? As with commands, a thread an earlier
+    /// model cell left could write while the user's cell runs: only a
+    /// literal path counts as the user's.
+    pub fn wrote_by_user(&self, path: &str) -> bool {
+        crate::kernel::lock(&self.0)
+            .as_ref()
+            .is_some_and(|r| r.user_paths.iter().any(|p| p == path))
     }
 
     /// Is `command` one the user typed into the cell running now?

@@ -24,6 +24,7 @@ pub mod state;
 pub(crate) mod transcript;
 pub mod update;
 pub(crate) mod workspace_services;
+pub mod write_review;
 
 pub use event::AppEvent;
 pub use state::AppState;

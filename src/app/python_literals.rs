@@ -12,6 +12,23 @@
 /// or printed elsewhere in the cell is not a command the user ran, and
 /// must not let a model's thread run it unasked.
 pub fn shell_run_literals(code: &str) -> Vec<String> {
+    literals_passed_to(
+        code,
+        &["shell.run(", "shell.run(cmd=", "shell.run(command="],
+    )
+}
+
+/// The constant paths passed straight to `fs.write` or `fs.edit` in
+/// `code` (`fs.write("notes.md", text)`): writes the user typed.
+pub fn fs_write_paths(code: &str) -> Vec<String> {
+    literals_passed_to(
+        code,
+        &["fs.write(", "fs.write(path=", "fs.edit(", "fs.edit(path="],
+    )
+}
+
+/// The literals that directly follow one of `calls` (whitespace ignored).
+fn literals_passed_to(code: &str, calls: &[&str]) -> Vec<String> {
     let chars: Vec<char> = code.chars().collect();
     literals_at(&chars)
         .into_iter()
@@ -20,9 +37,7 @@ pub fn shell_run_literals(code: &str) -> Vec<String> {
                 .iter()
                 .filter(|c| !c.is_whitespace())
                 .collect();
-            ["shell.run(", "shell.run(cmd=", "shell.run(command="]
-                .iter()
-                .any(|call| before.ends_with(call))
+            calls.iter().any(|call| before.ends_with(call))
         })
         .map(|(_, text)| text)
         .collect()

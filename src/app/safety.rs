@@ -225,7 +225,11 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
     )
     .with_context(state.agent.context.clone(), state.agent.snapshot_receiver());
     let launcher = match fs_links {
-        Some(links) => launcher.with_fs_links(links),
+        // Writes are shown to the user through the same queue and mode.
+        Some(links) => launcher.with_fs_links(FsLinks {
+            review: Some(Arc::new(broker.clone())),
+            ..links
+        }),
         None => launcher,
     };
     match launcher.launch(mode) {
@@ -337,7 +341,7 @@ pub fn cycle_mode(state: &mut AppState) {
 pub fn slash_command(state: &mut AppState, args: &str) {
     if args.trim().is_empty() {
         let text = format!(
-            "approval mode: {}. Change it with /approval ask|auto|full|deny.",
+            "approval mode: {}. Change it with /approval ask|review|auto|full|deny.",
             state.safety.label()
         );
         super::update::notice(state, &text);

@@ -88,7 +88,7 @@ pub fn before_frame(state: &mut AppState) {
     super::effects::before_frame(state);
     // What is drawn now may take the keys that come after this frame; keys
     // that arrived before it went to the layer below (`app::layers`).
-    state.approvals.shown = state.approvals.front().map(|p| p.id);
+    state.approvals.shown = state.approvals.front_question();
     state.question_shown = state.overlay.as_ref().and_then(Overlay::question);
 }
 
@@ -344,7 +344,7 @@ pub(super) fn submit(state: &mut AppState, text: String) {
             notice(
                 state,
                 &format!(
-                    "Unknown command /{name}. Commands: /approval [ask|auto|full|deny], /compact [focus], /undo, /redo, /diff, /lsp-restart. Start with // to send a prompt that begins with a slash."
+                    "Unknown command /{name}. Commands: /approval [ask|review|auto|full|deny], /compact [focus], /undo, /redo, /diff, /lsp-restart. Start with // to send a prompt that begins with a slash."
                 ),
             );
         }

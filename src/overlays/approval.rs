@@ -17,6 +17,7 @@ use crossterm::event::{MouseButton, MouseEventKind};
 use crate::app::AppState;
 use crate::app::approvals::{ApprovalQueue, ApprovalSubject};
 use crate::app::line_input::LineInput;
+use crate::app::write_review::{Progress, WriteReviewState};
 use crate::component::{Component, Ctx, Input, Outcome, View, clamp_add};
 use crate::kernel::caps::ApprovalDecision;
 use crate::keymap::{Action, Scope};
@@ -34,6 +35,12 @@ pub enum Choice {
     Once,
     Always,
     Deny,
+    /// A write under review, hunk by hunk: this hunk (`rest`: and every
+    /// later one) is written, or left out.
+    Hunk {
+        accept: bool,
+        rest: bool,
+    },
 }
 
 impl ApprovalQueue {
@@ -51,6 +58,25 @@ impl ApprovalQueue {
                     self.reason = Some(LineInput::default());
                 }
             }
+            Choice::Hunk { accept, rest } => {
+                let Some(review) = self.front_review() else {
+                    return;
+                };
+                match review.decide(accept, rest) {
+                    Progress::Next => self.scroll = 0,
+                    Progress::Done(decision) => {
+                        self.answer_front(decision);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The front request's hunk-by-hunk review, if it is one.
+    fn front_review(&mut self) -> Option<&mut WriteReviewState> {
+        match &mut self.pending.front_mut()?.subject {
+            ApprovalSubject::Write(review) if review.per_hunk => Some(review),
+            _ => None,
         }
     }
 
@@ -74,6 +100,29 @@ impl ApprovalQueue {
                 self.answer_front(ApprovalDecision::Deny { reason });
             }
             Action::CancelDenial => self.reason = None,
+            Action::AcceptHunk => self.choose(Choice::Hunk {
+                accept: true,
+                rest: false,
+            }),
+            Action::RejectHunk => self.choose(Choice::Hunk {
+                accept: false,
+                rest: false,
+            }),
+            Action::AcceptRestHunks => self.choose(Choice::Hunk {
+                accept: true,
+                rest: true,
+            }),
+            Action::RejectRestHunks => self.choose(Choice::Hunk {
+                accept: false,
+                rest: true,
+            }),
+            Action::PreviousHunk => {
+                if let Some(review) = self.front_review()
+                    && review.back()
+                {
+                    self.scroll = 0;
+                }
+            }
             _ => return false,
         }
         true
@@ -86,8 +135,13 @@ impl Component for ApprovalQueue {
     }
 
     fn scope(&self) -> Scope {
+        let per_hunk = self
+            .front()
+            .is_some_and(|p| matches!(&p.subject, ApprovalSubject::Write(r) if r.per_hunk));
         if self.reason.is_some() {
             Scope::ApprovalReason
+        } else if per_hunk {
+            Scope::HunkReview
         } else {
             Scope::Approval
         }
@@ -134,6 +188,32 @@ impl Component for ApprovalQueue {
     }
 }
 
+/// The title and intro line of a write's question.
+fn write_heading(review: &WriteReviewState) -> (String, &'static str, String) {
+    let what = if review.creates {
+        format!("{} (a new file)", review.shown)
+    } else {
+        review.shown.clone()
+    };
+    if review.per_hunk {
+        (
+            format!(
+                "Review write · hunk {} of {}",
+                review.current() + 1,
+                review.hunk_count()
+            ),
+            "diff",
+            format!("Write this hunk of {what}? Only accepted hunks reach the disk."),
+        )
+    } else {
+        (
+            "Approve write".to_owned(),
+            "diff",
+            format!("A cell wants to write {what}:"),
+        )
+    }
+}
+
 fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let Some(pending) = queue.front() else {
         return;
@@ -142,15 +222,16 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
     let waiting = queue.pending.len();
     let (what, language, intro) = match &pending.subject {
         ApprovalSubject::Command(_) => (
-            "Approve shell command",
+            "Approve shell command".to_owned(),
             "sh",
-            "A cell wants to run this command (sh -c, in the workspace):",
+            "A cell wants to run this command (sh -c, in the workspace):".to_owned(),
         ),
         ApprovalSubject::Cell(_) => (
-            "Approve cell",
+            "Approve cell".to_owned(),
             "python",
-            "The model wants to run this cell in the kernel:",
+            "The model wants to run this cell in the kernel:".to_owned(),
         ),
+        ApprovalSubject::Write(review) => write_heading(review),
     };
     let mut title = vec![Span::raw(what)];
     if waiting > 1 {
@@ -167,7 +248,10 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
     // What runs is exactly this text: hidden characters are shown, never
     // dropped, and their presence is the first thing the user reads.
     let text = pending.subject.text();
-    let intro = if sanitize::has_hidden_characters(text) {
+    let intro = if matches!(pending.subject, ApprovalSubject::Write(_)) {
+        // A diff: what is written is the file's text, shown as it will be.
+        Line::styled(intro, theme.roles.muted)
+    } else if sanitize::has_hidden_characters(text) {
         Line::styled(
             "⚠ Contains control or invisible characters, shown as ␛ ␇ <U+…>; they run as shown:",
             theme.roles.warning,
@@ -201,7 +285,13 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
         let hidden = lines.len() - (room - 1);
         lines.truncate(room - 1);
         lines.push(Line::styled(
-            format!("… {hidden} more lines below (↓ scrolls; all of it runs)"),
+            format!(
+                "… {hidden} more lines below (↓ scrolls; all of it {})",
+                match pending.subject {
+                    ApprovalSubject::Write(_) => "is written",
+                    _ => "runs",
+                }
+            ),
             theme.roles.warning,
         ));
     }
@@ -231,6 +321,12 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
             ));
             spans.push(Span::styled(hint, theme.roles.muted));
             Line::from(spans)
+        }
+        None if matches!(&pending.subject, ApprovalSubject::Write(r) if r.per_hunk) => {
+            Line::styled(
+                "k back a hunk · Esc refuses the whole write",
+                theme.roles.muted,
+            )
         }
         None => Line::styled(
             "A denial's reason goes back to the code that asked.",
@@ -298,6 +394,57 @@ mod tests {
         // "Always" for cells: the next cell is not asked.
         assert_eq!(broker.approve_cell("print(3)").await, Approval::Allow);
         assert!(rx.try_recv().is_err());
+    }
+
+    /// Writes follow the mode: `ask` shows the diff and "always" covers
+    /// later writes; `auto` writes unasked; `deny` refuses; a path the
+    /// user's own running cell names literally is never asked about.
+    #[tokio::test]
+    async fn writes_are_asked_about_as_the_mode_says() {
+        use crate::kernel::caps::{Prior, WriteProposal, WriteReview, WriteVerdict};
+        let proposal = |path: &str| WriteProposal {
+            path: format!("/tmp/demo/{path}").into(),
+            user_path: path.into(),
+            before: Prior::Bytes(b"old\n".to_vec()),
+            after: b"new\n".to_vec(),
+        };
+        let whole = WriteVerdict::Write {
+            text: b"new\n".to_vec(),
+            rejected: 0,
+        };
+        let (tx, mut rx) = event::channel();
+        let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
+        let mut s = state();
+        s.services.approvals = Some(broker.clone());
+        let asked = tokio::spawn(broker.review(proposal("a.py")));
+        let ev = rx.recv().await.unwrap();
+        handle_app_event(&mut s, ev);
+        let Some(ApprovalSubject::Write(review)) = s.approvals.front().map(|p| &p.subject) else {
+            panic!("a write question")
+        };
+        assert!(review.text().contains("-old\n+new"), "{}", review.text());
+        key(&mut s, KeyCode::Char('a'));
+        assert_eq!(asked.await.unwrap(), whole);
+        assert_eq!(broker.review(proposal("b.py")).await, whole, "always");
+        assert!(rx.try_recv().is_err(), "not asked again");
+
+        let broker = ApprovalBroker::new(event::channel().0, ApprovalMode::Deny);
+        assert!(matches!(
+            broker.review(proposal("a.py")).await,
+            WriteVerdict::Deny(_)
+        ));
+        broker.cell_owner().start(
+            7,
+            crate::app::kernel::CellOrigin::User,
+            "fs.write('notes.md', t)",
+        );
+        assert_eq!(
+            broker.review(proposal("notes.md")).await,
+            whole,
+            "the user's own write"
+        );
+        broker.set_mode(ApprovalMode::Auto);
+        assert_eq!(broker.review(proposal("a.py")).await, whole);
     }
 
     #[tokio::test]

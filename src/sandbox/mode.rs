@@ -14,10 +14,14 @@ use super::status::SandboxStatus;
 /// approval prompt is an extra check on top of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ApprovalMode {
-    /// Each cell and each shell command is shown for approval; the kernel
-    /// still runs inside the sandbox when the sandbox is available.
+    /// Each cell, each shell command and each write's diff is shown for
+    /// approval; the kernel still runs inside the sandbox when the sandbox
+    /// is available.
     #[default]
     Ask,
+    /// As `Ask`, and a write's diff is accepted or rejected hunk by hunk:
+    /// only the accepted hunks reach the disk.
+    Review,
     /// Everything runs without asking, inside the sandbox. Only meaningful
     /// when the sandbox is enforced; see [`effective_mode`].
     Auto,
@@ -32,8 +36,9 @@ pub enum ApprovalMode {
 
 impl ApprovalMode {
     /// Every mode, in the order a mode picker shows them.
-    pub const ALL: [ApprovalMode; 4] = [
+    pub const ALL: [ApprovalMode; 5] = [
         ApprovalMode::Ask,
+        ApprovalMode::Review,
         ApprovalMode::Auto,
         ApprovalMode::Full,
         ApprovalMode::Deny,
@@ -43,6 +48,7 @@ impl ApprovalMode {
     pub fn as_str(self) -> &'static str {
         match self {
             ApprovalMode::Ask => "ask",
+            ApprovalMode::Review => "review",
             ApprovalMode::Auto => "auto",
             ApprovalMode::Full => "full",
             ApprovalMode::Deny => "deny",
@@ -51,7 +57,7 @@ impl ApprovalMode {
 
     /// Whether the user must approve each cell and shell command.
     pub fn asks(self) -> bool {
-        matches!(self, ApprovalMode::Ask)
+        matches!(self, ApprovalMode::Ask | ApprovalMode::Review)
     }
 
     /// Whether the kernel process must be started inside the sandbox.
@@ -65,7 +71,7 @@ impl ApprovalMode {
     /// becomes `Deny`, the other modes already need no answer.
     pub fn headless(self) -> ApprovalMode {
         match self {
-            ApprovalMode::Ask => ApprovalMode::Deny,
+            ApprovalMode::Ask | ApprovalMode::Review => ApprovalMode::Deny,
             other => other,
         }
     }
@@ -79,7 +85,7 @@ impl fmt::Display for ApprovalMode {
 
 /// A mode name that is not one of `ask`, `auto`, `full`, `deny`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown approval mode `{0}`: expected one of ask, auto, full, deny")]
+#[error("unknown approval mode `{0}`: expected one of ask, review, auto, full, deny")]
 pub struct ParseModeError(pub String);
 
 impl FromStr for ApprovalMode {

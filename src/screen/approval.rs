@@ -57,13 +57,23 @@ pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
 }
 
 /// The buttons as (label, key, choice), in the order drawn.
-pub fn buttons(subject: &ApprovalSubject) -> [(&'static str, &'static str, Choice); 3] {
-    let always = match subject {
-        ApprovalSubject::Command(_) => "Always this command",
-        ApprovalSubject::Cell(_) => "Always (all cells)",
+pub fn buttons(subject: &ApprovalSubject) -> Vec<(&'static str, &'static str, Choice)> {
+    let (once, always) = match subject {
+        ApprovalSubject::Command(_) => ("Run once", "Always this command"),
+        ApprovalSubject::Cell(_) => ("Run once", "Always (all cells)"),
+        ApprovalSubject::Write(review) if review.per_hunk => {
+            let hunk = |accept, rest| Choice::Hunk { accept, rest };
+            return vec![
+                ("Accept", "y", hunk(true, false)),
+                ("Reject", "n", hunk(false, false)),
+                ("Accept rest", "a", hunk(true, true)),
+                ("Reject rest", "d", hunk(false, true)),
+            ];
+        }
+        ApprovalSubject::Write(_) => ("Write", "Always (all writes)"),
     };
-    [
-        ("Run once", "y", Choice::Once),
+    vec![
+        (once, "y", Choice::Once),
         (always, "a", Choice::Always),
         ("Deny…", "d", Choice::Deny),
     ]

@@ -200,6 +200,8 @@ fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> crate::kerne
     crate::kernel_setup::FsLinks {
         dirty: dirty_rx,
         written: written_tx,
+        // The approval broker, once `safety::start` has made it.
+        review: None,
     }
 }
 

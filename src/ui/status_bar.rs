@@ -146,7 +146,10 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     // A question on screen (a conflict, an approval, a yes/no) is answered
     // with its keys: all of them are kept. Elsewhere, quit and help.
     let kept = match state.active_scope() {
-        keymap::Scope::Conflict | keymap::Scope::Approval | keymap::Scope::Confirm => hints.len(),
+        keymap::Scope::Conflict
+        | keymap::Scope::Approval
+        | keymap::Scope::HunkReview
+        | keymap::Scope::Confirm => hints.len(),
         _ => KEPT_HINTS,
     };
     let wanted: usize = hints.iter().take(kept).map(|h| h.2).sum();

@@ -64,6 +64,12 @@ pub enum ApprovalDecision {
     Deny {
         reason: String,
     },
+    /// A write reviewed hunk by hunk: write `text` (the file with only the
+    /// accepted hunks), `rejected` hunks left out.
+    AllowPart {
+        text: Vec<u8>,
+        rejected: usize,
+    },
 }
 
 /// Asks the UI for each command over an mpsc, remembering "always" answers
@@ -101,7 +107,9 @@ impl ApprovalPolicy for AskUser {
                 return Approval::Deny("no one is there to approve shell commands".to_owned());
             }
             match answer.await {
-                Ok(ApprovalDecision::AllowOnce) => Approval::Allow,
+                Ok(ApprovalDecision::AllowOnce | ApprovalDecision::AllowPart { .. }) => {
+                    Approval::Allow
+                }
                 Ok(ApprovalDecision::AllowAlways) => {
                     lock(&always).insert(command);
                     Approval::Allow

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 use super::confine::confine;
+use super::review::{WriteProposal, WriteReview, WriteVerdict};
 use super::write_beneath::{Found, WriteError, write_beneath};
 use crate::kernel::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilitySpec, arg_str,
@@ -69,6 +70,9 @@ struct FsInner {
     root: PathBuf,
     dirty: Option<watch::Receiver<DirtyPaths>>,
     written: Option<mpsc::UnboundedSender<FsWritten>>,
+    /// Who sees a write's diff before it reaches the disk (`ask` and
+    /// `review` modes); `None` writes at once.
+    review: Option<Arc<dyn WriteReview>>,
 }
 
 impl FsCapability {
@@ -79,6 +83,7 @@ impl FsCapability {
                 root: root.as_ref().canonicalize()?,
                 dirty: None,
                 written: None,
+                review: None,
             }),
         })
     }
@@ -93,11 +98,17 @@ impl FsCapability {
         self.rebuild(|inner| inner.written = Some(written))
     }
 
+    /// Show every write to `review` first, and write what it lets through.
+    pub fn with_review(self, review: Arc<dyn WriteReview>) -> Self {
+        self.rebuild(|inner| inner.review = Some(review))
+    }
+
     fn rebuild(self, change: impl FnOnce(&mut FsInner)) -> Self {
         let mut inner = FsInner {
             root: self.inner.root.clone(),
             dirty: self.inner.dirty.clone(),
             written: self.inner.written.clone(),
+            review: self.inner.review.clone(),
         };
         change(&mut inner);
         Self {
@@ -148,20 +159,53 @@ impl Capability for FsCapability {
         let inner = Arc::clone(&self.inner);
         let action = action.to_owned();
         Box::pin(async move {
-            // Blocking file I/O stays off the (possibly single-threaded) UI runtime.
-            let done = tokio::task::spawn_blocking(move || inner.run(&action, &args)).await;
-            done.unwrap_or_else(|err| {
-                Err(CapabilityError::Failed(format!("fs task failed: {err}")))
+            // Blocking file I/O stays off the (possibly single-threaded) UI
+            // runtime; a review waits for the user in between.
+            let planner = Arc::clone(&inner);
+            let (mut writes, shape) = match blocking(move || planner.plan(&action, &args)).await? {
+                Step::Done(value) => return Ok(value),
+                Step::Write(writes, shape) => (writes, shape),
+            };
+            if let Some(review) = &inner.review {
+                // Every file is decided before any is written: a patch the
+                // user refuses in part leaves the workspace as it was.
+                for write in &mut writes {
+                    match review.review(write.proposal()).await {
+                        WriteVerdict::Write { text, rejected } => {
+                            write.text = text;
+                            write.rejected = rejected;
+                            write.reviewed = true;
+                        }
+                        WriteVerdict::Deny(reason) => {
+                            return Err(CapabilityError::PermissionDenied(format!(
+                                "{}: write refused: {reason}; nothing was written",
+                                write.user_path
+                            )));
+                        }
+                    }
+                }
+            }
+            blocking(move || {
+                let files = writes
+                    .into_iter()
+                    .map(|write| inner.commit(write))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(shape.result(files))
             })
+            .await
         })
     }
 }
 
 impl FsInner {
-    fn run(&self, action: &str, args: &Value) -> Result<Value, CapabilityError> {
+    fn plan(&self, action: &str, args: &Value) -> Result<Step, CapabilityError> {
+        let done = |value: Result<Value, CapabilityError>| value.map(Step::Done);
         match action {
-            "read" => self.read(arg_str(args, "path")?),
-            "write" => self.write(arg_str(args, "path")?, arg_str(args, "text")?),
+            "read" => done(self.read(arg_str(args, "path")?)),
+            "write" => {
+                let write = self.plan_write(arg_str(args, "path")?, arg_str(args, "text")?)?;
+                Ok(Step::Write(vec![write], Shape::One))
+            }
             "edit" => self.edit(
                 arg_str(args, "path")?,
                 arg_str(args, "old")?,
@@ -171,10 +215,10 @@ impl FsInner {
                 })?,
             ),
             "apply_patch" => self.apply_patch(arg_str(args, "patch")?),
-            "list" => self.list(arg_str(args, "path")?),
+            "list" => done(self.list(arg_str(args, "path")?)),
             "exists" => {
                 let path = confine(&self.root, arg_str(args, "path")?)?;
-                Ok(Value::Bool(path.exists()))
+                Ok(Step::Done(Value::Bool(path.exists())))
             }
             other => Err(CapabilityError::InvalidArgument(format!(
                 "fs has no action {other:?}"
@@ -222,54 +266,106 @@ impl FsInner {
         })
     }
 
-    fn write(&self, user_path: &str, text: &str) -> Result<Value, CapabilityError> {
+    /// Checks a write can happen and records what the file holds now;
+    /// nothing is written yet.
+    fn plan_write(&self, user_path: &str, text: &str) -> Result<PlannedWrite, CapabilityError> {
         let path = confine(&self.root, user_path)?;
-        if self.is_dirty(&path) {
-            return Err(CapabilityError::PermissionDenied(format!(
-                "{user_path} has unsaved changes in the editor; save or discard them first"
-            )));
-        }
-        let io_err = |err: std::io::Error| CapabilityError::from_io(&err, user_path);
+        self.refuse_dirty(&path, user_path)?;
         if path.is_dir() {
             return Err(CapabilityError::Os {
                 python_type: "IsADirectoryError",
                 message: format!("{user_path}: is a folder"),
             });
         }
-        // Beneath the root, no symlink followed, a temp name nobody can
-        // predict, then rename: the editor never reloads half a file.
         let relative = path
             .strip_prefix(&self.root)
-            .map_err(|_| outside(user_path))?;
-        let before = Prior::of(&self.root, relative);
-        write_beneath(&self.root, relative, text.as_bytes()).map_err(|err| match err {
-            WriteError::Steered => outside(user_path),
+            .map_err(|_| outside(user_path))?
+            .to_owned();
+        super::check_writable(&relative).map_err(|protected| {
+            CapabilityError::PermissionDenied(format!("{user_path}: {protected}"))
+        })?;
+        let before = Prior::of(&self.root, &relative);
+        Ok(PlannedWrite {
+            path,
+            relative,
+            user_path: user_path.to_owned(),
+            before,
+            text: text.as_bytes().to_vec(),
+            rejected: 0,
+            reviewed: false,
+        })
+    }
+
+    fn refuse_dirty(&self, path: &Path, user_path: &str) -> Result<(), CapabilityError> {
+        if self.is_dirty(path) {
+            return Err(CapabilityError::PermissionDenied(format!(
+                "{user_path} has unsaved changes in the editor; save or discard them first"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes a planned change. After a review (the user took their time)
+    /// the file must still hold what it held when the change was shown,
+    /// and still have no unsaved edits: otherwise nothing is written.
+    fn commit(&self, write: PlannedWrite) -> Result<Value, CapabilityError> {
+        let PlannedWrite {
+            path,
+            relative,
+            user_path,
+            before,
+            text,
+            rejected,
+            reviewed,
+        } = write;
+        if reviewed {
+            self.refuse_dirty(&path, &user_path)?;
+            if Prior::of(&self.root, &relative) != before {
+                return Err(CapabilityError::PermissionDenied(format!(
+                    "{user_path} changed while its diff was being reviewed; nothing was written \
+                     (fs.read shows its text now)"
+                )));
+            }
+        }
+        // Beneath the root, no symlink followed, a temp name nobody can
+        // predict, then rename: the editor never reloads half a file.
+        write_beneath(&self.root, &relative, &text).map_err(|err| match err {
+            WriteError::Steered => outside(&user_path),
             protected @ WriteError::Protected(_) => {
                 CapabilityError::PermissionDenied(format!("{user_path}: {protected}"))
             }
-            WriteError::Io(err) => io_err(err),
+            WriteError::Io(err) => CapabilityError::from_io(&err, &user_path),
         })?;
+        let after = String::from_utf8_lossy(&text);
         let (added, removed) = match &before {
             Prior::Bytes(old) => {
-                crate::text_diff::counts_or_rewrite(&String::from_utf8_lossy(old), text)
+                crate::text_diff::counts_or_rewrite(&String::from_utf8_lossy(old), &after)
             }
-            Prior::Absent => (text.lines().count(), 0),
+            Prior::Absent => (after.lines().count(), 0),
             // Not kept: counted as a rewrite of every line.
-            Prior::Unrecorded => (text.lines().count(), 0),
+            Prior::Unrecorded => (after.lines().count(), 0),
         };
-        if let Some(written) = &self.written {
-            let _ = written.send(FsWritten {
-                path: path.clone(),
-                before,
-                after: text.as_bytes().to_vec(),
-            });
-        }
-        Ok(json!({
+        let mut result = json!({
             "path": relative.display().to_string(),
             "bytes": text.len(),
             "added": added,
             "removed": removed,
-        }))
+        });
+        if rejected > 0 {
+            result["rejected_hunks"] = json!(rejected);
+            result["note"] = json!(format!(
+                "the user rejected {rejected} hunk(s) of this change: the file holds only \
+                 the accepted ones (fs.read shows it)"
+            ));
+        }
+        if let Some(written) = &self.written {
+            let _ = written.send(FsWritten {
+                path,
+                before,
+                after: text,
+            });
+        }
+        Ok(result)
     }
 
     /// A precise change: the snippet `old` becomes `new`, and only when it
@@ -283,7 +379,7 @@ impl FsInner {
         old: &str,
         new: &str,
         count: u64,
-    ) -> Result<Value, CapabilityError> {
+    ) -> Result<Step, CapabilityError> {
         if old.is_empty() {
             return Err(CapabilityError::InvalidArgument(
                 "old is empty: give the exact text to replace".into(),
@@ -313,18 +409,20 @@ impl FsInner {
         }
         let first_line = line_of(found[0]);
         let edited = text.replace(old, new);
-        let mut written = self.write(user_path, &edited)?;
-        if let Some(map) = written.as_object_mut() {
-            map.insert("replaced".into(), json!(found.len()));
-            map.insert("line".into(), json!(first_line));
-        }
-        Ok(written)
+        let write = self.plan_write(user_path, &edited)?;
+        Ok(Step::Write(
+            vec![write],
+            Shape::Edit {
+                replaced: found.len(),
+                line: first_line,
+            },
+        ))
     }
 
     /// A patch touching several files: every file's new text is worked out
     /// (and every unsaved-edits check made) before the first is written, so
     /// a hunk that does not match leaves the workspace as it was.
-    fn apply_patch(&self, patch: &str) -> Result<Value, CapabilityError> {
+    fn apply_patch(&self, patch: &str) -> Result<Step, CapabilityError> {
         let invalid =
             |error: super::patch::PatchError| CapabilityError::InvalidArgument(error.to_string());
         let mut planned: Vec<(PathBuf, String, String)> = Vec::new();
@@ -352,20 +450,15 @@ impl FsInner {
             } else {
                 self.read_text(&file.path)?
             };
-            if self.is_dirty(&path) {
-                return Err(CapabilityError::PermissionDenied(format!(
-                    "{} has unsaved changes in the editor; save or discard them first",
-                    file.path
-                )));
-            }
+            self.refuse_dirty(&path, &file.path)?;
             let text = file.apply(&current).map_err(invalid)?;
             planned.push((path, file.path.clone(), text));
         }
-        let mut files = Vec::new();
-        for (_, user_path, text) in planned {
-            files.push(self.write(&user_path, &text)?);
-        }
-        Ok(json!({ "files": files }))
+        let writes = planned
+            .into_iter()
+            .map(|(_, user_path, text)| self.plan_write(&user_path, &text))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Step::Write(writes, Shape::Patch))
     }
 
     fn list(&self, user_path: &str) -> Result<Value, CapabilityError> {
@@ -398,6 +491,71 @@ impl FsInner {
             abs == target || abs.canonicalize().is_ok_and(|real| real == target)
         })
     }
+}
+
+/// What planning a call came to: an answer, or writes to make (after a
+/// review, when there is one).
+enum Step {
+    Done(Value),
+    Write(Vec<PlannedWrite>, Shape),
+}
+
+/// How the written files' results make the call's result.
+enum Shape {
+    /// `fs.write`: the one file's result.
+    One,
+    /// `fs.edit`: the file's result, plus how many and where.
+    Edit { replaced: usize, line: usize },
+    /// `fs.apply_patch`: `{"files": [...]}`.
+    Patch,
+}
+
+impl Shape {
+    fn result(self, mut files: Vec<Value>) -> Value {
+        match self {
+            Shape::One => files.pop().unwrap_or(Value::Null),
+            Shape::Edit { replaced, line } => {
+                let mut result = files.pop().unwrap_or(Value::Null);
+                result["replaced"] = json!(replaced);
+                result["line"] = json!(line);
+                result
+            }
+            Shape::Patch => json!({ "files": files }),
+        }
+    }
+}
+
+/// One file's write, checked and waiting to be made.
+struct PlannedWrite {
+    path: PathBuf,
+    relative: PathBuf,
+    /// As the cell spelled it (errors and review name it so).
+    user_path: String,
+    before: Prior,
+    text: Vec<u8>,
+    /// Hunks the review rejected (the text holds only the accepted ones).
+    rejected: usize,
+    reviewed: bool,
+}
+
+impl PlannedWrite {
+    fn proposal(&self) -> WriteProposal {
+        WriteProposal {
+            path: self.path.clone(),
+            user_path: self.user_path.clone(),
+            before: self.before.clone(),
+            after: self.text.clone(),
+        }
+    }
+}
+
+/// Runs blocking file work on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, CapabilityError> + Send + 'static,
+) -> Result<T, CapabilityError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|err| Err(CapabilityError::Failed(format!("fs task failed: {err}"))))
 }
 
 fn outside(user_path: &str) -> CapabilityError {

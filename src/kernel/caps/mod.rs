@@ -5,6 +5,7 @@ mod approval;
 mod confine;
 mod fs;
 mod patch;
+mod review;
 mod shell;
 mod write_beneath;
 
@@ -13,6 +14,7 @@ pub use approval::{
 };
 pub use confine::confine;
 pub use fs::{DirtyPaths, FsCapability, FsWritten, Prior};
+pub use review::{WriteProposal, WriteReview, WriteVerdict};
 pub use shell::ShellCapability;
 pub(crate) use write_beneath::{
     Found, WriteError, check_writable, read_beneath, remove_beneath, write_beneath,
