@@ -490,6 +490,7 @@ impl Conversation {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 let said = context::Message::assistant(content.as_deref().unwrap_or_default());
                 match tool_calls.first() {
@@ -526,8 +527,15 @@ pub fn message_tokens(counter: &TokenCounter, message: &ChatMessage) -> usize {
         ChatMessage::Assistant {
             content,
             tool_calls,
+            thinking,
         } => {
-            content.as_deref().map_or(0, |c| counter.count(c))
+            // Signed reasoning goes back to the server with its calls.
+            thinking
+                .iter()
+                .filter(|t| t.is_verifiable())
+                .map(|t| counter.count(&t.text))
+                .sum::<usize>()
+                + content.as_deref().map_or(0, |c| counter.count(c))
                 + tool_calls
                     .iter()
                     // id, name and the JSON around them: a few tokens each.
@@ -667,6 +675,7 @@ mod tests {
             content: "count the files".into(),
         });
         c.push(ChatMessage::Assistant {
+            thinking: Vec::new(),
             content: None,
             tool_calls: vec![crate::agent::provider::ToolCall {
                 id: "c1".into(),
@@ -702,6 +711,7 @@ mod tests {
                 content: format!("q{i}"),
             });
             c.push(ChatMessage::Assistant {
+                thinking: Vec::new(),
                 content: Some(format!("a{i}")),
                 tool_calls: Vec::new(),
             });

@@ -184,7 +184,7 @@ mod tests {
         let event: SessionEvent = serde_json::from_str(old).unwrap();
         assert!(matches!(
             event,
-            SessionEvent::Message { id: None, message: ChatMessage::Assistant { content: None, ref tool_calls } }
+            SessionEvent::Message { id: None, message: ChatMessage::Assistant { content: None, ref tool_calls, .. } }
                 if tool_calls.len() == 1
         ));
         let line = serde_json::to_string(&SessionEvent::Message {
@@ -203,6 +203,7 @@ mod tests {
                 content: "hi".into(),
             },
             ChatMessage::Assistant {
+                thinking: Vec::new(),
                 content: None,
                 tool_calls: vec![crate::agent::provider::ToolCall {
                     id: "c".into(),
