@@ -96,6 +96,7 @@ fn a_streaming_message_with_spinner_step_and_tokens() {
             prompt_tokens: 1200,
             completion_tokens: 34,
             total_tokens: 1234,
+            ..Usage::default()
         }),
     );
     for piece in [
@@ -197,6 +198,53 @@ fn an_error_notice_stands_out() {
     let terminal = draw(&mut s, 80, 14);
     let pane = region(terminal.backend().buffer(), Rect::new(0, 0, 80, 10));
     insta::assert_snapshot!(format!("{pane:?}"));
+}
+
+/// Reasoning streams into its own entry: dimmed, collapsed to its latest
+/// lines under a count of the rest, above the answer; Ctrl+O shows it all.
+/// The status bar counts what the prompt cache served and stored.
+#[test]
+fn reasoning_is_a_dimmed_collapsible_block_above_the_answer() {
+    let mut s = busy_demo();
+    turn(&mut s, TurnEvent::Step(1));
+    for piece in [
+        "The user asks why checkAuth rejects users.\n",
+        "Line 2 compares the role to \"admin\".\n",
+        "So every non-admin",
+        " is rejected.\nI should say so.",
+    ] {
+        turn(&mut s, TurnEvent::ReasoningDelta(piece.into()));
+    }
+    turn(
+        &mut s,
+        TurnEvent::TextDelta("It only admits **admins**.".into()),
+    );
+    turn(
+        &mut s,
+        TurnEvent::Usage(Usage {
+            prompt_tokens: 12_400,
+            completion_tokens: 90,
+            total_tokens: 12_490,
+            cache_read_tokens: 11_900,
+            cache_write_tokens: 0,
+        }),
+    );
+    let terminal = draw(&mut s, 130, 16);
+    let text = terminal.backend().to_string();
+    assert!(text.contains("│ cache 11.9k read, 0 written"), "{text}");
+    assert!(
+        !text.contains("The user asks"),
+        "collapsed, the first lines are hidden:\n{text}"
+    );
+    let pane = region(terminal.backend().buffer(), Rect::new(0, 0, 60, 11));
+    insta::assert_debug_snapshot!(pane);
+    key(&mut s, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    let expanded = draw(&mut s, 100, 16).backend().to_string();
+    assert!(
+        expanded.contains("The user asks why checkAuth"),
+        "{expanded}"
+    );
+    assert!(expanded.contains("It only admits"), "{expanded}");
 }
 
 #[test]
@@ -532,6 +580,7 @@ fn slow_builds_conversation() -> hello_tui::agent::conversation::Conversation {
             content: format!("question {i}: {}", "why is the build slow? ".repeat(12)),
         });
         conversation.push(Chat::Assistant {
+            thinking: Vec::new(),
             content: Some(format!(
                 "answer {i}: {}",
                 "because of the linker. ".repeat(12)

@@ -113,19 +113,10 @@ impl Default for AgentState {
 }
 
 impl AgentState {
-    /// The status-bar segment: spinner, step, tokens (and what the
-    /// server's prompt cache served and stored), retries.
+    /// The status-bar segment: spinner, step, tokens, retries.
     pub fn status_segment(&self) -> Option<String> {
         let agent = self;
-        let usage = &agent.usage;
-        let mut tokens = format!("{} tok", short_tokens(usage.total_tokens));
-        if usage.cache_read_tokens + usage.cache_write_tokens > 0 {
-            tokens.push_str(&format!(
-                " · cache {} read, {} written",
-                short_tokens(usage.cache_read_tokens),
-                short_tokens(usage.cache_write_tokens)
-            ));
-        }
+        let tokens = format!("{} tok", short_tokens(agent.usage.total_tokens));
         if agent.busy {
             let spin = SPINNER[agent.spinner % SPINNER.len()];
             let mut text = format!("{spin} step {}", agent.step.max(1));
@@ -142,6 +133,20 @@ impl AgentState {
         } else {
             None
         }
+    }
+
+    /// The status bar's cache segment: of this turn's prompt tokens, how
+    /// many the server's prompt cache served and how many it stored.
+    /// `None` while the server reported neither.
+    pub fn cache_segment(&self) -> Option<String> {
+        let usage = &self.usage;
+        (usage.cache_read_tokens + usage.cache_write_tokens > 0).then(|| {
+            format!(
+                "cache {} read, {} written",
+                short_tokens(usage.cache_read_tokens),
+                short_tokens(usage.cache_write_tokens)
+            )
+        })
     }
 
     pub fn set_provider(&mut self, provider: Arc<dyn ModelProvider>) {
@@ -720,6 +725,7 @@ mod tests {
         );
         apply(&mut s, AgentUpdate::Finished);
         assert_eq!(s.agent.status_segment().unwrap(), "3 steps · 1.5k tok");
+        assert_eq!(s.agent.cache_segment(), None);
         turn(
             &mut s,
             TurnEvent::Usage(Usage {
@@ -730,9 +736,10 @@ mod tests {
                 cache_write_tokens: 2_100,
             }),
         );
+        assert_eq!(s.agent.status_segment().unwrap(), "3 steps · 20.5k tok");
         assert_eq!(
-            s.agent.status_segment().unwrap(),
-            "3 steps · 20.5k tok · cache 18.0k read, 2.1k written"
+            s.agent.cache_segment().unwrap(),
+            "cache 18.0k read, 2.1k written"
         );
     }
 

@@ -521,7 +521,7 @@ fn thinking_lines(text: &str, theme: &Theme, expanded: bool, width: usize) -> Ve
     if skipped + over > 0 {
         lines.push(Line::styled(
             format!(
-                "▸ {} earlier lines of reasoning (Ctrl+O expands)",
+                "▸ {} more lines of reasoning (Ctrl+O expands)",
                 skipped + over
             ),
             theme.roles.muted,
