@@ -3,6 +3,10 @@
 //! the model ran; an error notice), and whole turns driven through
 //! `update` with the scripted provider and a real kernel.
 
+#[path = "support/loopback.rs"]
+#[allow(dead_code)]
+mod loopback;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -928,4 +932,99 @@ fn background_output_is_shown_labelled_under_the_next_cell() {
         .find("LATE from a thread")
         .expect("the background text");
     assert!(mine < label && label < late, "{screen}");
+}
+
+/// `/model` lists what the server's `GET /v1/models` offers, `/model NAME`
+/// sends the next turn to that model, the session records the choice, and
+/// resuming the session in the workbench picks it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_lists_switches_and_the_session_remembers_the_choice() {
+    use loopback::{Framing, LoopbackServer, Reply, data};
+    let server = LoopbackServer::respond_with(Duration::from_secs(30), |request| {
+        if request.method == "GET" {
+            let list = r#"{"object":"list","data":[{"id":"qwen3:8b","object":"model"},{"id":"llama3.2","object":"model"}]}"#;
+            return Reply::status(200, &[("content-type", "application/json")], list);
+        }
+        let model = request.json()["model"].as_str().unwrap_or("?").to_owned();
+        let body = [
+            data(&serde_json::json!({"choices":[{"index":0,"delta":{"content":format!("hello from {model}")}}]}).to_string()),
+            data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
+            "data: [DONE]\r\n\r\n".to_owned(),
+        ];
+        Reply::sse(Framing::Chunked, vec![loopback::Part::Bytes(body.concat().into_bytes())])
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut rx) = event::channel();
+    let mut s = kernel_state(dir.path(), &tx, None);
+    s.settings.model = Some("qwen3:8b".into());
+    s.settings.base_url = Some(server.base_url.clone());
+    s.settings.context_window = Some(8_000);
+    hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
+    assert_eq!(
+        s.agent.provider().unwrap().model().as_deref(),
+        Some("qwen3:8b")
+    );
+
+    send(&mut s, "/model");
+    pump_until(&mut s, &mut rx, |s| {
+        s.conversation
+            .messages
+            .last()
+            .is_some_and(|m| m.text.starts_with("Models at"))
+    })
+    .await;
+    let listed = &s.conversation.messages.last().unwrap().text;
+    assert!(
+        listed.contains("\n  qwen3:8b  ← current\n  llama3.2\n"),
+        "{listed}"
+    );
+
+    send(&mut s, "/model llama3.2");
+    assert!(
+        s.agent.label().starts_with("llama3.2 @ "),
+        "{}",
+        s.agent.label()
+    );
+    send(&mut s, "hi");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    let answer = s
+        .conversation
+        .messages
+        .iter()
+        .rfind(|m| m.role == Speaker::Assistant)
+        .unwrap();
+    assert_eq!(answer.text, "hello from llama3.2");
+    let posted: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.json()["model"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(posted, ["llama3.2"]);
+    let id = s
+        .agent
+        .conversation()
+        .lock()
+        .await
+        .session_id()
+        .unwrap()
+        .to_owned();
+
+    // Resumed with the configured model, the session's choice wins.
+    let mut resumed = state(dir.path());
+    resumed.settings.model = Some("qwen3:8b".into());
+    resumed.settings.base_url = Some(server.base_url.clone());
+    hello_tui::app::sessions::configure(&mut resumed, false, Some(Some(id))).unwrap();
+    assert_eq!(
+        resumed.agent.provider().unwrap().model().as_deref(),
+        Some("llama3.2")
+    );
+    assert!(
+        resumed
+            .conversation
+            .messages
+            .iter()
+            .any(|m| m.text.contains("This session last used llama3.2"))
+    );
 }

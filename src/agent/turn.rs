@@ -273,6 +273,9 @@ pub async fn run_turn(
             json: s.json.clone(),
         }));
     }
+    if let Some(model) = deps.provider.model() {
+        conversation.note_model(&model);
+    }
     let message = conversation.push(ChatMessage::User {
         content: user_content(prompt, snapshot.as_ref().map(|s| s.markdown.as_str())),
     });

@@ -71,6 +71,10 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         focus: Option<String>,
     },
+    /// The model the turns from here on went to (recorded when it
+    /// changes, e.g. by `/model`); resuming in the workbench picks it again.
+    #[serde(rename = "model")]
+    Model { name: String },
     /// An event type written by a newer version: kept readable, ignored.
     #[serde(other)]
     Unknown,
