@@ -632,6 +632,37 @@ fn f2_breaks_the_next_request_down_by_section() {
     insta::assert_snapshot!(text);
 }
 
+/// With the Anthropic provider F2's JSON is Anthropic's body: the system
+/// prompt as cached blocks, the messages as content blocks.
+#[test]
+fn f2_shows_the_anthropic_body_for_the_anthropic_provider() {
+    use hello_tui::agent::provider::anthropic::AnthropicConfig;
+    let mut settings = Settings::defaults();
+    settings.context_window = Some(200_000);
+    let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
+    let config = AnthropicConfig::new(Some("http://127.0.0.1:9"), "claude-test", "K", &|_| None);
+    s.agent.set_provider(Arc::new(
+        hello_tui::agent::provider::AnthropicProvider::new(config).unwrap(),
+    ));
+    s.conversation.composer.insert_str("and the tests?");
+    key(&mut s, KeyCode::F(2), KeyModifiers::NONE);
+    key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    draw(&mut s, 110, 36);
+    let Some(Overlay::RequestPreview(preview)) = &s.overlay else {
+        panic!("F2 is open");
+    };
+    let shown: serde_json::Value =
+        serde_json::from_str(&preview.view.as_ref().unwrap().text).unwrap();
+    assert_eq!(shown["system"][0]["cache_control"]["type"], "ephemeral");
+    assert_eq!(shown["messages"][0]["role"], "user");
+    assert!(
+        shown["messages"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("and the tests?")
+    );
+}
+
 /// Tab in F2 shows the messages as the JSON the request body carries
 /// (`Prompt::messages_text`, which `agent_loop` checks byte for byte
 /// against what a server receives), and the whole of a long request can be

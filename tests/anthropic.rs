@@ -261,10 +261,16 @@ async fn cache_control_marks_the_stable_prefix_of_an_assembled_prompt() {
     });
     let window = ContextWindow::resolve(Some(200_000), None, "claude", None, None);
     let prompt = next_prompt(&conversation, &window);
+    let preview = p.messages_json(&prompt.request);
     let (_, turn) = run(&p, prompt.request).await;
     assert!(!turn.partial, "{:?}", turn.error);
 
     let body = server.requests()[0].json();
+    // F2's JSON view is what was sent.
+    assert_eq!(
+        preview,
+        json!({"system": body["system"], "messages": body["messages"]})
+    );
     let system = body["system"].as_array().expect("system blocks");
     let marked = |block: &Value| block.get("cache_control") == Some(&json!({"type": "ephemeral"}));
     assert_eq!(system.len(), 3, "{system:#?}");

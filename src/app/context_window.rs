@@ -61,7 +61,14 @@ pub fn refresh_gauge(state: &mut AppState) {
 pub fn request_view(state: &AppState, json: bool) -> Result<RequestView, &'static str> {
     preview(state).map(|(prompt, window)| {
         let text = if json {
-            prompt.messages_text()
+            // What this provider sends: Anthropic's body is shaped otherwise.
+            match state.agent.provider() {
+                Some(provider) => {
+                    let messages = provider.messages_json(&prompt.request);
+                    serde_json::to_string_pretty(&messages).unwrap_or_default()
+                }
+                None => prompt.messages_text(),
+            }
         } else {
             prompt.readable()
         };

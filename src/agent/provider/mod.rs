@@ -41,6 +41,13 @@ pub trait ModelProvider: Send + Sync {
     /// What to show in the status bar, e.g. `gpt-4o @ https://…`.
     fn label(&self) -> String;
 
+    /// The conversation part of the body [`ModelProvider::stream_chat`]
+    /// would send for `request`, for F2's JSON view (built by the same
+    /// function as the body, so the preview cannot drift from it).
+    fn messages_json(&self, request: &ChatRequest) -> serde_json::Value {
+        openai::messages_json(&request.messages)
+    }
+
     /// The model name requests go to (`None`: the provider has no choice
     /// of model, like the scripted demo).
     fn model(&self) -> Option<String> {

@@ -58,6 +58,15 @@ impl ModelProvider for AnthropicProvider {
         format!("{} @ {shown}", self.config.model)
     }
 
+    /// `system` and `messages`, with their `cache_control` marks.
+    fn messages_json(&self, request: &ChatRequest) -> serde_json::Value {
+        let mut body = request_body(&self.config, request);
+        serde_json::json!({
+            "system": body["system"].take(),
+            "messages": body["messages"].take(),
+        })
+    }
+
     fn model(&self) -> Option<String> {
         Some(self.config.model.clone())
     }
