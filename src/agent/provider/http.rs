@@ -82,10 +82,10 @@ pub(crate) trait Decoder: Default + Send + 'static {
 pub(crate) struct Endpoint {
     client: Client,
     /// The streaming endpoint (`…/chat/completions`, `…/v1/messages`).
-    pub url: Url,
+    url: Url,
     /// Authentication and the provider's own headers, sent with every request.
     headers: HeaderMap,
-    pub settings: HttpSettings,
+    settings: HttpSettings,
     key: Option<ApiKey>,
     /// The NAME of the variable the key came from, for messages.
     key_env: String,
@@ -157,6 +157,15 @@ impl Endpoint {
         serde_json::from_slice(&bytes).map_err(|e| ProviderError::BadResponse(e.to_string()))
     }
 
+    /// `model @ url` for the status bar; credentials in the URL
+    /// (`http://user:pass@host`) are not shown.
+    pub fn label(&self, model: &str) -> String {
+        let mut shown = self.url.clone();
+        let _ = shown.set_password(None);
+        let _ = shown.set_username("");
+        format!("{model} @ {shown}")
+    }
+
     /// How a non-success status is handled: `Ok` for success.
     fn check_status(&self, status: StatusCode, response: &Response) -> Result<(), StatusFailure> {
         if status.is_success() {
@@ -222,6 +231,32 @@ impl StatusFailure {
             },
         }
     }
+}
+
+/// A configured base URL, trimmed of whitespace and trailing `/`, with
+/// its parsed form and path; only `http` and `https` are accepted.
+pub(crate) fn base_url(base: &str) -> Result<(&str, Url), ProviderError> {
+    let trimmed = base.trim().trim_end_matches('/');
+    let url = Url::parse(trimmed)
+        .map_err(|e| ProviderError::Config(format!("base URL `{base}` is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(ProviderError::Config(format!(
+            "base URL `{base}` must start with http:// or https://"
+        )));
+    }
+    Ok((trimmed, url))
+}
+
+/// `base` with `/{tail}` in place of a trailing `/{replaced}` (the
+/// models URL next to a chat endpoint).
+pub(crate) fn sibling_url(
+    endpoint: &Url,
+    replaced: &str,
+    tail: &str,
+) -> Result<Url, ProviderError> {
+    let base = endpoint.as_str().trim_end_matches(replaced);
+    Url::parse(&format!("{base}/{tail}"))
+        .map_err(|e| ProviderError::Config(format!("{tail} URL: {e}")))
 }
 
 /// rustls needs a process-wide crypto provider; we use ring (no C/asm

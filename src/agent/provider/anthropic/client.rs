@@ -52,10 +52,7 @@ impl ModelProvider for AnthropicProvider {
     }
 
     fn label(&self) -> String {
-        let mut shown = self.endpoint.url.clone();
-        let _ = shown.set_password(None);
-        let _ = shown.set_username("");
-        format!("{} @ {shown}", self.config.model)
+        self.endpoint.label(&self.config.model)
     }
 
     /// `system` and `messages`, with their `cache_control` marks.

@@ -2,7 +2,7 @@
 
 use reqwest::Url;
 
-use crate::agent::provider::http::HttpSettings;
+use crate::agent::provider::http::{HttpSettings, base_url, sibling_url};
 use crate::agent::provider::openai::ApiKey;
 use crate::agent::provider::types::ProviderError;
 
@@ -56,16 +56,7 @@ impl AnthropicConfig {
     /// `/messages`; a bare host gets `/v1/messages`; any other path
     /// (`…/v1`, a proxy's prefix) gets `/messages`.
     pub fn endpoint(&self) -> Result<Url, ProviderError> {
-        let trimmed = self.base_url.trim().trim_end_matches('/');
-        let url = Url::parse(trimmed).map_err(|e| {
-            ProviderError::Config(format!("base URL `{}` is not a URL: {e}", self.base_url))
-        })?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(ProviderError::Config(format!(
-                "base URL `{}` must start with http:// or https://",
-                self.base_url
-            )));
-        }
+        let (trimmed, url) = base_url(&self.base_url)?;
         let path = url.path().trim_end_matches('/');
         let full = if path.ends_with("/messages") {
             trimmed.to_owned()
@@ -79,10 +70,7 @@ impl AnthropicConfig {
 
     /// `GET …/v1/models`, next to the Messages URL.
     pub fn models_url(&self) -> Result<Url, ProviderError> {
-        let endpoint = self.endpoint()?;
-        let base = endpoint.as_str().trim_end_matches("/messages").to_owned();
-        Url::parse(&format!("{base}/models"))
-            .map_err(|e| ProviderError::Config(format!("models URL: {e}")))
+        sibling_url(&self.endpoint()?, "/messages", "models")
     }
 }
 

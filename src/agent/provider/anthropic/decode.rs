@@ -88,20 +88,16 @@ enum Block {
 }
 
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type")]
 enum Delta {
-    TextDelta {
-        text: String,
-    },
-    InputJsonDelta {
-        partial_json: String,
-    },
-    ThinkingDelta {
-        thinking: String,
-    },
-    SignatureDelta {
-        signature: String,
-    },
+    #[serde(rename = "text_delta")]
+    Text { text: String },
+    #[serde(rename = "input_json_delta")]
+    InputJson { partial_json: String },
+    #[serde(rename = "thinking_delta")]
+    Thinking { thinking: String },
+    #[serde(rename = "signature_delta")]
+    Signature { signature: String },
     #[serde(other)]
     Other,
 }
@@ -255,10 +251,10 @@ impl EventDecoder {
 
     fn delta(&mut self, index: u64, delta: Delta, out: &mut Vec<ProviderEvent>) {
         match (self.blocks.get_mut(&index), delta) {
-            (Some(Open::Text), Delta::TextDelta { text }) => {
+            (Some(Open::Text), Delta::Text { text }) => {
                 push_text(out, ProviderEvent::TextDelta, text);
             }
-            (Some(Open::Tool { call, streamed, .. }), Delta::InputJsonDelta { partial_json }) => {
+            (Some(Open::Tool { call, streamed, .. }), Delta::InputJson { partial_json }) => {
                 *streamed = true;
                 if !partial_json.is_empty() {
                     out.push(ProviderEvent::ToolCallArgumentsDelta {
@@ -267,10 +263,10 @@ impl EventDecoder {
                     });
                 }
             }
-            (Some(Open::Thinking), Delta::ThinkingDelta { thinking }) => {
+            (Some(Open::Thinking), Delta::Thinking { thinking }) => {
                 push_text(out, ProviderEvent::ReasoningDelta, thinking);
             }
-            (Some(Open::Thinking), Delta::SignatureDelta { signature }) => {
+            (Some(Open::Thinking), Delta::Signature { signature }) => {
                 out.push(ProviderEvent::ReasoningSigned(signature));
             }
             // A delta for a block never started, or of another kind

@@ -52,11 +52,7 @@ impl ModelProvider for OpenAiProvider {
     }
 
     fn label(&self) -> String {
-        // Credentials in the URL (`http://user:pass@host`) are not shown.
-        let mut shown = self.endpoint.url.clone();
-        let _ = shown.set_password(None);
-        let _ = shown.set_username("");
-        format!("{} @ {shown}", self.config.model)
+        self.endpoint.label(&self.config.model)
     }
 
     fn model(&self) -> Option<String> {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use reqwest::Url;
 
-use crate::agent::provider::http::HttpSettings;
+use crate::agent::provider::http::{HttpSettings, base_url, sibling_url};
 use crate::agent::provider::types::ProviderError;
 
 /// Used when no base URL is configured.
@@ -119,13 +119,7 @@ impl OpenAiConfig {
 
     /// `GET …/models`, next to the Chat Completions URL (what `/model` lists).
     pub fn models_url(&self) -> Result<Url, ProviderError> {
-        let endpoint = self.endpoint()?;
-        let base = endpoint
-            .as_str()
-            .trim_end_matches("/chat/completions")
-            .to_owned();
-        Url::parse(&format!("{base}/models"))
-            .map_err(|e| ProviderError::Config(format!("models URL: {e}")))
+        sibling_url(&self.endpoint()?, "/chat/completions", "models")
     }
 
     /// The Chat Completions URL. Accepted forms of `base_url` (a trailing
@@ -134,16 +128,7 @@ impl OpenAiConfig {
     /// - has a path (`…/v1`, `…/openai/v1`, `…/v1beta/openai`): `/chat/completions` is appended;
     /// - bare host (`http://localhost:11434`): `/v1/chat/completions` is appended.
     pub fn endpoint(&self) -> Result<Url, ProviderError> {
-        let trimmed = self.base_url.trim().trim_end_matches('/');
-        let url = Url::parse(trimmed).map_err(|e| {
-            ProviderError::Config(format!("base URL `{}` is not a URL: {e}", self.base_url))
-        })?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(ProviderError::Config(format!(
-                "base URL `{}` must start with http:// or https://",
-                self.base_url
-            )));
-        }
+        let (trimmed, url) = base_url(&self.base_url)?;
         let path = url.path().trim_end_matches('/');
         let full = if path.ends_with("/chat/completions") {
             trimmed.to_owned()

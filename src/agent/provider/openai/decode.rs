@@ -273,7 +273,7 @@ impl StreamDecoder {
                     .slots
                     .len()
                     .checked_sub(1)
-                    .filter(|&last| !(named && !self.slots[last].name.is_empty())),
+                    .filter(|&last| !named || self.slots[last].name.is_empty()),
             },
         };
         let reused_by_new_call = |slot: usize, slots: &[Slot]| {
