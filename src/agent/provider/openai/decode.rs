@@ -98,6 +98,9 @@ struct Slot {
     started: bool,
     /// Arguments that arrived before the name.
     pending_args: String,
+    /// Every argument piece so far (to tell a finished call from one
+    /// still arriving when a server sends neither index nor id).
+    arguments: String,
 }
 
 #[derive(Debug, Default)]
@@ -247,12 +250,13 @@ impl StreamDecoder {
         }
         if let Some(args) = args.filter(|a| !a.is_empty()) {
             s.pending_args.push_str(&args);
+            s.arguments.push_str(&args);
         }
         self.start_if_ready(slot, false, out);
     }
 
     /// Which call a delta belongs to. `named`: the delta names its
-    /// function, which only a call's first delta does.
+    /// function.
     fn slot_for(
         &mut self,
         wire_index: Option<u64>,
@@ -263,17 +267,19 @@ impl StreamDecoder {
         let known = match wire_index {
             Some(index) => self.by_wire_index.get(&index).copied(),
             // No index: continue the call with this id; without an id, the
-            // latest call, unless this is a second call of the same chunk
-            // or names a function when the latest already has one (calls
-            // sent whole, as llama.cpp does).
+            // latest call, unless this is a second call of the same chunk,
+            // or names a function after the latest call's arguments were
+            // complete (calls sent whole, as llama.cpp and Ollama do; a
+            // server repeating the name on every piece still continues).
             None => match id {
                 Some(id) => self.slots.iter().position(|s| s.id == id),
                 None if position > 0 => None,
-                None => self
-                    .slots
-                    .len()
-                    .checked_sub(1)
-                    .filter(|&last| !named || self.slots[last].name.is_empty()),
+                None => self.slots.len().checked_sub(1).filter(|&last| {
+                    let s = &self.slots[last];
+                    !(named
+                        && !s.name.is_empty()
+                        && serde_json::from_str::<Value>(&s.arguments).is_ok())
+                }),
             },
         };
         let reused_by_new_call = |slot: usize, slots: &[Slot]| {
@@ -287,6 +293,7 @@ impl StreamDecoder {
                     name: String::new(),
                     started: false,
                     pending_args: String::new(),
+                    arguments: String::new(),
                 });
                 let slot = self.slots.len() - 1;
                 let key = wire_index.unwrap_or(u64::MAX - position as u64);
@@ -482,6 +489,17 @@ mod tests {
                 ("call_2", "{\"code\":\"3\"}"),
             ]
         );
+    }
+
+    #[test]
+    fn a_name_repeated_on_every_piece_without_index_or_id_is_one_call() {
+        let (_, turn) = run(&[
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"f","arguments":"{\"a\":"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"f","arguments":"1}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ]);
+        assert_eq!(turn.tool_calls.len(), 1);
+        assert_eq!(turn.tool_calls[0].arguments, "{\"a\":1}");
     }
 
     #[test]
