@@ -153,6 +153,24 @@ impl AgentState {
         self.provider = Some(provider);
     }
 
+    /// `/model` chose another model: its window and token counter are
+    /// learned again at the next turn (the settings name the old one).
+    pub fn switch_provider(&mut self, provider: Arc<dyn ModelProvider>) {
+        self.provider = Some(provider);
+        self.window = Arc::default();
+        self.counter = Arc::default();
+    }
+
+    /// The settings the model is resolved with (its window, its counter):
+    /// the configured ones, naming the model the provider now uses.
+    pub fn model_settings(&self, settings: &crate::config::Settings) -> crate::config::Settings {
+        let mut settings = settings.clone();
+        if let Some(model) = self.provider.as_ref().and_then(|p| p.model()) {
+            settings.model = Some(model);
+        }
+        settings
+    }
+
     /// The model's name for the status bar ("no model" without one).
     /// A model is configured (or the demo's scripted one): prompts go out.
     pub fn has_model(&self) -> bool {
@@ -341,7 +359,7 @@ pub fn send(state: &mut AppState, prompt: String) {
     agent.refused_calls.clear();
     let counter_cell = agent.counter.clone();
     let window_cell = agent.window.clone();
-    let settings = state.settings.clone();
+    let settings = agent.model_settings(&state.settings);
     let mut deps = TurnDeps {
         provider: provider.clone(),
         runner: Arc::new(kernel),

@@ -2,6 +2,7 @@
 //! task so the loop never waits on the network), and switching to one for
 //! the next turn. The turn records the model it used in the session
 //! (`Conversation::note_model`), and resuming picks it again (`resumed`).
+//! A switch forgets the window and token counter learned for the old model.
 
 use super::agent::AgentUpdate;
 use super::event::AppEvent;
@@ -64,7 +65,8 @@ fn switch(state: &mut AppState, name: &str) {
     };
     match provider.with_model(name) {
         Ok(switched) => {
-            state.agent.set_provider(switched);
+            state.agent.switch_provider(switched);
+            super::context_window::refresh_gauge(state);
             notice(
                 state,
                 &format!(
@@ -86,7 +88,10 @@ pub fn resumed(state: &mut AppState, model: Option<&str>) {
         return;
     }
     if let Ok(switched) = provider.with_model(model) {
-        state.agent.set_provider(switched);
+        state.agent.switch_provider(switched);
+        state
+            .agent
+            .warm_counter(&state.agent.model_settings(&state.settings));
         notice(
             state,
             &format!(
@@ -112,5 +117,36 @@ mod tests {
             "Models at qwen3 @ http://h/v1/chat/completions:\n  llama3\n  qwen3  ← current\n/model NAME switches from the next turn on."
         );
         assert!(listed("x", &[], None).contains("lists no models"));
+    }
+
+    #[test]
+    fn a_switch_forgets_the_old_models_window_and_names_the_new_one() {
+        use crate::agent::provider::{OpenAiConfig, OpenAiProvider};
+        use std::sync::Arc;
+        let mut settings = crate::config::Settings::defaults();
+        settings.model = Some("small-8k".into());
+        let mut state = AppState::new("/w".into(), settings);
+        let config = OpenAiConfig::new(Some("http://127.0.0.1:9/v1"), "small-8k", "K", &|_| None);
+        state
+            .agent
+            .set_provider(Arc::new(OpenAiProvider::new(config).unwrap()));
+        let learned =
+            crate::tokens::ContextWindow::resolve(Some(8_192), None, "small-8k", None, None);
+        state.agent.window_cell().set(learned).unwrap();
+        command(&mut state, "gpt-4.1");
+        assert_eq!(
+            state.agent.provider().unwrap().model().as_deref(),
+            Some("gpt-4.1")
+        );
+        assert!(
+            state.agent.window().is_none(),
+            "learned again at the next turn"
+        );
+        assert_eq!(
+            state.agent.model_settings(&state.settings).model.as_deref(),
+            Some("gpt-4.1")
+        );
+        let said = &state.conversation.messages.last().unwrap().text;
+        assert!(said.starts_with("The next turn goes to gpt-4.1"), "{said}");
     }
 }
