@@ -147,14 +147,7 @@ fn messages(messages: &[ChatMessage]) -> Vec<Value> {
             ChatMessage::Tool {
                 tool_call_id,
                 content,
-            } => (
-                "user",
-                vec![json!({
-                    "type": "tool_result",
-                    "tool_use_id": tool_call_id,
-                    "content": content,
-                })],
-            ),
+            } => ("user", vec![tool_result(tool_call_id, content)]),
         };
         if blocks.is_empty() {
             continue;
@@ -182,6 +175,18 @@ fn messages(messages: &[ChatMessage]) -> Vec<Value> {
         .into_iter()
         .map(|(role, content)| json!({ "role": role, "content": content }))
         .collect()
+}
+
+/// A call's result; a cell that failed (`"ok": false` in the result JSON)
+/// is flagged `is_error`, as the API lets a tool say.
+fn tool_result(id: &str, content: &str) -> Value {
+    let mut block = json!({ "type": "tool_result", "tool_use_id": id, "content": content });
+    let failed = serde_json::from_str::<Value>(content)
+        .is_ok_and(|result| result.get("ok") == Some(&Value::Bool(false)));
+    if failed {
+        block["is_error"] = json!(true);
+    }
+    block
 }
 
 /// The API refuses empty text blocks.
@@ -280,6 +285,12 @@ mod tests {
             .collect();
         assert_eq!(types, ["tool_result", "tool_result", "text"]);
         assert_eq!(sent[1]["content"][1]["input"], json!({ "code": "1" }));
+        assert!(sent[2]["content"][0].get("is_error").is_none());
+        let failed = super::messages(&[ChatMessage::Tool {
+            tool_call_id: "c".into(),
+            content: "{\"ok\":false,\"error\":{\"type\":\"ZeroDivisionError\"}}".into(),
+        }]);
+        assert_eq!(failed[0]["content"][0]["is_error"], json!(true));
         assert_eq!(sent[1]["content"][2]["id"], json!("b"));
         // Only the very last block is a cache breakpoint.
         assert_eq!(sent[2]["content"][2]["cache_control"], ephemeral());
