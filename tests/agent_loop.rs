@@ -1575,3 +1575,136 @@ async fn reasoning_is_shown_not_sent_back_and_a_cut_answer_is_told() {
     );
     rig.kernel.shutdown().await;
 }
+
+/// Issue 18's "done when": one session talks to a local reasoning model
+/// through an OpenAI-compatible server and to a native Anthropic endpoint,
+/// and back. Each request is valid for its API: no reasoning is ever sent
+/// as content, Anthropic gets its own signed thinking back (and thinking
+/// on, since the earlier tool loop is closed), the OpenAI server never sees
+/// a signature, and the kernel's variables carry across providers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_session_moves_between_a_reasoning_model_and_anthropic() {
+    use hello_tui::agent::provider::AnthropicProvider;
+    use hello_tui::agent::provider::anthropic::AnthropicConfig;
+    let reasoning = |text: &str| {
+        data(&json!({"choices":[{"index":0,"delta":{"reasoning_content":text}}]}).to_string())
+    };
+    let local = LoopbackServer::start(vec![
+        sse(&[
+            reasoning("Set x first."),
+            tool_chunk(0, Some("call_local"), "{\"code\": \"x = 41\"}"),
+            finish_chunk("tool_calls"),
+            done(),
+        ]),
+        sse(&[
+            text_chunk("<think>x is set.</think>Done: x is 41."),
+            finish_chunk("stop"),
+            done(),
+        ]),
+        answer("Back on the local model."),
+    ])
+    .await;
+    let event = |data: Value| {
+        format!(
+            "event: {}\ndata: {data}\n\n",
+            data["type"].as_str().unwrap()
+        )
+    };
+    let claude_turn = |blocks: Vec<Value>, stop: &str| {
+        let mut events = vec![event(
+            json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        )];
+        for (i, block) in blocks.into_iter().enumerate() {
+            events.push(event(
+                json!({"type": "content_block_start", "index": i, "content_block": block["start"]}),
+            ));
+            for delta in block["deltas"].as_array().unwrap() {
+                events.push(event(
+                    json!({"type": "content_block_delta", "index": i, "delta": delta}),
+                ));
+            }
+            events.push(event(json!({"type": "content_block_stop", "index": i})));
+        }
+        events.push(event(json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 9}})));
+        events.push(event(json!({"type": "message_stop"})));
+        sse(&events)
+    };
+    let claude = LoopbackServer::start(vec![
+        claude_turn(
+            vec![
+                json!({"start": {"type": "thinking", "thinking": "", "signature": ""}, "deltas": [
+                    {"type": "thinking_delta", "thinking": "x should still be in the kernel."},
+                    {"type": "signature_delta", "signature": "U0lH"}]}),
+                json!({"start": {"type": "tool_use", "id": "toolu_9", "name": "code_action", "input": {}}, "deltas": [
+                    {"type": "input_json_delta", "partial_json": "{\"code\": \"print(x + 1)\"}"}]}),
+            ],
+            "tool_use",
+        ),
+        claude_turn(
+            vec![json!({"start": {"type": "text", "text": ""}, "deltas": [
+                {"type": "text_delta", "text": "x + 1 is 42."}]})],
+            "end_turn",
+        ),
+    ])
+    .await;
+    let mut config = AnthropicConfig::new(Some(&claude.base_url), "claude-test", "K", &|_| {
+        Some("sk-ant-test".into())
+    });
+    config.thinking_budget = Some(2_048);
+    let anthropic: Arc<dyn ModelProvider> = Arc::new(AnthropicProvider::new(config).unwrap());
+
+    let dir = workspace();
+    let mut rig = rig(dir.path(), openai(&local));
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let (first, _) = turn(&rig, &mut conversation, "set x", None).await;
+    assert!(
+        matches!(first, TurnOutcome::Completed { steps: 2, .. }),
+        "{first:?}"
+    );
+
+    rig.deps.provider = anthropic;
+    let (second, _) = turn(&rig, &mut conversation, "what is x + 1?", None).await;
+    assert!(
+        matches!(second, TurnOutcome::Completed { steps: 2, .. }),
+        "{second:?}"
+    );
+    let to_claude = claude.requests();
+    let opening = to_claude[0].json();
+    assert_eq!(
+        opening["thinking"]["type"], "enabled",
+        "the local tool loop is closed"
+    );
+    let opening_text = opening["messages"].to_string();
+    assert!(!opening_text.contains("Set x first") && !opening_text.contains("x is set"));
+    assert!(opening_text.contains("Done: x is 41."));
+    let follow_up = to_claude[1].json();
+    let messages = follow_up["messages"].as_array().unwrap();
+    let call = &messages[messages.len() - 2];
+    assert_eq!(call["content"][0]["signature"], "U0lH");
+    assert_eq!(call["content"][1]["id"], "toolu_9");
+    let result: Value = serde_json::from_str(
+        messages.last().unwrap()["content"][0]["content"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(result["stdout"], "42\n", "the kernel kept x: {result:#}");
+
+    rig.deps.provider = openai(&local);
+    let (third, _) = turn(&rig, &mut conversation, "thanks", None).await;
+    assert!(
+        matches!(third, TurnOutcome::Completed { steps: 1, .. }),
+        "{third:?}"
+    );
+    let back = local.requests().last().unwrap().json();
+    let back_text = back.to_string();
+    assert!(!back_text.contains("U0lH") && !back_text.contains("should still be"));
+    assert!(
+        back["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["tool_calls"][0]["id"] == "toolu_9" && m["content"].is_null())
+    );
+    rig.kernel.shutdown().await;
+}
