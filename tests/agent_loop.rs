@@ -162,6 +162,15 @@ async fn turn(
     (outcome, events)
 }
 
+/// One Anthropic stream event: its name, then its JSON (whose `type`
+/// repeats the name).
+fn anthropic_event(data: Value) -> String {
+    format!(
+        "event: {}\ndata: {data}\n\n",
+        data["type"].as_str().unwrap()
+    )
+}
+
 fn tool_message<'a>(request: &'a Value, id: &str) -> &'a Value {
     request["messages"]
         .as_array()
@@ -1387,12 +1396,7 @@ async fn pins_are_a_section_of_their_turn_and_one_line_afterwards() {
 async fn an_anthropic_tool_use_turn_round_trips_through_the_real_kernel() {
     use hello_tui::agent::provider::AnthropicProvider;
     use hello_tui::agent::provider::anthropic::AnthropicConfig;
-    let event = |data: Value| {
-        format!(
-            "event: {}\ndata: {data}\n\n",
-            data["type"].as_str().unwrap()
-        )
-    };
+    let event = anthropic_event;
     let start = |cache_read: u64| {
         event(
             json!({"type": "message_start", "message": {"id": "msg", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "usage": {"input_tokens": 40, "cache_creation_input_tokens": 0, "cache_read_input_tokens": cache_read, "output_tokens": 1}}}),
@@ -1604,12 +1608,7 @@ async fn one_session_moves_between_a_reasoning_model_and_anthropic() {
         answer("Back on the local model."),
     ])
     .await;
-    let event = |data: Value| {
-        format!(
-            "event: {}\ndata: {data}\n\n",
-            data["type"].as_str().unwrap()
-        )
-    };
+    let event = anthropic_event;
     let claude_turn = |blocks: Vec<Value>, stop: &str| {
         let mut events = vec![event(
             json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
