@@ -62,6 +62,7 @@ fn turn_messages(turn: usize) -> Vec<ChatMessage> {
     if turn.is_multiple_of(3) {
         let id = format!("call_{turn}");
         out.push(ChatMessage::Assistant {
+            thinking: Vec::new(),
             content: None,
             tool_calls: vec![ToolCall {
                 id: id.clone(),
@@ -75,6 +76,7 @@ fn turn_messages(turn: usize) -> Vec<ChatMessage> {
         });
     }
     out.push(ChatMessage::Assistant {
+        thinking: Vec::new(),
         content: Some(answer(turn)),
         tool_calls: Vec::new(),
     });

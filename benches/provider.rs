@@ -144,6 +144,7 @@ fn main() {
     let event = SessionEvent::Message {
         id: Some(hello_tui::context::MessageId(1)),
         message: ChatMessage::Assistant {
+            thinking: Vec::new(),
             content: Some("Here is the change you asked for. ".repeat(12)),
             tool_calls: vec![ToolCall {
                 id: "call_1".into(),

@@ -53,15 +53,22 @@ pub struct GlobalOptions {
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Model name sent to the OpenAI-compatible endpoint.
+    /// Which API the model server speaks: `openai` (Chat Completions, the
+    /// default; also Ollama, vLLM, llama.cpp…) or `anthropic` (Messages).
+    #[arg(long, global = true, value_name = "API")]
+    pub provider: Option<crate::config::ProviderKind>,
+
+    /// Model name sent to the endpoint.
     #[arg(long, global = true, value_name = "NAME")]
     pub model: Option<String>,
 
-    /// Base URL of an OpenAI-compatible Chat Completions endpoint.
+    /// Base URL of the endpoint (default: OpenAI's, or Anthropic's with
+    /// `--provider anthropic`).
     #[arg(long, global = true, value_name = "URL")]
     pub base_url: Option<String>,
 
-    /// Environment variable that holds the API key (default OPENAI_API_KEY).
+    /// Environment variable that holds the API key (default OPENAI_API_KEY,
+    /// or ANTHROPIC_API_KEY with `--provider anthropic`).
     #[arg(long, global = true, value_name = "VAR")]
     pub api_key_env: Option<String>,
 

@@ -55,9 +55,34 @@ pub struct ConfigFile {
     pub safety: SafetySection,
 }
 
+/// Which API the model server speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// Chat Completions: OpenAI and every server that copies it (Ollama,
+    /// vLLM, llama.cpp, LM Studio, OpenRouter…).
+    #[default]
+    #[value(name = "openai")]
+    OpenAi,
+    /// Anthropic's native Messages API.
+    Anthropic,
+}
+
+impl ProviderKind {
+    /// Where the API key is read from unless `api_key_env` says otherwise.
+    pub fn default_key_env(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => crate::agent::provider::openai::DEFAULT_KEY_ENV,
+            ProviderKind::Anthropic => crate::agent::provider::anthropic::DEFAULT_KEY_ENV,
+        }
+    }
+}
+
 #[derive(Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSection {
+    /// `openai` (default) or `anthropic`.
+    pub provider: Option<ProviderKind>,
     pub name: Option<String>,
     pub base_url: Option<String>,
     /// Name of the environment variable that holds the API key (never the key).
@@ -70,6 +95,9 @@ pub struct ModelSection {
     /// Share of the prompt budget (0–1] past which the conversation is
     /// compacted (default 0.8).
     pub compact_at: Option<f64>,
+    /// Anthropic extended thinking: tokens the model may think before it
+    /// answers (at least 1024; unset: off).
+    pub thinking_budget: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -109,6 +137,7 @@ pub struct Settings {
     pub theme: String,
     /// `NO_COLOR` was set (https://no-color.org).
     pub no_color: bool,
+    pub provider: ProviderKind,
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub api_key_env: String,
@@ -116,6 +145,7 @@ pub struct Settings {
     pub context_window: Option<usize>,
     pub reserve_output: Option<usize>,
     pub compact_at: Option<f64>,
+    pub thinking_budget: Option<u32>,
     pub python: PathBuf,
     pub snapshot_budget: usize,
     pub diagnostics: DiagnosticsConfig,
@@ -218,6 +248,7 @@ impl Settings {
             })?,
             None => file.snapshot.budget.unwrap_or(DEFAULT_SNAPSHOT_BUDGET),
         };
+        let provider = flags.provider.or(file.model.provider).unwrap_or_default();
         Ok(Settings {
             theme: flags
                 .theme
@@ -226,6 +257,7 @@ impl Settings {
                 .or(file.theme)
                 .unwrap_or_else(|| DEFAULT_THEME.to_owned()),
             no_color: non_empty("NO_COLOR").is_some(),
+            provider,
             model: flags
                 .model
                 .clone()
@@ -240,10 +272,11 @@ impl Settings {
                 .api_key_env
                 .clone()
                 .or(file.model.api_key_env)
-                .unwrap_or_else(|| "OPENAI_API_KEY".to_owned()),
+                .unwrap_or_else(|| provider.default_key_env().to_owned()),
             context_window: flags.context_window.or(file.model.context_window),
             reserve_output: file.model.reserve_output,
             compact_at: file.model.compact_at,
+            thinking_budget: file.model.thinking_budget,
             python: flags
                 .python
                 .clone()
@@ -403,6 +436,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("model.context_window"), "{err}");
+    }
+
+    #[test]
+    fn the_provider_picks_the_default_key_variable() {
+        let file = ConfigFile::parse(
+            "[model]\nprovider = \"anthropic\"\nname = \"claude-sonnet-4-5\"\nthinking_budget = 2048\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        let s = Settings::merge(file, None, &GlobalOptions::default(), &env_of(&[])).unwrap();
+        assert_eq!(s.provider, ProviderKind::Anthropic);
+        assert_eq!(s.api_key_env, "ANTHROPIC_API_KEY");
+        assert_eq!(s.thinking_budget, Some(2048));
+        let flags = GlobalOptions {
+            provider: Some(ProviderKind::OpenAi),
+            api_key_env: Some("MY_KEY".into()),
+            ..Default::default()
+        };
+        let file =
+            ConfigFile::parse("[model]\nprovider = \"anthropic\"\n", Path::new("c.toml")).unwrap();
+        let s = Settings::merge(file, None, &flags, &env_of(&[])).unwrap();
+        assert_eq!(
+            (s.provider, s.api_key_env.as_str()),
+            (ProviderKind::OpenAi, "MY_KEY")
+        );
+        let err = ConfigFile::parse("[model]\nprovider = \"gemini\"\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("model.provider"), "{err}");
     }
 
     #[test]

@@ -467,10 +467,15 @@ impl Printer {
                 ));
                 self.event(json!({ "type": "compacted", "through": through, "by_model": by_model, "tokens": tokens, "fallback_reason": fallback_reason }));
             }
+            TurnEvent::OutputLimit => {
+                progress("the answer was cut: the model reached its output limit".into());
+                self.event(json!({ "type": "answer.cut", "reason": "length" }));
+            }
             TurnEvent::Snapshot { .. }
             | TurnEvent::UserMessage { .. }
             | TurnEvent::Step(_)
             | TurnEvent::TextDelta(_)
+            | TurnEvent::ReasoningDelta(_)
             | TurnEvent::Usage(_) => {}
         }
     }

@@ -277,7 +277,9 @@ impl Action {
             Action::Focus(PaneId::Variables) => "Focus the variables inspector",
             Action::Focus(PaneId::Diagnostics) => "Focus the diagnostics list",
             Action::OpenSearch => "Open the search pane",
-            Action::ToggleCells => "Expand or collapse code cells in the conversation",
+            Action::ToggleCells => {
+                "Expand or collapse code cells and reasoning in the conversation"
+            }
             Action::NextDiagnostic => "Go to the next diagnostic",
             Action::JumpToDiagnostic => "Open the file at the selected diagnostic",
             Action::ShowProblem => "Show the whole problem: message, source, code, related places",

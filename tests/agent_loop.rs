@@ -162,6 +162,15 @@ async fn turn(
     (outcome, events)
 }
 
+/// One Anthropic stream event: its name, then its JSON (whose `type`
+/// repeats the name).
+fn anthropic_event(data: Value) -> String {
+    format!(
+        "event: {}\ndata: {data}\n\n",
+        data["type"].as_str().unwrap()
+    )
+}
+
 fn tool_message<'a>(request: &'a Value, id: &str) -> &'a Value {
     request["messages"]
         .as_array()
@@ -350,6 +359,7 @@ async fn cancel_mid_stream_stops_the_request_and_keeps_the_partial_text() {
         hello_tui::agent::provider::ChatMessage::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             let text = content.as_deref().unwrap();
             assert!(text.starts_with("Thinking about"));
@@ -1376,4 +1386,324 @@ async fn pins_are_a_section_of_their_turn_and_one_line_afterwards() {
         .context
         .read(|c| c.search(&context::SearchQuery::new("XYZZY").limit(5)));
     assert_eq!(found.hits.first().map(|h| h.id.0), Some(0));
+}
+
+/// A native Anthropic turn against the real kernel: the model thinks
+/// (signed), calls the tool, gets the cell's real output back as a
+/// `tool_result` in the next request — after its thinking block, sent back
+/// unmodified with its signature, as the API requires — and answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_anthropic_tool_use_turn_round_trips_through_the_real_kernel() {
+    use hello_tui::agent::provider::AnthropicProvider;
+    use hello_tui::agent::provider::anthropic::AnthropicConfig;
+    let event = anthropic_event;
+    let start = |cache_read: u64| {
+        event(
+            json!({"type": "message_start", "message": {"id": "msg", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "usage": {"input_tokens": 40, "cache_creation_input_tokens": 0, "cache_read_input_tokens": cache_read, "output_tokens": 1}}}),
+        )
+    };
+    let end = |reason: &str| {
+        [
+            event(json!({"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": null}, "usage": {"output_tokens": 30}})),
+            event(json!({"type": "message_stop"})),
+        ]
+        .concat()
+    };
+    let first = [
+        start(0),
+        event(
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+        ),
+        event(
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Count the lines of auth.ts."}}),
+        ),
+        event(
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "c2lnbmVk"}}),
+        ),
+        event(json!({"type": "content_block_stop", "index": 0})),
+        event(
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "code_action", "input": {}}}),
+        ),
+        event(
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"code\": \"print(len(fs.read('auth.ts')"}}),
+        ),
+        event(
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ".splitlines()))\"}"}}),
+        ),
+        event(json!({"type": "content_block_stop", "index": 1})),
+        end("tool_use"),
+    ];
+    let second = [
+        start(1_500),
+        event(
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        event(
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "auth.ts has 3 lines."}}),
+        ),
+        event(json!({"type": "content_block_stop", "index": 0})),
+        end("end_turn"),
+    ];
+    let server = LoopbackServer::start(vec![sse(&first), sse(&second)]).await;
+    let mut config = AnthropicConfig::new(Some(&server.base_url), "claude-test", "K", &|_| {
+        Some("sk-ant-test".into())
+    });
+    config.thinking_budget = Some(1_024);
+    let dir = workspace();
+    let rig = rig(
+        dir.path(),
+        Arc::new(AnthropicProvider::new(config).unwrap()),
+    );
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let (outcome, events) = turn(&rig, &mut conversation, "how long is auth.ts?", None).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { steps: 2, usage } if usage.cache_read_tokens == 1_500),
+        "{outcome:?}"
+    );
+    assert!(
+        events.iter().any(
+            |e| matches!(e, TurnEvent::ReasoningDelta(t) if t == "Count the lines of auth.ts.")
+        )
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let first_body = requests[0].json();
+    assert_eq!(
+        first_body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 1024})
+    );
+    let second = requests[1].json();
+    let messages = second["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user"]);
+    assert_eq!(
+        messages[1]["content"],
+        json!([
+            {"type": "thinking", "thinking": "Count the lines of auth.ts.", "signature": "c2lnbmVk"},
+            {"type": "tool_use", "id": "toolu_1", "name": "code_action",
+             "input": {"code": "print(len(fs.read('auth.ts').splitlines()))"}},
+        ])
+    );
+    let result = &messages[2]["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(result["tool_use_id"], "toolu_1");
+    let output: Value = serde_json::from_str(result["content"].as_str().unwrap()).unwrap();
+    assert_eq!(output["ok"], true, "{output:#}");
+    assert_eq!(output["stdout"], "3\n");
+    assert_eq!(
+        second["thinking"]["type"], "enabled",
+        "the loop keeps thinking on"
+    );
+    // The answer is the text, not the reasoning.
+    let answer = conversation.messages().last().unwrap();
+    assert_eq!(
+        answer,
+        &hello_tui::agent::provider::ChatMessage::assistant(
+            Some("auth.ts has 3 lines.".into()),
+            vec![]
+        )
+    );
+    rig.kernel.shutdown().await;
+}
+
+/// A reasoning model on an OpenAI-compatible server: reasoning arrives as
+/// `reasoning_content` in one call and as a `<think>` block split across
+/// chunks in the next; it is shown as reasoning events, never sent back as
+/// assistant content, and the answer is only what follows it. A call cut
+/// by `finish_reason: length` is told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reasoning_is_shown_not_sent_back_and_a_cut_answer_is_told() {
+    let reasoning = |text: &str| {
+        data(&json!({"choices":[{"index":0,"delta":{"reasoning_content":text}}]}).to_string())
+    };
+    let first = sse(&[
+        reasoning("I should run code."),
+        tool_chunk(0, Some("call_r"), "{\"code\": \"print(6 * 7)\"}"),
+        finish_chunk("tool_calls"),
+        done(),
+    ]);
+    let second = sse(&[
+        text_chunk("<th"),
+        text_chunk("ink>It printed 42, so"),
+        text_chunk(" the answer is 42.</thi"),
+        text_chunk("nk>\n\nThe answer is 4"),
+        finish_chunk("length"),
+        done(),
+    ]);
+    let server = LoopbackServer::start(vec![first, second]).await;
+    let dir = workspace();
+    let rig = rig(dir.path(), openai(&server));
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let (outcome, events) = turn(&rig, &mut conversation, "what is 6*7?", None).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { steps: 2, .. }),
+        "{outcome:?}"
+    );
+    let thought: String = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ReasoningDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        thought,
+        "I should run code.It printed 42, so the answer is 42."
+    );
+    let shown: String = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::TextDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shown, "The answer is 4");
+    assert!(events.iter().any(|e| matches!(e, TurnEvent::OutputLimit)));
+
+    let second = server.requests()[1].json();
+    let assistant = &second["messages"][2];
+    assert_eq!(assistant["role"], "assistant");
+    assert_eq!(
+        assistant["content"],
+        Value::Null,
+        "reasoning is not content"
+    );
+    assert!(!second.to_string().contains("I should run code"));
+    assert_eq!(
+        conversation.messages().last().unwrap(),
+        &hello_tui::agent::provider::ChatMessage::assistant(Some("The answer is 4".into()), vec![])
+    );
+    rig.kernel.shutdown().await;
+}
+
+/// Issue 18's "done when": one session talks to a local reasoning model
+/// through an OpenAI-compatible server and to a native Anthropic endpoint,
+/// and back. Each request is valid for its API: no reasoning is ever sent
+/// as content, Anthropic gets its own signed thinking back (and thinking
+/// on, since the earlier tool loop is closed), the OpenAI server never sees
+/// a signature, and the kernel's variables carry across providers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_session_moves_between_a_reasoning_model_and_anthropic() {
+    use hello_tui::agent::provider::AnthropicProvider;
+    use hello_tui::agent::provider::anthropic::AnthropicConfig;
+    let reasoning = |text: &str| {
+        data(&json!({"choices":[{"index":0,"delta":{"reasoning_content":text}}]}).to_string())
+    };
+    let local = LoopbackServer::start(vec![
+        sse(&[
+            reasoning("Set x first."),
+            tool_chunk(0, Some("call_local"), "{\"code\": \"x = 41\"}"),
+            finish_chunk("tool_calls"),
+            done(),
+        ]),
+        sse(&[
+            text_chunk("<think>x is set.</think>Done: x is 41."),
+            finish_chunk("stop"),
+            done(),
+        ]),
+        answer("Back on the local model."),
+    ])
+    .await;
+    let event = anthropic_event;
+    let claude_turn = |blocks: Vec<Value>, stop: &str| {
+        let mut events = vec![event(
+            json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        )];
+        for (i, block) in blocks.into_iter().enumerate() {
+            events.push(event(
+                json!({"type": "content_block_start", "index": i, "content_block": block["start"]}),
+            ));
+            for delta in block["deltas"].as_array().unwrap() {
+                events.push(event(
+                    json!({"type": "content_block_delta", "index": i, "delta": delta}),
+                ));
+            }
+            events.push(event(json!({"type": "content_block_stop", "index": i})));
+        }
+        events.push(event(json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 9}})));
+        events.push(event(json!({"type": "message_stop"})));
+        sse(&events)
+    };
+    let claude = LoopbackServer::start(vec![
+        claude_turn(
+            vec![
+                json!({"start": {"type": "thinking", "thinking": "", "signature": ""}, "deltas": [
+                    {"type": "thinking_delta", "thinking": "x should still be in the kernel."},
+                    {"type": "signature_delta", "signature": "U0lH"}]}),
+                json!({"start": {"type": "tool_use", "id": "toolu_9", "name": "code_action", "input": {}}, "deltas": [
+                    {"type": "input_json_delta", "partial_json": "{\"code\": \"print(x + 1)\"}"}]}),
+            ],
+            "tool_use",
+        ),
+        claude_turn(
+            vec![json!({"start": {"type": "text", "text": ""}, "deltas": [
+                {"type": "text_delta", "text": "x + 1 is 42."}]})],
+            "end_turn",
+        ),
+    ])
+    .await;
+    let mut config = AnthropicConfig::new(Some(&claude.base_url), "claude-test", "K", &|_| {
+        Some("sk-ant-test".into())
+    });
+    config.thinking_budget = Some(2_048);
+    let anthropic: Arc<dyn ModelProvider> = Arc::new(AnthropicProvider::new(config).unwrap());
+
+    let dir = workspace();
+    let mut rig = rig(dir.path(), openai(&local));
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let (first, _) = turn(&rig, &mut conversation, "set x", None).await;
+    assert!(
+        matches!(first, TurnOutcome::Completed { steps: 2, .. }),
+        "{first:?}"
+    );
+
+    rig.deps.provider = anthropic;
+    let (second, _) = turn(&rig, &mut conversation, "what is x + 1?", None).await;
+    assert!(
+        matches!(second, TurnOutcome::Completed { steps: 2, .. }),
+        "{second:?}"
+    );
+    let to_claude = claude.requests();
+    let opening = to_claude[0].json();
+    assert_eq!(
+        opening["thinking"]["type"], "enabled",
+        "the local tool loop is closed"
+    );
+    let opening_text = opening["messages"].to_string();
+    assert!(!opening_text.contains("Set x first") && !opening_text.contains("x is set"));
+    assert!(opening_text.contains("Done: x is 41."));
+    let follow_up = to_claude[1].json();
+    let messages = follow_up["messages"].as_array().unwrap();
+    let call = &messages[messages.len() - 2];
+    assert_eq!(call["content"][0]["signature"], "U0lH");
+    assert_eq!(call["content"][1]["id"], "toolu_9");
+    let result: Value = serde_json::from_str(
+        messages.last().unwrap()["content"][0]["content"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(result["stdout"], "42\n", "the kernel kept x: {result:#}");
+
+    rig.deps.provider = openai(&local);
+    let (third, _) = turn(&rig, &mut conversation, "thanks", None).await;
+    assert!(
+        matches!(third, TurnOutcome::Completed { steps: 1, .. }),
+        "{third:?}"
+    );
+    let back = local.requests().last().unwrap().json();
+    let back_text = back.to_string();
+    assert!(!back_text.contains("U0lH") && !back_text.contains("should still be"));
+    assert!(
+        back["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["tool_calls"][0]["id"] == "toolu_9" && m["content"].is_null())
+    );
+    rig.kernel.shutdown().await;
 }

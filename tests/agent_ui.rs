@@ -3,6 +3,10 @@
 //! the model ran; an error notice), and whole turns driven through
 //! `update` with the scripted provider and a real kernel.
 
+#[path = "support/loopback.rs"]
+#[allow(dead_code)]
+mod loopback;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -96,6 +100,7 @@ fn a_streaming_message_with_spinner_step_and_tokens() {
             prompt_tokens: 1200,
             completion_tokens: 34,
             total_tokens: 1234,
+            ..Usage::default()
         }),
     );
     for piece in [
@@ -197,6 +202,53 @@ fn an_error_notice_stands_out() {
     let terminal = draw(&mut s, 80, 14);
     let pane = region(terminal.backend().buffer(), Rect::new(0, 0, 80, 10));
     insta::assert_snapshot!(format!("{pane:?}"));
+}
+
+/// Reasoning streams into its own entry: dimmed, collapsed to its latest
+/// lines under a count of the rest, above the answer; Ctrl+O shows it all.
+/// The status bar counts what the prompt cache served and stored.
+#[test]
+fn reasoning_is_a_dimmed_collapsible_block_above_the_answer() {
+    let mut s = busy_demo();
+    turn(&mut s, TurnEvent::Step(1));
+    for piece in [
+        "The user asks why checkAuth rejects users.\n",
+        "Line 2 compares the role to \"admin\".\n",
+        "So every non-admin",
+        " is rejected.\nI should say so.",
+    ] {
+        turn(&mut s, TurnEvent::ReasoningDelta(piece.into()));
+    }
+    turn(
+        &mut s,
+        TurnEvent::TextDelta("It only admits **admins**.".into()),
+    );
+    turn(
+        &mut s,
+        TurnEvent::Usage(Usage {
+            prompt_tokens: 12_400,
+            completion_tokens: 90,
+            total_tokens: 12_490,
+            cache_read_tokens: 11_900,
+            cache_write_tokens: 0,
+        }),
+    );
+    let terminal = draw(&mut s, 130, 16);
+    let text = terminal.backend().to_string();
+    assert!(text.contains("│ cache 11.9k read, 0 written"), "{text}");
+    assert!(
+        !text.contains("The user asks"),
+        "collapsed, the first lines are hidden:\n{text}"
+    );
+    let pane = region(terminal.backend().buffer(), Rect::new(0, 0, 60, 11));
+    insta::assert_debug_snapshot!(pane);
+    key(&mut s, KeyCode::Char('o'), KeyModifiers::CONTROL);
+    let expanded = draw(&mut s, 100, 16).backend().to_string();
+    assert!(
+        expanded.contains("The user asks why checkAuth"),
+        "{expanded}"
+    );
+    assert!(expanded.contains("It only admits"), "{expanded}");
 }
 
 #[test]
@@ -577,6 +629,7 @@ fn slow_builds_conversation() -> hello_tui::agent::conversation::Conversation {
             content: format!("question {i}: {}", "why is the build slow? ".repeat(12)),
         });
         conversation.push(Chat::Assistant {
+            thinking: Vec::new(),
             content: Some(format!(
                 "answer {i}: {}",
                 "because of the linker. ".repeat(12)
@@ -622,6 +675,37 @@ fn f2_breaks_the_next_request_down_by_section() {
         assert!(text.contains(label), "{label}: {text}");
     }
     insta::assert_snapshot!(text);
+}
+
+/// With the Anthropic provider F2's JSON is Anthropic's body: the system
+/// prompt as cached blocks, the messages as content blocks.
+#[test]
+fn f2_shows_the_anthropic_body_for_the_anthropic_provider() {
+    use hello_tui::agent::provider::anthropic::AnthropicConfig;
+    let mut settings = Settings::defaults();
+    settings.context_window = Some(200_000);
+    let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
+    let config = AnthropicConfig::new(Some("http://127.0.0.1:9"), "claude-test", "K", &|_| None);
+    s.agent.set_provider(Arc::new(
+        hello_tui::agent::provider::AnthropicProvider::new(config).unwrap(),
+    ));
+    s.conversation.composer.insert_str("and the tests?");
+    key(&mut s, KeyCode::F(2), KeyModifiers::NONE);
+    key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    draw(&mut s, 110, 36);
+    let Some(Overlay::RequestPreview(preview)) = &s.overlay else {
+        panic!("F2 is open");
+    };
+    let shown: serde_json::Value =
+        serde_json::from_str(&preview.view.as_ref().unwrap().text).unwrap();
+    assert_eq!(shown["system"][0]["cache_control"]["type"], "ephemeral");
+    assert_eq!(shown["messages"][0]["role"], "user");
+    assert!(
+        shown["messages"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("and the tests?")
+    );
 }
 
 /// Tab in F2 shows the messages as the JSON the request body carries
@@ -985,4 +1069,99 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
         .unwrap()
         .text;
     assert!(output.contains("'rejected_hunks': 1"), "{output}");
+}
+
+/// `/model` lists what the server's `GET /v1/models` offers, `/model NAME`
+/// sends the next turn to that model, the session records the choice, and
+/// resuming the session in the workbench picks it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_lists_switches_and_the_session_remembers_the_choice() {
+    use loopback::{Framing, LoopbackServer, Reply, data};
+    let server = LoopbackServer::respond_with(Duration::from_secs(30), |request| {
+        if request.method == "GET" {
+            let list = r#"{"object":"list","data":[{"id":"qwen3:8b","object":"model"},{"id":"llama3.2","object":"model"}]}"#;
+            return Reply::status(200, &[("content-type", "application/json")], list);
+        }
+        let model = request.json()["model"].as_str().unwrap_or("?").to_owned();
+        let body = [
+            data(&serde_json::json!({"choices":[{"index":0,"delta":{"content":format!("hello from {model}")}}]}).to_string()),
+            data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
+            "data: [DONE]\r\n\r\n".to_owned(),
+        ];
+        Reply::sse(Framing::Chunked, vec![loopback::Part::Bytes(body.concat().into_bytes())])
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut rx) = event::channel();
+    let mut s = kernel_state(dir.path(), &tx, None);
+    s.settings.model = Some("qwen3:8b".into());
+    s.settings.base_url = Some(server.base_url.clone());
+    s.settings.context_window = Some(8_000);
+    hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
+    assert_eq!(
+        s.agent.provider().unwrap().model().as_deref(),
+        Some("qwen3:8b")
+    );
+
+    send(&mut s, "/model");
+    pump_until(&mut s, &mut rx, |s| {
+        s.conversation
+            .messages
+            .last()
+            .is_some_and(|m| m.text.starts_with("Models at"))
+    })
+    .await;
+    let listed = &s.conversation.messages.last().unwrap().text;
+    assert!(
+        listed.contains("\n  qwen3:8b  ← current\n  llama3.2\n"),
+        "{listed}"
+    );
+
+    send(&mut s, "/model llama3.2");
+    assert!(
+        s.agent.label().starts_with("llama3.2 @ "),
+        "{}",
+        s.agent.label()
+    );
+    send(&mut s, "hi");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    let answer = s
+        .conversation
+        .messages
+        .iter()
+        .rfind(|m| m.role == Speaker::Assistant)
+        .unwrap();
+    assert_eq!(answer.text, "hello from llama3.2");
+    let posted: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.json()["model"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(posted, ["llama3.2"]);
+    let id = s
+        .agent
+        .conversation()
+        .lock()
+        .await
+        .session_id()
+        .unwrap()
+        .to_owned();
+
+    // Resumed with the configured model, the session's choice wins.
+    let mut resumed = state(dir.path());
+    resumed.settings.model = Some("qwen3:8b".into());
+    resumed.settings.base_url = Some(server.base_url.clone());
+    hello_tui::app::sessions::configure(&mut resumed, false, Some(Some(id))).unwrap();
+    assert_eq!(
+        resumed.agent.provider().unwrap().model().as_deref(),
+        Some("llama3.2")
+    );
+    assert!(
+        resumed
+            .conversation
+            .messages
+            .iter()
+            .any(|m| m.text.contains("This session last used llama3.2"))
+    );
 }

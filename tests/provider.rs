@@ -178,6 +178,7 @@ mod streaming {
                     content: "compute".into(),
                 },
                 ChatMessage::Assistant {
+                    thinking: Vec::new(),
                     content: None,
                     tool_calls: vec![ToolCall {
                         id: "call_0".into(),
@@ -696,6 +697,7 @@ mod scripted {
         // The next call, with the first answer in the history, plays turn 2.
         let mut request = ask("what is in a.txt?");
         request.messages.push(ChatMessage::Assistant {
+            thinking: Vec::new(),
             content: Some(turn.text.clone()),
             tool_calls: turn.tool_calls.clone(),
         });
@@ -753,6 +755,7 @@ mod sessions {
                 content: "list the files".into(),
             },
             ChatMessage::Assistant {
+                thinking: Vec::new(),
                 content: Some("Running.".into()),
                 tool_calls: vec![ToolCall {
                     id: "c1".into(),
@@ -917,6 +920,7 @@ mod sessions {
             .unwrap();
             for _ in 0..n {
                 w.append(&message_event(&ChatMessage::Assistant {
+                    thinking: Vec::new(),
                     content: Some("ok".into()),
                     tool_calls: vec![],
                 }))

@@ -194,6 +194,8 @@ pub struct Conversation {
     session: Option<SessionWriter>,
     /// Code of each tool call by id, so tool messages can carry it.
     codes: HashMap<String, String>,
+    /// The model the last turn went to, as the session recorded it.
+    model: Option<String>,
     /// The first session write error, reported once.
     pub session_error: Option<String>,
 }
@@ -213,6 +215,7 @@ impl Conversation {
             context,
             session,
             codes: HashMap::new(),
+            model: None,
             session_error: None,
         }
     }
@@ -240,6 +243,8 @@ impl Conversation {
             {
                 let through = written_ids.iter().filter(|id| **id < *through).count();
                 conversation.set_compaction(summary.clone(), through, *by_model);
+            } else if let SessionEvent::Model { name } = event {
+                conversation.model = Some(name.clone());
             }
         }
         conversation.session = Some(session);
@@ -457,6 +462,23 @@ impl Conversation {
         id
     }
 
+    /// The model the session's turns last went to (`None`: not recorded).
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    /// A turn goes to `name`: recorded in the session when it differs from
+    /// the last one, so `/model`'s choice is saved with the session.
+    pub fn note_model(&mut self, name: &str) {
+        if self.model.as_deref() == Some(name) {
+            return;
+        }
+        self.model = Some(name.to_owned());
+        self.record(&SessionEvent::Model {
+            name: name.to_owned(),
+        });
+    }
+
     pub fn record_usage(&mut self, usage: Usage) {
         self.record(&SessionEvent::Usage {
             prompt_tokens: usage.prompt_tokens,
@@ -490,6 +512,7 @@ impl Conversation {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                ..
             } => {
                 let said = context::Message::assistant(content.as_deref().unwrap_or_default());
                 match tool_calls.first() {
@@ -526,8 +549,15 @@ pub fn message_tokens(counter: &TokenCounter, message: &ChatMessage) -> usize {
         ChatMessage::Assistant {
             content,
             tool_calls,
+            thinking,
         } => {
-            content.as_deref().map_or(0, |c| counter.count(c))
+            // Signed reasoning goes back to the server with its calls.
+            thinking
+                .iter()
+                .filter(|t| t.is_verifiable())
+                .map(|t| counter.count(&t.text))
+                .sum::<usize>()
+                + content.as_deref().map_or(0, |c| counter.count(c))
                 + tool_calls
                     .iter()
                     // id, name and the JSON around them: a few tokens each.
@@ -667,6 +697,7 @@ mod tests {
             content: "count the files".into(),
         });
         c.push(ChatMessage::Assistant {
+            thinking: Vec::new(),
             content: None,
             tool_calls: vec![crate::agent::provider::ToolCall {
                 id: "c1".into(),
@@ -692,6 +723,31 @@ mod tests {
     /// A resumed session keeps its summary and knows which messages came
     /// from before the resume; every message is still there.
     #[test]
+    fn the_model_is_recorded_when_it_changes_and_restored_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = writer(dir.path());
+        let id = session.id().to_owned();
+        let mut c = Conversation::new(SharedContext::default(), Some(session));
+        c.note_model("qwen3:8b");
+        c.note_model("qwen3:8b");
+        c.push(ChatMessage::User {
+            content: "hi".into(),
+        });
+        c.note_model("claude-sonnet-4-5");
+        let (resumed, _) = reopen(dir.path(), Some(&id));
+        assert_eq!(resumed.model(), Some("claude-sonnet-4-5"));
+        let loaded = crate::session::load(dir.path(), &id).unwrap();
+        let models: Vec<&str> = loaded
+            .events()
+            .filter_map(|e| match e {
+                SessionEvent::Model { name } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(models, ["qwen3:8b", "claude-sonnet-4-5"], "once per change");
+    }
+
+    #[test]
     fn resume_restores_the_compaction_and_marks_the_resume() {
         let dir = tempfile::tempdir().unwrap();
         let writer = writer(dir.path());
@@ -702,6 +758,7 @@ mod tests {
                 content: format!("q{i}"),
             });
             c.push(ChatMessage::Assistant {
+                thinking: Vec::new(),
                 content: Some(format!("a{i}")),
                 tool_calls: Vec::new(),
             });

@@ -1,10 +1,14 @@
-//! Which model answers: the OpenAI-compatible client from the settings, or
-//! the scripted demo player. The one place to add another provider kind.
+//! Which model answers: the OpenAI-compatible or the Anthropic client from
+//! the settings, or the scripted demo player. The one place to add another
+//! provider kind.
 
 use std::sync::Arc;
 
-use super::provider::{ModelProvider, OpenAiConfig, OpenAiProvider, ScriptedProvider};
-use crate::config::Settings;
+use super::provider::{
+    AnthropicConfig, AnthropicProvider, ModelProvider, OpenAiConfig, OpenAiProvider,
+    ScriptedProvider,
+};
+use crate::config::{ProviderKind, Settings};
 use crate::tokens::{ContextWindow, TokenCounter, probe};
 
 /// What the UI calls the scripted demo provider, everywhere.
@@ -18,7 +22,8 @@ pub fn not_configured_message(settings: &Settings) -> String {
     format!(
         "No model is configured, so nothing can answer. Start hello-tui with \
          `--model NAME` (and `--base-url URL` for anything but OpenAI, e.g. \
-         http://localhost:11434/v1 for Ollama), with the API key in ${} \
+         http://localhost:11434/v1 for Ollama; `--provider anthropic` for Claude), \
+         with the API key in ${} \
          (or name another variable with `--api-key-env VAR`), or set [model] \
          name/base_url in ~/.config/hello-tui/config.toml. Try `hello-tui --demo` \
          for an offline tour. The editor, the kernel (%py) and search work without a model.",
@@ -31,18 +36,46 @@ pub fn from_settings(
     settings: &Settings,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<Arc<dyn ModelProvider>>, String> {
-    let Some(config) = openai_config(settings, env) else {
+    let Some(model) = settings.model.as_deref() else {
         return Ok(None);
     };
-    let provider = OpenAiProvider::new(config).map_err(|e| e.to_string())?;
-    Ok(Some(Arc::new(provider)))
+    let provider: Arc<dyn ModelProvider> = match settings.provider {
+        ProviderKind::OpenAi => {
+            let config = OpenAiConfig::new(
+                settings.base_url.as_deref(),
+                model,
+                &settings.api_key_env,
+                env,
+            );
+            Arc::new(OpenAiProvider::new(config).map_err(|e| e.to_string())?)
+        }
+        ProviderKind::Anthropic => {
+            let mut config = AnthropicConfig::new(
+                settings.base_url.as_deref(),
+                model,
+                &settings.api_key_env,
+                env,
+            );
+            if let Some(reserve) = settings.reserve_output {
+                config.max_tokens = u32::try_from(reserve).unwrap_or(u32::MAX);
+            }
+            config.thinking_budget = settings.thinking_budget;
+            Arc::new(AnthropicProvider::new(config).map_err(|e| e.to_string())?)
+        }
+    };
+    Ok(Some(provider))
 }
 
+/// The settings as an OpenAI-compatible client's (the window probe asks
+/// such servers); `None` without a model or for another API.
 fn openai_config(
     settings: &Settings,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Option<OpenAiConfig> {
     let model = settings.model.as_deref()?;
+    if settings.provider != ProviderKind::OpenAi {
+        return None;
+    }
     Some(OpenAiConfig::new(
         settings.base_url.as_deref(),
         model,
@@ -53,8 +86,8 @@ fn openai_config(
 
 /// The model's context window: the setting, else what the configured
 /// server says (asked only when there is no setting, and not of OpenAI's
-/// own API, which never says), else the table of known models, else the
-/// default. The demo (no model) gets the default.
+/// or Anthropic's own API, which never say), else the table of known
+/// models, else the default. The demo (no model) gets the default.
 pub async fn context_window(
     settings: &Settings,
     env: &(dyn Fn(&str) -> Option<String> + Sync),
@@ -90,6 +123,26 @@ pub fn demo() -> Result<Arc<dyn ModelProvider>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_provider_setting_picks_the_client() {
+        let mut settings = Settings::defaults();
+        assert!(from_settings(&settings, &|_| None).unwrap().is_none());
+        settings.model = Some("claude-sonnet-4-5".into());
+        settings.provider = ProviderKind::Anthropic;
+        let provider = from_settings(&settings, &|_| None).unwrap().unwrap();
+        assert_eq!(
+            provider.label(),
+            "claude-sonnet-4-5 @ https://api.anthropic.com/v1/messages"
+        );
+        settings.provider = ProviderKind::OpenAi;
+        let provider = from_settings(&settings, &|_| None).unwrap().unwrap();
+        assert!(
+            provider
+                .label()
+                .ends_with("api.openai.com/v1/chat/completions")
+        );
+    }
 
     #[test]
     fn the_demo_script_loads_and_is_labelled() {

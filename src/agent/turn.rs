@@ -16,7 +16,8 @@ use tokio::sync::{mpsc, watch};
 use super::conversation::{Conversation, code_of, user_content};
 use super::prompt::{self, Prompt, compact};
 use super::provider::{
-    CUT_OFF_MARK, ChatMessage, ModelProvider, ProviderEvent, ToolSpec, TurnAssembler, Usage,
+    CUT_OFF_MARK, ChatMessage, FinishReason, ModelProvider, ProviderEvent, ToolSpec, TurnAssembler,
+    Usage,
 };
 use super::tool_result;
 use crate::context::{MessageId, PublishedSnapshot};
@@ -186,6 +187,8 @@ pub enum TurnEvent {
     /// The oldest messages are now a summary in the prompt.
     Compacted(compact::Compacted),
     TextDelta(String),
+    /// A piece of the model's reasoning: shown apart, never the answer.
+    ReasoningDelta(String),
     Retrying {
         attempt: u32,
         max_attempts: u32,
@@ -222,6 +225,9 @@ pub enum TurnEvent {
     },
     /// Token usage so far in this turn.
     Usage(Usage),
+    /// The model stopped at its output limit (`finish_reason: length`,
+    /// `stop_reason: max_tokens`): the answer just stored is cut short.
+    OutputLimit,
     Completed {
         steps: u32,
         usage: Usage,
@@ -266,6 +272,9 @@ pub async fn run_turn(
             markdown: s.markdown.clone(),
             json: s.json.clone(),
         }));
+    }
+    if let Some(model) = deps.provider.model() {
+        conversation.note_model(&model);
     }
     let message = conversation.push(ChatMessage::User {
         content: user_content(prompt, snapshot.as_ref().map(|s| s.markdown.as_str())),
@@ -322,6 +331,7 @@ pub async fn run_turn(
                     assembler.push(&event);
                     match event {
                         ProviderEvent::TextDelta(text) => emit(TurnEvent::TextDelta(text)),
+                        ProviderEvent::ReasoningDelta(text) => emit(TurnEvent::ReasoningDelta(text)),
                         ProviderEvent::Retrying { attempt, max_attempts, wait, reason } => {
                             emit(TurnEvent::Retrying { attempt, max_attempts, wait, reason });
                         }
@@ -338,9 +348,7 @@ pub async fn run_turn(
         let turn = assembler.finish();
         if let Some(u) = turn.usage {
             conversation.counter().observe(sent_raw, u.prompt_tokens);
-            usage.prompt_tokens += u.prompt_tokens;
-            usage.completion_tokens += u.completion_tokens;
-            usage.total_tokens += u.total_tokens;
+            usage.add(&u);
             conversation.record_usage(u);
             emit(TurnEvent::Usage(usage));
         }
@@ -357,10 +365,8 @@ pub async fn run_turn(
             };
             if !turn.text.is_empty() {
                 let text = format!("{}\n\n{CUT_OFF_MARK} {why}]", turn.text);
-                let message = conversation.push(ChatMessage::Assistant {
-                    content: Some(text.clone()),
-                    tool_calls: Vec::new(),
-                });
+                let message =
+                    conversation.push(ChatMessage::assistant(Some(text.clone()), Vec::new()));
                 emit(TurnEvent::AssistantMessage { text, message });
             }
             conversation.record_error(&why);
@@ -382,6 +388,9 @@ pub async fn run_turn(
                 text: turn.text.clone(),
                 message,
             });
+        }
+        if turn.finish_reason == Some(FinishReason::Length) {
+            emit(TurnEvent::OutputLimit);
         }
         if turn.tool_calls.is_empty() {
             emit(TurnEvent::Completed {

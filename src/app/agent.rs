@@ -75,6 +75,8 @@ pub struct AgentState {
     pub spinner: usize,
     /// The conversation entry the model's text is streaming into.
     streaming: Option<usize>,
+    /// The entry the model's reasoning is streaming into.
+    thinking: Option<usize>,
     /// The pane entry of the prompt the running turn sends, until the turn
     /// says where `context` stored it.
     prompt_entry: Option<usize>,
@@ -106,6 +108,7 @@ impl Default for AgentState {
             context_used: None,
             spinner: 0,
             streaming: None,
+            thinking: None,
             prompt_entry: None,
             refused_calls: std::collections::HashMap::new(),
         }
@@ -116,12 +119,7 @@ impl AgentState {
     /// The status-bar segment: spinner, step, tokens, retries.
     pub fn status_segment(&self) -> Option<String> {
         let agent = self;
-        let tokens = agent.usage.total_tokens;
-        let tokens = if tokens >= 1000 {
-            format!("{:.1}k tok", tokens as f64 / 1000.0)
-        } else {
-            format!("{tokens} tok")
-        };
+        let tokens = format!("{} tok", short_tokens(agent.usage.total_tokens));
         if agent.busy {
             let spin = SPINNER[agent.spinner % SPINNER.len()];
             let mut text = format!("{spin} step {}", agent.step.max(1));
@@ -140,8 +138,40 @@ impl AgentState {
         }
     }
 
+    /// The status bar's cache segment: of this turn's prompt tokens, how
+    /// many the server's prompt cache served and how many it stored.
+    /// `None` while the server reported neither.
+    pub fn cache_segment(&self) -> Option<String> {
+        let usage = &self.usage;
+        (usage.cache_read_tokens + usage.cache_write_tokens > 0).then(|| {
+            format!(
+                "cache {} read, {} written",
+                short_tokens(usage.cache_read_tokens),
+                short_tokens(usage.cache_write_tokens)
+            )
+        })
+    }
+
     pub fn set_provider(&mut self, provider: Arc<dyn ModelProvider>) {
         self.provider = Some(provider);
+    }
+
+    /// `/model` chose another model: its window and token counter are
+    /// learned again at the next turn (the settings name the old one).
+    pub fn switch_provider(&mut self, provider: Arc<dyn ModelProvider>) {
+        self.provider = Some(provider);
+        self.window = Arc::default();
+        self.counter = Arc::default();
+    }
+
+    /// The settings the model is resolved with (its window, its counter):
+    /// the configured ones, naming the model the provider now uses.
+    pub fn model_settings(&self, settings: &crate::config::Settings) -> crate::config::Settings {
+        let mut settings = settings.clone();
+        if let Some(model) = self.provider.as_ref().and_then(|p| p.model()) {
+            settings.model = Some(model);
+        }
+        settings
     }
 
     /// The model's name for the status bar ("no model" without one).
@@ -195,6 +225,15 @@ impl AgentState {
     }
 }
 
+/// `950`, `1.5k`.
+fn short_tokens(tokens: u64) -> String {
+    if tokens >= 1000 {
+        format!("{:.1}k", tokens as f64 / 1000.0)
+    } else {
+        tokens.to_string()
+    }
+}
+
 /// Resumes a session into the state: the whole conversation in the pane,
 /// plus a notice that kernel variables are not restored.
 pub fn resume(state: &mut AppState, conversation: Conversation, warnings: &[String]) {
@@ -231,7 +270,18 @@ fn pane_messages(conversation: &Conversation) -> Vec<PaneEntry> {
             Sent::User { content } => {
                 shown.push(stored(PaneEntry::new(Speaker::User, prompt_of(content))));
             }
-            Sent::Assistant { content, .. } => {
+            Sent::Assistant {
+                content, thinking, ..
+            } => {
+                let reasoning: Vec<&str> = thinking
+                    .iter()
+                    .map(|t| t.text.as_str())
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                // Not tied to the message: search lands on its answer.
+                if !reasoning.is_empty() {
+                    shown.push(PaneEntry::new(Speaker::Thinking, reasoning.join("\n\n")));
+                }
                 if let Some(text) = content.as_deref().filter(|t| !t.is_empty()) {
                     shown.push(stored(PaneEntry::new(Speaker::Assistant, text)));
                 }
@@ -310,11 +360,12 @@ pub fn send(state: &mut AppState, prompt: String) {
     agent.usage = Usage::default();
     agent.retry = None;
     agent.streaming = None;
+    agent.thinking = None;
     agent.prompt_entry = Some(prompt_entry);
     agent.refused_calls.clear();
     let counter_cell = agent.counter.clone();
     let window_cell = agent.window.clone();
-    let settings = state.settings.clone();
+    let settings = agent.model_settings(&state.settings);
     let mut deps = TurnDeps {
         provider: provider.clone(),
         runner: Arc::new(kernel),
@@ -444,6 +495,7 @@ pub fn apply(state: &mut AppState, update: AgentUpdate) {
             agent.busy = false;
             agent.cancel = None;
             agent.streaming = None;
+            agent.thinking = None;
             agent.retry = None;
             super::context_window::refresh_gauge(state);
         }
@@ -451,7 +503,26 @@ pub fn apply(state: &mut AppState, update: AgentUpdate) {
 }
 
 fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
+    if !matches!(event, TurnEvent::ReasoningDelta(_) | TurnEvent::Usage(_)) {
+        // Reasoning ends where anything else begins.
+        state.agent.thinking = None;
+    }
     match event {
+        TurnEvent::ReasoningDelta(text) => {
+            let messages = &mut state.conversation.messages;
+            match state.agent.thinking.and_then(|i| messages.edit(i)) {
+                Some(entry) => entry.text.push_str(&text),
+                None => {
+                    messages.push(PaneEntry::new(Speaker::Thinking, text));
+                    state.agent.thinking = Some(messages.len() - 1);
+                }
+            }
+        }
+        TurnEvent::OutputLimit => notice(
+            state,
+            "The answer was cut: the model reached its output limit (max tokens). Ask it to \
+             continue, or raise [model] reserve_output.",
+        ),
         TurnEvent::Step(step) => {
             state.agent.step = step;
             state.agent.retry = None;
@@ -664,6 +735,7 @@ mod tests {
                 prompt_tokens: 900,
                 completion_tokens: 600,
                 total_tokens: 1500,
+                ..Usage::default()
             }),
         );
         turn(
@@ -681,6 +753,49 @@ mod tests {
         );
         apply(&mut s, AgentUpdate::Finished);
         assert_eq!(s.agent.status_segment().unwrap(), "3 steps · 1.5k tok");
+        assert_eq!(s.agent.cache_segment(), None);
+        turn(
+            &mut s,
+            TurnEvent::Usage(Usage {
+                prompt_tokens: 20_300,
+                completion_tokens: 200,
+                total_tokens: 20_500,
+                cache_read_tokens: 18_000,
+                cache_write_tokens: 2_100,
+            }),
+        );
+        assert_eq!(s.agent.status_segment().unwrap(), "3 steps · 20.5k tok");
+        assert_eq!(
+            s.agent.cache_segment().unwrap(),
+            "cache 18.0k read, 2.1k written"
+        );
+    }
+
+    #[test]
+    fn reasoning_streams_into_its_own_entry_and_a_cut_answer_is_told() {
+        let mut s = state();
+        turn(&mut s, TurnEvent::ReasoningDelta("The user ".into()));
+        turn(&mut s, TurnEvent::ReasoningDelta("wants a sum.".into()));
+        turn(&mut s, TurnEvent::TextDelta("3".into()));
+        turn(&mut s, TurnEvent::ReasoningDelta("Another thought.".into()));
+        let shown: Vec<(Speaker, &str)> = s
+            .conversation
+            .messages
+            .iter()
+            .map(|m| (m.role, m.text.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Speaker::Thinking, "The user wants a sum."),
+                (Speaker::Assistant, "3"),
+                (Speaker::Thinking, "Another thought."),
+            ]
+        );
+        turn(&mut s, TurnEvent::OutputLimit);
+        let last = s.conversation.messages.iter().last().unwrap();
+        assert_eq!(last.role, Speaker::Notice);
+        assert!(last.text.contains("answer was cut"), "{}", last.text);
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub fn pinned_prompt(prompt: String, pins: &[Pin]) -> String {
 /// asked, else the setting, the known-model table or the default.
 fn window(state: &AppState) -> ContextWindow {
     state.agent.window().unwrap_or_else(|| {
-        let s = &state.settings;
+        let s = &state.agent.model_settings(&state.settings);
         ContextWindow::resolve(
             s.context_window,
             None,
@@ -61,7 +61,14 @@ pub fn refresh_gauge(state: &mut AppState) {
 pub fn request_view(state: &AppState, json: bool) -> Result<RequestView, &'static str> {
     preview(state).map(|(prompt, window)| {
         let text = if json {
-            prompt.messages_text()
+            // What this provider sends: Anthropic's body is shaped otherwise.
+            match state.agent.provider() {
+                Some(provider) => {
+                    let messages = provider.messages_json(&prompt.request);
+                    serde_json::to_string_pretty(&messages).unwrap_or_default()
+                }
+                None => prompt.messages_text(),
+            }
         } else {
             prompt.readable()
         };
@@ -121,7 +128,7 @@ pub fn compact_command(state: &mut AppState, focus: &str) {
     let focus = Some(focus.trim().to_owned()).filter(|f| !f.is_empty());
     let conversation = state.agent.conversation().clone();
     let window_cell = state.agent.window_cell();
-    let settings = state.settings.clone();
+    let settings = state.agent.model_settings(&state.settings);
     notice(state, "Compacting the conversation…");
     tokio::spawn(async move {
         let send = |update: AgentUpdate| {

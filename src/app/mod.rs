@@ -15,6 +15,7 @@ pub mod event;
 pub mod kernel;
 pub(crate) mod layers;
 pub(crate) mod line_input;
+pub mod models;
 pub(crate) mod python_literals;
 pub(crate) mod recovery_mirror;
 pub mod safety;

@@ -69,7 +69,9 @@ pub fn configure(
         session::SessionOrigin::Tui,
         SharedContext::default(),
     )?;
+    let model = conversation.model().map(str::to_owned);
     super::agent::resume(state, conversation, &warnings);
+    super::models::resumed(state, model.as_deref());
     super::context_window::refresh_gauge(state);
     Ok(())
 }

@@ -23,6 +23,9 @@ pub enum Speaker {
     User,
     Assistant,
     Tool,
+    /// The model's reasoning (`reasoning_content`, `<think>`, Anthropic's
+    /// thinking blocks): shown dimmed and collapsed, never the answer.
+    Thinking,
     /// A message from hello-tui itself (configuration hints, errors).
     Notice,
 }
@@ -33,6 +36,7 @@ impl Speaker {
             Speaker::User => "you",
             Speaker::Assistant => "assistant",
             Speaker::Tool => "tool",
+            Speaker::Thinking => "thinking",
             Speaker::Notice => "hello-tui",
         }
     }

@@ -340,11 +340,14 @@ pub(super) fn submit(state: &mut AppState, text: String) {
         Submission::SlashCommand { name, args } if name == "compact" => {
             super::context_window::compact_command(state, &args);
         }
+        Submission::SlashCommand { name, args } if name == "model" => {
+            super::models::command(state, &args);
+        }
         Submission::SlashCommand { name, .. } => {
             notice(
                 state,
                 &format!(
-                    "Unknown command /{name}. Commands: /approval [ask|review|auto|full|deny], /compact [focus], /undo, /redo, /diff, /lsp-restart. Start with // to send a prompt that begins with a slash."
+                    "Unknown command /{name}. Commands: /approval [ask|review|auto|full|deny], /compact [focus], /model [NAME], /undo, /redo, /diff, /lsp-restart. Start with // to send a prompt that begins with a slash."
                 ),
             );
         }

@@ -71,6 +71,10 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         focus: Option<String>,
     },
+    /// The model the turns from here on went to (recorded when it
+    /// changes, e.g. by `/model`); resuming in the workbench picks it again.
+    #[serde(rename = "model")]
+    Model { name: String },
     /// An event type written by a newer version: kept readable, ignored.
     #[serde(other)]
     Unknown,
@@ -184,7 +188,7 @@ mod tests {
         let event: SessionEvent = serde_json::from_str(old).unwrap();
         assert!(matches!(
             event,
-            SessionEvent::Message { id: None, message: ChatMessage::Assistant { content: None, ref tool_calls } }
+            SessionEvent::Message { id: None, message: ChatMessage::Assistant { content: None, ref tool_calls, .. } }
                 if tool_calls.len() == 1
         ));
         let line = serde_json::to_string(&SessionEvent::Message {
@@ -203,6 +207,7 @@ mod tests {
                 content: "hi".into(),
             },
             ChatMessage::Assistant {
+                thinking: Vec::new(),
                 content: None,
                 tool_calls: vec![crate::agent::provider::ToolCall {
                     id: "c".into(),

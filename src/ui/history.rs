@@ -29,6 +29,8 @@ use crate::theme::Theme;
 /// Collapsed cells show this many lines of code and of output.
 const COLLAPSED_CODE_LINES: usize = 3;
 const COLLAPSED_OUTPUT_LINES: usize = 4;
+/// Collapsed reasoning shows its latest lines (where it is going).
+const COLLAPSED_THINKING_LINES: usize = 2;
 
 /// Highlighted blocks kept beyond those the last frame used.
 const CODE_MEMO_CAP: usize = 256;
@@ -396,8 +398,16 @@ fn role_style(role: Speaker, theme: &Theme) -> Style {
         Speaker::User => theme.roles.user_message,
         Speaker::Assistant => theme.roles.assistant_message,
         Speaker::Tool => theme.roles.tool_message,
-        Speaker::Notice => theme.roles.muted,
+        Speaker::Thinking | Speaker::Notice => theme.roles.muted,
     }
+}
+
+/// Reasoning reads dimmer than anything the model answered.
+fn thinking_style(theme: &Theme) -> Style {
+    theme
+        .roles
+        .muted
+        .add_modifier(ratatui::style::Modifier::DIM | ratatui::style::Modifier::ITALIC)
 }
 
 /// "▍you", with a cell's status; highlighted when a search jump landed here.
@@ -464,6 +474,7 @@ fn body_rows(
     let lines = match (&message.cell, message.role) {
         (Some(cell), _) => cell_lines(cell, &message.text, theme, styler, expanded, width),
         (None, Speaker::Assistant) => markdown::render(&message.text, width, theme, styler),
+        (None, Speaker::Thinking) => thinking_lines(&message.text, theme, expanded, width),
         // Notices are read like what the user typed (an error in one must
         // not fade); the role's bar and header tell them apart.
         (None, _) => wrap::wrap(&sanitize::for_display(&message.text), width)
@@ -487,6 +498,37 @@ fn body_rows(
             Line::from(spans)
         })
         .collect()
+}
+
+/// The model's reasoning, dimmed; collapsed (the default), its latest
+/// lines under a count of the rest, so it never pushes the answer away.
+fn thinking_lines(text: &str, theme: &Theme, expanded: bool, width: usize) -> Vec<Line<'static>> {
+    let style = thinking_style(theme);
+    let text = text.trim();
+    let (skipped, tail) = if expanded {
+        (0, text)
+    } else {
+        last_lines(text, COLLAPSED_THINKING_LINES)
+    };
+    let mut rows = wrap::wrap(&sanitize::for_display(tail), width);
+    let over = if expanded {
+        0
+    } else {
+        rows.len().saturating_sub(COLLAPSED_THINKING_LINES)
+    };
+    rows.drain(..over);
+    let mut lines = Vec::with_capacity(rows.len() + 1);
+    if skipped + over > 0 {
+        lines.push(Line::styled(
+            format!(
+                "▸ {} more lines of reasoning (Ctrl+O expands)",
+                skipped + over
+            ),
+            theme.roles.muted,
+        ));
+    }
+    lines.extend(rows.into_iter().map(|row| Line::styled(row, style)));
+    lines
 }
 
 /// A code cell: its Python (highlighted) and its output. Collapsed, it

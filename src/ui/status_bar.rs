@@ -65,6 +65,18 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             )],
         ),
         Segment::new(3, vec![Span::styled(agent, bar)]),
+        // What the server's prompt cache served: gives way before the rest.
+        Segment::new(
+            6,
+            vec![Span::styled(
+                state
+                    .agent
+                    .cache_segment()
+                    .map(|text| format!("│ {text} "))
+                    .unwrap_or_default(),
+                bar,
+            )],
+        ),
         Segment::new(2, context_gauge(state, theme)),
         Segment::new(
             3,

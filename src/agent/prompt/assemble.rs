@@ -278,6 +278,32 @@ fn omitted_ranges(kept_from: usize, current: Option<usize>) -> Vec<Range<usize>>
     ranges.into_iter().filter(|r| !r.is_empty()).collect()
 }
 
+/// The system message [`assemble`] built, cut where its parts change at
+/// different rates, for providers that cache a prompt prefix (Anthropic):
+/// the system prompt (with the resume notice) changes never, the summary
+/// at each compaction, the omitted note whenever the window slides. The
+/// parts joined with blank lines are the message again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemParts<'a> {
+    pub prompt: &'a str,
+    pub summary: Option<&'a str>,
+    pub omitted: Option<&'a str>,
+}
+
+/// Cuts `content` (a system message [`assemble`] built) into its parts.
+/// The note is the last part, so it is found from the end: a summary that
+/// quotes its heading cannot move the cut.
+pub fn system_parts(content: &str) -> SystemParts<'_> {
+    let note_at = content.rfind(&format!("\n\n{OMITTED_HEADING}\n"));
+    let before_note = &content[..note_at.unwrap_or(content.len())];
+    let summary_at = before_note.find(&format!("\n\n{SUMMARY_HEADING}\n"));
+    SystemParts {
+        prompt: &before_note[..summary_at.unwrap_or(before_note.len())],
+        summary: summary_at.map(|at| &before_note[at + 2..]),
+        omitted: note_at.map(|at| &content[at + 2..]),
+    }
+}
+
 /// "12 earlier messages (context indexes 0–11) are not in this prompt…"
 pub fn omitted_note(ranges: &[Range<usize>], summarised: bool) -> String {
     let count: usize = ranges.iter().map(ExactSizeIterator::len).sum();

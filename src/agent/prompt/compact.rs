@@ -94,6 +94,7 @@ fn transcript_line(conversation: &Conversation, i: usize, max: usize) -> Option<
         ChatMessage::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             let mut text = content.clone().unwrap_or_default();
             for call in tool_calls {

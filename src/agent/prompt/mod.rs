@@ -21,8 +21,8 @@ pub mod compact;
 use std::ops::Range;
 
 pub use assemble::{
-    OMITTED_HEADING, RESUME_NOTE, SUMMARY_HEADING, assemble, group_ending_at, omitted_note, spans,
-    tools_tokens,
+    OMITTED_HEADING, RESUME_NOTE, SUMMARY_HEADING, SystemParts, assemble, group_ending_at,
+    omitted_note, spans, system_parts, tools_tokens,
 };
 
 use crate::agent::provider::ChatRequest;
@@ -116,6 +116,7 @@ impl Prompt {
                 ChatMessage::Assistant {
                     content,
                     tool_calls,
+                    ..
                 } => {
                     let calls: Vec<String> = tool_calls
                         .iter()

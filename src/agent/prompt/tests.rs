@@ -25,6 +25,7 @@ fn user(text: &str) -> ChatMessage {
 
 fn assistant(text: &str) -> ChatMessage {
     ChatMessage::Assistant {
+        thinking: Vec::new(),
         content: Some(text.into()),
         tool_calls: Vec::new(),
     }
@@ -139,6 +140,7 @@ fn a_tool_call_is_never_separated_from_its_results() {
         for i in 0..30 {
             let id = format!("c{i}");
             messages.push(ChatMessage::Assistant {
+                thinking: Vec::new(),
                 content: Some("two cells".into()),
                 tool_calls: vec![
                     ToolCall {
@@ -206,6 +208,29 @@ fn the_summary_replaces_what_it_covers_and_the_resume_notice_is_told() {
     assert_eq!(p.request.messages.len(), 2);
     assert_eq!(p.omitted, vec![0..2]);
     assert!(system.contains("The summary above covers"), "{system}");
+    // The parts a caching provider marks: the prompt, the summary, the note.
+    let parts = system_parts(system);
+    assert_eq!(parts.prompt, "SYSTEM");
+    assert_eq!(
+        parts.summary,
+        Some(format!("{SUMMARY_HEADING}\n- the user said the secret is 42").as_str())
+    );
+    assert!(
+        parts
+            .omitted
+            .is_some_and(|n| n.starts_with(OMITTED_HEADING))
+    );
+    let joined = [Some(parts.prompt), parts.summary, parts.omitted]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    assert_eq!(joined, system);
+    let plain = system_parts("SYSTEM");
+    assert_eq!(
+        (plain.prompt, plain.summary, plain.omitted),
+        ("SYSTEM", None, None)
+    );
 }
 
 /// One id names a message everywhere: F2's summary and omitted labels,
@@ -215,6 +240,7 @@ fn the_summary_replaces_what_it_covers_and_the_resume_notice_is_told() {
 #[test]
 fn f2_the_note_and_the_store_name_messages_by_one_id() {
     let call = |id: &str| ChatMessage::Assistant {
+        thinking: Vec::new(),
         content: None,
         tool_calls: vec![ToolCall {
             id: id.into(),
@@ -337,6 +363,7 @@ proptest! {
                 Step::Cells(outs) => {
                     let ids: Vec<String> = outs.iter().map(|_| { n += 1; format!("id{n}") }).collect();
                     messages.push(ChatMessage::Assistant {
+                        thinking: Vec::new(),
                         content: None,
                         tool_calls: ids.iter().map(|id| ToolCall {
                             id: id.clone(), name: "code_action".into(), arguments: "{\"code\":\"x\"}".into(),

@@ -8,19 +8,28 @@
 //! forwards events as app messages, keeping a [`CancelHandle`] to stop it.
 //! Feed events to a [`TurnAssembler`] to get the [`AssistantTurn`].
 
+pub mod anthropic;
+pub(crate) mod http;
 pub mod openai;
 pub(crate) mod redact;
+mod retry;
 pub(crate) mod scripted;
 pub mod sse;
 mod stream;
 mod types;
 
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+
+pub use anthropic::{AnthropicConfig, AnthropicProvider};
+pub use http::HttpSettings;
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use scripted::ScriptedProvider;
 pub use stream::{AssistantTurn, CancelHandle, EVENT_BUFFER, ProviderStream, TurnAssembler};
 pub use types::{
-    CUT_OFF_MARK, ChatMessage, ChatRequest, FinishReason, ProviderError, ProviderEvent, ToolCall,
-    ToolSpec, Usage,
+    CUT_OFF_MARK, ChatMessage, ChatRequest, FinishReason, ProviderError, ProviderEvent, Thinking,
+    ToolCall, ToolSpec, Usage,
 };
 
 /// A source of model answers.
@@ -31,4 +40,34 @@ pub trait ModelProvider: Send + Sync {
 
     /// What to show in the status bar, e.g. `gpt-4o @ https://…`.
     fn label(&self) -> String;
+
+    /// The conversation part of the body [`ModelProvider::stream_chat`]
+    /// would send for `request`, for F2's JSON view (built by the same
+    /// function as the body, so the preview cannot drift from it).
+    fn messages_json(&self, request: &ChatRequest) -> serde_json::Value {
+        openai::messages_json(&request.messages)
+    }
+
+    /// The model name requests go to (`None`: the provider has no choice
+    /// of model, like the scripted demo).
+    fn model(&self) -> Option<String> {
+        None
+    }
+
+    /// The models the server offers (`GET /v1/models`), for `/model`.
+    fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {
+        Box::pin(async {
+            Err(ProviderError::Config(
+                "this provider has no list of models".into(),
+            ))
+        })
+    }
+
+    /// The same server and settings with another model, for `/model NAME`
+    /// (the caller swaps it in for the next turn).
+    fn with_model(&self, _model: &str) -> Result<Arc<dyn ModelProvider>, ProviderError> {
+        Err(ProviderError::Config(
+            "this provider cannot switch models".into(),
+        ))
+    }
 }

@@ -280,6 +280,7 @@ fn estimate(prompt: u64, completion: u64) -> Usage {
         prompt_tokens: prompt,
         completion_tokens: completion,
         total_tokens: prompt + completion,
+        ..Usage::default()
     }
 }
 
@@ -291,6 +292,7 @@ fn message_chars(message: &ChatMessage) -> usize {
         ChatMessage::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             content.as_deref().map_or(0, |c| c.chars().count())
                 + tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>()
@@ -339,6 +341,7 @@ mod tests {
 
     fn assistant(calls: bool) -> ChatMessage {
         ChatMessage::Assistant {
+            thinking: Vec::new(),
             content: Some("…".into()),
             tool_calls: if calls {
                 vec![super::super::types::ToolCall {
@@ -431,6 +434,7 @@ mod tests {
         // new prompt starts over.
         assert_eq!(p.turn_number(&[user(), assistant(true), tool(), user()]), 0);
         let cut = ChatMessage::Assistant {
+            thinking: Vec::new(),
             content: Some(format!("Let me\n\n{CUT_OFF_MARK} cancelled by the user]")),
             tool_calls: Vec::new(),
         };

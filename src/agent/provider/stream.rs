@@ -4,7 +4,9 @@
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::types::{ChatMessage, FinishReason, ProviderError, ProviderEvent, ToolCall, Usage};
+use super::types::{
+    ChatMessage, FinishReason, ProviderError, ProviderEvent, Thinking, ToolCall, Usage,
+};
 
 /// How many events may wait unread before the producer pauses. Small: the
 /// UI drains it every frame, and backpressure beats unbounded memory.
@@ -92,7 +94,10 @@ impl Drop for ProviderStream {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AssistantTurn {
     pub text: String,
+    /// All the reasoning, as shown (every block's text joined).
     pub reasoning: String,
+    /// The reasoning blocks in order, with their signatures when signed.
+    pub thinking: Vec<Thinking>,
     pub tool_calls: Vec<ToolCall>,
     pub usage: Option<Usage>,
     pub finish_reason: Option<FinishReason>,
@@ -107,13 +112,21 @@ pub struct AssistantTurn {
 impl AssistantTurn {
     /// The message to append to the conversation for the next model call.
     /// `None` when the model said nothing at all (e.g. cancelled at once).
+    /// Reasoning is not the answer: only signed blocks go in, because
+    /// Anthropic wants them back with the tool calls they led to.
     pub fn to_message(&self) -> Option<ChatMessage> {
         if self.text.is_empty() && self.tool_calls.is_empty() {
             return None;
         }
+        let signed = self.thinking.iter().all(Thinking::is_verifiable);
         Some(ChatMessage::Assistant {
             content: (!self.text.is_empty()).then(|| self.text.clone()),
             tool_calls: self.tool_calls.clone(),
+            thinking: if signed {
+                self.thinking.clone()
+            } else {
+                Vec::new()
+            },
         })
     }
 }
@@ -130,7 +143,31 @@ impl TurnAssembler {
         let turn = &mut self.turn;
         match event {
             ProviderEvent::TextDelta(text) => turn.text.push_str(text),
-            ProviderEvent::ReasoningDelta(text) => turn.reasoning.push_str(text),
+            ProviderEvent::ReasoningDelta(text) => {
+                turn.reasoning.push_str(text);
+                match turn.thinking.last_mut() {
+                    Some(open) if !open.is_verifiable() => open.text.push_str(text),
+                    _ => turn.thinking.push(Thinking {
+                        text: text.clone(),
+                        signature: None,
+                        redacted: None,
+                    }),
+                }
+            }
+            ProviderEvent::ReasoningSigned(signature) => match turn.thinking.last_mut() {
+                Some(open) if !open.is_verifiable() => open.signature = Some(signature.clone()),
+                // A block with no visible text (its display omitted).
+                _ => turn.thinking.push(Thinking {
+                    text: String::new(),
+                    signature: Some(signature.clone()),
+                    redacted: None,
+                }),
+            },
+            ProviderEvent::ReasoningRedacted(data) => turn.thinking.push(Thinking {
+                text: String::new(),
+                signature: None,
+                redacted: Some(data.clone()),
+            }),
             ProviderEvent::ToolCallStarted { index, id, name } => {
                 if turn.tool_calls.len() <= *index {
                     turn.tool_calls.resize_with(*index + 1, || ToolCall {
@@ -214,12 +251,64 @@ mod tests {
             Some(ChatMessage::Assistant {
                 content,
                 tool_calls,
+                thinking,
             }) => {
+                assert!(thinking.is_empty());
                 assert_eq!(content.as_deref(), Some("Let me look."));
                 assert_eq!(tool_calls, turn.tool_calls);
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn signed_blocks_go_into_the_message_and_unsigned_reasoning_does_not() {
+        let mut a = TurnAssembler::default();
+        for event in [
+            ProviderEvent::ReasoningDelta("Look at ".into()),
+            ProviderEvent::ReasoningDelta("the file.".into()),
+            ProviderEvent::ReasoningSigned("sig1".into()),
+            ProviderEvent::ReasoningRedacted("opaque".into()),
+            ProviderEvent::ReasoningSigned("sig-only".into()),
+            ProviderEvent::TextDelta("Reading.".into()),
+            ProviderEvent::Finished(FinishReason::Stop),
+        ] {
+            a.push(&event);
+        }
+        let turn = a.finish();
+        assert_eq!(turn.reasoning, "Look at the file.");
+        let Some(ChatMessage::Assistant { thinking, .. }) = turn.to_message() else {
+            panic!("an assistant message");
+        };
+        let shape: Vec<(&str, Option<&str>, Option<&str>)> = thinking
+            .iter()
+            .map(|t| {
+                (
+                    t.text.as_str(),
+                    t.signature.as_deref(),
+                    t.redacted.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                ("Look at the file.", Some("sig1"), None),
+                ("", None, Some("opaque")),
+                ("", Some("sig-only"), None),
+            ]
+        );
+
+        let mut a = TurnAssembler::default();
+        a.push(&ProviderEvent::ReasoningDelta("hmm".into()));
+        a.push(&ProviderEvent::TextDelta("42".into()));
+        a.push(&ProviderEvent::Finished(FinishReason::Stop));
+        let turn = a.finish();
+        assert_eq!(turn.reasoning, "hmm");
+        assert_eq!(
+            turn.to_message(),
+            Some(ChatMessage::assistant(Some("42".into()), vec![]))
+        );
     }
 
     #[test]

@@ -20,12 +20,40 @@ pub enum ChatMessage {
         content: Option<String>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The model's signed reasoning blocks, in order, kept only because
+        /// Anthropic requires them back, unmodified, with the tool calls
+        /// they led to. Unsigned reasoning (OpenAI-compatible servers) is
+        /// never stored here: it is shown, not sent back.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        thinking: Vec<Thinking>,
     },
     /// The result of a tool call, answering the call with the same id.
     Tool {
         tool_call_id: String,
         content: String,
     },
+}
+
+/// One reasoning block as the server sent it. Anthropic signs each
+/// block (`signature`) or sends it encrypted (`redacted`); a block goes back
+/// to the server only whole and unmodified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Thinking {
+    /// The reasoning as the user reads it (empty for a redacted block).
+    #[serde(default)]
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// A `redacted_thinking` block's opaque `data`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<String>,
+}
+
+impl Thinking {
+    /// Signed or redacted: the server can check it, so it may go back.
+    pub fn is_verifiable(&self) -> bool {
+        self.signature.is_some() || self.redacted.is_some()
+    }
 }
 
 /// How an answer cut short (cancelled, or a broken stream) ends in the
@@ -37,6 +65,16 @@ impl ChatMessage {
     /// An assistant answer that was cut short (see [`CUT_OFF_MARK`]).
     pub fn is_cut_off(&self) -> bool {
         matches!(self, ChatMessage::Assistant { content: Some(text), .. } if text.contains(CUT_OFF_MARK))
+    }
+
+    /// An assistant message without reasoning blocks (what every caller
+    /// but a provider's decoder builds).
+    pub fn assistant(content: Option<String>, tool_calls: Vec<ToolCall>) -> Self {
+        ChatMessage::Assistant {
+            content,
+            tool_calls,
+            thinking: Vec::new(),
+        }
     }
 }
 
@@ -69,11 +107,31 @@ pub struct ChatRequest {
 }
 
 /// Token accounting reported by the server (usually in the last chunk).
+/// `prompt_tokens` is the whole prompt, cached parts included.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub total_tokens: u64,
+    /// Of `prompt_tokens`, read from the server's prompt cache (Anthropic's
+    /// `cache_read_input_tokens`, OpenAI's `prompt_tokens_details.cached_tokens`).
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Of `prompt_tokens`, written to the cache by this call (Anthropic's
+    /// `cache_creation_input_tokens`).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Adds another call's counts (a turn makes several calls).
+    pub fn add(&mut self, other: &Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.total_tokens += other.total_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+    }
 }
 
 /// Why the model stopped.
@@ -91,11 +149,12 @@ pub enum FinishReason {
 impl FinishReason {
     pub fn from_wire(text: &str) -> Self {
         match text {
-            "stop" | "eos" | "end_turn" => FinishReason::Stop,
-            "length" | "max_tokens" => FinishReason::Length,
+            // `end_turn`, `stop_sequence`: Anthropic's names.
+            "stop" | "eos" | "end_turn" | "stop_sequence" => FinishReason::Stop,
+            "length" | "max_tokens" | "model_context_window_exceeded" => FinishReason::Length,
             // `function_call` is the legacy name of the same thing.
-            "tool_calls" | "function_call" => FinishReason::ToolCalls,
-            "content_filter" => FinishReason::ContentFilter,
+            "tool_calls" | "function_call" | "tool_use" => FinishReason::ToolCalls,
+            "content_filter" | "refusal" => FinishReason::ContentFilter,
             other => FinishReason::Other(other.to_owned()),
         }
     }
@@ -109,8 +168,16 @@ pub enum ProviderEvent {
     /// A piece of the answer text.
     TextDelta(String),
     /// A piece of the model's visible reasoning (`reasoning_content` on
-    /// vLLM/DeepSeek, `reasoning` on Ollama/LM Studio); not part of the answer.
+    /// vLLM/DeepSeek, `reasoning` on Ollama/LM Studio, `<think>` in the
+    /// content, Anthropic's `thinking` blocks); not part of the answer.
     ReasoningDelta(String),
+    /// The reasoning block being streamed is complete and signed
+    /// (Anthropic's `signature_delta`): it must go back with the tool
+    /// calls that follow. The next `ReasoningDelta` starts a new block.
+    ReasoningSigned(String),
+    /// A reasoning block the user cannot read (Anthropic's
+    /// `redacted_thinking`), passed back as it came.
+    ReasoningRedacted(String),
     /// A new tool call. `index` is dense (0, 1, 2…) in the order calls
     /// started, even when the server's own indexes are missing or reused.
     ToolCallStarted {

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use reqwest::Url;
 
+use crate::agent::provider::http::{HttpSettings, base_url, sibling_url};
 use crate::agent::provider::types::ProviderError;
 
 /// Used when no base URL is configured.
@@ -84,21 +85,41 @@ impl OpenAiConfig {
         api_key_env: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Self {
+        let http = HttpSettings::default();
         OpenAiConfig {
             base_url: base_url.unwrap_or(DEFAULT_BASE_URL).to_owned(),
             model: model.to_owned(),
             api_key_env: api_key_env.to_owned(),
             api_key: env(api_key_env).and_then(ApiKey::new),
             extra_headers: Vec::new(),
-            connect_timeout: Duration::from_secs(10),
-            first_byte_timeout: Duration::from_secs(60),
-            idle_timeout: Duration::from_secs(300),
-            max_attempts: 4,
-            initial_backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(30),
-            max_retry_after: Duration::from_secs(120),
-            retry_budget: Duration::from_secs(180),
+            connect_timeout: http.connect_timeout,
+            first_byte_timeout: http.first_byte_timeout,
+            idle_timeout: http.idle_timeout,
+            max_attempts: http.max_attempts,
+            initial_backoff: http.initial_backoff,
+            max_backoff: http.max_backoff,
+            max_retry_after: http.max_retry_after,
+            retry_budget: http.retry_budget,
         }
+    }
+
+    /// The timeouts and retry policy, as the shared HTTP call takes them.
+    pub fn http(&self) -> HttpSettings {
+        HttpSettings {
+            connect_timeout: self.connect_timeout,
+            first_byte_timeout: self.first_byte_timeout,
+            idle_timeout: self.idle_timeout,
+            max_attempts: self.max_attempts,
+            initial_backoff: self.initial_backoff,
+            max_backoff: self.max_backoff,
+            max_retry_after: self.max_retry_after,
+            retry_budget: self.retry_budget,
+        }
+    }
+
+    /// `GET …/models`, next to the Chat Completions URL (what `/model` lists).
+    pub fn models_url(&self) -> Result<Url, ProviderError> {
+        sibling_url(&self.endpoint()?, "/chat/completions", "models")
     }
 
     /// The Chat Completions URL. Accepted forms of `base_url` (a trailing
@@ -107,16 +128,7 @@ impl OpenAiConfig {
     /// - has a path (`…/v1`, `…/openai/v1`, `…/v1beta/openai`): `/chat/completions` is appended;
     /// - bare host (`http://localhost:11434`): `/v1/chat/completions` is appended.
     pub fn endpoint(&self) -> Result<Url, ProviderError> {
-        let trimmed = self.base_url.trim().trim_end_matches('/');
-        let url = Url::parse(trimmed).map_err(|e| {
-            ProviderError::Config(format!("base URL `{}` is not a URL: {e}", self.base_url))
-        })?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(ProviderError::Config(format!(
-                "base URL `{}` must start with http:// or https://",
-                self.base_url
-            )));
-        }
+        let (trimmed, url) = base_url(&self.base_url)?;
         let path = url.path().trim_end_matches('/');
         let full = if path.ends_with("/chat/completions") {
             trimmed.to_owned()
@@ -188,6 +200,23 @@ mod tests {
             ),
         ] {
             assert_eq!(config(base).endpoint().unwrap().as_str(), want, "{base}");
+        }
+    }
+
+    #[test]
+    fn the_models_url_sits_next_to_the_endpoint() {
+        for (base, want) in [
+            ("http://localhost:11434", "http://localhost:11434/v1/models"),
+            (
+                "https://api.groq.com/openai/v1",
+                "https://api.groq.com/openai/v1/models",
+            ),
+            (
+                "http://h:8080/v1/chat/completions",
+                "http://h:8080/v1/models",
+            ),
+        ] {
+            assert_eq!(config(base).models_url().unwrap().as_str(), want, "{base}");
         }
     }
 

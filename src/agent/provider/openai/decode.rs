@@ -3,8 +3,11 @@
 //! tolerate has a unit test:
 //! - tool-call `arguments` in pieces, interleaved by `index`;
 //! - `id`/`name` only on a call's first delta (or repeated on every one);
-//! - `index` missing (old Ollama, some proxies) or reused for every call
-//!   (Ollama's legacy tool path): a new `id` then means a new call;
+//! - `index` missing (llama.cpp, old Ollama, some proxies), calls then
+//!   often sent whole, several in one chunk; or `index` reused for every
+//!   call (Ollama's legacy tool path): a new `id` then means a new call;
+//! - reasoning as `reasoning_content`/`reasoning` deltas, or as a
+//!   `<think>…</think>` block opening `content` (see `think`);
 //! - a final usage chunk with empty `choices`; `[DONE]`;
 //! - `{"error": …}` objects sent mid-stream.
 
@@ -13,6 +16,9 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::think::{Piece, ThinkSplitter};
+use crate::agent::provider::http::{Decoder, preview};
+use crate::agent::provider::sse::SseEvent;
 use crate::agent::provider::types::{FinishReason, ProviderError, ProviderEvent, Usage};
 
 #[derive(Deserialize)]
@@ -73,6 +79,14 @@ struct WireUsage {
     completion_tokens: Option<u64>,
     #[serde(default)]
     total_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
 }
 
 /// One tool call being received.
@@ -84,6 +98,9 @@ struct Slot {
     started: bool,
     /// Arguments that arrived before the name.
     pending_args: String,
+    /// Every argument piece so far (to tell a finished call from one
+    /// still arriving when a server sends neither index nor id).
+    arguments: String,
 }
 
 #[derive(Debug, Default)]
@@ -95,6 +112,8 @@ pub struct StreamDecoder {
     done: bool,
     /// Something the user can see was emitted, so a retry would duplicate it.
     emitted_content: bool,
+    /// Sorts `<think>` blocks out of `content`.
+    think: ThinkSplitter,
 }
 
 impl StreamDecoder {
@@ -112,7 +131,9 @@ impl StreamDecoder {
         let data = data.trim();
         if data == "[DONE]" {
             self.done = true;
-            return Ok(self.flush());
+            let mut out = self.end_content();
+            out.extend(self.flush());
+            return Ok(out);
         }
         if data.is_empty() {
             return Ok(Vec::new());
@@ -138,6 +159,11 @@ impl StreamDecoder {
                 prompt_tokens: prompt,
                 completion_tokens: completion,
                 total_tokens: usage.total_tokens.unwrap_or(prompt + completion),
+                cache_read_tokens: usage
+                    .prompt_tokens_details
+                    .and_then(|d| d.cached_tokens)
+                    .unwrap_or(0),
+                cache_write_tokens: 0,
             }));
         }
         Ok(out)
@@ -151,11 +177,18 @@ impl StreamDecoder {
         }
         if self.finish.is_some() {
             self.done = true;
-            return Ok(self.flush());
+            let mut out = self.end_content();
+            out.extend(self.flush());
+            return Ok(out);
         }
         Err(ProviderError::StreamInterrupted(
             "the server closed the stream before the answer was complete".into(),
         ))
+    }
+
+    /// What the `<think>` splitter still held back.
+    fn end_content(&mut self) -> Vec<ProviderEvent> {
+        self.think.finish().into_iter().map(piece_event).collect()
     }
 
     fn flush(&mut self) -> Vec<ProviderEvent> {
@@ -182,7 +215,7 @@ impl StreamDecoder {
         }
         if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
             self.emitted_content = true;
-            out.push(ProviderEvent::TextDelta(text));
+            out.extend(self.think.push(&text).into_iter().map(piece_event));
         }
         for (position, call) in delta.tool_calls.into_iter().flatten().enumerate() {
             self.on_tool_call(position, call, out);
@@ -192,7 +225,11 @@ impl StreamDecoder {
     fn on_tool_call(&mut self, position: usize, call: WireToolCall, out: &mut Vec<ProviderEvent>) {
         self.emitted_content = true;
         let id = call.id.filter(|id| !id.is_empty());
-        let slot = self.slot_for(call.index, position, id.as_deref());
+        let named = call
+            .function
+            .as_ref()
+            .is_some_and(|f| f.name.as_deref().is_some_and(|n| !n.is_empty()));
+        let slot = self.slot_for(call.index, position, id.as_deref(), named);
         let (name, args) = match call.function {
             Some(f) => (
                 f.name.filter(|n| !n.is_empty()),
@@ -213,18 +250,36 @@ impl StreamDecoder {
         }
         if let Some(args) = args.filter(|a| !a.is_empty()) {
             s.pending_args.push_str(&args);
+            s.arguments.push_str(&args);
         }
         self.start_if_ready(slot, false, out);
     }
 
-    /// Which call a delta belongs to.
-    fn slot_for(&mut self, wire_index: Option<u64>, position: usize, id: Option<&str>) -> usize {
+    /// Which call a delta belongs to. `named`: the delta names its
+    /// function.
+    fn slot_for(
+        &mut self,
+        wire_index: Option<u64>,
+        position: usize,
+        id: Option<&str>,
+        named: bool,
+    ) -> usize {
         let known = match wire_index {
             Some(index) => self.by_wire_index.get(&index).copied(),
-            // No index: continue the call with this id, else the latest one.
+            // No index: continue the call with this id; without an id, the
+            // latest call, unless this is a second call of the same chunk,
+            // or names a function after the latest call's arguments were
+            // complete (calls sent whole, as llama.cpp and Ollama do; a
+            // server repeating the name on every piece still continues).
             None => match id {
                 Some(id) => self.slots.iter().position(|s| s.id == id),
-                None => self.slots.len().checked_sub(1),
+                None if position > 0 => None,
+                None => self.slots.len().checked_sub(1).filter(|&last| {
+                    let s = &self.slots[last];
+                    !(named
+                        && !s.name.is_empty()
+                        && serde_json::from_str::<Value>(&s.arguments).is_ok())
+                }),
             },
         };
         let reused_by_new_call = |slot: usize, slots: &[Slot]| {
@@ -238,6 +293,7 @@ impl StreamDecoder {
                     name: String::new(),
                     started: false,
                     pending_args: String::new(),
+                    arguments: String::new(),
                 });
                 let slot = self.slots.len() - 1;
                 let key = wire_index.unwrap_or(u64::MAX - position as u64);
@@ -271,6 +327,27 @@ impl StreamDecoder {
     }
 }
 
+fn piece_event(piece: Piece) -> ProviderEvent {
+    match piece {
+        Piece::Reasoning(text) => ProviderEvent::ReasoningDelta(text),
+        Piece::Answer(text) => ProviderEvent::TextDelta(text),
+    }
+}
+
+impl Decoder for StreamDecoder {
+    fn on_event(&mut self, event: &SseEvent) -> Result<Vec<ProviderEvent>, ProviderError> {
+        self.on_data(&event.data)
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn on_end(&mut self) -> Result<Vec<ProviderEvent>, ProviderError> {
+        StreamDecoder::on_end(self)
+    }
+}
+
 fn error_message(error: &Value) -> String {
     let message = error
         .get("message")
@@ -281,15 +358,6 @@ fn error_message(error: &Value) -> String {
             other => other.to_string(),
         });
     preview(&message)
-}
-
-/// At most 300 characters, so a huge garbage chunk makes a readable error.
-pub fn preview(text: &str) -> String {
-    const MAX: usize = 300;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
 }
 
 #[cfg(test)]
@@ -398,6 +466,75 @@ mod tests {
             r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":{"k":[1]}}}]},"finish_reason":"tool_calls"}]}"#,
         ]);
         assert_eq!(turn.tool_calls[0].arguments, "{\"k\":[1]}");
+    }
+
+    #[test]
+    fn whole_calls_without_index_or_id_in_one_chunk_stay_separate() {
+        // llama.cpp / some Ollama versions: every call complete in one
+        // delta, no `index`; here not even an `id`.
+        let (_, turn) = run(&[
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"code_action","arguments":"{\"code\":\"1\"}"}},{"type":"function","function":{"name":"code_action","arguments":"{\"code\":\"2\"}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"code_action","arguments":"{\"code\":\"3\"}"}}]},"finish_reason":"tool_calls"}]}"#,
+        ]);
+        let calls: Vec<(&str, &str)> = turn
+            .tool_calls
+            .iter()
+            .map(|c| (c.id.as_str(), c.arguments.as_str()))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("call_0", "{\"code\":\"1\"}"),
+                ("call_1", "{\"code\":\"2\"}"),
+                ("call_2", "{\"code\":\"3\"}"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_name_repeated_on_every_piece_without_index_or_id_is_one_call() {
+        let (_, turn) = run(&[
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"f","arguments":"{\"a\":"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"f","arguments":"1}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ]);
+        assert_eq!(turn.tool_calls.len(), 1);
+        assert_eq!(turn.tool_calls[0].arguments, "{\"a\":1}");
+    }
+
+    #[test]
+    fn a_think_block_in_content_is_reasoning_not_answer() {
+        let (events, turn) = run(&[
+            r#"{"choices":[{"delta":{"content":"<thi"}}]}"#,
+            r#"{"choices":[{"delta":{"content":"nk>The user wants"}}]}"#,
+            r#"{"choices":[{"delta":{"content":" a sum.</th"}}]}"#,
+            r#"{"choices":[{"delta":{"content":"ink>\n\n3"}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#,
+        ]);
+        assert_eq!(turn.reasoning, "The user wants a sum.");
+        assert_eq!(turn.text, "3");
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, ProviderEvent::TextDelta(t) if t.contains("think"))),
+            "{events:?}"
+        );
+        assert_eq!(
+            turn.to_message(),
+            Some(crate::agent::provider::ChatMessage::assistant(
+                Some("3".into()),
+                vec![]
+            ))
+        );
+    }
+
+    #[test]
+    fn cached_prompt_tokens_are_reported() {
+        let (_, turn) = run(&[
+            r#"{"choices":[{"delta":{"content":"x"},"finish_reason":"stop"}],"usage":{"prompt_tokens":100,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":64}}}"#,
+        ]);
+        let usage = turn.usage.unwrap();
+        assert_eq!((usage.prompt_tokens, usage.cache_read_tokens), (100, 64));
     }
 
     #[test]

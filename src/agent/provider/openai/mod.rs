@@ -3,12 +3,13 @@
 mod client;
 mod config;
 mod decode;
-mod retry;
+mod think;
 mod wire;
 
+pub use crate::agent::provider::http::HttpSettings;
+pub(crate) use crate::agent::provider::http::install_crypto_provider;
+pub use crate::agent::provider::retry::parse_http_date;
 pub use client::OpenAiProvider;
-pub(crate) use client::install_crypto_provider;
 pub use config::{ApiKey, DEFAULT_BASE_URL, DEFAULT_KEY_ENV, OpenAiConfig};
 pub use decode::StreamDecoder;
-pub use retry::parse_http_date;
 pub use wire::messages_json;

@@ -40,6 +40,7 @@ fn message(message: &ChatMessage) -> Value {
         ChatMessage::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             let mut m = Map::new();
             m.insert("role".into(), json!("assistant"));
@@ -95,6 +96,7 @@ mod tests {
                     content: "hi".into(),
                 },
                 ChatMessage::Assistant {
+                    thinking: Vec::new(),
                     content: None,
                     tool_calls: vec![ToolCall {
                         id: "c1".into(),
