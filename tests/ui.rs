@@ -1072,3 +1072,39 @@ fn a_cell_shows_the_files_it_changed_as_diffs() {
     let text = text_of(&draw(&mut s, 80, 60));
     assert!(text.contains("+line 29"), "{text}");
 }
+
+/// Issue 17: a file a cell's command changed, whose earlier text is not
+/// known (it was not open in the editor), is listed under the cell without
+/// made-up counts or a diff, in the muted colour.
+#[test]
+fn a_change_with_an_unknown_earlier_text_says_so() {
+    use hello_tui::app::AppEvent;
+    use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
+    use hello_tui::kernel::caps::{FsWritten, Prior};
+    let mut s = state();
+    handle_app_event(
+        &mut s,
+        AppEvent::Kernel(KernelUpdate::Queued {
+            cell_id: 1,
+            code: "shell.run('make gen')".into(),
+            origin: CellOrigin::Agent,
+        }),
+    );
+    handle_app_event(
+        &mut s,
+        AppEvent::FsWritten(FsWritten {
+            path: std::path::PathBuf::from("/work/demo/gen.txt"),
+            before: Prior::Unrecorded,
+            after: b"generated\n".to_vec(),
+        }),
+    );
+    let terminal = draw(&mut s, 80, 16);
+    let text = text_of(&terminal);
+    assert!(
+        text.contains("✎ gen.txt") && text.contains("changed; its earlier text is"),
+        "{text}"
+    );
+    assert!(!text.contains("+generated"), "no made-up diff: {text}");
+    let area = ratatui::layout::Rect::new(0, 0, 40, 8);
+    insta::assert_debug_snapshot!(buffer_region(buffer_of(&terminal), area));
+}

@@ -81,6 +81,7 @@ fn append_capped(text: &mut String, more: &str) {
 
 fn finish(state: &mut AppState, cell_id: u64, result: &ExecResult) {
     state.last_exec_id = Some(result.id);
+    state.changes.window.cell_ended(std::time::Instant::now());
     let lost = result.lost_state();
     if let Some(message) = cell_mut(state, cell_id) {
         if let Some(value) = &result.value_repr {

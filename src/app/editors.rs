@@ -302,10 +302,14 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
                 .unwrap_or(Command::None)
         }
         WorkspaceMessage::Event(event) => match event {
-            WorkspaceEvent::FileChanged(path)
-            | WorkspaceEvent::FileCreated(path)
-            | WorkspaceEvent::FileRemoved(path) => on_disk_change(state, &path),
+            WorkspaceEvent::FileChanged(path) | WorkspaceEvent::FileCreated(path) => {
+                // Before the buffer reloads: it still holds the old text.
+                super::changes::on_disk_event(state, &path);
+                on_disk_change(state, &path)
+            }
+            WorkspaceEvent::FileRemoved(path) => on_disk_change(state, &path),
             WorkspaceEvent::Renamed { from, to } => {
+                super::changes::on_disk_event(state, &to);
                 let a = on_disk_change(state, &from);
                 let b = on_disk_change(state, &to);
                 if a == Command::None { b } else { a }

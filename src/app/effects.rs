@@ -136,6 +136,10 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
                 Command::Redraw
             }
             Effect::Saved(path) => {
+                state
+                    .changes
+                    .window
+                    .saved_by_user(&path, std::time::Instant::now());
                 super::diagnostics::saved(state, &path);
                 Command::None
             }

@@ -115,9 +115,25 @@ pub struct CellChange {
     pub diff: String,
     pub added: usize,
     pub removed: usize,
+    /// What the file held before is not known (a command changed it, or
+    /// it was too big to keep): no diff or counts can be shown.
+    pub earlier_unknown: bool,
 }
 
 impl CellChange {
+    /// A change whose earlier text is not known.
+    pub fn earlier_unknown(path: PathBuf, shown: String) -> Self {
+        Self {
+            path,
+            shown,
+            before: None,
+            diff: String::new(),
+            added: 0,
+            removed: 0,
+            earlier_unknown: true,
+        }
+    }
+
     /// The change from `before` to `after`.
     pub fn new(path: PathBuf, shown: String, before: Option<String>, after: &str) -> Self {
         let old = before.as_deref().unwrap_or("");
@@ -139,6 +155,7 @@ impl CellChange {
             diff,
             added,
             removed,
+            earlier_unknown: false,
         }
     }
 }

@@ -305,6 +305,17 @@ impl Document {
     }
 
     /// Bytes a save would write: original line ending and final newline.
+    /// The exact bytes on disk, when the buffer is clean and its text
+    /// serializes to them (checked against the hash taken at load or save).
+    pub fn disk_bytes(&self) -> Option<Vec<u8>> {
+        let version = self.disk_version.as_ref()?;
+        if self.dirty || !matches!(self.disk_state, DiskState::InSync) {
+            return None;
+        }
+        let bytes = self.serialized().into_bytes();
+        (super::hash::fnv1a(&bytes) == version.hash).then_some(bytes)
+    }
+
     pub(crate) fn serialized(&self) -> String {
         join_lines(self.lines(), self.line_ending, self.final_newline)
     }

@@ -594,15 +594,32 @@ fn change_lines(
     expanded: bool,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let mut lines = vec![Line::from(vec![
+    let mut header = vec![
         Span::styled("✎ ", theme.roles.title),
         Span::styled(
             sanitize::for_display(&change.shown).into_owned(),
             theme.roles.title,
         ),
-        Span::styled(format!("  +{}", change.added), theme.roles.info),
-        Span::styled(format!(" −{}", change.removed), theme.roles.error),
-    ])];
+    ];
+    if change.earlier_unknown {
+        // No counts to show; the note goes on its own wrapped lines.
+        let mut lines = vec![Line::from(header)];
+        let note = "changed; its earlier text is not known, so there is no diff \
+                    (git diff shows it) and /undo cannot take it back";
+        for row in wrap::wrap(note, width) {
+            lines.push(Line::styled(row, theme.roles.muted));
+        }
+        return lines;
+    }
+    header.push(Span::styled(
+        format!("  +{}", change.added),
+        theme.roles.info,
+    ));
+    header.push(Span::styled(
+        format!(" −{}", change.removed),
+        theme.roles.error,
+    ));
+    let mut lines = vec![Line::from(header)];
     let diff: Vec<&str> = change.diff.lines().collect();
     let shown = if expanded {
         diff.len()

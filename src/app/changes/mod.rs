@@ -10,10 +10,12 @@
 //! `write_beneath` as `fs.write`, so a link a cell planted cannot steer an
 //! undo out of the workspace).
 
+mod by_commands;
 mod store;
 
 use std::path::{Path, PathBuf};
 
+pub use by_commands::{CellWindow, on_disk_event};
 use store::ChangeStore;
 
 use super::state::AppState;
@@ -88,6 +90,8 @@ pub struct ChangeLog {
     store: Option<ChangeStore>,
     /// The first save failure, reported once.
     save_failed: bool,
+    /// When cells ran, for changes made by their commands.
+    pub window: CellWindow,
 }
 
 impl ChangeLog {
@@ -95,6 +99,16 @@ impl ChangeLog {
     /// its writes form a group of their own.
     pub fn start_group(&mut self, label: impl Into<String>) {
         self.next = Some(label.into());
+    }
+
+    /// The text the log last saw `path` left with, in the newest group.
+    fn last_text(&self, path: &Path) -> Option<&[u8]> {
+        self.done
+            .last()?
+            .changes
+            .iter()
+            .find(|c| c.path == path)
+            .map(|c| c.after.as_slice())
     }
 
     /// A write happened. A second write to one file in a group keeps the
@@ -260,19 +274,21 @@ fn show_in_cell(state: &mut AppState, written: &FsWritten) {
     let Some(cell) = entry.cell.as_mut() else {
         return;
     };
-    let before = match cell.changes.iter().position(|c| c.path == written.path) {
-        Some(i) => cell.changes.remove(i).before,
+    let earlier = match cell.changes.iter().position(|c| c.path == written.path) {
+        Some(i) => {
+            let earlier = cell.changes.remove(i);
+            (!earlier.earlier_unknown).then_some(earlier.before)
+        }
         None => match &written.before {
-            Prior::Bytes(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
-            Prior::Absent | Prior::Unrecorded => None,
+            Prior::Bytes(bytes) => Some(Some(String::from_utf8_lossy(bytes).into_owned())),
+            Prior::Absent => Some(None),
+            Prior::Unrecorded => None,
         },
     };
-    cell.changes.push(super::state::CellChange::new(
-        written.path.clone(),
-        shown,
-        before,
-        &after,
-    ));
+    cell.changes.push(match earlier {
+        Some(before) => super::state::CellChange::new(written.path.clone(), shown, before, &after),
+        None => super::state::CellChange::earlier_unknown(written.path.clone(), shown),
+    });
 }
 
 impl ChangeLog {
@@ -405,7 +421,7 @@ fn restore(
     change: &FileChange,
     direction: Direction,
 ) -> Result<Restored, String> {
-    const NOT_KEPT: &str = "its earlier text was too big to keep";
+    const NOT_KEPT: &str = "its earlier text was not kept (too big, or changed by a command while not open in the editor)";
     let (expected, target) = match direction {
         Direction::Undo => (Some(change.after.as_slice()), &change.before),
         Direction::Redo => (
@@ -517,7 +533,7 @@ pub fn diff(state: &AppState) -> String {
                 Prior::Absent => String::new(),
                 Prior::Unrecorded => {
                     out.push_str(&format!(
-                        "{name}: rewritten (the earlier text was too big to keep)\n"
+                        "{name}: rewritten (its earlier text was not kept)\n"
                     ));
                     continue;
                 }
