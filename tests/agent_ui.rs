@@ -1165,3 +1165,106 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
             .any(|m| m.text.contains("This session last used llama3.2"))
     );
 }
+
+/// Issue 17, end to end against the loopback server speaking the real
+/// OpenAI wire format: the model's cell edits `auth.ts` and creates
+/// `NOTES.md` through a real kernel. The conversation shows both diffs;
+/// `/undo` restores both byte for byte (the created file is removed) and
+/// `/redo` brings both back; a user edit made after the turn survives the
+/// next `/undo`, and one on the same line is kept and shown as a conflict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_turn_writing_two_files_is_shown_and_undone() {
+    use loopback::{Framing, LoopbackServer, Reply, byte_pieces, data};
+    let code = r#"fs.edit('auth.ts', 'if (user.role !== "admin")', 'if (resource.adminOnly && user.role !== "admin")')
+fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
+    let call = serde_json::json!({"index": 0, "id": "c1", "type": "function",
+        "function": {"name": "code_action", "arguments": serde_json::json!({"code": code}).to_string()}});
+    let chunks =
+        |parts: Vec<String>| Reply::sse(Framing::Chunked, byte_pieces(&parts.concat(), 41));
+    let first = chunks(vec![
+        data(
+            &serde_json::json!({"choices":[{"index":0,"delta":{"tool_calls":[call]}}]}).to_string(),
+        ),
+        data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#),
+        "data: [DONE]\r\n\r\n".to_owned(),
+    ]);
+    let second = chunks(vec![
+        data(r#"{"choices":[{"index":0,"delta":{"content":"Fixed, and noted."}}]}"#),
+        data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
+        "data: [DONE]\r\n\r\n".to_owned(),
+    ]);
+    let server = LoopbackServer::start(vec![first, second]).await;
+    let (mut s, mut rx, dir, auth, original) = linked_demo(&[]);
+    let notes = dir.path().canonicalize().unwrap().join("NOTES.md");
+    s.settings.model = Some("gpt-4.1-mini".into());
+    s.settings.base_url = Some(server.base_url.clone());
+    s.settings.context_window = Some(32_000);
+    hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
+    send(&mut s, "fix checkAuth and note it");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    wait_for_the_write(&mut s, &mut rx).await;
+    // Both announcements arrive (the second may trail the first).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while s
+        .conversation
+        .messages
+        .iter()
+        .filter_map(|m| m.cell.as_ref())
+        .map(|c| c.changes.len())
+        .sum::<usize>()
+        < 2
+    {
+        let event = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("both writes announced")
+            .expect("channel open");
+        handle_app_event(&mut s, event);
+    }
+    let fixed = std::fs::read(&auth).unwrap();
+    let terminal = draw(&mut s, 100, 40);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("✎ auth.ts  +1 −1"), "{screen}");
+    assert!(screen.contains("✎ NOTES.md  +1 −0"), "{screen}");
+    let cell_rows = screen
+        .lines()
+        .position(|l| l.contains("✎ auth.ts"))
+        .unwrap() as u16;
+    insta::assert_debug_snapshot!(region(
+        terminal.backend().buffer(),
+        Rect::new(0, cell_rows.saturating_sub(1), 48, 10)
+    ));
+
+    send(&mut s, "/undo");
+    assert_eq!(std::fs::read(&auth).unwrap(), original, "byte for byte");
+    assert!(!notes.exists(), "the created file is removed");
+    send(&mut s, "/redo");
+    assert_eq!(std::fs::read(&auth).unwrap(), fixed);
+    assert!(notes.exists());
+
+    // The user adds a line at the top after the turn: /undo keeps it.
+    let mine = format!("// reviewed\n{}", String::from_utf8_lossy(&fixed));
+    std::fs::write(&auth, &mine).unwrap();
+    send(&mut s, "/undo");
+    let said = &s.conversation.messages.last().unwrap().text;
+    assert!(said.contains("auth.ts undone around your edits"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(&auth).unwrap(),
+        format!("// reviewed\n{}", String::from_utf8_lossy(&original))
+    );
+    // The user rewrites the very line the agent changed: kept, and shown.
+    send(&mut s, "/redo");
+    let theirs = std::fs::read_to_string(&auth).unwrap().replace(
+        "resource.adminOnly && user.role",
+        "resource.adminOnly === true && user.role",
+    );
+    std::fs::write(&auth, &theirs).unwrap();
+    send(&mut s, "/undo");
+    let said = &s.conversation.messages.last().unwrap().text;
+    assert!(said.contains("auth.ts: kept your lines at line"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(&auth).unwrap(),
+        theirs,
+        "the user's line kept"
+    );
+    assert!(!notes.exists(), "the rest of the turn is undone");
+}

@@ -339,7 +339,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
     for change in group.changes.into_iter().rev() {
         let shown = state.display_path(&change.path);
         let restored = restore(state, &root, &change, direction);
-        if restored.is_ok() {
+        if matches!(restored, Ok(Restored::Exactly | Restored::Merged { .. })) {
             // Its marks name lines of a text that is gone.
             state.editors.changed_lines.remove(&change.path);
             super::editors::on_disk_change(state, &change.path);
@@ -348,6 +348,13 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
             Ok(Restored::Exactly) => {
                 report.push(format!("{shown} {verb}"));
                 applied.push(change);
+            }
+            Ok(Restored::Conflicted(conflicts)) => {
+                report.push(format!(
+                    "{shown} left as it is: you edited the same lines since"
+                ));
+                details.push_str(&conflict_report(&shown, &conflicts));
+                kept.push(change);
             }
             Ok(Restored::Merged {
                 found,
@@ -409,6 +416,9 @@ enum Restored {
         written: Vec<u8>,
         conflicts: Vec<crate::text_merge::Conflict>,
     },
+    /// Edited since, on every line the change touched: nothing was
+    /// written, and these regions show why.
+    Conflicted(Vec<crate::text_merge::Conflict>),
 }
 
 /// Puts one file back (undo: to `before`; redo: to `after`). A file that
@@ -485,7 +495,7 @@ fn restore(
     }
     let merge = crate::text_merge::merge3(base, &found, goal);
     if merge.text == found {
-        return Err("it was changed since, on the same lines".into());
+        return Ok(Restored::Conflicted(merge.conflicts));
     }
     write_beneath(root, relative, &merge.text).map_err(steered)?;
     Ok(Restored::Merged {
@@ -695,7 +705,7 @@ mod tests {
         let report = undo(&mut s);
         assert!(report.contains("a.txt undone"), "{report}");
         assert!(
-            report.contains("b.txt left as it is: it was changed since"),
+            report.contains("b.txt left as it is: you edited the same lines since"),
             "{report}"
         );
         assert_eq!(read(&a), "a0");
