@@ -37,6 +37,8 @@ pub enum Scope {
     ApprovalReason,
     /// A write's hunks, one at a time (`review` mode).
     HunkReview,
+    /// The slash-command palette, open while a command name is typed.
+    SlashPalette,
     /// The Ctrl+P file picker: typing edits the query.
     Picker,
     /// The go-to-line prompt and the find bar: typing edits the input.
@@ -65,6 +67,7 @@ impl Scope {
             Scope::Approval => "Approval",
             Scope::ApprovalReason => "Approval: reason for denying",
             Scope::HunkReview => "Review a write hunk by hunk",
+            Scope::SlashPalette => "Slash commands (type / in the composer)",
             Scope::Picker => "File picker (Ctrl+P)",
             Scope::Prompt => "Go to line and find in file",
             Scope::Conflict => "Changed on disk",
@@ -73,9 +76,10 @@ impl Scope {
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 19] = [
+    pub const ALL: [Scope; 20] = [
         Scope::Global,
         Scope::Conversation,
+        Scope::SlashPalette,
         Scope::FileView,
         Scope::List,
         Scope::Variables,
@@ -217,6 +221,16 @@ pub enum Action {
     RejectRestHunks,
     /// Hunk review: back to the previous hunk, to decide it again.
     PreviousHunk,
+    /// Slash palette: the next command.
+    PaletteNext,
+    /// Slash palette: the previous command.
+    PalettePrevious,
+    /// Slash palette: complete the selected command's name.
+    PaletteComplete,
+    /// Slash palette: run the selected command.
+    PaletteAccept,
+    /// Slash palette: close it, keeping the text.
+    PaletteClose,
     /// Switch the approval mode between `ask` and `auto`.
     CycleApprovalMode,
     SortVariables,
@@ -320,6 +334,11 @@ impl Action {
             Action::AcceptRestHunks => "Write this hunk and all later ones",
             Action::RejectRestHunks => "Leave out this hunk and all later ones",
             Action::PreviousHunk => "Back to the previous hunk",
+            Action::PaletteNext => "Next command",
+            Action::PalettePrevious => "Previous command",
+            Action::PaletteComplete => "Complete the command's name (then type its arguments)",
+            Action::PaletteAccept => "Run the selected command",
+            Action::PaletteClose => "Close the list, keep the text",
             Action::CancelDenial => "Back to the choices",
             Action::CycleApprovalMode => "Approval mode ask ↔ auto (or /approval MODE)",
             Action::SortVariables => "Sort variables by name or by last change",
@@ -394,6 +413,11 @@ impl Action {
             Action::AcceptRestHunks => "accept rest",
             Action::RejectRestHunks => "reject rest",
             Action::PreviousHunk => "back",
+            Action::PaletteNext => "next",
+            Action::PalettePrevious => "previous",
+            Action::PaletteComplete => "complete",
+            Action::PaletteAccept => "run",
+            Action::PaletteClose => "close",
             Action::CancelDenial => "back",
             Action::CycleApprovalMode => "mode",
             Action::SortVariables => "sort",
@@ -877,6 +901,36 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::Approval, KeyCode::Down, NONE, Action::ScrollDown),
     bind(Scope::Approval, KeyCode::PageUp, NONE, Action::PageUp),
     bind(Scope::Approval, KeyCode::PageDown, NONE, Action::PageDown),
+    hinted(
+        Scope::SlashPalette,
+        KeyCode::Enter,
+        NONE,
+        Action::PaletteAccept,
+    ),
+    hinted(
+        Scope::SlashPalette,
+        KeyCode::Tab,
+        NONE,
+        Action::PaletteComplete,
+    ),
+    bind(
+        Scope::SlashPalette,
+        KeyCode::Down,
+        NONE,
+        Action::PaletteNext,
+    ),
+    bind(
+        Scope::SlashPalette,
+        KeyCode::Up,
+        NONE,
+        Action::PalettePrevious,
+    ),
+    hinted(
+        Scope::SlashPalette,
+        KeyCode::Esc,
+        NONE,
+        Action::PaletteClose,
+    ),
     hinted(Scope::HunkReview, Char('y'), NONE, Action::AcceptHunk),
     hinted(Scope::HunkReview, Char('n'), NONE, Action::RejectHunk),
     hinted(Scope::HunkReview, Char('a'), NONE, Action::AcceptRestHunks),
@@ -1018,7 +1072,9 @@ pub fn lookup(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
 
 /// Bindings to show in the status bar for the given scope (plus global ones).
 pub fn hints(scope: Scope) -> impl Iterator<Item = &'static Binding> {
-    let modal = is_modal(scope);
+    // The palette is not modal (typing goes on), but while it is open its
+    // keys are the ones worth showing.
+    let modal = is_modal(scope) || scope == Scope::SlashPalette;
     BINDINGS
         .iter()
         .filter(move |b| b.hint && (b.scope == scope || (!modal && b.scope == Scope::Global)))
@@ -1088,6 +1144,11 @@ mod tests {
             Action::AcceptRestHunks,
             Action::RejectRestHunks,
             Action::PreviousHunk,
+            Action::PaletteNext,
+            Action::PalettePrevious,
+            Action::PaletteComplete,
+            Action::PaletteAccept,
+            Action::PaletteClose,
             Action::CycleApprovalMode,
             Action::SortVariables,
             Action::FilterVariables,

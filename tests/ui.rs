@@ -1108,3 +1108,92 @@ fn a_change_with_an_unknown_earlier_text_says_so() {
     let area = ratatui::layout::Rect::new(0, 0, 40, 8);
     insta::assert_debug_snapshot!(buffer_region(buffer_of(&terminal), area));
 }
+
+fn type_keys(s: &mut AppState, text: &str) {
+    for c in text.chars() {
+        press(s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+}
+
+/// Issue 18: typing `/` opens the command palette over the composer, with
+/// descriptions; it narrows as the name is typed, ↓ moves the selection
+/// (highlighted), Tab completes the name for arguments, Esc closes it and
+/// Enter runs the selected command.
+#[test]
+fn slash_opens_a_command_palette() {
+    let mut s = state();
+    s.user_commands = None;
+    type_keys(&mut s, "/");
+    let terminal = draw(&mut s, 90, 24);
+    let screen = text_of(&terminal);
+    assert!(screen.contains("Commands · 8"), "{screen}");
+    assert!(screen.contains("/model [NAME]"), "{screen}");
+    press(&mut s, KeyCode::Down, KeyModifiers::NONE);
+    let terminal = draw(&mut s, 90, 24);
+    insta::assert_debug_snapshot!(buffer_region(
+        buffer_of(&terminal),
+        ratatui::layout::Rect::new(0, 8, 90, 16)
+    ));
+
+    type_keys(&mut s, "ap");
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    assert_eq!(s.conversation.composer.lines(), ["/approval "]);
+    assert!(s.conversation.palette.is_none(), "arguments now: closed");
+
+    let mut s = state();
+    s.user_commands = None;
+    type_keys(&mut s, "/di");
+    press(&mut s, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(s.conversation.palette.is_none());
+    assert_eq!(s.conversation.composer.lines(), ["/di"], "the text stays");
+    press(&mut s, KeyCode::Backspace, KeyModifiers::NONE);
+    assert!(
+        s.conversation.palette.is_some(),
+        "a new text opens it again"
+    );
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let said = &s.conversation.messages.last().unwrap().text;
+    assert!(said.starts_with("No changes"), "/diff ran: {said}");
+}
+
+/// Issue 18: a Markdown template in `.hello-tui/commands/` is a command:
+/// listed with its description, and sent as a prompt with `$ARGUMENTS`
+/// filled in. An unknown command is an error listing the real ones.
+#[test]
+fn custom_commands_are_prompt_templates() {
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".hello-tui/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("review.md"),
+        "---\ndescription: Review a file for bugs\n---\nReview $ARGUMENTS for bugs.\n",
+    )
+    .unwrap();
+    let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
+    s.user_commands = None;
+    type_keys(&mut s, "/rev");
+    let listed = text_of(&draw(&mut s, 160, 24));
+    assert!(
+        listed.contains("/review [ARGUMENTS]  Review a file for bugs"),
+        "{listed}"
+    );
+    type_keys(&mut s, "iew src/auth.ts");
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    assert!(
+        s.conversation
+            .messages
+            .iter()
+            .any(|m| m.role == Speaker::User && m.text == "Review src/auth.ts for bugs."),
+        "{:?}",
+        s.conversation.messages
+    );
+
+    type_keys(&mut s, "/nope now");
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let said = &s.conversation.messages.last().unwrap().text;
+    assert!(said.starts_with("Unknown command /nope."), "{said}");
+    assert!(
+        said.contains("/help, /model [NAME]") && said.contains("/review [ARGUMENTS]"),
+        "{said}"
+    );
+}

@@ -20,6 +20,7 @@ pub(crate) mod python_literals;
 pub(crate) mod recovery_mirror;
 pub mod safety;
 pub mod sessions;
+pub mod slash;
 pub mod snapshot;
 pub mod state;
 pub(crate) mod transcript;

@@ -318,6 +318,10 @@ pub struct AppState {
     pub services: Services,
     /// Execution id of the last finished cell, to mark what it changed.
     pub last_exec_id: Option<u64>,
+    /// The user's own slash-command templates
+    /// (`$XDG_CONFIG_HOME/hello-tui/commands`); the workspace's are in
+    /// its `.hello-tui/commands`.
+    pub user_commands: Option<PathBuf>,
     /// The variables inspector.
     pub variables: crate::panes::variables::VariablesPane,
     /// The Diagnostics pane: its rows and cursor.
@@ -372,6 +376,7 @@ impl AppState {
             kernel: KernelView::NotStarted,
             services: Services::default(),
             last_exec_id: None,
+            user_commands: super::slash::user_commands_dir(),
             variables: Default::default(),
             diagnostics: Default::default(),
             diagnostic_sources: Default::default(),

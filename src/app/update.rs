@@ -343,14 +343,41 @@ pub(super) fn submit(state: &mut AppState, text: String) {
         Submission::SlashCommand { name, args } if name == "model" => {
             super::models::command(state, &args);
         }
-        Submission::SlashCommand { name, .. } => {
-            notice(
-                state,
-                &format!(
-                    "Unknown command /{name}. Commands: /approval [ask|review|auto|full|deny], /compact [focus], /model [NAME], /undo, /redo, /diff, /lsp-restart. Start with // to send a prompt that begins with a slash."
-                ),
-            );
+        Submission::SlashCommand { name, .. } if name == "help" => {
+            apply(state, Action::ShowHelp);
         }
+        Submission::SlashCommand { name, args } => custom_command(state, &name, &args),
+    }
+}
+
+/// A custom command (a prompt template) sends its prompt; any other name
+/// is an error that lists the real commands.
+fn custom_command(state: &mut AppState, name: &str, args: &str) {
+    let commands = super::slash::all(&state.workspace_root, state.user_commands.as_deref());
+    let Some(command) = commands
+        .iter()
+        .find(|c| c.name == name && c.template.is_some())
+    else {
+        notice(
+            state,
+            &format!(
+                "Unknown command /{name}. {} Start with // to send a prompt that begins with \
+                 a slash.",
+                super::slash::listing(&commands)
+            ),
+        );
+        return;
+    };
+    match super::slash::expand(command, args) {
+        Ok(prompt) if !prompt.is_empty() => {
+            let prompt = attach_pins(state, prompt);
+            super::agent::send(state, prompt);
+        }
+        Ok(_) => notice(state, &format!("/{name}: its template is empty.")),
+        Err(error) => notice(
+            state,
+            &format!("/{name}: cannot read its template: {error}"),
+        ),
     }
 }
 

@@ -13,6 +13,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use tui_textarea::TextArea;
 
 use crate::app::AppState;
+use crate::app::slash::SlashCommand;
 use crate::app::transcript::Transcript;
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::keymap::{Action, PaneId, Scope};
@@ -54,7 +55,23 @@ pub struct ConversationState {
     pub flash: Option<usize>,
     /// What the user is writing; Enter sends it.
     pub composer: TextArea<'static>,
+    /// The slash commands matching what is typed, while a command name is
+    /// being typed (`/` first, nothing else yet).
+    pub palette: Option<Palette>,
+    /// The text Esc closed the palette for: it stays closed until the
+    /// text changes.
+    palette_closed_for: Option<String>,
 }
+
+/// The slash-command palette over the composer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Palette {
+    pub items: Vec<SlashCommand>,
+    pub selected: usize,
+}
+
+/// Rows the palette shows at most.
+pub const PALETTE_ROWS: usize = 8;
 
 impl Default for ConversationState {
     fn default() -> Self {
@@ -68,6 +85,8 @@ impl Default for ConversationState {
             jump_to: None,
             flash: None,
             composer,
+            palette: None,
+            palette_closed_for: None,
         }
     }
 }
@@ -83,6 +102,90 @@ impl ConversationState {
         self.scroll = HistoryScroll::Anchored { entry: 0, row: 0 };
         self.scroll_request = 0;
         self.jump_to = None;
+    }
+
+    /// The command name being typed: the composer holds one line, `/`
+    /// and a name so far (no arguments yet; `//` escapes a prompt).
+    fn typed_command(&self) -> Option<&str> {
+        let [line] = self.composer.lines() else {
+            return None;
+        };
+        let name = line.strip_prefix('/')?;
+        (!name.starts_with('/') && !name.contains(char::is_whitespace)).then_some(name)
+    }
+
+    /// Brings the palette up to date with the composer's text.
+    fn refresh_palette(&mut self, app: &AppState) {
+        let text = self.composer.lines().join("\n");
+        let typed = match self.typed_command() {
+            Some(name) if self.palette_closed_for.as_deref() != Some(text.as_str()) => name,
+            _ => {
+                self.palette = None;
+                return;
+            }
+        };
+        let commands = crate::app::slash::all(&app.workspace_root, app.user_commands.as_deref());
+        let items: Vec<SlashCommand> = crate::app::slash::matching(&commands, typed)
+            .into_iter()
+            .cloned()
+            .collect();
+        self.palette_closed_for = None;
+        self.palette = match (items.is_empty(), self.palette.take()) {
+            (true, _) => None,
+            (false, Some(old)) if old.items == items => Some(old),
+            (false, _) => Some(Palette { items, selected: 0 }),
+        };
+    }
+
+    /// Replaces the composer's text, the cursor at its end.
+    fn set_composer_text(&mut self, text: &str) {
+        self.composer.select_all();
+        self.composer.cut();
+        self.composer.insert_str(text);
+    }
+
+    /// The palette's keys; `None` when `action` is not one of them.
+    fn palette_action(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Outcome> {
+        let palette = self.palette.as_mut()?;
+        let count = palette.items.len();
+        let chosen = palette.items.get(palette.selected).cloned();
+        match action {
+            Action::PaletteNext => palette.selected = (palette.selected + 1) % count,
+            Action::PalettePrevious => palette.selected = (palette.selected + count - 1) % count,
+            Action::PaletteClose => {
+                self.palette_closed_for = Some(self.composer.lines().join("\n"));
+                self.palette = None;
+            }
+            Action::PaletteComplete => {
+                let command = chosen?;
+                let completed = if command.args.is_empty() {
+                    command.usage()
+                } else {
+                    format!("/{} ", command.name)
+                };
+                self.set_composer_text(&completed);
+                self.refresh_palette(ctx.app);
+            }
+            Action::PaletteAccept => {
+                let command = chosen?;
+                self.palette = None;
+                self.set_composer_text(&format!("/{}", command.name));
+                return Some(self.send(ctx));
+            }
+            _ => return None,
+        }
+        Some(Outcome::Changed)
+    }
+
+    /// Enter: the composer's text goes to the app.
+    fn send(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
+        let Some(text) = crate::app::composer::take_text(&mut self.composer) else {
+            return Outcome::Unchanged;
+        };
+        self.palette = None;
+        self.follow();
+        ctx.push(Effect::Submit(text));
+        Outcome::Changed
     }
 
     /// Shows the newest line and follows new messages.
@@ -102,24 +205,35 @@ impl Component for ConversationState {
         Scope::Conversation
     }
 
+    fn scopes(&self) -> Vec<Scope> {
+        if self.palette.is_some() {
+            vec![Scope::SlashPalette, Scope::Conversation]
+        } else {
+            vec![Scope::Conversation]
+        }
+    }
+
     fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
         match input {
-            Input::Action(Action::SendMessage) => {
-                let Some(text) = crate::app::composer::take_text(&mut self.composer) else {
-                    return Outcome::Unchanged;
-                };
-                self.follow();
-                ctx.push(Effect::Submit(text));
-                Outcome::Changed
+            Input::Action(action) if let Some(outcome) = self.palette_action(action, ctx) => {
+                outcome
             }
+            Input::Action(Action::SendMessage) => self.send(ctx),
             Input::Action(Action::InsertNewline) => {
                 self.composer.insert_newline();
+                self.refresh_palette(ctx.app);
                 Outcome::Changed
             }
             Input::Key(key) => {
-                Outcome::from_changed(self.composer.input(tui_textarea::Input::from(key)))
+                let changed = self.composer.input(tui_textarea::Input::from(key));
+                self.refresh_palette(ctx.app);
+                Outcome::from_changed(changed)
             }
-            Input::Paste(text) => Outcome::from_changed(self.composer.insert_str(text)),
+            Input::Paste(text) => {
+                let changed = self.composer.insert_str(text);
+                self.refresh_palette(ctx.app);
+                Outcome::from_changed(changed)
+            }
             // Rows become a place in the transcript in `ui::prepare`, which
             // knows the entries' heights and clamps at both ends.
             Input::Scroll(delta) if delta <= isize::MIN / 2 => {
@@ -214,6 +328,56 @@ fn render(
         theme.roles.text
     });
     frame.render_widget(&composer, composer_area);
+    if let Some(palette) = &state.conversation.palette {
+        render_palette(palette, theme, inner, frame);
+    }
+}
+
+/// The palette over the bottom of the history (inside its frame), just
+/// above the composer:
+/// each command's usage and description, the selected one highlighted.
+fn render_palette(palette: &Palette, theme: &Theme, history_area: Rect, frame: &mut Frame) {
+    // (`history_area` is the history's inner area.)
+    let rows = palette.items.len().min(PALETTE_ROWS);
+    let height = (rows as u16 + 2).min(history_area.height);
+    let area = Rect::new(
+        history_area.x,
+        history_area.bottom().saturating_sub(height),
+        history_area.width,
+        height,
+    );
+    // The selected command stays in view when the list is longer.
+    let first = palette.selected.saturating_sub(rows.saturating_sub(1));
+    let lines: Vec<Line> = palette
+        .items
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(rows)
+        .map(|(i, command)| {
+            let (name, rest) = if i == palette.selected {
+                (theme.roles.selection, theme.roles.selection)
+            } else {
+                (theme.roles.title, theme.roles.muted)
+            };
+            let mut spans = vec![Span::styled(format!(" /{}", command.name), name)];
+            if !command.args.is_empty() {
+                spans.push(Span::styled(format!(" {}", command.args), rest));
+            }
+            spans.push(Span::styled(format!("  {}", command.description), rest));
+            Line::from(spans)
+        })
+        .collect();
+    let title = format!(
+        "Commands · {} · Tab completes, Enter runs",
+        palette.items.len()
+    );
+    let block =
+        pane::block(Line::from(title), None, true, theme).border_style(theme.roles.overlay_border);
+    ratatui::widgets::Clear.render(area, frame.buffer_mut());
+    Paragraph::new(lines)
+        .block(block)
+        .render(area, frame.buffer_mut());
 }
 
 fn message_count(count: usize) -> Option<String> {

@@ -688,16 +688,14 @@ mod tests {
 
     /// Every row of the history, laid out in one go.
     fn all_rows(c: &ConversationState, width: u16) -> Vec<String> {
-        let mut whole = ConversationState {
-            messages: c
-                .messages
-                .entries()
-                .iter()
-                .map(|e| e.message.clone())
-                .collect::<Vec<_>>()
-                .into(),
-            ..ConversationState::default()
-        };
+        let mut whole = ConversationState::default();
+        whole.messages = c
+            .messages
+            .entries()
+            .iter()
+            .map(|e| e.message.clone())
+            .collect::<Vec<_>>()
+            .into();
         let theme = theme();
         let mut layout = HistoryLayout::default();
         layout.prepare(

@@ -1,0 +1,262 @@
+//! The slash commands: the built-in ones, and custom ones that are
+//! Markdown prompt templates (as Claude Code has them) in
+//! `.hello-tui/commands/NAME.md` of the workspace and
+//! `~/.config/hello-tui/commands/NAME.md` (the workspace's win). A custom
+//! command sends its template as a prompt, with `$ARGUMENTS` replaced by
+//! what follows the name. One list feeds the palette, the dispatcher's
+//! "unknown command" answer and `/help`.
+
+use std::path::{Path, PathBuf};
+
+/// Largest template read (a prompt, not a document).
+const MAX_TEMPLATE: u64 = 64 << 10;
+
+/// Longest description shown in the palette.
+const MAX_DESCRIPTION: usize = 72;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlashCommand {
+    pub name: String,
+    /// How its arguments are written (`[NAME]`), empty for none.
+    pub args: String,
+    pub description: String,
+    /// A custom command's template file; `None` for a built-in.
+    pub template: Option<PathBuf>,
+}
+
+impl SlashCommand {
+    fn builtin(name: &str, args: &str, description: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            args: args.to_owned(),
+            description: description.to_owned(),
+            template: None,
+        }
+    }
+
+    /// `/name [ARGS]`, as help and errors write it.
+    pub fn usage(&self) -> String {
+        if self.args.is_empty() {
+            format!("/{}", self.name)
+        } else {
+            format!("/{} {}", self.name, self.args)
+        }
+    }
+}
+
+/// The commands the workbench itself answers.
+pub fn builtins() -> Vec<SlashCommand> {
+    vec![
+        SlashCommand::builtin("help", "", "keys and commands"),
+        SlashCommand::builtin(
+            "model",
+            "[NAME]",
+            "list the server's models, or switch for the next turn",
+        ),
+        SlashCommand::builtin(
+            "approval",
+            "[ask|review|auto|full|deny]",
+            "show or change what needs your approval",
+        ),
+        SlashCommand::builtin(
+            "compact",
+            "[focus]",
+            "summarise earlier messages now (optionally around a focus)",
+        ),
+        SlashCommand::builtin("undo", "", "take back the last turn's file changes"),
+        SlashCommand::builtin("redo", "", "put back what /undo took back"),
+        SlashCommand::builtin("diff", "", "every file change of this session"),
+        SlashCommand::builtin("lsp-restart", "", "restart the language servers"),
+    ]
+}
+
+/// The user's templates, next to the config file:
+/// `$XDG_CONFIG_HOME/hello-tui/commands` (`~/.config/hello-tui/commands`).
+pub fn user_commands_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "hello-tui")
+        .map(|dirs| dirs.config_dir().join("commands"))
+}
+
+/// Every command: built-ins, then custom ones by name — the workspace's
+/// (`.hello-tui/commands`), then the user's. A custom command never
+/// shadows a built-in, and the workspace's wins over the user's.
+pub fn all(workspace: &Path, user: Option<&Path>) -> Vec<SlashCommand> {
+    let mut dirs = vec![workspace.join(".hello-tui").join("commands")];
+    dirs.extend(user.map(Path::to_path_buf));
+    all_in(&dirs)
+}
+
+fn all_in(dirs: &[PathBuf]) -> Vec<SlashCommand> {
+    let mut commands = builtins();
+    let mut custom: Vec<SlashCommand> = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut found: Vec<SlashCommand> = entries
+            .flatten()
+            .filter_map(|entry| custom_command(&entry.path()))
+            .filter(|c| !commands.iter().chain(&custom).any(|k| k.name == c.name))
+            .collect();
+        found.sort_by(|a, b| a.name.cmp(&b.name));
+        custom.extend(found);
+    }
+    commands.extend(custom);
+    commands
+}
+
+/// A template file as a command: its name from the file name (letters,
+/// digits, `-`, `_`), its description from a front matter `description:`
+/// or else its first line.
+fn custom_command(path: &Path) -> Option<SlashCommand> {
+    let name = path.file_name()?.to_str()?.strip_suffix(".md")?;
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid || !path.metadata().is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let text = read_template(path).ok()?;
+    let (front, body) = front_matter(&text);
+    let described = front
+        .lines()
+        .find_map(|line| line.strip_prefix("description:"))
+        .map(|d| d.trim().trim_matches('"').to_owned());
+    let first_line = body
+        .lines()
+        .map(|l| l.trim().trim_start_matches('#').trim())
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_owned();
+    let description = crate::sanitize::for_display(&described.unwrap_or(first_line)).into_owned();
+    let description = match description.char_indices().nth(MAX_DESCRIPTION) {
+        Some((cut, _)) => format!("{}…", &description[..cut]),
+        None => description,
+    };
+    let args = if body.contains("$ARGUMENTS") {
+        "[ARGUMENTS]"
+    } else {
+        ""
+    };
+    Some(SlashCommand {
+        name: name.to_owned(),
+        args: args.to_owned(),
+        description,
+        template: Some(path.to_owned()),
+    })
+}
+
+fn read_template(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_TEMPLATE)
+        .read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// `---\n…\n---\n` at the top, and the rest.
+fn front_matter(text: &str) -> (&str, &str) {
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return ("", text);
+    };
+    match rest.find("\n---\n") {
+        Some(end) => (&rest[..end], &rest[end + 5..]),
+        None => ("", text),
+    }
+}
+
+/// The prompt a custom command sends: its template (front matter left
+/// out), `$ARGUMENTS` replaced by `args`.
+pub fn expand(command: &SlashCommand, args: &str) -> std::io::Result<String> {
+    let Some(path) = &command.template else {
+        return Err(std::io::Error::other("a built-in command has no template"));
+    };
+    let text = read_template(path)?;
+    let (_, body) = front_matter(&text);
+    Ok(body.replace("$ARGUMENTS", args).trim().to_owned())
+}
+
+/// The commands whose name starts with `typed` (case-insensitive), then
+/// those that contain it: what the palette lists as the user types.
+pub fn matching<'a>(commands: &'a [SlashCommand], typed: &str) -> Vec<&'a SlashCommand> {
+    let typed = typed.to_lowercase();
+    let (mut first, mut then) = (Vec::new(), Vec::new());
+    for command in commands {
+        if command.name.starts_with(&typed) {
+            first.push(command);
+        } else if command.name.contains(&typed) {
+            then.push(command);
+        }
+    }
+    first.extend(then);
+    first
+}
+
+/// "Commands: /help, /model [NAME], …" for an unknown command's answer.
+pub fn listing(commands: &[SlashCommand]) -> String {
+    let names: Vec<String> = commands.iter().map(SlashCommand::usage).collect();
+    format!("Commands: {}.", names.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_commands_come_from_templates_and_never_shadow_builtins() {
+        let dir = tempfile::tempdir().unwrap();
+        let (workspace, user) = (dir.path().join("ws"), dir.path().join("user"));
+        std::fs::create_dir_all(&workspace).unwrap();
+        std::fs::create_dir_all(&user).unwrap();
+        std::fs::write(
+            workspace.join("review.md"),
+            "---\ndescription: Review the diff\n---\nReview $ARGUMENTS carefully.\n",
+        )
+        .unwrap();
+        std::fs::write(user.join("review.md"), "the user's review\n").unwrap();
+        std::fs::write(user.join("explain.md"), "# Explain the code\nExplain it.\n").unwrap();
+        std::fs::write(user.join("undo.md"), "not the built-in\n").unwrap();
+        std::fs::write(user.join("bad name.md"), "x\n").unwrap();
+        let all = all_in(&[workspace, user]);
+        let custom: Vec<(&str, &str, &str)> = all
+            .iter()
+            .filter(|c| c.template.is_some())
+            .map(|c| (c.name.as_str(), c.args.as_str(), c.description.as_str()))
+            .collect();
+        assert_eq!(
+            custom,
+            [
+                ("review", "[ARGUMENTS]", "Review the diff"),
+                ("explain", "", "Explain the code"),
+            ]
+        );
+        let review = all.iter().find(|c| c.name == "review").unwrap();
+        assert_eq!(
+            expand(review, "src/auth.ts").unwrap(),
+            "Review src/auth.ts carefully."
+        );
+        assert_eq!(
+            all.iter().filter(|c| c.name == "undo").count(),
+            1,
+            "the built-in stays"
+        );
+    }
+
+    #[test]
+    fn the_palette_lists_prefix_matches_first() {
+        let commands = builtins();
+        let names = |typed: &str| -> Vec<String> {
+            matching(&commands, typed)
+                .iter()
+                .map(|c| c.name.clone())
+                .collect()
+        };
+        assert_eq!(names("")[..3], ["help", "model", "approval"]);
+        assert_eq!(names("re"), ["redo", "lsp-restart"]);
+        assert_eq!(names("DI"), ["diff"]);
+        assert!(names("zzz").is_empty());
+        assert!(listing(&commands).contains("/model [NAME], /approval"));
+    }
+}
