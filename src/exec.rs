@@ -207,6 +207,7 @@ impl Job {
             }
         };
         conversation.set_counter(agent::setup::token_counter(&self.settings));
+        conversation.set_instructions(agent::instructions::load(&self.root, None));
         out.event(json!({
             "type": if self.resume.is_some() { "session.resumed" } else { "session.started" },
             "session_id": conversation.session_id(),

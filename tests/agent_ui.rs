@@ -1268,3 +1268,77 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     );
     assert!(!notes.exists(), "the rest of the turn is undone");
 }
+
+/// Issue 18: `AGENTS.md` goes into the system prompt under "Project
+/// instructions" (nearest folder last): F2 lists it with its cost before
+/// the first turn, the request the server receives carries it, and an edit
+/// on disk reaches the next turn's request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
+    use loopback::{Framing, LoopbackServer, Reply, data};
+    let server = LoopbackServer::respond_with(Duration::from_secs(30), |_| {
+        let body = [
+            data(r#"{"choices":[{"index":0,"delta":{"content":"ok"}}]}"#),
+            data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
+            "data: [DONE]\r\n\r\n".to_owned(),
+        ];
+        Reply::sse(
+            Framing::Chunked,
+            vec![loopback::Part::Bytes(body.concat().into_bytes())],
+        )
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("AGENTS.md"), "Indent with tabs.\n").unwrap();
+    std::fs::write(root.join("src/CLAUDE.md"), "Run pytest after edits.\n").unwrap();
+    std::fs::write(root.join("src/app.py"), "x = 1\n").unwrap();
+    let (tx, mut rx) = event::channel();
+    let mut s = kernel_state(&root, &tx, None);
+    s.settings.model = Some("m".into());
+    s.settings.base_url = Some(server.base_url.clone());
+    s.settings.context_window = Some(16_000);
+    hello_tui::app::editors::open(&mut s, &root.join("src/app.py"), None);
+    hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
+
+    s.conversation.composer.insert_str("hello");
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::F(2), KeyModifiers::NONE)),
+    );
+    let f2 = draw(&mut s, 140, 36).backend().to_string();
+    assert!(f2.contains("instructions · 2 files"), "{f2}");
+    key(&mut s, KeyCode::Esc, KeyModifiers::NONE);
+    s.conversation.composer = Default::default();
+    // Opening the file moved the focus there; the prompt is typed below.
+    s.focus = hello_tui::keymap::PaneId::Conversation;
+
+    send(&mut s, "hello");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    std::fs::write(root.join("AGENTS.md"), "Indent with four spaces.\n").unwrap();
+    send(&mut s, "again");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+
+    let systems: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| {
+            r.json()["messages"][0]["content"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(systems.len(), 2);
+    let first = &systems[0];
+    let heading = first.find("## Project instructions").expect("the heading");
+    let (tabs, pytest) = (
+        first.find("Indent with tabs.").unwrap(),
+        first.find("Run pytest after edits.").unwrap(),
+    );
+    assert!(heading < tabs && tabs < pytest, "root first, nearest last");
+    assert!(systems[1].contains("Indent with four spaces."), "re-read");
+    assert!(!systems[1].contains("Indent with tabs."));
+}

@@ -807,18 +807,14 @@ stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\nNone"
     };
     let (restarted, code) = start(1);
     assert!(run(&k, &code).await.error.is_none());
-    assert_eq!(
-        processes::host_processes_with(&restarted).len(),
-        1,
-        "it runs"
-    );
+    assert_eq!(processes::started(&restarted).len(), 1, "it runs");
     let r = run(&k, "import os\nos._exit(3)").await;
     assert!(r.lost_state(), "{r:?}");
     assert_eq!(processes::survivors(&restarted), Vec::<i32>::new());
 
     let (stopped, code) = start(2);
     assert!(run(&k, &code).await.error.is_none());
-    assert_eq!(processes::host_processes_with(&stopped).len(), 1, "it runs");
+    assert_eq!(processes::started(&stopped).len(), 1, "it runs");
     k.client.runtime().shutdown().await;
     assert_eq!(processes::survivors(&stopped), Vec::<i32>::new());
 }

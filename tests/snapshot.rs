@@ -824,6 +824,32 @@ mod cli {
         assert!(!out.contains(root.to_str().unwrap()));
     }
 
+    /// Issue 18: the project's AGENTS.md is listed among the project files
+    /// as the instructions the system prompt carries, not repeated.
+    #[test]
+    fn agents_md_is_listed_as_the_project_instructions() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("AGENTS.md"),
+            "Always run the linter before answering.\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("main.py"), "print(1)\n").unwrap();
+        let (code, out, err) = run(&["-C", root.to_str().unwrap(), "--open", "main.py"]);
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        assert!(
+            out.contains(
+                "### `AGENTS.md`: project instructions, sent in full in the system prompt"
+            ),
+            "{out}"
+        );
+        assert!(
+            !out.contains("Always run the linter"),
+            "not repeated: {out}"
+        );
+    }
+
     #[test]
     fn run_prints_to_stdout() {
         let root = fixture_root();

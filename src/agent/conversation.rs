@@ -198,6 +198,9 @@ pub struct Conversation {
     model: Option<String>,
     /// The first session write error, reported once.
     pub session_error: Option<String>,
+    /// The project's `AGENTS.md` files as of the last turn's start (or the
+    /// workbench's), sent in the system prompt.
+    instructions: Option<crate::agent::instructions::ProjectInstructions>,
 }
 
 impl Conversation {
@@ -217,6 +220,7 @@ impl Conversation {
             codes: HashMap::new(),
             model: None,
             session_error: None,
+            instructions: None,
         }
     }
 
@@ -414,6 +418,20 @@ impl Conversation {
             pins_tokens,
             snapshot_tokens,
         }
+    }
+
+    /// The project instructions the next request sends.
+    pub fn instructions(&self) -> Option<&crate::agent::instructions::ProjectInstructions> {
+        self.instructions.as_ref()
+    }
+
+    /// Sends `instructions` from the next request on (read again at each
+    /// turn's start, so an edit to `AGENTS.md` applies to the next turn).
+    pub fn set_instructions(
+        &mut self,
+        instructions: Option<crate::agent::instructions::ProjectInstructions>,
+    ) {
+        self.instructions = instructions;
     }
 
     /// Starts saving to `session` (from the next message on).

@@ -4,6 +4,7 @@
 //! drive [`turn::run_turn`].
 
 pub mod conversation;
+pub mod instructions;
 pub mod prompt;
 pub mod provider;
 pub mod setup;

@@ -234,6 +234,18 @@ fn short_tokens(tokens: u64) -> String {
     }
 }
 
+/// Reads the project instructions again (at start, and when an
+/// `AGENTS.md`/`CLAUDE.md` changes on disk), so F2 shows what the next
+/// turn sends. A running turn holds the conversation: it is left alone,
+/// and the next turn reads them anyway.
+pub fn refresh_instructions(state: &mut AppState) {
+    let active = state.editors.active().map(|doc| doc.path().to_path_buf());
+    let instructions = crate::agent::instructions::load(&state.workspace_root, active.as_deref());
+    if let Ok(mut conversation) = state.agent.conversation.try_lock() {
+        conversation.set_instructions(instructions);
+    }
+}
+
 /// Resumes a session into the state: the whole conversation in the pane,
 /// plus a notice that kernel variables are not restored.
 pub fn resume(state: &mut AppState, conversation: Conversation, warnings: &[String]) {
@@ -378,6 +390,7 @@ pub fn send(state: &mut AppState, prompt: String) {
     let conversation = agent.conversation.clone();
     let scene = super::snapshot::request(state);
     let workspace = state.workspace_root.clone();
+    let active = state.editors.active().map(|doc| doc.path().to_path_buf());
     tokio::spawn(async move {
         let send = |update: AgentUpdate| {
             let _ = events.send(AppEvent::Agent(update));
@@ -385,11 +398,20 @@ pub fn send(state: &mut AppState, prompt: String) {
         let snapshot = tokio::task::spawn_blocking(move || build_snapshot(scene))
             .await
             .ok();
+        // Read at every turn: an edit to AGENTS.md applies from the next.
+        let root = workspace.clone();
+        let instructions = tokio::task::spawn_blocking(move || {
+            crate::agent::instructions::load(&root, active.as_deref())
+        })
+        .await
+        .ok()
+        .flatten();
         deps.window = window_cell
             .get_or_init(|| setup::context_window(&settings, &|n| std::env::var(n).ok()))
             .await
             .clone();
         let mut conversation = conversation.lock().await;
+        conversation.set_instructions(instructions);
         let counter = {
             let settings = settings.clone();
             tokio::task::spawn_blocking(move || {

@@ -303,6 +303,13 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
         }
         WorkspaceMessage::Event(event) => match event {
             WorkspaceEvent::FileChanged(path) | WorkspaceEvent::FileCreated(path) => {
+                if path.file_name().is_some_and(|name| {
+                    crate::agent::instructions::FILE_NAMES
+                        .iter()
+                        .any(|f| name == *f)
+                }) {
+                    super::agent::refresh_instructions(state);
+                }
                 // Before the buffer reloads: it still holds the old text.
                 super::changes::on_disk_event(state, &path);
                 on_disk_change(state, &path)

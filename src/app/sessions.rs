@@ -59,6 +59,7 @@ pub fn configure(
     }
     state.agent.warm_counter(&state.settings);
     let Some(which) = resume else {
+        super::agent::refresh_instructions(state);
         super::context_window::refresh_gauge(state);
         return Ok(());
     };
@@ -72,6 +73,7 @@ pub fn configure(
     let model = conversation.model().map(str::to_owned);
     super::agent::resume(state, conversation, &warnings);
     super::models::resumed(state, model.as_deref());
+    super::agent::refresh_instructions(state);
     super::context_window::refresh_gauge(state);
     Ok(())
 }

@@ -652,6 +652,9 @@ fn project_content(
     if options.privacy.is_withheld(&file.path) {
         return ProjectFileContent::Withheld;
     }
+    if is_instructions(&file.path) {
+        return ProjectFileContent::Instructions;
+    }
     let limit = options.max_project_file_bytes;
     let text = match &file.text {
         Some(text) if text.len() as u64 > limit => {
@@ -665,6 +668,19 @@ fn project_content(
         Err(err) => ProjectFileContent::Unavailable {
             reason: one_line(&paths.scrub(&err.to_string()), 160),
         },
+    }
+}
+
+/// Whether `path` is the instruction file the system prompt carries: an
+/// `AGENTS.md`, or a `CLAUDE.md` with no `AGENTS.md` beside it (the same
+/// rule `agent::instructions` reads them by).
+fn is_instructions(path: &str) -> bool {
+    let path = std::path::Path::new(path);
+    let [agents, claude] = crate::agent::instructions::FILE_NAMES;
+    match path.file_name().and_then(|n| n.to_str()) {
+        Some(name) if name == agents => true,
+        Some(name) if name == claude => !path.with_file_name(agents).is_file(),
+        _ => false,
     }
 }
 

@@ -141,6 +141,9 @@ pub struct ProjectFileInfo {
 pub enum ProjectFileContent {
     Summary(Summary),
     Withheld,
+    /// An `AGENTS.md` (or `CLAUDE.md`) the system prompt carries whole as
+    /// the project instructions: listed, not repeated.
+    Instructions,
     /// Read failed or file skipped; the reason is one line with no absolute path.
     Unavailable {
         reason: String,

@@ -24,6 +24,8 @@ const ROOT_PROJECT_FILES: &[&str] = &[
     "README",
     "README.rst",
     "README.txt",
+    "AGENTS.md",
+    "CLAUDE.md",
 ];
 
 /// The project files of `root` that exist, to be read (best-effort) by the

@@ -372,6 +372,9 @@ pub fn project_item(file: &ProjectFileInfo) -> String {
     let path = inline_code(&file.path);
     match &file.content {
         ProjectFileContent::Withheld => format!("### {path}: content withheld (privacy rule)\n"),
+        ProjectFileContent::Instructions => {
+            format!("### {path}: project instructions, sent in full in the system prompt\n")
+        }
         ProjectFileContent::Unavailable { reason } => {
             format!("### {path}: {}\n", one_line(reason, 160))
         }

@@ -17,6 +17,22 @@ pub fn host_processes_with(needle: &str) -> Vec<i32> {
         .collect()
 }
 
+/// The processes matching `needle` once there are any (up to 5 s). A
+/// program's `Popen` returns as soon as its child's exec closed the
+/// close-on-exec pipe, which the kernel does before it sets up the new
+/// command line, so for a moment `/proc/PID/cmdline` is still empty: a
+/// busy machine widens that moment.
+pub fn started(needle: &str) -> Vec<i32> {
+    for _ in 0..250 {
+        let found = host_processes_with(needle);
+        if !found.is_empty() {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Vec::new()
+}
+
 /// Waits up to 2 s for every process matching `needle` to go; returns
 /// those still there, after killing them (so a failing test leaves nothing
 /// behind).

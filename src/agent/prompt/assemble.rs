@@ -60,10 +60,13 @@ pub fn assemble(
     };
 
     let system_tokens = PER_MESSAGE_OVERHEAD + counter.count(system);
+    let instructions = conversation.instructions();
+    let instructions_tokens = instructions.map_or(0, |i| counter.count(&i.text));
     let tools_tokens = tools_tokens(counter, tools);
     let resume_note = (conversation.resumed_before() > 0).then_some(RESUME_NOTE);
     let summary = conversation.compaction();
     let fixed = system_tokens
+        + instructions_tokens
         + tools_tokens
         + REPLY_PRIMING
         + resume_note.map_or(0, |n| counter.count(n))
@@ -97,10 +100,32 @@ pub fn assemble(
     let context_ranges = omitted_ranges(kept_from, current);
 
     let mut content = system.to_owned();
-    let mut sections = vec![
-        PromptSection::new(SectionKind::System, "system prompt", system_tokens),
-        PromptSection::new(SectionKind::Tools, "tool schema", tools_tokens),
-    ];
+    let mut sections = vec![PromptSection::new(
+        SectionKind::System,
+        "system prompt",
+        system_tokens,
+    )];
+    if let Some(instructions) = instructions {
+        // Part of the stable prefix (before the summary), so a provider
+        // that caches it caches them too.
+        content.push_str("\n\n");
+        content.push_str(&instructions.text);
+        // F2's label column is narrow: the files are named in the text.
+        let label = match instructions.files.as_slice() {
+            [one] => format!("instructions · {}", one.display()),
+            files => format!("instructions · {} files", files.len()),
+        };
+        sections.push(PromptSection::new(
+            SectionKind::Instructions,
+            &label,
+            instructions_tokens,
+        ));
+    }
+    sections.push(PromptSection::new(
+        SectionKind::Tools,
+        "tool schema",
+        tools_tokens,
+    ));
     if let Some(note) = resume_note {
         content.push_str("\n\n");
         content.push_str(note);

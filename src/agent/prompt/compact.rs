@@ -59,7 +59,10 @@ pub fn plan(conversation: &Conversation, prompt: &Prompt, window: &ContextWindow
         .filter(|s| {
             matches!(
                 s.kind,
-                SectionKind::System | SectionKind::Tools | SectionKind::Resume
+                SectionKind::System
+                    | SectionKind::Instructions
+                    | SectionKind::Tools
+                    | SectionKind::Resume
             )
         })
         .map(|s| s.tokens)

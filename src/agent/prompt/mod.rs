@@ -32,6 +32,8 @@ use crate::tokens::ContextWindow;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SectionKind {
     System,
+    /// The project's `AGENTS.md` files, in the system message.
+    Instructions,
     Tools,
     Resume,
     Summary,
