@@ -22,6 +22,10 @@ pub fn host_processes_with(needle: &str) -> Vec<i32> {
 /// close-on-exec pipe, which the kernel does before it sets up the new
 /// command line, so for a moment `/proc/PID/cmdline` is still empty: a
 /// busy machine widens that moment.
+#[allow(
+    dead_code,
+    reason = "tests/safety.rs uses it; tests/sandbox.rs includes this module too"
+)]
 pub fn started(needle: &str) -> Vec<i32> {
     for _ in 0..250 {
         let found = host_processes_with(needle);
