@@ -32,6 +32,7 @@ use crate::kernel_setup;
 use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::session::{SessionOrigin, SessionWriter};
 use crate::snapshot::{self, CollectOptions};
+use crate::subcalls::{SubcallEvent, Subcalls};
 use crate::tokens::ContextWindow;
 
 #[derive(Debug, Args)]
@@ -261,12 +262,29 @@ impl Job {
         // `files.changed` events.
         let (_no_dirty_paths, dirty) = watch::channel(DirtyPaths::default());
         let (written, mut written_rx) = mpsc::unbounded_channel();
+        // Sub-calls need no question here: like the model's cells, they run
+        // in every exec mode, within the `[subcalls]` bounds.
+        let (subcall_tx, mut subcall_rx) = mpsc::unbounded_channel();
+        let subcalls = Subcalls::new(
+            &self.settings,
+            Some(self.provider.clone()),
+            Arc::new(AllowAll),
+            &|n| std::env::var(n).ok(),
+        )
+        .with_sink(Arc::new(move |event| {
+            let _ = subcall_tx.send(event);
+        }));
+        if let Some(session) = conversation.session_writer() {
+            subcalls.record_to(session);
+        }
+        subcalls.begin_turn();
         let registry = kernel_setup::registry(
             &self.root,
             &confinement,
             shell,
             Some(&kernel_setup::FsLinks { dirty, written }),
             Some(&(context.clone(), snapshot_rx)),
+            Some(&subcalls),
         )?;
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         let mut config = kernel_setup::kernel_config(&self.settings, &self.root, &confinement);
@@ -313,6 +331,7 @@ impl Job {
                 tokio::select! {
                     biased;
                     Some(change) = written_rx.recv() => out.file_changed(&root, &change),
+                    Some(subcall) = subcall_rx.recv() => out.subcall(&subcall),
                     event = rx.recv() => match event {
                         Some(event) => out.turn_event(&event, &mut answer),
                         None => break,
@@ -321,6 +340,9 @@ impl Job {
             }
             while let Ok(change) = written_rx.try_recv() {
                 out.file_changed(&root, &change);
+            }
+            while let Ok(subcall) = subcall_rx.try_recv() {
+                out.subcall(&subcall);
             }
             answer
         };
@@ -371,6 +393,22 @@ impl Printer {
             "removed": removed,
             "diff": diff,
         }));
+    }
+
+    /// `subcall.started` / `subcall.completed`: an `llm_query` of a cell.
+    fn subcall(&mut self, event: &SubcallEvent) {
+        if let SubcallEvent::Completed(done) = event
+            && !self.json
+        {
+            eprintln!(
+                "[sub-call {}] {} · {} tok · {} ms",
+                done.id,
+                done.status.label(),
+                done.tokens(),
+                done.elapsed_ms
+            );
+        }
+        self.event(serde_json::to_value(event).unwrap_or(Value::Null));
     }
 
     fn event(&mut self, value: Value) {

@@ -13,6 +13,7 @@ use crate::context::{ContextCapability, PublishedSnapshot, SharedContext};
 use crate::kernel::caps::{ApprovalPolicy, DirtyPaths, FsCapability, FsWritten, ShellCapability};
 use crate::kernel::{CapabilityRegistry, KernelConfig, PreSpawnHook};
 use crate::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxError, SandboxStatus};
+use crate::subcalls::Subcalls;
 
 /// What ties the kernel's `fs` to the open editors: the paths with unsaved
 /// edits (`fs.write` refuses them) and a channel announcing its writes (so
@@ -68,13 +69,14 @@ pub fn kernel_config(
 
 /// The kernel's capabilities: `fs` (tied to the editors when `fs_links` is
 /// given), `shell` (asking `shell_policy`, started under `confinement`) and,
-/// when given, `context`.
+/// when given, `context` and `llm` (`llm_query`, see `crate::subcalls`).
 pub fn registry(
     root: &Path,
     confinement: &Confinement,
     shell_policy: Arc<dyn ApprovalPolicy>,
     fs_links: Option<&FsLinks>,
     context: Option<&ContextLink>,
+    subcalls: Option<&Subcalls>,
 ) -> std::io::Result<CapabilityRegistry> {
     let mut fs = FsCapability::new(root)?;
     if let Some(links) = fs_links {
@@ -95,6 +97,9 @@ pub fn registry(
             context.clone(),
             snapshot.clone(),
         )));
+    }
+    if let Some(subcalls) = subcalls {
+        registry = registry.with(Arc::new(subcalls.clone()));
     }
     Ok(registry)
 }

@@ -104,6 +104,7 @@ fn rig(root: &std::path::Path, provider: Arc<dyn ModelProvider>) -> Rig {
         Arc::new(DenyAll::default()),
         None,
         Some(&(context.clone(), snapshot_rx)),
+        None,
     )
     .unwrap();
     let mut config = KernelConfig::for_workspace(root);

@@ -239,6 +239,7 @@ fn kernel_state(
         Arc::new(DenyAll::default()),
         fs_links,
         Some(&(s.agent.context.clone(), s.agent.snapshot_receiver())),
+        None,
     )
     .unwrap();
     let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);

@@ -20,6 +20,7 @@ use crate::kernel::CodeRuntime;
 use crate::kernel::caps::ApprovalDecision;
 use crate::kernel_setup::{self, ContextLink, FsLinks};
 use crate::sandbox::{ApprovalMode, Confinement, SandboxStatus, effective_mode, fallback_notice};
+use crate::subcalls::Subcalls;
 use tokio::sync::watch;
 
 /// What the status bar says about safety.
@@ -87,6 +88,8 @@ pub struct KernelLauncher {
     /// The agent's conversation, for the kernel's `context` capability.
     context: Option<ContextLink>,
     fs_links: Option<FsLinks>,
+    /// `llm_query` for every kernel this launcher starts.
+    subcalls: Option<Subcalls>,
 }
 
 /// A started kernel and what to tell the user about it.
@@ -113,7 +116,14 @@ impl KernelLauncher {
             sandbox,
             context: None,
             fs_links: None,
+            subcalls: None,
         }
+    }
+
+    /// Gives every kernel this launcher starts the `llm` capability.
+    pub fn with_subcalls(mut self, subcalls: Subcalls) -> Self {
+        self.subcalls = Some(subcalls);
+        self
     }
 
     /// Ties every kernel this launcher starts to the editors.
@@ -168,6 +178,7 @@ impl KernelLauncher {
             Arc::new(self.broker.clone()),
             self.fs_links.as_ref(),
             self.context.as_ref(),
+            self.subcalls.as_ref(),
         )?;
         let config = kernel_setup::kernel_config(&self.settings, root, &confinement);
         let (runtime, events) = CodeRuntime::new(config, registry);

@@ -71,6 +71,10 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         focus: Option<String>,
     },
+    /// A finished `llm_query` sub-call made by a cell (its prompt and answer
+    /// heads, tokens, time and status), written when it ends.
+    #[serde(rename = "subcall")]
+    Subcall(crate::subcalls::SubcallCompleted),
     /// An event type written by a newer version: kept readable, ignored.
     #[serde(other)]
     Unknown,

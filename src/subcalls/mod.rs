@@ -1,0 +1,305 @@
+//! Recursive model calls from the kernel: `llm_query(prompt)` and
+//! `llm_query_batched(prompts)` in a cell ask a model and return its text,
+//! so the model's code can map a question over chunks of a big variable
+//! and reduce the answers in Python.
+//!
+//! Wiring: a front end builds one [`Subcalls`] (`Subcalls::new` with the
+//! settings, the session's provider and an approval policy, plus a sink
+//! for [`SubcallEvent`]s), registers it in the kernel's registry
+//! (`kernel_setup::registry`; it is the `llm` capability, whose actions are
+//! also the globals `llm_query`/`llm_query_batched`), calls
+//! [`Subcalls::begin_turn`] when a turn starts and
+//! [`Subcalls::record_to`] once the conversation has a session file.
+//!
+//! The capability runs in the workbench, outside the kernel's sandbox: the
+//! kernel's network confinement does not apply to it, on purpose: it only
+//! reaches the configured model server. What bounds it instead: a sub-call
+//! has no tools (it cannot run code, so it cannot recurse), prompts are
+//! redacted like session files, every turn has a call and token allowance,
+//! calls run at most `concurrency` at once and each within a timeout, an
+//! interrupted cell aborts its calls, and in `ask` mode the first
+//! sub-call of a turn needs the user's approval.
+
+mod capability;
+mod config;
+mod events;
+mod ledger;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use tokio::sync::Semaphore;
+
+pub use config::{Limits, SubcallSection};
+pub use events::{HEAD_CHARS, SubcallCompleted, SubcallEvent, SubcallStarted, SubcallStatus, head};
+
+use crate::agent::provider::ModelProvider;
+use crate::config::Settings;
+use crate::kernel::caps::ApprovalPolicy;
+use crate::kernel::{CapabilityError, lock};
+use crate::session::{SessionEvent, SessionWriter};
+use ledger::Ledger;
+
+/// Where sub-call events go (the app's channel, `exec`'s printer).
+pub type SubcallSink = Arc<dyn Fn(SubcallEvent) + Send + Sync>;
+
+/// A model that answers sub-calls, and the name events show for it.
+#[derive(Clone)]
+struct Target {
+    provider: Arc<dyn ModelProvider>,
+    label: String,
+}
+
+/// The shared state of the `llm` capability. Cheap to clone: the front end
+/// keeps one (turn boundaries, session) and the kernel's registry another.
+#[derive(Clone)]
+pub struct Subcalls {
+    inner: Arc<Hub>,
+}
+
+struct Hub {
+    /// Who answers when a call names no model: `[subcalls] model`, else
+    /// the session's provider; `Err` says why there is none.
+    default: Result<Target, String>,
+    /// Settings a per-call `model=` provider is built from.
+    settings: Settings,
+    limits: Limits,
+    slots: Semaphore,
+    ledger: Ledger,
+    approval: Arc<dyn ApprovalPolicy>,
+    /// Held while the user is asked, so concurrent first calls ask once.
+    asking: tokio::sync::Mutex<()>,
+    sink: Option<SubcallSink>,
+    session: Mutex<Option<SessionWriter>>,
+    next_id: AtomicU64,
+    /// Providers built for a `model=` argument, by name.
+    named: Mutex<HashMap<String, Target>>,
+}
+
+impl Subcalls {
+    /// Sub-calls answered by `[subcalls] model` when set (on its own
+    /// `base_url`/`api_key_env`, else the session's), else by `session`;
+    /// `approval` is asked before the first sub-call of each turn.
+    pub fn new(
+        settings: &Settings,
+        session: Option<Arc<dyn ModelProvider>>,
+        approval: Arc<dyn ApprovalPolicy>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Self {
+        let default = match &settings.subcalls.model {
+            Some(model) => build(settings, model, env),
+            None => session
+                .map(|provider| Target {
+                    label: provider.label(),
+                    provider,
+                })
+                .ok_or_else(|| {
+                    "no model is configured, so llm_query has no one to ask \
+                     (set [model] name, or [subcalls] model)"
+                        .to_owned()
+                }),
+        };
+        let limits = settings.subcalls.limits();
+        Self {
+            inner: Arc::new(Hub {
+                default,
+                settings: settings.clone(),
+                limits,
+                slots: Semaphore::new(limits.concurrency),
+                ledger: Ledger::default(),
+                approval,
+                asking: tokio::sync::Mutex::new(()),
+                sink: None,
+                session: Mutex::new(None),
+                next_id: AtomicU64::new(0),
+                named: Mutex::default(),
+            }),
+        }
+    }
+
+    /// Sends every [`SubcallEvent`] to `sink` (call before sharing).
+    pub fn with_sink(mut self, sink: SubcallSink) -> Self {
+        if let Some(hub) = Arc::get_mut(&mut self.inner) {
+            hub.sink = Some(sink);
+        }
+        self
+    }
+
+    /// A new turn: the call and token allowances start again, and in `ask`
+    /// mode the next sub-call asks again (unless the user said "always").
+    pub fn begin_turn(&self) {
+        self.inner.ledger.begin_turn();
+    }
+
+    /// Records each finished sub-call in this session file.
+    pub fn record_to(&self, session: SessionWriter) {
+        *lock(&self.inner.session) = Some(session);
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.inner.limits
+    }
+
+    /// Calls and tokens the current turn's sub-calls used.
+    pub fn used(&self) -> (u32, u64) {
+        self.inner.ledger.used()
+    }
+}
+
+/// A provider for `model` on the sub-call server (`[subcalls] base_url` and
+/// `api_key_env`, else the session's), through the one place providers
+/// are chosen (`agent::setup`).
+fn build(
+    settings: &Settings,
+    model: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Target, String> {
+    let mut sub = settings.clone();
+    sub.model = Some(model.to_owned());
+    if let Some(url) = &settings.subcalls.base_url {
+        sub.base_url = Some(url.clone());
+    }
+    if let Some(key_env) = &settings.subcalls.api_key_env {
+        sub.api_key_env = key_env.clone();
+    }
+    match crate::agent::setup::from_settings(&sub, env) {
+        Ok(Some(provider)) => Ok(Target {
+            label: provider.label(),
+            provider,
+        }),
+        Ok(None) => Err(format!("no provider for the sub-call model {model:?}")),
+        Err(error) => Err(format!("the sub-call model {model:?}: {error}")),
+    }
+}
+
+impl Hub {
+    /// The model a call asks: `model=` when given, else the default.
+    fn target(&self, model: Option<&str>) -> Result<Target, CapabilityError> {
+        let Some(model) = model else {
+            return self.default.clone().map_err(CapabilityError::Failed);
+        };
+        let mut named = lock(&self.named);
+        if let Some(target) = named.get(model) {
+            return Ok(target.clone());
+        }
+        let target = build(&self.settings, model, &|name| std::env::var(name).ok())
+            .map_err(CapabilityError::InvalidArgument)?;
+        named.insert(model.to_owned(), target.clone());
+        Ok(target)
+    }
+
+    /// In `ask` mode, the first sub-call of a turn waits for the user.
+    async fn approve(
+        &self,
+        target: &Target,
+        calls: usize,
+        first: &str,
+    ) -> Result<(), CapabilityError> {
+        if self.ledger.approved() {
+            return Ok(());
+        }
+        let _asking = self.asking.lock().await;
+        if self.ledger.approved() {
+            return Ok(());
+        }
+        let limits = &self.limits;
+        let plural = if calls == 1 { "" } else { "s" };
+        let what = format!(
+            "{calls} sub-call{plural} to {} now; this turn may make up to {} using {} tokens\n\
+             first prompt: {}",
+            target.label,
+            limits.max_calls_per_turn,
+            limits.max_tokens_per_turn,
+            head(first),
+        );
+        match self.approval.check(&what).await {
+            crate::kernel::caps::Approval::Allow => {
+                self.ledger.approve();
+                Ok(())
+            }
+            crate::kernel::caps::Approval::Deny(reason) => Err(CapabilityError::PermissionDenied(
+                format!("sub-calls refused: {reason}"),
+            )),
+        }
+    }
+
+    fn emit(&self, event: SubcallEvent) {
+        if let SubcallEvent::Completed(done) = &event
+            && let Some(session) = lock(&self.session).as_mut()
+            && let Err(error) = session.append(&SessionEvent::Subcall(done.clone()))
+        {
+            tracing::warn!(%error, "a sub-call was not recorded in the session");
+        }
+        if let Some(sink) = &self.sink {
+            sink(event);
+        }
+    }
+}
+
+/// One sub-call on its way: sends `Started` when made and exactly one
+/// `Completed`, a cancelled one if it is dropped unfinished (the cell was
+/// interrupted, which aborts the call's task).
+struct InFlight<'a> {
+    hub: &'a Hub,
+    started: Instant,
+    done: Option<SubcallCompleted>,
+}
+
+impl<'a> InFlight<'a> {
+    fn start(hub: &'a Hub, exec_id: Option<u64>, model: &str, prompt: &str) -> Self {
+        let id = hub.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let prompt_head = head(prompt);
+        hub.emit(SubcallEvent::Started(SubcallStarted {
+            id,
+            exec_id,
+            model: model.to_owned(),
+            prompt_head: prompt_head.clone(),
+            prompt_chars: prompt.chars().count(),
+        }));
+        Self {
+            hub,
+            started: Instant::now(),
+            // What is sent if nothing else is: the cancelled outcome.
+            done: Some(SubcallCompleted {
+                id,
+                exec_id,
+                model: model.to_owned(),
+                prompt_head,
+                status: SubcallStatus::Cancelled,
+                answer_head: String::new(),
+                answer_chars: 0,
+                prompt_tokens: 0,
+                completion_tokens: 0,
+                elapsed_ms: 0,
+                error: None,
+            }),
+        }
+    }
+
+    fn finish(
+        mut self,
+        status: SubcallStatus,
+        answer: &str,
+        tokens: (u64, u64),
+        error: Option<String>,
+    ) {
+        if let Some(done) = &mut self.done {
+            done.status = status;
+            done.answer_head = head(answer);
+            done.answer_chars = answer.chars().count();
+            (done.prompt_tokens, done.completion_tokens) = tokens;
+            done.error = error;
+        }
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(mut done) = self.done.take() {
+            done.elapsed_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            self.hub.emit(SubcallEvent::Completed(done));
+        }
+    }
+}

@@ -1,0 +1,447 @@
+//! `llm_query` / `llm_query_batched` (issue 19) from a real Python kernel
+//! against a loopback server speaking the Chat Completions wire format:
+//! answers in order, the concurrency limit, the per-turn caps, cancel,
+//! timeouts, the sub-model setting, redaction, approval and the session.
+
+#[path = "support/loopback.rs"]
+#[allow(dead_code)]
+mod loopback;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use hello_tui::agent::provider::openai::OpenAiConfig;
+use hello_tui::agent::provider::{ModelProvider, OpenAiProvider};
+use hello_tui::config::Settings;
+use hello_tui::kernel::caps::{AllowAll, Approval, ApprovalPolicy};
+use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, ExecResult, KernelConfig, KernelStatus};
+use hello_tui::subcalls::{SubcallEvent, SubcallSection, SubcallStatus, Subcalls};
+use loopback::{Framing, LoopbackServer, Part, Recorded, Reply, data};
+use serde_json::json;
+
+fn chunk(text: &str) -> String {
+    data(
+        &json!({"choices":[{"index":0,"delta":{"content":text},"finish_reason":null}]}).to_string(),
+    )
+}
+
+/// The user message of a recorded request.
+fn prompt_of(request: &Recorded) -> String {
+    let body = request.json();
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Answers `answer:<prompt>` after `delay`, with 10 + 2 tokens of usage.
+fn answering(delay: Duration) -> impl Fn(&Recorded) -> Reply + Send + Sync + 'static {
+    move |request| {
+        let text = format!("answer:{}", prompt_of(request));
+        let body = [
+            chunk(&text),
+            data(&json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}).to_string()),
+            data(&json!({"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}).to_string()),
+            "data: [DONE]\r\n\r\n".to_owned(),
+        ]
+        .concat();
+        Reply::sse(
+            Framing::Chunked,
+            vec![Part::Pause(delay), Part::Bytes(body.into_bytes())],
+        )
+    }
+}
+
+/// Starts streaming, then never finishes (until the client hangs up).
+fn hanging(_: &Recorded) -> Reply {
+    Reply::sse(
+        Framing::Chunked,
+        vec![Part::Bytes(chunk("thinking").into_bytes()), Part::HoldOpen],
+    )
+}
+
+fn provider(server: &LoopbackServer, model: &str) -> Arc<dyn ModelProvider> {
+    let mut config = OpenAiConfig::new(Some(&server.base_url), model, "NO_SUCH_KEY_VAR", &|_| None);
+    config.max_attempts = 1;
+    Arc::new(OpenAiProvider::new(config).unwrap())
+}
+
+fn settings(server: &LoopbackServer, subcalls: SubcallSection) -> Settings {
+    let mut settings = Settings::defaults();
+    settings.model = Some("main-model".into());
+    settings.base_url = Some(server.base_url.clone());
+    settings.api_key_env = "NO_SUCH_KEY_VAR".into();
+    settings.subcalls = subcalls;
+    settings
+}
+
+struct Rig {
+    kernel: CodeRuntime,
+    subcalls: Subcalls,
+    events: Arc<Mutex<Vec<SubcallEvent>>>,
+    _dir: tempfile::TempDir,
+}
+
+fn rig_with(
+    server: &LoopbackServer,
+    section: SubcallSection,
+    approval: Arc<dyn ApprovalPolicy>,
+) -> Rig {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = settings(server, section);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let subcalls = Subcalls::new(
+        &settings,
+        Some(provider(server, "main-model")),
+        approval,
+        &|_| None,
+    )
+    .with_sink(Arc::new(move |event| sink.lock().unwrap().push(event)));
+    subcalls.begin_turn();
+    let registry = CapabilityRegistry::new().with(Arc::new(subcalls.clone()));
+    let mut config = KernelConfig::for_workspace(dir.path());
+    config.auto_refresh = None;
+    let (kernel, _events) = CodeRuntime::new(config, registry);
+    Rig {
+        kernel,
+        subcalls,
+        events,
+        _dir: dir,
+    }
+}
+
+fn rig(server: &LoopbackServer, section: SubcallSection) -> Rig {
+    rig_with(server, section, Arc::new(AllowAll))
+}
+
+async fn run(rig: &Rig, code: &str) -> ExecResult {
+    rig.kernel
+        .execute(code, Some(Duration::from_secs(30)))
+        .await
+}
+
+async fn ok(rig: &Rig, code: &str) -> ExecResult {
+    let result = run(rig, code).await;
+    assert!(result.ok, "cell failed: {code}\n{:?}", result.error);
+    result
+}
+
+fn completed(rig: &Rig) -> Vec<hello_tui::subcalls::SubcallCompleted> {
+    rig.events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            SubcallEvent::Completed(done) => Some(done.clone()),
+            SubcallEvent::Started(_) => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_over_eight_chunks_answers_in_order_within_the_concurrency_limit() {
+    // Later prompts answer sooner, so order is the code's doing.
+    let server = LoopbackServer::respond_with(Duration::from_secs(30), move |request| {
+        let n: u64 = prompt_of(request)
+            .trim_start_matches("chunk ")
+            .parse()
+            .unwrap_or(0);
+        answering(Duration::from_millis(400 - 40 * n))(request)
+    })
+    .await;
+    let rig = rig(
+        &server,
+        SubcallSection {
+            concurrency: Some(3),
+            ..SubcallSection::default()
+        },
+    );
+    let result = ok(
+        &rig,
+        "big = [f'chunk {i}' for i in range(8)]\n\
+         answers = llm_query_batched(big)\n\
+         print(answers)",
+    )
+    .await;
+    let expected: Vec<String> = (0..8).map(|i| format!("answer:chunk {i}")).collect();
+    assert_eq!(
+        result.stdout.trim(),
+        format!("{expected:?}").replace('"', "'")
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 8);
+    assert_eq!(server.max_open(), 3, "three at a time, never more");
+    for request in &requests {
+        let body = request.json();
+        assert_eq!(
+            body["model"], "main-model",
+            "the session's model by default"
+        );
+        assert!(
+            body.get("tools").is_none() || body["tools"] == json!([]),
+            "a sub-call offers no tools: {body}"
+        );
+    }
+    let done = completed(&rig);
+    assert_eq!(done.len(), 8);
+    assert!(
+        done.iter()
+            .all(|d| d.status == SubcallStatus::Ok && d.tokens() == 12)
+    );
+    assert_eq!(rig.subcalls.used(), (8, 96));
+    // A single query returns a plain string.
+    let one = ok(&rig, "print(repr(llm_query('hi', system='be brief')))").await;
+    assert_eq!(one.stdout.trim(), "'answer:hi'");
+    let last = server.requests().pop().unwrap().json();
+    assert_eq!(
+        last["messages"][0],
+        json!({"role": "system", "content": "be brief"})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sub_model_setting_and_the_model_argument_are_honoured() {
+    let server =
+        LoopbackServer::respond_with(Duration::from_secs(30), answering(Duration::ZERO)).await;
+    let rig = rig(
+        &server,
+        SubcallSection {
+            model: Some("small-model".into()),
+            ..SubcallSection::default()
+        },
+    );
+    ok(
+        &rig,
+        "a = llm_query('x')\nb = llm_query('y', model='other-model')",
+    )
+    .await;
+    let models: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.json()["model"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(models, ["small-model", "other-model"]);
+    let done = completed(&rig);
+    assert!(done[0].model.contains("small-model"), "{:?}", done[0].model);
+    // Positional use of a keyword-only parameter is refused, like Python.
+    let err = run(&rig, "llm_query('x', 'other-model')")
+        .await
+        .error
+        .unwrap();
+    assert_eq!(err.type_name, "TypeError", "{err:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_a_cap_the_cell_gets_subcall_limit_error_and_keeps_its_state() {
+    let server =
+        LoopbackServer::respond_with(Duration::from_secs(30), answering(Duration::ZERO)).await;
+    let rig = rig(
+        &server,
+        SubcallSection {
+            max_calls_per_turn: Some(3),
+            max_tokens_per_turn: Some(30),
+            ..SubcallSection::default()
+        },
+    );
+    // Four calls at once are refused before any is sent.
+    let result = run(&rig, "kept = 41\nllm_query_batched(['a', 'b', 'c', 'd'])").await;
+    let err = result.error.unwrap();
+    assert_eq!(err.type_name, "SubcallLimitError", "{err:?}");
+    assert!(
+        err.message.contains("max_calls_per_turn"),
+        "{}",
+        err.message
+    );
+    assert!(server.requests().is_empty(), "nothing was sent");
+    let r = ok(&rig, "print(kept + 1)").await;
+    assert_eq!(r.stdout.trim(), "42", "the cell's variables are kept");
+    // 12 tokens a call: the third call finds 24 of 30 used and goes; the
+    // fourth finds 36 and is refused (the call cap is 3, so begin a turn).
+    ok(&rig, "llm_query('a'); llm_query('b'); llm_query('c')").await;
+    rig.subcalls.begin_turn();
+    ok(&rig, "llm_query('a'); llm_query('b'); llm_query('c')").await;
+    assert_eq!(rig.subcalls.used(), (3, 36));
+    rig.subcalls.begin_turn();
+    let r = ok(
+        &rig,
+        "try:\n    [llm_query(p) for p in 'abcd']\nexcept SubcallLimitError as e:\n    print('caught', e)",
+    )
+    .await;
+    assert!(
+        r.stdout.contains("caught llm_query: sub-call"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(server.requests().len(), 9);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupting_the_cell_aborts_its_in_flight_sub_calls() {
+    let mut server = LoopbackServer::respond_with(Duration::from_secs(30), hanging).await;
+    let rig = rig(&server, SubcallSection::default());
+    let kernel = rig.kernel.clone();
+    let cell = tokio::spawn(async move {
+        kernel
+            .execute(
+                "x = 1\nllm_query_batched(['a', 'b', 'c'])",
+                Some(Duration::from_secs(30)),
+            )
+            .await
+    });
+    let mut status = rig.kernel.status();
+    status
+        .wait_for(|i| i.status == KernelStatus::Busy)
+        .await
+        .unwrap();
+    for _ in 0..200 {
+        if server.requests().len() == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(server.requests().len(), 3, "all three in flight");
+    assert!(rig.kernel.interrupt());
+    let result = cell.await.unwrap();
+    assert_eq!(result.error.unwrap().type_name, "KeyboardInterrupt");
+    assert!(
+        server.wait_client_closed(3, Duration::from_secs(5)).await,
+        "every connection was closed"
+    );
+    let done = completed(&rig);
+    assert_eq!(done.len(), 3, "each call reported once");
+    assert!(
+        done.iter().all(|d| d.status == SubcallStatus::Cancelled),
+        "{done:?}"
+    );
+    ok(&rig, "print(x)").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_past_its_time_raises_timeout_error() {
+    let server = LoopbackServer::respond_with(Duration::from_secs(30), hanging).await;
+    let rig = rig(
+        &server,
+        SubcallSection {
+            call_timeout_secs: Some(0.3),
+            ..SubcallSection::default()
+        },
+    );
+    let err = run(&rig, "llm_query('slow')").await.error.unwrap();
+    assert_eq!(err.type_name, "TimeoutError", "{err:?}");
+    assert!(err.message.contains("call_timeout_secs"), "{}", err.message);
+    assert_eq!(completed(&rig)[0].status, SubcallStatus::TimedOut);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_are_redacted_before_they_leave() {
+    let server =
+        LoopbackServer::respond_with(Duration::from_secs(30), answering(Duration::ZERO)).await;
+    let rig = rig(&server, SubcallSection::default());
+    ok(
+        &rig,
+        "llm_query('key: sk-proj-abcdefghijklmnopqrstuvwxyz0123 end')",
+    )
+    .await;
+    let sent = prompt_of(&server.requests()[0]);
+    assert_eq!(sent, "key: [REDACTED] end");
+}
+
+/// Counts questions and answers them from a list.
+struct Asker {
+    asked: Mutex<Vec<String>>,
+    allow: bool,
+}
+
+impl ApprovalPolicy for Asker {
+    fn check(&self, what: &str) -> BoxFuture<'static, Approval> {
+        self.asked.lock().unwrap().push(what.to_owned());
+        let verdict = if self.allow {
+            Approval::Allow
+        } else {
+            Approval::Deny("not today".into())
+        };
+        Box::pin(async move { verdict })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_sub_call_of_a_turn_asks_and_a_refusal_raises() {
+    let server =
+        LoopbackServer::respond_with(Duration::from_secs(30), answering(Duration::ZERO)).await;
+    let asker = Arc::new(Asker {
+        asked: Mutex::default(),
+        allow: true,
+    });
+    let rig = rig_with(&server, SubcallSection::default(), asker.clone());
+    ok(
+        &rig,
+        "llm_query_batched(['first', 'second']); llm_query('third')",
+    )
+    .await;
+    {
+        let asked = asker.asked.lock().unwrap();
+        assert_eq!(asked.len(), 1, "asked once for the turn: {asked:?}");
+        assert!(
+            asked[0].contains("2 sub-calls") && asked[0].contains("first"),
+            "{}",
+            asked[0]
+        );
+    }
+    rig.subcalls.begin_turn();
+    ok(&rig, "llm_query('next turn')").await;
+    assert_eq!(
+        asker.asked.lock().unwrap().len(),
+        2,
+        "a new turn asks again"
+    );
+
+    let refuser = Arc::new(Asker {
+        asked: Mutex::default(),
+        allow: false,
+    });
+    let rig = rig_with(&server, SubcallSection::default(), refuser);
+    let err = run(&rig, "llm_query('x')").await.error.unwrap();
+    assert_eq!(err.type_name, "PermissionError");
+    assert!(err.message.contains("not today"), "{}", err.message);
+    assert_eq!(server.requests().len(), 4, "the refused call was not sent");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_records_each_finished_sub_call() {
+    let server =
+        LoopbackServer::respond_with(Duration::from_secs(30), answering(Duration::ZERO)).await;
+    let rig = rig(&server, SubcallSection::default());
+    let workspace = tempfile::tempdir().unwrap();
+    let writer = hello_tui::session::SessionWriter::create(
+        workspace.path(),
+        "m",
+        hello_tui::session::SessionOrigin::Exec,
+    )
+    .unwrap();
+    let id = writer.id().to_owned();
+    rig.subcalls.record_to(writer);
+    ok(&rig, "llm_query_batched(['p1', 'p2'])").await;
+    let loaded = hello_tui::session::load(workspace.path(), &id).unwrap();
+    let recorded: Vec<_> = loaded
+        .events()
+        .filter_map(|e| match e {
+            hello_tui::session::SessionEvent::Subcall(done) => Some(done.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(recorded.len(), 2);
+    let mut answers: Vec<&str> = recorded.iter().map(|d| d.answer_head.as_str()).collect();
+    answers.sort_unstable();
+    assert_eq!(answers, ["answer:p1", "answer:p2"]);
+    assert!(
+        recorded
+            .iter()
+            .all(|d| d.tokens() == 12 && d.status == SubcallStatus::Ok)
+    );
+}
