@@ -38,12 +38,17 @@ pub enum ApprovalSubject {
     Command(String),
     /// A cell the model wants to run in the kernel.
     Cell(String),
+    /// The first `llm_query` sub-call(s) of a turn: how many, to which
+    /// model, the turn's bounds and the first prompt's head.
+    Subcalls(String),
 }
 
 impl ApprovalSubject {
     pub fn text(&self) -> &str {
         match self {
-            ApprovalSubject::Command(text) | ApprovalSubject::Cell(text) => text,
+            ApprovalSubject::Command(text)
+            | ApprovalSubject::Cell(text)
+            | ApprovalSubject::Subcalls(text) => text,
         }
     }
 }
@@ -195,6 +200,8 @@ pub struct ApprovalBroker {
     always_commands: Arc<Mutex<HashSet<String>>>,
     /// "Always" for a cell approves every later cell this session.
     always_cells: Arc<AtomicBool>,
+    /// "Always" for sub-calls approves them for every later turn.
+    always_subcalls: Arc<AtomicBool>,
     asked: Arc<AtomicU64>,
     /// The cell the kernel service runs now and who queued it: a command
     /// the user typed into their own running cell needs no question.
@@ -208,6 +215,7 @@ impl ApprovalBroker {
             mode: SharedMode::new(mode),
             always_commands: Arc::default(),
             always_cells: Arc::default(),
+            always_subcalls: Arc::default(),
             asked: Arc::default(),
             cell_owner: CellOwner::default(),
         }
@@ -249,6 +257,30 @@ impl ApprovalBroker {
             let decision = broker.ask(ApprovalSubject::Cell(code)).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
                 broker.always_cells.store(true, Ordering::Relaxed);
+            }
+            verdict_of(decision)
+        })
+    }
+
+    /// May this turn's cells call the model (`llm_query`)? Asked once a
+    /// turn (`crate::subcalls` remembers the answer for the turn); the
+    /// user's own running `%py` cell needs no question.
+    pub fn approve_subcalls(&self, what: &str) -> BoxFuture<'static, Approval> {
+        let broker = self.clone();
+        let what = what.to_owned();
+        Box::pin(async move {
+            if broker.cell_owner.users_cell_runs() {
+                return Approval::Allow;
+            }
+            if let Some(verdict) = broker.without_asking() {
+                return verdict;
+            }
+            if broker.always_subcalls.load(Ordering::Relaxed) {
+                return Approval::Allow;
+            }
+            let decision = broker.ask(ApprovalSubject::Subcalls(what)).await;
+            if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
+                broker.always_subcalls.store(true, Ordering::Relaxed);
             }
             verdict_of(decision)
         })

@@ -21,6 +21,7 @@ pub mod safety;
 pub mod sessions;
 pub mod snapshot;
 pub mod state;
+pub mod subcalls;
 pub(crate) mod transcript;
 pub mod update;
 pub(crate) mod workspace_services;

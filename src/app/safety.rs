@@ -227,6 +227,17 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
     let broker = ApprovalBroker::new(app.clone(), mode);
     // The agent's cells ask through the same queue as shell commands.
     state.agent.approval = Arc::new(broker.clone());
+    let events = app.clone();
+    let subcalls = Subcalls::new(
+        &state.settings,
+        state.agent.provider(),
+        Arc::new(super::subcalls::SubcallApproval(broker.clone())),
+        &|name| std::env::var(name).ok(),
+    )
+    .with_sink(Arc::new(move |event| {
+        let _ = events.send(super::event::AppEvent::Subcall(event));
+    }));
+    state.agent.subcalls = Some(subcalls.clone());
     let launcher = KernelLauncher::new(
         app.clone(),
         state.settings.clone(),
@@ -234,7 +245,8 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
         broker.clone(),
         sandbox.clone(),
     )
-    .with_context(state.agent.context.clone(), state.agent.snapshot_receiver());
+    .with_context(state.agent.context.clone(), state.agent.snapshot_receiver())
+    .with_subcalls(subcalls);
     let launcher = match fs_links {
         Some(links) => launcher.with_fs_links(links),
         None => launcher,

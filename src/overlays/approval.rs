@@ -151,6 +151,11 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
             "python",
             "The model wants to run this cell in the kernel:",
         ),
+        ApprovalSubject::Subcalls(_) => (
+            "Approve sub-calls",
+            "text",
+            "A cell wants to ask the model (llm_query; no tools, secrets redacted):",
+        ),
     };
     let mut title = vec![Span::raw(what)];
     if waiting > 1 {

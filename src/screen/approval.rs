@@ -58,12 +58,13 @@ pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
 
 /// The buttons as (label, key, choice), in the order drawn.
 pub fn buttons(subject: &ApprovalSubject) -> [(&'static str, &'static str, Choice); 3] {
-    let always = match subject {
-        ApprovalSubject::Command(_) => "Always this command",
-        ApprovalSubject::Cell(_) => "Always (all cells)",
+    let (once, always) = match subject {
+        ApprovalSubject::Command(_) => ("Run once", "Always this command"),
+        ApprovalSubject::Cell(_) => ("Run once", "Always (all cells)"),
+        ApprovalSubject::Subcalls(_) => ("Allow this turn", "Always (all sub-calls)"),
     };
     [
-        ("Run once", "y", Choice::Once),
+        (once, "y", Choice::Once),
         (always, "a", Choice::Always),
         ("Deny…", "d", Choice::Deny),
     ]
