@@ -445,3 +445,192 @@ async fn the_session_records_each_finished_sub_call() {
             .all(|d| d.tokens() == 12 && d.status == SubcallStatus::Ok)
     );
 }
+
+/// A model that calls `code` once through `code_action`, then answers
+/// "Done."; sub-calls (requests without tools) go to `sub`.
+fn model_calling(
+    code: &'static str,
+    sub: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
+) -> impl Fn(&Recorded) -> Reply + Send + Sync + 'static {
+    move |request| {
+        let body = request.json();
+        let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+        if !has_tools {
+            return sub(request);
+        }
+        let after_cell = body["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"));
+        let parts = if after_cell {
+            vec![chunk("Done.")]
+        } else {
+            let call = json!({"index":0,"id":"c1","type":"function","function":{"name":"code_action","arguments":json!({"code": code}).to_string()}});
+            vec![data(
+                &json!({"choices":[{"index":0,"delta":{"tool_calls":[call]}}]}).to_string(),
+            )]
+        };
+        let reason = if after_cell { "stop" } else { "tool_calls" };
+        let mut body = parts.concat();
+        body.push_str(&data(
+            &json!({"choices":[{"index":0,"delta":{},"finish_reason":reason}]}).to_string(),
+        ));
+        body.push_str("data: [DONE]\r\n\r\n");
+        Reply::sse(Framing::Chunked, vec![Part::Bytes(body.into_bytes())])
+    }
+}
+
+/// Cancelling the turn (Esc in the workbench, Ctrl+C in exec) interrupts
+/// the cell, which aborts the sub-calls it is waiting on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_the_turn_aborts_in_flight_sub_calls() {
+    use hello_tui::agent::conversation::Conversation;
+    use hello_tui::agent::turn::{AllowCells, TurnDeps, TurnOutcome, run_turn};
+    use hello_tui::context::{SharedContext, snapshot_channel};
+
+    let mut server = LoopbackServer::respond_with(
+        Duration::from_secs(30),
+        model_calling("notes = llm_query_batched(['a', 'b'])", hanging),
+    )
+    .await;
+    let rig = rig(&server, SubcallSection::default());
+    let (snapshot_tx, _) = snapshot_channel();
+    let deps = TurnDeps {
+        provider: provider(&server, "main-model"),
+        runner: Arc::new(rig.kernel.clone()),
+        approval: Arc::new(AllowCells),
+        snapshot_tx,
+        max_steps: 4,
+        cell_timeout: Some(Duration::from_secs(30)),
+        window: hello_tui::tokens::ContextWindow::resolve(Some(32_000), None, "", None, None),
+    };
+    let mut conversation = Conversation::new(SharedContext::default(), None);
+    let (events, _events_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+    let canceller = async {
+        // The model's request, then both sub-calls in flight.
+        for _ in 0..300 {
+            if server.requests().len() == 3 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let _ = cancel_tx.send(true);
+    };
+    let (outcome, ()) = tokio::join!(
+        run_turn(
+            &deps,
+            &mut conversation,
+            "summarise",
+            None,
+            &events,
+            cancel_rx
+        ),
+        canceller
+    );
+    assert!(matches!(outcome, TurnOutcome::Cancelled), "{outcome:?}");
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "one model call and two sub-calls"
+    );
+    assert!(
+        server.wait_client_closed(2, Duration::from_secs(5)).await,
+        "both sub-call connections were closed"
+    );
+    let done = completed(&rig);
+    assert_eq!(done.len(), 2);
+    assert!(
+        done.iter().all(|d| d.status == SubcallStatus::Cancelled),
+        "{done:?}"
+    );
+}
+
+/// `exec --json` prints `subcall.started` and `subcall.completed` for the
+/// sub-calls of the model's cell, and the session file records them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_json_reports_sub_calls() {
+    let server = LoopbackServer::respond_with(
+        Duration::from_secs(60),
+        model_calling(
+            "print(llm_query_batched(['one', 'two']))",
+            answering(Duration::ZERO),
+        ),
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[subcalls]\nmodel = \"small-model\"\nconcurrency = 2\n",
+    )
+    .unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"))
+        .arg("exec")
+        .arg("-C")
+        .arg(dir.path())
+        .args(["--base-url", &server.base_url, "--model", "main-model"])
+        .args(["--context-window", "32000", "--approval", "full", "--json"])
+        .arg("--config")
+        .arg(&config)
+        .arg("summarise")
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .env_remove("HELLO_TUI_CONFIG")
+        .env_remove("OPENAI_API_KEY")
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(60), output)
+        .await
+        .expect("exec finishes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let events: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect(l))
+        .collect();
+    let of = |kind: &str| -> Vec<&serde_json::Value> {
+        events.iter().filter(|e| e["type"] == kind).collect()
+    };
+    let started = of("subcall.started");
+    let finished = of("subcall.completed");
+    assert_eq!((started.len(), finished.len()), (2, 2), "{stdout}");
+    assert!(
+        started[0]["model"]
+            .as_str()
+            .unwrap()
+            .contains("small-model")
+    );
+    let mut answers: Vec<&str> = finished
+        .iter()
+        .map(|e| e["answer_head"].as_str().unwrap())
+        .collect();
+    answers.sort_unstable();
+    assert_eq!(answers, ["answer:one", "answer:two"]);
+    assert!(
+        finished
+            .iter()
+            .all(|e| e["status"] == "ok" && e["prompt_tokens"] == 10)
+    );
+    let result = &of("tool.result")[0];
+    assert!(
+        result["stdout"]
+            .as_str()
+            .unwrap()
+            .contains("['answer:one', 'answer:two']"),
+        "{result}"
+    );
+    let position = |kind: &str| events.iter().position(|e| e["type"] == kind).unwrap();
+    assert!(position("subcall.completed") < position("tool.result"));
+    let session_id = events[0]["session_id"].as_str().unwrap();
+    let loaded = hello_tui::session::load(dir.path(), session_id).unwrap();
+    let recorded = loaded
+        .events()
+        .filter(|e| matches!(e, hello_tui::session::SessionEvent::Subcall(_)))
+        .count();
+    assert_eq!(recorded, 2);
+}
