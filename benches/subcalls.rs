@@ -63,6 +63,7 @@ fn kernel(server: &LoopbackServer, concurrency: usize, dir: &std::path::Path) ->
         &settings,
         Some(provider(server)),
         Arc::new(AllowAll),
+        Some(Arc::new(|_| {})),
         &|_| None,
     );
     subcalls.begin_turn();

@@ -269,11 +269,11 @@ impl Job {
             &self.settings,
             Some(self.provider.clone()),
             Arc::new(AllowAll),
+            Some(Arc::new(move |event| {
+                let _ = subcall_tx.send(event);
+            })),
             &|n| std::env::var(n).ok(),
-        )
-        .with_sink(Arc::new(move |event| {
-            let _ = subcall_tx.send(event);
-        }));
+        );
         if let Some(session) = conversation.session_writer() {
             subcalls.record_to(session);
         }

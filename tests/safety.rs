@@ -238,6 +238,7 @@ async fn llm_query_reaches_the_model_server_from_a_kernel_without_network() {
         &settings,
         Some(provider),
         std::sync::Arc::new(policy),
+        None,
         &|_| None,
     );
     subcalls.begin_turn();

@@ -100,9 +100,9 @@ fn rig_with(
         &settings,
         Some(provider(server, "main-model")),
         approval,
+        Some(Arc::new(move |event| sink.lock().unwrap().push(event))),
         &|_| None,
-    )
-    .with_sink(Arc::new(move |event| sink.lock().unwrap().push(event)));
+    );
     subcalls.begin_turn();
     let registry = CapabilityRegistry::new().with(Arc::new(subcalls.clone()));
     let mut config = KernelConfig::for_workspace(dir.path());

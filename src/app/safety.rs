@@ -232,11 +232,11 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
         &state.settings,
         state.agent.provider(),
         Arc::new(super::subcalls::SubcallApproval(broker.clone())),
+        Some(Arc::new(move |event| {
+            let _ = events.send(super::event::AppEvent::Subcall(event));
+        })),
         &|name| std::env::var(name).ok(),
-    )
-    .with_sink(Arc::new(move |event| {
-        let _ = events.send(super::event::AppEvent::Subcall(event));
-    }));
+    );
     state.agent.subcalls = Some(subcalls.clone());
     let launcher = KernelLauncher::new(
         app.clone(),

@@ -4,8 +4,8 @@
 //! and reduce the answers in Python.
 //!
 //! Wiring: a front end builds one [`Subcalls`] (`Subcalls::new` with the
-//! settings, the session's provider and an approval policy, plus a sink
-//! for [`SubcallEvent`]s), registers it in the kernel's registry
+//! settings, the session's provider, an approval policy and a sink for
+//! [`SubcallEvent`]s), registers it in the kernel's registry
 //! (`kernel_setup::registry`; it is the `llm` capability, whose actions are
 //! also the globals `llm_query`/`llm_query_batched`), calls
 //! [`Subcalls::begin_turn`] when a turn starts and
@@ -81,11 +81,13 @@ struct Hub {
 impl Subcalls {
     /// Sub-calls answered by `[subcalls] model` when set (on its own
     /// `base_url`/`api_key_env`, else the session's), else by `session`;
-    /// `approval` is asked before the first sub-call of each turn.
+    /// `approval` is asked before the first sub-call of each turn; every
+    /// [`SubcallEvent`] goes to `sink`.
     pub fn new(
         settings: &Settings,
         session: Option<Arc<dyn ModelProvider>>,
         approval: Arc<dyn ApprovalPolicy>,
+        sink: Option<SubcallSink>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Self {
         let default = match &settings.subcalls.model {
@@ -111,20 +113,12 @@ impl Subcalls {
                 ledger: Ledger::default(),
                 approval,
                 asking: tokio::sync::Mutex::new(()),
-                sink: None,
+                sink,
                 session: Mutex::new(None),
                 next_id: AtomicU64::new(0),
                 named: Mutex::default(),
             }),
         }
-    }
-
-    /// Sends every [`SubcallEvent`] to `sink` (call before sharing).
-    pub fn with_sink(mut self, sink: SubcallSink) -> Self {
-        if let Some(hub) = Arc::get_mut(&mut self.inner) {
-            hub.sink = Some(sink);
-        }
-        self
     }
 
     /// A new turn: the call and token allowances start again, and in `ask`
