@@ -61,6 +61,7 @@ fn kernel(server: &LoopbackServer, concurrency: usize, dir: &std::path::Path) ->
     };
     let subcalls = Subcalls::new(
         &settings,
+        dir,
         Some(provider(server)),
         Arc::new(AllowAll),
         Some(Arc::new(|_| {})),

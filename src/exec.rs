@@ -267,6 +267,7 @@ impl Job {
         let (subcall_tx, mut subcall_rx) = mpsc::unbounded_channel();
         let subcalls = Subcalls::new(
             &self.settings,
+            &self.root,
             Some(self.provider.clone()),
             Arc::new(AllowAll),
             Some(Arc::new(move |event| {

@@ -236,6 +236,7 @@ async fn llm_query_reaches_the_model_server_from_a_kernel_without_network() {
     let policy = hello_tui::app::subcalls::SubcallApproval(broker.clone());
     let subcalls = Subcalls::new(
         &settings,
+        &fixture.workspace,
         Some(provider),
         std::sync::Arc::new(policy),
         None,

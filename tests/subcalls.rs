@@ -84,7 +84,7 @@ struct Rig {
     kernel: CodeRuntime,
     subcalls: Subcalls,
     events: Arc<Mutex<Vec<SubcallEvent>>>,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 fn rig_with(
@@ -98,6 +98,7 @@ fn rig_with(
     let sink = events.clone();
     let subcalls = Subcalls::new(
         &settings,
+        dir.path(),
         Some(provider(server, "main-model")),
         approval,
         Some(Arc::new(move |event| sink.lock().unwrap().push(event))),
@@ -112,7 +113,7 @@ fn rig_with(
         kernel,
         subcalls,
         events,
-        _dir: dir,
+        dir: dir,
     }
 }
 
@@ -350,6 +351,33 @@ async fn prompts_are_redacted_before_they_leave() {
     .await;
     let sent = prompt_of(&server.requests()[0]);
     assert_eq!(sent, "key: [REDACTED] end");
+}
+
+/// The snapshot's privacy rules hold for sub-calls: a prompt quoting a
+/// secrets file of the workspace is refused before anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_quoting_a_secrets_file_is_refused() {
+    let server =
+        LoopbackServer::respond_with(Duration::from_secs(30), answering(Duration::ZERO)).await;
+    let rig = rig(&server, SubcallSection::default());
+    std::fs::write(
+        rig.dir.path().join(".env"),
+        "DATABASE_URL=postgres://app:correct-horse-battery@db/app\n",
+    )
+    .unwrap();
+    let err = run(
+        &rig,
+        "llm_query('check this config: ' + open('.env').read())",
+    )
+    .await
+    .error
+    .unwrap();
+    assert_eq!(err.type_name, "PermissionError", "{err:?}");
+    assert!(err.message.contains(".env"), "{}", err.message);
+    assert!(server.requests().is_empty(), "nothing was sent");
+    assert_eq!(rig.subcalls.used(), (0, 0), "a refused prompt uses no call");
+    ok(&rig, "llm_query('what is a DATABASE_URL?')").await;
+    assert_eq!(server.requests().len(), 1);
 }
 
 /// Counts questions and answers them from a list.

@@ -230,6 +230,7 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
     let events = app.clone();
     let subcalls = Subcalls::new(
         &state.settings,
+        &state.workspace_root,
         state.agent.provider(),
         Arc::new(super::subcalls::SubcallApproval(broker.clone())),
         Some(Arc::new(move |event| {

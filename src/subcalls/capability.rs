@@ -5,6 +5,7 @@ use std::sync::Arc;
 use futures_util::future::{BoxFuture, try_join_all};
 use serde_json::{Value, json};
 
+use super::privacy::SecretFiles;
 use super::{Hub, InFlight, SubcallStatus, Subcalls, Target};
 use crate::agent::provider::redact::redact_known;
 use crate::agent::provider::{ChatMessage, ChatRequest, Usage};
@@ -141,6 +142,7 @@ impl Hub {
             return Ok(Vec::new());
         };
         let target = self.target(options.model.as_deref())?;
+        self.refuse_secrets(&prompts, options).await?;
         let count = u32::try_from(prompts.len()).unwrap_or(u32::MAX);
         self.ledger.take_calls(count, &self.limits)?;
         self.approve(&target, prompts.len(), first).await?;
@@ -157,6 +159,22 @@ impl Hub {
             }
         }))
         .await
+    }
+
+    /// Refuses prompts (and a system message) quoting a secrets file.
+    async fn refuse_secrets(
+        &self,
+        prompts: &[String],
+        options: &Options,
+    ) -> Result<(), CapabilityError> {
+        let root = self.workspace.clone();
+        let secrets = tokio::task::spawn_blocking(move || SecretFiles::scan(&root))
+            .await
+            .map_err(|e| CapabilityError::Failed(format!("the secrets check failed: {e}")))?;
+        prompts
+            .iter()
+            .chain(options.system.iter())
+            .try_for_each(|text| secrets.check(text))
     }
 
     async fn ask_one(

@@ -14,8 +14,9 @@
 //! The capability runs in the workbench, outside the kernel's sandbox: the
 //! kernel's network confinement does not apply to it, on purpose: it only
 //! reaches the configured model server. What bounds it instead: a sub-call
-//! has no tools (it cannot run code, so it cannot recurse), prompts are
-//! redacted like session files, every turn has a call and token allowance,
+//! has no tools (it cannot run code, so it cannot recurse), a prompt that
+//! holds text of a secrets file is refused (`privacy`, the snapshot's
+//! rules) and the rest is redacted like session files, every turn has a call and token allowance,
 //! calls run at most `concurrency` at once and each within a timeout, an
 //! interrupted cell aborts its calls, and in `ask` mode the first
 //! sub-call of a turn needs the user's approval.
@@ -24,8 +25,10 @@ mod capability;
 mod config;
 mod events;
 mod ledger;
+mod privacy;
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -65,6 +68,8 @@ struct Hub {
     default: Result<Target, String>,
     /// Settings a per-call `model=` provider is built from.
     settings: Settings,
+    /// Where the secrets files a prompt must not quote are looked for.
+    workspace: PathBuf,
     limits: Limits,
     slots: Semaphore,
     ledger: Ledger,
@@ -82,9 +87,11 @@ impl Subcalls {
     /// Sub-calls answered by `[subcalls] model` when set (on its own
     /// `base_url`/`api_key_env`, else the session's), else by `session`;
     /// `approval` is asked before the first sub-call of each turn; every
-    /// [`SubcallEvent`] goes to `sink`.
+    /// [`SubcallEvent`] goes to `sink`; prompts quoting a secrets file of
+    /// `workspace` are refused.
     pub fn new(
         settings: &Settings,
+        workspace: &Path,
         session: Option<Arc<dyn ModelProvider>>,
         approval: Arc<dyn ApprovalPolicy>,
         sink: Option<SubcallSink>,
@@ -108,6 +115,7 @@ impl Subcalls {
             inner: Arc::new(Hub {
                 default,
                 settings: settings.clone(),
+                workspace: workspace.to_path_buf(),
                 limits,
                 slots: Semaphore::new(limits.concurrency),
                 ledger: Ledger::default(),
