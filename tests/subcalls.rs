@@ -113,7 +113,7 @@ fn rig_with(
         kernel,
         subcalls,
         events,
-        dir: dir,
+        dir,
     }
 }
 
