@@ -1,8 +1,9 @@
 //! `llm_query` against a loopback Chat Completions server, next to a
 //! baseline measured in the same run:
 //! - overhead: one `llm_query` from a kernel cell (cell → call frame → host
-//!   → ledger, redaction, events → provider → answer back to Python) vs. one
-//!   direct `ModelProvider::stream_chat` of the same request from Rust;
+//!   → secrets-file check of this repository, ledger, redaction, events →
+//!   provider → answer back to Python) vs. one direct
+//!   `ModelProvider::stream_chat` of the same request from Rust;
 //! - batching: `llm_query_batched` over 16 prompts against a server that
 //!   waits a fixed 100 ms before each answer, with `concurrency` 1, 4, 8.
 //!
@@ -92,7 +93,7 @@ async fn cell_samples(kernel: &CodeRuntime, code: &str) -> Vec<Duration> {
         .collect()
 }
 
-async fn overhead(server: &LoopbackServer, dir: &std::path::Path) {
+async fn overhead(server: &LoopbackServer) {
     let direct = provider(server);
     let request = ChatRequest {
         messages: vec![ChatMessage::User {
@@ -108,7 +109,9 @@ async fn overhead(server: &LoopbackServer, dir: &std::path::Path) {
         baseline.push(start.elapsed());
     }
     baseline.drain(..20);
-    let kernel = kernel(server, 4, dir);
+    // This repository as the workspace: each call's secrets-file check
+    // walks a real tree (some 300 files four folders deep).
+    let kernel = kernel(server, 4, std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
     let mut subcall = cell_samples(
         &kernel,
         &format!(
@@ -171,7 +174,7 @@ fn main() {
     runtime.block_on(async {
         let server =
             LoopbackServer::respond_with(Duration::from_secs(600), answer(Duration::ZERO)).await;
-        overhead(&server, dir.path()).await;
+        overhead(&server).await;
         let slow = LoopbackServer::respond_with(Duration::from_secs(600), answer(DELAY)).await;
         batching(&slow, dir.path()).await;
     });

@@ -208,13 +208,19 @@ impl Hub {
         }
         let limits = &self.limits;
         let plural = if calls == 1 { "" } else { "s" };
+        // Three short lines: the overlay shows them as they are, uncut.
+        let first_line: String = first
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .take(120)
+            .collect();
         let what = format!(
-            "{calls} sub-call{plural} to {} now; this turn may make up to {} using {} tokens\n\
-             first prompt: {}",
-            target.label,
-            limits.max_calls_per_turn,
-            limits.max_tokens_per_turn,
-            head(first),
+            "{calls} sub-call{plural} to {}\n\
+             this turn: at most {} calls and {} tokens\n\
+             first prompt: {first_line}",
+            target.label, limits.max_calls_per_turn, limits.max_tokens_per_turn,
         );
         match self.approval.check(&what).await {
             crate::kernel::caps::Approval::Allow => {

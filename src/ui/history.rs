@@ -729,6 +729,50 @@ mod tests {
         lines.iter().map(|l| l.to_string()).collect()
     }
 
+    #[test]
+    fn many_sub_calls_collapse_to_a_total_and_a_few_lines() {
+        let call = |id: u64| SubcallView {
+            id,
+            model: "m".into(),
+            prompt_head: format!("prompt {id}\nsecond line"),
+            prompt_chars: 20,
+            status: (id < 7).then_some(SubcallStatus::Ok),
+            answer_head: if id < 7 {
+                format!("answer {id}")
+            } else {
+                String::new()
+            },
+            answer_chars: 8,
+            tokens: 10,
+            elapsed_ms: 5,
+            error: None,
+        };
+        let calls: Vec<SubcallView> = (1..=8).map(call).collect();
+        let collapsed = text_of(&subcall_lines(&calls, &theme(), false, 60));
+        assert_eq!(collapsed[0], "◆ 8 sub-calls · 80 tok · 2 running");
+        assert_eq!(
+            collapsed[1],
+            "↳ ✓ 10 tok · 5 ms  prompt 1 second line → answer 1"
+        );
+        assert_eq!(collapsed.len(), 1 + COLLAPSED_SUBCALLS + 1);
+        assert_eq!(collapsed[7], "… 2 more sub-calls (Ctrl+O expands)");
+        for row in &collapsed {
+            assert!(row.chars().count() <= 60, "{row}");
+        }
+        let expanded = text_of(&subcall_lines(&calls, &theme(), true, 60));
+        assert!(
+            !expanded.iter().any(|r| r.contains("answer 8")),
+            "running: no answer yet"
+        );
+        assert!(expanded.iter().any(|r| r.starts_with("↳ #8 ● running · m")));
+        assert!(
+            expanded
+                .iter()
+                .any(|r| r.contains("answer (8 chars): answer 6"))
+        );
+        assert!(subcall_lines(&[], &theme(), true, 60).is_empty());
+    }
+
     /// Entries of different heights: short prompts, Markdown with code,
     /// and a cell.
     fn conversation(entries: usize) -> ConversationState {
