@@ -1,6 +1,7 @@
 //! The `llm` capability: `llm_query` and `llm_query_batched` in a cell.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use futures_util::future::{BoxFuture, try_join_all};
 use serde_json::{Value, json};
@@ -10,8 +11,12 @@ use super::{Hub, InFlight, SubcallStatus, Subcalls, Target};
 use crate::agent::provider::redact::redact_known;
 use crate::agent::provider::{ChatMessage, ChatRequest, Usage};
 use crate::kernel::{
-    ActionSpec, CallContext, Capability, CapabilityError, CapabilitySpec, arg_str,
+    ActionSpec, CallContext, Capability, CapabilityError, CapabilitySpec, arg_str, lock,
 };
+
+/// How long a look at the secrets files is reused (the sandbox's nested
+/// `.git` list is reused as long).
+const SECRETS_FRESH: Duration = Duration::from_secs(2);
 
 /// What both actions accept besides the prompt(s).
 struct Options {
@@ -167,14 +172,30 @@ impl Hub {
         prompts: &[String],
         options: &Options,
     ) -> Result<(), CapabilityError> {
-        let root = self.workspace.clone();
-        let secrets = tokio::task::spawn_blocking(move || SecretFiles::scan(&root))
-            .await
-            .map_err(|e| CapabilityError::Failed(format!("the secrets check failed: {e}")))?;
+        let secrets = self.secret_files().await?;
         prompts
             .iter()
             .chain(options.system.iter())
             .try_for_each(|text| secrets.check(text))
+    }
+
+    /// The workspace's secrets files, read again when the last look is
+    /// older than [`SECRETS_FRESH`]: walking and matching a real tree
+    /// costs milliseconds, which a loop of `llm_query` calls would pay each
+    /// time.
+    async fn secret_files(&self) -> Result<Arc<SecretFiles>, CapabilityError> {
+        if let Some((at, secrets)) = lock(&self.secrets).as_ref()
+            && at.elapsed() < SECRETS_FRESH
+        {
+            return Ok(Arc::clone(secrets));
+        }
+        let root = self.workspace.clone();
+        let secrets = tokio::task::spawn_blocking(move || SecretFiles::scan(&root))
+            .await
+            .map(Arc::new)
+            .map_err(|e| CapabilityError::Failed(format!("the secrets check failed: {e}")))?;
+        *lock(&self.secrets) = Some((Instant::now(), Arc::clone(&secrets)));
+        Ok(secrets)
     }
 
     async fn ask_one(

@@ -70,6 +70,8 @@ struct Hub {
     settings: Settings,
     /// Where the secrets files a prompt must not quote are looked for.
     workspace: PathBuf,
+    /// The last look at them and when it was taken (see `secret_files`).
+    secrets: Mutex<Option<(Instant, Arc<privacy::SecretFiles>)>>,
     limits: Limits,
     slots: Semaphore,
     ledger: Ledger,
@@ -116,6 +118,7 @@ impl Subcalls {
                 default,
                 settings: settings.clone(),
                 workspace: workspace.to_path_buf(),
+                secrets: Mutex::default(),
                 limits,
                 slots: Semaphore::new(limits.concurrency),
                 ledger: Ledger::default(),
