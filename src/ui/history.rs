@@ -597,7 +597,7 @@ fn subcall_lines(
             ];
             let outcome = match &call.error {
                 Some(error) => Some((one_line(error), theme.roles.error)),
-                None if call.status.is_some() => {
+                None if !call.answer_head.is_empty() => {
                     Some((one_line(&call.answer_head), theme.roles.text))
                 }
                 None => None,
