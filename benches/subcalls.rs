@@ -19,9 +19,8 @@ use std::time::{Duration, Instant};
 use hello_tui::agent::provider::openai::OpenAiConfig;
 use hello_tui::agent::provider::{ChatMessage, ChatRequest, ModelProvider, OpenAiProvider};
 use hello_tui::config::Settings;
-use hello_tui::kernel::caps::AllowAll;
 use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
-use hello_tui::subcalls::{SubcallSection, Subcalls};
+use hello_tui::subcalls::{Approvals, SubcallSection, Subcalls};
 use loopback::{Framing, LoopbackServer, Part, Recorded, Reply, data};
 use serde_json::json;
 
@@ -64,7 +63,7 @@ fn kernel(server: &LoopbackServer, concurrency: usize, dir: &std::path::Path) ->
         &settings,
         dir,
         Some(provider(server)),
-        Arc::new(AllowAll),
+        Approvals::allow_all(),
         Some(Arc::new(|_| {})),
         &|_| None,
     );

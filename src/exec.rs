@@ -32,7 +32,7 @@ use crate::kernel_setup;
 use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::session::{SessionOrigin, SessionWriter};
 use crate::snapshot::{self, CollectOptions};
-use crate::subcalls::{SubcallEvent, Subcalls};
+use crate::subcalls::{Approvals, SubcallEvent, Subcalls};
 use crate::tokens::ContextWindow;
 
 #[derive(Debug, Args)]
@@ -262,14 +262,15 @@ impl Job {
         // `files.changed` events.
         let (_no_dirty_paths, dirty) = watch::channel(DirtyPaths::default());
         let (written, mut written_rx) = mpsc::unbounded_channel();
-        // Sub-calls need no question here: like the model's cells, they run
-        // in every exec mode, within the `[subcalls]` bounds.
+        // Sub-calls need no question here: like the model's cells (and the
+        // cells of an `rlm_query` loop), they run in every exec mode, within
+        // the `[subcalls]` bounds.
         let (subcall_tx, mut subcall_rx) = mpsc::unbounded_channel();
         let subcalls = Subcalls::new(
             &self.settings,
             &self.root,
             Some(self.provider.clone()),
-            Arc::new(AllowAll),
+            Approvals::allow_all(),
             Some(Arc::new(move |event| {
                 let _ = subcall_tx.send(event);
             })),

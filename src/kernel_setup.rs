@@ -13,7 +13,7 @@ use crate::context::{ContextCapability, PublishedSnapshot, SharedContext};
 use crate::kernel::caps::{ApprovalPolicy, DirtyPaths, FsCapability, FsWritten, ShellCapability};
 use crate::kernel::{CapabilityRegistry, KernelConfig, PreSpawnHook};
 use crate::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxError, SandboxStatus};
-use crate::subcalls::Subcalls;
+use crate::subcalls::{NestedKernel, Subcalls};
 
 /// What ties the kernel's `fs` to the open editors: the paths with unsaved
 /// edits (`fs.write` refuses them) and a channel announcing its writes (so
@@ -89,7 +89,7 @@ pub fn registry(
             .with(Arc::new(fs))
             .with(Arc::new(ShellCapability::new(
                 root,
-                shell_policy,
+                Arc::clone(&shell_policy),
                 confinement.clone(),
             )));
     if let Some((context, snapshot)) = context {
@@ -99,7 +99,14 @@ pub fn registry(
         )));
     }
     if let Some(subcalls) = subcalls {
-        registry = registry.with(Arc::new(subcalls.clone()));
+        // `rlm_query` starts its loop's kernel the way this one is started.
+        let nested = NestedKernel {
+            root: root.to_path_buf(),
+            confinement: confinement.clone(),
+            shell_policy,
+            fs_links: fs_links.cloned(),
+        };
+        registry = registry.with(Arc::new(subcalls.in_kernel(nested)));
     }
     Ok(registry)
 }

@@ -238,7 +238,10 @@ async fn llm_query_reaches_the_model_server_from_a_kernel_without_network() {
         &settings,
         &fixture.workspace,
         Some(provider),
-        std::sync::Arc::new(policy),
+        hello_tui::subcalls::Approvals {
+            calls: std::sync::Arc::new(policy),
+            cells: std::sync::Arc::new(broker.clone()),
+        },
         None,
         &|_| None,
     );

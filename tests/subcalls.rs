@@ -14,9 +14,10 @@ use futures_util::future::BoxFuture;
 use hello_tui::agent::provider::openai::OpenAiConfig;
 use hello_tui::agent::provider::{ModelProvider, OpenAiProvider};
 use hello_tui::config::Settings;
-use hello_tui::kernel::caps::{AllowAll, Approval, ApprovalPolicy};
-use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, ExecResult, KernelConfig, KernelStatus};
-use hello_tui::subcalls::{SubcallEvent, SubcallSection, SubcallStatus, Subcalls};
+use hello_tui::kernel::caps::{AllowAll, Approval, ApprovalPolicy, DenyAll};
+use hello_tui::kernel::{CodeRuntime, ExecResult, KernelConfig, KernelStatus};
+use hello_tui::sandbox::{ChildEnv, Confinement};
+use hello_tui::subcalls::{Approvals, SubcallEvent, SubcallSection, SubcallStatus, Subcalls};
 use loopback::{Framing, LoopbackServer, Part, Recorded, Reply, data};
 use serde_json::json;
 
@@ -55,6 +56,17 @@ fn answering(delay: Duration) -> impl Fn(&Recorded) -> Reply + Send + Sync + 'st
             vec![Part::Pause(delay), Part::Bytes(body.into_bytes())],
         )
     }
+}
+
+/// Answers `text` at once.
+fn answering_with(text: &str) -> Reply {
+    let body = [
+        chunk(text),
+        data(&json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}).to_string()),
+        "data: [DONE]\r\n\r\n".to_owned(),
+    ]
+    .concat();
+    Reply::sse(Framing::Chunked, vec![Part::Bytes(body.into_bytes())])
 }
 
 /// Starts streaming, then never finishes (until the client hangs up).
@@ -100,12 +112,24 @@ fn rig_with(
         &settings,
         dir.path(),
         Some(provider(server, "main-model")),
-        approval,
+        Approvals {
+            calls: approval,
+            cells: Arc::new(hello_tui::agent::turn::AllowCells),
+        },
         Some(Arc::new(move |event| sink.lock().unwrap().push(event))),
         &|_| None,
     );
     subcalls.begin_turn();
-    let registry = CapabilityRegistry::new().with(Arc::new(subcalls.clone()));
+    // As the front ends register it, so `rlm_query` can start its kernel.
+    let registry = hello_tui::kernel_setup::registry(
+        dir.path(),
+        &Confinement::unconfined(ChildEnv::from_host(&[], "")),
+        Arc::new(DenyAll::default()),
+        None,
+        None,
+        Some(&subcalls),
+    )
+    .unwrap();
     let mut config = KernelConfig::for_workspace(dir.path());
     config.auto_refresh = None;
     let (kernel, _events) = CodeRuntime::new(config, registry);
@@ -247,6 +271,7 @@ async fn past_a_cap_the_cell_gets_subcall_limit_error_and_keeps_its_state() {
         SubcallSection {
             max_calls_per_turn: Some(3),
             max_tokens_per_turn: Some(30),
+            max_depth: Some(0),
             ..SubcallSection::default()
         },
     );
@@ -260,6 +285,10 @@ async fn past_a_cap_the_cell_gets_subcall_limit_error_and_keeps_its_state() {
         err.message
     );
     assert!(server.requests().is_empty(), "nothing was sent");
+    // `max_depth = 0` turns rlm_query off.
+    let err = run(&rig, "rlm_query('x')").await.error.unwrap();
+    assert_eq!(err.type_name, "SubcallLimitError", "{err:?}");
+    assert!(err.message.contains("max_depth"), "{}", err.message);
     let r = ok(&rig, "print(kept + 1)").await;
     assert_eq!(r.stdout.trim(), "42", "the cell's variables are kept");
     // 12 tokens a call: the third call finds 24 of 30 used and goes; the
@@ -661,4 +690,113 @@ async fn exec_json_reports_sub_calls() {
         .filter(|e| matches!(e, hello_tui::session::SessionEvent::Subcall(_)))
         .count();
     assert_eq!(recorded, 2);
+}
+
+/// `rlm_query`: a nested loop with a kernel of its own (in the same
+/// workspace); its cells have `llm_query` but cannot nest deeper than
+/// `max_depth` (1); its model calls come out of the turn's allowance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rlm_query_runs_a_nested_loop_one_level_deep() {
+    const NESTED: &str = "import os\n\
+                          note = llm_query('inner question')\n\
+                          try:\n    rlm_query('deeper')\n\
+                          except SubcallLimitError as e:\n    print('depth:', e)\n\
+                          print(note, os.getcwd(), 'outer_only' in globals())";
+    let server = LoopbackServer::respond_with(Duration::from_secs(30), move |request| {
+        let body = request.json();
+        let after_cell = body["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"));
+        let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+        match (has_tools, after_cell) {
+            (true, true) => answering_with("the nested answer"),
+            (true, false) => model_calling(NESTED, answering(Duration::ZERO))(request),
+            (false, _) => answering(Duration::ZERO)(request),
+        }
+    })
+    .await;
+    let rig = rig(&server, SubcallSection::default());
+    let r = ok(&rig, "outer_only = 1\nprint(rlm_query('outer question'))").await;
+    assert_eq!(r.stdout.trim(), "the nested answer");
+    let requests = server.requests();
+    let nested: Vec<serde_json::Value> = requests
+        .iter()
+        .map(|r| r.json())
+        .filter(|b| b["tools"].as_array().is_some_and(|t| !t.is_empty()))
+        .collect();
+    assert_eq!(nested.len(), 2, "the nested loop: a cell, then the answer");
+    let messages = nested[1]["messages"].as_array().unwrap();
+    let user = messages.iter().find(|m| m["role"] == "user").unwrap();
+    assert!(user["content"].as_str().unwrap().contains("outer question"));
+    let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    let result: serde_json::Value =
+        serde_json::from_str(tool["content"].as_str().unwrap()).unwrap();
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(stdout.contains("cannot nest deeper than 1"), "{stdout}");
+    let workspace = rig.dir.path().canonicalize().unwrap();
+    assert!(
+        stdout.contains(&format!(
+            "answer:inner question {} False",
+            workspace.display()
+        )),
+        "the nested kernel is a fresh one in the workspace: {stdout}"
+    );
+    let done = completed(&rig);
+    let rlm = done
+        .iter()
+        .find(|d| d.model.contains("rlm"))
+        .expect("the rlm call");
+    assert_eq!(rlm.status, SubcallStatus::Ok);
+    assert_eq!(rlm.answer_head, "the nested answer");
+    // rlm_query itself, its two model calls, the inner llm_query.
+    assert_eq!(rig.subcalls.used().0, 4);
+}
+
+/// Interrupting the cell that called `rlm_query` ends the nested loop and
+/// kills its kernel.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupting_rlm_query_kills_the_nested_kernel() {
+    const NESTED: &str =
+        "import os, time\nopen('nested.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)";
+    let server = LoopbackServer::respond_with(
+        Duration::from_secs(30),
+        model_calling(NESTED, answering(Duration::ZERO)),
+    )
+    .await;
+    let rig = rig(&server, SubcallSection::default());
+    let kernel = rig.kernel.clone();
+    let cell = tokio::spawn(async move {
+        kernel
+            .execute("rlm_query('wait')", Some(Duration::from_secs(30)))
+            .await
+    });
+    let pid_file = rig.dir.path().join("nested.pid");
+    let mut pid = None;
+    for _ in 0..500 {
+        if let Some(n) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|t| t.parse::<u32>().ok())
+        {
+            pid = Some(n);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let pid = pid.expect("the nested cell runs");
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+    assert!(rig.kernel.interrupt());
+    let result = cell.await.unwrap();
+    assert_eq!(result.error.unwrap().type_name, "KeyboardInterrupt");
+    let gone = async {
+        while std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.contains(") Z "))
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), gone)
+        .await
+        .expect("the nested kernel was killed");
+    let done = completed(&rig);
+    assert_eq!(done.last().unwrap().status, SubcallStatus::Cancelled);
 }

@@ -20,7 +20,7 @@ use crate::kernel::CodeRuntime;
 use crate::kernel::caps::ApprovalDecision;
 use crate::kernel_setup::{self, ContextLink, FsLinks};
 use crate::sandbox::{ApprovalMode, Confinement, SandboxStatus, effective_mode, fallback_notice};
-use crate::subcalls::Subcalls;
+use crate::subcalls::{Approvals, Subcalls};
 use tokio::sync::watch;
 
 /// What the status bar says about safety.
@@ -232,7 +232,11 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
         &state.settings,
         &state.workspace_root,
         state.agent.provider(),
-        Arc::new(super::subcalls::SubcallApproval(broker.clone())),
+        Approvals {
+            calls: Arc::new(super::subcalls::SubcallApproval(broker.clone())),
+            // An `rlm_query` loop's cells ask like the agent's own.
+            cells: Arc::new(broker.clone()),
+        },
         Some(Arc::new(move |event| {
             let _ = events.send(super::event::AppEvent::Subcall(event));
         })),

@@ -18,11 +18,11 @@ use crate::kernel::{
 /// `.git` list is reused as long).
 const SECRETS_FRESH: Duration = Duration::from_secs(2);
 
-/// What both actions accept besides the prompt(s).
-struct Options {
-    model: Option<String>,
-    max_tokens: Option<u32>,
-    system: Option<String>,
+/// What every action accepts besides the prompt(s).
+pub(super) struct Options {
+    pub model: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub system: Option<String>,
 }
 
 impl Options {
@@ -87,6 +87,14 @@ impl Capability for Subcalls {
                     "Ask every prompt of the list, several at once; returns the answers in \
                      the same order. Raises if any call fails.",
                 ),
+                action(
+                    "rlm",
+                    "rlm_query",
+                    "prompt",
+                    "Hand `prompt` to a nested agent: the model with a fresh kernel of its own \
+                     and the code_action tool, looping until it answers; returns the answer. \
+                     Nests at most [subcalls] max_depth deep.",
+                ),
             ],
         }
     }
@@ -97,11 +105,17 @@ impl Capability for Subcalls {
         args: Value,
         ctx: CallContext,
     ) -> BoxFuture<'static, Result<Value, CapabilityError>> {
-        let hub = Arc::clone(&self.inner);
+        let me = self.clone();
         let action = action.to_owned();
         Box::pin(async move {
+            let hub = &me.inner;
             let options = Options::from_args(&args)?;
             let prompts = match action.as_str() {
+                "rlm" => {
+                    let prompt = arg_str(&args, "prompt")?.to_owned();
+                    let answer = hub.ask_nested(&me, prompt, &options, ctx.exec_id).await?;
+                    return Ok(Value::String(answer));
+                }
                 "query" => vec![arg_str(&args, "prompt")?.to_owned()],
                 "query_batched" => prompts(&args)?,
                 other => {
@@ -167,7 +181,7 @@ impl Hub {
     }
 
     /// Refuses prompts (and a system message) quoting a secrets file.
-    async fn refuse_secrets(
+    pub(super) async fn refuse_secrets(
         &self,
         prompts: &[String],
         options: &Options,

@@ -27,6 +27,12 @@ pub struct SubcallSection {
     pub call_timeout_secs: Option<f64>,
     /// The answer cap of a sub-call that names none (default: the server's).
     pub max_tokens: Option<u32>,
+    /// How deep `rlm_query` may nest (default 1: a cell's `rlm_query` runs a
+    /// nested loop whose cells have `llm_query` but no `rlm_query`; 0 turns
+    /// `rlm_query` off).
+    pub max_depth: Option<u32>,
+    /// Model calls one `rlm_query` loop may make (default 8).
+    pub max_steps: Option<u32>,
 }
 
 /// The bounds in force, defaults filled in.
@@ -37,6 +43,8 @@ pub struct Limits {
     pub concurrency: usize,
     pub call_timeout: Duration,
     pub max_tokens: Option<u32>,
+    pub max_depth: u32,
+    pub max_steps: u32,
 }
 
 impl Default for Limits {
@@ -58,6 +66,8 @@ impl SubcallSection {
             concurrency: self.concurrency.unwrap_or(4).max(1),
             call_timeout: Duration::from_secs_f64(timeout),
             max_tokens: self.max_tokens,
+            max_depth: self.max_depth.unwrap_or(1),
+            max_steps: self.max_steps.unwrap_or(8).max(1),
         }
     }
 }

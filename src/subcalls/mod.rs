@@ -1,30 +1,34 @@
 //! Recursive model calls from the kernel: `llm_query(prompt)` and
 //! `llm_query_batched(prompts)` in a cell ask a model and return its text,
 //! so the model's code can map a question over chunks of a big variable
-//! and reduce the answers in Python.
+//! and reduce the answers in Python; `rlm_query(prompt)` runs a nested
+//! code-action loop in a kernel of its own (`nested`).
 //!
 //! Wiring: a front end builds one [`Subcalls`] (`Subcalls::new` with the
-//! settings, the session's provider, an approval policy and a sink for
-//! [`SubcallEvent`]s), registers it in the kernel's registry
-//! (`kernel_setup::registry`; it is the `llm` capability, whose actions are
-//! also the globals `llm_query`/`llm_query_batched`), calls
-//! [`Subcalls::begin_turn`] when a turn starts and
-//! [`Subcalls::record_to`] once the conversation has a session file.
+//! settings, the workspace, the session's provider, its [`Approvals`] and a
+//! sink for [`SubcallEvent`]s), passes it to `kernel_setup::registry` (it
+//! is the `llm` capability, whose actions are also the globals
+//! `llm_query`/`llm_query_batched`/`rlm_query`), calls
+//! [`Subcalls::begin_turn`] when a turn starts and [`Subcalls::record_to`]
+//! once the conversation has a session file.
 //!
 //! The capability runs in the workbench, outside the kernel's sandbox: the
 //! kernel's network confinement does not apply to it, on purpose: it only
 //! reaches the configured model server. What bounds it instead: a sub-call
-//! has no tools (it cannot run code, so it cannot recurse), a prompt that
-//! holds text of a secrets file is refused (`privacy`, the snapshot's
-//! rules) and the rest is redacted like session files, every turn has a call and token allowance,
-//! calls run at most `concurrency` at once and each within a timeout, an
-//! interrupted cell aborts its calls, and in `ask` mode the first
-//! sub-call of a turn needs the user's approval.
+//! has no tools (it cannot run code; only `rlm_query` recurses, at most
+//! `max_depth` deep), a prompt that holds text of a secrets file is refused
+//! (`privacy`, the snapshot's rules) and the rest is redacted like session
+//! files, every turn has a call and token allowance, calls run at most
+//! `concurrency` at once and each within a timeout, an interrupted cell
+//! aborts its calls, and in `ask` mode the first sub-call of a turn needs
+//! the user's approval.
 
 mod capability;
 mod config;
 mod events;
 mod ledger;
+mod metered;
+mod nested;
 mod privacy;
 
 use std::collections::HashMap;
@@ -37,10 +41,12 @@ use tokio::sync::Semaphore;
 
 pub use config::{Limits, SubcallSection};
 pub use events::{HEAD_CHARS, SubcallCompleted, SubcallEvent, SubcallStarted, SubcallStatus, head};
+pub use nested::NestedKernel;
 
 use crate::agent::provider::ModelProvider;
+use crate::agent::turn::{AllowCells, CellApproval};
 use crate::config::Settings;
-use crate::kernel::caps::ApprovalPolicy;
+use crate::kernel::caps::{AllowAll, ApprovalPolicy};
 use crate::kernel::{CapabilityError, lock};
 use crate::session::{SessionEvent, SessionWriter};
 use ledger::Ledger;
@@ -56,10 +62,33 @@ struct Target {
 }
 
 /// The shared state of the `llm` capability. Cheap to clone: the front end
-/// keeps one (turn boundaries, session) and the kernel's registry another.
+/// keeps one (turn boundaries, session) and each kernel's registry another,
+/// which also knows how deep `rlm_query` may still go from that kernel and
+/// how to start the kernel of a nested loop.
 #[derive(Clone)]
 pub struct Subcalls {
     inner: Arc<Hub>,
+    depth_left: u32,
+    nested: Option<Arc<NestedKernel>>,
+}
+
+/// Who is asked: about the sub-calls of a turn (`calls`, once a turn), and
+/// about each cell an `rlm_query` loop wants to run (`cells`, as the
+/// agent's own cells are).
+#[derive(Clone)]
+pub struct Approvals {
+    pub calls: Arc<dyn ApprovalPolicy>,
+    pub cells: Arc<dyn CellApproval>,
+}
+
+impl Approvals {
+    /// Nothing is asked (`exec`, tests).
+    pub fn allow_all() -> Self {
+        Self {
+            calls: Arc::new(AllowAll),
+            cells: Arc::new(AllowCells),
+        }
+    }
 }
 
 struct Hub {
@@ -75,7 +104,7 @@ struct Hub {
     limits: Limits,
     slots: Semaphore,
     ledger: Ledger,
-    approval: Arc<dyn ApprovalPolicy>,
+    approvals: Approvals,
     /// Held while the user is asked, so concurrent first calls ask once.
     asking: tokio::sync::Mutex<()>,
     sink: Option<SubcallSink>,
@@ -88,14 +117,14 @@ struct Hub {
 impl Subcalls {
     /// Sub-calls answered by `[subcalls] model` when set (on its own
     /// `base_url`/`api_key_env`, else the session's), else by `session`;
-    /// `approval` is asked before the first sub-call of each turn; every
-    /// [`SubcallEvent`] goes to `sink`; prompts quoting a secrets file of
-    /// `workspace` are refused.
+    /// `approvals.calls` is asked before the first sub-call of each turn;
+    /// every [`SubcallEvent`] goes to `sink`; prompts quoting a secrets
+    /// file of `workspace` are refused.
     pub fn new(
         settings: &Settings,
         workspace: &Path,
         session: Option<Arc<dyn ModelProvider>>,
-        approval: Arc<dyn ApprovalPolicy>,
+        approvals: Approvals,
         sink: Option<SubcallSink>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Self {
@@ -122,13 +151,24 @@ impl Subcalls {
                 limits,
                 slots: Semaphore::new(limits.concurrency),
                 ledger: Ledger::default(),
-                approval,
+                approvals,
                 asking: tokio::sync::Mutex::new(()),
                 sink,
                 session: Mutex::new(None),
                 next_id: AtomicU64::new(0),
                 named: Mutex::default(),
             }),
+            depth_left: limits.max_depth,
+            nested: None,
+        }
+    }
+
+    /// The capability for one kernel: `rlm_query` there starts its nested
+    /// loop's kernel like `nested` says (`kernel_setup::registry`).
+    pub fn in_kernel(&self, nested: NestedKernel) -> Self {
+        Self {
+            nested: Some(Arc::new(nested)),
+            ..self.clone()
         }
     }
 
@@ -225,7 +265,7 @@ impl Hub {
              first prompt: {first_line}",
             target.label, limits.max_calls_per_turn, limits.max_tokens_per_turn,
         );
-        match self.approval.check(&what).await {
+        match self.approvals.calls.check(&what).await {
             crate::kernel::caps::Approval::Allow => {
                 self.ledger.approve();
                 Ok(())
