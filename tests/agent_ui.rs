@@ -887,7 +887,9 @@ fn background_output_is_shown_labelled_under_the_next_cell() {
 /// in full with Ctrl+O; their tokens count in the status bar.
 #[test]
 fn a_cell_with_nested_sub_calls() {
-    use hello_tui::subcalls::{SubcallCompleted, SubcallEvent, SubcallStarted, SubcallStatus};
+    use hello_tui::subcalls::{
+        SubcallCompleted, SubcallEvent, SubcallKind, SubcallStarted, SubcallStatus,
+    };
     let mut s = busy_demo();
     turn(&mut s, TurnEvent::Step(1));
     turn(
@@ -910,6 +912,7 @@ fn a_cell_with_nested_sub_calls() {
     let started = |id: u64, prompt: &str| {
         AppEvent::Subcall(SubcallEvent::Started(SubcallStarted {
             id,
+            kind: SubcallKind::LlmQuery,
             exec_id: Some(1),
             model: "small-model @ http://127.0.0.1:8080".into(),
             prompt_head: prompt.into(),
@@ -919,6 +922,7 @@ fn a_cell_with_nested_sub_calls() {
     let completed = |id: u64, prompt: &str, status, answer: &str, error: Option<&str>| {
         AppEvent::Subcall(SubcallEvent::Completed(SubcallCompleted {
             id,
+            kind: SubcallKind::LlmQuery,
             exec_id: Some(1),
             model: "small-model @ http://127.0.0.1:8080".into(),
             prompt_head: prompt.into(),

@@ -104,6 +104,7 @@ pub struct CellView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SubcallView {
     pub id: u64,
+    pub kind: crate::subcalls::SubcallKind,
     pub model: String,
     /// The start of the prompt as sent (redacted) and its full length.
     pub prompt_head: String,

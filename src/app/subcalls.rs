@@ -23,6 +23,7 @@ pub fn apply(state: &mut AppState, event: SubcallEvent) {
             if let Some(cell) = entry.and_then(|m| m.cell.as_mut()) {
                 cell.subcalls.push(SubcallView {
                     id: started.id,
+                    kind: started.kind,
                     model: started.model,
                     prompt_head: started.prompt_head,
                     prompt_chars: started.prompt_chars,

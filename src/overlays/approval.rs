@@ -154,7 +154,7 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
         ApprovalSubject::Subcalls(_) => (
             "Approve sub-calls",
             "text",
-            "A cell wants to ask a model (llm_query, no tools):",
+            "A cell wants to ask a model (llm_query / rlm_query):",
         ),
     };
     let mut title = vec![Span::raw(what)];

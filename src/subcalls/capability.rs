@@ -7,7 +7,7 @@ use futures_util::future::{BoxFuture, try_join_all};
 use serde_json::{Value, json};
 
 use super::privacy::SecretFiles;
-use super::{Hub, InFlight, SubcallStatus, Subcalls, Target};
+use super::{Hub, InFlight, SubcallKind, SubcallStatus, Subcalls, Target};
 use crate::agent::provider::redact::redact_known;
 use crate::agent::provider::{ChatMessage, ChatRequest, Usage};
 use crate::kernel::{
@@ -164,7 +164,11 @@ impl Hub {
         self.refuse_secrets(&prompts, options).await?;
         let count = u32::try_from(prompts.len()).unwrap_or(u32::MAX);
         self.ledger.take_calls(count, &self.limits)?;
-        self.approve(&target, prompts.len(), first).await?;
+        let calls = match prompts.len() {
+            1 => "1 sub-call".to_owned(),
+            n => format!("{n} sub-calls"),
+        };
+        self.approve(&target, &calls, first).await?;
         let total = prompts.len();
         try_join_all(prompts.into_iter().enumerate().map(|(i, prompt)| {
             let target = &target;
@@ -244,7 +248,7 @@ impl Hub {
             temperature: None,
             max_tokens: options.max_tokens.or(self.limits.max_tokens),
         };
-        let flight = InFlight::start(self, exec_id, &target.label, &prompt);
+        let flight = InFlight::start(self, SubcallKind::LlmQuery, exec_id, &target.label, &prompt);
         let stream = target.provider.stream_chat(request);
         let timeout = self.limits.call_timeout;
         let Ok(answer) = tokio::time::timeout(timeout, stream.collect()).await else {

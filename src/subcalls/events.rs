@@ -23,6 +23,7 @@ pub enum SubcallEvent {
 pub struct SubcallStarted {
     /// Unique in the process.
     pub id: u64,
+    pub kind: SubcallKind,
     /// The kernel's execute id of the calling cell, when one runs.
     pub exec_id: Option<u64>,
     /// Who answers (the provider's label).
@@ -36,6 +37,8 @@ pub struct SubcallStarted {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SubcallCompleted {
     pub id: u64,
+    #[serde(default)]
+    pub kind: SubcallKind,
     #[serde(default)]
     pub exec_id: Option<u64>,
     pub model: String,
@@ -56,6 +59,18 @@ impl SubcallCompleted {
     pub fn tokens(&self) -> u64 {
         self.prompt_tokens + self.completion_tokens
     }
+}
+
+/// Which function made the call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubcallKind {
+    /// `llm_query` or one prompt of `llm_query_batched`: one answer.
+    #[default]
+    LlmQuery,
+    /// `rlm_query`: a nested code-action loop (its tokens are all of its
+    /// model calls').
+    RlmQuery,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

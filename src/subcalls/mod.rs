@@ -40,7 +40,9 @@ use std::time::Instant;
 use tokio::sync::Semaphore;
 
 pub use config::{Limits, SubcallSection};
-pub use events::{HEAD_CHARS, SubcallCompleted, SubcallEvent, SubcallStarted, SubcallStatus, head};
+pub use events::{
+    HEAD_CHARS, SubcallCompleted, SubcallEvent, SubcallKind, SubcallStarted, SubcallStatus, head,
+};
 pub use nested::NestedKernel;
 
 use crate::agent::provider::ModelProvider;
@@ -235,11 +237,12 @@ impl Hub {
         Ok(target)
     }
 
-    /// In `ask` mode, the first sub-call of a turn waits for the user.
+    /// In `ask` mode, the first sub-call of a turn waits for the user;
+    /// `calls` says what is about to be made ("3 sub-calls").
     async fn approve(
         &self,
         target: &Target,
-        calls: usize,
+        calls: &str,
         first: &str,
     ) -> Result<(), CapabilityError> {
         if self.ledger.approved() {
@@ -250,7 +253,6 @@ impl Hub {
             return Ok(());
         }
         let limits = &self.limits;
-        let plural = if calls == 1 { "" } else { "s" };
         // Three short lines: the overlay shows them as they are, uncut.
         let first_line: String = first
             .lines()
@@ -260,7 +262,7 @@ impl Hub {
             .take(120)
             .collect();
         let what = format!(
-            "{calls} sub-call{plural} to {}\n\
+            "{calls} to {}\n\
              this turn: at most {} calls and {} tokens\n\
              first prompt: {first_line}",
             target.label, limits.max_calls_per_turn, limits.max_tokens_per_turn,
@@ -299,11 +301,18 @@ struct InFlight<'a> {
 }
 
 impl<'a> InFlight<'a> {
-    fn start(hub: &'a Hub, exec_id: Option<u64>, model: &str, prompt: &str) -> Self {
+    fn start(
+        hub: &'a Hub,
+        kind: SubcallKind,
+        exec_id: Option<u64>,
+        model: &str,
+        prompt: &str,
+    ) -> Self {
         let id = hub.next_id.fetch_add(1, Ordering::Relaxed) + 1;
         let prompt_head = head(prompt);
         hub.emit(SubcallEvent::Started(SubcallStarted {
             id,
+            kind,
             exec_id,
             model: model.to_owned(),
             prompt_head: prompt_head.clone(),
@@ -315,6 +324,7 @@ impl<'a> InFlight<'a> {
             // What is sent if nothing else is: the cancelled outcome.
             done: Some(SubcallCompleted {
                 id,
+                kind,
                 exec_id,
                 model: model.to_owned(),
                 prompt_head,

@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use super::metered::{Metered, Spent};
-use super::{Hub, InFlight, SubcallStatus, Subcalls};
+use super::{Hub, InFlight, SubcallKind, SubcallStatus, Subcalls};
 use crate::agent::conversation::Conversation;
 use crate::agent::provider::ChatMessage;
 use crate::agent::turn::{TurnDeps, TurnOutcome, run_turn};
@@ -65,9 +65,10 @@ impl Hub {
         self.refuse_secrets(std::slice::from_ref(&prompt), options)
             .await?;
         self.ledger.take_calls(1, &self.limits)?;
-        self.approve(&target, 1, &prompt).await?;
+        let what = "a nested agent loop (rlm_query; its cells are asked about as the agent's)";
+        self.approve(&target, what, &prompt).await?;
         let prompt = crate::agent::provider::redact::redact_known(&prompt);
-        let flight = InFlight::start(self, exec_id, &format!("{} · rlm", target.label), &prompt);
+        let flight = InFlight::start(self, SubcallKind::RlmQuery, exec_id, &target.label, &prompt);
         let child = Subcalls {
             inner: Arc::clone(self),
             depth_left: from.depth_left - 1,

@@ -24,7 +24,7 @@ use crate::app::transcript::{EntryId, Transcript};
 use crate::panes::conversation::{ConversationState, HistoryScroll};
 use crate::sanitize;
 use crate::screen::wrap;
-use crate::subcalls::SubcallStatus;
+use crate::subcalls::{SubcallKind, SubcallStatus};
 use crate::theme::Theme;
 
 /// Collapsed cells show this many lines of code and of output.
@@ -585,10 +585,15 @@ fn subcall_lines(
                 theme.roles.error,
             ),
         };
+        // A nested loop is told apart from a single answer.
+        let loop_mark = match call.kind {
+            SubcallKind::LlmQuery => "",
+            SubcallKind::RlmQuery => "rlm ",
+        };
         let one_line = |text: &str| sanitize::for_display(&text.replace('\n', " ")).into_owned();
         if !expanded {
             let mut spans = vec![
-                Span::styled("↳ ", theme.roles.muted),
+                Span::styled(format!("↳ {loop_mark}"), theme.roles.muted),
                 Span::styled(mark, style),
                 Span::styled(
                     format!("  {}", one_line(&call.prompt_head)),
@@ -610,7 +615,7 @@ fn subcall_lines(
             continue;
         }
         let head = vec![
-            Span::styled(format!("↳ #{} ", call.id), theme.roles.muted),
+            Span::styled(format!("↳ #{} {loop_mark}", call.id), theme.roles.muted),
             Span::styled(mark, style),
             Span::styled(
                 format!(" · {}", sanitize::for_display(&call.model)),
@@ -733,6 +738,11 @@ mod tests {
     fn many_sub_calls_collapse_to_a_total_and_a_few_lines() {
         let call = |id: u64| SubcallView {
             id,
+            kind: if id == 2 {
+                SubcallKind::RlmQuery
+            } else {
+                SubcallKind::LlmQuery
+            },
             model: "m".into(),
             prompt_head: format!("prompt {id}\nsecond line"),
             prompt_chars: 20,
