@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// How much of a prompt or an answer an event carries: enough to tell the
 /// calls apart in the pane (Ctrl+O shows it all), never a whole document.
-pub const HEAD_CHARS: usize = 400;
+const HEAD_CHARS: usize = 400;
 
 /// One step of one sub-call, in order: `Started` once it holds a
 /// concurrency slot and its request goes out, then exactly one `Completed`
@@ -96,7 +96,7 @@ impl SubcallStatus {
 }
 
 /// The first [`HEAD_CHARS`] characters of `text`.
-pub fn head(text: &str) -> String {
+pub(super) fn head(text: &str) -> String {
     match text.char_indices().nth(HEAD_CHARS) {
         Some((end, _)) => text[..end].to_owned(),
         None => text.to_owned(),

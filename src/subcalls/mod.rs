@@ -40,9 +40,8 @@ use std::time::Instant;
 use tokio::sync::Semaphore;
 
 pub use config::{Limits, SubcallSection};
-pub use events::{
-    HEAD_CHARS, SubcallCompleted, SubcallEvent, SubcallKind, SubcallStarted, SubcallStatus, head,
-};
+pub use events::{SubcallCompleted, SubcallEvent, SubcallKind, SubcallStarted, SubcallStatus};
+use events::head;
 pub use nested::NestedKernel;
 
 use crate::agent::provider::ModelProvider;
@@ -183,10 +182,6 @@ impl Subcalls {
     /// Records each finished sub-call in this session file.
     pub fn record_to(&self, session: SessionWriter) {
         *lock(&self.inner.session) = Some(session);
-    }
-
-    pub fn limits(&self) -> Limits {
-        self.inner.limits
     }
 
     /// Calls and tokens the current turn's sub-calls used.
