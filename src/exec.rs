@@ -172,7 +172,10 @@ struct Job {
 
 impl Job {
     async fn run(self) -> anyhow::Result<ExitCode> {
-        let mut out = Printer { json: self.json };
+        let mut out = Printer {
+            json: self.json,
+            subcalls: None,
+        };
         let context = SharedContext::default();
         let mut conversation = match &self.resume {
             Some(id) => match Conversation::open(
@@ -280,6 +283,7 @@ impl Job {
             subcalls.record_to(session);
         }
         subcalls.begin_turn();
+        out.subcalls = Some(subcalls.clone());
         let registry = kernel_setup::registry(
             &self.root,
             &confinement,
@@ -364,6 +368,8 @@ impl Job {
 
 struct Printer {
     json: bool,
+    /// What the turn's `llm_query` calls used, for `turn.completed`.
+    subcalls: Option<Subcalls>,
 }
 
 impl Printer {
@@ -470,7 +476,9 @@ impl Printer {
                 if *max_steps_reached {
                     progress(format!("stopped after {steps} steps (--max-steps)"));
                 }
-                self.event(json!({ "type": "turn.completed", "steps": steps, "usage": usage, "max_steps_reached": max_steps_reached }));
+                let (calls, tokens) = self.subcalls.as_ref().map_or((0, 0), Subcalls::used);
+                let subcalls = json!({ "calls": calls, "tokens": tokens });
+                self.event(json!({ "type": "turn.completed", "steps": steps, "usage": usage, "max_steps_reached": max_steps_reached, "subcalls": subcalls }));
             }
             TurnEvent::Failed { message } => {
                 if !self.json {

@@ -693,6 +693,12 @@ async fn exec_json_reports_sub_calls() {
             .contains("['answer:one', 'answer:two']"),
         "{result}"
     );
+    let turn = &of("turn.completed")[0];
+    assert_eq!(
+        turn["subcalls"],
+        json!({"calls": 2, "tokens": 24}),
+        "{turn}"
+    );
     let position = |kind: &str| events.iter().position(|e| e["type"] == kind).unwrap();
     assert!(position("subcall.completed") < position("tool.result"));
     let session_id = events[0]["session_id"].as_str().unwrap();

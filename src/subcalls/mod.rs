@@ -40,8 +40,8 @@ use std::time::Instant;
 use tokio::sync::Semaphore;
 
 pub use config::{Limits, SubcallSection};
-pub use events::{SubcallCompleted, SubcallEvent, SubcallKind, SubcallStarted, SubcallStatus};
 use events::head;
+pub use events::{SubcallCompleted, SubcallEvent, SubcallKind, SubcallStarted, SubcallStatus};
 pub use nested::NestedKernel;
 
 use crate::agent::provider::ModelProvider;
