@@ -479,6 +479,7 @@ async fn the_first_sub_call_of_a_turn_asks_and_a_refusal_raises() {
     assert_eq!(err.type_name, "PermissionError");
     assert!(err.message.contains("not today"), "{}", err.message);
     assert_eq!(server.requests().len(), 4, "the refused call was not sent");
+    assert_eq!(rig.subcalls.used().0, 0, "a refused call is not counted");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

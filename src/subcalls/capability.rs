@@ -163,12 +163,11 @@ impl Hub {
         let target = self.target(options.model.as_deref())?;
         self.refuse_secrets(&prompts, options).await?;
         let count = u32::try_from(prompts.len()).unwrap_or(u32::MAX);
-        self.ledger.take_calls(count, &self.limits)?;
         let calls = match prompts.len() {
             1 => "1 sub-call".to_owned(),
             n => format!("{n} sub-calls"),
         };
-        self.approve(&target, &calls, first).await?;
+        self.take_and_approve(&target, count, &calls, first).await?;
         let total = prompts.len();
         try_join_all(prompts.into_iter().enumerate().map(|(i, prompt)| {
             let target = &target;

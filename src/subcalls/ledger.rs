@@ -44,6 +44,12 @@ impl Ledger {
         Ok(())
     }
 
+    /// Returns calls taken for what was then refused (by the user).
+    pub fn give_back(&self, n: u32) {
+        let mut turn = lock(&self.0);
+        turn.calls = turn.calls.saturating_sub(n);
+    }
+
     /// Refuses a call once the turn's tokens are spent.
     pub fn check_tokens(&self, limits: &Limits) -> Result<(), CapabilityError> {
         tokens_left(&lock(&self.0), limits)

@@ -232,8 +232,24 @@ impl Hub {
         Ok(target)
     }
 
-    /// In `ask` mode, the first sub-call of a turn waits for the user;
-    /// `calls` says what is about to be made ("3 sub-calls").
+    /// Takes `n` calls from the turn's allowance and, in `ask` mode for
+    /// the first sub-call of a turn, waits for the user (a refusal gives
+    /// the calls back); `calls` says what is about to be made.
+    async fn take_and_approve(
+        &self,
+        target: &Target,
+        n: u32,
+        calls: &str,
+        first: &str,
+    ) -> Result<(), CapabilityError> {
+        self.ledger.take_calls(n, &self.limits)?;
+        let approved = self.approve(target, calls, first).await;
+        if approved.is_err() {
+            self.ledger.give_back(n);
+        }
+        approved
+    }
+
     async fn approve(
         &self,
         target: &Target,

@@ -64,9 +64,8 @@ impl Hub {
         };
         self.refuse_secrets(std::slice::from_ref(&prompt), options)
             .await?;
-        self.ledger.take_calls(1, &self.limits)?;
         let what = "a nested agent loop (rlm_query; its cells are asked about as the agent's)";
-        self.approve(&target, what, &prompt).await?;
+        self.take_and_approve(&target, 1, what, &prompt).await?;
         let prompt = crate::agent::provider::redact::redact_known(&prompt);
         let flight = InFlight::start(self, SubcallKind::RlmQuery, exec_id, &target.label, &prompt);
         let child = Subcalls {
