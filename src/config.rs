@@ -53,6 +53,9 @@ pub struct ConfigFile {
     pub diagnostics: DiagnosticsConfig,
     #[serde(default)]
     pub safety: SafetySection,
+    /// `llm_query` from cells: the sub-model and the per-turn bounds.
+    #[serde(default)]
+    pub subcalls: crate::subcalls::SubcallSection,
 }
 
 /// Which API the model server speaks.
@@ -162,6 +165,8 @@ pub struct Settings {
     /// `[safety] writable`, with `~/` expanded: folders the kernel, its
     /// shell commands and check commands may write to besides the workspace.
     pub writable: Vec<PathBuf>,
+    /// `[subcalls]`: the model `llm_query` asks and its bounds.
+    pub subcalls: crate::subcalls::SubcallSection,
     /// The config file that was read, if any (shown in errors and `--help`).
     pub config_path: Option<PathBuf>,
 }
@@ -300,6 +305,7 @@ impl Settings {
                     _ => PathBuf::from(path),
                 })
                 .collect(),
+            subcalls: file.subcalls,
             config_path,
         })
     }

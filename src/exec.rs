@@ -32,6 +32,7 @@ use crate::kernel_setup;
 use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::session::{SessionOrigin, SessionWriter};
 use crate::snapshot::{self, CollectOptions};
+use crate::subcalls::{Approvals, SubcallEvent, Subcalls};
 use crate::tokens::ContextWindow;
 
 #[derive(Debug, Args)]
@@ -171,7 +172,10 @@ struct Job {
 
 impl Job {
     async fn run(self) -> anyhow::Result<ExitCode> {
-        let mut out = Printer { json: self.json };
+        let mut out = Printer {
+            json: self.json,
+            subcalls: None,
+        };
         let context = SharedContext::default();
         let mut conversation = match &self.resume {
             Some(id) => match Conversation::open(
@@ -262,6 +266,25 @@ impl Job {
         // `files.changed` events.
         let (_no_dirty_paths, dirty) = watch::channel(DirtyPaths::default());
         let (written, mut written_rx) = mpsc::unbounded_channel();
+        // Sub-calls need no question here: like the model's cells (and the
+        // cells of an `rlm_query` loop), they run in every exec mode, within
+        // the `[subcalls]` bounds.
+        let (subcall_tx, mut subcall_rx) = mpsc::unbounded_channel();
+        let subcalls = Subcalls::new(
+            &self.settings,
+            &self.root,
+            Some(self.provider.clone()),
+            Approvals::allow_all(),
+            Some(Arc::new(move |event| {
+                let _ = subcall_tx.send(event);
+            })),
+            &|n| std::env::var(n).ok(),
+        );
+        if let Some(session) = conversation.session_writer() {
+            subcalls.record_to(session);
+        }
+        subcalls.begin_turn();
+        out.subcalls = Some(subcalls.clone());
         let registry = kernel_setup::registry(
             &self.root,
             &confinement,
@@ -272,6 +295,7 @@ impl Job {
                 review: None,
             }),
             Some(&(context.clone(), snapshot_rx)),
+            Some(&subcalls),
         )?;
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         let mut config = kernel_setup::kernel_config(&self.settings, &self.root, &confinement);
@@ -318,6 +342,7 @@ impl Job {
                 tokio::select! {
                     biased;
                     Some(change) = written_rx.recv() => out.file_changed(&root, &change),
+                    Some(subcall) = subcall_rx.recv() => out.subcall(&subcall),
                     event = rx.recv() => match event {
                         Some(event) => out.turn_event(&event, &mut answer),
                         None => break,
@@ -326,6 +351,9 @@ impl Job {
             }
             while let Ok(change) = written_rx.try_recv() {
                 out.file_changed(&root, &change);
+            }
+            while let Ok(subcall) = subcall_rx.try_recv() {
+                out.subcall(&subcall);
             }
             answer
         };
@@ -345,6 +373,8 @@ impl Job {
 
 struct Printer {
     json: bool,
+    /// What the turn's `llm_query` calls used, for `turn.completed`.
+    subcalls: Option<Subcalls>,
 }
 
 impl Printer {
@@ -376,6 +406,22 @@ impl Printer {
             "removed": removed,
             "diff": diff,
         }));
+    }
+
+    /// `subcall.started` / `subcall.completed`: an `llm_query` of a cell.
+    fn subcall(&mut self, event: &SubcallEvent) {
+        if let SubcallEvent::Completed(done) = event
+            && !self.json
+        {
+            eprintln!(
+                "[sub-call {}] {} · {} tok · {} ms",
+                done.id,
+                done.status.label(),
+                done.tokens(),
+                done.elapsed_ms
+            );
+        }
+        self.event(serde_json::to_value(event).unwrap_or(Value::Null));
     }
 
     fn event(&mut self, value: Value) {
@@ -435,7 +481,9 @@ impl Printer {
                 if *max_steps_reached {
                     progress(format!("stopped after {steps} steps (--max-steps)"));
                 }
-                self.event(json!({ "type": "turn.completed", "steps": steps, "usage": usage, "max_steps_reached": max_steps_reached }));
+                let (calls, tokens) = self.subcalls.as_ref().map_or((0, 0), Subcalls::used);
+                let subcalls = json!({ "calls": calls, "tokens": tokens });
+                self.event(json!({ "type": "turn.completed", "steps": steps, "usage": usage, "max_steps_reached": max_steps_reached, "subcalls": subcalls }));
             }
             TurnEvent::Failed { message } => {
                 if !self.json {

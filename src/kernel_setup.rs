@@ -15,6 +15,7 @@ use crate::kernel::caps::{
 };
 use crate::kernel::{CapabilityRegistry, KernelConfig, PreSpawnHook};
 use crate::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxError, SandboxStatus};
+use crate::subcalls::{NestedKernel, Subcalls};
 
 /// What ties the kernel's `fs` to the open editors: the paths with unsaved
 /// edits (`fs.write` refuses them), a channel announcing its writes (so
@@ -72,13 +73,14 @@ pub fn kernel_config(
 
 /// The kernel's capabilities: `fs` (tied to the editors when `fs_links` is
 /// given), `shell` (asking `shell_policy`, started under `confinement`) and,
-/// when given, `context`.
+/// when given, `context` and `llm` (`llm_query`, see `crate::subcalls`).
 pub fn registry(
     root: &Path,
     confinement: &Confinement,
     shell_policy: Arc<dyn ApprovalPolicy>,
     fs_links: Option<&FsLinks>,
     context: Option<&ContextLink>,
+    subcalls: Option<&Subcalls>,
 ) -> std::io::Result<CapabilityRegistry> {
     let mut fs = FsCapability::new(root)?;
     if let Some(links) = fs_links {
@@ -94,7 +96,7 @@ pub fn registry(
             .with(Arc::new(fs))
             .with(Arc::new(ShellCapability::new(
                 root,
-                shell_policy,
+                Arc::clone(&shell_policy),
                 confinement.clone(),
             )));
     if let Some((context, snapshot)) = context {
@@ -102,6 +104,16 @@ pub fn registry(
             context.clone(),
             snapshot.clone(),
         )));
+    }
+    if let Some(subcalls) = subcalls {
+        // `rlm_query` starts its loop's kernel the way this one is started.
+        let nested = NestedKernel {
+            root: root.to_path_buf(),
+            confinement: confinement.clone(),
+            shell_policy,
+            fs_links: fs_links.cloned(),
+        };
+        registry = registry.with(Arc::new(subcalls.in_kernel(nested)));
     }
     Ok(registry)
 }

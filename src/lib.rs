@@ -28,6 +28,7 @@ pub mod sanitize;
 pub mod screen;
 pub mod session;
 pub mod snapshot;
+pub mod subcalls;
 pub mod text_diff;
 pub(crate) mod text_merge;
 pub mod theme;

@@ -104,6 +104,7 @@ fn rig(root: &std::path::Path, provider: Arc<dyn ModelProvider>) -> Rig {
         Arc::new(DenyAll::default()),
         None,
         Some(&(context.clone(), snapshot_rx)),
+        None,
     )
     .unwrap();
     let mut config = KernelConfig::for_workspace(root);
@@ -1195,7 +1196,7 @@ async fn the_preview_is_the_request_that_is_sent() {
     .await;
     let dir = workspace();
     let mut rig = rig(dir.path(), openai(&server));
-    rig.deps.window = ContextWindow::resolve(Some(4_000), None, "test-model", Some(200), None);
+    rig.deps.window = ContextWindow::resolve(Some(4_400), None, "test-model", Some(200), None);
     let mut conversation = Conversation::new(rig.context.clone(), None);
     // Fits the window alone, but not with what follows it.
     let long = "a long first question ".repeat(300);

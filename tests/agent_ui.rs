@@ -291,6 +291,7 @@ fn kernel_state(
         Arc::new(DenyAll::default()),
         fs_links,
         Some(&(s.agent.context.clone(), s.agent.snapshot_receiver())),
+        None,
     )
     .unwrap();
     let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
@@ -1225,13 +1226,15 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     let screen = terminal.backend().to_string();
     assert!(screen.contains("✎ auth.ts  +1 −1"), "{screen}");
     assert!(screen.contains("✎ NOTES.md  +1 −0"), "{screen}");
+    // From the first diff's header down, inside the conversation pane
+    // (what is above depends on how far the pane scrolled).
     let cell_rows = screen
         .lines()
         .position(|l| l.contains("✎ auth.ts"))
         .unwrap() as u16;
     insta::assert_debug_snapshot!(region(
         terminal.backend().buffer(),
-        Rect::new(0, cell_rows.saturating_sub(1), 48, 10)
+        Rect::new(1, cell_rows, 38, 9)
     ));
 
     send(&mut s, "/undo");
@@ -1341,4 +1344,99 @@ async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
     assert!(heading < tabs && tabs < pytest, "root first, nearest last");
     assert!(systems[1].contains("Indent with four spaces."), "re-read");
     assert!(!systems[1].contains("Indent with tabs."));
+}
+
+/// Issue 19: a cell's `llm_query` sub-calls show nested under it (prompt
+/// head, answer head, tokens, time, status), collapsed to a line each and
+/// in full with Ctrl+O; their tokens count in the status bar.
+#[test]
+fn a_cell_with_nested_sub_calls() {
+    use hello_tui::subcalls::{
+        SubcallCompleted, SubcallEvent, SubcallKind, SubcallStarted, SubcallStatus,
+    };
+    let mut s = busy_demo();
+    turn(&mut s, TurnEvent::Step(1));
+    turn(
+        &mut s,
+        TurnEvent::Usage(Usage {
+            prompt_tokens: 900,
+            completion_tokens: 100,
+            total_tokens: 1000,
+            ..Usage::default()
+        }),
+    );
+    let code = "parts = [text[i:i+4000] for i in range(0, len(text), 4000)]\nnotes = llm_query_batched([f'Summarise:\\n{p}' for p in parts])";
+    handle_app_event(
+        &mut s,
+        AppEvent::Kernel(KernelUpdate::Queued {
+            cell_id: 1,
+            code: code.into(),
+            origin: CellOrigin::Agent,
+        }),
+    );
+    let started = |id: u64, prompt: &str| {
+        AppEvent::Subcall(SubcallEvent::Started(SubcallStarted {
+            id,
+            kind: SubcallKind::LlmQuery,
+            exec_id: Some(1),
+            model: "small-model @ http://127.0.0.1:8080".into(),
+            prompt_head: prompt.into(),
+            prompt_chars: 4012,
+        }))
+    };
+    let completed = |id: u64, prompt: &str, status, answer: &str, error: Option<&str>| {
+        AppEvent::Subcall(SubcallEvent::Completed(SubcallCompleted {
+            id,
+            kind: SubcallKind::LlmQuery,
+            exec_id: Some(1),
+            model: "small-model @ http://127.0.0.1:8080".into(),
+            prompt_head: prompt.into(),
+            status,
+            answer_head: answer.into(),
+            answer_chars: answer.chars().count(),
+            prompt_tokens: if status == SubcallStatus::Ok { 1000 } else { 0 },
+            completion_tokens: if status == SubcallStatus::Ok { 40 } else { 0 },
+            elapsed_ms: 850 + id,
+            error: error.map(str::to_owned),
+        }))
+    };
+    let prompts = [
+        "Summarise:\ndef check_auth(user):",
+        "Summarise:\nclass Session:",
+        "Summarise:\nROUTES = {",
+    ];
+    for (i, prompt) in prompts.iter().enumerate() {
+        handle_app_event(&mut s, started(i as u64 + 1, prompt));
+    }
+    handle_app_event(
+        &mut s,
+        completed(
+            1,
+            prompts[0],
+            SubcallStatus::Ok,
+            "Admins only; every other role is refused.",
+            None,
+        ),
+    );
+    handle_app_event(
+        &mut s,
+        completed(
+            2,
+            prompts[1],
+            SubcallStatus::TimedOut,
+            "",
+            Some("no answer within 120 s ([subcalls] call_timeout_secs)"),
+        ),
+    );
+    let terminal = draw(&mut s, 140, 18);
+    let status = status_row(&terminal);
+    assert!(
+        status.contains("2.0k tok"),
+        "the model's 1000 + 1040 sub-call tokens: {status}"
+    );
+    let pane = region(terminal.backend().buffer(), Rect::new(0, 0, 56, 17));
+    insta::assert_snapshot!("nested_sub_calls_styled", format!("{pane:?}"));
+    s.conversation.cells_expanded = true;
+    let terminal = draw(&mut s, 140, 30);
+    insta::assert_snapshot!("nested_sub_calls_expanded", terminal.backend().to_string());
 }

@@ -153,6 +153,26 @@ fn approval_overlay_for_a_cell_is_highlighted() {
     );
 }
 
+/// Issue 19: the first sub-call of a turn asks with what it will cost, and
+/// "always" covers every later sub-call.
+#[test]
+fn approval_overlay_for_sub_calls_says_what_they_may_use() {
+    let mut s = state();
+    let mut answer = ask(
+        &mut s,
+        ApprovalSubject::Subcalls(
+            "8 sub-calls to small-model @ http://localhost:11434/v1\n\
+             this turn: at most 64 calls and 200000 tokens\n\
+             first prompt: Summarise this part of the log:"
+                .into(),
+        ),
+    );
+    let terminal = draw(&mut s, 80, 20);
+    insta::assert_snapshot!("approval_subcalls", text(&terminal));
+    press(&mut s, KeyCode::Char('a'));
+    assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowAlways);
+}
+
 #[test]
 fn a_long_cell_scrolls_so_all_of_it_can_be_read() {
     let mut s = state();

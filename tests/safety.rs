@@ -6,6 +6,9 @@
 //! Where Landlock is missing the sandboxed cases say so loudly and are
 //! skipped, unless `HELLO_TUI_REQUIRE_LANDLOCK=1` demands it.
 
+#[path = "support/loopback.rs"]
+#[allow(dead_code)]
+mod loopback;
 #[path = "support/processes.rs"]
 mod processes;
 #[path = "support/scratch.rs"]
@@ -201,6 +204,77 @@ fn connect_cell(port: u16) -> String {
     format!(
         "import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5).close()\n'connected'"
     )
+}
+
+/// `llm_query` is made by the workbench, outside the sandbox: a kernel
+/// with the network closed cannot connect to the model server itself, yet
+/// its sub-call reaches it (README, "What the sandbox guarantees").
+#[tokio::test(flavor = "multi_thread")]
+async fn llm_query_reaches_the_model_server_from_a_kernel_without_network() {
+    use hello_tui::subcalls::Subcalls;
+    use loopback::{Framing, LoopbackServer, Part, Reply, data};
+    let Some(status) = sandbox() else { return };
+    let server = LoopbackServer::respond_with(Duration::from_secs(30), |_| {
+        let body = [
+            data(r#"{"choices":[{"index":0,"delta":{"content":"pong"},"finish_reason":"stop"}]}"#),
+            "data: [DONE]\r\n\r\n".to_owned(),
+        ]
+        .concat();
+        Reply::sse(Framing::Chunked, vec![Part::Bytes(body.into_bytes())])
+    })
+    .await;
+    let port: u16 = server.base_url.rsplit(':').next().unwrap().parse().unwrap();
+    let fixture = Fixture::new();
+    let mut settings = settings(false);
+    settings.model = Some("m".into());
+    settings.base_url = Some(server.base_url.clone());
+    let provider = hello_tui::agent::setup::from_settings(&settings, &|_| None)
+        .unwrap()
+        .unwrap();
+    let (tx, _events) = event::channel();
+    let broker = ApprovalBroker::new(tx.clone(), ApprovalMode::Auto);
+    let policy = hello_tui::app::subcalls::SubcallApproval(broker.clone());
+    let subcalls = Subcalls::new(
+        &settings,
+        &fixture.workspace,
+        Some(provider),
+        hello_tui::subcalls::Approvals {
+            calls: std::sync::Arc::new(policy),
+            cells: std::sync::Arc::new(broker.clone()),
+        },
+        None,
+        &|_| None,
+    );
+    subcalls.begin_turn();
+    let launcher = KernelLauncher::new(
+        tx,
+        settings,
+        fixture.workspace.clone(),
+        broker,
+        status.clone(),
+    )
+    .with_subcalls(subcalls);
+    let launched = launcher.launch(ApprovalMode::Auto).unwrap();
+    assert!(launched.confined);
+    let k = Kernel {
+        client: launched.client,
+        confined: launched.confined,
+        notice: launched.notice,
+        sandbox: launched.sandbox,
+        events: event::channel().1,
+    };
+    if matches!(
+        status,
+        SandboxStatus::Enforced {
+            network_confined: true,
+            ..
+        }
+    ) {
+        assert_eq!(outcome(&k, &connect_cell(port)).await, "PermissionError");
+    }
+    let r = run(&k, "llm_query('ping')").await;
+    assert_eq!(r.value_repr.as_deref(), Some("'pong'"), "{r:?}");
+    assert_eq!(server.requests().len(), 1);
 }
 
 /// The driver's files are the host's: a confined cell can read them (the

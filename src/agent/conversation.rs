@@ -451,6 +451,12 @@ impl Conversation {
         self.session.as_ref().map(SessionWriter::id)
     }
 
+    /// A second writer on the session file, for events that happen while
+    /// a turn holds the conversation (a cell's sub-calls).
+    pub fn session_writer(&self) -> Option<SessionWriter> {
+        self.session.as_ref().and_then(|s| s.try_clone().ok())
+    }
+
     /// The code a tool call ran (for resumed conversations' cells).
     pub fn code_for(&self, call_id: &str) -> Option<&str> {
         self.codes.get(call_id).map(String::as_str)

@@ -64,6 +64,12 @@ pub struct AgentState {
     pub busy: bool,
     pub step: u32,
     pub usage: Usage,
+    /// Tokens this turn's `llm_query` sub-calls used (the status bar adds
+    /// them to the model's own).
+    pub subcall_tokens: u64,
+    /// The kernel's `llm` capability: a new turn resets its allowances,
+    /// and the turn's session records its calls.
+    pub subcalls: Option<crate::subcalls::Subcalls>,
     pub retry: Option<String>,
     /// The model's window, asked of the server once, at the first turn.
     window: Arc<tokio::sync::OnceCell<ContextWindow>>,
@@ -102,6 +108,8 @@ impl Default for AgentState {
             busy: false,
             step: 0,
             usage: Usage::default(),
+            subcall_tokens: 0,
+            subcalls: None,
             retry: None,
             window: Arc::default(),
             counter: Arc::default(),
@@ -119,11 +127,14 @@ impl AgentState {
     /// The status-bar segment: spinner, step, tokens, retries.
     pub fn status_segment(&self) -> Option<String> {
         let agent = self;
-        let tokens = format!("{} tok", short_tokens(agent.usage.total_tokens));
+        let tokens = format!(
+            "{} tok",
+            short_tokens(agent.usage.total_tokens + agent.subcall_tokens)
+        );
         if agent.busy {
             let spin = SPINNER[agent.spinner % SPINNER.len()];
             let mut text = format!("{spin} step {}", agent.step.max(1));
-            if agent.usage.total_tokens > 0 {
+            if agent.usage.total_tokens + agent.subcall_tokens > 0 {
                 text.push_str(&format!(" · {tokens}"));
             }
             if let Some(retry) = &agent.retry {
@@ -370,6 +381,7 @@ pub fn send(state: &mut AppState, prompt: String) {
     agent.busy = true;
     agent.step = 0;
     agent.usage = Usage::default();
+    agent.subcall_tokens = 0;
     agent.retry = None;
     agent.streaming = None;
     agent.thinking = None;
@@ -387,6 +399,10 @@ pub fn send(state: &mut AppState, prompt: String) {
         cell_timeout: agent.cell_timeout,
         window: ContextWindow::resolve(None, None, "", None, None),
     };
+    let subcalls = agent.subcalls.clone();
+    if let Some(subcalls) = &subcalls {
+        subcalls.begin_turn();
+    }
     let conversation = agent.conversation.clone();
     let scene = super::snapshot::request(state);
     let workspace = state.workspace_root.clone();
@@ -440,6 +456,9 @@ pub fn send(state: &mut AppState, prompt: String) {
                     "This conversation is not saved: {error}"
                 ))),
             }
+        }
+        if let (Some(subcalls), Some(session)) = (&subcalls, conversation.session_writer()) {
+            subcalls.record_to(session);
         }
         let (tx, mut rx) = mpsc::unbounded_channel();
         let forward = async {

@@ -43,13 +43,18 @@ pub enum ApprovalSubject {
     /// A write `fs` is about to make: its diff, whole (`ask`) or hunk by
     /// hunk (`review`).
     Write(Box<super::write_review::WriteReviewState>),
+    /// The first `llm_query` sub-call(s) of a turn: how many, to which
+    /// model, the turn's bounds and the first prompt's head.
+    Subcalls(String),
 }
 
 impl ApprovalSubject {
     /// What the overlay shows: the command, the code, or the diff.
     pub fn text(&self) -> &str {
         match self {
-            ApprovalSubject::Command(text) | ApprovalSubject::Cell(text) => text,
+            ApprovalSubject::Command(text)
+            | ApprovalSubject::Cell(text)
+            | ApprovalSubject::Subcalls(text) => text,
             ApprovalSubject::Write(review) => review.text(),
         }
     }
@@ -218,6 +223,8 @@ pub struct ApprovalBroker {
     /// "Always" for a write (`ask` mode) makes every later write without
     /// showing it.
     always_writes: Arc<AtomicBool>,
+    /// "Always" for sub-calls approves them for every later turn.
+    always_subcalls: Arc<AtomicBool>,
     asked: Arc<AtomicU64>,
     /// The cell the kernel service runs now and who queued it: a command
     /// the user typed into their own running cell needs no question.
@@ -232,6 +239,7 @@ impl ApprovalBroker {
             always_commands: Arc::default(),
             always_cells: Arc::default(),
             always_writes: Arc::default(),
+            always_subcalls: Arc::default(),
             asked: Arc::default(),
             cell_owner: CellOwner::default(),
         }
@@ -273,6 +281,30 @@ impl ApprovalBroker {
             let decision = broker.ask(ApprovalSubject::Cell(code)).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
                 broker.always_cells.store(true, Ordering::Relaxed);
+            }
+            verdict_of(decision)
+        })
+    }
+
+    /// May this turn's cells call the model (`llm_query`)? Asked once a
+    /// turn (`crate::subcalls` remembers the answer for the turn); the
+    /// user's own running `%py` cell needs no question.
+    pub fn approve_subcalls(&self, what: &str) -> BoxFuture<'static, Approval> {
+        let broker = self.clone();
+        let what = what.to_owned();
+        Box::pin(async move {
+            if broker.cell_owner.users_cell_runs() {
+                return Approval::Allow;
+            }
+            if let Some(verdict) = broker.without_asking() {
+                return verdict;
+            }
+            if broker.always_subcalls.load(Ordering::Relaxed) {
+                return Approval::Allow;
+            }
+            let decision = broker.ask(ApprovalSubject::Subcalls(what)).await;
+            if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
+                broker.always_subcalls.store(true, Ordering::Relaxed);
             }
             verdict_of(decision)
         })

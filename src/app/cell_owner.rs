@@ -18,6 +18,7 @@ use super::kernel::CellOrigin;
 #[derive(Debug)]
 struct Running {
     cell_id: u64,
+    origin: CellOrigin,
     /// The literals of the cell's code when the user queued it; empty for
     /// the model's cells.
     user_literals: Vec<String>,
@@ -42,6 +43,7 @@ impl CellOwner {
         };
         *crate::kernel::lock(&self.0) = Some(Running {
             cell_id,
+            origin,
             user_literals,
             user_paths,
         });
@@ -63,6 +65,15 @@ impl CellOwner {
         crate::kernel::lock(&self.0)
             .as_ref()
             .is_some_and(|r| r.user_paths.iter().any(|p| p == path))
+    }
+
+    /// Is the running cell one the user typed (`%py`)? Enough for
+    /// `llm_query`, which only reaches the configured model within the
+    /// turn's bounds; a command needs [`Self::typed_by_user`].
+    pub fn users_cell_runs(&self) -> bool {
+        crate::kernel::lock(&self.0)
+            .as_ref()
+            .is_some_and(|r| r.origin == CellOrigin::User)
     }
 
     /// Is `command` one the user typed into the cell running now?

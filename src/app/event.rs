@@ -30,6 +30,8 @@ pub enum AppEvent {
     Workspace(crate::workspace::WorkspaceMessage),
     /// Matches for a Ctrl+P query (only the newest id is shown).
     PickerResults(crate::workspace::PickerResults),
+    /// A cell's `llm_query` sub-call started or ended.
+    Subcall(crate::subcalls::SubcallEvent),
     /// The kernel's `fs.write` changed this file.
     FsWritten(crate::kernel::caps::FsWritten),
     /// The loop's recovery timer fired: write due recovery files.

@@ -23,6 +23,7 @@ pub mod sessions;
 pub mod slash;
 pub mod snapshot;
 pub mod state;
+pub mod subcalls;
 pub(crate) mod transcript;
 pub mod update;
 pub(crate) mod workspace_services;

@@ -20,6 +20,7 @@ use crate::kernel::CodeRuntime;
 use crate::kernel::caps::ApprovalDecision;
 use crate::kernel_setup::{self, ContextLink, FsLinks};
 use crate::sandbox::{ApprovalMode, Confinement, SandboxStatus, effective_mode, fallback_notice};
+use crate::subcalls::{Approvals, Subcalls};
 use tokio::sync::watch;
 
 /// What the status bar says about safety.
@@ -87,6 +88,8 @@ pub struct KernelLauncher {
     /// The agent's conversation, for the kernel's `context` capability.
     context: Option<ContextLink>,
     fs_links: Option<FsLinks>,
+    /// `llm_query` for every kernel this launcher starts.
+    subcalls: Option<Subcalls>,
 }
 
 /// A started kernel and what to tell the user about it.
@@ -113,7 +116,14 @@ impl KernelLauncher {
             sandbox,
             context: None,
             fs_links: None,
+            subcalls: None,
         }
+    }
+
+    /// Gives every kernel this launcher starts the `llm` capability.
+    pub fn with_subcalls(mut self, subcalls: Subcalls) -> Self {
+        self.subcalls = Some(subcalls);
+        self
     }
 
     /// Ties every kernel this launcher starts to the editors.
@@ -168,6 +178,7 @@ impl KernelLauncher {
             Arc::new(self.broker.clone()),
             self.fs_links.as_ref(),
             self.context.as_ref(),
+            self.subcalls.as_ref(),
         )?;
         let config = kernel_setup::kernel_config(&self.settings, root, &confinement);
         let (runtime, events) = CodeRuntime::new(config, registry);
@@ -216,6 +227,22 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
     let broker = ApprovalBroker::new(app.clone(), mode);
     // The agent's cells ask through the same queue as shell commands.
     state.agent.approval = Arc::new(broker.clone());
+    let events = app.clone();
+    let subcalls = Subcalls::new(
+        &state.settings,
+        &state.workspace_root,
+        state.agent.provider(),
+        Approvals {
+            calls: Arc::new(super::subcalls::SubcallApproval(broker.clone())),
+            // An `rlm_query` loop's cells ask like the agent's own.
+            cells: Arc::new(broker.clone()),
+        },
+        Some(Arc::new(move |event| {
+            let _ = events.send(super::event::AppEvent::Subcall(event));
+        })),
+        &|name| std::env::var(name).ok(),
+    );
+    state.agent.subcalls = Some(subcalls.clone());
     let launcher = KernelLauncher::new(
         app.clone(),
         state.settings.clone(),
@@ -223,7 +250,8 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
         broker.clone(),
         sandbox.clone(),
     )
-    .with_context(state.agent.context.clone(), state.agent.snapshot_receiver());
+    .with_context(state.agent.context.clone(), state.agent.snapshot_receiver())
+    .with_subcalls(subcalls);
     let launcher = match fs_links {
         // Writes are shown to the user through the same queue and mode.
         Some(links) => launcher.with_fs_links(FsLinks {

@@ -76,6 +76,7 @@ impl PaneEntry {
                 code: code.into(),
                 status: CellStatus::Running,
                 changes: Vec::new(),
+                subcalls: Vec::new(),
             }),
             message: None,
         }
@@ -99,6 +100,26 @@ pub struct CellView {
     /// The files it changed through `fs.write`/`fs.edit`, shown as diffs
     /// under its output.
     pub changes: Vec<CellChange>,
+    /// The `llm_query` sub-calls it made, in the order they started.
+    pub subcalls: Vec<SubcallView>,
+}
+
+/// One sub-call of a cell as the conversation shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubcallView {
+    pub id: u64,
+    pub kind: crate::subcalls::SubcallKind,
+    pub model: String,
+    /// The start of the prompt as sent (redacted) and its full length.
+    pub prompt_head: String,
+    pub prompt_chars: usize,
+    /// `None` while it runs.
+    pub status: Option<crate::subcalls::SubcallStatus>,
+    pub answer_head: String,
+    pub answer_chars: usize,
+    pub tokens: u64,
+    pub elapsed_ms: u64,
+    pub error: Option<String>,
 }
 
 /// One file a cell changed: the diff from what it held before the cell's

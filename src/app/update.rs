@@ -144,6 +144,10 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         AppEvent::PickerResults(results) => {
             to_overlay(state, Input::FileMatches(&results)).unwrap_or(Command::None)
         }
+        AppEvent::Subcall(event) => {
+            super::subcalls::apply(state, event);
+            Command::Redraw
+        }
         AppEvent::FsWritten(written) => {
             super::changes::on_written(state, &written);
             super::editors::on_disk_change(state, &written.path)
@@ -316,6 +320,12 @@ pub(super) fn submit(state: &mut AppState, text: String) {
             Some(kernel) => {
                 kernel.execute(code, CellOrigin::User, None);
                 state.changes.start_group("your cell");
+                // The user's cell is a turn of its own for `llm_query`'s
+                // allowances, unless it waits behind the model's turn.
+                if let Some(subcalls) = state.agent.subcalls.as_ref().filter(|_| !state.agent.busy)
+                {
+                    subcalls.begin_turn();
+                }
             }
             None => notice(state, "The Python kernel is not running."),
         },

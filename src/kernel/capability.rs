@@ -27,6 +27,10 @@ pub struct ParamSpec {
     /// Other accepted keyword names (camelCase spellings are accepted anyway).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
+    /// Accepted only by name (after `*` in a Python signature), so a later
+    /// parameter added before it never changes what a positional call means.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub keyword_only: bool,
 }
 
 /// One action, e.g. `read(path)`.
@@ -39,6 +43,11 @@ pub struct ActionSpec {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
     pub params: Vec<ParamSpec>,
+    /// Also a plain function under this Python global name (`llm_query`
+    /// for `llm.query`): what the model is taught to call reads like a
+    /// builtin rather than a method.
+    #[serde(rename = "global", skip_serializing_if = "Option::is_none")]
+    pub global_name: Option<String>,
 }
 
 impl ActionSpec {
@@ -48,6 +57,7 @@ impl ActionSpec {
             description: description.to_owned(),
             aliases: Vec::new(),
             params: Vec::new(),
+            global_name: None,
         }
     }
 
@@ -57,6 +67,7 @@ impl ActionSpec {
             name: name.to_owned(),
             default: None,
             aliases: Vec::new(),
+            keyword_only: false,
         });
         self
     }
@@ -67,7 +78,23 @@ impl ActionSpec {
             name: name.to_owned(),
             default: Some(default),
             aliases: Vec::new(),
+            keyword_only: false,
         });
+        self
+    }
+
+    /// An optional parameter that can only be passed by name.
+    pub fn keyword(mut self, name: &str, default: Value) -> Self {
+        self = self.param_default(name, default);
+        if let Some(param) = self.params.last_mut() {
+            param.keyword_only = true;
+        }
+        self
+    }
+
+    /// Also bound as the Python global `name`.
+    pub fn global(mut self, name: &str) -> Self {
+        self.global_name = Some(name.to_owned());
         self
     }
 
@@ -107,6 +134,11 @@ pub enum CapabilityError {
     },
     #[error("{0}")]
     Failed(String),
+    /// A per-turn budget ran out (`llm_query` calls or tokens); raised as
+    /// `SubcallLimitError`, which the driver defines, so a cell can catch
+    /// exactly this and keep going.
+    #[error("{0}")]
+    SubcallLimit(String),
 }
 
 impl CapabilityError {
@@ -119,6 +151,7 @@ impl CapabilityError {
             Self::InvalidArgument(_) => "ValueError",
             Self::Os { python_type, .. } => python_type,
             Self::Failed(_) => "RuntimeError",
+            Self::SubcallLimit(_) => "SubcallLimitError",
         }
     }
 

@@ -232,6 +232,11 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
             "The model wants to run this cell in the kernel:".to_owned(),
         ),
         ApprovalSubject::Write(review) => write_heading(review),
+        ApprovalSubject::Subcalls(_) => (
+            "Approve sub-calls".to_owned(),
+            "text",
+            "A cell wants to ask a model (llm_query / rlm_query):".to_owned(),
+        ),
     };
     let mut title = vec![Span::raw(what)];
     if waiting > 1 {

@@ -71,6 +71,7 @@ pub fn buttons(subject: &ApprovalSubject) -> Vec<(&'static str, &'static str, Ch
             ];
         }
         ApprovalSubject::Write(_) => ("Write", "Always (all writes)"),
+        ApprovalSubject::Subcalls(_) => ("Allow this turn", "Always (all sub-calls)"),
     };
     vec![
         (once, "y", Choice::Once),

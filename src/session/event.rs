@@ -75,6 +75,10 @@ pub enum SessionEvent {
     /// changes, e.g. by `/model`); resuming in the workbench picks it again.
     #[serde(rename = "model")]
     Model { name: String },
+    /// A finished `llm_query` sub-call made by a cell (its prompt and answer
+    /// heads, tokens, time and status), written when it ends.
+    #[serde(rename = "subcall")]
+    Subcall(crate::subcalls::SubcallCompleted),
     /// An event type written by a newer version: kept readable, ignored.
     #[serde(other)]
     Unknown,

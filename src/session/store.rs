@@ -172,6 +172,16 @@ impl SessionWriter {
         &self.id
     }
 
+    /// Another writer on the same file. Both append whole lines with one
+    /// `write` each in append mode, so their lines never interleave.
+    pub fn try_clone(&self) -> std::io::Result<Self> {
+        Ok(SessionWriter {
+            id: self.id.clone(),
+            path: self.path.clone(),
+            file: self.file.try_clone()?,
+        })
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

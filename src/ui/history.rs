@@ -19,11 +19,12 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::markdown::{self, CodeStyler, PlainCode};
-use crate::app::state::{CellStatus, CellView, PaneEntry, Speaker};
+use crate::app::state::{CellStatus, CellView, PaneEntry, Speaker, SubcallView};
 use crate::app::transcript::{EntryId, Transcript};
 use crate::panes::conversation::{ConversationState, HistoryScroll};
 use crate::sanitize;
 use crate::screen::wrap;
+use crate::subcalls::{SubcallKind, SubcallStatus};
 use crate::theme::Theme;
 
 /// Collapsed cells show this many lines of code and of output.
@@ -579,6 +580,132 @@ fn cell_lines(
     for change in &cell.changes {
         lines.extend(change_lines(change, theme, expanded, width));
     }
+    lines.extend(subcall_lines(&cell.subcalls, theme, expanded, width));
+    lines
+}
+
+/// Sub-calls listed one line each until Ctrl+O expands the cell.
+const COLLAPSED_SUBCALLS: usize = 6;
+
+/// The cell's `llm_query` sub-calls: a total, then one line each (status,
+/// tokens, time, prompt → answer, cut to the width); expanded, each shows
+/// its model and the heads of its prompt and answer in full.
+fn subcall_lines(
+    calls: &[SubcallView],
+    theme: &Theme,
+    expanded: bool,
+    width: usize,
+) -> Vec<Line<'static>> {
+    if calls.is_empty() {
+        return Vec::new();
+    }
+    let tokens: u64 = calls.iter().map(|c| c.tokens).sum();
+    let plural = if calls.len() == 1 { "" } else { "s" };
+    let running = calls.iter().filter(|c| c.status.is_none()).count();
+    let mut total = format!("◆ {} sub-call{plural} · {tokens} tok", calls.len());
+    if running > 0 {
+        total.push_str(&format!(" · {running} running"));
+    }
+    let mut lines = vec![Line::styled(
+        wrap::fit_text(&total, width),
+        theme.roles.title,
+    )];
+    let shown = if expanded {
+        calls.len()
+    } else {
+        calls.len().min(COLLAPSED_SUBCALLS)
+    };
+    for call in &calls[..shown] {
+        let (mark, style) = match call.status {
+            None => ("● running".to_owned(), theme.roles.warning),
+            Some(SubcallStatus::Ok) => (
+                format!("✓ {} tok · {} ms", call.tokens, call.elapsed_ms),
+                theme.roles.hint,
+            ),
+            Some(other) => (
+                format!("✖ {} · {} ms", other.label(), call.elapsed_ms),
+                theme.roles.error,
+            ),
+        };
+        // A nested loop is told apart from a single answer.
+        let loop_mark = match call.kind {
+            SubcallKind::LlmQuery => "",
+            SubcallKind::RlmQuery => "rlm ",
+        };
+        let one_line = |text: &str| sanitize::for_display(&text.replace('\n', " ")).into_owned();
+        if !expanded {
+            let mut spans = vec![
+                Span::styled(format!("↳ {loop_mark}"), theme.roles.muted),
+                Span::styled(mark, style),
+                Span::styled(
+                    format!("  {}", one_line(&call.prompt_head)),
+                    theme.roles.muted,
+                ),
+            ];
+            let outcome = match &call.error {
+                Some(error) => Some((one_line(error), theme.roles.error)),
+                None if !call.answer_head.is_empty() => {
+                    Some((one_line(&call.answer_head), theme.roles.text))
+                }
+                None => None,
+            };
+            if let Some((text, style)) = outcome {
+                spans.push(Span::styled(" → ", theme.roles.muted));
+                spans.push(Span::styled(text, style));
+            }
+            lines.push(Line::from(wrap::fit(&spans, width)));
+            continue;
+        }
+        let head = vec![
+            Span::styled(format!("↳ #{} {loop_mark}", call.id), theme.roles.muted),
+            Span::styled(mark, style),
+            Span::styled(
+                format!(" · {}", sanitize::for_display(&call.model)),
+                theme.roles.muted,
+            ),
+        ];
+        lines.push(Line::from(wrap::fit(&head, width)));
+        let mut part = |label: &str, text: &str, chars: usize, style| {
+            let cut = if chars > text.chars().count() {
+                " …"
+            } else {
+                ""
+            };
+            let body = format!(
+                "  {label} ({chars} chars): {}{cut}",
+                sanitize::for_display(text)
+            );
+            for row in wrap::wrap(&body, width) {
+                lines.push(Line::styled(row, style));
+            }
+        };
+        part(
+            "prompt",
+            &call.prompt_head,
+            call.prompt_chars,
+            theme.roles.muted,
+        );
+        if call.status == Some(SubcallStatus::Ok) || !call.answer_head.is_empty() {
+            part(
+                "answer",
+                &call.answer_head,
+                call.answer_chars,
+                theme.roles.text,
+            );
+        }
+        if let Some(error) = &call.error {
+            for row in wrap::wrap(&format!("  {}", sanitize::for_display(error)), width) {
+                lines.push(Line::styled(row, theme.roles.error));
+            }
+        }
+    }
+    if shown < calls.len() {
+        let more = format!("… {} more sub-calls (Ctrl+O expands)", calls.len() - shown);
+        lines.push(Line::styled(
+            wrap::fit_text(&more, width),
+            theme.roles.muted,
+        ));
+    }
     lines
 }
 
@@ -664,6 +791,55 @@ mod tests {
 
     fn text_of(lines: &[Line<'_>]) -> Vec<String> {
         lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn many_sub_calls_collapse_to_a_total_and_a_few_lines() {
+        let call = |id: u64| SubcallView {
+            id,
+            kind: if id == 2 {
+                SubcallKind::RlmQuery
+            } else {
+                SubcallKind::LlmQuery
+            },
+            model: "m".into(),
+            prompt_head: format!("prompt {id}\nsecond line"),
+            prompt_chars: 20,
+            status: (id < 7).then_some(SubcallStatus::Ok),
+            answer_head: if id < 7 {
+                format!("answer {id}")
+            } else {
+                String::new()
+            },
+            answer_chars: 8,
+            tokens: 10,
+            elapsed_ms: 5,
+            error: None,
+        };
+        let calls: Vec<SubcallView> = (1..=8).map(call).collect();
+        let collapsed = text_of(&subcall_lines(&calls, &theme(), false, 60));
+        assert_eq!(collapsed[0], "◆ 8 sub-calls · 80 tok · 2 running");
+        assert_eq!(
+            collapsed[1],
+            "↳ ✓ 10 tok · 5 ms  prompt 1 second line → answer 1"
+        );
+        assert_eq!(collapsed.len(), 1 + COLLAPSED_SUBCALLS + 1);
+        assert_eq!(collapsed[7], "… 2 more sub-calls (Ctrl+O expands)");
+        for row in &collapsed {
+            assert!(row.chars().count() <= 60, "{row}");
+        }
+        let expanded = text_of(&subcall_lines(&calls, &theme(), true, 60));
+        assert!(
+            !expanded.iter().any(|r| r.contains("answer 8")),
+            "running: no answer yet"
+        );
+        assert!(expanded.iter().any(|r| r.starts_with("↳ #8 ● running · m")));
+        assert!(
+            expanded
+                .iter()
+                .any(|r| r.contains("answer (8 chars): answer 6"))
+        );
+        assert!(subcall_lines(&[], &theme(), true, 60).is_empty());
     }
 
     /// Entries of different heights: short prompts, Markdown with code,

@@ -6,6 +6,7 @@
 //! of it), and gives up on its own after a deadline, so a failing test
 //! never hangs.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -90,9 +91,29 @@ impl Recorded {
     }
 }
 
+/// Requests being answered now, and the most there ever were at once
+/// (counted by [`LoopbackServer::respond_with`] servers).
+#[derive(Debug, Default)]
+struct OpenCount {
+    now: AtomicUsize,
+    max: AtomicUsize,
+}
+
+impl OpenCount {
+    fn open(&self) {
+        let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max.fetch_max(now, Ordering::SeqCst);
+    }
+
+    fn close(&self) {
+        self.now.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 pub struct LoopbackServer {
     pub base_url: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    open: Arc<OpenCount>,
     client_closed: watch::Receiver<usize>,
     task: JoinHandle<()>,
 }
@@ -128,22 +149,35 @@ impl LoopbackServer {
         respond: impl Fn(&Recorded) -> Reply + Send + Sync + 'static,
     ) -> Self {
         let respond = Arc::new(respond);
-        Self::listen(deadline, move |listener, recorded, closed_tx| async move {
+        let open = Arc::new(OpenCount::default());
+        let counted = open.clone();
+        let mut server = Self::listen(deadline, move |listener, recorded, closed_tx| async move {
             while let Ok((mut socket, _)) = listener.accept().await {
                 let recorded = recorded.clone();
                 let closed_tx = closed_tx.clone();
                 let respond = respond.clone();
+                let open = counted.clone();
                 tokio::spawn(async move {
                     let Some(request) = read_request(&mut socket).await else {
                         return;
                     };
+                    open.open();
                     let reply = respond(&request);
                     recorded.lock().unwrap().push(request);
                     send_reply(socket, reply, closed_tx).await;
+                    open.close();
                 });
             }
         })
-        .await
+        .await;
+        server.open = open;
+        server
+    }
+
+    /// The most requests this server was answering at one time.
+    #[allow(dead_code, reason = "only some test binaries measure concurrency")]
+    pub fn max_open(&self) -> usize {
+        self.open.max.load(Ordering::SeqCst)
     }
 
     /// Binds a port and runs `serve_all` on it until `deadline`.
@@ -163,6 +197,7 @@ impl LoopbackServer {
         LoopbackServer {
             base_url: format!("http://{addr}"),
             requests,
+            open: Arc::default(),
             client_closed,
             task,
         }

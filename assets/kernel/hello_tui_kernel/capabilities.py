@@ -1,7 +1,8 @@
 """Capabilities in Python: one proxy object per host capability (`fs`,
-`shell`, `context`), built from the spec the host sends at start. A call
-sends a `call` frame and blocks the cell until the control thread hands it
-the host's `reply`.
+`shell`, `context`, `llm`), built from the spec the host sends at start. A
+call sends a `call` frame and blocks the cell until the control thread hands
+it the host's `reply`. An action the spec gives a `global` name is also a
+plain function in the namespace (`llm_query` for `llm.query`).
 """
 
 import itertools
@@ -60,7 +61,16 @@ def _wrap(value):
     return value
 
 
+class SubcallLimitError(RuntimeError):
+    """A per-turn budget of `llm_query` sub-calls (calls or tokens) ran out.
+    The cell's variables are kept; catch it to fall back or to stop early."""
+
+    # A global in every cell like a builtin, so tracebacks name it plainly.
+    __module__ = "builtins"
+
+
 _ERRORS = {
+    "SubcallLimitError": SubcallLimitError,
     "PermissionError": PermissionError,
     "FileNotFoundError": FileNotFoundError,
     "FileExistsError": FileExistsError,
@@ -95,18 +105,19 @@ class Calls:
         self.lock = threading.Lock()
         self.max_args = max_frame - self.FRAME_OVERHEAD
 
-    def call(self, cap, action, args):
+    def call(self, cap, action, args, label=None):
+        label = label or "%s.%s" % (cap, action)
         try:
             encoded = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
         except (TypeError, ValueError) as exc:
-            raise TypeError("%s.%s(): arguments must be JSON values (%s)" % (cap, action, exc)) from None
+            raise TypeError("%s(): arguments must be JSON values (%s)" % (label, exc)) from None
         # The host drops frames over its limit; fail here, at once, rather
         # than wait for a reply that cannot come.
         size = len(encoded.encode("utf-8", "replace"))
         if size > self.max_args:
             raise ValueError(
-                "%s.%s(): the arguments are %d bytes; a capability call carries at most %d bytes "
-                "(write big data with open() instead)" % (cap, action, size, self.max_args)
+                "%s(): the arguments are %d bytes; a capability call carries at most %d bytes "
+                "(write big data with open() instead)" % (label, size, self.max_args)
             )
         waiter = _Waiter()
         with self.lock:
@@ -128,7 +139,7 @@ class Calls:
             return _wrap(msg.get("value"))
         err = msg.get("error") or {}
         exc_type = _ERRORS.get(err.get("type"), RuntimeError)
-        raise exc_type("%s.%s: %s" % (cap, action, err.get("message") or "capability failed"))
+        raise exc_type("%s: %s" % (label, err.get("message") or "capability failed"))
 
     def resolve(self, msg):
         with self.lock:
@@ -141,7 +152,10 @@ class Calls:
 def _make_action(calls, cap, action):
     params = action.get("params") or []
     names = [p["name"] for p in params]
+    positional = [p["name"] for p in params if not p.get("keyword_only")]
     aname = action["name"]
+    # What errors call it: the global function's name when it has one.
+    label = action.get("global") or "%s.%s" % (cap, aname)
 
     def lookup(key):
         if key in names:
@@ -153,28 +167,35 @@ def _make_action(calls, cap, action):
         return alt if alt in names else None
 
     def method(*args, **kwargs):
-        if len(args) > len(names):
-            raise TypeError("%s.%s() takes at most %d arguments (%d given)" % (cap, aname, len(names), len(args)))
-        bound = dict(zip(names, args))
+        if len(args) > len(positional):
+            raise TypeError("%s() takes at most %d positional arguments (%d given)" % (label, len(positional), len(args)))
+        bound = dict(zip(positional, args))
         for key, value in kwargs.items():
             pname = lookup(key)
             if pname is None:
-                raise TypeError("%s.%s() got an unexpected keyword argument %r" % (cap, aname, key))
+                raise TypeError("%s() got an unexpected keyword argument %r" % (label, key))
             if pname in bound:
-                raise TypeError("%s.%s() got multiple values for argument %r" % (cap, aname, pname))
+                raise TypeError("%s() got multiple values for argument %r" % (label, pname))
             bound[pname] = value
         for p in params:
             if p["name"] not in bound:
                 if "default" in p:
                     bound[p["name"]] = p["default"]
                 elif p.get("required", True):
-                    raise TypeError("%s.%s() missing required argument %r" % (cap, aname, p["name"]))
-        return calls.call(cap, aname, bound)
+                    raise TypeError("%s() missing required argument %r" % (label, p["name"]))
+        return calls.call(cap, aname, bound, label)
 
-    sig = ", ".join(p["name"] + ("=%r" % (p["default"],) if "default" in p else "") for p in params)
-    method.__name__ = aname
-    method.__qualname__ = "%s.%s" % (cap, aname)
-    method.__doc__ = "%s.%s(%s)\n\n%s" % (cap, aname, sig, action.get("description") or "")
+    def shown(p):
+        return p["name"] + ("=%r" % (p["default"],) if "default" in p else "")
+
+    parts = [shown(p) for p in params if not p.get("keyword_only")]
+    keywords = [shown(p) for p in params if p.get("keyword_only")]
+    if keywords:
+        parts += ["*"] + keywords
+    sig = ", ".join(parts)
+    method.__name__ = action.get("global") or aname
+    method.__qualname__ = label
+    method.__doc__ = "%s(%s)\n\n%s" % (label, sig, action.get("description") or "")
     return method, sig
 
 
@@ -185,11 +206,15 @@ class CapabilityProxy:
         self._name = spec["name"]
         self._doc = spec.get("description") or ""
         self._sigs = []
+        # Global name -> function, for the namespace (see the module doc).
+        self.functions = {}
         for action in spec.get("actions") or []:
             method, sig = _make_action(calls, self._name, action)
             self._sigs.append("%s(%s)" % (action["name"], sig))
             for name in [action["name"]] + list(action.get("aliases") or []):
                 object.__setattr__(self, name, method)
+            if action.get("global"):
+                self.functions[action["global"]] = method
 
     def __repr__(self):
         return "<capability %s: %s>" % (self._name, ", ".join(self._sigs))

@@ -18,7 +18,7 @@ import threading
 from queue import SimpleQueue
 
 from . import capture
-from .capabilities import CapabilityProxy, Calls
+from .capabilities import CapabilityProxy, Calls, SubcallLimitError
 from .cells import run_cell
 from .framing import encode, parse_host_line, ready_frame, send, state_error_frame, write_frame, writer
 from .listing import Kernel
@@ -55,10 +55,14 @@ def main(argv):
     calls = Calls(int(config.get("max_frame_bytes", 16 << 20)))
     for spec in config.get("capabilities") or []:
         try:
-            kernel.ns[spec["name"]] = CapabilityProxy(calls, spec)
-            kernel.hidden.add(spec["name"])
+            proxy = CapabilityProxy(calls, spec)
         except (KeyError, TypeError):
             continue
+        for name, value in [(spec["name"], proxy)] + list(proxy.functions.items()):
+            kernel.ns[name] = value
+            kernel.hidden.add(name)
+    kernel.ns["SubcallLimitError"] = SubcallLimitError
+    kernel.hidden.add("SubcallLimitError")
     kernel.record_changes(None)
 
     def on_sigint(signum, frame):

@@ -109,3 +109,47 @@ def test_an_unconfined_kernel_reports_the_oserror_as_it_is(tmp_path):
         assert "Read-only file system" in result["error"]["message"]
     finally:
         d.close()
+
+
+LLM_SPEC = {
+    "name": "llm",
+    "description": "",
+    "actions": [
+        {
+            "name": "query",
+            "description": "",
+            "global": "llm_query",
+            "params": [
+                {"name": "prompt"},
+                {"name": "model", "default": None, "keyword_only": True},
+            ],
+        }
+    ],
+}
+
+
+def test_an_action_with_a_global_name_is_a_plain_function_with_keyword_only_params(tmp_path):
+    from conftest import Driver
+
+    driver = Driver({"capabilities": [LLM_SPEC]}, cwd=str(tmp_path))
+    try:
+        result, _ = driver.execute(1, "llm_query('x', 'm')")
+        assert result["error"]["type"] == "TypeError"
+        assert "llm_query() takes at most 1 positional" in result["error"]["message"]
+        driver.send({"type": "execute", "id": 2, "code": "a = llm_query('hi', model='m')\na"})
+        call = driver.wait_for("call")
+        assert (call["cap"], call["action"]) == ("llm", "query")
+        assert call["args"] == {"prompt": "hi", "model": "m"}
+        driver.send({"type": "reply", "id": call["id"], "ok": True, "value": "answer"})
+        result = driver.wait_for("result")
+        assert result["value_repr"] == "'answer'"
+        # A budget error is its own class, a global the cell can catch.
+        code = "try:\n    llm_query('hi')\nexcept SubcallLimitError as e:\n    caught = str(e)\ncaught"
+        driver.send({"type": "execute", "id": 3, "code": code})
+        call = driver.wait_for("call")
+        error = {"type": "SubcallLimitError", "message": "no calls left"}
+        driver.send({"type": "reply", "id": call["id"], "ok": False, "error": error})
+        result = driver.wait_for("result")
+        assert result["value_repr"] == "'llm_query: no calls left'"
+    finally:
+        driver.close()
