@@ -1197,3 +1197,39 @@ fn custom_commands_are_prompt_templates() {
         "{said}"
     );
 }
+
+/// Issue 18: ↑/↓ in the composer recall what was sent before, as a shell
+/// does: ↑ on the first line goes back, ↓ on the last comes forward and
+/// then back to what was being typed; the history is kept per workspace
+/// across restarts.
+#[test]
+fn up_and_down_recall_earlier_prompts_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
+    for prompt in ["%py print(1)", "/diff"] {
+        type_keys(&mut s, prompt);
+        press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    }
+    type_keys(&mut s, "draft");
+    press(&mut s, KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(s.conversation.composer.lines(), ["/diff"]);
+    press(&mut s, KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(s.conversation.composer.lines(), ["%py print(1)"]);
+    press(&mut s, KeyCode::Down, KeyModifiers::NONE);
+    press(&mut s, KeyCode::Down, KeyModifiers::NONE);
+    assert_eq!(
+        s.conversation.composer.lines(),
+        ["draft"],
+        "the draft is back"
+    );
+
+    // Within a multi-line text ↑ moves the cursor up first.
+    press(&mut s, KeyCode::Enter, KeyModifiers::ALT);
+    type_keys(&mut s, "second line");
+    press(&mut s, KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(s.conversation.composer.lines(), ["draft", "second line"]);
+
+    let mut again = AppState::new(dir.path().to_path_buf(), Settings::defaults());
+    press(&mut again, KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(again.conversation.composer.lines(), ["/diff"]);
+}

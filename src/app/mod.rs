@@ -16,6 +16,7 @@ pub mod kernel;
 pub(crate) mod layers;
 pub(crate) mod line_input;
 pub mod models;
+pub mod prompt_history;
 pub(crate) mod python_literals;
 pub(crate) mod recovery_mirror;
 pub mod safety;

@@ -383,6 +383,7 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(workspace_root: PathBuf, settings: Settings) -> Self {
+        let history = super::prompt_history::PromptHistory::load(&workspace_root);
         let workspace_name = workspace_root
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -393,7 +394,7 @@ impl AppState {
             settings,
             focus: PaneId::Conversation,
             overlay: None,
-            conversation: Default::default(),
+            conversation: crate::panes::conversation::ConversationState::with_history(history),
             kernel: KernelView::NotStarted,
             services: Services::default(),
             last_exec_id: None,

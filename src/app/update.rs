@@ -310,6 +310,7 @@ fn scroll(state: &mut AppState, delta: isize) {
 /// What the composer sent: a prompt for the model, a `%py` cell for the
 /// kernel, or a `/command`.
 pub(super) fn submit(state: &mut AppState, text: String) {
+    state.conversation.history.record(&text);
     match composer::parse(&text) {
         Submission::Prompt(prompt) => {
             let prompt = attach_pins(state, prompt);

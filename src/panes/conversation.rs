@@ -61,6 +61,8 @@ pub struct ConversationState {
     /// The text Esc closed the palette for: it stays closed until the
     /// text changes.
     palette_closed_for: Option<String>,
+    /// What was sent before, for ↑/↓ (the app records each submission).
+    pub history: crate::app::prompt_history::PromptHistory,
 }
 
 /// The slash-command palette over the composer.
@@ -87,11 +89,20 @@ impl Default for ConversationState {
             composer,
             palette: None,
             palette_closed_for: None,
+            history: Default::default(),
         }
     }
 }
 
 impl ConversationState {
+    /// An empty pane whose ↑/↓ recall `history`.
+    pub fn with_history(history: crate::app::prompt_history::PromptHistory) -> Self {
+        Self {
+            history,
+            ..Self::default()
+        }
+    }
+
     /// Scrolls by `rows` (negative: back in history) before the next frame.
     pub fn scroll_by(&mut self, rows: isize) {
         self.scroll_request = self.scroll_request.saturating_add(rows);
@@ -118,6 +129,12 @@ impl ConversationState {
     fn refresh_palette(&mut self, app: &AppState) {
         let text = self.composer.lines().join("\n");
         let typed = match self.typed_command() {
+            // A recalled `/command` is not being typed: ↑/↓ keep walking
+            // the history instead of the list.
+            Some(_) if self.history.recalling() => {
+                self.palette = None;
+                return;
+            }
             Some(name) if self.palette_closed_for.as_deref() != Some(text.as_str()) => name,
             _ => {
                 self.palette = None;
@@ -177,6 +194,33 @@ impl ConversationState {
         Some(Outcome::Changed)
     }
 
+    /// ↑ on the composer's first line recalls the previous submission, ↓
+    /// on its last line the next (then what was being typed); elsewhere
+    /// they move the cursor. `None`: not a recall key here.
+    fn recall(&mut self, key: crossterm::event::KeyEvent) -> Option<Outcome> {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        if key.modifiers != KeyModifiers::NONE {
+            return None;
+        }
+        let row = self.composer.cursor().0;
+        let last = self.composer.lines().len().saturating_sub(1);
+        let text = match key.code {
+            KeyCode::Up if row == 0 => {
+                let current = self.composer.lines().join("\n");
+                self.history.previous(&current).map(str::to_owned)
+            }
+            KeyCode::Down if row == last => self.history.next().map(str::to_owned),
+            _ => return None,
+        };
+        Some(match text {
+            Some(text) => {
+                self.set_composer_text(&text);
+                Outcome::Changed
+            }
+            None => Outcome::Unchanged,
+        })
+    }
+
     /// Enter: the composer's text goes to the app.
     fn send(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
         let Some(text) = crate::app::composer::take_text(&mut self.composer) else {
@@ -224,8 +268,15 @@ impl Component for ConversationState {
                 self.refresh_palette(ctx.app);
                 Outcome::Changed
             }
+            Input::Key(key) if let Some(outcome) = self.recall(key) => {
+                self.refresh_palette(ctx.app);
+                outcome
+            }
             Input::Key(key) => {
                 let changed = self.composer.input(tui_textarea::Input::from(key));
+                if changed {
+                    self.history.stop_recalling();
+                }
                 self.refresh_palette(ctx.app);
                 Outcome::from_changed(changed)
             }
