@@ -95,7 +95,7 @@ impl PromptHistory {
 
     /// ↑: the entry before the one shown (the newest first), keeping
     /// `current` as the draft when recall starts. `None` at the oldest.
-    pub fn previous(&mut self, current: &str) -> Option<&str> {
+    pub fn earlier(&mut self, current: &str) -> Option<&str> {
         let next = match self.at {
             None => {
                 self.draft = current.to_owned();
@@ -110,7 +110,7 @@ impl PromptHistory {
 
     /// ↓: the entry after the one shown, then the draft. `None` when not
     /// recalling.
-    pub fn next(&mut self) -> Option<&str> {
+    pub fn later(&mut self) -> Option<&str> {
         let at = self.at?;
         if at + 1 < self.entries.len() {
             self.at = Some(at + 1);
@@ -143,22 +143,18 @@ mod tests {
         for text in ["first", "second", "second", "%py x = 1\nprint(x)"] {
             history.record(text);
         }
-        assert_eq!(history.previous("half typed"), Some("%py x = 1\nprint(x)"));
-        assert_eq!(
-            history.previous(""),
-            Some("second"),
-            "a repeat is kept once"
-        );
-        assert_eq!(history.previous(""), Some("first"));
-        assert_eq!(history.previous(""), None, "the oldest");
-        assert_eq!(history.next(), Some("second"));
-        assert_eq!(history.next(), Some("%py x = 1\nprint(x)"));
-        assert_eq!(history.next(), Some("half typed"), "the draft comes back");
-        assert_eq!(history.next(), None);
+        assert_eq!(history.earlier("half typed"), Some("%py x = 1\nprint(x)"));
+        assert_eq!(history.earlier(""), Some("second"), "a repeat is kept once");
+        assert_eq!(history.earlier(""), Some("first"));
+        assert_eq!(history.earlier(""), None, "the oldest");
+        assert_eq!(history.later(), Some("second"));
+        assert_eq!(history.later(), Some("%py x = 1\nprint(x)"));
+        assert_eq!(history.later(), Some("half typed"), "the draft comes back");
+        assert_eq!(history.later(), None);
 
         let mut again = PromptHistory::load(dir.path());
-        assert_eq!(again.previous(""), Some("%py x = 1\nprint(x)"));
-        assert_eq!(again.previous(""), Some("second"));
+        assert_eq!(again.earlier(""), Some("%py x = 1\nprint(x)"));
+        assert_eq!(again.earlier(""), Some("second"));
     }
 
     #[test]
@@ -168,8 +164,8 @@ mod tests {
         std::fs::create_dir_all(&own).unwrap();
         std::fs::write(own.join("prompt-history.jsonl"), "\"ok\"\nnot json\n").unwrap();
         let mut history = PromptHistory::load(dir.path());
-        assert_eq!(history.previous(""), Some("ok"));
-        assert_eq!(history.previous(""), None);
+        assert_eq!(history.earlier(""), Some("ok"));
+        assert_eq!(history.earlier(""), None);
 
         let elsewhere = tempfile::tempdir().unwrap();
         let linked = tempfile::tempdir().unwrap();
@@ -185,7 +181,7 @@ mod tests {
         std::fs::remove_file(own.join("prompt-history.jsonl")).unwrap();
         std::os::unix::fs::symlink(&target, own.join("prompt-history.jsonl")).unwrap();
         let mut history = PromptHistory::load(dir.path());
-        assert_eq!(history.previous(""), None);
+        assert_eq!(history.earlier(""), None);
         history.record("appended?");
         assert_eq!(
             std::fs::read_to_string(&target).unwrap(),

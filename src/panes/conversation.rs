@@ -207,9 +207,9 @@ impl ConversationState {
         let text = match key.code {
             KeyCode::Up if row == 0 => {
                 let current = self.composer.lines().join("\n");
-                self.history.previous(&current).map(str::to_owned)
+                self.history.earlier(&current).map(str::to_owned)
             }
-            KeyCode::Down if row == last => self.history.next().map(str::to_owned),
+            KeyCode::Down if row == last => self.history.later().map(str::to_owned),
             _ => return None,
         };
         Some(match text {
