@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use crate::cli::GlobalOptions;
 use crate::diagnostics::DiagnosticsConfig;
+use crate::mcp::McpConfig;
 use crate::sandbox::ApprovalMode;
 use crate::theme::{self, DEFAULT_THEME};
 
@@ -53,6 +54,9 @@ pub struct ConfigFile {
     pub diagnostics: DiagnosticsConfig,
     #[serde(default)]
     pub safety: SafetySection,
+    /// MCP servers the kernel's `mcp` capability reaches (`[[mcp.servers]]`).
+    #[serde(default)]
+    pub mcp: McpConfig,
 }
 
 /// Which API the model server speaks.
@@ -162,6 +166,8 @@ pub struct Settings {
     /// `[safety] writable`, with `~/` expanded: folders the kernel, its
     /// shell commands and check commands may write to besides the workspace.
     pub writable: Vec<PathBuf>,
+    /// `[[mcp.servers]]`: the kernel's `mcp` capability starts these.
+    pub mcp: McpConfig,
     /// The config file that was read, if any (shown in errors and `--help`).
     pub config_path: Option<PathBuf>,
 }
@@ -300,6 +306,7 @@ impl Settings {
                     _ => PathBuf::from(path),
                 })
                 .collect(),
+            mcp: file.mcp,
             config_path,
         })
     }

@@ -87,6 +87,8 @@ pub struct KernelLauncher {
     /// The agent's conversation, for the kernel's `context` capability.
     context: Option<ContextLink>,
     fs_links: Option<FsLinks>,
+    /// Where every kernel's MCP servers report (the agent's prompt reads it).
+    mcp: crate::mcp::McpDirectory,
 }
 
 /// A started kernel and what to tell the user about it.
@@ -113,6 +115,7 @@ impl KernelLauncher {
             sandbox,
             context: None,
             fs_links: None,
+            mcp: crate::mcp::McpDirectory::default(),
         }
     }
 
@@ -129,6 +132,12 @@ impl KernelLauncher {
         snapshot: watch::Receiver<Option<PublishedSnapshot>>,
     ) -> Self {
         self.context = Some((context, snapshot));
+        self
+    }
+
+    /// MCP servers of every kernel this launcher starts report to `directory`.
+    pub fn with_mcp(mut self, directory: crate::mcp::McpDirectory) -> Self {
+        self.mcp = directory;
         self
     }
 
@@ -162,13 +171,21 @@ impl KernelLauncher {
                 notice = Some(format!("sandbox limits here: {}", limits.join("; ")));
             }
         }
-        let registry = kernel_setup::registry(
+        let mut registry = kernel_setup::registry(
             root,
             &confinement,
             Arc::new(self.broker.clone()),
             self.fs_links.as_ref(),
             self.context.as_ref(),
         )?;
+        kernel_setup::add_mcp(
+            &mut registry,
+            &self.settings,
+            root,
+            &confinement,
+            Arc::new(self.broker.clone()),
+            &self.mcp,
+        );
         let config = kernel_setup::kernel_config(&self.settings, root, &confinement);
         let (runtime, events) = CodeRuntime::new(config, registry);
         let client =
@@ -223,7 +240,8 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
         broker.clone(),
         sandbox.clone(),
     )
-    .with_context(state.agent.context.clone(), state.agent.snapshot_receiver());
+    .with_context(state.agent.context.clone(), state.agent.snapshot_receiver())
+    .with_mcp(state.agent.mcp.clone());
     let launcher = match fs_links {
         // Writes are shown to the user through the same queue and mode.
         Some(links) => launcher.with_fs_links(FsLinks {

@@ -232,6 +232,11 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
             "The model wants to run this cell in the kernel:".to_owned(),
         ),
         ApprovalSubject::Write(review) => write_heading(review),
+        ApprovalSubject::ToolCall { server, tool, .. } => (
+            "Approve MCP tool call".to_owned(),
+            "yaml",
+            format!("A cell wants to call the tool `{tool}` of the MCP server `{server}`:"),
+        ),
     };
     let mut title = vec![Span::raw(what)];
     if waiting > 1 {

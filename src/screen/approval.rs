@@ -71,6 +71,7 @@ pub fn buttons(subject: &ApprovalSubject) -> Vec<(&'static str, &'static str, Ch
             ];
         }
         ApprovalSubject::Write(_) => ("Write", "Always (all writes)"),
+        ApprovalSubject::ToolCall { .. } => ("Call once", "Always this tool"),
     };
     vec![
         (once, "y", Choice::Once),

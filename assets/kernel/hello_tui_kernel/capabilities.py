@@ -95,18 +95,20 @@ class Calls:
         self.lock = threading.Lock()
         self.max_args = max_frame - self.FRAME_OVERHEAD
 
-    def call(self, cap, action, args):
+    def call(self, cap, action, args, label=None):
+        """`label` names the call in errors (default `cap.action`)."""
+        label = label or "%s.%s" % (cap, action)
         try:
             encoded = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
         except (TypeError, ValueError) as exc:
-            raise TypeError("%s.%s(): arguments must be JSON values (%s)" % (cap, action, exc)) from None
+            raise TypeError("%s(): arguments must be JSON values (%s)" % (label, exc)) from None
         # The host drops frames over its limit; fail here, at once, rather
         # than wait for a reply that cannot come.
         size = len(encoded.encode("utf-8", "replace"))
         if size > self.max_args:
             raise ValueError(
-                "%s.%s(): the arguments are %d bytes; a capability call carries at most %d bytes "
-                "(write big data with open() instead)" % (cap, action, size, self.max_args)
+                "%s(): the arguments are %d bytes; a capability call carries at most %d bytes "
+                "(write big data with open() instead)" % (label, size, self.max_args)
             )
         waiter = _Waiter()
         with self.lock:
@@ -128,7 +130,7 @@ class Calls:
             return _wrap(msg.get("value"))
         err = msg.get("error") or {}
         exc_type = _ERRORS.get(err.get("type"), RuntimeError)
-        raise exc_type("%s.%s: %s" % (cap, action, err.get("message") or "capability failed"))
+        raise exc_type("%s: %s" % (label, err.get("message") or "capability failed"))
 
     def resolve(self, msg):
         with self.lock:

@@ -19,6 +19,7 @@ from queue import SimpleQueue
 
 from . import capture
 from .capabilities import CapabilityProxy, Calls
+from .mcp import McpProxy
 from .cells import run_cell
 from .framing import encode, parse_host_line, ready_frame, send, state_error_frame, write_frame, writer
 from .listing import Kernel
@@ -55,7 +56,10 @@ def main(argv):
     calls = Calls(int(config.get("max_frame_bytes", 16 << 20)))
     for spec in config.get("capabilities") or []:
         try:
-            kernel.ns[spec["name"]] = CapabilityProxy(calls, spec)
+            # `mcp`'s tools are known only once its servers run: its
+            # object looks them up when used.
+            proxy = McpProxy if spec["name"] == "mcp" else CapabilityProxy
+            kernel.ns[spec["name"]] = proxy(calls, spec)
             kernel.hidden.add(spec["name"])
         except (KeyError, TypeError):
             continue
