@@ -59,7 +59,11 @@ fn launch(entry: &std::path::Path, mode: ApprovalMode) -> Kernel {
         "[[mcp.servers]]\nname = \"everything\"\ncommand = \"node\"\nargs = [{:?}, \"stdio\"]\nenv = {{ GREETING = \"hello from the config\" }}\n",
         entry.display().to_string()
     );
-    let file = ConfigFile::parse(&config, std::path::Path::new("c.toml")).unwrap();
+    launch_config(&config, mode)
+}
+
+fn launch_config(config: &str, mode: ApprovalMode) -> Kernel {
+    let file = ConfigFile::parse(config, std::path::Path::new("c.toml")).unwrap();
     let settings = Settings::merge(file, None, &GlobalOptions::default(), &|_: &str| None).unwrap();
     let workspace = tempfile::tempdir_in(scratch::scratch_parent()).unwrap();
     let (tx, events) = event::channel();
@@ -158,6 +162,11 @@ async fn help_shows_a_tools_input_schema() {
     assert!(
         error.message.contains("get_sum"),
         "lists the real ones: {error:?}"
+    );
+    let r = run(&k, "mcp.everything.echo('positional')").await;
+    assert_eq!(
+        r.error.expect("keyword arguments only").type_name,
+        "TypeError"
     );
     let r = run(&k, "mcp.nowhere").await;
     assert_eq!(r.error.expect("no such server").type_name, "AttributeError");
@@ -310,4 +319,30 @@ async fn the_server_runs_inside_the_kernels_sandbox() {
         value(&k, "mcp.everything.echo(message='confined')").await,
         "'Echo: confined'"
     );
+}
+
+/// A server that cannot start is listed as failed with the reason, the
+/// prompt says it is not available, and a call says why (trying again).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_cannot_start_is_failed_with_its_reason() {
+    let k = launch_config(
+        "[[mcp.servers]]\nname = \"broken\"\ncommand = \"/nonexistent/mcp-server\"\n",
+        ApprovalMode::Auto,
+    );
+    let listing = value(
+        &k,
+        "s = mcp.servers()[0]\n(s.state, s.tools, 'mcp-server' in s.error)",
+    )
+    .await;
+    assert_eq!(listing, "('failed', [], True)");
+    let section = k.directory.prompt_section().expect("a section");
+    assert!(
+        section
+            .contains("- `mcp.broken`: not available (could not start `/nonexistent/mcp-server`"),
+        "{section}"
+    );
+    let r = run(&k, "mcp.broken.anything").await;
+    let error = r.error.expect("no tools to find");
+    assert_eq!(error.type_name, "RuntimeError", "{error:?}");
+    assert!(error.message.contains("could not start"), "{error:?}");
 }

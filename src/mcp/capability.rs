@@ -176,3 +176,35 @@ fn to_capability(error: McpError) -> CapabilityError {
         other => CapabilityError::Failed(other.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A JSON-RPC error is an exception with the server's message, as an
+    /// `isError` result is (that one is tested against the real server).
+    #[test]
+    fn json_rpc_errors_become_python_exceptions_with_the_servers_message() {
+        let invalid = to_capability(McpError::Rpc {
+            code: INVALID_PARAMS,
+            message: "a must be a number".into(),
+        });
+        assert_eq!(invalid.python_type(), "ValueError");
+        assert!(invalid.to_string().contains("a must be a number"));
+        let other = to_capability(McpError::Rpc {
+            code: -32603,
+            message: "disk on fire".into(),
+        });
+        assert_eq!(other.python_type(), "RuntimeError");
+        assert_eq!(other.to_string(), "disk on fire (JSON-RPC error -32603)");
+        let unknown = to_capability(McpError::UnknownServer {
+            name: "gh".into(),
+            known: vec!["everything".into()],
+        });
+        assert_eq!(
+            unknown.python_type(),
+            "KeyError",
+            "the driver makes it AttributeError"
+        );
+    }
+}
