@@ -5,6 +5,9 @@
 //! so the server runs under the kernel's confinement. On CI (`CI` set) a
 //! missing server fails the tests; locally they say so and skip.
 
+#[path = "support/loopback.rs"]
+#[allow(dead_code)]
+mod loopback;
 #[path = "support/scratch.rs"]
 mod scratch;
 
@@ -345,4 +348,90 @@ async fn a_server_that_cannot_start_is_failed_with_its_reason() {
     let error = r.error.expect("no tools to find");
     assert_eq!(error.type_name, "RuntimeError", "{error:?}");
     assert!(error.message.contains("could not start"), "{error:?}");
+}
+
+/// One Chat Completions stream: `deltas` as SSE events, then `finish`.
+fn stream(deltas: &[serde_json::Value], finish: &str) -> loopback::Reply {
+    let mut events: Vec<String> = deltas
+        .iter()
+        .map(|delta| {
+            let chunk = serde_json::json!({"choices": [{"index": 0, "delta": delta}]});
+            loopback::data(&chunk.to_string())
+        })
+        .collect();
+    let end = serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]});
+    events.push(loopback::data(&end.to_string()));
+    events.push("data: [DONE]\r\n\r\n".into());
+    loopback::Reply::sse(
+        loopback::Framing::Close,
+        vec![loopback::Part::Bytes(events.concat().into_bytes())],
+    )
+}
+
+/// Done when: a model's cell calls a real MCP server's tool. Headless, end
+/// to end: `hello-tui exec` with the server configured sends a system
+/// prompt listing its tools, and the cell the model writes against them
+/// gets the tool's answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exec_lists_the_tools_in_the_prompt_and_a_model_cell_calls_one() {
+    let Some(entry) = server_entry() else { return };
+    let workspace = tempfile::tempdir_in(scratch::scratch_parent()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[mcp.servers]]\nname = \"everything\"\ncommand = \"node\"\nargs = [{:?}]\n",
+            entry.display().to_string()
+        ),
+    )
+    .unwrap();
+    let code = serde_json::json!({"code": "mcp.everything.get_sum(a=20, b=22)"}).to_string();
+    let call = serde_json::json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+        "function": {"name": "code_action", "arguments": code}}]});
+    let server = loopback::LoopbackServer::start(vec![
+        stream(&[call], "tool_calls"),
+        stream(&[serde_json::json!({"content": "It is 42."})], "stop"),
+    ])
+    .await;
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"))
+        .arg("exec")
+        .arg("-C")
+        .arg(workspace.path())
+        .args(["--base-url", &server.base_url, "--model", "test-model"])
+        .args(["--context-window", "32000", "--json", "--approval", "auto"])
+        .arg("--config")
+        .arg(&config)
+        .arg("add 20 and 22")
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .env_remove("HELLO_TUI_CONFIG")
+        .env_remove("OPENAI_API_KEY")
+        .stdin(std::process::Stdio::null())
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(90), output)
+        .await
+        .expect("exec finishes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let result = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|event| event["type"] == "tool.result")
+        .expect("a tool result");
+    assert!(
+        result.to_string().contains("The sum of 20 and 22 is 42."),
+        "{result}"
+    );
+    let requests = server.requests();
+    let system = requests[0].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        system.contains("\n- `mcp.everything.get_sum(a, b)`: Returns the sum of two numbers\n"),
+        "{system}"
+    );
 }
