@@ -435,3 +435,46 @@ async fn exec_lists_the_tools_in_the_prompt_and_a_model_cell_calls_one() {
         "{system}"
     );
 }
+
+/// What the server writes on stderr is its log, and goes to ours.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_servers_stderr_goes_to_the_log() {
+    use std::sync::{Arc, Mutex};
+    let Some(entry) = server_entry() else { return };
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    // The only subscriber in this test binary; other tests' lines are fine.
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+    let k = launch(&entry, ApprovalMode::Auto);
+    k.directory.settled(Duration::from_secs(60)).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+        // server-everything announces itself on stderr at start.
+        if log.contains("server=everything")
+            && log.contains("stderr: Starting default (STDIO) server")
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not in the log:\n{log}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

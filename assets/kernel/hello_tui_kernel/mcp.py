@@ -65,7 +65,9 @@ class McpServer:
         object.__setattr__(self, "_name", name)
 
     def __getattr__(self, tool):
-        if tool.startswith("__"):
+        # Python's own probes (`_repr_html_`, `__len__`…) never reach the
+        # host; a tool whose name starts with `_` is `server["_name"]`.
+        if tool.startswith("_"):
             raise AttributeError(tool)
         return self[tool]
 
