@@ -484,3 +484,50 @@ async fn the_servers_stderr_goes_to_the_log() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// A streamable HTTP server (`url = …`) is reached the same way: the
+/// reference server in its HTTP mode, on a free port, called from a cell.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_streamable_http_server_is_called_like_a_stdio_one() {
+    let Some(entry) = server_entry() else { return };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = tokio::process::Command::new("node")
+        .arg(&entry)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the HTTP server listens"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let k = launch_config(
+        &format!("[[mcp.servers]]\nname = \"remote\"\nurl = \"http://127.0.0.1:{port}/mcp\"\n"),
+        ApprovalMode::Auto,
+    );
+    let listing = value(
+        &k,
+        "s = mcp.servers()[0]\n(s.state, s.pid, 'get_sum' in s.tools)",
+    )
+    .await;
+    assert_eq!(listing, "('running', None, True)");
+    assert_eq!(
+        value(&k, "mcp.remote.get_sum(a=40, b=2)").await,
+        "'The sum of 40 and 2 is 42.'"
+    );
+    let _ = server.kill().await;
+}

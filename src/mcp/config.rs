@@ -1,6 +1,7 @@
 //! `[[mcp.servers]]`: the MCP servers the user configured. Each becomes
 //! `mcp.<name>` in the kernel, so a name must be a Python identifier and
-//! unique; both are checked when the file is read, with its line and column.
+//! unique; each is either a command (stdio) or a `url` (streamable HTTP).
+//! All of it is checked when the file is read, with its line and column.
 
 use std::collections::BTreeMap;
 
@@ -13,19 +14,42 @@ pub struct McpConfig {
     pub servers: Vec<McpServerConfig>,
 }
 
-/// One stdio server: `command args…` in the workspace, with `env` added to
-/// the children's allowlisted environment.
+/// One server: a stdio server started as `command args…` in the
+/// workspace, with `env` added to the children's allowlisted environment,
+/// or a streamable HTTP server already running at `url`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpServerConfig {
     pub name: ServerName,
-    pub command: String,
+    pub command: Option<String>,
     #[serde(default)]
     pub args: Vec<String>,
     /// Variables set for this server only (an API token it needs); they
     /// never reach the kernel.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// A streamable HTTP endpoint (`http://127.0.0.1:3001/mcp`) instead of
+    /// a command.
+    pub url: Option<String>,
+}
+
+/// How a server is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport<'a> {
+    Stdio { command: &'a str },
+    Http { url: &'a str },
+}
+
+impl McpServerConfig {
+    /// The one transport the config names (checked when it was read).
+    pub fn transport(&self) -> Transport<'_> {
+        match (&self.url, &self.command) {
+            (Some(url), _) => Transport::Http { url },
+            (None, command) => Transport::Stdio {
+                command: command.as_deref().unwrap_or_default(),
+            },
+        }
+    }
 }
 
 /// A server's name: a Python identifier (`mcp.<name>` must work), not
@@ -78,6 +102,23 @@ impl TryFrom<RawMcpConfig> for McpConfig {
             if !seen.insert(server.name.as_str()) {
                 return Err(format!("two MCP servers are named `{}`", server.name));
             }
+            let http_only = server.args.is_empty() && server.env.is_empty();
+            match (&server.command, &server.url) {
+                (Some(_), None) => {}
+                (None, Some(_)) if http_only => {}
+                (None, Some(_)) => {
+                    return Err(format!(
+                        "MCP server `{}`: `args` and `env` are for a command, not a `url`",
+                        server.name
+                    ));
+                }
+                _ => {
+                    return Err(format!(
+                        "MCP server `{}` needs either `command` (stdio) or `url` (streamable HTTP)",
+                        server.name
+                    ));
+                }
+            }
         }
         Ok(Self {
             servers: raw.servers,
@@ -87,6 +128,7 @@ impl TryFrom<RawMcpConfig> for McpConfig {
 
 #[cfg(test)]
 mod tests {
+    use super::Transport;
     use crate::config::ConfigFile;
     use std::path::Path;
 
@@ -99,7 +141,7 @@ mod tests {
         .unwrap();
         let server = &file.mcp.servers[0];
         assert_eq!(server.name.as_str(), "files");
-        assert_eq!(server.command, "npx");
+        assert_eq!(server.transport(), Transport::Stdio { command: "npx" });
         assert_eq!(server.args.len(), 3);
         assert_eq!(server.env.get("TOKEN").map(String::as_str), Some("x"));
     }
@@ -129,6 +171,24 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("url"), "{err}");
+        assert!(err.contains("either `command` (stdio) or `url`"), "{err}");
+        let file = ConfigFile::parse(
+            "[[mcp.servers]]\nname = \"remote\"\nurl = \"http://127.0.0.1:3001/mcp\"\n",
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        assert_eq!(
+            file.mcp.servers[0].transport(),
+            Transport::Http {
+                url: "http://127.0.0.1:3001/mcp"
+            }
+        );
+        let err = ConfigFile::parse(
+            "[[mcp.servers]]\nname = \"a\"\nurl = \"http://h/mcp\"\nargs = [\"x\"]\n",
+            Path::new("c.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("not a `url`"), "{err}");
     }
 }

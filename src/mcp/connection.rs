@@ -1,24 +1,24 @@
-//! One running MCP server: the child spawned under the kernel's
+//! One running MCP server: a stdio child spawned under the kernel's
 //! [`Confinement`] (as `shell.run` and the language servers are), its
-//! stderr drained into the log, and the protocol spoken by the official
-//! SDK (`rmcp`) over the child's stdio: `initialize` with version
+//! stderr drained into the log, or a streamable HTTP endpoint; the
+//! protocol spoken by the official SDK (`rmcp`): `initialize` with version
 //! negotiation, `notifications/initialized`, `tools/list` (every page),
 //! `tools/call`.
 
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{Child, Command};
 
 use super::McpError;
-use super::config::McpServerConfig;
+use super::config::{McpServerConfig, Transport};
 use super::tools::ToolInfo;
 use crate::sandbox::Confinement;
 
@@ -27,76 +27,71 @@ type LastWords = Arc<Mutex<Option<String>>>;
 
 pub struct Connection {
     service: RunningService<RoleClient, ClientConfig>,
-    child: Child,
+    /// The stdio server's process (`None` for an HTTP server).
+    child: Option<Child>,
     last_words: LastWords,
     pub tools: Vec<ToolInfo>,
 }
 
 impl Connection {
-    /// Spawns the server in `root` and completes the handshake and the
-    /// tool listing within `timeout`.
+    /// Reaches the server (spawns a stdio one in `root` under
+    /// `confinement`; connects to an HTTP one) and completes the handshake
+    /// and the tool listing within `timeout`.
     pub async fn start(
         config: &McpServerConfig,
         root: &Path,
         confinement: &Confinement,
         timeout: Duration,
     ) -> Result<Self, McpError> {
-        let spawn_error = |source| McpError::Spawn {
-            command: config.command.clone(),
-            source,
-        };
-        let mut command = Command::new(&config.command);
-        command
-            .args(&config.args)
-            .current_dir(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        // The allowlisted environment first (apply replaces it), then what
-        // the user gave this server alone.
-        confinement
-            .apply(command.as_std_mut())
-            .map_err(spawn_error)?;
-        command.envs(&config.env);
-        let mut child = command.spawn().map_err(spawn_error)?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(McpError::Closed(
-                "the server's pipes are unavailable".into(),
-            ));
-        };
-        let last_words = LastWords::default();
-        tokio::spawn(drain_stderr(
-            config.name.to_string(),
-            stderr,
-            Arc::clone(&last_words),
-        ));
         let client = ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("hello-tui", env!("CARGO_PKG_VERSION")),
         );
-        let started = async {
-            let service = client
-                .serve((stdout, stdin))
-                .await
-                .map_err(|e| McpError::Handshake(e.to_string()))?;
-            let tools = service
-                .list_all_tools()
-                .await
-                .map_err(|e| from_service(e, &last_words))?;
-            Ok::<_, McpError>((service, tools))
-        };
-        let (service, tools) = match tokio::time::timeout(timeout, started).await {
-            Ok(Ok(started)) => started,
-            Ok(Err(error)) => return Err(with_last_words(error, &last_words)),
-            Err(_) => {
-                return Err(with_last_words(
-                    McpError::StartTimeout(timeout),
-                    &last_words,
-                ));
+        let last_words = LastWords::default();
+        let (child, handshake) = match config.transport() {
+            Transport::Stdio { command } => {
+                let mut spawn = Command::new(command);
+                spawn.args(&config.args).current_dir(root);
+                // The allowlisted environment, then this server's own `env`.
+                // A child whose start fails is dropped, and so killed.
+                let server = confinement
+                    .spawn_piped(spawn, &config.env)
+                    .map_err(|source| McpError::Spawn {
+                        command: command.to_owned(),
+                        source,
+                    })?;
+                let name = config.name.to_string();
+                tokio::spawn(drain_stderr(name, server.stderr, Arc::clone(&last_words)));
+                let pipes = (server.stdout, server.stdin);
+                let handshake = tokio::time::timeout(timeout, client.serve(pipes)).await;
+                (Some(server.child), handshake)
             }
+            Transport::Http { url } => {
+                // reqwest's rustls needs the process's crypto provider (https).
+                crate::agent::provider::http::install_crypto_provider();
+                let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+                (
+                    None,
+                    tokio::time::timeout(timeout, client.serve(transport)).await,
+                )
+            }
+        };
+        let service = match handshake {
+            Ok(Ok(service)) => service,
+            Ok(Err(error)) => {
+                let error = McpError::Handshake(error.to_string());
+                return Err(with_last_words(error, &last_words));
+            }
+            Err(_) => {
+                let error = McpError::StartTimeout(timeout);
+                return Err(with_last_words(error, &last_words));
+            }
+        };
+        let listed = tokio::time::timeout(timeout, service.list_all_tools()).await;
+        let tools = match listed {
+            Ok(Ok(tools)) => tools,
+            Ok(Err(error)) => return Err(from_service(error, &last_words)),
+            Err(_) => return Err(McpError::StartTimeout(timeout)),
         };
         let tools = tools
             .into_iter()
@@ -118,14 +113,19 @@ impl Connection {
         })
     }
 
-    /// The process id (the sandbox's outer process when confined).
+    /// The process id of a stdio server (the sandbox's outer process when
+    /// confined).
     pub fn pid(&self) -> Option<u32> {
-        self.child.id()
+        self.child.as_ref().and_then(Child::id)
     }
 
     /// Whether the server is still there to answer.
     pub fn is_alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None)) && !self.service.is_transport_closed()
+        let running = match self.child.as_mut() {
+            Some(child) => matches!(child.try_wait(), Ok(None)),
+            None => true,
+        };
+        running && !self.service.is_transport_closed()
     }
 
     /// A handle for calls that does not borrow the connection, so a long
