@@ -48,32 +48,58 @@ pub const SETTLE_WAIT: Duration = Duration::from_secs(15);
 /// A cheap, clonable view of every configured server.
 #[derive(Clone)]
 pub struct McpDirectory {
-    servers: Arc<watch::Sender<Vec<ServerListing>>>,
+    servers: Arc<watch::Sender<Listing>>,
+}
+
+/// The servers of the kernel that reset the directory last; `generation`
+/// tells its reports from those of a kernel it replaced.
+#[derive(Default)]
+struct Listing {
+    generation: u64,
+    servers: Vec<ServerListing>,
 }
 
 impl Default for McpDirectory {
     fn default() -> Self {
         Self {
-            servers: Arc::new(watch::Sender::new(Vec::new())),
+            servers: Arc::new(watch::Sender::new(Listing::default())),
         }
     }
 }
 
 impl McpDirectory {
     pub fn servers(&self) -> Vec<ServerListing> {
-        self.servers.borrow().clone()
+        self.servers.borrow().servers.clone()
     }
 
-    /// Replaces the whole listing (a new kernel's servers).
-    pub(super) fn reset(&self, servers: Vec<ServerListing>) {
-        self.servers.send_replace(servers);
+    /// Replaces the whole listing (a new kernel's servers); returns the
+    /// generation its updates must name.
+    pub(super) fn reset(&self, servers: Vec<ServerListing>) -> u64 {
+        let mut generation = 0;
+        self.servers.send_modify(|listing| {
+            listing.generation += 1;
+            listing.servers = servers;
+            generation = listing.generation;
+        });
+        generation
     }
 
-    /// Changes one server's entry.
-    pub(super) fn update(&self, name: &str, change: impl FnOnce(&mut ServerListing)) {
-        self.servers.send_modify(|servers| {
-            if let Some(entry) = servers.iter_mut().find(|s| s.name == name) {
-                change(entry);
+    /// Changes one server's entry, unless a newer kernel has reset the
+    /// directory since (a replaced kernel's late start reports nothing).
+    pub(super) fn update(
+        &self,
+        generation: u64,
+        name: &str,
+        change: impl FnOnce(&mut ServerListing),
+    ) {
+        self.servers.send_if_modified(|listing| {
+            let current = listing.generation == generation;
+            match listing.servers.iter_mut().find(|s| s.name == name) {
+                Some(entry) if current => {
+                    change(entry);
+                    true
+                }
+                _ => false,
             }
         });
     }
@@ -81,9 +107,13 @@ impl McpDirectory {
     /// Waits (at most `limit`) until no server is starting.
     pub async fn settled(&self, limit: Duration) {
         let mut rx = self.servers.subscribe();
-        let starting =
-            |servers: &Vec<ServerListing>| servers.iter().any(|s| s.state == ServerState::Starting);
-        let _ = tokio::time::timeout(limit, rx.wait_for(|servers| !starting(servers))).await;
+        let starting = |listing: &Listing| {
+            listing
+                .servers
+                .iter()
+                .any(|s| s.state == ServerState::Starting)
+        };
+        let _ = tokio::time::timeout(limit, rx.wait_for(|listing| !starting(listing))).await;
     }
 
     /// The system prompt's part about `mcp`: the intro, then one line per
@@ -91,13 +121,14 @@ impl McpDirectory {
     /// when the tools change is in it (not whether a server is up right
     /// now), so the prompt stays a cacheable prefix.
     pub fn prompt_section(&self) -> Option<String> {
-        let servers = self.servers.borrow();
+        let listing = self.servers.borrow();
+        let servers = &listing.servers;
         if servers.is_empty() {
             return None;
         }
         let mut text = PROMPT_INTRO.trim_end().to_owned();
         text.push('\n');
-        for server in servers.iter() {
+        for server in servers {
             text.push('\n');
             if server.tools.is_empty() {
                 let why = match (&server.state, &server.error) {
@@ -124,5 +155,33 @@ impl McpDirectory {
             }
         }
         Some(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(name: &str) -> ServerListing {
+        ServerListing {
+            name: name.to_owned(),
+            state: ServerState::Starting,
+            tools: Vec::new(),
+            error: None,
+            pid: None,
+        }
+    }
+
+    /// A kernel replaced by a mode switch may still finish starting its
+    /// servers: what it reports must not overwrite the new kernel's.
+    #[test]
+    fn a_replaced_kernels_late_report_is_ignored() {
+        let directory = McpDirectory::default();
+        let old = directory.reset(vec![listing("gh")]);
+        let new = directory.reset(vec![listing("gh")]);
+        directory.update(old, "gh", |s| s.state = ServerState::Failed);
+        assert_eq!(directory.servers()[0].state, ServerState::Starting);
+        directory.update(new, "gh", |s| s.state = ServerState::Running);
+        assert_eq!(directory.servers()[0].state, ServerState::Running);
     }
 }

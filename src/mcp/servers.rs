@@ -36,6 +36,8 @@ struct Inner {
     confinement: Confinement,
     slots: Vec<Slot>,
     directory: McpDirectory,
+    /// This kernel's generation in the directory.
+    generation: u64,
     start_timeout: Duration,
 }
 
@@ -76,7 +78,7 @@ impl McpServers {
         confinement: Confinement,
         directory: McpDirectory,
     ) -> Self {
-        directory.reset(
+        let generation = directory.reset(
             configs
                 .iter()
                 .map(|config| ServerListing {
@@ -101,6 +103,7 @@ impl McpServers {
                 confinement,
                 slots,
                 directory,
+                generation,
                 start_timeout: START_TIMEOUT,
             }),
         }
@@ -231,11 +234,11 @@ impl McpServers {
                 let tools = conn.tools.clone();
                 let pid = conn.pid();
                 state.conn = Some(conn);
-                self.inner
-                    .directory
-                    .update(&slot.config.name.to_string(), |entry| {
-                        entry.tools = tools;
-                    });
+                let generation = self.inner.generation;
+                let name = slot.config.name.as_str();
+                self.inner.directory.update(generation, name, |entry| {
+                    entry.tools = tools;
+                });
                 self.publish(index, ServerState::Running, None, pid);
                 Ok(caller)
             }
@@ -249,11 +252,14 @@ impl McpServers {
     }
 
     fn publish(&self, slot: usize, state: ServerState, error: Option<String>, pid: Option<u32>) {
-        self.inner.directory.update(&self.name(slot), |entry| {
-            entry.state = state;
-            entry.error = error;
-            entry.pid = pid;
-        });
+        let generation = self.inner.generation;
+        self.inner
+            .directory
+            .update(generation, &self.name(slot), |entry| {
+                entry.state = state;
+                entry.error = error;
+                entry.pid = pid;
+            });
     }
 }
 
