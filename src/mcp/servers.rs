@@ -147,26 +147,17 @@ impl McpServers {
     /// The server's tools, starting it when none are known yet.
     pub async fn tools(&self, slot: usize) -> Result<Vec<ToolInfo>, McpError> {
         let name = self.name(slot);
-        let known = self
-            .inner
-            .directory
-            .servers()
-            .into_iter()
-            .find(|s| s.name == name)
-            .map(|s| s.tools)
-            .unwrap_or_default();
-        if !known.is_empty() {
-            return Ok(known);
+        let known = || {
+            let servers = self.inner.directory.servers();
+            let server = servers.into_iter().find(|s| s.name == name);
+            server.map(|s| s.tools).unwrap_or_default()
+        };
+        let tools = known();
+        if !tools.is_empty() {
+            return Ok(tools);
         }
         self.caller(slot).await?;
-        Ok(self
-            .inner
-            .directory
-            .servers()
-            .into_iter()
-            .find(|s| s.name == name)
-            .map(|s| s.tools)
-            .unwrap_or_default())
+        Ok(known())
     }
 
     /// Calls `tool` (its server name) with `arguments`; the result as the
