@@ -210,6 +210,15 @@ async fn a_crashed_server_is_restarted_by_the_next_call() {
         assert!(std::time::Instant::now() < deadline, "the server died");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // Listed as crashed until a call needs it.
+    assert_eq!(
+        value(
+            &k,
+            "s = mcp.servers()[0]\n(s.state, s.pid, len(s.tools) > 0)"
+        )
+        .await,
+        "('crashed', None, True)"
+    );
     assert_eq!(
         value(&k, "mcp.everything.echo(message='back')").await,
         "'Echo: back'"

@@ -37,6 +37,7 @@ impl McpCapability {
     /// started sees their tools, not "starting".
     async fn servers_listing(&self) -> Value {
         self.servers.directory().settled(SETTLE_WAIT).await;
+        self.servers.notice_crashes();
         let listed: Vec<Value> = self
             .servers
             .directory()

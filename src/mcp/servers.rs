@@ -160,6 +160,23 @@ impl McpServers {
         Ok(known())
     }
 
+    /// Marks servers that died since their last call as crashed, so a
+    /// listing says so before the next call restarts them. A server busy
+    /// starting is left alone.
+    pub fn notice_crashes(&self) {
+        for (index, slot) in self.inner.slots.iter().enumerate() {
+            let Ok(mut state) = slot.state.try_lock() else {
+                continue;
+            };
+            if state.conn.as_mut().is_some_and(|conn| !conn.is_alive()) {
+                state.conn = None;
+                state.failed();
+                let why = "the server exited; the next call starts it again".to_owned();
+                self.publish(index, ServerState::Crashed, Some(why), None);
+            }
+        }
+    }
+
     /// Calls `tool` (its server name) with `arguments`; the result as the
     /// server sent it. A server that is down is started first.
     pub async fn call(
