@@ -22,8 +22,8 @@ pub use approval::{ToolCall, ToolCallApproval};
 pub use capability::McpCapability;
 pub use config::{McpConfig, McpServerConfig, ServerName};
 pub use directory::{McpDirectory, SETTLE_WAIT, ServerListing, ServerState};
-pub use servers::{McpServers, START_TIMEOUT};
-pub use tools::{ToolInfo, python_name, python_value};
+pub use servers::McpServers;
+pub use tools::ToolInfo;
 
 use std::time::Duration;
 

@@ -19,7 +19,7 @@ use crate::sandbox::Confinement;
 
 /// How long a server has to spawn, answer `initialize` and list its tools
 /// (`npx` may download the package first).
-pub const START_TIMEOUT: Duration = Duration::from_secs(60);
+const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// The wait before the first restart; it doubles with every failure in a
 /// row, up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);

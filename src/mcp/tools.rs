@@ -103,7 +103,7 @@ impl ToolInfo {
 
 /// A tool name as a Python attribute: every character that cannot be in an
 /// identifier becomes `_` (`get-sum` → `get_sum`).
-pub fn python_name(name: &str) -> String {
+fn python_name(name: &str) -> String {
     let mut out: String = name
         .chars()
         .map(|c| {
@@ -124,7 +124,7 @@ pub fn python_name(name: &str) -> String {
 /// server sent it; otherwise the content blocks, a lone text block as its
 /// string, else a list (text blocks as strings, others as dicts). A result
 /// with `isError: true` is the tool's error, its text the message.
-pub fn python_value(result: &Value) -> Result<Value, McpError> {
+pub(super) fn python_value(result: &Value) -> Result<Value, McpError> {
     let blocks: Vec<Value> = result
         .get("content")
         .and_then(Value::as_array)
