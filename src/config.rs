@@ -9,6 +9,7 @@ use thiserror::Error;
 
 use crate::cli::GlobalOptions;
 use crate::diagnostics::DiagnosticsConfig;
+use crate::mcp::McpConfig;
 use crate::sandbox::ApprovalMode;
 use crate::theme::{self, DEFAULT_THEME};
 
@@ -56,6 +57,9 @@ pub struct ConfigFile {
     /// `llm_query` from cells: the sub-model and the per-turn bounds.
     #[serde(default)]
     pub subcalls: crate::subcalls::SubcallSection,
+    /// MCP servers the kernel's `mcp` capability reaches (`[[mcp.servers]]`).
+    #[serde(default)]
+    pub mcp: McpConfig,
 }
 
 /// Which API the model server speaks.
@@ -167,6 +171,8 @@ pub struct Settings {
     pub writable: Vec<PathBuf>,
     /// `[subcalls]`: the model `llm_query` asks and its bounds.
     pub subcalls: crate::subcalls::SubcallSection,
+    /// `[[mcp.servers]]`: the kernel's `mcp` capability starts these.
+    pub mcp: McpConfig,
     /// The config file that was read, if any (shown in errors and `--help`).
     pub config_path: Option<PathBuf>,
 }
@@ -306,6 +312,7 @@ impl Settings {
                 })
                 .collect(),
             subcalls: file.subcalls,
+            mcp: file.mcp,
             config_path,
         })
     }

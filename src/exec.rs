@@ -29,6 +29,7 @@ use crate::context::{SharedContext, snapshot_channel};
 use crate::kernel::CodeRuntime;
 use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, DirtyPaths, FsWritten, Prior};
 use crate::kernel_setup;
+use crate::mcp::{McpDirectory, SETTLE_WAIT, ToolCallApproval};
 use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::session::{SessionOrigin, SessionWriter};
 use crate::snapshot::{self, CollectOptions};
@@ -285,7 +286,16 @@ impl Job {
         }
         subcalls.begin_turn();
         out.subcalls = Some(subcalls.clone());
-        let registry = kernel_setup::registry(
+        // MCP tool calls follow `--approval` as shell commands do.
+        let tool_calls: Arc<dyn ToolCallApproval> = match self.approval {
+            ApprovalMode::Deny | ApprovalMode::Ask | ApprovalMode::Review => Arc::new(DenyAll {
+                reason: "MCP tool calls are refused in `hello-tui exec` unless it runs with \
+                         --approval auto or --approval full"
+                    .into(),
+            }),
+            ApprovalMode::Auto | ApprovalMode::Full => Arc::new(AllowAll),
+        };
+        let mut registry = kernel_setup::registry(
             &self.root,
             &confinement,
             shell,
@@ -297,6 +307,17 @@ impl Job {
             Some(&(context.clone(), snapshot_rx)),
             Some(&subcalls),
         )?;
+        let mcp = McpDirectory::default();
+        kernel_setup::add_mcp(
+            &mut registry,
+            &self.settings,
+            &self.root,
+            &confinement,
+            tool_calls,
+            &mcp,
+        );
+        mcp.settled(SETTLE_WAIT).await;
+        conversation.set_kernel_tools(mcp.prompt_section());
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         let mut config = kernel_setup::kernel_config(&self.settings, &self.root, &confinement);
         config.auto_refresh = None;

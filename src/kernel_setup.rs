@@ -14,6 +14,7 @@ use crate::kernel::caps::{
     ApprovalPolicy, DirtyPaths, FsCapability, FsWritten, ShellCapability, WriteReview,
 };
 use crate::kernel::{CapabilityRegistry, KernelConfig, PreSpawnHook};
+use crate::mcp::{McpCapability, McpDirectory, McpServers, ToolCallApproval};
 use crate::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxError, SandboxStatus};
 use crate::subcalls::{NestedKernel, Subcalls};
 
@@ -116,4 +117,30 @@ pub fn registry(
         registry = registry.with(Arc::new(subcalls.in_kernel(nested)));
     }
     Ok(registry)
+}
+
+/// Adds `mcp` when servers are configured: they are spawned in `root`
+/// under `confinement` (the kernel's, as `shell.run` gets it: a server is
+/// configured by the user but runs whatever its package does, and its tools
+/// act for the model), started now in the background so the prompt can list
+/// their tools, and report into `directory`. Every call asks `approval`.
+pub fn add_mcp(
+    registry: &mut CapabilityRegistry,
+    settings: &Settings,
+    root: &Path,
+    confinement: &Confinement,
+    approval: Arc<dyn ToolCallApproval>,
+    directory: &McpDirectory,
+) {
+    if settings.mcp.servers.is_empty() {
+        return;
+    }
+    let servers = McpServers::new(
+        &settings.mcp.servers,
+        root.to_path_buf(),
+        confinement.clone(),
+        directory.clone(),
+    );
+    servers.start_all();
+    registry.register(Arc::new(McpCapability::new(servers, approval)));
 }

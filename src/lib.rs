@@ -20,6 +20,7 @@ pub mod kernel;
 pub mod kernel_setup;
 pub mod keymap;
 pub mod logging;
+pub mod mcp;
 pub mod overlays;
 pub mod panes;
 pub mod process_group;

@@ -89,6 +89,41 @@ fn approval_overlay_shows_hidden_control_characters_and_flags_them() {
     assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowOnce);
 }
 
+/// An MCP tool call shows the server, the tool and the arguments as they
+/// are sent; "a" answers "always this tool".
+#[test]
+fn approval_overlay_shows_an_mcp_tool_call_with_its_arguments() {
+    let mut s = state();
+    let call = hello_tui::mcp::ToolCall {
+        server: "github".into(),
+        tool: "create_issue".into(),
+        arguments: serde_json::json!({"repo": "me/app", "title": "Crash on start", "labels": ["bug"]}),
+    };
+    let mut answer = ask(
+        &mut s,
+        ApprovalSubject::ToolCall {
+            server: call.server.clone(),
+            tool: call.tool.clone(),
+            text: call.text(),
+        },
+    );
+    let screen = text(&draw(&mut s, 100, 24));
+    for needle in [
+        "Approve MCP tool call",
+        "tool `create_issue` of the MCP server `github`",
+        "\"title\": \"Crash on start\"",
+        "Always this tool",
+    ] {
+        assert!(
+            screen.contains(needle),
+            "{needle:?} not on screen:\n{screen}"
+        );
+    }
+    insta::assert_snapshot!("approval_mcp_tool_call", screen);
+    press(&mut s, KeyCode::Char('a'));
+    assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowAlways);
+}
+
 #[test]
 fn approval_overlay_shows_the_exact_command_and_the_queue() {
     let mut s = state();

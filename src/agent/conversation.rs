@@ -201,6 +201,9 @@ pub struct Conversation {
     /// The project's `AGENTS.md` files as of the last turn's start (or the
     /// workbench's), sent in the system prompt.
     instructions: Option<crate::agent::instructions::ProjectInstructions>,
+    /// What the kernel offers beyond the system prompt's own list (the MCP
+    /// servers' tool lines), appended to the system prompt.
+    kernel_tools: Option<String>,
 }
 
 impl Conversation {
@@ -221,6 +224,22 @@ impl Conversation {
             model: None,
             session_error: None,
             instructions: None,
+            kernel_tools: None,
+        }
+    }
+
+    /// Sets the system prompt's part about the kernel's extra tools (the
+    /// front end calls it before each request it assembles).
+    pub fn set_kernel_tools(&mut self, section: Option<String>) {
+        self.kernel_tools = section;
+    }
+
+    /// The system prompt requests of this conversation carry: `base` plus
+    /// the kernel's tool lines, when there are any.
+    pub fn system_prompt<'a>(&self, base: &'a str) -> std::borrow::Cow<'a, str> {
+        match &self.kernel_tools {
+            Some(section) => format!("{}\n\n{section}\n", base.trim_end()).into(),
+            None => base.into(),
         }
     }
 

@@ -140,7 +140,7 @@ pub fn next_prompt(conversation: &Conversation, window: &ContextWindow) -> Promp
     prompt::assemble(
         conversation,
         None,
-        SYSTEM_PROMPT,
+        &conversation.system_prompt(SYSTEM_PROMPT),
         &[code_action_tool()],
         window,
     )
@@ -160,7 +160,7 @@ pub fn preview_prompt(
     prompt::assemble(
         conversation,
         Some(&pending),
-        SYSTEM_PROMPT,
+        &conversation.system_prompt(SYSTEM_PROMPT),
         &[code_action_tool()],
         window,
     )

@@ -89,6 +89,9 @@ pub struct AgentState {
     /// Pane entries of tool calls refused before running, by call id, until
     /// their results are stored.
     refused_calls: std::collections::HashMap<String, usize>,
+    /// The MCP servers every kernel of this workbench reports into; the
+    /// system prompt lists their tools.
+    pub mcp: crate::mcp::McpDirectory,
 }
 
 impl Default for AgentState {
@@ -119,6 +122,7 @@ impl Default for AgentState {
             thinking: None,
             prompt_entry: None,
             refused_calls: std::collections::HashMap::new(),
+            mcp: crate::mcp::McpDirectory::default(),
         }
     }
 }
@@ -404,6 +408,7 @@ pub fn send(state: &mut AppState, prompt: String) {
         subcalls.begin_turn();
     }
     let conversation = agent.conversation.clone();
+    let mcp = agent.mcp.clone();
     let scene = super::snapshot::request(state);
     let workspace = state.workspace_root.clone();
     let active = state.editors.active().map(|doc| doc.path().to_path_buf());
@@ -426,8 +431,11 @@ pub fn send(state: &mut AppState, prompt: String) {
             .get_or_init(|| setup::context_window(&settings, &|n| std::env::var(n).ok()))
             .await
             .clone();
+        // Servers still starting get a moment: the prompt lists their tools.
+        mcp.settled(crate::mcp::SETTLE_WAIT).await;
         let mut conversation = conversation.lock().await;
         conversation.set_instructions(instructions);
+        conversation.set_kernel_tools(mcp.prompt_section());
         let counter = {
             let settings = settings.clone();
             tokio::task::spawn_blocking(move || {

@@ -46,6 +46,13 @@ pub enum ApprovalSubject {
     /// The first `llm_query` sub-call(s) of a turn: how many, to which
     /// model, the turn's bounds and the first prompt's head.
     Subcalls(String),
+    /// An MCP tool call a cell makes: server, tool and the arguments as
+    /// sent (`text` is `mcp::ToolCall::text`).
+    ToolCall {
+        server: String,
+        tool: String,
+        text: String,
+    },
 }
 
 impl ApprovalSubject {
@@ -56,6 +63,7 @@ impl ApprovalSubject {
             | ApprovalSubject::Cell(text)
             | ApprovalSubject::Subcalls(text) => text,
             ApprovalSubject::Write(review) => review.text(),
+            ApprovalSubject::ToolCall { text, .. } => text,
         }
     }
 }
@@ -225,6 +233,8 @@ pub struct ApprovalBroker {
     always_writes: Arc<AtomicBool>,
     /// "Always" for sub-calls approves them for every later turn.
     always_subcalls: Arc<AtomicBool>,
+    /// "Always" for an MCP tool call: (server, tool), any arguments.
+    always_tools: Arc<Mutex<HashSet<(String, String)>>>,
     asked: Arc<AtomicU64>,
     /// The cell the kernel service runs now and who queued it: a command
     /// the user typed into their own running cell needs no question.
@@ -240,6 +250,7 @@ impl ApprovalBroker {
             always_cells: Arc::default(),
             always_writes: Arc::default(),
             always_subcalls: Arc::default(),
+            always_tools: Arc::default(),
             asked: Arc::default(),
             cell_owner: CellOwner::default(),
         }
@@ -409,6 +420,34 @@ impl WriteReview for ApprovalBroker {
                 Ok(ApprovalDecision::Deny { reason }) => WriteVerdict::Deny(reason),
                 Err(_) => WriteVerdict::Deny("the review was dismissed".to_owned()),
             }
+        })
+    }
+}
+
+/// An MCP tool call goes through the same queue and mode; in `ask` (and
+/// `review`) mode it is asked per tool, and "always" covers every later
+/// call of that server's tool, whatever its arguments.
+impl crate::mcp::ToolCallApproval for ApprovalBroker {
+    fn approve_tool_call(&self, call: &crate::mcp::ToolCall) -> BoxFuture<'static, Approval> {
+        let broker = self.clone();
+        let key = (call.server.clone(), call.tool.clone());
+        let subject = ApprovalSubject::ToolCall {
+            server: call.server.clone(),
+            tool: call.tool.clone(),
+            text: call.text(),
+        };
+        Box::pin(async move {
+            if let Some(verdict) = broker.without_asking() {
+                return verdict;
+            }
+            if crate::kernel::lock(&broker.always_tools).contains(&key) {
+                return Approval::Allow;
+            }
+            let decision = broker.ask(subject).await;
+            if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
+                crate::kernel::lock(&broker.always_tools).insert(key);
+            }
+            verdict_of(decision)
         })
     }
 }

@@ -48,9 +48,10 @@ fn window(state: &AppState) -> ContextWindow {
 /// conversation.
 pub fn refresh_gauge(state: &mut AppState) {
     let window = window(state);
-    let Ok(conversation) = state.agent.conversation().try_lock() else {
+    let Ok(mut conversation) = state.agent.conversation().try_lock() else {
         return;
     };
+    conversation.set_kernel_tools(state.agent.mcp.prompt_section());
     let prompt = next_prompt(&conversation, &window);
     drop(conversation);
     state.agent.context_used = Some((prompt.tokens, prompt.window));
@@ -91,11 +92,12 @@ pub fn request_view(state: &AppState, json: bool) -> Result<RequestView, &'stati
 /// The request Enter would send now: the composer's text (with pins) and
 /// the latest snapshot. `Err` says why there is none to show.
 pub fn preview(state: &AppState) -> Result<(Prompt, ContextWindow), &'static str> {
-    let conversation = state
+    let mut conversation = state
         .agent
         .conversation()
         .try_lock()
         .map_err(|_| "a turn is running; the preview is back when it ends")?;
+    conversation.set_kernel_tools(state.agent.mcp.prompt_section());
     let text = state.conversation.composer.lines().join("\n");
     let prompt = match composer::parse(&text) {
         Submission::Prompt(prompt) => pinned_prompt(prompt, &state.pins),

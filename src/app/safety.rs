@@ -90,6 +90,8 @@ pub struct KernelLauncher {
     fs_links: Option<FsLinks>,
     /// `llm_query` for every kernel this launcher starts.
     subcalls: Option<Subcalls>,
+    /// Where every kernel's MCP servers report (the agent's prompt reads it).
+    mcp: crate::mcp::McpDirectory,
 }
 
 /// A started kernel and what to tell the user about it.
@@ -117,6 +119,7 @@ impl KernelLauncher {
             context: None,
             fs_links: None,
             subcalls: None,
+            mcp: crate::mcp::McpDirectory::default(),
         }
     }
 
@@ -139,6 +142,12 @@ impl KernelLauncher {
         snapshot: watch::Receiver<Option<PublishedSnapshot>>,
     ) -> Self {
         self.context = Some((context, snapshot));
+        self
+    }
+
+    /// MCP servers of every kernel this launcher starts report to `directory`.
+    pub fn with_mcp(mut self, directory: crate::mcp::McpDirectory) -> Self {
+        self.mcp = directory;
         self
     }
 
@@ -172,7 +181,7 @@ impl KernelLauncher {
                 notice = Some(format!("sandbox limits here: {}", limits.join("; ")));
             }
         }
-        let registry = kernel_setup::registry(
+        let mut registry = kernel_setup::registry(
             root,
             &confinement,
             Arc::new(self.broker.clone()),
@@ -180,6 +189,14 @@ impl KernelLauncher {
             self.context.as_ref(),
             self.subcalls.as_ref(),
         )?;
+        kernel_setup::add_mcp(
+            &mut registry,
+            &self.settings,
+            root,
+            &confinement,
+            Arc::new(self.broker.clone()),
+            &self.mcp,
+        );
         let config = kernel_setup::kernel_config(&self.settings, root, &confinement);
         let (runtime, events) = CodeRuntime::new(config, registry);
         let client =
@@ -251,7 +268,8 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
         sandbox.clone(),
     )
     .with_context(state.agent.context.clone(), state.agent.snapshot_receiver())
-    .with_subcalls(subcalls);
+    .with_subcalls(subcalls)
+    .with_mcp(state.agent.mcp.clone());
     let launcher = match fs_links {
         // Writes are shown to the user through the same queue and mode.
         Some(links) => launcher.with_fs_links(FsLinks {

@@ -28,6 +28,10 @@ pub const DRIVER_FILES: &[(&str, &str)] = &[
         include_str!("../../assets/kernel/hello_tui_kernel/capabilities.py"),
     ),
     (
+        "hello_tui_kernel/mcp.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/mcp.py"),
+    ),
+    (
         "hello_tui_kernel/capture.py",
         include_str!("../../assets/kernel/hello_tui_kernel/capture.py"),
     ),

@@ -237,6 +237,11 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
             "text",
             "A cell wants to ask a model (llm_query / rlm_query):".to_owned(),
         ),
+        ApprovalSubject::ToolCall { server, tool, .. } => (
+            "Approve MCP tool call".to_owned(),
+            "yaml",
+            format!("A cell wants to call the tool `{tool}` of the MCP server `{server}`:"),
+        ),
     };
     let mut title = vec![Span::raw(what)];
     if waiting > 1 {

@@ -6,9 +6,10 @@
 //! [`Confinement`] and call [`Confinement::apply`] on their `Command`; none
 //! builds its own.
 
+use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use super::env::ChildEnv;
@@ -91,6 +92,43 @@ impl Confinement {
             None => Ok(()),
         }
     }
+
+    /// Starts a server that speaks over its stdio (a language server, an
+    /// MCP server): `command` (program, arguments, working directory)
+    /// under this confinement, with `extra_env` set after the allowlist
+    /// (for that server alone), its three pipes taken, and killed when
+    /// the handle is dropped.
+    pub fn spawn_piped(
+        &self,
+        mut command: tokio::process::Command,
+        extra_env: &BTreeMap<String, String>,
+    ) -> io::Result<PipedChild> {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        self.apply(command.as_std_mut())?;
+        command.envs(extra_env);
+        let mut child = command.spawn()?;
+        match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+            (Some(stdin), Some(stdout), Some(stderr)) => Ok(PipedChild {
+                child,
+                stdin,
+                stdout,
+                stderr,
+            }),
+            _ => Err(io::Error::other("the server's pipes are unavailable")),
+        }
+    }
+}
+
+/// A server started by [`Confinement::spawn_piped`] and its pipes.
+pub struct PipedChild {
+    pub child: tokio::process::Child,
+    pub stdin: tokio::process::ChildStdin,
+    pub stdout: tokio::process::ChildStdout,
+    pub stderr: tokio::process::ChildStderr,
 }
 
 /// Makes the workbench's own process non-dumpable: its `/proc/<pid>/environ`,

@@ -111,7 +111,7 @@ mod session;
 mod status;
 
 pub use child::{apply_in_child, install};
-pub use confinement::Confinement;
+pub use confinement::{Confinement, PipedChild};
 pub use env::ChildEnv;
 pub use error::SandboxError;
 pub use mode::{ApprovalMode, ParseModeError, effective_mode, fallback_notice};

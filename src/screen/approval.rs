@@ -72,6 +72,7 @@ pub fn buttons(subject: &ApprovalSubject) -> Vec<(&'static str, &'static str, Ch
         }
         ApprovalSubject::Write(_) => ("Write", "Always (all writes)"),
         ApprovalSubject::Subcalls(_) => ("Allow this turn", "Always (all sub-calls)"),
+        ApprovalSubject::ToolCall { .. } => ("Call once", "Always this tool"),
     };
     vec![
         (once, "y", Choice::Once),

@@ -9,6 +9,7 @@ thread.
 
 Modules, one job each: `framing` (the wire), `capture` (output and whose it
 is), `safe_repr` (previews without user code), `listing` (the variable
-listing), `capabilities` (host capabilities as Python objects), `cells`
+listing), `capabilities` (host capabilities as Python objects), `mcp` (the
+`mcp` capability's tools as attributes), `cells`
 (running one cell), `main` (start-up and the control loop).
 """

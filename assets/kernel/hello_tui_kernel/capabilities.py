@@ -106,6 +106,7 @@ class Calls:
         self.max_args = max_frame - self.FRAME_OVERHEAD
 
     def call(self, cap, action, args, label=None):
+        """`label` names the call in errors (default `cap.action`)."""
         label = label or "%s.%s" % (cap, action)
         try:
             encoded = json.dumps(args, ensure_ascii=False, separators=(",", ":"))

@@ -19,6 +19,7 @@ from queue import SimpleQueue
 
 from . import capture
 from .capabilities import CapabilityProxy, Calls, SubcallLimitError
+from .mcp import McpProxy
 from .cells import run_cell
 from .framing import encode, parse_host_line, ready_frame, send, state_error_frame, write_frame, writer
 from .listing import Kernel
@@ -55,10 +56,16 @@ def main(argv):
     calls = Calls(int(config.get("max_frame_bytes", 16 << 20)))
     for spec in config.get("capabilities") or []:
         try:
-            proxy = CapabilityProxy(calls, spec)
+            # `mcp`'s tools are known only once its servers run: its
+            # object looks them up when used.
+            kind = McpProxy if spec["name"] == "mcp" else CapabilityProxy
+            proxy = kind(calls, spec)
         except (KeyError, TypeError):
             continue
-        for name, value in [(spec["name"], proxy)] + list(proxy.functions.items()):
+        # (`mcp`'s attributes are its servers, looked up from the host: it
+        # has no functions of its own to bind.)
+        functions = proxy.functions if isinstance(proxy, CapabilityProxy) else {}
+        for name, value in [(spec["name"], proxy)] + list(functions.items()):
             kernel.ns[name] = value
             kernel.hidden.add(name)
     kernel.ns["SubcallLimitError"] = SubcallLimitError

@@ -444,3 +444,24 @@ async fn a_summary_is_capped_and_an_empty_one_falls_back() {
     );
     assert_eq!(c.compaction().unwrap().through, 40);
 }
+
+/// The MCP tool lines the front end sets go into the system prompt's
+/// cached part (before any summary or note), for F2 and the request alike.
+#[test]
+fn the_kernels_tool_lines_join_the_cached_system_prompt() {
+    let mut c = conversation([user("hi")]);
+    let before = crate::agent::turn::next_prompt(&c, &window(4000));
+    assert!(!system_text(&before).contains("## MCP tools"));
+    let section = "## MCP tools\n\n- `mcp.gh`: 1 tools\n- `mcp.gh.search(q)`: Search";
+    c.set_kernel_tools(Some(section.to_owned()));
+    let prompt = crate::agent::turn::next_prompt(&c, &window(4000));
+    let system = system_text(&prompt);
+    assert!(system.starts_with(crate::agent::turn::SYSTEM_PROMPT.trim_end()));
+    assert!(
+        system_parts(system).prompt.trim_end().ends_with(section),
+        "{system}"
+    );
+    let preview = crate::agent::turn::preview_prompt(&c, "next", None, &window(4000));
+    assert_eq!(system_text(&preview), system);
+    assert!(prompt.tokens > before.tokens, "the lines are counted");
+}

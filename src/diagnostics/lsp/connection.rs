@@ -3,7 +3,6 @@
 //! as the last word.
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use lsp_types::{
@@ -47,23 +46,17 @@ impl Connection {
             source,
         };
         let mut command = Command::new(&config.command);
-        command
-            .args(&config.args)
-            .current_dir(&root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        confinement
-            .apply(command.as_std_mut())
+        command.args(&config.args).current_dir(&root);
+        let server = confinement
+            .spawn_piped(command, &std::collections::BTreeMap::new())
             .map_err(spawn_error)?;
-        let mut child = command.spawn().map_err(spawn_error)?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(LspError::Protocol("server pipes unavailable".into()));
-        };
-        let (rpc, incoming) = spawn_tasks(&config.name(), stdout, stdin, stderr, last_words);
+        let (rpc, incoming) = spawn_tasks(
+            &config.name(),
+            server.stdout,
+            server.stdin,
+            server.stderr,
+            last_words,
+        );
         let params = serde_json::to_value(initialize_params(&root))
             .map_err(|e| LspError::Protocol(e.to_string()))?;
         let result = rpc.request("initialize", params, init_timeout).await?;
@@ -81,7 +74,7 @@ impl Connection {
             incoming,
             encoding,
             pull_diagnostics,
-            child,
+            child: server.child,
         })
     }
 
