@@ -10,6 +10,19 @@ use similar::{ChangeTag, TextDiff};
 /// freeze a frame. Callers show the change without its lines.
 pub const MAX_DIFF_BYTES: usize = 1 << 20;
 
+/// How long one line diff may search for the smallest edit before it
+/// settles for a larger (still correct) one: the time a diff takes grows
+/// with the file's length times its differences, and 1 MiB of short
+/// changed lines took seconds (review finding).
+pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The line diff every function here uses, bounded by [`DIFF_DEADLINE`].
+fn lines_diff<'a>(before: &'a str, after: &'a str) -> TextDiff<'a, 'a, 'a, str> {
+    TextDiff::configure()
+        .timeout(DIFF_DEADLINE)
+        .diff_lines(before, after)
+}
+
 /// Whether a diff of these two texts is cheap enough for the UI loop.
 pub fn small_enough(before: &str, after: &str) -> bool {
     before.len() + after.len() <= MAX_DIFF_BYTES
@@ -30,7 +43,7 @@ pub fn counts_or_rewrite(before: &str, after: &str) -> (usize, usize) {
 /// Lines added and removed from `before` to `after`.
 pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
     let (mut added, mut removed) = (0, 0);
-    for change in TextDiff::from_lines(before, after).iter_all_changes() {
+    for change in lines_diff(before, after).iter_all_changes() {
         match change.tag() {
             ChangeTag::Insert => added += 1,
             ChangeTag::Delete => removed += 1,
@@ -45,7 +58,7 @@ pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
 /// deleted ones were — what the file view marks in its gutter.
 pub fn changed_lines(before: &str, after: &str) -> Vec<usize> {
     let mut lines = Vec::new();
-    for op in TextDiff::from_lines(before, after).ops() {
+    for op in lines_diff(before, after).ops() {
         let new = op.new_range();
         match op.tag() {
             similar::DiffTag::Equal => {}
@@ -60,7 +73,7 @@ pub fn changed_lines(before: &str, after: &str) -> Vec<usize> {
 /// The unified diff from `before` to `after` with `context` lines around
 /// each change; with `name`, under a `--- a/name` / `+++ b/name` header.
 pub fn unified(before: &str, after: &str, name: Option<&str>, context: usize) -> String {
-    let diff = TextDiff::from_lines(before, after);
+    let diff = lines_diff(before, after);
     let mut unified = diff.unified_diff();
     unified.context_radius(context);
     match name {

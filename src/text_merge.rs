@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use similar::{Algorithm, DiffTag, capture_diff_slices};
+use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
 
 /// The merged text, and where it kept `ours` because both sides changed
 /// the same region differently.
@@ -74,12 +74,33 @@ pub fn apply_accepted(before: &[u8], after: &[u8], regions: &[Hunk], accepted: &
     text
 }
 
-/// One region as a unified-diff hunk with `context` lines around it, for
-/// review (`@@ -l,n +l,n @@`, then ` `, `-` and `+` lines).
-pub fn region_diff(before: &[u8], after: &[u8], region: &Hunk, context: usize) -> String {
+/// Region `index` of `regions` as a unified-diff hunk with up to
+/// `context` lines around it, for review (`@@ -l,n +l,n @@`, then ` `, `-`
+/// and `+` lines). The context stops at the neighbouring regions: lines
+/// they change are not shown as unchanged, and the line numbers stay
+/// right when an earlier region removed more than it added.
+pub fn region_diff(
+    before: &[u8],
+    after: &[u8],
+    regions: &[Hunk],
+    index: usize,
+    context: usize,
+) -> String {
+    let Some(region) = regions.get(index) else {
+        return String::new();
+    };
     let (old, new) = (lines(before), lines(after));
-    let start = region.base.start.saturating_sub(context);
-    let end = (region.base.end + context).min(old.len());
+    let floor = index
+        .checked_sub(1)
+        .and_then(|i| regions.get(i))
+        .map_or(0, |previous| previous.base.end);
+    let ceiling = regions
+        .get(index + 1)
+        .map_or(old.len(), |next| next.base.start);
+    let start = region.base.start.saturating_sub(context).max(floor);
+    let end = (region.base.end + context)
+        .min(ceiling)
+        .max(region.base.end);
     let lead = region.base.start - start;
     let trail = end - region.base.end;
     let new_start = region.other.start - lead;
@@ -118,7 +139,10 @@ pub fn region_diff(before: &[u8], after: &[u8], region: &Hunk, context: usize) -
 fn hunks(base: &[&[u8]], other: &[&[u8]]) -> Vec<Hunk> {
     let mut hunks: Vec<Hunk> = Vec::new();
     let (mut old, mut new) = (0, 0);
-    for op in capture_diff_slices(Algorithm::Myers, base, other) {
+    // Bounded like every line diff here: past the deadline the diff is
+    // coarser (a region may hold unchanged lines), never wrong.
+    let deadline = std::time::Instant::now() + crate::text_diff::DIFF_DEADLINE;
+    for op in capture_diff_slices_deadline(Algorithm::Myers, base, other, Some(deadline)) {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         let (old_len, new_len) = (old_range.len(), new_range.len());
         let here = Hunk {
@@ -347,8 +371,38 @@ mod tests {
             b"a\nb\nc\nd\ne\nf\nG\nh\n"
         );
         assert_eq!(
-            region_diff(before, after, &regions[1], 2),
+            region_diff(before, after, &regions, 1, 2),
             "@@ -5,3 +5,4 @@\n e\n f\n-g\n+G\n+h\n"
         );
+    }
+
+    /// Review finding: an earlier region that removed lines made the next
+    /// hunk's context reach back past it, and its new line number went
+    /// below zero (a panic in debug builds).
+    #[test]
+    fn hunk_context_stops_at_the_previous_region() {
+        let before = b"a\nb\nc\nd\ne\nf\ng\n";
+        let after = b"d\nE\nf\ng\n";
+        let regions = changed_regions(before, after);
+        let shown: Vec<String> = (0..regions.len())
+            .map(|i| region_diff(before, after, &regions, i, 3))
+            .collect();
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(
+            shown[1].starts_with("@@ -4,4 +1,4 @@\n d\n-e\n+E\n"),
+            "{shown:?}"
+        );
+    }
+
+    proptest::proptest! {
+        /// Every region of any pair of texts can be shown.
+        #[test]
+        fn every_region_can_be_shown(before in text(), after in text()) {
+            let regions = changed_regions(&before, &after);
+            for i in 0..regions.len() {
+                let shown = region_diff(&before, &after, &regions, i, 3);
+                proptest::prop_assert!(shown.starts_with("@@ -"));
+            }
+        }
     }
 }

@@ -299,11 +299,18 @@ fn a_write_in_review_mode_is_decided_hunk_by_hunk() {
     let second = text(&draw(&mut s, 80, 24));
     assert!(second.contains("hunk 2 of 2"), "{second}");
     assert!(second.contains("+line eleven"), "{second}");
+    // Drawn, but only just: a fast second `y` does not decide it.
+    press(&mut s, KeyCode::Char('y'));
+    assert!(
+        answer.try_recv().is_err(),
+        "a hunk nobody read is not accepted"
+    );
     // Back to the first, then reject it and accept the rest.
     press(&mut s, KeyCode::Char('k'));
     assert!(text(&draw(&mut s, 80, 24)).contains("hunk 1 of 2"));
     press(&mut s, KeyCode::Char('n'));
     draw(&mut s, 80, 24);
+    std::thread::sleep(hello_tui::app::approvals::HUNK_SETTLE);
     press(&mut s, KeyCode::Char('a'));
     let Ok(ApprovalDecision::AllowPart { text, rejected }) = answer.try_recv() else {
         panic!("expected a partial write")

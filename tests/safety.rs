@@ -563,14 +563,19 @@ try:\n    fs.write('q', 'X')\n\
 except PermissionError as e:\n    print('PermissionError', 'symlink' in str(e))\n\
 os.symlink({outside:?}, 'd')\n\
 try:\n    fs.write('d/x.txt', 'X')\n\
-except PermissionError:\n    print('PermissionError')\n",
+except PermissionError:\n    print('PermissionError')\n\
+open('inner.txt', 'w').write('inner')\n\
+os.symlink('inner.txt', 'alias')\n\
+try:\n    fs.write('alias', 'X')\n\
+except PermissionError as e:\n    print('PermissionError', 'symlink' in str(e))\n\
+print(open('inner.txt').read())\n",
         victim = victim.display().to_string(),
         existing = existing.display().to_string(),
         outside = fixture.root.path().display().to_string(),
     );
     let r = run(&k, &code).await;
     assert_eq!(
-        r.stdout, "X False\nPermissionError True\nPermissionError\n",
+        r.stdout, "X False\nPermissionError True\nPermissionError\nPermissionError True\ninner\n",
         "{r:?}"
     );
     assert!(!victim.exists(), "fs.write followed a planted link out");

@@ -1174,7 +1174,7 @@ fn custom_commands_are_prompt_templates() {
     type_keys(&mut s, "/rev");
     let listed = text_of(&draw(&mut s, 160, 24));
     assert!(
-        listed.contains("/review [ARGUMENTS]  Review a file for bugs"),
+        listed.contains("/review [ARGUMENTS]  Review a file for bugs · project"),
         "{listed}"
     );
     type_keys(&mut s, "iew src/auth.ts");

@@ -110,12 +110,22 @@ fn read_in(dir: &Path) -> Option<(PathBuf, String)> {
     })
 }
 
+/// The file's first bytes, opened without following a link or waiting on
+/// a FIFO (swapped in after the check above), and only if it is a plain
+/// file.
 fn read_capped(path: &Path) -> Option<Vec<u8>> {
     use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(MAX_INSTRUCTIONS as u64 + 1)
+    file.take(MAX_INSTRUCTIONS as u64 + 1)
         .read_to_end(&mut bytes)
         .ok()?;
     Some(bytes)

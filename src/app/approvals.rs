@@ -29,7 +29,7 @@ use tokio::sync::oneshot;
 use super::cell_owner::CellOwner;
 use super::event::{AppEvent, AppEventSender};
 use crate::kernel::caps::{
-    Approval, ApprovalDecision, ApprovalPolicy, WriteProposal, WriteReview, WriteVerdict,
+    Approval, ApprovalDecision, ApprovalPolicy, Prior, WriteProposal, WriteReview, WriteVerdict,
 };
 use crate::sandbox::ApprovalMode;
 
@@ -126,19 +126,51 @@ pub struct ApprovalQueue {
     /// The question a frame has shown (`app::update::before_frame`). Until
     /// the front one is drawn it takes no keys: what the user typed before
     /// it appeared was meant for something else. A write reviewed hunk by
-    /// hunk is a new question at each hunk, so a fast double `y` never
-    /// accepts a hunk nobody saw.
-    pub shown: Option<(u64, usize)>,
+    /// hunk is a new question at each hunk.
+    shown: Option<(u64, usize)>,
+    /// When the shown question was first drawn: a later hunk takes a
+    /// decision only [`HUNK_SETTLE`] after it appeared, so a fast `yy`
+    /// (the second key lands a frame after the first) never accepts a
+    /// hunk nobody read (review finding).
+    shown_since: Option<std::time::Instant>,
 }
+
+/// How long a hunk after the first is on screen before a key decides it.
+pub const HUNK_SETTLE: std::time::Duration = std::time::Duration::from_millis(250);
 
 impl ApprovalQueue {
     pub fn front(&self) -> Option<&PendingApproval> {
         self.pending.front()
     }
 
-    /// The front request has been drawn, so keys may answer it.
+    /// The front request has been drawn (for a review, any of its hunks),
+    /// so the approval layer takes the keys.
     pub fn front_shown(&self) -> bool {
-        self.front_question() == self.shown && self.shown.is_some()
+        self.front()
+            .is_some_and(|p| self.shown.is_some_and(|(id, _)| id == p.id))
+    }
+
+    /// A frame is about to draw the queue: remember what it shows, and
+    /// since when.
+    pub fn drawn(&mut self) {
+        let question = self.front_question();
+        if question != self.shown {
+            self.shown = question;
+            self.shown_since = question.map(|_| std::time::Instant::now());
+        }
+    }
+
+    /// May a key decide the hunk on screen? The first hunk once drawn; a
+    /// later one once it has been on screen for [`HUNK_SETTLE`].
+    pub fn hunk_ready(&self) -> bool {
+        let Some(question) = self.front_question() else {
+            return false;
+        };
+        self.shown == Some(question)
+            && (question.1 == 0
+                || self
+                    .shown_since
+                    .is_some_and(|since| since.elapsed() >= HUNK_SETTLE))
     }
 
     /// The front request and, for a hunk-by-hunk review, the hunk shown.
@@ -266,8 +298,12 @@ impl ApprovalBroker {
         self.mode.get()
     }
 
-    /// Called by the UI loop when the user switches modes.
+    /// Called by the UI loop when the user switches modes. An "always"
+    /// for writes given in one mode does not carry into another.
     pub fn set_mode(&self, mode: ApprovalMode) {
+        if mode != self.mode.get() {
+            self.always_writes.store(false, Ordering::Relaxed);
+        }
         self.mode.set(mode);
     }
 
@@ -393,7 +429,11 @@ impl WriteReview for ApprovalBroker {
                 text: proposal.after.clone(),
                 rejected: 0,
             };
-            if broker.cell_owner.wrote_by_user(&proposal.user_path) {
+            // The user's own write, or one that changes nothing (asking
+            // about it would only offer an "always" for nothing).
+            if broker.cell_owner.wrote_by_user(&proposal.user_path)
+                || proposal.before == Prior::Bytes(proposal.after.clone())
+            {
                 return whole;
             }
             let mode = broker.mode();

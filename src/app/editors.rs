@@ -302,21 +302,11 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
                 .unwrap_or(Command::None)
         }
         WorkspaceMessage::Event(event) => match event {
-            WorkspaceEvent::FileChanged(path) | WorkspaceEvent::FileCreated(path) => {
-                if path.file_name().is_some_and(|name| {
-                    crate::agent::instructions::FILE_NAMES
-                        .iter()
-                        .any(|f| name == *f)
-                }) {
-                    super::agent::refresh_instructions(state);
-                }
-                // Before the buffer reloads: it still holds the old text.
-                super::changes::on_disk_event(state, &path);
-                on_disk_change(state, &path)
-            }
+            WorkspaceEvent::FileChanged(path) => on_file_event(state, &path, false),
+            WorkspaceEvent::FileCreated(path) => on_file_event(state, &path, true),
             WorkspaceEvent::FileRemoved(path) => on_disk_change(state, &path),
             WorkspaceEvent::Renamed { from, to } => {
-                super::changes::on_disk_event(state, &to);
+                super::changes::on_disk_event(state, &to, true);
                 let a = on_disk_change(state, &from);
                 let b = on_disk_change(state, &to);
                 if a == Command::None { b } else { a }
@@ -334,6 +324,22 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
             }
         },
     }
+}
+
+/// The watcher saw a file change or appear: the project instructions are
+/// read again if it is one of them, a running cell's command may have made
+/// the change, and an open buffer reloads.
+fn on_file_event(state: &mut AppState, path: &Path, created: bool) -> Command {
+    if path.file_name().is_some_and(|name| {
+        crate::agent::instructions::FILE_NAMES
+            .iter()
+            .any(|f| name == *f)
+    }) {
+        super::agent::refresh_instructions(state);
+    }
+    // Before the buffer reloads: it still holds the old text.
+    super::changes::on_disk_event(state, path, created);
+    on_disk_change(state, path)
 }
 
 /// A file changed on disk (watcher or the kernel's `fs.write`): reload a

@@ -89,13 +89,20 @@ pub fn all(workspace: &Path, user: Option<&Path>) -> Vec<SlashCommand> {
 fn all_in(dirs: &[PathBuf]) -> Vec<SlashCommand> {
     let mut commands = builtins();
     let mut custom: Vec<SlashCommand> = Vec::new();
-    for dir in dirs {
+    for (i, dir) in dirs.iter().enumerate() {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
+        // Where a template comes from shows: a repository's own commands
+        // are not mistaken for the user's.
+        let origin = if i == 0 { "project" } else { "yours" };
         let mut found: Vec<SlashCommand> = entries
             .flatten()
             .filter_map(|entry| custom_command(&entry.path()))
+            .map(|mut c| {
+                c.description = format!("{} · {origin}", c.description);
+                c
+            })
             .filter(|c| !commands.iter().chain(&custom).any(|k| k.name == c.name))
             .collect();
         found.sort_by(|a, b| a.name.cmp(&b.name));
@@ -183,7 +190,15 @@ pub fn expand(command: &SlashCommand, args: &str) -> std::io::Result<String> {
 pub fn matching<'a>(commands: &'a [SlashCommand], typed: &str) -> Vec<&'a SlashCommand> {
     let typed = typed.to_lowercase();
     let (mut first, mut then) = (Vec::new(), Vec::new());
+    // The name typed in full comes first: Enter runs what was typed, not
+    // a longer name that sorts before it (review finding).
+    if let Some(exact) = commands.iter().find(|c| c.name == typed) {
+        first.push(exact);
+    }
     for command in commands {
+        if command.name == typed {
+            continue;
+        }
         if command.name.starts_with(&typed) {
             first.push(command);
         } else if command.name.contains(&typed) {
@@ -228,8 +243,8 @@ mod tests {
         assert_eq!(
             custom,
             [
-                ("review", "[ARGUMENTS]", "Review the diff"),
-                ("explain", "", "Explain the code"),
+                ("review", "[ARGUMENTS]", "Review the diff · project"),
+                ("explain", "", "Explain the code · yours"),
             ]
         );
         let review = all.iter().find(|c| c.name == "review").unwrap();
@@ -257,6 +272,13 @@ mod tests {
         assert_eq!(names("re"), ["redo", "lsp-restart"]);
         assert_eq!(names("DI"), ["diff"]);
         assert!(names("zzz").is_empty());
+        let mut with_longer = commands.clone();
+        with_longer.insert(0, SlashCommand::builtin("undo-all", "", "x"));
+        let typed: Vec<&str> = matching(&with_longer, "undo")
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(typed, ["undo", "undo-all"], "the exact name first");
         assert!(listing(&commands).contains("/model [NAME], /approval"));
     }
 }

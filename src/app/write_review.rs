@@ -47,9 +47,8 @@ impl WriteReviewState {
         };
         let after = proposal.after.clone();
         let regions = changed_regions(&before, &after);
-        let hunks = regions
-            .iter()
-            .map(|region| region_diff(&before, &after, region, CONTEXT))
+        let hunks = (0..regions.len())
+            .map(|index| region_diff(&before, &after, &regions, index, CONTEXT))
             .collect();
         let whole = crate::text_diff::unified(
             &String::from_utf8_lossy(&before),

@@ -59,6 +59,9 @@ impl ApprovalQueue {
                 }
             }
             Choice::Hunk { accept, rest } => {
+                if !self.hunk_ready() {
+                    return;
+                }
                 let Some(review) = self.front_review() else {
                     return;
                 };
@@ -437,6 +440,23 @@ mod tests {
         assert_eq!(asked.await.unwrap(), whole);
         assert_eq!(broker.review(proposal("b.py")).await, whole, "always");
         assert!(rx.try_recv().is_err(), "not asked again");
+        // A write that changes nothing is not asked about (review finding:
+        // its question offered "always" for all writes).
+        broker.set_mode(ApprovalMode::Review);
+        let same = WriteProposal {
+            after: b"old\n".to_vec(),
+            ..proposal("c.py")
+        };
+        assert!(matches!(
+            broker.review(same).await,
+            WriteVerdict::Write { .. }
+        ));
+        assert!(rx.try_recv().is_err(), "not asked");
+        // "Always" does not outlive a mode change.
+        broker.set_mode(ApprovalMode::Ask);
+        let asked = tokio::spawn(broker.review(proposal("d.py")));
+        drop(rx.recv().await.expect("asked again"));
+        assert!(matches!(asked.await.unwrap(), WriteVerdict::Deny(_)));
 
         let broker = ApprovalBroker::new(event::channel().0, ApprovalMode::Deny);
         assert!(matches!(

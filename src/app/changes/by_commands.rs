@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::super::state::AppState;
-use crate::kernel::caps::{FsWritten, Prior};
+use crate::kernel::caps::{Found, FsWritten, Prior, read_beneath};
 
 /// How long after a cell ends the watcher's news is still the cell's.
 const GRACE: Duration = Duration::from_millis(1500);
@@ -36,12 +36,24 @@ const MAX_RECORDED: u64 = 8 << 20;
 pub struct CellWindow {
     ended: Option<Instant>,
     saved: HashMap<PathBuf, Instant>,
+    /// Changes recorded since the last cell ended.
+    recorded: usize,
 }
+
+/// Most changes by commands recorded per cell.
+const MAX_PER_CELL: usize = 200;
 
 impl CellWindow {
     /// A cell finished: news for a little while yet is still its.
     pub fn cell_ended(&mut self, at: Instant) {
         self.ended = Some(at);
+        self.recorded = 0;
+    }
+
+    /// Room for one more recorded change this cell?
+    fn take_one(&mut self) -> bool {
+        self.recorded += 1;
+        self.recorded <= MAX_PER_CELL
     }
 
     /// The user saved `path` from the editor.
@@ -64,20 +76,26 @@ impl CellWindow {
     }
 }
 
-/// The watcher saw `path` change. Called before open buffers reload, so a
-/// clean buffer still holds the text from before.
-pub fn on_disk_event(state: &mut AppState, path: &Path) {
+/// The watcher saw `path` change (`created`: appear). Called before open
+/// buffers reload, so a clean buffer still holds the text from before.
+pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
     let running = super::super::cells::any_running(state);
-    if !state.changes.window.is_cells(running, path, Instant::now()) {
+    let now = Instant::now();
+    if !state.changes.window.is_cells(running, path, now) {
         return;
     }
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return; // removed: not recorded (there is no text to keep)
+    // A command that writes thousands of files must not freeze the loop
+    // (each one is read, diffed and saved): past the cap they go unlisted.
+    if !state.changes.window.take_one() {
+        return;
+    }
+    let root = super::workspace_root(state);
+    let Ok(relative) = path.strip_prefix(&root) else {
+        return;
     };
-    if !meta.is_file() || meta.len() > MAX_RECORDED {
-        return;
-    }
-    let Ok(after) = std::fs::read(path) else {
+    // Beneath the workspace, no link followed, a FIFO not waited on.
+    // Removed, not a plain file, too big: not recorded.
+    let Ok(Found::Bytes(after)) = read_beneath(&root, relative, MAX_RECORDED) else {
         return;
     };
     if memchr::memchr(0, &after[..after.len().min(8000)]).is_some() {
@@ -88,13 +106,17 @@ pub fn on_disk_event(state: &mut AppState, path: &Path) {
     if state.changes.last_text(path) == Some(after.as_slice()) {
         return;
     }
-    let before = state
-        .editors
-        .tabs
-        .iter()
-        .find(|doc| doc.path() == path)
-        .and_then(|doc| doc.disk_bytes())
-        .map_or(Prior::Unrecorded, Prior::Bytes);
+    let before = if created {
+        Prior::Absent
+    } else {
+        state
+            .editors
+            .tabs
+            .iter()
+            .find(|doc| doc.path() == path)
+            .and_then(|doc| doc.disk_bytes())
+            .map_or(Prior::Unrecorded, Prior::Bytes)
+    };
     if before == Prior::Bytes(after.clone()) {
         return;
     }
@@ -197,6 +219,34 @@ mod tests {
         );
         assert_eq!(std::fs::read(&open).unwrap(), b"a = 1\r\nb = 2\r\n");
         assert_eq!(std::fs::read(&closed).unwrap(), b"new\n");
+    }
+
+    /// Review finding: a file a command creates was recorded with its
+    /// earlier text unknown, so /undo could not remove it; now it is known
+    /// not to have existed. A FIFO is passed over, not waited on.
+    #[test]
+    fn a_file_a_command_creates_can_be_undone_and_a_fifo_is_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let made = root.join("gen.txt");
+        let mut s = running_cell(&root);
+        s.changes.start_group("the agent's answer");
+        std::fs::write(&made, "generated\n").unwrap();
+        handle_app_event(
+            &mut s,
+            AppEvent::Workspace(WorkspaceMessage::Event(WorkspaceEvent::FileCreated(
+                made.clone(),
+            ))),
+        );
+        let fifo = root.join("pipe");
+        let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) of a path in the test's own folder.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+        changed(&mut s, &fifo);
+        assert_eq!(cell_changes(&s).len(), 1, "only the text file");
+        let report = super::super::undo(&mut s);
+        assert!(report.contains("gen.txt undone"), "{report}");
+        assert!(!made.exists());
     }
 
     /// Outside a cell, or the user's own save, is not a cell's change.

@@ -374,6 +374,13 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
                     Direction::Redo => FileChange::new(change.path, Prior::Bytes(found), written),
                 });
             }
+            // A change that can never be taken back leaves the log, or
+            // every later /undo would stop at its group (review finding).
+            Err(why) if why == NOT_KEPT => {
+                report.push(format!(
+                    "{shown} left as it is: {why}; it is dropped from /undo"
+                ));
+            }
             Err(why) => {
                 report.push(format!("{shown} left as it is: {why}"));
                 kept.push(change);
@@ -404,6 +411,10 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
     )
 }
 
+/// Why a change cannot be taken back, ever: nothing to restore it to.
+const NOT_KEPT: &str =
+    "its earlier text was not kept (too big, or changed by a command while not open in the editor)";
+
 /// How a file was put back.
 enum Restored {
     /// It held exactly what the change left: the change itself moves.
@@ -431,7 +442,6 @@ fn restore(
     change: &FileChange,
     direction: Direction,
 ) -> Result<Restored, String> {
-    const NOT_KEPT: &str = "its earlier text was not kept (too big, or changed by a command while not open in the editor)";
     let (expected, target) = match direction {
         Direction::Undo => (Some(change.after.as_slice()), &change.before),
         Direction::Redo => (
@@ -469,6 +479,15 @@ fn restore(
         Err(WriteError::Steered) => return Err("its path leads through a link".into()),
         Err(error) => return Err(error.to_string()),
     };
+    // Already what it should become (the user put it back by hand): done.
+    let already = match target {
+        Prior::Bytes(bytes) => current.as_deref() == Some(bytes.as_slice()),
+        Prior::Absent => current.is_none(),
+        Prior::Unrecorded => false,
+    };
+    if already {
+        return Ok(Restored::Exactly);
+    }
     let steered = |e: WriteError| match e {
         WriteError::Steered => "its path leads through a link".to_string(),
         other => other.to_string(),
@@ -687,6 +706,49 @@ mod tests {
             "{report}"
         );
         assert_eq!(read(&created), "made by the agent\nand then by me\n");
+    }
+
+    /// Review finding: a change that can never be taken back (its earlier
+    /// text unknown) and a file the user already put back by hand no longer
+    /// stop every later /undo at their group.
+    #[test]
+    fn undo_walks_past_changes_that_cannot_or_need_not_be_undone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (t, s_path, unknown) = (root.join("t.txt"), root.join("s.txt"), root.join("u.txt"));
+        std::fs::write(&t, "t0").unwrap();
+        std::fs::write(&s_path, "s0").unwrap();
+        let mut s = state(&root);
+        s.changes.start_group("first");
+        write(&mut s, &t, "t1");
+        s.changes.start_group("second");
+        write(&mut s, &s_path, "s1");
+        std::fs::write(&unknown, "made by a command").unwrap();
+        assert_ne!(
+            handle_app_event(
+                &mut s,
+                AppEvent::FsWritten(FsWritten {
+                    path: unknown.clone(),
+                    before: Prior::Unrecorded,
+                    after: b"made by a command".to_vec(),
+                })
+            ),
+            Command::Quit
+        );
+        std::fs::write(&s_path, "s0").unwrap(); // put back by hand
+        let report = undo(&mut s);
+        assert!(report.contains("s.txt undone"), "{report}");
+        assert!(
+            report.contains("u.txt left as it is: its earlier text was not kept"),
+            "{report}"
+        );
+        assert!(report.contains("dropped from /undo"), "{report}");
+        let report = undo(&mut s);
+        assert!(
+            report.contains("first") && report.contains("t.txt undone"),
+            "{report}"
+        );
+        assert_eq!(read(&t), "t0");
     }
 
     #[test]

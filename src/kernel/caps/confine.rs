@@ -6,6 +6,34 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::kernel::CapabilityError;
 
+/// Whether `user_path`, as spelled, passes through a symbolic link inside
+/// the workspace (its last part included). `confine` follows such links
+/// (they stay inside), but a write must not: what the user is shown, and
+/// what a literal path in their own cell names, would not be what is
+/// written.
+pub fn leads_through_link(root: &Path, user_path: &str) -> bool {
+    let requested = Path::new(user_path);
+    let joined = if requested.is_absolute() {
+        requested.to_path_buf()
+    } else {
+        root.join(requested)
+    };
+    let lexical = normalize(&joined);
+    let Ok(inside) = lexical.strip_prefix(root) else {
+        return false;
+    };
+    let mut path = root.to_path_buf();
+    for part in inside.components() {
+        path.push(part);
+        match path.symlink_metadata() {
+            Ok(meta) if meta.file_type().is_symlink() => return true,
+            Ok(_) => {}
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
 /// Resolve `user_path` (relative to `root`, or absolute inside it) to the real
 /// path it names. `root` must already be canonical. The target may not exist
 /// yet (for writes); whatever part of it exists is resolved through symlinks

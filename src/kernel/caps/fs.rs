@@ -186,6 +186,11 @@ impl Capability for FsCapability {
                 }
             }
             blocking(move || {
+                // Every reviewed file still as it was shown, before any is
+                // written: a patch is written whole or not at all.
+                for write in writes.iter().filter(|w| w.reviewed) {
+                    inner.still_as_reviewed(write)?;
+                }
                 let files = writes
                     .into_iter()
                     .map(|write| inner.commit(write))
@@ -270,6 +275,12 @@ impl FsInner {
     /// nothing is written yet.
     fn plan_write(&self, user_path: &str, text: &str) -> Result<PlannedWrite, CapabilityError> {
         let path = confine(&self.root, user_path)?;
+        if super::confine::leads_through_link(&self.root, user_path) {
+            return Err(CapabilityError::PermissionDenied(format!(
+                "{user_path}: leads through a symlink; fs writes follow no links (write the \
+                 file by its own path)"
+            )));
+        }
         self.refuse_dirty(&path, user_path)?;
         if path.is_dir() {
             return Err(CapabilityError::Os {
@@ -305,9 +316,23 @@ impl FsInner {
         Ok(())
     }
 
-    /// Writes a planned change. After a review (the user took their time)
-    /// the file must still hold what it held when the change was shown,
-    /// and still have no unsaved edits: otherwise nothing is written.
+    /// After a review (the user took their time) the file must still hold
+    /// what it held when the change was shown, and still have no unsaved
+    /// edits: otherwise nothing is written.
+    fn still_as_reviewed(&self, write: &PlannedWrite) -> Result<(), CapabilityError> {
+        self.refuse_dirty(&write.path, &write.user_path)?;
+        if Prior::of(&self.root, &write.relative) != write.before {
+            return Err(CapabilityError::PermissionDenied(format!(
+                "{} changed while its diff was being reviewed; nothing was written \
+                 (fs.read shows its text now)",
+                write.user_path
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes a planned change (checked by [`Self::still_as_reviewed`]
+    /// first when it was reviewed).
     fn commit(&self, write: PlannedWrite) -> Result<Value, CapabilityError> {
         let PlannedWrite {
             path,
@@ -316,17 +341,9 @@ impl FsInner {
             before,
             text,
             rejected,
-            reviewed,
+            reviewed: _,
         } = write;
-        if reviewed {
-            self.refuse_dirty(&path, &user_path)?;
-            if Prior::of(&self.root, &relative) != before {
-                return Err(CapabilityError::PermissionDenied(format!(
-                    "{user_path} changed while its diff was being reviewed; nothing was written \
-                     (fs.read shows its text now)"
-                )));
-            }
-        }
+
         // Beneath the root, no symlink followed, a temp name nobody can
         // predict, then rename: the editor never reloads half a file.
         write_beneath(&self.root, &relative, &text).map_err(|err| match err {

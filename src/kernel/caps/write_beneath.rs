@@ -111,7 +111,9 @@ pub fn read_beneath(root: &Path, relative: &Path, max: u64) -> Result<Found, Wri
     let fd = rustix::fs::openat2(
         &dir,
         file,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        // NONBLOCK: opening a FIFO a cell planted must not wait for a
+        // writer (it is then refused as not a plain file).
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
         Mode::empty(),
         beneath(),
     )?;
@@ -125,8 +127,12 @@ pub fn read_beneath(root: &Path, relative: &Path, max: u64) -> Result<Found, Wri
     if size > max {
         return Ok(Found::TooBig(size));
     }
+    // At most `max`, even if the file grows while it is read.
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::fs::File::from(fd), &mut bytes)?;
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(std::fs::File::from(fd), max),
+        &mut bytes,
+    )?;
     Ok(Found::Bytes(bytes))
 }
 
