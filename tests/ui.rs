@@ -1126,7 +1126,7 @@ fn slash_opens_a_command_palette() {
     type_keys(&mut s, "/");
     let terminal = draw(&mut s, 90, 24);
     let screen = text_of(&terminal);
-    assert!(screen.contains("Commands · 8"), "{screen}");
+    assert!(screen.contains("Commands · 9"), "{screen}");
     assert!(screen.contains("/model [NAME]"), "{screen}");
     press(&mut s, KeyCode::Down, KeyModifiers::NONE);
     let terminal = draw(&mut s, 90, 24);
@@ -1232,4 +1232,25 @@ fn up_and_down_recall_earlier_prompts_and_survive_a_restart() {
     let mut again = AppState::new(dir.path().to_path_buf(), Settings::defaults());
     press(&mut again, KeyCode::Up, KeyModifiers::NONE);
     assert_eq!(again.conversation.composer.lines(), ["/diff"]);
+}
+
+/// Issue 18: `/sessions` lists the workspace's sessions, as
+/// `hello-tui sessions` does, with how to resume one.
+#[test]
+fn slash_sessions_lists_the_workspaces_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let session = hello_tui::session::SessionWriter::create(
+        &root,
+        "test-model",
+        hello_tui::session::SessionOrigin::Tui,
+    )
+    .unwrap();
+    let mut s = AppState::new(root.clone(), Settings::defaults());
+    s.user_commands = None;
+    type_keys(&mut s, "/sessions");
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let said = &s.conversation.messages.last().unwrap().text;
+    assert!(said.contains(session.id()), "{said}");
+    assert!(said.contains("hello-tui --resume ID"), "{said}");
 }

@@ -108,22 +108,31 @@ pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(2));
     }
     let root = std::fs::canonicalize(dir)?;
-    let sessions = match session::list(&root) {
-        Ok(sessions) => sessions,
+    match listing(&root) {
+        Ok(text) => {
+            print!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
         Err(error) => {
             eprintln!("hello-tui sessions: {error}");
-            return Ok(ExitCode::FAILURE);
+            Ok(ExitCode::FAILURE)
         }
-    };
-    if sessions.is_empty() {
-        println!(
-            "No sessions in {} yet.",
-            session::sessions_dir(&root).display()
-        );
-        return Ok(ExitCode::SUCCESS);
     }
-    println!(
-        "{:<24}  {:<20}  {:<6}  {:>8}  first prompt",
+}
+
+/// The workspace's sessions as a table, newest first, with how to resume
+/// one: what `hello-tui sessions` prints and `/sessions` shows.
+pub fn listing(root: &Path) -> Result<String, session::SessionError> {
+    use std::fmt::Write as _;
+    let sessions = session::list(root)?;
+    if sessions.is_empty() {
+        return Ok(format!(
+            "No sessions in {} yet.\n",
+            session::sessions_dir(root).display()
+        ));
+    }
+    let mut out = format!(
+        "{:<24}  {:<20}  {:<6}  {:>8}  first prompt\n",
         "id", "time", "origin", "messages"
     );
     for s in sessions {
@@ -134,7 +143,8 @@ pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
             .collect::<String>()
             .replace('T', " ");
         let prompt = sanitize::for_display(s.first_prompt.lines().next().unwrap_or(""));
-        println!(
+        let _ = writeln!(
+            out,
             "{:<24}  {:<20}  {:<6}  {:>8}  {}",
             s.id,
             time,
@@ -143,11 +153,11 @@ pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
             prompt
         );
     }
-    println!(
+    out.push_str(
         "Resume one with `hello-tui --resume ID` (or the latest with `--continue`, which \
-         prefers tui sessions; `exec --continue` prefers exec ones)."
+         prefers tui sessions; `exec --continue` prefers exec ones).\n",
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -67,6 +67,11 @@ pub fn builtins() -> Vec<SlashCommand> {
         SlashCommand::builtin("redo", "", "put back what /undo took back"),
         SlashCommand::builtin("diff", "", "every file change of this session"),
         SlashCommand::builtin("lsp-restart", "", "restart the language servers"),
+        SlashCommand::builtin(
+            "sessions",
+            "",
+            "this workspace's sessions, and how to resume one",
+        ),
     ]
 }
 

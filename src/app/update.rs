@@ -357,6 +357,15 @@ pub(super) fn submit(state: &mut AppState, text: String) {
         Submission::SlashCommand { name, .. } if name == "help" => {
             apply(state, Action::ShowHelp);
         }
+        Submission::SlashCommand { name, .. } if name == "sessions" => {
+            let root = std::fs::canonicalize(&state.workspace_root)
+                .unwrap_or_else(|_| state.workspace_root.clone());
+            let text = match super::sessions::listing(&root) {
+                Ok(text) => text.trim_end().to_owned(),
+                Err(error) => format!("/sessions: {error}"),
+            };
+            notice(state, &text);
+        }
         Submission::SlashCommand { name, args } => custom_command(state, &name, &args),
     }
 }
