@@ -162,10 +162,18 @@ impl LoopbackServer {
                         return;
                     };
                     open.open();
-                    let reply = respond(&request);
+                    let mut reply = respond(&request);
                     recorded.lock().unwrap().push(request);
-                    send_reply(socket, reply, closed_tx).await;
+                    // A leading pause is the request being worked on. The
+                    // count ends before the first byte of the answer goes
+                    // out: the client can only start another request after
+                    // reading this one, so the count never lags behind it.
+                    while let Some(Part::Pause(wait)) = reply.body.first().cloned() {
+                        reply.body.remove(0);
+                        tokio::time::sleep(wait).await;
+                    }
                     open.close();
+                    send_reply(socket, reply, closed_tx).await;
                 });
             }
         })
@@ -174,7 +182,8 @@ impl LoopbackServer {
         server
     }
 
-    /// The most requests this server was answering at one time.
+    /// The most requests this server was working on at one time (from
+    /// reading a request to the start of its answer).
     #[allow(dead_code, reason = "only some test binaries measure concurrency")]
     pub fn max_open(&self) -> usize {
         self.open.max.load(Ordering::SeqCst)
