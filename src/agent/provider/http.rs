@@ -247,6 +247,23 @@ pub(crate) fn base_url(base: &str) -> Result<(&str, Url), ProviderError> {
     Ok((trimmed, url))
 }
 
+/// The API endpoint `tail` (`chat/completions`, `messages`) for a
+/// configured base URL: used as is when it already ends in `/{tail}`; a
+/// bare host gets `/v1/{tail}`; any other path (`…/v1`, a proxy's prefix)
+/// gets `/{tail}`.
+pub(crate) fn endpoint_url(base: &str, tail: &str) -> Result<Url, ProviderError> {
+    let (trimmed, url) = base_url(base)?;
+    let path = url.path().trim_end_matches('/');
+    let full = if path.ends_with(&format!("/{tail}")) {
+        trimmed.to_owned()
+    } else if path.is_empty() {
+        format!("{trimmed}/v1/{tail}")
+    } else {
+        format!("{trimmed}/{tail}")
+    };
+    Url::parse(&full).map_err(|e| ProviderError::Config(format!("endpoint `{full}`: {e}")))
+}
+
 /// `base` with `/{tail}` in place of a trailing `/{replaced}` (the
 /// models URL next to a chat endpoint).
 pub(crate) fn sibling_url(

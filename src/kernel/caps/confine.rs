@@ -12,13 +12,7 @@ use crate::kernel::CapabilityError;
 /// what a literal path in their own cell names, would not be what is
 /// written.
 pub fn leads_through_link(root: &Path, user_path: &str) -> bool {
-    let requested = Path::new(user_path);
-    let joined = if requested.is_absolute() {
-        requested.to_path_buf()
-    } else {
-        root.join(requested)
-    };
-    let lexical = normalize(&joined);
+    let lexical = lexical(root, user_path);
     let Ok(inside) = lexical.strip_prefix(root) else {
         return false;
     };
@@ -32,6 +26,17 @@ pub fn leads_through_link(root: &Path, user_path: &str) -> bool {
         }
     }
     false
+}
+
+/// `user_path` (relative to `root`, or absolute) as a path, `..` and `.`
+/// resolved by name only.
+fn lexical(root: &Path, user_path: &str) -> PathBuf {
+    let requested = Path::new(user_path);
+    if requested.is_absolute() {
+        normalize(requested)
+    } else {
+        normalize(&root.join(requested))
+    }
 }
 
 /// Resolve `user_path` (relative to `root`, or absolute inside it) to the real
@@ -53,13 +58,7 @@ pub fn confine(root: &Path, user_path: &str) -> Result<PathBuf, CapabilityError>
             root.display()
         ))
     };
-    let requested = Path::new(user_path);
-    let joined = if requested.is_absolute() {
-        requested.to_path_buf()
-    } else {
-        root.join(requested)
-    };
-    let lexical = normalize(&joined);
+    let lexical = lexical(root, user_path);
     if !lexical.starts_with(root) {
         return Err(outside());
     }

@@ -2,7 +2,7 @@
 
 use reqwest::Url;
 
-use crate::agent::provider::http::{HttpSettings, base_url, sibling_url};
+use crate::agent::provider::http::{HttpSettings, endpoint_url, sibling_url};
 use crate::agent::provider::openai::ApiKey;
 use crate::agent::provider::types::ProviderError;
 
@@ -56,16 +56,7 @@ impl AnthropicConfig {
     /// `/messages`; a bare host gets `/v1/messages`; any other path
     /// (`…/v1`, a proxy's prefix) gets `/messages`.
     pub fn endpoint(&self) -> Result<Url, ProviderError> {
-        let (trimmed, url) = base_url(&self.base_url)?;
-        let path = url.path().trim_end_matches('/');
-        let full = if path.ends_with("/messages") {
-            trimmed.to_owned()
-        } else if path.is_empty() {
-            format!("{trimmed}/v1/messages")
-        } else {
-            format!("{trimmed}/messages")
-        };
-        Url::parse(&full).map_err(|e| ProviderError::Config(format!("endpoint `{full}`: {e}")))
+        endpoint_url(&self.base_url, "messages")
     }
 
     /// `GET …/v1/models`, next to the Messages URL.

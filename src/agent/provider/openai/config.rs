@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use reqwest::Url;
 
-use crate::agent::provider::http::{HttpSettings, base_url, sibling_url};
+use crate::agent::provider::http::{HttpSettings, endpoint_url, sibling_url};
 use crate::agent::provider::types::ProviderError;
 
 /// Used when no base URL is configured.
@@ -128,16 +128,7 @@ impl OpenAiConfig {
     /// - has a path (`…/v1`, `…/openai/v1`, `…/v1beta/openai`): `/chat/completions` is appended;
     /// - bare host (`http://localhost:11434`): `/v1/chat/completions` is appended.
     pub fn endpoint(&self) -> Result<Url, ProviderError> {
-        let (trimmed, url) = base_url(&self.base_url)?;
-        let path = url.path().trim_end_matches('/');
-        let full = if path.ends_with("/chat/completions") {
-            trimmed.to_owned()
-        } else if path.is_empty() {
-            format!("{trimmed}/v1/chat/completions")
-        } else {
-            format!("{trimmed}/chat/completions")
-        };
-        Url::parse(&full).map_err(|e| ProviderError::Config(format!("endpoint `{full}`: {e}")))
+        endpoint_url(&self.base_url, "chat/completions")
     }
 }
 
