@@ -193,6 +193,13 @@ pub enum Action {
     SearchOpen,
     SearchPin,
     RemovePin,
+    /// Conversation: select the message before the selected one (the
+    /// newest, first).
+    SelectPreviousMessage,
+    /// Conversation: select the message after the selected one.
+    SelectNextMessage,
+    /// Conversation: copy the selected message, else the last answer.
+    CopyMessage,
     SearchPrevScope,
     Confirm,
     Deny,
@@ -316,6 +323,11 @@ impl Action {
             Action::SearchOpen => "Go to the result",
             Action::SearchPin => "Pin the result to the next prompt",
             Action::RemovePin => "Remove the last pinned result",
+            Action::SelectPreviousMessage => "Select the previous message (to copy it)",
+            Action::SelectNextMessage => "Select the next message",
+            Action::CopyMessage => {
+                "Copy the selected message, else the last answer, to the clipboard (OSC 52)"
+            }
             Action::SearchPrevScope => "Previous search scope",
             Action::Confirm => "Yes",
             Action::AnswerDiscard => "Discard the unsaved edits (then quit or close)",
@@ -626,6 +638,19 @@ pub const BINDINGS: &[Binding] = &[
         ALT,
         Action::RemovePin,
     ),
+    bind(
+        Scope::Conversation,
+        KeyCode::Up,
+        ALT,
+        Action::SelectPreviousMessage,
+    ),
+    bind(
+        Scope::Conversation,
+        KeyCode::Down,
+        ALT,
+        Action::SelectNextMessage,
+    ),
+    bind(Scope::Conversation, Char('c'), ALT, Action::CopyMessage),
     bind(Scope::Conversation, KeyCode::PageUp, NONE, Action::PageUp),
     bind(
         Scope::Conversation,

@@ -8,15 +8,18 @@ use std::process::Command;
 #[test]
 fn the_drivers_pytest_suite_passes() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let has_pytest = Command::new("python3")
+    // `scripts/test` installs pytest into a venv of its own and names its
+    // Python here; a plain `cargo test` uses `python3` from PATH.
+    let python = std::env::var("HELLO_TUI_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_pytest = Command::new(&python)
         .args(["-c", "import pytest"])
         .status()
         .is_ok_and(|status| status.success());
     assert!(
         has_pytest,
-        "pytest is not installed for python3: `python3 -m pip install pytest` (.ci/run installs it)"
+        "pytest is not installed for {python}: `scripts/test` installs it (or `python3 -m pip install pytest`)"
     );
-    let output = Command::new("python3")
+    let output = Command::new(&python)
         .args([
             "-m",
             "pytest",
@@ -29,7 +32,7 @@ fn the_drivers_pytest_suite_passes() {
         // Keep the source tree free of __pycache__ directories.
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
-        .expect("python3 runs");
+        .expect("the test Python runs");
     assert!(
         output.status.success(),
         "the driver's pytest suite failed:\n{}\n{}",

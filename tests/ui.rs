@@ -6,7 +6,7 @@
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
 use hello_tui::app::state::{DiagnosticRow, KernelView, PaneEntry, Severity, Speaker, VariableRow};
-use hello_tui::app::update::{handle_app_event, handle_terminal_event};
+use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::panes::conversation::HistoryScroll;
 use hello_tui::theme::Theme;
@@ -1126,7 +1126,7 @@ fn slash_opens_a_command_palette() {
     type_keys(&mut s, "/");
     let terminal = draw(&mut s, 90, 24);
     let screen = text_of(&terminal);
-    assert!(screen.contains("Commands · 9"), "{screen}");
+    assert!(screen.contains("Commands · 11"), "{screen}");
     assert!(screen.contains("/model [NAME]"), "{screen}");
     press(&mut s, KeyCode::Down, KeyModifiers::NONE);
     let terminal = draw(&mut s, 90, 24);
@@ -1193,7 +1193,8 @@ fn custom_commands_are_prompt_templates() {
     let said = &s.conversation.messages.last().unwrap().text;
     assert!(said.starts_with("Unknown command /nope."), "{said}");
     assert!(
-        said.contains("/help, /model [NAME]") && said.contains("/review [ARGUMENTS]"),
+        said.contains("/help, /new [kernel], /model [NAME]")
+            && said.contains("/review [ARGUMENTS]"),
         "{said}"
     );
 }
@@ -1253,4 +1254,70 @@ fn slash_sessions_lists_the_workspaces_sessions() {
     let said = &s.conversation.messages.last().unwrap().text;
     assert!(said.contains(session.id()), "{said}");
     assert!(said.contains("hello-tui --resume ID"), "{said}");
+}
+
+/// Issue 18: Alt+↑ selects a message (its header highlighted, kept while
+/// the keys are about it), Alt+C copies it with OSC 52 and into the app's
+/// clipboard; with nothing selected, `/copy` copies the last answer. Any
+/// other key ends the selection.
+#[test]
+fn a_message_is_selected_and_copied_with_keys() {
+    let mut s = with_content(state());
+    let key = |code, modifiers| Event::Key(KeyEvent::new(code, modifiers));
+    handle_terminal_event(&mut s, key(KeyCode::Up, KeyModifiers::ALT));
+    handle_terminal_event(&mut s, key(KeyCode::Up, KeyModifiers::ALT));
+    let selected = s.conversation.flash.expect("a message is selected");
+    let expected = s.conversation.messages[selected].text.clone();
+    let terminal = draw(&mut s, 80, 24);
+    // The highlighted header, styles included.
+    insta::assert_debug_snapshot!(buffer_region(
+        buffer_of(&terminal),
+        ratatui::layout::Rect::new(0, 0, 80, 14)
+    ));
+
+    let command = handle_terminal_event(&mut s, key(KeyCode::Char('c'), KeyModifiers::ALT));
+    assert_eq!(command, Command::Clipboard(expected.clone()));
+    assert_eq!(s.editors.clipboard, expected);
+    assert_eq!(
+        s.conversation.flash,
+        Some(selected),
+        "copying keeps the selection"
+    );
+
+    type_keys(&mut s, "x");
+    assert_eq!(s.conversation.flash, None, "typing ends the selection");
+    press(&mut s, KeyCode::Backspace, KeyModifiers::NONE);
+    type_keys(&mut s, "/copy");
+    let command = handle_terminal_event(&mut s, key(KeyCode::Enter, KeyModifiers::NONE));
+    let last_answer = s
+        .conversation
+        .messages
+        .iter()
+        .rev()
+        .find(|m| m.role == Speaker::Assistant)
+        .map(|m| m.text.clone())
+        .expect("the fixture has an answer");
+    assert_eq!(command, Command::Clipboard(last_answer));
+}
+
+/// Issue 18: `/new` empties the transcript and the model's conversation
+/// (the store the kernel's `context` reads), keeps the open files, and
+/// says how to get the old session back.
+#[test]
+fn slash_new_starts_a_new_conversation() {
+    let mut s = with_content(state());
+    s.agent
+        .context
+        .push(hello_tui::context::Message::user("old question"));
+    let kernel_view = s.agent.context.clone();
+    type_keys(&mut s, "/new");
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(kernel_view.len(), 0);
+    assert_eq!(s.conversation.messages.len(), 1, "only the notice is left");
+    let screen = text_of(&draw(&mut s, 100, 30));
+    assert!(screen.contains("New conversation."), "{screen}");
+    assert!(
+        !screen.contains("checkAuth"),
+        "the old messages are gone: {screen}"
+    );
 }

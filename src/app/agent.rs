@@ -233,6 +233,30 @@ impl AgentState {
         });
     }
 
+    /// `/new`: an empty conversation over the same store (emptied in place,
+    /// so the kernel's `context` sees it), saved as a new session from its
+    /// first prompt. The model and settings stay. Returns the old session's
+    /// id; `None` from the outer option when a turn or a compaction holds
+    /// the conversation.
+    pub fn start_over(&mut self) -> Option<Option<String>> {
+        let old_session = {
+            let conversation = self.conversation.try_lock().ok()?;
+            conversation.session_id().map(str::to_owned)
+        };
+        self.context.clear();
+        self.conversation = Arc::new(Mutex::new(Conversation::new(self.context.clone(), None)));
+        self.usage = Usage::default();
+        self.subcall_tokens = 0;
+        self.step = 0;
+        self.retry = None;
+        self.context_used = None;
+        self.streaming = None;
+        self.thinking = None;
+        self.prompt_entry = None;
+        self.refused_calls.clear();
+        Some(old_session)
+    }
+
     /// Replaces the conversation with a resumed one.
     pub fn set_conversation(&mut self, conversation: Conversation) {
         self.context = conversation.context().clone();

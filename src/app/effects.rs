@@ -112,10 +112,7 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
                 editors.edit(EditCommand::ClearSearch, ctx)
             }),
             Effect::Reveal(target) => reveal(state, target),
-            Effect::Submit(text) => {
-                super::update::submit(state, text);
-                Command::Redraw
-            }
+            Effect::Submit(text) => super::update::submit(state, text).or_redraw(),
             Effect::Pin(pin) => {
                 state.pins.push(pin);
                 Command::Redraw

@@ -400,7 +400,7 @@ pub fn slash_command(state: &mut AppState, args: &str) {
 }
 
 fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
-    let Some(launcher) = state.services.kernel_launcher.clone() else {
+    if state.services.kernel_launcher.is_none() {
         state.safety.confined = mode.sandboxed() && state.safety.confined;
         super::update::notice(
             state,
@@ -410,6 +410,32 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
             ),
         );
         return;
+    }
+    match relaunch_kernel(state, mode) {
+        Ok(launch_notice) => {
+            let text = format!(
+                "approval mode: {} — kernel restarted, variables lost",
+                state.safety.label()
+            );
+            super::update::notice(state, &text);
+            if let Some(text) = launch_notice {
+                super::update::notice(state, &text);
+            }
+        }
+        Err(error) => {
+            let text = format!("the kernel could not be restarted: {error}");
+            super::update::notice(state, &text);
+        }
+    }
+}
+
+/// Starts a new kernel in place of the old one (its variables are gone),
+/// confined as `mode` says. `Ok` carries the launcher's own notice (a
+/// sandbox that could not be set up, say); on `Err` the kernel is shown
+/// dead. Without a launcher (tests, `--no-kernel`) nothing happens.
+pub fn relaunch_kernel(state: &mut AppState, mode: ApprovalMode) -> Result<Option<String>, String> {
+    let Some(launcher) = state.services.kernel_launcher.clone() else {
+        return Err("no kernel is configured".into());
     };
     // Dropping the old client ends its service task, which kills the old
     // kernel's process group.
@@ -423,22 +449,14 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
             state.safety.appeared_warned = false;
             state.services.kernel = Some(launched.client);
             state.kernel = KernelView::Starting;
-            let text = format!(
-                "approval mode: {} — kernel restarted, variables lost",
-                state.safety.label()
-            );
-            super::update::notice(state, &text);
-            if let Some(text) = launched.notice {
-                super::update::notice(state, &text);
-            }
+            Ok(launched.notice)
         }
         Err(error) => {
             state.safety.confined = false;
             state.kernel = KernelView::Dead {
                 reason: error.to_string(),
             };
-            let text = format!("the kernel could not be restarted: {error}");
-            super::update::notice(state, &text);
+            Err(error.to_string())
         }
     }
 }

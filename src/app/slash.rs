@@ -49,6 +49,11 @@ pub fn builtins() -> Vec<SlashCommand> {
     vec![
         SlashCommand::builtin("help", "", "keys and commands"),
         SlashCommand::builtin(
+            "new",
+            "[kernel]",
+            "start a new conversation (kernel variables stay unless `kernel`)",
+        ),
+        SlashCommand::builtin(
             "model",
             "[NAME]",
             "list the server's models, or switch for the next turn",
@@ -66,6 +71,11 @@ pub fn builtins() -> Vec<SlashCommand> {
         SlashCommand::builtin("undo", "", "take back the last turn's file changes"),
         SlashCommand::builtin("redo", "", "put back what /undo took back"),
         SlashCommand::builtin("diff", "", "every file change of this session"),
+        SlashCommand::builtin(
+            "copy",
+            "",
+            "copy the last answer (or the selected message) to the clipboard",
+        ),
         SlashCommand::builtin("lsp-restart", "", "restart the language servers"),
         SlashCommand::builtin(
             "sessions",
@@ -273,7 +283,7 @@ mod tests {
                 .map(|c| c.name.clone())
                 .collect()
         };
-        assert_eq!(names("")[..3], ["help", "model", "approval"]);
+        assert_eq!(names("")[..3], ["help", "new", "model"]);
         assert_eq!(names("re"), ["redo", "lsp-restart"]);
         assert_eq!(names("DI"), ["diff"]);
         assert!(names("zzz").is_empty());

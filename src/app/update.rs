@@ -157,9 +157,16 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
 }
 
 fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
-    // A search jump's highlight lasts until the user does something else.
-    state.conversation.flash = None;
-    if let Some(action) = keymap::lookup(&super::layers::scopes(state), &key) {
+    let action = keymap::lookup(&super::layers::scopes(state), &key);
+    // A selected message (a search jump's, or Alt+↑/↓) stays selected only
+    // while the keys are about it: anything else ends the selection.
+    if !matches!(
+        action,
+        Some(Action::SelectPreviousMessage | Action::SelectNextMessage | Action::CopyMessage)
+    ) {
+        state.conversation.flash = None;
+    }
+    if let Some(action) = action {
         return apply(state, action);
     }
     // Keys that are not bindings are text for the innermost layer's input.
@@ -211,6 +218,9 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::RemovePin => {
             state.pins.pop();
         }
+        Action::SelectPreviousMessage => return super::copy::select(state, -1),
+        Action::SelectNextMessage => return super::copy::select(state, 1),
+        Action::CopyMessage => return super::copy::copy(state),
         Action::ScrollUp => scroll(state, -1),
         Action::ScrollDown => scroll(state, 1),
         Action::PageUp => scroll(state, -page(state)),
@@ -309,9 +319,11 @@ fn scroll(state: &mut AppState, delta: isize) {
 
 /// What the composer sent: a prompt for the model, a `%py` cell for the
 /// kernel, or a `/command`.
-pub(super) fn submit(state: &mut AppState, text: String) {
+/// What the event loop must do comes back (`/copy` writes the clipboard).
+pub(super) fn submit(state: &mut AppState, text: String) -> Command {
     state.conversation.history.record(&text);
     match composer::parse(&text) {
+        Submission::SlashCommand { name, .. } if name == "copy" => return super::copy::copy(state),
         Submission::Prompt(prompt) => {
             let prompt = attach_pins(state, prompt);
             super::agent::send(state, prompt)
@@ -354,6 +366,9 @@ pub(super) fn submit(state: &mut AppState, text: String) {
         Submission::SlashCommand { name, args } if name == "model" => {
             super::models::command(state, &args);
         }
+        Submission::SlashCommand { name, args } if name == "new" => {
+            super::start_over::command(state, &args);
+        }
         Submission::SlashCommand { name, .. } if name == "help" => {
             apply(state, Action::ShowHelp);
         }
@@ -368,6 +383,7 @@ pub(super) fn submit(state: &mut AppState, text: String) {
         }
         Submission::SlashCommand { name, args } => custom_command(state, &name, &args),
     }
+    Command::Redraw
 }
 
 /// A custom command (a prompt template) sends its prompt; any other name

@@ -44,6 +44,13 @@ impl SharedContext {
         self.read(AgentContext::len)
     }
 
+    /// Empties the store in place (`/new`): every holder — the kernel's
+    /// `context` capability, the search pane — sees the new, empty
+    /// conversation, with no handle left on the old one.
+    pub fn clear(&self) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = AgentContext::default();
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

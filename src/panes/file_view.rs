@@ -38,10 +38,6 @@ use crate::screen;
 use crate::theme::Theme;
 use crate::ui::pane;
 
-/// Longest text sent to the system clipboard with OSC 52; terminals drop
-/// (or choke on) bigger sequences.
-const MAX_OSC52_BYTES: usize = 100_000;
-
 /// Open documents and what goes with them.
 #[derive(Default)]
 pub struct Editors {
@@ -142,7 +138,7 @@ impl Editors {
                 self.changed(ctx);
                 if let Some(text) = outcome.copied {
                     self.clipboard = text.clone();
-                    if text.len() <= MAX_OSC52_BYTES {
+                    if text.len() <= crate::tui::osc52::MAX_BYTES {
                         ctx.push(Effect::Clipboard(text));
                     }
                 }

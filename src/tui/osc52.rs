@@ -2,6 +2,10 @@
 //! over SSH and in tmux (with `set-clipboard on`); terminals that do not
 //! support it ignore the sequence.
 
+/// Longest text sent with OSC 52; terminals drop (or choke on) bigger
+/// sequences, so a longer copy stays in the in-app clipboard only.
+pub const MAX_BYTES: usize = 100_000;
+
 /// The escape sequence that sets the clipboard to `text`.
 pub fn sequence(text: &str) -> String {
     format!("\x1b]52;c;{}\x07", base64(text.as_bytes()))

@@ -1,0 +1,163 @@
+//! Copying from the conversation, as terminal users expect of Codex CLI and
+//! Claude Code: one key puts the selected message — or, with none
+//! selected, the model's last answer — on the system clipboard (OSC 52,
+//! which works over SSH and in tmux) and in the in-app clipboard the file
+//! view pastes from.
+//!
+//! A message is selected by a search jump, or by Alt+↑/Alt+↓ in the
+//! conversation; the selection shows as a highlighted header and ends with
+//! the next other key, so it never lingers unseen.
+
+use super::state::{AppState, PaneEntry, Speaker};
+use super::update::Command;
+
+/// Alt+↑ (`-1`) / Alt+↓ (`+1`): selects the message before or after the
+/// selected one; the first press starts from the newest message.
+pub fn select(state: &mut AppState, delta: isize) -> Command {
+    let len = state.conversation.messages.len();
+    if len == 0 {
+        return Command::None;
+    }
+    let next = match state.conversation.flash {
+        Some(current) => current.saturating_add_signed(delta).min(len - 1),
+        None if delta < 0 => len - 1,
+        None => return Command::None,
+    };
+    state.conversation.flash = Some(next);
+    state.conversation.jump_to = Some(next);
+    Command::Redraw
+}
+
+/// Alt+C and `/copy`: the selected message, else the last answer, to both
+/// clipboards; the status bar says what was copied.
+pub fn copy(state: &mut AppState) -> Command {
+    let selected = state
+        .conversation
+        .flash
+        .and_then(|index| state.conversation.messages.get(index));
+    let (what, entry) = match selected {
+        Some(entry) => ("the selected message", entry),
+        None => match state
+            .conversation
+            .messages
+            .iter()
+            .rev()
+            .find(|entry| entry.role == Speaker::Assistant)
+        {
+            Some(entry) => ("the last answer", entry),
+            None => {
+                state.status_notice =
+                    Some("Nothing to copy: the model has not answered yet.".into());
+                return Command::Redraw;
+            }
+        },
+    };
+    let text = text_of(entry);
+    let chars = text.chars().count();
+    state.editors.clipboard = text.clone();
+    if text.len() > crate::tui::osc52::MAX_BYTES {
+        state.status_notice = Some(format!(
+            "Copied {what} ({chars} characters) for pasting here; it is too long for the \
+             terminal's clipboard."
+        ));
+        return Command::Redraw;
+    }
+    state.status_notice = Some(format!("Copied {what} ({chars} characters)."));
+    Command::Clipboard(text)
+}
+
+/// What a message copies as: its text; a cell's code, then its output.
+fn text_of(entry: &PaneEntry) -> String {
+    match &entry.cell {
+        Some(cell) if entry.text.trim().is_empty() => cell.code.clone(),
+        Some(cell) => format!("{}\n\n{}", cell.code.trim_end(), entry.text),
+        None => entry.text.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::state::PaneEntry;
+    use crate::config::Settings;
+
+    fn state_with(entries: Vec<PaneEntry>) -> AppState {
+        let mut state = AppState::new(std::env::temp_dir(), Settings::defaults());
+        state.conversation.messages.extend(entries);
+        state
+    }
+
+    #[test]
+    fn with_nothing_selected_the_last_answer_is_copied_to_both_clipboards() {
+        let mut state = state_with(vec![
+            PaneEntry::new(Speaker::User, "why?"),
+            PaneEntry::new(Speaker::Assistant, "first answer"),
+            PaneEntry::new(Speaker::User, "and?"),
+            PaneEntry::new(Speaker::Assistant, "**second** answer"),
+            PaneEntry::new(Speaker::Notice, "a notice after it"),
+        ]);
+        let command = copy(&mut state);
+        assert_eq!(command, Command::Clipboard("**second** answer".into()));
+        assert_eq!(state.editors.clipboard, "**second** answer");
+        assert_eq!(
+            state.status_notice.as_deref(),
+            Some("Copied the last answer (17 characters).")
+        );
+    }
+
+    #[test]
+    fn alt_up_selects_back_from_the_newest_and_copy_takes_the_selection() {
+        let mut cell = PaneEntry::cell(3, "print(1 + 1)\n");
+        cell.text = "2\n".into();
+        let mut state = state_with(vec![
+            PaneEntry::new(Speaker::User, "add"),
+            cell,
+            PaneEntry::new(Speaker::Assistant, "It is 2."),
+        ]);
+        assert_eq!(
+            select(&mut state, 1),
+            Command::None,
+            "↓ alone selects nothing"
+        );
+        select(&mut state, -1);
+        assert_eq!(state.conversation.flash, Some(2));
+        select(&mut state, -1);
+        assert_eq!(state.conversation.flash, Some(1));
+        assert_eq!(state.conversation.jump_to, Some(1), "scrolled into view");
+        assert_eq!(
+            copy(&mut state),
+            Command::Clipboard("print(1 + 1)\n\n2\n".into())
+        );
+        // The ends hold: no wrap-around past the first or last message.
+        for _ in 0..5 {
+            select(&mut state, -1);
+        }
+        assert_eq!(state.conversation.flash, Some(0));
+        for _ in 0..5 {
+            select(&mut state, 1);
+        }
+        assert_eq!(state.conversation.flash, Some(2));
+    }
+
+    #[test]
+    fn nothing_to_copy_is_said_and_a_huge_answer_stays_in_the_app() {
+        let mut state = state_with(vec![PaneEntry::new(Speaker::User, "hi")]);
+        assert_eq!(copy(&mut state), Command::Redraw);
+        assert!(
+            state
+                .status_notice
+                .as_deref()
+                .unwrap_or("")
+                .starts_with("Nothing to copy")
+        );
+
+        let huge = "x".repeat(crate::tui::osc52::MAX_BYTES + 1);
+        let mut state = state_with(vec![PaneEntry::new(Speaker::Assistant, huge.clone())]);
+        assert_eq!(
+            copy(&mut state),
+            Command::Redraw,
+            "no OSC 52 past the limit"
+        );
+        assert_eq!(state.editors.clipboard, huge);
+    }
+}

@@ -1,0 +1,183 @@
+//! `/new`: a new conversation without leaving the workbench, as `/new` and
+//! `/clear` do in Codex CLI and Claude Code.
+//!
+//! What goes: the transcript, the model's memory of it (the shared
+//! `context` store is emptied in place, so the kernel's `context` and the
+//! search pane see the new one at once), pins, the turn's counters. The
+//! next prompt starts a new session file; the old session stays on disk
+//! for `--resume`.
+//!
+//! What stays: open files and their unsaved edits, the model, the approval
+//! mode, and the change log (`/undo` still reaches what the agent changed
+//! before — files are not part of a conversation). Kernel variables stay
+//! too, because they can hold work that is slow to redo; `/new kernel`
+//! restarts the kernel as well, for a truly clean start.
+
+use super::state::AppState;
+use super::update::notice;
+
+/// Runs `/new [kernel]`.
+pub fn command(state: &mut AppState, args: &str) {
+    let restart_kernel = match args.trim() {
+        "" => false,
+        "kernel" => true,
+        other => {
+            notice(
+                state,
+                &format!(
+                    "/new takes no argument, or `kernel` to restart the kernel too (got `{other}`)."
+                ),
+            );
+            return;
+        }
+    };
+    if state.agent.busy {
+        notice(
+            state,
+            "The agent is still working; wait for it or press Esc, then /new.",
+        );
+        return;
+    }
+    // A running cell reports into a transcript entry that would be gone.
+    if super::cells::any_running(state) {
+        notice(
+            state,
+            "A cell is still running; wait for it or press Ctrl+C, then /new.",
+        );
+        return;
+    }
+    let Some(old_session) = state.agent.start_over() else {
+        notice(
+            state,
+            "The conversation is busy (being summarised); try /new again in a moment.",
+        );
+        return;
+    };
+    state.conversation.messages = super::transcript::Transcript::new();
+    state.conversation.follow();
+    state.conversation.flash = None;
+    state.pins.clear();
+    super::agent::refresh_instructions(state);
+
+    let mut lines = vec!["New conversation.".to_owned()];
+    if let Some(id) = old_session {
+        lines.push(format!(
+            "The last one is saved as session {id} (hello-tui --resume {id})."
+        ));
+    }
+    if restart_kernel {
+        let mode = state.safety.mode;
+        match super::safety::relaunch_kernel(state, mode) {
+            Ok(launch_notice) => {
+                lines.push("The kernel restarted: its variables are gone.".into());
+                lines.extend(launch_notice);
+            }
+            Err(error) => lines.push(format!("The kernel could not be restarted: {error}")),
+        }
+    } else {
+        lines.push(
+            "Kernel variables are kept (/new kernel restarts it too); /undo still reaches \
+             earlier file changes."
+                .into(),
+        );
+    }
+    notice(state, &lines.join(" "));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::state::{PaneEntry, Speaker};
+    use crate::config::Settings;
+    use crate::context::Message;
+
+    fn state() -> AppState {
+        AppState::new(std::env::temp_dir(), Settings::defaults())
+    }
+
+    #[test]
+    fn new_empties_the_shared_store_in_place_and_the_transcript() {
+        let mut state = state();
+        // What the kernel's `context` capability and search hold: a clone
+        // of the store handle, taken before /new.
+        let held_by_kernel = state.agent.context.clone();
+        state
+            .agent
+            .context
+            .push(Message::user("remember the secret plan"));
+        state
+            .conversation
+            .messages
+            .push(PaneEntry::new(Speaker::User, "remember the secret plan"));
+        state.pins.push(crate::app::state::Pin {
+            label: "old pin".into(),
+            text: "x".into(),
+        });
+        state.agent.usage.completion_tokens = 99;
+
+        command(&mut state, "");
+
+        assert_eq!(
+            held_by_kernel.len(),
+            0,
+            "the kernel's handle sees the empty store"
+        );
+        assert!(state.pins.is_empty());
+        assert_eq!(state.agent.usage.completion_tokens, 0);
+        let shown: Vec<&str> = state
+            .conversation
+            .messages
+            .iter()
+            .map(|m| m.text.as_str())
+            .collect();
+        assert_eq!(shown.len(), 1, "only the notice: {shown:?}");
+        assert!(shown[0].starts_with("New conversation."), "{shown:?}");
+        assert!(shown[0].contains("Kernel variables are kept"), "{shown:?}");
+        // The new conversation is built over the same store (its ids are
+        // the store's), so a message pushed now is message 0 for both.
+        let conversation = state.agent.conversation().clone();
+        let conversation = conversation.try_lock().expect("not held");
+        assert!(conversation.messages().is_empty());
+        assert!(
+            conversation.session_id().is_none(),
+            "the next prompt starts a new session"
+        );
+    }
+
+    #[test]
+    fn new_refuses_while_a_turn_or_a_cell_runs_and_keeps_everything() {
+        let mut state = state();
+        state.agent.context.push(Message::user("keep me"));
+        state.agent.busy = true;
+        command(&mut state, "");
+        assert_eq!(state.agent.context.len(), 1);
+        state.agent.busy = false;
+
+        state
+            .conversation
+            .messages
+            .push(PaneEntry::cell(1, "import time; time.sleep(60)"));
+        command(&mut state, "");
+        assert_eq!(
+            state.agent.context.len(),
+            1,
+            "a running cell keeps the conversation"
+        );
+        assert!(
+            state
+                .conversation
+                .messages
+                .iter()
+                .any(|m| m.text.contains("A cell is still running")),
+        );
+
+        command(&mut state, "everything");
+        assert!(
+            state
+                .conversation
+                .messages
+                .iter()
+                .any(|m| m.text.contains("/new takes no argument")),
+        );
+    }
+}
