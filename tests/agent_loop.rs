@@ -83,8 +83,8 @@ fn openai(server: &LoopbackServer) -> Arc<dyn ModelProvider> {
         "NO_SUCH_KEY_VAR",
         &|_| None,
     );
-    config.initial_backoff = Duration::from_millis(10);
-    config.idle_timeout = Duration::from_secs(10);
+    config.http.initial_backoff = Duration::from_millis(10);
+    config.http.idle_timeout = Duration::from_secs(10);
     Arc::new(OpenAiProvider::new(config).unwrap())
 }
 

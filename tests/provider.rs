@@ -25,8 +25,8 @@ fn config(server: &LoopbackServer, key: Option<&str>) -> OpenAiConfig {
         DEFAULT_KEY_ENV,
         &|_| key.clone(),
     );
-    config.initial_backoff = Duration::from_millis(10);
-    config.idle_timeout = Duration::from_secs(5);
+    config.http.initial_backoff = Duration::from_millis(10);
+    config.http.idle_timeout = Duration::from_secs(5);
     config
 }
 
@@ -259,7 +259,7 @@ mod streaming {
         ));
         let server = LoopbackServer::start(vec![Reply::sse(Framing::Chunked, parts)]).await;
         let mut c = config(&server, None);
-        c.idle_timeout = Duration::from_millis(400);
+        c.http.idle_timeout = Duration::from_millis(400);
         let (_, turn) = run(&provider(c), ask("x")).await;
         assert_eq!(turn.text, "slow but steady");
         assert!(!turn.partial, "{:?}", turn.error);
@@ -343,7 +343,7 @@ mod faults {
         ])
         .await;
         let mut c = config(&server, None);
-        c.max_attempts = 2;
+        c.http.max_attempts = 2;
         let (_, turn) = run(&provider(c), ask("x")).await;
         match turn.error {
             Some(ProviderError::RetriesExhausted {
@@ -504,7 +504,7 @@ mod faults {
         )])
         .await;
         let mut c = config(&server, None);
-        c.idle_timeout = Duration::from_millis(300);
+        c.http.idle_timeout = Duration::from_millis(300);
         let (_, turn) = run(&provider(c), ask("x")).await;
         assert_eq!(turn.text, "slow");
         assert!(turn.partial);
@@ -529,8 +529,8 @@ mod faults {
             "MY_KEY_VAR",
             &|_| None,
         );
-        c.max_attempts = 2;
-        c.initial_backoff = Duration::from_millis(10);
+        c.http.max_attempts = 2;
+        c.http.initial_backoff = Duration::from_millis(10);
         let (events, turn) = run(&provider(c), ask("x")).await;
         assert!(
             events
@@ -568,9 +568,9 @@ mod faults {
     async fn a_server_that_never_answers_hits_the_first_byte_timeout() {
         let (base_url, accepted) = silent_server().await;
         let mut c = OpenAiConfig::new(Some(&base_url), "m", "K", &|_| None);
-        c.max_attempts = 1;
-        c.first_byte_timeout = Duration::from_millis(200);
-        c.idle_timeout = Duration::from_secs(600);
+        c.http.max_attempts = 1;
+        c.http.first_byte_timeout = Duration::from_millis(200);
+        c.http.idle_timeout = Duration::from_secs(600);
         let (_, turn) = run(&provider(c), ask("x")).await;
         let shown = turn.error.expect("an error").to_string();
         assert!(shown.contains("first-byte timeout"), "{shown}");
@@ -583,11 +583,11 @@ mod faults {
     async fn retries_stop_at_the_retry_budget() {
         let (base_url, accepted) = silent_server().await;
         let mut c = OpenAiConfig::new(Some(&base_url), "m", "K", &|_| None);
-        c.max_attempts = 1000;
-        c.first_byte_timeout = Duration::from_millis(100);
-        c.initial_backoff = Duration::from_millis(10);
-        c.max_backoff = Duration::from_millis(20);
-        c.retry_budget = Duration::from_millis(700);
+        c.http.max_attempts = 1000;
+        c.http.first_byte_timeout = Duration::from_millis(100);
+        c.http.initial_backoff = Duration::from_millis(10);
+        c.http.max_backoff = Duration::from_millis(20);
+        c.http.retry_budget = Duration::from_millis(700);
         let (events, turn) = run(&provider(c), ask("x")).await;
         let shown = turn.error.expect("an error").to_string();
         assert!(shown.contains("retry budget"), "{shown}");
@@ -621,7 +621,7 @@ mod faults {
             "K",
             &|_| None,
         );
-        c.max_attempts = 1;
+        c.http.max_attempts = 1;
         let (_, turn) = run(&provider(c), ask("x")).await;
         let shown = turn.error.expect("an error").to_string();
         assert!(

@@ -79,7 +79,7 @@ fn hanging(_: &Recorded) -> Reply {
 
 fn provider(server: &LoopbackServer, model: &str) -> Arc<dyn ModelProvider> {
     let mut config = OpenAiConfig::new(Some(&server.base_url), model, "NO_SUCH_KEY_VAR", &|_| None);
-    config.max_attempts = 1;
+    config.http.max_attempts = 1;
     Arc::new(OpenAiProvider::new(config).unwrap())
 }
 

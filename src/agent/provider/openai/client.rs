@@ -28,7 +28,7 @@ impl OpenAiProvider {
         let endpoint = Endpoint::new(
             config.endpoint()?,
             build_headers(&config)?,
-            config.http(),
+            config.http.clone(),
             config.api_key.clone(),
             &config.api_key_env,
         )?;

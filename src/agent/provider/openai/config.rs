@@ -2,7 +2,6 @@
 //! [`ApiKey`], whose `Debug` never prints it.
 
 use std::fmt;
-use std::time::Duration;
 
 use reqwest::Url;
 
@@ -55,25 +54,8 @@ pub struct OpenAiConfig {
     /// Sent with every request (e.g. `OpenAI-Organization`, proxies' auth).
     /// Values may be secret too, so `Debug` hides them.
     pub extra_headers: Vec<(String, String)>,
-    pub connect_timeout: Duration,
-    /// Longest wait from sending the request to the response headers. A
-    /// server that accepts the connection and never answers is given up on
-    /// after this (then retried, within `retry_budget`).
-    pub first_byte_timeout: Duration,
-    /// Longest silence allowed between two body chunks once the answer
-    /// streams. Generous: a model may think before the next token.
-    pub idle_timeout: Duration,
-    /// Total tries for one call (1 = no retry).
-    pub max_attempts: u32,
-    /// First backoff wait; doubles each retry, with jitter, capped at `max_backoff`.
-    pub initial_backoff: Duration,
-    pub max_backoff: Duration,
-    /// A `Retry-After` longer than this is not waited for: the call fails
-    /// with the server's message instead of freezing the turn for minutes.
-    pub max_retry_after: Duration,
-    /// Longest time one call may spend on failed attempts and the waits
-    /// between them: no retry starts that would end past it.
-    pub retry_budget: Duration,
+    /// Timeouts and the retry policy (shared with the Anthropic client).
+    pub http: HttpSettings,
 }
 
 impl OpenAiConfig {
@@ -85,35 +67,13 @@ impl OpenAiConfig {
         api_key_env: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Self {
-        let http = HttpSettings::default();
         OpenAiConfig {
             base_url: base_url.unwrap_or(DEFAULT_BASE_URL).to_owned(),
             model: model.to_owned(),
             api_key_env: api_key_env.to_owned(),
             api_key: env(api_key_env).and_then(ApiKey::new),
             extra_headers: Vec::new(),
-            connect_timeout: http.connect_timeout,
-            first_byte_timeout: http.first_byte_timeout,
-            idle_timeout: http.idle_timeout,
-            max_attempts: http.max_attempts,
-            initial_backoff: http.initial_backoff,
-            max_backoff: http.max_backoff,
-            max_retry_after: http.max_retry_after,
-            retry_budget: http.retry_budget,
-        }
-    }
-
-    /// The timeouts and retry policy, as the shared HTTP call takes them.
-    pub fn http(&self) -> HttpSettings {
-        HttpSettings {
-            connect_timeout: self.connect_timeout,
-            first_byte_timeout: self.first_byte_timeout,
-            idle_timeout: self.idle_timeout,
-            max_attempts: self.max_attempts,
-            initial_backoff: self.initial_backoff,
-            max_backoff: self.max_backoff,
-            max_retry_after: self.max_retry_after,
-            retry_budget: self.retry_budget,
+            http: HttpSettings::default(),
         }
     }
 
@@ -145,11 +105,7 @@ impl fmt::Debug for OpenAiConfig {
             .field("api_key_env", &self.api_key_env)
             .field("api_key", &self.api_key)
             .field("extra_headers", &headers)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("first_byte_timeout", &self.first_byte_timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("max_attempts", &self.max_attempts)
-            .field("retry_budget", &self.retry_budget)
+            .field("http", &self.http)
             .finish_non_exhaustive()
     }
 }
