@@ -103,9 +103,9 @@ def main(argv):
         os._exit(0)
 
     for target, args in ((writer, (proto_out,)), (control, ())):
-        threading.Thread(target=target, args=args, daemon=True).start()
+        threading.Thread(target=_sigint_blocked(target), args=args, daemon=True).start()
     for pump in captured.pumps:
-        threading.Thread(target=pump.run, daemon=True, name="pump-" + pump.name).start()
+        threading.Thread(target=_sigint_blocked(pump.run), daemon=True, name="pump-" + pump.name).start()
 
     send(ready_frame(sys.version.split()[0], os.getpid()))
     while True:
@@ -114,3 +114,18 @@ def main(argv):
         except KeyboardInterrupt:
             continue
         run_cell(kernel, captured, cid, code)
+
+
+def _sigint_blocked(target):
+    """`target` on a thread that never receives SIGINT. The host's Ctrl+C is
+    sent to the whole process, and Linux may hand a process signal to any
+    thread not blocking it: caught by one of ours, it would only set a flag
+    while the main thread sleeps on (a 30 s `time.sleep` ran to its end, 1
+    time in 15 under load). Blocked here, it goes to the main thread, whose
+    sleep it cuts short with KeyboardInterrupt."""
+
+    def run(*args):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        target(*args)
+
+    return run

@@ -19,6 +19,19 @@ def test_sigint_interrupts_the_running_cell_and_keeps_variables(driver):
     assert result["value_repr"] == "42"
 
 
+def test_only_the_main_thread_can_receive_sigint(driver):
+    # The writer, control and pump threads block SIGINT, so the kernel hands
+    # Ctrl+C to the main thread, the one running (and sleeping in) cells.
+    pid = driver.ready["pid"]
+    blocked = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+            mask = next(int(line.split()[1], 16) for line in f if line.startswith("SigBlk:"))
+        blocked[int(tid)] = bool(mask & (1 << (signal.SIGINT - 1)))
+    assert blocked.pop(pid) is False, "the main thread takes SIGINT"
+    assert len(blocked) >= 3 and all(blocked.values()), blocked
+
+
 def test_sigint_between_cells_is_ignored(driver):
     os.kill(driver.ready["pid"], signal.SIGINT)
     time.sleep(0.2)
