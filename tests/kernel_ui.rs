@@ -97,6 +97,7 @@ fn approval_overlay_shows_an_mcp_tool_call_with_its_arguments() {
     let call = hello_tui::mcp::ToolCall {
         server: "github".into(),
         tool: "create_issue".into(),
+        called_as: "create_issue".into(),
         arguments: serde_json::json!({"repo": "me/app", "title": "Crash on start", "labels": ["bug"]}),
     };
     let mut answer = ask(

@@ -285,6 +285,49 @@ async fn ask_mode_asks_per_tool_once_always_or_deny() {
     );
 }
 
+/// In `ask` mode the user's own `%py` cell calls the tools it names
+/// without a question (it is not model-written), while a tool it reaches
+/// only through a variable — as a model's leftover thread or an alias
+/// would — is still asked about.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_users_own_cell_calls_the_tools_it_names_without_a_question() {
+    let Some(entry) = server_entry() else { return };
+    let mut k = launch(&entry, ApprovalMode::Ask);
+    let code = "r = [mcp.everything.echo(message='mine')]\n\
+                alias = getattr(mcp.everything, 'get_sum')\n\
+                try:\n    r.append(alias(a=1, b=2))\n\
+                except PermissionError as e:\n    r.append(str(e))\n\
+                r";
+    let (_, mut result) = k.client.execute(code.to_owned(), CellOrigin::User, None);
+    let mut asked = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    let r = loop {
+        tokio::select! {
+            r = &mut result => break r.expect("the service answered"),
+            ev = k.events.recv() => {
+                if let Some(AppEvent::ApprovalRequested(pending)) = ev {
+                    if let ApprovalSubject::ToolCall { tool, .. } = &pending.subject {
+                        asked.push(tool.clone());
+                    }
+                    pending.answer(ApprovalDecision::Deny { reason: "not named".into() });
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => panic!("the cell did not finish"),
+        }
+    };
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!(
+        asked,
+        ["get-sum"],
+        "only the tool the cell does not name is asked about"
+    );
+    let value = r.value_repr.unwrap_or_default();
+    assert!(
+        value.starts_with("['Echo: mine', ") && value.contains("tool call refused: not named"),
+        "{value}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_system_prompt_lists_the_servers_tools_one_line_each() {
     let Some(entry) = server_entry() else { return };

@@ -471,12 +471,19 @@ impl crate::mcp::ToolCallApproval for ApprovalBroker {
     fn approve_tool_call(&self, call: &crate::mcp::ToolCall) -> BoxFuture<'static, Approval> {
         let broker = self.clone();
         let key = (call.server.clone(), call.tool.clone());
+        let users_own = self
+            .cell_owner
+            .calls_tool_by_user(&call.server, &call.called_as);
         let subject = ApprovalSubject::ToolCall {
             server: call.server.clone(),
             tool: call.tool.clone(),
             text: call.text(),
         };
         Box::pin(async move {
+            // The user's own `%py` cell calling a tool it names.
+            if users_own {
+                return Approval::Allow;
+            }
             if let Some(verdict) = broker.without_asking() {
                 return verdict;
             }

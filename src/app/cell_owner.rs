@@ -24,6 +24,8 @@ struct Running {
     user_literals: Vec<String>,
     /// The paths the user's cell passes literally to `fs.write`/`fs.edit`.
     user_paths: Vec<String>,
+    /// The MCP tools the user's cell calls by name (`mcp.server.tool(…)`).
+    user_tools: Vec<(String, String)>,
 }
 
 /// Shared between the kernel service (which writes it) and the approval
@@ -34,18 +36,20 @@ pub struct CellOwner(Arc<Mutex<Option<Running>>>);
 impl CellOwner {
     /// The service handed cell `cell_id` (queued by `origin`) to the kernel.
     pub fn start(&self, cell_id: u64, origin: CellOrigin, code: &str) {
-        let (user_literals, user_paths) = match origin {
+        let (user_literals, user_paths, user_tools) = match origin {
             CellOrigin::User => (
                 super::python_literals::shell_run_literals(code),
                 super::python_literals::fs_write_paths(code),
+                super::python_literals::mcp_tool_calls(code),
             ),
-            CellOrigin::Agent => (Vec::new(), Vec::new()),
+            CellOrigin::Agent => (Vec::new(), Vec::new(), Vec::new()),
         };
         *crate::kernel::lock(&self.0) = Some(Running {
             cell_id,
             origin,
             user_literals,
             user_paths,
+            user_tools,
         });
     }
 
@@ -65,6 +69,16 @@ impl CellOwner {
         crate::kernel::lock(&self.0)
             .as_ref()
             .is_some_and(|r| r.user_paths.iter().any(|p| p == path))
+    }
+
+    /// Does the user's running cell call MCP tool `tool` of `server` by
+    /// name (`mcp.server.tool(…)`, as the code spells it)? As with
+    /// commands, a thread an earlier model cell left could call while the
+    /// user's cell runs: only a tool the cell names counts.
+    pub fn calls_tool_by_user(&self, server: &str, tool: &str) -> bool {
+        crate::kernel::lock(&self.0)
+            .as_ref()
+            .is_some_and(|r| r.user_tools.iter().any(|(s, t)| s == server && t == tool))
     }
 
     /// Is the running cell one the user typed (`%py`)? Enough for

@@ -56,25 +56,81 @@ fn string_literals(code: &str) -> Vec<String> {
 
 /// Each decodable literal with where it starts (its prefix included).
 fn literals_at(chars: &[char]) -> Vec<(usize, String)> {
+    scan(chars).literals
+}
+
+/// One pass over the code: its decodable literals, and the code itself
+/// with every comment and string literal blanked to spaces (where a name
+/// typed in a string or a comment cannot pass for a call).
+struct Scanned {
+    literals: Vec<(usize, String)>,
+    code: Vec<char>,
+}
+
+fn scan(chars: &[char]) -> Scanned {
     let mut found = Vec::new();
+    let mut code = chars.to_vec();
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
         match c {
             '#' => {
                 while chars.get(i).is_some_and(|c| *c != '\n') {
+                    code[i] = ' ';
                     i += 1;
                 }
             }
             '\'' | '"' => {
                 let prefix = prefix_before(chars, i);
+                let start = i - prefix.chars().count();
                 let (literal, next) = read_literal(chars, i, &prefix);
-                found.extend(literal.map(|text| (i - prefix.chars().count(), text)));
+                found.extend(literal.map(|text| (start, text)));
+                code[start..next.min(chars.len())].fill(' ');
                 i = next;
             }
             _ => i += 1,
         }
     }
-    found
+    Scanned {
+        literals: found,
+        code,
+    }
+}
+
+/// The MCP tools `code` calls directly, as `(server, tool)`:
+/// `mcp.server.tool(` written out in the code itself — not in a string or
+/// a comment, not reached through a variable — so a tool the user's cell
+/// names is theirs to call, and any other is asked about.
+pub fn mcp_tool_calls(code: &str) -> Vec<(String, String)> {
+    let chars: Vec<char> = code.chars().collect();
+    let code = scan(&chars).code;
+    let is_name = |c: &char| c.is_alphanumeric() || *c == '_';
+    let name_at = |from: usize| -> (String, usize) {
+        let end = code[from..]
+            .iter()
+            .position(|c| !is_name(c))
+            .map_or(code.len(), |n| from + n);
+        (code[from..end].iter().collect(), end)
+    };
+    let mut calls = Vec::new();
+    for start in 0..code.len() {
+        let standalone = start == 0 || !(is_name(&code[start - 1]) || code[start - 1] == '.');
+        if !standalone || !code[start..].starts_with(&['m', 'c', 'p', '.']) {
+            continue;
+        }
+        let (server, after_server) = name_at(start + 4);
+        if server.is_empty() || code.get(after_server) != Some(&'.') {
+            continue;
+        }
+        let (tool, after_tool) = name_at(after_server + 1);
+        let opens_call = code[after_tool..]
+            .iter()
+            .find(|c| !c.is_whitespace())
+            .is_some_and(|c| *c == '(');
+        if !tool.is_empty() && opens_call {
+            calls.push((server, tool));
+        }
+    }
+    calls
 }
 
 /// The string prefix (`r`, `f`, `rb`, …) right before the quote at `quote`,
@@ -163,7 +219,7 @@ fn escape(c: char) -> Option<Option<char>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{shell_run_literals, string_literals};
+    use super::{mcp_tool_calls, shell_run_literals, string_literals};
 
     /// Only what is passed to `shell.run` counts as a command the user ran.
     #[test]
@@ -209,6 +265,30 @@ mod tests {
         assert_eq!(
             string_literals("a = 'open\nb = \"ok\""),
             vec!["ok".to_owned()]
+        );
+    }
+
+    #[test]
+    fn mcp_calls_written_in_the_code_count_and_strings_comments_and_aliases_do_not() {
+        let code = "r = mcp.everything.echo(message='hi')\n\
+                    s = mcp.fs.read_file (path='a')\n\
+                    help(mcp.everything.get_sum)\n\
+                    # mcp.everything.delete_all()\n\
+                    t = 'mcp.everything.wipe()'\n\
+                    f = mcp.everything.zap\n\
+                    f()\n\
+                    x.mcp.other.tool()\n\
+                    mcp.everything()\n";
+        assert_eq!(
+            mcp_tool_calls(code),
+            [
+                ("everything".to_owned(), "echo".to_owned()),
+                ("fs".to_owned(), "read_file".to_owned()),
+            ]
+        );
+        assert!(
+            mcp_tool_calls("\"\"\"\nmcp.a.b()\n\"\"\"").is_empty(),
+            "in a docstring"
         );
     }
 }

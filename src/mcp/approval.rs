@@ -13,6 +13,9 @@ pub struct ToolCall {
     pub server: String,
     /// The tool's name as the server knows it.
     pub tool: String,
+    /// The name the cell called it by (`get_sum` for `get-sum`): what a
+    /// user's cell that names the tool spells.
+    pub called_as: String,
     pub arguments: Value,
 }
 
