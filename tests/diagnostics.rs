@@ -59,6 +59,7 @@ fn config(servers: Vec<ServerConfig>, checks: Vec<CheckCommand>) -> DiagnosticsC
         servers,
         checks,
         timings: quick_timings(),
+        ..DiagnosticsConfig::default()
     }
 }
 
@@ -594,7 +595,7 @@ mod fake_servers {
         }
         assert_eq!(
             ui.notices(),
-            vec!["no fake language server on PATH (tried no-such-language-server-xyz)"]
+            vec!["no fake language server can run (no-such-language-server-xyz: missing from PATH)"]
         );
     }
 }

@@ -744,7 +744,7 @@ mod cli {
         let cli =
             Cli::try_parse_from(std::iter::once("snapshot").chain(argv.iter().copied())).unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run_with(&cli.args, &mut out, &mut err).unwrap();
+        let code = run_with(&cli.args, &Default::default(), &mut out, &mut err).unwrap();
         (
             code,
             String::from_utf8(out).unwrap(),
@@ -862,7 +862,7 @@ mod cli {
         ])
         .unwrap();
         assert_eq!(
-            hello_tui::snapshot::run(&cli.args).unwrap(),
+            hello_tui::snapshot::run(&cli.args, &Default::default()).unwrap(),
             ExitCode::SUCCESS
         );
     }

@@ -67,6 +67,7 @@ pub fn builtins() -> Vec<SlashCommand> {
         SlashCommand::builtin("redo", "", "put back what /undo took back"),
         SlashCommand::builtin("diff", "", "every file change of this session"),
         SlashCommand::builtin("lsp-restart", "", "restart the language servers"),
+        SlashCommand::builtin("lsp", "", "language servers: languages, state, last error"),
         SlashCommand::builtin(
             "sessions",
             "",
