@@ -595,7 +595,9 @@ mod fake_servers {
         }
         assert_eq!(
             ui.notices(),
-            vec!["no fake language server can run (no-such-language-server-xyz: missing from PATH)"]
+            vec![
+                "no fake language server can run (no-such-language-server-xyz: missing from PATH)"
+            ]
         );
     }
 }

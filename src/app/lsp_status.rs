@@ -45,39 +45,28 @@ impl LspStatus {
         }
     }
 
-    /// One line per configured server: name, languages, state; its last
-    /// error below it.
+    /// One line per configured server, `name (languages): state`, its
+    /// last error below it: short lines, as the conversation pane is narrow.
     pub fn listing(&self, config: &DiagnosticsConfig) -> String {
-        let rows: Vec<(String, String, String)> = config
-            .servers
-            .iter()
-            .map(|server| {
-                let name = server.name();
-                let state = self.state_words(&name, config);
-                (name, server.language_ids.join(", "), state)
-            })
-            .collect();
-        if rows.is_empty() {
+        if config.servers.is_empty() {
             return "No language servers are configured ([[diagnostics.servers]]).".into();
         }
-        let width = |pick: fn(&(String, String, String)) -> &String| {
-            rows.iter().map(|r| pick(r).chars().count()).max().unwrap_or(0)
-        };
-        let (name_width, state_width) = (width(|r| &r.0), width(|r| &r.2));
-        let mut out = format!(
-            "{:<name_width$}  {:<state_width$}  languages\n",
-            "server", "state"
+        let mut out = String::from(
+            "Language servers (each starts with the first file of its languages; \
+             /lsp-restart starts them again):",
         );
-        for (name, languages, state) in &rows {
-            let _ = writeln!(
+        for server in &config.servers {
+            let name = server.name();
+            let _ = write!(
                 out,
-                "{name:<name_width$}  {state:<state_width$}  {languages}"
+                "\n{name} ({}): {}",
+                server.language_ids.join(", "),
+                self.state_words(&name, config)
             );
-            if let Some(error) = self.last_errors.get(name) {
-                let _ = writeln!(out, "    last error: {error}");
+            if let Some(error) = self.last_errors.get(&name) {
+                let _ = write!(out, "\n    last error: {error}");
             }
         }
-        out.push_str("A server starts with the first file of its language; /lsp-restart starts them again.");
         out
     }
 
@@ -86,16 +75,18 @@ impl LspStatus {
             return match state {
                 ServerState::Starting => "starting".into(),
                 ServerState::Running { encoding } => format!("running ({encoding})"),
-                ServerState::Restarting { attempt, .. } => format!("restarting (attempt {attempt})"),
+                ServerState::Restarting { attempt, .. } => {
+                    format!("restarting (attempt {attempt})")
+                }
                 ServerState::GaveUp { .. } => "given up after repeated failures".into(),
                 ServerState::Stopped => "stopped".into(),
             };
         }
         if let Some(reason) = self.skipped.get(name) {
-            return format!("not used: {reason}");
+            return reason.clone();
         }
         if config.disabled_servers.iter().any(|d| d == name) {
-            return "not used: disabled in the settings".into();
+            return "disabled in the settings".into();
         }
         "not started (no file of its languages opened yet)".into()
     }
@@ -133,25 +124,18 @@ mod tests {
         ));
         status.record(&state("ruff", ServerState::Running { encoding: "utf-16" }));
         let text = status.listing(&config);
-        let line = |name: &str| {
-            text.lines()
-                .find(|l| l.starts_with(&format!("{name} ")))
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let says = |name: &str, state: &str| {
-            let line = line(name);
-            let rest = line[name.len()..].trim_start();
-            assert!(rest.starts_with(state), "{name}: {state}\n{text}");
-        };
-        says("ruff", "running (utf-16)");
-        assert!(line("ruff").ends_with("  python"), "{text}");
+        for line in [
+            "ruff (python): running (utf-16)",
+            "    last error: the server closed its output",
+            "basedpyright-langserver (python): missing from PATH",
+            "pylsp (python): disabled in the settings",
+            "rust-analyzer (rust): not started (no file of its languages opened yet)",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line}\n{text}");
+        }
         assert!(
-            text.contains("    last error: the server closed its output"),
-            "the last error outlives the recovery: {text}"
+            text.contains("running (utf-16)\n    last error: the server closed its output"),
+            "the last error outlives the recovery, under its server: {text}"
         );
-        says("basedpyright-langserver", "not used: missing from PATH");
-        says("pylsp", "not used: disabled in the settings");
-        says("rust-analyzer", "not started (no file of its languages opened yet)");
     }
 }

@@ -349,7 +349,10 @@ pub(super) fn submit(state: &mut AppState, text: String) {
             super::diagnostics::restart_servers(state);
         }
         Submission::SlashCommand { name, .. } if name == "lsp" => {
-            let text = state.diagnostic_sources.lsp.listing(&state.settings.diagnostics);
+            let text = state
+                .diagnostic_sources
+                .lsp
+                .listing(&state.settings.diagnostics);
             notice(state, &text);
         }
         Submission::SlashCommand { name, args } if name == "compact" => {

@@ -143,6 +143,10 @@ mod tests {
             },
         });
         assert!(progress.complete());
-        assert_eq!(progress.store.all_sorted().len(), 2, "both files' lists kept");
+        assert_eq!(
+            progress.store.all_sorted().len(),
+            2,
+            "both files' lists kept"
+        );
     }
 }

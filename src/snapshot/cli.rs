@@ -68,7 +68,9 @@ pub const DEFAULT_DIAGNOSTICS_WAIT: f64 = 3.0;
 pub fn parse_wait(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(secs) if secs.is_finite() && secs >= 0.0 => Ok(secs),
-        _ => Err(format!("expected a number of seconds (0 or more), not {text:?}")),
+        _ => Err(format!(
+            "expected a number of seconds (0 or more), not {text:?}"
+        )),
     }
 }
 

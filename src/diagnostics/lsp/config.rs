@@ -184,7 +184,11 @@ mod tests {
             .collect();
         assert_eq!(python, ["ruff", "basedpyright-langserver", "pylsp"]);
         let roles: Vec<String> = defaults[..3].iter().map(ServerConfig::role_key).collect();
-        assert_eq!(roles, ["lint", "types", "types"], "ruff runs beside one type checker");
+        assert_eq!(
+            roles,
+            ["lint", "types", "types"],
+            "ruff runs beside one type checker"
+        );
         assert_eq!(
             ServerConfig::new(&["x"], "/opt/bin/foo-ls", &[]).name(),
             "foo-ls"
@@ -206,7 +210,10 @@ mod tests {
         assert_eq!(fits(Some(8)), ["tsc-lsp"]);
         assert_eq!(fits(Some(6)), ["typescript-language-server"]);
         assert_eq!(fits(Some(5)), ["typescript-language-server"]);
-        assert!(fits(None).is_empty(), "no TypeScript found: neither can run");
+        assert!(
+            fits(None).is_empty(),
+            "no TypeScript found: neither can run"
+        );
         assert!(ServerConfig::new(&["x"], "x", &[]).fits_typescript(None));
     }
 

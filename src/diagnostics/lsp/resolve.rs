@@ -44,7 +44,9 @@ pub fn route(
         let role = server.role_key();
         let wants_version = server.min_typescript.is_some() || server.max_typescript.is_some();
         let found = if wants_version {
-            typescript.get_or_insert_with(|| typescript_for(dir)).as_ref()
+            typescript
+                .get_or_insert_with(|| typescript_for(dir))
+                .as_ref()
         } else {
             None
         };
@@ -190,15 +192,23 @@ mod tests {
     fn one_server_per_role_and_disabled_ones_are_skipped() {
         let dir = tempfile::tempdir().unwrap();
         let servers = vec![
-            ServerConfig::new(&["python"], "sh", &[]).named("lint-a").role("lint"),
-            ServerConfig::new(&["python"], "sh", &[]).named("lint-b").role("lint"),
+            ServerConfig::new(&["python"], "sh", &[])
+                .named("lint-a")
+                .role("lint"),
+            ServerConfig::new(&["python"], "sh", &[])
+                .named("lint-b")
+                .role("lint"),
             ServerConfig::new(&["python"], "sh", &[]).named("types"),
             ServerConfig::new(&["python"], "no-such-server-xyz", &[]),
             ServerConfig::new(&["rust"], "sh", &[]).named("other-language"),
         ];
         let file = dir.path().join("a.py");
         let names = |route: &Route| -> Vec<String> {
-            route.servers.iter().map(|(i, _)| servers[*i].name()).collect()
+            route
+                .servers
+                .iter()
+                .map(|(i, _)| servers[*i].name())
+                .collect()
         };
         let all = route(&servers, &[], "python", &file);
         assert_eq!(names(&all), ["lint-a", "types"]);
@@ -210,6 +220,10 @@ mod tests {
             ]
         );
         let restricted = route(&servers, &["lint-a".to_string()], "python", &file);
-        assert_eq!(names(&restricted), ["lint-b", "types"], "the next of its role");
+        assert_eq!(
+            names(&restricted),
+            ["lint-b", "types"],
+            "the next of its role"
+        );
     }
 }
