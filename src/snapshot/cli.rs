@@ -75,7 +75,8 @@ pub fn parse_wait(text: &str) -> Result<f64, String> {
 }
 
 /// Starts the opened file's language servers and on-save checks (under the
-/// sandbox the TUI gives them) for up to `wait` seconds and puts what they
+/// sandbox the TUI gives them; none without it, unless the approval mode is
+/// `full`) for up to `wait` seconds and puts what they
 /// report in the scene, as the TUI's diagnostics pane would. `warn` hears
 /// why there are none when something is in the way.
 pub fn add_diagnostics(
@@ -96,13 +97,15 @@ pub fn add_diagnostics(
         .approval
         .unwrap_or(crate::sandbox::ApprovalMode::Ask);
     let status = crate::sandbox::SandboxStatus::probe();
+    // Fails closed, unlike the TUI (which says so and goes on): nobody is
+    // there to read a warning before project code runs unconfined.
     let confinement = match crate::kernel_setup::confinement(settings, mode, &status, &root) {
         Ok(confinement) => confinement,
         Err(error) => {
-            warn(format!(
-                "language servers and checks run unconfined: the sandbox could not be prepared ({error})"
+            return warn(format!(
+                "no diagnostics: language servers and checks run project code, and the \
+                 sandbox could not be prepared ({error})"
             ));
-            crate::sandbox::Confinement::unconfined(crate::kernel_setup::child_env(settings))
         }
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
