@@ -803,7 +803,9 @@ fs.write('NOTES.md', 'fixed\n')"#;
         let sent = server.requests()[0].json();
         let scene = sent["messages"][1]["content"].as_str().unwrap();
         assert!(
-            scene.contains("`bad.py:3:7` error, reported by Ruff [F821]: Undefined name `undefined_name`"),
+            scene.contains(
+                "`bad.py:3:7` error, reported by Ruff [F821]: Undefined name `undefined_name`"
+            ),
             "{scene}"
         );
     }

@@ -740,9 +740,14 @@ mod cli {
         args: SnapshotArgs,
     }
 
+    /// Scenes only: no language servers start (tests/language_servers.rs
+    /// covers `--diagnostics-wait`).
     fn run(argv: &[&str]) -> (ExitCode, String, String) {
-        let cli =
-            Cli::try_parse_from(std::iter::once("snapshot").chain(argv.iter().copied())).unwrap();
+        let argv = ["snapshot"]
+            .iter()
+            .chain(argv)
+            .chain(&["--diagnostics-wait", "0"]);
+        let cli = Cli::try_parse_from(argv.copied()).unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = run_with(&cli.args, &Default::default(), &mut out, &mut err).unwrap();
         (

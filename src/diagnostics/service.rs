@@ -406,5 +406,15 @@ mod tests {
         assert_eq!(config.servers[0].name(), "pyright");
         assert_eq!(config.checks, CheckCommand::defaults());
         assert_eq!(config.timings, LspTimings::default());
+        assert!(config.disabled_servers.is_empty());
+
+        let config: DiagnosticsConfig = serde_json::from_str(
+            r#"{"disabled_servers":["pylsp"],"servers":[{"name":"ts","language_ids":["typescript"],"command":"tsc","args":["--lsp","--stdio"],"role":"types","node_modules":true,"min_typescript":7}]}"#,
+        )
+        .unwrap();
+        assert_eq!(config.disabled_servers, ["pylsp"]);
+        let ts = &config.servers[0];
+        assert_eq!(ts.role_key(), "types");
+        assert!(ts.node_modules && ts.fits_typescript(Some(7)) && !ts.fits_typescript(Some(6)));
     }
 }

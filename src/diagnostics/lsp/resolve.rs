@@ -186,6 +186,23 @@ mod tests {
             "{:?}",
             route.skipped
         );
+
+        // A file of the TS 5 package gets typescript-language-server.
+        executable(&root.join("node_modules/.bin/typescript-language-server"));
+        let old = super::route(&servers, &[], "typescript", &root.join("a.ts"));
+        let chosen: Vec<String> = old
+            .servers
+            .iter()
+            .map(|(i, _)| servers[*i].name())
+            .collect();
+        assert_eq!(chosen, ["typescript-language-server"]);
+        assert_eq!(
+            old.skipped,
+            [(
+                "tsc-lsp".to_string(),
+                "not for TypeScript 5.6.3".to_string()
+            )]
+        );
     }
 
     #[test]
