@@ -1,7 +1,8 @@
 //! Language servers as they are in 2026, against the real programs:
 //! TypeScript 7's own `tsc --lsp` (installed by `scripts/test` into the
-//! project-local npm prefix), ruff beside basedpyright with their
-//! diagnostics merged, `/lsp`, and `snapshot --open` waiting for them.
+//! project-local npm prefix) through the workbench, `/lsp`, and
+//! `snapshot --open` waiting for the servers. (Ruff beside basedpyright,
+//! merged, is in tests/diagnostics.rs.)
 
 #[path = "support/test_deps.rs"]
 mod test_deps;
@@ -15,9 +16,7 @@ use hello_tui::app::AppState;
 use hello_tui::app::event::{self, AppEventReceiver};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
-use hello_tui::diagnostics::{
-    DiagnosticsConfig, DiagnosticsEvent, DiagnosticsService, DiagnosticsStore, which,
-};
+use hello_tui::diagnostics::{DiagnosticsService, which};
 use tokio::sync::mpsc;
 
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -185,75 +184,6 @@ async fn typescript_7_reports_the_seed_scenes_unsaved_error() {
     }
 }
 
-/// The UI side of a service-level test: every event, and the store.
-struct Seen {
-    rx: mpsc::UnboundedReceiver<DiagnosticsEvent>,
-    events: Vec<DiagnosticsEvent>,
-    store: DiagnosticsStore,
-}
-
-impl Seen {
-    fn start(config: DiagnosticsConfig, root: &Path) -> (DiagnosticsService, Seen) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let env = hello_tui::sandbox::ChildEnv::from_host(&[], "");
-        let confinement = hello_tui::sandbox::Confinement::unconfined(env);
-        let service = DiagnosticsService::start(config, root.to_path_buf(), tx, confinement);
-        let seen = Seen {
-            rx,
-            events: Vec::new(),
-            store: DiagnosticsStore::new(),
-        };
-        (service, seen)
-    }
-
-    async fn until(&mut self, what: &str, done: impl Fn(&Seen) -> bool) {
-        let waiting = async {
-            while !done(self) {
-                let Some(event) = self.rx.recv().await else {
-                    return false;
-                };
-                self.store.apply(&event);
-                self.events.push(event);
-            }
-            true
-        };
-        let ok = tokio::time::timeout(PATIENCE, waiting)
-            .await
-            .unwrap_or(false);
-        assert!(ok, "never saw {what}; events: {:#?}", self.events);
-    }
-
-    /// Server names that published a non-empty list for `path`, latest first.
-    fn publishers(&self, path: &Path) -> Vec<&str> {
-        let mut names: Vec<&str> = self
-            .events
-            .iter()
-            .filter_map(|e| match e {
-                DiagnosticsEvent::Published {
-                    source,
-                    path: p,
-                    diagnostics,
-                } if p == path && !diagnostics.is_empty() => Some(source.as_str()),
-                _ => None,
-            })
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        names
-    }
-
-    fn route(&self, language: &str) -> Option<(&Vec<String>, &Vec<(String, String)>)> {
-        self.events.iter().rev().find_map(|e| match e {
-            DiagnosticsEvent::Routed {
-                language_id,
-                servers,
-                skipped,
-            } if language_id == language => Some((servers, skipped)),
-            _ => None,
-        })
-    }
-}
-
 fn require(program: &str, install: &str) {
     assert!(
         which(program).is_some(),
@@ -262,63 +192,6 @@ fn require(program: &str, install: &str) {
 }
 
 const BAD_PY: &str = "import os\n\nprint(undefined_name)\n";
-
-/// Ruff lints and basedpyright checks types: with the defaults both run on
-/// one file, each keeps its own list, and the store holds both. A server
-/// disabled in the settings does not start, and the next of its role does
-/// not take its place when it is missing.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ruff_and_basedpyright_run_side_by_side_and_merge() {
-    require("ruff", "pip install ruff");
-    require("basedpyright-langserver", "pip install basedpyright");
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bad.py");
-    std::fs::write(&path, BAD_PY).unwrap();
-
-    let (service, mut seen) = Seen::start(DiagnosticsConfig::default(), dir.path());
-    service.open(&path, "python", BAD_PY);
-    seen.until("diagnostics from both servers", |s| {
-        s.publishers(&path) == ["basedpyright-langserver", "ruff"]
-    })
-    .await;
-    let sources: Vec<String> = seen
-        .store
-        .for_file(&path)
-        .iter()
-        .map(|d| format!("{} {}", d.source, d.code.clone().unwrap_or_default()))
-        .collect();
-    assert!(sources.contains(&"Ruff F821".to_string()), "{sources:?}");
-    assert!(
-        sources.contains(&"basedpyright reportUndefinedVariable".to_string()),
-        "{sources:?}"
-    );
-    let (servers, _) = seen.route("python").unwrap();
-    assert_eq!(servers, &["ruff", "basedpyright-langserver"]);
-    service.shutdown().await;
-
-    let config = DiagnosticsConfig {
-        disabled_servers: vec!["basedpyright-langserver".into()],
-        ..DiagnosticsConfig::default()
-    };
-    let (service, mut seen) = Seen::start(config, dir.path());
-    service.open(&path, "python", BAD_PY);
-    seen.until("ruff's diagnostics", |s| s.publishers(&path) == ["ruff"])
-        .await;
-    let (servers, skipped) = seen.route("python").unwrap();
-    assert_eq!(servers, &["ruff"]);
-    assert!(
-        skipped.contains(&(
-            "basedpyright-langserver".into(),
-            "disabled in the settings".into()
-        )),
-        "{skipped:?}"
-    );
-    service.shutdown().await;
-    assert!(
-        !seen.publishers(&path).contains(&"basedpyright-langserver"),
-        "a disabled server never ran"
-    );
-}
 
 fn hello_tui(args: &[&str], config: &Path) -> (std::process::Output, Duration) {
     let started = Instant::now();
