@@ -44,7 +44,19 @@ async fn pump_until(
             Ok(Some(event)) => {
                 handle_app_event(s, event);
             }
-            _ => panic!("never saw {what}; rows: {:#?}", s.diagnostics.rows),
+            _ => {
+                let said: Vec<&str> = s
+                    .conversation
+                    .messages
+                    .iter()
+                    .map(|m| m.text.as_str())
+                    .collect();
+                panic!(
+                    "never saw {what}; rows: {:#?}; the conversation (server failures are \
+                     said there): {said:#?}",
+                    s.diagnostics.rows
+                )
+            }
         }
     }
 }
