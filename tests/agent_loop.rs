@@ -786,6 +786,11 @@ fs.write('NOTES.md', 'fixed\n')"#;
             hello_tui::diagnostics::which("ruff").is_some(),
             "this test needs the real ruff (scripts/test installs it)"
         );
+        // Headless diagnostics start nothing without the sandbox.
+        if !hello_tui::sandbox::SandboxStatus::probe().is_enforced() {
+            assert!(std::env::var_os("HELLO_TUI_REQUIRE_LANDLOCK").is_none());
+            return;
+        }
         let dir = workspace();
         std::fs::write(
             dir.path().join("bad.py"),

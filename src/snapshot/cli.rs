@@ -104,7 +104,7 @@ pub fn add_diagnostics(
         Err(error) => {
             return warn(format!(
                 "no diagnostics: language servers and checks run project code, and the \
-                 sandbox could not be prepared ({error})"
+                 sandbox could not be prepared ({error}); `--approval full` runs them unconfined"
             ));
         }
     };
