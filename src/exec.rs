@@ -47,6 +47,10 @@ pub struct ExecArgs {
     /// Selection in the opened file: `L1:C1-L2:C2` or `L1-L2`.
     #[arg(long, value_name = "L1:C1-L2:C2", requires = "open")]
     pub select: Option<String>,
+    /// Seconds to wait for the opened file's language servers and checks
+    /// (their diagnostics go in the snapshot); 0 starts none.
+    #[arg(long, value_name = "SECS", default_value_t = snapshot::cli::DEFAULT_DIAGNOSTICS_WAIT, value_parser = snapshot::cli::parse_wait)]
+    pub diagnostics_wait: f64,
     /// Print one JSON event per line instead of the answer.
     #[arg(long)]
     pub json: bool,
@@ -100,7 +104,7 @@ pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode>
             "--cell-timeout must be a positive number of seconds, not {secs}"
         ));
     }
-    let source = match snapshot::cli::scene_from_disk(
+    let mut source = match snapshot::cli::scene_from_disk(
         &args.dir,
         args.open.as_deref(),
         args.select.as_deref(),
@@ -117,6 +121,10 @@ pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode>
         Ok(None) => return usage(agent::setup::not_configured_message(&settings)),
         Err(error) => return usage(error),
     };
+    // What the user would see in the TUI's diagnostics pane.
+    snapshot::cli::add_diagnostics(&mut source, &settings, args.diagnostics_wait, &mut |w| {
+        eprintln!("hello-tui exec: {w}")
+    });
     let options = CollectOptions {
         budget: settings.snapshot_budget,
         ..CollectOptions::default()

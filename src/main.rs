@@ -29,7 +29,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
-        Some(CliCommand::Snapshot(args)) => return hello_tui::snapshot::run(args),
+        Some(CliCommand::Snapshot(args)) => return hello_tui::snapshot::run(args, &cli.options),
         Some(CliCommand::Sandbox(args)) => return hello_tui::sandbox::cli::run(args),
         Some(CliCommand::Exec(args)) => return hello_tui::exec::run(args, &cli.options),
         Some(CliCommand::Sessions(args)) => {

@@ -777,6 +777,44 @@ fs.write('NOTES.md', 'fixed\n')"#;
         assert_eq!(sessions[0].id, events[0]["session_id"].as_str().unwrap());
     }
 
+    /// Issue 18: `exec --open FILE` starts the file's language servers for
+    /// a bounded wait, so the model hears of the error the user would see
+    /// in the TUI's diagnostics pane (here ruff's, on a file from disk).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exec_open_tells_the_model_the_files_diagnostics() {
+        assert!(
+            hello_tui::diagnostics::which("ruff").is_some(),
+            "this test needs the real ruff (scripts/test installs it)"
+        );
+        // Headless diagnostics start nothing without the sandbox.
+        if !hello_tui::sandbox::SandboxStatus::probe().is_enforced() {
+            assert!(std::env::var_os("HELLO_TUI_REQUIRE_LANDLOCK").is_none());
+            return;
+        }
+        let dir = workspace();
+        std::fs::write(
+            dir.path().join("bad.py"),
+            "import os\n\nprint(undefined_name)\n",
+        )
+        .unwrap();
+        let server = LoopbackServer::start(vec![answer("Seen.")]).await;
+        let (code, stdout, stderr) = exec(
+            dir.path(),
+            &server.base_url,
+            &["--open", "bad.py", "what is wrong?"],
+        )
+        .await;
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+        let sent = server.requests()[0].json();
+        let scene = sent["messages"][1]["content"].as_str().unwrap();
+        assert!(
+            scene.contains(
+                "`bad.py:3:7` error, reported by Ruff [F821]: Undefined name `undefined_name`"
+            ),
+            "{scene}"
+        );
+    }
+
     /// Route 7: where the sandbox cannot be prepared (here: no temp dir for
     /// its private one), exec refuses to run model code unconfined: a JSON
     /// `error` event, exit 1, no request to the model. `--approval full`

@@ -59,6 +59,7 @@ fn config(servers: Vec<ServerConfig>, checks: Vec<CheckCommand>) -> DiagnosticsC
         servers,
         checks,
         timings: quick_timings(),
+        ..DiagnosticsConfig::default()
     }
 }
 
@@ -148,6 +149,38 @@ impl Ui {
             .collect()
     }
 
+    /// Servers that published a non-empty list for `path`, by name.
+    fn publishers(&self, path: &Path) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .seen
+            .iter()
+            .filter_map(|e| match e {
+                DiagnosticsEvent::Published {
+                    source,
+                    path: p,
+                    diagnostics,
+                } if p == path && !diagnostics.is_empty() => Some(source.as_str()),
+                _ => None,
+            })
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// The latest route of `language`: servers chosen, and (name, reason)
+    /// for the others.
+    fn route(&self, language: &str) -> Option<(&[String], &[Skipped])> {
+        self.seen.iter().rev().find_map(|e| match e {
+            DiagnosticsEvent::Routed {
+                language_id,
+                servers,
+                skipped,
+            } if language_id == language => Some((servers.as_slice(), skipped.as_slice())),
+            _ => None,
+        })
+    }
+
     fn notices(&self) -> Vec<&str> {
         self.seen
             .iter()
@@ -158,6 +191,9 @@ impl Ui {
             .collect()
     }
 }
+
+/// A server a route left out, and why.
+type Skipped = (String, String);
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
@@ -238,6 +274,67 @@ mod ruff_server {
             ui.server_states("ruff").last() == Some(&&ServerState::Stopped)
         })
         .await;
+    }
+
+    /// Issue 18: ruff lints and basedpyright checks types. With the
+    /// defaults both run on one file (confined, as in the workbench), each
+    /// keeps its own list, and the store holds both. A server disabled in
+    /// the settings never starts.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ruff_and_basedpyright_run_side_by_side_and_merge() {
+        require_ruff();
+        assert!(
+            which("basedpyright-langserver").is_some(),
+            "this test needs the real basedpyright: pip install basedpyright (scripts/test does)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let text = "import os\n\nprint(undefined_name)\n";
+        let path = write(dir.path(), "bad.py", text);
+        let defaults = DiagnosticsConfig {
+            timings: quick_timings(),
+            ..DiagnosticsConfig::default()
+        };
+
+        let (service, mut ui) = Ui::start(defaults.clone(), dir.path());
+        service.open(&path, "python", text);
+        ui.until("diagnostics from both servers", |ui| {
+            ui.publishers(&path) == ["basedpyright-langserver", "ruff"]
+        })
+        .await;
+        let said: Vec<String> = ui
+            .file(&path)
+            .iter()
+            .map(|d| format!("{} {}", d.source, d.code.clone().unwrap_or_default()))
+            .collect();
+        for expected in ["Ruff F821", "basedpyright reportUndefinedVariable"] {
+            assert!(said.iter().any(|s| s == expected), "{expected}: {said:?}");
+        }
+        assert_eq!(
+            ui.route("python").unwrap().0,
+            ["ruff", "basedpyright-langserver"]
+        );
+        service.shutdown().await;
+
+        let restricted = DiagnosticsConfig {
+            disabled_servers: vec!["basedpyright-langserver".into()],
+            ..defaults
+        };
+        let (service, mut ui) = Ui::start(restricted, dir.path());
+        service.open(&path, "python", text);
+        ui.until("ruff's diagnostics", |ui| ui.publishers(&path) == ["ruff"])
+            .await;
+        let (servers, skipped) = ui.route("python").unwrap();
+        assert_eq!(servers, ["ruff"]);
+        let disabled = (
+            "basedpyright-langserver".into(),
+            "disabled in the settings".into(),
+        );
+        assert!(skipped.contains(&disabled), "{skipped:?}");
+        service.shutdown().await;
+        assert!(
+            ui.server_states("basedpyright-langserver").is_empty(),
+            "a disabled server never starts"
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -594,7 +691,9 @@ mod fake_servers {
         }
         assert_eq!(
             ui.notices(),
-            vec!["no fake language server on PATH (tried no-such-language-server-xyz)"]
+            vec![
+                "no fake language server can run (no-such-language-server-xyz: missing from PATH)"
+            ]
         );
     }
 }

@@ -10,6 +10,8 @@
 mod loopback;
 #[path = "support/scratch.rs"]
 mod scratch;
+#[path = "support/test_deps.rs"]
+mod test_deps;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -29,25 +31,10 @@ use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
 /// Where `scripts/test` installed the server's entry point, or `None`
 /// (after saying why) when it is not there and this is not CI.
 fn server_entry() -> Option<PathBuf> {
-    let deps = std::env::var_os("HELLO_TUI_TEST_DEPS")
-        .map(PathBuf::from)
-        .or_else(|| {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-            Some(cache.join("hello-tui/test-deps"))
-        })?;
-    let entry = deps.join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    if entry.is_file() {
-        return Some(entry);
-    }
-    let message = format!(
-        "the MCP reference server is not installed at {}; run scripts/test (it installs it)",
-        entry.display()
-    );
-    assert!(std::env::var_os("CI").is_none(), "{message}");
-    eprintln!("\n!!!!! {message}; MCP tests skipped\n");
-    None
+    test_deps::installed(
+        "npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        "the MCP reference server",
+    )
 }
 
 struct Kernel {

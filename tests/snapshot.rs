@@ -740,11 +740,16 @@ mod cli {
         args: SnapshotArgs,
     }
 
+    /// Scenes only: no language servers start (tests/language_servers.rs
+    /// covers `--diagnostics-wait`).
     fn run(argv: &[&str]) -> (ExitCode, String, String) {
-        let cli =
-            Cli::try_parse_from(std::iter::once("snapshot").chain(argv.iter().copied())).unwrap();
+        let argv = ["snapshot"]
+            .iter()
+            .chain(argv)
+            .chain(&["--diagnostics-wait", "0"]);
+        let cli = Cli::try_parse_from(argv.copied()).unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run_with(&cli.args, &mut out, &mut err).unwrap();
+        let code = run_with(&cli.args, &Default::default(), &mut out, &mut err).unwrap();
         (
             code,
             String::from_utf8(out).unwrap(),
@@ -862,7 +867,7 @@ mod cli {
         ])
         .unwrap();
         assert_eq!(
-            hello_tui::snapshot::run(&cli.args).unwrap(),
+            hello_tui::snapshot::run(&cli.args, &Default::default()).unwrap(),
             ExitCode::SUCCESS
         );
     }

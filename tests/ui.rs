@@ -336,6 +336,73 @@ fn a_failed_language_server_is_a_short_segment_and_a_readable_notice() {
     assert!(notice.contains("/lsp-restart"), "{notice}");
 }
 
+/// Issue 18: `/lsp` lists every configured server with the languages it
+/// serves, its state (running, given up, missing from PATH, not for this
+/// TypeScript, not started) and its last error, in the conversation.
+#[test]
+fn slash_lsp_lists_servers_states_and_last_errors() {
+    use hello_tui::diagnostics::{DiagnosticsEvent, ServerState};
+    use std::time::Duration;
+    let mut s = state();
+    let events = [
+        DiagnosticsEvent::Routed {
+            language_id: "python".into(),
+            servers: vec!["ruff".into()],
+            skipped: vec![
+                ("basedpyright-langserver".into(), "missing from PATH".into()),
+                ("pylsp".into(), "missing from PATH".into()),
+            ],
+        },
+        DiagnosticsEvent::ServerState {
+            name: "ruff".into(),
+            state: ServerState::Running { encoding: "utf-16" },
+        },
+        DiagnosticsEvent::Routed {
+            language_id: "typescript".into(),
+            servers: vec!["tsc-lsp".into()],
+            skipped: vec![(
+                "typescript-language-server".into(),
+                "not for TypeScript 7.0.2".into(),
+            )],
+        },
+        DiagnosticsEvent::ServerState {
+            name: "tsc-lsp".into(),
+            state: ServerState::Restarting {
+                attempt: 1,
+                delay: Duration::from_secs(1),
+                reason: "the server closed its output (exit status: 1)".into(),
+            },
+        },
+        DiagnosticsEvent::ServerState {
+            name: "tsc-lsp".into(),
+            state: ServerState::GaveUp {
+                reason: "the server closed its output (exit status: 1)".into(),
+            },
+        },
+    ];
+    for event in events {
+        hello_tui::app::diagnostics::apply(&mut s, event);
+    }
+    for c in "/lsp".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let listing = s.conversation.messages.last().unwrap().text.clone();
+    for line in [
+        "ruff (python): running (utf-16)",
+        "basedpyright-langserver (python): missing from PATH",
+        "tsc-lsp (typescript, typescriptreact, javascript, javascriptreact): given up after \
+         repeated failures",
+        "    last error: the server closed its output (exit status: 1)",
+        "typescript-language-server (typescript, typescriptreact, javascript, \
+         javascriptreact): not for TypeScript 7.0.2",
+        "rust-analyzer (rust): not started (no file of its languages opened yet)",
+    ] {
+        assert!(listing.lines().any(|l| l == line), "{line}\n{listing}");
+    }
+    insta::assert_snapshot!("slash_lsp", text_of(&draw(&mut s, 120, 30)));
+}
+
 #[test]
 fn help_overlay_lists_bindings() {
     let mut s = state();
@@ -1126,7 +1193,7 @@ fn slash_opens_a_command_palette() {
     type_keys(&mut s, "/");
     let terminal = draw(&mut s, 90, 24);
     let screen = text_of(&terminal);
-    assert!(screen.contains("Commands · 11"), "{screen}");
+    assert!(screen.contains("Commands · 12"), "{screen}");
     assert!(screen.contains("/model [NAME]"), "{screen}");
     press(&mut s, KeyCode::Down, KeyModifiers::NONE);
     let terminal = draw(&mut s, 90, 24);

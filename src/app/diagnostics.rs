@@ -23,10 +23,13 @@ pub struct DiagnosticSources {
     pub sent: HashMap<PathBuf, u64>,
     /// The last service notice put in the conversation (not repeated).
     pub last_notice: Option<String>,
+    /// What `/lsp` shows: each server's state, route and last error.
+    pub lsp: super::lsp_status::LspStatus,
 }
 
 /// Applies one event from the service; returns whether the screen changed.
 pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
+    state.diagnostic_sources.lsp.record(&event);
     match &event {
         DiagnosticsEvent::Notice(text) => {
             state.status_notice = Some(text.clone());
@@ -60,6 +63,8 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             state.status_notice = Some(format!("{name}: {check}"));
             true
         }
+        // Kept for `/lsp` (above); nothing on screen changes.
+        DiagnosticsEvent::Routed { .. } => false,
         DiagnosticsEvent::Published { .. } => {
             let changed = state.diagnostic_sources.store.apply(&event);
             if changed {

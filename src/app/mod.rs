@@ -16,6 +16,7 @@ pub mod event;
 pub mod kernel;
 pub(crate) mod layers;
 pub(crate) mod line_input;
+pub mod lsp_status;
 pub mod models;
 pub mod prompt_history;
 pub(crate) mod python_literals;

@@ -77,6 +77,7 @@ pub fn builtins() -> Vec<SlashCommand> {
             "copy the last answer (or the selected message) to the clipboard",
         ),
         SlashCommand::builtin("lsp-restart", "", "restart the language servers"),
+        SlashCommand::builtin("lsp", "", "language servers: languages, state, last error"),
         SlashCommand::builtin(
             "sessions",
             "",

@@ -360,6 +360,13 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
         Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
             super::diagnostics::restart_servers(state);
         }
+        Submission::SlashCommand { name, .. } if name == "lsp" => {
+            let text = state
+                .diagnostic_sources
+                .lsp
+                .listing(&state.settings.diagnostics);
+            notice(state, &text);
+        }
         Submission::SlashCommand { name, args } if name == "compact" => {
             super::context_window::compact_command(state, &args);
         }

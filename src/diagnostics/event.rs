@@ -21,6 +21,14 @@ pub enum DiagnosticsEvent {
     ServerState { name: String, state: ServerState },
     /// Lifecycle of a check command run.
     CheckState { name: String, state: CheckState },
+    /// Which servers serve a language (as of its latest file), and why
+    /// each other configured one does not; sent when that changes.
+    Routed {
+        language_id: String,
+        servers: Vec<String>,
+        /// Name and reason (`missing from PATH`, `disabled in the settings`…).
+        skipped: Vec<(String, String)>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -29,6 +29,7 @@
 
 pub mod checks;
 mod event;
+pub mod headless;
 pub mod lsp;
 mod model;
 pub mod position;

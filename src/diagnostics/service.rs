@@ -12,8 +12,8 @@ use super::checks::CheckCommand;
 use super::checks::scheduler::{CheckScheduler, Trigger};
 use super::event::DiagnosticsEvent;
 use super::lsp::config::{LspTimings, ServerConfig, language_id_for_path};
+use super::lsp::resolve::{self, Route};
 use super::lsp::supervisor::{DocCommand, Supervisor};
-use super::which::which;
 use crate::sandbox::Confinement;
 
 /// Everything the service needs to know, usually from the config file
@@ -23,6 +23,9 @@ use crate::sandbox::Confinement;
 #[serde(default, deny_unknown_fields)]
 pub struct DiagnosticsConfig {
     pub servers: Vec<ServerConfig>,
+    /// Names of servers never started (`disabled_servers = ["pylsp"]`):
+    /// restricts the defaults without restating them.
+    pub disabled_servers: Vec<String>,
     pub checks: Vec<CheckCommand>,
     #[serde(skip)]
     pub timings: LspTimings,
@@ -32,6 +35,7 @@ impl Default for DiagnosticsConfig {
     fn default() -> Self {
         DiagnosticsConfig {
             servers: ServerConfig::defaults(),
+            disabled_servers: Vec::new(),
             checks: CheckCommand::defaults(),
             timings: LspTimings::default(),
         }
@@ -45,6 +49,10 @@ enum Request {
         path: PathBuf,
     },
     RestartServers,
+    ServersFor {
+        path: PathBuf,
+        reply: oneshot::Sender<Vec<String>>,
+    },
     Shutdown {
         done: oneshot::Sender<()>,
     },
@@ -81,7 +89,7 @@ impl DiagnosticsService {
             confinement,
             events,
             servers: HashMap::new(),
-            routes: HashMap::new(),
+            announced: HashMap::new(),
             docs: HashMap::new(),
             checks,
         };
@@ -127,6 +135,18 @@ impl DiagnosticsService {
         self.send(Request::RestartServers);
     }
 
+    /// The names of the servers an open document was sent to. Answered
+    /// after every request sent before it, so the check runs those started
+    /// have already reported `Running`.
+    pub async fn servers_for(&self, path: impl Into<PathBuf>) -> Vec<String> {
+        let (reply, answer) = oneshot::channel();
+        self.send(Request::ServersFor {
+            path: path.into(),
+            reply,
+        });
+        answer.await.unwrap_or_default()
+    }
+
     /// Stops servers (`shutdown`/`exit`, then kill) and running checks.
     /// Resolves when done, or after a few seconds regardless.
     pub async fn shutdown(&self) {
@@ -147,13 +167,21 @@ struct Actor {
     /// Language servers start under this.
     confinement: Confinement,
     events: mpsc::UnboundedSender<DiagnosticsEvent>,
-    /// Running supervisors by index into `config.servers`.
-    servers: HashMap<usize, mpsc::UnboundedSender<DocCommand>>,
-    /// Language id → chosen server (None: none installed; noticed once).
-    routes: HashMap<String, Option<usize>>,
-    /// Open documents and their language.
-    docs: HashMap<PathBuf, String>,
+    /// Running supervisors by index into `config.servers` and the program
+    /// run (a project's own `node_modules/.bin/tsc` is a server of its own).
+    servers: HashMap<ServerKey, mpsc::UnboundedSender<DocCommand>>,
+    /// The last route announced per language (sent again only when it changes).
+    announced: HashMap<String, Route>,
+    /// Open documents: their language and the servers that have them.
+    docs: HashMap<PathBuf, OpenDoc>,
     checks: CheckScheduler,
+}
+
+type ServerKey = (usize, PathBuf);
+
+struct OpenDoc {
+    language_id: String,
+    servers: Vec<ServerKey>,
 }
 
 impl Actor {
@@ -192,7 +220,8 @@ impl Actor {
                 )),
             },
             Request::RestartServers => {
-                self.routes.retain(|_, route| route.is_some());
+                // Missing servers are looked for again (and said again).
+                self.announced.clear();
                 let restarted = self
                     .servers
                     .values()
@@ -204,23 +233,33 @@ impl Actor {
                     n => format!("restarting {n} language servers"),
                 });
             }
+            Request::ServersFor { path, reply } => {
+                let names = self.docs.get(&path).map_or_else(Vec::new, |doc| {
+                    doc.servers
+                        .iter()
+                        .map(|(index, _)| self.config.servers[*index].name())
+                        .collect()
+                });
+                let _ = reply.send(names);
+            }
             Request::Shutdown { .. } => {}
         }
     }
 
-    /// A document command goes to the server of its language (started on
-    /// first use); saving also runs the on-save checks.
+    /// A document command goes to every server of its document (an open
+    /// picks them, starting each on first use); saving also runs the
+    /// on-save checks.
     fn route(&mut self, command: DocCommand) {
-        let server = match &command {
+        let servers = match &command {
             DocCommand::Open {
                 path, language_id, ..
-            } => {
-                self.docs.insert(path.clone(), language_id.clone());
-                self.server_for(language_id)
-            }
+            } => self.open_route(path, language_id),
             DocCommand::Change { path, .. }
             | DocCommand::Save { path }
-            | DocCommand::Close { path } => self.server_for_doc(path),
+            | DocCommand::Close { path } => self
+                .docs
+                .get(path)
+                .map_or_else(Vec::new, |doc| doc.servers.clone()),
             // Sent to every server by the actor itself, never by a caller.
             DocCommand::Restart | DocCommand::Shutdown { .. } => return,
         };
@@ -235,71 +274,103 @@ impl Actor {
             }
             _ => {}
         }
-        if let Some(server) = server {
-            let _ = server.send(command);
+        for key in servers {
+            let Some(command) = command.duplicate() else {
+                continue;
+            };
+            if let Some(server) = self.server(&key) {
+                let _ = server.send(command);
+            }
         }
+    }
+
+    /// Picks the servers of a document being opened; servers that had it
+    /// before (an earlier open) but are no longer chosen close it.
+    fn open_route(&mut self, path: &Path, language_id: &str) -> Vec<ServerKey> {
+        let route = resolve::route(
+            &self.config.servers,
+            &self.config.disabled_servers,
+            language_id,
+            path,
+        );
+        let chosen: Vec<ServerKey> = route.servers.clone();
+        if let Some(previous) = self.docs.get(path) {
+            for key in previous.servers.iter().filter(|k| !chosen.contains(k)) {
+                if let Some(server) = self.servers.get(key) {
+                    let _ = server.send(DocCommand::Close {
+                        path: path.to_path_buf(),
+                    });
+                }
+            }
+        }
+        self.docs.insert(
+            path.to_path_buf(),
+            OpenDoc {
+                language_id: language_id.to_string(),
+                servers: chosen.clone(),
+            },
+        );
+        self.announce(language_id, route);
+        chosen
+    }
+
+    /// Tells the UI which servers serve the language when that changed,
+    /// and says so plainly when none can.
+    fn announce(&mut self, language_id: &str, route: Route) {
+        if self.announced.get(language_id) == Some(&route) {
+            return;
+        }
+        let servers: Vec<String> = route
+            .servers
+            .iter()
+            .map(|(index, _)| self.config.servers[*index].name())
+            .collect();
+        if servers.is_empty() && !route.skipped.is_empty() {
+            let tried: Vec<String> = route
+                .skipped
+                .iter()
+                .map(|(name, reason)| format!("{name}: {reason}"))
+                .collect();
+            self.notice(format!(
+                "no {language_id} language server can run ({})",
+                tried.join("; ")
+            ));
+        }
+        let _ = self.events.send(DiagnosticsEvent::Routed {
+            language_id: language_id.to_string(),
+            servers,
+            skipped: route.skipped.clone(),
+        });
+        self.announced.insert(language_id.to_string(), route);
     }
 
     fn language_of(&self, path: &Path) -> Option<String> {
         self.docs
             .get(path)
-            .cloned()
+            .map(|doc| doc.language_id.clone())
             .or_else(|| language_id_for_path(path).map(str::to_string))
     }
 
-    fn server_for_doc(&mut self, path: &Path) -> Option<mpsc::UnboundedSender<DocCommand>> {
-        let language = self.docs.get(path)?.clone();
-        self.server_for(&language)
-    }
-
-    /// The supervisor for a language, started on first use.
-    fn server_for(&mut self, language_id: &str) -> Option<mpsc::UnboundedSender<DocCommand>> {
-        let index = match self.routes.get(language_id) {
-            Some(route) => (*route)?,
-            None => {
-                let route = self.pick_server(language_id);
-                self.routes.insert(language_id.to_string(), route);
-                route?
-            }
-        };
-        if let Some(tx) = self.servers.get(&index) {
+    /// The supervisor of a server, started on first use with the program
+    /// the route found.
+    fn server(&mut self, key: &ServerKey) -> Option<mpsc::UnboundedSender<DocCommand>> {
+        if let Some(tx) = self.servers.get(key) {
             return Some(tx.clone());
         }
+        let (index, program) = key;
+        let mut config = self.config.servers.get(*index)?.clone();
+        // The name stays the configured one (`tsc-lsp`, `ruff`).
+        config.name = Some(config.name());
+        config.command = program.to_string_lossy().into_owned();
         let tx = Supervisor::spawn(
-            self.config.servers[index].clone(),
+            config,
             self.root.clone(),
             self.config.timings.clone(),
             self.events.clone(),
             self.confinement.clone(),
         );
-        self.servers.insert(index, tx.clone());
+        self.servers.insert(key.clone(), tx.clone());
         Some(tx)
-    }
-
-    fn pick_server(&self, language_id: &str) -> Option<usize> {
-        let candidates: Vec<usize> = (0..self.config.servers.len())
-            .filter(|&i| {
-                self.config.servers[i]
-                    .language_ids
-                    .iter()
-                    .any(|l| l == language_id)
-            })
-            .collect();
-        let found = candidates
-            .iter()
-            .copied()
-            .find(|&i| which(&self.config.servers[i].command).is_some());
-        if found.is_none() && !candidates.is_empty() {
-            let tried: Vec<String> = candidates
-                .iter()
-                .map(|&i| self.config.servers[i].name())
-                .collect();
-            self.notice(format!(
-                "no {language_id} language server on PATH (tried {})",
-                tried.join(", ")
-            ));
-        }
-        found
     }
 
     async fn shutdown(&mut self) {
@@ -335,5 +406,15 @@ mod tests {
         assert_eq!(config.servers[0].name(), "pyright");
         assert_eq!(config.checks, CheckCommand::defaults());
         assert_eq!(config.timings, LspTimings::default());
+        assert!(config.disabled_servers.is_empty());
+
+        let config: DiagnosticsConfig = serde_json::from_str(
+            r#"{"disabled_servers":["pylsp"],"servers":[{"name":"ts","language_ids":["typescript"],"command":"tsc","args":["--lsp","--stdio"],"role":"types","node_modules":true,"min_typescript":7}]}"#,
+        )
+        .unwrap();
+        assert_eq!(config.disabled_servers, ["pylsp"]);
+        let ts = &config.servers[0];
+        assert_eq!(ts.role_key(), "types");
+        assert!(ts.node_modules && ts.fits_typescript(Some(7)) && !ts.fits_typescript(Some(6)));
     }
 }

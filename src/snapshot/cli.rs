@@ -15,7 +15,8 @@ use super::privacy::PrivacyRules;
 use super::project::{DiskReader, root_project_files};
 use super::render::render;
 use super::source::{
-    ActiveEditor, OpenTab, SceneError, ScenePosition, SceneRange, SceneWorkspace, Source,
+    ActiveEditor, OpenTab, SceneDiagnostic, SceneError, ScenePosition, SceneRange, SceneWorkspace,
+    Source,
 };
 
 /// Files larger than this are not loaded as the active buffer.
@@ -54,6 +55,78 @@ pub struct SnapshotArgs {
     /// Also print the characters used per section to stderr.
     #[arg(long)]
     pub breakdown: bool,
+    /// Seconds to wait for the opened file's language servers and checks
+    /// (their diagnostics go in the snapshot); 0 starts none.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_DIAGNOSTICS_WAIT, value_parser = parse_wait)]
+    pub diagnostics_wait: f64,
+}
+
+/// How long `--open` waits for diagnostics unless told otherwise.
+pub const DEFAULT_DIAGNOSTICS_WAIT: f64 = 3.0;
+
+/// A wait in seconds: finite, not negative.
+pub fn parse_wait(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs >= 0.0 => Ok(secs),
+        _ => Err(format!(
+            "expected a number of seconds (0 or more), not {text:?}"
+        )),
+    }
+}
+
+/// Starts the opened file's language servers and on-save checks (under the
+/// sandbox the TUI gives them; none without it, unless the approval mode is
+/// `full`) for up to `wait` seconds and puts what they
+/// report in the scene, as the TUI's diagnostics pane would. `warn` hears
+/// why there are none when something is in the way.
+pub fn add_diagnostics(
+    source: &mut Source,
+    settings: &crate::config::Settings,
+    wait: f64,
+    warn: &mut dyn FnMut(String),
+) {
+    use crate::diagnostics::headless::{Opened, collect};
+    let (Some(root), Some(editor)) = (source.workspace.roots.first(), &source.active_editor) else {
+        return;
+    };
+    let Some(text) = editor.text.as_deref().filter(|_| wait > 0.0) else {
+        return;
+    };
+    let root = PathBuf::from(root);
+    let mode = settings
+        .approval
+        .unwrap_or(crate::sandbox::ApprovalMode::Ask);
+    let status = crate::sandbox::SandboxStatus::probe();
+    // Fails closed, unlike the TUI (which says so and goes on): nobody is
+    // there to read a warning before project code runs unconfined.
+    let confinement = match crate::kernel_setup::confinement(settings, mode, &status, &root) {
+        Ok(confinement) => confinement,
+        Err(error) => {
+            return warn(format!(
+                "no diagnostics: language servers and checks run project code, and the \
+                 sandbox could not be prepared ({error}); `--approval full` runs them unconfined"
+            ));
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => return warn(format!("no diagnostics: {error}")),
+    };
+    let file = Opened {
+        root: &root,
+        path: Path::new(&editor.path),
+        text,
+    };
+    let found = runtime.block_on(collect(
+        settings.diagnostics.clone(),
+        file,
+        confinement,
+        std::time::Duration::from_secs_f64(wait),
+    ));
+    source.diagnostics = Some(found.iter().map(SceneDiagnostic::from).collect());
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -72,11 +145,12 @@ pub enum CliError {
     BadSelection(String),
 }
 
-/// Runs the subcommand on the real stdout/stderr.
-pub fn run(args: &SnapshotArgs) -> anyhow::Result<ExitCode> {
+/// Runs the subcommand on the real stdout/stderr; `options` and the config
+/// file name the language servers and checks `--open` starts.
+pub fn run(args: &SnapshotArgs, options: &crate::cli::GlobalOptions) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    run_with(args, &mut stdout.lock(), &mut stderr.lock())
+    run_with(args, options, &mut stdout.lock(), &mut stderr.lock())
 }
 
 /// Runs the subcommand with explicit output streams (tests capture them).
@@ -84,16 +158,34 @@ pub fn run(args: &SnapshotArgs) -> anyhow::Result<ExitCode> {
 /// write the output is an `Err`.
 pub fn run_with(
     args: &SnapshotArgs,
+    options: &crate::cli::GlobalOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {
-    let source = match scene(args) {
+    let mut source = match scene(args) {
         Ok(source) => source,
         Err(error) => {
             writeln!(err, "error: {error}")?;
             return Ok(ExitCode::from(2));
         }
     };
+    if args.scene.is_none() && args.open.is_some() && args.diagnostics_wait > 0.0 {
+        let settings =
+            match crate::config::Settings::load(options, &|name| std::env::var(name).ok()) {
+                Ok(settings) => settings,
+                Err(error) => {
+                    writeln!(err, "error: {error}")?;
+                    return Ok(ExitCode::from(2));
+                }
+            };
+        let mut warnings = Vec::new();
+        add_diagnostics(&mut source, &settings, args.diagnostics_wait, &mut |w| {
+            warnings.push(w)
+        });
+        for warning in warnings {
+            writeln!(err, "warning: {warning}")?;
+        }
+    }
     let options = CollectOptions {
         budget: args.budget,
         context_lines: args.context_lines,

@@ -104,6 +104,21 @@ pub struct SceneDiagnostic {
     pub code: Option<String>,
 }
 
+/// A diagnostic as the workbench holds it (0-based, in chars).
+impl From<&crate::diagnostics::Diagnostic> for SceneDiagnostic {
+    fn from(d: &crate::diagnostics::Diagnostic) -> Self {
+        SceneDiagnostic {
+            path: d.path.to_string_lossy().into_owned(),
+            severity: Some(d.severity.as_str().to_owned()),
+            line: Some(d.range.start.line),
+            character: Some(d.range.start.character),
+            message: d.message.clone(),
+            source: Some(d.source.clone()),
+            code: d.code.clone(),
+        }
+    }
+}
+
 /// A project file worth summarising. Without `text` it is read from disk.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectFile {

@@ -4,8 +4,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-/// One language server command. For a language, the first configured server
-/// whose program is on PATH is used.
+/// One language server command. Every server of a language runs and their
+/// diagnostics merge (ruff's lints beside basedpyright's types), except that
+/// servers sharing a `role` are alternatives: the first one that can run
+/// (on PATH, and for the TypeScript version the file resolves) is used.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ServerConfig {
     /// Display name and diagnostics source key; defaults to the program's
@@ -17,6 +19,22 @@ pub struct ServerConfig {
     pub command: String,
     #[serde(default)]
     pub args: Vec<String>,
+    /// Servers of a language with the same role are alternatives (the first
+    /// usable one runs); without one, a server is a role of its own.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// Look for `command` in `node_modules/.bin` above the file first, then
+    /// on PATH: a project's own TypeScript is the one it builds with.
+    #[serde(default)]
+    pub node_modules: bool,
+    /// Only for files whose TypeScript (see [`super::resolve`]) has at least
+    /// this major version: TS 7 serves LSP itself (`tsc --lsp`).
+    #[serde(default)]
+    pub min_typescript: Option<u32>,
+    /// Only for files whose TypeScript has at most this major version:
+    /// `typescript-language-server` needs `tsserver.js`, gone in TS 7.
+    #[serde(default)]
+    pub max_typescript: Option<u32>,
 }
 
 impl ServerConfig {
@@ -26,7 +44,34 @@ impl ServerConfig {
             language_ids: language_ids.iter().map(|s| s.to_string()).collect(),
             command: command.to_string(),
             args: args.iter().map(|s| s.to_string()).collect(),
+            role: None,
+            node_modules: false,
+            min_typescript: None,
+            max_typescript: None,
         }
+    }
+
+    /// Sets the role (see [`ServerConfig::role`]).
+    pub fn role(mut self, role: &str) -> Self {
+        self.role = Some(role.to_string());
+        self
+    }
+
+    /// The role this server fills: its configured role, else its name.
+    pub fn role_key(&self) -> String {
+        self.role.clone().unwrap_or_else(|| self.name())
+    }
+
+    /// Whether the server applies to a TypeScript of this major version
+    /// (`None`: none found). A server without bounds applies to any.
+    pub fn fits_typescript(&self, major: Option<u32>) -> bool {
+        if self.min_typescript.is_none() && self.max_typescript.is_none() {
+            return true;
+        }
+        major.is_some_and(|major| {
+            self.min_typescript.is_none_or(|min| major >= min)
+                && self.max_typescript.is_none_or(|max| major <= max)
+        })
     }
 
     /// Sets an explicit name (see [`ServerConfig::name`]).
@@ -47,23 +92,33 @@ impl ServerConfig {
         )
     }
 
-    /// Defaults, in order of preference per language.
+    /// Defaults, in order of preference per role. Python gets ruff's
+    /// lints and a type checker side by side; TypeScript gets the server
+    /// that fits the version the project resolves.
     pub fn defaults() -> Vec<ServerConfig> {
+        const JS_TS: [&str; 4] = [
+            "typescript",
+            "typescriptreact",
+            "javascript",
+            "javascriptreact",
+        ];
+        let typescript = |command: &str, args: &[&str]| ServerConfig {
+            node_modules: true,
+            ..ServerConfig::new(&JS_TS, command, args).role("types")
+        };
         vec![
-            ServerConfig::new(&["python"], "ruff", &["server"]),
-            ServerConfig::new(&["python"], "basedpyright-langserver", &["--stdio"]),
-            ServerConfig::new(&["python"], "pylsp", &[]),
+            ServerConfig::new(&["python"], "ruff", &["server"]).role("lint"),
+            ServerConfig::new(&["python"], "basedpyright-langserver", &["--stdio"]).role("types"),
+            ServerConfig::new(&["python"], "pylsp", &[]).role("types"),
             ServerConfig::new(&["rust"], "rust-analyzer", &[]),
-            ServerConfig::new(
-                &[
-                    "typescript",
-                    "typescriptreact",
-                    "javascript",
-                    "javascriptreact",
-                ],
-                "typescript-language-server",
-                &["--stdio"],
-            ),
+            ServerConfig {
+                min_typescript: Some(7),
+                ..typescript("tsc", &["--lsp", "--stdio"]).named("tsc-lsp")
+            },
+            ServerConfig {
+                max_typescript: Some(6),
+                ..typescript("typescript-language-server", &["--stdio"])
+            },
         ]
     }
 }
@@ -128,10 +183,38 @@ mod tests {
             .map(ServerConfig::name)
             .collect();
         assert_eq!(python, ["ruff", "basedpyright-langserver", "pylsp"]);
+        let roles: Vec<String> = defaults[..3].iter().map(ServerConfig::role_key).collect();
+        assert_eq!(
+            roles,
+            ["lint", "types", "types"],
+            "ruff runs beside one type checker"
+        );
         assert_eq!(
             ServerConfig::new(&["x"], "/opt/bin/foo-ls", &[]).name(),
             "foo-ls"
         );
+    }
+
+    #[test]
+    fn typescript_servers_fit_their_versions() {
+        let defaults = ServerConfig::defaults();
+        let fits = |major| -> Vec<String> {
+            defaults
+                .iter()
+                .filter(|s| s.language_ids.iter().any(|l| l == "typescript"))
+                .filter(|s| s.fits_typescript(major))
+                .map(ServerConfig::name)
+                .collect()
+        };
+        assert_eq!(fits(Some(7)), ["tsc-lsp"]);
+        assert_eq!(fits(Some(8)), ["tsc-lsp"]);
+        assert_eq!(fits(Some(6)), ["typescript-language-server"]);
+        assert_eq!(fits(Some(5)), ["typescript-language-server"]);
+        assert!(
+            fits(None).is_empty(),
+            "no TypeScript found: neither can run"
+        );
+        assert!(ServerConfig::new(&["x"], "x", &[]).fits_typescript(None));
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub(crate) mod config;
 mod connection;
 mod convert;
 pub mod framing;
+pub(crate) mod resolve;
 pub(crate) mod supervisor;
 mod transport;
 

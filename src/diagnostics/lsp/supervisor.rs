@@ -45,6 +45,31 @@ pub enum DocCommand {
     },
 }
 
+impl DocCommand {
+    /// The same document command for another server of the document
+    /// (`None` for the control commands, which are never shared).
+    pub fn duplicate(&self) -> Option<DocCommand> {
+        Some(match self {
+            DocCommand::Open {
+                path,
+                language_id,
+                text,
+            } => DocCommand::Open {
+                path: path.clone(),
+                language_id: language_id.clone(),
+                text: text.clone(),
+            },
+            DocCommand::Change { path, text } => DocCommand::Change {
+                path: path.clone(),
+                text: text.clone(),
+            },
+            DocCommand::Save { path } => DocCommand::Save { path: path.clone() },
+            DocCommand::Close { path } => DocCommand::Close { path: path.clone() },
+            DocCommand::Restart | DocCommand::Shutdown { .. } => return None,
+        })
+    }
+}
+
 struct OpenDoc {
     language_id: String,
     text: String,

@@ -36,8 +36,7 @@ pub struct RpcHandle {
 
 impl RpcHandle {
     pub fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
-        let body = json!({"jsonrpc": "2.0", "method": method, "params": params});
-        self.send(&body)
+        self.send(&message(None, method, params))
     }
 
     /// Sends a request now; the returned future (which owns everything it
@@ -51,8 +50,7 @@ impl RpcHandle {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let sent = self.send(&body);
+        let sent = self.send(&message(Some(id), method, params));
         let handle = self.clone();
         let method = method.to_string();
         async move {
@@ -80,6 +78,20 @@ impl RpcHandle {
     pub fn name(&self) -> &str {
         &self.name
     }
+}
+
+/// A request (with `id`) or notification. `Value::Null` params are left
+/// out: `shutdown` and `exit` take none, and TypeScript 7 refuses a
+/// `"params": null` ("expected no params"), so it never exited politely.
+fn message(id: Option<i64>, method: &str, params: Value) -> Value {
+    let mut body = json!({"jsonrpc": "2.0", "method": method});
+    if let Some(id) = id {
+        body["id"] = json!(id);
+    }
+    if !params.is_null() {
+        body["params"] = params;
+    }
+    body
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -359,6 +371,24 @@ mod tests {
             incoming.recv().await,
             Some(Incoming::Closed { .. })
         ));
+    }
+
+    #[tokio::test]
+    async fn null_params_are_left_out() {
+        let (handle, _incoming, mut peer) = setup();
+        let _shutdown = handle.request("shutdown", Value::Null, Duration::from_secs(10));
+        handle.notify("exit", Value::Null).unwrap();
+        handle.notify("x/y", json!({"a": 1})).unwrap();
+        let shutdown = peer.recv().await;
+        assert_eq!(shutdown["method"], "shutdown");
+        assert!(shutdown["id"].is_i64());
+        assert!(shutdown.get("params").is_none(), "{shutdown}");
+        let exit = peer.recv().await;
+        assert!(
+            exit.get("params").is_none() && exit.get("id").is_none(),
+            "{exit}"
+        );
+        assert_eq!(peer.recv().await["params"], json!({"a": 1}));
     }
 
     #[tokio::test]

@@ -1,0 +1,246 @@
+//! Which configured servers run for a file, and which program each runs.
+//!
+//! Every server of the file's language runs, one per role (the first usable
+//! one of each), unless the settings disable it. TypeScript servers depend
+//! on the TypeScript the file resolves, as Node would: TS 7 is native and
+//! serves LSP itself (`tsc --lsp`), with no `tsserver.js` for
+//! `typescript-language-server` to load.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::config::ServerConfig;
+use crate::diagnostics::which::which;
+
+/// Largest `package.json` read (a manifest, not a bundle).
+const MAX_MANIFEST: u64 = 1 << 20;
+
+/// The servers chosen for one file, and why each other candidate is not.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Route {
+    /// Index into the configured servers, and the program to run.
+    pub servers: Vec<(usize, PathBuf)>,
+    /// Candidates left out: name and reason (shown by `/lsp`).
+    pub skipped: Vec<(String, String)>,
+}
+
+/// The servers for a file of `language_id` at `path` (`None` when opened
+/// without one, e.g. unsaved): the first usable one per role.
+pub fn route(
+    servers: &[ServerConfig],
+    disabled: &[String],
+    language_id: &str,
+    path: &Path,
+) -> Route {
+    let dir = path.parent().unwrap_or(path);
+    let mut route = Route::default();
+    let mut filled: Vec<String> = Vec::new();
+    let mut typescript: Option<Option<TypeScript>> = None;
+    for (index, server) in servers.iter().enumerate() {
+        if !server.language_ids.iter().any(|l| l == language_id) {
+            continue;
+        }
+        let name = server.name();
+        let role = server.role_key();
+        let wants_version = server.min_typescript.is_some() || server.max_typescript.is_some();
+        let found = if wants_version {
+            typescript
+                .get_or_insert_with(|| typescript_for(dir))
+                .as_ref()
+        } else {
+            None
+        };
+        let reason = if disabled.contains(&name) {
+            "disabled in the settings".to_string()
+        } else if wants_version && !server.fits_typescript(found.map(|ts| ts.major)) {
+            match found {
+                Some(ts) => format!("not for TypeScript {}", ts.version),
+                None => "no TypeScript found (npm i typescript)".to_string(),
+            }
+        } else if filled.contains(&role) {
+            format!("another {role} server runs")
+        } else if let Some(program) = program(server, dir) {
+            filled.push(role);
+            route.servers.push((index, program));
+            continue;
+        } else {
+            "missing from PATH".to_string()
+        };
+        route.skipped.push((name, reason));
+    }
+    route
+}
+
+/// The program to run: from `node_modules/.bin` above `dir` when the server
+/// asks for it, else from PATH.
+fn program(server: &ServerConfig, dir: &Path) -> Option<PathBuf> {
+    if server.node_modules && !server.command.contains('/') {
+        let local = dir
+            .ancestors()
+            .map(|d| d.join("node_modules/.bin").join(&server.command))
+            .find(|candidate| which(&candidate.to_string_lossy()).is_some());
+        if local.is_some() {
+            return local;
+        }
+    }
+    which(&server.command)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeScript {
+    pub major: u32,
+    pub version: String,
+}
+
+/// The TypeScript a file in `dir` builds with: `node_modules/typescript`
+/// in the nearest folder above that has one (Node's resolution), else the
+/// package behind the `tsc` on PATH (a global install).
+pub fn typescript_for(dir: &Path) -> Option<TypeScript> {
+    let local = dir
+        .ancestors()
+        .map(|d| d.join("node_modules/typescript/package.json"))
+        .find(|manifest| manifest.is_file());
+    let manifest = match local {
+        Some(manifest) => manifest,
+        None => {
+            // `bin/tsc` links into the package: its `package.json` is above.
+            let tsc = std::fs::canonicalize(which("tsc")?).ok()?;
+            tsc.ancestors()
+                .skip(1)
+                .map(|d| d.join("package.json"))
+                .find(|manifest| package_name(manifest).as_deref() == Some("typescript"))?
+        }
+    };
+    let version = manifest_field(&manifest, "version")?;
+    let major = version.split('.').next()?.parse().ok()?;
+    Some(TypeScript { major, version })
+}
+
+fn package_name(manifest: &Path) -> Option<String> {
+    manifest_field(manifest, "name")
+}
+
+fn manifest_field(manifest: &Path, field: &str) -> Option<String> {
+    let mut text = String::new();
+    std::fs::File::open(manifest)
+        .ok()?
+        .take(MAX_MANIFEST)
+        .read_to_string(&mut text)
+        .ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json.get(field)?.as_str().map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn package(dir: &Path, version: &str) {
+        let ts = dir.join("node_modules/typescript");
+        std::fs::create_dir_all(&ts).unwrap();
+        std::fs::write(
+            ts.join("package.json"),
+            format!(r#"{{"name": "typescript", "version": "{version}"}}"#),
+        )
+        .unwrap();
+    }
+
+    fn executable(path: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn the_nearest_node_modules_decides_the_typescript_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        package(root, "5.6.3");
+        let app = root.join("packages/app");
+        package(&app, "7.0.2");
+        executable(&app.join("node_modules/.bin/tsc"));
+        std::fs::create_dir_all(app.join("src")).unwrap();
+
+        let found = typescript_for(&app.join("src")).unwrap();
+        assert_eq!((found.major, found.version.as_str()), (7, "7.0.2"));
+        assert_eq!(typescript_for(root).unwrap().major, 5);
+
+        let servers = ServerConfig::defaults();
+        let route = route(&servers, &[], "typescript", &app.join("src/a.ts"));
+        let chosen: Vec<(String, PathBuf)> = route
+            .servers
+            .iter()
+            .map(|(i, program)| (servers[*i].name(), program.clone()))
+            .collect();
+        assert_eq!(
+            chosen,
+            [("tsc-lsp".to_string(), app.join("node_modules/.bin/tsc"))],
+            "the project's own tsc, not one on PATH"
+        );
+        assert!(
+            route.skipped.contains(&(
+                "typescript-language-server".into(),
+                "not for TypeScript 7.0.2".into()
+            )),
+            "{:?}",
+            route.skipped
+        );
+
+        // A file of the TS 5 package gets typescript-language-server.
+        executable(&root.join("node_modules/.bin/typescript-language-server"));
+        let old = super::route(&servers, &[], "typescript", &root.join("a.ts"));
+        let chosen: Vec<String> = old
+            .servers
+            .iter()
+            .map(|(i, _)| servers[*i].name())
+            .collect();
+        assert_eq!(chosen, ["typescript-language-server"]);
+        assert_eq!(
+            old.skipped,
+            [(
+                "tsc-lsp".to_string(),
+                "not for TypeScript 5.6.3".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn one_server_per_role_and_disabled_ones_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let servers = vec![
+            ServerConfig::new(&["python"], "sh", &[])
+                .named("lint-a")
+                .role("lint"),
+            ServerConfig::new(&["python"], "sh", &[])
+                .named("lint-b")
+                .role("lint"),
+            ServerConfig::new(&["python"], "sh", &[]).named("types"),
+            ServerConfig::new(&["python"], "no-such-server-xyz", &[]),
+            ServerConfig::new(&["rust"], "sh", &[]).named("other-language"),
+        ];
+        let file = dir.path().join("a.py");
+        let names = |route: &Route| -> Vec<String> {
+            route
+                .servers
+                .iter()
+                .map(|(i, _)| servers[*i].name())
+                .collect()
+        };
+        let all = route(&servers, &[], "python", &file);
+        assert_eq!(names(&all), ["lint-a", "types"]);
+        assert_eq!(
+            all.skipped,
+            [
+                ("lint-b".to_string(), "another lint server runs".to_string()),
+                ("no-such-server-xyz".into(), "missing from PATH".into()),
+            ]
+        );
+        let restricted = route(&servers, &["lint-a".to_string()], "python", &file);
+        assert_eq!(
+            names(&restricted),
+            ["lint-b", "types"],
+            "the next of its role"
+        );
+    }
+}
