@@ -119,6 +119,18 @@ impl Ui {
         assert!(ok, "never saw {what}; events: {:#?}", self.seen);
     }
 
+    /// Applies whatever arrives for `how_long` (what a server does after
+    /// its first answer).
+    async fn drain_for(&mut self, how_long: Duration) {
+        let _ = tokio::time::timeout(how_long, async {
+            while let Some(event) = self.rx.recv().await {
+                self.store.apply(&event);
+                self.seen.push(event);
+            }
+        })
+        .await;
+    }
+
     fn file(&self, path: &Path) -> Vec<&Diagnostic> {
         self.store.for_file(path)
     }
@@ -288,7 +300,7 @@ mod ruff_server {
             "this test needs the real basedpyright: pip install basedpyright (scripts/test does)"
         );
         let dir = tempfile::tempdir().unwrap();
-        let text = "import os\n\nprint(undefined_name)\n";
+        let text = "import os\n\n\ndef twice(x):\n    return x * 2\n\n\nprint(undefined_name)\n";
         let path = write(dir.path(), "bad.py", text);
         let defaults = DiagnosticsConfig {
             timings: quick_timings(),
@@ -309,9 +321,35 @@ mod ruff_server {
         for expected in ["Ruff F821", "basedpyright reportUndefinedVariable"] {
             assert!(said.iter().any(|s| s == expected), "{expected}: {said:?}");
         }
+        // Checked in pyright's "standard" mode, not basedpyright's noisy
+        // default: an unannotated parameter is fine.
+        let noise: Vec<&String> = said
+            .iter()
+            .filter(|s| s.contains("reportUnknown") || s.contains("reportMissingParameterType"))
+            .collect();
+        assert!(noise.is_empty(), "{noise:?}");
         assert_eq!(
             ui.route("python").unwrap().0,
             ["ruff", "basedpyright-langserver"]
+        );
+        // basedpyright checks every 3 s that the client's process is alive;
+        // from inside the sandbox ours cannot be signalled, so a process id
+        // in `initialize` made it exit 2 s after its first answer, over
+        // and over, until it was given up on.
+        ui.drain_for(Duration::from_secs(7)).await;
+        let troubles: Vec<&ServerState> = ui
+            .server_states("basedpyright-langserver")
+            .into_iter()
+            .filter(|s| {
+                matches!(
+                    s,
+                    ServerState::Restarting { .. } | ServerState::GaveUp { .. }
+                )
+            })
+            .collect();
+        assert!(
+            troubles.is_empty(),
+            "basedpyright keeps running: {troubles:?}"
         );
         service.shutdown().await;
 

@@ -35,6 +35,11 @@ pub struct ServerConfig {
     /// `typescript-language-server` needs `tsserver.js`, gone in TS 7.
     #[serde(default)]
     pub max_typescript: Option<u32>,
+    /// What the server gets when it asks for its configuration
+    /// (`workspace/configuration`, by dotted section), e.g.
+    /// `{ basedpyright = { analysis = { typeCheckingMode = "strict" } } }`.
+    #[serde(default)]
+    pub settings: serde_json::Value,
 }
 
 impl ServerConfig {
@@ -48,6 +53,7 @@ impl ServerConfig {
             node_modules: false,
             min_typescript: None,
             max_typescript: None,
+            settings: serde_json::Value::Null,
         }
     }
 
@@ -108,7 +114,17 @@ impl ServerConfig {
         };
         vec![
             ServerConfig::new(&["python"], "ruff", &["server"]).role("lint"),
-            ServerConfig::new(&["python"], "basedpyright-langserver", &["--stdio"]).role("types"),
+            // basedpyright's own default ("recommended") warns about every
+            // unannotated parameter: a wall of warnings in code that is
+            // fine. Pyright's "standard" reports real type errors; a
+            // project's pyrightconfig.json or [tool.basedpyright] wins.
+            ServerConfig {
+                settings: serde_json::json!({
+                    "basedpyright": {"analysis": {"typeCheckingMode": "standard"}}
+                }),
+                ..ServerConfig::new(&["python"], "basedpyright-langserver", &["--stdio"])
+                    .role("types")
+            },
             ServerConfig::new(&["python"], "pylsp", &[]).role("types"),
             ServerConfig::new(&["rust"], "rust-analyzer", &[]),
             ServerConfig {

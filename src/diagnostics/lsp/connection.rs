@@ -56,8 +56,9 @@ impl Connection {
             server.stdin,
             server.stderr,
             last_words,
+            config.settings.clone(),
         );
-        let params = serde_json::to_value(initialize_params(&root))
+        let params = serde_json::to_value(initialize_params(&root, confinement.is_sandboxed()))
             .map_err(|e| LspError::Protocol(e.to_string()))?;
         let result = rpc.request("initialize", params, init_timeout).await?;
         let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
@@ -140,15 +141,22 @@ impl Connection {
     }
 }
 
+/// `sandboxed`: the server cannot see or signal our process, so it gets no
+/// process id. Servers built on `vscode-languageserver` (basedpyright,
+/// pyright, typescript-language-server) probe the id every 3 s with
+/// `kill(pid, 0)` and exit when it fails — from inside the sandbox it
+/// always does. An unconfined server gets it, to exit if we die; a
+/// confined one dies with us anyway (the supervisor kills its group, the
+/// sandbox's parent-death signal).
 #[allow(deprecated)] // root_uri is deprecated in favour of workspace_folders; old servers still read it.
-fn initialize_params(root: &Path) -> InitializeParams {
+fn initialize_params(root: &Path, sandboxed: bool) -> InitializeParams {
     let root_uri = path_to_uri(root).parse::<lsp_types::Uri>().ok();
     let name = root.file_name().map_or_else(
         || "workspace".to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
     InitializeParams {
-        process_id: Some(std::process::id()),
+        process_id: (!sandboxed).then(std::process::id),
         root_uri: root_uri.clone(),
         workspace_folders: root_uri.map(|uri| vec![WorkspaceFolder { uri, name }]),
         client_info: Some(lsp_types::ClientInfo {

@@ -122,12 +122,14 @@ impl LastWords {
 }
 
 /// Starts the reader, writer and stderr tasks on the given pipes.
+/// `settings` answers the server's `workspace/configuration` requests.
 pub fn spawn_tasks(
     name: &str,
     stdout: impl AsyncRead + Unpin + Send + 'static,
     stdin: impl AsyncWrite + Unpin + Send + 'static,
     stderr: impl AsyncRead + Unpin + Send + 'static,
     last_words: LastWords,
+    settings: Value,
 ) -> (RpcHandle, mpsc::UnboundedReceiver<Incoming>) {
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let (in_tx, in_rx) = mpsc::unbounded_channel();
@@ -139,7 +141,7 @@ pub fn spawn_tasks(
     };
     tokio::spawn(write_loop(name.to_string(), stdin, out_rx));
     tokio::spawn(stderr_loop(name.to_string(), stderr, last_words));
-    tokio::spawn(read_loop(handle.clone(), stdout, in_tx));
+    tokio::spawn(read_loop(handle.clone(), stdout, in_tx, settings));
     (handle, in_rx)
 }
 
@@ -178,6 +180,7 @@ async fn read_loop(
     handle: RpcHandle,
     stdout: impl AsyncRead + Unpin,
     incoming: mpsc::UnboundedSender<Incoming>,
+    settings: Value,
 ) {
     let mut reader = BufReader::new(stdout);
     let reason = loop {
@@ -193,20 +196,25 @@ async fn read_loop(
                 continue;
             }
         };
-        dispatch(&handle, message, &incoming);
+        dispatch(&handle, message, &incoming, &settings);
     };
     // Fail every waiting request now instead of letting each one time out.
     lock(&handle.pending).clear();
     let _ = incoming.send(Incoming::Closed { reason });
 }
 
-fn dispatch(handle: &RpcHandle, message: Value, incoming: &mpsc::UnboundedSender<Incoming>) {
+fn dispatch(
+    handle: &RpcHandle,
+    message: Value,
+    incoming: &mpsc::UnboundedSender<Incoming>,
+    settings: &Value,
+) {
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|id| !id.is_null());
     match (method, id) {
         (Some(method), Some(id)) => {
             let params = message.get("params").cloned().unwrap_or(Value::Null);
-            let reply = answer_server_request(method, &params);
+            let reply = answer_server_request(method, &params, settings);
             let body = match reply {
                 Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                 Err((code, text)) => {
@@ -256,16 +264,37 @@ fn dispatch(handle: &RpcHandle, message: Value, incoming: &mpsc::UnboundedSender
     }
 }
 
-/// Our answers to what servers ask of a client. We have no settings to give,
-/// accept every registration, and refuse edits (the user owns the buffers).
-fn answer_server_request(method: &str, params: &Value) -> Result<Value, (i64, String)> {
+/// The part of `settings` a `workspace/configuration` item names with its
+/// dotted `section` (`basedpyright.analysis`); all of them without one;
+/// `null` where nothing is set, so the server keeps its own default.
+fn setting_section(settings: &Value, section: Option<&str>) -> Value {
+    let Some(section) = section.filter(|s| !s.is_empty()) else {
+        return settings.clone();
+    };
+    section
+        .split('.')
+        .try_fold(settings, |value, key| value.get(key))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// Our answers to what servers ask of a client: the server's configured
+/// `settings` by section, every registration accepted, edits refused (the
+/// user owns the buffers).
+fn answer_server_request(
+    method: &str,
+    params: &Value,
+    settings: &Value,
+) -> Result<Value, (i64, String)> {
     match method {
         "workspace/configuration" => {
-            let count = params
-                .get("items")
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len);
-            Ok(Value::Array(vec![Value::Null; count]))
+            let items = params.get("items").and_then(Value::as_array);
+            let answers = items
+                .into_iter()
+                .flatten()
+                .map(|item| setting_section(settings, item.get("section").and_then(Value::as_str)))
+                .collect();
+            Ok(Value::Array(answers))
         }
         "client/registerCapability"
         | "client/unregisterCapability"
@@ -311,8 +340,14 @@ mod tests {
         let (client_out, server_in) = duplex(1 << 16);
         let (server_out, client_in) = duplex(1 << 16);
         let (_err_w, err_r) = duplex(64);
-        let (handle, incoming) =
-            spawn_tasks("fake", client_in, client_out, err_r, LastWords::default());
+        let (handle, incoming) = spawn_tasks(
+            "fake",
+            client_in,
+            client_out,
+            err_r,
+            LastWords::default(),
+            json!({"fake": {"analysis": {"mode": "standard"}}}),
+        );
         let peer = Peer {
             to_client: server_out,
             from_client: BufReader::new(server_in),
@@ -343,7 +378,7 @@ mod tests {
         let (_handle, mut incoming, mut peer) = setup();
         peer.send_raw(b"Content-Length: 5\r\n\r\n{oops").await;
         peer.send_raw(b"Content-Length: 3\r\n\r\n[1]").await;
-        peer.send(json!({"jsonrpc":"2.0","id":7,"method":"workspace/configuration","params":{"items":[{},{}]}}))
+        peer.send(json!({"jsonrpc":"2.0","id":7,"method":"workspace/configuration","params":{"items":[{"section":"fake.analysis"},{"section":"other"},{}]}}))
             .await;
         peer.send(json!({"jsonrpc":"2.0","id":"x","method":"weird/thing"}))
             .await;
@@ -351,7 +386,11 @@ mod tests {
             .await;
         let reply = peer.recv().await;
         assert_eq!(reply["id"], 7);
-        assert_eq!(reply["result"], json!([null, null]));
+        assert_eq!(
+            reply["result"],
+            json!([{"mode": "standard"}, null, {"fake": {"analysis": {"mode": "standard"}}}]),
+            "each item gets its section of the server's settings"
+        );
         let refused = peer.recv().await;
         assert_eq!(refused["id"], "x");
         assert_eq!(refused["error"]["code"], -32601);
