@@ -60,6 +60,11 @@ pub struct ConfigFile {
     /// MCP servers the kernel's `mcp` capability reaches (`[[mcp.servers]]`).
     #[serde(default)]
     pub mcp: McpConfig,
+    /// `[models.NAME]`: other models `/model NAME` switches to, each on its
+    /// own server and API (a native Anthropic endpoint beside a local
+    /// OpenAI-compatible one).
+    #[serde(default)]
+    pub models: std::collections::BTreeMap<String, ModelSection>,
 }
 
 /// Which API the model server speaks.
@@ -85,7 +90,7 @@ impl ProviderKind {
     }
 }
 
-#[derive(Debug, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSection {
     /// `openai` (default) or `anthropic`.
@@ -173,6 +178,9 @@ pub struct Settings {
     pub subcalls: crate::subcalls::SubcallSection,
     /// `[[mcp.servers]]`: the kernel's `mcp` capability starts these.
     pub mcp: McpConfig,
+    /// `[models.NAME]`: the model profiles `/model NAME` switches to (see
+    /// [`Settings::for_profile`]).
+    pub model_profiles: std::collections::BTreeMap<String, ModelSection>,
     /// The config file that was read, if any (shown in errors and `--help`).
     pub config_path: Option<PathBuf>,
 }
@@ -313,8 +321,37 @@ impl Settings {
                 .collect(),
             subcalls: file.subcalls,
             mcp: file.mcp,
+            model_profiles: file.models,
             config_path,
         })
+    }
+
+    /// These settings with profile `name` (`[models.NAME]`) as the model:
+    /// its API, model, server and key variable, its window and thinking
+    /// budget; how much to reserve and when to compact stay as configured
+    /// unless it says. `None`: no such profile.
+    pub fn for_profile(&self, name: &str) -> Option<Result<Settings, String>> {
+        let profile = self.model_profiles.get(name)?;
+        let Some(model) = profile.name.clone() else {
+            return Some(Err(format!(
+                "[models.{name}] in the config file names no model (name = \"…\")"
+            )));
+        };
+        let provider = profile.provider.unwrap_or_default();
+        Some(Ok(Settings {
+            provider,
+            model: Some(model),
+            base_url: profile.base_url.clone(),
+            api_key_env: profile
+                .api_key_env
+                .clone()
+                .unwrap_or_else(|| provider.default_key_env().to_owned()),
+            context_window: profile.context_window,
+            reserve_output: profile.reserve_output.or(self.reserve_output),
+            compact_at: profile.compact_at.or(self.compact_at),
+            thinking_budget: profile.thinking_budget,
+            ..self.clone()
+        }))
     }
 }
 

@@ -3,6 +3,9 @@
 //! the model ran; an error notice), and whole turns driven through
 //! `update` with the scripted provider and a real kernel.
 
+#[path = "support/anthropic_wire.rs"]
+#[allow(dead_code)]
+mod anthropic_wire;
 #[path = "support/loopback.rs"]
 #[allow(dead_code)]
 mod loopback;
@@ -1165,6 +1168,151 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
             .messages
             .iter()
             .any(|m| m.text.contains("This session last used llama3.2"))
+    );
+}
+
+/// Issue 18, done when: one session talks to a native Anthropic endpoint
+/// and to a local reasoning model behind an OpenAI-compatible server,
+/// switching with `/model PROFILE` (`[models.NAME]`). Each turn goes to its
+/// server in that server's wire format with the whole conversation; the
+/// local model's reasoning is shown but sent to neither; the session
+/// remembers the profile and `--resume` goes back to its server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
+    use hello_tui::config::{ModelSection, ProviderKind};
+    use loopback::{Framing, LoopbackServer, Reply, data};
+    let claude = LoopbackServer::respond_with(Duration::from_secs(30), |request| {
+        let turns = request.json()["messages"].as_array().map_or(0, Vec::len);
+        anthropic_wire::sse(&anthropic_wire::text_answer(&format!(
+            "claude saw {turns} messages"
+        )))
+    })
+    .await;
+    let local = LoopbackServer::respond_with(Duration::from_secs(30), |_| {
+        let body = [
+            data(r#"{"choices":[{"index":0,"delta":{"reasoning_content":"SECRET-REASONING weighing it"}}]}"#),
+            data(r#"{"choices":[{"index":0,"delta":{"content":"local answer"}}]}"#),
+            data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
+            "data: [DONE]\r\n\r\n".to_owned(),
+        ];
+        Reply::sse(Framing::Chunked, vec![loopback::Part::Bytes(body.concat().into_bytes())])
+    })
+    .await;
+    let profiles = |s: &mut AppState| {
+        s.settings.model_profiles.insert(
+            "claude".into(),
+            ModelSection {
+                provider: Some(ProviderKind::Anthropic),
+                name: Some("claude-test".into()),
+                base_url: Some(claude.base_url.clone()),
+                api_key_env: Some("HELLO_TUI_TEST_NO_SUCH_KEY".into()),
+                context_window: Some(100_000),
+                ..ModelSection::default()
+            },
+        );
+        s.settings.model_profiles.insert(
+            "local".into(),
+            ModelSection {
+                name: Some("qwen3:8b".into()),
+                base_url: Some(local.base_url.clone()),
+                context_window: Some(32_000),
+                ..ModelSection::default()
+            },
+        );
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut rx) = event::channel();
+    let mut s = kernel_state(dir.path(), &tx, None);
+    profiles(&mut s);
+    hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
+    assert!(
+        !s.agent.has_model(),
+        "no [model]: the profiles are the models"
+    );
+
+    send(&mut s, "/model");
+    let listed = &s.conversation.messages.last().unwrap().text;
+    assert!(
+        listed.contains("claude: claude-test (anthropic, http://")
+            && listed.contains("local: qwen3:8b (openai, http://"),
+        "{listed}"
+    );
+    let answers = |s: &AppState| -> Vec<String> {
+        s.conversation
+            .messages
+            .iter()
+            .filter(|m| m.role == Speaker::Assistant)
+            .map(|m| m.text.clone())
+            .collect()
+    };
+    for (profile, prompt) in [
+        ("claude", "first"),
+        ("local", "second"),
+        ("claude", "third"),
+    ] {
+        send(&mut s, &format!("/model {profile}"));
+        send(&mut s, prompt);
+        pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    }
+    assert_eq!(
+        answers(&s),
+        [
+            "claude saw 1 messages",
+            "local answer",
+            "claude saw 5 messages"
+        ]
+    );
+    assert!(
+        s.conversation
+            .messages
+            .iter()
+            .any(|m| m.role == Speaker::Thinking && m.text.contains("SECRET-REASONING")),
+        "the local model's reasoning is shown"
+    );
+
+    let to_claude = claude.requests();
+    assert_eq!(to_claude.len(), 2);
+    for request in &to_claude {
+        assert!(request.path.ends_with("/v1/messages"), "{}", request.path);
+        assert!(request.header("anthropic-version").is_some());
+        assert_eq!(request.json()["model"], "claude-test");
+    }
+    let last = to_claude[1].json().to_string();
+    for earlier in ["first", "claude saw 1 messages", "second", "local answer"] {
+        assert!(
+            last.contains(earlier),
+            "{earlier} is in what Claude gets: {last}"
+        );
+    }
+    assert!(
+        !last.contains("SECRET-REASONING"),
+        "reasoning is never sent back"
+    );
+    let to_local = local.requests();
+    assert_eq!(to_local.len(), 1);
+    assert!(to_local[0].path.ends_with("/chat/completions"));
+    let sent = to_local[0].json();
+    assert_eq!(sent["model"], "qwen3:8b");
+    assert!(sent.to_string().contains("claude saw 1 messages"));
+
+    // The session remembers the profile: resumed, turns go to Claude's
+    // server again, in its format.
+    let id = s
+        .agent
+        .conversation()
+        .lock()
+        .await
+        .session_id()
+        .unwrap()
+        .to_owned();
+    let mut resumed = state(dir.path());
+    profiles(&mut resumed);
+    hello_tui::app::sessions::configure(&mut resumed, false, Some(Some(id))).unwrap();
+    assert_eq!(resumed.agent.profile_name(), Some("claude"));
+    assert!(
+        resumed.agent.label().contains("claude-test"),
+        "{}",
+        resumed.agent.label()
     );
 }
 

@@ -5,9 +5,16 @@
 //! retries on 529/429 with `retry-after`, where the request puts
 //! `cache_control`, and `GET /v1/models`.
 
+#[path = "support/anthropic_wire.rs"]
+#[allow(dead_code)]
+mod anthropic_wire;
 #[path = "support/loopback.rs"]
 #[allow(dead_code)]
 mod loopback;
+
+use anthropic_wire::{
+    block_start, block_stop, delta, event, message_end, message_start, ping, sse, text_answer,
+};
 
 use std::time::{Duration, Instant};
 
@@ -21,79 +28,10 @@ use hello_tui::agent::provider::{
 use hello_tui::agent::turn::next_prompt;
 use hello_tui::context::SharedContext;
 use hello_tui::tokens::ContextWindow;
-use loopback::{Framing, LoopbackServer, Reply, byte_pieces};
+use loopback::{LoopbackServer, Reply};
 use serde_json::{Value, json};
 
 const KEY: &str = "sk-ant-test-0123456789abcdefghij";
-
-/// One event as the API sends it: its name, then its JSON (whose `type`
-/// repeats the name).
-fn event(data: Value) -> String {
-    format!(
-        "event: {}\ndata: {data}\n\n",
-        data["type"].as_str().unwrap()
-    )
-}
-
-fn message_start(input: u64, cache_write: u64, cache_read: u64) -> String {
-    event(json!({
-        "type": "message_start",
-        "message": {
-            "id": "msg_01", "type": "message", "role": "assistant", "content": [],
-            "model": "claude-test", "stop_reason": null, "stop_sequence": null,
-            "usage": {
-                "input_tokens": input,
-                "cache_creation_input_tokens": cache_write,
-                "cache_read_input_tokens": cache_read,
-                "output_tokens": 1,
-            },
-        },
-    }))
-}
-
-fn block_start(index: u64, block: Value) -> String {
-    event(json!({"type": "content_block_start", "index": index, "content_block": block}))
-}
-
-fn delta(index: u64, delta: Value) -> String {
-    event(json!({"type": "content_block_delta", "index": index, "delta": delta}))
-}
-
-fn block_stop(index: u64) -> String {
-    event(json!({"type": "content_block_stop", "index": index}))
-}
-
-fn message_end(stop_reason: &str, output: u64) -> String {
-    [
-        event(json!({
-            "type": "message_delta",
-            "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-            "usage": {"output_tokens": output},
-        })),
-        event(json!({"type": "message_stop"})),
-    ]
-    .concat()
-}
-
-fn ping() -> String {
-    event(json!({"type": "ping"}))
-}
-
-fn text_answer(text: &str) -> Vec<String> {
-    vec![
-        message_start(20, 0, 0),
-        block_start(0, json!({"type": "text", "text": ""})),
-        delta(0, json!({"type": "text_delta", "text": text})),
-        block_stop(0),
-        message_end("end_turn", 4),
-    ]
-}
-
-/// Sent in 23-byte pieces: events are cut anywhere, across lines and
-/// multi-byte characters.
-fn sse(events: &[String]) -> Reply {
-    Reply::sse(Framing::Chunked, byte_pieces(&events.concat(), 23))
-}
 
 fn provider(server: &LoopbackServer) -> AnthropicProvider {
     let mut config = AnthropicConfig::new(

@@ -196,6 +196,10 @@ pub struct Conversation {
     codes: HashMap<String, String>,
     /// The model the last turn went to, as the session recorded it.
     model: Option<String>,
+    /// The profile the next turns go to, and the one last recorded with
+    /// `model`.
+    profile: Option<String>,
+    recorded_profile: Option<String>,
     /// The first session write error, reported once.
     pub session_error: Option<String>,
     /// The project's `AGENTS.md` files as of the last turn's start (or the
@@ -222,6 +226,8 @@ impl Conversation {
             session,
             codes: HashMap::new(),
             model: None,
+            profile: None,
+            recorded_profile: None,
             session_error: None,
             instructions: None,
             kernel_tools: None,
@@ -266,8 +272,10 @@ impl Conversation {
             {
                 let through = written_ids.iter().filter(|id| **id < *through).count();
                 conversation.set_compaction(summary.clone(), through, *by_model);
-            } else if let SessionEvent::Model { name } = event {
+            } else if let SessionEvent::Model { name, profile } = event {
                 conversation.model = Some(name.clone());
+                conversation.profile = profile.clone();
+                conversation.recorded_profile = profile.clone();
             }
         }
         conversation.session = Some(session);
@@ -510,15 +518,29 @@ impl Conversation {
         self.model.as_deref()
     }
 
-    /// A turn goes to `name`: recorded in the session when it differs from
-    /// the last one, so `/model`'s choice is saved with the session.
+    /// The `[models.NAME]` profile the turns from here on go to (`None`:
+    /// the configured model's server); set before each turn.
+    pub fn set_profile(&mut self, profile: Option<String>) {
+        self.profile = profile;
+    }
+
+    /// The profile the session's turns last went to (see [`Self::model`]).
+    pub fn profile(&self) -> Option<&str> {
+        self.profile.as_deref()
+    }
+
+    /// A turn goes to `name` (of the profile set by [`Self::set_profile`]):
+    /// recorded in the session when it differs from the last one, so
+    /// `/model`'s choice is saved with the session.
     pub fn note_model(&mut self, name: &str) {
-        if self.model.as_deref() == Some(name) {
+        if self.model.as_deref() == Some(name) && self.recorded_profile == self.profile {
             return;
         }
         self.model = Some(name.to_owned());
+        self.recorded_profile = self.profile.clone();
         self.record(&SessionEvent::Model {
             name: name.to_owned(),
+            profile: self.profile.clone(),
         });
     }
 
@@ -783,7 +805,7 @@ mod tests {
         let models: Vec<&str> = loaded
             .events()
             .filter_map(|e| match e {
-                SessionEvent::Model { name } => Some(name.as_str()),
+                SessionEvent::Model { name, .. } => Some(name.as_str()),
                 _ => None,
             })
             .collect();

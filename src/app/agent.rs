@@ -92,6 +92,8 @@ pub struct AgentState {
     /// The MCP servers every kernel of this workbench reports into; the
     /// system prompt lists their tools.
     pub mcp: crate::mcp::McpDirectory,
+    /// The `[models.NAME]` profile `/model` chose, with its settings.
+    profile: Option<(String, crate::config::Settings)>,
 }
 
 impl Default for AgentState {
@@ -123,6 +125,7 @@ impl Default for AgentState {
             prompt_entry: None,
             refused_calls: std::collections::HashMap::new(),
             mcp: crate::mcp::McpDirectory::default(),
+            profile: None,
         }
     }
 }
@@ -179,10 +182,31 @@ impl AgentState {
         self.counter = Arc::default();
     }
 
+    /// `/model NAME` chose profile `name` (`[models.NAME]`), whose settings
+    /// are `settings`: its own API, server and window from the next turn.
+    pub fn switch_profile(
+        &mut self,
+        name: &str,
+        settings: crate::config::Settings,
+        provider: Arc<dyn ModelProvider>,
+    ) {
+        self.switch_provider(provider);
+        self.profile = Some((name.to_owned(), settings));
+    }
+
+    /// The profile the next turn goes to, if `/model` chose one.
+    pub fn profile_name(&self) -> Option<&str> {
+        self.profile.as_ref().map(|(name, _)| name.as_str())
+    }
+
     /// The settings the model is resolved with (its window, its counter):
-    /// the configured ones, naming the model the provider now uses.
+    /// the configured ones — or the chosen profile's — naming the model the
+    /// provider now uses.
     pub fn model_settings(&self, settings: &crate::config::Settings) -> crate::config::Settings {
-        let mut settings = settings.clone();
+        let mut settings = match &self.profile {
+            Some((_, profile)) => profile.clone(),
+            None => settings.clone(),
+        };
         if let Some(model) = self.provider.as_ref().and_then(|p| p.model()) {
             settings.model = Some(model);
         }
@@ -432,6 +456,7 @@ pub fn send(state: &mut AppState, prompt: String) {
         subcalls.begin_turn();
     }
     let conversation = agent.conversation.clone();
+    let profile = agent.profile_name().map(str::to_owned);
     let mcp = agent.mcp.clone();
     let scene = super::snapshot::request(state);
     let workspace = state.workspace_root.clone();
@@ -459,6 +484,7 @@ pub fn send(state: &mut AppState, prompt: String) {
         mcp.settled(crate::mcp::SETTLE_WAIT).await;
         let mut conversation = conversation.lock().await;
         conversation.set_instructions(instructions);
+        conversation.set_profile(profile);
         conversation.set_kernel_tools(mcp.prompt_section());
         let counter = {
             let settings = settings.clone();

@@ -1,6 +1,9 @@
 //! `/model`: which models the server offers (`GET /v1/models`, asked on a
-//! task so the loop never waits on the network), and switching to one for
-//! the next turn. The turn records the model it used in the session
+//! task so the loop never waits on the network) and the configured
+//! profiles (`[models.NAME]`: a model with its own API and server), and
+//! switching to either for the next turn — so one session can go from a
+//! native Anthropic endpoint to a local reasoning model and back. The turn
+//! records the model (and profile) it used in the session
 //! (`Conversation::note_model`), and resuming picks it again (`resumed`).
 //! A switch forgets the window and token counter learned for the old model.
 
@@ -10,14 +13,20 @@ use super::state::AppState;
 use super::update::notice;
 use crate::agent::setup;
 
-/// `/model` lists, `/model NAME` switches.
+/// `/model` lists, `/model NAME` switches (to a profile by that name, else
+/// to that model on the current server).
 pub fn command(state: &mut AppState, args: &str) {
+    let name = args.trim();
+    if let Some(profile) = state.settings.for_profile(name) {
+        switch_profile(state, name, profile);
+        return;
+    }
     let Some(provider) = state.agent.provider() else {
-        let message = setup::not_configured_message(&state.settings);
+        let mut message = setup::not_configured_message(&state.settings);
+        message.push_str(&profiles_line(state));
         notice(state, &message);
         return;
     };
-    let name = args.trim();
     if !name.is_empty() {
         switch(state, name);
         return;
@@ -29,13 +38,15 @@ pub fn command(state: &mut AppState, args: &str) {
     let current = provider.model();
     let label = provider.label();
     let listing = provider.list_models();
+    let profiles = profiles_line(state);
     tokio::spawn(async move {
-        let text = match listing.await {
+        let mut text = match listing.await {
             Ok(models) => listed(&label, &models, current.as_deref()),
             Err(error) => {
                 format!("Cannot list the models of {label}: {error}. /model NAME switches anyway.")
             }
         };
+        text.push_str(&profiles);
         let _ = events.send(AppEvent::Agent(AgentUpdate::Notice(text)));
     });
 }
@@ -56,6 +67,62 @@ fn listed(label: &str, models: &[String], current: Option<&str>) -> String {
     }
     text.push_str("\n/model NAME switches from the next turn on.");
     text
+}
+
+/// The configured profiles, one per line, the current one marked; empty
+/// without any.
+fn profiles_line(state: &AppState) -> String {
+    let current = state.agent.profile_name();
+    let mut text = String::new();
+    for (name, profile) in &state.settings.model_profiles {
+        let api = match profile.provider.unwrap_or_default() {
+            crate::config::ProviderKind::OpenAi => "openai",
+            crate::config::ProviderKind::Anthropic => "anthropic",
+        };
+        let model = profile.name.as_deref().unwrap_or("(no model named)");
+        let server = profile
+            .base_url
+            .as_deref()
+            .unwrap_or("its API's default server");
+        let mark = if current == Some(name.as_str()) {
+            "  ← current"
+        } else {
+            ""
+        };
+        text.push_str(&format!("\n  {name}: {model} ({api}, {server}){mark}"));
+    }
+    if text.is_empty() {
+        return text;
+    }
+    format!("\nProfiles ([models.NAME] in the config file; /model NAME switches):{text}")
+}
+
+/// Switches to profile `name`: its own API and server from the next turn.
+fn switch_profile(
+    state: &mut AppState,
+    name: &str,
+    profile: Result<crate::config::Settings, String>,
+) {
+    let built = profile.and_then(|settings| {
+        let provider = setup::from_settings(&settings, &|n| std::env::var(n).ok())?
+            .ok_or_else(|| "it names no model".to_owned())?;
+        Ok((settings, provider))
+    });
+    match built {
+        Ok((settings, provider)) => {
+            let label = provider.label();
+            state.agent.switch_profile(name, settings, provider);
+            super::context_window::refresh_gauge(state);
+            notice(
+                state,
+                &format!(
+                    "The next turn goes to {name}: {label}; the session remembers the choice \
+                     (--resume picks it again)."
+                ),
+            );
+        }
+        Err(error) => notice(state, &format!("Cannot switch to {name}: {error}")),
+    }
 }
 
 /// Uses `name` from the next turn on (a running turn keeps its model).
@@ -79,8 +146,14 @@ fn switch(state: &mut AppState, name: &str) {
 }
 
 /// After a resume: the model the session last used, when `/model` had
-/// chosen another than the configured one.
-pub fn resumed(state: &mut AppState, model: Option<&str>) {
+/// chosen another than the configured one — on its profile's server when
+/// it was chosen as one that is still configured.
+pub fn resumed(state: &mut AppState, model: Option<&str>, profile: Option<&str>) {
+    if let Some(name) = profile
+        && let Some(settings) = state.settings.for_profile(name)
+    {
+        switch_profile(state, name, settings);
+    }
     let (Some(model), Some(provider)) = (model, state.agent.provider()) else {
         return;
     };

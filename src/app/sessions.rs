@@ -71,8 +71,9 @@ pub fn configure(
         SharedContext::default(),
     )?;
     let model = conversation.model().map(str::to_owned);
+    let profile = conversation.profile().map(str::to_owned);
     super::agent::resume(state, conversation, &warnings);
-    super::models::resumed(state, model.as_deref());
+    super::models::resumed(state, model.as_deref(), profile.as_deref());
     super::agent::refresh_instructions(state);
     super::context_window::refresh_gauge(state);
     Ok(())

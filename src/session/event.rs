@@ -73,8 +73,14 @@ pub enum SessionEvent {
     },
     /// The model the turns from here on went to (recorded when it
     /// changes, e.g. by `/model`); resuming in the workbench picks it again.
+    /// `profile`: the `[models.NAME]` it was chosen as, when it was (its
+    /// server and API come from there).
     #[serde(rename = "model")]
-    Model { name: String },
+    Model {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        profile: Option<String>,
+    },
     /// A finished `llm_query` sub-call made by a cell (its prompt and answer
     /// heads, tokens, time and status), written when it ends.
     #[serde(rename = "subcall")]
