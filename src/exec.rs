@@ -290,7 +290,7 @@ impl Job {
             &|n| std::env::var(n).ok(),
         );
         if let Some(session) = conversation.session_writer() {
-            subcalls.record_to(session);
+            subcalls.record_to(Some(session));
         }
         subcalls.begin_turn();
         out.subcalls = Some(subcalls.clone());

@@ -804,6 +804,30 @@ mod checks {
         service.shutdown().await;
     }
 
+    /// Headless (`snapshot`/`exec --open`): with no language server for
+    /// the file, its on-save checks are still waited for and reported (the
+    /// wait used to end before their first event was read).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn headless_collect_waits_for_the_checks_when_no_server_serves_the_file() {
+        use hello_tui::diagnostics::headless::{Opened, collect};
+        let dir = tempfile::tempdir().unwrap();
+        let text = "def f(:\n";
+        let path = write(dir.path(), "bad.py", text);
+        let found = collect(
+            config(vec![], CheckCommand::defaults()),
+            Opened {
+                root: dir.path(),
+                path: &path,
+                text,
+            },
+            checks_confinement(dir.path()),
+            Duration::from_secs(30),
+        )
+        .await;
+        let sources: Vec<&str> = found.iter().map(|d| d.source.as_str()).collect();
+        assert_eq!(sources, ["python compile"], "{found:?}");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cargo_check_json_resolves_paths_from_the_crate_root() {
         let dir = tempfile::tempdir().unwrap();

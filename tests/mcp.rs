@@ -280,9 +280,9 @@ async fn ask_mode_asks_per_tool_once_always_or_deny() {
 async fn the_users_own_cell_calls_the_tools_it_names_without_a_question() {
     let Some(entry) = server_entry() else { return };
     let mut k = launch(&entry, ApprovalMode::Ask);
-    let code = "r = [mcp.everything.echo(message='mine')]\n\
-                alias = getattr(mcp.everything, 'get_sum')\n\
-                try:\n    r.append(alias(a=1, b=2))\n\
+    let code = "r = [mcp.everything.echo(message='mine'), mcp.everything.get_sum(a=1, b=2)]\n\
+                alias = getattr(mcp.everything, 'get_env')\n\
+                try:\n    r.append(alias())\n\
                 except PermissionError as e:\n    r.append(str(e))\n\
                 r";
     let (_, mut result) = k.client.execute(code.to_owned(), CellOrigin::User, None);
@@ -305,8 +305,8 @@ async fn the_users_own_cell_calls_the_tools_it_names_without_a_question() {
     assert!(r.error.is_none(), "{:?}", r.error);
     assert_eq!(
         asked,
-        ["get-sum"],
-        "only the tool the cell does not name is asked about"
+        ["get-env"],
+        "only the tool the cell does not name is asked about (get_sum is get-sum's Python name)"
     );
     let value = r.value_repr.unwrap_or_default();
     assert!(

@@ -495,7 +495,7 @@ async fn the_session_records_each_finished_sub_call() {
     )
     .unwrap();
     let id = writer.id().to_owned();
-    rig.subcalls.record_to(writer);
+    rig.subcalls.record_to(Some(writer));
     ok(&rig, "llm_query_batched(['p1', 'p2'])").await;
     let loaded = hello_tui::session::load(workspace.path(), &id).unwrap();
     let recorded: Vec<_> = loaded

@@ -269,6 +269,11 @@ impl AgentState {
         };
         self.context.clear();
         self.conversation = Arc::new(Mutex::new(Conversation::new(self.context.clone(), None)));
+        // A `%py llm_query(…)` before the next prompt is not the old
+        // session's.
+        if let Some(subcalls) = &self.subcalls {
+            subcalls.record_to(None);
+        }
         self.usage = Usage::default();
         self.subcall_tokens = 0;
         self.step = 0;
@@ -516,7 +521,7 @@ pub fn send(state: &mut AppState, prompt: String) {
             }
         }
         if let (Some(subcalls), Some(session)) = (&subcalls, conversation.session_writer()) {
-            subcalls.record_to(session);
+            subcalls.record_to(Some(session));
         }
         let (tx, mut rx) = mpsc::unbounded_channel();
         let forward = async {

@@ -52,17 +52,26 @@ pub fn copy(state: &mut AppState) -> Command {
             }
         },
     };
-    let text = text_of(entry);
+    let raw = text_of(entry);
+    // Model-written text goes where the user pastes — a shell, say: an
+    // escape sequence in it (`ESC[201~` ends a bracketed paste, and what
+    // follows would run) is dropped, other controls made visible.
+    let text = crate::sanitize::for_display(&raw).into_owned();
+    let caution = if crate::sanitize::has_hidden_characters(&text) {
+        " It holds invisible or direction-changing characters: look before you run it."
+    } else {
+        ""
+    };
     let chars = text.chars().count();
     state.editors.clipboard = text.clone();
     if text.len() > crate::tui::osc52::MAX_BYTES {
         state.status_notice = Some(format!(
             "Copied {what} ({chars} characters) for pasting here; it is too long for the \
-             terminal's clipboard."
+             terminal's clipboard.{caution}"
         ));
         return Command::Redraw;
     }
-    state.status_notice = Some(format!("Copied {what} ({chars} characters)."));
+    state.status_notice = Some(format!("Copied {what} ({chars} characters).{caution}"));
     Command::Clipboard(text)
 }
 
@@ -137,6 +146,30 @@ mod tests {
             select(&mut state, 1);
         }
         assert_eq!(state.conversation.flash, Some(2));
+    }
+
+    #[test]
+    fn escape_sequences_never_reach_the_clipboard_and_hidden_text_is_flagged() {
+        let hostile = "run this:\n\u{1b}[201~rm -rf ~\n\u{1b}]52;c;eA==\u{7}done\u{202e}txt";
+        let mut state = state_with(vec![PaneEntry::new(Speaker::Assistant, hostile)]);
+        let Command::Clipboard(copied) = copy(&mut state) else {
+            panic!("copied");
+        };
+        assert!(!copied.contains('\u{1b}'), "{copied:?}");
+        assert!(
+            copied.starts_with("run this:\nrm -rf ~\ndone"),
+            "{copied:?}"
+        );
+        assert_eq!(state.editors.clipboard, copied);
+        assert!(
+            state
+                .status_notice
+                .as_deref()
+                .unwrap_or("")
+                .contains("invisible or direction-changing"),
+            "{:?}",
+            state.status_notice
+        );
     }
 
     #[test]

@@ -74,7 +74,7 @@ pub fn builtins() -> Vec<SlashCommand> {
         SlashCommand::builtin(
             "copy",
             "",
-            "copy the last answer (or the selected message) to the clipboard",
+            "copy the model's last answer to the clipboard (Alt+C: the selected message)",
         ),
         SlashCommand::builtin("lsp-restart", "", "restart the language servers"),
         SlashCommand::builtin("lsp", "", "language servers: languages, state, last error"),

@@ -11,7 +11,8 @@
 //! mode, and the change log (`/undo` still reaches what the agent changed
 //! before — files are not part of a conversation). Kernel variables stay
 //! too, because they can hold work that is slow to redo; `/new kernel`
-//! restarts the kernel as well, for a truly clean start.
+//! restarts the kernel as well, for a truly clean start (and stops a cell
+//! that will not stop).
 
 use super::state::AppState;
 use super::update::notice;
@@ -38,11 +39,15 @@ pub fn command(state: &mut AppState, args: &str) {
         );
         return;
     }
-    // A running cell reports into a transcript entry that would be gone.
-    if super::cells::any_running(state) {
+    // A running cell reports into a transcript entry that would be gone —
+    // unless its kernel goes too (`/new kernel`: the way out of a cell that
+    // ignores Ctrl+C).
+    let stops_the_cell = restart_kernel && state.services.kernel_launcher.is_some();
+    if super::cells::any_running(state) && !stops_the_cell {
         notice(
             state,
-            "A cell is still running; wait for it or press Ctrl+C, then /new.",
+            "A cell is still running; wait for it or press Ctrl+C, then /new (or /new kernel, \
+             which stops it with the kernel).",
         );
         return;
     }

@@ -40,6 +40,12 @@ pub async fn collect(
     service.save(file.path);
     let servers = service.servers_for(file.path).await;
     let mut progress = Progress::new(file.path.to_path_buf(), servers);
+    // The actor answered after queueing the checks' `Running` states: they
+    // are read before deciding that nothing is due (with no server for the
+    // file, the checks alone are what is waited for).
+    while let Ok(event) = events.try_recv() {
+        progress.apply(&event);
+    }
     let _ = tokio::time::timeout(wait, async {
         while !progress.complete() {
             match events.recv().await {

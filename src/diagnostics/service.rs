@@ -292,6 +292,7 @@ impl Actor {
             &self.config.disabled_servers,
             language_id,
             path,
+            &self.root,
         );
         let chosen: Vec<ServerKey> = route.servers.clone();
         if let Some(previous) = self.docs.get(path) {

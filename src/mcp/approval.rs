@@ -13,8 +13,8 @@ pub struct ToolCall {
     pub server: String,
     /// The tool's name as the server knows it.
     pub tool: String,
-    /// The name the cell called it by (`get_sum` for `get-sum`): what a
-    /// user's cell that names the tool spells.
+    /// The tool's Python name (`get_sum` for `get-sum`): what a user's
+    /// cell that names the tool spells (`mcp.server.get_sum(…)`).
     pub called_as: String,
     pub arguments: Value,
 }

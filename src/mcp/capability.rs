@@ -90,7 +90,7 @@ impl McpCapability {
         let call = ToolCall {
             server: server.to_owned(),
             tool: info.name.clone(),
-            called_as: tool.to_owned(),
+            called_as: info.python_name.clone(),
             arguments: Value::Object(arguments.clone()),
         };
         if let Approval::Deny(reason) = self.approval.approve_tool_call(&call).await {

@@ -179,9 +179,10 @@ impl Subcalls {
         self.inner.ledger.begin_turn();
     }
 
-    /// Records each finished sub-call in this session file.
-    pub fn record_to(&self, session: SessionWriter) {
-        *lock(&self.inner.session) = Some(session);
+    /// Records each finished sub-call in this session file (`None`: in
+    /// none, until the next conversation's session starts — after `/new`).
+    pub fn record_to(&self, session: Option<SessionWriter>) {
+        *lock(&self.inner.session) = session;
     }
 
     /// Calls and tokens the current turn's sub-calls used.

@@ -2,8 +2,9 @@
 //! over SSH and in tmux (with `set-clipboard on`); terminals that do not
 //! support it ignore the sequence.
 
-/// Longest text sent with OSC 52; terminals drop (or choke on) bigger
-/// sequences, so a longer copy stays in the in-app clipboard only.
+/// Longest text (bytes, before base64: the sequence is 4/3 of it) sent with
+/// OSC 52; terminals drop (or choke on) bigger sequences, so a longer copy
+/// stays in the in-app clipboard only.
 pub const MAX_BYTES: usize = 100_000;
 
 /// The escape sequence that sets the clipboard to `text`.

@@ -139,6 +139,9 @@ def run_cell(kernel, capture, cid, code):
     # The C module: `signal.getsignal` converts to enums, ~30x slower.
     if _signal.getsignal(signal.SIGINT) is not kernel.on_sigint:
         _signal.signal(signal.SIGINT, kernel.on_sigint)  # the cell replaced it
+    # A cell that blocked SIGINT on the main thread would leave every later
+    # cell deaf to Ctrl+C: the mask is put back too.
+    _signal.pthread_sigmask(_signal.SIG_UNBLOCK, (signal.SIGINT,))
     capture.end()
     kernel.record_changes(cid)
     kernel.generation += 1

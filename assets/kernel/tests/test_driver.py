@@ -32,6 +32,16 @@ def test_only_the_main_thread_can_receive_sigint(driver):
     assert len(blocked) >= 3 and all(blocked.values()), blocked
 
 
+def test_a_cell_blocking_sigint_leaves_the_next_cell_interruptible(driver):
+    driver.execute(1, "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})")
+    driver.send({"type": "execute", "id": 2, "code": "import time\nprint('go', flush=True)\ntime.sleep(30)"})
+    driver.wait_for("stream")
+    started = time.monotonic()
+    os.kill(driver.ready["pid"], signal.SIGINT)
+    assert driver.wait_for("result")["error"]["type"] == "KeyboardInterrupt"
+    assert time.monotonic() - started < 5
+
+
 def test_sigint_between_cells_is_ignored(driver):
     os.kill(driver.ready["pid"], signal.SIGINT)
     time.sleep(0.2)

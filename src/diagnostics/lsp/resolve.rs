@@ -24,15 +24,22 @@ pub struct Route {
     pub skipped: Vec<(String, String)>,
 }
 
-/// The servers for a file of `language_id` at `path` (`None` when opened
-/// without one, e.g. unsaved): the first usable one per role.
+/// The servers for a file of `language_id` at `path` in the workspace at
+/// `root`: the first usable one per role.
 pub fn route(
     servers: &[ServerConfig],
     disabled: &[String],
     language_id: &str,
     path: &Path,
+    root: &Path,
 ) -> Route {
-    let dir = path.parent().unwrap_or(path);
+    // The root as given and as the file system spells it: a file path may
+    // come either way.
+    let canonical = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let dir = Within {
+        dir: path.parent().unwrap_or(path),
+        roots: [root, &canonical],
+    };
     let mut route = Route::default();
     let mut filled: Vec<String> = Vec::new();
     let mut typescript: Option<Option<TypeScript>> = None;
@@ -45,7 +52,7 @@ pub fn route(
         let wants_version = server.min_typescript.is_some() || server.max_typescript.is_some();
         let found = if wants_version {
             typescript
-                .get_or_insert_with(|| typescript_for(dir))
+                .get_or_insert_with(|| typescript_for(&dir))
                 .as_ref()
         } else {
             None
@@ -59,7 +66,7 @@ pub fn route(
             }
         } else if filled.contains(&role) {
             format!("another {role} server runs")
-        } else if let Some(program) = program(server, dir) {
+        } else if let Some(program) = program(server, &dir) {
             filled.push(role);
             route.servers.push((index, program));
             continue;
@@ -71,9 +78,30 @@ pub fn route(
     route
 }
 
-/// The program to run: from `node_modules/.bin` above `dir` when the server
-/// asks for it, else from PATH.
-fn program(server: &ServerConfig, dir: &Path) -> Option<PathBuf> {
+/// A file's folder and the workspace it belongs to: `node_modules` is
+/// looked for from the folder up to the workspace root, never above it —
+/// a `node_modules/.bin/tsc` planted in a shared parent (`/tmp`, a home
+/// folder) is not a program of this project, and the sandbox hides it
+/// anyway, so a server chosen for it could never start.
+pub struct Within<'a> {
+    pub dir: &'a Path,
+    /// The workspace root, as given and canonical.
+    pub roots: [&'a Path; 2],
+}
+
+impl Within<'_> {
+    /// The folder, then each one above it inside the workspace (none when
+    /// the file lies outside it).
+    fn ancestors(&self) -> impl Iterator<Item = &Path> {
+        self.dir
+            .ancestors()
+            .take_while(|d| self.roots.iter().any(|root| d.starts_with(root)))
+    }
+}
+
+/// The program to run: from `node_modules/.bin` above the file (inside the
+/// workspace) when the server asks for it, else from PATH.
+fn program(server: &ServerConfig, dir: &Within<'_>) -> Option<PathBuf> {
     if server.node_modules && !server.command.contains('/') {
         let local = dir
             .ancestors()
@@ -93,9 +121,10 @@ pub struct TypeScript {
 }
 
 /// The TypeScript a file in `dir` builds with: `node_modules/typescript`
-/// in the nearest folder above that has one (Node's resolution), else the
-/// package behind the `tsc` on PATH (a global install).
-pub fn typescript_for(dir: &Path) -> Option<TypeScript> {
+/// in the nearest folder above that has one (Node's resolution, up to the
+/// workspace root), else the package behind the `tsc` on PATH (a global
+/// install).
+pub fn typescript_for(dir: &Within<'_>) -> Option<TypeScript> {
     let local = dir
         .ancestors()
         .map(|d| d.join("node_modules/typescript/package.json"))
@@ -162,12 +191,19 @@ mod tests {
         executable(&app.join("node_modules/.bin/tsc"));
         std::fs::create_dir_all(app.join("src")).unwrap();
 
-        let found = typescript_for(&app.join("src")).unwrap();
+        let within = |dir: &Path| {
+            typescript_for(&Within {
+                dir,
+                roots: [root, root],
+            })
+            .unwrap()
+        };
+        let found = within(&app.join("src"));
         assert_eq!((found.major, found.version.as_str()), (7, "7.0.2"));
-        assert_eq!(typescript_for(root).unwrap().major, 5);
+        assert_eq!(within(root).major, 5);
 
         let servers = ServerConfig::defaults();
-        let route = route(&servers, &[], "typescript", &app.join("src/a.ts"));
+        let route = route(&servers, &[], "typescript", &app.join("src/a.ts"), root);
         let chosen: Vec<(String, PathBuf)> = route
             .servers
             .iter()
@@ -189,7 +225,7 @@ mod tests {
 
         // A file of the TS 5 package gets typescript-language-server.
         executable(&root.join("node_modules/.bin/typescript-language-server"));
-        let old = super::route(&servers, &[], "typescript", &root.join("a.ts"));
+        let old = super::route(&servers, &[], "typescript", &root.join("a.ts"), root);
         let chosen: Vec<String> = old
             .servers
             .iter()
@@ -202,6 +238,30 @@ mod tests {
                 "tsc-lsp".to_string(),
                 "not for TypeScript 5.6.3".to_string()
             )]
+        );
+    }
+
+    #[test]
+    fn node_modules_above_the_workspace_are_not_the_projects() {
+        let dir = tempfile::tempdir().unwrap();
+        let parent = dir.path();
+        package(parent, "7.1.0");
+        executable(&parent.join("node_modules/.bin/tsc"));
+        let root = parent.join("ws");
+        std::fs::create_dir_all(&root).unwrap();
+        let servers = ServerConfig::defaults();
+        let route = route(&servers, &[], "typescript", &root.join("b.ts"), &root);
+        let programs: Vec<&PathBuf> = route.servers.iter().map(|(_, p)| p).collect();
+        assert!(
+            !programs
+                .iter()
+                .any(|p| p.starts_with(parent.join("node_modules"))),
+            "a parent's planted tsc is not run: {programs:?}"
+        );
+        assert!(
+            !route.skipped.iter().any(|(_, why)| why.contains("7.1.0")),
+            "nor does the parent's TypeScript decide: {:?}",
+            route.skipped
         );
     }
 
@@ -227,7 +287,7 @@ mod tests {
                 .map(|(i, _)| servers[*i].name())
                 .collect()
         };
-        let all = route(&servers, &[], "python", &file);
+        let all = route(&servers, &[], "python", &file, dir.path());
         assert_eq!(names(&all), ["lint-a", "types"]);
         assert_eq!(
             all.skipped,
@@ -236,7 +296,13 @@ mod tests {
                 ("no-such-server-xyz".into(), "missing from PATH".into()),
             ]
         );
-        let restricted = route(&servers, &["lint-a".to_string()], "python", &file);
+        let restricted = route(
+            &servers,
+            &["lint-a".to_string()],
+            "python",
+            &file,
+            dir.path(),
+        );
         assert_eq!(
             names(&restricted),
             ["lint-b", "types"],
