@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use hello_tui::editor::{
     DiskChange, DiskState, Document, EditCommand, EditorError, FileViewStyles, Highlighter,
-    LineEnding, Motion, ReadOnlyReason, cursor_screen_position, list_recoveries, render_file_view,
+    LineEnding, Motion, ReadOnlyReason, RecoveryWriter, cursor_screen_position, list_recoveries,
+    render_file_view,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -159,9 +160,9 @@ mod editing {
         doc.apply(EditCommand::GoToLine(100_000)).unwrap();
         assert_eq!(doc.cursor(), (99, 0));
         doc.apply(EditCommand::InsertTab).unwrap();
-        assert_eq!(doc.lines()[99], "    line 100");
+        assert_eq!(doc.line(99).as_deref(), Some("    line 100"));
         doc.apply(EditCommand::DeleteWordBack).unwrap();
-        assert_eq!(doc.lines()[99], "line 100");
+        assert_eq!(doc.line(99).as_deref(), Some("line 100"));
     }
 }
 
@@ -329,21 +330,31 @@ mod recovery {
         let mut doc = Document::open(&p).unwrap();
         let t0 = Instant::now();
         assert!(
-            !doc.recovery_tick(&rec, t0).unwrap(),
+            doc.recovery_tick(&rec, t0).is_none(),
             "clean: nothing to write"
         );
         typed(&mut doc, "unsaved ");
-        assert!(doc.recovery_tick(&rec, t0).unwrap());
-        typed(&mut doc, "more ");
-        assert!(
-            !doc.recovery_tick(&rec, t0 + Duration::from_secs(1))
-                .unwrap(),
-            "throttled"
-        );
+        doc.recovery_tick(&rec, t0).unwrap().write().unwrap();
+        assert_eq!(list_recoveries(&rec)[0].text, "unsaved saved");
         assert!(
             doc.recovery_tick(&rec, t0 + Duration::from_secs(4))
-                .unwrap()
+                .is_none(),
+            "nothing changed since: nothing to write"
         );
+        typed(&mut doc, "more ");
+        assert!(
+            doc.recovery_tick(&rec, t0 + Duration::from_secs(1))
+                .is_none(),
+            "throttled"
+        );
+        // Prepared on the UI loop, written on a writer thread.
+        let mut writer = RecoveryWriter::default();
+        writer.submit(
+            doc.recovery_tick(&rec, t0 + Duration::from_secs(4))
+                .unwrap(),
+        );
+        drop(writer);
+        assert_eq!(list_recoveries(&rec)[0].text, "unsaved more saved");
         typed(&mut doc, "last ");
         doc.write_recovery_now(&rec).unwrap();
         drop(doc); // the crash: no save, no clean close
@@ -388,11 +399,20 @@ mod recovery {
         let p = write(dir.path(), "u.txt", b"x\n");
         let mut doc = Document::open(&p).unwrap();
         typed(&mut doc, "y");
-        assert!(doc.recovery_tick(&rec, Instant::now()).unwrap());
+        let write = doc.recovery_tick(&rec, Instant::now()).unwrap();
+        write.write().unwrap();
         assert_eq!(list_recoveries(&rec).len(), 1);
+        // A write prepared before the buffer went clean never lands.
+        typed(&mut doc, "z");
+        let late = doc.recovery_tick(&rec, Instant::now() + Duration::from_secs(4));
         doc.apply(EditCommand::Undo).unwrap();
-        doc.recovery_tick(&rec, Instant::now()).unwrap();
+        assert!(doc.recovery_tick(&rec, Instant::now()).is_none());
         assert!(list_recoveries(&rec).is_empty());
+        late.unwrap().write().unwrap();
+        assert!(
+            list_recoveries(&rec).is_empty(),
+            "the stale write did nothing"
+        );
     }
 }
 
@@ -445,36 +465,34 @@ mod loading {
     }
 
     #[test]
-    fn huge_file_opens_read_only_scrollable_and_searchable() {
+    fn a_200_000_line_file_is_edited_at_its_end_and_saved_intact() {
         let dir = tempfile::tempdir().unwrap();
-        let text: String = (0..70_000).map(|i| format!("x = {i}\n")).collect();
+        let text: String = (0..200_000).map(|i| format!("x = {i}\n")).collect();
         let p = write(dir.path(), "big.py", text.as_bytes());
         let mut doc = Document::open(&p).unwrap();
-        assert!(matches!(
-            doc.read_only_reason(),
-            Some(ReadOnlyReason::TooBig { lines: 70_000, .. })
-        ));
-        assert!(doc.apply(EditCommand::InsertChar('a')).is_err());
-        doc.apply(EditCommand::GoToLine(69_000)).unwrap();
-        assert_eq!(doc.cursor(), (68_999, 0));
-        let r = doc.apply(EditCommand::FindNext("= 69999".into())).unwrap();
+        assert_eq!(doc.read_only_reason(), None, "no size cap");
+        assert_eq!(doc.line_count(), 200_000);
+        doc.apply(EditCommand::GoToLine(200_000)).unwrap();
+        doc.apply(EditCommand::Move(Motion::LineEnd)).unwrap();
+        typed(&mut doc, " + 1");
+        doc.apply(EditCommand::InsertNewline).unwrap();
+        typed(&mut doc, "y = 2");
+        let r = doc.apply(EditCommand::FindNext("= 199998".into())).unwrap();
         assert_eq!(r.search.unwrap().matches.len(), 1);
-        assert_eq!(doc.cursor(), (69_999, 9));
-        assert_eq!(doc.selected_text().as_deref(), Some("= 69999"));
+        assert_eq!(doc.selected_text().as_deref(), Some("= 199998"));
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
         doc.prepare_frame(&hl, Rect::new(0, 0, 80, 41));
         let page = doc.viewport().height - 1;
         doc.apply(EditCommand::Move(Motion::PageUp)).unwrap();
-        assert_eq!(doc.cursor().0, 69_999 - page);
-        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
-        doc.set_highlight_budget(usize::MAX, Duration::MAX);
-        let area = Rect::new(0, 0, 80, 20);
-        assert!(!doc.prepare_frame(&hl, area));
-        assert_eq!(
-            doc.language(),
-            Some("Python"),
-            "read-only big files are highlighted"
+        assert_eq!(doc.cursor().0, 199_998 - page);
+        doc.save().unwrap();
+        let expected = format!(
+            "{}x = 199999 + 1\ny = 2\n",
+            &text[..text.len() - "x = 199999\n".len()]
         );
+        assert_eq!(fs::read_to_string(&p).unwrap(), expected);
+        assert!(!doc.is_dirty());
+        assert_eq!(doc.language(), Some("Python"));
     }
 }
 
@@ -657,15 +675,5 @@ mod snapshots {
             doc.apply(EditCommand::Move(Motion::Right)).unwrap();
         }
         insta::assert_snapshot!(draw(&mut doc, 20, 3));
-    }
-
-    #[test]
-    fn big_file_read_only_notice() {
-        let dir = tempfile::tempdir().unwrap();
-        let text: String = (0..66_000).map(|i| format!("row {i}\n")).collect();
-        let p = write(dir.path(), "big.txt", text.as_bytes());
-        let mut doc = Document::open(&p).unwrap();
-        doc.apply(EditCommand::GoToLine(65_999)).unwrap();
-        insta::assert_snapshot!(draw(&mut doc, 40, 4));
     }
 }

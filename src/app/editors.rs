@@ -271,8 +271,8 @@ pub fn recovery_tick(state: &mut AppState) -> Command {
     };
     let now = Instant::now();
     for doc in &mut state.editors.tabs {
-        if let Err(error) = doc.recovery_tick(&dir, now) {
-            tracing::warn!(%error, "writing a recovery file");
+        if let Some(write) = doc.recovery_tick(&dir, now) {
+            state.editors.recovery_writer.submit(write);
         }
     }
     state.editors.mirror.refresh(&state.editors.tabs);

@@ -1,29 +1,25 @@
-//! `Document`: one open file — its text engine, how it was stored on disk,
-//! exact dirty state, viewport and highlight cache.
+//! `Document`: one open file — its text in a rope, the cursor and
+//! selection, undo history, how it was stored on disk, exact dirty state,
+//! viewport and highlight cache. A rope makes an edit cost the log of the
+//! file size, so there is no size cap: any text file that fits in memory
+//! opens editable (binary and invalid UTF-8 files open read-only).
 
+use std::borrow::Cow;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
-use tui_textarea::{CursorMove, TextArea};
+use ropey::{Rope, RopeSlice};
 
 use super::disk::{self, Content, DiskVersion};
 use super::error::{EditorError, ReadOnlyReason};
+use super::grapheme;
 use super::highlight::HighlightCache;
-use super::line_cursor::LineCursor;
+use super::history::{Cursor, Edit, History, Kind};
+use super::indent::Indentation;
 use super::recovery::RecoveryState;
-use super::text::{LineEnding, join_lines, split_lines};
-
-/// The edit engine's viewport counts rows in `u16`, so longer files cannot
-/// be edited in it; they open read-only and render from our own lines.
-pub const MAX_EDITABLE_LINES: usize = u16::MAX as usize;
-/// The edit engine rebuilds a map of every line on each edit, so a
-/// keystroke costs time linear in the file size: measured ~7 ms at 20 000
-/// lines (0.75 MB) and ~24 ms at 65 000 lines (2.5 MB) with
-/// `cargo bench --bench editor`. Past 4 MiB a keystroke would exceed
-/// ~40 ms, so such files open read-only (scroll, search, highlight work).
-pub const MAX_EDITABLE_BYTES: u64 = 4 * 1024 * 1024;
-/// Undo steps kept per document.
-const UNDO_DEPTH: usize = 1000;
+use super::text::{LineEnding, Shape};
+use super::width::visual_col;
 
 /// How the document relates to the file on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,14 +32,6 @@ pub enum DiskState {
     },
     /// The file was deleted; the buffer is kept and saving recreates it.
     DeletedOnDisk,
-}
-
-/// The text a document holds.
-pub(crate) enum Body {
-    Editable(Box<TextArea<'static>>),
-    /// Read-only lines with our own cursor (too big for the engine).
-    Lines(Vec<String>, LineCursor),
-    Binary,
 }
 
 /// Scroll position of the file view; updated by `prepare_frame`.
@@ -62,30 +50,41 @@ pub struct Viewport {
 
 pub struct Document {
     pub(crate) path: PathBuf,
-    pub(crate) body: Body,
+    /// The text, lines joined with '\n' (no final line break: that is
+    /// `final_newline`), so its lines are the file's lines.
+    pub(crate) rope: Rope,
     pub(crate) line_ending: LineEnding,
     pub(crate) final_newline: bool,
     pub(crate) permissions: Option<fs::Permissions>,
     pub(crate) disk_version: Option<DiskVersion>,
     pub(crate) disk_state: DiskState,
     pub(crate) read_only: Option<ReadOnlyReason>,
-    /// The text as last loaded or saved: dirty is exactly "differs from it".
-    pub(crate) saved_lines: Vec<String>,
+    /// The text as last loaded or saved: dirty is exactly "differs from
+    /// it". A rope clone shares the unchanged parts, so keeping it is cheap.
+    pub(crate) saved: Rope,
     pub(crate) dirty: bool,
+    /// A line known to differ from `saved`: checked first.
+    pub(crate) differing_line: Option<usize>,
+    /// Cursor as a char index into `rope`, always on a cluster boundary.
+    pub(crate) head: usize,
+    /// The other end of the selection, when selecting.
+    pub(crate) anchor: Option<usize>,
+    pub(crate) history: History,
+    /// Counts changes of the text, so observers copy it only when it moved.
+    pub(crate) generation: u64,
     pub(crate) viewport: Viewport,
     pub(crate) search: Option<String>,
     pub(crate) highlight: HighlightCache,
     pub(crate) recovery: RecoveryState,
-    pub(crate) tab_width: usize,
+    pub(crate) indentation: Indentation,
     /// Display column kept across vertical moves.
     pub(crate) preferred_col: Option<usize>,
-    /// A line known to differ from `saved_lines`: checked first.
-    pub(crate) differing_line: Option<usize>,
 }
 
 impl Document {
-    /// Open a file. Binary, invalid UTF-8 and too-big files open read-only
-    /// with a reason; unreadable files are an error value.
+    /// Open a file. Binary and invalid UTF-8 files open read-only with a
+    /// reason; unreadable files are an error value. Tab width and the Tab
+    /// key follow the file's `.editorconfig`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, EditorError> {
         let path = path.as_ref().to_path_buf();
         let loaded = disk::read(&path)?;
@@ -93,7 +92,7 @@ impl Document {
         doc.permissions = Some(loaded.permissions);
         doc.disk_version = Some(loaded.version);
         let len = loaded.bytes.len() as u64;
-        doc.install(disk::classify(loaded.bytes), len, None);
+        doc.install(disk::classify(loaded.bytes), len);
         Ok(doc)
     }
 
@@ -101,22 +100,28 @@ impl Document {
     /// restored recovery whose file was deleted. Saving creates the file.
     pub fn from_text(path: impl AsRef<Path>, text: &str) -> Self {
         let mut doc = Self::empty(path.as_ref().to_path_buf());
-        doc.install(Content::Text(text.to_string()), text.len() as u64, None);
+        doc.install(Content::Text(text.to_string()), text.len() as u64);
         doc
     }
 
     fn empty(path: PathBuf) -> Self {
         Self {
+            indentation: Indentation::for_file(&path),
             path,
-            body: Body::Binary,
+            rope: Rope::new(),
             line_ending: LineEnding::Lf,
             final_newline: true,
             permissions: None,
             disk_version: None,
             disk_state: DiskState::InSync,
             read_only: None,
-            saved_lines: Vec::new(),
+            saved: Rope::new(),
             dirty: false,
+            differing_line: None,
+            head: 0,
+            anchor: None,
+            history: History::default(),
+            generation: 0,
             viewport: Viewport {
                 follow_cursor: true,
                 ..Viewport::default()
@@ -124,59 +129,51 @@ impl Document {
             search: None,
             highlight: HighlightCache::default(),
             recovery: RecoveryState::default(),
-            tab_width: 4,
             preferred_col: None,
-            differing_line: None,
         }
     }
 
-    /// Replace the whole content (open, reload, load theirs). `cursor` is
-    /// restored, clamped, when given.
-    pub(crate) fn install(&mut self, content: Content, bytes: u64, cursor: Option<(usize, usize)>) {
-        self.highlight = self.highlight.cleared();
-        self.dirty = false;
-        self.differing_line = None;
-        self.saved_lines = Vec::new();
+    /// Replace the whole content when opening. Undo history starts fresh.
+    pub(crate) fn install(&mut self, content: Content, bytes: u64) {
         let (text, invalid) = match content {
             Content::Binary => {
-                self.body = Body::Binary;
                 self.read_only = Some(ReadOnlyReason::Binary { bytes });
                 return;
             }
             Content::Text(t) => (t, false),
             Content::InvalidUtf8(t) => (t, true),
         };
-        let split = split_lines(&text);
-        self.line_ending = split.line_ending;
-        self.final_newline = split.final_newline;
-        let lines = split.lines;
-        let too_big = lines.len() > MAX_EDITABLE_LINES || bytes > MAX_EDITABLE_BYTES;
-        self.read_only = if too_big {
-            Some(ReadOnlyReason::TooBig {
-                lines: lines.len(),
-                bytes,
-            })
-        } else if invalid {
-            Some(ReadOnlyReason::InvalidUtf8)
-        } else {
-            None
-        };
-        if too_big {
-            let mut cursor_state = LineCursor::default();
-            if let Some(c) = cursor {
-                cursor_state.jump(&lines, c, false);
-            }
-            self.body = Body::Lines(lines, cursor_state);
-            return;
-        }
-        self.saved_lines = lines.clone();
-        let mut ta = TextArea::new(lines);
-        ta.set_max_histories(UNDO_DEPTH);
-        ta.set_tab_length(self.tab_width.clamp(1, 16) as u8);
-        if let Some((row, col)) = cursor {
-            ta.move_cursor(CursorMove::Jump(clamp_u16(row), clamp_u16(col)));
-        }
-        self.body = Body::Editable(Box::new(ta));
+        let (shape, body) = Shape::of(&text);
+        self.line_ending = shape.line_ending;
+        self.final_newline = shape.final_newline;
+        self.read_only = invalid.then_some(ReadOnlyReason::InvalidUtf8);
+        self.rope = Rope::from_str(&body);
+        self.saved = self.rope.clone();
+        self.dirty = false;
+        self.differing_line = None;
+        self.history = History::default();
+        self.highlight = self.highlight.cleared();
+        self.generation += 1;
+        self.set_cursor((0, 0), false);
+    }
+
+    /// Replace the text with what is on disk now (a reload, "load theirs")
+    /// as one undoable step, keeping the cursor (clamped). The new text is
+    /// the saved one.
+    pub(crate) fn reload(&mut self, text: &str) {
+        let (shape, body) = Shape::of(text);
+        self.line_ending = shape.line_ending;
+        self.final_newline = shape.final_newline;
+        let cursor = self.cursor();
+        let before = self.cursor_state();
+        let edit = self.splice(0..self.rope.len_chars(), &body);
+        self.set_cursor(cursor, false);
+        let after = self.cursor_state();
+        self.history
+            .record(Kind::Alone, Instant::now(), vec![edit], before, after);
+        self.saved = self.rope.clone();
+        self.dirty = false;
+        self.differing_line = None;
     }
 
     pub fn path(&self) -> &Path {
@@ -189,7 +186,7 @@ impl Document {
     }
 
     pub fn is_binary(&self) -> bool {
-        matches!(self.body, Body::Binary)
+        matches!(self.read_only, Some(ReadOnlyReason::Binary { .. }))
     }
 
     pub fn disk_state(&self) -> &DiskState {
@@ -209,62 +206,97 @@ impl Document {
         self.dirty
     }
 
-    pub fn lines(&self) -> &[String] {
-        match &self.body {
-            Body::Editable(ta) => ta.lines(),
-            Body::Lines(lines, _) => lines,
-            Body::Binary => &[],
+    /// Changes with every edit of the text (and never otherwise), so a
+    /// caller can tell "changed since I last looked" without a copy.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The text itself: cheap to clone (shares storage), so a copy can be
+    /// handed to another thread (recovery, language servers).
+    pub fn rope(&self) -> &Rope {
+        &self.rope
+    }
+
+    /// Number of lines (a binary document has one empty line).
+    pub fn line_count(&self) -> usize {
+        self.rope.len_lines()
+    }
+
+    /// Line `n` without its line break; borrowed when it lies in one piece
+    /// of the rope (nearly always).
+    pub fn line(&self, n: usize) -> Option<Cow<'_, str>> {
+        (n < self.rope.len_lines()).then(|| line_text(&self.rope, n).into())
+    }
+
+    /// Lines `range` joined with '\n' (clamped to the text).
+    pub fn lines_text(&self, range: std::ops::Range<usize>) -> String {
+        let count = self.rope.len_lines();
+        let (start, end) = (range.start.min(count), range.end.min(count));
+        if start >= end {
+            return String::new();
         }
+        let from = self.rope.line_to_char(start);
+        let to = self.rope.line_to_char(end - 1) + line_len(&self.rope, end - 1);
+        self.rope.slice(from..to).to_string()
     }
 
     /// The buffer as one string with '\n' line breaks (as the model sees it).
     pub fn text(&self) -> String {
-        self.lines().join("\n")
+        self.rope.to_string()
     }
 
-    /// Cursor as (line, character), both 0-based.
+    /// Cursor as (line, character), both 0-based; characters are code
+    /// points, exact for the snapshot and language servers.
     pub fn cursor(&self) -> (usize, usize) {
-        match &self.body {
-            Body::Editable(ta) => {
-                let c = ta.cursor();
-                (c.0, c.1)
-            }
-            Body::Lines(_, c) => c.pos,
-            Body::Binary => (0, 0),
-        }
+        self.position_of(self.head)
+    }
+
+    /// The cursor's column as the user sees it, 0-based: clusters (👨‍👩‍👧‍👦 is
+    /// one) before it, a tab reaching the next tab stop. For the status bar.
+    pub fn cursor_column(&self) -> usize {
+        let (line, col) = self.cursor();
+        visual_col(line_text(&self.rope, line), col, self.tab_width())
     }
 
     /// Selection as ordered (start, end) positions, end exclusive; None when
     /// nothing (or an empty range) is selected.
     pub fn selection(&self) -> Option<((usize, usize), (usize, usize))> {
-        let range = match &self.body {
-            Body::Editable(ta) => ta.selection_range(),
-            Body::Lines(_, c) => c.selection(),
-            Body::Binary => None,
-        };
-        range.filter(|(s, e)| s != e)
+        let (s, e) = self.selection_chars()?;
+        Some((self.position_of(s), self.position_of(e)))
+    }
+
+    /// The selection as ordered char indices, None when empty.
+    pub(crate) fn selection_chars(&self) -> Option<(usize, usize)> {
+        let anchor = self.anchor?;
+        (anchor != self.head).then(|| (anchor.min(self.head), anchor.max(self.head)))
     }
 
     /// The text under the selection, lines joined with '\n'.
     pub fn selected_text(&self) -> Option<String> {
-        let (s, e) = self.selection()?;
-        Some(text_in(self.lines(), s, e))
+        let (s, e) = self.selection_chars()?;
+        Some(self.rope.slice(s..e).to_string())
     }
 
     pub fn viewport(&self) -> Viewport {
         self.viewport
     }
 
-    /// Spaces per tab stop for display and for the Tab key.
+    /// Spaces per tab stop for display and for the Tab key (overrides the
+    /// `.editorconfig` value).
     pub fn set_tab_width(&mut self, width: usize) {
-        self.tab_width = width.clamp(1, 16);
-        if let Body::Editable(ta) = &mut self.body {
-            ta.set_tab_length(self.tab_width as u8);
-        }
+        let width = width.clamp(1, 16);
+        self.indentation.tab_width = width;
+        self.indentation.indent_size = width;
     }
 
     pub fn tab_width(&self) -> usize {
-        self.tab_width
+        self.indentation.tab_width
+    }
+
+    /// What the Tab key does and how wide tabs are drawn.
+    pub fn indentation(&self) -> Indentation {
+        self.indentation
     }
 
     /// The active search query (highlighted in the view), if any.
@@ -278,29 +310,88 @@ impl Document {
         self.highlight.syntax_name()
     }
 
-    /// Exact dirty check, cheap in the common case: a different line count
-    /// is dirty at once; else the line found to differ last time is checked
-    /// first (typing keeps it differing); only when that line matches again
-    /// (e.g. after an undo) is the whole text compared, and that finds the
-    /// next differing line to check first.
-    pub(crate) fn recompute_dirty(&mut self) {
-        let Body::Editable(ta) = &self.body else {
-            self.dirty = false;
-            return;
-        };
-        let (now, saved) = (ta.lines(), self.saved_lines.as_slice());
-        if now.len() != saved.len() {
+    /// (line, char in line) of char index `at`.
+    pub(crate) fn position_of(&self, at: usize) -> (usize, usize) {
+        let at = at.min(self.rope.len_chars());
+        let line = self.rope.char_to_line(at);
+        (line, at - self.rope.line_to_char(line))
+    }
+
+    /// Char index of (line, char in line), clamped into the text and back
+    /// to the start of a cluster.
+    pub(crate) fn index_of(&self, (line, col): (usize, usize)) -> usize {
+        let line = line.min(self.rope.len_lines().saturating_sub(1));
+        let at = self.rope.line_to_char(line) + col.min(line_len(&self.rope, line));
+        grapheme::snap(&self.rope, at)
+    }
+
+    pub(crate) fn cursor_state(&self) -> Cursor {
+        (self.head, self.anchor)
+    }
+
+    /// Put the cursor at `to` (clamped); `select` extends the selection.
+    pub(crate) fn set_cursor(&mut self, to: (usize, usize), select: bool) {
+        let at = self.index_of(to);
+        self.move_head(at, select);
+    }
+
+    /// Move the cursor to char index `at`; `select` extends the selection.
+    pub(crate) fn move_head(&mut self, at: usize, select: bool) {
+        if select {
+            self.anchor.get_or_insert(self.head);
+        } else {
+            self.anchor = None;
+        }
+        self.head = at.min(self.rope.len_chars());
+    }
+
+    /// The one way the text changes: replace chars `range` with `text`,
+    /// keeping the highlight cache, dirty state and generation in step.
+    /// Returns the edit, for the undo history.
+    pub(crate) fn splice(&mut self, range: std::ops::Range<usize>, text: &str) -> Edit {
+        let first_line = self.rope.char_to_line(range.start);
+        let removed = self.rope.slice(range.clone()).to_string();
+        let lines_before = self.rope.len_lines();
+        self.rope.remove(range.clone());
+        self.rope.insert(range.start, text);
+        let count_changed =
+            self.rope.len_lines() != lines_before || removed.contains('\n') || text.contains('\n');
+        self.highlight.invalidate(first_line, count_changed);
+        self.generation += 1;
+        self.recovery.pending = true;
+        self.recompute_dirty(first_line);
+        Edit {
+            at: range.start,
+            removed,
+            inserted: text.to_string(),
+        }
+    }
+
+    /// Exact dirty check, cheap in the common case: a different length or
+    /// line count is dirty at once; else the edited line and then the line
+    /// found to differ last time are compared; only when both match (e.g.
+    /// after an undo) is the whole text compared, and that finds the next
+    /// differing line to check first.
+    fn recompute_dirty(&mut self, edited_line: usize) {
+        let (now, saved) = (&self.rope, &self.saved);
+        let differs =
+            |line: usize| line < now.len_lines() && line_text(now, line) != line_text(saved, line);
+        if now.len_bytes() != saved.len_bytes() || now.len_lines() != saved.len_lines() {
             self.dirty = true;
             return;
         }
-        if let Some(h) = self.differing_line
-            && h < now.len()
-            && now[h] != saved[h]
-        {
+        if differs(edited_line) {
+            self.differing_line = Some(edited_line);
             self.dirty = true;
             return;
         }
-        self.differing_line = now.iter().zip(saved).position(|(a, b)| a != b);
+        if self.differing_line.is_some_and(differs) {
+            self.dirty = true;
+            return;
+        }
+        self.differing_line = (now != saved)
+            .then(|| now.lines().zip(saved.lines()).position(|(a, b)| a != b))
+            .flatten();
         self.dirty = self.differing_line.is_some();
     }
 
@@ -317,7 +408,11 @@ impl Document {
     }
 
     pub(crate) fn serialized(&self) -> String {
-        join_lines(self.lines(), self.line_ending, self.final_newline)
+        Shape {
+            line_ending: self.line_ending,
+            final_newline: self.final_newline,
+        }
+        .write(&self.rope)
     }
 
     /// Save atomically, keeping permissions, line endings and the final
@@ -346,41 +441,31 @@ impl Document {
         if self.permissions.is_none() {
             self.permissions = fs::metadata(&self.path).ok().map(|m| m.permissions());
         }
-        self.saved_lines = self.lines().to_vec();
-        self.dirty = false;
-        self.differing_line = None;
+        self.mark_saved();
         self.discard_recovery();
         Ok(())
     }
+
+    /// The current text is what the disk holds.
+    pub(crate) fn mark_saved(&mut self) {
+        self.saved = self.rope.clone();
+        self.dirty = false;
+        self.differing_line = None;
+    }
 }
 
-pub(crate) fn clamp_u16(n: usize) -> u16 {
-    u16::try_from(n).unwrap_or(u16::MAX)
+/// Line `n` of `rope` without its line break.
+pub(crate) fn line_text(rope: &Rope, n: usize) -> RopeSlice<'_> {
+    let line = rope.line(n);
+    let len = line.len_chars();
+    if len > 0 && line.char(len - 1) == '\n' {
+        line.slice(..len - 1)
+    } else {
+        line
+    }
 }
 
-/// Text between two (line, char) positions, lines joined with '\n'.
-pub(crate) fn text_in(lines: &[String], start: (usize, usize), end: (usize, usize)) -> String {
-    let slice = |line: &str, from: usize, to: Option<usize>| -> String {
-        let it = line.chars().skip(from);
-        match to {
-            Some(to) => it.take(to.saturating_sub(from)).collect(),
-            None => it.collect(),
-        }
-    };
-    let Some(first) = lines.get(start.0) else {
-        return String::new();
-    };
-    if start.0 == end.0 {
-        return slice(first, start.1, Some(end.1));
-    }
-    let mut out = slice(first, start.1, None);
-    for line in lines.iter().take(end.0).skip(start.0 + 1) {
-        out.push('\n');
-        out.push_str(line);
-    }
-    if let Some(last) = lines.get(end.0) {
-        out.push('\n');
-        out.push_str(&slice(last, 0, Some(end.1)));
-    }
-    out
+/// Chars in line `n` of `rope`, without its line break.
+pub(crate) fn line_len(rope: &Rope, n: usize) -> usize {
+    line_text(rope, n).len_chars()
 }

@@ -71,6 +71,8 @@ pub struct Editors {
     pub changed_lines: std::collections::HashMap<PathBuf, Vec<usize>>,
     /// Unsaved texts for the panic hook and signal exits.
     pub mirror: crate::app::recovery_mirror::RecoveryMirror,
+    /// Writes recovery files off the UI loop.
+    pub recovery_writer: crate::editor::RecoveryWriter,
 }
 
 impl Editors {
@@ -542,7 +544,6 @@ fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect,
     let layout = crate::editor::layout(doc, area);
     let viewport = doc.viewport();
     let (text, gutter) = (layout.text, layout.gutter);
-    let lines = doc.lines();
     let tab = doc.tab_width();
     // Most severe last, so it wins the gutter cell.
     let mut ordered = diagnostics;
@@ -564,7 +565,7 @@ fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect,
                     .set_symbol(crate::ui::severity::severity_icon(d.severity))
                     .set_style(style);
             }
-            let Some(content) = lines.get(line) else {
+            let Some(content) = doc.line(line) else {
                 continue;
             };
             let len = content.chars().count();
@@ -582,8 +583,8 @@ fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect,
                 // An empty range still marks one cell.
                 end = (start + 1).min(len.max(start + 1));
             }
-            let from = crate::editor::display_col(content, start, tab);
-            let to = crate::editor::display_col(content, end, tab).max(from + 1);
+            let from = crate::editor::display_col(content.as_ref(), start, tab);
+            let to = crate::editor::display_col(content.as_ref(), end, tab).max(from + 1);
             for col in from..to {
                 let Some(x) = col.checked_sub(viewport.left) else {
                     continue;
