@@ -280,7 +280,9 @@ pub fn recovery_tick(state: &mut AppState) -> Command {
 }
 
 /// Before a clean exit (SIGTERM): everything unsaved goes to recovery.
-pub fn write_all_recoveries(state: &AppState) {
+pub fn write_all_recoveries(state: &mut AppState) {
+    // Queued older texts land first, then the current ones over them.
+    state.editors.recovery_writer.flush();
     let Some(dir) = &state.editors.recovery_dir else {
         return;
     };

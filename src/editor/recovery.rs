@@ -100,28 +100,59 @@ impl RecoveryWrite {
 /// clean exit, and tests, find them on disk).
 #[derive(Default)]
 pub struct RecoveryWriter {
-    worker: Option<(mpsc::Sender<RecoveryWrite>, JoinHandle<()>)>,
+    worker: Option<(mpsc::Sender<Job>, JoinHandle<()>)>,
+}
+
+enum Job {
+    Write(RecoveryWrite),
+    /// Answer once every earlier job is done.
+    Flush(mpsc::Sender<()>),
 }
 
 impl RecoveryWriter {
     /// Queue a write; errors are logged (the next tick tries again).
-    pub fn submit(&mut self, job: RecoveryWrite) {
+    pub fn submit(&mut self, write: RecoveryWrite) {
+        self.send(Job::Write(write));
+    }
+
+    /// Wait until every write handed over so far is on disk: before
+    /// writing synchronously (an older queued text must not land after a
+    /// newer one), and for tests.
+    pub fn flush(&mut self) {
+        if self.worker.is_none() {
+            return;
+        }
+        let (tx, rx) = mpsc::channel();
+        self.send(Job::Flush(tx));
+        let _ = rx.recv();
+    }
+
+    fn send(&mut self, job: Job) {
         let (tx, _) = self.worker.get_or_insert_with(|| {
-            let (tx, rx) = mpsc::channel::<RecoveryWrite>();
+            let (tx, rx) = mpsc::channel::<Job>();
             let thread = std::thread::spawn(move || {
                 for job in rx {
-                    if let Err(error) = job.write() {
-                        tracing::warn!(%error, "writing a recovery file");
-                    }
+                    run(job);
                 }
             });
             (tx, thread)
         });
         if let Err(mpsc::SendError(job)) = tx.send(job) {
-            // The thread is gone (it panicked): write here instead.
-            if let Err(error) = job.write() {
+            // The thread is gone (it panicked): run it here instead.
+            run(job);
+        }
+    }
+}
+
+fn run(job: Job) {
+    match job {
+        Job::Write(write) => {
+            if let Err(error) = write.write() {
                 tracing::warn!(%error, "writing a recovery file");
             }
+        }
+        Job::Flush(done) => {
+            let _ = done.send(());
         }
     }
 }

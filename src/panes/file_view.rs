@@ -59,6 +59,10 @@ pub struct Editors {
     /// Where recovery files go (this instance's locked folder, see
     /// `RecoveryHome`); `None` turns recovery off (tests).
     pub recovery_dir: Option<PathBuf>,
+    /// Writes recovery files off the UI loop. Declared before
+    /// `recovery_home` so it drops first: its last writes land while the
+    /// folder is still locked, and before an empty folder is removed.
+    pub recovery_writer: crate::editor::RecoveryWriter,
     /// Holds the lock on `recovery_dir` while the workbench runs.
     pub recovery_home: Option<crate::editor::RecoveryHome>,
     /// Recoveries found at start, waiting for the user's answer.
@@ -71,8 +75,6 @@ pub struct Editors {
     pub changed_lines: std::collections::HashMap<PathBuf, Vec<usize>>,
     /// Unsaved texts for the panic hook and signal exits.
     pub mirror: crate::app::recovery_mirror::RecoveryMirror,
-    /// Writes recovery files off the UI loop.
-    pub recovery_writer: crate::editor::RecoveryWriter,
 }
 
 impl Editors {
