@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use ropey::{Rope, RopeSlice};
@@ -70,7 +71,8 @@ pub struct Document {
     /// The other end of the selection, when selecting.
     pub(crate) anchor: Option<usize>,
     pub(crate) history: History,
-    /// Counts changes of the text, so observers copy it only when it moved.
+    /// Names the current text: a new number on every change, unique in the
+    /// process, so observers copy the text only when it moved.
     pub(crate) generation: u64,
     pub(crate) viewport: Viewport,
     pub(crate) search: Option<String>,
@@ -121,7 +123,7 @@ impl Document {
             head: 0,
             anchor: None,
             history: History::default(),
-            generation: 0,
+            generation: next_generation(),
             viewport: Viewport {
                 follow_cursor: true,
                 ..Viewport::default()
@@ -153,7 +155,7 @@ impl Document {
         self.differing_line = None;
         self.history = History::default();
         self.highlight = self.highlight.cleared();
-        self.generation += 1;
+        self.generation = next_generation();
         self.set_cursor((0, 0), false);
     }
 
@@ -206,8 +208,9 @@ impl Document {
         self.dirty
     }
 
-    /// Changes with every edit of the text (and never otherwise), so a
-    /// caller can tell "changed since I last looked" without a copy.
+    /// Changes with every edit of the text (and never otherwise), and no
+    /// two documents share one, so a caller can tell "changed since I last
+    /// looked" without a copy or a hash.
     pub fn generation(&self) -> u64 {
         self.generation
     }
@@ -357,7 +360,7 @@ impl Document {
         let count_changed =
             self.rope.len_lines() != lines_before || removed.contains('\n') || text.contains('\n');
         self.highlight.invalidate(first_line, count_changed);
-        self.generation += 1;
+        self.generation = next_generation();
         self.recovery.pending = true;
         self.recompute_dirty(first_line);
         Edit {
@@ -452,6 +455,12 @@ impl Document {
         self.dirty = false;
         self.differing_line = None;
     }
+}
+
+/// A generation number no document has had.
+fn next_generation() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Line `n` of `rope` without its line break.

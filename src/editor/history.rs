@@ -1,8 +1,9 @@
 //! Undo and redo in steps people think in, like VS Code: consecutive typing
-//! is one step until the cursor jumps, the user pauses for `PAUSE`, or the
-//! typing goes between word and space; consecutive deletions group the
-//! same way; a paste, an indent, a cut or a reload is one step of its own.
-//! Redo survives until the next edit.
+//! is one step until the cursor jumps, the user pauses for `PAUSE`, or a
+//! blank follows a non-blank (so "hello world" undoes as "hello" and
+//! " world"); consecutive deletions group the same way; a paste, an
+//! indent, a cut or a reload is one step of its own. Redo survives until
+//! the next edit.
 
 use std::time::{Duration, Instant};
 
@@ -55,8 +56,8 @@ pub struct History {
 
 impl History {
     /// Record edits just made. They join the last step when that step is
-    /// still open, of the same kind, and recent; the cursor must not have
-    /// moved in between (`seal` is called on every motion).
+    /// still open, recent, and `continues` says so; the cursor must not
+    /// have moved in between (`seal` is called on every motion).
     pub fn record(
         &mut self,
         kind: Kind,
@@ -69,10 +70,9 @@ impl History {
             return;
         }
         self.redo.clear();
-        let joins = kind != Kind::Alone
-            && self
-                .open
-                .is_some_and(|(k, at)| k == kind && now.saturating_duration_since(at) < PAUSE);
+        let joins = self.open.is_some_and(|(last, at)| {
+            now.saturating_duration_since(at) < PAUSE && continues(last, kind)
+        });
         match self.undo.last_mut() {
             Some(step) if joins && step.after == before => {
                 step.edits.extend(edits);
@@ -119,6 +119,17 @@ impl History {
     }
 }
 
+/// Whether an edit of kind `next` extends a group whose last edit was of
+/// kind `last`.
+fn continues(last: Kind, next: Kind) -> bool {
+    match (last, next) {
+        (Kind::Typing { space: false }, Kind::Typing { space: true }) => false,
+        (Kind::Typing { .. }, Kind::Typing { .. }) => true,
+        (Kind::Alone, _) | (_, Kind::Alone) => false,
+        (last, next) => last == next,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,39 +146,31 @@ mod tests {
     fn typing_groups_until_a_pause_a_jump_or_a_space() {
         let t0 = Instant::now();
         let word = Kind::Typing { space: false };
+        let space = Kind::Typing { space: true };
         let mut h = History::default();
-        h.record(word, t0, typed(0, "a"), (0, None), (1, None));
-        h.record(word, t0, typed(1, "b"), (1, None), (2, None));
+        let mut at = 0;
+        let mut put = |h: &mut History, kind, when| {
+            h.record(kind, when, typed(at, "x"), (at, None), (at + 1, None));
+            at += 1;
+        };
+        put(&mut h, word, t0);
+        put(&mut h, word, t0);
         assert_eq!(h.undo.len(), 1);
-        h.record(
-            Kind::Typing { space: true },
-            t0,
-            typed(2, " "),
-            (2, None),
-            (3, None),
-        );
-        assert_eq!(h.undo.len(), 2, "word to space");
-        h.record(word, t0 + PAUSE, typed(3, "c"), (3, None), (4, None));
-        assert_eq!(h.undo.len(), 3, "space to word");
-        h.record(word, t0 + PAUSE * 3, typed(4, "d"), (4, None), (5, None));
-        assert_eq!(h.undo.len(), 4, "after a pause");
+        put(&mut h, space, t0);
+        assert_eq!(h.undo.len(), 2, "a blank after a word");
+        put(&mut h, word, t0);
+        assert_eq!(h.undo.len(), 2, "the blank goes with the next word");
+        put(&mut h, word, t0 + PAUSE);
+        assert_eq!(h.undo.len(), 3, "after a pause");
         h.seal();
-        h.record(word, t0 + PAUSE * 3, typed(5, "e"), (5, None), (6, None));
-        assert_eq!(h.undo.len(), 5, "after a cursor move");
-        h.record(
-            Kind::Alone,
-            t0 + PAUSE * 3,
-            typed(6, "xyz"),
-            (6, None),
-            (9, None),
-        );
-        h.record(
-            Kind::Alone,
-            t0 + PAUSE * 3,
-            typed(9, "xyz"),
-            (9, None),
-            (12, None),
-        );
+        put(&mut h, word, t0 + PAUSE);
+        assert_eq!(h.undo.len(), 4, "after a cursor move");
+        put(&mut h, Kind::DeleteBack, t0 + PAUSE);
+        assert_eq!(h.undo.len(), 5, "deleting after typing");
+        put(&mut h, Kind::DeleteBack, t0 + PAUSE);
+        assert_eq!(h.undo.len(), 5, "deletions group");
+        put(&mut h, Kind::Alone, t0 + PAUSE);
+        put(&mut h, Kind::Alone, t0 + PAUSE);
         assert_eq!(h.undo.len(), 7, "pastes stand alone");
     }
 
