@@ -174,9 +174,10 @@ pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsServ
 }
 
 /// Keeps the language servers' view of the open buffers in step with the
-/// editor: `didOpen` for new tabs, `didChange` with the unsaved text after
-/// edits (so diagnostics follow what the user typed, not only the disk),
-/// `didClose` for closed tabs. Called after every editor change.
+/// editor: `didOpen` for new tabs, `didChange` after edits (so diagnostics
+/// follow what the user typed, not only the disk) with the edited ranges
+/// when the document still knows them, `didClose` for closed tabs. Called
+/// after every editor change.
 pub fn sync_open_documents(state: &mut AppState) {
     let Some(service) = state.diagnostic_sources.client.clone() else {
         return;
@@ -192,10 +193,15 @@ pub fn sync_open_documents(state: &mut AppState) {
         let Some(language_id) = crate::diagnostics::language_id_for_path(&path) else {
             continue;
         };
+        // A rope clone shares the text: nothing is copied on the UI loop.
         let generation = doc.generation();
+        let text = doc.rope().clone();
         match open.remove(&path) {
-            None => service.open(path.clone(), language_id, doc.text()),
-            Some(sent) if sent != generation => service.change(path.clone(), doc.text()),
+            None => service.open(path.clone(), language_id, text),
+            Some(sent) if sent != generation => match doc.changes_since(sent) {
+                Some(changes) => service.edit(path.clone(), text, changes),
+                None => service.change(path.clone(), text),
+            },
             Some(_) => {}
         }
         still_open.insert(path, generation);

@@ -18,6 +18,7 @@ use super::grapheme;
 use super::highlight::HighlightCache;
 use super::history::{Cursor, Edit, History, Kind};
 use super::indent::Indentation;
+use super::journal::{Journal, LinePosition, TextChange};
 use super::recovery::RecoveryState;
 use super::text::{LineEnding, Shape};
 use super::width::visual_col;
@@ -74,6 +75,8 @@ pub struct Document {
     /// Names the current text: a new number on every change, unique in the
     /// process, so observers copy the text only when it moved.
     pub(crate) generation: u64,
+    /// Recent edits by generation, for ranged `didChange`.
+    pub(crate) journal: Journal,
     pub(crate) viewport: Viewport,
     pub(crate) search: Option<String>,
     pub(crate) highlight: HighlightCache,
@@ -124,6 +127,7 @@ impl Document {
             anchor: None,
             history: History::default(),
             generation: next_generation(),
+            journal: Journal::default(),
             viewport: Viewport {
                 follow_cursor: true,
                 ..Viewport::default()
@@ -156,6 +160,7 @@ impl Document {
         self.history = History::default();
         self.highlight = self.highlight.cleared();
         self.generation = next_generation();
+        self.journal.clear();
         self.set_cursor((0, 0), false);
     }
 
@@ -213,6 +218,13 @@ impl Document {
     /// looked" without a copy or a hash.
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// The edits from generation `since` to now, as language servers take
+    /// them (ranges in the text before each edit); None when they are no
+    /// longer known (send the whole text instead).
+    pub fn changes_since(&self, since: u64) -> Option<Vec<TextChange>> {
+        self.journal.since(since, self.generation)
     }
 
     /// The text itself: cheap to clone (shares storage), so a copy can be
@@ -328,6 +340,12 @@ impl Document {
         grapheme::snap(&self.rope, at)
     }
 
+    /// LSP position of char index `at`.
+    fn line_position(&self, at: usize) -> LinePosition {
+        let (line, col) = self.position_of(at);
+        LinePosition::new(line, line_text(&self.rope, line), col)
+    }
+
     pub(crate) fn cursor_state(&self) -> Cursor {
         (self.head, self.anchor)
     }
@@ -353,6 +371,11 @@ impl Document {
     /// Returns the edit, for the undo history.
     pub(crate) fn splice(&mut self, range: std::ops::Range<usize>, text: &str) -> Edit {
         let first_line = self.rope.char_to_line(range.start);
+        let change = TextChange {
+            start: self.line_position(range.start),
+            end: self.line_position(range.end),
+            text: text.to_string(),
+        };
         let removed = self.rope.slice(range.clone()).to_string();
         let lines_before = self.rope.len_lines();
         self.rope.remove(range.clone());
@@ -360,7 +383,9 @@ impl Document {
         let count_changed =
             self.rope.len_lines() != lines_before || removed.contains('\n') || text.contains('\n');
         self.highlight.invalidate(first_line, count_changed);
+        let before = self.generation;
         self.generation = next_generation();
+        self.journal.push(before, self.generation, change);
         self.recovery.pending = true;
         self.recompute_dirty(first_line);
         Edit {

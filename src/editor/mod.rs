@@ -44,6 +44,7 @@ mod hash;
 mod highlight;
 mod history;
 mod indent;
+mod journal;
 mod moves;
 mod recovery;
 mod recovery_home;
@@ -61,6 +62,7 @@ pub use external::DiskChange;
 pub use highlight::{APPROX_CONTEXT, CHECKPOINT_STRIDE, Highlighter, MAX_HIGHLIGHT_LINE_BYTES};
 pub use history::PAUSE as UNDO_PAUSE;
 pub use indent::Indentation;
+pub use journal::{LinePosition, TextChange};
 pub use moves::Motion;
 pub use recovery::{
     RECOVERY_INTERVAL, Recovery, RecoveryWrite, RecoveryWriter, discard as discard_recovery,
