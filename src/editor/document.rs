@@ -65,8 +65,10 @@ pub struct Document {
     /// it". A rope clone shares the unchanged parts, so keeping it is cheap.
     pub(crate) saved: Rope,
     pub(crate) dirty: bool,
-    /// A line known to differ from `saved`: checked first.
-    pub(crate) differing_line: Option<usize>,
+    /// Chars `start..end` of the text hold every edit since the save:
+    /// outside them the text is the saved text, so the dirty check compares
+    /// only this span. None when nothing was edited since.
+    pub(crate) touched: Option<(usize, usize)>,
     /// Cursor as a char index into `rope`, always on a cluster boundary.
     pub(crate) head: usize,
     /// The other end of the selection, when selecting.
@@ -122,7 +124,7 @@ impl Document {
             read_only: None,
             saved: Rope::new(),
             dirty: false,
-            differing_line: None,
+            touched: None,
             head: 0,
             anchor: None,
             history: History::default(),
@@ -156,7 +158,7 @@ impl Document {
         self.rope = Rope::from_str(&body);
         self.saved = self.rope.clone();
         self.dirty = false;
-        self.differing_line = None;
+        self.touched = None;
         self.history = History::default();
         self.highlight = self.highlight.cleared();
         self.generation = next_generation();
@@ -178,9 +180,7 @@ impl Document {
         let after = self.cursor_state();
         self.history
             .record(Kind::Alone, Instant::now(), vec![edit], before, after);
-        self.saved = self.rope.clone();
-        self.dirty = false;
-        self.differing_line = None;
+        self.mark_saved();
     }
 
     pub fn path(&self) -> &Path {
@@ -371,6 +371,7 @@ impl Document {
     /// Returns the edit, for the undo history.
     pub(crate) fn splice(&mut self, range: std::ops::Range<usize>, text: &str) -> Edit {
         let first_line = self.rope.char_to_line(range.start);
+        let inserted = text.chars().count();
         let change = TextChange {
             start: self.line_position(range.start),
             end: self.line_position(range.end),
@@ -387,7 +388,8 @@ impl Document {
         self.generation = next_generation();
         self.journal.push(before, self.generation, change);
         self.recovery.pending = true;
-        self.recompute_dirty(first_line);
+        self.touch(range.clone(), inserted);
+        self.recompute_dirty();
         Edit {
             at: range.start,
             removed,
@@ -395,32 +397,41 @@ impl Document {
         }
     }
 
-    /// Exact dirty check, cheap in the common case: a different length or
-    /// line count is dirty at once; else the edited line and then the line
-    /// found to differ last time are compared; only when both match (e.g.
-    /// after an undo) is the whole text compared, and that finds the next
-    /// differing line to check first.
-    fn recompute_dirty(&mut self, edited_line: usize) {
+    /// Grow the touched span by an edit that replaced chars `range` with
+    /// `inserted` chars: the span moves with the text after the edit and
+    /// covers what was inserted.
+    fn touch(&mut self, range: std::ops::Range<usize>, inserted: usize) {
+        let (s, e) = (range.start, range.end);
+        let end_of_edit = s + inserted;
+        self.touched = Some(match self.touched {
+            None => (s, end_of_edit),
+            Some((a, b)) => {
+                let b = if b >= e {
+                    b + inserted - (e - s)
+                } else {
+                    end_of_edit
+                };
+                (a.min(s), b.max(end_of_edit))
+            }
+        });
+    }
+
+    /// Exact dirty check at the cost of the touched span, not the file: a
+    /// different length is dirty at once; with the same length the text
+    /// outside the span equals the saved text, so comparing the span
+    /// decides (typing `x` then Backspace at the end of a 1 000 000-line
+    /// file compares one char).
+    fn recompute_dirty(&mut self) {
         let (now, saved) = (&self.rope, &self.saved);
-        let differs =
-            |line: usize| line < now.len_lines() && line_text(now, line) != line_text(saved, line);
-        if now.len_bytes() != saved.len_bytes() || now.len_lines() != saved.len_lines() {
-            self.dirty = true;
-            return;
-        }
-        if differs(edited_line) {
-            self.differing_line = Some(edited_line);
-            self.dirty = true;
-            return;
-        }
-        if self.differing_line.is_some_and(differs) {
-            self.dirty = true;
-            return;
-        }
-        self.differing_line = (now != saved)
-            .then(|| now.lines().zip(saved.lines()).position(|(a, b)| a != b))
-            .flatten();
-        self.dirty = self.differing_line.is_some();
+        self.dirty = match self.touched {
+            None => false,
+            Some(_) if now.len_chars() != saved.len_chars() => true,
+            Some((a, b)) => {
+                let b = b.min(now.len_chars());
+                let a = a.min(b);
+                now.slice(a..b) != saved.slice(a..b)
+            }
+        };
     }
 
     /// Bytes a save would write: original line ending and final newline.
@@ -432,7 +443,7 @@ impl Document {
             return None;
         }
         let bytes = self.serialized().into_bytes();
-        (super::hash::fnv1a(&bytes) == version.hash).then_some(bytes)
+        (super::hash::content(&bytes) == version.hash).then_some(bytes)
     }
 
     pub(crate) fn serialized(&self) -> String {
@@ -478,7 +489,7 @@ impl Document {
     pub(crate) fn mark_saved(&mut self) {
         self.saved = self.rope.clone();
         self.dirty = false;
-        self.differing_line = None;
+        self.touched = None;
     }
 }
 
