@@ -309,11 +309,6 @@ impl Document {
         self.indentation.tab_width
     }
 
-    /// What the Tab key does and how wide tabs are drawn.
-    pub fn indentation(&self) -> Indentation {
-        self.indentation
-    }
-
     /// The active search query (highlighted in the view), if any.
     pub fn search_query(&self) -> Option<&str> {
         self.search.as_deref()

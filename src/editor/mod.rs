@@ -59,9 +59,7 @@ pub(crate) use disk::write_atomic;
 pub use document::{DiskState, Document, Viewport};
 pub use error::{EditorError, ReadOnlyReason};
 pub use external::DiskChange;
-pub use highlight::{APPROX_CONTEXT, CHECKPOINT_STRIDE, Highlighter, MAX_HIGHLIGHT_LINE_BYTES};
-pub use history::PAUSE as UNDO_PAUSE;
-pub use indent::Indentation;
+pub use highlight::{CHECKPOINT_STRIDE, Highlighter, MAX_HIGHLIGHT_LINE_BYTES};
 pub use journal::{LinePosition, TextChange};
 pub use moves::Motion;
 pub use recovery::{
@@ -72,4 +70,4 @@ pub use recovery_home::RecoveryHome;
 pub use search::TextRange;
 pub use text::LineEnding;
 pub use view::{FileViewStyles, ViewLayout, cursor_screen_position, layout, render_file_view};
-pub use width::{display_col, visual_col};
+pub use width::display_col;
