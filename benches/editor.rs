@@ -210,7 +210,10 @@ fn main() {
         p99: first_frame[first_frame.len() - 1],
     };
     report("open + first frame (120x40)", &s, s.p50);
-    println!("  of which Document::open: p50 {:.3?}", open_only[open_only.len() / 2]);
+    println!(
+        "  of which Document::open: p50 {:.3?}",
+        open_only[open_only.len() / 2]
+    );
 
     let mut doc = Document::open(&huge_path).expect("open");
     frame(&mut doc, &hl, &mut buf);

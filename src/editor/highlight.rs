@@ -701,7 +701,7 @@ mod tests {
     #[test]
     fn long_lines_render_plain_and_unknown_theme_is_an_error() {
         let hl = Highlighter::new(Highlighter::DEFAULT_LIGHT).unwrap();
-        let lines = vec![
+        let lines = [
             "x = 1".to_string(),
             "y".repeat(MAX_HIGHLIGHT_LINE_BYTES + 1),
         ];
