@@ -263,6 +263,24 @@ fn main() {
         );
     }
 
+    // --- a minified file: one 2 MB line, cursor at its start, then its end ---
+    let line: String = (0..200_000).map(|i| format!("f({i});")).collect();
+    let min_path = dir.path().join("min.js");
+    std::fs::write(&min_path, format!("{line}\n")).expect("write");
+    let mut doc = Document::open(&min_path).expect("open");
+    let s = measure(3, 50, || {
+        doc.apply(EditCommand::InsertChar('x')).expect("edit");
+        frame(&mut doc, &hl, &mut buf);
+    });
+    println!("\none line of {:.1} MB (minified):", mb(line.len()));
+    report("  keystroke -> frame at the start of the line", &s, s.p50);
+    doc.apply(EditCommand::Move(Motion::LineEnd)).expect("end");
+    let s = measure(3, 50, || {
+        doc.apply(EditCommand::InsertChar('x')).expect("edit");
+        frame(&mut doc, &hl, &mut buf);
+    });
+    report("  keystroke -> frame at the end of the line", &s, s.p50);
+
     // --- whole-file highlighting throughput with this build's regex backend ---
     let pass = whole_file_pass(&big);
     println!(
