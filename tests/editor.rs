@@ -585,6 +585,39 @@ mod view {
         assert!(row.ends_with("END "), "{row:?}");
     }
 
+    /// A minified line: the view at its end is drawn from a column mark
+    /// near there, and agrees with the text (wide chars and tabs before it
+    /// shift the columns); typing there and clicking there stay exact.
+    #[test]
+    fn the_end_of_a_very_long_line_draws_and_edits_right() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = format!("{}END", "日本\tab;".repeat(20_000));
+        let p = write(dir.path(), "min.js", format!("{long}\nshort\n").as_bytes());
+        let mut doc = Document::open(&p).unwrap();
+        doc.apply(EditCommand::Move(Motion::LineEnd)).unwrap();
+        let area = Rect::new(0, 0, 24, 3);
+        let h = hl();
+        let row = |doc: &mut Document| {
+            doc.prepare_frame(&h, area);
+            let mut buf = ratatui::buffer::Buffer::empty(area);
+            render_file_view(doc, &FileViewStyles::dark(), area, &mut buf);
+            (0..24)
+                .map(|x| buf[(x, 0)].symbol().to_string())
+                .collect::<String>()
+        };
+        // Each unit is 日本 (4 cells), a tab to the next stop of 4, "ab;".
+        assert!(row(&mut doc).ends_with("ab;END "), "{:?}", row(&mut doc));
+        assert_eq!(cursor_screen_position(&doc, area).map(|p| p.x), Some(23));
+        typed(&mut doc, "!");
+        assert!(row(&mut doc).ends_with("ab;END! "), "{:?}", row(&mut doc));
+        assert_eq!(doc.line(0).map(|l| l.len()), Some(long.len() + 1));
+        // Click on the "E" of END: three cells left of the "!".
+        doc.click(area, 23 - 4, 0, false);
+        assert_eq!(doc.cursor(), (0, long.chars().count() - 3));
+        doc.apply(EditCommand::DeleteForward).unwrap();
+        assert!(doc.line(0).unwrap().ends_with("ab;ND!"));
+    }
+
     #[test]
     fn big_file_highlighting_is_capped_per_frame_and_finishes() {
         let dir = tempfile::tempdir().unwrap();

@@ -19,6 +19,7 @@ use super::highlight::HighlightCache;
 use super::history::{Cursor, Edit, History, Kind};
 use super::indent::Indentation;
 use super::journal::{Journal, LinePosition, TextChange};
+use super::marks::ColumnMarks;
 use super::recovery::RecoveryState;
 use super::text::{LineEnding, Shape};
 use super::width::visual_col;
@@ -80,6 +81,8 @@ pub struct Document {
     /// Recent edits by generation, for ranged `didChange`.
     pub(crate) journal: Journal,
     pub(crate) viewport: Viewport,
+    /// Column marks along long visible lines (see `marks`).
+    pub(crate) marks: ColumnMarks,
     pub(crate) search: Option<String>,
     pub(crate) highlight: HighlightCache,
     pub(crate) recovery: RecoveryState,
@@ -134,6 +137,7 @@ impl Document {
                 follow_cursor: true,
                 ..Viewport::default()
             },
+            marks: ColumnMarks::default(),
             search: None,
             highlight: HighlightCache::default(),
             recovery: RecoveryState::default(),
@@ -163,6 +167,7 @@ impl Document {
         self.highlight = self.highlight.cleared();
         self.generation = next_generation();
         self.journal.clear();
+        self.marks = ColumnMarks::default();
         self.set_cursor((0, 0), false);
     }
 
@@ -379,6 +384,8 @@ impl Document {
         let count_changed =
             self.rope.len_lines() != lines_before || removed.contains('\n') || text.contains('\n');
         self.highlight.invalidate(first_line, count_changed);
+        self.marks
+            .invalidate(first_line, change.start.chars, count_changed);
         let before = self.generation;
         self.generation = next_generation();
         self.journal.push(before, self.generation, change);

@@ -45,6 +45,7 @@ mod highlight;
 mod history;
 mod indent;
 mod journal;
+mod marks;
 mod moves;
 mod recovery;
 mod recovery_home;

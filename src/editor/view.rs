@@ -14,8 +14,11 @@ use ropey::RopeSlice;
 use super::document::{DiskState, Document, line_text};
 use super::grapheme::Graphemes;
 use super::highlight::{Highlighter, StyledLine};
+use super::marks::LONG_LINE;
 use super::search::find_in_line;
-use super::width::{CONTROL_GLYPH, Glyph, char_at_col, cluster_cells, display_col, glyph};
+use super::width::{
+    CONTROL_GLYPH, Glyph, char_at_col_from, cluster_cells, display_col_from, glyph,
+};
 
 /// Styles of the file view; the app maps its theme into this. Set `cursor`
 /// to `Style::default()` to hide the cursor cell in an unfocused pane.
@@ -139,6 +142,7 @@ impl Document {
         self.viewport.height = h;
         self.viewport.width = w;
         let (line, col) = self.cursor();
+        let tab = self.tab_width();
         if self.viewport.follow_cursor {
             let vp = &mut self.viewport;
             if line < vp.top {
@@ -146,12 +150,25 @@ impl Document {
             } else if h > 0 && line >= vp.top + h {
                 vp.top = line + 1 - h;
             }
-            let cx = display_col(line_text(&self.rope, line), col, self.tab_width());
+            let text = line_text(&self.rope, line);
+            self.marks
+                .keep(self.viewport.top..self.viewport.top + h.max(1), tab);
+            self.marks.extend(line, text, col, 0);
+            let cx = display_col_from(text, self.marks.before_char(line, col), col, tab);
             let vp = &mut self.viewport;
             if cx < vp.left {
                 vp.left = cx;
             } else if w > 0 && cx >= vp.left + w {
                 vp.left = cx + 1 - w;
+            }
+        }
+        // Long visible lines get marks up to the right edge of the view.
+        let top = self.viewport.top;
+        self.marks.keep(top..top + h.max(1), tab);
+        for n in top..(top + h).min(self.line_count()) {
+            let text = line_text(&self.rope, n);
+            if text.len_chars() >= LONG_LINE {
+                self.marks.extend(n, text, 0, self.viewport.left + w);
             }
         }
         self.viewport.top = self.viewport.top.min(self.line_count().saturating_sub(1));
@@ -204,11 +221,9 @@ impl Document {
         let col = if column < l.text.x {
             0
         } else {
-            char_at_col(
-                line_text(&self.rope, line),
-                self.viewport.left + usize::from(column - l.text.x),
-                self.tab_width(),
-            )
+            let want = self.viewport.left + usize::from(column - l.text.x);
+            let from = self.marks.before_col(line, want);
+            char_at_col_from(line_text(&self.rope, line), from, want, self.tab_width())
         };
         Some((line, col))
     }
@@ -236,7 +251,8 @@ pub fn cursor_screen_position(doc: &Document, area: Rect) -> Option<Position> {
     let text = layout(doc, area).text;
     let (line, col) = doc.cursor();
     let vp = doc.viewport();
-    let cx = display_col(line_text(doc.rope(), line), col, doc.tab_width());
+    let from = doc.marks.before_char(line, col);
+    let cx = display_col_from(line_text(doc.rope(), line), from, col, doc.tab_width());
     let row = line.checked_sub(vp.top)?;
     let x = cx.checked_sub(vp.left)?;
     (row < usize::from(text.height) && x < usize::from(text.width))
@@ -318,6 +334,7 @@ pub fn render_file_view(doc: &Document, styles: &FileViewStyles, area: Rect, buf
             .unwrap_or_default();
         let line_view = LineView {
             text: line,
+            start: doc.marks.before_col(idx, vp.left),
             styled: doc.highlight.line(idx),
             selection: sel,
             matches: &matches,
@@ -326,7 +343,8 @@ pub fn render_file_view(doc: &Document, styles: &FileViewStyles, area: Rect, buf
         };
         line_view.draw(buf, row_rect, styles);
         if is_cursor_line {
-            let cx = display_col(line, cur_col, doc.tab_width());
+            let from = doc.marks.before_char(idx, cur_col);
+            let cx = display_col_from(line, from, cur_col, doc.tab_width());
             if let Some(x) = cx
                 .checked_sub(vp.left)
                 .filter(|x| *x < usize::from(row_rect.width))
@@ -341,6 +359,9 @@ pub fn render_file_view(doc: &Document, styles: &FileViewStyles, area: Rect, buf
 /// One line's drawing inputs.
 struct LineView<'a> {
     text: RopeSlice<'a>,
+    /// Where drawing starts: a cluster boundary (char, display column) at
+    /// or before the left edge (a column mark on a long line, else 0, 0).
+    start: (usize, usize),
     styled: Option<&'a StyledLine>,
     selection: Option<(usize, usize)>,
     matches: &'a [(usize, usize)],
@@ -349,16 +370,17 @@ struct LineView<'a> {
 }
 
 impl LineView<'_> {
-    /// Draws cluster by cluster from the line start to the right edge of
-    /// the view, and stops there: the rest of a long line is never read.
+    /// Draws cluster by cluster from `start` to the right edge of the
+    /// view, and stops there: on a long line only the part around the view
+    /// is read.
     fn draw(&self, buf: &mut Buffer, rect: Rect, styles: &FileViewStyles) {
         let width = usize::from(rect.width);
         let right = self.left + width;
         let mut ranges = self.styled.map(|v| v.iter().peekable());
-        let mut col = 0usize;
-        let mut byte = 0usize;
-        let mut i = 0usize;
-        for cluster in Graphemes::new(self.text) {
+        let (mut i, mut col) = self.start;
+        let i0 = i.min(self.text.len_chars());
+        let mut byte = self.text.char_to_byte(i0);
+        for cluster in Graphemes::new(self.text.slice(i0..)) {
             if col >= right {
                 break;
             }

@@ -51,9 +51,19 @@ pub fn cluster_cells(cluster: &str, col: usize, tab: usize) -> usize {
 /// Display column where the char at `char_idx` of `line` starts (a
 /// position inside a cluster counts as the cluster's start).
 pub fn display_col<'a>(line: impl Into<RopeSlice<'a>>, char_idx: usize, tab: usize) -> usize {
-    let mut col = 0;
-    let mut at = 0;
-    for g in Graphemes::new(line.into()) {
+    display_col_from(line.into(), (0, 0), char_idx, tab)
+}
+
+/// `display_col`, walking from a known cluster boundary `from` (char,
+/// display column) at or before `char_idx` (see `ColumnMarks`).
+pub fn display_col_from(
+    line: RopeSlice<'_>,
+    from: (usize, usize),
+    char_idx: usize,
+    tab: usize,
+) -> usize {
+    let (mut at, mut col) = from;
+    for g in Graphemes::new(line.slice(at.min(line.len_chars())..)) {
         at += g.chars().count();
         if at > char_idx {
             break;
@@ -82,9 +92,19 @@ pub fn visual_col<'a>(line: impl Into<RopeSlice<'a>>, char_idx: usize, tab: usiz
 /// Char index of the cluster drawn at display column `col` (past the end
 /// of the line, the line length). Always a cluster boundary.
 pub fn char_at_col<'a>(line: impl Into<RopeSlice<'a>>, col: usize, tab: usize) -> usize {
-    let mut at_col = 0;
-    let mut at = 0;
-    for g in Graphemes::new(line.into()) {
+    char_at_col_from(line.into(), (0, 0), col, tab)
+}
+
+/// `char_at_col`, walking from a known cluster boundary `from` (char,
+/// display column) at or before `col`.
+pub fn char_at_col_from(
+    line: RopeSlice<'_>,
+    from: (usize, usize),
+    col: usize,
+    tab: usize,
+) -> usize {
+    let (mut at, mut at_col) = from;
+    for g in Graphemes::new(line.slice(at.min(line.len_chars())..)) {
         let w = cluster_cells(&g, at_col, tab);
         if col < at_col + w.max(1) {
             return at;
