@@ -1,12 +1,18 @@
-//! Editor frame costs, each next to a baseline measured in the same run:
-//! highlighting the whole file in one syntect pass.
+//! Editor costs at every file size, each next to a baseline measured in the
+//! same run: highlighting the whole file in one syntect pass (with the
+//! regex backend this build uses), and the file's size for memory.
 //!
 //! Run: `cargo bench --bench editor`
+//! The other regex backend (syntect's are exclusive in one binary): swap
+//! `default-onig` for `default-fancy` (syntect) and `syntect-default-onig`
+//! for `syntect-default-fancy` (two-face) in Cargo.toml and run it again.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use hello_tui::editor::{Document, EditCommand, FileViewStyles, Highlighter, render_file_view};
+use hello_tui::editor::{
+    Document, EditCommand, FileViewStyles, Highlighter, Motion, render_file_view,
+};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use syntect::easy::HighlightLines;
@@ -68,6 +74,22 @@ fn report(name: &str, s: &Stats, baseline: Duration) {
     );
 }
 
+/// Resident memory of this process, in bytes (Linux).
+fn rss() -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
 /// The baseline: highlight every line of the file in one pass.
 fn whole_file_pass(text: &str) -> Duration {
     let ss = two_face::syntax::extra_newlines();
@@ -88,83 +110,32 @@ fn frame(doc: &mut Document, hl: &Highlighter, buf: &mut Buffer) {
     render_file_view(doc, &FileViewStyles::dark(), AREA, buf);
 }
 
-fn main() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let t = Instant::now();
-    let hl = Highlighter::new(Highlighter::DEFAULT_DARK).expect("theme");
-    println!(
-        "Highlighter::new (syntaxes + theme, once per app): {:.3?}",
-        t.elapsed()
-    );
-    let mut buf = Buffer::empty(AREA);
+/// Distinct foreground colours in the text area: more than two means the
+/// visible lines are syntax-coloured (not plain).
+fn colours(buf: &Buffer) -> usize {
+    let mut seen: Vec<_> = (0..AREA.height)
+        .flat_map(|y| (8..AREA.width).map(move |x| (x, y)))
+        .map(|p| buf[p].fg)
+        .collect();
+    seen.sort_by_key(|c| format!("{c:?}"));
+    seen.dedup();
+    seen.len()
+}
 
-    // --- 100 000-line file (opens read-only: too big for the engine) ---
-    let big = python_source(100_000);
-    let big_path = dir.path().join("big.py");
-    std::fs::write(&big_path, &big).expect("write");
-    let base_big = whole_file_pass(&big);
-    println!(
-        "\n100 000 lines, {} bytes; baseline whole-file highlight: {base_big:.3?}",
-        big.len()
-    );
-    let s = measure(2, 10, || {
-        let mut doc = Document::open(&big_path).expect("open");
-        frame(&mut doc, &hl, &mut buf);
-    });
-    report("open + first frame (prepare + render 120x40)", &s, base_big);
-
-    let mut doc = Document::open(&big_path).expect("open");
-    let t = Instant::now();
-    doc.apply(EditCommand::GoToLine(50_000)).expect("goto");
-    frame(&mut doc, &hl, &mut buf);
-    let first = t.elapsed();
-    let mut frames = 1;
-    let t_all = Instant::now();
+/// Keystroke → frame at the end of the middle line of a `lines`-line file
+/// (highlighting settled first): insert and delete alternately, so the
+/// buffer flips dirty/clean and both dirty-check outcomes are timed.
+fn keystroke(path: &std::path::Path, lines: usize, hl: &Highlighter, buf: &mut Buffer) -> Stats {
+    let mut doc = Document::open(path).expect("open");
+    doc.apply(EditCommand::GoToLine(lines / 2 + 3))
+        .expect("goto");
+    doc.apply(EditCommand::Move(Motion::LineEnd)).expect("end");
+    frame(&mut doc, hl, buf);
     while doc.needs_more_work() {
-        frame(&mut doc, &hl, &mut buf);
-        frames += 1;
-    }
-    println!(
-        "jump to line 50 000: first frame {first:.3?} (plain where not reached), \
-         {frames} frames until fully highlighted, {:.3?} for the rest",
-        t_all.elapsed()
-    );
-    let mut down = true;
-    let s = measure(20, 400, || {
-        doc.apply(EditCommand::Move(if down {
-            hello_tui::editor::Motion::PageDown
-        } else {
-            hello_tui::editor::Motion::PageUp
-        }))
-        .expect("move");
-        down = !down;
-        // Cursor stays on screen, so scroll with the wheel instead.
-        doc.scroll_by(if down { 1 } else { -1 });
-        frame(&mut doc, &hl, &mut buf);
-    });
-    report("scroll frame in the middle (line ~50 000)", &s, base_big);
-
-    // --- 20 000-line file: keystroke → frame ---
-    let mid = python_source(20_000);
-    let mid_path = dir.path().join("mid.py");
-    std::fs::write(&mid_path, &mid).expect("write");
-    let base_mid = whole_file_pass(&mid);
-    println!(
-        "\n20 000 lines, {} bytes; baseline whole-file highlight: {base_mid:.3?}",
-        mid.len()
-    );
-    let mut doc = Document::open(&mid_path).expect("open");
-    doc.apply(EditCommand::GoToLine(10_003)).expect("goto");
-    doc.apply(EditCommand::Move(hello_tui::editor::Motion::LineEnd))
-        .expect("end");
-    frame(&mut doc, &hl, &mut buf);
-    while doc.needs_more_work() {
-        frame(&mut doc, &hl, &mut buf);
+        frame(&mut doc, hl, buf);
     }
     let mut insert = false;
     let s = measure(20, 500, || {
-        // Alternate insert and delete so the line stays short and the
-        // buffer flips dirty/clean: both dirty-check outcomes are timed.
         insert = !insert;
         let cmd = if insert {
             EditCommand::InsertChar('x')
@@ -172,50 +143,148 @@ fn main() {
             EditCommand::DeleteBack
         };
         doc.apply(cmd).expect("edit");
-        frame(&mut doc, &hl, &mut buf);
+        frame(&mut doc, hl, buf);
     });
-    report(
-        "keystroke -> frame (edit, dirty check, rehighlight, render)",
-        &s,
-        base_mid,
-    );
     assert!(!doc.is_dirty());
+    s
+}
 
-    let lines = doc.lines().to_vec();
-    let s = measure(20, 500, || {
-        std::hint::black_box(doc.lines() == lines.as_slice());
-    });
-    report(
-        "  worst-case dirty check: full compare with saved text",
-        &s,
-        base_mid,
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut buf = Buffer::empty(AREA);
+
+    // --- RSS with a 100 000-line file open (first, in a fresh process) ---
+    let big = python_source(100_000);
+    let big_path = dir.path().join("big.py");
+    std::fs::write(&big_path, &big).expect("write");
+    let t = Instant::now();
+    let hl = Highlighter::new(Highlighter::DEFAULT_DARK).expect("theme");
+    println!(
+        "Highlighter::new (syntaxes + theme, once per app): {:.3?}",
+        t.elapsed()
     );
-    let mut doc2 = Document::open(&mid_path).expect("open");
-    doc2.apply(EditCommand::GoToLine(10_003)).expect("goto");
-    let s = measure(20, 500, || {
-        doc2.apply(EditCommand::InsertChar('x')).expect("edit");
-    });
-    report("  edit engine + dirty check only (no frame)", &s, base_mid);
-
-    // --- the editable-size limit: keystroke cost near 65 535 lines ---
-    let edge = python_source(65_000);
-    let edge_path = dir.path().join("edge.py");
-    std::fs::write(&edge_path, &edge).expect("write");
-    let base_edge = whole_file_pass(&edge);
-    let mut doc = Document::open(&edge_path).expect("open");
-    assert!(doc.read_only_reason().is_none());
-    doc.apply(EditCommand::GoToLine(32_000)).expect("goto");
-    frame(&mut doc, &hl, &mut buf);
-    while doc.needs_more_work() {
+    {
+        let mut doc = Document::open(&big_path).expect("open");
         frame(&mut doc, &hl, &mut buf);
+        doc.apply(EditCommand::GoToLine(100_000)).expect("goto");
+        frame(&mut doc, &hl, &mut buf);
+        println!(
+            "RSS with the 100 000-line file ({:.1} MB) open and drawn at its end: {:.1} MB",
+            mb(big.len()),
+            mb(rss())
+        );
     }
-    let s = measure(10, 200, || {
+
+    // --- 1 000 000 lines: memory, open, jump, keystroke ---
+    let huge = python_source(1_000_000);
+    let huge_path = dir.path().join("huge.py");
+    std::fs::write(&huge_path, &huge).expect("write");
+    let huge_len = huge.len();
+    drop(huge);
+    let before = rss();
+    let doc = Document::open(&huge_path).expect("open");
+    let held = rss().saturating_sub(before);
+    println!(
+        "\n1 000 000 lines, {:.1} MB: the open document holds {:.1} MB = {:.2}x the file",
+        mb(huge_len),
+        mb(held),
+        held as f64 / huge_len as f64
+    );
+    drop(doc);
+    // Timed up to the first frame; dropping the document is not.
+    let (mut first_frame, mut open_only) = (Vec::new(), Vec::new());
+    for round in 0..8 {
+        let t = Instant::now();
+        let mut doc = Document::open(&huge_path).expect("open");
+        let opened = t.elapsed();
+        frame(&mut doc, &hl, &mut buf);
+        if round > 0 {
+            first_frame.push(t.elapsed());
+            open_only.push(opened);
+        }
+    }
+    first_frame.sort();
+    open_only.sort();
+    let s = Stats {
+        p50: first_frame[first_frame.len() / 2],
+        p99: first_frame[first_frame.len() - 1],
+    };
+    report("open + first frame (120x40)", &s, s.p50);
+    println!(
+        "  of which Document::open: p50 {:.3?}",
+        open_only[open_only.len() / 2]
+    );
+
+    let mut doc = Document::open(&huge_path).expect("open");
+    frame(&mut doc, &hl, &mut buf);
+    let t = Instant::now();
+    doc.apply(EditCommand::GoToLine(1_000_000)).expect("goto");
+    frame(&mut doc, &hl, &mut buf);
+    println!(
+        "jump to the last line: first frame {:.3?}, {} colours in view (>2: highlighted)",
+        t.elapsed(),
+        colours(&buf)
+    );
+    let s = measure(3, 50, || {
+        doc.apply(EditCommand::Move(Motion::DocStart)).expect("top");
+        frame(&mut doc, &hl, &mut buf);
+        doc.apply(EditCommand::Move(Motion::DocEnd)).expect("end");
+        frame(&mut doc, &hl, &mut buf);
+    });
+    report("  top ↔ end, two jumps, each with a frame", &s, s.p50);
+    drop(doc);
+
+    // --- keystroke → frame across sizes (flat is the goal) ---
+    println!();
+    let mut results = Vec::new();
+    for (lines, path) in [
+        (20_000, None),
+        (100_000, Some(&big_path)),
+        (1_000_000, Some(&huge_path)),
+    ] {
+        let owned;
+        let path = match path {
+            Some(p) => p,
+            None => {
+                owned = dir.path().join("mid.py");
+                std::fs::write(&owned, python_source(lines)).expect("write");
+                &owned
+            }
+        };
+        let s = keystroke(path, lines, &hl, &mut buf);
+        results.push((lines, s));
+    }
+    let base = results[0].1.p50;
+    for (lines, s) in &results {
+        report(
+            &format!("keystroke -> frame at {lines} lines (vs 20 000)"),
+            s,
+            base,
+        );
+    }
+
+    // --- a minified file: one 2 MB line, cursor at its start, then its end ---
+    let line: String = (0..200_000).map(|i| format!("f({i});")).collect();
+    let min_path = dir.path().join("min.js");
+    std::fs::write(&min_path, format!("{line}\n")).expect("write");
+    let mut doc = Document::open(&min_path).expect("open");
+    let s = measure(3, 50, || {
         doc.apply(EditCommand::InsertChar('x')).expect("edit");
         frame(&mut doc, &hl, &mut buf);
     });
+    println!("\none line of {:.1} MB (minified):", mb(line.len()));
+    report("  keystroke -> frame at the start of the line", &s, s.p50);
+    doc.apply(EditCommand::Move(Motion::LineEnd)).expect("end");
+    let s = measure(3, 50, || {
+        doc.apply(EditCommand::InsertChar('x')).expect("edit");
+        frame(&mut doc, &hl, &mut buf);
+    });
+    report("  keystroke -> frame at the end of the line", &s, s.p50);
+
+    // --- whole-file highlighting throughput with this build's regex backend ---
+    let pass = whole_file_pass(&big);
     println!(
-        "\n65 000 lines, {} bytes; baseline {base_edge:.3?}",
-        edge.len()
+        "\nwhole-file highlight, 100 000 lines: {pass:.3?} = {:.1} k lines/s",
+        100.0 / pass.as_secs_f64()
     );
-    report("keystroke -> frame at the editable limit", &s, base_edge);
 }

@@ -449,6 +449,75 @@ mod fake_servers {
         service.shutdown().await;
     }
 
+    /// A keystroke reaches a server that takes ranged `didChange` as the
+    /// edited range (UTF-16 columns past an emoji), not as the whole text:
+    /// the server applies the ranges to its copy and finds exactly what the
+    /// editor holds, through typing, a new line, and an undo.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn edits_reach_an_incremental_server_as_ranges() {
+        use hello_tui::editor::{Document, EditCommand, Motion};
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "x.fake", "ok\n名 😀 \n");
+        let server = ServerConfig::new(
+            &["fake"],
+            "python3",
+            &[&fixture("junk_server.py"), "--incremental"],
+        )
+        .named("junk_server");
+        let (service, mut ui) = Ui::start(config(vec![server], vec![]), dir.path());
+        let mut doc = Document::open(&path).unwrap();
+        service.open(&path, "fake", doc.rope().clone());
+        let mut sent = doc.generation();
+        let mut send = |doc: &Document| {
+            let changes = doc.changes_since(sent).expect("journal reaches back");
+            assert!(!changes.is_empty());
+            service.edit(&path, doc.rope().clone(), changes);
+            sent = doc.generation();
+        };
+        doc.apply(EditCommand::GoToLine(2)).unwrap();
+        doc.apply(EditCommand::Move(Motion::LineEnd)).unwrap();
+        for c in "BAD".chars() {
+            doc.apply(EditCommand::InsertChar(c)).unwrap();
+        }
+        send(&doc);
+        doc.apply(EditCommand::InsertNewline).unwrap();
+        doc.apply(EditCommand::Paste("😀BAD".into())).unwrap();
+        send(&doc);
+        ui.until("both BADs, found by applying the ranges", |ui| {
+            ui.file(&path).len() == 2
+        })
+        .await;
+        let mut found: Vec<_> = ui
+            .file(&path)
+            .iter()
+            .map(|d| {
+                (
+                    d.range.start.line,
+                    d.range.start.character,
+                    d.message.clone(),
+                )
+            })
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                (1, 4, "BAD found".to_string()),
+                (2, 1, "BAD found".to_string())
+            ],
+            "no `full sync`, and columns right after the emoji"
+        );
+        doc.apply(EditCommand::Undo).unwrap();
+        doc.apply(EditCommand::Undo).unwrap();
+        send(&doc);
+        ui.until("one BAD after undoing the paste and the new line", |ui| {
+            ui.file(&path).len() == 1
+        })
+        .await;
+        assert_eq!(doc.text(), "ok\n名 😀 BAD");
+        service.shutdown().await;
+    }
+
     /// Language servers run project code too (rust-analyzer's build
     /// scripts and proc macros): they start under the same confinement.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

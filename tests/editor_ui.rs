@@ -581,6 +581,13 @@ fn go_to_line_and_find_in_file() {
 /// A state whose crash recovery lives under `base` (as the binary's does
 /// under the data dir): it claims its instance folder and asks about what
 /// an earlier session of the workspace left.
+/// The recovery timer fires; its writes (on the writer thread) are waited
+/// for, so the test can look at the files.
+fn recovery_due(s: &mut AppState) {
+    handle_app_event(s, AppEvent::RecoveryDue);
+    s.editors.recovery_writer.flush();
+}
+
 fn recovering_state(root: &Path, base: &Path) -> AppState {
     let mut s = state(root);
     editors::claim_recovery(&mut s, base);
@@ -613,7 +620,7 @@ fn crash_with_edits(root: &Path, base: &Path, files: &[&Path]) {
     for file in files {
         open(&mut s, file);
         type_text(&mut s, "unsaved ");
-        handle_app_event(&mut s, AppEvent::RecoveryDue);
+        recovery_due(&mut s);
     }
     drop(s);
 }
@@ -629,7 +636,7 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
     assert_eq!(s.editors.recovery_due_at(), None, "no timer while clean");
     type_text(&mut s, "unsaved ");
     assert!(s.editors.recovery_due_at().is_some());
-    handle_app_event(&mut s, AppEvent::RecoveryDue);
+    recovery_due(&mut s);
     assert_eq!(
         s.editors.recovery_due_at(),
         None,
@@ -750,7 +757,7 @@ fn kept_recoveries_survive_opening_and_editing_their_file() {
         "kept, not discarded by a clean tab"
     );
     type_text(&mut s, "other ");
-    handle_app_event(&mut s, AppEvent::RecoveryDue);
+    recovery_due(&mut s);
     assert_eq!(
         recovery_files(base.path()),
         2,
@@ -800,7 +807,7 @@ fn thrown_away_edits_do_not_come_back_and_stay_in_their_workspace() {
 
     // Quit and discard them: nothing is offered next time.
     type_text(&mut s, "more ");
-    handle_app_event(&mut s, AppEvent::RecoveryDue);
+    recovery_due(&mut s);
     assert_eq!(recovery_files(base.path()), 1);
     press(&mut s, KeyCode::Char('q'), CTRL);
     hello_tui::app::update::before_frame(&mut s);

@@ -18,8 +18,9 @@ pub struct DiagnosticSources {
     pub store: DiagnosticsStore,
     /// `None` in tests without language servers.
     pub client: Option<DiagnosticsService>,
-    /// Buffers the language servers have open, with a hash of the text
-    /// they were last sent (to send `didChange` only when it changed).
+    /// Buffers the language servers have open, with the generation of the
+    /// text they were last sent (`Document::generation`): `didChange` goes
+    /// only when it changed, and no text is copied or hashed to find out.
     pub sent: HashMap<PathBuf, u64>,
     /// The last service notice put in the conversation (not repeated).
     pub last_notice: Option<String>,
@@ -178,9 +179,10 @@ pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsServ
 }
 
 /// Keeps the language servers' view of the open buffers in step with the
-/// editor: `didOpen` for new tabs, `didChange` with the unsaved text after
-/// edits (so diagnostics follow what the user typed, not only the disk),
-/// `didClose` for closed tabs. Called after every editor change.
+/// editor: `didOpen` for new tabs, `didChange` after edits (so diagnostics
+/// follow what the user typed, not only the disk) with the edited ranges
+/// when the document still knows them, `didClose` for closed tabs. Called
+/// after every editor change.
 pub fn sync_open_documents(state: &mut AppState) {
     let Some(service) = state.diagnostic_sources.client.clone() else {
         return;
@@ -196,14 +198,18 @@ pub fn sync_open_documents(state: &mut AppState) {
         let Some(language_id) = crate::diagnostics::language_id_for_path(&path) else {
             continue;
         };
-        let text = doc.text();
-        let hash = text_hash(&text);
+        // A rope clone shares the text: nothing is copied on the UI loop.
+        let generation = doc.generation();
+        let text = doc.rope().clone();
         match open.remove(&path) {
             None => service.open(path.clone(), language_id, text),
-            Some(sent) if sent != hash => service.change(path.clone(), text),
+            Some(sent) if sent != generation => match doc.changes_since(sent) {
+                Some(changes) => service.edit(path.clone(), text, changes),
+                None => service.change(path.clone(), text),
+            },
             Some(_) => {}
         }
-        still_open.insert(path, hash);
+        still_open.insert(path, generation);
     }
     for closed in open.into_keys() {
         service.close(closed);
@@ -229,13 +235,6 @@ pub fn saved(state: &AppState, path: &Path) {
     if let Some(service) = &state.diagnostic_sources.client {
         service.save(path.to_path_buf());
     }
-}
-
-fn text_hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
 }
 
 /// Enter on a diagnostic, or F8: the file opens at the problem.

@@ -15,27 +15,27 @@ const WINDOW_CONTEXT: usize = 200;
 
 pub fn active_editor(state: &AppState) -> Option<source::ActiveEditor> {
     let doc = state.editors.active()?;
-    let lines = doc.lines();
+    let count = doc.line_count();
     let (line, character) = doc.cursor();
     let selection = doc.selection();
-    let (first, last) = if lines.len() <= WHOLE_BUFFER_LINES {
-        (0, lines.len())
+    let (first, last) = if count <= WHOLE_BUFFER_LINES {
+        (0, count)
     } else {
         let lo = selection.map_or(line, |(s, _)| s.0.min(line));
         let hi = selection.map_or(line, |(_, e)| e.0.max(line));
         (
             lo.saturating_sub(WINDOW_CONTEXT),
-            (hi + WINDOW_CONTEXT + 1).min(lines.len()),
+            (hi + WINDOW_CONTEXT + 1).min(count),
         )
     };
-    let text = (!doc.is_binary()).then(|| lines[first..last].join("\n"));
+    let text = (!doc.is_binary()).then(|| doc.lines_text(first..last));
     let position = |(line, character): (usize, usize)| source::ScenePosition { line, character };
     Some(source::ActiveEditor {
         path: path_of(doc),
         language_id: Some(language_id_for_path(doc.path()).to_owned()),
         text,
         text_start_line: (first > 0).then_some(first),
-        line_count: Some(lines.len()),
+        line_count: Some(count),
         is_dirty: Some(doc.is_dirty()),
         cursor: Some(position((line, character))),
         selection: selection.map(|(s, e)| source::SceneRange {

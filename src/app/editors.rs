@@ -271,8 +271,8 @@ pub fn recovery_tick(state: &mut AppState) -> Command {
     };
     let now = Instant::now();
     for doc in &mut state.editors.tabs {
-        if let Err(error) = doc.recovery_tick(&dir, now) {
-            tracing::warn!(%error, "writing a recovery file");
+        if let Some(write) = doc.recovery_tick(&dir, now) {
+            state.editors.recovery_writer.submit(write);
         }
     }
     state.editors.mirror.refresh(&state.editors.tabs);
@@ -280,7 +280,9 @@ pub fn recovery_tick(state: &mut AppState) -> Command {
 }
 
 /// Before a clean exit (SIGTERM): everything unsaved goes to recovery.
-pub fn write_all_recoveries(state: &AppState) {
+pub fn write_all_recoveries(state: &mut AppState) {
+    // Queued older texts land first, then the current ones over them.
+    state.editors.recovery_writer.flush();
     let Some(dir) = &state.editors.recovery_dir else {
         return;
     };

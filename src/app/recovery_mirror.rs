@@ -2,16 +2,19 @@
 //! unsaved buffers as of the last recovery tick, so the panic hook and the
 //! SIGHUP/SIGTERM path (which exit without returning to the loop) can still
 //! write recovery files. The loop refreshes it at each recovery tick (at
-//! most every few seconds, only for dirty buffers) and drops entries as
-//! buffers become clean; nothing else reads it.
+//! most every few seconds, only for dirty buffers; a rope clone shares the
+//! text, so a refresh copies nothing) and drops entries as buffers become
+//! clean; nothing else reads it.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use ropey::Rope;
+
 use crate::editor::Document;
 
 #[derive(Clone, Default)]
-pub struct RecoveryMirror(Arc<Mutex<Vec<(PathBuf, String)>>>);
+pub struct RecoveryMirror(Arc<Mutex<Vec<(PathBuf, Rope)>>>);
 
 impl RecoveryMirror {
     /// At a recovery tick: the current text of every dirty buffer.
@@ -19,7 +22,7 @@ impl RecoveryMirror {
         let entries = tabs
             .iter()
             .filter(|d| d.is_dirty())
-            .map(|d| (d.path().to_path_buf(), d.text()))
+            .map(|d| (d.path().to_path_buf(), d.rope().clone()))
             .collect();
         if let Ok(mut guard) = self.0.lock() {
             *guard = entries;
@@ -49,7 +52,7 @@ impl RecoveryMirror {
         };
         for (path, text) in guard.iter() {
             let mut doc = Document::from_text(path, "");
-            if doc.replace_text(text).is_ok() {
+            if doc.replace_text(&text.to_string()).is_ok() {
                 let _ = doc.write_recovery_now(dir);
             }
         }

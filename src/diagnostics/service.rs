@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use ropey::Rope;
 use tokio::sync::{mpsc, oneshot};
 
 use super::checks::CheckCommand;
@@ -14,6 +15,7 @@ use super::event::DiagnosticsEvent;
 use super::lsp::config::{LspTimings, ServerConfig, language_id_for_path};
 use super::lsp::resolve::{self, Route};
 use super::lsp::supervisor::{DocCommand, Supervisor};
+use crate::editor::TextChange;
 use crate::sandbox::Confinement;
 
 /// Everything the service needs to know, usually from the config file
@@ -98,7 +100,7 @@ impl DiagnosticsService {
     }
 
     /// A document was opened in the editor with this (possibly unsaved) text.
-    pub fn open(&self, path: impl Into<PathBuf>, language_id: &str, text: impl Into<String>) {
+    pub fn open(&self, path: impl Into<PathBuf>, language_id: &str, text: impl Into<Rope>) {
         self.send(Request::Doc(DocCommand::Open {
             path: path.into(),
             language_id: language_id.to_string(),
@@ -107,10 +109,21 @@ impl DiagnosticsService {
     }
 
     /// The buffer changed (not saved): servers re-check what the user typed.
-    pub fn change(&self, path: impl Into<PathBuf>, text: impl Into<String>) {
+    pub fn change(&self, path: impl Into<PathBuf>, text: impl Into<Rope>) {
         self.send(Request::Doc(DocCommand::Change {
             path: path.into(),
             text: text.into(),
+            changes: None,
+        }));
+    }
+
+    /// The buffer changed by `changes` (ranges in the text sent before)
+    /// into `text`: servers that take ranged `didChange` get only them.
+    pub fn edit(&self, path: impl Into<PathBuf>, text: Rope, changes: Vec<TextChange>) {
+        self.send(Request::Doc(DocCommand::Change {
+            path: path.into(),
+            text,
+            changes: Some(changes),
         }));
     }
 

@@ -1,19 +1,21 @@
 //! Edit commands and `Document::apply`. The app's keymap turns keys into
 //! `EditCommand`s; this module never sees a key event.
 
-use tui_textarea::{CursorMove, TextArea};
+use std::time::Instant;
 
-use super::document::{Body, Document, clamp_u16, text_in};
+use super::document::{Document, line_len};
 use super::error::EditorError;
-use super::line_cursor::clamp;
-use super::moves::{Motion, target};
+use super::grapheme::{next_boundary, prev_boundary, snap};
+use super::history::{Edit, Kind};
+use super::moves::{Class, Motion, class, target, word_left, word_right};
 use super::search::{TextRange, find_all};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditCommand {
     InsertChar(char),
     InsertNewline,
-    /// Indent to the next tab stop (spaces).
+    /// Indent: a tab character, or spaces to the next indent stop, as the
+    /// file's `.editorconfig` says (spaces by default).
     InsertTab,
     DeleteBack,
     DeleteForward,
@@ -86,6 +88,16 @@ impl Document {
     /// Apply one command. Editing commands on a read-only document are an
     /// error value naming the reason; motions, copy and find still work.
     pub fn apply(&mut self, cmd: EditCommand) -> Result<ApplyOutcome, EditorError> {
+        self.apply_at(cmd, Instant::now())
+    }
+
+    /// `apply` as if it happened at `now`: undo grouping depends on the
+    /// pause since the last edit, and tests give the clock.
+    pub fn apply_at(
+        &mut self,
+        cmd: EditCommand,
+        now: Instant,
+    ) -> Result<ApplyOutcome, EditorError> {
         if cmd.edits()
             && let Some(reason) = &self.read_only
         {
@@ -94,12 +106,15 @@ impl Document {
                 reason: reason.clone(),
             });
         }
-        if matches!(self.body, Body::Binary) {
+        if self.is_binary() {
             return Ok(ApplyOutcome::default());
         }
         self.viewport.follow_cursor = true;
         if !matches!(cmd, EditCommand::Move(_) | EditCommand::Select(_)) {
             self.preferred_col = None;
+        }
+        if !cmd.edits() {
+            self.history.seal();
         }
         let mut out = ApplyOutcome::default();
         match cmd {
@@ -110,19 +125,15 @@ impl Document {
                 self.set_cursor((line, 0), false);
             }
             EditCommand::SelectAll => {
-                let end = target(self.lines(), (0, 0), Motion::DocEnd, 1, 1, None).0;
-                self.set_cursor((0, 0), false);
-                self.set_cursor(end, true);
+                self.move_head(0, false);
+                self.move_head(self.rope.len_chars(), true);
             }
-            EditCommand::ClearSelection => {
-                let pos = self.cursor();
-                self.set_cursor(pos, false);
-            }
+            EditCommand::ClearSelection => self.anchor = None,
             EditCommand::Copy => out.copied = Some(self.copy_text()),
             EditCommand::FindNext(q) => out.search = Some(self.find(q, true)),
             EditCommand::FindPrev(q) => out.search = Some(self.find(q, false)),
             EditCommand::ClearSearch => self.search = None,
-            edit => return self.edit(edit),
+            edit => return Ok(self.edit(edit, now)),
         }
         Ok(out)
     }
@@ -138,38 +149,44 @@ impl Document {
         // A page keeps one line of the last one in view.
         let page = self.viewport.height.saturating_sub(1).max(1);
         let (to, preferred) = target(
-            self.lines(),
-            self.cursor(),
+            &self.rope,
+            self.head,
             mv,
             page,
-            self.tab_width,
+            self.tab_width(),
             self.preferred_col,
         );
-        self.set_cursor(to, select);
+        self.move_head(to, select);
         self.preferred_col = preferred;
     }
 
-    /// Put the cursor at `to` (clamped); `select` extends the selection.
-    pub(crate) fn set_cursor(&mut self, to: (usize, usize), select: bool) {
-        match &mut self.body {
-            Body::Editable(ta) => jump(ta, to, select),
-            Body::Lines(lines, c) => c.jump(lines, to, select),
-            Body::Binary => {}
+    /// The selection, or the cursor line with its line break (Copy and Cut
+    /// without a selection, like VS Code).
+    fn copy_range(&self) -> (usize, usize) {
+        if let Some(range) = self.selection_chars() {
+            return range;
+        }
+        let line = self.rope.char_to_line(self.head);
+        let start = self.rope.line_to_char(line);
+        let end = start + line_len(&self.rope, line);
+        if line + 1 < self.rope.len_lines() {
+            (start, end + 1)
+        } else {
+            (start, end)
         }
     }
 
     fn copy_text(&self) -> String {
-        match self.selection() {
-            Some((s, e)) => text_in(self.lines(), s, e),
-            None => {
-                let line = self.cursor().0;
-                format!("{}\n", self.lines().get(line).map_or("", String::as_str))
-            }
+        let (s, e) = self.copy_range();
+        let mut text = self.rope.slice(s..e).to_string();
+        if self.selection_chars().is_none() && !text.ends_with('\n') {
+            text.push('\n');
         }
+        text
     }
 
     fn find(&mut self, query: String, forward: bool) -> SearchReport {
-        let matches = find_all(self.lines(), &query);
+        let matches = find_all(&self.rope, &query);
         let cursor = self.cursor();
         let sel_start = self.selection().map_or(cursor, |(s, _)| s);
         let current = if forward {
@@ -191,90 +208,144 @@ impl Document {
         SearchReport { matches, current }
     }
 
-    fn edit(&mut self, cmd: EditCommand) -> Result<ApplyOutcome, EditorError> {
-        let Body::Editable(ta) = &mut self.body else {
-            return Ok(ApplyOutcome::default());
-        };
-        let before_cursor = ta.cursor().0;
-        let before_sel = ta.selection_range().map_or(before_cursor, |(s, _)| s.0);
-        let before_count = ta.lines().len();
-        // Undo/redo can change text away from the cursor: find the first
-        // changed line by comparing with a copy (rare, so a clone is fine).
-        let before_lines =
-            matches!(cmd, EditCommand::Undo | EditCommand::Redo).then(|| ta.lines().to_vec());
+    /// Run an editing command: work out the range it replaces and with
+    /// what, splice it, and record it in the undo history.
+    fn edit(&mut self, cmd: EditCommand, now: Instant) -> ApplyOutcome {
+        let text = self.rope.slice(..);
+        let selection = self.selection_chars();
+        let head = self.head;
+        // Deletions act on the selection when there is one.
+        let or_selection = |range: (usize, usize)| selection.unwrap_or(range);
         let mut copied = None;
-        let changed = match cmd {
-            EditCommand::InsertChar(c) => {
-                ta.insert_char(c);
-                true
-            }
-            EditCommand::InsertNewline => {
-                ta.insert_newline();
-                true
-            }
-            EditCommand::InsertTab => ta.insert_tab(),
-            EditCommand::DeleteBack => ta.delete_char(),
-            EditCommand::DeleteForward => ta.delete_next_char(),
-            EditCommand::DeleteWordBack => ta.delete_word(),
-            EditCommand::DeleteWordForward => ta.delete_next_word(),
+        let (kind, range, insert): (Kind, (usize, usize), String) = match cmd {
+            EditCommand::InsertChar(c) => (
+                Kind::Typing {
+                    space: class(c) == Class::Space,
+                },
+                or_selection((head, head)),
+                c.to_string(),
+            ),
+            EditCommand::InsertNewline => (
+                Kind::Typing { space: true },
+                or_selection((head, head)),
+                "\n".into(),
+            ),
+            EditCommand::InsertTab => (Kind::Alone, or_selection((head, head)), self.indent_text()),
+            EditCommand::DeleteBack => (
+                Kind::DeleteBack,
+                or_selection((prev_boundary(text, head), head)),
+                String::new(),
+            ),
+            EditCommand::DeleteForward => (
+                Kind::DeleteForward,
+                or_selection((head, next_boundary(text, head))),
+                String::new(),
+            ),
+            EditCommand::DeleteWordBack => (
+                Kind::Alone,
+                or_selection((word_left(&self.rope, head), head)),
+                String::new(),
+            ),
+            EditCommand::DeleteWordForward => (
+                Kind::Alone,
+                or_selection((head, word_right(&self.rope, head))),
+                String::new(),
+            ),
             EditCommand::Cut => {
-                if ta.selection_range().is_none_or(|(s, e)| s == e) {
-                    select_line(ta);
-                }
-                let cut = ta.cut();
-                copied = Some(ta.yank_text());
-                cut
+                copied = Some(self.copy_text());
+                (Kind::Alone, self.copy_range(), String::new())
             }
-            EditCommand::Paste(text) => ta.insert_str(text),
-            EditCommand::Undo => ta.undo(),
-            EditCommand::Redo => ta.redo(),
-            _ => false,
+            EditCommand::Paste(text) => (
+                Kind::Alone,
+                or_selection((head, head)),
+                text.replace("\r\n", "\n"),
+            ),
+            EditCommand::Undo => return self.undo_redo(true),
+            EditCommand::Redo => return self.undo_redo(false),
+            _ => return ApplyOutcome::default(),
         };
-        let after = ta.lines();
-        let first_changed = match &before_lines {
-            Some(old) => old
-                .iter()
-                .zip(after)
-                .position(|(a, b)| a != b)
-                .unwrap_or(old.len().min(after.len())),
-            None => before_cursor.min(before_sel).min(ta.cursor().0),
-        };
-        let count_changed = after.len() != before_count;
-        if changed {
-            self.highlight.invalidate(first_changed, count_changed);
-            self.recompute_dirty();
-            self.recovery.pending = true;
+        let (start, end) = range;
+        if start == end && insert.is_empty() {
+            return ApplyOutcome {
+                copied,
+                ..ApplyOutcome::default()
+            };
         }
-        Ok(ApplyOutcome {
-            text_changed: changed,
+        let before = self.cursor_state();
+        let edit = self.splice(start..end, &insert);
+        // Inserted text can join the cluster after it (a combining mark
+        // typed before its base): the cursor goes after the whole cluster.
+        let at = start + insert.chars().count();
+        let snapped = snap(&self.rope, at);
+        let at = if snapped == at {
+            at
+        } else {
+            next_boundary(self.rope.slice(..), snapped)
+        };
+        self.move_head(at, false);
+        let after = self.cursor_state();
+        self.history.record(kind, now, vec![edit], before, after);
+        ApplyOutcome {
+            text_changed: true,
             copied,
             search: None,
-        })
-    }
-}
-
-fn jump(ta: &mut TextArea<'static>, (line, col): (usize, usize), select: bool) {
-    let (line, col) = clamp(ta.lines(), (line, col));
-    if select {
-        if !ta.is_selecting() {
-            ta.start_selection();
         }
-    } else {
-        ta.cancel_selection();
     }
-    ta.move_cursor(CursorMove::Jump(clamp_u16(line), clamp_u16(col)));
-}
 
-/// Select the cursor line including its line break (for Cut without a
-/// selection, like VS Code).
-fn select_line(ta: &mut TextArea<'static>) {
-    let line = ta.cursor().0;
-    let last = ta.lines().len().saturating_sub(1);
-    jump(ta, (line, 0), false);
-    if line < last {
-        jump(ta, (line + 1, 0), true);
-    } else {
-        let len = ta.lines()[line].chars().count();
-        jump(ta, (line, len), true);
+    /// A tab, or spaces to the next indent stop from the cursor's column.
+    fn indent_text(&self) -> String {
+        let indent = self.indentation;
+        if indent.hard_tabs {
+            return "\t".into();
+        }
+        let (line, col) = self.cursor();
+        let at = super::width::display_col(
+            super::document::line_text(&self.rope, line),
+            col,
+            indent.tab_width,
+        );
+        let size = indent.indent_size.max(1);
+        " ".repeat(size - at % size)
+    }
+
+    /// Revert (`undo`) or replay the last step, as one change.
+    fn undo_redo(&mut self, undo: bool) -> ApplyOutcome {
+        let step = if undo {
+            self.history.take_undo()
+        } else {
+            self.history.take_redo()
+        };
+        let Some(step) = step else {
+            return ApplyOutcome::default();
+        };
+        let apply = |doc: &mut Self, e: &Edit, forward: bool| {
+            let (old, new) = if forward {
+                (&e.removed, &e.inserted)
+            } else {
+                (&e.inserted, &e.removed)
+            };
+            doc.splice(e.at..e.at + old.chars().count(), new);
+        };
+        if undo {
+            for e in step.edits.iter().rev() {
+                apply(self, e, false);
+            }
+        } else {
+            for e in &step.edits {
+                apply(self, e, true);
+            }
+        }
+        let (head, anchor) = if undo { step.before } else { step.after };
+        self.head = head.min(self.rope.len_chars());
+        self.anchor = anchor.map(|a| a.min(self.rope.len_chars()));
+        if undo {
+            self.history.undone(step);
+        } else {
+            self.history.redone(step);
+        }
+        ApplyOutcome {
+            text_changed: true,
+            ..ApplyOutcome::default()
+        }
     }
 }

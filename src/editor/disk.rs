@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use super::error::EditorError;
-use super::hash::fnv1a;
+use super::hash;
 
 /// How much of the head of a file decides whether it is binary.
 const SNIFF_BYTES: usize = 8 * 1024;
@@ -27,7 +27,7 @@ impl DiskVersion {
         Self {
             mtime: meta.modified().ok(),
             len: bytes.len() as u64,
-            hash: fnv1a(bytes),
+            hash: hash::content(bytes),
         }
     }
 

@@ -11,8 +11,6 @@ pub enum ReadOnlyReason {
     Binary { bytes: u64 },
     /// Not valid UTF-8: shown lossily, never written back mangled.
     InvalidUtf8,
-    /// Too big for the edit engine: shown, searched and highlighted only.
-    TooBig { lines: usize, bytes: u64 },
 }
 
 impl std::fmt::Display for ReadOnlyReason {
@@ -25,10 +23,6 @@ impl std::fmt::Display for ReadOnlyReason {
                     "read-only: not valid UTF-8 (shown with replacement characters)"
                 )
             }
-            Self::TooBig { lines, bytes } => write!(
-                f,
-                "read-only: file too big to edit ({lines} lines, {bytes} bytes); scroll and search work"
-            ),
         }
     }
 }

@@ -66,8 +66,7 @@ impl Document {
             };
             if theirs == self.serialized() {
                 // Someone saved exactly our text: nothing to resolve.
-                self.saved_lines = self.lines().to_vec();
-                self.recompute_dirty();
+                self.mark_saved();
                 self.disk_state = DiskState::InSync;
                 return DiskChange::Unchanged;
             }
@@ -76,7 +75,13 @@ impl Document {
         }
         let cursor = self.cursor();
         let len = bytes.len() as u64;
-        self.install(disk::classify(bytes), len, Some(cursor));
+        match disk::classify(bytes) {
+            Content::Text(text) if self.read_only.is_none() => self.reload(&text),
+            other => {
+                self.install(other, len);
+                self.set_cursor(cursor, false);
+            }
+        }
         self.disk_state = DiskState::InSync;
         DiskChange::Reloaded
     }
@@ -96,16 +101,14 @@ impl Document {
         }
     }
 
-    /// Resolve a conflict by discarding the buffer and loading the disk
-    /// text (cursor kept, clamped). Undo history starts fresh.
+    /// Resolve a conflict by loading the disk text (cursor kept, clamped)
+    /// as one undoable step: Undo brings the user's text back.
     pub fn load_theirs(&mut self) {
         let DiskState::ChangedOnDisk { theirs } = &self.disk_state else {
             return;
         };
         let theirs = theirs.clone();
-        let cursor = self.cursor();
-        let len = theirs.len() as u64;
-        self.install(Content::Text(theirs), len, Some(cursor));
+        self.reload(&theirs);
         self.disk_state = DiskState::InSync;
         self.discard_recovery();
     }

@@ -12,9 +12,13 @@
 //! state after a re-highlighted line equals the old state before the next
 //! unedited line, everything after it is valid again (the state converged):
 //! a keystroke usually re-parses one line, never the rest of the file.
-//! syntect parses only a few thousand lines per second (see the bench), so
-//! jumping deep into a big file takes several frames to colour.
+//! After a jump far from any cached state, the viewport is highlighted at
+//! once from an approximate start `APPROX_CONTEXT` lines above it (a fresh
+//! parse state, right for nearly all code); the exact pass keeps going
+//! from the nearest checkpoint over the next frames and replaces the
+//! approximate colours when it arrives.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -26,10 +30,16 @@ use syntect::highlighting::{
 use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 use two_face::theme::LazyThemeSet;
 
+use ropey::Rope;
+
+use super::document::line_text;
 use super::error::EditorError;
 
 /// Lines between parse-state checkpoints.
 pub const CHECKPOINT_STRIDE: usize = 128;
+/// Lines parsed above the viewport from a fresh state when the exact pass
+/// is far away: enough to close most constructs that began above.
+pub const APPROX_CONTEXT: usize = 64;
 /// Lines longer than this render plain and are not parsed.
 pub const MAX_HIGHLIGHT_LINE_BYTES: usize = 16 * 1024;
 /// Default caps on highlighting work per frame (whichever comes first).
@@ -116,7 +126,7 @@ impl Highlighter {
             .map(|line| {
                 (
                     line,
-                    highlight_line(&self.syntaxes, &theme, &mut state, line, &mut buf),
+                    highlight_str(&self.syntaxes, &theme, &mut state, line, &mut buf),
                 )
             })
             .collect()
@@ -136,6 +146,43 @@ fn load_theme(name: &str) -> Result<Theme, EditorError> {
             name: name.to_string(),
             available: Highlighter::theme_names().join(", "),
         })
+}
+
+/// Lines to highlight: the document's rope (and plain lines in tests).
+pub trait LineSource {
+    fn line_count(&self) -> usize;
+    /// Bytes of line `n`, without its line break.
+    fn line_bytes(&self, n: usize) -> usize;
+    /// Line `n` without its line break.
+    fn line(&self, n: usize) -> Cow<'_, str>;
+}
+
+impl LineSource for Rope {
+    fn line_count(&self) -> usize {
+        self.len_lines()
+    }
+
+    fn line_bytes(&self, n: usize) -> usize {
+        line_text(self, n).len_bytes()
+    }
+
+    fn line(&self, n: usize) -> Cow<'_, str> {
+        line_text(self, n).into()
+    }
+}
+
+impl LineSource for [String] {
+    fn line_count(&self) -> usize {
+        self.len()
+    }
+
+    fn line_bytes(&self, n: usize) -> usize {
+        self[n].len()
+    }
+
+    fn line(&self, n: usize) -> Cow<'_, str> {
+        Cow::Borrowed(&self[n])
+    }
 }
 
 /// Styled byte ranges of one line; empty means "draw plain".
@@ -180,6 +227,10 @@ pub struct HighlightCache {
     /// stopped: the next frame continues there, so progress is kept even
     /// when a frame parses fewer lines than the checkpoint stride.
     frontier: Option<(usize, State)>,
+    /// Lines highlighted from an approximate start (`APPROX_CONTEXT` above
+    /// the view) while the exact pass has not reached them: first line and
+    /// styles. Shown only where the window has nothing exact.
+    approx: Option<(usize, Vec<StyledLine>)>,
     needs_more: bool,
     pub max_lines_per_frame: usize,
     pub max_time_per_frame: Duration,
@@ -199,6 +250,7 @@ impl Default for HighlightCache {
             window_edit_max: None,
             window_end_state: None,
             frontier: None,
+            approx: None,
             needs_more: false,
             max_lines_per_frame: DEFAULT_LINES_PER_FRAME,
             max_time_per_frame: DEFAULT_TIME_PER_FRAME,
@@ -225,18 +277,30 @@ impl HighlightCache {
         self.needs_more
     }
 
-    /// Styled ranges for `line` if it is highlighted and current.
+    /// Styled ranges for `line` if it is highlighted and current: exact,
+    /// or else approximate.
     pub fn line(&self, line: usize) -> Option<&StyledLine> {
         line.checked_sub(self.window_start)
             .filter(|i| *i < self.window_valid)
             .and_then(|i| self.window.get(i))
             .map(|w| &w.styled)
+            .or_else(|| {
+                let (start, styled) = self.approx.as_ref()?;
+                styled.get(line.checked_sub(*start)?)
+            })
     }
 
     /// Text changed from line `from` on; `line_count_changed` when lines
     /// were inserted or removed (later states then belong to other lines).
     pub fn invalidate(&mut self, from: usize, line_count_changed: bool) {
         let max = |m: Option<usize>| Some(m.map_or(from, |m| m.max(from)));
+        if self
+            .approx
+            .as_ref()
+            .is_some_and(|(start, styled)| from < start + styled.len())
+        {
+            self.approx = None;
+        }
         if from < self.window_start {
             self.clear_window();
         } else if from - self.window_start < self.window.len() {
@@ -283,15 +347,15 @@ impl HighlightCache {
     /// Highlight lines `visible` (clamped to the text), parsing at most
     /// `max_lines_per_frame` lines and for at most `max_time_per_frame`.
     /// Returns `needs_more_work()`.
-    pub fn prepare(
+    pub fn prepare<L: LineSource + ?Sized>(
         &mut self,
         hl: &Highlighter,
         path: &Path,
-        lines: &[String],
+        lines: &L,
         visible: Range<usize>,
     ) -> bool {
         let started = Instant::now();
-        let end = visible.end.min(lines.len());
+        let end = visible.end.min(lines.line_count());
         let first = visible.start.min(end);
         if self.syntax_name.is_none() || self.theme_name != hl.theme_name {
             self.reset(hl, path, lines);
@@ -349,14 +413,21 @@ impl HighlightCache {
                 }
             }
         };
-        let mut budget = self.max_lines_per_frame.max(1);
         let mut text = String::new();
+        // Far from the view: colour it now from an approximate start, the
+        // exact pass catches up over the next frames.
+        if end.saturating_sub(line) > APPROX_CONTEXT + (end - first)
+            && !self.approx_covers(first, end)
+        {
+            self.highlight_approx(hl, syntax, &theme, lines, first..end, &mut text);
+        }
+        let mut budget = self.max_lines_per_frame.max(1);
         while line < end && budget > 0 {
             if line % CHECKPOINT_STRIDE == 0 {
                 self.record_checkpoint(line / CHECKPOINT_STRIDE, &state);
             }
             let before = (line >= self.window_start).then(|| state.clone());
-            let styled = highlight_line(&hl.syntaxes, &theme, &mut state, &lines[line], &mut text);
+            let styled = highlight_line(&hl.syntaxes, &theme, &mut state, lines, line, &mut text);
             line += 1;
             budget -= 1;
             if let Some(before) = before {
@@ -396,7 +467,41 @@ impl HighlightCache {
             self.window_edit_max = None;
         }
         self.needs_more = line < end;
+        if !self.needs_more {
+            self.approx = None;
+        }
         self.needs_more
+    }
+
+    fn approx_covers(&self, first: usize, end: usize) -> bool {
+        self.approx
+            .as_ref()
+            .is_some_and(|(start, styled)| *start <= first && start + styled.len() >= end)
+    }
+
+    /// Highlight `visible` from a fresh state `APPROX_CONTEXT` lines above.
+    fn highlight_approx<L: LineSource + ?Sized>(
+        &mut self,
+        hl: &Highlighter,
+        syntax: &SyntaxReference,
+        theme: &ThemeHighlighter<'_>,
+        lines: &L,
+        visible: Range<usize>,
+        text: &mut String,
+    ) {
+        let from = visible.start.saturating_sub(APPROX_CONTEXT);
+        let mut state = State {
+            parse: ParseState::new(syntax),
+            highlight: HighlightState::new(theme, ScopeStack::new()),
+        };
+        let mut styled = Vec::with_capacity(visible.len());
+        for line in from..visible.end {
+            let out = highlight_line(&hl.syntaxes, theme, &mut state, lines, line, text);
+            if line >= visible.start {
+                styled.push(out);
+            }
+        }
+        self.approx = Some((visible.start, styled));
     }
 
     /// After re-highlighting up to `line`, the next stale window line past
@@ -420,9 +525,14 @@ impl HighlightCache {
         false
     }
 
-    fn reset(&mut self, hl: &Highlighter, path: &Path, lines: &[String]) {
-        let first_line = lines.first().map_or("", String::as_str);
-        let syntax = hl.syntax_for(path, first_line);
+    fn reset<L: LineSource + ?Sized>(&mut self, hl: &Highlighter, path: &Path, lines: &L) {
+        let first_line =
+            if lines.line_count() > 0 && lines.line_bytes(0) <= MAX_HIGHLIGHT_LINE_BYTES {
+                lines.line(0)
+            } else {
+                Cow::Borrowed("")
+            };
+        let syntax = hl.syntax_for(path, &first_line);
         *self = Self {
             syntax_name: Some(syntax.name.clone()),
             theme_name: hl.theme_name.clone(),
@@ -457,9 +567,26 @@ impl HighlightCache {
     }
 }
 
-/// Parse and style one line, advancing `state`. Over-long lines and parse
-/// errors leave the state as it was and draw plain.
-fn highlight_line(
+/// Parse and style line `n`, advancing `state`. Over-long lines (never
+/// copied out of the rope) and parse errors leave the state as it was and
+/// draw plain.
+fn highlight_line<L: LineSource + ?Sized>(
+    syntaxes: &SyntaxSet,
+    theme: &ThemeHighlighter<'_>,
+    state: &mut State,
+    lines: &L,
+    n: usize,
+    buf: &mut String,
+) -> StyledLine {
+    if lines.line_bytes(n) > MAX_HIGHLIGHT_LINE_BYTES {
+        return Vec::new();
+    }
+    let line = lines.line(n);
+    highlight_str(syntaxes, theme, state, &line, buf)
+}
+
+/// Parse and style one line of text, advancing `state`.
+fn highlight_str(
     syntaxes: &SyntaxSet,
     theme: &ThemeHighlighter<'_>,
     state: &mut State,
@@ -525,7 +652,7 @@ mod tests {
         let mut lines = python(500);
         let path = Path::new("m.py");
         let mut cache = unlimited();
-        cache.prepare(&hl, path, &lines, 960..1000);
+        cache.prepare(&hl, path, &lines[..], 960..1000);
         assert_eq!(cache.syntax_name(), Some("Python"));
         let all = cache.checkpoints.len();
         assert_eq!(all, 960 / CHECKPOINT_STRIDE + 1);
@@ -534,10 +661,10 @@ mod tests {
         lines[3].insert(12, 'x');
         cache.invalidate(3, false);
         assert_eq!(cache.valid, 1);
-        cache.prepare(&hl, path, &lines, 0..40);
+        cache.prepare(&hl, path, &lines[..], 0..40);
         // The viewport ends before checkpoint 1; nothing verified yet.
         assert_eq!(cache.valid, 1);
-        cache.prepare(&hl, path, &lines, 130..170);
+        cache.prepare(&hl, path, &lines[..], 130..170);
         assert_eq!(
             cache.valid, all,
             "state at line 128 equal: later checkpoints reused"
@@ -551,12 +678,12 @@ mod tests {
         let mut lines = python(500);
         let path = Path::new("m.py");
         let mut cache = unlimited();
-        cache.prepare(&hl, path, &lines, 960..1000);
+        cache.prepare(&hl, path, &lines[..], 960..1000);
         let all = cache.checkpoints.len();
         // Opening a triple-quoted string changes the state of every later line.
         lines[3] = "    \"\"\"".to_string();
         cache.invalidate(3, false);
-        cache.prepare(&hl, path, &lines, 250..290);
+        cache.prepare(&hl, path, &lines[..], 250..290);
         assert_eq!(
             cache.valid, 3,
             "checkpoints 1 and 2 re-recorded, not reused"
@@ -574,12 +701,12 @@ mod tests {
     #[test]
     fn long_lines_render_plain_and_unknown_theme_is_an_error() {
         let hl = Highlighter::new(Highlighter::DEFAULT_LIGHT).unwrap();
-        let lines = vec![
+        let lines = [
             "x = 1".to_string(),
             "y".repeat(MAX_HIGHLIGHT_LINE_BYTES + 1),
         ];
         let mut cache = unlimited();
-        cache.prepare(&hl, Path::new("a.py"), &lines, 0..2);
+        cache.prepare(&hl, Path::new("a.py"), &lines[..], 0..2);
         assert!(!cache.line(0).is_some_and(Vec::is_empty));
         assert!(cache.line(1).is_some_and(Vec::is_empty));
         let err = Highlighter::new("no-such-theme").err().unwrap();
@@ -592,12 +719,12 @@ mod tests {
         let mut lines = python(500);
         let path = Path::new("m.py");
         let mut cache = unlimited();
-        cache.prepare(&hl, path, &lines, 200..240);
+        cache.prepare(&hl, path, &lines[..], 200..240);
         lines[221].insert(12, 'x');
         cache.invalidate(221, false);
         cache.max_lines_per_frame = 3;
         assert!(
-            !cache.prepare(&hl, path, &lines, 200..240),
+            !cache.prepare(&hl, path, &lines[..], 200..240),
             "1 line + convergence"
         );
         assert!(cache.line(239).is_some_and(|l| !l.is_empty()));
@@ -605,10 +732,10 @@ mod tests {
         // but still not from the checkpoint.
         lines.insert(221, "y = 1".to_string());
         cache.invalidate(221, true);
-        assert!(cache.prepare(&hl, path, &lines, 200..240));
+        assert!(cache.prepare(&hl, path, &lines[..], 200..240));
         cache.max_lines_per_frame = 25;
         cache.invalidate(221, true);
-        assert!(!cache.prepare(&hl, path, &lines, 200..240));
+        assert!(!cache.prepare(&hl, path, &lines[..], 200..240));
         let styled = cache.line(221).unwrap();
         assert!(!styled.is_empty());
         assert_eq!(styled.last().map(|(_, r)| r.end), Some(5));
@@ -621,7 +748,7 @@ mod tests {
         let mut cache = unlimited();
         cache.max_lines_per_frame = 10;
         let mut frames = 0;
-        while cache.prepare(&hl, Path::new("m.py"), &lines, 600..620) {
+        while cache.prepare(&hl, Path::new("m.py"), &lines[..], 600..620) {
             frames += 1;
             assert!(frames < 100, "no progress");
         }

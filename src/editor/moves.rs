@@ -1,7 +1,12 @@
-//! Cursor motions computed on plain lines, shared by editable and read-only
-//! documents so both move the same way. Vertical motions keep a preferred
-//! display column, so moving through a short line does not lose the column.
+//! Cursor motions on the rope, by grapheme cluster: Left and Right step
+//! over 👨‍👩‍👧‍👦 or `e` + U+0301 in one press, word motions treat a cluster
+//! as the class of its first char. Vertical motions keep a preferred
+//! display column, so moving through a short line does not lose it.
 
+use ropey::Rope;
+
+use super::document::{line_len, line_text};
+use super::grapheme::{next_boundary, prev_boundary};
 use super::width::{char_at_col, display_col};
 
 /// A cursor motion: the one enum the keymap binds and the documents run.
@@ -25,14 +30,17 @@ pub enum Motion {
 }
 
 #[derive(PartialEq, Eq, Clone, Copy)]
-enum Class {
+pub enum Class {
     Space,
     Word,
     Punct,
+    LineBreak,
 }
 
-fn class(c: char) -> Class {
-    if c.is_whitespace() {
+pub fn class(c: char) -> Class {
+    if c == '\n' {
+        Class::LineBreak
+    } else if c.is_whitespace() {
         Class::Space
     } else if c.is_alphanumeric() || c == '_' {
         Class::Word
@@ -41,138 +49,174 @@ fn class(c: char) -> Class {
     }
 }
 
-fn line_len(lines: &[String], line: usize) -> usize {
-    lines.get(line).map_or(0, |l| l.chars().count())
-}
-
-/// The position `mv` leads to from `pos` (a page being `page` lines), and
-/// the preferred display column to remember (Some only after vertical
-/// motions).
+/// The char index `mv` leads to from char index `at` (a page being `page`
+/// lines), and the preferred display column to remember (Some only after
+/// vertical motions).
 pub fn target(
-    lines: &[String],
-    pos: (usize, usize),
+    rope: &Rope,
+    at: usize,
     mv: Motion,
     page: usize,
     tab: usize,
     preferred: Option<usize>,
-) -> ((usize, usize), Option<usize>) {
-    let last = lines.len().saturating_sub(1);
-    let (line, col) = pos;
+) -> (usize, Option<usize>) {
+    let text = rope.slice(..);
+    let line = rope.char_to_line(at);
+    let start = rope.line_to_char(line);
+    let last = rope.len_lines().saturating_sub(1);
+    let end_of = |l: usize| rope.line_to_char(l) + line_len(rope, l);
     let vertical = |to: usize| {
-        let want =
-            preferred.unwrap_or_else(|| lines.get(line).map_or(0, |l| display_col(l, col, tab)));
+        let want = preferred.unwrap_or_else(|| display_col(line_text(rope, line), at - start, tab));
         let to = to.min(last);
-        let c = lines.get(to).map_or(0, |l| char_at_col(l, want, tab));
-        ((to, c), Some(want))
+        let col = char_at_col(line_text(rope, to), want, tab);
+        (rope.line_to_char(to) + col, Some(want))
     };
     match mv {
-        Motion::Up if line == 0 => ((0, 0), None),
+        Motion::Up if line == 0 => (0, None),
         Motion::Up => vertical(line - 1),
-        Motion::Down if line >= last => ((last, line_len(lines, last)), None),
+        Motion::Down if line >= last => (end_of(last), None),
         Motion::Down => vertical(line + 1),
         Motion::PageUp => vertical(line.saturating_sub(page.max(1))),
         Motion::PageDown => vertical(line.saturating_add(page.max(1))),
-        Motion::Left if col > 0 => ((line, col - 1), None),
-        Motion::Left if line > 0 => ((line - 1, line_len(lines, line - 1)), None),
-        Motion::Left => (pos, None),
-        Motion::Right if col < line_len(lines, line) => ((line, col + 1), None),
-        Motion::Right if line < last => ((line + 1, 0), None),
-        Motion::Right => (pos, None),
+        Motion::Left => (prev_boundary(text, at), None),
+        Motion::Right => (next_boundary(text, at), None),
         Motion::LineStart => {
-            let indent = lines
-                .get(line)
-                .map_or(0, |l| l.chars().take_while(|c| c.is_whitespace()).count());
-            ((line, if col == indent { 0 } else { indent }), None)
+            let indent = line_text(rope, line)
+                .chars()
+                .take_while(|c| c.is_whitespace())
+                .count();
+            let to = if at - start == indent { 0 } else { indent };
+            (start + to, None)
         }
-        Motion::LineEnd => ((line, line_len(lines, line)), None),
-        Motion::DocStart => ((0, 0), None),
-        Motion::DocEnd => ((last, line_len(lines, last)), None),
-        Motion::WordRight => (word_right(lines, pos), None),
-        Motion::WordLeft => (word_left(lines, pos), None),
+        Motion::LineEnd => (end_of(line), None),
+        Motion::DocStart => (0, None),
+        Motion::DocEnd => (rope.len_chars(), None),
+        Motion::WordRight => (word_right(rope, at), None),
+        Motion::WordLeft => (word_left(rope, at), None),
     }
 }
 
 /// End of the current word (or punctuation run) after skipping blanks;
 /// at the end of a line, the start of the next.
-fn word_right(lines: &[String], (line, col): (usize, usize)) -> (usize, usize) {
-    let chars: Vec<char> = lines.get(line).map_or(Vec::new(), |l| l.chars().collect());
-    if col >= chars.len() {
-        return if line + 1 < lines.len() {
-            (line + 1, 0)
-        } else {
-            (line, chars.len())
-        };
+pub fn word_right(rope: &Rope, at: usize) -> usize {
+    let text = rope.slice(..);
+    let len = rope.len_chars();
+    let class_at = |i: usize| class(rope.char(i));
+    if at >= len {
+        return len;
     }
-    let mut i = col;
-    while i < chars.len() && class(chars[i]) == Class::Space {
-        i += 1;
+    if class_at(at) == Class::LineBreak {
+        return at + 1;
     }
-    if i < chars.len() {
-        let k = class(chars[i]);
-        while i < chars.len() && class(chars[i]) == k {
-            i += 1;
+    let mut i = at;
+    while i < len && class_at(i) == Class::Space {
+        i = next_boundary(text, i);
+    }
+    if i < len && class_at(i) != Class::LineBreak {
+        let k = class_at(i);
+        while i < len && class_at(i) == k {
+            i = next_boundary(text, i);
         }
     }
-    (line, i)
+    i
 }
 
 /// Start of the previous word; at column 0, the end of the previous line.
-fn word_left(lines: &[String], (line, col): (usize, usize)) -> (usize, usize) {
-    if col == 0 {
-        return if line > 0 {
-            (line - 1, line_len(lines, line - 1))
-        } else {
-            (0, 0)
-        };
+pub fn word_left(rope: &Rope, at: usize) -> usize {
+    let text = rope.slice(..);
+    if at == 0 {
+        return 0;
     }
-    let chars: Vec<char> = lines.get(line).map_or(Vec::new(), |l| l.chars().collect());
-    let mut i = col.min(chars.len());
-    while i > 0 && class(chars[i - 1]) == Class::Space {
-        i -= 1;
+    // The class of the cluster before `i`, and where it starts.
+    let before = |i: usize| {
+        let p = prev_boundary(text, i);
+        (p, class(rope.char(p)))
+    };
+    if before(at).1 == Class::LineBreak {
+        return at - 1;
     }
-    if i > 0 {
-        let k = class(chars[i - 1]);
-        while i > 0 && class(chars[i - 1]) == k {
-            i -= 1;
+    let mut i = at;
+    while i > 0 && before(i).1 == Class::Space {
+        i = before(i).0;
+    }
+    if i > 0 && before(i).1 != Class::LineBreak {
+        let k = before(i).1;
+        while i > 0 && before(i).1 == k {
+            i = before(i).0;
         }
     }
-    (line, i)
+    i
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn lines(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
+    /// Where `mv` leads from (line, col), as (line, col).
+    fn go(text: &str, from: (usize, usize), mv: Motion, page: usize) -> (usize, usize) {
+        let rope = Rope::from_str(text);
+        let at = rope.line_to_char(from.0) + from.1;
+        let to = target(&rope, at, mv, page, 4, None).0;
+        let line = rope.char_to_line(to);
+        (line, to - rope.line_to_char(line))
     }
 
     #[test]
     fn word_motions() {
-        let l = lines(&["fn foo(a) {", "  bar"]);
-        assert_eq!(target(&l, (0, 0), Motion::WordRight, 1, 4, None).0, (0, 2));
-        assert_eq!(target(&l, (0, 2), Motion::WordRight, 1, 4, None).0, (0, 6));
-        assert_eq!(target(&l, (0, 11), Motion::WordRight, 1, 4, None).0, (1, 0));
-        assert_eq!(target(&l, (0, 6), Motion::WordLeft, 1, 4, None).0, (0, 3));
-        assert_eq!(target(&l, (1, 0), Motion::WordLeft, 1, 4, None).0, (0, 11));
+        let t = "fn foo(a) {\n  bar";
+        assert_eq!(go(t, (0, 0), Motion::WordRight, 1), (0, 2));
+        assert_eq!(go(t, (0, 2), Motion::WordRight, 1), (0, 6));
+        assert_eq!(go(t, (0, 11), Motion::WordRight, 1), (1, 0));
+        assert_eq!(go(t, (0, 6), Motion::WordLeft, 1), (0, 3));
+        assert_eq!(go(t, (1, 0), Motion::WordLeft, 1), (0, 11));
+        assert_eq!(go(t, (1, 2), Motion::WordLeft, 1), (1, 0));
     }
 
     #[test]
     fn smart_home_and_sticky_column() {
-        let l = lines(&["    let x = 1;", "", "abcdefgh"]);
-        assert_eq!(target(&l, (0, 9), Motion::LineStart, 1, 4, None).0, (0, 4));
-        assert_eq!(target(&l, (0, 4), Motion::LineStart, 1, 4, None).0, (0, 0));
-        let (p, pref) = target(&l, (0, 6), Motion::Down, 1, 4, None);
-        assert_eq!(p, (1, 0));
-        let (p, _) = target(&l, p, Motion::Down, 1, 4, pref);
-        assert_eq!(p, (2, 6), "column remembered across the empty line");
-        assert_eq!(target(&l, (0, 3), Motion::PageDown, 10, 4, None).0, (2, 3));
+        let t = "    let x = 1;\n\nabcdefgh";
+        assert_eq!(go(t, (0, 9), Motion::LineStart, 1), (0, 4));
+        assert_eq!(go(t, (0, 4), Motion::LineStart, 1), (0, 0));
+        let rope = Rope::from_str(t);
+        let (p, pref) = target(&rope, 6, Motion::Down, 1, 4, None);
+        assert_eq!(p, rope.line_to_char(1));
+        let (p, _) = target(&rope, p, Motion::Down, 1, 4, pref);
+        assert_eq!(
+            p,
+            rope.line_to_char(2) + 6,
+            "column remembered across the empty line"
+        );
+        assert_eq!(go(t, (0, 3), Motion::PageDown, 10), (2, 3));
     }
 
     #[test]
     fn wide_chars_keep_display_column() {
-        let l = lines(&["日本語", "abcdef"]);
-        assert_eq!(target(&l, (0, 2), Motion::Down, 1, 4, None).0, (1, 4));
-        assert_eq!(target(&l, (1, 3), Motion::Up, 1, 4, None).0, (0, 1));
+        let t = "日本語\nabcdef";
+        assert_eq!(go(t, (0, 2), Motion::Down, 1), (1, 4));
+        assert_eq!(go(t, (1, 3), Motion::Up, 1), (0, 1));
+    }
+
+    #[test]
+    fn clusters_move_as_one() {
+        let family = "👨‍👩‍👧‍👦";
+        let t = format!("a{family}b\n{family}");
+        assert_eq!(
+            go(&t, (0, 1), Motion::Right, 1),
+            (0, 8),
+            "7 code points, one press"
+        );
+        assert_eq!(go(&t, (0, 8), Motion::Left, 1), (0, 1));
+        assert_eq!(go(&t, (0, 9), Motion::LineEnd, 1), (0, 9));
+        assert_eq!(
+            go(&t, (0, 9), Motion::Down, 1),
+            (1, 7),
+            "column 3 is past the family"
+        );
+        assert_eq!(go(&t, (0, 8), Motion::Down, 1), (1, 7));
+        assert_eq!(go(&t, (0, 1), Motion::Down, 1), (1, 0));
+        assert_eq!(go("e\u{301}x", (0, 0), Motion::Right, 1), (0, 2));
+        assert_eq!(go("日本", (0, 0), Motion::Right, 1), (0, 1));
+        // Emoji are punctuation to word motions, in one piece.
+        assert_eq!(go(&t, (0, 1), Motion::WordRight, 1), (0, 8));
     }
 }

@@ -1,13 +1,19 @@
 //! Crash recovery: unsaved buffers are written to a recovery directory (the
 //! app passes the user's data dir), at most every `RECOVERY_INTERVAL` while
-//! edits keep coming, synchronously from a panic hook, and offered again on
-//! the next start. The file is removed once the buffer is saved, cleanly
+//! edits keep coming and only when the text changed, on a writer thread
+//! (`RecoveryWriter`: the UI loop hands over a rope clone, which costs
+//! nothing), synchronously from a panic hook, and offered again on the
+//! next start. The file is removed once the buffer is saved, cleanly
 //! closed, or back to its saved text.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use ropey::Rope;
 use serde::{Deserialize, Serialize};
 
 use super::disk::write_atomic;
@@ -29,6 +35,135 @@ pub(crate) struct RecoveryState {
     /// one it wrote: another file of the same name (an earlier session's,
     /// kept for later) is not its to delete.
     pub file: Option<PathBuf>,
+    /// Bumped when the file is discarded: a write prepared before that
+    /// finds it changed and does nothing, so a save is never followed by a
+    /// stale recovery file.
+    pub epoch: Arc<AtomicU64>,
+}
+
+/// Serializes recovery writes with discards, so "prepared before the
+/// discard" and "written after it" cannot both happen.
+static RECOVERY_IO: Mutex<()> = Mutex::new(());
+
+fn io_lock() -> std::sync::MutexGuard<'static, ()> {
+    RECOVERY_IO
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// One recovery file to write: everything it needs, owned, so it can run
+/// on any thread.
+pub struct RecoveryWrite {
+    file: PathBuf,
+    dir: PathBuf,
+    path: PathBuf,
+    text: Rope,
+    line_ending: LineEnding,
+    final_newline: bool,
+    epoch: Arc<AtomicU64>,
+    at_epoch: u64,
+}
+
+impl RecoveryWrite {
+    /// Write the file (atomically), unless the document discarded its
+    /// recovery since this was prepared.
+    pub fn write(self) -> Result<(), EditorError> {
+        let _io = io_lock();
+        if self.epoch.load(Ordering::SeqCst) != self.at_epoch {
+            return Ok(());
+        }
+        let err = |message: String| EditorError::Recovery {
+            path: self.file.clone(),
+            message,
+        };
+        fs::create_dir_all(&self.dir).map_err(|e| err(e.to_string()))?;
+        let written_at = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let record = Recovery {
+            version: 1,
+            path: std::path::absolute(&self.path).unwrap_or_else(|_| self.path.clone()),
+            written_at,
+            text: self.text.to_string(),
+            line_ending: self.line_ending,
+            final_newline: self.final_newline,
+            file: PathBuf::new(),
+        };
+        let json = serde_json::to_vec(&record).map_err(|e| err(e.to_string()))?;
+        write_atomic(&self.file, &json, None).map_err(|e| err(e.to_string()))?;
+        Ok(())
+    }
+}
+
+/// Runs recovery writes on a thread of its own, in order. Started on the
+/// first write; dropping it waits for the writes already handed over (a
+/// clean exit, and tests, find them on disk).
+#[derive(Default)]
+pub struct RecoveryWriter {
+    worker: Option<(mpsc::Sender<Job>, JoinHandle<()>)>,
+}
+
+enum Job {
+    Write(RecoveryWrite),
+    /// Answer once every earlier job is done.
+    Flush(mpsc::Sender<()>),
+}
+
+impl RecoveryWriter {
+    /// Queue a write; errors are logged (the next tick tries again).
+    pub fn submit(&mut self, write: RecoveryWrite) {
+        self.send(Job::Write(write));
+    }
+
+    /// Wait until every write handed over so far is on disk: before
+    /// writing synchronously (an older queued text must not land after a
+    /// newer one), and for tests.
+    pub fn flush(&mut self) {
+        if self.worker.is_none() {
+            return;
+        }
+        let (tx, rx) = mpsc::channel();
+        self.send(Job::Flush(tx));
+        let _ = rx.recv();
+    }
+
+    fn send(&mut self, job: Job) {
+        let (tx, _) = self.worker.get_or_insert_with(|| {
+            let (tx, rx) = mpsc::channel::<Job>();
+            let thread = std::thread::spawn(move || {
+                for job in rx {
+                    run(job);
+                }
+            });
+            (tx, thread)
+        });
+        if let Err(mpsc::SendError(job)) = tx.send(job) {
+            // The thread is gone (it panicked): run it here instead.
+            run(job);
+        }
+    }
+}
+
+fn run(job: Job) {
+    match job {
+        Job::Write(write) => {
+            if let Err(error) = write.write() {
+                tracing::warn!(%error, "writing a recovery file");
+            }
+        }
+        Job::Flush(done) => {
+            let _ = done.send(());
+        }
+    }
+}
+
+impl Drop for RecoveryWriter {
+    fn drop(&mut self) {
+        if let Some((tx, thread)) = self.worker.take() {
+            drop(tx);
+            let _ = thread.join();
+        }
+    }
 }
 
 /// One recovered buffer found by `list_recoveries`.
@@ -67,28 +202,28 @@ fn recovery_file(dir: &Path, doc_path: &Path) -> PathBuf {
 }
 
 impl Document {
-    /// Call after changes and on a timer with the current time. Writes the
-    /// recovery file when edits are pending and the last write is at least
-    /// `RECOVERY_INTERVAL` old; removes it when the buffer is clean again.
-    /// Returns true when it wrote. Blocking I/O of one small file: run it
-    /// on the UI loop or hand `recovery_snapshot` to a blocking task.
-    pub fn recovery_tick(&mut self, dir: &Path, now: Instant) -> Result<bool, EditorError> {
+    /// Call after changes and on a timer with the current time. When edits
+    /// are pending and the last write is at least `RECOVERY_INTERVAL` old,
+    /// returns the write to run (hand it to a `RecoveryWriter`; it owns a
+    /// rope clone, so preparing it costs nothing); removes the recovery
+    /// file when the buffer is clean again.
+    pub fn recovery_tick(&mut self, dir: &Path, now: Instant) -> Option<RecoveryWrite> {
         if !self.dirty {
             self.recovery.pending = false;
             self.discard_recovery();
-            return Ok(false);
+            return None;
         }
         let due = self
             .recovery
             .last_write
             .is_none_or(|t| now.saturating_duration_since(t) >= RECOVERY_INTERVAL);
         if !self.recovery.pending || !due {
-            return Ok(false);
+            return None;
         }
-        self.write_recovery(dir)?;
         self.recovery.pending = false;
         self.recovery.last_write = Some(now);
-        Ok(true)
+        self.recovery.file = Some(recovery_file(dir, &self.path));
+        self.recovery_write(dir)
     }
 
     /// Writes the recovery file now and owns it from then on (saving or
@@ -117,35 +252,29 @@ impl Document {
     /// Write the recovery file now (panic hook, quit with unsaved
     /// changes). Does nothing for a clean buffer.
     pub fn write_recovery_now(&self, dir: &Path) -> Result<(), EditorError> {
-        if !self.dirty {
-            return Ok(());
-        }
-        let file = recovery_file(dir, &self.path);
-        let err = |message: String| EditorError::Recovery {
-            path: file.clone(),
-            message,
-        };
-        fs::create_dir_all(dir).map_err(|e| err(e.to_string()))?;
-        let written_at = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let record = Recovery {
-            version: 1,
-            path: std::path::absolute(&self.path).unwrap_or_else(|_| self.path.clone()),
-            written_at,
-            text: self.text(),
+        self.recovery_write(dir)
+            .map_or(Ok(()), RecoveryWrite::write)
+    }
+
+    /// The write of this buffer's recovery file; None when clean.
+    fn recovery_write(&self, dir: &Path) -> Option<RecoveryWrite> {
+        self.dirty.then(|| RecoveryWrite {
+            file: recovery_file(dir, &self.path),
+            dir: dir.to_path_buf(),
+            path: self.path.clone(),
+            text: self.rope.clone(),
             line_ending: self.line_ending,
             final_newline: self.final_newline,
-            file: PathBuf::new(),
-        };
-        let json = serde_json::to_vec(&record).map_err(|e| err(e.to_string()))?;
-        write_atomic(&file, &json, None).map_err(|e| err(e.to_string()))?;
-        Ok(())
+            epoch: Arc::clone(&self.recovery.epoch),
+            at_epoch: self.recovery.epoch.load(Ordering::SeqCst),
+        })
     }
 
     /// Delete this document's recovery file (after save or a clean close).
     pub fn discard_recovery(&mut self) {
         if let Some(file) = self.recovery.file.take() {
+            let _io = io_lock();
+            self.recovery.epoch.fetch_add(1, Ordering::SeqCst);
             let _ = fs::remove_file(file);
         }
         self.recovery.last_write = None;

@@ -1,6 +1,10 @@
 //! Find a query in the document's lines. Smart case: a query without
 //! capitals matches any case. Positions are (line, char) like the cursor.
 
+use ropey::Rope;
+
+use super::document::line_text;
+
 /// A half-open range of text in (line, char) positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TextRange {
@@ -55,13 +59,12 @@ pub fn find_in_line(line: &str, query: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Every match of `query` in `lines`, in document order.
-pub fn find_all(lines: &[String], query: &str) -> Vec<TextRange> {
-    lines
-        .iter()
-        .enumerate()
-        .flat_map(|(n, line)| {
-            find_in_line(line, query)
+/// Every match of `query` in the text, in document order.
+pub fn find_all(rope: &Rope, query: &str) -> Vec<TextRange> {
+    (0..rope.len_lines())
+        .flat_map(|n| {
+            let line: std::borrow::Cow<'_, str> = line_text(rope, n).into();
+            find_in_line(&line, query)
                 .into_iter()
                 .map(move |(s, e)| TextRange {
                     start: (n, s),

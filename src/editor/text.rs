@@ -1,5 +1,10 @@
-//! Text shape of a file: splitting into lines, the original line ending and
-//! final newline, and joining back so a save reproduces the original form.
+//! Text shape of a file: the original line ending and final newline, and
+//! writing the buffer back in that form so a save reproduces the original.
+//! The buffer itself always holds '\n' line breaks and no final one.
+
+use std::borrow::Cow;
+
+use ropey::Rope;
 
 /// The line ending a file was read with; saves write it back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -17,54 +22,65 @@ impl LineEnding {
     }
 }
 
-/// Lines of a text plus the form needed to write it back unchanged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SplitText {
-    pub lines: Vec<String>,
+/// How a text was stored, to write it back unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
     pub line_ending: LineEnding,
     pub final_newline: bool,
 }
 
-/// Split text into lines. The line ending is the one of the first line
-/// break (mixed files are normalised to it on save); a trailing line break
-/// does not produce an extra empty line but sets `final_newline`.
-pub fn split_lines(text: &str) -> SplitText {
-    let line_ending = match text.find('\n') {
-        Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => LineEnding::CrLf,
-        _ => LineEnding::Lf,
-    };
-    let final_newline = text.ends_with('\n');
-    let body = if final_newline {
-        &text[..text.len() - 1]
-    } else {
-        text
-    };
-    let lines = body
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
-        .collect();
-    SplitText {
-        lines,
-        line_ending,
-        final_newline,
+impl Shape {
+    /// The shape of `text` and its body: '\n' line breaks, no final one.
+    /// The line ending is the one of the first line break (mixed files are
+    /// normalised to it on save). Borrowed unless there was a '\r' to drop.
+    pub fn of(text: &str) -> (Self, Cow<'_, str>) {
+        let line_ending = match text.find('\n') {
+            Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => LineEnding::CrLf,
+            _ => LineEnding::Lf,
+        };
+        let final_newline = text.ends_with('\n');
+        let mut body = text.strip_suffix('\n').unwrap_or(text);
+        body = body
+            .strip_suffix('\r')
+            .filter(|_| final_newline)
+            .unwrap_or(body);
+        // memchr finds "no '\r' at all" (the usual case) at memory speed.
+        let body = if memchr::memchr(b'\r', body.as_bytes()).is_some() && body.contains("\r\n") {
+            Cow::Owned(body.replace("\r\n", "\n"))
+        } else {
+            Cow::Borrowed(body)
+        };
+        (
+            Self {
+                line_ending,
+                final_newline,
+            },
+            body,
+        )
     }
-}
 
-/// Join lines with `ending`, adding a final line break when `final_newline`.
-pub fn join_lines(lines: &[String], ending: LineEnding, final_newline: bool) -> String {
-    let sep = ending.as_str();
-    let total: usize = lines.iter().map(|l| l.len() + sep.len()).sum();
-    let mut out = String::with_capacity(total);
-    for (i, line) in lines.iter().enumerate() {
-        if i > 0 {
+    /// The bytes of `rope` as a file of this shape.
+    pub fn write(self, rope: &Rope) -> String {
+        let sep = self.line_ending.as_str();
+        let mut out = String::with_capacity(rope.len_bytes() + rope.len_lines() + sep.len());
+        for chunk in rope.chunks() {
+            match self.line_ending {
+                LineEnding::Lf => out.push_str(chunk),
+                LineEnding::CrLf => {
+                    for (i, part) in chunk.split('\n').enumerate() {
+                        if i > 0 {
+                            out.push_str(sep);
+                        }
+                        out.push_str(part);
+                    }
+                }
+            }
+        }
+        if self.final_newline {
             out.push_str(sep);
         }
-        out.push_str(line);
+        out
     }
-    if final_newline {
-        out.push_str(sep);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -83,23 +99,19 @@ mod tests {
             "a\r\n\r\nb",
             "x\n\n",
         ] {
-            let s = split_lines(text);
-            assert_eq!(
-                join_lines(&s.lines, s.line_ending, s.final_newline),
-                text,
-                "{text:?}"
-            );
+            let (shape, body) = Shape::of(text);
+            assert_eq!(shape.write(&Rope::from_str(&body)), text, "{text:?}");
         }
     }
 
     #[test]
     fn detects_crlf_and_final_newline() {
-        let s = split_lines("a\r\nb");
+        let (s, body) = Shape::of("a\r\nb");
         assert_eq!(s.line_ending, LineEnding::CrLf);
         assert!(!s.final_newline);
-        assert_eq!(s.lines, ["a", "b"]);
-        let s = split_lines("");
-        assert_eq!(s.lines, [""]);
+        assert_eq!(body, "a\nb");
+        let (s, body) = Shape::of("");
+        assert_eq!(body, "");
         assert!(!s.final_newline);
     }
 }

@@ -9,10 +9,16 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 
-use super::document::{Body, DiskState, Document};
+use ropey::RopeSlice;
+
+use super::document::{DiskState, Document, line_text};
+use super::grapheme::Graphemes;
 use super::highlight::{Highlighter, StyledLine};
+use super::marks::LONG_LINE;
 use super::search::find_in_line;
-use super::width::{CONTROL_GLYPH, char_at_col, char_cells, display_col, is_control};
+use super::width::{
+    CONTROL_GLYPH, Glyph, char_at_col_from, cluster_cells, display_col_from, glyph,
+};
 
 /// Styles of the file view; the app maps its theme into this. Set `cursor`
 /// to `Style::default()` to hide the cursor cell in an unfocused pane.
@@ -27,7 +33,7 @@ pub struct FileViewStyles {
     pub cursor: Style,
     pub selection: Style,
     pub search_match: Style,
-    /// Read-only, binary, invalid UTF-8, too-big notices.
+    /// Read-only, binary and invalid UTF-8 notices.
     pub notice: Style,
     /// Changed or deleted on disk.
     pub conflict: Style,
@@ -87,7 +93,7 @@ pub fn layout(doc: &Document, area: Rect) -> ViewLayout {
         body.height -= 1;
         Rect { height: 1, ..area }
     });
-    let digits = doc.lines().len().max(1).to_string().len().max(3) as u16;
+    let digits = doc.line_count().max(1).to_string().len().max(3) as u16;
     let gutter_w = if area.width > digits + 2 {
         digits + 1
     } else {
@@ -136,6 +142,7 @@ impl Document {
         self.viewport.height = h;
         self.viewport.width = w;
         let (line, col) = self.cursor();
+        let tab = self.tab_width();
         if self.viewport.follow_cursor {
             let vp = &mut self.viewport;
             if line < vp.top {
@@ -143,10 +150,11 @@ impl Document {
             } else if h > 0 && line >= vp.top + h {
                 vp.top = line + 1 - h;
             }
-            let cx = self
-                .lines()
-                .get(line)
-                .map_or(0, |l| display_col(l, col, self.tab_width));
+            let text = line_text(&self.rope, line);
+            self.marks
+                .keep(self.viewport.top..self.viewport.top + h.max(1), tab);
+            self.marks.extend(line, text, col, 0);
+            let cx = display_col_from(text, self.marks.before_char(line, col), col, tab);
             let vp = &mut self.viewport;
             if cx < vp.left {
                 vp.left = cx;
@@ -154,23 +162,22 @@ impl Document {
                 vp.left = cx + 1 - w;
             }
         }
-        self.viewport.top = self.viewport.top.min(self.lines().len().saturating_sub(1));
-        if matches!(self.body, Body::Binary) {
+        // Long visible lines get marks up to the right edge of the view.
+        let top = self.viewport.top;
+        self.marks.keep(top..top + h.max(1), tab);
+        for n in top..(top + h).min(self.line_count()) {
+            let text = line_text(&self.rope, n);
+            if text.len_chars() >= LONG_LINE {
+                self.marks.extend(n, text, 0, self.viewport.left + w);
+            }
+        }
+        self.viewport.top = self.viewport.top.min(self.line_count().saturating_sub(1));
+        if self.is_binary() {
             return false;
         }
         let top = self.viewport.top;
-        let Self {
-            highlight,
-            path,
-            body,
-            ..
-        } = self;
-        let lines: &[String] = match body {
-            Body::Editable(ta) => ta.lines(),
-            Body::Lines(lines, _) => lines,
-            Body::Binary => &[],
-        };
-        highlight.prepare(hl, path, lines, top..top + h)
+        self.highlight
+            .prepare(hl, &self.path, &self.rope, top..top + h)
     }
 
     /// The last `prepare_frame` stopped early: request another frame.
@@ -187,7 +194,7 @@ impl Document {
 
     /// Scroll the view by `lines` (mouse wheel) without moving the cursor.
     pub fn scroll_by(&mut self, lines: isize) {
-        let max = self.lines().len().saturating_sub(1);
+        let max = self.line_count().saturating_sub(1);
         let top = self.viewport.top.saturating_add_signed(lines).min(max);
         self.viewport.top = top;
         self.viewport.follow_cursor = false;
@@ -210,16 +217,13 @@ impl Document {
         } else {
             self.viewport.top + usize::from(row - l.text.y).min(usize::from(l.text.height))
         };
-        let line = line.min(self.lines().len().saturating_sub(1));
-        let text = self.lines().get(line).map_or("", String::as_str);
+        let line = line.min(self.line_count().saturating_sub(1));
         let col = if column < l.text.x {
             0
         } else {
-            char_at_col(
-                text,
-                self.viewport.left + usize::from(column - l.text.x),
-                self.tab_width,
-            )
+            let want = self.viewport.left + usize::from(column - l.text.x);
+            let from = self.marks.before_col(line, want);
+            char_at_col_from(line_text(&self.rope, line), from, want, self.tab_width())
         };
         Some((line, col))
     }
@@ -229,6 +233,7 @@ impl Document {
     pub fn click(&mut self, area: Rect, column: u16, row: u16, extend: bool) {
         if let Some(pos) = self.position_at(area, column, row) {
             self.preferred_col = None;
+            self.history.seal();
             self.viewport.follow_cursor = true;
             self.set_cursor(pos, extend);
         }
@@ -246,7 +251,8 @@ pub fn cursor_screen_position(doc: &Document, area: Rect) -> Option<Position> {
     let text = layout(doc, area).text;
     let (line, col) = doc.cursor();
     let vp = doc.viewport();
-    let cx = display_col(doc.lines().get(line)?, col, doc.tab_width());
+    let from = doc.marks.before_char(line, col);
+    let cx = display_col_from(line_text(doc.rope(), line), from, col, doc.tab_width());
     let row = line.checked_sub(vp.top)?;
     let x = cx.checked_sub(vp.left)?;
     (row < usize::from(text.height) && x < usize::from(text.width))
@@ -280,12 +286,14 @@ pub fn render_file_view(doc: &Document, styles: &FileViewStyles, area: Rect, buf
         return;
     }
     let vp = doc.viewport();
-    let lines = doc.lines();
     let (cur_line, cur_col) = doc.cursor();
     let selection = doc.selection();
     for row in 0..l.text.height {
         let idx = vp.top + usize::from(row);
-        let Some(line) = lines.get(idx) else { break };
+        if idx >= doc.line_count() {
+            break;
+        }
+        let line = line_text(doc.rope(), idx);
         let y = l.text.y + row;
         let is_cursor_line = idx == cur_line;
         if l.gutter.width > 0 {
@@ -322,10 +330,11 @@ pub fn render_file_view(doc: &Document, styles: &FileViewStyles, area: Rect, buf
         });
         let matches = doc
             .search_query()
-            .map(|q| find_in_line(line, q))
+            .map(|q| find_in_line(&std::borrow::Cow::<str>::from(line), q))
             .unwrap_or_default();
         let line_view = LineView {
             text: line,
+            start: doc.marks.before_col(idx, vp.left),
             styled: doc.highlight.line(idx),
             selection: sel,
             matches: &matches,
@@ -334,7 +343,8 @@ pub fn render_file_view(doc: &Document, styles: &FileViewStyles, area: Rect, buf
         };
         line_view.draw(buf, row_rect, styles);
         if is_cursor_line {
-            let cx = display_col(line, cur_col, doc.tab_width());
+            let from = doc.marks.before_char(idx, cur_col);
+            let cx = display_col_from(line, from, cur_col, doc.tab_width());
             if let Some(x) = cx
                 .checked_sub(vp.left)
                 .filter(|x| *x < usize::from(row_rect.width))
@@ -348,7 +358,10 @@ pub fn render_file_view(doc: &Document, styles: &FileViewStyles, area: Rect, buf
 
 /// One line's drawing inputs.
 struct LineView<'a> {
-    text: &'a str,
+    text: RopeSlice<'a>,
+    /// Where drawing starts: a cluster boundary (char, display column) at
+    /// or before the left edge (a column mark on a long line, else 0, 0).
+    start: (usize, usize),
     styled: Option<&'a StyledLine>,
     selection: Option<(usize, usize)>,
     matches: &'a [(usize, usize)],
@@ -357,19 +370,21 @@ struct LineView<'a> {
 }
 
 impl LineView<'_> {
+    /// Draws cluster by cluster from `start` to the right edge of the
+    /// view, and stops there: on a long line only the part around the view
+    /// is read.
     fn draw(&self, buf: &mut Buffer, rect: Rect, styles: &FileViewStyles) {
         let width = usize::from(rect.width);
         let right = self.left + width;
         let mut ranges = self.styled.map(|v| v.iter().peekable());
-        let mut col = 0usize;
-        let mut last_cell: Option<u16> = None;
-        let mut chars = 0usize;
-        for (i, (byte, c)) in self.text.char_indices().enumerate() {
-            chars = i + 1;
+        let (mut i, mut col) = self.start;
+        let i0 = i.min(self.text.len_chars());
+        let mut byte = self.text.char_to_byte(i0);
+        for cluster in Graphemes::new(self.text.slice(i0..)) {
             if col >= right {
                 break;
             }
-            let w = char_cells(c, col, self.tab);
+            let w = cluster_cells(&cluster, col, self.tab);
             let mut style = Style::default();
             if let Some(it) = ranges.as_mut() {
                 while it.peek().is_some_and(|(_, r)| r.end <= byte) {
@@ -387,15 +402,7 @@ impl LineView<'_> {
             if self.selection.is_some_and(|(s, e)| i >= s && i < e) {
                 style = style.patch(styles.selection);
             }
-            if w == 0 {
-                // Combining marks join the previous cell's grapheme.
-                if let Some(x) = last_cell {
-                    let cell = &mut buf[(x, rect.y)];
-                    let joined = format!("{}{c}", cell.symbol());
-                    cell.set_symbol(&joined);
-                }
-                continue;
-            }
+            let kind = glyph(&cluster);
             for k in 0..w {
                 let at = col + k;
                 if at < self.left || at >= right {
@@ -403,13 +410,13 @@ impl LineView<'_> {
                 }
                 let x = rect.x + (at - self.left) as u16;
                 let cell = &mut buf[(x, rect.y)];
-                // A wide char cut by either edge, and tabs, draw as spaces.
+                // A wide cluster cut by either edge, and tabs, draw as spaces.
                 let whole = col >= self.left && col + w <= right;
-                if k == 0 && whole && c != '\t' {
-                    let glyph = if is_control(c) { CONTROL_GLYPH } else { c };
-                    cell.set_char(glyph);
-                    last_cell = Some(x);
-                } else if k == 0 || c == '\t' || !whole {
+                if k == 0 && whole && kind == Glyph::Text {
+                    cell.set_symbol(&cluster);
+                } else if k == 0 && whole && kind == Glyph::Replaced {
+                    cell.set_char(CONTROL_GLYPH);
+                } else if k == 0 || kind == Glyph::Tab || !whole {
                     cell.set_char(' ');
                 } else {
                     cell.set_symbol("");
@@ -417,13 +424,15 @@ impl LineView<'_> {
                 cell.set_style(style);
             }
             col += w;
+            byte += cluster.len();
+            i += cluster.chars().count();
         }
         // The selected line break, one cell after the text.
         if let Some((s, e)) = self.selection
             && e == usize::MAX
-            && chars >= s
-            && col >= self.left
             && col < right
+            && i >= s
+            && col >= self.left
         {
             let x = rect.x + (col - self.left) as u16;
             buf[(x, rect.y)].set_style(styles.selection);

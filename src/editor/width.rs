@@ -1,49 +1,118 @@
-//! Display widths of text in terminal cells: tabs expand to the next tab
-//! stop, wide characters (CJK, emoji) take two cells, and control
-//! characters are drawn as one replacement cell so no escape sequence from
-//! a file ever reaches the terminal. Rendering, horizontal scrolling and
-//! mouse clicks all use these functions, so they always agree.
+//! Display widths of text in terminal cells, per grapheme cluster: tabs
+//! expand to the next tab stop, wide clusters (CJK, emoji, ZWJ sequences)
+//! take two cells, and control characters and zero-width clusters are drawn
+//! as one replacement cell, so no escape sequence or invisible character
+//! from a file ever reaches the terminal. Rendering, horizontal scrolling,
+//! mouse clicks and vertical motion all use these functions, so they always
+//! agree. Each walks a line from its start only as far as asked, never the
+//! rest of the line.
 
-use unicode_width::UnicodeWidthChar;
+use ropey::RopeSlice;
+use unicode_width::UnicodeWidthStr;
 
-/// The character drawn for a control character (never sent raw).
+use super::grapheme::Graphemes;
+
+/// The character drawn for a control character or a zero-width cluster.
 pub const CONTROL_GLYPH: char = '\u{fffd}';
 
 pub fn is_control(c: char) -> bool {
     c != '\t' && c.is_control()
 }
 
-/// Cells taken by `c` when it starts at display column `col`.
-pub fn char_cells(c: char, col: usize, tab: usize) -> usize {
-    if c == '\t' {
-        let tab = tab.max(1);
-        tab - col % tab
-    } else if is_control(c) {
-        1
-    } else {
-        c.width().unwrap_or(0)
+/// How a cluster is drawn: a tab, a replacement cell, or itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Glyph {
+    Tab,
+    Replaced,
+    Text,
+}
+
+pub fn glyph(cluster: &str) -> Glyph {
+    match cluster.chars().next() {
+        Some('\t') => Glyph::Tab,
+        Some(c) if is_control(c) => Glyph::Replaced,
+        _ if cluster.width() == 0 => Glyph::Replaced,
+        _ => Glyph::Text,
     }
 }
 
-/// Display column where the character at `char_idx` starts.
-pub fn display_col(line: &str, char_idx: usize, tab: usize) -> usize {
-    line.chars()
-        .take(char_idx)
-        .fold(0, |col, c| col + char_cells(c, col, tab))
-}
-
-/// Character index drawn at display column `col` (the character covering
-/// it; past the end of the line, the line length).
-pub fn char_at_col(line: &str, col: usize, tab: usize) -> usize {
-    let mut at = 0;
-    for (i, c) in line.chars().enumerate() {
-        let w = char_cells(c, at, tab);
-        if col < at + w.max(1) {
-            return i;
+/// Cells taken by `cluster` when it starts at display column `col`.
+pub fn cluster_cells(cluster: &str, col: usize, tab: usize) -> usize {
+    match glyph(cluster) {
+        Glyph::Tab => {
+            let tab = tab.max(1);
+            tab - col % tab
         }
-        at += w;
+        Glyph::Replaced => 1,
+        Glyph::Text => cluster.width(),
     }
-    line.chars().count()
+}
+
+/// Display column where the char at `char_idx` of `line` starts (a
+/// position inside a cluster counts as the cluster's start).
+pub fn display_col<'a>(line: impl Into<RopeSlice<'a>>, char_idx: usize, tab: usize) -> usize {
+    display_col_from(line.into(), (0, 0), char_idx, tab)
+}
+
+/// `display_col`, walking from a known cluster boundary `from` (char,
+/// display column) at or before `char_idx` (see `ColumnMarks`).
+pub fn display_col_from(
+    line: RopeSlice<'_>,
+    from: (usize, usize),
+    char_idx: usize,
+    tab: usize,
+) -> usize {
+    let (mut at, mut col) = from;
+    for g in Graphemes::new(line.slice(at.min(line.len_chars())..)) {
+        at += g.chars().count();
+        if at > char_idx {
+            break;
+        }
+        col += cluster_cells(&g, col, tab);
+    }
+    col
+}
+
+/// The column the status bar shows for the char at `char_idx`: clusters
+/// before it, with tabs reaching the next tab stop (as people count).
+pub fn visual_col<'a>(line: impl Into<RopeSlice<'a>>, char_idx: usize, tab: usize) -> usize {
+    let tab = tab.max(1);
+    let mut col = 0;
+    let mut at = 0;
+    for g in Graphemes::new(line.into()) {
+        at += g.chars().count();
+        if at > char_idx {
+            break;
+        }
+        col += if g == "\t" { tab - col % tab } else { 1 };
+    }
+    col
+}
+
+/// Char index of the cluster drawn at display column `col` (past the end
+/// of the line, the line length). Always a cluster boundary.
+pub fn char_at_col<'a>(line: impl Into<RopeSlice<'a>>, col: usize, tab: usize) -> usize {
+    char_at_col_from(line.into(), (0, 0), col, tab)
+}
+
+/// `char_at_col`, walking from a known cluster boundary `from` (char,
+/// display column) at or before `col`.
+pub fn char_at_col_from(
+    line: RopeSlice<'_>,
+    from: (usize, usize),
+    col: usize,
+    tab: usize,
+) -> usize {
+    let (mut at, mut at_col) = from;
+    for g in Graphemes::new(line.slice(at.min(line.len_chars())..)) {
+        let w = cluster_cells(&g, at_col, tab);
+        if col < at_col + w.max(1) {
+            return at;
+        }
+        at_col += w;
+        at += g.chars().count();
+    }
+    at
 }
 
 #[cfg(test)]
@@ -60,5 +129,33 @@ mod tests {
         assert_eq!(char_at_col("日本x", 4, 4), 2);
         assert_eq!(char_at_col("ab", 9, 4), 2);
         assert_eq!(char_at_col("a\tb", 2, 4), 1);
+    }
+
+    #[test]
+    fn tab_stops_follow_the_width() {
+        // "ab\tc": the tab fills to the stop, whatever its width.
+        assert_eq!(display_col("ab\tc", 3, 4), 4);
+        assert_eq!(display_col("ab\tc", 3, 8), 8);
+        assert_eq!(display_col("abcd\tc", 5, 4), 8, "at a stop: a whole tab");
+        assert_eq!(display_col("\t\tx", 2, 2), 4);
+        assert_eq!(visual_col("\tx", 1, 4), 4);
+    }
+
+    #[test]
+    fn clusters_are_measured_whole() {
+        let family = "👨‍👩‍👧‍👦";
+        let line = format!("{family}ab");
+        assert_eq!(display_col(line.as_str(), 7, 4), 2, "the family is 2 cells");
+        assert_eq!(visual_col(line.as_str(), 7, 4), 1, "and one visible char");
+        assert_eq!(visual_col(line.as_str(), 9, 4), 3);
+        assert_eq!(
+            char_at_col(line.as_str(), 1, 4),
+            0,
+            "right half: the family"
+        );
+        assert_eq!(char_at_col(line.as_str(), 2, 4), 7);
+        // A combining mark joins its base.
+        assert_eq!(display_col("e\u{301}x", 2, 4), 1);
+        assert_eq!(glyph("\u{200b}"), Glyph::Replaced);
     }
 }

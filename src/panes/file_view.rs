@@ -55,6 +55,10 @@ pub struct Editors {
     /// Where recovery files go (this instance's locked folder, see
     /// `RecoveryHome`); `None` turns recovery off (tests).
     pub recovery_dir: Option<PathBuf>,
+    /// Writes recovery files off the UI loop. Declared before
+    /// `recovery_home` so it drops first: its last writes land while the
+    /// folder is still locked, and before an empty folder is removed.
+    pub recovery_writer: crate::editor::RecoveryWriter,
     /// Holds the lock on `recovery_dir` while the workbench runs.
     pub recovery_home: Option<crate::editor::RecoveryHome>,
     /// Recoveries found at start, waiting for the user's answer.
@@ -538,7 +542,6 @@ fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect,
     let layout = crate::editor::layout(doc, area);
     let viewport = doc.viewport();
     let (text, gutter) = (layout.text, layout.gutter);
-    let lines = doc.lines();
     let tab = doc.tab_width();
     // Most severe last, so it wins the gutter cell.
     let mut ordered = diagnostics;
@@ -560,7 +563,7 @@ fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect,
                     .set_symbol(crate::ui::severity::severity_icon(d.severity))
                     .set_style(style);
             }
-            let Some(content) = lines.get(line) else {
+            let Some(content) = doc.line(line) else {
                 continue;
             };
             let len = content.chars().count();
@@ -578,8 +581,8 @@ fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect,
                 // An empty range still marks one cell.
                 end = (start + 1).min(len.max(start + 1));
             }
-            let from = crate::editor::display_col(content, start, tab);
-            let to = crate::editor::display_col(content, end, tab).max(from + 1);
+            let from = crate::editor::display_col(content.as_ref(), start, tab);
+            let to = crate::editor::display_col(content.as_ref(), end, tab).max(from + 1);
             for col in from..to {
                 let Some(x) = col.checked_sub(viewport.left) else {
                     continue;

@@ -13,7 +13,8 @@ pub fn position(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
     let mut spans = Vec::new();
     if let Some(doc) = state.editors.active() {
-        let (line, col) = doc.cursor();
+        // What the user sees: 👨‍👩‍👧‍👦 is one column, a tab reaches its stop.
+        let (line, col) = (doc.cursor().0, doc.cursor_column());
         spans.push(Span::styled(
             format!("│ {}", state.display_path(doc.path())),
             bar,

@@ -10,6 +10,7 @@ use lsp_types::{
     PositionEncodingKind, PublishDiagnosticsClientCapabilities, TextDocumentClientCapabilities,
     TextDocumentSyncClientCapabilities, WorkspaceClientCapabilities, WorkspaceFolder,
 };
+use ropey::Rope;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
@@ -19,6 +20,7 @@ use super::config::ServerConfig;
 use super::transport::{Incoming, LastWords, RpcHandle, spawn_tasks};
 use crate::diagnostics::position::ColumnUnit;
 use crate::diagnostics::uri::path_to_uri;
+use crate::editor::{LinePosition, TextChange};
 use crate::sandbox::Confinement;
 
 pub struct Connection {
@@ -28,6 +30,8 @@ pub struct Connection {
     pub encoding: ColumnUnit,
     /// Whether the server wants to be asked (`textDocument/diagnostic`).
     pub pull_diagnostics: bool,
+    /// Whether the server takes ranged `didChange` (sync kind 2).
+    pub incremental: bool,
     child: Child,
 }
 
@@ -69,12 +73,18 @@ impl Connection {
         let pull_diagnostics = capabilities
             .get("diagnosticProvider")
             .is_some_and(|p| !p.is_null() && p != &Value::Bool(false));
+        let sync = capabilities.get("textDocumentSync");
+        let incremental = sync.and_then(|s| {
+            s.as_u64()
+                .or_else(|| s.get("change").and_then(Value::as_u64))
+        }) == Some(2);
         rpc.notify("initialized", json!({}))?;
         Ok(Connection {
             rpc,
             incoming,
             encoding,
             pull_diagnostics,
+            incremental,
             child: server.child,
         })
     }
@@ -88,15 +98,41 @@ impl Connection {
         );
     }
 
-    /// Full-document sync: simple, and correct for every server.
-    pub fn did_change(&self, path: &Path, version: i32, text: &str) {
+    /// The edits as ranges when the server takes them and they are known
+    /// (a keystroke is a few bytes), else the whole text.
+    pub fn did_change(
+        &self,
+        path: &Path,
+        version: i32,
+        text: &Rope,
+        changes: Option<&[TextChange]>,
+    ) {
+        let content = match changes.filter(|_| self.incremental) {
+            Some(changes) => changes.iter().map(|c| self.ranged(c)).collect(),
+            None => vec![json!({"text": text.to_string()})],
+        };
         self.notify(
             "textDocument/didChange",
             json!({
                 "textDocument": {"uri": path_to_uri(path), "version": version},
-                "contentChanges": [{"text": text}]
+                "contentChanges": content
             }),
         );
+    }
+
+    fn ranged(&self, change: &TextChange) -> Value {
+        let at = |p: &LinePosition| {
+            let character = match self.encoding {
+                ColumnUnit::Utf8 => p.utf8,
+                ColumnUnit::Utf16 => p.utf16,
+                ColumnUnit::Chars => p.chars,
+            };
+            json!({"line": p.line, "character": character})
+        };
+        json!({
+            "range": {"start": at(&change.start), "end": at(&change.end)},
+            "text": change.text
+        })
     }
 
     pub fn did_save(&self, path: &Path) {

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use ropey::Rope;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
@@ -17,6 +18,7 @@ use super::convert::convert;
 use super::transport::Incoming;
 use crate::diagnostics::event::{DiagnosticsEvent, ServerState};
 use crate::diagnostics::uri::{path_to_uri, uri_to_path};
+use crate::editor::TextChange;
 use crate::sandbox::Confinement;
 
 #[derive(Debug)]
@@ -24,11 +26,14 @@ pub enum DocCommand {
     Open {
         path: PathBuf,
         language_id: String,
-        text: String,
+        text: Rope,
     },
+    /// `text` is the whole new text (a rope clone: shared, not copied);
+    /// `changes`, when known, lead to it from the text sent last.
     Change {
         path: PathBuf,
-        text: String,
+        text: Rope,
+        changes: Option<Vec<TextChange>>,
     },
     Save {
         path: PathBuf,
@@ -59,9 +64,14 @@ impl DocCommand {
                 language_id: language_id.clone(),
                 text: text.clone(),
             },
-            DocCommand::Change { path, text } => DocCommand::Change {
+            DocCommand::Change {
+                path,
+                text,
+                changes,
+            } => DocCommand::Change {
                 path: path.clone(),
                 text: text.clone(),
+                changes: changes.clone(),
             },
             DocCommand::Save { path } => DocCommand::Save { path: path.clone() },
             DocCommand::Close { path } => DocCommand::Close { path: path.clone() },
@@ -72,7 +82,7 @@ impl DocCommand {
 
 struct OpenDoc {
     language_id: String,
-    text: String,
+    text: Rope,
     version: i32,
     pull_in_flight: bool,
     pull_again: bool,
@@ -292,7 +302,7 @@ impl Supervisor {
                     );
                 }
             },
-            DocCommand::Change { path, text } => {
+            DocCommand::Change { path, text, .. } => {
                 if let Some(doc) = self.docs.get_mut(path) {
                     doc.text.clone_from(text);
                     doc.version += 1;
@@ -317,7 +327,7 @@ impl Supervisor {
         let paths: Vec<PathBuf> = self.docs.keys().cloned().collect();
         for path in &paths {
             if let Some(doc) = self.docs.get(path) {
-                connection.did_open(path, &doc.language_id, doc.version, &doc.text);
+                connection.did_open(path, &doc.language_id, doc.version, &doc.text.to_string());
             }
             self.pull(&connection, path);
         }
@@ -364,16 +374,21 @@ impl Supervisor {
             DocCommand::Open { path, .. } => {
                 if let Some(doc) = self.docs.get(&path) {
                     if reopened {
-                        connection.did_change(&path, doc.version, &doc.text);
+                        connection.did_change(&path, doc.version, &doc.text, None);
                     } else {
-                        connection.did_open(&path, &doc.language_id, doc.version, &doc.text);
+                        connection.did_open(
+                            &path,
+                            &doc.language_id,
+                            doc.version,
+                            &doc.text.to_string(),
+                        );
                     }
                 }
                 self.pull(connection, &path);
             }
-            DocCommand::Change { path, .. } => {
+            DocCommand::Change { path, changes, .. } => {
                 if let Some(doc) = self.docs.get(&path) {
-                    connection.did_change(&path, doc.version, &doc.text);
+                    connection.did_change(&path, doc.version, &doc.text, changes.as_deref());
                 }
                 self.pull(connection, &path);
             }
@@ -445,7 +460,7 @@ impl Supervisor {
                     Ok(items) => {
                         let list = convert(
                             &pulled.path,
-                            &doc.text,
+                            &doc.text.to_string(),
                             connection.encoding,
                             &self.name,
                             items,
@@ -477,7 +492,7 @@ impl Supervisor {
                     return;
                 };
                 let text = match self.docs.get(&path) {
-                    Some(doc) => doc.text.clone(),
+                    Some(doc) => doc.text.to_string(),
                     // A file the user has not opened: the disk is what the server saw.
                     None => {
                         let disk = path.clone();
