@@ -766,13 +766,24 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
     s.agent.events = Some(tx);
     s.agent.set_provider(scripted(
-        r#"{"delay_ms": 0, "turns": [{"text": "- the user keeps asking about slow builds"}]}"#,
+        r#"{"delay_ms": 300, "turns": [{"text": "- the user keeps asking about slow builds"}]}"#,
     ));
     let conversation = slow_builds_conversation();
     s.agent.set_conversation(conversation);
     hello_tui::app::context_window::refresh_gauge(&mut s);
     let (before, _) = s.agent.context_used.unwrap();
     send(&mut s, "/compact builds");
+    // The summary is being written: `/new` now would have it land in the
+    // next conversation, so it waits.
+    send(&mut s, "/new");
+    assert!(
+        s.conversation
+            .messages
+            .last()
+            .is_some_and(|m| m.text.contains("busy (being summarised)")),
+        "{:?}",
+        s.conversation.messages.last()
+    );
     pump_until(&mut s, &mut rx, |s| {
         s.conversation
             .messages

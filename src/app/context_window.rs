@@ -128,7 +128,16 @@ pub fn compact_command(state: &mut AppState, focus: &str) {
         return;
     }
     let focus = Some(focus.trim().to_owned()).filter(|f| !f.is_empty());
-    let conversation = state.agent.conversation().clone();
+    // Held from now until the summary is in: a `/new` (or another
+    // `/compact`) meanwhile finds the conversation busy instead of having
+    // this summary land in the next conversation.
+    let Ok(mut conversation) = state.agent.conversation().clone().try_lock_owned() else {
+        notice(
+            state,
+            "The conversation is busy; try /compact again in a moment.",
+        );
+        return;
+    };
     let window_cell = state.agent.window_cell();
     let settings = state.agent.model_settings(&state.settings);
     notice(state, "Compacting the conversation…");
@@ -140,7 +149,6 @@ pub fn compact_command(state: &mut AppState, focus: &str) {
             .get_or_init(|| setup::context_window(&settings, &|n| std::env::var(n).ok()))
             .await
             .clone();
-        let mut conversation = conversation.lock().await;
         let prompt = next_prompt(&conversation, &window);
         let Some(through) = compact::plan(&conversation, &prompt, &window) else {
             send(AgentUpdate::Notice(
