@@ -608,6 +608,22 @@ mod view {
         // Each unit is 日本 (4 cells), a tab to the next stop of 4, "ab;".
         assert!(row(&mut doc).ends_with("ab;END "), "{:?}", row(&mut doc));
         assert_eq!(cursor_screen_position(&doc, area).map(|p| p.x), Some(23));
+        // The status bar's column at the end (counted from a column mark,
+        // not from the line start): every char here is one cluster, a tab
+        // reaches the next stop of 4.
+        let expected = long.chars().fold(0, |col, c| {
+            if c == '\t' {
+                col + 4 - col % 4
+            } else {
+                col + 1
+            }
+        });
+        assert_eq!(doc.cursor_column(), expected);
+        // Down to the short line and back Up returns to the end.
+        doc.apply(EditCommand::Move(Motion::Down)).unwrap();
+        assert_eq!(doc.cursor(), (1, 5));
+        doc.apply(EditCommand::Move(Motion::Up)).unwrap();
+        assert_eq!(doc.cursor(), (0, long.chars().count()));
         typed(&mut doc, "!");
         assert!(row(&mut doc).ends_with("ab;END! "), "{:?}", row(&mut doc));
         assert_eq!(doc.line(0).map(|l| l.len()), Some(long.len() + 1));
@@ -1157,4 +1173,39 @@ mod undo_grouping {
         assert_eq!(undo(&mut doc), "mine base", "Undo brings my text back");
         assert!(doc.is_dirty());
     }
+}
+
+/// A lone '\r' is a line break to a language server and not to us: a
+/// document holding one hands servers its whole text, never ranges that
+/// would land on the wrong lines of the server's copy.
+#[test]
+fn a_lone_carriage_return_sends_the_whole_text_to_language_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = write(dir.path(), "plain.py", b"a = 1\nb = 2\n");
+    let odd = write(dir.path(), "odd.py", b"a = 1\rimport os\nb = 2\n");
+    for (path, ranged) in [(&plain, true), (&odd, false)] {
+        let mut doc = Document::open(path).unwrap();
+        let before = doc.generation();
+        doc.apply(EditCommand::Move(Motion::Down)).unwrap();
+        typed(&mut doc, "zz");
+        assert_eq!(
+            doc.changes_since(before).is_some(),
+            ranged,
+            "{}",
+            path.display()
+        );
+    }
+    // Deleting the '\r' makes ranges safe again.
+    let mut doc = Document::open(&odd).unwrap();
+    doc.apply(EditCommand::Move(Motion::LineEnd)).unwrap();
+    let at_cr = doc.cursor();
+    assert_eq!(at_cr, (0, 15), "the '\\r' is a char of line 0");
+    doc.apply(EditCommand::Move(Motion::LineStart)).unwrap();
+    for _ in 0..5 {
+        doc.apply(EditCommand::Move(Motion::Right)).unwrap();
+    }
+    doc.apply(EditCommand::DeleteForward).unwrap();
+    let before = doc.generation();
+    typed(&mut doc, "x");
+    assert!(doc.changes_since(before).is_some());
 }

@@ -155,6 +155,7 @@ impl Document {
             page,
             self.tab_width(),
             self.preferred_col,
+            &self.marks,
         );
         self.move_head(to, select);
         self.preferred_col = preferred;

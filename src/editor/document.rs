@@ -22,7 +22,7 @@ use super::journal::{Journal, LinePosition, TextChange};
 use super::marks::ColumnMarks;
 use super::recovery::RecoveryState;
 use super::text::{LineEnding, Shape};
-use super::width::visual_col;
+use super::width::visual_col_from;
 
 /// How the document relates to the file on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +56,10 @@ pub struct Document {
     /// The text, lines joined with '\n' (no final line break: that is
     /// `final_newline`), so its lines are the file's lines.
     pub(crate) rope: Rope,
+    /// How many '\r' the text holds (line breaks are '\n' in the rope, so
+    /// each is a lone one): while there are any, language servers get the
+    /// whole text, not ranges (see `changes_since`).
+    carriage_returns: usize,
     pub(crate) line_ending: LineEnding,
     pub(crate) final_newline: bool,
     pub(crate) permissions: Option<fs::Permissions>,
@@ -119,6 +123,7 @@ impl Document {
             indentation: Indentation::for_file(&path),
             path,
             rope: Rope::new(),
+            carriage_returns: 0,
             line_ending: LineEnding::Lf,
             final_newline: true,
             permissions: None,
@@ -160,6 +165,7 @@ impl Document {
         self.final_newline = shape.final_newline;
         self.read_only = invalid.then_some(ReadOnlyReason::InvalidUtf8);
         self.rope = build_rope(&body);
+        self.carriage_returns = memchr::memchr_iter(b'\r', body.as_bytes()).count();
         self.saved = self.rope.clone();
         self.dirty = false;
         self.touched = None;
@@ -229,6 +235,12 @@ impl Document {
     /// them (ranges in the text before each edit); None when they are no
     /// longer known (send the whole text instead).
     pub fn changes_since(&self, since: u64) -> Option<Vec<TextChange>> {
+        // A language server counts a lone '\r' as a line break and we do
+        // not: ranges would land on the wrong lines of its copy, so such a
+        // text always goes whole.
+        if self.carriage_returns > 0 {
+            return None;
+        }
         self.journal.since(since, self.generation)
     }
 
@@ -276,7 +288,8 @@ impl Document {
     /// one) before it, a tab reaching the next tab stop. For the status bar.
     pub fn cursor_column(&self) -> usize {
         let (line, col) = self.cursor();
-        visual_col(line_text(&self.rope, line), col, self.tab_width())
+        let from = self.marks.visual_before_char(line, col);
+        visual_col_from(line_text(&self.rope, line), from, col, self.tab_width())
     }
 
     /// Selection as ordered (start, end) positions, end exclusive; None when
@@ -378,6 +391,9 @@ impl Document {
             text: text.to_string(),
         };
         let removed = self.rope.slice(range.clone()).to_string();
+        let count_cr = |t: &str| memchr::memchr_iter(b'\r', t.as_bytes()).count();
+        self.carriage_returns =
+            self.carriage_returns.saturating_sub(count_cr(&removed)) + count_cr(text);
         let lines_before = self.rope.len_lines();
         self.rope.remove(range.clone());
         self.rope.insert(range.start, text);

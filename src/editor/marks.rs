@@ -12,7 +12,7 @@ use std::ops::Range;
 use ropey::RopeSlice;
 
 use super::grapheme::Graphemes;
-use super::width::cluster_cells;
+use super::width::{cluster_cells, visual_step};
 
 /// Lines at least this many chars long get marks; shorter ones are walked
 /// from their start (cheap).
@@ -22,30 +22,45 @@ const MARK_EVERY: usize = 4096;
 
 #[derive(Debug, Default)]
 pub struct ColumnMarks {
-    /// Per line: (char, display column) at cluster boundaries, ascending;
-    /// (0, 0) is implied.
-    lines: HashMap<usize, Vec<(usize, usize)>>,
+    /// Per line: (char, display column, column as the status bar counts it
+    /// — clusters, tabs to their stop) at cluster boundaries, ascending;
+    /// (0, 0, 0) is implied.
+    lines: HashMap<usize, Vec<(usize, usize, usize)>>,
     /// The tab width the columns were counted with.
     tab: usize,
 }
 
 impl ColumnMarks {
-    /// The mark at or before char `at` of `line`.
+    /// The mark at or before char `at` of `line`: (char, display column).
     pub fn before_char(&self, line: usize, at: usize) -> (usize, usize) {
-        self.last_where(line, |(c, _)| c <= at)
+        let (c, x, _) = self.last_where(line, |(c, _, _)| c <= at);
+        (c, x)
     }
 
-    /// The mark at or before display column `col` of `line`.
+    /// The mark at or before display column `col` of `line`: (char,
+    /// display column).
     pub fn before_col(&self, line: usize, col: usize) -> (usize, usize) {
-        self.last_where(line, |(_, x)| x <= col)
+        let (c, x, _) = self.last_where(line, |(_, x, _)| x <= col);
+        (c, x)
     }
 
-    fn last_where(&self, line: usize, ok: impl Fn((usize, usize)) -> bool) -> (usize, usize) {
+    /// The mark at or before char `at` of `line`: (char, the status bar's
+    /// column), for `width::visual_col_from`.
+    pub fn visual_before_char(&self, line: usize, at: usize) -> (usize, usize) {
+        let (c, _, v) = self.last_where(line, |(c, _, _)| c <= at);
+        (c, v)
+    }
+
+    fn last_where(
+        &self,
+        line: usize,
+        ok: impl Fn((usize, usize, usize)) -> bool,
+    ) -> (usize, usize, usize) {
         let Some(marks) = self.lines.get(&line) else {
-            return (0, 0);
+            return (0, 0, 0);
         };
         let n = marks.partition_point(|m| ok(*m));
-        n.checked_sub(1).map_or((0, 0), |i| marks[i])
+        n.checked_sub(1).map_or((0, 0, 0), |i| marks[i])
     }
 
     /// Keep only the marks of `visible` lines, counted with `tab`.
@@ -65,14 +80,14 @@ impl ColumnMarks {
         }
         let tab = self.tab;
         let marks = self.lines.entry(line).or_default();
-        let (mut at, mut x) = marks.last().copied().unwrap_or((0, 0));
+        let (mut at, mut x, mut v) = marks.last().copied().unwrap_or((0, 0, 0));
         if at >= char_at && x >= col {
             return;
         }
         let mut since = 0;
         for g in Graphemes::new(text.slice(at..)) {
             if since >= MARK_EVERY {
-                marks.push((at, x));
+                marks.push((at, x, v));
                 since = 0;
                 if at > char_at && x > col {
                     return;
@@ -80,6 +95,7 @@ impl ColumnMarks {
             }
             let n = g.chars().count();
             x += cluster_cells(&g, x, tab);
+            v = visual_step(&g, v, tab);
             at += n;
             since += n;
         }
@@ -91,7 +107,7 @@ impl ColumnMarks {
         if lines_changed {
             self.lines.clear();
         } else if let Some(marks) = self.lines.get_mut(&line) {
-            marks.retain(|(c, _)| *c <= at);
+            marks.retain(|(c, _, _)| *c <= at);
         }
     }
 }
@@ -99,7 +115,9 @@ impl ColumnMarks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::editor::width::{char_at_col, char_at_col_from, display_col, display_col_from};
+    use crate::editor::width::{
+        char_at_col, char_at_col_from, display_col, display_col_from, visual_col, visual_col_from,
+    };
     use ropey::Rope;
 
     #[test]
@@ -122,6 +140,13 @@ mod tests {
                 "char {at}"
             );
         }
+        for at in [0, 17, 9000, 20_001, far] {
+            assert_eq!(
+                visual_col_from(text, marks.visual_before_char(0, at), at, 4),
+                visual_col(text, at, 4),
+                "the status bar's column at {at}"
+            );
+        }
         let end_col = display_col(text, far, 4);
         for col in [0, 5, 12_345, end_col] {
             let from = marks.before_col(0, col);
@@ -132,7 +157,7 @@ mod tests {
             );
         }
         marks.invalidate(0, 10_000, false);
-        assert!(marks.lines[&0].iter().all(|(c, _)| *c <= 10_000));
+        assert!(marks.lines[&0].iter().all(|(c, _, _)| *c <= 10_000));
         marks.keep(0..1, 8);
         assert_eq!(
             marks.before_char(0, far),

@@ -7,7 +7,8 @@ use ropey::Rope;
 
 use super::document::{line_len, line_text};
 use super::grapheme::{next_boundary, prev_boundary};
-use super::width::{char_at_col, display_col};
+use super::marks::ColumnMarks;
+use super::width::{char_at_col_from, display_col_from};
 
 /// A cursor motion: the one enum the keymap binds and the documents run.
 /// A page is what the view shows, so page motions take their height from
@@ -59,16 +60,23 @@ pub fn target(
     page: usize,
     tab: usize,
     preferred: Option<usize>,
+    marks: &ColumnMarks,
 ) -> (usize, Option<usize>) {
     let text = rope.slice(..);
     let line = rope.char_to_line(at);
     let start = rope.line_to_char(line);
     let last = rope.len_lines().saturating_sub(1);
     let end_of = |l: usize| rope.line_to_char(l) + line_len(rope, l);
+    // From the nearest column mark: on a minified line the column is not
+    // counted from the line start at every Up or Down.
     let vertical = |to: usize| {
-        let want = preferred.unwrap_or_else(|| display_col(line_text(rope, line), at - start, tab));
+        let want = preferred.unwrap_or_else(|| {
+            let from = marks.before_char(line, at - start);
+            display_col_from(line_text(rope, line), from, at - start, tab)
+        });
         let to = to.min(last);
-        let col = char_at_col(line_text(rope, to), want, tab);
+        let from = marks.before_col(to, want);
+        let col = char_at_col_from(line_text(rope, to), from, want, tab);
         (rope.line_to_char(to) + col, Some(want))
     };
     match mv {
@@ -156,7 +164,7 @@ mod tests {
     fn go(text: &str, from: (usize, usize), mv: Motion, page: usize) -> (usize, usize) {
         let rope = Rope::from_str(text);
         let at = rope.line_to_char(from.0) + from.1;
-        let to = target(&rope, at, mv, page, 4, None).0;
+        let to = target(&rope, at, mv, page, 4, None, &ColumnMarks::default()).0;
         let line = rope.char_to_line(to);
         (line, to - rope.line_to_char(line))
     }
@@ -178,9 +186,9 @@ mod tests {
         assert_eq!(go(t, (0, 9), Motion::LineStart, 1), (0, 4));
         assert_eq!(go(t, (0, 4), Motion::LineStart, 1), (0, 0));
         let rope = Rope::from_str(t);
-        let (p, pref) = target(&rope, 6, Motion::Down, 1, 4, None);
+        let (p, pref) = target(&rope, 6, Motion::Down, 1, 4, None, &ColumnMarks::default());
         assert_eq!(p, rope.line_to_char(1));
-        let (p, _) = target(&rope, p, Motion::Down, 1, 4, pref);
+        let (p, _) = target(&rope, p, Motion::Down, 1, 4, pref, &ColumnMarks::default());
         assert_eq!(
             p,
             rope.line_to_char(2) + 6,
