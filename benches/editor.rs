@@ -131,6 +131,7 @@ fn keystroke(path: &std::path::Path, lines: usize, hl: &Highlighter, buf: &mut B
         .expect("goto");
     doc.apply(EditCommand::Move(Motion::LineEnd)).expect("end");
     frame(&mut doc, hl, buf);
+    doc.finish_highlight_pass();
     while doc.needs_more_work() {
         frame(&mut doc, hl, buf);
     }

@@ -42,6 +42,7 @@ mod external;
 mod grapheme;
 mod hash;
 mod highlight;
+mod highlight_pass;
 mod history;
 mod indent;
 mod journal;
