@@ -434,9 +434,14 @@ impl HighlightCache {
             return false;
         }
         // Continue from the window when it reaches at least as far as the
-        // checkpoint a restart would use.
+        // checkpoint a restart would use, and ends at most a stride above
+        // the view: a window far above (the view jumped) would make the
+        // frame do the sequential pass that belongs to the background.
         let k = (first / CHECKPOINT_STRIDE).min(self.valid.saturating_sub(1));
-        let resume = (ws <= first && ws + self.window_valid >= k * CHECKPOINT_STRIDE)
+        let window_end = ws + self.window_valid;
+        let resume = (ws <= first
+            && window_end >= k * CHECKPOINT_STRIDE
+            && window_end + CHECKPOINT_STRIDE >= first)
             .then(|| self.resume_state())
             .flatten();
         let (mut line, mut state) = match resume {
@@ -831,11 +836,15 @@ mod tests {
         let path = Path::new("m.py");
         let mut cache = unlimited();
         cache.max_lines_per_frame = 300;
+        // Opened at the top, then a jump: the window at the top is no
+        // place to continue from.
+        assert!(!cache.prepare(&hl, path, &lines[..], 0..20));
         assert!(
             cache.prepare(&hl, path, &lines[..], 3000..3020),
             "the pass is running"
         );
         assert_eq!(cache.valid, 1, "the frame parsed up to no checkpoint");
+        assert!(cache.window.is_empty(), "nor extended the window");
         assert!(
             cache.line(3010).is_some_and(|l| !l.is_empty()),
             "coloured at once"
