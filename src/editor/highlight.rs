@@ -761,7 +761,6 @@ mod tests {
     fn unterminated_string_does_not_converge_and_line_inserts_drop_checkpoints() {
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
         let mut lines = python(500);
-        let path = Path::new("m.py");
         let mut cache = unlimited();
         settle(&mut cache, &hl, &lines, 960..1000);
         let all = cache.checkpoints.len();

@@ -131,7 +131,7 @@ impl Job {
         let mut line = self.line;
         let mut buf = String::new();
         loop {
-            if line % CHECKPOINT_STRIDE == 0
+            if line.is_multiple_of(CHECKPOINT_STRIDE)
                 && self
                     .tx
                     .send((line / CHECKPOINT_STRIDE, Moved(state.clone())))
