@@ -2,7 +2,10 @@
 //! same run: highlighting the whole file in one syntect pass (with the
 //! regex backend this build uses), and the file's size for memory.
 //!
-//! Run: `cargo bench --bench editor`
+//! Run: `cargo bench --bench editor`; `cargo bench --bench editor -- typing`
+//! runs only the last part: frames while the background highlighting pass
+//! runs, and typing at 1 000 000 lines with and without `ruff server`
+//! (process CPU per key from `getrusage`, ruff's own from `/proc`).
 //! The other regex backend (syntect's are exclusive in one binary): swap
 //! `default-onig` for `default-fancy` (syntect) and `syntect-default-onig`
 //! for `syntect-default-fancy` (two-face) in Cargo.toml and run it again.
@@ -131,6 +134,7 @@ fn keystroke(path: &std::path::Path, lines: usize, hl: &Highlighter, buf: &mut B
         .expect("goto");
     doc.apply(EditCommand::Move(Motion::LineEnd)).expect("end");
     frame(&mut doc, hl, buf);
+    doc.finish_highlight_pass();
     while doc.needs_more_work() {
         frame(&mut doc, hl, buf);
     }
@@ -152,6 +156,20 @@ fn keystroke(path: &std::path::Path, lines: usize, hl: &Highlighter, buf: &mut B
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut buf = Buffer::empty(AREA);
+    if std::env::args().any(|a| a == "typing") {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).expect("theme");
+        let path = dir.path().join("typed.py");
+        // `compute` defined: a clean file, as real code mostly is (ruff
+        // would otherwise report 200 000 undefined names).
+        let text = format!(
+            "def compute(x, factor):\n    return x * factor\n\n\n{}",
+            python_source(1_000_000)
+        );
+        std::fs::write(&path, text).expect("write");
+        frames_during_the_pass(&path, &hl, &mut buf);
+        typing_with_servers(dir.path(), &path, &hl, &mut buf);
+        return;
+    }
 
     // --- RSS with a 100 000-line file open (first, in a fresh process) ---
     let big = python_source(100_000);
@@ -287,4 +305,223 @@ fn main() {
         "\nwhole-file highlight, 100 000 lines: {pass:.3?} = {:.1} k lines/s",
         100.0 / pass.as_secs_f64()
     );
+}
+
+/// CPU time (user + system) of this thread, or of the whole process.
+fn cpu(who: libc::c_int) -> Duration {
+    // SAFETY: getrusage fills the struct it is given and nothing else.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(who, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// CPU time of every process descended from this one (the language
+/// servers), from `/proc/<pid>/stat` (clock ticks, 100 per second).
+fn descendants_cpu() -> Duration {
+    let me = std::process::id();
+    let mut parent = std::collections::HashMap::new();
+    let mut ticks = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // Fields after the command name (which may hold spaces).
+        let Some(rest) = stat.rsplit_once(") ").map(|(_, r)| r) else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split(' ').collect();
+        let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        parent.insert(pid, num(1) as u32);
+        ticks.insert(pid, num(11) + num(12));
+    }
+    let descends = |mut pid: u32| {
+        while let Some(&up) = parent.get(&pid) {
+            if up == me {
+                return true;
+            }
+            pid = up;
+        }
+        false
+    };
+    let total: u64 = ticks
+        .iter()
+        .filter(|(pid, _)| descends(**pid))
+        .map(|(_, t)| t)
+        .sum();
+    Duration::from_millis(total * 10)
+}
+
+/// Frames drawn (one every 16 ms, like the loop) right after a jump to the
+/// end of a 1 000 000-line file, while the exact highlighting pass runs on
+/// its own thread: the UI thread's CPU per frame, against frames of the
+/// same view once the pass is done.
+fn frames_during_the_pass(path: &std::path::Path, hl: &Highlighter, buf: &mut Buffer) {
+    let mut doc = Document::open(path).expect("open");
+    frame(&mut doc, hl, buf);
+    doc.apply(EditCommand::GoToLine(1_000_000)).expect("goto");
+    let per_frame = |doc: &mut Document, buf: &mut Buffer, n: u32| {
+        let mut wall = Vec::new();
+        let cpu_before = cpu(libc::RUSAGE_THREAD);
+        for _ in 0..n {
+            let t = Instant::now();
+            frame(doc, hl, buf);
+            wall.push(t.elapsed());
+            std::thread::sleep(Duration::from_millis(16));
+        }
+        wall.sort();
+        (cpu(libc::RUSAGE_THREAD) - cpu_before) / n
+    };
+    let t = Instant::now();
+    let running = per_frame(&mut doc, buf, 100);
+    assert!(doc.needs_more_work(), "the pass should still be running");
+    println!(
+        "\nframes while the exact pass runs (jump to line 1 000 000, first 100 frames, {:.1?}):",
+        t.elapsed()
+    );
+    doc.finish_highlight_pass();
+    let t = Instant::now();
+    frame(&mut doc, hl, buf);
+    let exact = t.elapsed();
+    let idle = per_frame(&mut doc, buf, 100);
+    println!(
+        "  UI-thread CPU per frame {running:.3?} while the pass runs; {idle:.3?} per frame once exact (first exact frame {exact:.3?})"
+    );
+}
+
+/// Typing at the middle of the file, one key every 30 ms, each key applied,
+/// drawn and sent to the diagnostics service as the UI loop does; first
+/// with no language server, then with `ruff server` (if on PATH).
+fn typing_with_servers(
+    root: &std::path::Path,
+    path: &std::path::Path,
+    hl: &Highlighter,
+    buf: &mut Buffer,
+) {
+    use hello_tui::diagnostics::{
+        DiagnosticsConfig, DiagnosticsEvent, DiagnosticsService, ServerConfig,
+    };
+    use hello_tui::sandbox::{ChildEnv, Confinement};
+    const KEYS: u32 = 200;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let _entered = runtime.enter();
+    println!("\ntyping at line 500 000 of 1 000 000, one key every 30 ms, {KEYS} keys:");
+    let with_ruff = hello_tui::diagnostics::which("ruff").is_some();
+    for servers in [false, true] {
+        if servers && !with_ruff {
+            println!("  ruff is not on PATH: no measurement with a server");
+            break;
+        }
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let service = servers.then(|| {
+            let config = DiagnosticsConfig {
+                servers: vec![ServerConfig::new(&["python"], "ruff", &["server"])],
+                checks: Vec::new(),
+                ..DiagnosticsConfig::default()
+            };
+            let env = ChildEnv::from_host(&[], "");
+            DiagnosticsService::start(config, root.to_path_buf(), tx, Confinement::unconfined(env))
+        });
+        let mut doc = Document::open(path).expect("open");
+        doc.apply(EditCommand::GoToLine(500_003)).expect("goto");
+        doc.apply(EditCommand::Move(Motion::LineEnd)).expect("end");
+        frame(&mut doc, hl, buf);
+        doc.finish_highlight_pass();
+        frame(&mut doc, hl, buf);
+        let published = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        if let Some(service) = &service {
+            service.open(path, "python", doc.rope().clone());
+            let t = Instant::now();
+            let ready = runtime.block_on(async {
+                tokio::time::timeout(Duration::from_secs(300), async {
+                    while let Some(event) = rx.recv().await {
+                        if matches!(event, DiagnosticsEvent::Published { .. }) {
+                            return true;
+                        }
+                    }
+                    false
+                })
+                .await
+                .unwrap_or(false)
+            });
+            assert!(ready, "ruff never published for the file");
+            println!(
+                "  ruff's first diagnostics for the file after {:.1?}",
+                t.elapsed()
+            );
+            let count = std::sync::Arc::clone(&published);
+            runtime.spawn(async move {
+                while let Some(event) = rx.recv().await {
+                    if matches!(event, DiagnosticsEvent::Published { .. }) {
+                        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+        let mut sent = doc.generation();
+        let mut insert = false;
+        let mut wall = Vec::new();
+        let (process_before, servers_before) = (cpu(libc::RUSAGE_SELF), descendants_cpu());
+        let started = Instant::now();
+        for key in 0..KEYS {
+            let due = started + Duration::from_millis(30) * key;
+            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+            insert = !insert;
+            let t = Instant::now();
+            let cmd = if insert {
+                EditCommand::InsertChar('x')
+            } else {
+                EditCommand::DeleteBack
+            };
+            doc.apply(cmd).expect("edit");
+            frame(&mut doc, hl, buf);
+            if let Some(service) = &service {
+                let changes = doc.changes_since(sent).expect("journal");
+                service.edit(path, doc.rope().clone(), changes);
+                sent = doc.generation();
+            }
+            wall.push(t.elapsed());
+        }
+        // What the last keys set off (a flush, a lint, its diagnostics
+        // converted): counted until the server's answer about the last
+        // text arrives (at most 60 s), else for 3 s.
+        let typed = Instant::now();
+        let before = published.load(std::sync::atomic::Ordering::Relaxed);
+        let answered = loop {
+            std::thread::sleep(Duration::from_millis(10));
+            let now = published.load(std::sync::atomic::Ordering::Relaxed);
+            if service.is_some() && now > before {
+                break Some(typed.elapsed());
+            }
+            if typed.elapsed() > Duration::from_secs(if service.is_some() { 60 } else { 3 }) {
+                break None;
+            }
+        };
+        let process = (cpu(libc::RUSAGE_SELF) - process_before) / KEYS;
+        let server = (descendants_cpu() - servers_before) / KEYS;
+        wall.sort();
+        let name = if servers {
+            "with ruff server"
+        } else {
+            "no language server"
+        };
+        println!(
+            "  {name:<20} keystroke -> frame p50 {:.3?} p99 {:.3?}; process CPU per key {process:.3?}; server CPU per key {server:.3?}; diagnostics published while typing {before}, first after the last key {answered:.1?}",
+            wall[wall.len() / 2],
+            wall[wall.len() * 99 / 100],
+        );
+        if let Some(service) = service {
+            runtime.block_on(service.shutdown());
+        }
+    }
 }

@@ -518,6 +518,116 @@ mod fake_servers {
         service.shutdown().await;
     }
 
+    /// What the recording fake server received, one JSON object per
+    /// document notification, in order.
+    fn received(record: &Path) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(record)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a recorded line"))
+            .collect()
+    }
+
+    /// Waits until the recording shows `done`; panics with it if it never does.
+    async fn until_received(
+        record: &Path,
+        what: &str,
+        done: impl Fn(&[serde_json::Value]) -> bool,
+    ) -> Vec<serde_json::Value> {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let seen = received(record);
+            if done(&seen) {
+                return seen;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the server never received {what}: {seen:#?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// A burst of keystrokes reaches a server as far fewer `didChange`s
+    /// (ranged, in order, for a server that takes ranges; the whole text
+    /// for one that does not), versions only grow, the server's copy ends
+    /// equal to the buffer, and a save right after an edit is preceded by
+    /// that edit (the coalescing window is flushed, not waited out).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_burst_of_edits_is_one_did_change_and_a_save_flushes_it() {
+        use hello_tui::editor::{Document, EditCommand, Motion};
+        for incremental in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = write(dir.path(), "x.fake", "BAD\n名 😀 \n");
+            let record = dir.path().join("received.jsonl");
+            let mut args = vec![fixture("junk_server.py")];
+            if incremental {
+                args.push("--incremental".into());
+            }
+            args.extend(["--record".into(), record.display().to_string()]);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let server = ServerConfig::new(&["fake"], "python3", &args).named("junk_server");
+            let (service, mut ui) = Ui::start(config(vec![server], vec![]), dir.path());
+            let mut doc = Document::open(&path).unwrap();
+            service.open(&path, "fake", doc.rope().clone());
+            ui.until("the server running, with the opened text", |ui| {
+                ui.file(&path).len() == 1
+            })
+            .await;
+            let mut sent = doc.generation();
+            let mut send = |doc: &Document| {
+                let changes = doc.changes_since(sent).expect("journal reaches back");
+                service.edit(&path, doc.rope().clone(), changes);
+                sent = doc.generation();
+            };
+            doc.apply(EditCommand::GoToLine(2)).unwrap();
+            doc.apply(EditCommand::Move(Motion::LineEnd)).unwrap();
+            for c in "x = BAD + 1\ny = 2\nBAD".chars().take(20) {
+                doc.apply(EditCommand::InsertChar(c)).unwrap();
+                send(&doc);
+            }
+            let expected = doc.text();
+            let seen = until_received(&record, "the final text", |seen| {
+                seen.last().and_then(|r| r["text"].as_str()) == Some(expected.as_str())
+            })
+            .await;
+            let changes: Vec<_> = seen
+                .iter()
+                .filter(|r| r["method"] == "textDocument/didChange")
+                .collect();
+            assert!(
+                !changes.is_empty() && changes.len() <= 4,
+                "20 edits came as {} didChange(s): {seen:#?}",
+                changes.len()
+            );
+            for change in &changes {
+                assert_eq!(change["ranged"], incremental, "{change}");
+            }
+            let versions: Vec<i64> = seen.iter().filter_map(|r| r["version"].as_i64()).collect();
+            assert!(
+                versions.windows(2).all(|w| w[0] < w[1]),
+                "versions must grow: {versions:?}"
+            );
+
+            // An edit, then a save at once: the server has the edit before
+            // it hears of the save.
+            doc.apply(EditCommand::InsertChar('!')).unwrap();
+            send(&doc);
+            service.save(&path);
+            let expected = doc.text();
+            let seen = until_received(&record, "the save", |seen| {
+                seen.iter().any(|r| r["method"] == "textDocument/didSave")
+            })
+            .await;
+            let save = seen
+                .iter()
+                .find(|r| r["method"] == "textDocument/didSave")
+                .unwrap();
+            assert_eq!(save["text"].as_str(), Some(expected.as_str()));
+            service.shutdown().await;
+        }
+    }
+
     /// Language servers run project code too (rust-analyzer's build
     /// scripts and proc macros): they start under the same confinement.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -97,8 +97,13 @@ fn draw(s: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
     let theme = Theme::builtin_default();
     handle_terminal_event(s, Event::Resize(width, height));
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    // Highlighting is bounded per frame: draw until it is done, like the loop.
+    // Highlighting is bounded per frame and the pass to a far view runs in
+    // the background: draw until it is done, like the loop, waiting for
+    // the pass so the colours are the exact ones.
     for _ in 0..20 {
+        if let Some(doc) = s.editors.active_mut() {
+            doc.finish_highlight_pass();
+        }
         let mut frame_model = ui::FrameModel::default();
         hello_tui::app::update::before_frame(s);
         ui::prepare(s, &mut frame_model, &theme);

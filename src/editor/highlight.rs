@@ -4,10 +4,13 @@
 //! theme). Each document owns a `HighlightCache`: parse-state checkpoints
 //! every `CHECKPOINT_STRIDE` lines, and a window of styled lines around the
 //! viewport that also remembers the state before each line. A frame
-//! highlights only what is visible, continuing from the window, a
-//! checkpoint or where the last frame stopped, and stops after
+//! highlights only what is visible, continuing from the window or from the
+//! checkpoint at the window's first line, and stops after
 //! `max_lines_per_frame` lines or `max_time_per_frame`; the rest renders
-//! plain until the next frame (`needs_more_work`). An edit invalidates from
+//! plain until the next frame (`needs_more_work`). When that checkpoint is
+//! not known yet, the sequential pass that finds it runs on its own thread
+//! (`highlight_pass`) and the frame does no parsing beyond the approximate
+//! colours below. An edit invalidates from
 //! the edited line; re-highlighting resumes at that line, and when the
 //! state after a re-highlighted line equals the old state before the next
 //! unedited line, everything after it is valid again (the state converged):
@@ -15,12 +18,15 @@
 //! After a jump far from any cached state, the viewport is highlighted at
 //! once from an approximate start `APPROX_CONTEXT` lines above it (a fresh
 //! parse state, right for nearly all code); the exact pass keeps going
-//! from the nearest checkpoint over the next frames and replaces the
-//! approximate colours when it arrives.
+//! from the nearest checkpoint in the background and replaces the
+//! approximate colours when it arrives. An edit above the pass's target
+//! cancels it; the next frame starts a new one from the last checkpoint
+//! still valid, so only what follows the edit is parsed again.
 
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ratatui::style::{Color, Modifier, Style};
@@ -34,6 +40,7 @@ use ropey::Rope;
 
 use super::document::line_text;
 use super::error::EditorError;
+use super::highlight_pass::{Arrived, Pass};
 
 /// Lines between parse-state checkpoints.
 pub const CHECKPOINT_STRIDE: usize = 128;
@@ -50,8 +57,9 @@ pub const DEFAULT_TIME_PER_FRAME: Duration = Duration::from_millis(12);
 
 /// Shared syntax definitions and the active theme. Load once per app.
 pub struct Highlighter {
-    syntaxes: SyntaxSet,
-    theme: Theme,
+    /// Shared with background passes (`highlight_pass`).
+    syntaxes: Arc<SyntaxSet>,
+    theme: Arc<Theme>,
     theme_name: String,
 }
 
@@ -63,15 +71,15 @@ impl Highlighter {
     /// TypeScript) and the named theme.
     pub fn new(theme_name: &str) -> Result<Self, EditorError> {
         Ok(Self {
-            syntaxes: two_face::syntax::extra_newlines(),
-            theme: load_theme(theme_name)?,
+            syntaxes: Arc::new(two_face::syntax::extra_newlines()),
+            theme: Arc::new(load_theme(theme_name)?),
             theme_name: theme_name.to_string(),
         })
     }
 
     /// Switch theme; documents re-highlight on their next frame.
     pub fn set_theme(&mut self, theme_name: &str) -> Result<(), EditorError> {
-        self.theme = load_theme(theme_name)?;
+        self.theme = Arc::new(load_theme(theme_name)?);
         self.theme_name = theme_name.to_string();
         Ok(())
     }
@@ -155,6 +163,8 @@ pub trait LineSource {
     fn line_bytes(&self, n: usize) -> usize;
     /// Line `n` without its line break.
     fn line(&self, n: usize) -> Cow<'_, str>;
+    /// The same lines for a background pass to own.
+    fn snapshot(&self) -> Rope;
 }
 
 impl LineSource for Rope {
@@ -168,6 +178,11 @@ impl LineSource for Rope {
 
     fn line(&self, n: usize) -> Cow<'_, str> {
         line_text(self, n).into()
+    }
+
+    /// A clone shares the rope's chunks: O(1), whatever the size.
+    fn snapshot(&self) -> Rope {
+        self.clone()
     }
 }
 
@@ -183,13 +198,17 @@ impl LineSource for [String] {
     fn line(&self, n: usize) -> Cow<'_, str> {
         Cow::Borrowed(&self[n])
     }
+
+    fn snapshot(&self) -> Rope {
+        Rope::from(self.join("\n"))
+    }
 }
 
 /// Styled byte ranges of one line; empty means "draw plain".
 pub type StyledLine = Vec<(Style, Range<usize>)>;
 
 #[derive(Clone, PartialEq, Eq)]
-struct State {
+pub(super) struct State {
     parse: ParseState,
     highlight: HighlightState,
 }
@@ -223,10 +242,9 @@ pub struct HighlightCache {
     window_edit_max: Option<usize>,
     /// State after the last window line, to extend the window downwards.
     window_end_state: Option<State>,
-    /// Where a frame that ran out of budget before reaching the window
-    /// stopped: the next frame continues there, so progress is kept even
-    /// when a frame parses fewer lines than the checkpoint stride.
-    frontier: Option<(usize, State)>,
+    /// The exact pass towards the checkpoint at `window_start`, running
+    /// on its own thread while that checkpoint is not known.
+    pass: Option<Pass>,
     /// Lines highlighted from an approximate start (`APPROX_CONTEXT` above
     /// the view) while the exact pass has not reached them: first line and
     /// styles. Shown only where the window has nothing exact.
@@ -249,7 +267,7 @@ impl Default for HighlightCache {
             window_valid: 0,
             window_edit_max: None,
             window_end_state: None,
-            frontier: None,
+            pass: None,
             approx: None,
             needs_more: false,
             max_lines_per_frame: DEFAULT_LINES_PER_FRAME,
@@ -272,9 +290,40 @@ impl HighlightCache {
         self.syntax_name.as_deref()
     }
 
-    /// The last frame stopped early: schedule another frame.
+    /// The last frame stopped early, or the exact pass is running in the
+    /// background: schedule another frame.
     pub fn needs_more_work(&self) -> bool {
         self.needs_more
+    }
+
+    /// Waits for the background pass to end and records what it found;
+    /// the next `prepare` then starts from its last checkpoint. For tests
+    /// and measurements that need the exact colours deterministically; the
+    /// UI never waits.
+    pub fn finish_pass(&mut self) {
+        if let Some(pass) = self.pass.take() {
+            for (k, state) in pass.wait() {
+                self.record_checkpoint(k, &state);
+            }
+        }
+    }
+
+    /// Records the checkpoints the background pass sent since the last
+    /// frame; forgets the pass once it ended or its target is known.
+    fn take_pass_results(&mut self) {
+        let Some(pass) = self.pass.take() else {
+            return;
+        };
+        let (arrived, running) = match pass.take() {
+            Arrived::Running(arrived) => (arrived, true),
+            Arrived::Finished(arrived) => (arrived, false),
+        };
+        for (k, state) in arrived {
+            self.record_checkpoint(k, &state);
+        }
+        if running && self.valid * CHECKPOINT_STRIDE <= pass.target {
+            self.pass = Some(pass);
+        }
     }
 
     /// Styled ranges for `line` if it is highlighted and current: exact,
@@ -316,8 +365,10 @@ impl HighlightCache {
         }
         // Edits at or below the window end leave every window line and the
         // window end state (the state before the first line below) valid.
-        if self.frontier.as_ref().is_some_and(|(line, _)| *line > from) {
-            self.frontier = None;
+        // A pass parsing the old text up to an edited line is cancelled;
+        // one that stops above the edit stays right.
+        if self.pass.as_ref().is_some_and(|pass| from < pass.target) {
+            self.pass = None;
         }
         self.valid = self.valid.min(from / CHECKPOINT_STRIDE + 1);
         if line_count_changed {
@@ -369,6 +420,7 @@ impl HighlightCache {
             return false;
         };
         let theme = ThemeHighlighter::new(&hl.theme);
+        self.take_pass_results();
         if self.checkpoints.is_empty() {
             self.checkpoints.push(State {
                 parse: ParseState::new(syntax),
@@ -382,9 +434,14 @@ impl HighlightCache {
             return false;
         }
         // Continue from the window when it reaches at least as far as the
-        // checkpoint a restart would use.
+        // checkpoint a restart would use, and ends at most a stride above
+        // the view: a window far above (the view jumped) would make the
+        // frame do the sequential pass that belongs to the background.
         let k = (first / CHECKPOINT_STRIDE).min(self.valid.saturating_sub(1));
-        let resume = (ws <= first && ws + self.window_valid >= k * CHECKPOINT_STRIDE)
+        let window_end = ws + self.window_valid;
+        let resume = (ws <= first
+            && window_end >= k * CHECKPOINT_STRIDE
+            && window_end + CHECKPOINT_STRIDE >= first)
             .then(|| self.resume_state())
             .flatten();
         let (mut line, mut state) = match resume {
@@ -403,14 +460,7 @@ impl HighlightCache {
             None => {
                 self.clear_window();
                 self.window_start = first - first % CHECKPOINT_STRIDE;
-                match self.frontier.take() {
-                    Some((line, state))
-                        if line > k * CHECKPOINT_STRIDE && line <= self.window_start =>
-                    {
-                        (line, state)
-                    }
-                    _ => (k * CHECKPOINT_STRIDE, self.checkpoints[k].clone()),
-                }
+                (k * CHECKPOINT_STRIDE, self.checkpoints[k].clone())
             }
         };
         let mut text = String::new();
@@ -420,6 +470,13 @@ impl HighlightCache {
             && !self.approx_covers(first, end)
         {
             self.highlight_approx(hl, syntax, &theme, lines, first..end, &mut text);
+        }
+        if line < self.window_start {
+            // The checkpoint at the window is at least a stride away: the
+            // sequential pass to it is not the frame's work.
+            self.run_pass(hl, lines, line, state);
+            self.needs_more = self.pass.is_some();
+            return self.needs_more;
         }
         let mut budget = self.max_lines_per_frame.max(1);
         while line < end && budget > 0 {
@@ -454,11 +511,6 @@ impl HighlightCache {
                 break;
             }
         }
-        if line < self.window_start {
-            self.frontier = Some((line, state));
-            self.needs_more = true;
-            return true;
-        }
         if self.window_valid < self.window.len() && line < end && line >= self.window_start {
             // Stopped inside stale lines: the state before the next one is
             // `state`, which stale entries do not know; drop them.
@@ -471,6 +523,29 @@ impl HighlightCache {
             self.approx = None;
         }
         self.needs_more
+    }
+
+    /// Keeps the background pass to `window_start` running, or starts one
+    /// from `line` in `state` (the last valid checkpoint).
+    fn run_pass<L: LineSource + ?Sized>(
+        &mut self,
+        hl: &Highlighter,
+        lines: &L,
+        line: usize,
+        state: State,
+    ) {
+        let target = self.window_start;
+        if self.pass.as_ref().is_some_and(|pass| pass.target == target) {
+            return;
+        }
+        self.pass = Pass::start(
+            Arc::clone(&hl.syntaxes),
+            Arc::clone(&hl.theme),
+            lines.snapshot(),
+            line,
+            state,
+            target,
+        );
     }
 
     fn approx_covers(&self, first: usize, end: usize) -> bool {
@@ -570,7 +645,7 @@ impl HighlightCache {
 /// Parse and style line `n`, advancing `state`. Over-long lines (never
 /// copied out of the rope) and parse errors leave the state as it was and
 /// draw plain.
-fn highlight_line<L: LineSource + ?Sized>(
+pub(super) fn highlight_line<L: LineSource + ?Sized>(
     syntaxes: &SyntaxSet,
     theme: &ThemeHighlighter<'_>,
     state: &mut State,
@@ -640,6 +715,16 @@ mod tests {
         }
     }
 
+    /// Frames until the view is exact, each waiting for the background pass.
+    fn settle(cache: &mut HighlightCache, hl: &Highlighter, lines: &[String], view: Range<usize>) {
+        let mut frames = 0;
+        while cache.prepare(hl, Path::new("m.py"), lines, view.clone()) {
+            cache.finish_pass();
+            frames += 1;
+            assert!(frames < 100, "no progress");
+        }
+    }
+
     fn python(n: usize) -> Vec<String> {
         (0..n)
             .flat_map(|i| [format!("def f{i}(x):"), format!("    return \"{i}\"")])
@@ -652,7 +737,7 @@ mod tests {
         let mut lines = python(500);
         let path = Path::new("m.py");
         let mut cache = unlimited();
-        cache.prepare(&hl, path, &lines[..], 960..1000);
+        settle(&mut cache, &hl, &lines, 960..1000);
         assert_eq!(cache.syntax_name(), Some("Python"));
         let all = cache.checkpoints.len();
         assert_eq!(all, 960 / CHECKPOINT_STRIDE + 1);
@@ -664,7 +749,7 @@ mod tests {
         cache.prepare(&hl, path, &lines[..], 0..40);
         // The viewport ends before checkpoint 1; nothing verified yet.
         assert_eq!(cache.valid, 1);
-        cache.prepare(&hl, path, &lines[..], 130..170);
+        settle(&mut cache, &hl, &lines, 130..170);
         assert_eq!(
             cache.valid, all,
             "state at line 128 equal: later checkpoints reused"
@@ -676,14 +761,13 @@ mod tests {
     fn unterminated_string_does_not_converge_and_line_inserts_drop_checkpoints() {
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
         let mut lines = python(500);
-        let path = Path::new("m.py");
         let mut cache = unlimited();
-        cache.prepare(&hl, path, &lines[..], 960..1000);
+        settle(&mut cache, &hl, &lines, 960..1000);
         let all = cache.checkpoints.len();
         // Opening a triple-quoted string changes the state of every later line.
         lines[3] = "    \"\"\"".to_string();
         cache.invalidate(3, false);
-        cache.prepare(&hl, path, &lines[..], 250..290);
+        settle(&mut cache, &hl, &lines, 250..290);
         assert_eq!(
             cache.valid, 3,
             "checkpoints 1 and 2 re-recorded, not reused"
@@ -719,7 +803,7 @@ mod tests {
         let mut lines = python(500);
         let path = Path::new("m.py");
         let mut cache = unlimited();
-        cache.prepare(&hl, path, &lines[..], 200..240);
+        settle(&mut cache, &hl, &lines, 200..240);
         lines[221].insert(12, 'x');
         cache.invalidate(221, false);
         cache.max_lines_per_frame = 3;
@@ -741,18 +825,76 @@ mod tests {
         assert_eq!(styled.last().map(|(_, r)| r.end), Some(5));
     }
 
+    /// A view far below any known state costs the frame no sequential
+    /// parsing: it is coloured approximately at once, the pass runs on its
+    /// own thread, and what it finds makes the next frame exact.
     #[test]
-    fn frames_smaller_than_the_checkpoint_stride_still_make_progress() {
+    fn the_pass_to_a_far_view_runs_off_the_frame() {
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
-        let lines = python(400);
+        let lines = python(2000);
+        let path = Path::new("m.py");
         let mut cache = unlimited();
-        cache.max_lines_per_frame = 10;
-        let mut frames = 0;
-        while cache.prepare(&hl, Path::new("m.py"), &lines[..], 600..620) {
-            frames += 1;
-            assert!(frames < 100, "no progress");
-        }
-        assert_eq!(frames, 61, "620 lines at 10 per frame");
-        assert!(cache.line(610).is_some_and(|l| !l.is_empty()));
+        cache.max_lines_per_frame = 300;
+        // Opened at the top, then a jump: the window at the top is no
+        // place to continue from.
+        assert!(!cache.prepare(&hl, path, &lines[..], 0..20));
+        assert!(
+            cache.prepare(&hl, path, &lines[..], 3000..3020),
+            "the pass is running"
+        );
+        assert_eq!(cache.valid, 1, "the frame parsed up to no checkpoint");
+        assert!(cache.window.is_empty(), "nor extended the window");
+        assert!(
+            cache.line(3010).is_some_and(|l| !l.is_empty()),
+            "coloured at once"
+        );
+        cache.finish_pass();
+        assert_eq!(cache.valid, 3000 / CHECKPOINT_STRIDE + 1);
+        assert!(
+            !cache.prepare(&hl, path, &lines[..], 3000..3020),
+            "exact from the checkpoint at the view"
+        );
+        assert!(cache.approx.is_none());
+        assert!(cache.line(3010).is_some_and(|l| !l.is_empty()));
+    }
+
+    /// An edit above a running pass's target cancels it (its states are of
+    /// the old text); one below leaves it running. The exact colours then
+    /// follow the edit: a docstring opened above turns the view into string.
+    #[test]
+    fn an_edit_above_the_pass_cancels_it() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let mut lines = python(2000);
+        let path = Path::new("m.py");
+        let mut cache = unlimited();
+        let colours = |cache: &HighlightCache| -> Vec<Style> {
+            let mut styles: Vec<Style> = (3000..3020)
+                .flat_map(|n| cache.line(n).cloned().unwrap_or_default())
+                .map(|(style, _)| style)
+                .collect();
+            styles.dedup();
+            styles
+        };
+        settle(&mut cache, &hl, &lines, 3000..3020);
+        assert!(colours(&cache).len() > 1, "code: several colours");
+
+        lines[1000] = "    \"\"\"".to_string();
+        cache.invalidate(1000, false);
+        assert_eq!(
+            cache.valid,
+            1000 / CHECKPOINT_STRIDE + 1,
+            "kept above the edit"
+        );
+        assert!(cache.prepare(&hl, path, &lines[..], 3000..3020));
+        assert!(cache.pass.is_some());
+        cache.invalidate(3010, false);
+        assert!(
+            cache.pass.is_some(),
+            "an edit below the target keeps the pass"
+        );
+        cache.invalidate(2000, false);
+        assert!(cache.pass.is_none(), "an edit above the target cancels it");
+        settle(&mut cache, &hl, &lines, 3000..3020);
+        assert_eq!(colours(&cache).len(), 1, "all inside the docstring");
     }
 }

@@ -18,7 +18,9 @@
 //!   row)`, `doc.scroll_by(lines)`, with `area` the rect the view is drawn in.
 //! - Frame: `doc.prepare_frame(&hl, area)` (mutates viewport and highlight
 //!   cache), then `render_file_view(&doc, &styles, area, buf)` (pure); if
-//!   `doc.needs_more_work()`, request another frame.
+//!   `doc.needs_more_work()`, request another frame (the pass to a far view
+//!   runs on its own thread; `doc.finish_highlight_pass()` waits for it in
+//!   tests and measurements).
 //! - Disk: on watcher events / focus, `doc.check_disk()` → `DiskChange`;
 //!   conflicts: `keep_mine()`, `load_theirs()`, `diff()`. `save()`.
 //! - Recovery: `RecoveryHome::claim(base, workspace)` once (a locked folder
@@ -42,6 +44,7 @@ mod external;
 mod grapheme;
 mod hash;
 mod highlight;
+mod highlight_pass;
 mod history;
 mod indent;
 mod journal;

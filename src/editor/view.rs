@@ -185,8 +185,16 @@ impl Document {
         self.highlight.needs_more_work()
     }
 
+    /// Waits for the background highlighting pass (see `HighlightCache::
+    /// finish_pass`); the next `prepare_frame` shows its exact colours.
+    /// For tests and measurements: the UI loop never waits.
+    pub fn finish_highlight_pass(&mut self) {
+        self.highlight.finish_pass();
+    }
+
     /// Caps on highlighting work per `prepare_frame` (defaults: 2000 lines,
-    /// 12 ms); whichever is hit first ends the frame's highlighting.
+    /// 12 ms); whichever is hit first ends the frame's highlighting. The
+    /// pass to a far view runs in the background and is not capped.
     pub fn set_highlight_budget(&mut self, lines_per_frame: usize, time_per_frame: Duration) {
         self.highlight.max_lines_per_frame = lines_per_frame.max(1);
         self.highlight.max_time_per_frame = time_per_frame;

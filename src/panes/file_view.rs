@@ -82,7 +82,8 @@ impl Editors {
         self.tabs.get_mut(self.active)
     }
 
-    /// Highlighting has more lines to do than one frame allows.
+    /// Highlighting has more lines to do than one frame allows, or the
+    /// background pass has not reached the view yet.
     pub fn needs_more_work(&self) -> bool {
         self.active().is_some_and(Document::needs_more_work)
     }

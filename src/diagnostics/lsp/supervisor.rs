@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ropey::Rope;
 use serde_json::{Value, json};
@@ -80,12 +80,49 @@ impl DocCommand {
     }
 }
 
+/// How long edits are gathered before they go out as one `didChange`.
+/// Every `didChange` makes a server re-analyse the document (ruff re-lints
+/// the whole file, then we convert what it publishes), so at one key per
+/// ~30–100 ms a notification per key keeps a core busy on a big file.
+/// 100 ms is below what a person notices between typing and a squiggle
+/// changing, and the window opens at the first edit of a burst (it is not
+/// pushed back by later ones), so steady typing still reaches the server
+/// at least every 100 ms. A save or a diagnostics pull flushes at once.
+pub const CHANGE_COALESCE: Duration = Duration::from_millis(100);
+
 struct OpenDoc {
     language_id: String,
+    /// The newest text, whether or not the server has it yet.
     text: Rope,
+    /// The newest version; the server is told it when `pending` flushes.
     version: i32,
+    /// Edits the server has not been sent yet.
+    pending: Option<Pending>,
     pull_in_flight: bool,
     pull_again: bool,
+}
+
+/// Edits gathered during the coalescing window.
+#[derive(Debug)]
+enum Pending {
+    /// The ranges, in order, each against the text the one before left.
+    Ranged(Vec<TextChange>),
+    /// The whole text must go (the server takes no ranges, or one change
+    /// came without them).
+    Full,
+}
+
+impl Pending {
+    fn add(this: Option<Pending>, changes: Option<Vec<TextChange>>) -> Pending {
+        match (this, changes) {
+            (None, Some(changes)) => Pending::Ranged(changes),
+            (Some(Pending::Ranged(mut before)), Some(changes)) => {
+                before.extend(changes);
+                Pending::Ranged(before)
+            }
+            _ => Pending::Full,
+        }
+    }
 }
 
 /// The answer to a `textDocument/diagnostic` request, routed back to the loop.
@@ -112,6 +149,8 @@ pub struct Supervisor {
     /// What the server last said about a problem (stderr, showMessage),
     /// added to the reason when it fails.
     last_words: super::transport::LastWords,
+    /// When the oldest unsent edit must go out (`CHANGE_COALESCE` after it).
+    flush_at: Option<Instant>,
 }
 
 /// How a phase of the loop ended.
@@ -156,6 +195,7 @@ impl Supervisor {
             pulled_rx,
             restart_asked: false,
             last_words: super::transport::LastWords::default(),
+            flush_at: None,
         };
         tokio::spawn(supervisor.run());
         tx
@@ -288,6 +328,8 @@ impl Supervisor {
                 Some(doc) => {
                     doc.text.clone_from(text);
                     doc.version += 1;
+                    // The whole text goes now; gathered edits are in it.
+                    doc.pending = None;
                 }
                 None => {
                     self.docs.insert(
@@ -296,6 +338,7 @@ impl Supervisor {
                             language_id: language_id.clone(),
                             text: text.clone(),
                             version: 1,
+                            pending: None,
                             pull_in_flight: false,
                             pull_again: false,
                         },
@@ -319,10 +362,13 @@ impl Supervisor {
         self.state(ServerState::Running {
             encoding: connection.encoding.lsp_name(),
         });
-        // Pulls in flight died with the previous connection.
+        // Pulls in flight died with the previous connection; the newest
+        // text goes with didOpen, so nothing gathered is owed.
+        self.flush_at = None;
         for doc in self.docs.values_mut() {
             doc.pull_in_flight = false;
             doc.pull_again = false;
+            doc.pending = None;
         }
         let paths: Vec<PathBuf> = self.docs.keys().cloned().collect();
         for path in &paths {
@@ -332,7 +378,9 @@ impl Supervisor {
             self.pull(&connection, path);
         }
         loop {
+            let flush_at = self.flush_at;
             tokio::select! {
+                () = sleep_until(flush_at) => self.flush_all(&connection),
                 command = self.commands.recv() => match command {
                     None => {
                         connection.shutdown(self.timings.shutdown_timeout).await;
@@ -387,18 +435,26 @@ impl Supervisor {
                 self.pull(connection, &path);
             }
             DocCommand::Change { path, changes, .. } => {
-                if let Some(doc) = self.docs.get(&path) {
-                    connection.did_change(&path, doc.version, &doc.text, changes.as_deref());
+                if let Some(doc) = self.docs.get_mut(&path) {
+                    // A server without ranges gets the whole text anyway:
+                    // no need to keep the edits.
+                    let changes = changes.filter(|_| connection.incremental);
+                    doc.pending = Some(Pending::add(doc.pending.take(), changes));
+                    self.flush_at
+                        .get_or_insert_with(|| Instant::now() + CHANGE_COALESCE);
                 }
-                self.pull(connection, &path);
             }
             DocCommand::Save { path } => {
                 if self.docs.contains_key(&path) {
+                    // The server must check the saved text, not an older one.
+                    self.flush(connection, &path);
                     connection.did_save(&path);
                     self.pull(connection, &path);
                 }
             }
             DocCommand::Close { path } => {
+                // Edits not sent yet are dropped with the document (record
+                // removed it): after didClose the server reads the disk.
                 connection.did_close(&path);
                 // Diagnostics of a closed document go stale; drop ours.
                 self.publish(path, Vec::new());
@@ -408,12 +464,45 @@ impl Supervisor {
         }
     }
 
+    /// Sends every document's gathered edits (the coalescing window ended)
+    /// and asks pull-model servers about them.
+    fn flush_all(&mut self, connection: &Connection) {
+        self.flush_at = None;
+        let paths: Vec<PathBuf> = self
+            .docs
+            .iter()
+            .filter(|(_, doc)| doc.pending.is_some())
+            .map(|(path, _)| path.clone())
+            .collect();
+        for path in paths {
+            self.flush(connection, &path);
+            self.pull(connection, &path);
+        }
+    }
+
+    /// Sends a document's gathered edits as one `didChange` with the newest
+    /// version: the ranges in order (each applies to what the one before
+    /// left, as LSP specifies) or the whole text.
+    fn flush(&mut self, connection: &Connection, path: &Path) {
+        let Some(doc) = self.docs.get_mut(path) else {
+            return;
+        };
+        let changes = match doc.pending.take() {
+            None => return,
+            Some(Pending::Ranged(changes)) => Some(changes),
+            Some(Pending::Full) => None,
+        };
+        connection.did_change(path, doc.version, &doc.text, changes.as_deref());
+    }
+
     /// Asks a pull-model server for a document's diagnostics, at most one
     /// request per document in flight; edits meanwhile trigger one more pull.
+    /// Gathered edits go first: the answer must be about the newest text.
     fn pull(&mut self, connection: &Connection, path: &Path) {
         if !connection.pull_diagnostics {
             return;
         }
+        self.flush(connection, path);
         let Some(doc) = self.docs.get_mut(path) else {
             return;
         };
@@ -569,5 +658,13 @@ impl Supervisor {
             name: self.name.clone(),
             state,
         });
+    }
+}
+
+/// Sleeps until `at`, or forever when there is nothing to wait for.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
     }
 }
