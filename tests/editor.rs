@@ -1205,3 +1205,23 @@ fn a_lone_carriage_return_sends_the_whole_text_to_language_servers() {
     typed(&mut doc, "x");
     assert!(doc.changes_since(before).is_some());
 }
+
+/// A byte-order mark is not text: it is not drawn or deleted, and a save
+/// writes it back (it used to be a char the cursor stopped on, and Delete
+/// at the start dropped it from the file).
+#[test]
+fn a_byte_order_mark_survives_editing_and_saving() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "bom.cs", "\u{feff}class A {}\r\n".as_bytes());
+    let mut doc = Document::open(&p).unwrap();
+    assert_eq!(doc.line(0).as_deref(), Some("class A {}"));
+    doc.apply(EditCommand::DeleteForward).unwrap();
+    typed(&mut doc, "C");
+    assert!(doc.is_dirty());
+    doc.save().unwrap();
+    assert_eq!(
+        std::fs::read(&p).unwrap(),
+        "\u{feff}Class A {}\r\n".as_bytes(),
+        "the mark and the CRLF are kept"
+    );
+}

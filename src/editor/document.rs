@@ -62,6 +62,8 @@ pub struct Document {
     carriage_returns: usize,
     pub(crate) line_ending: LineEnding,
     pub(crate) final_newline: bool,
+    /// The file starts with a byte-order mark, written back on save.
+    pub(crate) bom: bool,
     pub(crate) permissions: Option<fs::Permissions>,
     pub(crate) disk_version: Option<DiskVersion>,
     pub(crate) disk_state: DiskState,
@@ -126,6 +128,7 @@ impl Document {
             carriage_returns: 0,
             line_ending: LineEnding::Lf,
             final_newline: true,
+            bom: false,
             permissions: None,
             disk_version: None,
             disk_state: DiskState::InSync,
@@ -163,6 +166,7 @@ impl Document {
         let (shape, body) = Shape::of(&text);
         self.line_ending = shape.line_ending;
         self.final_newline = shape.final_newline;
+        self.bom = shape.bom;
         self.read_only = invalid.then_some(ReadOnlyReason::InvalidUtf8);
         self.rope = build_rope(&body);
         self.carriage_returns = memchr::memchr_iter(b'\r', body.as_bytes()).count();
@@ -184,6 +188,7 @@ impl Document {
         let (shape, body) = Shape::of(text);
         self.line_ending = shape.line_ending;
         self.final_newline = shape.final_newline;
+        self.bom = shape.bom;
         let cursor = self.cursor();
         let before = self.cursor_state();
         let edit = self.splice(0..self.rope.len_chars(), &body);
@@ -468,6 +473,7 @@ impl Document {
         Shape {
             line_ending: self.line_ending,
             final_newline: self.final_newline,
+            bom: self.bom,
         }
         .write(&self.rope)
     }

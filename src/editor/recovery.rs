@@ -60,6 +60,7 @@ pub struct RecoveryWrite {
     text: Rope,
     line_ending: LineEnding,
     final_newline: bool,
+    bom: bool,
     epoch: Arc<AtomicU64>,
     at_epoch: u64,
 }
@@ -87,6 +88,7 @@ impl RecoveryWrite {
             text: self.text.to_string(),
             line_ending: self.line_ending,
             final_newline: self.final_newline,
+            bom: self.bom,
             file: PathBuf::new(),
         };
         let json = serde_json::to_vec(&record).map_err(|e| err(e.to_string()))?;
@@ -181,6 +183,8 @@ pub struct Recovery {
     pub line_ending: LineEnding,
     #[serde(default = "default_final_newline")]
     pub final_newline: bool,
+    #[serde(default)]
+    pub bom: bool,
     /// Where the recovery file itself is (not serialized).
     #[serde(skip)]
     pub file: PathBuf,
@@ -265,6 +269,7 @@ impl Document {
             text: self.rope.clone(),
             line_ending: self.line_ending,
             final_newline: self.final_newline,
+            bom: self.bom,
             epoch: Arc::clone(&self.recovery.epoch),
             at_epoch: self.recovery.epoch.load(Ordering::SeqCst),
         })
@@ -292,6 +297,7 @@ impl Document {
                 let mut doc = Self::from_text(&recovery.path, "");
                 doc.line_ending = recovery.line_ending;
                 doc.final_newline = recovery.final_newline;
+                doc.bom = recovery.bom;
                 doc.disk_state = super::document::DiskState::DeletedOnDisk;
                 doc
             }

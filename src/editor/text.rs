@@ -27,6 +27,9 @@ impl LineEnding {
 pub struct Shape {
     pub line_ending: LineEnding,
     pub final_newline: bool,
+    /// The file starts with a byte-order mark (U+FEFF): kept out of the
+    /// text — it is not a character anyone edits — and written back.
+    pub bom: bool,
 }
 
 impl Shape {
@@ -34,6 +37,8 @@ impl Shape {
     /// The line ending is the one of the first line break (mixed files are
     /// normalised to it on save). Borrowed unless there was a '\r' to drop.
     pub fn of(text: &str) -> (Self, Cow<'_, str>) {
+        let bom = text.starts_with('\u{feff}');
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let line_ending = match text.find('\n') {
             Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => LineEnding::CrLf,
             _ => LineEnding::Lf,
@@ -54,6 +59,7 @@ impl Shape {
             Self {
                 line_ending,
                 final_newline,
+                bom,
             },
             body,
         )
@@ -62,7 +68,10 @@ impl Shape {
     /// The bytes of `rope` as a file of this shape.
     pub fn write(self, rope: &Rope) -> String {
         let sep = self.line_ending.as_str();
-        let mut out = String::with_capacity(rope.len_bytes() + rope.len_lines() + sep.len());
+        let mut out = String::with_capacity(rope.len_bytes() + rope.len_lines() + sep.len() + 3);
+        if self.bom {
+            out.push('\u{feff}');
+        }
         for chunk in rope.chunks() {
             match self.line_ending {
                 LineEnding::Lf => out.push_str(chunk),
@@ -98,6 +107,8 @@ mod tests {
             "\n",
             "a\r\n\r\nb",
             "x\n\n",
+            "\u{feff}a\r\nb\r\n",
+            "\u{feff}",
         ] {
             let (shape, body) = Shape::of(text);
             assert_eq!(shape.write(&Rope::from_str(&body)), text, "{text:?}");
