@@ -62,13 +62,27 @@ pub fn display_col_from(
     char_idx: usize,
     tab: usize,
 ) -> usize {
+    column_at(line, from, char_idx, |g, col| {
+        col + cluster_cells(g, col, tab)
+    })
+}
+
+/// The column where the char at `char_idx` starts, walking clusters from
+/// `from` (char, column) and advancing the column by `step` — display
+/// cells or the status bar's count: one walk for both.
+fn column_at(
+    line: RopeSlice<'_>,
+    from: (usize, usize),
+    char_idx: usize,
+    step: impl Fn(&str, usize) -> usize,
+) -> usize {
     let (mut at, mut col) = from;
     for g in Graphemes::new(line.slice(at.min(line.len_chars())..)) {
         at += g.chars().count();
         if at > char_idx {
             break;
         }
-        col += cluster_cells(&g, col, tab);
+        col = step(&g, col);
     }
     col
 }
@@ -92,15 +106,7 @@ pub fn visual_col_from(
     char_idx: usize,
     tab: usize,
 ) -> usize {
-    let (mut at, mut col) = from;
-    for g in Graphemes::new(line.slice(at.min(line.len_chars())..)) {
-        at += g.chars().count();
-        if at > char_idx {
-            break;
-        }
-        col = visual_step(&g, col, tab);
-    }
-    col
+    column_at(line, from, char_idx, |g, col| visual_step(g, col, tab))
 }
 
 /// The status bar's column after `cluster` drawn at `col`: one further,
