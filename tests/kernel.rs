@@ -358,6 +358,29 @@ mod interrupts {
         k.rt.shutdown().await;
     }
 
+    /// Ctrl+C the moment a cell is sent, before the driver has even read
+    /// it, still stops that cell: the interrupt waits for the cell's
+    /// `started` frame (a SIGINT sent at once found the driver idle and
+    /// was dropped, and the cell slept on).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn an_interrupt_right_after_the_cell_is_sent_is_not_lost() {
+        let k = kernel();
+        ok(&k, "kept = 5").await;
+        for _ in 0..10 {
+            let rt = k.rt.clone();
+            let cell =
+                tokio::spawn(async move { rt.execute("import time\ntime.sleep(30)", None).await });
+            wait_busy(&k).await;
+            assert!(k.rt.interrupt());
+            let r = tokio::time::timeout(Duration::from_secs(10), cell)
+                .await
+                .expect("the interrupt was lost: the cell slept on")
+                .unwrap();
+            assert_eq!(r.outcome, ExecOutcome::Interrupted, "{r:?}");
+        }
+        assert_eq!(ok(&k, "kept").await.value_repr.as_deref(), Some("5"));
+    }
+
     /// A cell that swaps the SIGINT handler does not disarm Ctrl+C for the
     /// cells after it.
     #[tokio::test]

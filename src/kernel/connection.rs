@@ -83,6 +83,20 @@ pub(super) struct PendingExec {
     pub(super) stderr: CappedText,
     /// What its `fs.write`/`fs.edit` calls changed.
     pub(super) files: Vec<FileChanged>,
+    pub(super) start: CellStart,
+}
+
+/// How far the driver is into a cell, for interrupts: a SIGINT that
+/// reaches it before the cell's `started` frame finds it idle and is
+/// dropped (Ctrl+C right after Enter would be lost, and the cell run on).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CellStart {
+    /// Sent, not yet reported running.
+    Queued,
+    /// Sent, and an interrupt is waiting for its `started` frame.
+    QueuedInterrupted,
+    /// Reported running: a SIGINT now raises in the cell.
+    Running,
 }
 
 pub(super) enum Completion {
@@ -104,6 +118,22 @@ pub(super) enum Completion {
 impl Connection {
     pub(super) fn send(&self, msg: &HostMessage<'_>) -> bool {
         self.out.send(msg.to_line()).is_ok()
+    }
+
+    /// SIGINT to the cell that runs, or held until it reports `started`.
+    /// False when no cell waits for its result.
+    pub(super) fn interrupt(&self) -> bool {
+        let mut pending = lock(&self.pending);
+        let Some(exec) = pending.exec.as_mut() else {
+            return false;
+        };
+        match exec.start {
+            CellStart::Running => self.signal(libc::SIGINT),
+            CellStart::Queued | CellStart::QueuedInterrupted => {
+                exec.start = CellStart::QueuedInterrupted;
+                self.exited.borrow().is_none()
+            }
+        }
     }
 
     pub(super) fn is_alive(&self) -> bool {
@@ -364,6 +394,17 @@ fn dispatch(
                 lock(&pending).calls.remove(&id);
             });
             registered.calls.insert(id, task.abort_handle());
+        }
+        KernelMessage::Started { id } => {
+            let mut pending = lock(&parts.pending);
+            if let Some(exec) = pending.exec.as_mut().filter(|e| e.id == id) {
+                let held = exec.start == CellStart::QueuedInterrupted;
+                exec.start = CellStart::Running;
+                if held {
+                    tracing::debug!(id, "cell started: sending the interrupt it was held for");
+                    signal_group(parts.pid, libc::SIGINT);
+                }
+            }
         }
         KernelMessage::Cancel { id } => {
             if let Some(call) = lock(&parts.pending).calls.remove(&id) {

@@ -78,6 +78,11 @@ pub enum KernelMessage {
     Cancel {
         id: u64,
     },
+    /// Cell `id` runs: from now on a SIGINT raises `KeyboardInterrupt` in
+    /// it (before this frame the driver may still be idle, and drops one).
+    Started {
+        id: u64,
+    },
 }
 
 // Frame bodies also name their `type` (ignored: the tag was read first),
@@ -150,6 +155,9 @@ struct CancelFrame {
     id: u64,
 }
 
+/// `started` carries only the cell's id, as `cancel` carries the call's.
+type StartedFrame = CancelFrame;
+
 #[derive(Deserialize)]
 #[cfg_attr(test, serde(deny_unknown_fields))]
 struct CallFrame {
@@ -210,6 +218,10 @@ fn parse_body(kind: &str, line: &[u8]) -> Result<Option<KernelMessage>, serde_js
         "cancel" => {
             let f: CancelFrame = serde_json::from_slice(line)?;
             KernelMessage::Cancel { id: f.id }
+        }
+        "started" => {
+            let f: StartedFrame = serde_json::from_slice(line)?;
+            KernelMessage::Started { id: f.id }
         }
         _ => return Ok(None),
     }))
@@ -397,6 +409,7 @@ mod tests {
             "state_error",
             "call",
             "cancel",
+            "started",
         ];
         for name in names {
             let (expected, line) = golden(name);
@@ -441,6 +454,7 @@ mod tests {
                     args,
                 }) => json!({"type": "call", "id": id, "cap": cap, "action": action, "args": args}),
                 Some(KernelMessage::Cancel { id }) => json!({"type": "cancel", "id": id}),
+                Some(KernelMessage::Started { id }) => json!({"type": "started", "id": id}),
                 None => panic!(
                     "golden frame {name} does not parse: a field the host does not know, or one it needs is missing"
                 ),

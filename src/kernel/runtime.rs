@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::capability::CapabilityRegistry;
 use super::config::KernelConfig;
 use super::connection::{
-    Completion, Connection, Pending, PendingExec, ReaderParts, finish, read_frames,
+    CellStart, Completion, Connection, Pending, PendingExec, ReaderParts, finish, read_frames,
 };
 use super::error::KernelError;
 use super::events::KernelEvent;
@@ -149,6 +149,7 @@ impl CodeRuntime {
                 stdout: CappedText::new(head, tail),
                 stderr: CappedText::new(head, tail),
                 files: Vec::new(),
+                start: CellStart::Queued,
             });
         }
         let started = Instant::now();
@@ -160,7 +161,7 @@ impl CodeRuntime {
             Ok(done) => finish(id, done, ExecOutcome::Completed, started),
             Err(_) => {
                 tracing::info!(id, ?timeout, "cell timed out; interrupting");
-                conn.signal(libc::SIGINT);
+                conn.interrupt();
                 match tokio::time::timeout(inner.config.interrupt_grace, &mut rx).await {
                     Ok(done) => {
                         let mut result = finish(id, done, ExecOutcome::Completed, started);
@@ -201,14 +202,11 @@ impl CodeRuntime {
     }
 
     /// SIGINT to the running cell (`KeyboardInterrupt`; variables kept).
-    /// Returns false when no cell is running.
+    /// Returns false when no cell is running. Asked for before the driver
+    /// has begun the cell, it is sent once the cell reports `started`.
     pub fn interrupt(&self) -> bool {
-        let busy = self.inner.status.borrow().status == KernelStatus::Busy;
         let conn = lock(&self.inner.conn).clone();
-        match conn {
-            Some(conn) if busy => conn.signal(libc::SIGINT),
-            _ => false,
-        }
+        conn.is_some_and(|conn| conn.interrupt())
     }
 
     /// Stop the kernel for good (a later execute starts a fresh one).

@@ -13,7 +13,7 @@ import signal
 import time
 import traceback
 
-from .framing import error_value, result_frame, send
+from .framing import error_value, result_frame, send, started_frame
 from .safe_repr import safe_repr
 
 # Frames from these files are the driver's own and never shown to the user.
@@ -121,6 +121,7 @@ def run_cell(kernel, capture, cid, code):
     try:
         try:
             kernel.in_cell = True
+            send(started_frame(cid))
             value = _run_code(kernel, code, filename)
             if value is not None:
                 kernel.ns["_"] = value

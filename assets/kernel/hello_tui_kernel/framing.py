@@ -47,6 +47,13 @@ def cancel_frame(call_id):
     return {"type": "cancel", "id": call_id}
 
 
+def started_frame(cell_id):
+    """Sent once the cell's SIGINT handler raises: an interrupt the host
+    asked for before this frame waits for it (a SIGINT sent earlier would
+    find the kernel idle and be dropped)."""
+    return {"type": "started", "id": cell_id}
+
+
 def state_header(describe_id, truncated, running, epoch, base, elapsed_ms, removed=None, order=None):
     """A `state` frame without its `variables` (the listing appends them,
     already encoded). `removed` and `order` only travel with a delta."""

@@ -42,6 +42,18 @@ def test_a_cell_blocking_sigint_leaves_the_next_cell_interruptible(driver):
     assert time.monotonic() - started < 5
 
 
+def test_a_sigint_sent_once_the_cell_reports_started_interrupts_it(driver):
+    # The host holds an interrupt asked for before `started` until it
+    # arrives: from then on the handler raises, even before the cell's
+    # first line has run.
+    for cid in range(1, 21):
+        driver.send({"type": "execute", "id": cid, "code": "import time\ntime.sleep(30)"})
+        assert driver.wait_for("started")["id"] == cid
+        os.kill(driver.ready["pid"], signal.SIGINT)
+        result = driver.wait_for("result")
+        assert result["id"] == cid and result["error"]["type"] == "KeyboardInterrupt"
+
+
 def test_sigint_between_cells_is_ignored(driver):
     os.kill(driver.ready["pid"], signal.SIGINT)
     time.sleep(0.2)

@@ -30,6 +30,7 @@ def test_driver_frames_are_the_golden_frames():
     assert wire(framing.result_frame(4, False, None, error, 0.25)) == golden("result_error")
     assert wire(framing.call_frame(1, "fs", "read", {"path": "a.txt"})) == golden("call")
     assert wire(framing.cancel_frame(1)) == golden("cancel")
+    assert wire(framing.started_frame(3)) == golden("started")
     assert wire(framing.state_error_frame(5, "RuntimeError: boom")) == golden("state_error")
 
 
