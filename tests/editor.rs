@@ -1169,6 +1169,52 @@ mod undo_grouping {
         assert_eq!(undo(&mut doc), "mine base", "Undo brings my text back");
         assert!(doc.is_dirty());
     }
+
+    /// "Load theirs" can bring another shape (CRLF, no final newline, a
+    /// byte-order mark). Undo brings back mine with my text, so a save
+    /// after the undo writes my file, and redo theirs again. Before, the
+    /// shape stayed theirs: my LF file was saved as CRLF.
+    #[test]
+    fn undoing_load_theirs_brings_back_my_line_endings() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "c.txt", b"base\n");
+        let mut doc = Document::open(&p).unwrap();
+        typed(&mut doc, "mine ");
+        write_later(&p, b"\xef\xbb\xbftheirs\r\nline");
+        assert_eq!(doc.check_disk(), DiskChange::Conflict);
+        doc.load_theirs();
+        assert_eq!(doc.line_ending(), LineEnding::CrLf);
+        assert!(!doc.has_final_newline());
+        undo(&mut doc);
+        assert_eq!(doc.line_ending(), LineEnding::Lf);
+        assert!(doc.has_final_newline());
+        doc.apply(EditCommand::Redo).unwrap();
+        assert_eq!(doc.text(), "theirs\nline");
+        assert!(!doc.is_dirty(), "redo is back at the disk's text and shape");
+        undo(&mut doc);
+        doc.save().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"mine base\n");
+    }
+
+    /// The same text in another shape is a change: after undoing a reload
+    /// that only changed line endings, the buffer is dirty (a save writes
+    /// my line endings back) although no character differs.
+    #[test]
+    fn a_shape_that_differs_from_the_disk_is_unsaved() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "c.txt", b"same\n");
+        let mut doc = Document::open(&p).unwrap();
+        typed(&mut doc, "x");
+        undo(&mut doc);
+        write_later(&p, b"same\r\n");
+        assert_eq!(doc.check_disk(), DiskChange::Reloaded);
+        assert!(!doc.is_dirty());
+        undo(&mut doc);
+        assert_eq!(doc.text(), "same");
+        assert!(doc.is_dirty(), "LF against the disk's CRLF");
+        doc.save().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"same\n");
+    }
 }
 
 /// A lone '\r' is a line break to a language server and not to us: a

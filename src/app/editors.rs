@@ -275,7 +275,7 @@ pub fn recovery_tick(state: &mut AppState) -> Command {
             state.editors.recovery_writer.submit(write);
         }
     }
-    state.editors.mirror.refresh(&state.editors.tabs);
+    state.editors.mirror.refresh(&dir, &state.editors.tabs);
     Command::None
 }
 

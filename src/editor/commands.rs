@@ -285,7 +285,8 @@ impl Document {
         };
         self.move_head(at, false);
         let after = self.cursor_state();
-        self.history.record(kind, now, vec![edit], before, after);
+        self.history
+            .record(kind, now, vec![edit], before, after, None);
         ApplyOutcome {
             text_changed: true,
             copied,
@@ -335,6 +336,10 @@ impl Document {
             for e in &step.edits {
                 apply(self, e, true);
             }
+        }
+        if let Some((before, after)) = step.shape {
+            self.shape = if undo { before } else { after };
+            self.recompute_dirty();
         }
         let (head, anchor) = if undo { step.before } else { step.after };
         self.head = head.min(self.rope.len_chars());

@@ -60,10 +60,12 @@ pub struct Document {
     /// each is a lone one): while there are any, language servers get the
     /// whole text, not ranges (see `changes_since`).
     carriage_returns: usize,
-    pub(crate) line_ending: LineEnding,
-    pub(crate) final_newline: bool,
-    /// The file starts with a byte-order mark, written back on save.
-    pub(crate) bom: bool,
+    /// Line ending, final newline and byte-order mark, written back on
+    /// save. Part of the content: a change of it is undoable and dirty.
+    pub(crate) shape: Shape,
+    /// The shape as last loaded or saved (with `saved`, what "dirty" is
+    /// measured against).
+    pub(crate) saved_shape: Shape,
     pub(crate) permissions: Option<fs::Permissions>,
     pub(crate) disk_version: Option<DiskVersion>,
     pub(crate) disk_state: DiskState,
@@ -126,9 +128,8 @@ impl Document {
             path,
             rope: Rope::new(),
             carriage_returns: 0,
-            line_ending: LineEnding::Lf,
-            final_newline: true,
-            bom: false,
+            shape: Shape::default(),
+            saved_shape: Shape::default(),
             permissions: None,
             disk_version: None,
             disk_state: DiskState::InSync,
@@ -164,9 +165,8 @@ impl Document {
             Content::InvalidUtf8(t) => (t, true),
         };
         let (shape, body) = Shape::of(&text);
-        self.line_ending = shape.line_ending;
-        self.final_newline = shape.final_newline;
-        self.bom = shape.bom;
+        self.shape = shape;
+        self.saved_shape = shape;
         self.read_only = invalid.then_some(ReadOnlyReason::InvalidUtf8);
         self.rope = build_rope(&body);
         self.carriage_returns = memchr::memchr_iter(b'\r', body.as_bytes()).count();
@@ -183,19 +183,26 @@ impl Document {
 
     /// Replace the text with what is on disk now (a reload, "load theirs")
     /// as one undoable step, keeping the cursor (clamped). The new text is
-    /// the saved one.
+    /// the saved one. Its shape is part of the step: undo brings back the
+    /// user's line ending, final newline and byte-order mark with their
+    /// text, so saving after the undo writes what they had.
     pub(crate) fn reload(&mut self, text: &str) {
         let (shape, body) = Shape::of(text);
-        self.line_ending = shape.line_ending;
-        self.final_newline = shape.final_newline;
-        self.bom = shape.bom;
+        let shapes = (self.shape, shape);
+        self.shape = shape;
         let cursor = self.cursor();
         let before = self.cursor_state();
         let edit = self.splice(0..self.rope.len_chars(), &body);
         self.set_cursor(cursor, false);
         let after = self.cursor_state();
-        self.history
-            .record(Kind::Alone, Instant::now(), vec![edit], before, after);
+        self.history.record(
+            Kind::Alone,
+            Instant::now(),
+            vec![edit],
+            before,
+            after,
+            Some(shapes),
+        );
         self.mark_saved();
     }
 
@@ -217,11 +224,11 @@ impl Document {
     }
 
     pub fn line_ending(&self) -> LineEnding {
-        self.line_ending
+        self.shape.line_ending
     }
 
     pub fn has_final_newline(&self) -> bool {
-        self.final_newline
+        self.shape.final_newline
     }
 
     /// Exact: the text differs from what was last loaded or saved.
@@ -444,17 +451,18 @@ impl Document {
     /// outside the span equals the saved text, so comparing the span
     /// decides (typing `x` then Backspace at the end of a 1 000 000-line
     /// file compares one char).
-    fn recompute_dirty(&mut self) {
+    pub(super) fn recompute_dirty(&mut self) {
         let (now, saved) = (&self.rope, &self.saved);
-        self.dirty = match self.touched {
-            None => false,
-            Some(_) if now.len_chars() != saved.len_chars() => true,
-            Some((a, b)) => {
-                let b = b.min(now.len_chars());
-                let a = a.min(b);
-                now.slice(a..b) != saved.slice(a..b)
-            }
-        };
+        self.dirty = self.shape != self.saved_shape
+            || match self.touched {
+                None => false,
+                Some(_) if now.len_chars() != saved.len_chars() => true,
+                Some((a, b)) => {
+                    let b = b.min(now.len_chars());
+                    let a = a.min(b);
+                    now.slice(a..b) != saved.slice(a..b)
+                }
+            };
     }
 
     /// Bytes a save would write: original line ending and final newline.
@@ -470,12 +478,7 @@ impl Document {
     }
 
     pub(crate) fn serialized(&self) -> String {
-        Shape {
-            line_ending: self.line_ending,
-            final_newline: self.final_newline,
-            bom: self.bom,
-        }
-        .write(&self.rope)
+        self.shape.write(&self.rope)
     }
 
     /// Save atomically, keeping permissions, line endings and the final
@@ -512,6 +515,7 @@ impl Document {
     /// The current text is what the disk holds.
     pub(crate) fn mark_saved(&mut self) {
         self.saved = self.rope.clone();
+        self.saved_shape = self.shape;
         self.dirty = false;
         self.touched = None;
     }

@@ -7,6 +7,8 @@
 
 use std::time::{Duration, Instant};
 
+use super::text::Shape;
+
 /// Typing after a pause this long starts a new undo step.
 pub const PAUSE: Duration = Duration::from_secs(1);
 /// Undo steps kept per document.
@@ -43,6 +45,9 @@ pub struct Step {
     pub edits: Vec<Edit>,
     pub before: Cursor,
     pub after: Cursor,
+    /// The file's shape before and after, when the step changed it (a
+    /// reload from disk can bring other line endings).
+    pub shape: Option<(Shape, Shape)>,
 }
 
 #[derive(Debug, Default)]
@@ -65,6 +70,7 @@ impl History {
         edits: Vec<Edit>,
         before: Cursor,
         after: Cursor,
+        shape: Option<(Shape, Shape)>,
     ) {
         if edits.is_empty() {
             return;
@@ -83,6 +89,7 @@ impl History {
                     edits,
                     before,
                     after,
+                    shape,
                 });
                 if self.undo.len() > DEPTH {
                     self.undo.remove(0);
@@ -150,7 +157,7 @@ mod tests {
         let mut h = History::default();
         let mut at = 0;
         let mut put = |h: &mut History, kind, when| {
-            h.record(kind, when, typed(at, "x"), (at, None), (at + 1, None));
+            h.record(kind, when, typed(at, "x"), (at, None), (at + 1, None), None);
             at += 1;
         };
         put(&mut h, word, t0);
@@ -178,12 +185,12 @@ mod tests {
     fn redo_survives_until_the_next_edit() {
         let t0 = Instant::now();
         let mut h = History::default();
-        h.record(Kind::Alone, t0, typed(0, "a"), (0, None), (1, None));
+        h.record(Kind::Alone, t0, typed(0, "a"), (0, None), (1, None), None);
         let step = h.take_undo().unwrap();
         h.undone(step);
         h.seal();
         assert_eq!(h.redo.len(), 1, "a motion keeps redo");
-        h.record(Kind::Alone, t0, typed(0, "b"), (0, None), (1, None));
+        h.record(Kind::Alone, t0, typed(0, "b"), (0, None), (1, None), None);
         assert!(h.redo.is_empty());
     }
 }

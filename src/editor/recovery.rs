@@ -20,7 +20,7 @@ use super::disk::write_atomic;
 use super::document::Document;
 use super::error::EditorError;
 use super::hash::fnv1a;
-use super::text::LineEnding;
+use super::text::{LineEnding, Shape};
 
 /// Minimum time between two background recovery writes of one document.
 pub const RECOVERY_INTERVAL: Duration = Duration::from_secs(3);
@@ -58,14 +58,17 @@ pub struct RecoveryWrite {
     dir: PathBuf,
     path: PathBuf,
     text: Rope,
-    line_ending: LineEnding,
-    final_newline: bool,
-    bom: bool,
+    shape: Shape,
     epoch: Arc<AtomicU64>,
     at_epoch: u64,
 }
 
 impl RecoveryWrite {
+    /// The file whose buffer this is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Write the file (atomically), unless the document discarded its
     /// recovery since this was prepared.
     pub fn write(self) -> Result<(), EditorError> {
@@ -86,9 +89,9 @@ impl RecoveryWrite {
             path: std::path::absolute(&self.path).unwrap_or_else(|_| self.path.clone()),
             written_at,
             text: self.text.to_string(),
-            line_ending: self.line_ending,
-            final_newline: self.final_newline,
-            bom: self.bom,
+            line_ending: self.shape.line_ending,
+            final_newline: self.shape.final_newline,
+            bom: self.shape.bom,
             file: PathBuf::new(),
         };
         let json = serde_json::to_vec(&record).map_err(|e| err(e.to_string()))?;
@@ -190,6 +193,17 @@ pub struct Recovery {
     pub file: PathBuf,
 }
 
+impl Recovery {
+    /// How the buffer is written back.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            line_ending: self.line_ending,
+            final_newline: self.final_newline,
+            bom: self.bom,
+        }
+    }
+}
+
 fn default_line_ending() -> LineEnding {
     LineEnding::Lf
 }
@@ -260,16 +274,15 @@ impl Document {
             .map_or(Ok(()), RecoveryWrite::write)
     }
 
-    /// The write of this buffer's recovery file; None when clean.
-    fn recovery_write(&self, dir: &Path) -> Option<RecoveryWrite> {
+    /// The write of this buffer's recovery file, text and shape as they
+    /// are now; None when clean.
+    pub fn recovery_write(&self, dir: &Path) -> Option<RecoveryWrite> {
         self.dirty.then(|| RecoveryWrite {
             file: recovery_file(dir, &self.path),
             dir: dir.to_path_buf(),
             path: self.path.clone(),
             text: self.rope.clone(),
-            line_ending: self.line_ending,
-            final_newline: self.final_newline,
-            bom: self.bom,
+            shape: self.shape,
             epoch: Arc::clone(&self.recovery.epoch),
             at_epoch: self.recovery.epoch.load(Ordering::SeqCst),
         })
@@ -281,6 +294,11 @@ impl Document {
             let _io = io_lock();
             self.recovery.epoch.fetch_add(1, Ordering::SeqCst);
             let _ = fs::remove_file(file);
+        } else {
+            // No file, so no queued write of ours: only a prepared one
+            // (the exit mirror's) can be outstanding, and it must not
+            // bring back what was just saved. No lock needed for that.
+            self.recovery.epoch.fetch_add(1, Ordering::SeqCst);
         }
         self.recovery.last_write = None;
     }
@@ -295,9 +313,8 @@ impl Document {
                 if source.kind() == std::io::ErrorKind::NotFound =>
             {
                 let mut doc = Self::from_text(&recovery.path, "");
-                doc.line_ending = recovery.line_ending;
-                doc.final_newline = recovery.final_newline;
-                doc.bom = recovery.bom;
+                doc.shape = recovery.shape();
+                doc.saved_shape = doc.shape;
                 doc.disk_state = super::document::DiskState::DeletedOnDisk;
                 doc
             }

@@ -32,6 +32,17 @@ pub struct Shape {
     pub bom: bool,
 }
 
+impl Default for Shape {
+    /// A new file: '\n', ending in one, no byte-order mark.
+    fn default() -> Self {
+        Self {
+            line_ending: LineEnding::Lf,
+            final_newline: true,
+            bom: false,
+        }
+    }
+}
+
 impl Shape {
     /// The shape of `text` and its body: '\n' line breaks, no final one.
     /// The line ending is the one of the first line break (mixed files are

@@ -18,7 +18,6 @@ use crate::diagnostics::DiagnosticsService;
 use crate::kernel::caps::{DirtyPaths, FsWritten};
 use crate::theme::Theme;
 use crate::ui;
-use std::path::PathBuf;
 
 /// Frames are coalesced: input arriving within this window after a change is
 /// applied before the next draw (a paste or key repeat costs one frame).
@@ -40,10 +39,10 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
     let recovery = state
         .editors
         .recovery_dir
-        .clone()
-        .map(|dir| (state.editors.mirror.clone(), dir));
-    if let Some((mirror, dir)) = &recovery {
-        mirror.install_panic_hook(dir.clone());
+        .is_some()
+        .then(|| state.editors.mirror.clone());
+    if let Some(mirror) = &recovery {
+        mirror.install_panic_hook();
     }
     spawn_signal_watcher(tx.clone(), recovery);
     let checks = crate::app::safety::checks_confinement(&mut state);
@@ -244,10 +243,10 @@ fn apply(guard: &mut TerminalGuard, state: &mut AppState, step: Step) -> io::Res
 /// Both exits write recovery files from the mirror first (the SIGTERM path
 /// only when the loop did not quit in time; a clean quit writes them from
 /// the state).
-fn spawn_signal_watcher(tx: AppEventSender, recovery: Option<(RecoveryMirror, PathBuf)>) {
+fn spawn_signal_watcher(tx: AppEventSender, recovery: Option<RecoveryMirror>) {
     let write_recoveries = move || {
-        if let Some((mirror, dir)) = &recovery {
-            mirror.write_all(dir);
+        if let Some(mirror) = &recovery {
+            mirror.write_all();
         }
     };
     use tokio::signal::unix::{SignalKind, signal};
