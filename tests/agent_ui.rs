@@ -10,6 +10,8 @@ mod anthropic_wire;
 #[allow(dead_code)]
 mod loopback;
 
+#[path = "support/frames.rs"]
+mod frames;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,7 +30,6 @@ use hello_tui::kernel::{CodeRuntime, ExecOutcome, ExecResult, KernelConfig};
 use hello_tui::overlays::Overlay;
 use hello_tui::sandbox::{ChildEnv, Confinement};
 use hello_tui::theme::Theme;
-use hello_tui::ui;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -54,16 +55,7 @@ fn turn(s: &mut AppState, event: TurnEvent) {
 }
 
 fn draw(s: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
-    let theme = Theme::builtin_default();
-    handle_terminal_event(s, Event::Resize(width, height));
-    let mut frame_model = ui::FrameModel::default();
-    hello_tui::app::update::before_frame(s);
-    ui::prepare(s, &mut frame_model, &theme);
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal
-        .draw(|frame| ui::render(s, &frame_model, &theme, frame))
-        .unwrap();
-    terminal
+    frames::draw_settled(s, &Theme::builtin_default(), width, height)
 }
 
 fn region(buffer: &Buffer, area: Rect) -> Buffer {

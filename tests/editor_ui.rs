@@ -3,6 +3,8 @@
 //! recovery, the picker, the snapshot scene) and drawn with `TestBackend`
 //! for insta snapshots (styles included where colour carries meaning).
 
+#[path = "support/frames.rs"]
+mod frames;
 use std::path::{Path, PathBuf};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -94,27 +96,7 @@ fn disk_event(s: &mut AppState, path: &Path) -> Command {
 }
 
 fn draw(s: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
-    let theme = Theme::builtin_default();
-    handle_terminal_event(s, Event::Resize(width, height));
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
-    // Highlighting is bounded per frame and the pass to a far view runs in
-    // the background: draw until it is done, like the loop, waiting for
-    // the pass so the colours are the exact ones.
-    for _ in 0..20 {
-        if let Some(doc) = s.editors.active_mut() {
-            doc.finish_highlight_pass();
-        }
-        let mut frame_model = ui::FrameModel::default();
-        hello_tui::app::update::before_frame(s);
-        ui::prepare(s, &mut frame_model, &theme);
-        terminal
-            .draw(|frame| ui::render(s, &frame_model, &theme, frame))
-            .expect("draw");
-        if !s.editors.needs_more_work() {
-            break;
-        }
-    }
-    terminal
+    frames::draw_settled(s, &Theme::builtin_default(), width, height)
 }
 
 fn region(buffer: &Buffer, area: Rect) -> Buffer {
@@ -599,23 +581,48 @@ fn recovering_state(root: &Path, base: &Path) -> AppState {
     s
 }
 
-fn recovery_files(base: &Path) -> usize {
-    fn walk(dir: &Path) -> usize {
-        std::fs::read_dir(dir).map_or(0, |entries| {
+fn recovery_paths(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir).map_or_else(
+        |_| Vec::new(),
+        |entries| {
             entries
                 .flatten()
-                .map(|e| {
+                .flat_map(|e| {
                     let path = e.path();
                     if path.is_dir() {
-                        walk(&path)
+                        recovery_paths(&path)
+                    } else if path.to_string_lossy().ends_with("recovery.json") {
+                        vec![path]
                     } else {
-                        usize::from(path.to_string_lossy().ends_with("recovery.json"))
+                        Vec::new()
                     }
                 })
-                .sum()
-        })
+                .collect()
+        },
+    )
+}
+
+fn recovery_files(base: &Path) -> usize {
+    recovery_paths(base).len()
+}
+
+/// Gives every recovery file the newest one's time: written across a
+/// second boundary (a loaded machine), they would be asked about in
+/// another order.
+fn written_in_the_same_second(base: &Path) {
+    let files = recovery_paths(base);
+    let mut records: Vec<serde_json::Value> = files
+        .iter()
+        .map(|f| serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap())
+        .collect();
+    let newest = records
+        .iter()
+        .map(|r| r["written_at"].as_u64().unwrap())
+        .max();
+    for (file, record) in files.iter().zip(&mut records) {
+        record["written_at"] = newest.into();
+        std::fs::write(file, serde_json::to_vec(record).unwrap()).unwrap();
     }
-    walk(base)
 }
 
 /// Leaves unsaved edits in each file and "crashes" (drops the state
@@ -692,6 +699,7 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     crash_with_edits(&dir, base.path(), &refs);
     assert_eq!(recovery_files(base.path()), 3);
+    written_in_the_same_second(base.path());
 
     let mut s = recovering_state(&dir, base.path());
     let terminal = draw(&mut s, 80, 24);
@@ -1038,15 +1046,7 @@ fn hostile_sequences_stay_inside_their_panes() {
         .messages
         .push(PaneEntry::new(Speaker::Assistant, hostile));
     hello_tui::app::editors::open(&mut s, &root.join("evil.py"), None);
-    let theme = hello_tui::theme::Theme::builtin_default();
-    s.size = ratatui::layout::Size::new(100, 30);
-    let mut frame_model = hello_tui::ui::FrameModel::default();
-    hello_tui::app::update::before_frame(&mut s);
-    hello_tui::ui::prepare(&mut s, &mut frame_model, &theme);
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
-    terminal
-        .draw(|frame| hello_tui::ui::render(&s, &frame_model, &theme, frame))
-        .unwrap();
+    let terminal = draw(&mut s, 100, 30);
     let screen = terminal.backend().to_string();
     assert!(!screen.contains('\u{1b}') && !screen.contains('\u{7}') && !screen.contains('\u{8}'));
     // The conversation (left 40 columns) drops whole sequences; the file
@@ -1114,15 +1114,9 @@ fn gutter_markers_and_underlines_for_diagnostics() {
             ),
         ],
     );
-    let theme = hello_tui::theme::Theme::builtin_default();
-    s.size = ratatui::layout::Size::new(100, 30);
-    let mut frame_model = hello_tui::ui::FrameModel::default();
-    hello_tui::app::update::before_frame(&mut s);
-    hello_tui::ui::prepare(&mut s, &mut frame_model, &theme);
-    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
-    terminal
-        .draw(|frame| hello_tui::ui::render(&s, &frame_model, &theme, frame))
-        .unwrap();
+    // Frames until highlighting is done: one frame's budget is 12 ms, which
+    // a loaded machine can spend before the last line is coloured.
+    let terminal = draw(&mut s, 100, 30);
     let buffer = terminal.backend().buffer();
     // The file view's rows: find the line with the error and check the
     // underline starts under `undefined_name` (after two wide characters).

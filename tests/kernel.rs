@@ -381,6 +381,37 @@ mod interrupts {
         assert_eq!(ok(&k, "kept").await.value_repr.as_deref(), Some("5"));
     }
 
+    /// A SIGINT the cell never acted on is sent again until the driver
+    /// says one raised `KeyboardInterrupt`. Here the cell ignores SIGINT
+    /// for a moment (as CPython in effect does with one that lands just
+    /// before `time.sleep` blocks); the repeat after it put the handler back
+    /// stops it, where the single signal left it sleeping for 30 s.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn an_interrupt_that_was_not_acted_on_is_sent_again() {
+        let k = kernel();
+        ok(&k, "import signal, time").await;
+        let rt = k.rt.clone();
+        let cell = tokio::spawn(async move {
+            rt.execute(
+                "handler = signal.getsignal(signal.SIGINT)\n\
+                 signal.signal(signal.SIGINT, signal.SIG_IGN)\n\
+                 time.sleep(0.6)\n\
+                 signal.signal(signal.SIGINT, handler)\n\
+                 time.sleep(30)",
+                None,
+            )
+            .await
+        });
+        wait_busy(&k).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(k.rt.interrupt());
+        let r = tokio::time::timeout(Duration::from_secs(10), cell)
+            .await
+            .expect("the ignored interrupt was never sent again")
+            .unwrap();
+        assert_eq!(r.outcome, ExecOutcome::Interrupted, "{r:?}");
+    }
+
     /// A cell that swaps the SIGINT handler does not disarm Ctrl+C for the
     /// cells after it.
     #[tokio::test]

@@ -3,6 +3,8 @@
 //! variables inspector (changed markers, long previews, sorting, filtering,
 //! the detail view). insta snapshots through ratatui's `TestBackend`.
 
+#[path = "support/frames.rs"]
+mod frames;
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
@@ -18,7 +20,6 @@ use hello_tui::overlays::Overlay;
 use hello_tui::overlays::variable::VariableDetail;
 use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
 use hello_tui::theme::Theme;
-use hello_tui::ui;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
@@ -39,16 +40,7 @@ fn state() -> AppState {
 }
 
 fn draw(state: &mut AppState, width: u16, height: u16) -> Terminal<TestBackend> {
-    let theme = Theme::builtin_default();
-    handle_terminal_event(state, Event::Resize(width, height));
-    let mut frame_model = ui::FrameModel::default();
-    hello_tui::app::update::before_frame(state);
-    ui::prepare(state, &mut frame_model, &theme);
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal
-        .draw(|frame| ui::render(state, &frame_model, &theme, frame))
-        .expect("draw");
-    terminal
+    frames::draw_settled(state, &Theme::builtin_default(), width, height)
 }
 
 fn text(terminal: &Terminal<TestBackend>) -> String {

@@ -3,6 +3,8 @@
 //! selection, severity) the snapshot is the buffer's debug form, which
 //! lists styles too.
 
+#[path = "support/frames.rs"]
+mod frames;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
 use hello_tui::app::state::{DiagnosticRow, KernelView, PaneEntry, Severity, Speaker, VariableRow};
@@ -10,7 +12,6 @@ use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::panes::conversation::HistoryScroll;
 use hello_tui::theme::Theme;
-use hello_tui::ui;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -30,15 +31,7 @@ fn draw_with(
     width: u16,
     height: u16,
 ) -> Terminal<TestBackend> {
-    handle_terminal_event(state, Event::Resize(width, height));
-    let mut frame_model = ui::FrameModel::default();
-    hello_tui::app::update::before_frame(state);
-    ui::prepare(state, &mut frame_model, theme);
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal
-        .draw(|frame| ui::render(state, &frame_model, theme, frame))
-        .expect("draw");
-    terminal
+    frames::draw_settled(state, theme, width, height)
 }
 
 fn text_of(terminal: &Terminal<TestBackend>) -> String {

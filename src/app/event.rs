@@ -36,6 +36,9 @@ pub enum AppEvent {
     FsWritten(crate::kernel::caps::FsWritten),
     /// The loop's recovery timer fired: write due recovery files.
     RecoveryDue,
+    /// The background highlighting pass reached the view: draw its exact
+    /// colours.
+    HighlightReady,
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

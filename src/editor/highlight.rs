@@ -19,14 +19,15 @@
 //! once from an approximate start `APPROX_CONTEXT` lines above it (a fresh
 //! parse state, right for nearly all code); the exact pass keeps going
 //! from the nearest checkpoint in the background and replaces the
-//! approximate colours when it arrives. An edit above the pass's target
+//! approximate colours when it arrives (it wakes the app for that frame:
+//! no frames are drawn while it runs). An edit above the pass's target
 //! cancels it; the next frame starts a new one from the last checkpoint
 //! still valid, so only what follows the edit is parsed again.
 
 use std::borrow::Cow;
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use ratatui::style::{Color, Modifier, Style};
@@ -40,7 +41,7 @@ use ropey::Rope;
 
 use super::document::line_text;
 use super::error::EditorError;
-use super::highlight_pass::{Arrived, Pass};
+use super::highlight_pass::{Arrived, Pass, Wake};
 
 /// Lines between parse-state checkpoints.
 pub const CHECKPOINT_STRIDE: usize = 128;
@@ -61,6 +62,10 @@ pub struct Highlighter {
     syntaxes: Arc<SyntaxSet>,
     theme: Arc<Theme>,
     theme_name: String,
+    /// Called by a background pass that reached the view, so the app draws
+    /// it then instead of polling with frames for the pass's duration.
+    /// Unset (tests, headless), frames keep coming while a pass runs.
+    wake: OnceLock<Wake>,
 }
 
 impl Highlighter {
@@ -74,7 +79,14 @@ impl Highlighter {
             syntaxes: Arc::new(two_face::syntax::extra_newlines()),
             theme: Arc::new(load_theme(theme_name)?),
             theme_name: theme_name.to_string(),
+            wake: OnceLock::new(),
         })
+    }
+
+    /// Set once by the app: how a finished background pass asks for a
+    /// frame. Later calls change nothing.
+    pub fn wake_when_a_pass_is_done(&self, wake: impl Fn() + Send + Sync + 'static) {
+        let _ = self.wake.set(Arc::new(wake));
     }
 
     /// Switch theme; documents re-highlight on their next frame.
@@ -291,7 +303,8 @@ impl HighlightCache {
     }
 
     /// The last frame stopped early, or the exact pass is running in the
-    /// background: schedule another frame.
+    /// background with no wake set: schedule another frame. (With a wake,
+    /// the pass asks for the frame itself when it reaches the view.)
     pub fn needs_more_work(&self) -> bool {
         self.needs_more
     }
@@ -475,7 +488,7 @@ impl HighlightCache {
             // The checkpoint at the window is at least a stride away: the
             // sequential pass to it is not the frame's work.
             self.run_pass(hl, lines, line, state);
-            self.needs_more = self.pass.is_some();
+            self.needs_more = self.pass.is_some() && hl.wake.get().is_none();
             return self.needs_more;
         }
         let mut budget = self.max_lines_per_frame.max(1);
@@ -545,6 +558,7 @@ impl HighlightCache {
             line,
             state,
             target,
+            hl.wake.get().cloned(),
         );
     }
 
@@ -856,6 +870,34 @@ mod tests {
         );
         assert!(cache.approx.is_none());
         assert!(cache.line(3010).is_some_and(|l| !l.is_empty()));
+    }
+
+    /// With a wake set (the app's), a running pass asks for no frames:
+    /// it calls the wake once the checkpoint at the view is sent, and the
+    /// frame after that is exact. Without one the loop would redraw at
+    /// 60 Hz for the pass's whole run (most of a minute at 1M lines).
+    #[test]
+    fn a_pass_wakes_the_app_instead_of_asking_for_frames() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = std::sync::Mutex::new(tx);
+        hl.wake_when_a_pass_is_done(move || {
+            let _ = tx.lock().map(|tx| tx.send(()));
+        });
+        let lines = python(2000);
+        let path = Path::new("m.py");
+        let mut cache = unlimited();
+        assert!(!cache.prepare(&hl, path, &lines[..], 0..20));
+        assert!(
+            !cache.prepare(&hl, path, &lines[..], 3000..3020),
+            "no frames asked for while the pass runs"
+        );
+        assert!(cache.pass.is_some() && cache.approx.is_some());
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("the pass woke the app");
+        assert!(!cache.prepare(&hl, path, &lines[..], 3000..3020));
+        assert!(cache.approx.is_none(), "exact colours at the wake's frame");
+        assert_eq!(rx.try_recv(), Err(std::sync::mpsc::TryRecvError::Empty));
     }
 
     /// An edit above a running pass's target cancels it (its states are of

@@ -30,6 +30,9 @@ pub(super) struct Moved(pub(super) State);
 // A `Moved` state is only ever moved, never shared.
 unsafe impl Send for Moved {}
 
+/// Asks the app for a frame (see `Highlighter::wake_when_a_pass_is_done`).
+pub type Wake = Arc<dyn Fn() + Send + Sync>;
+
 /// A running pass: parses from its start up to `target` (a checkpoint
 /// line) and sends `(checkpoint index, state before that line)` in order.
 pub(super) struct Pass {
@@ -56,6 +59,7 @@ impl Pass {
         line: usize,
         state: State,
         target: usize,
+        wake: Option<Wake>,
     ) -> Option<Pass> {
         let (tx, results) = mpsc::channel();
         let cancel = Arc::new(AtomicBool::new(false));
@@ -68,6 +72,7 @@ impl Pass {
             target,
             tx,
             cancel: Arc::clone(&cancel),
+            wake,
         };
         let spawned = std::thread::Builder::new()
             .name("highlight".into())
@@ -122,6 +127,7 @@ struct Job {
     target: usize,
     tx: mpsc::Sender<(usize, Moved)>,
     cancel: Arc<AtomicBool>,
+    wake: Option<Wake>,
 }
 
 impl Job {
@@ -139,7 +145,15 @@ impl Job {
             {
                 return; // the pass was dropped
             }
-            if line >= self.target || self.cancel.load(Ordering::Relaxed) {
+            if line >= self.target {
+                // The checkpoint at the view is sent: the next frame shows
+                // exact colours.
+                if let Some(wake) = &self.wake {
+                    wake();
+                }
+                return;
+            }
+            if self.cancel.load(Ordering::Relaxed) {
                 return;
             }
             highlight_line(

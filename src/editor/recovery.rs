@@ -327,7 +327,7 @@ impl Document {
     }
 }
 
-/// Recovered buffers in `dir`, newest first. Unreadable or foreign files
+/// Recovered buffers in `dir`, newest first, then by file name. Unreadable or foreign files
 /// are skipped; a missing directory is an empty list.
 pub fn list_recoveries(dir: &Path) -> Vec<Recovery> {
     let Ok(entries) = fs::read_dir(dir) else {
@@ -344,7 +344,13 @@ pub fn list_recoveries(dir: &Path) -> Vec<Recovery> {
             Some(rec)
         })
         .collect();
-    out.sort_by_key(|r| std::cmp::Reverse(r.written_at));
+    // Newest first; files of one second by name, not in the order the
+    // directory happens to list them.
+    out.sort_by(|a, b| {
+        b.written_at
+            .cmp(&a.written_at)
+            .then_with(|| a.path.cmp(&b.path))
+    });
     out
 }
 

@@ -83,21 +83,32 @@ pub(super) struct PendingExec {
     pub(super) stderr: CappedText,
     /// What its `fs.write`/`fs.edit` calls changed.
     pub(super) files: Vec<FileChanged>,
-    pub(super) start: CellStart,
+    pub(super) phase: CellPhase,
 }
 
-/// How far the driver is into a cell, for interrupts: a SIGINT that
-/// reaches it before the cell's `started` frame finds it idle and is
-/// dropped (Ctrl+C right after Enter would be lost, and the cell run on).
+/// Where a cell is, for interrupts. Two races lose a SIGINT: one that
+/// reaches the driver before the cell's `started` frame finds it idle (so
+/// an interrupt asked for earlier waits for that frame), and one that
+/// lands between CPython's last signal check and a blocking call such as
+/// `time.sleep` is not acted on until the call returns (so the signal is
+/// sent again every `INTERRUPT_RESEND` until the handler's `interrupted`
+/// frame says one got through).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum CellStart {
+pub(super) enum CellPhase {
     /// Sent, not yet reported running.
     Queued,
     /// Sent, and an interrupt is waiting for its `started` frame.
     QueuedInterrupted,
     /// Reported running: a SIGINT now raises in the cell.
     Running,
+    /// SIGINT sent at `sent`; its handler has not answered yet.
+    Interrupting { sent: Instant },
+    /// The handler raised `KeyboardInterrupt` in the cell.
+    Interrupted,
 }
+
+/// How long an unanswered SIGINT waits before it is sent again.
+pub(super) const INTERRUPT_RESEND: Duration = Duration::from_millis(300);
 
 pub(super) enum Completion {
     Finished {
@@ -121,17 +132,65 @@ impl Connection {
     }
 
     /// SIGINT to the cell that runs, or held until it reports `started`.
-    /// False when no cell waits for its result.
+    /// False when no cell waits for its result. (Asked again, e.g. a second
+    /// Ctrl+C for a cell that caught the first, it is sent again.)
     pub(super) fn interrupt(&self) -> bool {
         let mut pending = lock(&self.pending);
         let Some(exec) = pending.exec.as_mut() else {
             return false;
         };
-        match exec.start {
-            CellStart::Running => self.signal(libc::SIGINT),
-            CellStart::Queued | CellStart::QueuedInterrupted => {
-                exec.start = CellStart::QueuedInterrupted;
+        match exec.phase {
+            CellPhase::Queued | CellPhase::QueuedInterrupted => {
+                exec.phase = CellPhase::QueuedInterrupted;
                 self.exited.borrow().is_none()
+            }
+            CellPhase::Running | CellPhase::Interrupting { .. } | CellPhase::Interrupted => {
+                exec.phase = CellPhase::Interrupting {
+                    sent: Instant::now(),
+                };
+                self.signal(libc::SIGINT)
+            }
+        }
+    }
+
+    /// Sends the SIGINT again when the last one went unanswered for
+    /// `INTERRUPT_RESEND` (see `CellPhase`). Called while a result is
+    /// awaited.
+    pub(super) fn repeat_interrupt(&self) {
+        let mut pending = lock(&self.pending);
+        if let Some(exec) = pending.exec.as_mut()
+            && let CellPhase::Interrupting { sent } = exec.phase
+            && sent.elapsed() >= INTERRUPT_RESEND
+        {
+            tracing::debug!(id = exec.id, "SIGINT unanswered; sending it again");
+            exec.phase = CellPhase::Interrupting {
+                sent: Instant::now(),
+            };
+            self.signal(libc::SIGINT);
+        }
+    }
+
+    /// Waits up to `limit` for the cell's result, repeating an unanswered
+    /// interrupt meanwhile; `None` when the time ran out.
+    pub(super) async fn await_result(
+        &self,
+        done: &mut oneshot::Receiver<Completion>,
+        limit: Duration,
+    ) -> Option<Result<Completion, oneshot::error::RecvError>> {
+        // No deadline for a limit past what an instant holds ("no timeout").
+        let deadline = tokio::time::Instant::now().checked_add(limit);
+        let expired = async {
+            match deadline {
+                Some(deadline) => tokio::time::sleep_until(deadline).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(expired);
+        loop {
+            tokio::select! {
+                result = &mut *done => return Some(result),
+                () = &mut expired => return None,
+                () = tokio::time::sleep(INTERRUPT_RESEND) => self.repeat_interrupt(),
             }
         }
     }
@@ -398,12 +457,20 @@ fn dispatch(
         KernelMessage::Started { id } => {
             let mut pending = lock(&parts.pending);
             if let Some(exec) = pending.exec.as_mut().filter(|e| e.id == id) {
-                let held = exec.start == CellStart::QueuedInterrupted;
-                exec.start = CellStart::Running;
-                if held {
+                if exec.phase == CellPhase::QueuedInterrupted {
                     tracing::debug!(id, "cell started: sending the interrupt it was held for");
+                    exec.phase = CellPhase::Interrupting {
+                        sent: Instant::now(),
+                    };
                     signal_group(parts.pid, libc::SIGINT);
+                } else {
+                    exec.phase = CellPhase::Running;
                 }
+            }
+        }
+        KernelMessage::Interrupted { id } => {
+            if let Some(exec) = lock(&parts.pending).exec.as_mut().filter(|e| e.id == id) {
+                exec.phase = CellPhase::Interrupted;
             }
         }
         KernelMessage::Cancel { id } => {

@@ -83,6 +83,11 @@ pub enum KernelMessage {
     Started {
         id: u64,
     },
+    /// The SIGINT handler raised `KeyboardInterrupt` in cell `id`: stop
+    /// repeating the signal.
+    Interrupted {
+        id: u64,
+    },
 }
 
 // Frame bodies also name their `type` (ignored: the tag was read first),
@@ -155,8 +160,9 @@ struct CancelFrame {
     id: u64,
 }
 
-/// `started` carries only the cell's id, as `cancel` carries the call's.
-type StartedFrame = CancelFrame;
+/// `started` and `interrupted` carry only the cell's id, as `cancel`
+/// carries the call's.
+type CellFrame = CancelFrame;
 
 #[derive(Deserialize)]
 #[cfg_attr(test, serde(deny_unknown_fields))]
@@ -220,8 +226,12 @@ fn parse_body(kind: &str, line: &[u8]) -> Result<Option<KernelMessage>, serde_js
             KernelMessage::Cancel { id: f.id }
         }
         "started" => {
-            let f: StartedFrame = serde_json::from_slice(line)?;
+            let f: CellFrame = serde_json::from_slice(line)?;
             KernelMessage::Started { id: f.id }
+        }
+        "interrupted" => {
+            let f: CellFrame = serde_json::from_slice(line)?;
+            KernelMessage::Interrupted { id: f.id }
         }
         _ => return Ok(None),
     }))
@@ -410,6 +420,7 @@ mod tests {
             "call",
             "cancel",
             "started",
+            "interrupted",
         ];
         for name in names {
             let (expected, line) = golden(name);
@@ -455,6 +466,9 @@ mod tests {
                 }) => json!({"type": "call", "id": id, "cap": cap, "action": action, "args": args}),
                 Some(KernelMessage::Cancel { id }) => json!({"type": "cancel", "id": id}),
                 Some(KernelMessage::Started { id }) => json!({"type": "started", "id": id}),
+                Some(KernelMessage::Interrupted { id }) => {
+                    json!({"type": "interrupted", "id": id})
+                }
                 None => panic!(
                     "golden frame {name} does not parse: a field the host does not know, or one it needs is missing"
                 ),

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::capability::CapabilityRegistry;
 use super::config::KernelConfig;
 use super::connection::{
-    CellStart, Completion, Connection, Pending, PendingExec, ReaderParts, finish, read_frames,
+    CellPhase, Completion, Connection, Pending, PendingExec, ReaderParts, finish, read_frames,
 };
 use super::error::KernelError;
 use super::events::KernelEvent;
@@ -149,7 +149,7 @@ impl CodeRuntime {
                 stdout: CappedText::new(head, tail),
                 stderr: CappedText::new(head, tail),
                 files: Vec::new(),
-                start: CellStart::Queued,
+                phase: CellPhase::Queued,
             });
         }
         let started = Instant::now();
@@ -157,13 +157,16 @@ impl CodeRuntime {
         inner.set_status(&conn, KernelStatus::Busy);
         conn.send(&HostMessage::Execute { id, code });
 
-        let result = match tokio::time::timeout(timeout, &mut rx).await {
-            Ok(done) => finish(id, done, ExecOutcome::Completed, started),
-            Err(_) => {
+        let result = match conn.await_result(&mut rx, timeout).await {
+            Some(done) => finish(id, done, ExecOutcome::Completed, started),
+            None => {
                 tracing::info!(id, ?timeout, "cell timed out; interrupting");
                 conn.interrupt();
-                match tokio::time::timeout(inner.config.interrupt_grace, &mut rx).await {
-                    Ok(done) => {
+                match conn
+                    .await_result(&mut rx, inner.config.interrupt_grace)
+                    .await
+                {
+                    Some(done) => {
                         let mut result = finish(id, done, ExecOutcome::Completed, started);
                         if result.outcome == ExecOutcome::Interrupted {
                             result.outcome = ExecOutcome::TimedOut { restarted: false };
@@ -177,7 +180,7 @@ impl CodeRuntime {
                         }
                         result
                     }
-                    Err(_) => {
+                    None => {
                         inner
                             .kill_and_restart(conn.clone(), id, rx, timeout, started)
                             .await

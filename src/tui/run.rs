@@ -35,6 +35,12 @@ const MAX_BATCH: usize = 512;
 pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<String>> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = event::channel();
+    if let Some(highlighter) = &state.highlighter {
+        let tx = tx.clone();
+        highlighter.wake_when_a_pass_is_done(move || {
+            let _ = tx.send(AppEvent::HighlightReady);
+        });
+    }
     let _workspace = crate::app::workspace_services::start(&mut state, &tx);
     let recovery = state
         .editors

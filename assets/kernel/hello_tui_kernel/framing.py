@@ -47,6 +47,15 @@ def cancel_frame(call_id):
     return {"type": "cancel", "id": call_id}
 
 
+def interrupted_frame(cell_id):
+    """Sent by the SIGINT handler as it raises KeyboardInterrupt in the
+    cell: the host stops sending SIGINT again. (CPython drops a SIGINT that
+    lands between its last check and a blocking call such as `time.sleep`
+    until that call returns; the host repeats the signal until this frame
+    says one got through.)"""
+    return {"type": "interrupted", "id": cell_id}
+
+
 def started_frame(cell_id):
     """Sent once the cell's SIGINT handler raises: an interrupt the host
     asked for before this frame waits for it (a SIGINT sent earlier would

@@ -21,7 +21,16 @@ from . import capture
 from .capabilities import CapabilityProxy, Calls, SubcallLimitError
 from .mcp import McpProxy
 from .cells import run_cell
-from .framing import encode, parse_host_line, ready_frame, send, state_error_frame, write_frame, writer
+from .framing import (
+    encode,
+    interrupted_frame,
+    parse_host_line,
+    ready_frame,
+    send,
+    state_error_frame,
+    write_frame,
+    writer,
+)
 from .listing import Kernel
 
 
@@ -73,8 +82,11 @@ def main(argv):
     kernel.record_changes(None)
 
     def on_sigint(signum, frame):
-        # An idle kernel ignores a stray SIGINT; a running cell gets KeyboardInterrupt.
+        # An idle kernel ignores a stray SIGINT; a running cell gets
+        # KeyboardInterrupt, and the host hears that it did (`send` only
+        # puts on a SimpleQueue, which is safe from a signal handler).
         if kernel.in_cell:
+            send(interrupted_frame(kernel.cell))
             raise KeyboardInterrupt
 
     kernel.on_sigint = on_sigint
@@ -102,10 +114,21 @@ def main(argv):
                     break
         os._exit(0)
 
-    for target, args in ((writer, (proto_out,)), (control, ())):
-        threading.Thread(target=_sigint_blocked(target), args=args, daemon=True).start()
-    for pump in captured.pumps:
-        threading.Thread(target=_sigint_blocked(pump.run), daemon=True, name="pump-" + pump.name).start()
+    # The host's Ctrl+C is sent to the whole process, and Linux may hand a
+    # process signal to any thread not blocking it: caught by one of ours,
+    # it would only set a flag while the main thread sleeps on (a 30 s
+    # `time.sleep` ran to its end). So our threads never take SIGINT, and
+    # they are born blocking it: a thread inherits its creator's mask, while
+    # blocking it in the thread itself left a window before its first line
+    # ran (wide on a loaded machine, and Ctrl+C right after start fell in).
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        for target, args in ((writer, (proto_out,)), (control, ())):
+            threading.Thread(target=target, args=args, daemon=True).start()
+        for pump in captured.pumps:
+            threading.Thread(target=pump.run, daemon=True, name="pump-" + pump.name).start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     send(ready_frame(sys.version.split()[0], os.getpid()))
     while True:
@@ -115,17 +138,3 @@ def main(argv):
             continue
         run_cell(kernel, captured, cid, code)
 
-
-def _sigint_blocked(target):
-    """`target` on a thread that never receives SIGINT. The host's Ctrl+C is
-    sent to the whole process, and Linux may hand a process signal to any
-    thread not blocking it: caught by one of ours, it would only set a flag
-    while the main thread sleeps on (a 30 s `time.sleep` ran to its end, 1
-    time in 15 under load). Blocked here, it goes to the main thread, whose
-    sleep it cuts short with KeyboardInterrupt."""
-
-    def run(*args):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        target(*args)
-
-    return run

@@ -4,8 +4,11 @@ source tree, and `Driver` runs the real driver as the workbench does
 
 import json
 import os
+import select
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -27,6 +30,9 @@ class Driver:
             stdout=subprocess.PIPE,
             cwd=cwd,
         )
+        # Frames are read from the pipe into a buffer of our own, so
+        # `next_frame_within` can tell "a whole frame is already here".
+        self.pending = b""
         self.ready = self.wait_for("ready")
 
     def send(self, frame):
@@ -34,9 +40,36 @@ class Driver:
         self.proc.stdin.flush()
 
     def next_frame(self):
-        line = self.proc.stdout.readline()
-        assert line, "the driver exited"
+        while b"\n" not in self.pending:
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            assert chunk, "the driver exited"
+            self.pending += chunk
+        line, _, self.pending = self.pending.partition(b"\n")
         return json.loads(line)
+
+    def next_frame_within(self, seconds):
+        """The next frame, or None when none comes in time."""
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+                return None
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            assert chunk, "the driver exited"
+            self.pending += chunk
+        return self.next_frame()
+
+    def interrupt(self, cid):
+        """SIGINT, repeated as the host does until the driver answers that
+        the cell got KeyboardInterrupt; returns that frame."""
+        while True:
+            os.kill(self.ready["pid"], signal.SIGINT)
+            frame = self.next_frame_within(0.3)
+            while frame is not None and frame["type"] != "interrupted":
+                frame = self.next_frame_within(0.3)
+            if frame is not None:
+                assert frame["id"] == cid, frame
+                return frame
 
     def wait_for(self, kind):
         while True:

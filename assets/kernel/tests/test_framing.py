@@ -31,6 +31,7 @@ def test_driver_frames_are_the_golden_frames():
     assert wire(framing.call_frame(1, "fs", "read", {"path": "a.txt"})) == golden("call")
     assert wire(framing.cancel_frame(1)) == golden("cancel")
     assert wire(framing.started_frame(3)) == golden("started")
+    assert wire(framing.interrupted_frame(3)) == golden("interrupted")
     assert wire(framing.state_error_frame(5, "RuntimeError: boom")) == golden("state_error")
 
 
