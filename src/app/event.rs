@@ -36,6 +36,8 @@ pub enum AppEvent {
     FsWritten(crate::kernel::caps::FsWritten),
     /// The loop's recovery timer fired: write due recovery files.
     RecoveryDue,
+    /// The find bar's count of a big text's matches (`app::find_count`).
+    FindCounted(super::find_count::Counted),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

@@ -153,6 +153,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             super::editors::on_disk_change(state, &written.path)
         }
         AppEvent::RecoveryDue => super::editors::recovery_tick(state),
+        AppEvent::FindCounted(counted) => super::find_count::arrived(state, counted),
     }
 }
 

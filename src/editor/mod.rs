@@ -57,7 +57,7 @@ mod text;
 mod view;
 mod width;
 
-pub use commands::{ApplyOutcome, EditCommand, SearchReport};
+pub use commands::{ApplyOutcome, COUNT_INLINE_BYTES, EditCommand, SearchReport};
 pub use disk::DiskVersion;
 pub(crate) use disk::write_atomic;
 pub use document::{DiskState, Document, Viewport};
@@ -71,7 +71,7 @@ pub use recovery::{
     list_recoveries,
 };
 pub use recovery_home::RecoveryHome;
-pub use search::TextRange;
+pub use search::{MatchCount, MatchCounter, TextRange};
 pub use text::LineEnding;
 pub use view::{FileViewStyles, ViewLayout, cursor_screen_position, layout, render_file_view};
 pub use width::display_col;
