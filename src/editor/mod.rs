@@ -11,7 +11,10 @@
 //!   `.editorconfig`.
 //! - Keys: the keymap turns keys into `EditCommand`s; `doc.apply(cmd)`
 //!   returns `ApplyOutcome` (`copied` text for the app clipboard + OSC 52,
-//!   `search` matches) or an error value (edit on a read-only doc). Paste
+//!   `search`: the match a find selected and, for a text up to
+//!   `COUNT_INLINE_BYTES`, its "3 of 10"; a bigger text is counted with
+//!   `doc.match_counter(current)` on another thread) or an error value
+//!   (edit on a read-only doc). Paste
 //!   passes the app clipboard: `EditCommand::Paste(text)`. Motions and
 //!   deletions step by grapheme cluster; undo groups typing like VS Code.
 //! - Mouse: `doc.click(area, col, row, shift)`, `doc.drag_to(area, col,
