@@ -348,9 +348,8 @@ fn find() {
             &s,
             base,
         );
-        r
     };
-    let near = case(
+    case(
         "FindNext, match 10 lines below",
         500_000,
         "handler_500010(",
@@ -363,7 +362,7 @@ fn find() {
         false,
     );
     case(
-        "FindNext, match Case-sensitive, 10 lines below",
+        "FindNext, case-sensitive query, match 10 lines below",
         500_000,
         "Handle request 500010.",
         true,
@@ -380,27 +379,45 @@ fn find() {
         "no_such_name",
         true,
     );
+    // A new query each time: the matcher is compiled on every find.
+    let mut flip = false;
+    let s = measure(3, 30, || {
+        doc.apply(EditCommand::GoToLine(500_000)).expect("goto");
+        flip = !flip;
+        let query = if flip {
+            "handler_500010("
+        } else {
+            "handler_500011("
+        };
+        doc.apply(EditCommand::FindNext(query.into()))
+            .expect("find");
+    });
+    report(
+        "FindNext, match 10 lines below, a new query each time",
+        &s,
+        base,
+    );
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let count = |doc: &Document, name: &str, r: hello_tui::editor::SearchReport| {
-        let counter = doc
-            .match_counter(r.current.expect("a match"))
-            .expect("a query");
+    let mut count = |query: &str| {
+        doc.apply(EditCommand::GoToLine(500_000)).expect("goto");
+        let r = doc
+            .apply(EditCommand::FindNext(query.into()))
+            .expect("find");
+        let current = r.search.and_then(|r| r.current).expect("a match");
+        let counter = doc.match_counter(current).expect("a query");
         let mut total = 0;
         let s = measure(1, 5, || {
             total = counter.count(&cancel).expect("not cancelled").total;
         });
         report(
-            &format!("background count, {name}: {total} matches"),
+            &format!("background count, `{query}`: {total} matches"),
             &s,
             base,
         );
     };
-    count(&doc, "`handler_500010(`", near);
-    doc.apply(EditCommand::GoToLine(500_000)).expect("goto");
-    let r = doc
-        .apply(EditCommand::FindNext("value".into()))
-        .expect("find");
-    count(&doc, "`value`", r.search.expect("a report"));
+    count("handler_500010(");
+    count("Handle request 500010.");
+    count("value");
     // The inline limit: a text of COUNT_INLINE_BYTES counts on the find.
     let cut = text[..hello_tui::editor::COUNT_INLINE_BYTES]
         .rfind('\n')

@@ -203,7 +203,12 @@ impl Document {
     /// `search::next`/`search::prev`), selected; counted inline when the
     /// text is small.
     fn find(&mut self, query: String, forward: bool) -> SearchReport {
-        let query = Query::new(&query);
+        // Enter after Enter keeps the compiled matcher: compiling a
+        // case-insensitive one costs more than finding a near match.
+        let query = match self.search.take() {
+            Some(kept) if kept.text() == query => kept,
+            _ => Query::new(&query),
+        };
         let byte = |at: usize| self.rope.char_to_byte(at);
         let sel_start = self.selection_chars().map_or(self.head, |(s, _)| s);
         let found = if forward {
