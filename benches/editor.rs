@@ -387,7 +387,7 @@ fn find() {
         let query = if flip {
             "handler_500010("
         } else {
-            "handler_500011("
+            "handler_500015("
         };
         doc.apply(EditCommand::FindNext(query.into()))
             .expect("find");
@@ -410,7 +410,7 @@ fn find() {
             total = counter.count(&cancel).expect("not cancelled").total;
         });
         report(
-            &format!("background count, `{query}`: {total} matches"),
+            &format!("background count, `{query}` (total {total})"),
             &s,
             base,
         );
