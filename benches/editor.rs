@@ -2,8 +2,10 @@
 //! same run: highlighting the whole file in one syntect pass (with the
 //! regex backend this build uses), and the file's size for memory.
 //!
-//! Run: `cargo bench --bench editor`; `cargo bench --bench editor -- typing`
-//! runs only the last part: frames while the background highlighting pass
+//! Run: `cargo bench --bench editor`; `cargo bench --bench editor -- find`
+//! runs only Find in the file view (FindNext at 1 000 000 lines, the
+//! background count, next to the whole-text search it replaced);
+//! `cargo bench --bench editor -- typing` runs only the last part: frames while the background highlighting pass
 //! runs, and typing at 1 000 000 lines with and without `ruff server`
 //! (process CPU per key from `getrusage`, ruff's own from `/proc`).
 //! The other regex backend (syntect's are exclusive in one binary): swap
@@ -156,6 +158,10 @@ fn keystroke(path: &std::path::Path, lines: usize, hl: &Highlighter, buf: &mut B
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut buf = Buffer::empty(AREA);
+    if std::env::args().any(|a| a == "find") {
+        find();
+        return;
+    }
     if std::env::args().any(|a| a == "typing") {
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).expect("theme");
         let path = dir.path().join("typed.py");
@@ -305,6 +311,167 @@ fn main() {
         "\nwhole-file highlight, 100 000 lines: {pass:.3?} = {:.1} k lines/s",
         100.0 / pass.as_secs_f64()
     );
+}
+
+/// FindNext in 1 000 000 lines (about 40 MB) of Python: the match a few
+/// lines below the cursor, far away (wrapping), and no match; the
+/// background count; the inline count at its 4 MiB limit. The baseline is
+/// the search FindNext ran before (every line lowercased and every match
+/// collected on each Enter), measured on the same text.
+fn find() {
+    let text = python_source(1_000_000);
+    let mut doc = Document::from_text("/tmp/find.py", &text);
+    println!(
+        "Find, 1 000 000 lines, {:.1} MB; cursor on line 500 000",
+        mb(text.len())
+    );
+    let rope = ropey::Rope::from_str(&text);
+    let old = measure(1, 3, || {
+        assert_eq!(old_find::find_all(&rope, "handler_500010(").len(), 1);
+    });
+    report("old FindNext: whole-text search (baseline)", &old, old.p50);
+    let base = old.p50;
+    let mut case = |name: &str, line: usize, query: &str, forward: bool| {
+        let mut report_of = None;
+        let s = measure(3, 30, || {
+            doc.apply(EditCommand::GoToLine(line)).expect("goto");
+            let command = if forward {
+                EditCommand::FindNext(query.into())
+            } else {
+                EditCommand::FindPrev(query.into())
+            };
+            report_of = doc.apply(command).expect("find").search;
+        });
+        let r = report_of.expect("a find report");
+        report(
+            &format!("{name} ({:.0} KB read)", r.scanned as f64 / 1024.0),
+            &s,
+            base,
+        );
+    };
+    case(
+        "FindNext, match 10 lines below",
+        500_000,
+        "handler_500010(",
+        true,
+    );
+    case(
+        "FindPrev, match 10 lines above",
+        500_000,
+        "handler_499990(",
+        false,
+    );
+    case(
+        "FindNext, case-sensitive query, match 10 lines below",
+        500_000,
+        "Handle request 500010.",
+        true,
+    );
+    case(
+        "FindNext, match above: wraps (rest + top)",
+        500_000,
+        "handler_10(",
+        true,
+    );
+    case(
+        "FindNext, no match (whole text)",
+        500_000,
+        "no_such_name",
+        true,
+    );
+    // A new query each time: the matcher is compiled on every find.
+    let mut flip = false;
+    let s = measure(3, 30, || {
+        doc.apply(EditCommand::GoToLine(500_000)).expect("goto");
+        flip = !flip;
+        let query = if flip {
+            "handler_500010("
+        } else {
+            "handler_500015("
+        };
+        doc.apply(EditCommand::FindNext(query.into()))
+            .expect("find");
+    });
+    report(
+        "FindNext, match 10 lines below, a new query each time",
+        &s,
+        base,
+    );
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let mut count = |query: &str| {
+        doc.apply(EditCommand::GoToLine(500_000)).expect("goto");
+        let r = doc
+            .apply(EditCommand::FindNext(query.into()))
+            .expect("find");
+        let current = r.search.and_then(|r| r.current).expect("a match");
+        let counter = doc.match_counter(current).expect("a query");
+        let mut total = 0;
+        let s = measure(1, 5, || {
+            total = counter.count(&cancel).expect("not cancelled").total;
+        });
+        report(
+            &format!("background count, `{query}` (total {total})"),
+            &s,
+            base,
+        );
+    };
+    count("handler_500010(");
+    count("Handle request 500010.");
+    count("value");
+    // The inline limit: a text of COUNT_INLINE_BYTES counts on the find.
+    let cut = text[..hello_tui::editor::COUNT_INLINE_BYTES]
+        .rfind('\n')
+        .expect("lines");
+    let mut small = Document::from_text("/tmp/small.py", &text[..=cut]);
+    for query in ["handler_50010(", "value"] {
+        let s = measure(3, 30, || {
+            small.apply(EditCommand::GoToLine(50_000)).expect("goto");
+            let r = small
+                .apply(EditCommand::FindNext(query.into()))
+                .expect("find");
+            assert!(r.search.and_then(|r| r.count).is_some());
+        });
+        report(
+            &format!("FindNext + inline count at 4 MiB, `{query}`"),
+            &s,
+            base,
+        );
+    }
+}
+
+/// The search FindNext ran before, kept here as the benchmark's baseline:
+/// each line copied and lowercased, every match collected.
+mod old_find {
+    fn find_in_line(line: &str, query: &str) -> Vec<(usize, usize)> {
+        let ignore_case = !query.chars().any(char::is_uppercase);
+        let qlen = query.chars().count();
+        let (hay, needle) = if ignore_case {
+            (line.to_ascii_lowercase(), query.to_ascii_lowercase())
+        } else {
+            (line.to_string(), query.to_string())
+        };
+        let mut out = Vec::new();
+        let (mut last_byte, mut last_char) = (0, 0);
+        for (byte, _) in hay.match_indices(&needle) {
+            let start = last_char + line[last_byte..byte].chars().count();
+            out.push((start, start + qlen));
+            (last_byte, last_char) = (byte, start);
+        }
+        out
+    }
+
+    /// (line, start, end) of every match (ASCII queries only, as here).
+    pub fn find_all(rope: &ropey::Rope, query: &str) -> Vec<(usize, usize, usize)> {
+        (0..rope.len_lines())
+            .flat_map(|n| {
+                let line = rope.line(n).to_string();
+                let line = line.strip_suffix('\n').unwrap_or(&line).to_string();
+                find_in_line(&line, query)
+                    .into_iter()
+                    .map(move |(s, e)| (n, s, e))
+            })
+            .collect()
+    }
 }
 
 /// CPU time (user + system) of this thread, or of the whole process.

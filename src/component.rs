@@ -46,6 +46,15 @@ pub enum Input<'a> {
     SourcesChanged,
     /// The result of an effect it asked for (the find bar's "3 of 10").
     Report(String),
+    /// A find in a big text: where its match is, and the count of all
+    /// matches now running (`app::find_count`), to keep until it answers.
+    Counting {
+        status: String,
+        counting: crate::app::find_count::Counting,
+    },
+    /// A count the find bar may be waiting for, still current for the
+    /// document.
+    Counted(crate::app::find_count::Counted),
 }
 
 /// Whether an overlay took an input.

@@ -17,6 +17,7 @@ use hello_tui::overlays::conflict::Conflict;
 use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::app::{editors, snapshot};
 use hello_tui::config::Settings;
+use hello_tui::editor::{EditCommand, Motion};
 use hello_tui::keymap::PaneId;
 use hello_tui::theme::Theme;
 use hello_tui::ui;
@@ -563,6 +564,77 @@ fn go_to_line_and_find_in_file() {
         panic!("find bar stays open");
     };
     assert_eq!(prompt.status.as_deref(), Some("2 of 2"));
+}
+
+/// The find bar's status, with the bar open.
+fn find_status(s: &AppState) -> Option<String> {
+    let Some(Overlay::Prompt(prompt)) = &s.overlay else {
+        panic!("find bar stays open");
+    };
+    prompt.status.clone()
+}
+
+/// The next count the find bar's thread sends.
+fn next_count(rx: &mut tokio::sync::mpsc::UnboundedReceiver<AppEvent>) -> AppEvent {
+    loop {
+        match rx.blocking_recv() {
+            Some(event @ AppEvent::FindCounted(_)) => return event,
+            Some(_) => continue,
+            None => panic!("the count thread answers"),
+        }
+    }
+}
+
+/// Find in a file bigger than `COUNT_INLINE_BYTES` (7.8 MB): Enter selects
+/// the match at once and the bar says where it is; the count of every match
+/// arrives as an `AppEvent::FindCounted` and the bar shows "2 of 3". A count
+/// made stale (a newer find, or the text changed under an unchanged query
+/// and selection) is dropped, never shown.
+#[test]
+fn find_in_a_big_file_counts_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.txt");
+    let mut text: String = (0..600_000).map(|i| format!("line {i:07}\n")).collect();
+    for line in [10, 300_000, 500_000] {
+        let at = line * 13;
+        text.replace_range(at..at + 6, "needle");
+    }
+    assert!(text.len() > hello_tui::editor::COUNT_INLINE_BYTES);
+    std::fs::write(&file, &text).unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    s.agent.events = Some(tx);
+    press(&mut s, KeyCode::Char('f'), CTRL);
+    type_text(&mut s, "needle");
+    press(&mut s, KeyCode::Enter, NONE);
+    let selection = |s: &AppState| s.editors.active().unwrap().selection();
+    assert_eq!(selection(&s), Some(((10, 0), (10, 6))));
+    assert_eq!(find_status(&s).as_deref(), Some("line 11, counting…"));
+    let first = next_count(&mut rx);
+    // A newer find before the first count is shown: that count is stale.
+    press(&mut s, KeyCode::Enter, NONE);
+    assert_eq!(selection(&s), Some(((300_000, 0), (300_000, 6))));
+    handle_app_event(&mut s, first);
+    assert_eq!(find_status(&s).as_deref(), Some("line 300001, counting…"));
+    let second = next_count(&mut rx);
+    handle_app_event(&mut s, second);
+    assert_eq!(find_status(&s).as_deref(), Some("2 of 3"));
+    // The text changes while the count runs (as a reload would), the query
+    // and the selection stay: the count was of another text.
+    press(&mut s, KeyCode::Enter, NONE);
+    assert_eq!(find_status(&s).as_deref(), Some("line 500001, counting…"));
+    let third = next_count(&mut rx);
+    let doc = s.editors.active_mut().unwrap();
+    doc.apply(EditCommand::Move(Motion::DocStart)).unwrap();
+    doc.apply(EditCommand::InsertChar('z')).unwrap();
+    doc.apply(EditCommand::GoToLine(500_001)).unwrap();
+    for _ in 0..6 {
+        doc.apply(EditCommand::Select(Motion::Right)).unwrap();
+    }
+    assert_eq!(selection(&s), Some(((500_000, 0), (500_000, 6))));
+    handle_app_event(&mut s, third);
+    assert_eq!(find_status(&s).as_deref(), Some("line 500001, counting…"));
 }
 
 /// A state whose crash recovery lives under `base` (as the binary's does

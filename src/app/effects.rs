@@ -4,6 +4,7 @@
 //! the component asks for ([`Effect`]s) is applied here, in one place, once
 //! it is back in its slot.
 
+use super::find_count;
 use super::state::{AppState, Question};
 use super::update::{Command, notice};
 use crate::component::{Answer, Component, Ctx, Effect, Input, Outcome};
@@ -160,7 +161,8 @@ fn go_to(state: &mut AppState, line: usize, column: usize) -> Command {
 }
 
 /// The next (or previous) match in the active file; the overlay that asked
-/// hears "3 of 10" back.
+/// hears "3 of 10" back, or, for a big text, where the match is while
+/// `find_count` counts on a thread.
 fn find(state: &mut AppState, query: String, forward: bool) -> Command {
     let Some(doc) = state.editors.active_mut() else {
         return Command::None;
@@ -170,18 +172,26 @@ fn find(state: &mut AppState, query: String, forward: bool) -> Command {
     } else {
         EditCommand::FindPrev(query)
     };
-    let status = match doc.apply(command) {
-        Ok(outcome) => match outcome.search {
-            Some(report) => match report.current {
-                Some(i) => format!("{} of {}", i + 1, report.matches.len()),
-                None => "no matches".to_string(),
-            },
-            None => String::new(),
-        },
-        Err(error) => error.to_string(),
-    };
+    let result = doc.apply(command);
     state.editors.revision = state.editors.revision.wrapping_add(1);
-    to_overlay(state, Input::Report(status)).unwrap_or(Command::Redraw)
+    let input = match result {
+        Ok(outcome) => match outcome.search {
+            Some(report) => match (report.current, report.count) {
+                (None, _) => Input::Report("no matches".to_string()),
+                (Some(_), Some(count)) => Input::Report(find_count::status(count)),
+                (Some(current), None) => match find_count::start(state, current) {
+                    Some(counting) => Input::Counting {
+                        status: find_count::pending_status(current, true),
+                        counting,
+                    },
+                    None => Input::Report(find_count::pending_status(current, false)),
+                },
+            },
+            None => Input::Report(String::new()),
+        },
+        Err(error) => Input::Report(error.to_string()),
+    };
+    to_overlay(state, input).unwrap_or(Command::Redraw)
 }
 
 /// A search result brought into view: its pane focused and it selected.

@@ -39,6 +39,8 @@ pub enum AppEvent {
     /// The background highlighting pass reached the view: draw its exact
     /// colours.
     HighlightReady,
+    /// The find bar's count of a big text's matches (`app::find_count`).
+    FindCounted(super::find_count::Counted),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

@@ -13,6 +13,7 @@ pub(crate) mod editor_scene;
 pub mod editors;
 pub(crate) mod effects;
 pub mod event;
+pub mod find_count;
 pub mod kernel;
 pub(crate) mod layers;
 pub(crate) mod line_input;

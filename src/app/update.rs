@@ -154,6 +154,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         }
         AppEvent::RecoveryDue => super::editors::recovery_tick(state),
         AppEvent::HighlightReady => Command::Redraw,
+        AppEvent::FindCounted(counted) => super::find_count::arrived(state, counted),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Edit commands and `Document::apply`. The app's keymap turns keys into
 //! `EditCommand`s; this module never sees a key event.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use super::document::{Document, line_len};
@@ -8,7 +9,7 @@ use super::error::EditorError;
 use super::grapheme::{next_boundary, prev_boundary, snap};
 use super::history::{Edit, Kind};
 use super::moves::{Class, Motion, class, target, word_left, word_right};
-use super::search::{TextRange, find_all};
+use super::search::{self, MatchCount, MatchCounter, Query, TextRange};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditCommand {
@@ -57,12 +58,24 @@ pub struct ApplyOutcome {
     pub search: Option<SearchReport>,
 }
 
-/// All matches of a find, and which one is now selected.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Texts up to this size count their matches inline, on the find: the
+/// count reads the text once at memchr/SIMD speed (a few ms for 4 MiB in a
+/// release build, see BENCHMARKS.md "Find"), under one frame, and tests and
+/// small files stay deterministic. Bigger texts are counted off the UI
+/// thread (`Document::match_counter`).
+pub const COUNT_INLINE_BYTES: usize = 4 << 20;
+
+/// What a find selected, and where it stands among all matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchReport {
-    pub matches: Vec<TextRange>,
-    /// Index into `matches` of the selected match; None when none matched.
-    pub current: Option<usize>,
+    /// The selected match; None when nothing matched.
+    pub current: Option<TextRange>,
+    /// Its index and the total, when counted inline (a text of at most
+    /// `COUNT_INLINE_BYTES`); None for a bigger text or no match.
+    pub count: Option<MatchCount>,
+    /// Bytes of text read to find the match (the inline count not
+    /// included): the distance to it, not the text's size.
+    pub scanned: usize,
 }
 
 impl EditCommand {
@@ -186,27 +199,57 @@ impl Document {
         text
     }
 
+    /// FindNext/FindPrev: the next match from the cursor outward (see
+    /// `search::next`/`search::prev`), selected; counted inline when the
+    /// text is small.
     fn find(&mut self, query: String, forward: bool) -> SearchReport {
-        let matches = find_all(&self.rope, &query);
-        let cursor = self.cursor();
-        let sel_start = self.selection().map_or(cursor, |(s, _)| s);
-        let current = if forward {
-            matches
-                .iter()
-                .position(|m| m.start >= cursor && m.start != sel_start)
-                .or(if matches.is_empty() { None } else { Some(0) })
-        } else {
-            matches
-                .iter()
-                .rposition(|m| m.start < sel_start)
-                .or(matches.len().checked_sub(1))
+        // Enter after Enter keeps the compiled matcher: compiling a
+        // case-insensitive one costs more than finding a near match.
+        let query = match self.search.take() {
+            Some(kept) if kept.text() == query => kept,
+            _ => Query::new(&query),
         };
-        if let Some(m) = current.map(|i| matches[i]) {
+        let byte = |at: usize| self.rope.char_to_byte(at);
+        let sel_start = self.selection_chars().map_or(self.head, |(s, _)| s);
+        let found = if forward {
+            search::next(&self.rope, &query, byte(self.head), byte(sel_start))
+        } else {
+            search::prev(&self.rope, &query, byte(sel_start))
+        };
+        let current = found.range.map(|(s, e)| TextRange {
+            start: self.position_of(self.rope.byte_to_char(s)),
+            end: self.position_of(self.rope.byte_to_char(e)),
+        });
+        if let Some(m) = current {
             self.set_cursor(m.start, false);
             self.set_cursor(m.end, true);
         }
+        let count = found
+            .range
+            .filter(|_| self.rope.len_bytes() <= COUNT_INLINE_BYTES)
+            .and_then(|(s, _)| search::count(&self.rope, &query, s, &AtomicBool::new(false)));
         self.search = Some(query);
-        SearchReport { matches, current }
+        SearchReport {
+            current,
+            count,
+            scanned: found.scanned,
+        }
+    }
+
+    /// What counting the matches of the active query needs, with `current`
+    /// (a match a find reported) as the one whose index is wanted; None
+    /// when no query is active. Cheap: the rope is cloned, not copied.
+    pub fn match_counter(&self, current: TextRange) -> Option<MatchCounter> {
+        let query = self.search.clone()?;
+        let (line, col) = current.start;
+        let line = line.min(self.rope.len_lines().saturating_sub(1));
+        let at = (self.rope.line_to_char(line) + col).min(self.rope.len_chars());
+        let at = self.rope.char_to_byte(at);
+        Some(MatchCounter {
+            rope: self.rope.clone(),
+            query,
+            at,
+        })
     }
 
     /// Run an editing command: work out the range it replaces and with

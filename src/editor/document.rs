@@ -91,7 +91,7 @@ pub struct Document {
     pub(crate) viewport: Viewport,
     /// Column marks along long visible lines (see `marks`).
     pub(crate) marks: ColumnMarks,
-    pub(crate) search: Option<String>,
+    pub(crate) search: Option<super::search::Query>,
     pub(crate) highlight: HighlightCache,
     pub(crate) recovery: RecoveryState,
     pub(crate) indentation: Indentation,
@@ -341,7 +341,7 @@ impl Document {
 
     /// The active search query (highlighted in the view), if any.
     pub fn search_query(&self) -> Option<&str> {
-        self.search.as_deref()
+        self.search.as_ref().map(super::search::Query::text)
     }
 
     /// Syntax name chosen by the highlighter ("Rust", "Python", …), known

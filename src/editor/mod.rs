@@ -11,7 +11,10 @@
 //!   `.editorconfig`.
 //! - Keys: the keymap turns keys into `EditCommand`s; `doc.apply(cmd)`
 //!   returns `ApplyOutcome` (`copied` text for the app clipboard + OSC 52,
-//!   `search` matches) or an error value (edit on a read-only doc). Paste
+//!   `search`: the match a find selected and, for a text up to
+//!   `COUNT_INLINE_BYTES`, its "3 of 10"; a bigger text is counted with
+//!   `doc.match_counter(current)` on another thread) or an error value
+//!   (edit on a read-only doc). Paste
 //!   passes the app clipboard: `EditCommand::Paste(text)`. Motions and
 //!   deletions step by grapheme cluster; undo groups typing like VS Code.
 //! - Mouse: `doc.click(area, col, row, shift)`, `doc.drag_to(area, col,
@@ -57,7 +60,7 @@ mod text;
 mod view;
 mod width;
 
-pub use commands::{ApplyOutcome, EditCommand, SearchReport};
+pub use commands::{ApplyOutcome, COUNT_INLINE_BYTES, EditCommand, SearchReport};
 pub use disk::DiskVersion;
 pub(crate) use disk::write_atomic;
 pub use document::{DiskState, Document, Viewport};
@@ -71,7 +74,7 @@ pub use recovery::{
     list_recoveries,
 };
 pub use recovery_home::RecoveryHome;
-pub use search::TextRange;
+pub use search::{MatchCount, MatchCounter, TextRange};
 pub use text::LineEnding;
 pub use view::{FileViewStyles, ViewLayout, cursor_screen_position, layout, render_file_view};
 pub use width::display_col;

@@ -15,7 +15,6 @@ use super::document::{DiskState, Document, line_text};
 use super::grapheme::Graphemes;
 use super::highlight::{Highlighter, StyledLine};
 use super::marks::LONG_LINE;
-use super::search::find_in_line;
 use super::width::{
     CONTROL_GLYPH, Glyph, char_at_col_from, cluster_cells, display_col_from, glyph,
 };
@@ -337,8 +336,9 @@ pub fn render_file_view(doc: &Document, styles: &FileViewStyles, area: Rect, buf
             })
         });
         let matches = doc
-            .search_query()
-            .map(|q| find_in_line(&std::borrow::Cow::<str>::from(line), q))
+            .search
+            .as_ref()
+            .map(|q| q.in_line(&std::borrow::Cow::<str>::from(line)))
             .unwrap_or_default();
         let line_view = LineView {
             text: line,

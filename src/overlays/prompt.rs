@@ -9,6 +9,7 @@ use ratatui::widgets::{Clear, Widget};
 
 use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::app::AppState;
+use crate::app::find_count::{self, Counting};
 use crate::app::line_input::{Edit, LineInput};
 use crate::editor::Document;
 use crate::keymap::{Action, Scope};
@@ -30,12 +31,15 @@ impl PromptKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Prompt {
     pub kind: PromptKind,
     pub input: LineInput,
-    /// "3 of 10", "no matches", "not a line number".
+    /// "3 of 10", "no matches", "line 734201, counting…", "not a line
+    /// number".
     pub status: Option<String>,
+    /// The count of a big text's matches the status waits for.
+    counting: Option<Counting>,
 }
 
 impl Prompt {
@@ -55,6 +59,7 @@ impl Prompt {
             kind,
             input: LineInput::new(&text),
             status: None,
+            counting: None,
         })
     }
 
@@ -96,6 +101,20 @@ impl Component for Prompt {
             }
             Input::Report(status) => {
                 self.status = Some(status);
+                self.counting = None;
+                return Outcome::Changed;
+            }
+            Input::Counting { status, counting } => {
+                self.status = Some(status);
+                self.counting = Some(counting);
+                return Outcome::Changed;
+            }
+            Input::Counted(counted) => {
+                if !self.counting.as_ref().is_some_and(|c| c.answers(&counted)) {
+                    return Outcome::Unchanged;
+                }
+                self.status = Some(find_count::status(counted.count));
+                self.counting = None;
                 return Outcome::Changed;
             }
             Input::Key(key) => self.input.input(key),
@@ -108,6 +127,7 @@ impl Component for Prompt {
             Edit::Cursor => Outcome::Changed,
             Edit::Text => {
                 self.status = None;
+                self.counting = None;
                 Outcome::Changed
             }
         }
