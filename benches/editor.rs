@@ -155,9 +155,53 @@ fn keystroke(path: &std::path::Path, lines: usize, hl: &Highlighter, buf: &mut B
     s
 }
 
+/// Open → first frame, `rounds` times (the first not counted: it warms the
+/// page cache). The baseline, in the same rounds, is reading the file's
+/// bytes and nothing else: the floor an open cannot go below.
+fn open_rounds(path: &std::path::Path, hl: &Highlighter, buf: &mut Buffer, rounds: usize) {
+    // Timed up to the first frame; dropping the document is not.
+    let (mut first_frame, mut open_only, mut read_only) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let t = Instant::now();
+        let bytes = std::fs::read(path).expect("read");
+        let read = t.elapsed();
+        drop(bytes);
+        let t = Instant::now();
+        let mut doc = Document::open(path).expect("open");
+        let opened = t.elapsed();
+        frame(&mut doc, hl, buf);
+        if round > 0 {
+            first_frame.push(t.elapsed());
+            open_only.push(opened);
+            read_only.push(read);
+        }
+    }
+    let stats = |mut v: Vec<Duration>| {
+        v.sort();
+        Stats {
+            p50: v[v.len() / 2],
+            p99: v[v.len() - 1],
+        }
+    };
+    let read = stats(read_only);
+    report("baseline: std::fs::read of the file", &read, read.p50);
+    let s = stats(first_frame);
+    report("open + first frame (120x40)", &s, read.p50);
+    let s = stats(open_only);
+    report("  of which Document::open", &s, read.p50);
+}
+
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut buf = Buffer::empty(AREA);
+    if std::env::args().any(|a| a == "open") {
+        let path = dir.path().join("huge.py");
+        std::fs::write(&path, python_source(1_000_000)).expect("write");
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).expect("theme");
+        println!("1 000 000 lines:");
+        open_rounds(&path, &hl, &mut buf, 16);
+        return;
+    }
     if std::env::args().any(|a| a == "find") {
         find();
         return;
@@ -215,29 +259,7 @@ fn main() {
         held as f64 / huge_len as f64
     );
     drop(doc);
-    // Timed up to the first frame; dropping the document is not.
-    let (mut first_frame, mut open_only) = (Vec::new(), Vec::new());
-    for round in 0..8 {
-        let t = Instant::now();
-        let mut doc = Document::open(&huge_path).expect("open");
-        let opened = t.elapsed();
-        frame(&mut doc, &hl, &mut buf);
-        if round > 0 {
-            first_frame.push(t.elapsed());
-            open_only.push(opened);
-        }
-    }
-    first_frame.sort();
-    open_only.sort();
-    let s = Stats {
-        p50: first_frame[first_frame.len() / 2],
-        p99: first_frame[first_frame.len() - 1],
-    };
-    report("open + first frame (120x40)", &s, s.p50);
-    println!(
-        "  of which Document::open: p50 {:.3?}",
-        open_only[open_only.len() / 2]
-    );
+    open_rounds(&huge_path, &hl, &mut buf, 8);
 
     let mut doc = Document::open(&huge_path).expect("open");
     frame(&mut doc, &hl, &mut buf);
