@@ -93,74 +93,41 @@ pub fn read(path: &Path) -> Result<Loaded, EditorError> {
     if meta.is_dir() {
         return Err(err(std::io::Error::other("is a directory")));
     }
-    let (bytes, hash) = match read_in_pieces(path, &meta) {
-        Some(read) => read,
-        None => {
-            let bytes = fs::read(path).map_err(err)?;
-            let hash = hash::content(&bytes);
-            (bytes, hash)
-        }
-    };
+    let bytes = read_bytes(path, &meta).map_err(err)?;
     Ok(Loaded {
-        version: DiskVersion::hashed(&meta, &bytes, hash),
+        version: DiskVersion::of(&meta, &bytes),
         permissions: meta.permissions(),
         bytes,
     })
 }
 
-/// Files this big are read (and hashed) in pieces on several threads.
-const PIECES_FROM: u64 = 2 * hash::BLOCK as u64;
+/// Files this big are read into huge pages (`advise_huge_pages`).
+const HUGE_FROM: u64 = 8 << 20;
 
-/// A big file read by one thread per core, each reading and hashing its
-/// own whole blocks: reading 37 MB costs 16 ms on one thread (most of it
-/// faulting in the fresh buffer's pages), and the hash 5 ms more. `None`
-/// for a small file, or when the file changed size meanwhile (the caller
-/// then reads it the plain way).
-fn read_in_pieces(path: &Path, meta: &fs::Metadata) -> Option<(Vec<u8>, u64)> {
-    use std::os::unix::fs::FileExt;
-    let threads = std::thread::available_parallelism()
-        .map_or(2, std::num::NonZeroUsize::get)
-        .max(2);
-    if meta.len() < PIECES_FROM || !meta.is_file() {
-        return None;
+/// The file's bytes. A big one goes into a buffer that asked for huge
+/// pages before it was touched. (Reading in pieces on two threads was
+/// tried: on a loaded 2-core machine the slower thread made it slower.)
+fn read_bytes(path: &Path, meta: &fs::Metadata) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    if meta.len() < HUGE_FROM {
+        return fs::read(path);
     }
-    let len = usize::try_from(meta.len()).ok()?;
-    let file = fs::File::open(path).ok()?;
-    let piece = len.div_ceil(threads).next_multiple_of(hash::BLOCK);
-    // Zeroed memory comes from the OS as untouched pages: each thread
-    // faults in its own, in huge pages where the kernel allows.
-    let mut bytes = vec![0u8; len];
-    advise_huge_pages(&mut bytes);
-    let hashes = std::thread::scope(|s| {
-        let readers: Vec<_> = bytes
-            .chunks_mut(piece)
-            .enumerate()
-            .map(|(i, chunk)| {
-                let file = &file;
-                s.spawn(move || {
-                    file.read_exact_at(chunk, (i * piece) as u64).ok()?;
-                    Some(hash::blocks(chunk))
-                })
-            })
-            .collect();
-        readers
-            .into_iter()
-            .map(|reader| reader.join().ok().flatten())
-            .collect::<Option<Vec<Vec<u64>>>>()
-    })?;
-    // Grown since the stat: read it again, whole.
-    if file.read_at(&mut [0u8], meta.len()).ok()? != 0 {
-        return None;
-    }
-    let hash = hash::fold(hashes.into_iter().flatten(), len);
-    Some((bytes, hash))
+    let mut file = fs::File::open(path)?;
+    let expected = usize::try_from(meta.len()).unwrap_or(0);
+    // One byte more than the stat said, so a file that grew since is read
+    // to its end without the buffer moving out of its huge pages.
+    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
+    advise_huge_pages(bytes.spare_capacity_mut());
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
-/// Asks the kernel to back `buf` with 2 MiB pages. Faulting in the fresh
+/// Asks the kernel to back `buf` with 2 MiB pages. Faulting in a fresh
 /// buffer page by page is most of the cost of reading a big file (37 MB:
-/// ~9 000 faults); with huge pages a read takes about half as long. A hint
-/// only: where transparent huge pages are off, nothing changes.
-fn advise_huge_pages(buf: &mut [u8]) {
+/// ~9 000 faults, and as many to free it); with huge pages the read takes
+/// about half as long. A hint only: where transparent huge pages are off,
+/// nothing changes.
+fn advise_huge_pages(buf: &mut [std::mem::MaybeUninit<u8>]) {
     const HUGE: usize = 2 << 20;
     let start = buf.as_mut_ptr() as usize;
     let first = start.next_multiple_of(HUGE);
@@ -235,28 +202,23 @@ fn temp_path(dir: &Path, target: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
-    /// A big file is read in pieces on several threads: the same bytes,
-    /// and the hash a save of them computes, so it is not seen as changed.
+    /// A big file (read into huge pages) is read whole and hashed as a
+    /// save of the same bytes is, so it is not seen as changed.
     #[test]
-    fn a_big_file_read_in_pieces_is_the_file() {
+    fn a_big_file_is_read_whole() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("big.txt");
-        let text: Vec<u8> = (0..PIECES_FROM as usize * 2 + 4321)
+        let text: Vec<u8> = (0..HUGE_FROM as usize + 4321)
             .map(|i| b'a' + (i % 26) as u8)
             .collect();
         let written = write_atomic(&path, &text, None).unwrap();
+        let loaded = read(&path).unwrap();
+        assert!(loaded.bytes == text);
+        assert_eq!(loaded.version, written);
+        // Grown after the stat: still read to its end.
         let meta = fs::metadata(&path).unwrap();
-        let (bytes, hash) = read_in_pieces(&path, &meta).expect("read in pieces");
-        assert!(bytes == text);
-        assert_eq!(hash, written.hash);
-        assert_eq!(read(&path).unwrap().version, written);
-        // Grown after the stat: not read in pieces (the plain read then
-        // sees all of it).
         fs::write(&path, [&text[..], b"more"].concat()).unwrap();
-        assert!(read_in_pieces(&path, &meta).is_none());
-        assert!(
-            read_in_pieces(&path, &fs::metadata(dir.path().join("big.txt")).unwrap()).is_some()
-        );
+        assert_eq!(read_bytes(&path, &meta).unwrap().len(), text.len() + 4);
     }
 
     #[test]
