@@ -142,6 +142,30 @@ mod tests {
         assert_eq!(char_index("".into(), 5, ColumnUnit::Chars), 0);
     }
 
+    /// A line far longer than a rope chunk (~1 KiB): the columns are
+    /// counted across the chunks, as on one string.
+    #[test]
+    fn a_line_spanning_many_rope_chunks_converts_like_one_string() {
+        let line = format!("{}BAD", "名😀a".repeat(3000));
+        let text = Rope::from_str(&format!("first\n{line}\nlast"));
+        assert!(text.chunks().count() > 10);
+        let before = "名😀a".repeat(3000);
+        let chars = before.chars().count();
+        let utf16 = before.encode_utf16().count();
+        for (unit, column) in [
+            (ColumnUnit::Utf16, utf16),
+            (ColumnUnit::Utf8, before.len()),
+            (ColumnUnit::Chars, chars),
+        ] {
+            assert_eq!(to_position(&text, 1, column, unit), Position::new(1, chars));
+            assert_eq!(
+                to_position(&text, 1, column + 99, unit),
+                Position::new(1, chars + 3),
+                "clamped to the line's end"
+            );
+        }
+    }
+
     #[test]
     fn crlf_line_endings_are_not_part_of_the_line() {
         let text = Rope::from_str("x = 1\r\n名 = 2\r\n");
