@@ -673,8 +673,8 @@ mod fake_servers {
     /// apart, each a `didChange` of its own with the 100 ms window of an
     /// ordinary document, reach a server as one `didChange` once the typing
     /// stops (two if the machine stalled the test for a quiet period), and
-    /// the server ends with the buffer's text. The same keys on a small
-    /// document still go out as they come.
+    /// the server ends with the buffer's text; a save still sends an edit
+    /// at once. The same keys on a small document still go out as they come.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_big_document_is_sent_after_a_pause_in_typing() {
         use hello_tui::diagnostics::lsp::PACED_ABOVE_BYTES;
@@ -716,6 +716,23 @@ mod fake_servers {
                 .count();
             if big {
                 assert!(changes <= 2, "6 keys came as {changes} didChange(s)");
+                // A save does not wait for the pause: the server has the
+                // edit before it hears of the save.
+                let sent = doc.generation();
+                doc.apply(EditCommand::InsertChar('!')).unwrap();
+                let changes = doc.changes_since(sent).expect("journal reaches back");
+                service.edit(&path, doc.rope().clone(), changes);
+                service.save(&path);
+                let expected = doc.text();
+                let seen = until_received(&record, "the save", |seen| {
+                    seen.iter().any(|r| r["method"] == "textDocument/didSave")
+                })
+                .await;
+                let save = seen
+                    .iter()
+                    .find(|r| r["method"] == "textDocument/didSave")
+                    .unwrap();
+                assert!(save["text"].as_str() == Some(expected.as_str()));
             } else {
                 assert!(
                     changes >= 3,
