@@ -11,7 +11,7 @@ use std::time::Duration;
 use hello_tui::diagnostics::checks::{BuiltinMatcher, CheckCommand, MatcherSpec};
 use hello_tui::diagnostics::{
     CheckState, Diagnostic, DiagnosticsConfig, DiagnosticsEvent, DiagnosticsService,
-    DiagnosticsStore, LspTimings, ServerConfig, ServerState, Severity, which,
+    DiagnosticsStore, LspTimings, Position, ServerConfig, ServerState, Severity, which,
 };
 use hello_tui::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxStatus};
 use tokio::sync::mpsc;
@@ -519,10 +519,12 @@ mod fake_servers {
     }
 
     /// What the recording fake server received, one JSON object per
-    /// document notification, in order.
+    /// document notification, in order; a line still being written (a big
+    /// document's text is a long one) is left for the next look.
     fn received(record: &Path) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(record)
-            .unwrap_or_default()
+        let recorded = std::fs::read_to_string(record).unwrap_or_default();
+        let complete = recorded.rsplit_once('\n').map_or("", |(lines, _)| lines);
+        complete
             .lines()
             .map(|line| serde_json::from_str(line).expect("a recorded line"))
             .collect()
@@ -624,6 +626,119 @@ mod fake_servers {
                 .find(|r| r["method"] == "textDocument/didSave")
                 .unwrap();
             assert_eq!(save["text"].as_str(), Some(expected.as_str()));
+            service.shutdown().await;
+        }
+    }
+
+    /// A server publishes about the text it analysed, which can be older
+    /// than the one we hold by then: the columns are converted against the
+    /// text of the publish's `version`. `--late` answers the edit that
+    /// removed the emoji with the warning of the text that still had it:
+    /// UTF-16 column 10 of `s = "😀"; BAD` is char 9, where `BAD` starts;
+    /// against the newer `s = ""; BAD` it would be char 10, inside `BAD`.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_late_publish_is_converted_against_the_text_it_is_about() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = "s = \"😀\"; BAD\n";
+        let path = write(dir.path(), "x.fake", before);
+        let server = ServerConfig::new(
+            &["fake"],
+            "python3",
+            &[&fixture("junk_server.py"), "--late"],
+        )
+        .named("junk_server");
+        let (service, mut ui) = Ui::start(config(vec![server], vec![]), dir.path());
+        service.open(&path, "fake", before);
+        ui.until("the server running", |ui| {
+            matches!(
+                ui.server_states("junk_server").last(),
+                Some(ServerState::Running { .. })
+            )
+        })
+        .await;
+        service.change(&path, "s = \"\"; BAD\n");
+        ui.until("the late publish", |ui| ui.file(&path).len() == 1)
+            .await;
+        let d = ui.file(&path)[0];
+        assert_eq!(d.message, "BAD found");
+        assert_eq!(
+            (d.range.start, d.range.end),
+            (Position::new(0, 9), Position::new(0, 12)),
+            "BAD in the text the server analysed"
+        );
+        service.shutdown().await;
+    }
+
+    /// A big document's edits wait for a pause in typing: keys 150 ms
+    /// apart, each a `didChange` of its own with the 100 ms window of an
+    /// ordinary document, reach a server as one `didChange` once the typing
+    /// stops (two if the machine stalled the test for a quiet period), and
+    /// the server ends with the buffer's text; a save still sends an edit
+    /// at once. The same keys on a small document still go out as they come.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_big_document_is_sent_after_a_pause_in_typing() {
+        use hello_tui::diagnostics::lsp::PACED_ABOVE_BYTES;
+        use hello_tui::editor::{Document, EditCommand};
+        let big = "x = 1\n".repeat(PACED_ABOVE_BYTES / 6 + 1000);
+        for (text, big) in [(big.as_str(), true), ("x = 1\n", false)] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = write(dir.path(), "x.fake", text);
+            let record = dir.path().join("received.jsonl");
+            let record_arg = record.display().to_string();
+            let args = [
+                fixture("junk_server.py"),
+                "--incremental".into(),
+                "--record".into(),
+                record_arg,
+            ];
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let server = ServerConfig::new(&["fake"], "python3", &args).named("junk_server");
+            let (service, _ui) = Ui::start(config(vec![server], vec![]), dir.path());
+            let mut doc = Document::open(&path).unwrap();
+            assert_eq!(doc.rope().len_bytes() > PACED_ABOVE_BYTES, big);
+            service.open(&path, "fake", doc.rope().clone());
+            until_received(&record, "the opened text", |seen| !seen.is_empty()).await;
+            for c in "abcdef".chars() {
+                let sent = doc.generation();
+                doc.apply(EditCommand::InsertChar(c)).unwrap();
+                let changes = doc.changes_since(sent).expect("journal reaches back");
+                service.edit(&path, doc.rope().clone(), changes);
+                tokio::time::sleep(Duration::from_millis(150)).await;
+            }
+            let expected = doc.text();
+            let seen = until_received(&record, "the final text", |seen| {
+                seen.last().and_then(|r| r["text"].as_str()) == Some(expected.as_str())
+            })
+            .await;
+            let changes = seen
+                .iter()
+                .filter(|r| r["method"] == "textDocument/didChange")
+                .count();
+            if big {
+                assert!(changes <= 2, "6 keys came as {changes} didChange(s)");
+                // A save does not wait for the pause: the server has the
+                // edit before it hears of the save.
+                let sent = doc.generation();
+                doc.apply(EditCommand::InsertChar('!')).unwrap();
+                let changes = doc.changes_since(sent).expect("journal reaches back");
+                service.edit(&path, doc.rope().clone(), changes);
+                service.save(&path);
+                let expected = doc.text();
+                let seen = until_received(&record, "the save", |seen| {
+                    seen.iter().any(|r| r["method"] == "textDocument/didSave")
+                })
+                .await;
+                let save = seen
+                    .iter()
+                    .find(|r| r["method"] == "textDocument/didSave")
+                    .unwrap();
+                assert!(save["text"].as_str() == Some(expected.as_str()));
+            } else {
+                assert!(
+                    changes >= 3,
+                    "6 keys 150 ms apart came as {changes} didChange(s)"
+                );
+            }
             service.shutdown().await;
         }
     }

@@ -5,9 +5,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use ropey::Rope;
+
 use super::matchers::RawProblem;
 use crate::diagnostics::model::{Diagnostic, Range};
-use crate::diagnostics::position::LineIndex;
+use crate::diagnostics::position::{read_text, to_position};
 
 /// Resolves a printed path: absolute stays; relative is tried against `cwd`,
 /// then against its ancestors (cargo prints paths relative to the workspace
@@ -23,24 +25,23 @@ pub fn resolve_path(printed: &Path, cwd: &Path) -> PathBuf {
 }
 
 pub fn to_diagnostics(problems: Vec<RawProblem>, cwd: &Path, source: &str) -> Vec<Diagnostic> {
-    let mut texts: HashMap<PathBuf, Option<String>> = HashMap::new();
+    let mut texts: HashMap<PathBuf, Option<Rope>> = HashMap::new();
     problems
         .into_iter()
         .map(|problem| {
             let path = resolve_path(&problem.file, cwd);
             let text = texts
                 .entry(path.clone())
-                .or_insert_with(|| std::fs::read_to_string(&path).ok());
+                .or_insert_with(|| read_text(&path));
             let line = problem.line.saturating_sub(1);
             let column = problem.column.map_or(0, |c| c.saturating_sub(1));
             let end_line = problem.end_line.map_or(line, |l| l.saturating_sub(1));
             let end_column = problem.end_column.map(|c| c.saturating_sub(1));
             let (start, end) = match text {
                 Some(text) => {
-                    let index = LineIndex::new(text);
-                    let start = index.to_position(line, column, problem.unit);
+                    let start = to_position(text, line, column, problem.unit);
                     let end = match end_column {
-                        Some(c) => index.to_position(end_line, c, problem.unit),
+                        Some(c) => to_position(text, end_line, c, problem.unit),
                         None => start,
                     };
                     (start, end)

@@ -1,30 +1,33 @@
 //! LSP diagnostics → our model, using the text the server saw to turn its
-//! column units into char indices.
+//! column units into char indices. Pulled reports and pushed publishes both
+//! come through here, on the rope itself (`position::to_position`).
 
 use std::path::Path;
 
 use lsp_types::{DiagnosticSeverity, NumberOrString};
+use ropey::Rope;
 
 use crate::diagnostics::model::{Diagnostic, Range, Related, Severity};
-use crate::diagnostics::position::{ColumnUnit, LineIndex};
+use crate::diagnostics::position::{ColumnUnit, to_position};
 
 pub fn convert(
     path: &Path,
-    text: &str,
+    text: &Rope,
     encoding: ColumnUnit,
     server_name: &str,
     items: Vec<lsp_types::Diagnostic>,
 ) -> Vec<Diagnostic> {
-    let index = LineIndex::new(text);
     items
         .into_iter()
         .map(|item| {
-            let start = index.to_position(
+            let start = to_position(
+                text,
                 item.range.start.line as usize,
                 item.range.start.character as usize,
                 encoding,
             );
-            let end = index.to_position(
+            let end = to_position(
+                text,
                 item.range.end.line as usize,
                 item.range.end.character as usize,
                 encoding,
@@ -81,11 +84,11 @@ mod tests {
 
     #[test]
     fn utf16_columns_after_emoji_map_to_chars() {
-        let text = "s = \"😀😀\"; bad\n";
+        let text = Rope::from_str("s = \"😀😀\"; bad\n");
         // "s = \"😀😀\"; " is 4 + 1 + 4 + 1 + 2 = 12 UTF-16 units; `bad` at char 10.
         let out = convert(
             Path::new("/a.py"),
-            text,
+            &text,
             ColumnUnit::Utf16,
             "srv",
             vec![lsp_diag(0, 12, 15)],
@@ -99,11 +102,11 @@ mod tests {
 
     #[test]
     fn utf8_columns_after_cjk_map_to_chars() {
-        let text = "名前 = x\n";
+        let text = Rope::from_str("名前 = x\n");
         let col = "名前 = ".len() as u32;
         let out = convert(
             Path::new("/a.py"),
-            text,
+            &text,
             ColumnUnit::Utf8,
             "srv",
             vec![lsp_diag(0, col, col + 1)],

@@ -11,6 +11,8 @@ mod transport;
 
 use std::time::Duration;
 
+pub use supervisor::PACED_ABOVE_BYTES;
+
 #[derive(Debug, thiserror::Error)]
 pub enum LspError {
     #[error("could not start `{command}`: {source}")]

@@ -1,9 +1,10 @@
 //! One task per language server: starts it lazily, keeps the open documents
-//! (the last text sent, needed to convert positions and to re-open them after
-//! a restart), restarts it with backoff when it dies, and gives up visibly.
-//! It owns its connection; the service talks to it only through a channel.
+//! (the newest text, to re-open them after a restart, and the texts recently
+//! sent, to convert what the server says about each), paces their edits,
+//! restarts it with backoff when it dies, and gives up visibly. It owns its
+//! connection; the service talks to it only through a channel.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,7 @@ use super::connection::Connection;
 use super::convert::convert;
 use super::transport::Incoming;
 use crate::diagnostics::event::{DiagnosticsEvent, ServerState};
+use crate::diagnostics::position::read_text;
 use crate::diagnostics::uri::{path_to_uri, uri_to_path};
 use crate::editor::TextChange;
 use crate::sandbox::Confinement;
@@ -80,15 +82,51 @@ impl DocCommand {
     }
 }
 
-/// How long edits are gathered before they go out as one `didChange`.
-/// Every `didChange` makes a server re-analyse the document (ruff re-lints
-/// the whole file, then we convert what it publishes), so at one key per
-/// ~30–100 ms a notification per key keeps a core busy on a big file.
-/// 100 ms is below what a person notices between typing and a squiggle
-/// changing, and the window opens at the first edit of a burst (it is not
-/// pushed back by later ones), so steady typing still reaches the server
-/// at least every 100 ms. A save or a diagnostics pull flushes at once.
+/// How long edits to an ordinary document are gathered before they go out
+/// as one `didChange`. Every `didChange` makes a server re-analyse the
+/// document (ruff re-lints the whole file, then we convert what it
+/// publishes), so at one key per ~30–100 ms a notification per key keeps a
+/// core busy on a big file. 100 ms is below what a person notices between
+/// typing and a squiggle changing, and the window opens at the first edit
+/// of a burst (it is not pushed back by later ones), so steady typing still
+/// reaches the server at least every 100 ms. A save or a diagnostics pull
+/// flushes at once. Documents above `PACED_ABOVE_BYTES` are paced instead.
 pub const CHANGE_COALESCE: Duration = Duration::from_millis(100);
+
+/// Above this size a document's edits wait for a pause in typing
+/// (`PACED_QUIET`, at most `PACED_MAX_WAIT`) instead of `CHANGE_COALESCE`.
+/// A server re-analyses the whole text per `didChange`: ruff lints ~12 MB/s
+/// (one lint of the 37 MB bench file takes it ~3 s, BENCHMARKS.md), i.e.
+/// ~40 ms at 512 KiB. Below that a lint per 100 ms costs the server under
+/// half a core while the user types, and such files (up to ~13 000 lines
+/// of Python) are the ones edited by hand, where a squiggle 100 ms after a
+/// key matters; above it the server would spend most of a core (a whole one
+/// on 2 cores at 37 MB) linting texts the user has already typed past.
+pub const PACED_ABOVE_BYTES: usize = 512 * 1024;
+
+/// How long typing must stop before a big document's edits go out. Fluent
+/// typing leaves 100–300 ms between keys, so 400 ms of quiet marks the end
+/// of a word or a thought rather than the gap before the next key; on a
+/// big document the server's own analysis (seconds at 37 MB) dwarfs it, so
+/// waiting longer would only delay the answer. Fixed rather than scaled by
+/// size: it is about the person, not the text.
+pub const PACED_QUIET: Duration = Duration::from_millis(400);
+
+/// The longest a big document's edits wait while typing goes on without a
+/// pause, counted from the first unsent edit: continuous typing still
+/// reaches the server every 2 s (not 10 times a second), so its answers are
+/// never more than a couple of seconds plus one analysis behind.
+pub const PACED_MAX_WAIT: Duration = Duration::from_secs(2);
+
+/// How many texts recently sent to the server are kept per document, to
+/// convert a publish about one of them. Rope clones share all unedited
+/// nodes, so keeping a typed-over 37 MB text costs the edited nodes only
+/// (a whole-text replacement, such as a reload, is a text of its own).
+/// Servers publish about the text they just analysed, which is one of the
+/// last few sent: 8 texts span at least 0.8 s of typing on an ordinary
+/// document (one `didChange` per 100 ms at most) and 8 pauses in typing on
+/// a paced one, while a server answers within one analysis.
+const SENT_KEPT: usize = 8;
 
 struct OpenDoc {
     language_id: String,
@@ -96,15 +134,81 @@ struct OpenDoc {
     text: Rope,
     /// The newest version; the server is told it when `pending` flushes.
     version: i32,
+    /// The texts the server was sent, by version: what its publishes are about.
+    sent: Sent,
     /// Edits the server has not been sent yet.
     pending: Option<Pending>,
     pull_in_flight: bool,
     pull_again: bool,
 }
 
-/// Edits gathered during the coalescing window.
+/// The last `SENT_KEPT` texts sent to the server for one document, oldest
+/// first, each with the version it went with (`didOpen`/`didChange`).
+#[derive(Default)]
+struct Sent {
+    texts: VecDeque<(i32, Rope)>,
+}
+
+impl Sent {
+    /// A `didOpen` on a new connection: the server knows only this text.
+    fn opened(&mut self, version: i32, text: &Rope) {
+        self.texts.clear();
+        self.sent(version, text);
+    }
+
+    /// A `didChange` went out with `version` and the whole of `text`.
+    fn sent(&mut self, version: i32, text: &Rope) {
+        if self.texts.len() == SENT_KEPT {
+            self.texts.pop_front();
+        }
+        self.texts.push_back((version, text.clone()));
+    }
+
+    /// The text a `publishDiagnostics` about `version` was computed on, or
+    /// `None` when the publish is known stale and must be dropped.
+    /// - A version we sent and still keep: that text. Older texts are
+    ///   forgotten then, since a server analyses its texts in the order it
+    ///   got them: a later publish about an older one is out of date.
+    /// - No version (servers may omit it): the last text sent — the server
+    ///   cannot have seen one we have not sent.
+    /// - Older than every text kept: dropped. Either a publish about a
+    ///   newer text already came (and must not be overwritten by an older
+    ///   one), or `SENT_KEPT` newer texts were sent since, and a push
+    ///   server publishes after analysing each change, so one about a
+    ///   newer text is still to come. Converting it against a text it is
+    ///   not about would put columns in the wrong place.
+    /// - Newer than anything sent (a server bug): the last text sent, the
+    ///   best guess at what the server has.
+    fn for_publish(&mut self, version: Option<i32>) -> Option<&Rope> {
+        if let Some(version) = version {
+            if self
+                .texts
+                .front()
+                .is_some_and(|(oldest, _)| version < *oldest)
+            {
+                return None;
+            }
+            if let Some(at) = self.texts.iter().position(|(v, _)| *v == version) {
+                self.texts.drain(..at);
+                return self.texts.front().map(|(_, text)| text);
+            }
+        }
+        self.texts.back().map(|(_, text)| text)
+    }
+}
+
+/// Edits gathered while their `didChange` waits (`Pending::send_at`).
 #[derive(Debug)]
-enum Pending {
+struct Pending {
+    edits: Edits,
+    /// The first edit not sent yet: a burst's window opens here.
+    first: Instant,
+    /// The newest edit: a big document waits for quiet after it.
+    last: Instant,
+}
+
+#[derive(Debug)]
+enum Edits {
     /// The ranges, in order, each against the text the one before left.
     Ranged(Vec<TextChange>),
     /// The whole text must go (the server takes no ranges, or one change
@@ -113,15 +217,37 @@ enum Pending {
 }
 
 impl Pending {
-    fn add(this: Option<Pending>, changes: Option<Vec<TextChange>>) -> Pending {
-        match (this, changes) {
-            (None, Some(changes)) => Pending::Ranged(changes),
-            (Some(Pending::Ranged(mut before)), Some(changes)) => {
+    fn add(this: Option<Pending>, changes: Option<Vec<TextChange>>, now: Instant) -> Pending {
+        let Some(Pending { edits, first, .. }) = this else {
+            return Pending {
+                edits: changes.map_or(Edits::Full, Edits::Ranged),
+                first: now,
+                last: now,
+            };
+        };
+        let edits = match (edits, changes) {
+            (Edits::Ranged(mut before), Some(changes)) => {
                 before.extend(changes);
-                Pending::Ranged(before)
+                Edits::Ranged(before)
             }
-            _ => Pending::Full,
+            _ => Edits::Full,
+        };
+        Pending {
+            edits,
+            first,
+            last: now,
         }
+    }
+
+    /// When these edits to a document of `bytes` must go out: 100 ms after
+    /// the first for an ordinary one (`CHANGE_COALESCE`); for a big one
+    /// (`PACED_ABOVE_BYTES`) after a pause in typing (`PACED_QUIET`), but
+    /// no later than `PACED_MAX_WAIT` after the first.
+    fn send_at(&self, bytes: usize) -> Instant {
+        if bytes <= PACED_ABOVE_BYTES {
+            return self.first + CHANGE_COALESCE;
+        }
+        (self.last + PACED_QUIET).min(self.first + PACED_MAX_WAIT)
     }
 }
 
@@ -149,8 +275,6 @@ pub struct Supervisor {
     /// What the server last said about a problem (stderr, showMessage),
     /// added to the reason when it fails.
     last_words: super::transport::LastWords,
-    /// When the oldest unsent edit must go out (`CHANGE_COALESCE` after it).
-    flush_at: Option<Instant>,
 }
 
 /// How a phase of the loop ended.
@@ -195,7 +319,6 @@ impl Supervisor {
             pulled_rx,
             restart_asked: false,
             last_words: super::transport::LastWords::default(),
-            flush_at: None,
         };
         tokio::spawn(supervisor.run());
         tx
@@ -338,6 +461,7 @@ impl Supervisor {
                             language_id: language_id.clone(),
                             text: text.clone(),
                             version: 1,
+                            sent: Sent::default(),
                             pending: None,
                             pull_in_flight: false,
                             pull_again: false,
@@ -364,7 +488,6 @@ impl Supervisor {
         });
         // Pulls in flight died with the previous connection; the newest
         // text goes with didOpen, so nothing gathered is owed.
-        self.flush_at = None;
         for doc in self.docs.values_mut() {
             doc.pull_in_flight = false;
             doc.pull_again = false;
@@ -372,15 +495,16 @@ impl Supervisor {
         }
         let paths: Vec<PathBuf> = self.docs.keys().cloned().collect();
         for path in &paths {
-            if let Some(doc) = self.docs.get(path) {
+            if let Some(doc) = self.docs.get_mut(path) {
                 connection.did_open(path, &doc.language_id, doc.version, &doc.text.to_string());
+                doc.sent.opened(doc.version, &doc.text);
             }
             self.pull(&connection, path);
         }
         loop {
-            let flush_at = self.flush_at;
+            let send_at = self.next_send();
             tokio::select! {
-                () = sleep_until(flush_at) => self.flush_all(&connection),
+                () = sleep_until(send_at) => self.send_due(&connection),
                 command = self.commands.recv() => match command {
                     None => {
                         connection.shutdown(self.timings.shutdown_timeout).await;
@@ -420,9 +544,10 @@ impl Supervisor {
         self.record(&command);
         match command {
             DocCommand::Open { path, .. } => {
-                if let Some(doc) = self.docs.get(&path) {
+                if let Some(doc) = self.docs.get_mut(&path) {
                     if reopened {
                         connection.did_change(&path, doc.version, &doc.text, None);
+                        doc.sent.sent(doc.version, &doc.text);
                     } else {
                         connection.did_open(
                             &path,
@@ -430,6 +555,7 @@ impl Supervisor {
                             doc.version,
                             &doc.text.to_string(),
                         );
+                        doc.sent.opened(doc.version, &doc.text);
                     }
                 }
                 self.pull(connection, &path);
@@ -439,9 +565,7 @@ impl Supervisor {
                     // A server without ranges gets the whole text anyway:
                     // no need to keep the edits.
                     let changes = changes.filter(|_| connection.incremental);
-                    doc.pending = Some(Pending::add(doc.pending.take(), changes));
-                    self.flush_at
-                        .get_or_insert_with(|| Instant::now() + CHANGE_COALESCE);
+                    doc.pending = Some(Pending::add(doc.pending.take(), changes, Instant::now()));
                 }
             }
             DocCommand::Save { path } => {
@@ -464,14 +588,26 @@ impl Supervisor {
         }
     }
 
-    /// Sends every document's gathered edits (the coalescing window ended)
-    /// and asks pull-model servers about them.
-    fn flush_all(&mut self, connection: &Connection) {
-        self.flush_at = None;
+    /// When the next document's gathered edits must go out, if any wait.
+    fn next_send(&self) -> Option<Instant> {
+        self.docs
+            .values()
+            .filter_map(|doc| Some(doc.pending.as_ref()?.send_at(doc.text.len_bytes())))
+            .min()
+    }
+
+    /// Sends the gathered edits of every document whose time came (see
+    /// `Pending::send_at`) and asks pull-model servers about them.
+    fn send_due(&mut self, connection: &Connection) {
+        let now = Instant::now();
         let paths: Vec<PathBuf> = self
             .docs
             .iter()
-            .filter(|(_, doc)| doc.pending.is_some())
+            .filter(|(_, doc)| {
+                doc.pending
+                    .as_ref()
+                    .is_some_and(|p| p.send_at(doc.text.len_bytes()) <= now)
+            })
             .map(|(path, _)| path.clone())
             .collect();
         for path in paths {
@@ -489,10 +625,16 @@ impl Supervisor {
         };
         let changes = match doc.pending.take() {
             None => return,
-            Some(Pending::Ranged(changes)) => Some(changes),
-            Some(Pending::Full) => None,
+            Some(Pending {
+                edits: Edits::Ranged(changes),
+                ..
+            }) => Some(changes),
+            Some(Pending {
+                edits: Edits::Full, ..
+            }) => None,
         };
         connection.did_change(path, doc.version, &doc.text, changes.as_deref());
+        doc.sent.sent(doc.version, &doc.text);
     }
 
     /// Asks a pull-model server for a document's diagnostics, at most one
@@ -546,10 +688,12 @@ impl Supervisor {
                 }
                 let items = report.get("items").cloned().unwrap_or(Value::Null);
                 match serde_json::from_value::<Vec<lsp_types::Diagnostic>>(items) {
+                    // Not stale: the newest text is the one asked about
+                    // (a pull sends gathered edits first).
                     Ok(items) => {
                         let list = convert(
                             &pulled.path,
-                            &doc.text.to_string(),
+                            &doc.text,
                             connection.encoding,
                             &self.name,
                             items,
@@ -580,21 +724,31 @@ impl Supervisor {
                 let Some(path) = uri_to_path(params.uri.as_str()) else {
                     return;
                 };
-                let text = match self.docs.get(&path) {
-                    Some(doc) => doc.text.to_string(),
+                let disk;
+                let text = match self.docs.get_mut(&path) {
+                    // Against the text the server saw, which may be older
+                    // than what we hold (and than what it is being sent).
+                    Some(doc) => match doc.sent.for_publish(params.version) {
+                        Some(text) => text,
+                        None => {
+                            tracing::debug!(server = %self.name, version = ?params.version, "lsp: stale publish dropped");
+                            return;
+                        }
+                    },
                     // A file the user has not opened: the disk is what the server saw.
                     None => {
-                        let disk = path.clone();
-                        tokio::task::spawn_blocking(move || std::fs::read_to_string(disk))
+                        let read = path.clone();
+                        disk = tokio::task::spawn_blocking(move || read_text(&read))
                             .await
                             .ok()
-                            .and_then(Result::ok)
-                            .unwrap_or_default()
+                            .flatten()
+                            .unwrap_or_default();
+                        &disk
                     }
                 };
                 let list = convert(
                     &path,
-                    &text,
+                    text,
                     connection.encoding,
                     &self.name,
                     params.diagnostics,
@@ -666,5 +820,153 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::lsp::convert::convert;
+    use crate::diagnostics::model::Position;
+    use crate::diagnostics::position::ColumnUnit;
+
+    /// A warning on `BAD` as a UTF-16 server reports it for `s = "😀"; BAD`
+    /// (columns 10..13).
+    fn bad_at_utf16_10() -> lsp_types::Diagnostic {
+        lsp_types::Diagnostic {
+            range: lsp_types::Range::new(
+                lsp_types::Position::new(0, 10),
+                lsp_types::Position::new(0, 13),
+            ),
+            message: "BAD found".into(),
+            ..Default::default()
+        }
+    }
+
+    fn start_of(text: &Rope) -> Position {
+        let list = convert(
+            Path::new("/x.py"),
+            text,
+            ColumnUnit::Utf16,
+            "srv",
+            vec![bad_at_utf16_10()],
+        );
+        list[0].range.start
+    }
+
+    fn kept(sent: &Sent) -> Vec<i32> {
+        sent.texts.iter().map(|(v, _)| *v).collect()
+    }
+
+    /// The publish names the version with the emoji; the newer text sent
+    /// since removed it. Converted against its own text, `BAD` starts at
+    /// char 9; against the newest it would land at char 10, inside it.
+    #[test]
+    fn a_publish_is_converted_against_the_text_of_its_version() {
+        let with_emoji = Rope::from_str("s = \"😀\"; BAD\n");
+        let without = Rope::from_str("s = \"\"; BAD\n");
+        let mut sent = Sent::default();
+        sent.opened(1, &with_emoji);
+        sent.sent(2, &without);
+        let text = sent.for_publish(Some(1)).expect("version 1 is kept");
+        assert_eq!(start_of(text), Position::new(0, 9));
+        assert_eq!(start_of(&without), Position::new(0, 10), "the old bug");
+        // Version 1 answered: nothing older can be asked about; 2 stays.
+        assert_eq!(kept(&sent), vec![1, 2]);
+    }
+
+    /// Without a version the last text sent is the one; a publish about a
+    /// version older than a newer one already converted, or older than
+    /// everything kept, is dropped; a version never sent gets the last one.
+    #[test]
+    fn which_text_a_publish_is_about() {
+        let texts: Vec<Rope> = (0..12).map(|i| Rope::from_str(&format!("v{i}"))).collect();
+        let mut sent = Sent::default();
+        sent.opened(1, &texts[1]);
+        assert_eq!(sent.for_publish(None), Some(&texts[1]));
+        for v in 2..=10 {
+            sent.sent(v, &texts[v as usize]);
+        }
+        assert_eq!(kept(&sent), (3..=10).collect::<Vec<_>>(), "the last 8");
+        assert_eq!(sent.for_publish(None), Some(&texts[10]));
+        assert_eq!(sent.for_publish(Some(2)), None, "older than all kept");
+        assert_eq!(sent.for_publish(Some(5)), Some(&texts[5]));
+        assert_eq!(kept(&sent), (5..=10).collect::<Vec<_>>());
+        assert_eq!(sent.for_publish(Some(4)), None, "5 was already answered");
+        assert_eq!(sent.for_publish(Some(11)), Some(&texts[10]), "never sent");
+        // A new connection starts over with the text it was opened with.
+        sent.opened(11, &texts[11]);
+        assert_eq!(kept(&sent), vec![11]);
+    }
+
+    /// When the supervisor's loop would send `didChange`s for edits at
+    /// `keys` (offsets from a start) to a document of `bytes`: the same
+    /// `Pending::add`/`send_at` the loop uses, on a clock of our own.
+    fn sends(bytes: usize, keys: &[Duration]) -> Vec<Duration> {
+        let start = Instant::now();
+        let mut pending: Option<Pending> = None;
+        let mut keys = keys.iter().map(|k| start + *k).peekable();
+        let mut out = Vec::new();
+        loop {
+            let due = pending.as_ref().map(|p| p.send_at(bytes));
+            match (keys.peek().copied(), due) {
+                (Some(key), due) if due.is_none_or(|due| key < due) => {
+                    let edit = Some(vec![]);
+                    pending = Some(Pending::add(pending.take(), edit, key));
+                    keys.next();
+                }
+                (_, Some(due)) => {
+                    out.push(due - start);
+                    pending = None;
+                }
+                (None, None) => return out,
+                (Some(_), None) => unreachable!("handled by the first arm"),
+            }
+        }
+    }
+
+    fn every(gap: Duration, count: u32) -> Vec<Duration> {
+        (0..count).map(|i| gap * i).collect()
+    }
+
+    #[test]
+    fn a_burst_on_a_big_document_goes_out_after_the_pause() {
+        let ms = Duration::from_millis;
+        // 10 keys 30 ms apart: one didChange, PACED_QUIET after the last.
+        let burst = every(ms(30), 10);
+        assert_eq!(
+            sends(PACED_ABOVE_BYTES + 1, &burst),
+            vec![ms(270) + PACED_QUIET]
+        );
+        // The same burst on an ordinary document: every 100 ms.
+        assert_eq!(
+            sends(PACED_ABOVE_BYTES, &burst),
+            vec![ms(100), ms(220), ms(340)]
+        );
+    }
+
+    #[test]
+    fn continuous_typing_on_a_big_document_still_goes_out_every_two_seconds() {
+        let ms = Duration::from_millis;
+        // 10 s of a key every 30 ms, no pause.
+        let keys = every(ms(30), 334);
+        let out = sends(PACED_ABOVE_BYTES + 1, &keys);
+        assert!(
+            out.windows(2)
+                .all(|w| w[1] - w[0] <= PACED_MAX_WAIT + ms(30)),
+            "{out:?}"
+        );
+        assert!((5..=6).contains(&out.len()), "{out:?}");
+        // The last key (at 9.99 s) goes out with the last send, no later
+        // than a quiet period after it.
+        let last = *out.last().expect("sent");
+        assert!(
+            last >= ms(9990) && last <= ms(9990) + PACED_QUIET,
+            "{out:?}"
+        );
+        // An ordinary document: about every 100 ms (each burst's window
+        // opens at its first key, 120 ms apart on a 30 ms grid).
+        let small = sends(PACED_ABOVE_BYTES, &keys);
+        assert!(small.len() >= 80, "{}", small.len());
     }
 }
