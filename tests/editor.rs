@@ -1274,6 +1274,31 @@ mod undo_grouping {
         doc.save().unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"same\n");
     }
+
+    /// A recovery brings its own shape back, even when the file on disk
+    /// now has another: here the only unsaved change was the line ending
+    /// (LF against the disk's CRLF), and the restored buffer is that, and
+    /// dirty. (It came back in the disk's shape, clean, and the recovery
+    /// file was then deleted on close.)
+    #[test]
+    fn a_recovery_restores_its_shape_over_the_disks() {
+        let dir = tempfile::tempdir().unwrap();
+        let rec = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "c.txt", b"same\n");
+        let mut doc = Document::open(&p).unwrap();
+        typed(&mut doc, "x");
+        undo(&mut doc);
+        write_later(&p, b"same\r\n");
+        assert_eq!(doc.check_disk(), DiskChange::Reloaded);
+        undo(&mut doc);
+        assert!(doc.is_dirty());
+        doc.write_recovery_now(rec.path()).unwrap();
+        let found = list_recoveries(rec.path());
+        let restored = Document::restore(&found[0]).unwrap();
+        assert_eq!(restored.line_ending(), LineEnding::Lf);
+        assert!(restored.is_dirty());
+        assert_eq!(restored.text(), "same");
+    }
 }
 
 /// A lone '\r' is a line break to a language server and not to us: a

@@ -188,11 +188,18 @@ impl Document {
     /// text, so saving after the undo writes what they had.
     pub(crate) fn reload(&mut self, text: &str) {
         let (shape, body) = Shape::of(text);
+        self.replace_all(&body, shape);
+        self.mark_saved();
+    }
+
+    /// Replace the whole text and its shape as one undoable step, keeping
+    /// the cursor (clamped): a reload from disk, a restored recovery.
+    pub(crate) fn replace_all(&mut self, body: &str, shape: Shape) {
         let shapes = (self.shape, shape);
         self.shape = shape;
         let cursor = self.cursor();
         let before = self.cursor_state();
-        let edit = self.splice(0..self.rope.len_chars(), &body);
+        let edit = self.splice(0..self.rope.len_chars(), body);
         self.set_cursor(cursor, false);
         let after = self.cursor_state();
         self.history.record(
@@ -203,7 +210,6 @@ impl Document {
             after,
             Some(shapes),
         );
-        self.mark_saved();
     }
 
     pub fn path(&self) -> &Path {

@@ -304,8 +304,9 @@ impl Document {
     }
 
     /// Restore a recovered buffer: open the file if it still exists and
-    /// put the recovered text in the buffer (dirty, undoable as one edit);
-    /// otherwise a new unsaved document that saving recreates.
+    /// put the recovered text, in its recovered shape (line ending, final
+    /// newline, byte-order mark), in the buffer (dirty, undoable as one
+    /// edit); otherwise a new unsaved document that saving recreates.
     pub fn restore(recovery: &Recovery) -> Result<Self, EditorError> {
         let mut doc = match Self::open(&recovery.path) {
             Ok(doc) => doc,
@@ -320,7 +321,13 @@ impl Document {
             }
             Err(e) => return Err(e),
         };
-        doc.replace_text(&recovery.text)?;
+        if let Some(reason) = doc.read_only_reason() {
+            return Err(EditorError::ReadOnly {
+                path: recovery.path.clone(),
+                reason: reason.clone(),
+            });
+        }
+        doc.replace_all(&recovery.text, recovery.shape());
         // It owns the file it came from: saving or closing clean deletes it.
         doc.recovery.file = Some(recovery.file.clone());
         Ok(doc)
