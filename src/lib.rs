@@ -36,4 +36,5 @@ pub mod theme;
 pub mod tokens;
 pub mod tui;
 pub mod ui;
+pub mod units;
 pub mod workspace;

@@ -113,13 +113,39 @@ fn read_bytes(path: &Path, meta: &fs::Metadata) -> std::io::Result<Vec<u8>> {
         return fs::read(path);
     }
     let mut file = fs::File::open(path)?;
-    let expected = usize::try_from(meta.len()).unwrap_or(0);
+    let too_big = || {
+        std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!(
+                "the file is {}; there is not enough free memory to open it",
+                crate::units::binary_size(meta.len())
+            ),
+        )
+    };
+    if available_memory().is_some_and(|free| meta.len() > free) {
+        return Err(too_big());
+    }
+    let expected = usize::try_from(meta.len()).map_err(|_| too_big())?;
     // One byte more than the stat said, so a file that grew since is read
-    // to its end without the buffer moving out of its huge pages.
-    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
+    // to its end without the buffer moving out of its huge pages. A failed
+    // allocation is an error, not an abort (which would lose every unsaved
+    // buffer and leave the terminal raw).
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(expected.saturating_add(1))
+        .map_err(|_| too_big())?;
     advise_huge_pages(bytes.spare_capacity_mut());
     file.read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// `MemAvailable` from `/proc/meminfo`, in bytes: what can be allocated
+/// without swapping. `None` where it cannot be read.
+fn available_memory() -> Option<u64> {
+    let info = fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// Asks the kernel to back `buf` with 2 MiB pages. Faulting in a fresh
@@ -215,6 +241,20 @@ mod tests {
         let loaded = read(&path).unwrap();
         assert!(loaded.bytes == text);
         assert_eq!(loaded.version, written);
+        // Bigger than memory (a sparse 200 GB file): a clear error, at once,
+        // where the allocation used to abort the process.
+        let sparse = dir.path().join("sparse.log");
+        fs::File::create(&sparse)
+            .unwrap()
+            .set_len(200 << 30)
+            .unwrap();
+        let error = read(&sparse).err().expect("refused");
+        assert!(
+            error
+                .to_string()
+                .contains("200.0 GiB; there is not enough free memory"),
+            "{error}"
+        );
         // Grown after the stat: still read to its end.
         let meta = fs::metadata(&path).unwrap();
         fs::write(&path, [&text[..], b"more"].concat()).unwrap();

@@ -102,19 +102,9 @@ fn render(
         .render(inner, buf);
 }
 
-/// `28 B`, `7.6 KiB`, `8.0 MiB` (approximate, as the kernel measures it).
+/// `~28 B`, `~7.6 KiB`, `~8.0 MiB` (approximate, as the kernel measures it).
 pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("~{bytes} B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("~{value:.1} {}", UNITS[unit])
+    format!("~{}", crate::units::binary_size(bytes))
 }
 
 #[cfg(test)]
