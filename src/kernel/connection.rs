@@ -90,9 +90,14 @@ pub(super) struct PendingExec {
 /// reaches the driver before the cell's `started` frame finds it idle (so
 /// an interrupt asked for earlier waits for that frame), and one that
 /// lands between CPython's last signal check and a blocking call such as
-/// `time.sleep` is not acted on until the call returns (so the signal is
-/// sent again every `INTERRUPT_RESEND` until the handler's `interrupted`
-/// frame says one got through).
+/// `time.sleep` is left pending until the call returns. For that one the
+/// kernel is woken with `WAKE` every `INTERRUPT_RESEND`, at most
+/// `MAX_WAKES` times, until the handler's `interrupted` frame says the
+/// SIGINT got through. The wake's handler does nothing but end the
+/// blocking call, so CPython runs the pending SIGINT handler then; it never
+/// raises itself, so it cannot cut into the cell's own `except
+/// KeyboardInterrupt:` cleanup, and a cell with a SIGINT handler of its
+/// own sees one SIGINT per Ctrl+C.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum CellPhase {
     /// Sent, not yet reported running.
@@ -101,14 +106,21 @@ pub(super) enum CellPhase {
     QueuedInterrupted,
     /// Reported running: a SIGINT now raises in the cell.
     Running,
-    /// SIGINT sent at `sent`; its handler has not answered yet.
-    Interrupting { sent: Instant },
+    /// SIGINT sent; its handler has not answered yet. `sent` is when the
+    /// last signal (the SIGINT or a wake) went, `wakes` how many wakes.
+    Interrupting { sent: Instant, wakes: u8 },
     /// The handler raised `KeyboardInterrupt` in the cell.
     Interrupted,
 }
 
-/// How long an unanswered SIGINT waits before it is sent again.
+/// How long an unanswered SIGINT waits before the kernel is woken.
 pub(super) const INTERRUPT_RESEND: Duration = Duration::from_millis(300);
+/// Wakes per interrupt: enough for the race (the first ends it), few
+/// enough not to pester a cell that handles SIGINT its own way.
+const MAX_WAKES: u8 = 3;
+/// The wake: ignored by default, so a child process of the cell that gets
+/// it (it goes to the group, like the SIGINT) is not disturbed.
+const WAKE: libc::c_int = libc::SIGURG;
 
 pub(super) enum Completion {
     Finished {
@@ -147,31 +159,34 @@ impl Connection {
             CellPhase::Running | CellPhase::Interrupting { .. } | CellPhase::Interrupted => {
                 exec.phase = CellPhase::Interrupting {
                     sent: Instant::now(),
+                    wakes: 0,
                 };
                 self.signal(libc::SIGINT)
             }
         }
     }
 
-    /// Sends the SIGINT again when the last one went unanswered for
+    /// Wakes the kernel when its SIGINT went unanswered for
     /// `INTERRUPT_RESEND` (see `CellPhase`). Called while a result is
     /// awaited.
-    pub(super) fn repeat_interrupt(&self) {
+    pub(super) fn wake_unanswered_interrupt(&self) {
         let mut pending = lock(&self.pending);
         if let Some(exec) = pending.exec.as_mut()
-            && let CellPhase::Interrupting { sent } = exec.phase
+            && let CellPhase::Interrupting { sent, wakes } = exec.phase
+            && wakes < MAX_WAKES
             && sent.elapsed() >= INTERRUPT_RESEND
         {
-            tracing::debug!(id = exec.id, "SIGINT unanswered; sending it again");
+            tracing::debug!(id = exec.id, wakes, "SIGINT unanswered; waking the kernel");
             exec.phase = CellPhase::Interrupting {
                 sent: Instant::now(),
+                wakes: wakes + 1,
             };
-            self.signal(libc::SIGINT);
+            self.signal(WAKE);
         }
     }
 
-    /// Waits up to `limit` for the cell's result, repeating an unanswered
-    /// interrupt meanwhile; `None` when the time ran out.
+    /// Waits up to `limit` for the cell's result, waking the kernel for an
+    /// unanswered interrupt meanwhile; `None` when the time ran out.
     pub(super) async fn await_result(
         &self,
         done: &mut oneshot::Receiver<Completion>,
@@ -190,7 +205,7 @@ impl Connection {
             tokio::select! {
                 result = &mut *done => return Some(result),
                 () = &mut expired => return None,
-                () = tokio::time::sleep(INTERRUPT_RESEND) => self.repeat_interrupt(),
+                () = tokio::time::sleep(INTERRUPT_RESEND) => self.wake_unanswered_interrupt(),
             }
         }
     }
@@ -461,6 +476,7 @@ fn dispatch(
                     tracing::debug!(id, "cell started: sending the interrupt it was held for");
                     exec.phase = CellPhase::Interrupting {
                         sent: Instant::now(),
+                        wakes: 0,
                     };
                     signal_group(parts.pid, libc::SIGINT);
                 } else {

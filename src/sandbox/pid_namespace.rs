@@ -10,8 +10,9 @@
 //! - the **reaper** (the pid the host knows, outside the namespace) waits
 //!   for init, then ends the same way the program did: its exit code, or
 //!   the signal that killed it, raised again on itself. It forwards
-//!   `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT`, `SIGUSR1` and `SIGUSR2` to
-//!   the program's process group. It holds no fds but the status pipe (and
+//!   `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT`, `SIGUSR1`, `SIGUSR2` and
+//!   `SIGURG` (the kernel's wake after an interrupt) to the program's
+//!   process group. It holds no fds but the status pipe (and
 //!   the terminal it handed over, to take it back).
 //! - **init** (pid 1 of the namespace) mounts a fresh `/proc` (`nosuid`,
 //!   `nodev`, `noexec`), is confined like the program, forks it, reaps
@@ -50,13 +51,14 @@ use super::host_memory;
 use super::mounts::check;
 
 /// Signals the reaper passes on to the program's group.
-const FORWARDED: [libc::c_int; 6] = [
+const FORWARDED: [libc::c_int; 7] = [
     libc::SIGINT,
     libc::SIGTERM,
     libc::SIGHUP,
     libc::SIGQUIT,
     libc::SIGUSR1,
     libc::SIGUSR2,
+    libc::SIGURG,
 ];
 
 /// Most bytes of argument and environment strings init blanks.

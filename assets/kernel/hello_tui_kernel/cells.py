@@ -138,11 +138,12 @@ def run_cell(kernel, capture, cid, code):
         error = error_value("KeyboardInterrupt", "", "KeyboardInterrupt\n")
     duration = (time.perf_counter() - started) * 1000
     # The C module: `signal.getsignal` converts to enums, ~30x slower.
-    if _signal.getsignal(signal.SIGINT) is not kernel.on_sigint:
-        _signal.signal(signal.SIGINT, kernel.on_sigint)  # the cell replaced it
+    for signum, handler in ((signal.SIGINT, kernel.on_sigint), (signal.SIGURG, kernel.on_wake)):
+        if _signal.getsignal(signum) is not handler:
+            _signal.signal(signum, handler)  # the cell replaced it
     # A cell that blocked SIGINT on the main thread would leave every later
     # cell deaf to Ctrl+C: the mask is put back too.
-    _signal.pthread_sigmask(_signal.SIG_UNBLOCK, (signal.SIGINT,))
+    _signal.pthread_sigmask(_signal.SIG_UNBLOCK, (signal.SIGINT, signal.SIGURG))
     capture.end()
     kernel.record_changes(cid)
     kernel.generation += 1

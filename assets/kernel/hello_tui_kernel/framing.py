@@ -49,10 +49,10 @@ def cancel_frame(call_id):
 
 def interrupted_frame(cell_id):
     """Sent by the SIGINT handler as it raises KeyboardInterrupt in the
-    cell: the host stops sending SIGINT again. (CPython drops a SIGINT that
+    cell: the host stops waking the kernel. (CPython leaves a SIGINT that
     lands between its last check and a blocking call such as `time.sleep`
-    until that call returns; the host repeats the signal until this frame
-    says one got through.)"""
+    pending until that call returns; until this frame comes, the host sends
+    SIGURG, whose handler does nothing but end the call.)"""
     return {"type": "interrupted", "id": cell_id}
 
 

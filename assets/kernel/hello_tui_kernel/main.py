@@ -89,8 +89,18 @@ def main(argv):
             send(interrupted_frame(kernel.cell))
             raise KeyboardInterrupt
 
+    def on_wake(signum, frame):
+        # SIGURG from the host after a SIGINT went unanswered: it only
+        # interrupts the blocking call the main thread sits in, so that a
+        # SIGINT handler CPython left pending (one that landed just before
+        # `time.sleep` blocked) runs now. It raises nothing itself, so a
+        # repeat can never cut into a cell's own KeyboardInterrupt cleanup.
+        pass
+
     kernel.on_sigint = on_sigint
+    kernel.on_wake = on_wake
     signal.signal(signal.SIGINT, on_sigint)
+    signal.signal(signal.SIGURG, on_wake)
 
     work = SimpleQueue()
 
@@ -121,14 +131,14 @@ def main(argv):
     # they are born blocking it: a thread inherits its creator's mask, while
     # blocking it in the thread itself left a window before its first line
     # ran (wide on a loaded machine, and Ctrl+C right after start fell in).
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGURG})
     try:
         for target, args in ((writer, (proto_out,)), (control, ())):
             threading.Thread(target=target, args=args, daemon=True).start()
         for pump in captured.pumps:
             threading.Thread(target=pump.run, daemon=True, name="pump-" + pump.name).start()
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGURG})
 
     send(ready_frame(sys.version.split()[0], os.getpid()))
     while True:

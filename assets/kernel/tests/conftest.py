@@ -60,10 +60,12 @@ class Driver:
         return self.next_frame()
 
     def interrupt(self, cid):
-        """SIGINT, repeated as the host does until the driver answers that
-        the cell got KeyboardInterrupt; returns that frame."""
+        """SIGINT, then SIGURG (the host's wake) until the driver answers
+        that the cell got KeyboardInterrupt; returns that frame."""
+        sig = signal.SIGINT
         while True:
-            os.kill(self.ready["pid"], signal.SIGINT)
+            os.kill(self.ready["pid"], sig)
+            sig = signal.SIGURG
             frame = self.next_frame_within(0.3)
             while frame is not None and frame["type"] != "interrupted":
                 frame = self.next_frame_within(0.3)

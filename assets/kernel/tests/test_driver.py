@@ -46,14 +46,45 @@ def test_a_sigint_sent_once_the_cell_reports_started_interrupts_it(driver):
     # The host holds an interrupt asked for before `started` until it
     # arrives: from then on the handler raises, even before the cell's
     # first line has run, and says so with `interrupted`. Until then the
-    # host repeats the SIGINT, as here: CPython drops one that lands just
-    # before `time.sleep` blocks (seen on a loaded machine).
+    # host wakes the kernel with SIGURG, as here: CPython leaves a SIGINT
+    # that lands just before `time.sleep` blocks pending until the sleep
+    # ends (seen on a loaded machine).
     for cid in range(1, 21):
         driver.send({"type": "execute", "id": cid, "code": "import time\ntime.sleep(30)"})
         assert driver.wait_for("started")["id"] == cid
         driver.interrupt(cid)
         result = driver.wait_for("result")
         assert result["id"] == cid and result["error"]["type"] == "KeyboardInterrupt"
+
+
+def test_a_wake_runs_a_sigint_handler_left_pending_and_raises_nothing_itself(driver):
+    # A thread of the cell takes the SIGINT while the main thread blocks
+    # it: the handler is left pending, as in CPython's race, and the sleep
+    # goes on. SIGURG ends the sleep; the pending handler then raises.
+    driver.send(
+        {
+            "type": "execute",
+            "id": 1,
+            "code": "import signal, threading, time\n"
+            "threading.Thread(target=time.sleep, args=(5,), daemon=True).start()\n"
+            "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"
+            "print('go', flush=True)\n"
+            "time.sleep(30)",
+        }
+    )
+    driver.wait_for("stream")
+    os.kill(driver.ready["pid"], signal.SIGINT)
+    assert driver.next_frame_within(0.5) is None, "the sleep went on"
+    started = time.monotonic()
+    os.kill(driver.ready["pid"], signal.SIGURG)
+    assert driver.wait_for("interrupted")["id"] == 1
+    assert driver.wait_for("result")["error"]["type"] == "KeyboardInterrupt"
+    assert time.monotonic() - started < 5
+    # A wake with no SIGINT pending does nothing.
+    driver.send({"type": "execute", "id": 2, "code": "import time\nprint('go', flush=True)\ntime.sleep(0.5)\n'slept'"})
+    driver.wait_for("stream")
+    os.kill(driver.ready["pid"], signal.SIGURG)
+    assert driver.wait_for("result")["value_repr"] == "'slept'"
 
 
 def test_sigint_between_cells_is_ignored(driver):
