@@ -52,8 +52,8 @@ pub enum Input<'a> {
         status: String,
         counting: crate::app::find_count::Counting,
     },
-    /// A count the find bar may be waiting for, still current for the
-    /// document.
+    /// A count the find bar may be waiting for (marked stale when the
+    /// document moved on while it ran).
     Counted(crate::app::find_count::Counted),
 }
 

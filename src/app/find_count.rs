@@ -70,7 +70,27 @@ pub struct Counted {
     query: String,
     generation: u64,
     selection: Option<((usize, usize), (usize, usize))>,
+    /// The match the find selected.
+    current: TextRange,
+    /// The document moved on before it arrived (set by `arrived`).
+    stale: bool,
     pub count: MatchCount,
+}
+
+impl Counted {
+    /// What the find bar says for this count: "3 of 10", or, when the
+    /// text, query or selection changed while it ran, where the match was
+    /// and that Enter counts again (it must not say "counting…" forever).
+    pub fn status(&self) -> String {
+        if self.stale {
+            format!(
+                "{}; changed while counting, Enter counts again",
+                pending_status(self.current, false)
+            )
+        } else {
+            status(self.count)
+        }
+    }
 }
 
 /// Starts counting the active document's matches of its query, `current`
@@ -89,6 +109,8 @@ pub fn start(state: &AppState, current: TextRange) -> Option<Counting> {
         query: doc.search_query()?.to_string(),
         generation: doc.generation(),
         selection: doc.selection(),
+        current,
+        stale: false,
         count: MatchCount { index: 0, total: 0 },
     };
     std::thread::Builder::new()
@@ -103,16 +125,15 @@ pub fn start(state: &AppState, current: TextRange) -> Option<Counting> {
     Some(Counting { id, cancel })
 }
 
-/// A count arrived: the find bar shows it unless the document moved on
-/// (another text, query or selection), or it waits for another count.
-pub fn arrived(state: &mut AppState, counted: Counted) -> Command {
+/// A count arrived: the find bar shows it if it waits for it, as "3 of
+/// 10", or, when the document moved on meanwhile (another text, query or
+/// selection), as stale: the number is never shown then.
+pub fn arrived(state: &mut AppState, mut counted: Counted) -> Command {
     let fresh = state.editors.active().is_some_and(|doc| {
         doc.generation() == counted.generation
             && doc.search_query() == Some(counted.query.as_str())
             && doc.selection() == counted.selection
     });
-    if !fresh {
-        return Command::None;
-    }
+    counted.stale = !fresh;
     to_overlay(state, Input::Counted(counted)).unwrap_or(Command::None)
 }

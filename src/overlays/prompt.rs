@@ -9,7 +9,7 @@ use ratatui::widgets::{Clear, Widget};
 
 use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::app::AppState;
-use crate::app::find_count::{self, Counting};
+use crate::app::find_count::Counting;
 use crate::app::line_input::{Edit, LineInput};
 use crate::editor::Document;
 use crate::keymap::{Action, Scope};
@@ -113,7 +113,7 @@ impl Component for Prompt {
                 if !self.counting.as_ref().is_some_and(|c| c.answers(&counted)) {
                     return Outcome::Unchanged;
                 }
-                self.status = Some(find_count::status(counted.count));
+                self.status = Some(counted.status());
                 self.counting = None;
                 return Outcome::Changed;
             }
