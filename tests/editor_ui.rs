@@ -574,6 +574,30 @@ fn find_status(s: &AppState) -> Option<String> {
     prompt.status.clone()
 }
 
+/// A query pasted by mistake (a whole file into the find bar) is not
+/// compiled on the UI loop: the bar says it is too long, where it said "no
+/// matches" although the text held it (past the regex size limit) or took
+/// seconds to compile.
+#[test]
+fn a_find_query_over_the_limit_says_it_is_too_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "a".repeat(hello_tui::editor::MAX_QUERY_CHARS + 1);
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, format!("{long}\n")).unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    press(&mut s, KeyCode::Char('f'), CTRL);
+    handle_terminal_event(&mut s, Event::Paste(long.clone()));
+    press(&mut s, KeyCode::Enter, NONE);
+    assert_eq!(
+        find_status(&s).as_deref(),
+        Some("the query is too long to search (over 1000 characters)")
+    );
+    press(&mut s, KeyCode::Backspace, NONE);
+    press(&mut s, KeyCode::Enter, NONE);
+    assert_eq!(find_status(&s).as_deref(), Some("1 of 1"), "at the limit it searches");
+}
+
 /// The next count the find bar's thread sends.
 fn next_count(rx: &mut tokio::sync::mpsc::UnboundedReceiver<AppEvent>) -> AppEvent {
     loop {

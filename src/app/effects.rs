@@ -167,6 +167,7 @@ fn find(state: &mut AppState, query: String, forward: bool) -> Command {
     let Some(doc) = state.editors.active_mut() else {
         return Command::None;
     };
+    let too_long = crate::editor::Query::too_long(&query);
     let command = if forward {
         EditCommand::FindNext(query)
     } else {
@@ -176,6 +177,10 @@ fn find(state: &mut AppState, query: String, forward: bool) -> Command {
     state.editors.revision = state.editors.revision.wrapping_add(1);
     let input = match result {
         Ok(outcome) => match outcome.search {
+            Some(_) if too_long => Input::Report(format!(
+                "the query is too long to search (over {} characters)",
+                crate::editor::MAX_QUERY_CHARS
+            )),
             Some(report) => match (report.current, report.count) {
                 (None, _) => Input::Report("no matches".to_string()),
                 (Some(_), Some(count)) => Input::Report(find_count::status(count)),

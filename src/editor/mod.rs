@@ -74,7 +74,7 @@ pub use recovery::{
     list_recoveries,
 };
 pub use recovery_home::RecoveryHome;
-pub use search::{MatchCount, MatchCounter, TextRange};
+pub use search::{MAX_QUERY_CHARS, MatchCount, MatchCounter, Query, TextRange};
 pub use text::LineEnding;
 pub use view::{FileViewStyles, ViewLayout, cursor_screen_position, layout, render_file_view};
 pub use width::display_col;

@@ -39,13 +39,19 @@ pub(crate) const WINDOW: usize = 64 * 1024;
 pub struct Query {
     text: String,
     /// None when the query can match nothing (empty, or holding a line
-    /// break, which no match can cross).
+    /// break, which no match can cross), or is over `MAX_QUERY_CHARS`.
     regex: Option<Regex>,
 }
 
+/// The longest query searched. Longer ones (a paste gone wrong) would take
+/// the UI loop seconds to compile case-insensitively (0.9 s at 50 000
+/// characters) and past ~300 000 pass the regex size limit; the find bar
+/// says so instead.
+pub const MAX_QUERY_CHARS: usize = 1000;
+
 impl Query {
     pub fn new(text: &str) -> Self {
-        let regex = if text.is_empty() || text.contains('\n') {
+        let regex = if text.is_empty() || text.contains('\n') || Self::too_long(text) {
             None
         } else {
             let smart_case = if text.chars().any(char::is_uppercase) {
@@ -61,6 +67,11 @@ impl Query {
             text: text.to_string(),
             regex,
         }
+    }
+
+    /// Over `MAX_QUERY_CHARS`: not searched.
+    pub fn too_long(text: &str) -> bool {
+        text.chars().nth(MAX_QUERY_CHARS).is_some()
     }
 
     /// The query as typed.
