@@ -595,7 +595,11 @@ fn a_find_query_over_the_limit_says_it_is_too_long() {
     );
     press(&mut s, KeyCode::Backspace, NONE);
     press(&mut s, KeyCode::Enter, NONE);
-    assert_eq!(find_status(&s).as_deref(), Some("1 of 1"), "at the limit it searches");
+    assert_eq!(
+        find_status(&s).as_deref(),
+        Some("1 of 1"),
+        "at the limit it searches"
+    );
 }
 
 /// The next count the find bar's thread sends.
