@@ -127,6 +127,17 @@ fn colours(buf: &Buffer) -> usize {
     seen.len()
 }
 
+/// The next key of a typing run that leaves the text as it was: an `x`,
+/// then a Backspace, so the buffer flips dirty/clean.
+fn alternate_key(insert: &mut bool) -> EditCommand {
+    *insert = !*insert;
+    if *insert {
+        EditCommand::InsertChar('x')
+    } else {
+        EditCommand::DeleteBack
+    }
+}
+
 /// Keystroke → frame at the end of the middle line of a `lines`-line file
 /// (highlighting settled first): insert and delete alternately, so the
 /// buffer flips dirty/clean and both dirty-check outcomes are timed.
@@ -142,13 +153,7 @@ fn keystroke(path: &std::path::Path, lines: usize, hl: &Highlighter, buf: &mut B
     }
     let mut insert = false;
     let s = measure(20, 500, || {
-        insert = !insert;
-        let cmd = if insert {
-            EditCommand::InsertChar('x')
-        } else {
-            EditCommand::DeleteBack
-        };
-        doc.apply(cmd).expect("edit");
+        doc.apply(alternate_key(&mut insert)).expect("edit");
         frame(&mut doc, hl, buf);
     });
     assert!(!doc.is_dirty());
@@ -665,14 +670,8 @@ fn typing_with_servers(
         for key in 0..KEYS {
             let due = started + Duration::from_millis(30) * key;
             std::thread::sleep(due.saturating_duration_since(Instant::now()));
-            insert = !insert;
             let t = Instant::now();
-            let cmd = if insert {
-                EditCommand::InsertChar('x')
-            } else {
-                EditCommand::DeleteBack
-            };
-            doc.apply(cmd).expect("edit");
+            doc.apply(alternate_key(&mut insert)).expect("edit");
             frame(&mut doc, hl, buf);
             if let Some(service) = &service {
                 let changes = doc.changes_since(sent).expect("journal");
