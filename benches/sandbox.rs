@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use hello_tui::sandbox::{SandboxSession, SandboxStatus};
+use hello_tui::sandbox::{SandboxOptions, SandboxSession, SandboxStatus};
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     samples.sort();
@@ -103,10 +103,10 @@ fn main() {
         black_box(SandboxStatus::probe());
     });
     bench_alone("SandboxSession::start (tmp dir + ruleset)", 20, 300, || {
-        black_box(SandboxSession::start(ws, false, Vec::new()).expect("start"));
+        black_box(SandboxSession::start(ws, false, SandboxOptions::default()).expect("start"));
     });
 
-    let session = SandboxSession::start(ws, false, Vec::new()).expect("start");
+    let session = SandboxSession::start(ws, false, SandboxOptions::default()).expect("start");
     bench_spawn("/bin/true", &session, ws, "/bin/true", &[], (20, 300));
     bench_spawn(
         "python3 -c pass",
@@ -132,7 +132,8 @@ fn bench_big_workspace(small: &SandboxSession, small_ws: &Path) {
         }
     }
     std::fs::create_dir_all(big.path().join("a1/b1/.git/hooks")).expect("nested repository");
-    let session = SandboxSession::start(big.path(), false, Vec::new()).expect("start");
+    let session =
+        SandboxSession::start(big.path(), false, SandboxOptions::default()).expect("start");
     let mut empty = Vec::new();
     let mut tree = Vec::new();
     for i in 0..220 {

@@ -116,7 +116,8 @@ pub struct ModelSection {
 #[serde(deny_unknown_fields)]
 pub struct KernelSection {
     pub python: Option<PathBuf>,
-    /// Address-space limit of the kernel process (RLIMIT_AS), in MiB.
+    /// Address-space limit of the kernel process (RLIMIT_AS), in MiB;
+    /// unset: half the machine's memory, 0: none.
     pub memory_limit_mb: Option<u64>,
     /// Per-cell timeout in seconds (interrupt first, restart if it hangs).
     pub cell_timeout_secs: Option<u64>,
@@ -135,6 +136,8 @@ pub struct SafetySection {
     /// More folders sandboxed children may write to (a tool's cache, e.g.
     /// `~/.cargo/registry`); `~/` means the home folder.
     pub writable: Option<Vec<String>>,
+    /// Most processes alive at once in one sandboxed spawn.
+    pub max_processes: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -174,6 +177,9 @@ pub struct Settings {
     /// `[safety] writable`, with `~/` expanded: folders the kernel, its
     /// shell commands and check commands may write to besides the workspace.
     pub writable: Vec<PathBuf>,
+    /// `[safety] max_processes`: most processes alive at once in one
+    /// sandboxed spawn (the kernel and what its cells start, together).
+    pub max_processes: u32,
     /// `[subcalls]`: the model `llm_query` asks and its bounds.
     pub subcalls: crate::subcalls::SubcallSection,
     /// `[[mcp.servers]]`: the kernel's `mcp` capability starts these.
@@ -309,6 +315,10 @@ impl Settings {
             memory_limit_mb: file.kernel.memory_limit_mb,
             cell_timeout_secs: file.kernel.cell_timeout_secs,
             kernel_env: file.kernel.env.unwrap_or_default(),
+            max_processes: file
+                .safety
+                .max_processes
+                .unwrap_or(crate::sandbox::DEFAULT_MAX_PROCESSES),
             writable: file
                 .safety
                 .writable

@@ -15,7 +15,9 @@ use crate::kernel::caps::{
 };
 use crate::kernel::{CapabilityRegistry, KernelConfig, PreSpawnHook};
 use crate::mcp::{McpCapability, McpDirectory, McpServers, ToolCallApproval};
-use crate::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxError, SandboxStatus};
+use crate::sandbox::{
+    ApprovalMode, ChildEnv, Confinement, SandboxError, SandboxOptions, SandboxStatus,
+};
 use crate::subcalls::{NestedKernel, Subcalls};
 
 /// What ties the kernel's `fs` to the open editors: the paths with unsaved
@@ -53,7 +55,10 @@ pub fn confinement(
         status,
         workspace,
         settings.allow_network,
-        settings.writable.clone(),
+        SandboxOptions {
+            extra_writable: settings.writable.clone(),
+            max_processes: settings.max_processes,
+        },
         child_env(settings),
     )
 }

@@ -6,6 +6,8 @@
 #[path = "support/loopback.rs"]
 #[allow(dead_code)]
 mod loopback;
+#[path = "support/pty.rs"]
+mod pty;
 
 use hello_tui::tokens::ContextWindow;
 use std::sync::Arc;
@@ -635,6 +637,59 @@ mod exec {
             String::from_utf8_lossy(&output.stdout).into_owned(),
             String::from_utf8_lossy(&output.stderr).into_owned(),
         )
+    }
+
+    /// Issue 25, routes 2 and 3: `hello-tui exec` at a terminal (a pty of
+    /// the test's own as its controlling terminal), a model cell that tries
+    /// to type a command into that terminal and draw escapes on it. Nothing
+    /// waits in the terminal's input queue afterwards (the user's shell
+    /// would have run it), and the model is told each try was refused.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cell_cannot_type_into_the_terminal_exec_runs_at() {
+        if !matches!(
+            hello_tui::sandbox::SandboxStatus::probe(),
+            hello_tui::sandbox::SandboxStatus::Enforced { .. }
+        ) {
+            assert!(std::env::var_os("HELLO_TUI_REQUIRE_LANDLOCK").is_none());
+            eprintln!("\n!!!!! no sandbox here: terminal routes not tried\n");
+            return;
+        }
+        let dir = workspace();
+        let arguments = serde_json::json!({ "code": pty::ATTACK }).to_string();
+        let first = sse(&[
+            tool_chunk(0, Some("c1"), &arguments),
+            finish_chunk("tool_calls"),
+            done(),
+        ]);
+        let server = LoopbackServer::start(vec![first, answer("Done.")]).await;
+        let home = tempfile::tempdir().unwrap();
+        let pty = pty::Pty::open();
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
+        command
+            .arg("exec")
+            .arg("-C")
+            .arg(dir.path())
+            .args(["--base-url", &server.base_url, "--model", "test-model"])
+            .args(["--context-window", "32000", "--approval", "auto", "go"])
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path())
+            .env_remove("HELLO_TUI_CONFIG")
+            .env_remove("OPENAI_API_KEY");
+        pty.control(&mut command);
+        let status = tokio::task::spawn_blocking(move || command.status())
+            .await
+            .unwrap()
+            .unwrap();
+        let drawn = pty.assert_nothing_typed();
+        assert!(status.success(), "{drawn}");
+        let requests = server.requests();
+        let last = requests.last().expect("a request after the cell").json();
+        let told = last["messages"]
+            .as_array()
+            .and_then(|messages| messages.iter().find(|m| m["role"] == "tool"))
+            .map(|tool| tool["content"].to_string())
+            .unwrap_or_default();
+        pty::assert_refused(&told);
     }
 
     /// Issue 17: headless, a cell's writes are reported as `files.changed`

@@ -13,7 +13,7 @@ use hello_tui::diagnostics::{
     CheckState, Diagnostic, DiagnosticsConfig, DiagnosticsEvent, DiagnosticsService,
     DiagnosticsStore, LspTimings, Position, ServerConfig, ServerState, Severity, which,
 };
-use hello_tui::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxStatus};
+use hello_tui::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxOptions, SandboxStatus};
 use tokio::sync::mpsc;
 
 /// Generous: these wait for real processes; no test asserts a timing.
@@ -73,7 +73,15 @@ fn checks_confinement(root: &Path) -> Confinement {
         assert!(std::env::var_os("HELLO_TUI_REQUIRE_LANDLOCK").is_none());
         return Confinement::unconfined(env);
     }
-    Confinement::for_mode(ApprovalMode::Auto, &status, root, false, Vec::new(), env).unwrap()
+    Confinement::for_mode(
+        ApprovalMode::Auto,
+        &status,
+        root,
+        false,
+        SandboxOptions::default(),
+        env,
+    )
+    .unwrap()
 }
 
 /// The UI side of a test: drains events into a store, like the UI loop does.

@@ -161,3 +161,52 @@ fn quitting_prints_the_session_and_how_to_resume_it() {
         "{screen}"
     );
 }
+
+/// Issue 25, routes 2 and 5: a cell in the workbench (a `%py` cell here;
+/// a model's cell runs in the same kernel) pushes keys into the terminal
+/// the workbench runs in: Ctrl+Z, a command and `fg` for the user's shell,
+/// `/approval full` and Enter for the composer. None of it arrives: the
+/// shell runs nothing, the composer stays empty, the mode stays `ask`.
+#[test]
+fn a_cell_cannot_type_into_the_workbenchs_terminal() {
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    // Outside the workspace, where the shell (not the sandbox) would write.
+    let marker = state.path().join("typed-by-the-cell");
+    // The keys are built from numbers, so the text is not on screen as
+    // typed in the cell itself.
+    let keys: Vec<String> = format!("\x1atouch {}\nfg\n/approval full\r", marker.display())
+        .bytes()
+        .map(|b| b.to_string())
+        .collect();
+    let cell = format!(
+        "%py import fcntl, os, termios; keys = bytes([{}]); tried = []\n",
+        keys.join(",")
+    );
+    let attack = "exec('def t(get):\\n try:\\n  fd = get()\\n  [fcntl.ioctl(fd, termios.TIOCSTI, bytes([b])) for b in keys]; tried.append(\"TY\" + \"PED\")\\n except OSError as e:\\n  tried.append(e.errno)\\nfor get in [lambda: 0, lambda: 1, lambda: 2, lambda: os.open(\"/dev/tty\", os.O_RDWR)]: t(get)'); print('res' + 'ult', tried)";
+    let command = format!(
+        "{}; echo EXITED; sh",
+        command_in(&root, state.path(), "--approval ask")
+    );
+    let tmux = Tmux::start("tiocsti", &command, 120, 36);
+    tmux.wait_for("Ctrl+Q quit");
+    tmux.keys(&["-l", cell.trim_end()]);
+    tmux.keys(&["M-Enter"]);
+    tmux.keys(&["-l", attack]);
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("result");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let screen = format!("{screen}\n{}", tmux.screen());
+    assert!(!screen.contains("TYPED"), "{screen}");
+    assert!(
+        !screen.contains("EXITED"),
+        "the workbench was suspended:\n{screen}"
+    );
+    assert!(!screen.contains("/approval full"), "{screen}");
+    assert!(
+        !marker.exists(),
+        "the shell ran what the cell typed:\n{screen}"
+    );
+    tmux.keys(&["C-q"]);
+}

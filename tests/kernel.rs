@@ -579,6 +579,22 @@ mod faults {
         );
     }
 
+    /// Issue 25: with no setting, a kernel still has a memory limit (half
+    /// the machine's memory), so a runaway cell meets `MemoryError` instead
+    /// of the OOM killer; `memory_limit_mb = 0` turns it off.
+    #[tokio::test]
+    async fn a_kernel_has_a_memory_limit_by_default() {
+        let half = hello_tui::kernel::default_memory_limit().expect("the machine's memory");
+        let k = kernel_with(|_| {}, false);
+        let limit = "import resource\nresource.getrlimit(resource.RLIMIT_AS)[0]";
+        let r = ok(&k, limit).await;
+        assert_eq!(r.value_repr.as_deref(), Some(half.to_string().as_str()));
+        let mut settings = hello_tui::config::Settings::defaults();
+        settings.memory_limit_mb = Some(0);
+        let off = KernelConfig::from_settings(&settings, std::path::Path::new("."));
+        assert_eq!(off.memory_limit_bytes, None);
+    }
+
     #[tokio::test]
     async fn dropping_the_runtime_ends_the_kernel_and_its_children() {
         let k = kernel();

@@ -35,7 +35,11 @@ pub struct KernelConfig {
     pub interrupt_grace: Duration,
     pub start_timeout: Duration,
     pub describe_timeout: Duration,
-    /// Address-space limit (RLIMIT_AS) the driver sets on itself.
+    /// Address-space limit (RLIMIT_AS) the driver sets on itself, inherited
+    /// by what its cells start. By default half the machine's memory
+    /// ([`default_memory_limit`]): a runaway cell gets a `MemoryError`
+    /// instead of driving the machine into the OOM killer, which may pick
+    /// the workbench and its unsaved buffers. `None`: no limit.
     pub memory_limit_bytes: Option<u64>,
     /// Bytes of each stream forwarded live per cell before the driver keeps
     /// only the tail; the host applies the same bound to `ExecResult`.
@@ -53,6 +57,23 @@ pub struct KernelConfig {
     pub sandboxed: bool,
 }
 
+/// Half the machine's physical memory, the kernel's address-space limit
+/// unless `[kernel] memory_limit_mb` says otherwise; `None` where the size
+/// cannot be read.
+pub fn default_memory_limit() -> Option<u64> {
+    // SAFETY: sysconf takes an integer name and has no preconditions.
+    let (pages, page_size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    let total = u64::try_from(pages)
+        .ok()?
+        .checked_mul(u64::try_from(page_size).ok()?)?;
+    (total > 0).then_some(total / 2)
+}
+
 impl Default for KernelConfig {
     fn default() -> Self {
         Self {
@@ -62,7 +83,7 @@ impl Default for KernelConfig {
             interrupt_grace: Duration::from_secs(2),
             start_timeout: Duration::from_secs(15),
             describe_timeout: Duration::from_secs(2),
-            memory_limit_bytes: None,
+            memory_limit_bytes: default_memory_limit(),
             output_head_bytes: 1 << 20,
             output_tail_bytes: 64 << 10,
             auto_refresh: Some(Duration::from_millis(500)),
@@ -86,9 +107,10 @@ impl KernelConfig {
     pub fn from_settings(settings: &crate::config::Settings, workspace: &std::path::Path) -> Self {
         let mut config = Self::for_workspace(workspace);
         config.python = settings.python.clone();
-        config.memory_limit_bytes = settings
-            .memory_limit_mb
-            .map(|mb| mb.saturating_mul(1024 * 1024));
+        // `memory_limit_mb = 0` turns the limit off.
+        if let Some(mb) = settings.memory_limit_mb {
+            config.memory_limit_bytes = (mb > 0).then(|| mb.saturating_mul(1024 * 1024));
+        }
         if let Some(secs) = settings.cell_timeout_secs.filter(|s| *s > 0) {
             config.default_timeout = Duration::from_secs(secs);
         }

@@ -19,6 +19,7 @@ use super::namespace::Namespace;
 use super::pid_namespace;
 use super::prepare::PreparedSandbox;
 use super::seccomp::Filter;
+use super::terminal;
 
 /// Confines what the calling process goes on to run (and every process
 /// that starts) with the prepared ruleset. The calling process itself
@@ -64,7 +65,8 @@ pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> 
     Ok(())
 }
 
-/// Enters the private mount and PID namespaces (private `/tmp`, read-only tree
+/// Lets go of every terminal ([`super::terminal`]), enters the private
+/// mount, IPC and PID namespaces (private `/tmp`, read-only tree
 /// outside the writable roots, read-only protected folders:
 /// [`super::namespace`]), drops every capability ([`super::caps`]), then
 /// `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self(ruleset, 0)` and the
@@ -80,10 +82,11 @@ pub(crate) fn restrict_self(
     filter: Option<&Filter>,
     namespace: &Namespace,
 ) -> io::Result<()> {
+    terminal::detach()?;
     namespace.enter()?;
     // From here on this is init (pid 1) of the new PID namespace; the
     // spawned process stays outside as its reaper.
-    let init = pid_namespace::enter()?;
+    let init = pid_namespace::enter(namespace.pid_max())?;
     caps::drop_all()?;
     // SAFETY: PR_SET_NO_NEW_PRIVS takes integer arguments only.
     let nnp = unsafe {

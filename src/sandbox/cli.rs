@@ -10,6 +10,8 @@ use super::confinement::Confinement;
 use super::env::ChildEnv;
 use super::error::SandboxError;
 use super::mode::ApprovalMode;
+use super::policy::SandboxOptions;
+use super::relay::Relay;
 use super::status::SandboxStatus;
 
 /// Exit code when the sandbox cannot be applied and nothing was run.
@@ -58,7 +60,7 @@ pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
         &status,
         &workspace,
         args.allow_network,
-        Vec::new(),
+        SandboxOptions::default(),
         env,
     ) {
         Ok(confinement) => confinement,
@@ -78,9 +80,16 @@ pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
     confinement
         .apply(&mut cmd)
         .context("cannot set up the sandbox")?;
-    let status = cmd
-        .status()
+    // The command gets no terminal: ours is relayed, sanitized.
+    let relay = Relay::plan(&mut cmd);
+    let mut child = cmd
+        .spawn()
         .with_context(|| format!("cannot run `{program}` in the sandbox"))?;
+    let running = relay.start(&mut child);
+    let status = child
+        .wait()
+        .with_context(|| format!("waiting for `{program}` failed"))?;
+    running.finish();
     if let Some(notice) = confinement.session().and_then(|s| s.appeared_notice()) {
         eprintln!("hello-tui sandbox: warning: {notice}");
     }

@@ -8,13 +8,14 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use super::env::ChildEnv;
 use super::error::SandboxError;
 use super::mode::ApprovalMode;
+use super::policy::SandboxOptions;
 use super::session::SandboxSession;
 use super::status::SandboxStatus;
 
@@ -46,7 +47,7 @@ impl Confinement {
     }
 
     /// The confinement `mode` asks for: unconfined for `full`, else a fresh
-    /// sandbox session for `workspace` (plus `extra_writable`). An error
+    /// sandbox session for `workspace` (with `options`). An error
     /// means the sandbox is needed but cannot be prepared; the caller must
     /// fail closed (ask, or refuse).
     pub fn for_mode(
@@ -54,7 +55,7 @@ impl Confinement {
         status: &SandboxStatus,
         workspace: &Path,
         allow_network: bool,
-        extra_writable: Vec<PathBuf>,
+        options: SandboxOptions,
         env: ChildEnv,
     ) -> Result<Self, SandboxError> {
         if !mode.sandboxed() {
@@ -63,7 +64,7 @@ impl Confinement {
         if let SandboxStatus::Unavailable(reason) = status {
             return Err(SandboxError::Unavailable(reason.clone()));
         }
-        let session = SandboxSession::start(workspace, allow_network, extra_writable)?;
+        let session = SandboxSession::start(workspace, allow_network, options)?;
         Ok(Self::sandboxed(session, env))
     }
 

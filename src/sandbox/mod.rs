@@ -14,31 +14,40 @@
 //!   read-only outside the writable roots (so no `chmod`, `utime` or
 //!   xattrs there, which Landlock does not cover), and `.git/` and
 //!   `.hello-tui/` read-only inside the workspace;
+//! - `terminal`: no terminal at all — terminal stdio becomes `/dev/null`,
+//!   other inherited terminal fds are closed, and init starts a session of
+//!   its own, so no controlling terminal (a terminal is a way out: typed
+//!   input, escape sequences); `hello-tui sandbox` relays its terminal
+//!   through pipes (`relay`);
+//! - `namespace` also gives a private IPC namespace and hides the host's
+//!   `/dev/pts`;
 //! - `pid_namespace`: a private PID namespace with a fresh `/proc`, so no
 //!   other process (the workbench, the user's programs, their command
 //!   lines and environments) is in sight. The spawned pid stays outside as
-//!   a reaper that forwards signals and ends like the program; init (pid
-//!   1) takes whatever is left running down with it when the program ends;
+//!   a reaper that forwards signals and ends like the program; init
+//!   (pid 1) takes whatever is left running down with it when the program
+//!   ends, and its `pid_max` caps the processes alive at once (Linux
+//!   6.14+);
 //! - `caps`: no capabilities, even as root (bounding set emptied);
 //! - Landlock (`prepare`): reads everywhere, writes only beneath the
 //!   workspace, the private temp dir and configured extra paths; no TCP
 //!   unless allowed; abstract sockets and signals scoped (ABI 6);
 //! - seccomp (`seccomp`): no `socket(AF_UNIX)` (the tmux/Docker door), no
-//!   device nodes, no `bpf`/`ptrace`/`keyctl`/`sethostname`, no sockets at
-//!   all without network;
+//!   device nodes, no `bpf`/`ptrace`/`keyctl`/`sethostname`, no
+//!   `ioctl(TIOCSTI|TIOCLINUX)`, no sockets at all without network;
 //! - and the workbench itself turns non-dumpable, so its `/proc/<pid>`
 //!   (environment, memory) is closed to the child.
 //!
 //! Use from a spawner (the probe forks once, `for_mode` opens a few fds):
 //!
 //! ```no_run
-//! use hello_tui::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxStatus};
+//! use hello_tui::sandbox::{ApprovalMode, ChildEnv, Confinement, SandboxOptions, SandboxStatus};
 //! # fn spawn(workspace: &std::path::Path) -> anyhow::Result<()> {
 //! let status = SandboxStatus::probe(); // once, at start-up
 //! let env = ChildEnv::from_host(&[], "OPENAI_API_KEY");
 //! // An error: the sandbox is needed but cannot be prepared. Fail closed.
 //! let confinement =
-//!     Confinement::for_mode(ApprovalMode::Auto, &status, workspace, false, Vec::new(), env)?;
+//!     Confinement::for_mode(ApprovalMode::Auto, &status, workspace, false, SandboxOptions::default(), env)?;
 //! let mut cmd = tokio::process::Command::new("python3");
 //! confinement.apply(cmd.as_std_mut())?; // keep `confinement` alive while it runs
 //! let child = cmd.spawn()?;
@@ -106,9 +115,11 @@ mod namespace;
 mod pid_namespace;
 mod policy;
 mod prepare;
+mod relay;
 mod seccomp;
 mod session;
 mod status;
+mod terminal;
 
 pub use child::{apply_in_child, install};
 pub use confinement::{Confinement, PipedChild};
@@ -116,7 +127,7 @@ pub use env::ChildEnv;
 pub use error::SandboxError;
 pub use mode::{ApprovalMode, ParseModeError, effective_mode, fallback_notice};
 pub use namespace::PROTECTED;
-pub use policy::{PrivateTmp, SandboxPolicy};
+pub use policy::{DEFAULT_MAX_PROCESSES, PrivateTmp, SandboxOptions, SandboxPolicy};
 pub use prepare::{PreparedSandbox, prepare};
 pub use session::SandboxSession;
 pub use status::SandboxStatus;

@@ -122,3 +122,18 @@ fn check_long(result: libc::c_long) -> io::Result<()> {
         Err(io::Error::last_os_error())
     }
 }
+
+/// Mounts an empty, read-only tmpfs over `path`, hiding what is there
+/// (allowed in a user namespace, unlike most file systems).
+pub(crate) fn empty_read_only(path: &CStr) -> io::Result<()> {
+    // SAFETY: mount reads C strings that outlive the call.
+    check(unsafe {
+        libc::mount(
+            c"none".as_ptr(),
+            path.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            c"size=4k,mode=755".as_ptr().cast(),
+        )
+    })
+}

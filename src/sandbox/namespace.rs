@@ -16,7 +16,7 @@
 //!   the clones are then mounted back at their paths. No flag is ever
 //!   cleared, so a mount that is read-only on the host stays so (and in a
 //!   user namespace, where such flags are locked, nothing fails). Device
-//!   nodes stay writable on a read-only mount (`/dev/null`, ptys).
+//!   nodes stay writable on a read-only mount (`/dev/null`).
 //! - **Protected folders.** Landlock cannot take a subtree back out of an
 //!   allowed one, so `.git/` and `.hello-tui/` become read-only binds of
 //!   themselves, made last (what Codex CLI does for `.git`). A planted
@@ -25,6 +25,15 @@
 //!   file would be sent to the model by `--continue`. A bind needs an
 //!   existing folder: see [`super::SandboxSession::appeared_protected`] for
 //!   a `.git/` made after the spawn.
+//!
+//! - **No host terminals.** An empty, read-only tmpfs is mounted over
+//!   `/dev/pts`, so the user's terminals (`/dev/pts/N`, every tab and
+//!   tmux pane) cannot even be opened for reading (stolen keystrokes), and
+//!   `/dev/ptmx` finds no pty filesystem to make new ones in.
+//! - **Private IPC.** System V shared memory, semaphores and message
+//!   queues (and POSIX message queues) are the namespace's own: a cell can
+//!   neither read nor overwrite a host program's segments, and what it
+//!   leaves behind goes with the namespace.
 //!
 //! The host's mounts stay out of reach through `/proc/<pid>/root` of
 //! processes outside: as root the child holds no capabilities, so it may
@@ -57,6 +66,13 @@ pub const PROTECTED: [&str; 2] = [".git", ".hello-tui"];
 /// Where the private temp dir is mounted, when the folder exists.
 const TEMP_DIRS: [&str; 2] = ["/tmp", "/var/tmp"];
 
+/// The host's pty filesystem, hidden in the child.
+const PTS: &std::ffi::CStr = c"/dev/pts";
+
+/// Fewest processes a namespace can be capped at: the kernel refuses a
+/// `pid_max` at or below its 300 reserved pids.
+const MIN_PID_MAX: u32 = 301;
+
 /// Most binds a plan may hold: the child keeps their trees in an array on
 /// its stack (it may not allocate).
 const MAX_BINDS: usize = 32;
@@ -75,6 +91,12 @@ pub(crate) struct Namespace {
     read_only: Vec<CString>,
     /// `Some` when not root: enter a user namespace mapping these ids.
     user: Option<IdMaps>,
+    /// Hide the host's `/dev/pts` (false where there is none).
+    hide_pts: bool,
+    /// The PID namespace's `kernel.pid_max` (digits), capping how many
+    /// processes live in it; `None` where the kernel keeps no per-namespace
+    /// value (writing the global one would change the host's).
+    pid_max: Option<CString>,
 }
 
 #[derive(Debug, Clone)]
@@ -206,7 +228,28 @@ impl Namespace {
             binds,
             read_only: Vec::new(),
             user: user_maps(),
+            hide_pts: Path::new("/dev/pts").is_dir(),
+            pid_max: None,
         })
+    }
+
+    /// Caps the namespace at about `max_processes` live processes, where
+    /// the kernel keeps a `pid_max` per PID namespace (Linux 6.14+); false
+    /// where it cannot.
+    pub(crate) fn limit_processes(&mut self, max_processes: u32) -> bool {
+        if !per_namespace_pid_max() {
+            return false;
+        }
+        // Pid 1 is init and pids are handed out from 2 up, so a pid_max of
+        // n leaves n - 1 processes; the kernel's floor applies.
+        let pid_max = max_processes.saturating_add(1).max(MIN_PID_MAX);
+        self.pid_max = CString::new(pid_max.to_string()).ok();
+        self.pid_max.is_some()
+    }
+
+    /// The `pid_max` init writes, if any.
+    pub(crate) fn pid_max(&self) -> Option<&std::ffi::CStr> {
+        self.pid_max.as_deref()
     }
 
     /// Enters a private mount namespace (after a user namespace when not
@@ -214,9 +257,10 @@ impl Namespace {
     /// before capabilities are dropped. Async-signal-safe.
     pub(crate) fn enter(&self) -> io::Result<()> {
         // The PID namespace is for the children: see `super::pid_namespace`.
+        let private = libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC;
         let flags = match self.user {
-            Some(_) => libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID,
-            None => libc::CLONE_NEWNS | libc::CLONE_NEWPID,
+            Some(_) => libc::CLONE_NEWUSER | private,
+            None => private,
         };
         // SAFETY: unshare takes an integer; the child is single-threaded.
         check(unsafe { libc::unshare(flags) })?;
@@ -255,6 +299,9 @@ impl Namespace {
             let tree = mounts::clone_tree(path)?;
             mounts::make_tree_read_only(&tree)?;
             mounts::attach(&tree, path)?;
+        }
+        if self.hide_pts {
+            mounts::empty_read_only(PTS)?;
         }
         if had_cwd {
             // SAFETY: getcwd wrote a NUL-terminated path into `cwd`.
@@ -342,6 +389,34 @@ fn linked_git_dir(dot_git: &Path) -> Option<PathBuf> {
         .filter(|dir| dir.is_dir())
 }
 
+/// Whether this kernel keeps `kernel.pid_max` per PID namespace (Linux
+/// 6.14+). Before that the value is global, and init (root in its user
+/// namespace, or root outright) writing it would cap the whole machine.
+fn per_namespace_pid_max() -> bool {
+    kernel_version().is_some_and(|version| version >= (6, 14))
+}
+
+/// The running kernel's (major, minor) version, from `uname`.
+fn kernel_version() -> Option<(u32, u32)> {
+    // SAFETY: uname fills a zeroed struct of plain byte arrays.
+    let mut names = unsafe { std::mem::zeroed::<libc::utsname>() };
+    // SAFETY: `names` is a live, writable utsname.
+    if unsafe { libc::uname(&mut names) } != 0 {
+        return None;
+    }
+    let release: Vec<u8> = names
+        .release
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    let release = std::str::from_utf8(&release).ok()?;
+    let mut numbers = release
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::parse::<u32>);
+    Some((numbers.next()?.ok()?, numbers.next()?.ok()?))
+}
+
 fn user_maps() -> Option<IdMaps> {
     // SAFETY: geteuid/getegid have no preconditions.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
@@ -410,8 +485,8 @@ fn c_path(path: &Path) -> io::Result<CString> {
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
 }
 
-/// open/write/close of a `/proc/self` file, async-signal-safe.
-fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
+/// open/write/close of a `/proc` file, async-signal-safe.
+pub(crate) fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
     // SAFETY: open reads a C string; the fd is closed below.
     let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
     if fd < 0 {

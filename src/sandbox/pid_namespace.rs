@@ -12,10 +12,14 @@
 //!   the signal that killed it, raised again on itself. It forwards
 //!   `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT`, `SIGUSR1`, `SIGUSR2` and
 //!   `SIGURG` (the kernel's wake after an interrupt) to the program's
-//!   process group. It holds no fds but the status pipe (and
-//!   the terminal it handed over, to take it back).
-//! - **init** (pid 1 of the namespace) mounts a fresh `/proc` (`nosuid`,
-//!   `nodev`, `noexec`), is confined like the program, forks it, reaps
+//!   process group, once init said its session exists (signals that come
+//!   earlier wait, blocked, and are forwarded then). It holds no fds but
+//!   the status pipe.
+//! - **init** (pid 1 of the namespace) starts a new session (so neither it
+//!   nor the program has a controlling terminal: see [`super::terminal`]),
+//!   mounts a fresh `/proc` (`nosuid`, `nodev`, `noexec`), caps the number
+//!   of processes of the namespace where the kernel allows it, is confined
+//!   like the program, forks it, reaps
 //!   whatever is orphaned to it, and reports the program's wait status
 //!   through a pipe. When the program ends, init exits, and the kernel
 //!   kills everything left in the namespace: a background `sleep` a cell
@@ -27,16 +31,19 @@
 //!   itself, so Python would ignore `SIGTERM` and `sh -c 'kill $$'` would
 //!   not die.
 //!
-//! Init and the program lead their own process group, and the reaper is
-//! the only process left in the spawner's group. A group signal from the
-//! host (the kernel's interrupt, a timeout's kill) so reaches the reaper
-//! alone, which forwards it once to the program's group (`SIGKILL` goes
-//! through the death signal instead). Were they in one group, the program
-//! would get each group signal twice: directly and forwarded. Where the
-//! spawner's group owned the terminal and the program reads from it
-//! (`hello-tui sandbox -- bash`), init hands the terminal to the new group
-//! and the reaper takes it back at the end; job control (`Ctrl+Z`) then
-//! stops only the program.
+//! Init and the program are in a session and process group of their own,
+//! and the reaper is the only process left in the spawner's group. A group
+//! signal from the host (the kernel's interrupt, a timeout's kill) so
+//! reaches the reaper alone, which forwards it once to the program's group
+//! (`SIGKILL` goes through the death signal instead). Were they in one
+//! group, the program would get each group signal twice: directly and
+//! forwarded.
+//!
+//! The process cap is the namespace's own `pid_max` (Linux 6.14+ keeps one
+//! per PID namespace): no pid at or above it is handed out, so no more
+//! processes than that live in the namespace at once, whoever the user
+//! is. `RLIMIT_NPROC` cannot do this: it is never enforced for root, and
+//! for another user it counts all of that user's processes on the machine.
 //!
 //! Both the reaper and init give back their copy of the workbench's memory
 //! ([`super::host_memory`]): they live as long as the program.
@@ -68,6 +75,10 @@ const MAX_STRINGS: usize = 16 << 20;
 /// signal handler. Only ever set in the reaper (a forked copy).
 static PROGRAM_GROUP: AtomicI32 = AtomicI32::new(0);
 
+/// What init writes first on the status pipe: its session exists, so the
+/// program's group can be signalled.
+const READY: u8 = b'R';
+
 /// Init, before it forks the program: it holds the write end of the status
 /// pipe.
 pub(crate) struct Init {
@@ -77,15 +88,12 @@ pub(crate) struct Init {
 /// Forks init into the PID namespace the caller unshared. In the caller
 /// (outside), this becomes the reaper and never returns. In init it
 /// returns once a fresh `/proc` is mounted; init must then be confined and
-/// call [`Init::run_program`].
-pub(crate) fn enter() -> io::Result<Init> {
-    let tty = foreground_tty();
+/// call [`Init::run_program`]. `pid_max` (digits) is written to the
+/// namespace's `kernel.pid_max` when given.
+pub(crate) fn enter(pid_max: Option<&std::ffi::CStr>) -> io::Result<Init> {
     let mut pipe = [0 as libc::c_int; 2];
     // SAFETY: pipe2 writes two fds into the array.
-    if let Err(error) = check(unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) }) {
-        close_tty(tty);
-        return Err(error);
-    }
+    check(unsafe { libc::pipe2(pipe.as_mut_ptr(), libc::O_CLOEXEC) })?;
     let [read, write] = pipe;
     // Opened here: once init has mounted the fresh `/proc`, the reaper
     // (outside its PID namespace) has no `/proc/self` there.
@@ -100,7 +108,6 @@ pub(crate) fn enter() -> io::Result<Init> {
             libc::close(write);
             libc::close(maps);
         }
-        close_tty(tty);
         return Err(error);
     }
     if pid == 0 {
@@ -109,12 +116,12 @@ pub(crate) fn enter() -> io::Result<Init> {
             libc::close(read);
             libc::close(maps);
         }
-        become_init(write, tty)?;
+        become_init(write, pid_max)?;
         return Ok(Init { status: write });
     }
     // SAFETY: the reaper's copy of init's end.
     unsafe { libc::close(write) };
-    reap(pid, read, tty, maps)
+    reap(pid, read, maps)
 }
 
 /// `/proc/self/maps`, for [`host_memory::release`]; -1 when it cannot be
@@ -163,9 +170,10 @@ impl Init {
     }
 }
 
-/// The first steps of init: die with the reaper, lead a group of its own
-/// (with the terminal, when the spawner had it), mount `/proc`.
-fn become_init(status: libc::c_int, tty: Option<libc::c_int>) -> io::Result<()> {
+/// The first steps of init: die with the reaper, lead a session of its
+/// own (no controlling terminal) and tell the reaper so, mount `/proc`,
+/// cap the namespace's processes.
+fn become_init(status: libc::c_int, pid_max: Option<&std::ffi::CStr>) -> io::Result<()> {
     // Handlers inherited from the host (tokio's SIGCHLD writes to an fd)
     // must not run here; ignored signals stay ignored for the program.
     reset_handlers();
@@ -175,17 +183,15 @@ fn become_init(status: libc::c_int, tty: Option<libc::c_int>) -> io::Result<()> 
         // SAFETY: the reaper died before the death signal was armed.
         unsafe { libc::_exit(1) };
     }
-    // SAFETY: makes this process lead a new group; no memory involved.
-    check(unsafe { libc::setpgid(0, 0) })?;
-    if let Some(tty) = tty {
-        // In a background group now: without SIGTTOU blocked, tcsetpgrp
-        // would be stopped (and pid 1 ignores the stop, so it would loop).
-        with_sigttou_blocked(|| {
-            // SAFETY: an ioctl on an fd we hold; getpgrp has no preconditions.
-            unsafe { libc::tcsetpgrp(tty, libc::getpgrp()) }
-        });
-        close_tty(Some(tty));
+    // A new session: its own group, and no controlling terminal for
+    // anything it starts. Init is no group leader (the reaper is), so
+    // setsid cannot fail with EPERM.
+    // SAFETY: setsid takes no arguments.
+    if unsafe { libc::setsid() } < 0 {
+        return Err(io::Error::last_os_error());
     }
+    // SAFETY: writes one byte from a live array; the reaper reads it.
+    unsafe { libc::write(status, [READY].as_ptr().cast(), 1) };
     // SAFETY: mount reads C strings that outlive the call; a fresh proc
     // for this PID namespace, over the host's in this mount namespace.
     check(unsafe {
@@ -197,6 +203,9 @@ fn become_init(status: libc::c_int, tty: Option<libc::c_int>) -> io::Result<()> 
             std::ptr::null(),
         )
     })?;
+    if let Some(pid_max) = pid_max {
+        super::namespace::write_proc(c"/proc/sys/kernel/pid_max", pid_max.to_bytes())?;
+    }
     hide_the_host();
     Ok(())
 }
@@ -266,25 +275,36 @@ fn hide_the_host() {
 
 /// The reaper: forwards signals to init's group, waits for init, reads the
 /// program's status and ends the same way.
-fn reap(
-    init: libc::pid_t,
-    status_pipe: libc::c_int,
-    tty: Option<libc::c_int>,
-    maps: libc::c_int,
-) -> ! {
-    close_all_except(&[status_pipe, tty.unwrap_or(status_pipe), maps]);
+fn reap(init: libc::pid_t, status_pipe: libc::c_int, maps: libc::c_int) -> ! {
+    // Signals that come before init's session exists wait, blocked: a
+    // group signal would find no group yet (and the reaper cannot make
+    // it, or init's setsid would fail).
+    // SAFETY: sigset operations on a local set.
+    unsafe {
+        let mut set = std::mem::zeroed::<libc::sigset_t>();
+        libc::sigemptyset(&mut set);
+        for sig in FORWARDED {
+            libc::sigaddset(&mut set, sig);
+        }
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+    close_all_except(&[status_pipe, maps]);
     release_host_memory(maps);
     reset_handlers();
-    // Init makes the group itself too; whichever runs first, the group
-    // exists before a signal is forwarded to it.
-    // SAFETY: sets the pgid of our own child; no memory involved.
-    unsafe { libc::setpgid(init, init) };
     PROGRAM_GROUP.store(init, Ordering::Relaxed);
     for sig in FORWARDED {
         // SAFETY: installs an async-signal-safe handler (kill only).
         unsafe { set_handler(sig, forward as *const () as libc::sighandler_t) };
     }
-    // SAFETY: an empty mask, so forwarded signals are delivered.
+    // Init's READY, or nothing when it died first (then there is no group
+    // to forward to, and waiting below reports how it ended).
+    let mut ready = [0u8; 1];
+    // SAFETY: reads at most 1 byte into a live array.
+    while unsafe { libc::read(status_pipe, ready.as_mut_ptr().cast(), 1) } < 0
+        && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+    {}
+    // SAFETY: an empty mask, so forwarded signals (pending ones first) are
+    // delivered.
     unsafe {
         let mut set = std::mem::zeroed::<libc::sigset_t>();
         libc::sigemptyset(&mut set);
@@ -300,12 +320,6 @@ fn reap(
     } else {
         init_status
     };
-    if let Some(tty) = tty {
-        with_sigttou_blocked(|| {
-            // SAFETY: an ioctl on an fd we hold; getpgrp has no preconditions.
-            unsafe { libc::tcsetpgrp(tty, libc::getpgrp()) }
-        });
-    }
     end_like(status)
 }
 
@@ -361,42 +375,6 @@ fn wait_for(pid: libc::pid_t, reap_others: bool) -> libc::c_int {
             // No such child any more: report it as killed.
             return libc::SIGKILL;
         }
-    }
-}
-
-/// The controlling terminal, when the spawner's group is in its foreground
-/// and the program's stdin is that terminal (an interactive `hello-tui
-/// sandbox -- bash`): the program's new group must get it. Never for a
-/// workbench child: their stdin is a pipe or null.
-fn foreground_tty() -> Option<libc::c_int> {
-    // SAFETY: isatty and tcgetpgrp read an fd number; getpgrp has no
-    // preconditions.
-    let foreground = unsafe { libc::isatty(0) == 1 && libc::tcgetpgrp(0) == libc::getpgrp() };
-    if !foreground {
-        return None;
-    }
-    // SAFETY: dup of stdin, close-on-exec.
-    let fd = unsafe { libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3) };
-    (fd >= 0).then_some(fd)
-}
-
-fn close_tty(tty: Option<libc::c_int>) {
-    if let Some(fd) = tty {
-        // SAFETY: closes an fd this module opened.
-        unsafe { libc::close(fd) };
-    }
-}
-
-fn with_sigttou_blocked(f: impl FnOnce() -> libc::c_int) {
-    // SAFETY: sigset operations on a local set; sigprocmask restores it.
-    unsafe {
-        let mut block = std::mem::zeroed::<libc::sigset_t>();
-        let mut old = std::mem::zeroed::<libc::sigset_t>();
-        libc::sigemptyset(&mut block);
-        libc::sigaddset(&mut block, libc::SIGTTOU);
-        libc::sigprocmask(libc::SIG_BLOCK, &block, &mut old);
-        f();
-        libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
     }
 }
 

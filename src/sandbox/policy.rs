@@ -22,16 +22,45 @@ pub struct SandboxPolicy {
     /// More writable dirs or files the user configured (e.g. `/dev/shm` for
     /// `multiprocessing`, a cache dir).
     pub extra_writable: Vec<PathBuf>,
+    /// Most processes alive at once in one sandboxed spawn (the kernel and
+    /// everything its cells start count together), see
+    /// [`SandboxOptions::max_processes`].
+    pub max_processes: u32,
 }
 
 impl SandboxPolicy {
-    /// A policy with no extra writable paths.
+    /// A policy with no extra writable paths and the default limits.
     pub fn new(workspace: impl Into<PathBuf>, private_tmp: &Path, allow_network: bool) -> Self {
         SandboxPolicy {
             workspace: workspace.into(),
             private_tmp: private_tmp.to_path_buf(),
             allow_network,
             extra_writable: Vec::new(),
+            max_processes: DEFAULT_MAX_PROCESSES,
+        }
+    }
+}
+
+/// How many processes a sandboxed spawn may have alive at once unless
+/// `[safety] max_processes` says otherwise: plenty for builds and test
+/// runners, while a fork bomb stops there instead of filling the machine.
+pub const DEFAULT_MAX_PROCESSES: u32 = 1024;
+
+/// What a user may set of a sandbox besides the workspace and the network.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxOptions {
+    /// More writable dirs or files (`[safety] writable`).
+    pub extra_writable: Vec<PathBuf>,
+    /// Most processes alive at once per spawn (`[safety] max_processes`);
+    /// the kernel enforces at least 300.
+    pub max_processes: u32,
+}
+
+impl Default for SandboxOptions {
+    fn default() -> Self {
+        SandboxOptions {
+            extra_writable: Vec::new(),
+            max_processes: DEFAULT_MAX_PROCESSES,
         }
     }
 }

@@ -7,10 +7,14 @@
 //! - full access beneath the workspace, the private temp dir and any extra
 //!   writable paths;
 //! - write (no create/delete) on the few devices ordinary programs write to:
-//!   `/dev/null`, `/dev/zero`, `/dev/full`, `/dev/tty`, `/dev/ptmx` and
-//!   `/dev/pts/*` (so `pty`, `script` and curses programs work). Truncate is
-//!   granted with write because `open("/dev/null", "w")` and the shell's `>`
-//!   open with `O_TRUNC`. `/dev/shm` is *not* writable by default: it is a
+//!   `/dev/null`, `/dev/zero` and `/dev/full`. Truncate is granted with
+//!   write because `open("/dev/null", "w")` and the shell's `>` open with
+//!   `O_TRUNC`. No terminal device is writable (`/dev/tty`, `/dev/ptmx`,
+//!   `/dev/pts/*`, consoles), and with device ioctls handled (ABI 5+) no
+//!   ioctl reaches a terminal opened inside: a terminal is a way out, as
+//!   typed input (`TIOCSTI`) or escape sequences (clipboard, title, fake
+//!   text) on the user's screen. So `pty`, `script` and curses programs do
+//!   not work in a cell. `/dev/shm` is *not* writable by default: it is a
 //!   shared, world-writable dir; `multiprocessing` users add it to
 //!   `extra_writable`;
 //! - no network unless the policy allows it: Landlock denies TCP bind and
@@ -46,14 +50,7 @@ use super::status::{NETWORK_ABI, kernel_abi};
 const TARGET_ABI: ABI = ABI::V6;
 
 /// Devices a confined program may write to (see the module docs for why).
-const WRITABLE_DEVICES: [&str; 6] = [
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
-];
+const WRITABLE_DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 
 /// A ruleset ready to be applied in a child, plus what it will and will not
 /// confine on this kernel.
@@ -66,6 +63,9 @@ pub struct PreparedSandbox {
     /// (which cannot plan in the child); `install` plans per spawn.
     namespace: Namespace,
     kernel_abi: u32,
+    /// Whether spawns get the policy's process cap (the kernel keeps a
+    /// `pid_max` per PID namespace).
+    processes_limited: bool,
     /// `None` on CPUs this build has no seccomp filter for.
     filter: Option<Filter>,
     /// The nested repositories found by the last walk of the workspace, and
@@ -122,6 +122,13 @@ impl PreparedSandbox {
                 "truncating files outside the workspace is not confined (Landlock ABI {abi} < 3)"
             ));
         }
+        if !self.processes_limited {
+            notes.push(
+                "the number of processes is not limited: Linux before 6.14 keeps no pid_max \
+                 per PID namespace"
+                    .to_owned(),
+            );
+        }
         if abi < 6 {
             notes.push(format!(
                 "signals and abstract unix sockets are not scoped (Landlock ABI {abi} < 6)"
@@ -148,12 +155,14 @@ impl PreparedSandbox {
                 }
             }
         };
-        Namespace::plan(
+        let mut namespace = Namespace::plan(
             &policy.workspace,
             &policy.private_tmp,
             &policy.extra_writable,
             &nested,
-        )
+        )?;
+        namespace.limit_processes(policy.max_processes);
+        Ok(namespace)
     }
 
     pub(crate) fn namespace(&self) -> &Namespace {
@@ -200,14 +209,14 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         created = created.add_rule(beneath(path, all)?)?;
     }
     for device in WRITABLE_DEVICES.iter().map(Path::new) {
-        // Devices a container or CI runner lacks (often /dev/tty) are skipped.
+        // Devices a minimal container lacks are skipped.
         if device.exists() {
             created = created.add_rule(beneath(device, device_write)?)?;
         }
     }
 
     let ruleset = ruleset_fd(created)?;
-    let namespace = Namespace::plan(
+    let mut namespace = Namespace::plan(
         &policy.workspace,
         &policy.private_tmp,
         &policy.extra_writable,
@@ -217,11 +226,13 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         path: policy.workspace.clone(),
         source,
     })?;
+    let processes_limited = namespace.limit_processes(policy.max_processes);
     Ok(PreparedSandbox {
         ruleset,
         policy: policy.clone(),
         namespace,
         kernel_abi: abi,
+        processes_limited,
         filter: seccomp::SUPPORTED.then(|| Filter::build(!policy.allow_network)),
         nested_git: std::sync::Mutex::new(None),
     })

@@ -12,7 +12,13 @@
 //!   FIFOs and plain files still can;
 //! - `bpf`, `perf_event_open`, `ptrace`, `process_vm_readv`/`writev`,
 //!   `keyctl`, `add_key`, `request_key`, `sethostname`, `setdomainname` and
-//!   `io_uring_setup` (io_uring can make sockets without `socket`) fail.
+//!   `io_uring_setup` (io_uring can make sockets without `socket`) fail;
+//! - `ioctl(TIOCSTI)` and `ioctl(TIOCLINUX)` fail whatever the fd: the first
+//!   pushes bytes into a terminal's input queue (keystrokes the workbench or
+//!   the user's shell would read as typed), the second can paste a virtual
+//!   console's selection the same way. Confined processes hold no terminal
+//!   (see [`super::child`]), but a kernel with `legacy_tiocsti = 1` lets any
+//!   fd to a terminal do it, so the call itself is refused.
 //!
 //! When the network is denied, `socket` fails for every family (Landlock
 //! ABI 4+ only confines TCP; UDP and so DNS tunnelling would stay open).
@@ -63,6 +69,14 @@ impl Filter {
             program.push(op(RETURN, EACCES));
             program.push(op(RETURN, ALLOW));
         }
+        // ioctl: refuse the requests that type into a terminal. The kernel
+        // reads the request as an `unsigned int`, so only its low word counts.
+        program.push(jump(JUMP_EQ, libc::SYS_ioctl as u32, 0, 5));
+        program.push(op(LOAD_WORD, arg_offset(1)));
+        program.push(jump(JUMP_EQ, TIOCSTI, 1, 0));
+        program.push(jump(JUMP_EQ, TIOCLINUX, 0, 1));
+        program.push(op(RETURN, EPERM));
+        program.push(op(RETURN, ALLOW));
         for (nr, mode_arg) in arch::MKNOD {
             program.push(jump(JUMP_EQ, nr as u32, 0, 6));
             program.push(op(LOAD_WORD, arg_offset(mode_arg)));
@@ -152,6 +166,10 @@ const DENIED: [libc::c_long; 11] = [
     all(target_arch = "aarch64", target_endian = "little")
 )))]
 const DENIED: [libc::c_long; 0] = [];
+
+/// `ioctl` requests that inject input into a terminal.
+const TIOCSTI: u32 = libc::TIOCSTI as u32;
+const TIOCLINUX: u32 = libc::TIOCLINUX as u32;
 
 // Offsets into `struct seccomp_data { int nr; u32 arch; u64 ip; u64 args[6]; }`.
 const NR_OFFSET: u32 = 0;

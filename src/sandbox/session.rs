@@ -8,7 +8,7 @@ use std::process::Command;
 use super::child::install;
 use super::error::SandboxError;
 use super::namespace::PROTECTED;
-use super::policy::{PrivateTmp, SandboxPolicy};
+use super::policy::{PrivateTmp, SandboxOptions, SandboxPolicy};
 use super::prepare::{PreparedSandbox, prepare};
 
 /// Everything a sandboxed kernel spawn needs. Keep it alive while the kernel
@@ -30,11 +30,12 @@ impl SandboxSession {
     pub fn start(
         workspace: &Path,
         allow_network: bool,
-        extra_writable: Vec<PathBuf>,
+        options: SandboxOptions,
     ) -> Result<Self, SandboxError> {
         let private_tmp = PrivateTmp::create()?;
         let policy = SandboxPolicy {
-            extra_writable,
+            extra_writable: options.extra_writable,
+            max_processes: options.max_processes,
             ..SandboxPolicy::new(workspace, private_tmp.path(), allow_network)
         };
         // After `prepare`, which creates `.hello-tui/`.

@@ -123,7 +123,7 @@ fn probe_enforcement() -> Result<u32, String> {
         let mounts = in_forked_child(|| namespace.enter());
         let proc = in_forked_child(|| {
             namespace.enter()?;
-            pid_namespace::enter()?.run_program()
+            pid_namespace::enter(None)?.run_program()
         });
         if mounts.is_ok() && proc.is_err() {
             format!(
