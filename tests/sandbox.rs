@@ -1780,6 +1780,34 @@ mod terminal {
         assert_eq!(stdout(&out), "0\ntty_nr=0", "{out:?}");
     }
 
+    /// The child's `/dev` holds the ordinary devices and links only: no
+    /// terminal, console, input device, screen or disk of the host's can
+    /// be opened, even for reading (a keylogger as root reads
+    /// `/dev/input`); the ordinary ones work, `<(…)` too.
+    #[test]
+    fn dev_holds_only_the_ordinary_devices() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let session = fixture.session(false);
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "bash",
+            &[
+                "-c",
+                "ls -A /dev | tr '\\n' ' '; echo; (ls -A /dev/pts; ls -A /dev/shm) | wc -w; \
+                 echo x > /dev/null && head -c 3 /dev/urandom | wc -c && cat <(echo substituted)",
+            ],
+        );
+        assert_eq!(
+            stdout(&out),
+            "fd full null pts random shm stderr stdin stdout urandom zero \n0\n3\nsubstituted",
+            "{out:?}"
+        );
+    }
+
     /// Route 14: System V IPC of the host is out of sight, and a segment
     /// made inside goes away with the sandbox.
     #[test]

@@ -19,8 +19,8 @@
 //!   its own, so no controlling terminal (a terminal is a way out: typed
 //!   input, escape sequences); `hello-tui sandbox` relays its terminal
 //!   through pipes (`relay`);
-//! - `namespace` also gives a private IPC namespace and hides the host's
-//!   `/dev/pts`;
+//! - `namespace` also gives a private IPC namespace and a `/dev` of the
+//!   child's own (`devices`: no terminal, console, input device or disk);
 //! - `pid_namespace`: a private PID namespace with a fresh `/proc`, so no
 //!   other process (the workbench, the user's programs, their command
 //!   lines and environments) is in sight. The spawned pid stays outside as
@@ -106,6 +106,7 @@ mod caps;
 mod child;
 pub mod cli;
 mod confinement;
+mod devices;
 mod env;
 mod error;
 mod host_memory;

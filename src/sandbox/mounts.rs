@@ -123,17 +123,17 @@ fn check_long(result: libc::c_long) -> io::Result<()> {
     }
 }
 
-/// Mounts an empty, read-only tmpfs over `path`, hiding what is there
-/// (allowed in a user namespace, unlike most file systems).
-pub(crate) fn empty_read_only(path: &CStr) -> io::Result<()> {
+/// Mounts a fresh tmpfs of at most 64 KiB over `path`, hiding what is
+/// there (tmpfs is allowed in a user namespace, unlike most file systems).
+pub(crate) fn small_tmpfs(path: &CStr) -> io::Result<()> {
     // SAFETY: mount reads C strings that outlive the call.
     check(unsafe {
         libc::mount(
             c"none".as_ptr(),
             path.as_ptr(),
             c"tmpfs".as_ptr(),
-            libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-            c"size=4k,mode=755".as_ptr().cast(),
+            libc::MS_NOSUID | libc::MS_NOEXEC,
+            c"size=64k,mode=755".as_ptr().cast(),
         )
     })
 }

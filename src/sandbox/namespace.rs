@@ -26,10 +26,9 @@
 //!   existing folder: see [`super::SandboxSession::appeared_protected`] for
 //!   a `.git/` made after the spawn.
 //!
-//! - **No host terminals.** An empty, read-only tmpfs is mounted over
-//!   `/dev/pts`, so the user's terminals (`/dev/pts/N`, every tab and
-//!   tmux pane) cannot even be opened for reading (stolen keystrokes), and
-//!   `/dev/ptmx` finds no pty filesystem to make new ones in.
+//! - **A `/dev` of its own** ([`super::devices`]): `null`, `zero`, `full`,
+//!   `random`, `urandom` and nothing else of the host's, so no terminal,
+//!   console, input device or disk can even be opened for reading.
 //! - **Private IPC.** System V shared memory, semaphores and message
 //!   queues (and POSIX message queues) are the namespace's own: a cell can
 //!   neither read nor overwrite a host program's segments, and what it
@@ -58,6 +57,7 @@ use std::path::{Path, PathBuf};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
+use super::devices::Devices;
 use super::mounts::{self, check};
 
 /// Folders of the workspace confined code may read but not change.
@@ -65,9 +65,6 @@ pub const PROTECTED: [&str; 2] = [".git", ".hello-tui"];
 
 /// Where the private temp dir is mounted, when the folder exists.
 const TEMP_DIRS: [&str; 2] = ["/tmp", "/var/tmp"];
-
-/// The host's pty filesystem, hidden in the child.
-const PTS: &std::ffi::CStr = c"/dev/pts";
 
 /// Fewest processes a namespace can be capped at: the kernel refuses a
 /// `pid_max` at or below its 300 reserved pids.
@@ -91,8 +88,8 @@ pub(crate) struct Namespace {
     read_only: Vec<CString>,
     /// `Some` when not root: enter a user namespace mapping these ids.
     user: Option<IdMaps>,
-    /// Hide the host's `/dev/pts` (false where there is none).
-    hide_pts: bool,
+    /// The child's own `/dev` (`None` where the host has no `/dev`).
+    devices: Option<Devices>,
     /// The PID namespace's `kernel.pid_max` (digits), capping how many
     /// processes live in it; `None` where the kernel keeps no per-namespace
     /// value (writing the global one would change the host's).
@@ -228,7 +225,7 @@ impl Namespace {
             binds,
             read_only: Vec::new(),
             user: user_maps(),
-            hide_pts: Path::new("/dev/pts").is_dir(),
+            devices: Devices::plan(),
             pid_max: None,
         })
     }
@@ -290,6 +287,9 @@ impl Namespace {
         if self.read_only_tree {
             mounts::make_read_only(c"/")?;
         }
+        if let Some(devices) = &self.devices {
+            devices.build()?;
+        }
         for (tree, bind) in trees.iter().zip(&self.binds) {
             if let Some(tree) = tree {
                 mounts::attach(tree, &bind.target)?;
@@ -299,9 +299,6 @@ impl Namespace {
             let tree = mounts::clone_tree(path)?;
             mounts::make_tree_read_only(&tree)?;
             mounts::attach(&tree, path)?;
-        }
-        if self.hide_pts {
-            mounts::empty_read_only(PTS)?;
         }
         if had_cwd {
             // SAFETY: getcwd wrote a NUL-terminated path into `cwd`.
