@@ -1,5 +1,10 @@
 //! Logging goes to a file, never to the terminal (it would corrupt the
 //! full-screen UI). `HELLO_TUI_LOG` sets the filter (default `info`).
+//!
+//! The log quotes what cells, kernels and servers printed, and users read
+//! it with `tail` in a terminal: every control character is written
+//! visibly (`␛]0;…␇`), so a line a cell printed cannot set the title,
+//! clear the screen or write the clipboard of whoever reads the log.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -41,14 +46,17 @@ pub fn init() -> anyhow::Result<PathBuf> {
 }
 
 /// A writer that removes API keys (remembered ones verbatim, key-shaped
-/// ones by shape) from what it writes. tracing formats each event into one
-/// buffer and writes it in one call, so a key is never split across writes.
+/// ones by shape) from what it writes, and shows control characters
+/// visibly. tracing formats each event into one buffer and writes it in one
+/// call, so neither a key nor an escape sequence is split across writes.
 struct Redacting<W>(W);
 
 impl<W: Write> Write for Redacting<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        self.0.write_all(redact_known(&text).as_bytes())?;
+        let redacted = redact_known(&text);
+        self.0
+            .write_all(crate::sanitize::visible_controls(&redacted).as_bytes())?;
         Ok(buf.len())
     }
 
@@ -71,5 +79,18 @@ mod tests {
             String::from_utf8(log.0).unwrap(),
             "request failed for key [REDACTED]\n"
         );
+    }
+
+    #[test]
+    fn the_log_shows_escape_sequences_instead_of_holding_them() {
+        let mut log = Redacting(Vec::new());
+        log.write_all(b"background output: \x1b]0;PWN\x07\x1b[2J text\n")
+            .unwrap();
+        let written = String::from_utf8(log.0).unwrap();
+        assert!(
+            !written.contains('\u{1b}') && !written.contains('\u{7}'),
+            "{written:?}"
+        );
+        assert!(written.ends_with("text\n"), "{written:?}");
     }
 }

@@ -1748,9 +1748,11 @@ mod terminal {
         pty::assert_refused(&drawn);
     }
 
-    /// Every confined spawn lets go of terminals it would inherit: one
-    /// passed as an extra fd is closed, stdio that is a terminal becomes
-    /// `/dev/null`, and the program has no controlling terminal.
+    /// Every confined spawn lets go of terminals it would inherit: stdio
+    /// that is a terminal becomes `/dev/null`, a terminal passed as an
+    /// extra fd is closed, and so is an `O_PATH` fd to one (no terminal to
+    /// `isatty`, but it reopens through `/proc/self/fd`); the program has
+    /// no controlling terminal.
     #[test]
     fn a_confined_spawn_inherits_no_terminal() {
         if !landlock_available() {
@@ -1760,15 +1762,18 @@ mod terminal {
         let session = fixture.session(false);
         let pty = Pty::open();
         let mut cmd = Command::new("sh");
-        let check = "for fd in 0 1 2 9; do if [ -t $fd ]; then echo tty$fd; fi; done; \
-                     ls -l /proc/self/fd/9 2>/dev/null | grep -c pts; \
+        let check = "for fd in 0 1 2 8 9; do if [ -t $fd ]; then echo tty$fd; fi; done; \
+                     ls /proc/self/fd/8 /proc/self/fd/9 2>/dev/null | wc -l; \
                      awk '{print \"tty_nr=\" $7}' /proc/self/stat";
         cmd.args(["-c", check]).current_dir(&fixture.workspace);
         let slave = pty.slave_fd();
-        // SAFETY: dup2 is async-signal-safe; fd 9 is not CLOEXEC.
+        let path = std::ffi::CString::new(pty.slave_name()).unwrap();
+        // SAFETY: dup2 and open are async-signal-safe; fds 8 and 9 are
+        // not close-on-exec.
         unsafe {
             std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
-                if libc::dup2(slave, 9) < 0 {
+                let by_path = libc::open(path.as_ptr(), libc::O_PATH);
+                if libc::dup2(slave, 9) < 0 || by_path < 0 || libc::dup2(by_path, 8) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
@@ -1806,6 +1811,41 @@ mod terminal {
             "fd full null pts random shm stderr stdin stdout urandom zero \n0\n3\nsubstituted",
             "{out:?}"
         );
+    }
+
+    /// A device node in a writable root (unpacked from an archive, made by
+    /// someone outside) opens nothing: every mount of the child is
+    /// `nodev` but its own `/dev`, where `/dev/null` still works.
+    #[test]
+    fn a_console_node_in_the_workspace_opens_nothing() {
+        // SAFETY: geteuid has no preconditions.
+        if !landlock_available() || unsafe { libc::geteuid() } != 0 {
+            return;
+        }
+        let fixture = Fixture::new();
+        let node = std::ffi::CString::new(
+            fixture
+                .workspace
+                .join("console")
+                .as_os_str()
+                .as_encoded_bytes(),
+        )
+        .unwrap();
+        // SAFETY: mknod reads a C string; 5:1 is the system console.
+        let made =
+            unsafe { libc::mknod(node.as_ptr(), libc::S_IFCHR | 0o600, libc::makedev(5, 1)) };
+        assert_eq!(made, 0, "{}", std::io::Error::last_os_error());
+        let session = fixture.session(false);
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "sh",
+            &[
+                "-c",
+                "echo x > console && echo console; echo x > /dev/null && echo null",
+            ],
+        );
+        assert_eq!(stdout(&out), "null", "{out:?}");
     }
 
     /// Route 14: System V IPC of the host is out of sight, and a segment

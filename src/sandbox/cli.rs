@@ -86,6 +86,15 @@ pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
         .spawn()
         .with_context(|| format!("cannot run `{program}` in the sandbox"))?;
     let running = relay.start(&mut child);
+    // Ctrl+C and Ctrl+\ reach the reaper too (it is in our process group)
+    // and it passes them on to the program, which decides: we wait for it
+    // rather than die first and leave it running behind the prompt.
+    // SAFETY: SIG_IGN needs no handler code; set after the spawn, so the
+    // command does not inherit it.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGQUIT, libc::SIG_IGN);
+    }
     let status = child
         .wait()
         .with_context(|| format!("waiting for `{program}` failed"))?;

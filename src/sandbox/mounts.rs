@@ -10,8 +10,9 @@ use std::ffi::CStr;
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 
-/// `MOUNT_ATTR_RDONLY` from `<linux/mount.h>`.
+/// `MOUNT_ATTR_RDONLY` and `MOUNT_ATTR_NODEV` from `<linux/mount.h>`.
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
 /// `OPEN_TREE_CLONE`: a detached copy of the mount, not the mount itself.
 const OPEN_TREE_CLONE: libc::c_uint = 0x1;
 /// `MOVE_MOUNT_F_EMPTY_PATH`: the source is the fd itself.
@@ -80,18 +81,43 @@ pub(crate) fn attach(tree: &OwnedFd, target: &CStr) -> io::Result<()> {
 
 /// Makes the mount at `path` and every mount beneath it read-only.
 pub(crate) fn make_read_only(path: &CStr) -> io::Result<()> {
-    set_read_only(libc::AT_FDCWD, path, 0)
+    set_attr(libc::AT_FDCWD, path, 0, MOUNT_ATTR_RDONLY)
+}
+
+/// Makes the mount at `path` and every mount beneath it read-only and
+/// deaf to device nodes: a node found there (`mknod`'d by someone outside,
+/// unpacked from an archive) opens nothing.
+pub(crate) fn make_read_only_without_devices(path: &CStr) -> io::Result<()> {
+    set_attr(
+        libc::AT_FDCWD,
+        path,
+        0,
+        MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV,
+    )
 }
 
 /// Makes a tree from [`clone_tree`] (all of it) read-only.
 pub(crate) fn make_tree_read_only(tree: &OwnedFd) -> io::Result<()> {
     use std::os::fd::AsRawFd;
-    set_read_only(tree.as_raw_fd(), c"", libc::AT_EMPTY_PATH)
+    set_attr(
+        tree.as_raw_fd(),
+        c"",
+        libc::AT_EMPTY_PATH,
+        MOUNT_ATTR_RDONLY,
+    )
 }
 
-fn set_read_only(dirfd: libc::c_int, path: &CStr, flags: libc::c_int) -> io::Result<()> {
+/// Makes a tree from [`clone_tree`] (all of it) deaf to device nodes: a
+/// writable root (the workspace) may hold a console or serial node that
+/// Landlock's write rights there would otherwise open.
+pub(crate) fn make_tree_without_devices(tree: &OwnedFd) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    set_attr(tree.as_raw_fd(), c"", libc::AT_EMPTY_PATH, MOUNT_ATTR_NODEV)
+}
+
+fn set_attr(dirfd: libc::c_int, path: &CStr, flags: libc::c_int, set: u64) -> io::Result<()> {
     let attr = MountAttr {
-        attr_set: MOUNT_ATTR_RDONLY,
+        attr_set: set,
         attr_clr: 0,
         propagation: 0,
         userns_fd: 0,
@@ -132,7 +158,7 @@ pub(crate) fn small_tmpfs(path: &CStr) -> io::Result<()> {
             c"none".as_ptr(),
             path.as_ptr(),
             c"tmpfs".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NOEXEC,
+            libc::MS_NOSUID | libc::MS_NOEXEC | libc::MS_NODEV,
             c"size=64k,mode=755".as_ptr().cast(),
         )
     })

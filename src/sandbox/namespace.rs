@@ -15,8 +15,11 @@
 //!   `[safety] writable`) were cloned with the flags they have on the host;
 //!   the clones are then mounted back at their paths. No flag is ever
 //!   cleared, so a mount that is read-only on the host stays so (and in a
-//!   user namespace, where such flags are locked, nothing fails). Device
-//!   nodes stay writable on a read-only mount (`/dev/null`).
+//!   user namespace, where such flags are locked, nothing fails). Every
+//!   mount is made `nodev` too, the writable roots included: a device node
+//!   anywhere but the child's own `/dev` opens nothing (a console node
+//!   unpacked into the workspace would otherwise open for writing, as
+//!   Landlock allows writes there).
 //! - **Protected folders.** Landlock cannot take a subtree back out of an
 //!   allowed one, so `.git/` and `.hello-tui/` become read-only binds of
 //!   themselves, made last (what Codex CLI does for `.git`). A planted
@@ -284,14 +287,19 @@ impl Namespace {
         for (slot, bind) in trees.iter_mut().zip(&self.binds) {
             *slot = Some(mounts::clone_tree(&bind.source)?);
         }
+        let device_nodes = match &self.devices {
+            Some(devices) => Some(devices.clone_nodes()?),
+            None => None,
+        };
         if self.read_only_tree {
-            mounts::make_read_only(c"/")?;
+            mounts::make_read_only_without_devices(c"/")?;
         }
-        if let Some(devices) = &self.devices {
-            devices.build()?;
+        if let (Some(devices), Some(nodes)) = (&self.devices, device_nodes) {
+            devices.build(nodes)?;
         }
         for (tree, bind) in trees.iter().zip(&self.binds) {
             if let Some(tree) = tree {
+                mounts::make_tree_without_devices(tree)?;
                 mounts::attach(tree, &bind.target)?;
             }
         }

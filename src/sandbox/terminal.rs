@@ -9,7 +9,11 @@
 //! - stdin, stdout and stderr that are terminals are pointed at
 //!   `/dev/null` (spawners that want output pass pipes; `hello-tui
 //!   sandbox` at a terminal relays through pipes of its own);
-//! - any other inherited fd that is a terminal is closed;
+//! - every other fd the program would inherit is closed: a confined
+//!   program starts with stdin, stdout and stderr only. Not only fds that
+//!   are terminals: an `O_PATH` fd to one, or a folder fd to `/dev/pts`,
+//!   is no terminal to `isatty` but opens one again through
+//!   `/proc/self/fd/N` or `openat`;
 //! - init starts a new session ([`super::pid_namespace`]), so the program
 //!   has no controlling terminal and `/dev/tty` opens nothing.
 //!
@@ -21,8 +25,8 @@
 
 use std::io;
 
-/// Points terminal stdio at `/dev/null` and closes every other terminal fd.
-/// Async-signal-safe.
+/// Points terminal stdio at `/dev/null` and closes every other fd that
+/// would survive `exec`. Async-signal-safe.
 pub(crate) fn detach() -> io::Result<()> {
     let mut null = -1;
     for fd in 0..=2 {
@@ -45,7 +49,14 @@ pub(crate) fn detach() -> io::Result<()> {
         // SAFETY: closes the fd opened above.
         unsafe { libc::close(null) };
     }
-    close_other_terminals()
+    close_inherited()
+}
+
+/// Whether `fd` is open without close-on-exec.
+fn survives_exec(fd: libc::c_int) -> bool {
+    // SAFETY: F_GETFD reads an fd number's flags; -1 for a closed one.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    flags >= 0 && flags & libc::FD_CLOEXEC == 0
 }
 
 fn is_terminal(fd: libc::c_int) -> bool {
@@ -53,10 +64,12 @@ fn is_terminal(fd: libc::c_int) -> bool {
     unsafe { libc::isatty(fd) == 1 }
 }
 
-/// Closes every fd above 2 that is a terminal, found by listing
+/// Closes every fd above 2 that is not close-on-exec, found by listing
 /// `/proc/self/fd` into a stack buffer (an fd may be inherited at any
 /// number, and scanning up to the fd limit would cost a syscall per number).
-fn close_other_terminals() -> io::Result<()> {
+/// Close-on-exec fds stay: the spawner's own (its exec-error pipe, the
+/// ruleset) are needed until `exec`, which closes them.
+fn close_inherited() -> io::Result<()> {
     // SAFETY: open reads a C string that outlives the call.
     let dir = unsafe {
         libc::open(
@@ -87,7 +100,7 @@ fn close_other_terminals() -> io::Result<()> {
         for fd in fd_numbers(&buf[..read.min(buf.len())]) {
             // Closing while listing is fine: the listing is of numbers,
             // and a closed number is simply not there on the next read.
-            if fd > 2 && fd != dir && is_terminal(fd) {
+            if fd > 2 && fd != dir && survives_exec(fd) {
                 // SAFETY: closes an fd this process holds.
                 unsafe { libc::close(fd) };
             }

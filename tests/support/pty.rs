@@ -70,6 +70,14 @@ impl Pty {
         self.slave.as_raw_fd()
     }
 
+    /// The terminal's path (`/dev/pts/N`).
+    pub fn slave_name(&self) -> String {
+        std::fs::read_link(format!("/proc/self/fd/{}", self.slave.as_raw_fd()))
+            .expect("the pty's name")
+            .display()
+            .to_string()
+    }
+
     /// The terminal's side as a child's stdio.
     pub fn slave_stdio(&self) -> Stdio {
         Stdio::from(self.slave.try_clone().expect("dup slave"))
