@@ -45,7 +45,9 @@ const LINKS: [(&CStr, &CStr); 4] = [
 const FOLDERS: [&CStr; 2] = [c"/dev/pts", c"/dev/shm"];
 
 /// Detached binds of the host's nodes, one slot per entry of [`NODES`].
-pub(crate) type Clones = [Option<OwnedFd>; NODES.len()];
+pub(crate) struct Cloned {
+    nodes: [Option<OwnedFd>; NODES.len()],
+}
 
 /// Which of [`NODES`] exist on the host.
 #[derive(Debug, Clone)]
@@ -63,23 +65,25 @@ impl Devices {
 
     /// Clones of the host's nodes, taken before the tree is made deaf to
     /// devices (the clones keep the flags they have now). Async-signal-safe.
-    pub(crate) fn clone_nodes(&self) -> io::Result<Clones> {
-        let mut clones: Clones = [const { None }; NODES.len()];
-        for ((clone, node), present) in clones.iter_mut().zip(NODES).zip(self.present) {
+    pub(crate) fn clone_nodes(&self) -> io::Result<Cloned> {
+        let mut nodes: [Option<OwnedFd>; NODES.len()] = [const { None }; NODES.len()];
+        for ((clone, node), present) in nodes.iter_mut().zip(NODES).zip(self.present) {
             if present {
                 *clone = Some(mounts::clone_tree(node)?);
             }
         }
-        Ok(clones)
+        Ok(Cloned { nodes })
     }
+}
 
-    /// Replaces `/dev` with the small one, the nodes being `clones`. Runs
-    /// in the child, in its mount namespace, before the writable roots are
-    /// mounted back (a `/dev/shm` among them lands on the folder made
-    /// here). Async-signal-safe.
-    pub(crate) fn build(&self, clones: Clones) -> io::Result<()> {
+impl Cloned {
+    /// Replaces `/dev` with the small one holding these nodes. Runs in the
+    /// child, in its mount namespace, before the writable roots are mounted
+    /// back (a `/dev/shm` among them lands on the folder made here).
+    /// Async-signal-safe.
+    pub(crate) fn build(self) -> io::Result<()> {
         mounts::small_tmpfs(c"/dev")?;
-        for (clone, node) in clones.iter().zip(NODES) {
+        for (clone, node) in self.nodes.iter().zip(NODES) {
             if let Some(clone) = clone {
                 make_file(node)?;
                 mounts::attach(clone, node)?;

@@ -287,15 +287,16 @@ impl Namespace {
         for (slot, bind) in trees.iter_mut().zip(&self.binds) {
             *slot = Some(mounts::clone_tree(&bind.source)?);
         }
-        let device_nodes = match &self.devices {
-            Some(devices) => Some(devices.clone_nodes()?),
-            None => None,
-        };
+        let devices = self
+            .devices
+            .as_ref()
+            .map(Devices::clone_nodes)
+            .transpose()?;
         if self.read_only_tree {
             mounts::make_read_only_without_devices(c"/")?;
         }
-        if let (Some(devices), Some(nodes)) = (&self.devices, device_nodes) {
-            devices.build(nodes)?;
+        if let Some(devices) = devices {
+            devices.build()?;
         }
         for (tree, bind) in trees.iter().zip(&self.binds) {
             if let Some(tree) = tree {
