@@ -135,6 +135,9 @@ pub struct SafetySection {
     /// More folders sandboxed children may write to (a tool's cache, e.g.
     /// `~/.cargo/registry`); `~/` means the home folder.
     pub writable: Option<Vec<String>>,
+    /// Folders whose workspaces (the folder and everything below) are
+    /// trusted without asking (`crate::trust`); `~/` means the home folder.
+    pub trusted_workspaces: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -174,6 +177,10 @@ pub struct Settings {
     /// `[safety] writable`, with `~/` expanded: folders the kernel, its
     /// shell commands and check commands may write to besides the workspace.
     pub writable: Vec<PathBuf>,
+    /// `--trust`: the workspace is trusted for this run.
+    pub trust: bool,
+    /// `[safety] trusted_workspaces`, with `~/` expanded.
+    pub trusted_workspaces: Vec<PathBuf>,
     /// `[subcalls]`: the model `llm_query` asks and its bounds.
     pub subcalls: crate::subcalls::SubcallSection,
     /// `[[mcp.servers]]`: the kernel's `mcp` capability starts these.
@@ -215,6 +222,17 @@ impl ConfigFile {
             }),
         }
     }
+}
+
+/// Paths from the config file, `~/` expanded to `$HOME`.
+fn home_paths(paths: Vec<String>, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|path| match (path.strip_prefix("~/"), env("HOME")) {
+            (Some(rest), Some(home)) => Path::new(&home).join(rest),
+            _ => PathBuf::from(path),
+        })
+        .collect()
 }
 
 impl Settings {
@@ -309,16 +327,9 @@ impl Settings {
             memory_limit_mb: file.kernel.memory_limit_mb,
             cell_timeout_secs: file.kernel.cell_timeout_secs,
             kernel_env: file.kernel.env.unwrap_or_default(),
-            writable: file
-                .safety
-                .writable
-                .unwrap_or_default()
-                .iter()
-                .map(|path| match (path.strip_prefix("~/"), env("HOME")) {
-                    (Some(rest), Some(home)) => Path::new(&home).join(rest),
-                    _ => PathBuf::from(path),
-                })
-                .collect(),
+            writable: home_paths(file.safety.writable.unwrap_or_default(), env),
+            trust: flags.trust,
+            trusted_workspaces: home_paths(file.safety.trusted_workspaces.unwrap_or_default(), env),
             subcalls: file.subcalls,
             mcp: file.mcp,
             model_profiles: file.models,
@@ -438,7 +449,7 @@ mod tests {
         assert!(!s.allow_network);
         assert!(s.writable.is_empty() && s.kernel_env.is_empty());
         let file = ConfigFile::parse(
-            "[safety]\nwritable = [\"~/.cargo/registry\", \"/opt/cache\"]\n[kernel]\nenv = [\"MY_TOOL\"]\n",
+            "[safety]\nwritable = [\"~/.cargo/registry\", \"/opt/cache\"]\ntrusted_workspaces = [\"~/code\"]\n[kernel]\nenv = [\"MY_TOOL\"]\n",
             Path::new("c.toml"),
         )
         .unwrap();
@@ -457,6 +468,8 @@ mod tests {
             ]
         );
         assert_eq!(s.kernel_env, ["MY_TOOL"]);
+        assert_eq!(s.trusted_workspaces, [PathBuf::from("/home/u/code")]);
+        assert!(!s.trust, "only --trust sets it");
         let err = ConfigFile::parse("[safety]\napproval = \"yolo\"\n", Path::new("c.toml"))
             .unwrap_err()
             .to_string();

@@ -67,6 +67,7 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
         Question::LoadTheirs { .. } => {
             "Load the version on disk and discard your unsaved edits?".to_string()
         }
+        Question::TrustWorkspace => crate::app::trust::question_text(state),
         Question::RestoreRecovery { index, count } => {
             let found = state.editors.found_recoveries.get(*index);
             let path = found.map_or_else(String::new, |r| state.display_path(&r.path));
@@ -115,9 +116,9 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
         Line::from(spans)
     };
     if one_line <= inner {
-        lines.push(answer_line(&answers));
+        lines.push(answer_line(&answers).centered());
     } else {
-        lines.extend(answers.chunks(1).map(answer_line));
+        lines.extend(answers.chunks(1).map(|a| answer_line(a).centered()));
     }
     let height = (lines.len() as u16 + 2).min(screen.height);
     let area = Rect::new(
@@ -126,11 +127,20 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
         width,
         height,
     );
-    let block = pane::block(Line::from("Confirm"), None, true, theme)
-        .border_style(theme.roles.overlay_border);
+    let title = match question {
+        Question::TrustWorkspace => "Trust this workspace?",
+        _ => "Confirm",
+    };
+    let block =
+        pane::block(Line::from(title), None, true, theme).border_style(theme.roles.overlay_border);
     Clear.render(area, buf);
+    // A list (what a workspace would run) reads from the left.
+    let alignment = match question {
+        Question::TrustWorkspace => Alignment::Left,
+        _ => Alignment::Center,
+    };
     Paragraph::new(lines)
-        .alignment(Alignment::Center)
+        .alignment(alignment)
         .block(block)
         .render(area, buf);
 }
