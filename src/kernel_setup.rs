@@ -60,12 +60,17 @@ pub fn confinement(
 
 /// The kernel's config from the settings (interpreter, memory limit, cell
 /// timeout), started under `confinement` on every spawn, restarts included.
+/// In a workspace not trusted (`crate::trust`) the interpreter is one
+/// found outside it: an activated `.venv` of the repository is not run.
 pub fn kernel_config(
     settings: &Settings,
     workspace: &Path,
     confinement: &Confinement,
 ) -> KernelConfig {
     let mut config = KernelConfig::from_settings(settings, workspace);
+    if !crate::trust::decide_here(workspace, settings).is_trusted() {
+        config.python = python_outside(&config.python, workspace);
+    }
     config.sandboxed = confinement.is_sandboxed();
     let confinement = confinement.clone();
     config.pre_spawn = Some(PreSpawnHook(Arc::new(move |cmd| confinement.apply(cmd))));
@@ -149,6 +154,22 @@ pub fn add_mcp(
     registry.register(Arc::new(McpCapability::new(servers, approval)));
 }
 
+/// `python` as found outside the untrusted `workspace` (an absolute path);
+/// when only the workspace has it, a name that cannot start and says why
+/// in the kernel's start error.
+fn python_outside(python: &Path, workspace: &Path) -> std::path::PathBuf {
+    let found = crate::diagnostics::which_in(&python.to_string_lossy(), Some(workspace));
+    match (found.program, found.passed_over) {
+        (Some(outside), _) => outside,
+        (None, Some(own)) => std::path::PathBuf::from(format!(
+            "{} (only the untrusted workspace has it, at {}: /trust)",
+            python.display(),
+            own.display()
+        )),
+        (None, None) => python.to_path_buf(),
+    }
+}
+
 /// The configured MCP servers that may start: all of them in a trusted
 /// workspace; otherwise each stdio server's program is looked up outside
 /// the workspace (and run by that absolute path), and one that only the
@@ -193,13 +214,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_untrusted_workspaces_python_is_not_the_kernels() {
+        let ws = tempfile::tempdir().unwrap();
+        let venv = ws.path().join(".venv/bin/python3");
+        crate::diagnostics::write_executable(&venv);
+        let refused = python_outside(&venv, ws.path());
+        assert!(
+            refused.to_string_lossy().contains("/trust") && !refused.exists(),
+            "{refused:?}"
+        );
+        let system = python_outside(Path::new("sh"), ws.path());
+        assert!(system.is_absolute() && !system.starts_with(ws.path()));
+    }
+
+    #[test]
     fn an_untrusted_workspaces_mcp_server_is_left_out() {
-        use std::os::unix::fs::PermissionsExt;
         let ws = tempfile::tempdir().unwrap();
         let own = ws.path().join("tools/mcp-server");
-        std::fs::create_dir_all(own.parent().unwrap()).unwrap();
-        std::fs::write(&own, "#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::diagnostics::write_executable(&own);
         let file = crate::config::ConfigFile::parse(
             &format!(
                 "[[mcp.servers]]\nname = \"own\"\ncommand = \"{}\"\n[[mcp.servers]]\nname = \"shell\"\ncommand = \"sh\"\n",

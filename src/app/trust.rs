@@ -91,7 +91,8 @@ pub fn answer(state: &mut AppState, trusted: bool) {
         Trust::Refused
     };
     let said = if trusted {
-        "Workspace trusted: its own programs may run (language servers start again with them)."
+        "Workspace trusted: its own programs may run (language servers start again with them; \
+         its MCP servers and Python are used from the next kernel start, /new kernel)."
     } else {
         "Workspace not trusted: only programs found outside it run, and its own slash \
          commands are not offered. /trust asks again."

@@ -70,6 +70,16 @@ fn is_executable(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// Writes an executable `#!/bin/sh` script at `path`, folders included
+/// (a planted or installed program, in tests).
+#[cfg(test)]
+pub(crate) fn write_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap_or(path)).unwrap();
+    std::fs::write(path, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,12 +94,9 @@ mod tests {
 
     #[test]
     fn an_untrusted_workspace_is_passed_over() {
-        use std::os::unix::fs::PermissionsExt;
         let ws = tempfile::tempdir().unwrap();
         let tool = ws.path().join("bin/sh");
-        std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
-        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write_executable(&tool);
         let untrusted = Some(ws.path());
         let own = which_in(tool.to_str().unwrap(), untrusted);
         assert_eq!(own.program, None);

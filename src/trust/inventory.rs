@@ -92,6 +92,9 @@ pub fn what_would_run(root: &Path, settings: &Settings, dirs: &[PathBuf]) -> Vec
             add(format!("MCP server {}", server.name), own);
         }
     }
+    if let Some(own) = which_in(&settings.python.to_string_lossy(), Some(&root)).passed_over {
+        add("the kernel's Python".to_owned(), own);
+    }
     for template in crate::app::slash::workspace_templates(&root) {
         add("slash command (prompt template)".to_owned(), template);
     }
@@ -104,14 +107,11 @@ mod tests {
 
     #[test]
     fn lists_the_workspaces_programs_and_templates() {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let root = super::super::canonical(dir.path());
-        let bin = root.join("web/node_modules/.bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        let server = bin.join("typescript-language-server");
-        std::fs::write(&server, "#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).unwrap();
+        crate::diagnostics::write_executable(
+            &root.join("web/node_modules/.bin/typescript-language-server"),
+        );
         std::fs::create_dir_all(root.join("node_modules/typescript")).unwrap();
         std::fs::write(root.join("node_modules/typescript/package.json"), "{}").unwrap();
         std::fs::create_dir_all(root.join(".hello-tui/commands")).unwrap();

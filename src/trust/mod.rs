@@ -81,12 +81,17 @@ pub fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Whether `path` (after resolving links) lies in the workspace at `root`:
-/// a link in `PATH` or `node_modules/.bin` that points into the workspace
-/// is the workspace's program, and one that points out of it is not.
+/// Whether `path` lies in the workspace at `root`, where it is or where
+/// its links lead: a link elsewhere that points into the workspace is the
+/// workspace's program, and so is a link in it that points out (a
+/// `.venv/bin/python3` is the system's binary, but running it from there
+/// loads the venv's `.pth` files).
 pub fn inside(path: &Path, root: &Path) -> bool {
-    let path = canonical(path);
-    path.starts_with(canonical(root)) || path.starts_with(root)
+    let roots = [canonical(root), root.to_path_buf()];
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    [absolute, canonical(path)]
+        .iter()
+        .any(|path| roots.iter().any(|root| path.starts_with(root)))
 }
 
 #[cfg(test)]
@@ -122,15 +127,16 @@ mod tests {
     }
 
     #[test]
-    fn inside_follows_links() {
+    fn inside_is_where_a_program_is_or_where_its_link_leads() {
         let ws = tempfile::tempdir().unwrap();
         let out = tempfile::tempdir().unwrap();
         std::fs::write(out.path().join("tool"), "").unwrap();
         std::os::unix::fs::symlink(out.path().join("tool"), ws.path().join("link")).unwrap();
         std::fs::write(ws.path().join("own"), "").unwrap();
         std::os::unix::fs::symlink(ws.path().join("own"), out.path().join("back")).unwrap();
-        assert!(!inside(&ws.path().join("link"), ws.path()));
+        assert!(inside(&ws.path().join("link"), ws.path()));
         assert!(inside(&out.path().join("back"), ws.path()));
+        assert!(!inside(&out.path().join("tool"), ws.path()));
         assert!(inside(&ws.path().join("own"), ws.path()));
     }
 }

@@ -205,6 +205,7 @@ fn manifest_field(manifest: &Path, field: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::which::write_executable as executable;
 
     fn package(dir: &Path, version: &str) {
         let ts = dir.join("node_modules/typescript");
@@ -214,13 +215,6 @@ mod tests {
             format!(r#"{{"name": "typescript", "version": "{version}"}}"#),
         )
         .unwrap();
-    }
-
-    fn executable(path: &Path) {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, "#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
     #[test]
