@@ -1050,6 +1050,7 @@ mod checks {
             root_markers: vec!["Cargo.toml".into()],
             on_save: true,
             timeout_secs: 60,
+            project_code: None,
         }
     }
 

@@ -330,13 +330,62 @@ fn the_trust_question_snapshot() {
     insta::assert_snapshot!(terminal.backend().to_string());
 }
 
+/// The diagnostics service on an untrusted workspace, checks unconfined
+/// (what is tested is whether they start at all).
+fn untrusted_service(
+    config: hello_tui::diagnostics::DiagnosticsConfig,
+    root: &Path,
+) -> (
+    hello_tui::diagnostics::DiagnosticsService,
+    tokio::sync::mpsc::UnboundedReceiver<hello_tui::diagnostics::DiagnosticsEvent>,
+) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let confinement = hello_tui::sandbox::Confinement::unconfined(
+        hello_tui::sandbox::ChildEnv::from_host(&[], ""),
+    );
+    let service = hello_tui::diagnostics::DiagnosticsService::start(
+        config,
+        root.to_path_buf(),
+        tx,
+        confinement,
+        false,
+    );
+    (service, rx)
+}
+
+async fn next_notice(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<hello_tui::diagnostics::DiagnosticsEvent>,
+) -> String {
+    let notice = async {
+        loop {
+            match rx.recv().await {
+                Some(hello_tui::diagnostics::DiagnosticsEvent::Notice(text)) => return text,
+                Some(_) => {}
+                None => panic!("the service stopped"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), notice)
+        .await
+        .expect("a notice")
+}
+
+/// Waits for the marker, failing after `limit`.
+async fn ran_within(repo: &Repo, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    while !repo.server_ran() {
+        assert!(Instant::now() < deadline, "the workspace's code never ran");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// A check command whose program is the workspace's (`./tools/lint`
 /// named in the user's config, or found through a `.venv/bin` on PATH)
 /// does not run before the workspace is trusted, and says why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_workspace_check_command_does_not_run_untrusted() {
+    use hello_tui::diagnostics::DiagnosticsConfig;
     use hello_tui::diagnostics::checks::{BuiltinMatcher, CheckCommand, MatcherSpec};
-    use hello_tui::diagnostics::{DiagnosticsConfig, DiagnosticsEvent, DiagnosticsService};
     use std::os::unix::fs::PermissionsExt;
     let repo = Repo::new();
     let lint = repo.root.join("tools/lint");
@@ -356,6 +405,7 @@ async fn a_workspace_check_command_does_not_run_untrusted() {
         root_markers: Vec::new(),
         on_save: true,
         timeout_secs: 10,
+        project_code: None,
     };
     let config = DiagnosticsConfig {
         servers: Vec::new(),
@@ -364,21 +414,9 @@ async fn a_workspace_check_command_does_not_run_untrusted() {
     };
     let file = repo.root.join("a.py");
     std::fs::write(&file, "x = 1\n").unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let confinement = hello_tui::sandbox::Confinement::unconfined(
-        hello_tui::sandbox::ChildEnv::from_host(&[], ""),
-    );
-    let service = DiagnosticsService::start(config, repo.root.clone(), tx, confinement, false);
+    let (service, mut rx) = untrusted_service(config, &repo.root);
     service.run_checks(&file);
-    let notice = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            if let Some(DiagnosticsEvent::Notice(text)) = rx.recv().await {
-                return text;
-            }
-        }
-    })
-    .await
-    .expect("a notice");
+    let notice = next_notice(&mut rx).await;
     assert!(
         notice.contains("check `lint` not run") && notice.contains("not trusted"),
         "{notice}"
@@ -388,10 +426,53 @@ async fn a_workspace_check_command_does_not_run_untrusted() {
 
     service.set_trust(true);
     service.run_checks(&file);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !repo.server_ran() {
-        assert!(Instant::now() < deadline, "the trusted check never ran");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    ran_within(&repo, Duration::from_secs(10)).await;
+    service.shutdown().await;
+}
+
+/// `cargo check` on save runs the repository's `build.rs` (and its
+/// `.cargo/config.toml`): a Rust repository runs none of it before the
+/// workspace is trusted, and the check runs once it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cargo_check_does_not_run_an_untrusted_build_script() {
+    use hello_tui::diagnostics::DiagnosticsConfig;
+    use hello_tui::diagnostics::checks::CheckCommand;
+    let repo = Repo::new();
+    std::fs::write(
+        repo.root.join("Cargo.toml"),
+        "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.root.join("src")).unwrap();
+    let main = repo.root.join("src/main.rs");
+    std::fs::write(&main, "fn main() {}\n").unwrap();
+    std::fs::write(
+        repo.root.join("build.rs"),
+        format!(
+            "fn main() {{ std::fs::write({:?}, \"ran\").unwrap(); }}\n",
+            repo.marker.display().to_string()
+        ),
+    )
+    .unwrap();
+    let config = DiagnosticsConfig {
+        servers: Vec::new(),
+        checks: CheckCommand::defaults(),
+        ..DiagnosticsConfig::default()
+    };
+    let (service, mut rx) = untrusted_service(config, &repo.root);
+    service.open(&main, "rust", "fn main() {}\n");
+    service.save(&main);
+    let notice = next_notice(&mut rx).await;
+    assert!(
+        notice.contains("check `cargo check` not run") && notice.contains("Cargo.toml"),
+        "{notice}"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!repo.server_ran(), "build.rs ran untrusted");
+
+    service.set_trust(true);
+    service.open(&main, "rust", "fn main() {}\n");
+    service.save(&main);
+    ran_within(&repo, Duration::from_secs(120)).await;
     service.shutdown().await;
 }

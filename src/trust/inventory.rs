@@ -79,8 +79,15 @@ pub fn what_would_run(root: &Path, settings: &Settings, dirs: &[PathBuf]) -> Vec
         if let Some(own) = which_in(&server.command, Some(&root)).passed_over {
             add(role, own);
         }
+        project_code(&mut add, &folders, server.project_code.as_deref(), &name);
     }
     for check in &diagnostics.checks {
+        project_code(
+            &mut add,
+            &folders,
+            check.project_code.as_deref(),
+            &check.name,
+        );
         if let Some(own) = which_in(&check.command, Some(&root)).passed_over {
             add(format!("check command {}", check.name), own);
         }
@@ -101,6 +108,26 @@ pub fn what_would_run(root: &Path, settings: &Settings, dirs: &[PathBuf]) -> Vec
     found
 }
 
+/// The project's own code a tool runs (`Cargo.toml`'s build scripts and
+/// macros), when its marker file is in one of `folders`.
+fn project_code(
+    add: &mut impl FnMut(String, PathBuf),
+    folders: &[PathBuf],
+    marker: Option<&str>,
+    tool: &str,
+) {
+    let Some(marker) = marker else { return };
+    for folder in folders {
+        let file = folder.join(marker);
+        if file.exists() {
+            add(
+                format!("the project's own code (build scripts, macros) that {tool} runs"),
+                file,
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +141,7 @@ mod tests {
         );
         std::fs::create_dir_all(root.join("node_modules/typescript")).unwrap();
         std::fs::write(root.join("node_modules/typescript/package.json"), "{}").unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\n").unwrap();
         std::fs::create_dir_all(root.join(".hello-tui/commands")).unwrap();
         std::fs::write(root.join(".hello-tui/commands/ship.md"), "ship it").unwrap();
         let settings = Settings::defaults();
@@ -129,6 +157,7 @@ mod tests {
         assert_eq!(
             listed,
             [
+                "the project's own code (build scripts, macros) that rust-analyzer runs: Cargo.toml",
                 "TypeScript a TypeScript server loads: node_modules/typescript",
                 "language server typescript-language-server: web/node_modules/.bin/typescript-language-server",
                 "slash command (prompt template): .hello-tui/commands/ship.md",

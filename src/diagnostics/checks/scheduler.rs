@@ -14,6 +14,7 @@ use super::matchers::ProblemMatcher;
 use super::resolve::to_diagnostics;
 use super::runner::{Invocation, RunResult, run};
 use crate::diagnostics::event::{CheckState, DiagnosticsEvent};
+use crate::diagnostics::lsp::resolve::Within;
 use crate::diagnostics::model::Diagnostic;
 use crate::diagnostics::which::{Found, which_in};
 use crate::sandbox::Confinement;
@@ -53,6 +54,16 @@ pub struct CheckScheduler {
 pub enum Trigger {
     Save,
     Manual,
+}
+
+/// The folders of `path` up to the workspace at `root` (as given: paths
+/// come from the same root).
+fn within<'a>(path: &'a Path, root: &'a Path) -> Within<'a> {
+    Within {
+        dir: path.parent().unwrap_or(path),
+        roots: [root, root],
+        trusted: false,
+    }
 }
 
 impl CheckScheduler {
@@ -109,6 +120,15 @@ impl CheckScheduler {
                 continue;
             }
             let untrusted = (!self.trusted).then_some(self.root.as_path());
+            if let Some(marker) = check.project_code.as_deref().filter(|_| !self.trusted)
+                && within(path, &self.root).holds(marker)
+            {
+                self.notice(format!(
+                    "check `{name}` not run: it runs the project's own code ({marker}) and {}",
+                    crate::diagnostics::lsp::resolve::UNTRUSTED
+                ));
+                continue;
+            }
             let program = match which_in(&check.command, untrusted) {
                 Found {
                     program: Some(program),

@@ -79,6 +79,10 @@ pub fn route(
             format!("another {role} server runs")
         } else if wants_version && !trusted && found.is_some_and(|ts| ts.in_workspace) {
             format!("it would load the workspace's TypeScript: {UNTRUSTED}")
+        } else if let Some(marker) = server.project_code.as_deref().filter(|_| !trusted)
+            && dir.holds(marker)
+        {
+            format!("it runs the project's own code ({marker}): {UNTRUSTED}")
         } else {
             match program(server, &dir) {
                 Found {
@@ -121,6 +125,12 @@ impl Within<'_> {
         self.dir
             .ancestors()
             .take_while(|d| self.roots.iter().any(|root| d.starts_with(root)))
+    }
+
+    /// Whether `file` (`Cargo.toml`) is in the folder or one above it,
+    /// inside the workspace.
+    pub fn holds(&self, file: &str) -> bool {
+        self.ancestors().any(|d| d.join(file).exists())
     }
 }
 
@@ -308,6 +318,44 @@ mod tests {
         assert_eq!(
             programs,
             [&root.join("node_modules/.bin/typescript-language-server")]
+        );
+    }
+
+    #[test]
+    fn a_server_that_runs_the_projects_code_waits_for_trust() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("Cargo.toml"), "[package]\n").unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let servers = vec![ServerConfig {
+            project_code: Some("Cargo.toml".into()),
+            ..ServerConfig::new(&["rust"], "sh", &[]).named("ra")
+        }];
+        let file = root.join("src/main.rs");
+        let untrusted = route(&servers, &[], "rust", &file, root, false);
+        assert!(untrusted.servers.is_empty());
+        assert_eq!(
+            untrusted.skipped,
+            [(
+                "ra".to_string(),
+                format!("it runs the project's own code (Cargo.toml): {UNTRUSTED}")
+            )]
+        );
+        let trusted = route(&servers, &[], "rust", &file, root, true);
+        assert_eq!(trusted.servers.len(), 1, "{:?}", trusted.skipped);
+        let elsewhere = tempfile::tempdir().unwrap();
+        let loose = route(
+            &servers,
+            &[],
+            "rust",
+            &elsewhere.path().join("x.rs"),
+            elsewhere.path(),
+            false,
+        );
+        assert_eq!(
+            loose.servers.len(),
+            1,
+            "no Cargo.toml: nothing of the project runs"
         );
     }
 
