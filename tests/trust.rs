@@ -476,3 +476,23 @@ async fn cargo_check_does_not_run_an_untrusted_build_script() {
     ran_within(&repo, Duration::from_secs(120)).await;
     service.shutdown().await;
 }
+
+/// The question quotes names from the file system: a folder named with a
+/// terminal escape sequence (it retitles the window, or worse) reaches the
+/// screen sanitized.
+#[test]
+fn the_question_sanitizes_what_it_quotes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shop\u{1b}]0;pwned\u{7}");
+    std::fs::create_dir_all(root.join(".hello-tui/commands")).unwrap();
+    std::fs::write(root.join(".hello-tui/commands/ship.md"), "Ship it\n").unwrap();
+    let mut s = AppState::new(root.clone(), Settings::defaults());
+    hello_tui::app::trust::start(&mut s, TrustStore::at(dir.path().join("store.json")));
+    assert!(asking(&s));
+    let text = hello_tui::app::trust::question_text(&s);
+    assert!(text.contains("ship.md"), "{text}");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains("pwned"),
+        "{text:?}"
+    );
+}

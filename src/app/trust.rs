@@ -10,6 +10,7 @@ use super::state::{AppState, Question};
 use super::update::notice;
 use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
+use crate::sanitize::for_display;
 use crate::trust::{Provided, Trust, TrustStore, Why};
 
 /// The workspace's trust as the workbench holds it.
@@ -112,14 +113,16 @@ pub fn answer(state: &mut AppState, trusted: bool) {
 }
 
 /// The question's text: what would run, and where the answer is kept.
+/// Names come from the file system (a folder may be called anything), so
+/// each is drawn through the sanitizer.
 pub fn question_text(state: &AppState) -> String {
     const SHOWN: usize = 8;
     let mut text = format!(
         "Trust {}? Then these files of it run, or are loaded, on your machine:\n",
-        state.workspace_name
+        for_display(&state.workspace_name)
     );
     for provided in state.trust.found.iter().take(SHOWN) {
-        text.push_str(&format!("• {provided}\n"));
+        text.push_str(&format!("• {}\n", for_display(&provided.to_string())));
     }
     if state.trust.found.len() > SHOWN {
         text.push_str(&format!("• and {} more\n", state.trust.found.len() - SHOWN));
@@ -133,7 +136,7 @@ pub fn question_text(state: &AppState) -> String {
     if let Some(path) = state.trust.store.path() {
         text.push_str(&format!(
             " The answer is kept in {} (/trust asks again).",
-            path.display()
+            for_display(&path.display().to_string())
         ));
     }
     text
