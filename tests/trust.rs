@@ -489,10 +489,37 @@ fn the_question_sanitizes_what_it_quotes() {
     let mut s = AppState::new(root.clone(), Settings::defaults());
     hello_tui::app::trust::start(&mut s, TrustStore::at(dir.path().join("store.json")));
     assert!(asking(&s));
-    let text = hello_tui::app::trust::question_text(&s);
+    let text = hello_tui::app::trust::question_text(&s, 8);
     assert!(text.contains("ship.md"), "{text}");
     assert!(
         !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains("pwned"),
         "{text:?}"
     );
+}
+
+/// At 80x24 a long list is cut to what fits, says how many more there
+/// are, and the answers stay on screen.
+#[test]
+fn a_long_trust_question_fits_80x24() {
+    let repo = Repo::new();
+    std::fs::write(repo.root.join("Cargo.toml"), "[package]\n").unwrap();
+    let commands = repo.root.join(".hello-tui/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    for name in ["deploy", "release", "review", "ship"] {
+        std::fs::write(commands.join(format!("{name}.md")), "Do it\n").unwrap();
+    }
+    let mut s = AppState::new(repo.root.clone(), Settings::defaults());
+    hello_tui::app::trust::start(
+        &mut s,
+        TrustStore::at("/home/u/.local/share/hello-tui/trusted-workspaces.json".into()),
+    );
+    assert_eq!(s.trust.found.len(), 7, "{:?}", s.trust.found);
+    let terminal = frames::draw_settled(&mut s, &Theme::builtin_default(), 80, 24);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("and 3 more"), "{screen}");
+    assert!(
+        screen.contains("y yes   n no   "),
+        "the answers in the box: {screen}"
+    );
+    insta::assert_snapshot!(screen);
 }

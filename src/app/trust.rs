@@ -114,18 +114,21 @@ pub fn answer(state: &mut AppState, trusted: bool) {
 
 /// The question's text: what would run, and where the answer is kept.
 /// Names come from the file system (a folder may be called anything), so
-/// each is drawn through the sanitizer.
-pub fn question_text(state: &AppState) -> String {
-    const SHOWN: usize = 8;
+/// each is drawn through the sanitizer. At most `shown` items are listed
+/// (what fits the screen, so the answers stay on it).
+pub fn question_text(state: &AppState, shown: usize) -> String {
     let mut text = format!(
         "Trust {}? Then these files of it run, or are loaded, on your machine:\n",
         for_display(&state.workspace_name)
     );
-    for provided in state.trust.found.iter().take(SHOWN) {
+    for provided in state.trust.found.iter().take(shown) {
         text.push_str(&format!("• {}\n", for_display(&provided.to_string())));
     }
-    if state.trust.found.len() > SHOWN {
-        text.push_str(&format!("• and {} more\n", state.trust.found.len() - SHOWN));
+    if state.trust.found.len() > shown {
+        text.push_str(&format!(
+            "• and {} more (a taller terminal lists them all)\n",
+            state.trust.found.len() - shown
+        ));
     }
     if state.trust.found.is_empty() {
         text.push_str("• nothing found now (a later `npm install` may add some)\n");
