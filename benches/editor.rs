@@ -624,7 +624,15 @@ fn typing_with_servers(
                 ..DiagnosticsConfig::default()
             };
             let env = ChildEnv::from_host(&[], "");
-            DiagnosticsService::start(config, root.to_path_buf(), tx, Confinement::unconfined(env))
+            // ruff from PATH, outside the scratch workspace: untrusted is fine.
+            let trusted = false;
+            DiagnosticsService::start(
+                config,
+                root.to_path_buf(),
+                tx,
+                Confinement::unconfined(env),
+                trusted,
+            )
         });
         let mut doc = Document::open(path).expect("open");
         doc.apply(EditCommand::GoToLine(500_003)).expect("goto");

@@ -91,6 +91,13 @@ pub struct GlobalOptions {
     /// Let the sandboxed kernel open network connections.
     #[arg(long, global = true)]
     pub allow_network: bool,
+
+    /// Trust the workspace: its own programs (a `node_modules/.bin`
+    /// language server, a `.venv/bin` on PATH) may run, without the
+    /// question the workbench asks on first open. `exec` without it treats
+    /// a workspace never trusted as untrusted.
+    #[arg(long, global = true)]
+    pub trust: bool,
 }
 
 #[derive(Debug, Subcommand)]

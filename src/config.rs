@@ -138,6 +138,9 @@ pub struct SafetySection {
     pub writable: Option<Vec<String>>,
     /// Most processes alive at once in one sandboxed spawn.
     pub max_processes: Option<u32>,
+    /// Folders whose workspaces (the folder and everything below) are
+    /// trusted without asking (`crate::trust`); `~/` means the home folder.
+    pub trusted_workspaces: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -180,6 +183,10 @@ pub struct Settings {
     /// `[safety] max_processes`: most processes alive at once in one
     /// sandboxed spawn (the kernel and what its cells start, together).
     pub max_processes: u32,
+    /// `--trust`: the workspace is trusted for this run.
+    pub trust: bool,
+    /// `[safety] trusted_workspaces`, with `~/` expanded.
+    pub trusted_workspaces: Vec<PathBuf>,
     /// `[subcalls]`: the model `llm_query` asks and its bounds.
     pub subcalls: crate::subcalls::SubcallSection,
     /// `[[mcp.servers]]`: the kernel's `mcp` capability starts these.
@@ -221,6 +228,17 @@ impl ConfigFile {
             }),
         }
     }
+}
+
+/// Paths from the config file, `~/` expanded to `$HOME`.
+fn home_paths(paths: Vec<String>, env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|path| match (path.strip_prefix("~/"), env("HOME")) {
+            (Some(rest), Some(home)) => Path::new(&home).join(rest),
+            _ => PathBuf::from(path),
+        })
+        .collect()
 }
 
 impl Settings {
@@ -319,16 +337,9 @@ impl Settings {
                 .safety
                 .max_processes
                 .unwrap_or(crate::sandbox::DEFAULT_MAX_PROCESSES),
-            writable: file
-                .safety
-                .writable
-                .unwrap_or_default()
-                .iter()
-                .map(|path| match (path.strip_prefix("~/"), env("HOME")) {
-                    (Some(rest), Some(home)) => Path::new(&home).join(rest),
-                    _ => PathBuf::from(path),
-                })
-                .collect(),
+            writable: home_paths(file.safety.writable.unwrap_or_default(), env),
+            trust: flags.trust,
+            trusted_workspaces: home_paths(file.safety.trusted_workspaces.unwrap_or_default(), env),
             subcalls: file.subcalls,
             mcp: file.mcp,
             model_profiles: file.models,
@@ -448,7 +459,7 @@ mod tests {
         assert!(!s.allow_network);
         assert!(s.writable.is_empty() && s.kernel_env.is_empty());
         let file = ConfigFile::parse(
-            "[safety]\nwritable = [\"~/.cargo/registry\", \"/opt/cache\"]\n[kernel]\nenv = [\"MY_TOOL\"]\n",
+            "[safety]\nwritable = [\"~/.cargo/registry\", \"/opt/cache\"]\ntrusted_workspaces = [\"~/code\"]\n[kernel]\nenv = [\"MY_TOOL\"]\n",
             Path::new("c.toml"),
         )
         .unwrap();
@@ -467,6 +478,8 @@ mod tests {
             ]
         );
         assert_eq!(s.kernel_env, ["MY_TOOL"]);
+        assert_eq!(s.trusted_workspaces, [PathBuf::from("/home/u/code")]);
+        assert!(!s.trust, "only --trust sets it");
         let err = ConfigFile::parse("[safety]\napproval = \"yolo\"\n", Path::new("c.toml"))
             .unwrap_err()
             .to_string();

@@ -65,12 +65,17 @@ pub fn confinement(
 
 /// The kernel's config from the settings (interpreter, memory limit, cell
 /// timeout), started under `confinement` on every spawn, restarts included.
+/// In a workspace not trusted (`crate::trust`) the interpreter is one
+/// found outside it: an activated `.venv` of the repository is not run.
 pub fn kernel_config(
     settings: &Settings,
     workspace: &Path,
     confinement: &Confinement,
 ) -> KernelConfig {
     let mut config = KernelConfig::from_settings(settings, workspace);
+    if !crate::trust::decide_here(workspace, settings).is_trusted() {
+        config.python = python_outside(&config.python, workspace);
+    }
     config.sandboxed = confinement.is_sandboxed();
     let confinement = confinement.clone();
     config.pre_spawn = Some(PreSpawnHook(Arc::new(move |cmd| confinement.apply(cmd))));
@@ -129,6 +134,8 @@ pub fn registry(
 /// configured by the user but runs whatever its package does, and its tools
 /// act for the model), started now in the background so the prompt can list
 /// their tools, and report into `directory`. Every call asks `approval`.
+/// In a workspace not trusted (`crate::trust`), a server whose program is
+/// the workspace's is left out.
 pub fn add_mcp(
     registry: &mut CapabilityRegistry,
     settings: &Settings,
@@ -137,15 +144,119 @@ pub fn add_mcp(
     approval: Arc<dyn ToolCallApproval>,
     directory: &McpDirectory,
 ) {
-    if settings.mcp.servers.is_empty() {
+    let trusted = crate::trust::decide_here(root, settings).is_trusted();
+    let configs = mcp_servers_to_start(settings, root, trusted);
+    if configs.is_empty() {
         return;
     }
     let servers = McpServers::new(
-        &settings.mcp.servers,
+        &configs,
         root.to_path_buf(),
         confinement.clone(),
         directory.clone(),
     );
     servers.start_all();
     registry.register(Arc::new(McpCapability::new(servers, approval)));
+}
+
+/// `python` as found outside the untrusted `workspace` (an absolute path);
+/// when only the workspace has it, a name that cannot start and says why
+/// in the kernel's start error.
+fn python_outside(python: &Path, workspace: &Path) -> std::path::PathBuf {
+    let found = crate::diagnostics::which_in(&python.to_string_lossy(), Some(workspace));
+    match (found.program, found.passed_over) {
+        (Some(outside), _) => outside,
+        (None, Some(own)) => std::path::PathBuf::from(format!(
+            "{} (only the untrusted workspace has it, at {}: /trust)",
+            python.display(),
+            own.display()
+        )),
+        (None, None) => python.to_path_buf(),
+    }
+}
+
+/// The configured MCP servers that may start: all of them in a trusted
+/// workspace; otherwise each stdio server's program is looked up outside
+/// the workspace (and run by that absolute path), and one that only the
+/// workspace has is left out, with a warning in the log.
+fn mcp_servers_to_start(
+    settings: &Settings,
+    root: &Path,
+    trusted: bool,
+) -> Vec<crate::mcp::McpServerConfig> {
+    use crate::mcp::Transport;
+    let mut configs = Vec::new();
+    for config in &settings.mcp.servers {
+        let Transport::Stdio { command } = config.transport() else {
+            configs.push(config.clone());
+            continue;
+        };
+        if trusted {
+            configs.push(config.clone());
+            continue;
+        }
+        let found = crate::diagnostics::which_in(command, Some(root));
+        match (found.program, found.passed_over) {
+            (Some(program), _) => {
+                let mut config = config.clone();
+                config.command = Some(program.to_string_lossy().into_owned());
+                configs.push(config);
+            }
+            (None, Some(own)) => tracing::warn!(
+                server = %config.name,
+                program = %own.display(),
+                "MCP server not started: its program is the untrusted workspace's"
+            ),
+            // Not found at all: it fails to start and says so, as before.
+            (None, None) => configs.push(config.clone()),
+        }
+    }
+    configs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_untrusted_workspaces_python_is_not_the_kernels() {
+        let ws = tempfile::tempdir().unwrap();
+        let venv = ws.path().join(".venv/bin/python3");
+        crate::diagnostics::write_executable(&venv);
+        let refused = python_outside(&venv, ws.path());
+        assert!(
+            refused.to_string_lossy().contains("/trust") && !refused.exists(),
+            "{refused:?}"
+        );
+        let system = python_outside(Path::new("sh"), ws.path());
+        assert!(system.is_absolute() && !system.starts_with(ws.path()));
+    }
+
+    #[test]
+    fn an_untrusted_workspaces_mcp_server_is_left_out() {
+        let ws = tempfile::tempdir().unwrap();
+        let own = ws.path().join("tools/mcp-server");
+        crate::diagnostics::write_executable(&own);
+        let file = crate::config::ConfigFile::parse(
+            &format!(
+                "[[mcp.servers]]\nname = \"own\"\ncommand = \"{}\"\n[[mcp.servers]]\nname = \"shell\"\ncommand = \"sh\"\n",
+                own.display()
+            ),
+            Path::new("c.toml"),
+        )
+        .unwrap();
+        let settings =
+            Settings::merge(file, None, &crate::cli::GlobalOptions::default(), &|_| None).unwrap();
+        let names = |configs: Vec<crate::mcp::McpServerConfig>| -> Vec<String> {
+            configs.iter().map(|c| c.name.to_string()).collect()
+        };
+        assert_eq!(
+            names(mcp_servers_to_start(&settings, ws.path(), false)),
+            ["shell"]
+        );
+        assert_eq!(
+            names(mcp_servers_to_start(&settings, ws.path(), true)),
+            ["own", "shell"]
+        );
+    }
 }

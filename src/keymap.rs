@@ -25,6 +25,8 @@ pub enum Scope {
     Unsaved,
     /// A buffer recovered from an earlier session: restore, later, discard.
     Recovery,
+    /// May the workspace's own programs run? No unless `y`.
+    Trust,
     /// The variables pane (its list keys come from [`Scope::List`]).
     Variables,
     /// The diagnostics pane (its list keys come from [`Scope::List`]).
@@ -61,6 +63,7 @@ impl Scope {
             Scope::Confirm => "Confirmation",
             Scope::Unsaved => "Unsaved edits (quit, close)",
             Scope::Recovery => "Recovered edits (at start)",
+            Scope::Trust => "Trust the workspace (first open, /trust)",
             Scope::Variables => "Variables",
             Scope::Diagnostics => "Diagnostics",
             Scope::VariableFilter => "Variables filter",
@@ -76,7 +79,7 @@ impl Scope {
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 20] = [
+    pub const ALL: [Scope; 21] = [
         Scope::Global,
         Scope::Conversation,
         Scope::SlashPalette,
@@ -91,6 +94,7 @@ impl Scope {
         Scope::Confirm,
         Scope::Unsaved,
         Scope::Recovery,
+        Scope::Trust,
         Scope::Approval,
         Scope::ApprovalReason,
         Scope::HunkReview,
@@ -1046,6 +1050,11 @@ pub const BINDINGS: &[Binding] = &[
     hinted(Scope::Recovery, Char('n'), NONE, Action::Deny),
     hinted(Scope::Recovery, Char('d'), NONE, Action::AnswerDiscard),
     bind(Scope::Recovery, KeyCode::Esc, NONE, Action::Deny),
+    // Trusting a workspace: only `y` says yes; Enter and Esc say no.
+    hinted(Scope::Trust, Char('y'), NONE, Action::Confirm),
+    hinted(Scope::Trust, Char('n'), NONE, Action::Deny),
+    bind(Scope::Trust, KeyCode::Enter, NONE, Action::Deny),
+    bind(Scope::Trust, KeyCode::Esc, NONE, Action::Deny),
 ];
 
 /// Scopes that own the whole keyboard while open: global bindings other
@@ -1056,6 +1065,7 @@ pub fn is_modal(scope: Scope) -> bool {
         Scope::Confirm
             | Scope::Unsaved
             | Scope::Recovery
+            | Scope::Trust
             | Scope::Help
             | Scope::RequestPreview
             | Scope::Search

@@ -34,6 +34,7 @@ pub mod text_diff;
 pub(crate) mod text_merge;
 pub mod theme;
 pub mod tokens;
+pub mod trust;
 pub mod tui;
 pub mod ui;
 pub mod units;

@@ -94,11 +94,18 @@ struct Ui {
 impl Ui {
     /// Check commands run confined, as in the workbench, wherever the
     /// sandbox is available: every check test also shows that ordinary
-    /// checks (ruff, py_compile, `cargo check`) work inside it.
+    /// checks (ruff, py_compile, `cargo check`) work inside it. The
+    /// workspace is trusted (the user's own project): a server it holds
+    /// may run (`trust` tests the other case).
     fn start(config: DiagnosticsConfig, root: &Path) -> (DiagnosticsService, Ui) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let service =
-            DiagnosticsService::start(config, root.to_path_buf(), tx, checks_confinement(root));
+        let service = DiagnosticsService::start(
+            config,
+            root.to_path_buf(),
+            tx,
+            checks_confinement(root),
+            true,
+        );
         let ui = Ui {
             rx,
             store: DiagnosticsStore::new(),
@@ -1051,6 +1058,7 @@ mod checks {
             root_markers: vec!["Cargo.toml".into()],
             on_save: true,
             timeout_secs: 60,
+            project_code: None,
         }
     }
 
@@ -1124,6 +1132,7 @@ mod checks {
             },
             checks_confinement(dir.path()),
             Duration::from_secs(30),
+            false,
         )
         .await;
         let sources: Vec<&str> = found.iter().map(|d| d.source.as_str()).collect();

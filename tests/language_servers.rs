@@ -72,6 +72,7 @@ fn start_diagnostics(s: &mut AppState) -> AppEventReceiver {
         s.workspace_root.clone(),
         diag_tx,
         confinement,
+        s.trust.trust.is_trusted(),
     );
     tokio::spawn(async move {
         while let Some(ev) = diag_rx.recv().await {
@@ -144,6 +145,8 @@ async fn typescript_7_reports_the_seed_scenes_unsaved_error() {
     let disk = std::fs::read_to_string(&file).unwrap();
 
     let mut s = AppState::new(root.clone(), Settings::defaults());
+    // The project's own TypeScript is what serves it: a trusted workspace.
+    s.trust.trust = hello_tui::trust::Trust::Trusted(hello_tui::trust::Why::Flag);
     let mut rx = start_diagnostics(&mut s);
     hello_tui::app::editors::open(&mut s, &file, Some((42, 7)));
     // Line 42 was `grant_type: "refresh_token",`; `config` lands at 42:18.

@@ -1186,7 +1186,7 @@ fn slash_opens_a_command_palette() {
     type_keys(&mut s, "/");
     let terminal = draw(&mut s, 90, 24);
     let screen = text_of(&terminal);
-    assert!(screen.contains("Commands · 12"), "{screen}");
+    assert!(screen.contains("Commands · 13"), "{screen}");
     assert!(screen.contains("/model [NAME]"), "{screen}");
     press(&mut s, KeyCode::Down, KeyModifiers::NONE);
     let terminal = draw(&mut s, 90, 24);
@@ -1218,7 +1218,9 @@ fn slash_opens_a_command_palette() {
 
 /// Issue 18: a Markdown template in `.hello-tui/commands/` is a command:
 /// listed with its description, and sent as a prompt with `$ARGUMENTS`
-/// filled in. An unknown command is an error listing the real ones.
+/// filled in, once the workspace is trusted (a repository's templates are
+/// what it configures, issue 25). An unknown command is an error listing
+/// the real ones.
 #[test]
 fn custom_commands_are_prompt_templates() {
     let dir = tempfile::tempdir().unwrap();
@@ -1231,6 +1233,13 @@ fn custom_commands_are_prompt_templates() {
     .unwrap();
     let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
     s.user_commands = None;
+    type_keys(&mut s, "/rev");
+    let untrusted = text_of(&draw(&mut s, 160, 24));
+    assert!(!untrusted.contains("/review"), "{untrusted}");
+    for _ in 0.."/rev".len() {
+        press(&mut s, KeyCode::Backspace, KeyModifiers::NONE);
+    }
+    s.trust.trust = hello_tui::trust::Trust::Trusted(hello_tui::trust::Why::Flag);
     type_keys(&mut s, "/rev");
     let listed = text_of(&draw(&mut s, 160, 24));
     assert!(

@@ -202,6 +202,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
             &[],
             "",
         )),
+        false,
     ));
     let forward = tx.clone();
     tokio::spawn(async move {

@@ -266,6 +266,10 @@ fn answer(state: &mut AppState, question: Question, answer: Answer) -> Command {
             };
             super::editors::answer_recovery(state, index, count, choice)
         }
+        (Question::TrustWorkspace, _) => {
+            super::trust::answer(state, answer == Answer::Yes);
+            Command::Redraw
+        }
         // Cancel: nothing happens.
         _ => Command::Redraw,
     }

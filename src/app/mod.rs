@@ -30,6 +30,7 @@ pub(crate) mod start_over;
 pub mod state;
 pub mod subcalls;
 pub(crate) mod transcript;
+pub mod trust;
 pub mod update;
 pub(crate) mod workspace_services;
 pub mod write_review;

@@ -83,6 +83,11 @@ pub fn builtins() -> Vec<SlashCommand> {
             "",
             "this workspace's sessions, and how to resume one",
         ),
+        SlashCommand::builtin(
+            "trust",
+            "",
+            "ask again whether this workspace's own programs may run",
+        ),
     ]
 }
 
@@ -94,24 +99,46 @@ pub fn user_commands_dir() -> Option<PathBuf> {
 }
 
 /// Every command: built-ins, then custom ones by name — the workspace's
-/// (`.hello-tui/commands`), then the user's. A custom command never
-/// shadows a built-in, and the workspace's wins over the user's.
-pub fn all(workspace: &Path, user: Option<&Path>) -> Vec<SlashCommand> {
-    let mut dirs = vec![workspace.join(".hello-tui").join("commands")];
-    dirs.extend(user.map(Path::to_path_buf));
+/// (`.hello-tui/commands`, only once the workspace is `trusted`: a
+/// repository's templates are what it configures, see `crate::trust`),
+/// then the user's. A custom command never shadows a built-in, and the
+/// workspace's wins over the user's.
+pub fn all(workspace: &Path, trusted: bool, user: Option<&Path>) -> Vec<SlashCommand> {
+    let mut dirs = Vec::new();
+    if trusted {
+        dirs.push((workspace_dir(workspace), "project"));
+    }
+    dirs.extend(user.map(|user| (user.to_path_buf(), "yours")));
     all_in(&dirs)
 }
 
-fn all_in(dirs: &[PathBuf]) -> Vec<SlashCommand> {
+fn workspace_dir(workspace: &Path) -> PathBuf {
+    workspace.join(".hello-tui").join("commands")
+}
+
+/// The workspace's own templates (what trusting it would add).
+pub fn workspace_templates(workspace: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(workspace_dir(workspace)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| custom_command(path).is_some())
+        .collect();
+    found.sort();
+    found
+}
+
+/// Templates of each folder, with where they come from (shown: a
+/// repository's own commands are not mistaken for the user's).
+fn all_in(dirs: &[(PathBuf, &str)]) -> Vec<SlashCommand> {
     let mut commands = builtins();
     let mut custom: Vec<SlashCommand> = Vec::new();
-    for (i, dir) in dirs.iter().enumerate() {
+    for (dir, origin) in dirs {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
-        // Where a template comes from shows: a repository's own commands
-        // are not mistaken for the user's.
-        let origin = if i == 0 { "project" } else { "yours" };
         let mut found: Vec<SlashCommand> = entries
             .flatten()
             .filter_map(|entry| custom_command(&entry.path()))
@@ -250,7 +277,7 @@ mod tests {
         std::fs::write(user.join("explain.md"), "# Explain the code\nExplain it.\n").unwrap();
         std::fs::write(user.join("undo.md"), "not the built-in\n").unwrap();
         std::fs::write(user.join("bad name.md"), "x\n").unwrap();
-        let all = all_in(&[workspace, user]);
+        let all = all_in(&[(workspace, "project"), (user, "yours")]);
         let custom: Vec<(&str, &str, &str)> = all
             .iter()
             .filter(|c| c.template.is_some())

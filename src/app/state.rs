@@ -283,6 +283,9 @@ pub enum Question {
         index: usize,
         count: usize,
     },
+    /// The workspace provides programs that would run: may they
+    /// (`app::trust`)? Asked at start and by `/trust`; No by default.
+    TrustWorkspace,
 }
 
 impl Question {
@@ -299,11 +302,15 @@ impl Question {
             }
             Question::RestoreRecovery { .. } => Scope::Recovery,
             Question::LoadTheirs { .. } => Scope::Confirm,
+            Question::TrustWorkspace => Scope::Trust,
         }
     }
 
     pub fn interrupts(self) -> bool {
-        matches!(self, Question::RestoreRecovery { index: 0, .. })
+        matches!(
+            self,
+            Question::RestoreRecovery { index: 0, .. } | Question::TrustWorkspace
+        )
     }
 }
 
@@ -367,6 +374,8 @@ pub struct AppState {
     /// The yes/no question the last frame drew (`Overlay::Confirm`); until
     /// a question has been drawn it takes no keys.
     pub question_shown: Option<Question>,
+    /// Whether the workspace's own programs may run (`app::trust`).
+    pub trust: super::trust::TrustView,
     /// The model, the running turn, the shared conversation store.
     pub agent: AgentState,
     /// Open files (tabs), clipboard, recovery, watcher status.
@@ -411,6 +420,7 @@ impl AppState {
             safety: SafetyView::default(),
             approvals: ApprovalQueue::default(),
             question_shown: None,
+            trust: Default::default(),
             agent: AgentState::default(),
             editors: Default::default(),
             changes: Default::default(),

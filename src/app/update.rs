@@ -359,6 +359,9 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             let report = super::changes::diff(state);
             notice(state, &report);
         }
+        Submission::SlashCommand { name, .. } if name == "trust" => {
+            super::trust::command(state);
+        }
         Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
             super::diagnostics::restart_servers(state);
         }
@@ -398,7 +401,11 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
 /// A custom command (a prompt template) sends its prompt; any other name
 /// is an error that lists the real commands.
 fn custom_command(state: &mut AppState, name: &str, args: &str) {
-    let commands = super::slash::all(&state.workspace_root, state.user_commands.as_deref());
+    let commands = super::slash::all(
+        &state.workspace_root,
+        state.trust.trust.is_trusted(),
+        state.user_commands.as_deref(),
+    );
     let Some(command) = commands
         .iter()
         .find(|c| c.name == name && c.template.is_some())

@@ -23,18 +23,21 @@ pub struct Opened<'a> {
 /// Opens the file with its language servers and runs its on-save checks,
 /// then collects what arrives until every server has answered and every
 /// check finished, or `wait` is over. Servers are shut down before it
-/// returns (bounded, see [`DiagnosticsService::shutdown`]).
+/// returns (bounded, see [`DiagnosticsService::shutdown`]). `trusted`: the
+/// workspace's own programs may run (nobody is asked here).
 pub async fn collect(
     config: DiagnosticsConfig,
     file: Opened<'_>,
     confinement: Confinement,
     wait: Duration,
+    trusted: bool,
 ) -> Vec<Diagnostic> {
     let Some(language_id) = language_id_for_path(file.path) else {
         return Vec::new();
     };
     let (tx, mut events) = mpsc::unbounded_channel();
-    let service = DiagnosticsService::start(config, file.root.to_path_buf(), tx, confinement);
+    let service =
+        DiagnosticsService::start(config, file.root.to_path_buf(), tx, confinement, trusted);
     service.open(file.path, language_id, file.text);
     // The disk holds this text: on-save checks apply to it as they are.
     service.save(file.path);

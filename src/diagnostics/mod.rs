@@ -43,4 +43,6 @@ pub use lsp::config::{LspTimings, ServerConfig, language_id_for_path};
 pub use model::{Diagnostic, Position, Range, Related, Severity};
 pub use service::{DiagnosticsConfig, DiagnosticsService};
 pub use store::{DiagnosticsStore, SeverityCounts};
-pub use which::which;
+#[cfg(test)]
+pub(crate) use which::write_executable;
+pub use which::{Found, which, which_in};

@@ -51,6 +51,11 @@ enum Request {
         path: PathBuf,
     },
     RestartServers,
+    /// The workspace's trust changed: every server stops, and the next
+    /// open of each document picks its servers again.
+    Trust {
+        trusted: bool,
+    },
     ServersFor {
         path: PathBuf,
         reply: oneshot::Sender<Vec<String>>,
@@ -71,12 +76,14 @@ impl DiagnosticsService {
     /// workspace root (servers' root and checks' default cwd).
     /// Check commands and language servers start under `confinement` (the
     /// kernel's): both run project code (`build.rs`, proc macros,
-    /// `conftest.py`) the model may have written.
+    /// `conftest.py`) the model may have written. `trusted`: the workspace
+    /// is trusted (`crate::trust`), so programs inside it may run.
     pub fn start(
         config: DiagnosticsConfig,
         root: PathBuf,
         events: mpsc::UnboundedSender<DiagnosticsEvent>,
         confinement: Confinement,
+        trusted: bool,
     ) -> DiagnosticsService {
         let (tx, rx) = mpsc::unbounded_channel();
         let (checks, done_rx) = CheckScheduler::new(
@@ -84,10 +91,12 @@ impl DiagnosticsService {
             root.clone(),
             events.clone(),
             confinement.clone(),
+            trusted,
         );
         let actor = Actor {
             config,
             root,
+            trusted,
             confinement,
             events,
             servers: HashMap::new(),
@@ -148,6 +157,13 @@ impl DiagnosticsService {
         self.send(Request::RestartServers);
     }
 
+    /// The workspace became trusted (or no longer is): the servers stop,
+    /// and documents opened after this (the workbench sends every open one
+    /// again) get the servers chosen under the new trust.
+    pub fn set_trust(&self, trusted: bool) {
+        self.send(Request::Trust { trusted });
+    }
+
     /// The names of the servers an open document was sent to. Answered
     /// after every request sent before it, so the check runs those started
     /// have already reported `Running`.
@@ -177,6 +193,8 @@ impl DiagnosticsService {
 struct Actor {
     config: DiagnosticsConfig,
     root: PathBuf,
+    /// Programs inside the workspace may run (see `crate::trust`).
+    trusted: bool,
     /// Language servers start under this.
     confinement: Confinement,
     events: mpsc::UnboundedSender<DiagnosticsEvent>,
@@ -210,6 +228,13 @@ impl Actor {
                         self.shutdown().await;
                         let _ = done.send(());
                         return;
+                    }
+                    Some(Request::Trust { trusted }) => {
+                        self.stop_servers().await;
+                        self.trusted = trusted;
+                        self.checks.set_trusted(trusted);
+                        self.announced.clear();
+                        self.docs.clear();
                     }
                     Some(request) => self.handle(request),
                     None => {
@@ -255,7 +280,7 @@ impl Actor {
                 });
                 let _ = reply.send(names);
             }
-            Request::Shutdown { .. } => {}
+            Request::Shutdown { .. } | Request::Trust { .. } => {}
         }
     }
 
@@ -306,6 +331,7 @@ impl Actor {
             language_id,
             path,
             &self.root,
+            self.trusted,
         );
         let chosen: Vec<ServerKey> = route.servers.clone();
         if let Some(previous) = self.docs.get(path) {
@@ -389,6 +415,11 @@ impl Actor {
 
     async fn shutdown(&mut self) {
         self.checks.shutdown();
+        self.stop_servers().await;
+    }
+
+    /// `shutdown`/`exit` to every server, bounded by each supervisor.
+    async fn stop_servers(&mut self) {
         let mut waits = Vec::new();
         for (_, server) in self.servers.drain() {
             let (done, wait) = oneshot::channel();

@@ -20,7 +20,7 @@ mod tools;
 
 pub use approval::{ToolCall, ToolCallApproval};
 pub use capability::McpCapability;
-pub use config::{McpConfig, McpServerConfig, ServerName};
+pub use config::{McpConfig, McpServerConfig, ServerName, Transport};
 pub use directory::{McpDirectory, SETTLE_WAIT, ServerListing, ServerState};
 pub use servers::McpServers;
 pub use tools::ToolInfo;

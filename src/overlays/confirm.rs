@@ -55,6 +55,13 @@ impl Component for Confirm {
 }
 
 fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, buf: &mut Buffer) {
+    // Sized to what it says: the whole question and every answer show,
+    // down to 80x24 (the answers on one line when they fit).
+    let width = u16::try_from(u32::from(screen.width) * 3 / 5)
+        .unwrap_or(u16::MAX)
+        .max(40)
+        .min(screen.width);
+    let inner = usize::from(width.saturating_sub(4)).max(1);
     let text = match question {
         Question::QuitWithUnsavedEdits { count } => format!(
             "{count} file{} ha{} unsaved edits. Save before quitting?",
@@ -67,6 +74,7 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
         Question::LoadTheirs { .. } => {
             "Load the version on disk and discard your unsaved edits?".to_string()
         }
+        Question::TrustWorkspace => trust_text(state, inner, screen.height),
         Question::RestoreRecovery { index, count } => {
             let found = state.editors.found_recoveries.get(*index);
             let path = found.map_or_else(String::new, |r| state.display_path(&r.path));
@@ -82,13 +90,6 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
             )
         }
     };
-    // Sized to what it says: the whole question and every answer show,
-    // down to 80x24 (the answers on one line when they fit).
-    let width = u16::try_from(u32::from(screen.width) * 3 / 5)
-        .unwrap_or(u16::MAX)
-        .max(40)
-        .min(screen.width);
-    let inner = usize::from(width.saturating_sub(4)).max(1);
     let mut lines: Vec<Line> = crate::screen::wrap::wrap(&text, inner)
         .into_iter()
         .map(|row| Line::styled(row, theme.roles.text))
@@ -115,9 +116,9 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
         Line::from(spans)
     };
     if one_line <= inner {
-        lines.push(answer_line(&answers));
+        lines.push(answer_line(&answers).centered());
     } else {
-        lines.extend(answers.chunks(1).map(answer_line));
+        lines.extend(answers.chunks(1).map(|a| answer_line(a).centered()));
     }
     let height = (lines.len() as u16 + 2).min(screen.height);
     let area = Rect::new(
@@ -126,13 +127,36 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
         width,
         height,
     );
-    let block = pane::block(Line::from("Confirm"), None, true, theme)
-        .border_style(theme.roles.overlay_border);
+    let title = match question {
+        Question::TrustWorkspace => "Trust this workspace?",
+        _ => "Confirm",
+    };
+    let block =
+        pane::block(Line::from(title), None, true, theme).border_style(theme.roles.overlay_border);
     Clear.render(area, buf);
+    // A list (what a workspace would run) reads from the left.
+    let alignment = match question {
+        Question::TrustWorkspace => Alignment::Left,
+        _ => Alignment::Center,
+    };
     Paragraph::new(lines)
-        .alignment(Alignment::Center)
+        .alignment(alignment)
         .block(block)
         .render(area, buf);
+}
+
+/// The trust question listing as many of the workspace's programs as
+/// leave the answers on screen (a blank row, the answers and the borders
+/// below the text); the rest are counted.
+fn trust_text(state: &AppState, inner: usize, height: u16) -> String {
+    let rows = |text: &str| crate::screen::wrap::wrap(text, inner).len() + 4;
+    let mut shown = state.trust.found.len();
+    let mut text = crate::app::trust::question_text(state, shown);
+    while shown > 1 && rows(&text) > usize::from(height) {
+        shown -= 1;
+        text = crate::app::trust::question_text(state, shown);
+    }
+    text
 }
 
 /// `4 min ago` for a Unix time in seconds (`just now` under a minute, and

@@ -141,7 +141,11 @@ impl ConversationState {
                 return;
             }
         };
-        let commands = crate::app::slash::all(&app.workspace_root, app.user_commands.as_deref());
+        let commands = crate::app::slash::all(
+            &app.workspace_root,
+            app.trust.trust.is_trusted(),
+            app.user_commands.as_deref(),
+        );
         let items: Vec<SlashCommand> = crate::app::slash::matching(&commands, typed)
             .into_iter()
             .cloned()

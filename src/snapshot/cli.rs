@@ -120,11 +120,15 @@ pub fn add_diagnostics(
         path: Path::new(&editor.path),
         text,
     };
+    // Nobody is asked here: an unknown workspace is untrusted unless
+    // `--trust` or the user's config says otherwise.
+    let trusted = crate::trust::decide_here(&root, settings).is_trusted();
     let found = runtime.block_on(collect(
         settings.diagnostics.clone(),
         file,
         confinement,
         std::time::Duration::from_secs_f64(wait),
+        trusted,
     ));
     source.diagnostics = Some(found.iter().map(SceneDiagnostic::from).collect());
 }

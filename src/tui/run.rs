@@ -42,6 +42,9 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
         });
     }
     let _workspace = crate::app::workspace_services::start(&mut state, &tx);
+    // Before any language server: a workspace never answered for is asked
+    // about (over the recovery question, which waits for the answer).
+    crate::app::trust::start(&mut state, crate::trust::TrustStore::from_env());
     let recovery = state
         .editors
         .recovery_dir
@@ -175,6 +178,7 @@ fn start_diagnostics(
         state.workspace_root.clone(),
         events,
         checks,
+        state.trust.trust.is_trusted(),
     );
     let tx = tx.clone();
     tokio::spawn(async move {

@@ -29,6 +29,11 @@ pub struct CheckCommand {
     pub on_save: bool,
     #[serde(default = "default_timeout_secs")]
     pub timeout_secs: u64,
+    /// The command runs the project's own code where this file is
+    /// (`cargo check`: `build.rs`, proc macros, `.cargo/config.toml`): not
+    /// before the workspace is trusted.
+    #[serde(default)]
+    pub project_code: Option<String>,
 }
 
 fn default_true() -> bool {
@@ -140,17 +145,21 @@ impl CheckCommand {
                 root_markers: markers.iter().map(|s| s.to_string()).collect(),
                 on_save: true,
                 timeout_secs: default_timeout_secs(),
+                project_code: None,
             }
         };
         vec![
-            make(
-                "cargo check",
-                "cargo",
-                &["check", "--message-format=json", "--all-targets"],
-                &["rust"],
-                BuiltinMatcher::CargoJson,
-                &["Cargo.toml"],
-            ),
+            CheckCommand {
+                project_code: Some("Cargo.toml".to_owned()),
+                ..make(
+                    "cargo check",
+                    "cargo",
+                    &["check", "--message-format=json", "--all-targets"],
+                    &["rust"],
+                    BuiltinMatcher::CargoJson,
+                    &["Cargo.toml"],
+                )
+            },
             // Syntax errors without writing `.pyc` files into the project.
             // (`ruff check` is not a default: `ruff server` already reports
             // the same lints live, and duplicates would be noise.)

@@ -14,8 +14,9 @@ use super::matchers::ProblemMatcher;
 use super::resolve::to_diagnostics;
 use super::runner::{Invocation, RunResult, run};
 use crate::diagnostics::event::{CheckState, DiagnosticsEvent};
+use crate::diagnostics::lsp::resolve::Within;
 use crate::diagnostics::model::Diagnostic;
-use crate::diagnostics::which::which;
+use crate::diagnostics::which::{Found, which_in};
 use crate::sandbox::Confinement;
 
 /// One command over one file (per-file commands) or over the project.
@@ -38,6 +39,8 @@ pub struct CheckScheduler {
     confinement: Confinement,
     checks: Vec<(CheckCommand, Result<ProblemMatcher, String>)>,
     root: PathBuf,
+    /// Programs inside the workspace may run (see `crate::trust`).
+    trusted: bool,
     events: mpsc::UnboundedSender<DiagnosticsEvent>,
     done_tx: mpsc::UnboundedSender<RunDone>,
     running: HashMap<RunKey, Running>,
@@ -53,12 +56,23 @@ pub enum Trigger {
     Manual,
 }
 
+/// The folders of `path` up to the workspace at `root` (as given: paths
+/// come from the same root).
+fn within<'a>(path: &'a Path, root: &'a Path) -> Within<'a> {
+    Within {
+        dir: path.parent().unwrap_or(path),
+        roots: [root, root],
+        trusted: false,
+    }
+}
+
 impl CheckScheduler {
     pub fn new(
         checks: Vec<CheckCommand>,
         root: PathBuf,
         events: mpsc::UnboundedSender<DiagnosticsEvent>,
         confinement: Confinement,
+        trusted: bool,
     ) -> (CheckScheduler, mpsc::UnboundedReceiver<RunDone>) {
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let checks = checks
@@ -71,6 +85,7 @@ impl CheckScheduler {
         let scheduler = CheckScheduler {
             checks,
             root,
+            trusted,
             confinement,
             events,
             done_tx,
@@ -79,6 +94,12 @@ impl CheckScheduler {
             next_run: 0,
         };
         (scheduler, done_rx)
+    }
+
+    /// The workspace's trust changed: later runs look for their programs
+    /// under the new one.
+    pub fn set_trusted(&mut self, trusted: bool) {
+        self.trusted = trusted;
     }
 
     /// Starts every check that applies to `language_id` for `path`.
@@ -98,27 +119,58 @@ impl CheckScheduler {
                 self.state(&name, CheckState::Failed { reason });
                 continue;
             }
-            if which(&check.command).is_none() {
-                // Silent on save (a default whose tool is not installed),
-                // explained when the user asked for it.
-                if trigger == Trigger::Manual {
-                    self.notice(format!(
-                        "check `{name}`: `{}` not found on PATH",
-                        check.command
-                    ));
-                }
+            let untrusted = (!self.trusted).then_some(self.root.as_path());
+            if let Some(marker) = check.project_code.as_deref().filter(|_| !self.trusted)
+                && within(path, &self.root).holds(marker)
+            {
+                self.notice(format!(
+                    "check `{name}` not run: it runs the project's own code ({marker}) and {}",
+                    crate::diagnostics::lsp::resolve::UNTRUSTED
+                ));
                 continue;
             }
-            self.start(index, path);
+            let program = match which_in(&check.command, untrusted) {
+                Found {
+                    program: Some(program),
+                    ..
+                } => program,
+                // The workspace's own program, before it is trusted: said
+                // every time, a save included (the user expects it to run).
+                Found {
+                    passed_over: Some(own),
+                    ..
+                } => {
+                    self.notice(format!(
+                        "check `{name}` not run: {} is the workspace's and {}",
+                        own.display(),
+                        crate::diagnostics::lsp::resolve::UNTRUSTED
+                    ));
+                    continue;
+                }
+                // Silent on save (a default whose tool is not installed),
+                // explained when the user asked for it.
+                Found { .. } => {
+                    if trigger == Trigger::Manual {
+                        self.notice(format!(
+                            "check `{name}`: `{}` not found on PATH",
+                            check.command
+                        ));
+                    }
+                    continue;
+                }
+            };
+            self.start(index, path, program);
         }
     }
 
-    fn start(&mut self, index: usize, path: &Path) {
+    fn start(&mut self, index: usize, path: &Path, program: PathBuf) {
         let check = &self.checks[index].0;
         let key: RunKey = (index, check.per_file().then(|| path.to_path_buf()));
         let cwd = check.cwd_for(path, &self.root);
         let invocation = Invocation {
-            program: check.command.clone(),
+            // Resolved here: the child's `PATH` and working directory
+            // cannot pick another program.
+            program: program.to_string_lossy().into_owned(),
             args: check.args_for(path),
             cwd: cwd.clone(),
             timeout: check.timeout(),

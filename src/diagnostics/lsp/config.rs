@@ -40,6 +40,11 @@ pub struct ServerConfig {
     /// `{ basedpyright = { analysis = { typeCheckingMode = "strict" } } }`.
     #[serde(default)]
     pub settings: serde_json::Value,
+    /// The server runs the project's own code (build scripts, proc macros,
+    /// a `.cargo/config.toml` wrapper) where this file is (`Cargo.toml`):
+    /// it does not start for such a file before the workspace is trusted.
+    #[serde(default)]
+    pub project_code: Option<String>,
 }
 
 impl ServerConfig {
@@ -54,6 +59,7 @@ impl ServerConfig {
             min_typescript: None,
             max_typescript: None,
             settings: serde_json::Value::Null,
+            project_code: None,
         }
     }
 
@@ -126,7 +132,10 @@ impl ServerConfig {
                     .role("types")
             },
             ServerConfig::new(&["python"], "pylsp", &[]).role("types"),
-            ServerConfig::new(&["rust"], "rust-analyzer", &[]),
+            ServerConfig {
+                project_code: Some("Cargo.toml".to_owned()),
+                ..ServerConfig::new(&["rust"], "rust-analyzer", &[])
+            },
             ServerConfig {
                 min_typescript: Some(7),
                 ..typescript("tsc", &["--lsp", "--stdio"]).named("tsc-lsp")

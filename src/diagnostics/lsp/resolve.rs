@@ -5,12 +5,17 @@
 //! on the TypeScript the file resolves, as Node would: TS 7 is native and
 //! serves LSP itself (`tsc --lsp`), with no `tsserver.js` for
 //! `typescript-language-server` to load.
+//!
+//! In a workspace not trusted yet (`crate::trust`) nothing of the
+//! workspace runs: its `node_modules/.bin` and any `PATH` entry inside it
+//! are passed over, and a TypeScript server is not started on the
+//! workspace's own `node_modules/typescript` (the server would load it).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::config::ServerConfig;
-use crate::diagnostics::which::which;
+use crate::diagnostics::which::{Found, which, which_in};
 
 /// Largest `package.json` read (a manifest, not a bundle).
 const MAX_MANIFEST: u64 = 1 << 20;
@@ -24,14 +29,19 @@ pub struct Route {
     pub skipped: Vec<(String, String)>,
 }
 
+/// The reason given for a server that only the untrusted workspace has.
+pub const UNTRUSTED: &str = "the workspace is not trusted (/trust)";
+
 /// The servers for a file of `language_id` at `path` in the workspace at
-/// `root`: the first usable one per role.
+/// `root`: the first usable one per role. `trusted`: programs of the
+/// workspace may run.
 pub fn route(
     servers: &[ServerConfig],
     disabled: &[String],
     language_id: &str,
     path: &Path,
     root: &Path,
+    trusted: bool,
 ) -> Route {
     // The root as given and as the file system spells it: a file path may
     // come either way.
@@ -39,6 +49,7 @@ pub fn route(
     let dir = Within {
         dir: path.parent().unwrap_or(path),
         roots: [root, &canonical],
+        trusted,
     };
     let mut route = Route::default();
     let mut filled: Vec<String> = Vec::new();
@@ -66,12 +77,28 @@ pub fn route(
             }
         } else if filled.contains(&role) {
             format!("another {role} server runs")
-        } else if let Some(program) = program(server, &dir) {
-            filled.push(role);
-            route.servers.push((index, program));
-            continue;
+        } else if wants_version && !trusted && found.is_some_and(|ts| ts.in_workspace) {
+            format!("it would load the workspace's TypeScript: {UNTRUSTED}")
+        } else if let Some(marker) = server.project_code.as_deref().filter(|_| !trusted)
+            && dir.holds(marker)
+        {
+            format!("it runs the project's own code ({marker}): {UNTRUSTED}")
         } else {
-            "missing from PATH".to_string()
+            match program(server, &dir) {
+                Found {
+                    program: Some(program),
+                    ..
+                } => {
+                    filled.push(role);
+                    route.servers.push((index, program));
+                    continue;
+                }
+                Found {
+                    passed_over: Some(own),
+                    ..
+                } => format!("{} is the workspace's and {UNTRUSTED}", own.display()),
+                Found { .. } => "missing from PATH".to_string(),
+            }
         };
         route.skipped.push((name, reason));
     }
@@ -87,6 +114,8 @@ pub struct Within<'a> {
     pub dir: &'a Path,
     /// The workspace root, as given and canonical.
     pub roots: [&'a Path; 2],
+    /// The workspace is trusted: its programs may run.
+    pub trusted: bool,
 }
 
 impl Within<'_> {
@@ -97,27 +126,45 @@ impl Within<'_> {
             .ancestors()
             .take_while(|d| self.roots.iter().any(|root| d.starts_with(root)))
     }
+
+    /// Whether `file` (`Cargo.toml`) is in the folder or one above it,
+    /// inside the workspace.
+    pub fn holds(&self, file: &str) -> bool {
+        self.ancestors().any(|d| d.join(file).exists())
+    }
 }
 
 /// The program to run: from `node_modules/.bin` above the file (inside the
-/// workspace) when the server asks for it, else from PATH.
-fn program(server: &ServerConfig, dir: &Within<'_>) -> Option<PathBuf> {
+/// workspace) when the server asks for it, else from PATH — outside the
+/// workspace unless it is trusted.
+fn program(server: &ServerConfig, dir: &Within<'_>) -> Found {
+    let mut local = None;
     if server.node_modules && !server.command.contains('/') {
-        let local = dir
+        local = dir
             .ancestors()
             .map(|d| d.join("node_modules/.bin").join(&server.command))
             .find(|candidate| which(&candidate.to_string_lossy()).is_some());
-        if local.is_some() {
-            return local;
+        if dir.trusted && local.is_some() {
+            return Found {
+                program: local,
+                passed_over: None,
+            };
         }
     }
-    which(&server.command)
+    let untrusted = (!dir.trusted).then_some(dir.roots[1]);
+    let mut found = which_in(&server.command, untrusted);
+    if found.program.is_none() && local.is_some() {
+        found.passed_over = local;
+    }
+    found
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypeScript {
     pub major: u32,
     pub version: String,
+    /// The workspace's own (its `node_modules`), not a global install.
+    pub in_workspace: bool,
 }
 
 /// The TypeScript a file in `dir` builds with: `node_modules/typescript`
@@ -129,6 +176,7 @@ pub fn typescript_for(dir: &Within<'_>) -> Option<TypeScript> {
         .ancestors()
         .map(|d| d.join("node_modules/typescript/package.json"))
         .find(|manifest| manifest.is_file());
+    let in_workspace = local.is_some();
     let manifest = match local {
         Some(manifest) => manifest,
         None => {
@@ -142,7 +190,11 @@ pub fn typescript_for(dir: &Within<'_>) -> Option<TypeScript> {
     };
     let version = manifest_field(&manifest, "version")?;
     let major = version.split('.').next()?.parse().ok()?;
-    Some(TypeScript { major, version })
+    Some(TypeScript {
+        major,
+        version,
+        in_workspace,
+    })
 }
 
 fn package_name(manifest: &Path) -> Option<String> {
@@ -163,6 +215,7 @@ fn manifest_field(manifest: &Path, field: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::which::write_executable as executable;
 
     fn package(dir: &Path, version: &str) {
         let ts = dir.join("node_modules/typescript");
@@ -172,13 +225,6 @@ mod tests {
             format!(r#"{{"name": "typescript", "version": "{version}"}}"#),
         )
         .unwrap();
-    }
-
-    fn executable(path: &Path) {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, "#!/bin/sh\n").unwrap();
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
     #[test]
@@ -195,6 +241,7 @@ mod tests {
             typescript_for(&Within {
                 dir,
                 roots: [root, root],
+                trusted: true,
             })
             .unwrap()
         };
@@ -203,7 +250,14 @@ mod tests {
         assert_eq!(within(root).major, 5);
 
         let servers = ServerConfig::defaults();
-        let route = route(&servers, &[], "typescript", &app.join("src/a.ts"), root);
+        let route = route(
+            &servers,
+            &[],
+            "typescript",
+            &app.join("src/a.ts"),
+            root,
+            true,
+        );
         let chosen: Vec<(String, PathBuf)> = route
             .servers
             .iter()
@@ -225,7 +279,7 @@ mod tests {
 
         // A file of the TS 5 package gets typescript-language-server.
         executable(&root.join("node_modules/.bin/typescript-language-server"));
-        let old = super::route(&servers, &[], "typescript", &root.join("a.ts"), root);
+        let old = super::route(&servers, &[], "typescript", &root.join("a.ts"), root, true);
         let chosen: Vec<String> = old
             .servers
             .iter()
@@ -242,6 +296,70 @@ mod tests {
     }
 
     #[test]
+    fn an_untrusted_workspace_runs_none_of_its_servers() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        package(root, "5.4.0");
+        executable(&root.join("node_modules/.bin/typescript-language-server"));
+        let servers = ServerConfig::defaults();
+        let file = root.join("app.ts");
+        let untrusted = route(&servers, &[], "typescript", &file, root, false);
+        assert!(untrusted.servers.is_empty(), "{:?}", untrusted.servers);
+        assert!(
+            untrusted
+                .skipped
+                .iter()
+                .any(|(name, why)| name == "typescript-language-server" && why.contains(UNTRUSTED)),
+            "{:?}",
+            untrusted.skipped
+        );
+        let trusted = route(&servers, &[], "typescript", &file, root, true);
+        let programs: Vec<&PathBuf> = trusted.servers.iter().map(|(_, p)| p).collect();
+        assert_eq!(
+            programs,
+            [&root.join("node_modules/.bin/typescript-language-server")]
+        );
+    }
+
+    #[test]
+    fn a_server_that_runs_the_projects_code_waits_for_trust() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("Cargo.toml"), "[package]\n").unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let servers = vec![ServerConfig {
+            project_code: Some("Cargo.toml".into()),
+            ..ServerConfig::new(&["rust"], "sh", &[]).named("ra")
+        }];
+        let file = root.join("src/main.rs");
+        let untrusted = route(&servers, &[], "rust", &file, root, false);
+        assert!(untrusted.servers.is_empty());
+        assert_eq!(
+            untrusted.skipped,
+            [(
+                "ra".to_string(),
+                format!("it runs the project's own code (Cargo.toml): {UNTRUSTED}")
+            )]
+        );
+        let trusted = route(&servers, &[], "rust", &file, root, true);
+        assert_eq!(trusted.servers.len(), 1, "{:?}", trusted.skipped);
+        let elsewhere = tempfile::tempdir().unwrap();
+        let loose = route(
+            &servers,
+            &[],
+            "rust",
+            &elsewhere.path().join("x.rs"),
+            elsewhere.path(),
+            false,
+        );
+        assert_eq!(
+            loose.servers.len(),
+            1,
+            "no Cargo.toml: nothing of the project runs"
+        );
+    }
+
+    #[test]
     fn node_modules_above_the_workspace_are_not_the_projects() {
         let dir = tempfile::tempdir().unwrap();
         let parent = dir.path();
@@ -250,7 +368,7 @@ mod tests {
         let root = parent.join("ws");
         std::fs::create_dir_all(&root).unwrap();
         let servers = ServerConfig::defaults();
-        let route = route(&servers, &[], "typescript", &root.join("b.ts"), &root);
+        let route = route(&servers, &[], "typescript", &root.join("b.ts"), &root, true);
         let programs: Vec<&PathBuf> = route.servers.iter().map(|(_, p)| p).collect();
         assert!(
             !programs
@@ -287,7 +405,7 @@ mod tests {
                 .map(|(i, _)| servers[*i].name())
                 .collect()
         };
-        let all = route(&servers, &[], "python", &file, dir.path());
+        let all = route(&servers, &[], "python", &file, dir.path(), true);
         assert_eq!(names(&all), ["lint-a", "types"]);
         assert_eq!(
             all.skipped,
@@ -302,6 +420,7 @@ mod tests {
             "python",
             &file,
             dir.path(),
+            true,
         );
         assert_eq!(
             names(&restricted),
