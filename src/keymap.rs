@@ -926,6 +926,8 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::Approval, KeyCode::Down, NONE, Action::ScrollDown),
     bind(Scope::Approval, KeyCode::PageUp, NONE, Action::PageUp),
     bind(Scope::Approval, KeyCode::PageDown, NONE, Action::PageDown),
+    bind(Scope::Approval, KeyCode::Home, NONE, Action::ScrollTop),
+    bind(Scope::Approval, KeyCode::End, NONE, Action::ScrollBottom),
     hinted(
         Scope::SlashPalette,
         KeyCode::Enter,
@@ -966,6 +968,8 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::HunkReview, KeyCode::Down, NONE, Action::ScrollDown),
     bind(Scope::HunkReview, KeyCode::PageUp, NONE, Action::PageUp),
     bind(Scope::HunkReview, KeyCode::PageDown, NONE, Action::PageDown),
+    bind(Scope::HunkReview, KeyCode::Home, NONE, Action::ScrollTop),
+    bind(Scope::HunkReview, KeyCode::End, NONE, Action::ScrollBottom),
     hinted(
         Scope::ApprovalReason,
         KeyCode::Enter,
