@@ -1039,6 +1039,9 @@ pub const BINDINGS: &[Binding] = &[
     hinted(Scope::Confirm, Char('y'), NONE, Action::Confirm),
     hinted(Scope::Confirm, Char('n'), NONE, Action::Deny),
     bind(Scope::Confirm, KeyCode::Esc, NONE, Action::Deny),
+    // No is the default: an Enter meant for the composer (or typed into
+    // the terminal by someone else) never says yes.
+    bind(Scope::Confirm, KeyCode::Enter, NONE, Action::Deny),
     // Unsaved edits when quitting or closing: no `y`, so a reflex "yes"
     // loses nothing.
     hinted(Scope::Unsaved, Char('s'), NONE, Action::AnswerSave),

@@ -578,6 +578,97 @@ fn slash_approval_switches_mode_and_reports_it() {
     );
 }
 
+/// Types `text` and Enter into the composer, a frame drawn before each key.
+fn submit(state: &mut AppState, text: &str) {
+    for c in text.chars() {
+        press(state, KeyCode::Char(c));
+    }
+    press(state, KeyCode::Enter);
+}
+
+/// A key arriving before any frame was drawn (typed ahead, or injected).
+fn typed_ahead(state: &mut AppState, code: KeyCode) {
+    handle_terminal_event(state, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn asking_to_leave_the_sandbox(state: &AppState) -> bool {
+    matches!(
+        &state.overlay,
+        Some(Overlay::Confirm(c))
+            if matches!(c.question, hello_tui::app::state::Question::LeaveSandbox { .. })
+    )
+}
+
+/// Issue 25, route 5: `/approval full` typed into the composer (by code
+/// pushing keys into the terminal) turned the sandbox off. Entering `full`
+/// is now a question of its own, saying what it turns off; it takes no key
+/// typed before it was drawn, No is the default (n, Esc, Enter), and only
+/// `y` after it was drawn switches. Leaving `full` needs no question.
+#[test]
+fn approval_full_asks_first_and_defaults_to_no() {
+    let mut s = state();
+    for c in "/approval full".chars() {
+        press(&mut s, KeyCode::Char(c));
+    }
+    // Enter, then `y`, before a frame showed the question.
+    typed_ahead(&mut s, KeyCode::Enter);
+    typed_ahead(&mut s, KeyCode::Char('y'));
+    assert!(asking_to_leave_the_sandbox(&s));
+    assert_eq!(
+        s.safety.mode,
+        ApprovalMode::Ask,
+        "a typed-ahead y is no answer"
+    );
+    assert_eq!(s.conversation.composer.lines(), ["y"]);
+    let screen = text(&draw(&mut s, 100, 30));
+    insta::assert_snapshot!("approval_full_question", screen);
+    for needle in [
+        "writing outside the workspace",
+        "the network",
+        "No is the default",
+    ] {
+        assert!(screen.contains(needle), "{needle:?}:\n{screen}");
+    }
+    press(&mut s, KeyCode::Char('n'));
+    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert!(s.overlay.is_none());
+    press(&mut s, KeyCode::Backspace);
+
+    for no in [KeyCode::Esc, KeyCode::Enter] {
+        submit(&mut s, "/approval full");
+        assert!(asking_to_leave_the_sandbox(&s));
+        draw(&mut s, 100, 30);
+        press(&mut s, no);
+        assert_eq!(s.safety.mode, ApprovalMode::Ask, "{no:?} keeps the mode");
+        assert!(s.overlay.is_none());
+    }
+    let last = &s.conversation.messages.last().unwrap().text;
+    assert!(last.contains("stays `ask`"), "{last}");
+
+    // Answered, then asked again in the same burst: the first question
+    // having been drawn does not make the second one seen.
+    submit(&mut s, "/approval full");
+    draw(&mut s, 100, 30);
+    press(&mut s, KeyCode::Char('n'));
+    for c in "/approval full".chars() {
+        typed_ahead(&mut s, KeyCode::Char(c));
+    }
+    typed_ahead(&mut s, KeyCode::Enter);
+    typed_ahead(&mut s, KeyCode::Char('y'));
+    assert!(asking_to_leave_the_sandbox(&s));
+    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+
+    // Drawn, then `y`: the sandbox goes.
+    draw(&mut s, 100, 30);
+    press(&mut s, KeyCode::Char('y'));
+    assert_eq!(s.safety.mode, ApprovalMode::Full);
+    assert!(s.overlay.is_none());
+    // Leaving `full` (F4, or any mode by name) asks nothing.
+    press(&mut s, KeyCode::F(4));
+    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert!(s.overlay.is_none());
+}
+
 fn row(
     name: &str,
     type_name: &str,
