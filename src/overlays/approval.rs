@@ -624,6 +624,45 @@ mod tests {
         assert_eq!(broker.asked(), 0);
     }
 
+    /// Issue 25: in `review` mode a hunk taller than the overlay is
+    /// accepted only once its last row was drawn; rejecting never waits.
+    #[test]
+    fn an_accepted_hunk_waits_for_its_end_a_rejected_one_does_not() {
+        use crate::app::write_review::WriteReviewState;
+        use crate::kernel::caps::{Prior, WriteProposal};
+        let before: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let after = before.replace("line 0\n", "first\n").replace(
+            "line 60\n",
+            &(0..40).map(|i| format!("new {i}\n")).collect::<String>(),
+        );
+        let proposal = WriteProposal {
+            path: "/tmp/demo/a.py".into(),
+            user_path: "a.py".into(),
+            before: Prior::Bytes(before.into_bytes()),
+            after: after.into_bytes(),
+        };
+        let review = WriteReviewState::new(&proposal, true);
+        assert_eq!(review.hunk_count(), 2);
+        let mut s = state();
+        handle_terminal_event(&mut s, Event::Resize(80, 20));
+        let (pending, mut answer) = PendingApproval::new(ApprovalSubject::Write(Box::new(review)));
+        handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+        // The first hunk is short: rejected at once.
+        key(&mut s, KeyCode::Char('n'));
+        crate::app::update::before_frame(&mut s);
+        std::thread::sleep(crate::app::approvals::HUNK_SETTLE);
+        // The second (40 added lines) is taller: `y` waits for its end.
+        key(&mut s, KeyCode::Char('y'));
+        assert!(answer.try_recv().is_err(), "accepted unread");
+        assert!(s.approvals.refused());
+        key(&mut s, KeyCode::End);
+        key(&mut s, KeyCode::Char('y'));
+        let Ok(ApprovalDecision::AllowPart { rejected, .. }) = answer.try_recv() else {
+            panic!("a partial write once the end was drawn")
+        };
+        assert_eq!(rejected, 1);
+    }
+
     #[tokio::test]
     async fn switching_to_auto_answers_what_waits() {
         let (tx, mut rx) = event::channel();
