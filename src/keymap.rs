@@ -930,6 +930,8 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::Approval, KeyCode::Down, NONE, Action::ScrollDown),
     bind(Scope::Approval, KeyCode::PageUp, NONE, Action::PageUp),
     bind(Scope::Approval, KeyCode::PageDown, NONE, Action::PageDown),
+    bind(Scope::Approval, KeyCode::Home, NONE, Action::ScrollTop),
+    bind(Scope::Approval, KeyCode::End, NONE, Action::ScrollBottom),
     hinted(
         Scope::SlashPalette,
         KeyCode::Enter,
@@ -970,6 +972,8 @@ pub const BINDINGS: &[Binding] = &[
     bind(Scope::HunkReview, KeyCode::Down, NONE, Action::ScrollDown),
     bind(Scope::HunkReview, KeyCode::PageUp, NONE, Action::PageUp),
     bind(Scope::HunkReview, KeyCode::PageDown, NONE, Action::PageDown),
+    bind(Scope::HunkReview, KeyCode::Home, NONE, Action::ScrollTop),
+    bind(Scope::HunkReview, KeyCode::End, NONE, Action::ScrollBottom),
     hinted(
         Scope::ApprovalReason,
         KeyCode::Enter,
@@ -1039,6 +1043,9 @@ pub const BINDINGS: &[Binding] = &[
     hinted(Scope::Confirm, Char('y'), NONE, Action::Confirm),
     hinted(Scope::Confirm, Char('n'), NONE, Action::Deny),
     bind(Scope::Confirm, KeyCode::Esc, NONE, Action::Deny),
+    // No is the default: an Enter meant for the composer (or typed into
+    // the terminal by someone else) never says yes.
+    bind(Scope::Confirm, KeyCode::Enter, NONE, Action::Deny),
     // Unsaved edits when quitting or closing: no `y`, so a reflex "yes"
     // loses nothing.
     hinted(Scope::Unsaved, Char('s'), NONE, Action::AnswerSave),

@@ -208,15 +208,191 @@ fn a_long_cell_scrolls_so_all_of_it_can_be_read() {
     let _answer = ask(&mut s, ApprovalSubject::Cell(code));
     let top = text(&draw(&mut s, 80, 20));
     assert!(top.contains("step_0 = 0"));
-    assert!(top.contains("more lines below"), "{top}");
+    assert!(
+        top.contains("rows 1–12 of 40 · 40 lines, 500 characters"),
+        "{top}"
+    );
     for _ in 0..30 {
         press(&mut s, KeyCode::Down);
     }
     insta::assert_snapshot!("approval_long_cell_scrolled", text(&draw(&mut s, 80, 20)));
     let scrolled = text(&draw(&mut s, 80, 20));
-    assert!(scrolled.contains("step_31 = 31"), "{scrolled}");
-    assert!(scrolled.contains("lines above"));
+    assert!(scrolled.contains("step_28 = 28"), "{scrolled}");
+    assert!(scrolled.contains("step_39 = 39"), "{scrolled}");
+    assert!(scrolled.contains("rows 29–40 of 40"), "{scrolled}");
     assert!(!s.approvals.is_empty(), "scrolling answers nothing");
+}
+
+/// Issue 25, route 9: one line of 334 characters hid its payload behind
+/// 300 spaces — the overlay showed none of its rows ("… 4 more lines
+/// below") and ↓ did not scroll. Long lines wrap, the overlay says how
+/// long the text is, and where it all fits it is approved at once.
+#[test]
+fn a_long_one_line_command_wraps_with_its_tail_in_view() {
+    let command = format!("echo harmless{}; echo HIDDEN-PAYLOAD", " ".repeat(300));
+    let mut s = state();
+    let mut answer = ask(&mut s, ApprovalSubject::Command(command.clone()));
+    let screen = text(&draw(&mut s, 100, 24));
+    assert!(screen.contains("; echo HIDDEN-PAYLOAD"), "{screen}");
+    assert!(screen.contains("1 line, 334 characters"), "{screen}");
+    insta::assert_snapshot!("approval_long_line_wrapped", screen);
+    press(&mut s, KeyCode::Char('y'));
+    assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
+
+    // On a small screen its rows do not all fit: ↓ brings the tail.
+    let mut s = state();
+    handle_terminal_event(&mut s, Event::Resize(80, 12));
+    let mut answer = ask(&mut s, ApprovalSubject::Command(command));
+    let top = text(&draw(&mut s, 80, 12));
+    assert!(!top.contains("HIDDEN-PAYLOAD"), "{top}");
+    assert!(
+        top.contains("rows 1–4 of 5 · 1 line, 334 characters"),
+        "{top}"
+    );
+    press(&mut s, KeyCode::Char('y'));
+    assert!(answer.try_recv().is_err(), "its tail was never on screen");
+    press(&mut s, KeyCode::Down);
+    let scrolled = text(&draw(&mut s, 80, 12));
+    assert!(scrolled.contains("; echo HIDDEN-PAYLOAD"), "{scrolled}");
+    assert!(scrolled.contains("rows 2–5 of 5"), "{scrolled}");
+    press(&mut s, KeyCode::Char('y'));
+    assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
+}
+
+/// The rows of the text on screen: each `step_N` drawn.
+fn steps_on(screen: &str) -> Vec<usize> {
+    screen
+        .split("step_")
+        .skip(1)
+        .filter_map(|rest| rest.split(' ').next()?.parse().ok())
+        .collect()
+}
+
+/// Issue 25: every row of a 200-line cell is reachable a page at a time
+/// (PgDn keeps a row of context, so no row is skipped), Home and End go to
+/// the ends, and the overlay says where it is and how long the text is.
+#[test]
+fn a_200_line_cell_pages_to_its_end() {
+    let code: String = (0..200).map(|i| format!("step_{i} = {i}\n")).collect();
+    let mut s = state();
+    let _answer = ask(&mut s, ApprovalSubject::Cell(code));
+    let mut seen = std::collections::BTreeSet::new();
+    let mut screen = text(&draw(&mut s, 80, 24));
+    assert!(
+        screen.contains("rows 1–16 of 200 · 200 lines, 2780 characters"),
+        "{screen}"
+    );
+    for _ in 0..13 {
+        seen.extend(steps_on(&screen));
+        press(&mut s, KeyCode::PageDown);
+        screen = text(&draw(&mut s, 80, 24));
+    }
+    seen.extend(steps_on(&screen));
+    insta::assert_snapshot!("approval_200_lines_paged_to_the_end", screen);
+    assert_eq!(seen, (0..200).collect(), "every row was on screen once");
+    press(&mut s, KeyCode::Home);
+    let top = text(&draw(&mut s, 80, 24));
+    assert_eq!(steps_on(&top).first(), Some(&0), "{top}");
+    press(&mut s, KeyCode::End);
+    let end = text(&draw(&mut s, 80, 24));
+    assert_eq!(steps_on(&end).last(), Some(&199), "{end}");
+    press(&mut s, KeyCode::PageUp);
+    press(&mut s, KeyCode::Up);
+    let back = text(&draw(&mut s, 80, 24));
+    assert!(back.contains("rows 169–184 of 200"), "{back}");
+}
+
+/// Issue 25: what is approved must have been on screen whole. An approve
+/// key (or a click) before the end was seen does nothing and the overlay
+/// says why; denying needs no reading; once the end was drawn, `y` runs it.
+#[test]
+fn an_approval_waits_until_the_end_was_on_screen() {
+    let code: String = (0..200).map(|i| format!("step_{i} = {i}\n")).collect();
+    let mut s = state();
+    let mut answer = ask(&mut s, ApprovalSubject::Cell(code.clone()));
+    draw(&mut s, 80, 24);
+    press(&mut s, KeyCode::Char('y'));
+    press(&mut s, KeyCode::Char('a'));
+    let terminal = draw(&mut s, 80, 24);
+    let screen = text(&terminal);
+    insta::assert_snapshot!("approval_refused_before_the_end", screen);
+    assert!(answer.try_recv().is_err(), "nothing approved");
+    assert!(
+        screen.contains("Not approved: scroll to the end first"),
+        "{screen}"
+    );
+    // The approve buttons look unavailable; the deny button does not.
+    let muted = Theme::builtin_default().roles.muted.fg.unwrap();
+    assert_eq!(fg_of_row(&terminal, "Run once"), muted);
+    assert_ne!(fg_of_row(&terminal, "Deny…"), muted);
+    // A click on "Run once" is refused too.
+    let (row, line) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("Run once"))
+        .expect("buttons drawn");
+    let click = MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: line.chars().position(|c| c == 'R').unwrap() as u16,
+        row: row as u16,
+        modifiers: KeyModifiers::NONE,
+    };
+    handle_terminal_event(&mut s, Event::Mouse(click));
+    assert!(
+        answer.try_recv().is_err(),
+        "a click approves nothing either"
+    );
+    // Scrolled to the end, but not drawn yet: still nothing.
+    press(&mut s, KeyCode::End);
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
+    );
+    assert!(answer.try_recv().is_err(), "the end was not drawn yet");
+    let end = text(&draw(&mut s, 80, 24));
+    assert!(end.contains("step_199 = 199"), "{end}");
+    assert!(!end.contains("scroll to the end"), "{end}");
+    // Back at the top, the end stays seen.
+    press(&mut s, KeyCode::Home);
+    press(&mut s, KeyCode::Char('y'));
+    assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
+
+    // Esc denies at once, unread.
+    let mut answer = ask(&mut s, ApprovalSubject::Cell(code));
+    draw(&mut s, 80, 24);
+    press(&mut s, KeyCode::Esc);
+    assert!(matches!(
+        answer.try_recv(),
+        Ok(ApprovalDecision::Deny { .. })
+    ));
+}
+
+/// Issue 25, route 6: a `y` typed while no question is on screen (a thread
+/// an approved cell left behind typing into the terminal) lands in the
+/// composer; the next question, once drawn, is still unanswered.
+#[test]
+fn a_y_typed_with_no_question_on_screen_approves_nothing() {
+    let mut s = state();
+    let mut first = ask(&mut s, ApprovalSubject::Command("ls".into()));
+    draw(&mut s, 100, 24);
+    press(&mut s, KeyCode::Char('y'));
+    assert_eq!(first.try_recv(), Ok(ApprovalDecision::AllowOnce));
+    draw(&mut s, 100, 24);
+    press(&mut s, KeyCode::Char('y'));
+    // The next question arrives; a `y` typed before a frame shows it.
+    let (pending, mut second) = PendingApproval::new(ApprovalSubject::Command("rm -rf ~".into()));
+    handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)),
+    );
+    let screen = text(&draw(&mut s, 100, 24));
+    assert!(screen.contains("rm -rf ~"), "{screen}");
+    assert!(
+        second.try_recv().is_err(),
+        "no key of the user's approved it"
+    );
+    assert_eq!(s.conversation.composer.lines(), ["yy"]);
 }
 
 fn write_subject(per_hunk: bool) -> ApprovalSubject {
@@ -400,6 +576,97 @@ fn slash_approval_switches_mode_and_reports_it() {
             .iter()
             .any(|m| m.text.contains("no Landlock here"))
     );
+}
+
+/// Types `text` and Enter into the composer, a frame drawn before each key.
+fn submit(state: &mut AppState, text: &str) {
+    for c in text.chars() {
+        press(state, KeyCode::Char(c));
+    }
+    press(state, KeyCode::Enter);
+}
+
+/// A key arriving before any frame was drawn (typed ahead, or injected).
+fn typed_ahead(state: &mut AppState, code: KeyCode) {
+    handle_terminal_event(state, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn asking_to_leave_the_sandbox(state: &AppState) -> bool {
+    matches!(
+        &state.overlay,
+        Some(Overlay::Confirm(c))
+            if matches!(c.question, hello_tui::app::state::Question::LeaveSandbox { .. })
+    )
+}
+
+/// Issue 25, route 5: `/approval full` typed into the composer (by code
+/// pushing keys into the terminal) turned the sandbox off. Entering `full`
+/// is now a question of its own, saying what it turns off; it takes no key
+/// typed before it was drawn, No is the default (n, Esc, Enter), and only
+/// `y` after it was drawn switches. Leaving `full` needs no question.
+#[test]
+fn approval_full_asks_first_and_defaults_to_no() {
+    let mut s = state();
+    for c in "/approval full".chars() {
+        press(&mut s, KeyCode::Char(c));
+    }
+    // Enter, then `y`, before a frame showed the question.
+    typed_ahead(&mut s, KeyCode::Enter);
+    typed_ahead(&mut s, KeyCode::Char('y'));
+    assert!(asking_to_leave_the_sandbox(&s));
+    assert_eq!(
+        s.safety.mode,
+        ApprovalMode::Ask,
+        "a typed-ahead y is no answer"
+    );
+    assert_eq!(s.conversation.composer.lines(), ["y"]);
+    let screen = text(&draw(&mut s, 100, 30));
+    insta::assert_snapshot!("approval_full_question", screen);
+    for needle in [
+        "writing outside the workspace",
+        "the network",
+        "No is the default",
+    ] {
+        assert!(screen.contains(needle), "{needle:?}:\n{screen}");
+    }
+    press(&mut s, KeyCode::Char('n'));
+    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert!(s.overlay.is_none());
+    press(&mut s, KeyCode::Backspace);
+
+    for no in [KeyCode::Esc, KeyCode::Enter] {
+        submit(&mut s, "/approval full");
+        assert!(asking_to_leave_the_sandbox(&s));
+        draw(&mut s, 100, 30);
+        press(&mut s, no);
+        assert_eq!(s.safety.mode, ApprovalMode::Ask, "{no:?} keeps the mode");
+        assert!(s.overlay.is_none());
+    }
+    let last = &s.conversation.messages.last().unwrap().text;
+    assert!(last.contains("stays `ask`"), "{last}");
+
+    // Answered, then asked again in the same burst: the first question
+    // having been drawn does not make the second one seen.
+    submit(&mut s, "/approval full");
+    draw(&mut s, 100, 30);
+    press(&mut s, KeyCode::Char('n'));
+    for c in "/approval full".chars() {
+        typed_ahead(&mut s, KeyCode::Char(c));
+    }
+    typed_ahead(&mut s, KeyCode::Enter);
+    typed_ahead(&mut s, KeyCode::Char('y'));
+    assert!(asking_to_leave_the_sandbox(&s));
+    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+
+    // Drawn, then `y`: the sandbox goes.
+    draw(&mut s, 100, 30);
+    press(&mut s, KeyCode::Char('y'));
+    assert_eq!(s.safety.mode, ApprovalMode::Full);
+    assert!(s.overlay.is_none());
+    // Leaving `full` (F4, or any mode by name) asks nothing.
+    press(&mut s, KeyCode::F(4));
+    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert!(s.overlay.is_none());
 }
 
 fn row(

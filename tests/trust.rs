@@ -73,6 +73,15 @@ impl Repo {
         )
         .unwrap();
         std::fs::write(root.join("app.ts"), "export const a: number = 1;\n").unwrap();
+        // Its own repository, as a clone is: the scratch folder may lie in
+        // another checkout (the build's target dir in this one), whose root
+        // would otherwise be the workspace.
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&root)
+            .status()
+            .unwrap();
+        assert!(init.success());
         // The server runs confined: it may write the marker's folder, as a
         // real attacker's program could write the user's shell files once
         // it escaped.

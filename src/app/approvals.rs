@@ -121,7 +121,8 @@ pub fn request(state: &mut super::state::AppState, pending: PendingApproval) {
 pub struct ApprovalQueue {
     pub pending: VecDeque<PendingApproval>,
     pub reason: Option<super::line_input::LineInput>,
-    /// Lines of the front request's code scrolled past (long cells).
+    /// Rows (as drawn, long lines broken) of the front request's text
+    /// scrolled past.
     pub scroll: usize,
     /// The question a frame has shown (`app::update::before_frame`). Until
     /// the front one is drawn it takes no keys: what the user typed before
@@ -133,6 +134,14 @@ pub struct ApprovalQueue {
     /// (the second key lands a frame after the first) never accepts a
     /// hunk nobody read (review finding).
     shown_since: Option<std::time::Instant>,
+    /// The shown question's last row has been on screen (all of it fit,
+    /// or the user scrolled to its end). Until then no key or click
+    /// approves it: what is approved must have been seen whole (a long
+    /// line's tail included).
+    end_seen: bool,
+    /// An approve key came before the end was seen: the overlay says why
+    /// nothing happened.
+    refused: bool,
 }
 
 /// How long a hunk after the first is on screen before a key decides it.
@@ -150,14 +159,39 @@ impl ApprovalQueue {
             .is_some_and(|p| self.shown.is_some_and(|(id, _)| id == p.id))
     }
 
-    /// A frame is about to draw the queue: remember what it shows, and
-    /// since when.
-    pub fn drawn(&mut self) {
+    /// A frame is about to draw the queue on `screen`: remember what it
+    /// shows, since when, and whether the text's end is in sight.
+    pub fn drawn(&mut self, screen: ratatui::layout::Rect) {
         let question = self.front_question();
         if question != self.shown {
             self.shown = question;
             self.shown_since = question.map(|_| std::time::Instant::now());
+            self.end_seen = false;
+            self.refused = false;
         }
+        if let Some(pending) = self.front() {
+            let g = crate::screen::approval::geometry(pending, screen);
+            self.scroll = self.scroll.min(g.max_scroll());
+            self.end_seen |= g.shows_end(self.scroll);
+        }
+    }
+
+    /// Every row of the shown question has been on screen.
+    pub fn end_seen(&self) -> bool {
+        self.end_seen && self.front_question().is_some_and(|q| self.shown == Some(q))
+    }
+
+    /// An approve key was refused because the end was not seen yet.
+    pub fn refused(&self) -> bool {
+        self.refused
+    }
+
+    /// May an approval take effect now? When not, remembers that it was
+    /// tried, so the overlay says why nothing happened.
+    pub(crate) fn may_approve(&mut self) -> bool {
+        let ready = self.end_seen();
+        self.refused = !ready;
+        ready
     }
 
     /// May a key decide the hunk on screen? The first hunk once drawn; a

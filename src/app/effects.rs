@@ -258,6 +258,10 @@ fn answer(state: &mut AppState, question: Question, answer: Answer) -> Command {
         (Question::LoadTheirs { .. }, Answer::Yes | Answer::No) => {
             super::editors::answer(state, question, answer == Answer::Yes)
         }
+        (Question::LeaveSandbox { .. }, _) => {
+            super::safety::answer_leave_sandbox(state, answer == Answer::Yes);
+            Command::Redraw
+        }
         (Question::RestoreRecovery { index, count }, _) => {
             let choice = match answer {
                 Answer::Yes => RecoveryChoice::Restore,

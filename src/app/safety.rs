@@ -9,16 +9,19 @@
 //! new kernel (a process cannot leave its Landlock domain).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::approvals::ApprovalBroker;
 use super::event::AppEventSender;
 use super::kernel::KernelClient;
-use super::state::{AppState, KernelView};
+use super::state::{AppState, KernelView, Question};
 use crate::config::Settings;
 use crate::context::{PublishedSnapshot, SharedContext};
 use crate::kernel::CodeRuntime;
 use crate::kernel::caps::ApprovalDecision;
 use crate::kernel_setup::{self, ContextLink, FsLinks};
+use crate::overlays::Overlay;
+use crate::overlays::confirm::Confirm;
 use crate::sandbox::{ApprovalMode, Confinement, SandboxStatus, effective_mode, fallback_notice};
 use crate::subcalls::{Approvals, Subcalls};
 use tokio::sync::watch;
@@ -325,7 +328,9 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
     state.services.kernel_launcher = Some(launcher);
 }
 
-/// `/approval MODE` and the mode key. Crossing `full` restarts the kernel.
+/// `/approval MODE` and the mode key. Crossing `full` restarts the kernel;
+/// entering it is a question of its own ([`Question::LeaveSandbox`]),
+/// leaving it is not.
 pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
     let current = state.safety.mode;
     let (mode, fallback) = match &state.safety.sandbox {
@@ -342,6 +347,50 @@ pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
         super::update::notice(state, &format!("approval mode is already `{mode}`"));
         return;
     }
+    if mode == ApprovalMode::Full {
+        // Asked, never typed through: the question takes no key typed
+        // before it was drawn (`Question::interrupts`).
+        let asked = LEAVE_SANDBOX_ASKED.fetch_add(1, Ordering::Relaxed);
+        state.overlay = Some(Overlay::Confirm(Confirm::new(Question::LeaveSandbox {
+            asked,
+        })));
+        return;
+    }
+    switch_mode(state, mode);
+}
+
+/// Tells one `/approval full` question from the next.
+static LEAVE_SANDBOX_ASKED: AtomicU64 = AtomicU64::new(0);
+
+/// What the sandbox stops and `full` allows, as the question says it: the
+/// rows of the README's "What the sandbox guarantees" that hold only with
+/// the sandbox (the API key stays out in every mode).
+pub const FULL_TURNS_OFF: &str = "writing outside the workspace (your files, \
+    shell start-up files, .git hooks), using the network and unix sockets (tmux, \
+    Docker), seeing your other processes and the host's /tmp, or using root's \
+    capabilities";
+
+/// The answer to [`Question::LeaveSandbox`]: yes switches to `full`, any
+/// other answer keeps the mode and says so.
+pub fn answer_leave_sandbox(state: &mut AppState, yes: bool) {
+    if yes {
+        if state.safety.mode != ApprovalMode::Full {
+            switch_mode(state, ApprovalMode::Full);
+        }
+    } else {
+        let text = format!(
+            "approval mode stays `{}`: the sandbox stays on",
+            state.safety.mode
+        );
+        super::update::notice(state, &text);
+    }
+}
+
+/// Switches to `mode` (not the current one): tells the broker, answers
+/// what waits when the mode does not ask, restarts the kernel when the
+/// sandbox comes or goes.
+fn switch_mode(state: &mut AppState, mode: ApprovalMode) {
+    let current = state.safety.mode;
     if mode == ApprovalMode::Auto
         && !state.safety.confined
         && state.services.kernel_launcher.is_some()

@@ -286,14 +286,16 @@ pub enum Question {
     /// The workspace provides programs that would run: may they
     /// (`app::trust`)? Asked at start and by `/trust`; No by default.
     TrustWorkspace,
+    /// `/approval full` turns the sandbox off: its own decision, asked
+    /// with what it turns off, No by default. `asked` tells one asking
+    /// from the next, so a question drawn earlier does not make a new one
+    /// count as seen.
+    LeaveSandbox {
+        asked: u64,
+    },
 }
 
 impl Question {
-    /// It appears on its own, not in answer to a key (the first recovery
-    /// question at start): keys typed before it was drawn were meant for
-    /// something else. The others follow the user's own key (Ctrl+Q,
-    /// Ctrl+W, `t`, the answer to the previous file), so a key typed right
-    /// after is meant for them.
     /// Its keys: yes/no, save/discard/cancel, or restore/later/discard.
     pub fn scope(self) -> Scope {
         match self {
@@ -301,15 +303,24 @@ impl Question {
                 Scope::Unsaved
             }
             Question::RestoreRecovery { .. } => Scope::Recovery,
-            Question::LoadTheirs { .. } => Scope::Confirm,
+            Question::LoadTheirs { .. } | Question::LeaveSandbox { .. } => Scope::Confirm,
             Question::TrustWorkspace => Scope::Trust,
         }
     }
 
+    /// It appears on its own, not in answer to a key (the first recovery
+    /// question at start), or it turns the sandbox off, where input typed
+    /// ahead — by the user, or pushed into the terminal by confined code —
+    /// must not answer it: keys typed before it was drawn go to the layer
+    /// below (`app::layers::stack`). The others follow the user's own key
+    /// (Ctrl+Q, Ctrl+W, `t`, the answer to the previous file), so a key
+    /// typed right after is meant for them.
     pub fn interrupts(self) -> bool {
         matches!(
             self,
-            Question::RestoreRecovery { index: 0, .. } | Question::TrustWorkspace
+            Question::RestoreRecovery { index: 0, .. }
+                | Question::TrustWorkspace
+                | Question::LeaveSandbox { .. }
         )
     }
 }

@@ -88,7 +88,8 @@ pub fn before_frame(state: &mut AppState) {
     super::effects::before_frame(state);
     // What is drawn now may take the keys that come after this frame; keys
     // that arrived before it went to the layer below (`app::layers`).
-    state.approvals.drawn();
+    let screen = state.screen();
+    state.approvals.drawn(screen);
     state.question_shown = state.overlay.as_ref().and_then(Overlay::question);
 }
 

@@ -3,8 +3,11 @@
 //! the denial reason typed in place. It is its own layer, above any
 //! overlay; a question joins the layer stack only once a frame has drawn
 //! it (`app::layers::stack`), so keys typed before it appeared never answer
-//! it. Answers go back to the code that asked through the request's own
-//! channel.
+//! it. What is approved is shown whole: long lines wrap, every row is
+//! reachable (↑↓ PgUp PgDn Home End), the text's length is always shown,
+//! and no approve key or click takes effect before the text's last row has
+//! been on screen (denying needs no reading). Answers go back to the code
+//! that asked through the request's own channel.
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -22,7 +25,7 @@ use crate::component::{Component, Ctx, Input, Outcome, View, clamp_add};
 use crate::kernel::caps::ApprovalDecision;
 use crate::keymap::{Action, Scope};
 use crate::sanitize;
-use crate::screen::approval::{BUTTON_GAP, button_at, buttons, geometry};
+use crate::screen::approval::{self, BUTTON_GAP, button_at, buttons, geometry};
 use crate::theme::Theme;
 use crate::ui::markdown::{CodeStyler, PlainCode};
 
@@ -43,15 +46,31 @@ pub enum Choice {
     },
 }
 
+impl Choice {
+    /// It lets something run or be written (so it waits for the whole
+    /// text to have been seen); denying and rejecting never wait.
+    pub fn approves(self) -> bool {
+        match self {
+            Choice::Once | Choice::Always => true,
+            Choice::Hunk { accept, .. } => accept,
+            Choice::Deny => false,
+        }
+    }
+}
+
 impl ApprovalQueue {
     /// Picks a choice for the front request (a key or a click).
     fn choose(&mut self, choice: Choice) {
         match choice {
             Choice::Once => {
-                self.answer_front(ApprovalDecision::AllowOnce);
+                if self.may_approve() {
+                    self.answer_front(ApprovalDecision::AllowOnce);
+                }
             }
             Choice::Always => {
-                self.answer_front(ApprovalDecision::AllowAlways);
+                if self.may_approve() {
+                    self.answer_front(ApprovalDecision::AllowAlways);
+                }
             }
             Choice::Deny => {
                 if self.front().is_some() {
@@ -59,7 +78,8 @@ impl ApprovalQueue {
                 }
             }
             Choice::Hunk { accept, rest } => {
-                if !self.hunk_ready() {
+                // Rejecting needs no reading; accepting needs the hunk seen.
+                if !self.hunk_ready() || (accept && !self.may_approve()) {
                     return;
                 }
                 let Some(review) = self.front_review() else {
@@ -132,6 +152,21 @@ impl ApprovalQueue {
     }
 }
 
+impl ApprovalQueue {
+    /// Scrolls the front question by `delta` rows as drawn on `screen`
+    /// (`pages`: by pages of its code area instead), up to its end.
+    fn scroll_by(&mut self, delta: isize, screen: Rect, pages: bool) -> Outcome {
+        let Some(pending) = self.front() else {
+            return Outcome::Ignored;
+        };
+        let g = geometry(pending, screen);
+        let unit = if pages { g.page() } else { 1 };
+        let delta = delta.saturating_mul(isize::try_from(unit).unwrap_or(isize::MAX));
+        self.scroll = clamp_add(self.scroll, delta, g.max_scroll());
+        Outcome::Changed
+    }
+}
+
 impl Component for ApprovalQueue {
     fn label(&self) -> &'static str {
         "Approval"
@@ -165,12 +200,11 @@ impl Component for ApprovalQueue {
                     reason.paste(&text.lines().collect::<Vec<_>>().join(" "))
                 }))
             }
-            // A long cell: the user reads all of what would run.
-            Input::Scroll(delta) => {
-                let lines = self.front().map_or(0, |p| p.subject.text().lines().count());
-                self.scroll = clamp_add(self.scroll, delta, lines.saturating_sub(1));
-                Outcome::Changed
-            }
+            // A long text: the user reads all of what would run, row by
+            // row as drawn (a long line's tail too), a page at a time.
+            Input::Scroll(delta) => self.scroll_by(delta, ctx.app.screen(), false),
+            Input::Action(Action::PageUp) => self.scroll_by(-1, ctx.app.screen(), true),
+            Input::Action(Action::PageDown) => self.scroll_by(1, ctx.app.screen(), true),
             // The buttons choose; a click elsewhere does nothing.
             Input::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
                 match button_at(self, ctx.app.screen(), mouse.column, mouse.row) {
@@ -192,7 +226,7 @@ impl Component for ApprovalQueue {
 }
 
 /// The title and intro line of a write's question.
-fn write_heading(review: &WriteReviewState) -> (String, &'static str, String) {
+fn write_heading(review: &WriteReviewState) -> (String, String) {
     let what = if review.creates {
         format!("{} (a new file)", review.shown)
     } else {
@@ -205,13 +239,11 @@ fn write_heading(review: &WriteReviewState) -> (String, &'static str, String) {
                 review.current() + 1,
                 review.hunk_count()
             ),
-            "diff",
             format!("Write this hunk of {what}? Only accepted hunks reach the disk."),
         )
     } else {
         (
             "Approve write".to_owned(),
-            "diff",
             format!("A cell wants to write {what}:"),
         )
     }
@@ -223,26 +255,22 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
     };
     let g = geometry(pending, screen);
     let waiting = queue.pending.len();
-    let (what, language, intro) = match &pending.subject {
+    let (what, intro) = match &pending.subject {
         ApprovalSubject::Command(_) => (
             "Approve shell command".to_owned(),
-            "sh",
             "A cell wants to run this command (sh -c, in the workspace):".to_owned(),
         ),
         ApprovalSubject::Cell(_) => (
             "Approve cell".to_owned(),
-            "python",
             "The model wants to run this cell in the kernel:".to_owned(),
         ),
         ApprovalSubject::Write(review) => write_heading(review),
         ApprovalSubject::Subcalls(_) => (
             "Approve sub-calls".to_owned(),
-            "text",
             "A cell wants to ask a model (llm_query / rlm_query):".to_owned(),
         ),
         ApprovalSubject::ToolCall { server, tool, .. } => (
             "Approve MCP tool call".to_owned(),
-            "yaml",
             format!("A cell wants to call the tool `{tool}` of the MCP server `{server}`:"),
         ),
     };
@@ -278,45 +306,41 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
         Some(hl) if !state.settings.no_color => hl.as_ref(),
         _ => &PlainCode,
     };
-    let mut lines = crate::ui::markdown::code_lines(
-        language,
-        &sanitize::visible_controls(text),
-        g.code.width as usize,
-        theme,
-        styler,
-    );
-    let room = g.code.height as usize;
-    let skip = queue.scroll.min(lines.len().saturating_sub(1));
-    if skip > 0 {
-        lines.drain(..skip);
-        lines[0] = Line::styled(
-            format!("… {} lines above (↑ scrolls back)", skip + 1),
-            theme.roles.warning,
-        );
-    }
-    if lines.len() > room && room > 0 {
-        let hidden = lines.len() - (room - 1);
-        lines.truncate(room - 1);
-        lines.push(Line::styled(
-            format!(
-                "… {hidden} more lines below (↓ scrolls; all of it {})",
-                match pending.subject {
-                    ApprovalSubject::Write(_) => "is written",
-                    _ => "runs",
-                }
-            ),
-            theme.roles.warning,
-        ));
-    }
+    // Rows as drawn, scrolled by whole rows: every row of every line can
+    // be brought on screen, and nothing stands in for a row of the text.
+    let scroll = queue.scroll.min(g.max_scroll());
+    let lines: Vec<Line> = approval::code_lines(&pending.subject, g.code.width, theme, styler)
+        .into_iter()
+        .skip(scroll)
+        .take(usize::from(g.code.height))
+        .collect();
     Paragraph::new(lines).render(g.code, buf);
+    let end_seen = queue.end_seen();
+    let status_style = if end_seen {
+        theme.roles.muted
+    } else {
+        theme.roles.warning
+    };
+    let status = approval::status(text, &g, scroll);
+    Line::styled(
+        crate::screen::wrap::fit_text(&status, inner_w.into()),
+        status_style,
+    )
+    .render(Rect::new(g.x, g.status_row, inner_w, 1), buf);
 
     let mut spans = Vec::new();
-    for (label, key, _) in buttons(&pending.subject) {
+    for (label, key, choice) in buttons(&pending.subject) {
         if !spans.is_empty() {
             spans.push(Span::raw(" ".repeat(BUTTON_GAP as usize)));
         }
-        spans.push(Span::styled(format!(" {key}"), theme.roles.status_key));
-        spans.push(Span::styled(format!(" {label} "), theme.roles.selection));
+        // An approval the unseen end holds back is drawn as unavailable.
+        let (key_style, label_style) = if end_seen || !choice.approves() {
+            (theme.roles.status_key, theme.roles.selection)
+        } else {
+            (theme.roles.muted, theme.roles.muted)
+        };
+        spans.push(Span::styled(format!(" {key}"), key_style));
+        spans.push(Span::styled(format!(" {label} "), label_style));
     }
     spans.push(Span::styled("   Esc deny", theme.roles.muted));
     Line::from(spans).render(Rect::new(g.x, g.buttons_row, inner_w, 1), buf);
@@ -335,6 +359,14 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
             spans.push(Span::styled(hint, theme.roles.muted));
             Line::from(spans)
         }
+        None if !end_seen => Line::styled(
+            if queue.refused() {
+                "Not approved: scroll to the end first (↓ PgDn End), then approve."
+            } else {
+                "Scroll to the end to approve (↓ PgDn End); Esc denies now."
+            },
+            theme.roles.warning,
+        ),
         None if matches!(&pending.subject, ApprovalSubject::Write(r) if r.per_hunk) => {
             Line::styled(
                 "k back a hunk · Esc refuses the whole write",
@@ -590,6 +622,45 @@ mod tests {
         assert!(matches!(broker.check("ls").await, Approval::Deny(_)));
         assert!(rx.try_recv().is_err());
         assert_eq!(broker.asked(), 0);
+    }
+
+    /// Issue 25: in `review` mode a hunk taller than the overlay is
+    /// accepted only once its last row was drawn; rejecting never waits.
+    #[test]
+    fn an_accepted_hunk_waits_for_its_end_a_rejected_one_does_not() {
+        use crate::app::write_review::WriteReviewState;
+        use crate::kernel::caps::{Prior, WriteProposal};
+        let before: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let after = before.replace("line 0\n", "first\n").replace(
+            "line 60\n",
+            &(0..40).map(|i| format!("new {i}\n")).collect::<String>(),
+        );
+        let proposal = WriteProposal {
+            path: "/tmp/demo/a.py".into(),
+            user_path: "a.py".into(),
+            before: Prior::Bytes(before.into_bytes()),
+            after: after.into_bytes(),
+        };
+        let review = WriteReviewState::new(&proposal, true);
+        assert_eq!(review.hunk_count(), 2);
+        let mut s = state();
+        handle_terminal_event(&mut s, Event::Resize(80, 20));
+        let (pending, mut answer) = PendingApproval::new(ApprovalSubject::Write(Box::new(review)));
+        handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+        // The first hunk is short: rejected at once.
+        key(&mut s, KeyCode::Char('n'));
+        crate::app::update::before_frame(&mut s);
+        std::thread::sleep(crate::app::approvals::HUNK_SETTLE);
+        // The second (40 added lines) is taller: `y` waits for its end.
+        key(&mut s, KeyCode::Char('y'));
+        assert!(answer.try_recv().is_err(), "accepted unread");
+        assert!(s.approvals.refused());
+        key(&mut s, KeyCode::End);
+        key(&mut s, KeyCode::Char('y'));
+        let Ok(ApprovalDecision::AllowPart { rejected, .. }) = answer.try_recv() else {
+            panic!("a partial write once the end was drawn")
+        };
+        assert_eq!(rejected, 1);
     }
 
     #[tokio::test]

@@ -75,6 +75,13 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
             "Load the version on disk and discard your unsaved edits?".to_string()
         }
         Question::TrustWorkspace => trust_text(state, inner, screen.height),
+        Question::LeaveSandbox { .. } => format!(
+            "Turn the sandbox off (approval mode `full`)? Model-written code then runs \
+             without asking, and nothing stops it from {}. The kernel restarts (its \
+             variables are lost). No is the default (n, Esc, Enter): `{}` stays.",
+            crate::app::safety::FULL_TURNS_OFF,
+            state.safety.mode
+        ),
         Question::RestoreRecovery { index, count } => {
             let found = state.editors.found_recoveries.get(*index);
             let path = found.map_or_else(String::new, |r| state.display_path(&r.path));

@@ -1,14 +1,21 @@
 //! The approval overlay's geometry: the box, the code area and the buttons,
-//! shared by drawing and by mouse clicks.
+//! shared by drawing, scrolling and mouse clicks. The code area is sized
+//! and scrolled in *rows as drawn* (long lines broken, never cut), so every
+//! character of what is approved can be brought on screen.
 
 use ratatui::layout::Rect;
+use ratatui::text::Line;
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::approvals::{ApprovalQueue, ApprovalSubject, PendingApproval};
 use crate::overlays::approval::Choice;
+use crate::sanitize;
+use crate::theme::Theme;
+use crate::ui::markdown::{CodeStyler, PlainCode};
 
 /// Rows the box spends on everything but the code: borders, the intro line,
-/// a gap, the buttons, the reason line.
+/// the row under the code (where it is and how long it is), the buttons,
+/// the reason line.
 const CHROME_ROWS: u16 = 6;
 const MAX_WIDTH: u16 = 100;
 
@@ -16,9 +23,30 @@ const MAX_WIDTH: u16 = 100;
 pub struct Geometry {
     pub area: Rect,
     pub code: Rect,
+    /// Under the code: which rows show, and the text's length.
+    pub status_row: u16,
     pub buttons_row: u16,
     pub reason_row: u16,
     pub x: u16,
+    /// Rows the whole text takes at the code area's width.
+    pub rows: usize,
+}
+
+impl Geometry {
+    /// The last scroll offset: the text's end at the bottom of the area.
+    pub fn max_scroll(&self) -> usize {
+        self.rows.saturating_sub(usize::from(self.code.height))
+    }
+
+    /// Rows a PgUp/PgDn moves: the area less one kept for context.
+    pub fn page(&self) -> usize {
+        usize::from(self.code.height.saturating_sub(1)).max(1)
+    }
+
+    /// With the text scrolled by `scroll`, its last row is on screen.
+    pub fn shows_end(&self, scroll: usize) -> bool {
+        self.code.height > 0 && scroll >= self.max_scroll()
+    }
 }
 
 pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
@@ -26,8 +54,12 @@ pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
         .width
         .saturating_sub(4)
         .clamp(20.min(screen.width), MAX_WIDTH);
-    let code_rows = pending.subject.text().lines().count().max(1) as u16;
-    let height = (code_rows + CHROME_ROWS).min(screen.height.saturating_sub(2).max(CHROME_ROWS));
+    let inner_w = width.saturating_sub(2);
+    let rows = code_rows(&pending.subject, inner_w);
+    let code_rows = u16::try_from(rows.max(1)).unwrap_or(u16::MAX);
+    let height = code_rows
+        .saturating_add(CHROME_ROWS)
+        .min(screen.height.saturating_sub(2).max(CHROME_ROWS));
     let area = Rect::new(
         screen.x + (screen.width.saturating_sub(width)) / 2,
         screen.y + (screen.height.saturating_sub(height)) / 2,
@@ -40,20 +72,87 @@ pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
     let bottom = area.bottom().saturating_sub(1);
     let reason_row = bottom.saturating_sub(1);
     let buttons_row = reason_row.saturating_sub(1);
+    let status_row = buttons_row.saturating_sub(1);
     let code_top = area.y + 2;
     let code = Rect::new(
         inner_x,
         code_top,
         inner_w,
-        buttons_row.saturating_sub(1).saturating_sub(code_top),
+        status_row.saturating_sub(code_top),
     );
     Geometry {
         area,
         code,
+        status_row,
         buttons_row,
         reason_row,
         x: inner_x,
+        rows,
     }
+}
+
+/// The language the question's text is coloured as.
+pub fn language(subject: &ApprovalSubject) -> &'static str {
+    match subject {
+        ApprovalSubject::Command(_) => "sh",
+        ApprovalSubject::Cell(_) => "python",
+        ApprovalSubject::Write(_) => "diff",
+        ApprovalSubject::Subcalls(_) => "text",
+        ApprovalSubject::ToolCall { .. } => "yaml",
+    }
+}
+
+/// The question's text as drawn at `width`: control characters shown
+/// (`␛`, `<U+202E>`), long lines broken, each row behind a gutter bar.
+pub fn code_lines(
+    subject: &ApprovalSubject,
+    width: u16,
+    theme: &Theme,
+    styler: &dyn CodeStyler,
+) -> Vec<Line<'static>> {
+    crate::ui::markdown::code_lines(
+        language(subject),
+        &sanitize::visible_controls(subject.text()),
+        usize::from(width),
+        theme,
+        styler,
+    )
+}
+
+/// How many rows [`code_lines`] draws at `width` (colours never change
+/// where a line breaks).
+fn code_rows(subject: &ApprovalSubject, width: u16) -> usize {
+    crate::ui::markdown::code_rows(
+        language(subject),
+        &sanitize::visible_controls(subject.text()),
+        usize::from(width),
+        &PlainCode,
+    )
+    .len()
+}
+
+/// `12 lines, 3 400 characters`: the length of the text under approval,
+/// whatever the screen shows of it.
+pub fn length(text: &str) -> String {
+    let lines = text.lines().count();
+    let chars = text.chars().count();
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    format!(
+        "{lines} line{}, {chars} character{}",
+        plural(lines),
+        plural(chars)
+    )
+}
+
+/// The row under the code: which rows show when the text does not fit,
+/// and always its length (`rows 1–10 of 48 · 12 lines, 3400 characters`).
+pub fn status(text: &str, g: &Geometry, scroll: usize) -> String {
+    let length = length(text);
+    if g.rows <= usize::from(g.code.height) {
+        return length;
+    }
+    let last = (scroll + usize::from(g.code.height)).min(g.rows);
+    format!("rows {}–{last} of {} · {length}", scroll + 1, g.rows)
 }
 
 /// The buttons as (label, key, choice), in the order drawn.

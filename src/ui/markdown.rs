@@ -365,8 +365,26 @@ pub fn code_lines(
     theme: &Theme,
     styler: &dyn CodeStyler,
 ) -> Vec<Line<'static>> {
-    let code = sanitize::for_display(code);
     let gutter = Span::styled("▎", theme.roles.muted);
+    code_rows(language, code, width, styler)
+        .into_iter()
+        .map(|row| {
+            let mut spans = vec![gutter.clone()];
+            spans.extend(row);
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// The rows [`code_lines`] draws, without their gutter: what counts them
+/// (the approval overlay's scrolling) breaks lines exactly as drawing does.
+pub fn code_rows(
+    language: &str,
+    code: &str,
+    width: usize,
+    styler: &dyn CodeStyler,
+) -> Vec<Vec<Span<'static>>> {
+    let code = sanitize::for_display(code);
     let room = width.saturating_sub(1).max(1);
     let mut out = Vec::new();
     for fragments in styler.style_code(language, code.trim_end_matches('\n')) {
@@ -374,11 +392,7 @@ pub fn code_lines(
             .into_iter()
             .map(|(style, text)| Span::styled(text.replace('\t', "    "), style))
             .collect();
-        for line in hard_wrap(spans, room) {
-            let mut spans = vec![gutter.clone()];
-            spans.extend(line);
-            out.push(Line::from(spans));
-        }
+        out.extend(hard_wrap(spans, room));
     }
     out
 }
