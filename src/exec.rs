@@ -476,7 +476,7 @@ impl Printer {
     /// obey escaped (the values are unchanged for a JSON reader).
     fn event(&mut self, value: Value) {
         if self.json {
-            let line = redact_known(&sanitize::json_line(&value));
+            let line = redact_known(&sanitize::json_text(value.to_string()));
             let mut stdout = std::io::stdout().lock();
             let _ = writeln!(stdout, "{line}");
             let _ = stdout.flush();

@@ -47,14 +47,13 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// One JSON value serialized on one line for a stream another program
+/// JSON text (as `serde_json` serialized it) for a stream another program
 /// reads but a terminal (a CI log) may show: every string keeps its exact
 /// value, but the characters [`for_display`] would not let through raw
-/// (C1 controls, bidi and other invisible format characters) are written as
-/// `\u` escapes, which JSON's own serializer leaves as they are. (It
-/// escapes C0 controls and ESC already.)
-pub fn json_line(value: &serde_json::Value) -> String {
-    let text = value.to_string();
+/// (DEL, C1 controls, bidi and other invisible format characters) are
+/// written as `\u` escapes, which JSON's own serializer leaves as they are.
+/// (It escapes C0 controls and ESC already.)
+pub fn json_text(text: String) -> String {
     if !has_hidden_characters(&text) {
         return text;
     }
@@ -274,12 +273,12 @@ mod tests {
     }
 
     #[test]
-    fn json_line_escapes_what_a_terminal_would_obey_and_keeps_the_value() {
+    fn json_text_escapes_what_a_terminal_would_obey_and_keeps_the_value() {
         let value = serde_json::json!({
             "text": "a\u{1b}]52;c;eA==\u{7}b\u{9b}31m\u{202e}c\u{e0041}\u{7f}",
             "plain": "héllo 🦀",
         });
-        let line = json_line(&value);
+        let line = json_text(value.to_string());
         assert!(!has_hidden_characters(&line), "{line}");
         assert!(
             line.contains("\\u202e") && line.contains("\\udb40\\udc41"),
@@ -287,8 +286,11 @@ mod tests {
         );
         let back: serde_json::Value = serde_json::from_str(&line).expect("valid JSON");
         assert_eq!(back, value);
+        let pretty = serde_json::to_string_pretty(&value).expect("serializes");
+        let back: serde_json::Value = serde_json::from_str(&json_text(pretty)).expect("valid JSON");
+        assert_eq!(back, value);
         let plain = serde_json::json!({"a": "b"});
-        assert_eq!(json_line(&plain), plain.to_string());
+        assert_eq!(json_text(plain.to_string()), plain.to_string());
     }
 
     #[test]
