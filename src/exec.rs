@@ -202,7 +202,7 @@ impl Job {
                     conversation
                 }
                 Err(error) => {
-                    warn(&error.to_string());
+                    warn(&error);
                     return Ok(ExitCode::from(2));
                 }
             },
@@ -361,7 +361,7 @@ impl Job {
             )
             .await;
             if let Some(error) = conversation.session_error.take() {
-                warn(&error.to_string());
+                warn(&error);
             }
             outcome
         };
