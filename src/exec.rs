@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 use crate::agent::conversation::Conversation;
+use crate::agent::provider::redact::redact_known;
 use crate::agent::turn::{
     AllowCells, DEFAULT_MAX_STEPS, TurnDeps, TurnEvent, TurnOutcome, TurnSnapshot, run_turn,
 };
@@ -31,6 +32,7 @@ use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, DirtyPaths, FsWritt
 use crate::kernel_setup;
 use crate::mcp::{McpDirectory, SETTLE_WAIT, ToolCallApproval};
 use crate::sandbox::{ApprovalMode, SandboxStatus};
+use crate::sanitize;
 use crate::session::{SessionOrigin, SessionWriter};
 use crate::snapshot::{self, CollectOptions};
 use crate::subcalls::{Approvals, SubcallEvent, Subcalls};
@@ -74,7 +76,7 @@ pub struct ExecArgs {
 
 pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode> {
     let usage = |message: String| {
-        eprintln!("hello-tui exec: {message}");
+        warn(&message);
         Ok(ExitCode::from(2))
     };
     let settings = match Settings::load(options, &|name| std::env::var(name).ok()) {
@@ -123,7 +125,7 @@ pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode>
     };
     // What the user would see in the TUI's diagnostics pane.
     snapshot::cli::add_diagnostics(&mut source, &settings, args.diagnostics_wait, &mut |w| {
-        eprintln!("hello-tui exec: {w}")
+        warn(&w)
     });
     let options = CollectOptions {
         budget: settings.snapshot_budget,
@@ -195,12 +197,12 @@ impl Job {
             ) {
                 Ok((conversation, warnings)) => {
                     for warning in warnings {
-                        eprintln!("hello-tui exec: session: {warning}");
+                        warn(&format!("session: {warning}"));
                     }
                     conversation
                 }
                 Err(error) => {
-                    eprintln!("hello-tui exec: {error}");
+                    warn(&error);
                     return Ok(ExitCode::from(2));
                 }
             },
@@ -212,7 +214,7 @@ impl Job {
                 ) {
                     Ok(session) => Some(session),
                     Err(error) => {
-                        eprintln!("hello-tui exec: the session is not saved: {error}");
+                        warn(&format!("the session is not saved: {error}"));
                         None
                     }
                 };
@@ -264,7 +266,7 @@ impl Job {
                      (pass --approval full to run it without the sandbox)"
                 );
                 if !self.json {
-                    eprintln!("hello-tui exec: {message}");
+                    warn(&message);
                 }
                 out.event(json!({ "type": "error", "message": message }));
                 return Ok(ExitCode::from(1));
@@ -359,7 +361,7 @@ impl Job {
             )
             .await;
             if let Some(error) = conversation.session_error.take() {
-                eprintln!("hello-tui exec: {error}");
+                warn(&error);
             }
             outcome
         };
@@ -391,13 +393,26 @@ impl Job {
         Ok(match outcome {
             TurnOutcome::Completed { .. } => {
                 if !self.json {
-                    println!("{}", answer.trim_end());
+                    println!("{}", for_terminal(answer.trim_end()));
                 }
                 ExitCode::SUCCESS
             }
             TurnOutcome::Failed(_) | TurnOutcome::Cancelled => ExitCode::from(1),
         })
     }
+}
+
+/// Text for the user's terminal or a CI log: a model's answer, a cell's
+/// code, a server's error, a workspace's file name. Sanitized (no escape
+/// sequence sets the title or the clipboard, no bidi override reorders the
+/// line), then redacted as the session file is.
+fn for_terminal(text: &str) -> String {
+    redact_known(&sanitize::for_display(text))
+}
+
+/// `hello-tui exec: MESSAGE` on stderr, through [`for_terminal`].
+fn warn(message: &str) {
+    eprintln!("{}", for_terminal(&format!("hello-tui exec: {message}")));
 }
 
 struct Printer {
@@ -443,20 +458,27 @@ impl Printer {
             && !self.json
         {
             eprintln!(
-                "[sub-call {}] {} · {} tok · {} ms",
-                done.id,
-                done.status.label(),
-                done.tokens(),
-                done.elapsed_ms
+                "{}",
+                for_terminal(&format!(
+                    "[sub-call {}] {} · {} tok · {} ms",
+                    done.id,
+                    done.status.label(),
+                    done.tokens(),
+                    done.elapsed_ms
+                ))
             );
         }
         self.event(serde_json::to_value(event).unwrap_or(Value::Null));
     }
 
+    /// One JSON event on stdout, redacted as the session file is (a key a
+    /// cell printed stays out of CI logs too), with what a terminal would
+    /// obey escaped (the values are unchanged for a JSON reader).
     fn event(&mut self, value: Value) {
         if self.json {
+            let line = redact_known(&sanitize::json_text(value.to_string()));
             let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{value}");
+            let _ = writeln!(stdout, "{line}");
             let _ = stdout.flush();
         }
     }
@@ -465,7 +487,7 @@ impl Printer {
     fn turn_event(&mut self, event: &TurnEvent, answer: &mut String) {
         let progress = |line: String| {
             if !self.json {
-                eprintln!("{line}");
+                eprintln!("{}", for_terminal(&line));
             }
         };
         match event {
@@ -516,7 +538,7 @@ impl Printer {
             }
             TurnEvent::Failed { message } => {
                 if !self.json {
-                    eprintln!("hello-tui exec: {message}");
+                    warn(message);
                 }
                 self.event(json!({ "type": "error", "message": message }));
             }

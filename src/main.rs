@@ -13,6 +13,7 @@ use clap::Parser;
 use hello_tui::app::{self, AppState};
 use hello_tui::cli::{Cli, CliCommand};
 use hello_tui::config::Settings;
+use hello_tui::sanitize::for_display;
 use hello_tui::theme::Theme;
 use hello_tui::workspace::resolve_open_target;
 
@@ -21,7 +22,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("hello-tui: {error:#}");
+            eprintln!("{}", for_display(&format!("hello-tui: {error:#}")));
             ExitCode::FAILURE
         }
     }
@@ -57,7 +58,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let target = match resolve_open_target(&path.to_string_lossy(), &cwd) {
         Ok(target) => target,
         Err(error) => {
-            eprintln!("hello-tui: cannot open `{}`: {error}", path.display());
+            eprintln!(
+                "{}",
+                for_display(&format!(
+                    "hello-tui: cannot open `{}`: {error}",
+                    path.display()
+                ))
+            );
             return Ok(ExitCode::from(2));
         }
     };
@@ -68,7 +75,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         theme = theme.without_colors();
     }
     if let Err(error) = hello_tui::logging::init() {
-        eprintln!("hello-tui: logging disabled: {error:#}");
+        eprintln!(
+            "{}",
+            for_display(&format!("hello-tui: logging disabled: {error:#}"))
+        );
     }
     tracing::info!(workspace = %workspace.display(), "starting");
 
@@ -85,7 +95,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let _guard = runtime.enter();
     if let Err(message) = hello_tui::app::sessions::configure(&mut state, cli.demo, resume) {
-        eprintln!("hello-tui: {message}");
+        eprintln!("{}", for_display(&format!("hello-tui: {message}")));
         return Ok(ExitCode::from(2));
     }
     if let Some(file) = &target.file {
@@ -97,10 +107,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let session = runtime.block_on(hello_tui::tui::run::run(state, theme))?;
     // The demo's sessions go with its temp dir: nothing to resume.
     if let Some(id) = session.filter(|_| demo_dir.is_none()) {
-        println!(
-            "{}",
-            hello_tui::app::sessions::exit_line(&id, &workspace, Some(&cwd))
-        );
+        let line = hello_tui::app::sessions::exit_line(&id, &workspace, Some(&cwd));
+        println!("{}", for_display(&line));
     }
     drop(demo_dir);
     Ok(ExitCode::SUCCESS)

@@ -1,15 +1,19 @@
-//! Text from a model, a tool, a kernel or a file is untrusted: before it is
-//! drawn it loses every terminal control sequence, so it cannot clear the
-//! screen, set the window title, write the clipboard (OSC 52) or end a
-//! bracketed paste.
+//! Text from a model, a tool, a kernel, a server or a file is untrusted:
+//! before it is drawn (in a pane, the status bar, or printed by a
+//! subcommand) it loses every terminal control sequence, so it cannot clear
+//! the screen, set the window title, write the clipboard (OSC 52) or end a
+//! bracketed paste, and the invisible characters that reorder or hide text
+//! (bidi overrides and isolates, zero-width characters, Unicode tags) are
+//! shown as `<U+202E>`, so what the user reads is what is there.
 
 use std::borrow::Cow;
 
 /// Makes `text` safe to draw: escape sequences (CSI, OSC, DCS, …) are dropped
-/// whole, other control characters become visible (`^[`, `␍`), and tab and
-/// newline are kept because panes lay them out themselves.
+/// whole, other control characters become visible (`^[`, `␍`), invisible
+/// format characters become `<U+202E>`, and tab and newline are kept
+/// because panes lay them out themselves.
 pub fn for_display(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(needs_care) {
+    if !has_hidden_characters(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -26,10 +30,47 @@ pub fn for_display(text: &str) -> Cow<'_, str> {
             '\u{9b}' => skip_csi(&mut chars),
             '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
             c if c.is_control() => push_caret(&mut out, c),
+            c if is_invisible_format(c) => push_code_point(&mut out, c),
             c => out.push(c),
         }
     }
     Cow::Owned(out)
+}
+
+/// [`for_display`] for a place that has one line (the status bar, a list
+/// row): newlines and tabs become spaces, so lines are not run together
+/// (ratatui drops a newline inside a span).
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    match for_display(text) {
+        Cow::Borrowed(clean) if !clean.contains(['\n', '\t']) => Cow::Borrowed(clean),
+        clean => Cow::Owned(clean.replace(['\n', '\t'], " ")),
+    }
+}
+
+/// JSON text (as `serde_json` serialized it) for a stream another program
+/// reads but a terminal (a CI log) may show: every string keeps its exact
+/// value, but the characters [`for_display`] would not let through raw
+/// (DEL, C1 controls, bidi and other invisible format characters) are
+/// written as `\u` escapes, which JSON's own serializer leaves as they are.
+/// (It escapes C0 controls and ESC already.)
+pub fn json_text(text: String) -> String {
+    if !has_hidden_characters(&text) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        // Outside strings a serialized value is ASCII: every hidden
+        // character is inside a string, where an escape means the same.
+        if is_hidden(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Makes every control character in `text` visible instead of removing it,
@@ -49,33 +90,50 @@ pub fn visible_controls(text: &str) -> Cow<'_, str> {
             c if !is_hidden(c) => out.push(c),
             '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
             '\u{7f}' => out.push('\u{2421}'),
-            c => out.push_str(&format!("<U+{:04X}>", c as u32)),
+            c => push_code_point(&mut out, c),
         }
     }
     Cow::Owned(out)
 }
 
 /// Whether `text` holds characters [`visible_controls`] has to reveal: the
-/// approval overlay flags such a command.
+/// approval overlay flags such a command. (All of them are also changed by
+/// [`for_display`].)
 pub fn has_hidden_characters(text: &str) -> bool {
     text.chars().any(is_hidden)
 }
 
-/// Control characters (but tab and newline) and the zero-width or
-/// direction-changing format characters.
+/// Control characters (but tab and newline) and the invisible format
+/// characters.
 fn is_hidden(c: char) -> bool {
-    needs_care(c)
-        || matches!(
-            c,
-            '\u{200b}'..='\u{200f}'
-                | '\u{202a}'..='\u{202e}'
-                | '\u{2060}'..='\u{2069}'
-                | '\u{feff}'
-        )
+    (c.is_control() && c != '\n' && c != '\t') || is_invisible_format(c)
 }
 
-fn needs_care(c: char) -> bool {
-    c.is_control() && c != '\n' && c != '\t'
+/// Characters a terminal draws as nothing but that change what the text
+/// around them looks like: the bidi marks, embeddings, overrides and
+/// isolates (U+061C, U+200E/F, U+202A–202E, U+2066–2069: "Trojan Source"),
+/// zero-width spaces and joiners, word joiner and invisible operators,
+/// line/paragraph separators, the byte-order mark, interlinear annotation
+/// marks, and the tag characters (U+E0000–E007F), which can carry a whole
+/// hidden ASCII message. Zero-width joiners inside emoji are shown too: a
+/// terminal does not agree with ratatui on their width anyway.
+fn is_invisible_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
+}
+
+/// `<U+202E>`: a character shown by its code point.
+fn push_code_point(out: &mut String, c: char) {
+    out.push_str(&format!("<U+{:04X}>", c as u32));
 }
 
 fn push_caret(out: &mut String, c: char) {
@@ -185,6 +243,54 @@ mod tests {
         assert!(!has_hidden_characters("ls -la\n\tgrep x"));
         // Nothing left for `for_display` to strip afterwards.
         assert_eq!(for_display(&visible_controls(osc)), visible_controls(osc));
+    }
+
+    /// Issue 25, route 18: a bidi override reordered what the diagnostics
+    /// pane and the status bar showed.
+    #[test]
+    fn invisible_format_characters_are_shown_by_their_code_point() {
+        assert_eq!(
+            for_display("evil\u{202e}txt.exe\u{2066}x\u{2069}"),
+            "evil<U+202E>txt.exe<U+2066>x<U+2069>"
+        );
+        assert_eq!(for_display("a\u{200b}b\u{feff}"), "a<U+200B>b<U+FEFF>");
+        // A tag character (ASCII smuggling) and the Arabic letter mark.
+        assert_eq!(for_display("x\u{e0041}\u{61c}"), "x<U+E0041><U+061C>");
+        // Ordinary non-ASCII text is left alone.
+        assert!(matches!(for_display("héllo 你好 🦀"), Cow::Borrowed(_)));
+        // Idempotent: what it returns has nothing left to change.
+        let once = for_display("\u{202e}\u{1b}]2;t\u{7}\r");
+        assert_eq!(for_display(&once), once);
+    }
+
+    #[test]
+    fn one_line_keeps_lines_apart_with_spaces() {
+        assert_eq!(
+            one_line("first\nsecond\tthird\u{202e}"),
+            "first second third<U+202E>"
+        );
+        assert!(matches!(one_line("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn json_text_escapes_what_a_terminal_would_obey_and_keeps_the_value() {
+        let value = serde_json::json!({
+            "text": "a\u{1b}]52;c;eA==\u{7}b\u{9b}31m\u{202e}c\u{e0041}\u{7f}",
+            "plain": "héllo 🦀",
+        });
+        let line = json_text(value.to_string());
+        assert!(!has_hidden_characters(&line), "{line}");
+        assert!(
+            line.contains("\\u202e") && line.contains("\\udb40\\udc41"),
+            "{line}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&line).expect("valid JSON");
+        assert_eq!(back, value);
+        let pretty = serde_json::to_string_pretty(&value).expect("serializes");
+        let back: serde_json::Value = serde_json::from_str(&json_text(pretty)).expect("valid JSON");
+        assert_eq!(back, value);
+        let plain = serde_json::json!({"a": "b"});
+        assert_eq!(json_text(plain.to_string()), plain.to_string());
     }
 
     #[test]

@@ -758,6 +758,89 @@ fs.write('NOTES.md', 'fixed\n')"#;
         );
     }
 
+    /// What a model controls, as terminal escapes: OSC 52 writes the
+    /// clipboard, OSC 2 sets the window title, U+202E reverses the line.
+    const HOSTILE: &str = "\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}]2;title\u{7}\u{202e}";
+
+    /// Issue 25, route 16: in plain mode `exec` printed the model's answer
+    /// and the cell's progress line raw, so a model set the terminal's
+    /// title and clipboard. Now neither stdout nor stderr carries an ESC.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn plain_output_carries_no_terminal_escapes() {
+        let dir = workspace();
+        // The cell's first line (the progress line) holds the raw escapes;
+        // the cell prints them too.
+        let code = format!("# {HOSTILE} first line\nprint({HOSTILE:?})");
+        let arguments = serde_json::json!({ "code": code }).to_string();
+        let first = sse(&[
+            tool_chunk(0, Some("c1"), &arguments),
+            finish_chunk("tool_calls"),
+            done(),
+        ]);
+        let text = format!("Done{HOSTILE}: all good");
+        let server = LoopbackServer::start(vec![first, answer(&text)]).await;
+        let (status, stdout, stderr) =
+            exec(dir.path(), &server.base_url, &["--approval", "auto", "go"]).await;
+        assert_eq!(status, 0, "{stdout}\n{stderr}");
+        for (name, out) in [("stdout", &stdout), ("stderr", &stderr)] {
+            assert!(
+                !out.contains(['\u{1b}', '\u{7}', '\u{9d}', '\u{202e}']),
+                "{name}: {out:?}"
+            );
+        }
+        // What the model said is still there, its hidden parts visible.
+        assert_eq!(stdout.trim_end(), "Done<U+202E>: all good");
+        assert!(
+            stderr.contains("[cell c1] # <U+202E> first line"),
+            "{stderr}"
+        );
+    }
+
+    /// Issue 25, route 20: a key a cell prints is redacted in the session
+    /// and the log, and now in `exec --json` stdout too (CI logs keep it),
+    /// whichever event carries it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn json_events_redact_the_configured_key() {
+        const KEY: &str = "loopback-key-0815-QwErTy";
+        let dir = workspace();
+        // The cell rebuilds the key (it is not in the kernel's environment)
+        // and prints it; the model repeats it in its answer.
+        let code = "print('loopback-key-' + '0815-QwErTy')";
+        let arguments = serde_json::json!({ "code": code }).to_string();
+        let first = sse(&[
+            tool_chunk(0, Some("c1"), &arguments),
+            finish_chunk("tool_calls"),
+            done(),
+        ]);
+        let server =
+            LoopbackServer::start(vec![first, answer(&format!("The key is {KEY}."))]).await;
+        let (status, stdout, stderr) = exec_with_env(
+            dir.path(),
+            &server.base_url,
+            &["--json", "--approval", "auto", "show me the key"],
+            &[("OPENAI_API_KEY", KEY)],
+        )
+        .await;
+        assert_eq!(status, 0, "{stdout}\n{stderr}");
+        assert!(!stdout.contains(KEY), "{stdout}");
+        assert!(!stderr.contains(KEY), "{stderr}");
+        let events: Vec<Value> = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).expect(l))
+            .collect();
+        let result = events
+            .iter()
+            .find(|e| e["type"] == "tool.result")
+            .expect("a tool.result");
+        assert_eq!(result["stdout"], "[REDACTED]\n", "{result}");
+        let message = events
+            .iter()
+            .rev()
+            .find(|e| e["type"] == "assistant.message")
+            .expect("an answer");
+        assert_eq!(message["text"], "The key is [REDACTED].");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn json_events_end_to_end() {
         let dir = workspace();

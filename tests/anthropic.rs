@@ -400,3 +400,41 @@ async fn models_are_listed_from_v1_models_and_a_switch_keeps_the_server() {
     assert_eq!(requests[0].header("anthropic-version"), Some(API_VERSION));
     assert_eq!(requests[1].json()["model"], "claude-haiku-4-5");
 }
+
+/// Issue 25, "Silent servers": Anthropic's `ping` events are events the
+/// decoder turns into nothing. A server that starts a message and then
+/// only pings every 100 ms is silent: the turn ends at the idle timeout.
+#[tokio::test]
+async fn a_server_that_only_pings_is_silent() {
+    let mut body = vec![loopback::Part::Bytes(
+        [
+            message_start(20, 0, 0),
+            block_start(0, json!({"type": "text", "text": ""})),
+        ]
+        .concat()
+        .into_bytes(),
+    )];
+    for _ in 0..250 {
+        body.push(loopback::Part::Bytes(ping().into_bytes()));
+        body.push(loopback::Part::Pause(Duration::from_millis(100)));
+    }
+    let server = LoopbackServer::start(vec![Reply::sse(loopback::Framing::Chunked, body)]).await;
+    let mut config = AnthropicConfig::new(
+        Some(&server.base_url),
+        "claude-test",
+        "ANTHROPIC_API_KEY",
+        &|_| Some(KEY.to_owned()),
+    );
+    config.http.max_attempts = 1;
+    config.http.idle_timeout = Duration::from_millis(600);
+    let provider = AnthropicProvider::new(config).expect("valid config");
+    let started = Instant::now();
+    let (_, turn) = run(&provider, ask("x")).await;
+    let took = started.elapsed();
+    let error = turn.error.as_ref().map(ToString::to_string);
+    assert!(
+        error.as_deref().is_some_and(|e| e.contains("no data")),
+        "{error:?}"
+    );
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+}

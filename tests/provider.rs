@@ -518,6 +518,56 @@ mod faults {
         assert!(server.wait_client_closed(1, Duration::from_secs(2)).await);
     }
 
+    /// A body that keeps the connection warm for 25 s and says nothing:
+    /// every 100 ms a keep-alive comment, an empty line, and a chunk whose
+    /// delta is empty (what servers send around the first token).
+    fn keep_alives_only() -> Vec<Part> {
+        let mut parts = Vec::new();
+        for _ in 0..250 {
+            parts.push(Part::Bytes(
+                format!(
+                    ": ping\n\n\n{}",
+                    data(&json!({"choices":[{"index":0,"delta":{}}]}).to_string())
+                )
+                .into_bytes(),
+            ));
+            parts.push(Part::Pause(Duration::from_millis(100)));
+        }
+        parts
+    }
+
+    /// Issue 25, "Silent servers": keep-alives are not content. A server
+    /// that sends only them, before the first token or after some text, is
+    /// given up on after the idle timeout, not waited on for as long as it
+    /// keeps pinging.
+    #[tokio::test]
+    async fn keep_alive_comments_do_not_count_as_content() {
+        for before in [None, Some("slow")] {
+            let mut body = Vec::new();
+            if let Some(text) = before {
+                body.push(Part::Bytes(text_chunk(text).into_bytes()));
+            }
+            body.extend(keep_alives_only());
+            let server = LoopbackServer::start(vec![Reply::sse(Framing::Chunked, body)]).await;
+            let mut c = config(&server, None);
+            c.http.max_attempts = 1;
+            c.http.idle_timeout = Duration::from_millis(600);
+            let started = Instant::now();
+            let (_, turn) = run(&provider(c), ask("x")).await;
+            let took = started.elapsed();
+            assert_eq!(turn.text, before.unwrap_or(""));
+            let error = turn.error.as_ref().map(ToString::to_string);
+            assert!(
+                error.as_deref().is_some_and(|e| e.contains("no data")),
+                "{error:?}"
+            );
+            assert!(
+                took >= Duration::from_millis(600) && took < Duration::from_secs(3),
+                "{before:?}: took {took:?}"
+            );
+        }
+    }
+
     #[tokio::test]
     async fn unreachable_server_is_retried_then_reported() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -803,6 +803,40 @@ mod cli {
         assert!(err.contains("file not found: src/nope.ts"), "{err}");
     }
 
+    /// Issue 25: `snapshot` prints a workspace's text to the terminal. A
+    /// bidi override or isolate in a file, or an escape in a file name, is
+    /// shown (`<U+202E>`) in Markdown, and escaped with its value kept in
+    /// JSON: neither reaches the terminal raw.
+    #[test]
+    fn workspace_text_is_printed_through_the_sanitizer() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = "n\u{1b}]2;title\u{7}.py";
+        std::fs::write(dir.path().join(name), "x = 1  # \u{202e}evil\u{2066} end\n").unwrap();
+        let root = dir.path().to_str().unwrap();
+        let (code, out, err) = run(&["-C", root, "--open", &format!("{name}:1")]);
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        assert!(
+            !out.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{2066}']),
+            "{out:?}"
+        );
+        assert!(out.contains("# <U+202E>evil<U+2066> end"), "{out}");
+        let (code, out, err) = run(&[
+            "-C",
+            root,
+            "--open",
+            &format!("{name}:1"),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        assert!(!out.contains(['\u{1b}', '\u{202e}', '\u{2066}']), "{out:?}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(
+            json.to_string().contains("\u{202e}evil\u{2066}"),
+            "the value is kept: {json}"
+        );
+    }
+
     #[test]
     fn scene_from_disk_with_open_and_select() {
         let root = fixture_root();

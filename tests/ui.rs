@@ -329,6 +329,123 @@ fn a_failed_language_server_is_a_short_segment_and_a_readable_notice() {
     assert!(notice.contains("/lsp-restart"), "{notice}");
 }
 
+/// Characters that must never reach a terminal cell raw: ESC and BEL (an
+/// OSC title or clipboard sequence) and the bidi/format characters that
+/// reorder what is shown (U+202E, U+2066, U+200F).
+fn assert_no_raw_controls(buffer: &Buffer) {
+    for cell in buffer.content() {
+        let symbol = cell.symbol();
+        assert!(
+            !symbol.contains(['\u{1b}', '\u{7}', '\u{202e}', '\u{2066}', '\u{200f}']),
+            "raw control in a cell: {symbol:?}"
+        );
+    }
+}
+
+/// Issue 25, route 18: what a language server or a check reports (message,
+/// source, code) is drawn through the sanitizer: a bidi override shows as
+/// `<U+202E>` instead of reversing the text after it, escape sequences are
+/// dropped, and a newline does not run two lines together.
+#[test]
+fn hostile_diagnostics_are_drawn_sanitized() {
+    use hello_tui::app::AppEvent;
+    use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, Position, Range};
+    let mut s = state();
+    let diag = |line: usize, message: &str, source: &str, code: &str| Diagnostic {
+        path: "/work/demo/app.py".into(),
+        range: Range::new(Position::new(line, 0), Position::new(line, 3)),
+        severity: Severity::Error,
+        message: message.into(),
+        source: source.into(),
+        code: Some(code.into()),
+        related: vec![],
+    };
+    handle_app_event(
+        &mut s,
+        AppEvent::Diagnostics(DiagnosticsEvent::Published {
+            source: "evil".into(),
+            path: "/work/demo/app.py".into(),
+            diagnostics: vec![
+                diag(
+                    0,
+                    "bad \u{202e}gnp.exe\u{1b}]2;pwned\u{7}\nhelp: \u{1b}[2Jremove",
+                    "ev\u{202e}il",
+                    "E\u{1b}]52;c;eA==\u{7}1\u{2066}",
+                ),
+                diag(
+                    3,
+                    "two \u{202e}lines\u{1b}[31m\nhere",
+                    "src\u{200f}",
+                    "C\u{202e}2",
+                ),
+            ],
+        }),
+    );
+    press(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
+    let terminal = draw(&mut s, 160, 40);
+    assert_no_raw_controls(buffer_of(&terminal));
+    let layout =
+        hello_tui::screen::layout::compute(ratatui::layout::Rect::new(0, 0, 160, 40), s.focus);
+    let pane = layout.rect(hello_tui::keymap::PaneId::Diagnostics).unwrap();
+    let region = buffer_region(buffer_of(&terminal), pane);
+    let text: String = (0..region.area.height)
+        .map(|y| {
+            (0..region.area.width)
+                .map(|x| region[(x, y)].symbol())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    // The selected row wraps, the other is one line; both show the marks.
+    assert!(text.contains("<U+202E>gnp.exe"), "{text}");
+    assert!(text.contains("two <U+202E>lines · here"), "{text}");
+    insta::assert_debug_snapshot!(region);
+}
+
+/// Issue 25, route 18: the status bar's notice (a check's or a server's
+/// words) and the diagnostic under the cursor go through the sanitizer.
+#[test]
+fn hostile_text_in_the_status_bar_is_drawn_sanitized() {
+    use hello_tui::app::AppEvent;
+    use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, Position, Range};
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("demo");
+    std::fs::create_dir_all(&root).unwrap();
+    let file = root.join("app.py");
+    std::fs::write(&file, "import os\n").unwrap();
+    let mut s = AppState::new(root.clone(), Settings::defaults());
+    hello_tui::app::editors::open(&mut s, &file, Some((1, 1)));
+    handle_app_event(
+        &mut s,
+        AppEvent::Diagnostics(DiagnosticsEvent::Published {
+            source: "ruff".into(),
+            path: file.clone(),
+            diagnostics: vec![Diagnostic {
+                path: file.clone(),
+                range: Range::new(Position::new(0, 0), Position::new(0, 9)),
+                severity: Severity::Warning,
+                message: "unused\u{202e}so\u{1b}]2;pwned\u{7}\nnext".into(),
+                source: "ru\u{200f}ff".into(),
+                code: None,
+                related: vec![],
+            }],
+        }),
+    );
+    handle_app_event(
+        &mut s,
+        AppEvent::Diagnostics(DiagnosticsEvent::Notice(
+            "check: \u{202e}txt.exe\u{1b}]52;c;eA==\u{7}\nline two".into(),
+        )),
+    );
+    let terminal = draw(&mut s, 200, 24);
+    assert_no_raw_controls(buffer_of(&terminal));
+    let bar = text_of(&terminal).lines().last().unwrap().to_owned();
+    assert!(bar.contains("unused<U+202E>so next"), "{bar}");
+    assert!(bar.contains("check: <U+202E>txt.exe line two"), "{bar}");
+    let row = ratatui::layout::Rect::new(0, 23, 200, 1);
+    insta::assert_debug_snapshot!(buffer_region(buffer_of(&terminal), row));
+}
+
 /// Issue 18: `/lsp` lists every configured server with the languages it
 /// serves, its state (running, given up, missing from PATH, not for this
 /// TypeScript, not started) and its last error, in the conversation.

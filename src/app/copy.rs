@@ -55,10 +55,12 @@ pub fn copy(state: &mut AppState) -> Command {
     let raw = text_of(entry);
     // Model-written text goes where the user pastes — a shell, say: an
     // escape sequence in it (`ESC[201~` ends a bracketed paste, and what
-    // follows would run) is dropped, other controls made visible.
+    // follows would run) is dropped, other controls and the invisible or
+    // direction-changing characters made visible (`^H`, `<U+202E>`).
     let text = crate::sanitize::for_display(&raw).into_owned();
-    let caution = if crate::sanitize::has_hidden_characters(&text) {
-        " It holds invisible or direction-changing characters: look before you run it."
+    let caution = if crate::sanitize::has_hidden_characters(&raw) {
+        " It held control, invisible or direction-changing characters (dropped, or shown \
+         as `<U+202E>`): look before you run it."
     } else {
         ""
     };
@@ -155,11 +157,8 @@ mod tests {
         let Command::Clipboard(copied) = copy(&mut state) else {
             panic!("copied");
         };
-        assert!(!copied.contains('\u{1b}'), "{copied:?}");
-        assert!(
-            copied.starts_with("run this:\nrm -rf ~\ndone"),
-            "{copied:?}"
-        );
+        assert!(!copied.contains(['\u{1b}', '\u{202e}']), "{copied:?}");
+        assert_eq!(copied, "run this:\nrm -rf ~\ndone<U+202E>txt");
         assert_eq!(state.editors.clipboard, copied);
         assert!(
             state

@@ -105,17 +105,21 @@ fn shell_word(text: &str) -> String {
 /// `hello-tui sessions [-C DIR]`.
 pub fn list_command(dir: &Path) -> anyhow::Result<ExitCode> {
     if !dir.is_dir() {
-        eprintln!("hello-tui sessions: `{}` is not a directory", dir.display());
+        let message = format!("hello-tui sessions: `{}` is not a directory", dir.display());
+        eprintln!("{}", sanitize::for_display(&message));
         return Ok(ExitCode::from(2));
     }
     let root = std::fs::canonicalize(dir)?;
     match listing(&root) {
+        // Ids, times and prompts come from session files, which a
+        // repository can ship: printed through the sanitizer.
         Ok(text) => {
-            print!("{text}");
+            print!("{}", sanitize::for_display(&text));
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {
-            eprintln!("hello-tui sessions: {error}");
+            let message = format!("hello-tui sessions: {error}");
+            eprintln!("{}", sanitize::for_display(&message));
             Ok(ExitCode::FAILURE)
         }
     }

@@ -144,7 +144,7 @@ fn render(pane: &DiagnosticsPane, theme: &Theme, focused: bool, area: Rect, buf:
                     .take_while(|r| r.path == *path)
                     .count();
                 Line::from(vec![
-                    Span::styled(sanitize::for_display(path).into_owned(), theme.roles.title),
+                    Span::styled(sanitize::one_line(path).into_owned(), theme.roles.title),
                     Span::styled(format!(" ({count})"), theme.roles.muted),
                 ])
             }
@@ -178,7 +178,7 @@ fn render(pane: &DiagnosticsPane, theme: &Theme, focused: bool, area: Rect, buf:
                 let source = d
                     .source
                     .as_deref()
-                    .map(|s| format!("  {}", sanitize::for_display(s)))
+                    .map(|s| format!("  {}", sanitize::one_line(s)))
                     .unwrap_or_default();
                 Line::from(vec![
                     Span::styled(
@@ -187,7 +187,7 @@ fn render(pane: &DiagnosticsPane, theme: &Theme, focused: bool, area: Rect, buf:
                     ),
                     Span::styled(format!("{}:{} ", d.line, d.column), theme.roles.muted),
                     Span::styled(
-                        sanitize::for_display(&d.message).into_owned(),
+                        sanitize::one_line(&d.message).into_owned(),
                         theme.roles.text,
                     ),
                     Span::styled(source, theme.roles.muted),

@@ -13,6 +13,7 @@ use super::mode::ApprovalMode;
 use super::policy::SandboxOptions;
 use super::relay::Relay;
 use super::status::SandboxStatus;
+use crate::sanitize::for_display;
 
 /// Exit code when the sandbox cannot be applied and nothing was run.
 const UNAVAILABLE_EXIT: u8 = 2;
@@ -100,13 +101,17 @@ pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("waiting for `{program}` failed"))?;
     running.finish();
     if let Some(notice) = confinement.session().and_then(|s| s.appeared_notice()) {
-        eprintln!("hello-tui sandbox: warning: {notice}");
+        // The notice names paths the command made.
+        eprintln!("hello-tui sandbox: warning: {}", for_display(&notice));
     }
     Ok(ExitCode::from(exit_code(status)))
 }
 
 fn refuse(program: &str, reason: &str) -> ExitCode {
-    eprintln!("hello-tui sandbox: refusing to run `{program}` unconfined: {reason}");
+    eprintln!(
+        "hello-tui sandbox: refusing to run `{}` unconfined: {reason}",
+        for_display(program)
+    );
     ExitCode::from(UNAVAILABLE_EXIT)
 }
 

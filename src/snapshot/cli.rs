@@ -5,6 +5,7 @@
 //! user's to fix, so it is a readable message and exit code 2, not a panic
 //! or a backtrace.
 
+use crate::sanitize::for_display;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -169,7 +170,7 @@ pub fn run_with(
     let mut source = match scene(args) {
         Ok(source) => source,
         Err(error) => {
-            writeln!(err, "error: {error}")?;
+            writeln!(err, "error: {}", for_display(&error.to_string()))?;
             return Ok(ExitCode::from(2));
         }
     };
@@ -178,7 +179,7 @@ pub fn run_with(
             match crate::config::Settings::load(options, &|name| std::env::var(name).ok()) {
                 Ok(settings) => settings,
                 Err(error) => {
-                    writeln!(err, "error: {error}")?;
+                    writeln!(err, "error: {}", for_display(&error.to_string()))?;
                     return Ok(ExitCode::from(2));
                 }
             };
@@ -187,7 +188,7 @@ pub fn run_with(
             warnings.push(w)
         });
         for warning in warnings {
-            writeln!(err, "warning: {warning}")?;
+            writeln!(err, "warning: {}", for_display(&warning))?;
         }
     }
     let options = CollectOptions {
@@ -198,10 +199,12 @@ pub fn run_with(
     let snapshot = collect(&source, &options, &DiskReader);
     let rendered = render(&snapshot);
     match args.format {
-        Format::Markdown => out.write_all(rendered.markdown.as_bytes())?,
+        // The files' text, names and diagnostics come from the workspace:
+        // printed through the sanitizer (the JSON losslessly).
+        Format::Markdown => out.write_all(for_display(&rendered.markdown).as_bytes())?,
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &snapshot)?;
-            writeln!(out)?;
+            let json = crate::sanitize::json_text(serde_json::to_string_pretty(&snapshot)?);
+            writeln!(out, "{json}")?;
         }
     }
     if args.breakdown {

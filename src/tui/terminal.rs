@@ -93,13 +93,15 @@ pub fn restore() {
     let _ = out.flush();
 }
 
-/// Restores the terminal before the default hook prints the panic, so the
-/// message is readable and the shell is usable afterwards — for a panic
-/// that ends the workbench. One on another thread (a blocking task tokio
-/// catches, a worker) does not: the workbench keeps running, so the
-/// terminal is left as it is and the panic goes to the log only.
+/// Restores the terminal before the panic is printed, so the message is
+/// readable and the shell is usable afterwards — for a panic that ends the
+/// workbench. One on another thread (a blocking task tokio catches, a
+/// worker) does not: the workbench keeps running, so the terminal is left
+/// as it is and the panic goes to the log only. The message is printed
+/// through the sanitizer (the default hook would print it raw, and it may
+/// quote a file or a server), with the backtrace when `RUST_BACKTRACE`
+/// asks for one.
 fn install_panic_hook() {
-    let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if !ends_the_workbench(&std::thread::current()) {
             tracing::error!("panic on a background thread (the workbench goes on): {info}");
@@ -107,7 +109,14 @@ fn install_panic_hook() {
         }
         restore();
         tracing::error!("panic: {info}");
-        previous(info);
+        eprintln!(
+            "{}",
+            crate::sanitize::for_display(&format!("hello-tui {info}"))
+        );
+        let backtrace = std::backtrace::Backtrace::capture();
+        if backtrace.status() == std::backtrace::BacktraceStatus::Captured {
+            eprintln!("{backtrace}");
+        }
     }));
 }
 

@@ -52,18 +52,12 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Segment::new(
             0,
             vec![Span::styled(
-                format!(" {} ", sanitize::for_display(&state.workspace_name)),
+                format!(" {} ", state.workspace_name),
                 theme.roles.status_key,
             )],
         ),
         Segment::new(1, super::file_status::position(state, theme)),
-        Segment::new(
-            7,
-            vec![Span::styled(
-                format!("│ {} ", sanitize::for_display(&model)),
-                bar,
-            )],
-        ),
+        Segment::new(7, vec![Span::styled(format!("│ {model} "), bar)]),
         Segment::new(3, vec![Span::styled(agent, bar)]),
         // What the server's prompt cache served: gives way before the rest.
         Segment::new(
@@ -122,7 +116,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         segments.push(Segment::cuttable(
             4,
             vec![Span::styled(
-                format!("│ {} ", sanitize::for_display(&text)),
+                format!("│ {text} "),
                 bar.patch(theme.roles.warning),
             )],
         ));
@@ -133,10 +127,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     if let Some(notice) = &state.status_notice {
         segments.push(Segment::cuttable(
             7,
-            vec![Span::styled(
-                format!("│ {} ", sanitize::for_display(notice)),
-                bar,
-            )],
+            vec![Span::styled(format!("│ {notice} "), bar)],
         ));
     }
     segments.push(Segment::cuttable(
@@ -224,7 +215,18 @@ struct Segment {
 }
 
 impl Segment {
+    /// Every segment's text goes through the sanitizer here, whatever it
+    /// holds (a server's retry reason, a file name, a kernel's exit reason,
+    /// a diagnostic): the bar is one line, and nothing in it reaches the
+    /// terminal raw.
     fn new(priority: u8, spans: Vec<Span<'static>>) -> Self {
+        let spans = spans
+            .into_iter()
+            .map(|span| match sanitize::one_line(&span.content) {
+                std::borrow::Cow::Borrowed(_) => span,
+                std::borrow::Cow::Owned(clean) => Span::styled(clean, span.style),
+            })
+            .collect();
         Self {
             priority,
             cuttable: false,

@@ -31,8 +31,12 @@ pub struct HttpSettings {
     /// server that accepts the connection and never answers is given up on
     /// after this (then retried, within `retry_budget`).
     pub first_byte_timeout: Duration,
-    /// Longest silence allowed between two body chunks once the answer
-    /// streams. Generous: a model may think before the next token.
+    /// Longest silence allowed once the response headers came: until the
+    /// first content and between two contents. Content is an event the
+    /// provider's decoder turns into something; keep-alive comments
+    /// (`: ping`) and events that carry nothing do not count, so a server
+    /// that only keeps the connection warm is silent. Generous: a model may
+    /// think before the next token.
     pub idle_timeout: Duration,
     /// Total tries for one call (1 = no retry).
     pub max_attempts: u32,
@@ -446,11 +450,19 @@ async fn stream_body<D: Decoder>(
     let mut sse = SseParser::default();
     let mut decoder = D::default();
     let mut forwarded = false;
+    // Moved on by content only (see `HttpSettings::idle_timeout`): bytes
+    // that decode to nothing leave it where it is.
+    let mut silent_until = tokio::time::Instant::now() + idle;
     let outcome: Result<(), ProviderError> = async {
         loop {
-            let next = tokio::time::timeout(idle, body.next()).await.map_err(|_| {
-                ProviderError::StreamInterrupted(format!("no data for {}s", idle.as_secs()))
-            })?;
+            let next = tokio::time::timeout_at(silent_until, body.next())
+                .await
+                .map_err(|_| {
+                    ProviderError::StreamInterrupted(format!(
+                        "no data from the model for {:.1}s (keep-alives do not count)",
+                        idle.as_secs_f64()
+                    ))
+                })?;
             let ended = next.is_none();
             let events = match next {
                 Some(Ok(bytes)) => sse
@@ -472,6 +484,9 @@ async fn stream_body<D: Decoder>(
                     ),
                     other => other,
                 })?;
+                if !decoded.is_empty() {
+                    silent_until = tokio::time::Instant::now() + idle;
+                }
                 for out in decoded {
                     forwarded = true;
                     if tx.send(out).await.is_err() {
