@@ -210,3 +210,51 @@ fn a_cell_cannot_type_into_the_workbenchs_terminal() {
     );
     tmux.keys(&["C-q"]);
 }
+
+/// A question that appears while the user types (a prompt typed ahead
+/// while a cell runs) takes none of the keys of that burst of typing:
+/// the `y` and `a` of the sentence neither run the command nor approve
+/// everything (an attack review found both). After a pause, `y` answers.
+#[test]
+fn typing_through_an_approval_does_not_answer_it() {
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let made = root.join("made-by-y");
+    let tmux = Tmux::start(
+        "typing",
+        &command_in(&root, state.path(), "--approval ask"),
+        120,
+        36,
+    );
+    tmux.wait_for("Ctrl+Q quit");
+    // Not a literal command: it asks.
+    tmux.keys(&[
+        "-l",
+        "%py import time; time.sleep(1.5); shell.run('touch ' + 'made-by-y')",
+    ]);
+    tmux.keys(&["Enter"]);
+    // A sentence typed on, a key every ~160 ms, across the question's
+    // appearance.
+    for key in "yay analyze all of it yes and again".chars() {
+        tmux.keys(&["-l", &key.to_string()]);
+    }
+    let screen = tmux.screen();
+    assert!(
+        screen.contains("touch made-by-y"),
+        "the question is still up:\n{screen}"
+    );
+    assert!(!made.exists(), "a typed y ran the command:\n{screen}");
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    tmux.keys(&["y"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !made.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "y after a pause did not approve:\n{}",
+            tmux.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    tmux.keys(&["C-q"]);
+}

@@ -14,7 +14,7 @@
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
 use super::effects::{to_approval, to_overlay, to_pane};
-use super::state::AppState;
+use super::state::{AppState, Question};
 use super::update::Command;
 use crate::component::Component;
 use crate::keymap::{Action, PaneId, Scope};
@@ -39,21 +39,53 @@ pub enum Layer {
 /// before it appeared — a word that happens to contain `y`, a burst typed
 /// at start-up — go to the layer below instead of answering something the
 /// user never saw.
+///
+/// The same holds for keys of a burst of typing that began before the
+/// question was drawn (`state.typing_through`, set per key by the terminal
+/// loop: `tui::typing`).
 pub fn stack(state: &AppState) -> Vec<Layer> {
     let mut layers = Vec::with_capacity(3);
-    if state.approvals.front_shown() {
+    if state.approvals.front_shown() && !state.typing_through {
         layers.push(Layer::Approval);
     }
     let unseen_question = state
         .overlay
         .as_ref()
         .and_then(Overlay::question)
-        .is_some_and(|question| question.interrupts() && state.question_shown != Some(question));
+        .is_some_and(|question| {
+            question.interrupts()
+                && (state.question_shown != Some(question) || state.typing_through)
+        });
     if state.overlay.is_some() && !unseen_question {
         layers.push(Layer::Overlay);
     }
     layers.push(Layer::Pane(state.focus));
     layers
+}
+
+/// A question that appeared on its own and is on screen now: the keys
+/// that follow may answer it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShownQuestion {
+    /// An approval: its request id and, for a write reviewed hunk by hunk,
+    /// the hunk.
+    Approval(u64, usize),
+    /// A question of the overlay (`Question::interrupts`).
+    Overlay(Question),
+}
+
+/// The question on screen, as last drawn (see [`ShownQuestion`]).
+pub fn shown_question(state: &AppState) -> Option<ShownQuestion> {
+    if state.approvals.front_shown() {
+        return state
+            .approvals
+            .front_question()
+            .map(|(id, hunk)| ShownQuestion::Approval(id, hunk));
+    }
+    state
+        .question_shown
+        .filter(|question| question.interrupts())
+        .map(ShownQuestion::Overlay)
 }
 
 /// Offers an action to the layers of the stack, innermost first, until one

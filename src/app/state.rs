@@ -385,6 +385,10 @@ pub struct AppState {
     /// The yes/no question the last frame drew (`Overlay::Confirm`); until
     /// a question has been drawn it takes no keys.
     pub question_shown: Option<Question>,
+    /// The key being handled belongs to a burst of typing that began
+    /// before the question on screen was drawn, so it must not answer it
+    /// (set per key by the terminal loop, `tui::typing`).
+    pub typing_through: bool,
     /// Whether the workspace's own programs may run (`app::trust`).
     pub trust: super::trust::TrustView,
     /// The model, the running turn, the shared conversation store.
@@ -431,6 +435,7 @@ impl AppState {
             safety: SafetyView::default(),
             approvals: ApprovalQueue::default(),
             question_shown: None,
+            typing_through: false,
             trust: Default::default(),
             agent: AgentState::default(),
             editors: Default::default(),

@@ -7,3 +7,4 @@
 pub(crate) mod osc52;
 pub mod run;
 pub(crate) mod terminal;
+mod typing;

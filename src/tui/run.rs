@@ -4,7 +4,7 @@
 use std::io;
 use std::time::Duration;
 
-use crossterm::event::EventStream;
+use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
 use tokio::time::Instant;
 
@@ -67,6 +67,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
     let mut last_draw = Instant::now() - FRAME_INTERVAL;
     let mut snapshots = SnapshotScheduler::default();
     let mut last_spin = Instant::now();
+    let mut typing = super::typing::TypingGuard::default();
 
     while !state.should_quit {
         if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
@@ -77,6 +78,10 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
                 .terminal
                 .draw(|frame| ui::render(&state, &frame_model, &theme, frame))?;
             last_draw = Instant::now();
+            typing.drawn(
+                crate::app::layers::shown_question(&state),
+                last_draw.into_std(),
+            );
             // Highlighting that did not fit in this frame continues in
             // the next one; it stops once the visible lines are done.
             needs_draw = state.editors.needs_more_work();
@@ -110,7 +115,11 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
             _ = sleep_until_due(recovery_due), if recovery_due.is_some() => Step::App(AppEvent::RecoveryDue),
             else => break,
         };
+        if let Step::Term(Event::Key(_)) = &step {
+            state.typing_through = typing.key(std::time::Instant::now());
+        }
         needs_draw |= apply(&mut guard, &mut state, step)?;
+        state.typing_through = false;
         if state.should_quit
             && let Some(diagnostics) = &state.diagnostic_sources.client
         {
