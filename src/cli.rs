@@ -42,6 +42,18 @@ pub struct Cli {
     pub command: Option<CliCommand>,
 }
 
+impl Cli {
+    /// The session to continue: `None` for a new one, `Some(None)` for the
+    /// latest (`--continue`), `Some(Some(id))` for `--resume ID`.
+    pub fn resume(&self) -> Option<Option<String>> {
+        if self.continue_session {
+            Some(None)
+        } else {
+            self.resume.clone().map(Some)
+        }
+    }
+}
+
 /// Options that override the config file and the environment.
 #[derive(Debug, Clone, Default, Args)]
 pub struct GlobalOptions {

@@ -159,6 +159,10 @@ pub struct Settings {
     pub model: Option<String>,
     pub base_url: Option<String>,
     pub api_key_env: String,
+    /// `--model`, `--provider` or `--base-url` was typed: the command line
+    /// chose the model, and that wins over the model (and profile) a
+    /// resumed session recorded, which wins over the config file's.
+    pub model_from_command_line: bool,
     /// `--context-window` or `[model] context_window`.
     pub context_window: Option<usize>,
     pub reserve_output: Option<usize>,
@@ -316,6 +320,9 @@ impl Settings {
                 .clone()
                 .or(file.model.api_key_env)
                 .unwrap_or_else(|| provider.default_key_env().to_owned()),
+            model_from_command_line: flags.model.is_some()
+                || flags.provider.is_some()
+                || flags.base_url.is_some(),
             context_window: flags.context_window.or(file.model.context_window),
             reserve_output: file.model.reserve_output,
             compact_at: file.model.compact_at,

@@ -222,6 +222,10 @@ impl Job {
             }
         };
         conversation.set_counter(agent::setup::token_counter(&self.settings));
+        // exec's turns go to the configured model (flags included), never
+        // to a profile the session's workbench turns chose: recorded as such,
+        // a later `--continue` does not go back to that profile's server.
+        conversation.set_profile(None);
         conversation.set_instructions(agent::instructions::load(&self.root, None));
         out.event(json!({
             "type": if self.resume.is_some() { "session.resumed" } else { "session.started" },

@@ -88,13 +88,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .context("starting the async runtime")?;
     let mut state = AppState::new(workspace.clone(), settings);
     state.prepare_highlighter(&theme.syntax_theme);
-    let resume = if cli.continue_session {
-        Some(None)
-    } else {
-        cli.resume.clone().map(Some)
-    };
     let _guard = runtime.enter();
-    if let Err(message) = hello_tui::app::sessions::configure(&mut state, cli.demo, resume) {
+    if let Err(message) = hello_tui::app::sessions::configure(&mut state, cli.demo, cli.resume()) {
         eprintln!("{}", for_display(&format!("hello-tui: {message}")));
         return Ok(ExitCode::from(2));
     }

@@ -1084,19 +1084,13 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
 /// resuming the session in the workbench picks it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn model_lists_switches_and_the_session_remembers_the_choice() {
-    use loopback::{Framing, LoopbackServer, Reply, data};
+    use loopback::{LoopbackServer, Reply};
     let server = LoopbackServer::respond_with(Duration::from_secs(30), |request| {
         if request.method == "GET" {
             let list = r#"{"object":"list","data":[{"id":"qwen3:8b","object":"model"},{"id":"llama3.2","object":"model"}]}"#;
             return Reply::status(200, &[("content-type", "application/json")], list);
         }
-        let model = request.json()["model"].as_str().unwrap_or("?").to_owned();
-        let body = [
-            data(&serde_json::json!({"choices":[{"index":0,"delta":{"content":format!("hello from {model}")}}]}).to_string()),
-            data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
-            "data: [DONE]\r\n\r\n".to_owned(),
-        ];
-        Reply::sse(Framing::Chunked, vec![loopback::Part::Bytes(body.concat().into_bytes())])
+        answer_naming_the_model(request)
     })
     .await;
     let dir = tempfile::tempdir().unwrap();
@@ -1147,14 +1141,7 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
         .map(|r| r.json()["model"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(posted, ["llama3.2"]);
-    let id = s
-        .agent
-        .conversation()
-        .lock()
-        .await
-        .session_id()
-        .unwrap()
-        .to_owned();
+    let id = session_id(&s).await;
 
     // Resumed with the configured model, the session's choice wins.
     let mut resumed = state(dir.path());
@@ -1300,14 +1287,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
 
     // The session remembers the profile: resumed, turns go to Claude's
     // server again, in its format.
-    let id = s
-        .agent
-        .conversation()
-        .lock()
-        .await
-        .session_id()
-        .unwrap()
-        .to_owned();
+    let id = session_id(&s).await;
     let mut resumed = state(dir.path());
     profiles(&mut resumed);
     hello_tui::app::sessions::configure(&mut resumed, false, Some(Some(id))).unwrap();
@@ -1591,4 +1571,136 @@ fn a_cell_with_nested_sub_calls() {
     s.conversation.cells_expanded = true;
     let terminal = draw(&mut s, 140, 30);
     insta::assert_snapshot!("nested_sub_calls_expanded", terminal.backend().to_string());
+}
+
+/// The id of the session the workbench's conversation is saved in.
+async fn session_id(s: &AppState) -> String {
+    let conversation = s.agent.conversation();
+    conversation.lock().await.session_id().unwrap().to_owned()
+}
+
+/// An OpenAI-compatible answer naming the model the request asked for.
+fn answer_naming_the_model(request: &loopback::Recorded) -> loopback::Reply {
+    use loopback::{Framing, Reply, data};
+    let model = request.json()["model"].as_str().unwrap_or("?").to_owned();
+    let body = [
+        data(&serde_json::json!({"choices":[{"index":0,"delta":{"content":format!("hello from {model}")}}]}).to_string()),
+        data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
+        "data: [DONE]\r\n\r\n".to_owned(),
+    ];
+    Reply::sse(
+        Framing::Chunked,
+        vec![loopback::Part::Bytes(body.concat().into_bytes())],
+    )
+}
+
+/// Issue 27: a model typed on the command line wins over the model (and
+/// the profile) a session recorded — `hello-tui --continue --model basic`
+/// used to send to the session's model — and `exec --resume ID --model M`
+/// records its turn as M on the configured server, so the next resume in
+/// the workbench does not take M to the profile's server. Without a flag
+/// the session's model is picked again. Start-up is `main`'s: the command
+/// line parsed, the settings loaded from it and a config file, the session
+/// resumed; the loopback servers record the model each request names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
+    use clap::Parser;
+    use loopback::LoopbackServer;
+    let patience = Duration::from_secs(120);
+    let configured = LoopbackServer::respond_with(patience, answer_naming_the_model).await;
+    let profile = LoopbackServer::respond_with(patience, answer_naming_the_model).await;
+    let posted = |server: &LoopbackServer| -> Vec<String> {
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.method == "POST")
+            .map(|r| r.json()["model"].as_str().unwrap_or("?").to_owned())
+            .collect()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap().to_owned();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[model]\nname = \"qwen3:8b\"\nbase_url = \"{}\"\ncontext_window = 8000\n\n\
+             [models.local]\nname = \"local-model\"\nbase_url = \"{}\"\ncontext_window = 8000\n",
+            configured.base_url, profile.base_url
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap().to_owned();
+    let (tx, mut rx) = event::channel();
+    // What `main` does with these arguments, up to the event loop.
+    let start = |flags: &[&str]| -> AppState {
+        let args = [
+            &["hello-tui", root.as_str(), "--config", config.as_str()],
+            flags,
+        ]
+        .concat();
+        let cli = hello_tui::cli::Cli::try_parse_from(args).unwrap();
+        let settings = Settings::load(&cli.options, &|_| None).unwrap();
+        let mut s = kernel_state(dir.path(), &tx, None);
+        s.settings = settings;
+        hello_tui::app::sessions::configure(&mut s, cli.demo, cli.resume()).unwrap();
+        s
+    };
+    let said = |s: &AppState, start: &str| -> bool {
+        s.conversation
+            .messages
+            .iter()
+            .any(|m| m.text.starts_with(start))
+    };
+
+    // A session whose turn went to the `local` profile.
+    let mut s = start(&[]);
+    send(&mut s, "/model local");
+    send(&mut s, "first");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    assert_eq!(posted(&profile), ["local-model"]);
+    let id = session_id(&s).await;
+
+    // `--continue --model basic`: basic, on the configured server.
+    let mut s = start(&["--continue", "--model", "basic"]);
+    send(&mut s, "second");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    assert_eq!(posted(&configured), ["basic"]);
+    assert!(
+        said(
+            &s,
+            "This session last used local-model (profile local); its turns go to basic @ "
+        ),
+        "{:#?}",
+        s.conversation.messages
+    );
+    assert_eq!(
+        posted(&profile),
+        ["local-model"],
+        "nothing more to the profile"
+    );
+
+    // Back on the profile, then one headless turn with a model flag.
+    send(&mut s, "/model local");
+    send(&mut s, "third");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    assert_eq!(posted(&profile), ["local-model", "local-model"]);
+    let exec = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"))
+        .args(["exec", "-C", &root, "--config", &config, "--resume", &id])
+        .args(["--model", "exec-model", "--diagnostics-wait", "0", "fourth"])
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = tokio::time::timeout(patience, exec).await.unwrap().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(posted(&configured), ["basic", "exec-model"]);
+
+    // `--resume ID`, no flag: the session's last model, where it ran.
+    let mut s = start(&["--resume", &id]);
+    send(&mut s, "fifth");
+    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    assert_eq!(posted(&configured), ["basic", "exec-model", "exec-model"]);
+    assert_eq!(posted(&profile), ["local-model", "local-model"]);
 }

@@ -4,6 +4,8 @@
 //! `snapshot --open` waiting for the servers. (Ruff beside basedpyright,
 //! merged, is in tests/diagnostics.rs.)
 
+#[path = "support/frames.rs"]
+mod frames;
 #[path = "support/test_deps.rs"]
 mod test_deps;
 
@@ -22,7 +24,11 @@ use tokio::sync::mpsc;
 const PATIENCE: Duration = Duration::from_secs(60);
 
 fn press(s: &mut AppState, code: KeyCode) {
-    handle_terminal_event(s, Event::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    press_with(s, code, KeyModifiers::NONE);
+}
+
+fn press_with(s: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
+    handle_terminal_event(s, Event::Key(KeyEvent::new(code, modifiers)));
 }
 
 fn type_text(s: &mut AppState, text: &str) {
@@ -199,6 +205,53 @@ async fn typescript_7_reports_the_seed_scenes_unsaved_error() {
     }
 }
 
+/// The problem the Diagnostics pane shows whole (the selected one, wrapped
+/// under its place; the others are cut at the pane's edge), its lines
+/// joined, spaces collapsed.
+fn shown_whole(screen: &str) -> String {
+    let lines: Vec<Vec<char>> = screen
+        .lines()
+        .map(|l| l.trim_matches('"').chars().collect())
+        .collect();
+    let title: Vec<char> = "╭ 4 Diagnostics".chars().collect();
+    let (top, left) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(y, l)| {
+            (0..l.len())
+                .find(|&x| l[x..].starts_with(&title))
+                .map(|x| (y, x))
+        })
+        .expect("the Diagnostics pane");
+    let inner: Vec<String> = lines[top + 1..]
+        .iter()
+        .take_while(|l| l.get(left) == Some(&'│'))
+        .map(|l| l[left + 1..].iter().take_while(|c| **c != '│').collect())
+        .collect();
+    let mut entries: Vec<Vec<&str>> = Vec::new();
+    for line in &inner {
+        let starts = line.starts_with(' ') && !line.starts_with("  ");
+        match entries.last_mut() {
+            Some(entry) if line.starts_with("  ") && !line.trim().is_empty() => entry.push(line),
+            _ if starts => entries.push(vec![line]),
+            _ => {}
+        }
+    }
+    let whole: Vec<String> = entries
+        .iter()
+        .filter(|entry| entry.len() > 1)
+        .map(|entry| {
+            entry
+                .join(" ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(whole.len(), 1, "one problem is shown whole: {inner:#?}");
+    whole.into_iter().next().unwrap_or_default()
+}
+
 fn require(program: &str, install: &str) {
     assert!(
         which(program).is_some(),
@@ -289,4 +342,74 @@ fn snapshot_open_carries_the_servers_diagnostics() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 or more"));
+}
+
+/// Issue 27: F8 / Shift+F8 walk every problem of a file as ruff reports
+/// it, the two-line ones (the problem, then `help: …`) included, which the
+/// walk used to skip by comparing the message with the list's one-line
+/// version of it. Keys go through `update`, and after each the screen is
+/// drawn and read as the user reads it: the cursor's place in the file
+/// view's status line and the selected problem in the Diagnostics pane.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f8_and_shift_f8_walk_every_ruff_problem_two_line_messages_included() {
+    require("ruff", "pip install ruff");
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let file = root.join("walk.py");
+    std::fs::write(
+        &file,
+        "import os\nimport sys\n\n\ndef total(x):\n    unused = 1\n    return x + undefined_name\n",
+    )
+    .unwrap();
+    let mut s = AppState::new(root.clone(), Settings::defaults());
+    s.settings.diagnostics.disabled_servers =
+        vec!["basedpyright-langserver".into(), "pylsp".into()];
+    let mut rx = start_diagnostics(&mut s);
+    hello_tui::app::editors::open(&mut s, &file, Some((1, 1)));
+    pump_until(&mut s, &mut rx, "ruff's four problems", |s| {
+        s.diagnostics.rows.len() == 4
+    })
+    .await;
+    let theme = hello_tui::theme::Theme::builtin_default();
+    let os = "▲ 1:8 `os` imported but unused · help: Remove unused import: `os` Ruff F401";
+    let sys = "▲ 2:8 `sys` imported but unused · help: Remove unused import: `sys` Ruff F401";
+    let unused = "▲ 6:5 Local variable `unused` is assigned to but never used · help: Remove \
+                  assignment to unused variable `unused` Ruff F841";
+    let undefined = "✖ 7:16 Undefined name `undefined_name` Ruff F821";
+    let walk = [
+        (KeyModifiers::NONE, "1:8", os),
+        (KeyModifiers::NONE, "2:8", sys),
+        (KeyModifiers::NONE, "6:5", unused),
+        (KeyModifiers::NONE, "7:16", undefined),
+        (KeyModifiers::NONE, "1:8", os),
+        (KeyModifiers::SHIFT, "7:16", undefined),
+        (KeyModifiers::SHIFT, "6:5", unused),
+        (KeyModifiers::SHIFT, "2:8", sys),
+        (KeyModifiers::SHIFT, "1:8", os),
+    ];
+    for (step, (modifiers, place, problem)) in walk.into_iter().enumerate() {
+        press_with(&mut s, KeyCode::F(8), modifiers);
+        let screen = frames::draw_settled(&mut s, &theme, 120, 40)
+            .backend()
+            .to_string();
+        let key = if modifiers == KeyModifiers::SHIFT {
+            "Shift+F8"
+        } else {
+            "F8"
+        };
+        assert!(
+            screen.contains(&format!(" walk.py {place} Python ")),
+            "{key} (step {}) puts the cursor at {place}:\n{screen}",
+            step + 1
+        );
+        assert_eq!(
+            shown_whole(&screen),
+            problem,
+            "{key} (step {}) selects the problem at {place}:\n{screen}",
+            step + 1
+        );
+    }
+    if let Some(service) = &s.diagnostic_sources.client {
+        service.shutdown().await;
+    }
 }

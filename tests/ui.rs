@@ -10,6 +10,7 @@ use hello_tui::app::AppState;
 use hello_tui::app::state::{DiagnosticRow, KernelView, PaneEntry, Severity, Speaker, VariableRow};
 use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
+use hello_tui::diagnostics::{DiagnosticId, Position, Range};
 use hello_tui::panes::conversation::HistoryScroll;
 use hello_tui::theme::Theme;
 use ratatui::Terminal;
@@ -44,6 +45,17 @@ fn buffer_of(terminal: &Terminal<TestBackend>) -> &Buffer {
 
 fn press(state: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
     handle_terminal_event(state, Event::Key(KeyEvent::new(code, modifiers)));
+}
+
+/// The identity of a hand-made diagnostic row (1-based, as shown).
+fn diagnostic_id(path: &str, (line, column): (usize, usize), source: &str) -> DiagnosticId {
+    let start = Position::new(line - 1, column - 1);
+    DiagnosticId {
+        path: path.into(),
+        range: Range::new(start, start),
+        source: source.into(),
+        code: None,
+    }
 }
 
 fn with_content(mut s: AppState) -> AppState {
@@ -92,6 +104,7 @@ fn with_content(mut s: AppState) -> AppState {
             source: Some("ts".into()),
             detail: "Cannot find name 'config'.".into(),
             related: Vec::new(),
+            id: diagnostic_id("/work/demo/src/auth.ts", (42, 10), "ts"),
         },
         DiagnosticRow {
             severity: Severity::Warning,
@@ -103,6 +116,7 @@ fn with_content(mut s: AppState) -> AppState {
             source: Some("ts".into()),
             detail: "'x' is declared but never used.".into(),
             related: Vec::new(),
+            id: diagnostic_id("/work/demo/src/api.ts", (3, 1), "ts"),
         },
         DiagnosticRow {
             severity: Severity::Hint,
@@ -114,6 +128,7 @@ fn with_content(mut s: AppState) -> AppState {
             source: Some("ruff".into()),
             detail: "`os` imported but unused".into(),
             related: Vec::new(),
+            id: diagnostic_id("/work/demo/main.py", (1, 8), "ruff"),
         },
     ];
     s

@@ -121,6 +121,7 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
                 Some(code) => format!("{} {code}", d.source),
                 None => d.source.clone(),
             }),
+            id: d.id(),
         })
         .collect();
     // Keep the selection on the same diagnostic when it is still there.
@@ -158,13 +159,9 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
             let here = Position::new(row.line.saturating_sub(1), row.column.saturating_sub(1));
             store.previous_before(&row.abs_path, here)
         }
-    }?;
-    let index = state.diagnostics.rows.iter().position(|r| {
-        r.abs_path == target.path
-            && r.line == target.range.start.line + 1
-            && r.column == target.range.start.character + 1
-            && r.message == target.message
-    })?;
+    }?
+    .id();
+    let index = state.diagnostics.rows.iter().position(|r| r.id == target)?;
     state.diagnostics.cursor.selected = index;
     state.diagnostics.rows.get(index).cloned()
 }

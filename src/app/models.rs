@@ -147,8 +147,27 @@ fn switch(state: &mut AppState, name: &str) {
 
 /// After a resume: the model the session last used, when `/model` had
 /// chosen another than the configured one — on its profile's server when
-/// it was chosen as one that is still configured.
+/// it was chosen as one that is still configured. A model chosen on the
+/// command line wins: typed for this run, it is what the user asked for.
 pub fn resumed(state: &mut AppState, model: Option<&str>, profile: Option<&str>) {
+    if state.settings.model_from_command_line {
+        let current = state.agent.provider().and_then(|p| p.model());
+        if let Some(model) = model.filter(|m| profile.is_some() || current.as_deref() != Some(*m)) {
+            let last = match profile {
+                Some(profile) => format!("{model} (profile {profile})"),
+                None => model.to_owned(),
+            };
+            let label = state.agent.label();
+            notice(
+                state,
+                &format!(
+                    "This session last used {last}; its turns go to {label}, as the command \
+                     line says (/model changes it)."
+                ),
+            );
+        }
+        return;
+    }
     if let Some(name) = profile
         && let Some(settings) = state.settings.for_profile(name)
     {

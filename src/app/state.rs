@@ -239,6 +239,8 @@ pub struct DiagnosticRow {
     /// to (`path:line:col message`), for the detail view.
     pub detail: String,
     pub related: Vec<String>,
+    /// The store's diagnostic this row shows: F8 finds its row by it.
+    pub id: crate::diagnostics::DiagnosticId,
 }
 
 /// A scrollable list with a selected row.

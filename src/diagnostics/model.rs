@@ -91,6 +91,31 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
 }
 
+impl Diagnostic {
+    /// Its identity: see [`DiagnosticId`].
+    pub fn id(&self) -> DiagnosticId {
+        DiagnosticId {
+            path: self.path.clone(),
+            range: self.range,
+            source: self.source.clone(),
+            code: self.code.clone(),
+        }
+    }
+}
+
+/// What tells one diagnostic from another: its place, who reported it and
+/// under which code. Not its message, which the Diagnostics pane shows
+/// reworded (a server's several lines joined on one): matched by text,
+/// F8 found no row for any ruff problem with a `help:` line. Two that
+/// share an identity are at the same place, so either is the same jump.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DiagnosticId {
+    pub path: PathBuf,
+    pub range: Range,
+    pub source: String,
+    pub code: Option<String>,
+}
+
 /// A place a diagnostic refers to, with what the server says there. The
 /// position is the server's own (0-based line; the column in its units:
 /// the text of another file is not at hand to convert it).
