@@ -789,6 +789,37 @@ mod cli {
         assert!(err.contains("`diagnostics[0].line`"), "{err}");
     }
 
+    /// Issue 25, route 15: the snapshot follows no link out of the rules.
+    /// A repository's `notes.txt -> ~/.npmrc` (outside the workspace) and
+    /// `app.cfg -> .env` (a secret by its target's name) are named, their
+    /// content withheld, open in the editor or read as project files.
+    #[test]
+    fn links_to_secrets_or_out_of_the_workspace_are_withheld() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::write(
+            home.join(".npmrc"),
+            "//registry/:_authToken=npm-TOKEN-OUTSIDE\n",
+        )
+        .unwrap();
+        std::fs::write(ws.join(".env"), "API_KEY=sk-live-BY-TARGET\n").unwrap();
+        std::os::unix::fs::symlink(home.join(".npmrc"), ws.join("notes.txt")).unwrap();
+        std::os::unix::fs::symlink(".env", ws.join("app.cfg")).unwrap();
+        std::os::unix::fs::symlink(home.join(".npmrc"), ws.join("package.json")).unwrap();
+        let root = ws.to_str().unwrap();
+        for open in ["notes.txt:1", "app.cfg:1"] {
+            let (code, out, err) = run(&["-C", root, "--open", open]);
+            assert_eq!(code, ExitCode::SUCCESS, "{err}");
+            for secret in ["npm-TOKEN-OUTSIDE", "sk-live-BY-TARGET"] {
+                assert!(!out.contains(secret), "{open}: {secret} leaked:\n{out}");
+            }
+            assert!(out.contains("content: WITHHELD"), "{open}:\n{out}");
+        }
+    }
+
     #[test]
     fn missing_files_exit_2_with_a_clear_message() {
         let (code, _, err) = run(&["--scene", "/nonexistent/scene.json"]);

@@ -12,7 +12,7 @@
 use super::language::language_id_for_path;
 use super::model::*;
 use super::paths::{PathDisplay, file_name};
-use super::privacy::PrivacyRules;
+use super::privacy::{OnDisk, PrivacyRules};
 use super::project::{ProjectFileReader, summarize};
 use super::render::{self, render};
 use super::source::{ActiveEditor, SceneDiagnostic, Source};
@@ -108,7 +108,8 @@ pub fn collect(
     };
 
     let editor = source.active_editor.as_ref();
-    let active = editor.map(|editor| active_info(editor, &paths, &options.privacy));
+    let privacy = OnDisk::new(&options.privacy, &source.workspace.roots);
+    let active = editor.map(|editor| active_info(editor, &paths, &privacy));
     let active_cost = 1 + char_len(&match &active {
         Some(active) => render::active_section(active),
         None => render::no_active_section(),
@@ -145,7 +146,7 @@ pub fn collect(
         |note: &String| render::note_item(note),
     );
 
-    let diagnostics = diagnostics(source, active.as_ref(), &paths, &options.privacy);
+    let diagnostics = diagnostics(source, active.as_ref(), &paths, &privacy);
     let tabs = tabs(source, active.as_ref(), &paths);
     let visible: Vec<String> = source
         .visible_editors
@@ -196,7 +197,7 @@ pub fn collect(
         render::visible_heading,
         |path: &String| render::visible_item(path),
     );
-    snapshot.project_files = project_files(source, options, reader, &paths, &mut budget);
+    snapshot.project_files = project_files(source, options, reader, &paths, &privacy, &mut budget);
 
     snapshot.budget.truncated = budget.truncated;
     finish(snapshot)
@@ -233,7 +234,7 @@ fn finish(mut snapshot: Snapshot) -> Snapshot {
     }
 }
 
-fn active_info(editor: &ActiveEditor, paths: &PathDisplay, privacy: &PrivacyRules) -> ActiveInfo {
+fn active_info(editor: &ActiveEditor, paths: &PathDisplay, privacy: &OnDisk) -> ActiveInfo {
     let (path, scope) = paths.display(&editor.path);
     let language_id = editor
         .language_id
@@ -506,7 +507,7 @@ fn diagnostics(
     source: &Source,
     active: Option<&ActiveInfo>,
     paths: &PathDisplay,
-    privacy: &PrivacyRules,
+    privacy: &OnDisk,
 ) -> Vec<DiagnosticInfo> {
     let mut items: Vec<(bool, DiagnosticInfo)> = source
         .diagnostics
@@ -611,6 +612,7 @@ fn project_files(
     options: &CollectOptions,
     reader: &dyn ProjectFileReader,
     paths: &PathDisplay,
+    privacy: &OnDisk,
     budget: &mut Budget,
 ) -> Listed<ProjectFileInfo> {
     let files = source.project_files.as_deref().unwrap_or_default();
@@ -626,7 +628,7 @@ fn project_files(
         if !budget.fits(cost + reserve + 10) {
             break;
         }
-        let content = project_content(file, options, reader, paths);
+        let content = project_content(file, options, reader, paths, privacy);
         let more_after = total > items.len() + 1;
         let room = budget
             .remaining
@@ -648,8 +650,9 @@ fn project_content(
     options: &CollectOptions,
     reader: &dyn ProjectFileReader,
     paths: &PathDisplay,
+    privacy: &OnDisk,
 ) -> ProjectFileContent {
-    if options.privacy.is_withheld(&file.path) {
+    if privacy.is_withheld(&file.path) {
         return ProjectFileContent::Withheld;
     }
     if is_instructions(&file.path) {

@@ -98,6 +98,46 @@ impl PrivacyRules {
     }
 }
 
+/// The rules applied to files as they are on disk: a path is withheld by
+/// its name, and also by where it leads — a link's target must pass the
+/// rules too (`app.cfg -> .env`), and content that lives outside every
+/// workspace root never enters (`notes.txt -> ~/.npmrc`). A path that is
+/// not on disk (an unsaved buffer, a scene from elsewhere) is judged by
+/// its name alone. Answers are kept per path: a snapshot may name one file
+/// in thousands of diagnostics.
+pub struct OnDisk<'a> {
+    rules: &'a PrivacyRules,
+    roots: Vec<std::path::PathBuf>,
+    seen: std::cell::RefCell<std::collections::HashMap<String, bool>>,
+}
+
+impl<'a> OnDisk<'a> {
+    pub fn new(rules: &'a PrivacyRules, roots: &[String]) -> Self {
+        OnDisk {
+            rules,
+            roots: roots
+                .iter()
+                .filter_map(|root| std::fs::canonicalize(root).ok())
+                .collect(),
+            seen: Default::default(),
+        }
+    }
+
+    /// True when the content of `path` must not enter a snapshot.
+    pub fn is_withheld(&self, path: &str) -> bool {
+        if let Some(known) = self.seen.borrow().get(path) {
+            return *known;
+        }
+        let withheld = self.rules.is_withheld(path)
+            || std::fs::canonicalize(path).is_ok_and(|real| {
+                !self.roots.iter().any(|root| real.starts_with(root))
+                    || self.rules.is_withheld(&real.to_string_lossy())
+            });
+        self.seen.borrow_mut().insert(path.to_owned(), withheld);
+        withheld
+    }
+}
+
 fn compile(pattern: &str) -> Glob {
     let pattern = pattern.trim();
     if pattern.contains('/') && !pattern.starts_with('/') && !pattern.starts_with("**/") {
