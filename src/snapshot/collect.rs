@@ -830,7 +830,7 @@ mod tests {
         let info = active_info(
             &active,
             &PathDisplay::new(&["/w".to_string()], None),
-            &PrivacyRules::default(),
+            &OnDisk::new(&PrivacyRules::default(), &[]),
         );
         let (snippet, cost) = fit_snippet(&plan, &info, 600).unwrap();
         assert!(cost <= 600);
