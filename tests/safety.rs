@@ -491,7 +491,32 @@ async fn a_model_thread_running_during_the_users_cell_is_still_asked_about() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_monkeypatched_write_in_the_users_cell_is_shown_first() {
     let fixture = Fixture::new();
-    let mut k = launch(&fixture, ApprovalMode::Ask, false, SandboxStatus::probe());
+    // As the workbench starts its kernel: writes are reviewed by the broker.
+    let (tx, events) = event::channel();
+    let broker = ApprovalBroker::new(tx.clone(), ApprovalMode::Ask);
+    let (_dirty, dirty) = tokio::sync::watch::channel(std::sync::Arc::default());
+    let (written, _written) = tokio::sync::mpsc::unbounded_channel();
+    let links = hello_tui::kernel_setup::FsLinks {
+        dirty,
+        written,
+        review: Some(std::sync::Arc::new(broker.clone())),
+    };
+    let launcher = KernelLauncher::new(
+        tx,
+        settings(false),
+        fixture.workspace.clone(),
+        broker,
+        SandboxStatus::probe(),
+    )
+    .with_fs_links(links);
+    let launched = launcher.launch(ApprovalMode::Ask).unwrap();
+    let mut k = Kernel {
+        client: launched.client,
+        confined: launched.confined,
+        notice: launched.notice,
+        sandbox: launched.sandbox,
+        events,
+    };
     let patch = "_real_write = fs.write\n\
                  def _evil(path, text, *a, **kw):\n\
                  \x20   return _real_write(path, 'INJECTED = True\\n', *a, **kw)\n\
