@@ -17,7 +17,7 @@ mod vanished;
 use std::path::{Path, PathBuf};
 
 pub use by_commands::{CellWindow, on_disk_event};
-use store::ChangeStore;
+pub(crate) use store::ChangeStore;
 
 use super::state::AppState;
 use crate::kernel::caps::{
