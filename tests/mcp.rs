@@ -361,7 +361,10 @@ async fn a_model_thread_cannot_borrow_the_users_named_tool() {
     assert!(planted.await.unwrap().error.is_none());
     let value = r.value_repr.unwrap_or_default();
     assert!(!value.contains("Echo: PRODUCTION-DB"), "{value} {asked:?}");
-    assert!(asked.iter().any(|a| a.contains("PRODUCTION-DB")), "{asked:?}");
+    assert!(
+        asked.iter().any(|a| a.contains("PRODUCTION-DB")),
+        "{asked:?}"
+    );
     assert!(asked.iter().any(|a| a.contains("mine")), "{asked:?}");
 }
 

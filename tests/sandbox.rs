@@ -1429,10 +1429,13 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
             )
         };
         let deep = "a/b/c/d/e/f/g/h";
-        for (moved, at) in [("mv sub node_modules", "node_modules"), (
-            &*format!("mkdir -p {deep} && mv node_modules {deep}/sub"),
-            &*format!("{deep}/sub"),
-        )] {
+        for (moved, at) in [
+            ("mv sub node_modules", "node_modules"),
+            (
+                &*format!("mkdir -p {deep} && mv node_modules {deep}/sub"),
+                &*format!("{deep}/sub"),
+            ),
+        ] {
             let out = run(moved);
             assert!(out.status.success(), "{out:?}");
             let out = run(&plant(at));

@@ -376,7 +376,9 @@ fn nested_protected_within(workspace: &Path, limit: usize) -> Result<Vec<PathBuf
                 // Some file systems do not say in the listing.
                 kind = dir
                     .fd()
-                    .and_then(|fd| rustix::fs::statat(fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW))
+                    .and_then(|fd| {
+                        rustix::fs::statat(fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)
+                    })
                     .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode));
             }
             let name = std::ffi::OsStr::from_bytes(name);
@@ -564,8 +566,17 @@ mod tests {
         }
         let error = nested_protected_within(dir.path(), 10).unwrap_err();
         let text = error.to_string();
-        assert!(matches!(error, ScanError::TooBig { limit: 10, .. }), "{text}");
-        assert!(text.contains(SCAN_LIMIT_VAR) && text.contains("more than 10"), "{text}");
-        assert_eq!(nested_protected_within(dir.path(), 20).unwrap(), Vec::<PathBuf>::new());
+        assert!(
+            matches!(error, ScanError::TooBig { limit: 10, .. }),
+            "{text}"
+        );
+        assert!(
+            text.contains(SCAN_LIMIT_VAR) && text.contains("more than 10"),
+            "{text}"
+        );
+        assert_eq!(
+            nested_protected_within(dir.path(), 20).unwrap(),
+            Vec::<PathBuf>::new()
+        );
     }
 }

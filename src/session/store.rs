@@ -1,8 +1,8 @@
 //! Writing, loading and listing session files.
 
-use std::fs::File;
 #[cfg(test)]
 use std::fs;
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -90,7 +90,9 @@ fn folder_error(workspace: &Path, error: WriteError) -> SessionError {
     let path = sessions_dir(workspace);
     match error {
         WriteError::Steered => SessionError::Linked { path },
-        WriteError::Io(e) if e.raw_os_error() == Some(libc::ENOTDIR) => SessionError::Linked { path },
+        WriteError::Io(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            SessionError::Linked { path }
+        }
         WriteError::Io(source) => SessionError::Io { path, source },
         other => SessionError::Io {
             path,
@@ -143,7 +145,11 @@ pub fn workbench_dir(workspace: &Path) -> std::io::Result<PathBuf> {
         Err(WriteError::Io(e)) => return Err(e),
         Err(other) => return Err(std::io::Error::other(other)),
     };
-    match open_in(&dir, ".gitignore", OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL) {
+    match open_in(
+        &dir,
+        ".gitignore",
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL,
+    ) {
         Ok(fd) => File::from(fd).write_all(b"*\n")?,
         // There already, or a link planted in its place: left alone.
         Err(WriteError::Io(e)) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -376,11 +382,12 @@ pub fn load(workspace: &Path, id: &str) -> Result<LoadedSession, SessionError> {
         dir: sessions_dir(workspace),
     };
     let dir = open_sessions(workspace, false)?.ok_or_else(not_found)?;
-    let read = open_session(workspace, &dir, &format!("{id}.jsonl"), OFlags::RDONLY)
-        .and_then(|mut file| {
+    let read = open_session(workspace, &dir, &format!("{id}.jsonl"), OFlags::RDONLY).and_then(
+        |mut file| {
             let mut bytes = Vec::new();
             file.read_to_end(&mut bytes).map(|_| bytes)
-        });
+        },
+    );
     let bytes = match read {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -448,11 +455,12 @@ pub fn latest(
     let mut best: Option<(Reverse<u8>, String, String)> = None;
     for id in session_ids(workspace)? {
         let mut first = String::new();
-        let read = open_session(workspace, &dir, &format!("{id}.jsonl"), OFlags::RDONLY).and_then(|f| {
-            std::io::BufReader::new(f)
-                .take(64 * 1024)
-                .read_line(&mut first)
-        });
+        let read =
+            open_session(workspace, &dir, &format!("{id}.jsonl"), OFlags::RDONLY).and_then(|f| {
+                std::io::BufReader::new(f)
+                    .take(64 * 1024)
+                    .read_line(&mut first)
+            });
         if let Err(e) = read {
             tracing::warn!("skipping session file: {e}");
             continue;
@@ -655,12 +663,18 @@ mod tests {
             .unwrap();
         let error = SessionWriter::create(dir.path(), "m", SessionOrigin::Tui).unwrap_err();
         assert!(matches!(error, SessionError::Linked { .. }), "{error}");
-        assert!(error.to_string().contains("never through a link"), "{error}");
+        assert!(
+            error.to_string().contains("never through a link"),
+            "{error}"
+        );
         assert!(matches!(
             SessionWriter::resume(dir.path(), id),
             Err(SessionError::Linked { .. })
         ));
-        assert!(matches!(load(dir.path(), id), Err(SessionError::Linked { .. })));
+        assert!(matches!(
+            load(dir.path(), id),
+            Err(SessionError::Linked { .. })
+        ));
         assert!(list(dir.path()).is_err());
         assert!(latest(dir.path(), SessionOrigin::Tui).is_err());
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 1);

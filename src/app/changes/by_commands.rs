@@ -297,7 +297,10 @@ mod tests {
         let _services = crate::app::workspace_services::start(&mut s, &tx);
         tokio::time::sleep(Duration::from_millis(300)).await;
         let status = std::process::Command::new("sh")
-            .args(["-c", "rm mine.txt; sleep 1; printf \"the user's work\\n\" > mine.txt"])
+            .args([
+                "-c",
+                "rm mine.txt; sleep 1; printf \"the user's work\\n\" > mine.txt",
+            ])
             .current_dir(&root)
             .status()
             .unwrap();

@@ -686,7 +686,9 @@ mod tests {
         let report = undo(&mut s);
         for name in ["listed.txt", "reported.txt", ".env"] {
             assert!(
-                report.contains(&format!("{name} left as it is: its earlier text was not kept")),
+                report.contains(&format!(
+                    "{name} left as it is: its earlier text was not kept"
+                )),
                 "{report}"
             );
         }

@@ -239,9 +239,7 @@ impl ChangeStore {
     /// be taken back, instead of failing the whole log.
     pub fn load(&self) -> Result<ChangeLog, StoreError> {
         match self.checked(false) {
-            Err(StoreError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
+            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(ChangeLog::default());
             }
             checked => checked?,

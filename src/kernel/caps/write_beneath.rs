@@ -209,7 +209,11 @@ fn folders_beneath(
 /// it) as a link cannot steer what the workbench writes or reads there.
 /// Protected names are allowed: this is the workbench's own state, not a
 /// write on a cell's behalf.
-pub(crate) fn own_folder(root: &Path, relative: &Path, create: bool) -> Result<OwnedFd, WriteError> {
+pub(crate) fn own_folder(
+    root: &Path,
+    relative: &Path,
+    create: bool,
+) -> Result<OwnedFd, WriteError> {
     let mut names = Vec::new();
     for component in relative.components() {
         match component {
