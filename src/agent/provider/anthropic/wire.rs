@@ -325,7 +325,7 @@ mod tests {
         let request = ChatRequest {
             messages: vec![
                 ChatMessage::System { content: system },
-                crate::agent::prompt::summary_message("- earlier work"),
+                user(&crate::agent::prompt::summary_text("- earlier work")),
                 user("next"),
             ],
             tools: vec![ToolSpec {
