@@ -1310,8 +1310,12 @@ async fn two_hundred_turns_stay_inside_an_8k_window_and_turn_one_is_still_found(
     assert_eq!(compacted.first(), Some(&false), "{compacted:?}");
     assert!(compacted.contains(&true), "{compacted:?}");
     assert!(summaries.load(Ordering::SeqCst) >= 2);
-    assert!(system.contains(prompt::SUMMARY_HEADING), "{system}");
-    assert!(system.contains("MODEL-SUMMARY"), "{system}");
+    // The summary is user-role text, never system text (issue 25, route 11).
+    assert!(!system.contains(prompt::SUMMARY_HEADING), "{system}");
+    let summary = last["messages"][1]["content"].as_str().unwrap();
+    assert_eq!(last["messages"][1]["role"], "user");
+    assert!(summary.starts_with(prompt::SUMMARY_HEADING), "{summary}");
+    assert!(summary.contains("MODEL-SUMMARY"), "{summary}");
     // Only the current snapshot is sent in full.
     assert_eq!(
         user_texts(last)

@@ -1328,6 +1328,14 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     ]);
     let server = LoopbackServer::start(vec![first, second]).await;
     let (mut s, mut rx, dir, auth, original) = linked_demo(&[]);
+    // The workspace index is built, as it is soon after start: `/undo`
+    // deletes a created file only when the index did not list it (issue
+    // 25, route 19).
+    s.file_index
+        .apply(&hello_tui::workspace::IndexUpdate::Done {
+            count: 0,
+            elapsed: Duration::ZERO,
+        });
     let notes = dir.path().canonicalize().unwrap().join("NOTES.md");
     s.settings.model = Some("gpt-4.1-mini".into());
     s.settings.base_url = Some(server.base_url.clone());

@@ -211,7 +211,7 @@ async fn cache_control_marks_the_stable_prefix_of_an_assembled_prompt() {
     );
     let system = body["system"].as_array().expect("system blocks");
     let marked = |block: &Value| block.get("cache_control") == Some(&json!({"type": "ephemeral"}));
-    assert_eq!(system.len(), 3, "{system:#?}");
+    assert_eq!(system.len(), 2, "{system:#?}");
     assert!(
         system[0]["text"]
             .as_str()
@@ -223,35 +223,40 @@ async fn cache_control_marks_the_stable_prefix_of_an_assembled_prompt() {
         system[1]["text"]
             .as_str()
             .unwrap()
-            .starts_with(SUMMARY_HEADING)
-    );
-    assert!(
-        system[1]["text"]
-            .as_str()
-            .unwrap()
-            .contains("six questions")
-    );
-    assert!(marked(&system[1]));
-    assert!(
-        system[2]["text"]
-            .as_str()
-            .unwrap()
             .starts_with(OMITTED_HEADING)
     );
-    assert!(!marked(&system[2]));
+    assert!(!marked(&system[1]));
     let tools = body["tools"].as_array().unwrap();
     assert_eq!(tools[0]["name"], "code_action");
     assert!(marked(tools.last().unwrap()));
     let messages = body["messages"].as_array().unwrap();
     let last = messages.last().unwrap()["content"].as_array().unwrap();
     assert!(marked(last.last().unwrap()));
+    // The summary opens the history as user-role text (issue 25, route
+    // 11: never system text), cached.
+    let first = &messages[0];
+    assert_eq!(first["role"], "user");
+    let summary = &first["content"][0];
+    assert!(
+        summary["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(SUMMARY_HEADING)
+            && summary["text"].as_str().unwrap().contains("six questions"),
+        "{summary:#}"
+    );
+    assert!(marked(summary));
     // Four breakpoints in all: the API's limit.
     let count = body.to_string().matches("\"cache_control\"").count();
     assert_eq!(count, 4, "{body:#}");
-    // Only the summary's messages left: the rest of the history is sent.
-    assert_eq!(
-        messages.first().unwrap()["content"][0]["text"],
-        "question 4"
+    // Only the summary's messages left: the rest of the history is sent,
+    // its first user message opened by the summary.
+    assert!(
+        summary["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("\n\nquestion 4"),
+        "{summary:#}"
     );
 }
 

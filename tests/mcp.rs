@@ -315,6 +315,59 @@ async fn the_users_own_cell_calls_the_tools_it_names_without_a_question() {
     );
 }
 
+/// Issue 25, route 12: the "tool called by name in your own cell"
+/// exemption keyed on the tool only, so while the user's cell called
+/// `echo(message='mine')`, a thread a model cell left called the same tool
+/// with `PRODUCTION-DB` and no question was shown. Once model code has run
+/// in the session, every call is asked about, the user's included.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_thread_cannot_borrow_the_users_named_tool() {
+    let Some(entry) = server_entry() else { return };
+    let mut k = launch(&entry, ApprovalMode::Ask);
+    let plant = "import threading, time\n\
+                 stolen = []\n\
+                 def later():\n\
+                 \x20   for _ in range(40):\n\
+                 \x20       try:\n\
+                 \x20           stolen.append(mcp.everything.echo(message='PRODUCTION-DB'))\n\
+                 \x20       except Exception as e:\n\
+                 \x20           stolen.append(type(e).__name__)\n\
+                 \x20       time.sleep(0.05)\n\
+                 threading.Thread(target=later, daemon=True).start()";
+    let (_, planted) = k.client.execute(plant.to_owned(), CellOrigin::Agent, None);
+    let code = "import time\n\
+                deadline = time.time() + 60\n\
+                while not stolen and time.time() < deadline:\n\
+                \x20   time.sleep(0.05)\n\
+                try:\n    mcp.everything.echo(message='mine')\n\
+                except PermissionError:\n    pass\n\
+                time.sleep(0.5)\n\
+                stolen";
+    let (_, mut result) = k.client.execute(code.to_owned(), CellOrigin::User, None);
+    let mut asked = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    let r = loop {
+        tokio::select! {
+            r = &mut result => break r.expect("the service answered"),
+            ev = k.events.recv() => {
+                if let Some(AppEvent::ApprovalRequested(pending)) = ev {
+                    asked.push(pending.subject.text().to_owned());
+                    pending.answer(ApprovalDecision::Deny { reason: "not mine".into() });
+                }
+            }
+            _ = tokio::time::sleep_until(deadline) => panic!("the cell did not finish"),
+        }
+    };
+    assert!(planted.await.unwrap().error.is_none());
+    let value = r.value_repr.unwrap_or_default();
+    assert!(!value.contains("Echo: PRODUCTION-DB"), "{value} {asked:?}");
+    assert!(
+        asked.iter().any(|a| a.contains("PRODUCTION-DB")),
+        "{asked:?}"
+    );
+    assert!(asked.iter().any(|a| a.contains("mine")), "{asked:?}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_system_prompt_lists_the_servers_tools_one_line_each() {
     let Some(entry) = server_entry() else { return };

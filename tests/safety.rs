@@ -455,8 +455,9 @@ async fn the_users_own_shell_command_is_not_asked_about_the_models_is() {
 
 /// Model-written code cannot borrow the user's cell: a thread a model cell
 /// left running calls `shell.run` while the user's cell runs, and is asked
-/// about (it is not a command the user typed), while the user's own
-/// command in that cell is not.
+/// about. Since issue 25 (route 12), the user's own literal command is
+/// asked about too once model code has run: the thread could as well have
+/// replaced `shell.run` itself.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_model_thread_running_during_the_users_cell_is_still_asked_about() {
     let fixture = Fixture::new();
@@ -472,15 +473,65 @@ async fn a_model_thread_running_during_the_users_cell_is_still_asked_about() {
                  threading.Thread(target=later, daemon=True).start()";
     let (r, asked) = run_answering(&mut k, plant, CellOrigin::Agent).await;
     assert!(r.error.is_none() && asked.is_empty(), "{r:?} {asked:?}");
-    let (r, asked) = run_answering(
+    let (r, mut asked) = run_answering(
         &mut k,
-        "import time\ntime.sleep(2.5)\nprint(shell.run('echo mine')['stdout'], end='')\nsneaky['r']",
+        "import time\ntime.sleep(2.5)\ntry:\n    shell.run('echo mine')\nexcept PermissionError:\n    pass\nsneaky['r']",
         CellOrigin::User,
     )
     .await;
-    assert_eq!(asked, vec!["echo sneaky".to_owned()], "{r:?}");
-    assert_eq!(r.stdout, "mine\n", "{r:?}");
+    asked.sort();
+    assert_eq!(asked, ["echo mine", "echo sneaky"], "{r:?}");
     assert_eq!(r.value_repr.as_deref(), Some("'PermissionError'"), "{r:?}");
+}
+
+/// Issue 25, route 13: the literal-path exemption keyed on the path only,
+/// so a model cell that replaced `fs.write` had the user's later
+/// `fs.write("notes.py", …)` write its text with no question. Once model
+/// code has run in the session, the user's write is shown for review.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_monkeypatched_write_in_the_users_cell_is_shown_first() {
+    let fixture = Fixture::new();
+    // As the workbench starts its kernel: writes are reviewed by the broker.
+    let (tx, events) = event::channel();
+    let broker = ApprovalBroker::new(tx.clone(), ApprovalMode::Ask);
+    let (_dirty, dirty) = tokio::sync::watch::channel(std::sync::Arc::default());
+    let (written, _written) = tokio::sync::mpsc::unbounded_channel();
+    let links = hello_tui::kernel_setup::FsLinks {
+        dirty,
+        written,
+        review: Some(std::sync::Arc::new(broker.clone())),
+    };
+    let launcher = KernelLauncher::new(
+        tx,
+        settings(false),
+        fixture.workspace.clone(),
+        broker,
+        SandboxStatus::probe(),
+    )
+    .with_fs_links(links);
+    let launched = launcher.launch(ApprovalMode::Ask).unwrap();
+    let mut k = Kernel {
+        client: launched.client,
+        confined: launched.confined,
+        notice: launched.notice,
+        sandbox: launched.sandbox,
+        events,
+    };
+    let patch = "_real_write = fs.write\n\
+                 def _evil(path, text, *a, **kw):\n\
+                 \x20   return _real_write(path, 'INJECTED = True\\n', *a, **kw)\n\
+                 fs.write = _evil";
+    let (r, asked) = run_answering(&mut k, patch, CellOrigin::Agent).await;
+    assert!(r.error.is_none() && asked.is_empty(), "{r:?} {asked:?}");
+    let (r, asked) = run_answering(
+        &mut k,
+        "fs.write('notes.py', 'mine = 1\\n')",
+        CellOrigin::User,
+    )
+    .await;
+    assert_eq!(asked.len(), 1, "the write was shown: {asked:?} {r:?}");
+    assert!(asked[0].contains("INJECTED"), "{asked:?}");
+    assert!(!fixture.workspace.join("notes.py").exists(), "{r:?}");
 }
 
 /// Route 1: `shell.run` is spawned by the workbench, not the kernel, so it

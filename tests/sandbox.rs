@@ -1415,6 +1415,84 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
         );
         assert!(!real.join("hooks/pre-commit").exists());
     }
+
+    /// Issue 25, route 10: a cell renamed `sub` to `node_modules` (a name
+    /// the walk skipped) or moved it below depth 6, and the next spawn —
+    /// within 2 s, when an earlier walk's list was reused — planted a hook
+    /// and `core.fsmonitor` in its `.git`. Each spawn of one session (as
+    /// the kernel's `shell.run`s are) walks again and protects it wherever
+    /// it went; a nested `.hello-tui` is read-only too.
+    #[test]
+    fn a_renamed_or_deeply_moved_repository_stays_read_only() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        let sub = fixture.workspace.join("sub");
+        std::fs::create_dir_all(sub.join(".hello-tui/sessions")).unwrap();
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&sub)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        let session = fixture.session(false);
+        let run = |script: &str| sandboxed(&session, &fixture.workspace, "sh", &["-c", script]);
+        let plant = |at: &str| {
+            format!(
+                "echo evil > {at}/.git/hooks/pre-commit && echo hook; \
+                 git -C {at} config core.fsmonitor evil && echo fsmonitor; \
+                 echo x > {at}/.hello-tui/sessions/s.jsonl && echo session; \
+                 echo work > {at}/a.txt && echo work"
+            )
+        };
+        let deep = "a/b/c/d/e/f/g/h";
+        for (moved, at) in [
+            ("mv sub node_modules", "node_modules"),
+            (
+                &*format!("mkdir -p {deep} && mv node_modules {deep}/sub"),
+                &*format!("{deep}/sub"),
+            ),
+        ] {
+            let out = run(moved);
+            assert!(out.status.success(), "{out:?}");
+            let out = run(&plant(at));
+            assert_eq!(stdout(&out), "work", "{at}: {out:?}");
+            let repo = fixture.workspace.join(at);
+            assert!(!repo.join(".git/hooks/pre-commit").exists(), "{at}");
+            let config = std::fs::read_to_string(repo.join(".git/config")).unwrap();
+            assert!(!config.contains("fsmonitor"), "{at}: {config}");
+            assert!(!repo.join(".hello-tui/sessions/s.jsonl").exists(), "{at}");
+        }
+    }
+
+    /// Route 10, fail closed: a workspace bigger than the walk's budget
+    /// starts nothing sandboxed (a repository the walk did not reach would
+    /// be writable), and the error names the budget and how to raise it.
+    #[test]
+    fn a_workspace_past_the_walks_budget_starts_nothing() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        for i in 0..30 {
+            std::fs::write(fixture.workspace.join(format!("f{i}")), "").unwrap();
+        }
+        let mut cmd = Command::new(BIN);
+        cmd.arg("sandbox")
+            .arg("-C")
+            .arg(&fixture.workspace)
+            .args(["--", "sh", "-c", "echo RAN"])
+            .env("HELLO_TUI_PROTECT_SCAN_LIMIT", "10");
+        let out = output_of(cmd);
+        assert!(!out.status.success(), "{out:?}");
+        assert!(!stdout(&out).contains("RAN"), "{out:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("more than 10") && said.contains("HELLO_TUI_PROTECT_SCAN_LIMIT=N"),
+            "{said}"
+        );
+    }
 }
 
 /// The PID namespace: a confined command sees only its own processes in a

@@ -4,12 +4,19 @@
 //! change it, so approvals can trust it to tell the user's own `%py` cell
 //! from the model's.
 //!
-//! Only the running cell is known, not which Python thread asks: a thread
-//! an earlier model cell left behind could call `shell.run` while the
-//! user's cell runs. So a command counts as the user's only when it is,
-//! word for word, a string literal the user's running cell passes to
-//! `shell.run` ([`super::python_literals::shell_run_literals`]); anything
-//! else is asked about as before.
+//! Only the running cell is known, not which Python thread asks, nor
+//! whether the function the user's cell calls is still the one the
+//! workbench put there. So the user's own calls (a literal command, a
+//! literal path, a tool called by name) skip the question only while no
+//! model-written code has run in this session: after that, a thread or a
+//! monkeypatch that code left can make any call look like the user's
+//! (issue 25, routes 12 and 13), and nothing the kernel reports can tell
+//! them apart. Checked here, on the host: [`CellOwner::model_code_runs`]
+//! is called before the model's code reaches any kernel (its cells, and
+//! the cells of an `rlm_query` loop, whose kernel acts through the same
+//! approvals), and it is never undone — not even by a fresh kernel
+//! process, which may import what that code wrote into the workspace (a
+//! module the user's cell imports, a `.pth` file in a workspace venv).
 
 use std::sync::{Arc, Mutex};
 
@@ -28,12 +35,39 @@ struct Running {
     user_tools: Vec<(String, String)>,
 }
 
+#[derive(Debug, Default)]
+struct Owner {
+    running: Option<Running>,
+    /// Model-written code has run (or is about to) in a kernel of this
+    /// session: the user's own calls are no longer told apart.
+    model_ran: bool,
+}
+
 /// Shared between the kernel service (which writes it) and the approval
 /// broker (which reads it). Cheap to clone.
 #[derive(Debug, Clone, Default)]
-pub struct CellOwner(Arc<Mutex<Option<Running>>>);
+pub struct CellOwner(Arc<Mutex<Owner>>);
 
 impl CellOwner {
+    /// Model-written code is about to run in a kernel that acts through
+    /// these approvals. From now on, for the rest of the session, no call
+    /// counts as the user's own (see the module docs).
+    pub fn model_code_runs(&self) {
+        crate::kernel::lock(&self.0).model_ran = true;
+    }
+
+    /// The running cell, when it is the user's and no model code has run
+    /// this session: only then can a call be told to be the user's.
+    fn users_untainted<T>(&self, check: impl FnOnce(&Running) -> T) -> Option<T> {
+        let owner = crate::kernel::lock(&self.0);
+        match &owner.running {
+            Some(running) if running.origin == CellOrigin::User && !owner.model_ran => {
+                Some(check(running))
+            }
+            _ => None,
+        }
+    }
+
     /// The service handed cell `cell_id` (queued by `origin`) to the kernel.
     pub fn start(&self, cell_id: u64, origin: CellOrigin, code: &str) {
         let (user_literals, user_paths, user_tools) = match origin {
@@ -44,7 +78,10 @@ impl CellOwner {
             ),
             CellOrigin::Agent => (Vec::new(), Vec::new(), Vec::new()),
         };
-        *crate::kernel::lock(&self.0) = Some(Running {
+        let mut owner = crate::kernel::lock(&self.0);
+        // Before the kernel sees the model's code.
+        owner.model_ran |= origin == CellOrigin::Agent;
+        owner.running = Some(Running {
             cell_id,
             origin,
             user_literals,
@@ -55,46 +92,62 @@ impl CellOwner {
 
     /// Cell `cell_id` finished (a later cell's start is left alone).
     pub fn finish(&self, cell_id: u64) {
-        let mut running = crate::kernel::lock(&self.0);
-        if running.as_ref().is_some_and(|r| r.cell_id == cell_id) {
-            *running = None;
+        let mut owner = crate::kernel::lock(&self.0);
+        if owner.running.as_ref().is_some_and(|r| r.cell_id == cell_id) {
+            owner.running = None;
         }
     }
 
     /// Is `path` one the user's running cell writes, word for word
     /// (`fs.write("notes.md", …)`)? As with commands, a thread an earlier
     /// model cell left could write while the user's cell runs: only a
-    /// literal path counts as the user's.
+    /// literal path counts as the user's, and only before any model code
+    /// ran (a monkeypatched `fs.write` keeps the path and changes the text).
     pub fn wrote_by_user(&self, path: &str) -> bool {
-        crate::kernel::lock(&self.0)
-            .as_ref()
-            .is_some_and(|r| r.user_paths.iter().any(|p| p == path))
+        self.users_untainted(|r| r.user_paths.iter().any(|p| p == path))
+            .unwrap_or(false)
     }
 
     /// Does the user's running cell call MCP tool `tool` of `server` by
-    /// name (`mcp.server.tool(…)`, as the code spells it)? As with
-    /// commands, a thread an earlier model cell left could call while the
-    /// user's cell runs: only a tool the cell names counts.
+    /// name (`mcp.server.tool(…)`, as the code spells it), with no model
+    /// code run before (a thread it left could call the same tool with
+    /// other arguments)?
     pub fn calls_tool_by_user(&self, server: &str, tool: &str) -> bool {
-        crate::kernel::lock(&self.0)
-            .as_ref()
-            .is_some_and(|r| r.user_tools.iter().any(|(s, t)| s == server && t == tool))
+        self.users_untainted(|r| r.user_tools.iter().any(|(s, t)| s == server && t == tool))
+            .unwrap_or(false)
     }
 
-    /// Is the running cell one the user typed (`%py`)? Enough for
-    /// `llm_query`, which only reaches the configured model within the
-    /// turn's bounds; a command needs [`Self::typed_by_user`].
+    /// Is the running cell one the user typed (`%py`), with no model code
+    /// run before? Enough for `llm_query`, which only reaches the
+    /// configured model within the turn's bounds; a command needs
+    /// [`Self::typed_by_user`].
     pub fn users_cell_runs(&self) -> bool {
-        crate::kernel::lock(&self.0)
-            .as_ref()
-            .is_some_and(|r| r.origin == CellOrigin::User)
+        self.users_untainted(|_| ()).is_some()
     }
 
-    /// Is `command` one the user typed into the cell running now?
+    /// Is `command` one the user typed into the cell running now, with no
+    /// model code run before?
     pub fn typed_by_user(&self, command: &str) -> bool {
-        crate::kernel::lock(&self.0)
-            .as_ref()
-            .is_some_and(|r| r.user_literals.iter().any(|l| l == command))
+        self.users_untainted(|r| r.user_literals.iter().any(|l| l == command))
+            .unwrap_or(false)
+    }
+}
+
+/// The cells an `rlm_query` loop runs, approved as the agent's are, but
+/// first marked as model code in `owner`: the nested kernel acts through
+/// the same approvals while the user's cell that called `rlm_query` runs.
+pub struct NestedCells {
+    pub approval: std::sync::Arc<dyn crate::agent::turn::CellApproval>,
+    pub owner: CellOwner,
+}
+
+impl crate::agent::turn::CellApproval for NestedCells {
+    fn approve_cell(
+        &self,
+        code: &str,
+    ) -> futures_util::future::BoxFuture<'static, crate::agent::turn::Verdict> {
+        self.owner.model_code_runs();
+        self.approval.approve_cell(code)
     }
 }
 
@@ -107,8 +160,6 @@ mod tests {
         let running = CellOwner::default();
         let code = "shell.run('ls -la')";
         assert!(!running.typed_by_user("ls -la"), "nothing runs");
-        running.start(1, CellOrigin::Agent, code);
-        assert!(!running.typed_by_user("ls -la"), "the model's cell");
         running.start(2, CellOrigin::User, code);
         assert!(running.typed_by_user("ls -la"));
         assert!(!running.typed_by_user("ls"), "a part is not what was typed");
@@ -116,5 +167,37 @@ mod tests {
         assert!(running.typed_by_user("ls -la"), "a stale finish is ignored");
         running.finish(2);
         assert!(!running.typed_by_user("ls -la"), "finished");
+    }
+
+    /// Issue 25, routes 12 and 13: once the model's code has run, a thread
+    /// or monkeypatch it left can make any call while the user's cell runs
+    /// look like the user's own. No exemption holds from then on, for the
+    /// rest of the session, whichever kernel runs next.
+    #[test]
+    fn after_model_code_ran_nothing_counts_as_the_users_own() {
+        let owner = CellOwner::default();
+        let code = "shell.run('ls')\nfs.write('notes.py', t)\nmcp.t3.delete_repo(name='x')";
+        owner.start(1, CellOrigin::User, code);
+        assert!(owner.typed_by_user("ls") && owner.wrote_by_user("notes.py"));
+        assert!(owner.calls_tool_by_user("t3", "delete_repo") && owner.users_cell_runs());
+        owner.finish(1);
+        owner.start(2, CellOrigin::Agent, "import threading");
+        owner.finish(2);
+        owner.start(3, CellOrigin::User, code);
+        assert!(!owner.typed_by_user("ls"));
+        assert!(!owner.wrote_by_user("notes.py"));
+        assert!(!owner.calls_tool_by_user("t3", "delete_repo"));
+        assert!(!owner.users_cell_runs());
+
+        // An `rlm_query` loop's cells count as model code too.
+        let fresh = CellOwner::default();
+        let nested = NestedCells {
+            approval: std::sync::Arc::new(crate::agent::turn::AllowCells),
+            owner: fresh.clone(),
+        };
+        fresh.start(4, CellOrigin::User, code);
+        assert!(fresh.wrote_by_user("notes.py"));
+        let _verdict = crate::agent::turn::CellApproval::approve_cell(&nested, "x = 1");
+        assert!(!fresh.wrote_by_user("notes.py"));
     }
 }

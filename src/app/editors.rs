@@ -306,9 +306,14 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
         WorkspaceMessage::Event(event) => match event {
             WorkspaceEvent::FileChanged(path) => on_file_event(state, &path, false),
             WorkspaceEvent::FileCreated(path) => on_file_event(state, &path, true),
-            WorkspaceEvent::FileRemoved(path) => on_disk_change(state, &path),
+            WorkspaceEvent::FileRemoved(path) => {
+                super::changes::on_removed(state, &path);
+                on_disk_change(state, &path)
+            }
             WorkspaceEvent::Renamed { from, to } => {
-                super::changes::on_disk_event(state, &to, true);
+                super::changes::on_removed(state, &from);
+                // Moved, not made from nothing: `/undo` does not delete it.
+                super::changes::on_disk_event(state, &to, false);
                 let a = on_disk_change(state, &from);
                 let b = on_disk_change(state, &to);
                 if a == Command::None { b } else { a }

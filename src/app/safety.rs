@@ -254,8 +254,12 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
         state.agent.provider(),
         Approvals {
             calls: Arc::new(super::subcalls::SubcallApproval(broker.clone())),
-            // An `rlm_query` loop's cells ask like the agent's own.
-            cells: Arc::new(broker.clone()),
+            // An `rlm_query` loop's cells ask like the agent's own, and
+            // are model code run while the user's calling cell runs.
+            cells: Arc::new(super::cell_owner::NestedCells {
+                approval: Arc::new(broker.clone()),
+                owner: broker.cell_owner(),
+            }),
         },
         Some(Arc::new(move |event| {
             let _ = events.send(super::event::AppEvent::Subcall(event));

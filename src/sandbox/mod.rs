@@ -127,7 +127,7 @@ pub use confinement::{Confinement, PipedChild};
 pub use env::ChildEnv;
 pub use error::SandboxError;
 pub use mode::{ApprovalMode, ParseModeError, effective_mode, fallback_notice};
-pub use namespace::PROTECTED;
+pub use namespace::{PROTECTED, SCAN_LIMIT_VAR};
 pub use policy::{DEFAULT_MAX_PROCESSES, PrivateTmp, SandboxOptions, SandboxPolicy};
 pub use prepare::{PreparedSandbox, prepare};
 pub use session::SandboxSession;

@@ -116,12 +116,13 @@ impl Namespace {
     /// `private_tmp` and `writable`. Symlinked roots are resolved (a mount
     /// would follow the link anyway). The protected folders that exist now
     /// are protected (`.hello-tui/` is created when missing: it is the
-    /// workbench's own, and a cell must not be able to make it first).
+    /// workbench's own, and a cell must not be able to make it first), and
+    /// so is `nested`, what [`nested_protected`] found below them.
     pub(crate) fn plan(
         workspace: &Path,
         private_tmp: &Path,
         writable: &[PathBuf],
-        nested_git: &[PathBuf],
+        nested: &[PathBuf],
     ) -> io::Result<Namespace> {
         // Where it cannot be made (a read-only workspace), the child cannot
         // make it either: nothing to protect then.
@@ -154,8 +155,8 @@ impl Namespace {
         // Repositories below the workspace's own (a folder of projects, a
         // vendored checkout) are as dangerous to leave writable.
         // Only those still there: a bind needs an existing entry.
-        for nested in nested_git.iter().filter(|p| p.symlink_metadata().is_ok()) {
-            read_only.push(c_path(nested)?);
+        for path in nested.iter().filter(|p| p.symlink_metadata().is_ok()) {
+            read_only.push(c_path(path)?);
         }
         let roots = std::iter::once(Ok(workspace))
             .chain(writable.iter().map(|path| path.canonicalize()))
@@ -317,70 +318,157 @@ impl Namespace {
     }
 }
 
-/// How deep below the workspace, and through how many folder entries, the
-/// search for nested repositories goes: it runs at every spawn, so it is
-/// bounded (a few milliseconds on a large tree); a repository deeper than
-/// this is not protected (README).
-const NESTED_GIT_DEPTH: usize = 6;
-const NESTED_GIT_ENTRIES: usize = 20_000;
+/// How many entries the walk for nested protected folders looks at, unless
+/// [`SCAN_LIMIT_VAR`] says otherwise. It runs at every spawn (a list kept
+/// from an earlier walk would miss a folder renamed since), so it is
+/// bounded; past the bound the spawn is refused rather than made with
+/// repositories left writable (BENCHMARKS.md: under 1 ms per 1 000
+/// entries, so the default bounds a spawn near a second).
+const SCAN_LIMIT: usize = 1_000_000;
 
-/// `.git` folders and files below the workspace's top level (without
-/// following links, skipping dependency and build folders), and the git
-/// dirs those files name inside the workspace.
-pub(crate) fn nested_git_entries(workspace: &Path) -> Vec<PathBuf> {
+/// The environment variable that raises (or lowers) [`SCAN_LIMIT`].
+pub const SCAN_LIMIT_VAR: &str = "HELLO_TUI_PROTECT_SCAN_LIMIT";
+
+/// Why the walk for nested protected folders could not vouch for the
+/// workspace: a sandboxed process must then not start (fail closed).
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error(
+        "{} holds more than {limit} files and folders: hello-tui stopped looking for \
+         nested `.git` and `.hello-tui` folders to keep read-only, so it starts no sandboxed \
+         process there (one it did not see would be writable). Open a smaller folder as the \
+         workspace, move big generated trees out of it, or raise the limit with \
+         {SCAN_LIMIT_VAR}=N",
+        workspace.display()
+    )]
+    TooBig { workspace: PathBuf, limit: usize },
+    #[error(
+        "{}: cannot be read ({source}), so a `.git` inside it could not be kept read-only; \
+         make it readable (`chmod u+rx`) or remove it",
+        path.display()
+    )]
+    Unreadable { path: PathBuf, source: io::Error },
+}
+
+impl From<ScanError> for io::Error {
+    fn from(error: ScanError) -> Self {
+        io::Error::other(error)
+    }
+}
+
+/// Every `.git` (folder or file) and `.hello-tui` below the workspace's
+/// top level, at any depth and whatever the folders on the way are called
+/// (a repository renamed to `node_modules` or moved deep is as dangerous),
+/// and the git dirs those `.git` files name inside the workspace. Links are
+/// not followed, and each folder is opened beneath the workspace with no
+/// link on the way (a folder swapped for a link during the walk is passed
+/// over, as a link is). A protected folder is not walked into: it is bound
+/// read-only whole.
+pub(crate) fn nested_protected(workspace: &Path) -> Result<Vec<PathBuf>, ScanError> {
+    let limit = std::env::var(SCAN_LIMIT_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(SCAN_LIMIT);
+    nested_protected_within(workspace, limit)
+}
+
+fn nested_protected_within(workspace: &Path, limit: usize) -> Result<Vec<PathBuf>, ScanError> {
+    use rustix::fs::{Dir, FileType, ResolveFlags};
     let workspace = &workspace
         .canonicalize()
         .unwrap_or_else(|_| workspace.to_path_buf());
-    const SKIP: [&str; 7] = [
-        "node_modules",
-        "target",
-        ".venv",
-        "venv",
-        "__pycache__",
-        ".hello-tui",
-        ".git",
-    ];
+    let unreadable = |path: &Path, source: Errno| ScanError::Unreadable {
+        path: path.to_path_buf(),
+        source: source.into(),
+    };
+    let root = rustix::fs::open(
+        workspace,
+        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| unreadable(workspace, e))?;
     let mut found = Vec::new();
-    let mut budget = NESTED_GIT_ENTRIES;
-    let mut level = vec![workspace.clone()];
-    for depth in 0..NESTED_GIT_DEPTH {
-        let mut next = Vec::new();
-        for dir in level {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
+    let mut seen = 0usize;
+    // Folders still to read, relative to the workspace ("" is itself).
+    let mut pending = vec![PathBuf::new()];
+    while let Some(relative) = pending.pop() {
+        let opened = rustix::fs::openat2(
+            &root,
+            if relative.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                &relative
+            },
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS,
+        );
+        let fd = match opened {
+            Ok(fd) => fd,
+            // Gone, or swapped for a link or a file since it was listed.
+            Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::XDEV) => continue,
+            Err(Errno::ACCESS) if !owned_by_us(&root, &relative) => continue,
+            Err(errno) => return Err(unreadable(&workspace.join(&relative), errno)),
+        };
+        let mut dir = Dir::new(fd).map_err(|e| unreadable(&workspace.join(&relative), e))?;
+        while let Some(entry) = dir.read() {
+            let entry = entry.map_err(|e| unreadable(&workspace.join(&relative), e))?;
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
                 continue;
-            };
-            for entry in entries.flatten() {
-                if budget == 0 {
-                    return found;
-                }
-                budget -= 1;
-                let name = entry.file_name();
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                if name == ".git" {
-                    // The workspace's own is handled with the other
-                    // protected names.
-                    if depth > 0 && (kind.is_dir() || kind.is_file()) {
-                        let path = entry.path();
-                        if kind.is_file()
-                            && let Some(gitdir) = linked_git_dir(&path)
-                            && gitdir.starts_with(workspace)
-                        {
-                            found.push(gitdir);
-                        }
-                        found.push(path);
+            }
+            seen += 1;
+            if seen > limit {
+                return Err(ScanError::TooBig {
+                    workspace: workspace.clone(),
+                    limit,
+                });
+            }
+            let mut kind = entry.file_type();
+            if kind == FileType::Unknown {
+                // Some file systems do not say in the listing.
+                kind = dir
+                    .fd()
+                    .and_then(|fd| {
+                        rustix::fs::statat(fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)
+                    })
+                    .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode));
+            }
+            let name = std::ffi::OsStr::from_bytes(name);
+            let is_dir = kind == FileType::Directory;
+            let top = relative.as_os_str().is_empty();
+            if PROTECTED.iter().any(|p| name == *p) {
+                // The workspace's own are handled by `Namespace::plan`.
+                if !top && (is_dir || kind == FileType::RegularFile) {
+                    let path = workspace.join(&relative).join(name);
+                    if kind == FileType::RegularFile
+                        && name == ".git"
+                        && let Some(gitdir) = linked_git_dir(&path)
+                        && gitdir.starts_with(workspace)
+                    {
+                        found.push(gitdir);
                     }
-                    continue;
+                    found.push(path);
                 }
-                if kind.is_dir() && !SKIP.iter().any(|s| name == *s) {
-                    next.push(entry.path());
-                }
+                continue;
+            }
+            if is_dir {
+                pending.push(relative.join(name));
             }
         }
-        level = next;
     }
-    found
+    Ok(found)
+}
+
+/// Whether the folder at `relative` belongs to this process's user: one
+/// that cannot be read but is ours, confined code could make readable
+/// again (`chmod`) and write into, so it must not be passed over. One of
+/// another user confined code can neither list nor change the mode of.
+fn owned_by_us(root: &OwnedFd, relative: &Path) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    rustix::fs::statat(root, relative, AtFlags::SYMLINK_NOFOLLOW)
+        .map_or(true, |st| st.st_uid == uid)
 }
 
 /// The git dir a `.git` file names (`gitdir: PATH`, relative to the file's
@@ -507,4 +595,69 @@ pub(crate) fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> 
         return Err(error);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Route 10 of issue 25: the walk skipped `node_modules` and stopped
+    /// at depth 6, so renaming a repository or moving it deep left it
+    /// writable. Every `.git` and `.hello-tui` is found now, whatever the
+    /// folders on the way are called, at any depth.
+    #[test]
+    fn every_protected_name_is_found_whatever_the_folder_and_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        let deep = ws.join("a/b/c/d/e/f/g/h/i");
+        for folder in [
+            ws.join("node_modules/sub/.git/hooks"),
+            ws.join("target/.hello-tui/sessions"),
+            deep.join(".git"),
+            ws.join(".git/modules/x/.git"),
+            ws.join("wt"),
+            ws.join("gitdirs/wt"),
+        ] {
+            std::fs::create_dir_all(folder).unwrap();
+        }
+        std::fs::write(ws.join("wt/.git"), "gitdir: ../gitdirs/wt\n").unwrap();
+        std::os::unix::fs::symlink(ws.join("node_modules"), ws.join("link")).unwrap();
+        let mut found = nested_protected_within(&ws, 1000).unwrap();
+        found.sort();
+        let mut expected = vec![
+            ws.join("node_modules/sub/.git"),
+            ws.join("target/.hello-tui"),
+            deep.join(".git"),
+            ws.join("wt/.git"),
+            ws.join("gitdirs/wt"),
+        ];
+        expected.sort();
+        // The workspace's own `.git` is `Namespace::plan`'s, and is not
+        // walked into; a link is not followed.
+        assert_eq!(found, expected);
+    }
+
+    /// Cut short by its budget, the walk fails (the spawn is refused) and
+    /// says how to go on, instead of leaving deeper repositories open.
+    #[test]
+    fn a_walk_cut_short_fails_closed_and_says_how_to_go_on() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..20 {
+            std::fs::write(dir.path().join(format!("f{i}")), "").unwrap();
+        }
+        let error = nested_protected_within(dir.path(), 10).unwrap_err();
+        let text = error.to_string();
+        assert!(
+            matches!(error, ScanError::TooBig { limit: 10, .. }),
+            "{text}"
+        );
+        assert!(
+            text.contains(SCAN_LIMIT_VAR) && text.contains("more than 10"),
+            "{text}"
+        );
+        assert_eq!(
+            nested_protected_within(dir.path(), 20).unwrap(),
+            Vec::<PathBuf>::new()
+        );
+    }
 }

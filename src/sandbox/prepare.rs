@@ -68,14 +68,7 @@ pub struct PreparedSandbox {
     processes_limited: bool,
     /// `None` on CPUs this build has no seccomp filter for.
     filter: Option<Filter>,
-    /// The nested repositories found by the last walk of the workspace, and
-    /// when: spawns within [`NESTED_REUSE`] of it reuse the list (the walk
-    /// costs milliseconds in a large tree, and `shell.run` spawns often).
-    nested_git: std::sync::Mutex<Option<(std::time::Instant, Vec<std::path::PathBuf>)>>,
 }
-
-/// How long one walk for nested repositories serves later spawns.
-const NESTED_REUSE: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl PreparedSandbox {
     /// The running kernel's Landlock ABI version.
@@ -137,24 +130,14 @@ impl PreparedSandbox {
         notes
     }
 
-    /// A fresh namespace plan: a `.git/` made since the last one is
-    /// protected too.
+    /// A fresh namespace plan: a `.git/` made or moved since the last one
+    /// is protected too. The workspace is walked again for every spawn: a
+    /// list kept from an earlier walk would miss a repository a cell
+    /// renamed a moment ago. Fails (the spawn is refused) when the walk
+    /// could not look everywhere.
     pub(crate) fn plan_namespace(&self) -> io::Result<Namespace> {
         let policy = &self.policy;
-        let nested = {
-            let mut cached = self
-                .nested_git
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            match &*cached {
-                Some((at, found)) if at.elapsed() < NESTED_REUSE => found.clone(),
-                _ => {
-                    let found = super::namespace::nested_git_entries(&policy.workspace);
-                    *cached = Some((std::time::Instant::now(), found.clone()));
-                    found
-                }
-            }
-        };
+        let nested = super::namespace::nested_protected(&policy.workspace)?;
         let mut namespace = Namespace::plan(
             &policy.workspace,
             &policy.private_tmp,
@@ -216,16 +199,19 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
     }
 
     let ruleset = ruleset_fd(created)?;
+    let path_error = |source: io::Error| SandboxError::Path {
+        path: policy.workspace.clone(),
+        source,
+    };
+    let nested = super::namespace::nested_protected(&policy.workspace)
+        .map_err(|error| path_error(error.into()))?;
     let mut namespace = Namespace::plan(
         &policy.workspace,
         &policy.private_tmp,
         &policy.extra_writable,
-        &super::namespace::nested_git_entries(&policy.workspace),
+        &nested,
     )
-    .map_err(|source| SandboxError::Path {
-        path: policy.workspace.clone(),
-        source,
-    })?;
+    .map_err(path_error)?;
     let processes_limited = namespace.limit_processes(policy.max_processes);
     Ok(PreparedSandbox {
         ruleset,
@@ -234,7 +220,6 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         kernel_abi: abi,
         processes_limited,
         filter: seccomp::SUPPORTED.then(|| Filter::build(!policy.allow_network)),
-        nested_git: std::sync::Mutex::new(None),
     })
 }
 

@@ -1,8 +1,13 @@
 //! Writing, loading and listing session files.
 
-use std::fs::{self, File, OpenOptions};
+#[cfg(test)]
+use std::fs;
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+
+use rustix::fs::OFlags;
 
 use thiserror::Error;
 use time::OffsetDateTime;
@@ -12,6 +17,7 @@ use super::event::{SessionEvent, SessionOrigin, SessionRecord};
 use super::id::{is_valid_id, new_id};
 use crate::agent::provider::ChatMessage;
 use crate::agent::provider::redact::redact_known;
+use crate::kernel::caps::{WriteError, open_in, own_folder};
 
 /// How much of the first prompt a listing shows.
 const PROMPT_PREVIEW_CHARS: usize = 80;
@@ -29,6 +35,14 @@ pub enum SessionError {
     NotFound { id: String, dir: PathBuf },
     #[error("cannot encode a session event: {0}")]
     Encode(String),
+    /// The sessions folder, or `.hello-tui` above it, is a link (a
+    /// repository can ship one) or not a folder.
+    #[error(
+        "{}: a link or not a folder; hello-tui reads and writes sessions only in the \
+         workspace's own `.hello-tui/sessions` folder, never through a link (remove the link)",
+        path.display()
+    )]
+    Linked { path: PathBuf },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
@@ -50,13 +64,59 @@ fn session_path(workspace: &Path, id: &str) -> Result<PathBuf, SessionError> {
     Ok(sessions_dir(workspace).join(format!("{id}.jsonl")))
 }
 
-/// Creates the sessions directory (and the workbench's folder).
-fn ensure_dir(workspace: &Path) -> Result<PathBuf, SessionError> {
-    let own = workbench_dir(workspace).map_err(io(&workspace.join(".hello-tui")))?;
-    let dir = sessions_dir(workspace);
-    debug_assert!(dir.starts_with(&own));
-    fs::create_dir_all(&dir).map_err(io(&dir))?;
-    Ok(dir)
+/// `.hello-tui/sessions`, relative to the workspace.
+fn sessions_relative() -> PathBuf {
+    Path::new(".hello-tui").join("sessions")
+}
+
+/// The workspace's own sessions folder, opened beneath the workspace with
+/// no link on the way (`openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)`):
+/// sessions are read from and written to nowhere else, so a repository
+/// that ships `.hello-tui/sessions` as a link can neither receive the
+/// conversation nor feed one in. `create` makes it (and `.hello-tui/`, with
+/// its `.gitignore`); without it, a missing folder is `None`.
+fn open_sessions(workspace: &Path, create: bool) -> Result<Option<OwnedFd>, SessionError> {
+    if create {
+        workbench_dir(workspace).map_err(io(&workspace.join(".hello-tui")))?;
+    }
+    match own_folder(workspace, &sessions_relative(), create) {
+        Ok(dir) => Ok(Some(dir)),
+        Err(WriteError::Io(e)) if !create && e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(folder_error(workspace, error)),
+    }
+}
+
+fn folder_error(workspace: &Path, error: WriteError) -> SessionError {
+    let path = sessions_dir(workspace);
+    match error {
+        WriteError::Steered => SessionError::Linked { path },
+        WriteError::Io(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            SessionError::Linked { path }
+        }
+        WriteError::Io(source) => SessionError::Io { path, source },
+        other => SessionError::Io {
+            path,
+            source: std::io::Error::other(other),
+        },
+    }
+}
+
+/// Opens session file `name` in the sessions folder `dir` with `flags`
+/// (never through a link).
+fn open_session(
+    workspace: &Path,
+    dir: &OwnedFd,
+    name: &str,
+    flags: OFlags,
+) -> Result<File, std::io::Error> {
+    match open_in(dir, name, flags) {
+        Ok(fd) => Ok(File::from(fd)),
+        Err(WriteError::Io(e)) => Err(e),
+        Err(other) => Err(std::io::Error::other(format!(
+            "{}: {other}",
+            sessions_dir(workspace).join(name).display()
+        ))),
+    }
 }
 
 /// The workbench's own folder in a workspace, `.hello-tui/`, created with
@@ -66,23 +126,35 @@ fn ensure_dir(workspace: &Path) -> Result<PathBuf, SessionError> {
 /// A `.hello-tui` that is a link (a repository can ship one) is refused: the
 /// sandbox protects the folder only when it is a real one, and sessions
 /// written through a link could land where confined code writes, or
-/// outside the workspace.
+/// outside the workspace. Nothing in it is written through a link either.
 pub fn workbench_dir(workspace: &Path) -> std::io::Result<PathBuf> {
     let own = workspace.join(".hello-tui");
-    match own.symlink_metadata() {
-        Ok(meta) if !meta.is_dir() => {
-            return Err(std::io::Error::other(format!(
-                "{} is not a folder (a link or a file); hello-tui keeps its sessions only \
-                 in a real .hello-tui folder",
-                own.display()
-            )));
+    let not_a_folder = || {
+        std::io::Error::other(format!(
+            "{} is not a folder (a link or a file); hello-tui keeps its sessions only \
+             in a real .hello-tui folder",
+            own.display()
+        ))
+    };
+    let dir = match own_folder(workspace, Path::new(".hello-tui"), true) {
+        Ok(dir) => dir,
+        Err(WriteError::Steered) => return Err(not_a_folder()),
+        Err(WriteError::Io(e)) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            return Err(not_a_folder());
         }
-        Ok(_) => {}
-        Err(_) => fs::create_dir(&own)?,
-    }
-    let ignore = own.join(".gitignore");
-    if !ignore.exists() {
-        fs::write(&ignore, "*\n")?;
+        Err(WriteError::Io(e)) => return Err(e),
+        Err(other) => return Err(std::io::Error::other(other)),
+    };
+    match open_in(
+        &dir,
+        ".gitignore",
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL,
+    ) {
+        Ok(fd) => File::from(fd).write_all(b"*\n")?,
+        // There already, or a link planted in its place: left alone.
+        Err(WriteError::Io(e)) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(WriteError::Io(e)) => return Err(e),
+        Err(other) => return Err(std::io::Error::other(other)),
     }
     Ok(own)
 }
@@ -110,15 +182,20 @@ impl SessionWriter {
         model: &str,
         origin: SessionOrigin,
     ) -> Result<Self, SessionError> {
-        let dir = ensure_dir(workspace)?;
+        let dir = sessions_dir(workspace);
+        let Some(fd) = open_sessions(workspace, true)? else {
+            return Err(io(&dir)(std::io::ErrorKind::NotFound.into()));
+        };
         let mut last_error = None;
         // A collision needs the same second and the same 16 random bits;
         // a few tries make it practically impossible.
         for _ in 0..8 {
             let now = OffsetDateTime::now_utc();
             let id = new_id(now, fastrand::u16(..));
-            let path = dir.join(format!("{id}.jsonl"));
-            match OpenOptions::new().append(true).create_new(true).open(&path) {
+            let name = format!("{id}.jsonl");
+            let path = dir.join(&name);
+            let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::EXCL;
+            match open_session(workspace, &fd, &name, flags) {
                 Ok(file) => {
                     let mut writer = SessionWriter { id, path, file };
                     writer.append(&SessionEvent::Started {
@@ -142,7 +219,13 @@ impl SessionWriter {
     /// cut by a crash, a newline is added first so new events start clean.
     pub fn resume(workspace: &Path, id: &str) -> Result<Self, SessionError> {
         let path = session_path(workspace, id)?;
-        let mut file = match OpenOptions::new().read(true).append(true).open(&path) {
+        let not_found = || SessionError::NotFound {
+            id: id.to_owned(),
+            dir: sessions_dir(workspace),
+        };
+        let dir = open_sessions(workspace, false)?.ok_or_else(not_found)?;
+        let flags = OFlags::RDWR | OFlags::APPEND;
+        let mut file = match open_session(workspace, &dir, &format!("{id}.jsonl"), flags) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(SessionError::NotFound {
@@ -294,7 +377,18 @@ pub fn parse_session(text: &str) -> (Vec<SessionRecord>, Vec<LoadWarning>) {
 
 pub fn load(workspace: &Path, id: &str) -> Result<LoadedSession, SessionError> {
     let path = session_path(workspace, id)?;
-    let bytes = match fs::read(&path) {
+    let not_found = || SessionError::NotFound {
+        id: id.to_owned(),
+        dir: sessions_dir(workspace),
+    };
+    let dir = open_sessions(workspace, false)?.ok_or_else(not_found)?;
+    let read = open_session(workspace, &dir, &format!("{id}.jsonl"), OFlags::RDONLY).and_then(
+        |mut file| {
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes).map(|_| bytes)
+        },
+    );
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(SessionError::NotFound {
@@ -331,23 +425,10 @@ pub struct SessionSummary {
 /// All sessions of `workspace`, newest first. No sessions directory means
 /// no sessions; an unreadable file is skipped (and logged).
 pub fn list(workspace: &Path) -> Result<Vec<SessionSummary>, SessionError> {
-    let dir = sessions_dir(workspace);
-    let entries = match fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io(&dir)(e)),
-    };
     let mut sessions = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
-            continue;
-        };
-        if !is_valid_id(id) {
-            continue;
-        }
-        match load(workspace, id) {
-            Ok(loaded) => sessions.push(summarize(loaded, entry.path())),
+    for id in session_ids(workspace)? {
+        match load(workspace, &id) {
+            Ok(loaded) => sessions.push(summarize(loaded, session_path(workspace, &id)?)),
             Err(e) => tracing::warn!("skipping session file: {e}"),
         }
     }
@@ -368,27 +449,18 @@ pub fn latest(
 ) -> Result<Option<SessionSummary>, SessionError> {
     use std::cmp::Reverse;
     use std::io::BufRead;
-    let dir = sessions_dir(workspace);
-    let entries = match fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io(&dir)(e)),
+    let Some(dir) = open_sessions(workspace, false)? else {
+        return Ok(None);
     };
     let mut best: Option<(Reverse<u8>, String, String)> = None;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
-            continue;
-        };
-        if !is_valid_id(id) {
-            continue;
-        }
+    for id in session_ids(workspace)? {
         let mut first = String::new();
-        let read = fs::File::open(entry.path()).and_then(|f| {
-            std::io::BufReader::new(f)
-                .take(64 * 1024)
-                .read_line(&mut first)
-        });
+        let read =
+            open_session(workspace, &dir, &format!("{id}.jsonl"), OFlags::RDONLY).and_then(|f| {
+                std::io::BufReader::new(f)
+                    .take(64 * 1024)
+                    .read_line(&mut first)
+            });
         if let Err(e) = read {
             tracing::warn!("skipping session file: {e}");
             continue;
@@ -403,7 +475,7 @@ pub fn latest(
                 _ => None,
             })
             .unwrap_or_default();
-        let key = (Reverse(origin.rank_for(prefer)), created_at, id.to_owned());
+        let key = (Reverse(origin.rank_for(prefer)), created_at, id.clone());
         if best.as_ref().is_none_or(|best| key > *best) {
             best = Some(key);
         }
@@ -413,6 +485,30 @@ pub fn latest(
     };
     let loaded = load(workspace, &id)?;
     Ok(Some(summarize(loaded, session_path(workspace, &id)?)))
+}
+
+/// The ids of the session files in the workspace's own sessions folder
+/// (none when there is no folder).
+fn session_ids(workspace: &Path) -> Result<Vec<String>, SessionError> {
+    let Some(dir) = open_sessions(workspace, false)? else {
+        return Ok(Vec::new());
+    };
+    let path = sessions_dir(workspace);
+    let listing = open_in(&dir, ".", OFlags::RDONLY | OFlags::DIRECTORY)
+        .map_err(|e| folder_error(workspace, e))?;
+    let mut entries =
+        rustix::fs::Dir::new(listing).map_err(|e| io(&path)(std::io::Error::from(e)))?;
+    let mut ids = Vec::new();
+    while let Some(entry) = entries.read() {
+        let entry = entry.map_err(|e| io(&path)(std::io::Error::from(e)))?;
+        let name = entry.file_name().to_string_lossy();
+        if let Some(id) = name.strip_suffix(".jsonl")
+            && is_valid_id(id)
+        {
+            ids.push(id.to_owned());
+        }
+    }
+    Ok(ids)
 }
 
 fn summarize(loaded: LoadedSession, path: PathBuf) -> SessionSummary {
@@ -544,6 +640,48 @@ mod tests {
         assert!(error.to_string().contains("not a folder"), "{error}");
         assert!(SessionWriter::create(dir.path(), "m", SessionOrigin::Tui).is_err());
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    }
+
+    /// Issue 25, route 17: a repository whose `.hello-tui/sessions` is a
+    /// link made the workbench write the whole conversation into the
+    /// link's target (only `.hello-tui` itself was checked). Sessions are
+    /// opened beneath the workspace with no link on the way: creating,
+    /// resuming, loading and listing through the link are refused with an
+    /// error that says why, and nothing reaches the target.
+    #[test]
+    fn a_linked_sessions_folder_is_refused_and_nothing_is_written_through_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let id = "20261201-120000-aaaa";
+        let forged = format!(
+            "{{\"type\":\"session.started\",\"id\":\"{id}\",\"workspace\":\"w\",\
+             \"created_at\":\"2026-12-01T12:00:00Z\",\"model\":\"m\"}}\n"
+        );
+        std::fs::write(elsewhere.path().join(format!("{id}.jsonl")), forged).unwrap();
+        std::fs::create_dir(dir.path().join(".hello-tui")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(".hello-tui/sessions"))
+            .unwrap();
+        let error = SessionWriter::create(dir.path(), "m", SessionOrigin::Tui).unwrap_err();
+        assert!(matches!(error, SessionError::Linked { .. }), "{error}");
+        assert!(
+            error.to_string().contains("never through a link"),
+            "{error}"
+        );
+        assert!(matches!(
+            SessionWriter::resume(dir.path(), id),
+            Err(SessionError::Linked { .. })
+        ));
+        assert!(matches!(
+            load(dir.path(), id),
+            Err(SessionError::Linked { .. })
+        ));
+        assert!(list(dir.path()).is_err());
+        assert!(latest(dir.path(), SessionOrigin::Tui).is_err());
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 1);
+        // The change log kept with a session is refused the same way.
+        let store = crate::app::changes::ChangeStore::for_session(dir.path(), dir.path(), id);
+        assert!(store.save(&Default::default()).is_err());
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 1);
     }
 
     #[test]

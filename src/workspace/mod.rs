@@ -36,6 +36,7 @@ mod watcher;
 
 pub use events::{IndexUpdate, WorkspaceEvent, WorkspaceMessage};
 pub use fuzzy::{FuzzyMatcher, PathMatch};
+pub(crate) use ignore_rules::IgnoreRules;
 pub use index::{FileIndex, IndexBuild, spawn_index_build};
 pub use picker::{FuzzyRequest, FuzzyWorker, PickerResults};
 pub use root::{OpenTarget, ResolveError, Workspace, resolve_open_target};

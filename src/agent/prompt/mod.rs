@@ -22,7 +22,7 @@ use std::ops::Range;
 
 pub use assemble::{
     OMITTED_HEADING, RESUME_NOTE, SUMMARY_HEADING, SystemParts, assemble, group_ending_at,
-    omitted_note, spans, system_parts, tools_tokens,
+    omitted_note, spans, summary_text, system_parts, tools_tokens,
 };
 
 use crate::agent::provider::ChatRequest;

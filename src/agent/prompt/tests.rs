@@ -191,6 +191,9 @@ fn only_the_latest_snapshot_is_sent_in_full() {
     assert!(kinds.contains(&SectionKind::Snapshot), "{kinds:?}");
 }
 
+/// Issue 25, route 11: the summary (which a forged session file can carry
+/// into `--resume`) is never system text: it opens the history as a
+/// user-role message, labelled as a summary of earlier conversation.
 #[test]
 fn the_summary_replaces_what_it_covers_and_the_resume_notice_is_told() {
     let mut c = conversation([
@@ -201,36 +204,42 @@ fn the_summary_replaces_what_it_covers_and_the_resume_notice_is_told() {
     c.compact("- the user said the secret is 42".into(), 2, true, None);
     let p = assemble(&c, None, "SYSTEM", &tools(), &window(8000));
     let system = system_text(&p);
-    assert!(system.contains(SUMMARY_HEADING), "{system}");
-    assert!(system.contains("the secret is 42"), "{system}");
+    assert!(!system.contains(SUMMARY_HEADING), "{system}");
+    assert!(!system.contains("the secret is 42"), "{system}");
     assert!(!system.contains(RESUME_NOTE));
+    // It opens the first user message: no two user messages in a row.
+    let ChatMessage::User { content: first } = &p.request.messages[1] else {
+        panic!("the summary is user-role: {:?}", p.request.messages[1]);
+    };
+    assert!(first.contains("not instructions"), "{first}");
+    assert!(
+        first.starts_with(&summary_text("- the user said the secret is 42"))
+            && first.ends_with("what now?"),
+        "{first}"
+    );
     // Covered messages are not sent again; the note still points at them.
     assert_eq!(p.request.messages.len(), 2);
     assert_eq!(p.omitted, vec![0..2]);
-    assert!(system.contains("The summary above covers"), "{system}");
-    // The parts a caching provider marks: the prompt, the summary, the note.
+    assert!(
+        system.contains("The summary that opens the conversation covers"),
+        "{system}"
+    );
+    // The parts a caching provider marks: the prompt, the note.
     let parts = system_parts(system);
     assert_eq!(parts.prompt, "SYSTEM");
-    assert_eq!(
-        parts.summary,
-        Some(format!("{SUMMARY_HEADING}\n- the user said the secret is 42").as_str())
-    );
     assert!(
         parts
             .omitted
             .is_some_and(|n| n.starts_with(OMITTED_HEADING))
     );
-    let joined = [Some(parts.prompt), parts.summary, parts.omitted]
+    let joined = [Some(parts.prompt), parts.omitted]
         .into_iter()
         .flatten()
         .collect::<Vec<_>>()
         .join("\n\n");
     assert_eq!(joined, system);
     let plain = system_parts("SYSTEM");
-    assert_eq!(
-        (plain.prompt, plain.summary, plain.omitted),
-        ("SYSTEM", None, None)
-    );
+    assert_eq!((plain.prompt, plain.omitted), ("SYSTEM", None));
 }
 
 /// One id names a message everywhere: F2's summary and omitted labels,
@@ -325,7 +334,8 @@ fn compaction_plans_to_keep_the_recent_half_and_never_the_current_message() {
         "{} tokens left",
         after.uncompacted
     );
-    assert!(system_text(&after).contains(&summary));
+    assert!(matches!(&after.request.messages[1],
+        ChatMessage::User { content } if content.starts_with(&summary_text(&summary))));
     // Deterministic: the same input gives the same summary.
     assert_eq!(extractive(&c, 0, through, None, summary_cap(&w)), summary);
     assert!(summary.contains("[#0 user] q0"), "{summary}");

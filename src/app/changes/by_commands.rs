@@ -76,8 +76,9 @@ impl CellWindow {
     }
 }
 
-/// The watcher saw `path` change (`created`: appear). Called before open
-/// buffers reload, so a clean buffer still holds the text from before.
+/// The watcher saw `path` change (`created`: appear where it knew no file;
+/// a file renamed there is not created). Called before open buffers
+/// reload, so a clean buffer still holds the text from before.
 pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
     let running = super::super::cells::any_running(state);
     let now = Instant::now();
@@ -106,7 +107,10 @@ pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
     if state.changes.last_text(path) == Some(after.as_slice()) {
         return;
     }
-    let before = if created {
+    // Made from nothing only if nothing was removed there before: a file
+    // deleted and made again (identically, perhaps) is a change to what
+    // was there, which `/undo` must not delete (issue 25, route 19).
+    let before = if created && !state.changes.vanished.may_have_been_there(path) {
         Prior::Absent
     } else {
         state
@@ -120,14 +124,12 @@ pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
     if before == Prior::Bytes(after.clone()) {
         return;
     }
-    super::on_written(
-        state,
-        &FsWritten {
-            path: path.to_owned(),
-            before,
-            after,
-        },
-    );
+    let written = FsWritten {
+        path: path.to_owned(),
+        before,
+        after,
+    };
+    super::record_written(state, &written, &written);
 }
 
 #[cfg(test)]
@@ -247,6 +249,73 @@ mod tests {
         let report = super::super::undo(&mut s);
         assert!(report.contains("gen.txt undone"), "{report}");
         assert!(!made.exists());
+    }
+
+    /// Issue 25, route 19: a cell that deletes the user's file and makes
+    /// it again, identically, in two of the watcher's batches, was recorded
+    /// as having created it, and `/undo` deleted the user's file. A file
+    /// made where one was removed (or renamed to) is a change to what was
+    /// there: `/undo` leaves it and says why.
+    #[test]
+    fn undo_never_deletes_a_file_deleted_and_made_again_or_moved_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (mine, moved) = (root.join("mine.txt"), root.join("moved.txt"));
+        std::fs::write(&mine, "the user's work\n").unwrap();
+        let mut s = running_cell(&root);
+        s.changes.start_group("the agent's answer");
+        let event = |s: &mut AppState, event: WorkspaceEvent| {
+            handle_app_event(s, AppEvent::Workspace(WorkspaceMessage::Event(event)));
+        };
+        std::fs::remove_file(&mine).unwrap();
+        event(&mut s, WorkspaceEvent::FileRemoved(mine.clone()));
+        std::fs::write(&mine, "the user's work\n").unwrap();
+        event(&mut s, WorkspaceEvent::FileCreated(mine.clone()));
+        std::fs::rename(&mine, &moved).unwrap();
+        event(
+            &mut s,
+            WorkspaceEvent::Renamed {
+                from: mine.clone(),
+                to: moved.clone(),
+            },
+        );
+        let report = super::super::undo(&mut s);
+        assert!(report.contains("moved.txt left as it is"), "{report}");
+        assert_eq!(std::fs::read(&moved).unwrap(), b"the user's work\n");
+    }
+
+    /// Route 19 against the real watcher and a real command.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_watcher_and_undo_leave_a_file_a_command_deleted_and_wrote_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let file = root.join("mine.txt");
+        std::fs::write(&file, "the user's work\n").unwrap();
+        let (tx, mut rx) = event::channel();
+        let mut s = running_cell(&root);
+        s.changes.start_group("the agent's answer");
+        let _services = crate::app::workspace_services::start(&mut s, &tx);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let status = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "rm mine.txt; sleep 1; printf \"the user's work\\n\" > mine.txt",
+            ])
+            .current_dir(&root)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while cell_changes(&s).is_empty() {
+            let event = tokio::time::timeout_at(deadline, rx.recv())
+                .await
+                .expect("the watcher reported the file")
+                .expect("channel open");
+            handle_app_event(&mut s, event);
+        }
+        let report = super::super::undo(&mut s);
+        assert!(report.contains("mine.txt left as it is"), "{report}");
+        assert_eq!(std::fs::read(&file).unwrap(), b"the user's work\n");
     }
 
     /// Outside a cell, or the user's own save, is not a cell's change.

@@ -12,11 +12,12 @@
 
 mod by_commands;
 mod store;
+mod vanished;
 
 use std::path::{Path, PathBuf};
 
 pub use by_commands::{CellWindow, on_disk_event};
-use store::ChangeStore;
+pub(crate) use store::ChangeStore;
 
 use super::state::AppState;
 use crate::kernel::caps::{
@@ -92,6 +93,8 @@ pub struct ChangeLog {
     save_failed: bool,
     /// When cells ran, for changes made by their commands.
     pub window: CellWindow,
+    /// Paths seen removed: a file made there later is not taken for new.
+    vanished: vanished::Vanished,
 }
 
 impl ChangeLog {
@@ -193,6 +196,7 @@ pub fn resume(state: &mut AppState, id: &str) {
     match store.load() {
         Ok(mut log) => {
             log.store = Some(store);
+            log.vanished = std::mem::take(&mut state.changes.vanished);
             state.changes = log;
         }
         Err(error) => super::update::notice(
@@ -229,9 +233,48 @@ fn workspace_root(state: &AppState) -> PathBuf {
     std::fs::canonicalize(&state.workspace_root).unwrap_or_else(|_| state.workspace_root.clone())
 }
 
-/// A write is recorded, shown under its cell and marked in the file view.
+/// The watcher saw `path` disappear (removed, or renamed away).
+pub fn on_removed(state: &mut AppState, path: &Path) {
+    state.changes.vanished.note(path);
+}
+
+/// A cell's `fs` write is recorded, shown under its cell and marked in the
+/// file view. One that found no file is recorded as a creation (which
+/// `/undo` takes back by deleting the file) only when the file was not
+/// there a moment before either, as far as the workbench can see: not
+/// removed since the session started, not still listed by the workspace
+/// index (a removal the watcher has not reported yet: removed and written
+/// back within one debounce), and a path the watcher follows at all (it
+/// does not report hidden or ignored files, so their removal is never
+/// seen). Otherwise its earlier state counts as unknown, and `/undo`
+/// leaves it.
 pub fn on_written(state: &mut AppState, written: &FsWritten) {
-    if state.changes.record(written) {
+    if written.before == Prior::Absent && !seen_absent(state, &written.path) {
+        let logged = FsWritten {
+            before: Prior::Unrecorded,
+            ..written.clone()
+        };
+        return record_written(state, &logged, written);
+    }
+    record_written(state, written, written)
+}
+
+/// See [`on_written`].
+fn seen_absent(state: &AppState, path: &Path) -> bool {
+    let root = workspace_root(state);
+    let Some(relative) = path.strip_prefix(&root).ok().and_then(Path::to_str) else {
+        return false;
+    };
+    state.file_index.is_complete()
+        && !state.file_index.contains(relative)
+        && !state.changes.vanished.may_have_been_there(path)
+        && !crate::workspace::IgnoreRules::new(&root).is_ignored(path, false)
+}
+
+/// Records `logged` and shows `written` (what the cell did, which may say
+/// more than the log keeps).
+pub(super) fn record_written(state: &mut AppState, logged: &FsWritten, written: &FsWritten) {
+    if state.changes.record(logged) {
         // The marks show what the *last* cell or answer changed.
         state.editors.changed_lines.clear();
     }
@@ -412,8 +455,8 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
 }
 
 /// Why a change cannot be taken back, ever: nothing to restore it to.
-const NOT_KEPT: &str =
-    "its earlier text was not kept (too big, or changed by a command while not open in the editor)";
+const NOT_KEPT: &str = "its earlier text was not kept (too big, changed by a command while not open \
+     in the editor, or written where a file may have been a moment before, which /undo never deletes)";
 
 /// How a file was put back.
 enum Restored {
@@ -587,8 +630,73 @@ mod tests {
     use crate::app::update::{Command, handle_app_event};
     use crate::config::Settings;
 
+    /// A workbench whose workspace index has been built (as it is soon
+    /// after start): what it lists, the workbench knows exists.
     fn state(root: &Path) -> AppState {
-        AppState::new(root.to_path_buf(), Settings::defaults())
+        let mut s = AppState::new(root.to_path_buf(), Settings::defaults());
+        let files = walkdir_names(root);
+        s.file_index
+            .apply(&crate::workspace::IndexUpdate::Batch(files));
+        s.file_index.apply(&crate::workspace::IndexUpdate::Done {
+            count: 0,
+            elapsed: std::time::Duration::ZERO,
+        });
+        s
+    }
+
+    /// The plain files directly in `root`, as the index names them.
+    fn walkdir_names(root: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(root)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Issue 25, route 19, through `fs.write`: a cell that removes the
+    /// user's file and writes it back (before the watcher reported the
+    /// removal, or after), or writes a hidden file whose removal the
+    /// watcher never reports, is not taken to have made it from nothing:
+    /// `/undo` leaves the file. One really new is still removed.
+    #[test]
+    fn undo_deletes_only_files_it_saw_were_not_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (listed, reported, hidden, new) = (
+            root.join("listed.txt"),
+            root.join("reported.txt"),
+            root.join(".env"),
+            root.join("new.txt"),
+        );
+        for path in [&listed, &reported, &hidden] {
+            std::fs::write(path, "the user's\n").unwrap();
+        }
+        let mut s = state(&root);
+        s.changes.start_group("the agent's answer");
+        for path in [&listed, &reported, &hidden] {
+            std::fs::remove_file(path).unwrap();
+        }
+        on_removed(&mut s, &reported);
+        for path in [&listed, &reported, &hidden, &new] {
+            write(&mut s, path, "the user's\n");
+        }
+        let report = undo(&mut s);
+        for name in ["listed.txt", "reported.txt", ".env"] {
+            assert!(
+                report.contains(&format!(
+                    "{name} left as it is: its earlier text was not kept"
+                )),
+                "{report}"
+            );
+        }
+        assert!(report.contains("new.txt undone"), "{report}");
+        for path in [&listed, &reported, &hidden] {
+            assert_eq!(read(path), "the user's\n");
+        }
+        assert!(!new.exists());
     }
 
     /// A cell's write as the kernel's `fs.write` does it and announces it.
@@ -828,13 +936,13 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir(root.join("sub")).unwrap();
-        let created = root.join("sub").join(".bashrc");
+        let created = root.join("sub").join("bashrc");
         let mut s = state(&root);
         s.changes.start_group("cell");
         write(&mut s, &created, "the victim's text");
         // The cell read the victim's file, wrote its copy, then swaps the
         // folder for a link to where the victim's file lives.
-        let victim = outside.path().join(".bashrc");
+        let victim = outside.path().join("bashrc");
         std::fs::write(&victim, "the victim's text").unwrap();
         std::fs::remove_dir_all(root.join("sub")).unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("sub")).unwrap();

@@ -108,6 +108,9 @@ enum SavedPrior {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangeStore {
     dir: PathBuf,
+    /// `dir` below the workspace, checked for links before each use.
+    relative: PathBuf,
+    workspace: PathBuf,
     root: PathBuf,
 }
 
@@ -117,7 +120,29 @@ impl ChangeStore {
     pub fn for_session(workspace: &Path, root: &Path, id: &str) -> Self {
         Self {
             dir: crate::session::sessions_dir(workspace).join(format!("{id}.changes")),
+            relative: Path::new(".hello-tui/sessions").join(format!("{id}.changes")),
+            workspace: workspace.to_owned(),
             root: root.to_owned(),
+        }
+    }
+
+    /// Opens the log's folder beneath the workspace (`create`: making it),
+    /// refusing a link anywhere on the way, as sessions are (issue 25,
+    /// route 17). Confined code cannot change `.hello-tui/` afterwards
+    /// (the sandbox binds it read-only), so only a link that was there
+    /// before, as a repository can ship one, could steer the paths used
+    /// next; it is refused here.
+    fn checked(&self, create: bool) -> Result<(), StoreError> {
+        match crate::kernel::caps::own_folder(&self.workspace, &self.relative, create) {
+            Ok(_) => Ok(()),
+            Err(crate::kernel::caps::WriteError::Io(source)) => Err(StoreError::Io {
+                path: self.dir.clone(),
+                source,
+            }),
+            Err(other) => Err(StoreError::Format {
+                path: self.dir.clone(),
+                message: format!("{other}; nothing is saved or read through a link"),
+            }),
         }
     }
 
@@ -132,7 +157,7 @@ impl ChangeStore {
     /// Writes `log` (new blobs, then the list, then removes blobs nothing
     /// names any more: a crash between steps leaves a loadable log).
     pub fn save(&self, log: &ChangeLog) -> Result<(), StoreError> {
-        fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
+        self.checked(true)?;
         let mut names = HashSet::new();
         let mut saved = |groups: &[ChangeGroup]| -> Result<Vec<SavedGroup>, StoreError> {
             groups
@@ -213,6 +238,12 @@ impl ChangeStore {
     /// missing or does not match its name makes its change one that cannot
     /// be taken back, instead of failing the whole log.
     pub fn load(&self) -> Result<ChangeLog, StoreError> {
+        match self.checked(false) {
+            Err(StoreError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(ChangeLog::default());
+            }
+            checked => checked?,
+        }
         let path = self.log_path();
         let text = match fs::read(&path) {
             Ok(text) => text,

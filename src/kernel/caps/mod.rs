@@ -17,5 +17,6 @@ pub use fs::{DirtyPaths, FsCapability, FsWritten, Prior};
 pub use review::{WriteProposal, WriteReview, WriteVerdict};
 pub use shell::ShellCapability;
 pub(crate) use write_beneath::{
-    Found, WriteError, check_writable, read_beneath, remove_beneath, write_beneath,
+    Found, WriteError, check_writable, open_in, own_folder, read_beneath, remove_beneath,
+    write_beneath,
 };

@@ -173,6 +173,16 @@ fn parent_beneath<'a>(
             std::io::ErrorKind::InvalidInput,
         )));
     };
+    Ok((folders_beneath(root, folders, walk == Walk::Write)?, file))
+}
+
+/// The folder `folders` name beneath `root`, each opened without following
+/// a link or leaving `root` (`create`: making missing ones).
+fn folders_beneath(
+    root: &Path,
+    folders: &[&std::ffi::OsStr],
+    create: bool,
+) -> Result<OwnedFd, WriteError> {
     let mut dir = rustix::fs::open(
         root,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -180,7 +190,7 @@ fn parent_beneath<'a>(
     )?;
     for name in folders {
         dir = match open_folder(&dir, name) {
-            Err(Errno::NOENT) if walk == Walk::Write => {
+            Err(Errno::NOENT) if create => {
                 match rustix::fs::mkdirat(&dir, *name, Mode::from_raw_mode(0o777)) {
                     Ok(()) | Err(Errno::EXIST) => {}
                     Err(errno) => return Err(errno.into()),
@@ -190,7 +200,47 @@ fn parent_beneath<'a>(
             other => other?,
         };
     }
-    Ok((dir, file))
+    Ok(dir)
+}
+
+/// One of the workbench's own folders (`.hello-tui/sessions`) beneath
+/// `root`, opened — and, with `create`, made — folder by folder with no
+/// link on the way, so a repository that ships the folder (or one above
+/// it) as a link cannot steer what the workbench writes or reads there.
+/// Protected names are allowed: this is the workbench's own state, not a
+/// write on a cell's behalf.
+pub(crate) fn own_folder(
+    root: &Path,
+    relative: &Path,
+    create: bool,
+) -> Result<OwnedFd, WriteError> {
+    let mut names = Vec::new();
+    for component in relative.components() {
+        match component {
+            Component::Normal(name) => names.push(name),
+            Component::CurDir => {}
+            _ => return Err(WriteError::Steered),
+        }
+    }
+    folders_beneath(root, &names, create)
+}
+
+/// Opens `name` in `dir` (a folder from [`own_folder`]) with `flags`,
+/// never through a link; `O_CREAT` files get `0o666` less the umask.
+pub(crate) fn open_in(dir: &OwnedFd, name: &str, flags: OFlags) -> Result<OwnedFd, WriteError> {
+    // openat2 refuses a mode without O_CREAT.
+    let mode = if flags.contains(OFlags::CREATE) {
+        Mode::from_raw_mode(0o666)
+    } else {
+        Mode::empty()
+    };
+    Ok(rustix::fs::openat2(
+        dir,
+        name,
+        flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        mode,
+        beneath(),
+    )?)
 }
 
 /// `.git` and `.hello-tui` are not written on a cell's behalf, at any

@@ -8,14 +8,14 @@
 //! alternate, and every result of a call in the one user turn after it).
 //!
 //! Prompt caching: `cache_control: {type: "ephemeral"}` marks the end of
-//! the tool list, of the system prompt, of the compaction summary, and of
-//! the last message — four breakpoints, the API's limit. The omitted-
-//! messages note, which changes as the window slides, comes after the
-//! cached system parts, so a bounded prompt keeps hitting its cache.
+//! the tool list, of the system prompt, of the compaction summary (the
+//! first user message), and of the last message — four breakpoints, the
+//! API's limit. The omitted-messages note, which changes as the window
+//! slides, comes after the cached system prompt.
 
 use serde_json::{Map, Value, json};
 
-use crate::agent::prompt::system_parts;
+use crate::agent::prompt::{SUMMARY_HEADING, system_parts};
 use crate::agent::provider::types::{ChatMessage, ChatRequest, Thinking, ToolCall, ToolSpec};
 
 use super::config::AnthropicConfig;
@@ -82,17 +82,15 @@ fn text_block(text: &str) -> Value {
     json!({ "type": "text", "text": text })
 }
 
-/// The system message as blocks: the prompt and the summary cached, the
-/// omitted note after them uncached.
+/// The system message as blocks: the prompt cached, the omitted note
+/// after it uncached.
 fn system_blocks(content: &str) -> Vec<Value> {
     let parts = system_parts(content);
     let mut blocks = Vec::new();
-    for cached in [Some(parts.prompt), parts.summary].into_iter().flatten() {
-        if !cached.trim().is_empty() {
-            let mut block = text_block(cached);
-            block["cache_control"] = ephemeral();
-            blocks.push(block);
-        }
+    if !parts.prompt.trim().is_empty() {
+        let mut block = text_block(parts.prompt);
+        block["cache_control"] = ephemeral();
+        blocks.push(block);
     }
     if let Some(note) = parts.omitted {
         blocks.push(text_block(note));
@@ -132,7 +130,18 @@ fn messages(messages: &[ChatMessage]) -> Vec<Value> {
     for message in messages {
         let (role, blocks) = match message {
             ChatMessage::System { .. } => continue,
-            ChatMessage::User { content } => ("user", non_empty_text(content)),
+            ChatMessage::User { content } => {
+                let mut blocks = non_empty_text(content);
+                // The compaction summary (the first user message) changes
+                // only at a compaction: cached like the system prompt.
+                if content.starts_with(SUMMARY_HEADING)
+                    && turns.is_empty()
+                    && let Some(Value::Object(block)) = blocks.first_mut()
+                {
+                    block.insert("cache_control".into(), ephemeral());
+                }
+                ("user", blocks)
+            }
             ChatMessage::Assistant {
                 content,
                 tool_calls,
@@ -312,11 +321,13 @@ mod tests {
 
     #[test]
     fn the_system_prompt_and_summary_are_cached_and_the_note_is_not() {
-        let system = format!(
-            "You are an agent.\n\n{SUMMARY_HEADING}\n- earlier work\n\n{OMITTED_HEADING}\n3 earlier messages…"
-        );
+        let system = format!("You are an agent.\n\n{OMITTED_HEADING}\n3 earlier messages…");
         let request = ChatRequest {
-            messages: vec![ChatMessage::System { content: system }, user("next")],
+            messages: vec![
+                ChatMessage::System { content: system },
+                user(&crate::agent::prompt::summary_text("- earlier work")),
+                user("next"),
+            ],
             tools: vec![ToolSpec {
                 name: "code_action".into(),
                 description: "runs".into(),
@@ -327,23 +338,27 @@ mod tests {
         };
         let body = request_body(&config(), &request);
         let blocks = body["system"].as_array().unwrap();
-        assert_eq!(blocks.len(), 3);
+        assert_eq!(blocks.len(), 2);
         assert_eq!(blocks[0]["text"], json!("You are an agent."));
         assert_eq!(blocks[0]["cache_control"], ephemeral());
         assert!(
             blocks[1]["text"]
                 .as_str()
                 .unwrap()
-                .starts_with(SUMMARY_HEADING)
-        );
-        assert_eq!(blocks[1]["cache_control"], ephemeral());
-        assert!(
-            blocks[2]["text"]
-                .as_str()
-                .unwrap()
                 .starts_with(OMITTED_HEADING)
         );
-        assert!(blocks[2].get("cache_control").is_none());
+        assert!(blocks[1].get("cache_control").is_none());
+        // The summary is user-role text, cached; the last block too.
+        let turn = &body["messages"][0];
+        assert_eq!(turn["role"], json!("user"));
+        assert!(
+            turn["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with(SUMMARY_HEADING)
+        );
+        assert_eq!(turn["content"][0]["cache_control"], ephemeral());
+        assert_eq!(turn["content"][1]["cache_control"], ephemeral());
         assert_eq!(
             body["tools"][0]["input_schema"],
             json!({ "type": "object" })
