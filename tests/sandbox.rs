@@ -1416,6 +1416,36 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
         assert!(!real.join("hooks/pre-commit").exists());
     }
 
+    /// A `.git` that is a link (`.git -> realgit`, at the top or below):
+    /// git follows it, so its target is kept read-only like a `.git`
+    /// folder (a second attack review planted `core.fsmonitor` there).
+    #[test]
+    fn a_linked_git_folder_keeps_its_target_read_only() {
+        if !landlock_available() {
+            return;
+        }
+        let fixture = Fixture::new();
+        for (at, real) in [(".", "realgit"), ("sub", "../subgit")] {
+            let dir = fixture.workspace.join(at);
+            std::fs::create_dir_all(dir.join(real).join("hooks")).unwrap();
+            std::os::unix::fs::symlink(real, dir.join(".git")).unwrap();
+        }
+        let session = fixture.session(false);
+        let out = sandboxed(
+            &session,
+            &fixture.workspace,
+            "sh",
+            &[
+                "-c",
+                "echo evil > realgit/hooks/pre-commit && echo top; \
+                 echo evil > subgit/hooks/pre-commit && echo nested; echo work > a.txt && echo work",
+            ],
+        );
+        assert_eq!(stdout(&out), "work", "{out:?}");
+        assert!(!fixture.workspace.join("realgit/hooks/pre-commit").exists());
+        assert!(!fixture.workspace.join("subgit/hooks/pre-commit").exists());
+    }
+
     /// Issue 25, route 10: a cell renamed `sub` to `node_modules` (a name
     /// the walk skipped) or moved it below depth 6, and the next spawn —
     /// within 2 s, when an earlier walk's list was reused — planted a hook

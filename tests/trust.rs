@@ -200,6 +200,9 @@ fn a_no_is_remembered_and_slash_trust_asks_again() {
     tmux.keys(&["-l", "/trust"]);
     tmux.keys(&["Enter"]);
     tmux.wait_for("Trust this workspace?");
+    // A pause, as a person reads the question: keys of the burst that
+    // opened it do not answer it (tui::typing).
+    std::thread::sleep(Duration::from_millis(500));
     tmux.keys(&["y"]);
     repo.wait_for_server(|| tmux.screen());
     tmux.keys(&["C-q"]);

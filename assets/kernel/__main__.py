@@ -5,6 +5,11 @@ driver's source. Python puts this directory first on `sys.path` to find
 the package; once it is imported, the first entry becomes "" again (as
 under `python -c`), so a cell's `import` finds the workspace's modules
 first and none of the driver's files.
+
+So every module the driver itself uses is imported at the top of its
+files, before that: a workspace's `resource.py` or `fcntl.py` must never
+run as part of starting the kernel (an untrusted repository would run
+code on open, and before the memory limit is set).
 """
 
 import sys

@@ -132,7 +132,7 @@ impl Namespace {
         for name in PROTECTED {
             let path = workspace.join(name);
             // symlink_metadata: a protected name that is a symlink is not
-            // bound (the bind would follow it); it is a plain entry then.
+            // bound itself (the bind would follow it); its target is.
             match path.symlink_metadata() {
                 Ok(meta) if meta.is_dir() => read_only.push(c_path(&path)?),
                 // A worktree's or submodule's `.git` is a file naming the
@@ -147,6 +147,11 @@ impl Namespace {
                         && gitdir != workspace
                     {
                         read_only.push(c_path(&gitdir)?);
+                    }
+                }
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    if let Some(target) = linked_inside(&path, &workspace) {
+                        read_only.push(c_path(&target)?);
                     }
                 }
                 _ => {}
@@ -343,6 +348,13 @@ pub enum ScanError {
     )]
     TooBig { workspace: PathBuf, limit: usize },
     #[error(
+        "{}: folders kept vanishing while hello-tui looked for nested `.git` folders to \
+         keep read-only (something is renaming or deleting them), so it starts no sandboxed \
+         process there; try again once it stops",
+        workspace.display()
+    )]
+    Changing { workspace: PathBuf },
+    #[error(
         "{}: cannot be read ({source}), so a `.git` inside it could not be kept read-only; \
          make it readable (`chmod u+rx`) or remove it",
         path.display()
@@ -372,7 +384,26 @@ pub(crate) fn nested_protected(workspace: &Path) -> Result<Vec<PathBuf>, ScanErr
     nested_protected_within(workspace, limit)
 }
 
+/// How many times the walk starts again when a folder it listed is gone
+/// by the time it opens it: renaming a repository back and forth during
+/// the walk must not leave it unprotected, and a build deleting its own
+/// folders now and then must not refuse every spawn.
+const WALK_TRIES: usize = 5;
+
 fn nested_protected_within(workspace: &Path, limit: usize) -> Result<Vec<PathBuf>, ScanError> {
+    for _ in 0..WALK_TRIES {
+        if let Some(found) = walk_once(workspace, limit)? {
+            return Ok(found);
+        }
+    }
+    Err(ScanError::Changing {
+        workspace: workspace.to_path_buf(),
+    })
+}
+
+/// One walk; `None` when a folder changed under it (then nothing it found
+/// can be trusted to be complete).
+fn walk_once(workspace: &Path, limit: usize) -> Result<Option<Vec<PathBuf>>, ScanError> {
     use rustix::fs::{Dir, FileType, ResolveFlags};
     let workspace = &workspace
         .canonicalize()
@@ -405,8 +436,9 @@ fn nested_protected_within(workspace: &Path, limit: usize) -> Result<Vec<PathBuf
         );
         let fd = match opened {
             Ok(fd) => fd,
-            // Gone, or swapped for a link or a file since it was listed.
-            Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::XDEV) => continue,
+            // Gone, or swapped for a link or a file since it was listed:
+            // it may have been a repository renamed away mid-walk.
+            Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::XDEV) => return Ok(None),
             Err(Errno::ACCESS) if !owned_by_us(&root, &relative) => continue,
             Err(errno) => return Err(unreadable(&workspace.join(&relative), errno)),
         };
@@ -439,7 +471,14 @@ fn nested_protected_within(workspace: &Path, limit: usize) -> Result<Vec<PathBuf
             let top = relative.as_os_str().is_empty();
             if PROTECTED.iter().any(|p| name == *p) {
                 // The workspace's own are handled by `Namespace::plan`.
-                if !top && (is_dir || kind == FileType::RegularFile) {
+                if !top && kind == FileType::Symlink {
+                    // The bind would follow the link: its target is bound.
+                    if let Some(target) =
+                        linked_inside(&workspace.join(&relative).join(name), workspace)
+                    {
+                        found.push(target);
+                    }
+                } else if !top && (is_dir || kind == FileType::RegularFile) {
                     let path = workspace.join(&relative).join(name);
                     if kind == FileType::RegularFile
                         && name == ".git"
@@ -457,7 +496,16 @@ fn nested_protected_within(workspace: &Path, limit: usize) -> Result<Vec<PathBuf
             }
         }
     }
-    Ok(found)
+    Ok(Some(found))
+}
+
+/// The folder a protected name that is a link leads to, when it lies in
+/// the workspace (`.git -> realgit`: git follows the link, so `realgit`
+/// must be as read-only as a `.git` folder). One outside is read-only in
+/// the child already.
+fn linked_inside(link: &Path, workspace: &Path) -> Option<PathBuf> {
+    let target = link.canonicalize().ok()?;
+    (target.is_dir() && target.starts_with(workspace) && target != workspace).then_some(target)
 }
 
 /// Whether the folder at `relative` belongs to this process's user: one

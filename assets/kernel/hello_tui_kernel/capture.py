@@ -15,6 +15,7 @@ cell.)
 """
 
 import codecs
+import fcntl
 import io
 import os
 import select
@@ -245,10 +246,8 @@ def install(head, tail):
     proto_in = os.dup(0)
     proto_out = os.dup(1)
     try:  # room for a whole state frame: fewer wake-ups per describe
-        import fcntl
-
         fcntl.fcntl(proto_out, fcntl.F_SETPIPE_SZ, 1 << 20)
-    except (ImportError, AttributeError, OSError):
+    except (AttributeError, OSError):
         pass
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)

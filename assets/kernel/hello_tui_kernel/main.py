@@ -12,6 +12,7 @@ interrupt can never leave half a frame behind.
 
 import json
 import os
+import resource
 import signal
 import sys
 import threading
@@ -53,8 +54,6 @@ def main(argv):
     config = json.loads(argv[0]) if argv else {}
     limit = config.get("memory_limit_bytes")
     if limit:
-        import resource
-
         resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
 
     head = int(config.get("stream_head_bytes", 1 << 20))

@@ -5,6 +5,8 @@ import os
 import signal
 import time
 
+from conftest import Driver
+
 
 def test_sigint_interrupts_the_running_cell_and_keeps_variables(driver):
     driver.execute(1, "x = 41")
@@ -223,3 +225,23 @@ def test_an_action_with_a_global_name_is_a_plain_function_with_keyword_only_para
         assert result["value_repr"] == "'llm_query: no calls left'"
     finally:
         driver.close()
+
+
+def test_starting_the_kernel_imports_nothing_from_the_workspace(tmp_path):
+    # An untrusted repository shipping `resource.py` ran its code as the
+    # kernel started (the driver imported it after the workspace went first
+    # on sys.path): nothing of the workspace may run until a cell imports
+    # it. Every module the driver uses, and a few the standard library
+    # loads lazily, are planted; a cell that fails and a describe run too.
+    planted = ["resource", "fcntl", "ctypes", "traceback", "linecache", "inspect", "reprlib", "dis", "tokenize", "textwrap", "pprint", "warnings"]
+    for name in planted:
+        (tmp_path / (name + ".py")).write_text("open(%r, 'w').close()\n" % str(tmp_path / ("RAN_" + name)))
+    d = Driver(config={"memory_limit_bytes": 1 << 34}, cwd=str(tmp_path))
+    try:
+        result, _ = d.execute(1, "1 / 0")
+        assert result["error"]["type"] == "ZeroDivisionError"
+        d.send({"type": "describe", "id": 2})
+        d.wait_for("state")
+    finally:
+        d.close()
+    assert sorted(p.name for p in tmp_path.glob("RAN_*")) == []
