@@ -79,15 +79,18 @@ pub fn json_text(text: String) -> String {
 /// as `␛]0; touch x ␇`, not as nothing. C0 controls become their Unicode
 /// control pictures (`␛`, `␇`, `␍`, `␀`), DEL `␡`; C1 controls and the
 /// invisible bidi/format characters that reorder or hide text (Trojan
-/// Source) become `<U+202E>`. Tab and newline are kept.
+/// Source) become `<U+202E>`, and so do variation selectors, which a
+/// pane lets through for emoji (`❤️`) but which in code make two names
+/// that look alike different (`target︀` is not `target`). Tab and newline
+/// are kept.
 pub fn visible_controls(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_hidden) {
+    if !text.chars().any(is_hidden_in_code) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         match c {
-            c if !is_hidden(c) => out.push(c),
+            c if !is_hidden_in_code(c) => out.push(c),
             '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')),
             '\u{7f}' => out.push('\u{2421}'),
             c => push_code_point(&mut out, c),
@@ -100,7 +103,13 @@ pub fn visible_controls(text: &str) -> Cow<'_, str> {
 /// approval overlay flags such a command. (All of them are also changed by
 /// [`for_display`].)
 pub fn has_hidden_characters(text: &str) -> bool {
-    text.chars().any(is_hidden)
+    text.chars().any(is_hidden_in_code)
+}
+
+/// [`is_hidden`], and the variation selectors (U+FE00–FE0F; the
+/// supplement, U+E0100–E01EF, is hidden everywhere).
+fn is_hidden_in_code(c: char) -> bool {
+    is_hidden(c) || matches!(c, '\u{fe00}'..='\u{fe0f}')
 }
 
 /// Control characters (but tab and newline) and the invisible format
@@ -116,12 +125,28 @@ fn is_hidden(c: char) -> bool {
 /// line/paragraph separators, the byte-order mark, interlinear annotation
 /// marks, and the tag characters (U+E0000–E007F), which can carry a whole
 /// hidden ASCII message. Zero-width joiners inside emoji are shown too: a
-/// terminal does not agree with ratatui on their width anyway.
+/// terminal does not agree with ratatui on their width anyway. Also the
+/// characters that are drawn blank though they are letters or marks, so
+/// they hide inside a name (`target\u{3164}` is a Python identifier that
+/// looks like `target`): the soft hyphen, the combining grapheme joiner,
+/// the Hangul fillers, Khmer's inherent vowels, Mongolian's free variation
+/// selectors, the musical formatting symbols and the variation selector
+/// supplement (a review found each drawn as nothing).
 fn is_invisible_format(c: char) -> bool {
     matches!(
         c,
-        '\u{061c}'
-            | '\u{180e}'
+        '\u{00ad}'
+            | '\u{034f}'
+            | '\u{061c}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{17b4}'
+            | '\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{3164}'
+            | '\u{ffa0}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0100}'..='\u{e01ef}'
             | '\u{200b}'..='\u{200f}'
             | '\u{2028}'..='\u{202e}'
             | '\u{2060}'..='\u{206f}'
@@ -194,6 +219,32 @@ fn skip_string(chars: &mut Chars<'_>) {
 
 #[cfg(test)]
 mod tests {
+
+    /// Characters drawn blank though they are letters or marks: in an
+    /// approval they are shown (a review approved a cell whose
+    /// `target\u{3164}= "build"` looked like `target= "build"`).
+    #[test]
+    fn blank_letters_and_variation_selectors_are_revealed_in_code() {
+        for c in [
+            '\u{3164}',
+            '\u{ffa0}',
+            '\u{115f}',
+            '\u{00ad}',
+            '\u{1d173}',
+            '\u{034f}',
+            '\u{17b4}',
+            '\u{fe0f}',
+            '\u{e0100}',
+        ] {
+            let text = format!("target{c}= 1");
+            assert!(has_hidden_characters(&text), "{:04X}", c as u32);
+            let shown = visible_controls(&text);
+            assert!(shown.contains(&format!("<U+{:04X}>", c as u32)), "{shown}");
+        }
+        // A pane keeps an emoji's presentation selector.
+        assert_eq!(for_display("\u{2764}\u{fe0f}"), "\u{2764}\u{fe0f}");
+    }
+
     use super::*;
 
     #[test]
