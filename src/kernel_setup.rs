@@ -178,7 +178,10 @@ fn python_outside(python: &Path, workspace: &Path) -> std::path::PathBuf {
 /// The configured MCP servers that may start: all of them in a trusted
 /// workspace; otherwise each stdio server's program is looked up outside
 /// the workspace (and run by that absolute path), and one that only the
-/// workspace has is left out, with a warning in the log.
+/// workspace has is left out, with a warning in the log. Started there,
+/// a server gets `PYTHONSAFEPATH=1`: `python3 -m NAME` run in the
+/// workspace would otherwise import a `NAME.py` the workspace ships
+/// (Python 3.11+ honours it).
 fn mcp_servers_to_start(
     settings: &Settings,
     root: &Path,
@@ -200,6 +203,9 @@ fn mcp_servers_to_start(
             (Some(program), _) => {
                 let mut config = config.clone();
                 config.command = Some(program.to_string_lossy().into_owned());
+                config
+                    .env
+                    .insert("PYTHONSAFEPATH".to_owned(), "1".to_owned());
                 configs.push(config);
             }
             (None, Some(own)) => tracing::warn!(

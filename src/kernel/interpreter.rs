@@ -77,7 +77,10 @@ async fn ask_executable(
     pre_spawn: Option<&PreSpawnHook>,
 ) -> Option<PathBuf> {
     let mut cmd = tokio::process::Command::new(script);
-    cmd.args(["-c", "import sys; print(sys.executable)"])
+    // Isolated (`-I`): `-c` would put the working directory, the
+    // workspace, first on `sys.path`, and a shipped `linecache.py` would
+    // run as Python starts.
+    cmd.args(["-I", "-c", "import sys; print(sys.executable)"])
         .current_dir(workspace)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -166,7 +166,10 @@ impl CheckCommand {
             make(
                 "python compile",
                 "python3",
+                // Isolated (`-I`): no workspace module runs as Python
+                // starts (`-c` puts the working directory first).
                 &[
+                    "-I",
                     "-c",
                     "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')",
                     "{file}",
