@@ -820,6 +820,68 @@ mod cli {
         }
     }
 
+    /// Route 15 follow-up: a hard link is another name for the same content
+    /// (`ln .env notes.txt`), and its other names cannot be checked, so a
+    /// regular file with more than one link is withheld.
+    #[test]
+    fn hard_linked_files_are_withheld() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".env"), "API_KEY=sk-live-HARD-LINK\n").unwrap();
+        std::fs::hard_link(dir.path().join(".env"), dir.path().join("notes.txt")).unwrap();
+        std::os::unix::fs::symlink("notes.txt", dir.path().join("app.cfg")).unwrap();
+        std::fs::write(dir.path().join("plain.txt"), "just-plain-TEXT\n").unwrap();
+        let root = dir.path().to_str().unwrap();
+        for open in ["notes.txt:1", "app.cfg:1"] {
+            let (code, out, err) = run(&["-C", root, "--open", open]);
+            assert_eq!(code, ExitCode::SUCCESS, "{err}");
+            assert!(!out.contains("sk-live-HARD-LINK"), "{open} leaked:\n{out}");
+            assert!(out.contains("content: WITHHELD"), "{open}:\n{out}");
+        }
+        let (code, out, err) = run(&["-C", root, "--open", "plain.txt:1"]);
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        assert!(out.contains("just-plain-TEXT"), "{out}");
+        assert!(!out.contains("content: WITHHELD"), "{out}");
+    }
+
+    /// Route 15 follow-up: secret stores the first deny list missed, and
+    /// backup copies of secret files, are withheld by name.
+    #[test]
+    fn more_secret_names_and_backup_copies_are_withheld() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".envs/.production")).unwrap();
+        std::fs::create_dir_all(dir.path().join(".secrets")).unwrap();
+        let files = [
+            ".env-local",
+            ".env_production",
+            ".envrc.local",
+            ".envs/.production/.django",
+            ".dev.vars",
+            "terraform.tfvars",
+            "prod.tfvars.json",
+            "service-account.json",
+            ".secrets/token.txt",
+            ".npmrc.bak",
+            ".netrc.old",
+            ".git-credentials.bak",
+            ".pgpass~",
+            ".env.swp",
+            "x.pem.orig",
+        ];
+        for (i, name) in files.iter().enumerate() {
+            std::fs::write(dir.path().join(name), format!("SECRET-VALUE-{i:02}\n")).unwrap();
+        }
+        let root = dir.path().to_str().unwrap();
+        for (i, name) in files.iter().enumerate() {
+            let (code, out, err) = run(&["-C", root, "--open", &format!("{name}:1")]);
+            assert_eq!(code, ExitCode::SUCCESS, "{name}: {err}");
+            assert!(
+                !out.contains("SECRET-VALUE-"),
+                "{name} ({i}) leaked:\n{out}"
+            );
+            assert!(out.contains("content: WITHHELD"), "{name}:\n{out}");
+        }
+    }
+
     #[test]
     fn missing_files_exit_2_with_a_clear_message() {
         let (code, _, err) = run(&["--scene", "/nonexistent/scene.json"]);

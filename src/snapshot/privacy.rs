@@ -13,8 +13,14 @@ use super::glob::Glob;
 pub const DEFAULT_DENY: &[&str] = &[
     ".env",
     ".env.*",
+    ".env-*",
+    ".env_*",
     "*.env",
     ".envrc",
+    ".envrc.*",
+    "**/.envs/**",
+    ".dev.vars",
+    ".dev.vars.*",
     "id_rsa*",
     "id_dsa*",
     "id_ecdsa*",
@@ -38,6 +44,11 @@ pub const DEFAULT_DENY: &[&str] = &[
     "secrets.toml",
     "*.secret",
     "*.secrets",
+    "**/.secrets/**",
+    "*.tfvars",
+    "*.tfvars.json",
+    "*service-account*.json",
+    "*service_account*.json",
     ".npmrc",
     ".yarnrc.yml",
     ".pypirc",
@@ -52,6 +63,13 @@ pub const DEFAULT_DENY: &[&str] = &[
     "**/.docker/config.json",
     "**/.kube/config",
 ];
+
+/// Endings of backup, editor and swap copies (`.npmrc.bak`, `.pgpass~`): a
+/// name ending in one is judged as the name without it too, since a copy
+/// holds what the original holds. Vim names the swap file of `.env`
+/// `..env.swp`, so a swap copy is also judged without one leading dot.
+const BACKUP_SUFFIXES: &[&str] = &[".bak", ".old", ".orig", ".save", ".swp", ".swo", "~"];
+const SWAP_SUFFIXES: &[&str] = &[".swp", ".swo"];
 
 /// Allow/deny glob lists. A glob without `/` matches the file name; a glob
 /// with `/` matches the whole path (`**/` prefix implied unless it starts with
@@ -83,13 +101,18 @@ impl PrivacyRules {
         Self { deny, allow }
     }
 
-    /// True when the content of `path` must not enter a snapshot.
+    /// True when the content of `path` must not enter a snapshot: the path
+    /// itself, or any name it is a backup copy of, is denied and not allowed.
     pub fn is_withheld(&self, path: &str) -> bool {
         let path = path.replace('\\', "/");
-        let name = path.rsplit('/').next().unwrap_or(&path);
+        candidates(&path).iter().any(|path| self.judge(path))
+    }
+
+    fn judge(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
         let hit = |glob: &Glob| {
             if glob.is_path_pattern() {
-                glob.matches(&path)
+                glob.matches(path)
             } else {
                 glob.matches(name)
             }
@@ -98,10 +121,37 @@ impl PrivacyRules {
     }
 }
 
+/// `path` and every path it is a backup copy of (`.env.bak.old` -> `.env.bak`
+/// -> `.env`; `..env.swp` -> `..env`, `.env`). Suffixes compare case-insensitively,
+/// like the globs.
+fn candidates(path: &str) -> Vec<String> {
+    let mut out = vec![path.to_owned()];
+    let mut current = path.to_owned();
+    loop {
+        let name_start = current.rfind('/').map_or(0, |i| i + 1);
+        let lower = current[name_start..].to_ascii_lowercase();
+        let Some(suffix) = BACKUP_SUFFIXES
+            .iter()
+            .find(|suffix| lower.len() > suffix.len() && lower.ends_with(*suffix))
+        else {
+            return out;
+        };
+        current.truncate(current.len() - suffix.len());
+        if SWAP_SUFFIXES.contains(suffix) && current[name_start..].starts_with('.') {
+            let mut undotted = current.clone();
+            undotted.remove(name_start);
+            out.push(undotted);
+        }
+        out.push(current.clone());
+    }
+}
+
 /// The rules applied to files as they are on disk: a path is withheld by
 /// its name, and also by where it leads — a link's target must pass the
-/// rules too (`app.cfg -> .env`), and content that lives outside every
-/// workspace root never enters (`notes.txt -> ~/.npmrc`). A path that is
+/// rules too (`app.cfg -> .env`), content that lives outside every
+/// workspace root never enters (`notes.txt -> ~/.npmrc`), and neither does a
+/// regular file with more than one hard link (`ln .env notes.txt`): its
+/// other names cannot be found to be checked. A path that is
 /// not on disk (an unsaved buffer, a scene from elsewhere) is judged by
 /// its name alone. Answers are kept per path: a snapshot may name one file
 /// in thousands of diagnostics.
@@ -132,10 +182,24 @@ impl<'a> OnDisk<'a> {
             || std::fs::canonicalize(path).is_ok_and(|real| {
                 !self.roots.iter().any(|root| real.starts_with(root))
                     || self.rules.is_withheld(&real.to_string_lossy())
+                    || is_hard_linked(&real)
             });
         self.seen.borrow_mut().insert(path.to_owned(), withheld);
         withheld
     }
+}
+
+/// True for a regular file with other names than this one (st_nlink > 1).
+#[cfg(unix)]
+fn is_hard_linked(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).is_ok_and(|meta| meta.is_file() && meta.nlink() > 1)
+}
+
+/// Link counts are not read off Unix; names and link targets still are.
+#[cfg(not(unix))]
+fn is_hard_linked(_: &std::path::Path) -> bool {
+    false
 }
 
 fn compile(pattern: &str) -> Glob {
@@ -149,7 +213,7 @@ fn compile(pattern: &str) -> Glob {
 
 #[cfg(test)]
 mod tests {
-    use super::PrivacyRules;
+    use super::{OnDisk, PrivacyRules};
 
     #[test]
     fn secrets_are_withheld_by_default() {
@@ -178,6 +242,91 @@ mod tests {
     }
 
     #[test]
+    fn more_secret_stores_are_withheld_by_default() {
+        let rules = PrivacyRules::default();
+        for path in [
+            "/w/.env-local",
+            "/w/.env_production",
+            "/w/.envrc.local",
+            "/w/.envs/.production/.django",
+            "/w/.envs/.local/.postgres",
+            "/w/.dev.vars",
+            "/w/.dev.vars.staging",
+            "/w/terraform.tfvars",
+            "/w/infra/prod.tfvars",
+            "/w/infra/prod.auto.tfvars.json",
+            "/w/service-account.json",
+            "/w/keys/my-project-service-account-key.json",
+            "/w/service_account.json",
+            "/w/.secrets/token",
+            "/w/deploy/.secrets/db/password.txt",
+        ] {
+            assert!(rules.is_withheld(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn backup_copies_of_secrets_are_withheld() {
+        let rules = PrivacyRules::default();
+        for path in [
+            "/w/.npmrc.bak",
+            "/home/u/.netrc.old",
+            "/home/u/.git-credentials.bak",
+            "/home/u/.pgpass~",
+            "/w/.env.swp",
+            "/w/..env.swp",
+            "/w/.credentials.swp",
+            "/w/certs/x.pem.orig",
+            "/w/credentials.json.save",
+            "/w/.NPMRC.BAK",
+            "/w/.pypirc.bak.old~",
+            "/w/.secrets/token.bak",
+            "/w/.htpasswd.swo",
+        ] {
+            assert!(rules.is_withheld(path), "{path}");
+        }
+        for path in [
+            "/w/src/secrets.rs.bak",
+            "/w/src/main.rs~",
+            "/w/notes.txt.orig",
+            "/w/.bak",
+            "/w/~",
+            "/w/.gitignore.swp",
+        ] {
+            assert!(!rules.is_withheld(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn allowing_a_file_does_not_allow_copies_of_other_secrets() {
+        let none: [&str; 0] = [];
+        let rules = PrivacyRules::from_lists(&[".env.example", "*.bak"], &none, true);
+        assert!(!rules.is_withheld("/w/.env.example"));
+        assert!(rules.is_withheld("/w/.env.bak"), "judged as .env too");
+        assert!(!rules.is_withheld("/w/notes.bak"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hard_linked_file_on_disk_is_withheld() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_str().unwrap().to_owned();
+        std::fs::write(dir.path().join(".env"), "API_KEY=x\n").unwrap();
+        std::fs::hard_link(dir.path().join(".env"), dir.path().join("notes.txt")).unwrap();
+        std::fs::write(dir.path().join("plain.txt"), "hello\n").unwrap();
+        let rules = PrivacyRules::default();
+        let on_disk = OnDisk::new(&rules, std::slice::from_ref(&root));
+        let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+        assert!(on_disk.is_withheld(&path("notes.txt")));
+        assert!(!on_disk.is_withheld(&path("plain.txt")));
+        assert!(!on_disk.is_withheld(&path("missing.txt")), "name only");
+        assert!(
+            !on_disk.is_withheld(&root),
+            "a directory is not a hard link"
+        );
+    }
+
+    #[test]
     fn ordinary_code_is_not_a_secret_because_of_its_name() {
         let rules = PrivacyRules::default();
         for path in [
@@ -188,6 +337,11 @@ mod tests {
             "/w/docs/credentials.md",
             "/w/src/env.rs",
             "/w/keyboard.key.rs",
+            "/w/env.ts",
+            "/w/environment.py",
+            "/w/src/envs/mod.rs",
+            "/w/src/service_account.rs",
+            "/w/docs/terraform.md",
         ] {
             assert!(!rules.is_withheld(path), "{path}");
         }
