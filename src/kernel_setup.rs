@@ -264,5 +264,18 @@ mod tests {
             names(mcp_servers_to_start(&settings, ws.path(), true)),
             ["own", "shell"]
         );
+        // Started in the untrusted workspace, `python3 -m NAME` (here `sh`)
+        // must not import the workspace's `NAME.py`.
+        let untrusted = mcp_servers_to_start(&settings, ws.path(), false);
+        assert_eq!(
+            untrusted[0].env.get("PYTHONSAFEPATH").map(String::as_str),
+            Some("1")
+        );
+        let trusted = mcp_servers_to_start(&settings, ws.path(), true);
+        assert!(
+            trusted
+                .iter()
+                .all(|c| !c.env.contains_key("PYTHONSAFEPATH"))
+        );
     }
 }

@@ -125,6 +125,12 @@ fn project_code(
                 file,
             );
         }
+        for toolchain in crate::diagnostics::lsp::resolve::TOOLCHAIN_FILES {
+            let file = folder.join(toolchain);
+            if file.exists() {
+                add(format!("the toolchain {tool} is run from"), file);
+            }
+        }
     }
 }
 

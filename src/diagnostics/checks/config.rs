@@ -194,6 +194,49 @@ impl CheckCommand {
 mod tests {
     use super::*;
 
+    /// The built-in Python check runs in the workspace, before it is
+    /// trusted too: a module the workspace ships under a standard name
+    /// must not run as Python starts (a review found `linecache.py` run).
+    #[test]
+    fn the_python_compile_check_imports_nothing_from_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("RAN");
+        for name in ["linecache", "traceback", "codecs_extra", "io_extra"] {
+            std::fs::write(
+                dir.path().join(format!("{name}.py")),
+                format!("open({:?}, 'w').close()\n", marker.display().to_string()),
+            )
+            .unwrap();
+        }
+        let bad = dir.path().join("bad.py");
+        std::fs::write(&bad, "def f(:\n").unwrap();
+        let check = CheckCommand::defaults()
+            .into_iter()
+            .find(|check| check.name == "python compile")
+            .unwrap();
+        // Python 3.13 loads `linecache` to show a syntax error; 3.11 does
+        // not. Every 3.13+ pyenv holds is tried too, where there is one.
+        let newer = std::env::var_os("HOME")
+            .map(|home| std::path::PathBuf::from(home).join(".pyenv/versions"))
+            .and_then(|dir| std::fs::read_dir(dir).ok())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with("3.1"))
+            .filter(|entry| !entry.file_name().to_string_lossy().starts_with("3.1."))
+            .map(|entry| entry.path().join("bin/python3"))
+            .filter(|python| python.exists());
+        for python in std::iter::once(check.command.clone().into()).chain(newer) {
+            let out = std::process::Command::new(&python)
+                .args(check.args_for(&bad))
+                .current_dir(check.cwd_for(&bad, dir.path()))
+                .output()
+                .unwrap();
+            assert!(!out.status.success(), "{python:?} reports the syntax error");
+            assert!(!marker.exists(), "a workspace module ran under {python:?}");
+        }
+    }
+
     #[test]
     fn deserializes_builtin_and_custom_matchers() {
         let json = r#"[

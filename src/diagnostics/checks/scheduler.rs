@@ -120,8 +120,11 @@ impl CheckScheduler {
                 continue;
             }
             let untrusted = (!self.trusted).then_some(self.root.as_path());
-            if let Some(marker) = check.project_code.as_deref().filter(|_| !self.trusted)
-                && within(path, &self.root).holds(marker)
+            if let Some(marker) = check
+                .project_code
+                .as_deref()
+                .filter(|_| !self.trusted)
+                .and_then(|marker| within(path, &self.root).project_code(marker))
             {
                 self.notice(format!(
                     "check `{name}` not run: it runs the project's own code ({marker}) and {}",

@@ -79,8 +79,11 @@ pub fn route(
             format!("another {role} server runs")
         } else if wants_version && !trusted && found.is_some_and(|ts| ts.in_workspace) {
             format!("it would load the workspace's TypeScript: {UNTRUSTED}")
-        } else if let Some(marker) = server.project_code.as_deref().filter(|_| !trusted)
-            && dir.holds(marker)
+        } else if let Some(marker) = server
+            .project_code
+            .as_deref()
+            .filter(|_| !trusted)
+            .and_then(|marker| dir.project_code(marker))
         {
             format!("it runs the project's own code ({marker}): {UNTRUSTED}")
         } else {
@@ -132,7 +135,21 @@ impl Within<'_> {
     pub fn holds(&self, file: &str) -> bool {
         self.ancestors().any(|d| d.join(file).exists())
     }
+
+    /// The file that makes a tool marked `project_code` run the project's
+    /// own code here: its marker (`Cargo.toml`), or a rustup toolchain file,
+    /// which picks the programs a rustup proxy (`rust-analyzer`, `cargo`)
+    /// runs — a `path = …` toolchain may be a folder of the workspace.
+    pub fn project_code(&self, marker: &str) -> Option<String> {
+        std::iter::once(marker)
+            .chain(TOOLCHAIN_FILES)
+            .find(|file| self.holds(file))
+            .map(str::to_owned)
+    }
 }
+
+/// rustup's per-project toolchain files.
+pub const TOOLCHAIN_FILES: [&str; 2] = ["rust-toolchain.toml", "rust-toolchain"];
 
 /// The program to run: from `node_modules/.bin` above the file (inside the
 /// workspace) when the server asks for it, else from PATH — outside the
@@ -318,6 +335,40 @@ mod tests {
         assert_eq!(
             programs,
             [&root.join("node_modules/.bin/typescript-language-server")]
+        );
+    }
+
+    /// A rustup toolchain file picks what a rustup proxy runs (`path =
+    /// "/proc/self/cwd/tc"` ran the workspace's own `rust-analyzer` in a
+    /// review): with no `Cargo.toml` at all, it waits for trust too.
+    #[test]
+    fn a_toolchain_file_makes_a_rust_server_wait_for_trust() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("rust-toolchain.toml"),
+            "[toolchain]\npath = \"/proc/self/cwd/tc\"\n",
+        )
+        .unwrap();
+        let servers = vec![ServerConfig {
+            project_code: Some("Cargo.toml".into()),
+            ..ServerConfig::new(&["rust"], "sh", &[]).named("ra")
+        }];
+        let file = root.join("main.rs");
+        let untrusted = route(&servers, &[], "rust", &file, root, false);
+        assert!(untrusted.servers.is_empty());
+        assert_eq!(
+            untrusted.skipped,
+            [(
+                "ra".to_string(),
+                format!("it runs the project's own code (rust-toolchain.toml): {UNTRUSTED}")
+            )]
+        );
+        assert_eq!(
+            route(&servers, &[], "rust", &file, root, true)
+                .servers
+                .len(),
+            1
         );
     }
 
