@@ -234,11 +234,31 @@ fn typing_through_an_approval_does_not_answer_it() {
         "%py import time; time.sleep(1.5); shell.run('touch ' + 'made-by-y')",
     ]);
     tmux.keys(&["Enter"]);
-    // A sentence typed on, a key every ~160 ms, across the question's
-    // appearance.
-    for key in "yay analyze all of it yes and again".chars() {
-        tmux.keys(&["-l", &key.to_string()]);
+    // A sentence typed on across the question's appearance: three keys at
+    // a time every 100 ms, well inside one burst (0.4 s) even when a
+    // loaded machine is slow to pass them on.
+    // The typing goes on for a while after the question was first seen.
+    let sentence: Vec<char> = "yay analyze all of it yes and again, "
+        .repeat(8)
+        .chars()
+        .collect();
+    let mut seen_at = None;
+    for (sent, chunk) in sentence.chunks(3).enumerate() {
+        let chunk: String = chunk.iter().collect();
+        tmux.run(&["send-keys", "-t", "t", "-l", &chunk]);
+        std::thread::sleep(std::time::Duration::from_millis(80));
+        if seen_at.is_none() && tmux.screen().contains("touch made-by-y") {
+            seen_at = Some(sent);
+        }
+        if seen_at.is_some_and(|at| sent > at + 10) {
+            break;
+        }
     }
+    assert!(
+        seen_at.is_some(),
+        "the question came while typing:\n{}",
+        tmux.screen()
+    );
     let screen = tmux.screen();
     assert!(
         screen.contains("touch made-by-y"),
