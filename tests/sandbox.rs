@@ -1974,7 +1974,7 @@ mod terminal {
             "sh",
             &[
                 "-c",
-                "ipcs -m | grep -c '^0x' ; ipcmk -M 65536 >/dev/null && echo made",
+                "ipcs -m | grep -c '^0x' ; ipcmk -M 65539 >/dev/null && echo made",
             ],
         );
         let listed = unconfined(&fixture.workspace, "ipcs", &["-m"]);
@@ -1984,7 +1984,7 @@ mod terminal {
         let host = stdout(&listed);
         assert!(host.contains(&id.to_string()), "{host}");
         assert!(
-            !host.contains("65536"),
+            !host.contains("65539"),
             "the sandbox's segment outlived it: {host}"
         );
     }
