@@ -179,6 +179,23 @@ mod tests {
         );
     }
 
+    /// Applies the app's events until the running cell lists a change
+    /// (`what` says which event the test waits for), at most 10 s.
+    async fn until_the_cell_has_changes(
+        s: &mut AppState,
+        rx: &mut event::AppEventReceiver,
+        what: &str,
+    ) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while cell_changes(s).is_empty() {
+            let event = tokio::time::timeout_at(deadline, rx.recv())
+                .await
+                .unwrap_or_else(|_| panic!("{what}"))
+                .expect("channel open");
+            handle_app_event(s, event);
+        }
+    }
+
     fn cell_changes(s: &AppState) -> Vec<crate::app::state::CellChange> {
         s.conversation
             .messages
@@ -305,14 +322,7 @@ mod tests {
             .status()
             .unwrap();
         assert!(status.success());
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        while cell_changes(&s).is_empty() {
-            let event = tokio::time::timeout_at(deadline, rx.recv())
-                .await
-                .expect("the watcher reported the file")
-                .expect("channel open");
-            handle_app_event(&mut s, event);
-        }
+        until_the_cell_has_changes(&mut s, &mut rx, "the watcher reported the file").await;
         let report = super::super::undo(&mut s);
         assert!(report.contains("mine.txt left as it is"), "{report}");
         assert_eq!(std::fs::read(&file).unwrap(), b"the user's work\n");
@@ -357,14 +367,7 @@ mod tests {
             .status()
             .unwrap();
         assert!(status.success());
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        while cell_changes(&s).is_empty() {
-            let event = tokio::time::timeout_at(deadline, rx.recv())
-                .await
-                .expect("the watcher reported the write")
-                .expect("channel open");
-            handle_app_event(&mut s, event);
-        }
+        until_the_cell_has_changes(&mut s, &mut rx, "the watcher reported the write").await;
         let change = &cell_changes(&s)[0];
         assert_eq!(change.path, file);
         assert!(
