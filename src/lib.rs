@@ -38,4 +38,5 @@ pub mod trust;
 pub mod tui;
 pub mod ui;
 pub mod units;
+pub mod workbench;
 pub mod workspace;

@@ -541,8 +541,8 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     let mut state = hello_tui::app::AppState::new(dir.path().to_path_buf(), settings);
     hello_tui::app::sessions::configure(&mut state, false, Some(None)).unwrap();
     let shown: Vec<(hello_tui::app::state::Speaker, String)> = state
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .map(|m| (m.role, m.text.clone()))
         .collect();
@@ -552,7 +552,7 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     assert_eq!(shown[2].0, R::Tool);
     assert_eq!(shown[2].1, "token audit: ok\n");
     assert_eq!(
-        state.conversation.messages[2].cell.as_ref().unwrap().code,
+        state.workbench.transcript[2].cell.as_ref().unwrap().code,
         "print('token audit: ok')"
     );
     assert_eq!(shown[3], (R::Assistant, "All good.".into()));
@@ -570,6 +570,7 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     );
     // The resumed context is searchable (the capability and the pane read it).
     let hits = state
+        .workbench
         .agent
         .context
         .read(|c| c.search(&context::SearchQuery::new("token audit")));

@@ -71,13 +71,13 @@ fn region(buffer: &Buffer, area: Rect) -> Buffer {
 /// A state as the UI sees it mid-turn (no real provider or kernel).
 fn busy_demo() -> AppState {
     let mut s = state(std::path::Path::new("/work/demo"));
-    s.agent.set_provider(scripted(r#"{"turns":[]}"#));
-    s.kernel = KernelView::Idle {
+    s.workbench.agent.set_provider(scripted(r#"{"turns":[]}"#));
+    s.workbench.kernel = KernelView::Idle {
         python: "3.11.7".into(),
     };
-    s.agent.busy = true;
-    s.conversation
-        .messages
+    s.workbench.agent.busy = true;
+    s.workbench
+        .transcript
         .push(hello_tui::app::state::PaneEntry::new(
             Speaker::User,
             "why does checkAuth reject users?",
@@ -109,8 +109,8 @@ fn a_streaming_message_with_spinner_step_and_tokens() {
     insta::assert_snapshot!(terminal.backend().to_string());
     // One entry, growing in place.
     let assistants = s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .filter(|m| m.role == Speaker::Assistant)
         .count();
@@ -193,7 +193,7 @@ fn an_error_notice_stands_out() {
         },
     );
     agent(&mut s, AgentUpdate::Finished);
-    assert!(!s.agent.busy);
+    assert!(!s.workbench.agent.busy);
     let terminal = draw(&mut s, 80, 14);
     let pane = region(terminal.backend().buffer(), Rect::new(0, 0, 80, 10));
     insta::assert_snapshot!(format!("{pane:?}"));
@@ -250,7 +250,7 @@ fn reasoning_is_a_dimmed_collapsible_block_above_the_answer() {
 fn without_a_model_the_message_explains_the_setup() {
     let mut s = state(std::path::Path::new("/work/demo"));
     send(&mut s, "hello");
-    let last = s.conversation.messages.last().unwrap();
+    let last = s.workbench.transcript.last().unwrap();
     assert_eq!(last.role, Speaker::Notice);
     for needle in [
         "--model",
@@ -261,7 +261,7 @@ fn without_a_model_the_message_explains_the_setup() {
     ] {
         assert!(last.text.contains(needle), "{needle}: {}", last.text);
     }
-    assert!(!s.agent.busy);
+    assert!(!s.workbench.agent.busy);
 }
 
 // ---- whole turns through `update`, scripted provider, real kernel ----
@@ -285,18 +285,21 @@ fn kernel_state(
         &confinement,
         Arc::new(DenyAll::default()),
         fs_links,
-        Some(&(s.agent.context.clone(), s.agent.snapshot_receiver())),
+        Some(&(
+            s.workbench.agent.context.clone(),
+            s.workbench.agent.snapshot_receiver(),
+        )),
         None,
     )
     .unwrap();
     let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
-    s.services.kernel = Some(hello_tui::app::kernel::spawn(
+    s.workbench.services.kernel = Some(hello_tui::app::kernel::spawn(
         runtime,
         events,
         tx.clone(),
         hello_tui::app::cell_owner::CellOwner::default(),
     ));
-    s.agent.events = Some(tx.clone());
+    s.workbench.agent.events = Some(tx.clone());
     s
 }
 
@@ -375,7 +378,7 @@ fn linked_demo(
     let mut s = kernel_state(dir.path(), &tx, Some(&links));
     let script =
         hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
-    s.agent.set_provider(scripted(&script));
+    s.workbench.agent.set_provider(scripted(&script));
     (s, rx, dir, auth, original)
 }
 
@@ -387,11 +390,11 @@ fn linked_demo(
 async fn undo_takes_back_what_an_agent_turn_wrote() {
     let (mut s, mut rx, _dir, auth, original) = linked_demo(&[]);
     send(&mut s, "why does checkAuth reject users?");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     let fixed = std::fs::read(&auth).unwrap();
     assert_ne!(fixed, original, "the demo fixed the file");
     wait_for_the_write(&mut s, &mut rx).await;
-    let shown = &s.conversation.messages.last().unwrap().text;
+    let shown = &s.workbench.transcript.last().unwrap().text;
     assert!(
         shown.starts_with("the agent's answer to “why does checkAuth reject users?”:"),
         "{shown}"
@@ -399,7 +402,7 @@ async fn undo_takes_back_what_an_agent_turn_wrote() {
     assert!(shown.contains("+++ b/auth.ts"), "{shown}");
 
     send(&mut s, "/undo");
-    let said = &s.conversation.messages.last().unwrap().text;
+    let said = &s.workbench.transcript.last().unwrap().text;
     assert!(said.contains("auth.ts undone"), "{said}");
     assert_eq!(std::fs::read(&auth).unwrap(), original, "byte for byte");
     send(&mut s, "/redo");
@@ -413,8 +416,8 @@ async fn wait_for_the_write(s: &mut AppState, rx: &mut AppEventReceiver) {
     loop {
         send(s, "/diff");
         if !s
-            .conversation
-            .messages
+            .workbench
+            .transcript
             .last()
             .unwrap()
             .text
@@ -440,7 +443,7 @@ async fn wait_for_the_write(s: &mut AppState, rx: &mut AppEventReceiver) {
 async fn undo_reaches_an_agent_turn_after_a_restart() {
     let (mut s, mut rx, dir, auth, original) = linked_demo(&[]);
     send(&mut s, "why does checkAuth reject users?");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     let fixed = std::fs::read(&auth).unwrap();
     wait_for_the_write(&mut s, &mut rx).await;
     let id = hello_tui::app::agent::session_at_exit(&mut s)
@@ -451,7 +454,7 @@ async fn undo_reaches_an_agent_turn_after_a_restart() {
     let mut again = state(dir.path());
     hello_tui::app::sessions::configure(&mut again, false, Some(Some(id))).unwrap();
     send(&mut again, "/undo");
-    let said = &again.conversation.messages.last().unwrap().text;
+    let said = &again.workbench.transcript.last().unwrap().text;
     assert!(said.contains("auth.ts undone"), "{said}");
     assert_eq!(std::fs::read(&auth).unwrap(), original, "byte for byte");
     send(&mut again, "/redo");
@@ -465,8 +468,8 @@ async fn undo_reaches_an_agent_turn_after_a_restart() {
 async fn the_demo_says_so_when_its_write_is_refused() {
     let (mut s, mut rx, _dir, auth, original) = linked_demo(&["auth.ts"]);
     send(&mut s, "why does checkAuth reject users?");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
-    let answer = &s.conversation.messages.last().unwrap().text;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    let answer = &s.workbench.transcript.last().unwrap().text;
     assert!(answer.contains("The fix did not go through"), "{answer}");
     assert!(!answer.contains("The file is saved"), "{answer}");
     assert_eq!(std::fs::read(&auth).unwrap(), original);
@@ -478,19 +481,19 @@ async fn the_demo_turn_runs_through_the_workbench() {
     let (mut s, mut rx) = with_kernel(dir.path());
     let script =
         hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
-    s.agent.set_provider(scripted(&script));
+    s.workbench.agent.set_provider(scripted(&script));
     send(&mut s, "why does checkAuth reject users?");
-    assert!(s.agent.busy);
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    assert!(s.workbench.agent.busy);
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
 
     let cells: Vec<&CellStatus> = s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .filter(|m| m.role == Speaker::Tool)
         .filter_map(|m| m.cell.as_ref().map(|c| &c.status))
         .collect();
-    assert_eq!(cells.len(), 2, "{:#?}", s.conversation.messages);
+    assert_eq!(cells.len(), 2, "{:#?}", s.workbench.transcript);
     assert!(
         cells
             .iter()
@@ -498,8 +501,8 @@ async fn the_demo_turn_runs_through_the_workbench() {
         "{cells:?}"
     );
     let first_output = &s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .find(|m| m.role == Speaker::Tool)
         .unwrap()
@@ -508,15 +511,15 @@ async fn the_demo_turn_runs_through_the_workbench() {
         first_output.contains("export function checkAuth"),
         "{first_output}"
     );
-    let answer = &s.conversation.messages.last().unwrap().text;
+    let answer = &s.workbench.transcript.last().unwrap().text;
     assert!(answer.contains("## Why users were rejected"), "{answer}");
     // The demo really edited the file.
     let fixed = std::fs::read_to_string(dir.path().join("auth.ts")).unwrap();
     assert!(fixed.contains("resource.adminOnly && user.role !== \"admin\""));
     // Status bar numbers and the session on disk.
-    assert_eq!(s.agent.step, 3);
-    assert!(s.agent.usage.total_tokens > 0);
-    let status = s.agent.status_segment().unwrap();
+    assert_eq!(s.workbench.agent.step, 3);
+    assert!(s.workbench.agent.usage.total_tokens > 0);
+    let status = s.workbench.agent.status_segment().unwrap();
     assert!(status.starts_with("3 steps · "), "{status}");
     let sessions = hello_tui::session::list(dir.path()).unwrap();
     assert_eq!(sessions.len(), 1);
@@ -527,13 +530,13 @@ async fn the_demo_turn_runs_through_the_workbench() {
 async fn esc_cancels_a_turn() {
     let dir = tempfile::tempdir().unwrap();
     let (mut s, mut rx) = with_kernel(dir.path());
-    s.agent.set_provider(scripted(
+    s.workbench.agent.set_provider(scripted(
         r#"{"delay_ms": 200, "chunk_chars": 2, "turns": [{"text": "a long and slow answer that takes seconds"}]}"#,
     ));
     send(&mut s, "go");
     pump_until(&mut s, &mut rx, |s| {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .last()
             .is_some_and(|m| m.role == Speaker::Assistant)
     })
@@ -542,18 +545,18 @@ async fn esc_cancels_a_turn() {
         &mut s,
         Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
     );
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     let notice = s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .rev()
         .find(|m| m.role == Speaker::Notice)
         .unwrap();
     assert!(notice.text.starts_with("Cancelled."), "{}", notice.text);
     let partial = s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .rev()
         .find(|m| m.role == Speaker::Assistant)
@@ -580,8 +583,8 @@ fn status_row(terminal: &Terminal<TestBackend>) -> String {
 #[test]
 fn the_status_bar_shows_how_full_the_window_is() {
     let mut s = busy_demo();
-    s.agent.busy = false;
-    s.agent.context_used = Some((52_300, 128_000));
+    s.workbench.agent.busy = false;
+    s.workbench.agent.context_used = Some((52_300, 128_000));
     let terminal = draw(&mut s, 120, 30);
     let row = status_row(&terminal);
     assert!(row.contains("ctx 40% · 52k/128k"), "{row}");
@@ -594,7 +597,7 @@ fn the_status_bar_shows_how_full_the_window_is() {
         buffer[(x, buffer.area.height - 1)].fg
     };
     assert_ne!(Some(at(&terminal)), theme.roles.warning.fg);
-    s.agent.context_used = Some((6_500, 8_000));
+    s.workbench.agent.context_used = Some((6_500, 8_000));
     let terminal = draw(&mut s, 120, 30);
     assert_eq!(Some(at(&terminal)), theme.roles.warning.fg);
 }
@@ -605,7 +608,7 @@ fn the_gauge_is_there_from_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = state(dir.path());
     hello_tui::app::sessions::configure(&mut s, true, None).unwrap();
-    let (used, window) = s.agent.context_used.expect("set at start-up");
+    let (used, window) = s.workbench.agent.context_used.expect("set at start-up");
     assert_eq!(window, hello_tui::tokens::DEFAULT_WINDOW);
     assert!(
         used > 500,
@@ -643,13 +646,13 @@ fn f2_breaks_the_next_request_down_by_section() {
     let mut settings = Settings::defaults();
     settings.context_window = Some(4_000);
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
-    s.agent.set_provider(scripted(r#"{"turns":[]}"#));
+    s.workbench.agent.set_provider(scripted(r#"{"turns":[]}"#));
     let mut conversation = slow_builds_conversation();
     conversation.compact("- the user asks about slow builds".into(), 20, true, None);
     let covers = 0..20;
-    s.agent.set_conversation(conversation);
+    s.workbench.agent.set_conversation(conversation);
     s.conversation.composer.insert_str("and the tests?");
-    s.pins.push(hello_tui::app::state::Pin {
+    s.workbench.pins.push(hello_tui::app::state::Pin {
         label: "#3 tool".into(),
         text: "checkAuth rejects plain users".into(),
     });
@@ -682,7 +685,7 @@ fn f2_shows_the_anthropic_body_for_the_anthropic_provider() {
     settings.context_window = Some(200_000);
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
     let config = AnthropicConfig::new(Some("http://127.0.0.1:9"), "claude-test", "K", &|_| None);
-    s.agent.set_provider(Arc::new(
+    s.workbench.agent.set_provider(Arc::new(
         hello_tui::agent::provider::AnthropicProvider::new(config).unwrap(),
     ));
     s.conversation.composer.insert_str("and the tests?");
@@ -714,8 +717,10 @@ fn f2_shows_the_json_that_is_sent_and_scrolls_to_its_end() {
     let mut settings = Settings::defaults();
     settings.context_window = Some(200_000);
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
-    s.agent.set_provider(scripted(r#"{"turns":[]}"#));
-    s.agent.set_conversation(slow_builds_conversation());
+    s.workbench.agent.set_provider(scripted(r#"{"turns":[]}"#));
+    s.workbench
+        .agent
+        .set_conversation(slow_builds_conversation());
     s.conversation.composer.insert_str("and the tests?");
     key(&mut s, KeyCode::F(2), KeyModifiers::NONE);
     key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
@@ -756,43 +761,43 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
     let mut settings = Settings::defaults();
     settings.context_window = Some(6_000);
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
-    s.agent.events = Some(tx);
-    s.agent.set_provider(scripted(
+    s.workbench.agent.events = Some(tx);
+    s.workbench.agent.set_provider(scripted(
         r#"{"delay_ms": 300, "turns": [{"text": "- the user keeps asking about slow builds"}]}"#,
     ));
     let conversation = slow_builds_conversation();
-    s.agent.set_conversation(conversation);
+    s.workbench.agent.set_conversation(conversation);
     hello_tui::app::context_window::refresh_gauge(&mut s);
-    let (before, _) = s.agent.context_used.unwrap();
+    let (before, _) = s.workbench.agent.context_used.unwrap();
     send(&mut s, "/compact builds");
     // The summary is being written: `/new` now would have it land in the
     // next conversation, so it waits.
     send(&mut s, "/new");
     assert!(
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .last()
             .is_some_and(|m| m.text.contains("busy (being summarised)")),
         "{:?}",
-        s.conversation.messages.last()
+        s.workbench.transcript.last()
     );
     pump_until(&mut s, &mut rx, |s| {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .iter()
             .any(|m| m.text.contains("── compacted"))
     })
     .await;
     let line = s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .find(|m| m.text.contains("── compacted"))
         .unwrap();
     assert!(line.text.contains("by the model"), "{}", line.text);
     // The marker names what it folded by message id.
     let covers = {
-        let conversation = s.agent.conversation().lock().await;
+        let conversation = s.workbench.agent.conversation().lock().await;
         0..conversation.compaction().unwrap().through
     };
     assert!(
@@ -807,7 +812,10 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
         line.text
     );
     pump_until(&mut s, &mut rx, |s| {
-        s.agent.context_used.is_some_and(|(used, _)| used < before)
+        s.workbench
+            .agent
+            .context_used
+            .is_some_and(|(used, _)| used < before)
     })
     .await;
     let (next, _) = hello_tui::app::context_window::preview(&s).unwrap();
@@ -846,7 +854,7 @@ fn assert_hits_land_on_their_entries(s: &mut AppState, word: &str, expected: usi
         let SearchTarget::Message(index) = hit.target else {
             panic!("{word}: {hit:?} does not go to a pane entry");
         };
-        let entry = &s.conversation.messages[index];
+        let entry = &s.workbench.transcript[index];
         let shown = format!(
             "{}\n{}",
             entry.cell.as_ref().map_or("", |c| c.code.as_str()),
@@ -879,12 +887,12 @@ const INTERLEAVED: &str = r#"{"delay_ms": 0, "turns": [
 
 async fn interleaved_session(root: &std::path::Path) -> (AppState, AppEventReceiver) {
     let (mut s, mut rx) = with_kernel(root);
-    s.agent.set_provider(scripted(INTERLEAVED));
+    s.workbench.agent.set_provider(scripted(INTERLEAVED));
     send(&mut s, "first question");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     send(&mut s, "%py print('okapi zebra giraffe')");
     pump_until(&mut s, &mut rx, |s| {
-        s.conversation.messages.iter().any(|m| {
+        s.workbench.transcript.iter().any(|m| {
             m.role == Speaker::User
                 && m.cell
                     .as_ref()
@@ -894,7 +902,7 @@ async fn interleaved_session(root: &std::path::Path) -> (AppState, AppEventRecei
     .await;
     send(&mut s, "/nope giraffe");
     send(&mut s, "second question about a giraffe");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     (s, rx)
 }
 
@@ -916,14 +924,15 @@ async fn search_hits_land_on_their_entry_between_py_cells_notices_and_refused_ca
         panic!("{refused:?}");
     };
     assert!(
-        s.conversation.messages[index]
+        s.workbench.transcript[index]
             .text
             .starts_with("code_action not run"),
         "{:?}",
-        s.conversation.messages[index]
+        s.workbench.transcript[index]
     );
     // A `context` message no entry shows (another front end's) says so.
     let index = s
+        .workbench
         .agent
         .context
         .push(hello_tui::context::Message::assistant("a quokka smiles"));
@@ -937,7 +946,7 @@ async fn search_hits_land_on_their_entry_between_py_cells_notices_and_refused_ca
     // Enter on it says where it is instead of jumping nowhere.
     key(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     send(&mut s, "quokka");
-    let last = s.conversation.messages.last().unwrap();
+    let last = s.workbench.transcript.last().unwrap();
     assert_eq!(last.role, Speaker::Notice);
     assert!(
         last.text
@@ -1033,15 +1042,15 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
     let broker = ApprovalBroker::new(tx.clone(), ApprovalMode::Review);
     let links = fs_links(&tx, Default::default(), Some(Arc::new(broker.clone())));
     let mut s = kernel_state(&root, &tx, Some(&links));
-    s.services.approvals = Some(broker);
-    s.safety.mode = ApprovalMode::Review;
+    s.workbench.services.approvals = Some(broker);
+    s.workbench.safety.mode = ApprovalMode::Review;
     // A computed path: not one the user's cell names literally, so it is
     // reviewed like a model's write.
     send(
         &mut s,
         r"%py r = fs.write('a' + '.py', fs.read('a.py').replace('11\n12\n', '11\ntwelve\n').replace('1\n2\n', 'one\n2\n', 1)); print(r)",
     );
-    pump_until(&mut s, &mut rx, |s| !s.approvals.is_empty()).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.approvals.is_empty()).await;
     hello_tui::app::update::before_frame(&mut s);
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
@@ -1051,12 +1060,15 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
     key(&mut s, KeyCode::Char('n'), KeyModifiers::NONE);
     // Typed before the second hunk was drawn: it decides nothing.
     key(&mut s, KeyCode::Char('a'), KeyModifiers::NONE);
-    assert!(!s.approvals.is_empty(), "the second hunk still waits");
+    assert!(
+        !s.workbench.approvals.is_empty(),
+        "the second hunk still waits"
+    );
     hello_tui::app::update::before_frame(&mut s);
     tokio::time::sleep(hello_tui::app::approvals::HUNK_SETTLE).await;
     key(&mut s, KeyCode::Char('y'), KeyModifiers::NONE);
     pump_until(&mut s, &mut rx, |s| {
-        s.conversation.messages.iter().any(|m| {
+        s.workbench.transcript.iter().any(|m| {
             m.cell
                 .as_ref()
                 .is_some_and(|c| matches!(c.status, CellStatus::Succeeded { .. }))
@@ -1069,8 +1081,8 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
         "only the accepted hunk"
     );
     let output = &s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .rev()
         .find(|m| m.cell.is_some())
@@ -1096,24 +1108,24 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
     let dir = tempfile::tempdir().unwrap();
     let (tx, mut rx) = event::channel();
     let mut s = kernel_state(dir.path(), &tx, None);
-    s.settings.model = Some("qwen3:8b".into());
-    s.settings.base_url = Some(server.base_url.clone());
-    s.settings.context_window = Some(8_000);
+    s.workbench.settings.model = Some("qwen3:8b".into());
+    s.workbench.settings.base_url = Some(server.base_url.clone());
+    s.workbench.settings.context_window = Some(8_000);
     hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
     assert_eq!(
-        s.agent.provider().unwrap().model().as_deref(),
+        s.workbench.agent.provider().unwrap().model().as_deref(),
         Some("qwen3:8b")
     );
 
     send(&mut s, "/model");
     pump_until(&mut s, &mut rx, |s| {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .last()
             .is_some_and(|m| m.text.starts_with("Models at"))
     })
     .await;
-    let listed = &s.conversation.messages.last().unwrap().text;
+    let listed = &s.workbench.transcript.last().unwrap().text;
     assert!(
         listed.contains("\n  qwen3:8b  ← current\n  llama3.2\n"),
         "{listed}"
@@ -1121,15 +1133,15 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
 
     send(&mut s, "/model llama3.2");
     assert!(
-        s.agent.label().starts_with("llama3.2 @ "),
+        s.workbench.agent.label().starts_with("llama3.2 @ "),
         "{}",
-        s.agent.label()
+        s.workbench.agent.label()
     );
     send(&mut s, "hi");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     let answer = s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .rfind(|m| m.role == Speaker::Assistant)
         .unwrap();
@@ -1145,17 +1157,23 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
 
     // Resumed with the configured model, the session's choice wins.
     let mut resumed = state(dir.path());
-    resumed.settings.model = Some("qwen3:8b".into());
-    resumed.settings.base_url = Some(server.base_url.clone());
+    resumed.workbench.settings.model = Some("qwen3:8b".into());
+    resumed.workbench.settings.base_url = Some(server.base_url.clone());
     hello_tui::app::sessions::configure(&mut resumed, false, Some(Some(id))).unwrap();
     assert_eq!(
-        resumed.agent.provider().unwrap().model().as_deref(),
+        resumed
+            .workbench
+            .agent
+            .provider()
+            .unwrap()
+            .model()
+            .as_deref(),
         Some("llama3.2")
     );
     assert!(
         resumed
-            .conversation
-            .messages
+            .workbench
+            .transcript
             .iter()
             .any(|m| m.text.contains("This session last used llama3.2"))
     );
@@ -1189,7 +1207,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     })
     .await;
     let profiles = |s: &mut AppState| {
-        s.settings.model_profiles.insert(
+        s.workbench.settings.model_profiles.insert(
             "claude".into(),
             ModelSection {
                 provider: Some(ProviderKind::Anthropic),
@@ -1200,7 +1218,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
                 ..ModelSection::default()
             },
         );
-        s.settings.model_profiles.insert(
+        s.workbench.settings.model_profiles.insert(
             "local".into(),
             ModelSection {
                 name: Some("qwen3:8b".into()),
@@ -1216,20 +1234,20 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     profiles(&mut s);
     hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
     assert!(
-        !s.agent.has_model(),
+        !s.workbench.agent.has_model(),
         "no [model]: the profiles are the models"
     );
 
     send(&mut s, "/model");
-    let listed = &s.conversation.messages.last().unwrap().text;
+    let listed = &s.workbench.transcript.last().unwrap().text;
     assert!(
         listed.contains("claude: claude-test (anthropic, http://")
             && listed.contains("local: qwen3:8b (openai, http://"),
         "{listed}"
     );
     let answers = |s: &AppState| -> Vec<String> {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .iter()
             .filter(|m| m.role == Speaker::Assistant)
             .map(|m| m.text.clone())
@@ -1242,7 +1260,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     ] {
         send(&mut s, &format!("/model {profile}"));
         send(&mut s, prompt);
-        pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+        pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     }
     assert_eq!(
         answers(&s),
@@ -1253,8 +1271,8 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
         ]
     );
     assert!(
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .iter()
             .any(|m| m.role == Speaker::Thinking && m.text.contains("SECRET-REASONING")),
         "the local model's reasoning is shown"
@@ -1291,11 +1309,11 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     let mut resumed = state(dir.path());
     profiles(&mut resumed);
     hello_tui::app::sessions::configure(&mut resumed, false, Some(Some(id))).unwrap();
-    assert_eq!(resumed.agent.profile_name(), Some("claude"));
+    assert_eq!(resumed.workbench.agent.profile_name(), Some("claude"));
     assert!(
-        resumed.agent.label().contains("claude-test"),
+        resumed.workbench.agent.label().contains("claude-test"),
         "{}",
-        resumed.agent.label()
+        resumed.workbench.agent.label()
     );
 }
 
@@ -1331,24 +1349,25 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     // The workspace index is built, as it is soon after start: `/undo`
     // deletes a created file only when the index did not list it (issue
     // 25, route 19).
-    s.file_index
+    s.workbench
+        .file_index
         .apply(&hello_tui::workspace::IndexUpdate::Done {
             count: 0,
             elapsed: Duration::ZERO,
         });
     let notes = dir.path().canonicalize().unwrap().join("NOTES.md");
-    s.settings.model = Some("gpt-4.1-mini".into());
-    s.settings.base_url = Some(server.base_url.clone());
-    s.settings.context_window = Some(32_000);
+    s.workbench.settings.model = Some("gpt-4.1-mini".into());
+    s.workbench.settings.base_url = Some(server.base_url.clone());
+    s.workbench.settings.context_window = Some(32_000);
     hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
     send(&mut s, "fix checkAuth and note it");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     wait_for_the_write(&mut s, &mut rx).await;
     // Both announcements arrive (the second may trail the first).
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .filter_map(|m| m.cell.as_ref())
         .map(|c| c.changes.len())
@@ -1388,7 +1407,7 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     let mine = format!("// reviewed\n{}", String::from_utf8_lossy(&fixed));
     std::fs::write(&auth, &mine).unwrap();
     send(&mut s, "/undo");
-    let said = &s.conversation.messages.last().unwrap().text;
+    let said = &s.workbench.transcript.last().unwrap().text;
     assert!(said.contains("auth.ts undone around your edits"), "{said}");
     assert_eq!(
         std::fs::read_to_string(&auth).unwrap(),
@@ -1402,7 +1421,7 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     );
     std::fs::write(&auth, &theirs).unwrap();
     send(&mut s, "/undo");
-    let said = &s.conversation.messages.last().unwrap().text;
+    let said = &s.workbench.transcript.last().unwrap().text;
     assert!(said.contains("auth.ts: kept your lines at line"), "{said}");
     assert_eq!(
         std::fs::read_to_string(&auth).unwrap(),
@@ -1439,9 +1458,9 @@ async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
     std::fs::write(root.join("src/app.py"), "x = 1\n").unwrap();
     let (tx, mut rx) = event::channel();
     let mut s = kernel_state(&root, &tx, None);
-    s.settings.model = Some("m".into());
-    s.settings.base_url = Some(server.base_url.clone());
-    s.settings.context_window = Some(16_000);
+    s.workbench.settings.model = Some("m".into());
+    s.workbench.settings.base_url = Some(server.base_url.clone());
+    s.workbench.settings.context_window = Some(16_000);
     hello_tui::app::editors::open(&mut s, &root.join("src/app.py"), None);
     hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
 
@@ -1458,10 +1477,10 @@ async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
     s.focus = hello_tui::keymap::PaneId::Conversation;
 
     send(&mut s, "hello");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     std::fs::write(root.join("AGENTS.md"), "Indent with four spaces.\n").unwrap();
     send(&mut s, "again");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
 
     let systems: Vec<String> = server
         .requests()
@@ -1583,7 +1602,7 @@ fn a_cell_with_nested_sub_calls() {
 
 /// The id of the session the workbench's conversation is saved in.
 async fn session_id(s: &AppState) -> String {
-    let conversation = s.agent.conversation();
+    let conversation = s.workbench.agent.conversation();
     conversation.lock().await.session_id().unwrap().to_owned()
 }
 
@@ -1649,13 +1668,13 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
         let cli = hello_tui::cli::Cli::try_parse_from(args).unwrap();
         let settings = Settings::load(&cli.options, &|_| None).unwrap();
         let mut s = kernel_state(dir.path(), &tx, None);
-        s.settings = settings;
+        s.workbench.settings = settings;
         hello_tui::app::sessions::configure(&mut s, cli.demo, cli.resume()).unwrap();
         s
     };
     let said = |s: &AppState, start: &str| -> bool {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .iter()
             .any(|m| m.text.starts_with(start))
     };
@@ -1664,14 +1683,14 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
     let mut s = start(&[]);
     send(&mut s, "/model local");
     send(&mut s, "first");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     assert_eq!(posted(&profile), ["local-model"]);
     let id = session_id(&s).await;
 
     // `--continue --model basic`: basic, on the configured server.
     let mut s = start(&["--continue", "--model", "basic"]);
     send(&mut s, "second");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     assert_eq!(posted(&configured), ["basic"]);
     assert!(
         said(
@@ -1679,7 +1698,7 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
             "This session last used local-model (profile local); its turns go to basic @ "
         ),
         "{:#?}",
-        s.conversation.messages
+        s.workbench.transcript
     );
     assert_eq!(
         posted(&profile),
@@ -1690,7 +1709,7 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
     // Back on the profile, then one headless turn with a model flag.
     send(&mut s, "/model local");
     send(&mut s, "third");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     assert_eq!(posted(&profile), ["local-model", "local-model"]);
     let exec = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"))
         .args(["exec", "-C", &root, "--config", &config, "--resume", &id])
@@ -1708,7 +1727,7 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
     // `--resume ID`, no flag: the session's last model, where it ran.
     let mut s = start(&["--resume", &id]);
     send(&mut s, "fifth");
-    pump_until(&mut s, &mut rx, |s| !s.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     assert_eq!(posted(&configured), ["basic", "exec-model", "exec-model"]);
     assert_eq!(posted(&profile), ["local-model", "local-model"]);
 }

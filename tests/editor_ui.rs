@@ -351,7 +351,7 @@ fn kernel_writes_reload_and_dirty_paths_are_published() {
     std::fs::write(&file, "v1\n").unwrap();
     let mut s = state(dir.path());
     let (tx, rx) = tokio::sync::watch::channel(hello_tui::kernel::caps::DirtyPaths::default());
-    s.services.dirty_paths = Some(tx);
+    s.workbench.services.dirty_paths = Some(tx);
     open(&mut s, &file);
     std::fs::write(&file, "v2\n").unwrap();
     let canonical = std::fs::canonicalize(&file).unwrap();
@@ -516,7 +516,8 @@ fn picker_enter_before_the_worker_answers_opens_the_typed_match() {
     .unwrap();
     let mut s = state(dir.path());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    s.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).expect("worker"));
+    s.workbench.services.picker =
+        Some(hello_tui::workspace::FuzzyWorker::spawn(tx).expect("worker"));
     index(&mut s, &["api.ts", "src/auth/token.ts"]);
     press(&mut s, KeyCode::Char('p'), CTRL);
     // The answer to the empty query arrives, then the burst.
@@ -632,7 +633,7 @@ fn find_in_a_big_file_counts_in_the_background() {
     let mut s = state(dir.path());
     open(&mut s, &file);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    s.agent.events = Some(tx);
+    s.workbench.agent.events = Some(tx);
     press(&mut s, KeyCode::Char('f'), CTRL);
     type_text(&mut s, "needle");
     press(&mut s, KeyCode::Enter, NONE);
@@ -830,7 +831,7 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     assert_eq!(s.overlay, None);
     assert_eq!(s.editors.tabs.len(), 1);
     assert!(s.editors.tabs[0].path().ends_with(&asked[0]));
-    let summary = &s.conversation.messages.last().unwrap().text;
+    let summary = &s.workbench.transcript.last().unwrap().text;
     for (name, verb) in [
         (&asked[0], "restored"),
         (&asked[1], "discarded"),
@@ -1146,8 +1147,8 @@ fn hostile_sequences_stay_inside_their_panes() {
     std::fs::write(root.join("evil.py"), format!("x = '{hostile}'\n")).unwrap();
     let settings = hello_tui::config::Settings::defaults();
     let mut s = hello_tui::app::AppState::new(root.clone(), settings);
-    s.conversation
-        .messages
+    s.workbench
+        .transcript
         .push(PaneEntry::new(Speaker::Assistant, hostile));
     hello_tui::app::editors::open(&mut s, &root.join("evil.py"), None);
     let terminal = draw(&mut s, 100, 30);

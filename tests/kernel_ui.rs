@@ -28,14 +28,14 @@ use tokio::sync::oneshot;
 fn state() -> AppState {
     let settings = Settings::defaults();
     let mut s = AppState::new("/work/demo".into(), settings);
-    s.kernel = KernelView::Idle {
+    s.workbench.kernel = KernelView::Idle {
         python: "3.12.3".into(),
     };
-    s.safety.sandbox = Some(SandboxStatus::Enforced {
+    s.workbench.safety.sandbox = Some(SandboxStatus::Enforced {
         abi: 6,
         network_confined: true,
     });
-    s.safety.confined = true;
+    s.workbench.safety.confined = true;
     s
 }
 
@@ -76,7 +76,10 @@ fn approval_overlay_shows_hidden_control_characters_and_flags_them() {
     );
     assert!(screen.contains("Contains control or invisible characters"));
     insta::assert_snapshot!("approval_command_with_control_characters", screen);
-    assert_eq!(s.approvals.front().unwrap().subject.text(), command);
+    assert_eq!(
+        s.workbench.approvals.front().unwrap().subject.text(),
+        command
+    );
     press(&mut s, KeyCode::Char('y'));
     assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowOnce);
 }
@@ -141,9 +144,9 @@ fn approval_overlay_shows_the_exact_command_and_the_queue() {
         }
     );
     // The second request is next, alone now.
-    assert_eq!(s.approvals.pending.len(), 1);
+    assert_eq!(s.workbench.approvals.pending.len(), 1);
     assert_eq!(
-        s.approvals.front().unwrap().subject.text(),
+        s.workbench.approvals.front().unwrap().subject.text(),
         "git push --force"
     );
     press(&mut s, KeyCode::Esc);
@@ -151,7 +154,7 @@ fn approval_overlay_shows_the_exact_command_and_the_queue() {
         second.try_recv().unwrap(),
         ApprovalDecision::Deny { .. }
     ));
-    assert!(s.approvals.is_empty());
+    assert!(s.workbench.approvals.is_empty());
 }
 
 #[test]
@@ -220,7 +223,10 @@ fn a_long_cell_scrolls_so_all_of_it_can_be_read() {
     assert!(scrolled.contains("step_28 = 28"), "{scrolled}");
     assert!(scrolled.contains("step_39 = 39"), "{scrolled}");
     assert!(scrolled.contains("rows 29–40 of 40"), "{scrolled}");
-    assert!(!s.approvals.is_empty(), "scrolling answers nothing");
+    assert!(
+        !s.workbench.approvals.is_empty(),
+        "scrolling answers nothing"
+    );
 }
 
 /// Issue 25, route 9: one line of 334 characters hid its payload behind
@@ -522,14 +528,14 @@ fn clicking_a_button_answers() {
     assert!(answer.try_recv().is_err());
     handle_terminal_event(&mut s, Event::Mouse(click));
     assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowOnce);
-    assert!(s.approvals.is_empty());
+    assert!(s.workbench.approvals.is_empty());
 }
 
 #[test]
 fn full_mode_is_a_warning_in_the_status_bar() {
     let mut s = state();
-    s.safety.mode = ApprovalMode::Full;
-    s.safety.confined = false;
+    s.workbench.safety.mode = ApprovalMode::Full;
+    s.workbench.safety.confined = false;
     let terminal = draw(&mut s, 120, 3);
     let buf = terminal.backend().buffer();
     let status_row = 2;
@@ -554,25 +560,25 @@ fn slash_approval_switches_mode_and_reports_it() {
         press(&mut s, KeyCode::Char(c));
     }
     press(&mut s, KeyCode::Enter);
-    assert_eq!(s.safety.mode, ApprovalMode::Auto);
+    assert_eq!(s.workbench.safety.mode, ApprovalMode::Auto);
     press(&mut s, KeyCode::F(4));
-    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
     for c in "/approval yolo".chars() {
         press(&mut s, KeyCode::Char(c));
     }
     press(&mut s, KeyCode::Enter);
-    let last = &s.conversation.messages.last().unwrap().text;
+    let last = &s.workbench.transcript.last().unwrap().text;
     assert!(last.contains("unknown approval mode"), "{last}");
     // Without a sandbox, auto falls back to ask and says why.
-    s.safety.sandbox = Some(SandboxStatus::Unavailable("no Landlock here".into()));
+    s.workbench.safety.sandbox = Some(SandboxStatus::Unavailable("no Landlock here".into()));
     for c in "/approval auto".chars() {
         press(&mut s, KeyCode::Char(c));
     }
     press(&mut s, KeyCode::Enter);
-    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
     assert!(
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .iter()
             .any(|m| m.text.contains("no Landlock here"))
     );
@@ -615,7 +621,7 @@ fn approval_full_asks_first_and_defaults_to_no() {
     typed_ahead(&mut s, KeyCode::Char('y'));
     assert!(asking_to_leave_the_sandbox(&s));
     assert_eq!(
-        s.safety.mode,
+        s.workbench.safety.mode,
         ApprovalMode::Ask,
         "a typed-ahead y is no answer"
     );
@@ -630,7 +636,7 @@ fn approval_full_asks_first_and_defaults_to_no() {
         assert!(screen.contains(needle), "{needle:?}:\n{screen}");
     }
     press(&mut s, KeyCode::Char('n'));
-    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
     assert!(s.overlay.is_none());
     press(&mut s, KeyCode::Backspace);
 
@@ -639,10 +645,14 @@ fn approval_full_asks_first_and_defaults_to_no() {
         assert!(asking_to_leave_the_sandbox(&s));
         draw(&mut s, 100, 30);
         press(&mut s, no);
-        assert_eq!(s.safety.mode, ApprovalMode::Ask, "{no:?} keeps the mode");
+        assert_eq!(
+            s.workbench.safety.mode,
+            ApprovalMode::Ask,
+            "{no:?} keeps the mode"
+        );
         assert!(s.overlay.is_none());
     }
-    let last = &s.conversation.messages.last().unwrap().text;
+    let last = &s.workbench.transcript.last().unwrap().text;
     assert!(last.contains("stays `ask`"), "{last}");
 
     // Answered, then asked again in the same burst: the first question
@@ -656,16 +666,16 @@ fn approval_full_asks_first_and_defaults_to_no() {
     typed_ahead(&mut s, KeyCode::Enter);
     typed_ahead(&mut s, KeyCode::Char('y'));
     assert!(asking_to_leave_the_sandbox(&s));
-    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
 
     // Drawn, then `y`: the sandbox goes.
     draw(&mut s, 100, 30);
     press(&mut s, KeyCode::Char('y'));
-    assert_eq!(s.safety.mode, ApprovalMode::Full);
+    assert_eq!(s.workbench.safety.mode, ApprovalMode::Full);
     assert!(s.overlay.is_none());
     // Leaving `full` (F4, or any mode by name) asks nothing.
     press(&mut s, KeyCode::F(4));
-    assert_eq!(s.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
     assert!(s.overlay.is_none());
 }
 
@@ -689,7 +699,7 @@ fn row(
 fn with_variables() -> AppState {
     let mut s = state();
     s.focus = PaneId::Variables;
-    s.last_exec_id = Some(9);
+    s.workbench.last_exec_id = Some(9);
     s.variables.rows = vec![
         row(
             "data",
@@ -775,7 +785,7 @@ fn variables_pane_styles_changed_markers() {
 #[test]
 fn a_dead_kernel_says_its_variables_are_stale() {
     let mut s = with_variables();
-    s.kernel = KernelView::Dead {
+    s.workbench.kernel = KernelView::Dead {
         reason: "killed by signal 9".into(),
     };
     let screen = text(&draw(&mut s, 120, 40));

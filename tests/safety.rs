@@ -390,7 +390,7 @@ async fn a_denied_shell_command_raises_the_reason_in_the_cell() {
             break;
         }
     }
-    let front = state.approvals.front().expect("queued");
+    let front = state.workbench.approvals.front().expect("queued");
     assert_eq!(front.subject.text(), "rm -rf ~/important");
     // The overlay is drawn before the user answers it.
     hello_tui::app::update::before_frame(&mut state);
@@ -771,10 +771,10 @@ async fn the_workbench_warns_once_when_a_cell_makes_a_git_folder() {
     let mut k = launch(&fixture, ApprovalMode::Auto, false, status);
     assert!(k.confined);
     let mut state = AppState::new(fixture.workspace.clone(), settings(false));
-    state.safety.kernel_sandbox = k.sandbox.take();
+    state.workbench.safety.kernel_sandbox = k.sandbox.take();
     let notices = |s: &AppState| {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .iter()
             .filter(|m| m.text.contains("appeared during this sandboxed session"))
             .count()
@@ -802,8 +802,8 @@ async fn the_workbench_warns_once_when_a_cell_makes_a_git_folder() {
         assert_eq!(notices(&state), expected, "after {code}");
     }
     let warning = state
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .find(|m| m.text.contains("appeared"))
         .unwrap();

@@ -59,7 +59,7 @@ fn diagnostic_id(path: &str, (line, column): (usize, usize), source: &str) -> Di
 }
 
 fn with_content(mut s: AppState) -> AppState {
-    s.conversation.messages = vec![
+    s.workbench.transcript = vec![
         PaneEntry::new(Speaker::User, "Why does checkAuth reject users?"),
         PaneEntry::new(
             Speaker::Assistant,
@@ -71,8 +71,8 @@ fn with_content(mut s: AppState) -> AppState {
         ),
     ]
     .into();
-    s.last_exec_id = Some(7);
-    s.kernel = KernelView::Idle {
+    s.workbench.last_exec_id = Some(7);
+    s.workbench.kernel = KernelView::Idle {
         python: "3.11.7".into(),
     };
     s.variables.rows = vec![
@@ -336,7 +336,7 @@ fn a_failed_language_server_is_a_short_segment_and_a_readable_notice() {
         assert!(bar.contains(part), "{part}: {bar}");
     }
     assert!(!bar.contains("-32603"), "{bar}");
-    let notice = &s.conversation.messages.last().unwrap().text;
+    let notice = &s.workbench.transcript.last().unwrap().text;
     assert!(
         notice.contains("Could not find a valid TypeScript installation"),
         "{notice}"
@@ -512,7 +512,7 @@ fn slash_lsp_lists_servers_states_and_last_errors() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let listing = s.conversation.messages.last().unwrap().text.clone();
+    let listing = s.workbench.transcript.last().unwrap().text.clone();
     for line in [
         "ruff (python): running (utf-16)",
         "basedpyright-langserver (python): missing from PATH",
@@ -583,7 +583,7 @@ fn quit_confirmation_is_not_shown_without_unsaved_edits() {
 #[test]
 fn hostile_text_cannot_escape_its_pane() {
     let mut s = state();
-    s.conversation.messages.push(PaneEntry::new(
+    s.workbench.transcript.push(PaneEntry::new(
         Speaker::Assistant,
         "a\u{1b}[2J\u{1b}]0;pwned\u{7}b\rc\u{1b}[201~",
     ));
@@ -646,8 +646,8 @@ fn buffer_region(buffer: &Buffer, area: ratatui::layout::Rect) -> Buffer {
 fn scrolling_past_the_top_is_clamped_before_the_frame() {
     let mut s = state();
     for i in 0..60 {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .push(PaneEntry::new(Speaker::User, format!("message {i}")));
     }
     for _ in 0..100 {
@@ -674,7 +674,7 @@ fn scrolling_past_the_top_is_clamped_before_the_frame() {
 #[test]
 fn assistant_messages_render_markdown() {
     let mut s = state();
-    s.conversation.messages.push(PaneEntry::new(Speaker::Assistant, "## Cause\n\n- `checkAuth` only allows **admin**\n\n| file | line |\n|---|---|\n| auth.ts | 3 |\n\n```ts\nreturn user.role === \"admin\";\n```"));
+    s.workbench.transcript.push(PaneEntry::new(Speaker::Assistant, "## Cause\n\n- `checkAuth` only allows **admin**\n\n| file | line |\n|---|---|\n| auth.ts | 3 |\n\n```ts\nreturn user.role === \"admin\";\n```"));
     let text = text_of(&draw(&mut s, 100, 30));
     insta::assert_snapshot!(text);
 }
@@ -729,7 +729,7 @@ fn code_cells_collapse_and_expand() {
             summary: "ZeroDivisionError".into(),
         };
     }
-    s.conversation.messages = vec![ok, failed, PaneEntry::cell(3, "while True: pass")].into();
+    s.workbench.transcript = vec![ok, failed, PaneEntry::cell(3, "while True: pass")].into();
     let collapsed = text_of(&draw(&mut s, 100, 40));
     assert!(
         collapsed.contains("2 more lines (Ctrl+O expands)"),
@@ -756,13 +756,13 @@ fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
     let mut s = state();
     for i in 0..40 {
         if i == 3 {
-            s.conversation.messages.push(PaneEntry::new(
+            s.workbench.transcript.push(PaneEntry::new(
                 Speaker::Tool,
                 "stdout: checkAuth rejects role user",
             ));
         }
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .push(PaneEntry::new(Speaker::User, format!("filler message {i}")));
     }
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
@@ -770,7 +770,7 @@ fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     press(&mut s, KeyCode::Char('p'), KeyModifiers::ALT);
-    assert_eq!(s.pins.len(), 1, "Alt+P pins the selected result");
+    assert_eq!(s.workbench.pins.len(), 1, "Alt+P pins the selected result");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(s.overlay, None);
     assert_eq!(s.conversation.flash, Some(3));
@@ -785,7 +785,7 @@ fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
     );
     insta::assert_snapshot!(text);
     press(&mut s, KeyCode::Backspace, KeyModifiers::ALT);
-    assert!(s.pins.is_empty());
+    assert!(s.workbench.pins.is_empty());
     assert_eq!(
         s.conversation.flash, None,
         "the flash ends with the next key"
@@ -801,8 +801,8 @@ fn conversation_search_uses_the_bm25_index_and_jumps_to_the_entry() {
     // sets it when the conversation stores the message.
     let shown = |s: &mut AppState, role, message: Message| {
         let mut entry = PaneEntry::new(role, message.content.clone());
-        entry.message = Some(s.agent.context.push(message));
-        s.conversation.messages.push(entry);
+        entry.message = Some(s.workbench.agent.context.push(message));
+        s.workbench.transcript.push(entry);
     };
     for p in prompts {
         shown(&mut s, Speaker::User, Message::user(p));
@@ -839,7 +839,8 @@ fn file_search_scope_matches_paths_and_opens_the_file() {
     std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
     let settings = Settings::defaults();
     let mut s = AppState::new(root.clone(), settings);
-    s.file_index
+    s.workbench
+        .file_index
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "README.md".into(),
             "src/main.rs".into(),
@@ -866,8 +867,9 @@ async fn file_search_matches_on_the_worker_and_keeps_only_the_newest_answer() {
     let settings = Settings::defaults();
     let mut s = AppState::new(root, settings);
     let (tx, mut answers) = tokio::sync::mpsc::unbounded_channel();
-    s.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
-    s.file_index
+    s.workbench.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
+    s.workbench
+        .file_index
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "src/main.rs".into(),
             "src/lib.rs".into(),
@@ -929,8 +931,9 @@ async fn enter_before_the_worker_answers_opens_a_match_of_the_typed_query() {
     std::fs::write(root.join("docs/guide.md"), "# Guide\n").unwrap();
     let mut s = AppState::new(root, Settings::defaults());
     let (tx, _answers) = tokio::sync::mpsc::unbounded_channel();
-    s.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
-    s.file_index
+    s.workbench.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
+    s.workbench
+        .file_index
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "main.rs".into(),
             "docs/guide.md".into(),
@@ -959,8 +962,9 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     let settings = Settings::defaults();
     let mut s = AppState::new(root.clone(), settings);
     let (tx, mut rx) = hello_tui::app::event::channel();
-    s.agent.events = Some(tx);
-    s.file_index
+    s.workbench.agent.events = Some(tx);
+    s.workbench
+        .file_index
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "auth.py".into(),
         ]));
@@ -1116,8 +1120,8 @@ fn every_prompt_moves_its_cursor_like_the_composer() {
 fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
     let mut s = state();
     for i in 0..60 {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .push(PaneEntry::new(Speaker::User, format!("message {i}")));
     }
     // A six-line draft makes the history shorter than the pane.
@@ -1160,8 +1164,8 @@ fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queu
     use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
     let mut s = state();
     for i in 0..60 {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .push(PaneEntry::new(Speaker::User, format!("message {i}")));
     }
     draw(&mut s, 80, 24);
@@ -1314,7 +1318,7 @@ fn type_keys(s: &mut AppState, text: &str) {
 #[test]
 fn slash_opens_a_command_palette() {
     let mut s = state();
-    s.user_commands = None;
+    s.workbench.user_commands = None;
     type_keys(&mut s, "/");
     let terminal = draw(&mut s, 90, 24);
     let screen = text_of(&terminal);
@@ -1333,7 +1337,7 @@ fn slash_opens_a_command_palette() {
     assert!(s.conversation.palette.is_none(), "arguments now: closed");
 
     let mut s = state();
-    s.user_commands = None;
+    s.workbench.user_commands = None;
     type_keys(&mut s, "/di");
     press(&mut s, KeyCode::Esc, KeyModifiers::NONE);
     assert!(s.conversation.palette.is_none());
@@ -1344,7 +1348,7 @@ fn slash_opens_a_command_palette() {
         "a new text opens it again"
     );
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let said = &s.conversation.messages.last().unwrap().text;
+    let said = &s.workbench.transcript.last().unwrap().text;
     assert!(said.starts_with("No changes"), "/diff ran: {said}");
 }
 
@@ -1364,14 +1368,14 @@ fn custom_commands_are_prompt_templates() {
     )
     .unwrap();
     let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
-    s.user_commands = None;
+    s.workbench.user_commands = None;
     type_keys(&mut s, "/rev");
     let untrusted = text_of(&draw(&mut s, 160, 24));
     assert!(!untrusted.contains("/review"), "{untrusted}");
     for _ in 0.."/rev".len() {
         press(&mut s, KeyCode::Backspace, KeyModifiers::NONE);
     }
-    s.trust.trust = hello_tui::trust::Trust::Trusted(hello_tui::trust::Why::Flag);
+    s.workbench.trust.trust = hello_tui::trust::Trust::Trusted(hello_tui::trust::Why::Flag);
     type_keys(&mut s, "/rev");
     let listed = text_of(&draw(&mut s, 160, 24));
     assert!(
@@ -1381,17 +1385,17 @@ fn custom_commands_are_prompt_templates() {
     type_keys(&mut s, "iew src/auth.ts");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     assert!(
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .iter()
             .any(|m| m.role == Speaker::User && m.text == "Review src/auth.ts for bugs."),
         "{:?}",
-        s.conversation.messages
+        s.workbench.transcript
     );
 
     type_keys(&mut s, "/nope now");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let said = &s.conversation.messages.last().unwrap().text;
+    let said = &s.workbench.transcript.last().unwrap().text;
     assert!(said.starts_with("Unknown command /nope."), "{said}");
     assert!(
         said.contains("/help, /new [kernel], /model [NAME]")
@@ -1449,10 +1453,10 @@ fn slash_sessions_lists_the_workspaces_sessions() {
     )
     .unwrap();
     let mut s = AppState::new(root.clone(), Settings::defaults());
-    s.user_commands = None;
+    s.workbench.user_commands = None;
     type_keys(&mut s, "/sessions");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let said = &s.conversation.messages.last().unwrap().text;
+    let said = &s.workbench.transcript.last().unwrap().text;
     assert!(said.contains(session.id()), "{said}");
     assert!(said.contains("hello-tui --resume ID"), "{said}");
 }
@@ -1468,7 +1472,7 @@ fn a_message_is_selected_and_copied_with_keys() {
     handle_terminal_event(&mut s, key(KeyCode::Up, KeyModifiers::ALT));
     handle_terminal_event(&mut s, key(KeyCode::Up, KeyModifiers::ALT));
     let selected = s.conversation.flash.expect("a message is selected");
-    let expected = s.conversation.messages[selected].text.clone();
+    let expected = s.workbench.transcript[selected].text.clone();
     let terminal = draw(&mut s, 80, 24);
     // The highlighted header, styles included.
     insta::assert_debug_snapshot!(buffer_region(
@@ -1491,8 +1495,8 @@ fn a_message_is_selected_and_copied_with_keys() {
     type_keys(&mut s, "/copy");
     let command = handle_terminal_event(&mut s, key(KeyCode::Enter, KeyModifiers::NONE));
     let last_answer = s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .rev()
         .find(|m| m.role == Speaker::Assistant)
@@ -1507,14 +1511,15 @@ fn a_message_is_selected_and_copied_with_keys() {
 #[test]
 fn slash_new_starts_a_new_conversation() {
     let mut s = with_content(state());
-    s.agent
+    s.workbench
+        .agent
         .context
         .push(hello_tui::context::Message::user("old question"));
-    let kernel_view = s.agent.context.clone();
+    let kernel_view = s.workbench.agent.context.clone();
     type_keys(&mut s, "/new");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(kernel_view.len(), 0);
-    assert_eq!(s.conversation.messages.len(), 1, "only the notice is left");
+    assert_eq!(s.workbench.transcript.len(), 1, "only the notice is left");
     let screen = text_of(&draw(&mut s, 100, 30));
     assert!(screen.contains("New conversation."), "{screen}");
     assert!(

@@ -31,7 +31,7 @@ fn with_kernel_config(
     let registry = CapabilityRegistry::new().with(Arc::new(FsCapability::new(root).unwrap()));
     let (runtime, events) = CodeRuntime::new(config, registry);
     let mut s = state(root);
-    s.services.kernel = Some(hello_tui::app::kernel::spawn(
+    s.workbench.services.kernel = Some(hello_tui::app::kernel::spawn(
         runtime,
         events,
         tx,
@@ -69,8 +69,8 @@ async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&
 }
 
 fn last_cell_status(s: &AppState) -> Option<CellStatus> {
-    s.conversation
-        .messages
+    s.workbench
+        .transcript
         .iter()
         .rev()
         .find_map(|m| m.cell.as_ref().map(|c| c.status.clone()))
@@ -89,7 +89,7 @@ async fn py_cells_run_stream_and_fill_the_inspector() {
             && s.variables.rows.iter().any(|v| v.name == "data")
     })
     .await;
-    let cell = s.conversation.messages.last().unwrap();
+    let cell = s.workbench.transcript.last().unwrap();
     assert_eq!(cell.role, Speaker::User, "a %py cell is the user's");
     assert!(cell.text.contains("built 1000000"), "{}", cell.text);
     assert!(cell.text.contains("→ 1000000"), "{}", cell.text);
@@ -102,7 +102,7 @@ async fn py_cells_run_stream_and_fill_the_inspector() {
         data.preview
     );
     assert_eq!(
-        data.changed_by, s.last_exec_id,
+        data.changed_by, s.workbench.last_exec_id,
         "marked as changed by the last cell"
     );
 }
@@ -140,8 +140,8 @@ async fn ctrl_c_interrupts_a_long_loop_and_keeps_its_variables() {
     })
     .await;
     assert!(
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .last()
             .unwrap()
             .text
@@ -162,8 +162,8 @@ async fn protocol_looking_output_cannot_break_anything() {
     })
     .await;
     assert!(
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .last()
             .unwrap()
             .text
@@ -171,8 +171,8 @@ async fn protocol_looking_output_cannot_break_anything() {
     );
     type_line(&mut s, "%py x * 2");
     pump_until(&mut s, &mut rx, |s| {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .last()
             .is_some_and(|m| m.text.contains("→ 10"))
     })
@@ -194,16 +194,17 @@ async fn typed_bug_reaches_the_pane_before_saving() {
     let (tx, mut rx) = event::channel();
     let mut s = state(&root);
     let (diag_tx, mut diag_rx) = tokio::sync::mpsc::unbounded_channel();
-    s.diagnostic_sources.client = Some(hello_tui::diagnostics::DiagnosticsService::start(
-        Default::default(),
-        root.clone(),
-        diag_tx,
-        hello_tui::sandbox::Confinement::unconfined(hello_tui::sandbox::ChildEnv::from_host(
-            &[],
-            "",
-        )),
-        false,
-    ));
+    s.workbench.diagnostic_sources.client =
+        Some(hello_tui::diagnostics::DiagnosticsService::start(
+            Default::default(),
+            root.clone(),
+            diag_tx,
+            hello_tui::sandbox::Confinement::unconfined(hello_tui::sandbox::ChildEnv::from_host(
+                &[],
+                "",
+            )),
+            false,
+        ));
     let forward = tx.clone();
     tokio::spawn(async move {
         while let Some(ev) = diag_rx.recv().await {
@@ -254,7 +255,8 @@ async fn cell_ids_stay_unique_when_the_kernel_is_replaced() {
     let (first, _rx1) = with_kernel(dir.path());
     let (second, _rx2) = with_kernel(dir.path());
     let run = |s: &AppState| {
-        s.services
+        s.workbench
+            .services
             .kernel
             .as_ref()
             .expect("kernel")
@@ -286,7 +288,7 @@ async fn a_users_cell_has_no_timeout() {
         !matches!(last_cell_status(s), None | Some(CellStatus::Running))
     })
     .await;
-    let cell = s.conversation.messages.last().unwrap();
+    let cell = s.workbench.transcript.last().unwrap();
     assert!(
         matches!(last_cell_status(&s), Some(CellStatus::Succeeded { .. })),
         "{:?}: {}",
@@ -304,7 +306,7 @@ async fn a_users_cell_has_no_timeout() {
 async fn a_kernel_restart_is_reported_once() {
     let dir = tempfile::tempdir().unwrap();
     let (mut s, mut rx) = with_short_timeout_kernel(dir.path());
-    s.services.kernel.as_ref().unwrap().execute(
+    s.workbench.services.kernel.as_ref().unwrap().execute(
         "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(30)".into(),
         hello_tui::app::kernel::CellOrigin::Agent,
         None,
@@ -319,8 +321,8 @@ async fn a_kernel_restart_is_reported_once() {
         handle_app_event(&mut s, event);
     }
     let mentions: Vec<&str> = s
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .filter(|m| m.text.contains("restarted"))
         .map(|m| m.text.as_str())

@@ -15,7 +15,6 @@ use tokio::sync::{Mutex, mpsc, watch};
 use super::event::{AppEvent, AppEventSender};
 use super::kernel::{CellOrigin, KernelClient};
 use super::state::{AppState, CellStatus, PaneEntry, Speaker};
-use super::update::notice;
 use crate::agent::conversation::{Conversation, prompt_of};
 use crate::agent::provider::{ModelProvider, Usage};
 use crate::agent::setup;
@@ -308,8 +307,9 @@ fn short_tokens(tokens: u64) -> String {
 /// and the next turn reads them anyway.
 pub fn refresh_instructions(state: &mut AppState) {
     let active = state.editors.active().map(|doc| doc.path().to_path_buf());
-    let instructions = crate::agent::instructions::load(&state.workspace_root, active.as_deref());
-    if let Ok(mut conversation) = state.agent.conversation.try_lock() {
+    let instructions =
+        crate::agent::instructions::load(&state.workbench.workspace_root, active.as_deref());
+    if let Ok(mut conversation) = state.workbench.agent.conversation.try_lock() {
         conversation.set_instructions(instructions);
     }
 }
@@ -322,18 +322,15 @@ pub fn resume(state: &mut AppState, conversation: Conversation, warnings: &[Stri
     if let Some(id) = conversation.session_id() {
         super::changes::resume(state, id);
     }
-    state.agent.set_conversation(conversation);
-    state.conversation.messages.extend(shown);
+    state.workbench.agent.set_conversation(conversation);
+    state.workbench.transcript.extend(shown);
     for warning in warnings {
-        notice(state, &format!("session {id}: {warning}"));
+        state.workbench.notice(&format!("session {id}: {warning}"));
     }
-    notice(
-        state,
-        &format!(
-            "Resumed session {id}. Kernel variables are not restored: earlier cells are shown \
+    state.workbench.notice(&format!(
+        "Resumed session {id}. Kernel variables are not restored: earlier cells are shown \
              but their variables are gone until code runs again."
-        ),
-    );
+    ));
 }
 
 /// The pane entries of a resumed conversation, each tied to its message.
@@ -395,31 +392,30 @@ fn pane_messages(conversation: &Conversation) -> Vec<PaneEntry> {
 
 /// Sends `prompt` to the model (from `update::send_message`).
 pub fn send(state: &mut AppState, prompt: String) {
-    if state.agent.busy {
+    if state.workbench.agent.busy {
         // Keep the text: nothing was sent.
         state.conversation.composer.insert_str(&prompt);
-        notice(
-            state,
-            "The agent is still working on the previous message; wait for it or press Esc to cancel.",
+        state.workbench.notice("The agent is still working on the previous message; wait for it or press Esc to cancel.",
         );
         return;
     }
     state
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .push(PaneEntry::new(Speaker::User, prompt.clone()));
-    let prompt_entry = state.conversation.messages.len() - 1;
-    let Some(provider) = state.agent.provider.clone() else {
-        let message = setup::not_configured_message(&state.settings);
-        notice(state, &message);
+    let prompt_entry = state.workbench.transcript.len() - 1;
+    let Some(provider) = state.workbench.agent.provider.clone() else {
+        let message = setup::not_configured_message(&state.workbench.settings);
+        state.workbench.notice(&message);
         return;
     };
-    let (Some(kernel), Some(events)) = (state.services.kernel.clone(), state.agent.events.clone())
-    else {
-        notice(
-            state,
-            "The Python kernel is not running, so the agent cannot act.",
-        );
+    let (Some(kernel), Some(events)) = (
+        state.workbench.services.kernel.clone(),
+        state.workbench.agent.events.clone(),
+    ) else {
+        state
+            .workbench
+            .notice("The Python kernel is not running, so the agent cannot act.");
         return;
     };
     // What this answer writes is one group for `/undo`.
@@ -430,10 +426,11 @@ pub fn send(state: &mut AppState, prompt: String) {
         ""
     };
     state
+        .workbench
         .changes
         .start_group(format!("the agent's answer to “{head}{more}”"));
     let (cancel_tx, cancel_rx) = watch::channel(false);
-    let agent = &mut state.agent;
+    let agent = &mut state.workbench.agent;
     agent.cancel = Some(cancel_tx);
     agent.busy = true;
     agent.step = 0;
@@ -446,7 +443,7 @@ pub fn send(state: &mut AppState, prompt: String) {
     agent.refused_calls.clear();
     let counter_cell = agent.counter.clone();
     let window_cell = agent.window.clone();
-    let settings = agent.model_settings(&state.settings);
+    let settings = agent.model_settings(&state.workbench.settings);
     let mut deps = TurnDeps {
         provider: provider.clone(),
         runner: Arc::new(kernel),
@@ -464,7 +461,7 @@ pub fn send(state: &mut AppState, prompt: String) {
     let profile = agent.profile_name().map(str::to_owned);
     let mcp = agent.mcp.clone();
     let scene = super::snapshot::request(state);
-    let workspace = state.workspace_root.clone();
+    let workspace = state.workbench.workspace_root.clone();
     let active = state.editors.active().map(|doc| doc.path().to_path_buf());
     tokio::spawn(async move {
         let send = |update: AgentUpdate| {
@@ -562,10 +559,10 @@ fn build_snapshot(mut scene: super::snapshot::SceneRequest) -> TurnSnapshot {
 
 /// Esc / Ctrl+C: stop the turn. Returns whether there was one.
 pub fn cancel(state: &mut AppState) -> bool {
-    match &state.agent.cancel {
-        Some(cancel) if state.agent.busy => {
+    match &state.workbench.agent.cancel {
+        Some(cancel) if state.workbench.agent.busy => {
             let _ = cancel.send(true);
-            state.agent.retry = Some("cancelling…".into());
+            state.workbench.agent.retry = Some("cancelling…".into());
             true
         }
         _ => false,
@@ -581,7 +578,7 @@ const EXIT_WAIT: Duration = Duration::from_secs(2);
 /// first and given a moment to let go of the conversation.
 pub async fn session_at_exit(state: &mut AppState) -> Option<String> {
     cancel(state);
-    let conversation = state.agent.conversation().clone();
+    let conversation = state.workbench.agent.conversation().clone();
     let conversation = tokio::time::timeout(EXIT_WAIT, conversation.lock())
         .await
         .ok()?;
@@ -592,10 +589,10 @@ pub async fn session_at_exit(state: &mut AppState) -> Option<String> {
 pub fn apply(state: &mut AppState, update: AgentUpdate) {
     match update {
         AgentUpdate::Turn(event) => apply_turn_event(state, event),
-        AgentUpdate::Notice(text) => notice(state, &text),
+        AgentUpdate::Notice(text) => state.workbench.notice(&text),
         AgentUpdate::SessionStarted(id) => super::changes::attach(state, &id),
         AgentUpdate::Finished => {
-            let agent = &mut state.agent;
+            let agent = &mut state.workbench.agent;
             agent.busy = false;
             agent.cancel = None;
             agent.streaming = None;
@@ -609,47 +606,45 @@ pub fn apply(state: &mut AppState, update: AgentUpdate) {
 fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
     if !matches!(event, TurnEvent::ReasoningDelta(_) | TurnEvent::Usage(_)) {
         // Reasoning ends where anything else begins.
-        state.agent.thinking = None;
+        state.workbench.agent.thinking = None;
     }
     match event {
         TurnEvent::ReasoningDelta(text) => {
-            let messages = &mut state.conversation.messages;
-            match state.agent.thinking.and_then(|i| messages.edit(i)) {
+            let messages = &mut state.workbench.transcript;
+            match state.workbench.agent.thinking.and_then(|i| messages.edit(i)) {
                 Some(entry) => entry.text.push_str(&text),
                 None => {
                     messages.push(PaneEntry::new(Speaker::Thinking, text));
-                    state.agent.thinking = Some(messages.len() - 1);
+                    state.workbench.agent.thinking = Some(messages.len() - 1);
                 }
             }
         }
-        TurnEvent::OutputLimit => notice(
-            state,
-            "The answer was cut: the model reached its output limit (max tokens). Ask it to \
+        TurnEvent::OutputLimit => state.workbench.notice("The answer was cut: the model reached its output limit (max tokens). Ask it to \
              continue, or raise [model] reserve_output.",
         ),
         TurnEvent::Step(step) => {
-            state.agent.step = step;
-            state.agent.retry = None;
+            state.workbench.agent.step = step;
+            state.workbench.agent.retry = None;
         }
         TurnEvent::TextDelta(text) => {
-            let messages = &mut state.conversation.messages;
-            match state.agent.streaming.and_then(|i| messages.edit(i)) {
+            let messages = &mut state.workbench.transcript;
+            match state.workbench.agent.streaming.and_then(|i| messages.edit(i)) {
                 Some(message) => message.text.push_str(&text),
                 None => {
                     messages.push(PaneEntry::new(Speaker::Assistant, text));
-                    state.agent.streaming = Some(messages.len() - 1);
+                    state.workbench.agent.streaming = Some(messages.len() - 1);
                 }
             }
         }
         TurnEvent::UserMessage { message: id } => {
-            let entry = state.agent.prompt_entry.take();
-            if let Some(message) = entry.and_then(|i| state.conversation.messages.edit(i)) {
+            let entry = state.workbench.agent.prompt_entry.take();
+            if let Some(message) = entry.and_then(|i| state.workbench.transcript.edit(i)) {
                 message.message = Some(id);
             }
         }
         TurnEvent::AssistantMessage { text, message: id } => {
-            let messages = &mut state.conversation.messages;
-            match state.agent.streaming.take().and_then(|i| messages.edit(i)) {
+            let messages = &mut state.workbench.transcript;
+            match state.workbench.agent.streaming.take().and_then(|i| messages.edit(i)) {
                 Some(message) => {
                     message.text = text;
                     message.message = Some(id);
@@ -667,13 +662,14 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             cell,
             ..
         } => {
-            state.agent.streaming = None;
-            let messages = &mut state.conversation.messages;
+            state.workbench.agent.streaming = None;
+            let messages = &mut state.workbench.transcript;
             let shown = match cell {
                 Some(cell) => {
                     messages.edit_last_where(|m| m.cell.as_ref().is_some_and(|c| c.id == cell))
                 }
                 None => state
+                    .workbench
                     .agent
                     .refused_calls
                     .remove(&id)
@@ -684,16 +680,16 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             }
         }
         TurnEvent::ToolCall { .. } | TurnEvent::Snapshot { .. } => {
-            state.agent.streaming = None;
+            state.workbench.agent.streaming = None;
         }
         TurnEvent::ToolRejected { id, reason } => {
-            state.agent.streaming = None;
-            state.conversation.messages.push(PaneEntry::new(
+            state.workbench.agent.streaming = None;
+            state.workbench.transcript.push(PaneEntry::new(
                 Speaker::Tool,
                 format!("code_action not run: {reason}"),
             ));
-            let entry = state.conversation.messages.len() - 1;
-            state.agent.refused_calls.insert(id, entry);
+            let entry = state.workbench.transcript.len() - 1;
+            state.workbench.agent.refused_calls.insert(id, entry);
         }
         TurnEvent::Retrying {
             attempt,
@@ -701,23 +697,21 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             wait,
             reason,
         } => {
-            state.agent.retry = Some(format!(
+            state.workbench.agent.retry = Some(format!(
                 "retry {attempt}/{max_attempts} in {:.0}s ({reason})",
                 wait.as_secs_f64().ceil()
             ));
         }
-        TurnEvent::Usage(usage) => state.agent.usage = usage,
+        TurnEvent::Usage(usage) => state.workbench.agent.usage = usage,
         TurnEvent::Prompt { tokens, window, .. } => {
-            state.agent.context_used = Some((tokens, window));
+            state.workbench.agent.context_used = Some((tokens, window));
         }
         TurnEvent::Compacted(crate::agent::prompt::compact::Compacted {
             through,
             by_model,
             fallback_reason,
             ..
-        }) => notice(
-            state,
-            &format!(
+        }) => state.workbench.notice(&format!(
                 "── compacted: context messages {} are now a summary ({}) in the prompt; \
                  every message stays searchable, and context.slice({}, {}) returns them ──",
                 crate::agent::prompt::spans(std::slice::from_ref(&(0..through))),
@@ -737,18 +731,14 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             steps,
             max_steps_reached: true,
             ..
-        } => notice(
-            state,
-            &format!(
+        } => state.workbench.notice(&format!(
                 "Stopped after {steps} model calls (the step limit) without a final answer. Send a message to continue."
             ),
         ),
         TurnEvent::Completed { .. } => {}
-        TurnEvent::Failed { message } => notice(
-            state,
-            &format!("The model call failed: {message}. Send the message again to retry."),
+        TurnEvent::Failed { message } => state.workbench.notice(&format!("The model call failed: {message}. Send the message again to retry."),
         ),
-        TurnEvent::Cancelled => notice(state, "Cancelled. Every cell that ran kept its result."),
+        TurnEvent::Cancelled => state.workbench.notice("Cancelled. Every cell that ran kept its result."),
     }
     // No `follow()` here: a following view shows new text anyway, and a
     // user who scrolled up to read keeps their place while the turn runs.
@@ -797,7 +787,7 @@ mod tests {
     fn state() -> AppState {
         let settings = Settings::defaults();
         let mut s = AppState::new("/w".into(), settings);
-        s.agent.busy = true;
+        s.workbench.agent.busy = true;
         s
     }
 
@@ -810,8 +800,8 @@ mod tests {
         let mut s = state();
         turn(&mut s, TurnEvent::TextDelta("Hel".into()));
         turn(&mut s, TurnEvent::TextDelta("lo".into()));
-        assert_eq!(s.conversation.messages.len(), 1);
-        assert_eq!(s.conversation.messages[0].text, "Hello");
+        assert_eq!(s.workbench.transcript.len(), 1);
+        assert_eq!(s.workbench.transcript[0].text, "Hello");
         turn(
             &mut s,
             TurnEvent::AssistantMessage {
@@ -821,8 +811,8 @@ mod tests {
         );
         turn(&mut s, TurnEvent::TextDelta("Next".into()));
         let texts: Vec<&str> = s
-            .conversation
-            .messages
+            .workbench
+            .transcript
             .iter()
             .map(|m| m.text.as_str())
             .collect();
@@ -852,12 +842,15 @@ mod tests {
             },
         );
         assert_eq!(
-            s.agent.status_segment().unwrap(),
+            s.workbench.agent.status_segment().unwrap(),
             "⠋ step 3 · 1.5k tok · retry 2/4 in 2s (HTTP 429)"
         );
         apply(&mut s, AgentUpdate::Finished);
-        assert_eq!(s.agent.status_segment().unwrap(), "3 steps · 1.5k tok");
-        assert_eq!(s.agent.cache_segment(), None);
+        assert_eq!(
+            s.workbench.agent.status_segment().unwrap(),
+            "3 steps · 1.5k tok"
+        );
+        assert_eq!(s.workbench.agent.cache_segment(), None);
         turn(
             &mut s,
             TurnEvent::Usage(Usage {
@@ -868,9 +861,12 @@ mod tests {
                 cache_write_tokens: 2_100,
             }),
         );
-        assert_eq!(s.agent.status_segment().unwrap(), "3 steps · 20.5k tok");
         assert_eq!(
-            s.agent.cache_segment().unwrap(),
+            s.workbench.agent.status_segment().unwrap(),
+            "3 steps · 20.5k tok"
+        );
+        assert_eq!(
+            s.workbench.agent.cache_segment().unwrap(),
             "cache 18.0k read, 2.1k written"
         );
     }
@@ -883,8 +879,8 @@ mod tests {
         turn(&mut s, TurnEvent::TextDelta("3".into()));
         turn(&mut s, TurnEvent::ReasoningDelta("Another thought.".into()));
         let shown: Vec<(Speaker, &str)> = s
-            .conversation
-            .messages
+            .workbench
+            .transcript
             .iter()
             .map(|m| (m.role, m.text.as_str()))
             .collect();
@@ -897,7 +893,7 @@ mod tests {
             ]
         );
         turn(&mut s, TurnEvent::OutputLimit);
-        let last = s.conversation.messages.iter().last().unwrap();
+        let last = s.workbench.transcript.iter().last().unwrap();
         assert_eq!(last.role, Speaker::Notice);
         assert!(last.text.contains("answer was cut"), "{}", last.text);
     }
@@ -910,7 +906,7 @@ mod tests {
             s.conversation.composer.lines().join("\n"),
             "second question"
         );
-        assert_eq!(s.conversation.messages.len(), 1);
-        assert_eq!(s.conversation.messages[0].role, Speaker::Notice);
+        assert_eq!(s.workbench.transcript.len(), 1);
+        assert_eq!(s.workbench.transcript[0].role, Speaker::Notice);
     }
 }

@@ -107,12 +107,12 @@ impl PendingApproval {
 /// A request arrived. In a mode that does not ask (the user switched while
 /// it was on its way) it is answered at once.
 pub fn request(state: &mut super::state::AppState, pending: PendingApproval) {
-    state.approvals.prune();
-    if !state.safety.mode.asks() && state.services.approvals.is_some() {
+    state.workbench.approvals.prune();
+    if !state.workbench.safety.mode.asks() && state.workbench.services.approvals.is_some() {
         pending.answer(ApprovalDecision::AllowOnce);
         return;
     }
-    state.approvals.pending.push_back(pending);
+    state.workbench.approvals.pending.push_back(pending);
 }
 
 /// The queue the approval overlay shows, front first, and the deny reason

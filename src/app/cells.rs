@@ -22,14 +22,14 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
                 message.role = Speaker::User;
             }
             // A following view shows it; a scrolled one keeps its place.
-            state.conversation.messages.push(message);
+            state.workbench.transcript.push(message);
         }
         KernelUpdate::Output { cell_id, text, .. } => {
             // Past the cap nothing is added: leave the entry (and its
             // cached layout) alone.
             let full = state
-                .conversation
-                .messages
+                .workbench
+                .transcript
                 .iter()
                 .rev()
                 .find(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
@@ -39,17 +39,16 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
             }
         }
         KernelUpdate::Finished { cell_id, result } => finish(state, cell_id, &result),
-        KernelUpdate::Status(info) => state.kernel = view_of(&info),
+        KernelUpdate::Status(info) => state.workbench.kernel = view_of(&info),
         KernelUpdate::State(runtime) => state.variables.replace(rows_of(&runtime)),
         // The cell whose timeout cost the restart reports it when it
         // finishes (its error says why and that the variables are lost):
         // said once, on that cell. Only a restart no running cell will
         // report gets a notice of its own.
         KernelUpdate::Restarted { reason } if !any_running(state) => {
-            super::update::notice(
-                state,
-                &format!("kernel restarted — variables lost ({reason})"),
-            );
+            state
+                .workbench
+                .notice(&format!("kernel restarted — variables lost ({reason})"));
         }
         KernelUpdate::Restarted { .. } => {}
     }
@@ -57,8 +56,8 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
 
 fn cell_mut(state: &mut AppState, cell_id: u64) -> Option<&mut PaneEntry> {
     state
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .edit_last_where(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
 }
 
@@ -80,8 +79,12 @@ fn append_capped(text: &mut String, more: &str) {
 }
 
 fn finish(state: &mut AppState, cell_id: u64, result: &ExecResult) {
-    state.last_exec_id = Some(result.id);
-    state.changes.window.cell_ended(std::time::Instant::now());
+    state.workbench.last_exec_id = Some(result.id);
+    state
+        .workbench
+        .changes
+        .window
+        .cell_ended(std::time::Instant::now());
     let lost = result.lost_state();
     if let Some(message) = cell_mut(state, cell_id) {
         if let Some(value) = &result.value_repr {
@@ -121,7 +124,7 @@ fn finish(state: &mut AppState, cell_id: u64, result: &ExecResult) {
     // error; a kernel that died under a cell gets the consequence spelled
     // out here.
     if lost && !matches!(result.outcome, ExecOutcome::TimedOut { restarted: true }) {
-        super::update::notice(state, "kernel restarted — variables lost");
+        state.workbench.notice("kernel restarted — variables lost");
     }
     super::safety::warn_if_protected_appeared(state);
 }
@@ -155,7 +158,7 @@ fn rows_of(runtime: &RuntimeState) -> Vec<VariableRow> {
 
 /// Is any cell still running (so Ctrl+C means "interrupt it")?
 pub fn any_running(state: &AppState) -> bool {
-    state.conversation.messages.iter().any(|m| {
+    state.workbench.transcript.iter().any(|m| {
         m.cell
             .as_ref()
             .is_some_and(|c| c.status == CellStatus::Running)

@@ -9,7 +9,6 @@ use super::agent::AgentUpdate;
 use super::composer::{self, Submission};
 use super::event::AppEvent;
 use super::state::{AppState, Pin};
-use super::update::notice;
 use crate::agent::conversation::with_pins;
 use crate::agent::prompt::{Prompt, compact};
 use crate::agent::setup;
@@ -30,8 +29,11 @@ pub fn pinned_prompt(prompt: String, pins: &[Pin]) -> String {
 /// The window as known now: the server's answer once the first turn has
 /// asked, else the setting, the known-model table or the default.
 fn window(state: &AppState) -> ContextWindow {
-    state.agent.window().unwrap_or_else(|| {
-        let s = &state.agent.model_settings(&state.settings);
+    state.workbench.agent.window().unwrap_or_else(|| {
+        let s = &state
+            .workbench
+            .agent
+            .model_settings(&state.workbench.settings);
         ContextWindow::resolve(
             s.context_window,
             None,
@@ -48,13 +50,13 @@ fn window(state: &AppState) -> ContextWindow {
 /// conversation.
 pub fn refresh_gauge(state: &mut AppState) {
     let window = window(state);
-    let Ok(mut conversation) = state.agent.conversation().try_lock() else {
+    let Ok(mut conversation) = state.workbench.agent.conversation().try_lock() else {
         return;
     };
-    conversation.set_kernel_tools(state.agent.mcp.prompt_section());
+    conversation.set_kernel_tools(state.workbench.agent.mcp.prompt_section());
     let prompt = next_prompt(&conversation, &window);
     drop(conversation);
-    state.agent.context_used = Some((prompt.tokens, prompt.window));
+    state.workbench.agent.context_used = Some((prompt.tokens, prompt.window));
 }
 
 /// F2's view of the request Enter would send now (`json`: its messages as
@@ -63,7 +65,7 @@ pub fn request_view(state: &AppState, json: bool) -> Result<RequestView, &'stati
     preview(state).map(|(prompt, window)| {
         let text = if json {
             // What this provider sends: Anthropic's body is shaped otherwise.
-            match state.agent.provider() {
+            match state.workbench.agent.provider() {
                 Some(provider) => {
                     let messages = provider.messages_json(&prompt.request);
                     serde_json::to_string_pretty(&messages).unwrap_or_default()
@@ -93,17 +95,19 @@ pub fn request_view(state: &AppState, json: bool) -> Result<RequestView, &'stati
 /// the latest snapshot. `Err` says why there is none to show.
 pub fn preview(state: &AppState) -> Result<(Prompt, ContextWindow), &'static str> {
     let mut conversation = state
+        .workbench
         .agent
         .conversation()
         .try_lock()
         .map_err(|_| "a turn is running; the preview is back when it ends")?;
-    conversation.set_kernel_tools(state.agent.mcp.prompt_section());
+    conversation.set_kernel_tools(state.workbench.agent.mcp.prompt_section());
     let text = state.conversation.composer.lines().join("\n");
     let prompt = match composer::parse(&text) {
-        Submission::Prompt(prompt) => pinned_prompt(prompt, &state.pins),
-        _ => pinned_prompt(String::new(), &state.pins),
+        Submission::Prompt(prompt) => pinned_prompt(prompt, &state.workbench.pins),
+        _ => pinned_prompt(String::new(), &state.workbench.pins),
     };
     let snapshot = state
+        .workbench
         .snapshot
         .as_ref()
         .map(|v| v.rendered.markdown.as_str());
@@ -118,29 +122,43 @@ pub fn preview(state: &AppState) -> Result<(Prompt, ContextWindow), &'static str
 /// summary now (the model writes it, tools disabled; extractive if it
 /// cannot). The messages stay in `context`, search and the session.
 pub fn compact_command(state: &mut AppState, focus: &str) {
-    let (Some(provider), Some(events)) = (state.agent.provider(), state.agent.events.clone())
-    else {
-        notice(state, "/compact needs a model to write the summary.");
+    let (Some(provider), Some(events)) = (
+        state.workbench.agent.provider(),
+        state.workbench.agent.events.clone(),
+    ) else {
+        state
+            .workbench
+            .notice("/compact needs a model to write the summary.");
         return;
     };
-    if state.agent.busy {
-        notice(state, "/compact waits for the turn to end; try again then.");
+    if state.workbench.agent.busy {
+        state
+            .workbench
+            .notice("/compact waits for the turn to end; try again then.");
         return;
     }
     let focus = Some(focus.trim().to_owned()).filter(|f| !f.is_empty());
     // Held from now until the summary is in: a `/new` (or another
     // `/compact`) meanwhile finds the conversation busy instead of having
     // this summary land in the next conversation.
-    let Ok(mut conversation) = state.agent.conversation().clone().try_lock_owned() else {
-        notice(
-            state,
-            "The conversation is busy; try /compact again in a moment.",
-        );
+    let Ok(mut conversation) = state
+        .workbench
+        .agent
+        .conversation()
+        .clone()
+        .try_lock_owned()
+    else {
+        state
+            .workbench
+            .notice("The conversation is busy; try /compact again in a moment.");
         return;
     };
-    let window_cell = state.agent.window_cell();
-    let settings = state.agent.model_settings(&state.settings);
-    notice(state, "Compacting the conversation…");
+    let window_cell = state.workbench.agent.window_cell();
+    let settings = state
+        .workbench
+        .agent
+        .model_settings(&state.workbench.settings);
+    state.workbench.notice("Compacting the conversation…");
     tokio::spawn(async move {
         let send = |update: AgentUpdate| {
             let _ = events.send(AppEvent::Agent(update));

@@ -14,7 +14,7 @@ use super::update::Command;
 /// Alt+↑ (`-1`) / Alt+↓ (`+1`): selects the message before or after the
 /// selected one; the first press starts from the newest message.
 pub fn select(state: &mut AppState, delta: isize) -> Command {
-    let len = state.conversation.messages.len();
+    let len = state.workbench.transcript.len();
     if len == 0 {
         return Command::None;
     }
@@ -34,19 +34,19 @@ pub fn copy(state: &mut AppState) -> Command {
     let selected = state
         .conversation
         .flash
-        .and_then(|index| state.conversation.messages.get(index));
+        .and_then(|index| state.workbench.transcript.get(index));
     let (what, entry) = match selected {
         Some(entry) => ("the selected message", entry),
         None => match state
-            .conversation
-            .messages
+            .workbench
+            .transcript
             .iter()
             .rev()
             .find(|entry| entry.role == Speaker::Assistant)
         {
             Some(entry) => ("the last answer", entry),
             None => {
-                state.status_notice =
+                state.workbench.status_notice =
                     Some("Nothing to copy: the model has not answered yet.".into());
                 return Command::Redraw;
             }
@@ -67,13 +67,13 @@ pub fn copy(state: &mut AppState) -> Command {
     let chars = text.chars().count();
     state.editors.clipboard = text.clone();
     if text.len() > crate::tui::osc52::MAX_BYTES {
-        state.status_notice = Some(format!(
+        state.workbench.status_notice = Some(format!(
             "Copied {what} ({chars} characters) for pasting here; it is too long for the \
              terminal's clipboard.{caution}"
         ));
         return Command::Redraw;
     }
-    state.status_notice = Some(format!("Copied {what} ({chars} characters).{caution}"));
+    state.workbench.status_notice = Some(format!("Copied {what} ({chars} characters).{caution}"));
     Command::Clipboard(text)
 }
 
@@ -94,7 +94,7 @@ mod tests {
 
     fn state_with(entries: Vec<PaneEntry>) -> AppState {
         let mut state = AppState::new(std::env::temp_dir(), Settings::defaults());
-        state.conversation.messages.extend(entries);
+        state.workbench.transcript.extend(entries);
         state
     }
 
@@ -111,7 +111,7 @@ mod tests {
         assert_eq!(command, Command::Clipboard("**second** answer".into()));
         assert_eq!(state.editors.clipboard, "**second** answer");
         assert_eq!(
-            state.status_notice.as_deref(),
+            state.workbench.status_notice.as_deref(),
             Some("Copied the last answer (17 characters).")
         );
     }
@@ -162,12 +162,13 @@ mod tests {
         assert_eq!(state.editors.clipboard, copied);
         assert!(
             state
+                .workbench
                 .status_notice
                 .as_deref()
                 .unwrap_or("")
                 .contains("invisible or direction-changing"),
             "{:?}",
-            state.status_notice
+            state.workbench.status_notice
         );
     }
 
@@ -177,6 +178,7 @@ mod tests {
         assert_eq!(copy(&mut state), Command::Redraw);
         assert!(
             state
+                .workbench
                 .status_notice
                 .as_deref()
                 .unwrap_or("")

@@ -30,15 +30,15 @@ pub struct DiagnosticSources {
 
 /// Applies one event from the service; returns whether the screen changed.
 pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
-    state.diagnostic_sources.lsp.record(&event);
+    state.workbench.diagnostic_sources.lsp.record(&event);
     match &event {
         DiagnosticsEvent::Notice(text) => {
-            state.status_notice = Some(text.clone());
+            state.workbench.status_notice = Some(text.clone());
             // The bar may cut it; the conversation shows it whole, once
             // (a check failing on every save says it once).
-            if state.diagnostic_sources.last_notice.as_deref() != Some(text.as_str()) {
-                state.diagnostic_sources.last_notice = Some(text.clone());
-                super::update::notice(state, text);
+            if state.workbench.diagnostic_sources.last_notice.as_deref() != Some(text.as_str()) {
+                state.workbench.diagnostic_sources.last_notice = Some(text.clone());
+                state.workbench.notice(text);
             }
             true
         }
@@ -49,11 +49,9 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             // The bar gets a few words; the whole story, the server's own
             // reason included, goes to the conversation, where it can be
             // read at any width.
-            state.status_notice = Some(format!("{name}: {}", server.brief()));
+            state.workbench.status_notice = Some(format!("{name}: {}", server.brief()));
             if let crate::diagnostics::ServerState::GaveUp { reason } = server {
-                super::update::notice(
-                    state,
-                    &format!(
+                state.workbench.notice(&format!(
                         "{name} stopped after repeated failures: {reason}. /lsp-restart starts it again."
                     ),
                 );
@@ -61,13 +59,13 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             true
         }
         DiagnosticsEvent::CheckState { name, state: check } => {
-            state.status_notice = Some(format!("{name}: {check}"));
+            state.workbench.status_notice = Some(format!("{name}: {check}"));
             true
         }
         // Kept for `/lsp` (above); nothing on screen changes.
         DiagnosticsEvent::Routed { .. } => false,
         DiagnosticsEvent::Published { .. } => {
-            let changed = state.diagnostic_sources.store.apply(&event);
+            let changed = state.workbench.diagnostic_sources.store.apply(&event);
             if changed {
                 let active = state.editors.active().map(|d| d.path().to_path_buf());
                 rebuild_rows(state, active.as_deref());
@@ -80,13 +78,13 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
 /// Rebuilds the pane's rows from the store. `active` (the file in the file
 /// view) comes first: what the user is looking at matters most.
 pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
-    let root = state.workspace_root.clone();
+    let root = state.workbench.workspace_root.clone();
     let selected = state
         .diagnostics
         .rows
         .get(state.diagnostics.cursor.selected)
         .cloned();
-    let mut all = state.diagnostic_sources.store.all_sorted();
+    let mut all = state.workbench.diagnostic_sources.store.all_sorted();
     all.sort_by_key(|d| (Some(d.path.as_path()) != active, d.path.clone()));
     state.diagnostics.rows = all
         .into_iter()
@@ -137,7 +135,7 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
 /// no file open, the first F8 goes to the selected row itself, which nobody
 /// has visited yet.
 pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
-    let store = &state.diagnostic_sources.store;
+    let store = &state.workbench.diagnostic_sources.store;
     let target = match state.editors.active() {
         Some(doc) => {
             let (line, character) = doc.cursor();
@@ -170,8 +168,8 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
 /// (a file named on the command line opens before the event loop runs):
 /// those are sent to it now, so they get their language server too.
 pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsService) {
-    state.diagnostic_sources.client = Some(service);
-    state.diagnostic_sources.sent.clear();
+    state.workbench.diagnostic_sources.client = Some(service);
+    state.workbench.diagnostic_sources.sent.clear();
     sync_open_documents(state);
 }
 
@@ -181,10 +179,10 @@ pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsServ
 /// when the document still knows them, `didClose` for closed tabs. Called
 /// after every editor change.
 pub fn sync_open_documents(state: &mut AppState) {
-    let Some(service) = state.diagnostic_sources.client.clone() else {
+    let Some(service) = state.workbench.diagnostic_sources.client.clone() else {
         return;
     };
-    let mut open = std::mem::take(&mut state.diagnostic_sources.sent);
+    let mut open = std::mem::take(&mut state.workbench.diagnostic_sources.sent);
     let mut still_open = std::collections::HashMap::new();
     for doc in &state.editors.tabs {
         if doc.read_only_reason().is_some() {
@@ -211,25 +209,25 @@ pub fn sync_open_documents(state: &mut AppState) {
     for closed in open.into_keys() {
         service.close(closed);
     }
-    state.diagnostic_sources.sent = still_open;
+    state.workbench.diagnostic_sources.sent = still_open;
 }
 
 /// `/lsp-restart`: every server starts again, and every open buffer is
 /// sent again, so a server installed since (one that was missing from
 /// `PATH`) picks up the files already open.
 pub fn restart_servers(state: &mut AppState) {
-    let Some(service) = &state.diagnostic_sources.client else {
-        super::update::notice(state, "Diagnostics are not running.");
+    let Some(service) = &state.workbench.diagnostic_sources.client else {
+        state.workbench.notice("Diagnostics are not running.");
         return;
     };
     service.restart_servers();
-    state.diagnostic_sources.sent.clear();
+    state.workbench.diagnostic_sources.sent.clear();
     sync_open_documents(state);
 }
 
 /// A buffer reached the disk: servers get `didSave`, check commands run.
 pub fn saved(state: &AppState, path: &Path) {
-    if let Some(service) = &state.diagnostic_sources.client {
+    if let Some(service) = &state.workbench.diagnostic_sources.client {
         service.save(path.to_path_buf());
     }
 }
@@ -366,7 +364,7 @@ mod tests {
             DiagnosticsEvent::Notice("no language server for rust".into()),
         );
         assert_eq!(
-            s.status_notice.as_deref(),
+            s.workbench.status_notice.as_deref(),
             Some("no language server for rust")
         );
         // Whole in the conversation, and once.
@@ -375,8 +373,8 @@ mod tests {
             DiagnosticsEvent::Notice("no language server for rust".into()),
         );
         let said: Vec<&str> = s
-            .conversation
-            .messages
+            .workbench
+            .transcript
             .iter()
             .map(|m| m.text.as_str())
             .filter(|t| t.contains("no language server"))
@@ -396,7 +394,7 @@ mod tests {
                 },
             },
         );
-        let last = s.conversation.messages.last().expect("a notice");
+        let last = s.workbench.transcript.last().expect("a notice");
         assert!(last.text.contains("pyright stopped"), "{}", last.text);
         assert!(last.text.contains("/lsp-restart"), "{}", last.text);
     }

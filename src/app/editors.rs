@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::state::{AppState, Question};
-use super::update::{Command, notice};
+use super::update::Command;
 use crate::component::Outcome;
 use crate::editor::{DiskChange, Document, discard_recovery};
 use crate::keymap::PaneId;
@@ -48,7 +48,7 @@ pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>)
 /// A problem the user must read: the status bar and the conversation.
 fn report(state: &mut AppState, text: &str) {
     state.editors.status = Some(text.to_string());
-    notice(state, text);
+    state.workbench.notice(text);
 }
 
 /// Something the snapshot sees changed: the file view takes note, and the
@@ -68,7 +68,7 @@ pub fn files_changed(state: &mut AppState) {
 
 /// Sends the dirty paths to the kernel only when the set changed.
 fn publish_dirty(state: &AppState) {
-    let Some(tx) = &state.services.dirty_paths else {
+    let Some(tx) = &state.workbench.services.dirty_paths else {
         return;
     };
     let now: std::collections::BTreeSet<PathBuf> = state
@@ -123,7 +123,7 @@ pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
 /// workbench runs) and offers what earlier sessions of this workspace left.
 /// Without one, recovery is off and the user is told.
 pub fn claim_recovery(state: &mut AppState, base: &Path) {
-    match crate::editor::RecoveryHome::claim(base, &state.workspace_root) {
+    match crate::editor::RecoveryHome::claim(base, &state.workbench.workspace_root) {
         Ok(home) => {
             state.editors.recovery_dir = Some(home.dir().to_path_buf());
             state.editors.recovery_home = Some(home);
@@ -176,7 +176,7 @@ pub fn answer_recovery(
     let Some(recovery) = state.editors.found_recoveries.get(index).cloned() else {
         return Command::None;
     };
-    let shown = state.display_path(&recovery.path);
+    let shown = state.workbench.display_path(&recovery.path);
     match choice {
         RecoveryChoice::Restore => restore_recovery(state, &recovery),
         RecoveryChoice::Later => {}
@@ -207,13 +207,10 @@ pub fn answer_recovery(
         state.overlay = None;
         state.editors.found_recoveries.clear();
         let answers = std::mem::take(&mut state.editors.recovery_answers);
-        super::update::notice(
-            state,
-            &format!(
-                "Unsaved edits from an earlier session: {}.",
-                answers.join("; ")
-            ),
-        );
+        state.workbench.notice(&format!(
+            "Unsaved edits from an earlier session: {}.",
+            answers.join("; ")
+        ));
     }
     Command::Redraw
 }
@@ -297,7 +294,7 @@ pub fn write_all_recoveries(state: &mut AppState) {
 pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command {
     match message {
         WorkspaceMessage::Index(update) => {
-            if !state.file_index.apply(&update) {
+            if !state.workbench.file_index.apply(&update) {
                 return Command::None;
             }
             super::effects::to_overlay(state, crate::overlays::Input::IndexGrew)
@@ -356,7 +353,7 @@ pub fn on_disk_change(state: &mut AppState, path: &Path) -> Command {
         return Command::None;
     };
     let change = state.editors.tabs[i].check_disk();
-    let name = state.display_path(path);
+    let name = state.workbench.display_path(path);
     state.editors.status = match change {
         DiskChange::Unchanged | DiskChange::Unreadable => return Command::None,
         DiskChange::Reloaded => Some(format!("Reloaded {name} (changed on disk)")),

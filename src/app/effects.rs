@@ -6,7 +6,7 @@
 
 use super::find_count;
 use super::state::{AppState, Question};
-use super::update::{Command, notice};
+use super::update::Command;
 use crate::component::{Answer, Component, Ctx, Effect, Input, Outcome};
 use crate::editor::EditCommand;
 use crate::keymap::PaneId;
@@ -37,7 +37,7 @@ pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<C
 
 /// Offers `input` to the approval queue (its layer is above any overlay).
 pub fn to_approval(state: &mut AppState, input: Input<'_>) -> Option<Command> {
-    let (outcome, effects) = run_taken(state, |s| &mut s.approvals, input);
+    let (outcome, effects) = run_taken(state, |s| &mut s.workbench.approvals, input);
     finish(state, outcome, effects)
 }
 
@@ -115,11 +115,11 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
             Effect::Reveal(target) => reveal(state, target),
             Effect::Submit(text) => super::update::submit(state, text).or_redraw(),
             Effect::Pin(pin) => {
-                state.pins.push(pin);
+                state.workbench.pins.push(pin);
                 Command::Redraw
             }
             Effect::Notice(text) => {
-                notice(state, &text);
+                state.workbench.notice(&text);
                 Command::Redraw
             }
             Effect::Answer(question, answer) => self::answer(state, question, answer),
@@ -135,6 +135,7 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
             }
             Effect::Saved(path) => {
                 state
+                    .workbench
                     .changes
                     .window
                     .saved_by_user(&path, std::time::Instant::now());
@@ -202,7 +203,7 @@ fn find(state: &mut AppState, query: String, forward: bool) -> Command {
 /// A search result brought into view: its pane focused and it selected.
 fn reveal(state: &mut AppState, target: SearchTarget) -> Command {
     match target {
-        SearchTarget::Message(index) if index < state.conversation.messages.len() => {
+        SearchTarget::Message(index) if index < state.workbench.transcript.len() => {
             state.focus = PaneId::Conversation;
             state.conversation.jump_to = Some(index);
             state.conversation.flash = Some(index);
@@ -217,18 +218,15 @@ fn reveal(state: &mut AppState, target: SearchTarget) -> Command {
             state.diagnostics.cursor.selected = index;
         }
         SearchTarget::File(relative, line) => {
-            let path = state.workspace_root.join(relative);
+            let path = state.workbench.workspace_root.join(relative);
             return super::editors::open(state, &path, line.map(|l| (l, 1))).or_redraw();
         }
-        SearchTarget::NotShown(id) => notice(
-            state,
-            &format!(
-                "context message {id} is not shown in this pane; a cell reads it with \
+        SearchTarget::NotShown(id) => state.workbench.notice(&format!(
+            "context message {id} is not shown in this pane; a cell reads it with \
                  context.slice({}, {})",
-                id.0,
-                id.0 + 1
-            ),
-        ),
+            id.0,
+            id.0 + 1
+        )),
     }
     Command::Redraw
 }

@@ -98,7 +98,7 @@ impl Counted {
 /// channel (tests without one), no query, or no thread.
 pub fn start(state: &AppState, current: TextRange) -> Option<Counting> {
     static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-    let events = state.agent.events.clone()?;
+    let events = state.workbench.agent.events.clone()?;
     let doc = state.editors.active()?;
     let counter: MatchCounter = doc.match_counter(current)?;
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);

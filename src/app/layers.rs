@@ -45,7 +45,7 @@ pub enum Layer {
 /// loop: `tui::typing`).
 pub fn stack(state: &AppState) -> Vec<Layer> {
     let mut layers = Vec::with_capacity(3);
-    if state.approvals.front_shown() && !state.typing_through {
+    if state.workbench.approvals.front_shown() && !state.typing_through {
         layers.push(Layer::Approval);
     }
     let unseen_question = state
@@ -76,8 +76,9 @@ pub enum ShownQuestion {
 
 /// The question on screen, as last drawn (see [`ShownQuestion`]).
 pub fn shown_question(state: &AppState) -> Option<ShownQuestion> {
-    if state.approvals.front_shown() {
+    if state.workbench.approvals.front_shown() {
         return state
+            .workbench
             .approvals
             .front_question()
             .map(|(id, hunk)| ShownQuestion::Approval(id, hunk));
@@ -130,7 +131,7 @@ impl Layer {
     /// The key scopes this layer adds, innermost first.
     pub fn scopes(self, state: &AppState) -> Vec<Scope> {
         match self {
-            Layer::Approval => state.approvals.scopes(),
+            Layer::Approval => state.workbench.approvals.scopes(),
             Layer::Overlay => state
                 .overlay
                 .iter()

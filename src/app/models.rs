@@ -10,29 +10,30 @@
 use super::agent::AgentUpdate;
 use super::event::AppEvent;
 use super::state::AppState;
-use super::update::notice;
 use crate::agent::setup;
 
 /// `/model` lists, `/model NAME` switches (to a profile by that name, else
 /// to that model on the current server).
 pub fn command(state: &mut AppState, args: &str) {
     let name = args.trim();
-    if let Some(profile) = state.settings.for_profile(name) {
+    if let Some(profile) = state.workbench.settings.for_profile(name) {
         switch_profile(state, name, profile);
         return;
     }
-    let Some(provider) = state.agent.provider() else {
-        let mut message = setup::not_configured_message(&state.settings);
+    let Some(provider) = state.workbench.agent.provider() else {
+        let mut message = setup::not_configured_message(&state.workbench.settings);
         message.push_str(&profiles_line(state));
-        notice(state, &message);
+        state.workbench.notice(&message);
         return;
     };
     if !name.is_empty() {
         switch(state, name);
         return;
     }
-    let Some(events) = state.agent.events.clone() else {
-        notice(state, "The model list cannot be asked for here.");
+    let Some(events) = state.workbench.agent.events.clone() else {
+        state
+            .workbench
+            .notice("The model list cannot be asked for here.");
         return;
     };
     let current = provider.model();
@@ -72,9 +73,9 @@ fn listed(label: &str, models: &[String], current: Option<&str>) -> String {
 /// The configured profiles, one per line, the current one marked; empty
 /// without any.
 fn profiles_line(state: &AppState) -> String {
-    let current = state.agent.profile_name();
+    let current = state.workbench.agent.profile_name();
     let mut text = String::new();
-    for (name, profile) in &state.settings.model_profiles {
+    for (name, profile) in &state.workbench.settings.model_profiles {
         let api = match profile.provider.unwrap_or_default() {
             crate::config::ProviderKind::OpenAi => "openai",
             crate::config::ProviderKind::Anthropic => "anthropic",
@@ -111,37 +112,39 @@ fn switch_profile(
     match built {
         Ok((settings, provider)) => {
             let label = provider.label();
-            state.agent.switch_profile(name, settings, provider);
+            state
+                .workbench
+                .agent
+                .switch_profile(name, settings, provider);
             super::context_window::refresh_gauge(state);
-            notice(
-                state,
-                &format!(
-                    "The next turn goes to {name}: {label}; the session remembers the choice \
+            state.workbench.notice(&format!(
+                "The next turn goes to {name}: {label}; the session remembers the choice \
                      (--resume picks it again)."
-                ),
-            );
+            ));
         }
-        Err(error) => notice(state, &format!("Cannot switch to {name}: {error}")),
+        Err(error) => state
+            .workbench
+            .notice(&format!("Cannot switch to {name}: {error}")),
     }
 }
 
 /// Uses `name` from the next turn on (a running turn keeps its model).
 fn switch(state: &mut AppState, name: &str) {
-    let Some(provider) = state.agent.provider() else {
+    let Some(provider) = state.workbench.agent.provider() else {
         return;
     };
     match provider.with_model(name) {
         Ok(switched) => {
-            state.agent.switch_provider(switched);
+            state.workbench.agent.switch_provider(switched);
             super::context_window::refresh_gauge(state);
-            notice(
-                state,
-                &format!(
+            state.workbench.notice(&format!(
                     "The next turn goes to {name}; the session remembers the choice (--resume picks it again)."
                 ),
             );
         }
-        Err(error) => notice(state, &format!("Cannot switch to {name}: {error}")),
+        Err(error) => state
+            .workbench
+            .notice(&format!("Cannot switch to {name}: {error}")),
     }
 }
 
@@ -150,46 +153,43 @@ fn switch(state: &mut AppState, name: &str) {
 /// it was chosen as one that is still configured. A model chosen on the
 /// command line wins: typed for this run, it is what the user asked for.
 pub fn resumed(state: &mut AppState, model: Option<&str>, profile: Option<&str>) {
-    if state.settings.model_from_command_line {
-        let current = state.agent.provider().and_then(|p| p.model());
+    if state.workbench.settings.model_from_command_line {
+        let current = state.workbench.agent.provider().and_then(|p| p.model());
         if let Some(model) = model.filter(|m| profile.is_some() || current.as_deref() != Some(*m)) {
             let last = match profile {
                 Some(profile) => format!("{model} (profile {profile})"),
                 None => model.to_owned(),
             };
-            let label = state.agent.label();
-            notice(
-                state,
-                &format!(
-                    "This session last used {last}; its turns go to {label}, as the command \
+            let label = state.workbench.agent.label();
+            state.workbench.notice(&format!(
+                "This session last used {last}; its turns go to {label}, as the command \
                      line says (/model changes it)."
-                ),
-            );
+            ));
         }
         return;
     }
     if let Some(name) = profile
-        && let Some(settings) = state.settings.for_profile(name)
+        && let Some(settings) = state.workbench.settings.for_profile(name)
     {
         switch_profile(state, name, settings);
     }
-    let (Some(model), Some(provider)) = (model, state.agent.provider()) else {
+    let (Some(model), Some(provider)) = (model, state.workbench.agent.provider()) else {
         return;
     };
     if provider.model().as_deref() == Some(model) {
         return;
     }
     if let Ok(switched) = provider.with_model(model) {
-        state.agent.switch_provider(switched);
-        state
-            .agent
-            .warm_counter(&state.agent.model_settings(&state.settings));
-        notice(
-            state,
-            &format!(
-                "This session last used {model}; its turns go there again (/model changes it)."
-            ),
+        state.workbench.agent.switch_provider(switched);
+        state.workbench.agent.warm_counter(
+            &state
+                .workbench
+                .agent
+                .model_settings(&state.workbench.settings),
         );
+        state.workbench.notice(&format!(
+            "This session last used {model}; its turns go there again (/model changes it)."
+        ));
     }
 }
 
@@ -220,25 +220,31 @@ mod tests {
         let mut state = AppState::new("/w".into(), settings);
         let config = OpenAiConfig::new(Some("http://127.0.0.1:9/v1"), "small-8k", "K", &|_| None);
         state
+            .workbench
             .agent
             .set_provider(Arc::new(OpenAiProvider::new(config).unwrap()));
         let learned =
             crate::tokens::ContextWindow::resolve(Some(8_192), None, "small-8k", None, None);
-        state.agent.window_cell().set(learned).unwrap();
+        state.workbench.agent.window_cell().set(learned).unwrap();
         command(&mut state, "gpt-4.1");
         assert_eq!(
-            state.agent.provider().unwrap().model().as_deref(),
+            state.workbench.agent.provider().unwrap().model().as_deref(),
             Some("gpt-4.1")
         );
         assert!(
-            state.agent.window().is_none(),
+            state.workbench.agent.window().is_none(),
             "learned again at the next turn"
         );
         assert_eq!(
-            state.agent.model_settings(&state.settings).model.as_deref(),
+            state
+                .workbench
+                .agent
+                .model_settings(&state.workbench.settings)
+                .model
+                .as_deref(),
             Some("gpt-4.1")
         );
-        let said = &state.conversation.messages.last().unwrap().text;
+        let said = &state.workbench.transcript.last().unwrap().text;
         assert!(said.starts_with("The next turn goes to gpt-4.1"), "{said}");
     }
 }

@@ -218,19 +218,25 @@ impl KernelLauncher {
 /// macros, `conftest.py`, npm scripts the model may have written). Where the
 /// sandbox cannot be prepared they run unconfined, and a notice says so.
 pub fn checks_confinement(state: &mut AppState) -> Confinement {
-    let mode = state.settings.approval.unwrap_or(ApprovalMode::Ask);
+    let mode = state
+        .workbench
+        .settings
+        .approval
+        .unwrap_or(ApprovalMode::Ask);
     let status = SandboxStatus::probe();
-    match kernel_setup::confinement(&state.settings, mode, &status, &state.workspace_root) {
+    match kernel_setup::confinement(
+        &state.workbench.settings,
+        mode,
+        &status,
+        &state.workbench.workspace_root,
+    ) {
         Ok(confinement) => confinement,
         Err(error) => {
-            super::update::notice(
-                state,
-                &format!(
-                    "check commands and language servers run unconfined: the sandbox could \
+            state.workbench.notice(&format!(
+                "check commands and language servers run unconfined: the sandbox could \
                  not be prepared ({error})"
-                ),
-            );
-            Confinement::unconfined(kernel_setup::child_env(&state.settings))
+            ));
+            Confinement::unconfined(kernel_setup::child_env(&state.workbench.settings))
         }
     }
 }
@@ -239,19 +245,23 @@ pub fn checks_confinement(state: &mut AppState) -> Confinement {
 /// the user what applies. Called once by the event loop.
 pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLinks>) {
     let sandbox = SandboxStatus::probe();
-    let requested = state.settings.approval.unwrap_or(ApprovalMode::Ask);
+    let requested = state
+        .workbench
+        .settings
+        .approval
+        .unwrap_or(ApprovalMode::Ask);
     let mut mode = effective_mode(requested, &sandbox);
     if let Some(text) = fallback_notice(requested, &sandbox) {
-        super::update::notice(state, &text);
+        state.workbench.notice(&text);
     }
     let broker = ApprovalBroker::new(app.clone(), mode);
     // The agent's cells ask through the same queue as shell commands.
-    state.agent.approval = Arc::new(broker.clone());
+    state.workbench.agent.approval = Arc::new(broker.clone());
     let events = app.clone();
     let subcalls = Subcalls::new(
-        &state.settings,
-        &state.workspace_root,
-        state.agent.provider(),
+        &state.workbench.settings,
+        &state.workbench.workspace_root,
+        state.workbench.agent.provider(),
         Approvals {
             calls: Arc::new(super::subcalls::SubcallApproval(broker.clone())),
             // An `rlm_query` loop's cells ask like the agent's own, and
@@ -266,17 +276,20 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
         })),
         &|name| std::env::var(name).ok(),
     );
-    state.agent.subcalls = Some(subcalls.clone());
+    state.workbench.agent.subcalls = Some(subcalls.clone());
     let launcher = KernelLauncher::new(
         app.clone(),
-        state.settings.clone(),
-        state.workspace_root.clone(),
+        state.workbench.settings.clone(),
+        state.workbench.workspace_root.clone(),
         broker.clone(),
         sandbox.clone(),
     )
-    .with_context(state.agent.context.clone(), state.agent.snapshot_receiver())
+    .with_context(
+        state.workbench.agent.context.clone(),
+        state.workbench.agent.snapshot_receiver(),
+    )
     .with_subcalls(subcalls)
-    .with_mcp(state.agent.mcp.clone());
+    .with_mcp(state.workbench.agent.mcp.clone());
     let launcher = match fs_links {
         // Writes are shown to the user through the same queue and mode.
         Some(links) => launcher.with_fs_links(FsLinks {
@@ -292,34 +305,32 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
                 broker.set_mode(mode);
             }
             if let Some(text) = &launched.notice {
-                super::update::notice(state, text);
+                state.workbench.notice(text);
             }
-            state.safety.confined = launched.confined;
-            state.safety.kernel_sandbox = launched.sandbox;
-            state.safety.appeared_warned = false;
-            state.services.kernel = Some(launched.client);
+            state.workbench.safety.confined = launched.confined;
+            state.workbench.safety.kernel_sandbox = launched.sandbox;
+            state.workbench.safety.appeared_warned = false;
+            state.workbench.services.kernel = Some(launched.client);
         }
         Err(error) => {
-            state.kernel = KernelView::Dead {
+            state.workbench.kernel = KernelView::Dead {
                 reason: error.to_string(),
             }
         }
     }
     if mode == ApprovalMode::Full {
-        super::update::notice(
-            state,
+        state.workbench.notice(
             "approval mode `full`: model-written code runs without a sandbox and without asking",
         );
     } else if let SandboxStatus::Unavailable(reason) = &sandbox
         && requested == mode
     {
-        super::update::notice(
-            state,
-            &format!("the kernel runs unconfined: the sandbox is unavailable ({reason})"),
-        );
+        state.workbench.notice(&format!(
+            "the kernel runs unconfined: the sandbox is unavailable ({reason})"
+        ));
     }
-    state.safety.mode = mode;
-    state.safety.network_open = state.settings.allow_network
+    state.workbench.safety.mode = mode;
+    state.workbench.safety.network_open = state.workbench.settings.allow_network
         || matches!(
             sandbox,
             SandboxStatus::Enforced {
@@ -327,17 +338,17 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
                 ..
             }
         );
-    state.safety.sandbox = Some(sandbox);
-    state.services.approvals = Some(broker);
-    state.services.kernel_launcher = Some(launcher);
+    state.workbench.safety.sandbox = Some(sandbox);
+    state.workbench.services.approvals = Some(broker);
+    state.workbench.services.kernel_launcher = Some(launcher);
 }
 
 /// `/approval MODE` and the mode key. Crossing `full` restarts the kernel;
 /// entering it is a question of its own ([`Question::LeaveSandbox`]),
 /// leaving it is not.
 pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
-    let current = state.safety.mode;
-    let (mode, fallback) = match &state.safety.sandbox {
+    let current = state.workbench.safety.mode;
+    let (mode, fallback) = match &state.workbench.safety.sandbox {
         Some(sandbox) => (
             effective_mode(requested, sandbox),
             fallback_notice(requested, sandbox),
@@ -345,10 +356,12 @@ pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
         None => (requested, None),
     };
     if let Some(text) = fallback {
-        super::update::notice(state, &text);
+        state.workbench.notice(&text);
     }
     if mode == current {
-        super::update::notice(state, &format!("approval mode is already `{mode}`"));
+        state
+            .workbench
+            .notice(&format!("approval mode is already `{mode}`"));
         return;
     }
     if mode == ApprovalMode::Full {
@@ -378,15 +391,15 @@ pub const FULL_TURNS_OFF: &str = "writing outside the workspace (your files, \
 /// other answer keeps the mode and says so.
 pub fn answer_leave_sandbox(state: &mut AppState, yes: bool) {
     if yes {
-        if state.safety.mode != ApprovalMode::Full {
+        if state.workbench.safety.mode != ApprovalMode::Full {
             switch_mode(state, ApprovalMode::Full);
         }
     } else {
         let text = format!(
             "approval mode stays `{}`: the sandbox stays on",
-            state.safety.mode
+            state.workbench.safety.mode
         );
-        super::update::notice(state, &text);
+        state.workbench.notice(&text);
     }
 }
 
@@ -394,18 +407,17 @@ pub fn answer_leave_sandbox(state: &mut AppState, yes: bool) {
 /// what waits when the mode does not ask, restarts the kernel when the
 /// sandbox comes or goes.
 fn switch_mode(state: &mut AppState, mode: ApprovalMode) {
-    let current = state.safety.mode;
+    let current = state.workbench.safety.mode;
     if mode == ApprovalMode::Auto
-        && !state.safety.confined
-        && state.services.kernel_launcher.is_some()
+        && !state.workbench.safety.confined
+        && state.workbench.services.kernel_launcher.is_some()
     {
-        super::update::notice(
-            state,
+        state.workbench.notice(
             "approval mode `auto` needs a sandboxed kernel, and this one is not; staying in `ask`",
         );
         return;
     }
-    if let Some(broker) = &state.services.approvals {
+    if let Some(broker) = &state.workbench.services.approvals {
         broker.set_mode(mode);
     }
     if !mode.asks() {
@@ -416,20 +428,23 @@ fn switch_mode(state: &mut AppState, mode: ApprovalMode) {
             },
             _ => ApprovalDecision::AllowOnce,
         };
-        state.approvals.answer_all(decision);
+        state.workbench.approvals.answer_all(decision);
     }
-    state.safety.mode = mode;
+    state.workbench.safety.mode = mode;
     let restart = mode.sandboxed() != current.sandboxed();
     if restart {
         restart_kernel(state, mode);
     } else {
-        super::update::notice(state, &format!("approval mode: {}", state.safety.label()));
+        state.workbench.notice(&format!(
+            "approval mode: {}",
+            state.workbench.safety.label()
+        ));
     }
 }
 
 /// The mode key: `ask` ↔ `auto` (`full` is only ever chosen by name).
 pub fn cycle_mode(state: &mut AppState) {
-    let next = match state.safety.mode {
+    let next = match state.workbench.safety.mode {
         ApprovalMode::Ask => ApprovalMode::Auto,
         _ => ApprovalMode::Ask,
     };
@@ -441,43 +456,40 @@ pub fn slash_command(state: &mut AppState, args: &str) {
     if args.trim().is_empty() {
         let text = format!(
             "approval mode: {}. Change it with /approval ask|review|auto|full|deny.",
-            state.safety.label()
+            state.workbench.safety.label()
         );
-        super::update::notice(state, &text);
+        state.workbench.notice(&text);
         return;
     }
     match args.parse::<ApprovalMode>() {
         Ok(mode) => set_mode(state, mode),
-        Err(error) => super::update::notice(state, &error.to_string()),
+        Err(error) => state.workbench.notice(&error.to_string()),
     }
 }
 
 fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
-    if state.services.kernel_launcher.is_none() {
-        state.safety.confined = mode.sandboxed() && state.safety.confined;
-        super::update::notice(
-            state,
-            &format!(
-                "approval mode: {} (no kernel to restart)",
-                state.safety.label()
-            ),
-        );
+    if state.workbench.services.kernel_launcher.is_none() {
+        state.workbench.safety.confined = mode.sandboxed() && state.workbench.safety.confined;
+        state.workbench.notice(&format!(
+            "approval mode: {} (no kernel to restart)",
+            state.workbench.safety.label()
+        ));
         return;
     }
     match relaunch_kernel(state, mode) {
         Ok(launch_notice) => {
             let text = format!(
                 "approval mode: {} — kernel restarted, variables lost",
-                state.safety.label()
+                state.workbench.safety.label()
             );
-            super::update::notice(state, &text);
+            state.workbench.notice(&text);
             if let Some(text) = launch_notice {
-                super::update::notice(state, &text);
+                state.workbench.notice(&text);
             }
         }
         Err(error) => {
             let text = format!("the kernel could not be restarted: {error}");
-            super::update::notice(state, &text);
+            state.workbench.notice(&text);
         }
     }
 }
@@ -487,26 +499,26 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
 /// sandbox that could not be set up, say); on `Err` the kernel is shown
 /// dead. Without a launcher (tests, `--no-kernel`) nothing happens.
 pub fn relaunch_kernel(state: &mut AppState, mode: ApprovalMode) -> Result<Option<String>, String> {
-    let Some(launcher) = state.services.kernel_launcher.clone() else {
+    let Some(launcher) = state.workbench.services.kernel_launcher.clone() else {
         return Err("no kernel is configured".into());
     };
     // Dropping the old client ends its service task, which kills the old
     // kernel's process group.
-    state.services.kernel = None;
+    state.workbench.services.kernel = None;
     state.variables.rows.clear();
-    state.last_exec_id = None;
+    state.workbench.last_exec_id = None;
     match launcher.launch(mode) {
         Ok(launched) => {
-            state.safety.confined = launched.confined;
-            state.safety.kernel_sandbox = launched.sandbox;
-            state.safety.appeared_warned = false;
-            state.services.kernel = Some(launched.client);
-            state.kernel = KernelView::Starting;
+            state.workbench.safety.confined = launched.confined;
+            state.workbench.safety.kernel_sandbox = launched.sandbox;
+            state.workbench.safety.appeared_warned = false;
+            state.workbench.services.kernel = Some(launched.client);
+            state.workbench.kernel = KernelView::Starting;
             Ok(launched.notice)
         }
         Err(error) => {
-            state.safety.confined = false;
-            state.kernel = KernelView::Dead {
+            state.workbench.safety.confined = false;
+            state.workbench.kernel = KernelView::Dead {
                 reason: error.to_string(),
             };
             Err(error.to_string())
@@ -518,10 +530,11 @@ pub fn relaunch_kernel(state: &mut AppState, mode: ApprovalMode) -> Result<Optio
 /// while the kernel ran was writable to it — a mount needs an existing
 /// folder — so its hooks may have been planted. Said once per kernel.
 pub fn warn_if_protected_appeared(state: &mut AppState) {
-    if state.safety.appeared_warned {
+    if state.workbench.safety.appeared_warned {
         return;
     }
     let Some(text) = state
+        .workbench
         .safety
         .kernel_sandbox
         .as_ref()
@@ -529,8 +542,8 @@ pub fn warn_if_protected_appeared(state: &mut AppState) {
     else {
         return;
     };
-    state.safety.appeared_warned = true;
-    super::update::notice(state, &format!("Warning: {text}."));
+    state.workbench.safety.appeared_warned = true;
+    state.workbench.notice(&format!("Warning: {text}."));
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use super::state::AppState;
-use super::update::notice;
 use crate::agent::conversation::Conversation;
 use crate::agent::setup;
 use crate::context::SharedContext;
@@ -40,30 +39,32 @@ pub fn configure(
     resume: Option<Option<String>>,
 ) -> Result<(), String> {
     if demo {
-        state.agent.set_provider(setup::demo()?);
-        notice(
-            state,
-            &format!(
-                "Welcome to the hello-tui demo. Answers come from the {} replaying a recorded \
+        state.workbench.agent.set_provider(setup::demo()?);
+        state.workbench.notice(&format!(
+            "Welcome to the hello-tui demo. Answers come from the {} replaying a recorded \
                  conversation, offline. Ask e.g. \"why does checkAuth reject users?\" and watch it \
                  search the context, read auth.ts in the kernel, fix it and answer.",
-                setup::DEMO_LABEL
-            ),
-        );
+            setup::DEMO_LABEL
+        ));
     } else {
-        match setup::from_settings(&state.settings, &|name| std::env::var(name).ok()) {
-            Ok(Some(provider)) => state.agent.set_provider(provider),
+        match setup::from_settings(&state.workbench.settings, &|name| std::env::var(name).ok()) {
+            Ok(Some(provider)) => state.workbench.agent.set_provider(provider),
             Ok(None) => {}
-            Err(error) => notice(state, &format!("The model is not usable: {error}")),
+            Err(error) => state
+                .workbench
+                .notice(&format!("The model is not usable: {error}")),
         }
     }
-    state.agent.warm_counter(&state.settings);
+    state
+        .workbench
+        .agent
+        .warm_counter(&state.workbench.settings);
     let Some(which) = resume else {
         super::agent::refresh_instructions(state);
         super::context_window::refresh_gauge(state);
         return Ok(());
     };
-    let root = state.workspace_root.clone();
+    let root = state.workbench.workspace_root.clone();
     let (conversation, warnings) = Conversation::open(
         &root,
         which.as_deref(),

@@ -35,8 +35,8 @@ pub struct SceneRequest {
 /// when it changes, a new snapshot is due.
 pub fn scene_key(state: &AppState) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    state.workspace_root.hash(&mut hasher);
-    state.settings.snapshot_budget.hash(&mut hasher);
+    state.workbench.workspace_root.hash(&mut hasher);
+    state.workbench.settings.snapshot_budget.hash(&mut hasher);
     for d in &state.diagnostics.rows {
         (&d.path, d.line, d.column, &d.message, d.severity as u8).hash(&mut hasher);
     }
@@ -53,7 +53,7 @@ pub fn scene_key(state: &AppState) -> u64 {
 
 /// Copies the scene out of the state (cheap: no file reads).
 pub fn request(state: &AppState) -> SceneRequest {
-    let root = state.workspace_root.clone();
+    let root = state.workbench.workspace_root.clone();
     let abs = |relative: &str| root.join(relative).to_string_lossy().into_owned();
     let diagnostics = state
         .diagnostics
@@ -81,7 +81,7 @@ pub fn request(state: &AppState) -> SceneRequest {
         scene_key: scene_key(state),
         source: Source {
             workspace: source::SceneWorkspace {
-                name: state.workspace_name.clone(),
+                name: state.workbench.workspace_name.clone(),
                 roots: vec![root.to_string_lossy().into_owned()],
             },
             diagnostics: Some(diagnostics),
@@ -91,7 +91,7 @@ pub fn request(state: &AppState) -> SceneRequest {
             ..Source::default()
         },
         root,
-        budget: state.settings.snapshot_budget,
+        budget: state.workbench.settings.snapshot_budget,
     }
 }
 

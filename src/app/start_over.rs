@@ -15,7 +15,6 @@
 //! that will not stop).
 
 use super::state::AppState;
-use super::update::notice;
 
 /// Runs `/new [kernel]`.
 pub fn command(state: &mut AppState, args: &str) {
@@ -23,45 +22,39 @@ pub fn command(state: &mut AppState, args: &str) {
         "" => false,
         "kernel" => true,
         other => {
-            notice(
-                state,
-                &format!(
-                    "/new takes no argument, or `kernel` to restart the kernel too (got `{other}`)."
-                ),
-            );
+            state.workbench.notice(&format!(
+                "/new takes no argument, or `kernel` to restart the kernel too (got `{other}`)."
+            ));
             return;
         }
     };
-    if state.agent.busy {
-        notice(
-            state,
-            "The agent is still working; wait for it or press Esc, then /new.",
-        );
+    if state.workbench.agent.busy {
+        state
+            .workbench
+            .notice("The agent is still working; wait for it or press Esc, then /new.");
         return;
     }
     // A running cell reports into a transcript entry that would be gone —
     // unless its kernel goes too (`/new kernel`: the way out of a cell that
     // ignores Ctrl+C).
-    let stops_the_cell = restart_kernel && state.services.kernel_launcher.is_some();
+    let stops_the_cell = restart_kernel && state.workbench.services.kernel_launcher.is_some();
     if super::cells::any_running(state) && !stops_the_cell {
-        notice(
-            state,
+        state.workbench.notice(
             "A cell is still running; wait for it or press Ctrl+C, then /new (or /new kernel, \
              which stops it with the kernel).",
         );
         return;
     }
-    let Some(old_session) = state.agent.start_over() else {
-        notice(
-            state,
-            "The conversation is busy (being summarised); try /new again in a moment.",
-        );
+    let Some(old_session) = state.workbench.agent.start_over() else {
+        state
+            .workbench
+            .notice("The conversation is busy (being summarised); try /new again in a moment.");
         return;
     };
-    state.conversation.messages = super::transcript::Transcript::new();
+    state.workbench.transcript = super::transcript::Transcript::new();
     state.conversation.follow();
     state.conversation.flash = None;
-    state.pins.clear();
+    state.workbench.pins.clear();
     super::agent::refresh_instructions(state);
 
     let mut lines = vec!["New conversation.".to_owned()];
@@ -71,7 +64,7 @@ pub fn command(state: &mut AppState, args: &str) {
         ));
     }
     if restart_kernel {
-        let mode = state.safety.mode;
+        let mode = state.workbench.safety.mode;
         match super::safety::relaunch_kernel(state, mode) {
             Ok(launch_notice) => {
                 lines.push("The kernel restarted: its variables are gone.".into());
@@ -86,7 +79,7 @@ pub fn command(state: &mut AppState, args: &str) {
                 .into(),
         );
     }
-    notice(state, &lines.join(" "));
+    state.workbench.notice(&lines.join(" "));
 }
 
 #[cfg(test)]
@@ -105,20 +98,21 @@ mod tests {
         let mut state = state();
         // What the kernel's `context` capability and search hold: a clone
         // of the store handle, taken before /new.
-        let held_by_kernel = state.agent.context.clone();
+        let held_by_kernel = state.workbench.agent.context.clone();
         state
+            .workbench
             .agent
             .context
             .push(Message::user("remember the secret plan"));
         state
-            .conversation
-            .messages
+            .workbench
+            .transcript
             .push(PaneEntry::new(Speaker::User, "remember the secret plan"));
-        state.pins.push(crate::app::state::Pin {
+        state.workbench.pins.push(crate::app::state::Pin {
             label: "old pin".into(),
             text: "x".into(),
         });
-        state.agent.usage.completion_tokens = 99;
+        state.workbench.agent.usage.completion_tokens = 99;
 
         command(&mut state, "");
 
@@ -127,11 +121,11 @@ mod tests {
             0,
             "the kernel's handle sees the empty store"
         );
-        assert!(state.pins.is_empty());
-        assert_eq!(state.agent.usage.completion_tokens, 0);
+        assert!(state.workbench.pins.is_empty());
+        assert_eq!(state.workbench.agent.usage.completion_tokens, 0);
         let shown: Vec<&str> = state
-            .conversation
-            .messages
+            .workbench
+            .transcript
             .iter()
             .map(|m| m.text.as_str())
             .collect();
@@ -140,7 +134,7 @@ mod tests {
         assert!(shown[0].contains("Kernel variables are kept"), "{shown:?}");
         // The new conversation is built over the same store (its ids are
         // the store's), so a message pushed now is message 0 for both.
-        let conversation = state.agent.conversation().clone();
+        let conversation = state.workbench.agent.conversation().clone();
         let conversation = conversation.try_lock().expect("not held");
         assert!(conversation.messages().is_empty());
         assert!(
@@ -152,26 +146,26 @@ mod tests {
     #[test]
     fn new_refuses_while_a_turn_or_a_cell_runs_and_keeps_everything() {
         let mut state = state();
-        state.agent.context.push(Message::user("keep me"));
-        state.agent.busy = true;
+        state.workbench.agent.context.push(Message::user("keep me"));
+        state.workbench.agent.busy = true;
         command(&mut state, "");
-        assert_eq!(state.agent.context.len(), 1);
-        state.agent.busy = false;
+        assert_eq!(state.workbench.agent.context.len(), 1);
+        state.workbench.agent.busy = false;
 
         state
-            .conversation
-            .messages
+            .workbench
+            .transcript
             .push(PaneEntry::cell(1, "import time; time.sleep(60)"));
         command(&mut state, "");
         assert_eq!(
-            state.agent.context.len(),
+            state.workbench.agent.context.len(),
             1,
             "a running cell keeps the conversation"
         );
         assert!(
             state
-                .conversation
-                .messages
+                .workbench
+                .transcript
                 .iter()
                 .any(|m| m.text.contains("A cell is still running")),
         );
@@ -179,8 +173,8 @@ mod tests {
         command(&mut state, "everything");
         assert!(
             state
-                .conversation
-                .messages
+                .workbench
+                .transcript
                 .iter()
                 .any(|m| m.text.contains("/new takes no argument")),
         );

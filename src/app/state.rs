@@ -7,15 +7,14 @@ use ratatui::layout::Size;
 
 use std::sync::Arc;
 
-use super::agent::AgentState;
-use super::approvals::{ApprovalBroker, ApprovalQueue};
+use super::approvals::ApprovalBroker;
 use super::kernel::KernelClient;
-use super::safety::{KernelLauncher, SafetyView};
-use super::snapshot::SnapshotView;
+use super::safety::KernelLauncher;
 use crate::config::Settings;
 use crate::editor::Highlighter;
 use crate::keymap::{PaneId, Scope};
 use crate::overlays::Overlay;
+use crate::workbench::Workbench;
 
 /// Who said a message in the conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -344,46 +343,24 @@ pub struct Services {
     pub dirty_paths: Option<tokio::sync::watch::Sender<crate::kernel::caps::DirtyPaths>>,
 }
 
-/// The whole state of the workbench.
+/// The whole state of the terminal UI: the [`Workbench`] it shows, and
+/// what only a screen has — focus, the overlay, the pane components and
+/// the terminal's size.
 pub struct AppState {
-    pub workspace_root: PathBuf,
-    pub workspace_name: String,
-    pub settings: Settings,
+    /// The model: everything that exists without a terminal.
+    pub workbench: Workbench,
     pub focus: PaneId,
     /// The open overlay (one at a time), a component of `crate::overlays`.
     pub overlay: Option<Overlay>,
-    /// The conversation pane: the transcript, its scroll, the composer.
+    /// The conversation pane: its scroll and the composer.
     pub conversation: crate::panes::conversation::ConversationState,
-    pub kernel: KernelView,
-    /// Handles to the background services.
-    pub services: Services,
-    /// Execution id of the last finished cell, to mark what it changed.
-    pub last_exec_id: Option<u64>,
-    /// The user's own slash-command templates
-    /// (`$XDG_CONFIG_HOME/hello-tui/commands`); the workspace's are in
-    /// its `.hello-tui/commands`.
-    pub user_commands: Option<PathBuf>,
     /// The variables inspector.
     pub variables: crate::panes::variables::VariablesPane,
     /// The Diagnostics pane: its rows and cursor.
     pub diagnostics: crate::panes::diagnostics::DiagnosticsPane,
-    /// Where the pane's rows come from: the store, the diagnostics
-    /// service and what it has been sent.
-    pub diagnostic_sources: super::diagnostics::DiagnosticSources,
-    /// Search results pinned to the next prompt (shown above the composer).
-    pub pins: Vec<Pin>,
-    /// A transient line for the status bar (language server states, notices).
-    pub status_notice: Option<String>,
-    /// The latest snapshot of the scene (built in the background).
-    pub snapshot: Option<SnapshotView>,
     /// Syntax highlighting for the file view and code in the conversation
     /// (a read-only resource; `None` draws code plain, as with `NO_COLOR`).
     pub highlighter: Option<Arc<Highlighter>>,
-    /// Approval mode, sandbox status and whether the kernel is confined.
-    pub safety: SafetyView,
-    /// Questions from model-written code, shown one at a time over
-    /// everything else.
-    pub approvals: ApprovalQueue,
     /// The yes/no question the last frame drew (`Overlay::Confirm`); until
     /// a question has been drawn it takes no keys.
     pub question_shown: Option<Question>,
@@ -391,17 +368,8 @@ pub struct AppState {
     /// before the question on screen was drawn, so it must not answer it
     /// (set per key by the terminal loop, `tui::typing`).
     pub typing_through: bool,
-    /// Whether the workspace's own programs may run (`app::trust`).
-    pub trust: super::trust::TrustView,
-    /// The model, the running turn, the shared conversation store.
-    pub agent: AgentState,
     /// Open files (tabs), clipboard, recovery, watcher status.
     pub editors: crate::panes::file_view::Editors,
-    /// What cells changed through `fs.write`/`fs.edit`, for `/undo`,
-    /// `/redo` and `/diff`.
-    pub changes: super::changes::ChangeLog,
-    /// Workspace-relative paths for the picker, filled in the background.
-    pub file_index: crate::workspace::FileIndex,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -410,39 +378,19 @@ pub struct AppState {
 impl AppState {
     pub fn new(workspace_root: PathBuf, settings: Settings) -> Self {
         let history = super::prompt_history::PromptHistory::load(&workspace_root);
-        let workspace_name = workspace_root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| workspace_root.display().to_string());
         Self {
-            workspace_root,
-            workspace_name,
-            settings,
+            workbench: Workbench::new(workspace_root, settings),
             focus: PaneId::Conversation,
             overlay: None,
             conversation: crate::panes::conversation::ConversationState::with_history(history),
-            kernel: KernelView::NotStarted,
-            services: Services::default(),
-            last_exec_id: None,
-            user_commands: super::slash::user_commands_dir(),
             variables: Default::default(),
             diagnostics: Default::default(),
-            diagnostic_sources: Default::default(),
-            status_notice: None,
-            pins: Vec::new(),
-            snapshot: None,
             highlighter: Highlighter::new(Highlighter::DEFAULT_DARK)
                 .ok()
                 .map(Arc::new),
-            safety: SafetyView::default(),
-            approvals: ApprovalQueue::default(),
             question_shown: None,
             typing_through: false,
-            trust: Default::default(),
-            agent: AgentState::default(),
             editors: Default::default(),
-            changes: Default::default(),
-            file_index: crate::workspace::FileIndex::new(),
             size: Size::new(120, 40),
             should_quit: false,
         }
@@ -486,19 +434,13 @@ impl AppState {
         }
     }
 
-    /// A path as the user reads it: relative to the workspace when inside
-    /// it, stripped of control characters.
-    pub fn display_path(&self, path: &std::path::Path) -> String {
-        let shown = path.strip_prefix(&self.workspace_root).unwrap_or(path);
-        crate::sanitize::for_display(&shown.to_string_lossy()).into_owned()
-    }
-
     /// The first diagnostic under the file view's cursor (the status bar
     /// shows it).
     pub fn diagnostic_under_cursor(&self) -> Option<&crate::diagnostics::Diagnostic> {
         let doc = self.editors.active()?;
         let (line, character) = doc.cursor();
-        self.diagnostic_sources
+        self.workbench
+            .diagnostic_sources
             .store
             .at(
                 doc.path(),

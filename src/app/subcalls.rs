@@ -11,7 +11,7 @@ use crate::kernel::caps::{Approval, ApprovalPolicy};
 use crate::subcalls::SubcallEvent;
 
 pub fn apply(state: &mut AppState, event: SubcallEvent) {
-    let messages = &mut state.conversation.messages;
+    let messages = &mut state.workbench.transcript;
     match event {
         SubcallEvent::Started(started) => {
             // Cells run one at a time: the running one made the call.
@@ -37,7 +37,7 @@ pub fn apply(state: &mut AppState, event: SubcallEvent) {
             }
         }
         SubcallEvent::Completed(done) => {
-            state.agent.subcall_tokens += done.tokens();
+            state.workbench.agent.subcall_tokens += done.tokens();
             let id = done.id;
             let entry = messages.edit_last_where(|m| {
                 m.cell

@@ -7,7 +7,6 @@
 use std::path::PathBuf;
 
 use super::state::{AppState, Question};
-use super::update::notice;
 use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
 use crate::sanitize::for_display;
@@ -44,9 +43,13 @@ impl Default for TrustView {
 /// flag, the settings and `store`, and asks when it is unknown and the
 /// workspace has something that would run.
 pub fn start(state: &mut AppState, store: TrustStore) {
-    state.trust.trust = crate::trust::decide(&state.workspace_root, &state.settings, &store);
-    state.trust.store = store;
-    if state.trust.trust == Trust::Unknown {
+    state.workbench.trust.trust = crate::trust::decide(
+        &state.workbench.workspace_root,
+        &state.workbench.settings,
+        &store,
+    );
+    state.workbench.trust.store = store;
+    if state.workbench.trust.trust == Trust::Unknown {
         let found = inventory(state);
         if !found.is_empty() {
             ask(state, found);
@@ -67,26 +70,34 @@ fn inventory(state: &AppState) -> Vec<Provided> {
         .iter()
         .filter_map(|doc| doc.path().parent().map(PathBuf::from))
         .collect();
-    crate::trust::what_would_run(&state.workspace_root, &state.settings, &dirs)
+    crate::trust::what_would_run(
+        &state.workbench.workspace_root,
+        &state.workbench.settings,
+        &dirs,
+    )
 }
 
 fn ask(state: &mut AppState, found: Vec<Provided>) {
-    state.trust.found = found;
+    state.workbench.trust.found = found;
     let question = Overlay::Confirm(Confirm::new(Question::TrustWorkspace));
     let previous = state.overlay.replace(question);
     // A question already open (recovery) waits for this one; any other
     // overlay was the user's own and gives way.
     if previous.as_ref().and_then(Overlay::question).is_some() {
-        state.trust.deferred = previous;
+        state.workbench.trust.deferred = previous;
     }
 }
 
 /// The answer: remembered, then the servers start again under it.
 pub fn answer(state: &mut AppState, trusted: bool) {
-    state.overlay = state.trust.deferred.take();
-    let remembered = state.trust.store.set(&state.workspace_root, trusted);
-    let before = state.trust.trust.is_trusted();
-    state.trust.trust = if trusted {
+    state.overlay = state.workbench.trust.deferred.take();
+    let remembered = state
+        .workbench
+        .trust
+        .store
+        .set(&state.workbench.workspace_root, trusted);
+    let before = state.workbench.trust.trust.is_trusted();
+    state.workbench.trust.trust = if trusted {
         Trust::Trusted(Why::Remembered)
     } else {
         Trust::Refused
@@ -102,12 +113,12 @@ pub fn answer(state: &mut AppState, trusted: bool) {
         Ok(()) => String::new(),
         Err(error) => format!(" (for this session only: {error})"),
     };
-    notice(state, &format!("{said}{kept}"));
+    state.workbench.notice(&format!("{said}{kept}"));
     if before != trusted
-        && let Some(service) = state.diagnostic_sources.client.clone()
+        && let Some(service) = state.workbench.diagnostic_sources.client.clone()
     {
         service.set_trust(trusted);
-        state.diagnostic_sources.sent.clear();
+        state.workbench.diagnostic_sources.sent.clear();
         super::diagnostics::sync_open_documents(state);
     }
 }
@@ -119,24 +130,24 @@ pub fn answer(state: &mut AppState, trusted: bool) {
 pub fn question_text(state: &AppState, shown: usize) -> String {
     let mut text = format!(
         "Trust {}? Then these files of it run, or are loaded, on your machine:\n",
-        for_display(&state.workspace_name)
+        for_display(&state.workbench.workspace_name)
     );
-    for provided in state.trust.found.iter().take(shown) {
+    for provided in state.workbench.trust.found.iter().take(shown) {
         text.push_str(&format!("• {}\n", for_display(&provided.to_string())));
     }
-    if state.trust.found.len() > shown {
+    if state.workbench.trust.found.len() > shown {
         text.push_str(&format!(
             "• and {} more (a taller terminal lists them all)\n",
-            state.trust.found.len() - shown
+            state.workbench.trust.found.len() - shown
         ));
     }
-    if state.trust.found.is_empty() {
+    if state.workbench.trust.found.is_empty() {
         text.push_str("• nothing found now (a later `npm install` may add some)\n");
     }
     text.push_str(
         "\nUntil you trust it, only programs found outside it run. No is the default (Enter).",
     );
-    if let Some(path) = state.trust.store.path() {
+    if let Some(path) = state.workbench.trust.store.path() {
         text.push_str(&format!(
             " The answer is kept in {} (/trust asks again).",
             for_display(&path.display().to_string())

@@ -8,7 +8,7 @@ use super::composer::{self, Submission};
 use super::effects::to_overlay;
 use super::event::AppEvent;
 use super::kernel::CellOrigin;
-use super::state::{AppState, PaneEntry, Question, Speaker};
+use super::state::{AppState, Question};
 use crate::keymap::{self, Action, PaneId};
 use crate::overlays::{Input, Overlay};
 use crate::screen::layout::{self, PaneLayout};
@@ -89,7 +89,7 @@ pub fn before_frame(state: &mut AppState) {
     // What is drawn now may take the keys that come after this frame; keys
     // that arrived before it went to the layer below (`app::layers`).
     let screen = state.screen();
-    state.approvals.drawn(screen);
+    state.workbench.approvals.drawn(screen);
     state.question_shown = state.overlay.as_ref().and_then(Overlay::question);
 }
 
@@ -120,7 +120,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         AppEvent::Kernel(update) => {
             super::cells::apply(state, update);
             // An interrupted cell abandons the question it was waiting on.
-            state.approvals.prune();
+            state.workbench.approvals.prune();
             sources_changed(state);
             Command::Redraw
         }
@@ -136,8 +136,8 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         AppEvent::SnapshotBuilt(view) => {
             // Builds can finish out of order; an old one only fills a gap.
             let current = view.scene_key == super::snapshot::scene_key(state);
-            if current || state.snapshot.is_none() {
-                state.snapshot = Some(view);
+            if current || state.workbench.snapshot.is_none() {
+                state.workbench.snapshot = Some(view);
             }
             Command::Redraw
         }
@@ -185,7 +185,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Quit => return request_quit(state),
         Action::Suspend => return Command::Suspend,
         Action::Interrupt => {
-            if let Some(kernel) = &state.services.kernel
+            if let Some(kernel) = &state.workbench.services.kernel
                 && super::cells::any_running(state)
             {
                 kernel.interrupt();
@@ -219,7 +219,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             state.conversation.cells_expanded = !state.conversation.cells_expanded;
         }
         Action::RemovePin => {
-            state.pins.pop();
+            state.workbench.pins.pop();
         }
         Action::SelectPreviousMessage => return super::copy::select(state, -1),
         Action::SelectNextMessage => return super::copy::select(state, 1),
@@ -331,34 +331,39 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             let prompt = attach_pins(state, prompt);
             super::agent::send(state, prompt)
         }
-        Submission::PythonCell(code) => match &state.services.kernel {
+        Submission::PythonCell(code) => match &state.workbench.services.kernel {
             // The cell shows up in the conversation when the service queues it.
             Some(kernel) => {
                 kernel.execute(code, CellOrigin::User, None);
-                state.changes.start_group("your cell");
+                state.workbench.changes.start_group("your cell");
                 // The user's cell is a turn of its own for `llm_query`'s
                 // allowances, unless it waits behind the model's turn.
-                if let Some(subcalls) = state.agent.subcalls.as_ref().filter(|_| !state.agent.busy)
+                if let Some(subcalls) = state
+                    .workbench
+                    .agent
+                    .subcalls
+                    .as_ref()
+                    .filter(|_| !state.workbench.agent.busy)
                 {
                     subcalls.begin_turn();
                 }
             }
-            None => notice(state, "The Python kernel is not running."),
+            None => state.workbench.notice("The Python kernel is not running."),
         },
         Submission::SlashCommand { name, args } if name == "approval" => {
             super::safety::slash_command(state, &args);
         }
         Submission::SlashCommand { name, .. } if name == "undo" => {
             let report = super::changes::undo(state);
-            notice(state, &report);
+            state.workbench.notice(&report);
         }
         Submission::SlashCommand { name, .. } if name == "redo" => {
             let report = super::changes::redo(state);
-            notice(state, &report);
+            state.workbench.notice(&report);
         }
         Submission::SlashCommand { name, .. } if name == "diff" => {
             let report = super::changes::diff(state);
-            notice(state, &report);
+            state.workbench.notice(&report);
         }
         Submission::SlashCommand { name, .. } if name == "trust" => {
             super::trust::command(state);
@@ -368,10 +373,11 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
         }
         Submission::SlashCommand { name, .. } if name == "lsp" => {
             let text = state
+                .workbench
                 .diagnostic_sources
                 .lsp
-                .listing(&state.settings.diagnostics);
-            notice(state, &text);
+                .listing(&state.workbench.settings.diagnostics);
+            state.workbench.notice(&text);
         }
         Submission::SlashCommand { name, args } if name == "compact" => {
             super::context_window::compact_command(state, &args);
@@ -386,13 +392,13 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             apply(state, Action::ShowHelp);
         }
         Submission::SlashCommand { name, .. } if name == "sessions" => {
-            let root = std::fs::canonicalize(&state.workspace_root)
-                .unwrap_or_else(|_| state.workspace_root.clone());
+            let root = std::fs::canonicalize(&state.workbench.workspace_root)
+                .unwrap_or_else(|_| state.workbench.workspace_root.clone());
             let text = match super::sessions::listing(&root) {
                 Ok(text) => text.trim_end().to_owned(),
                 Err(error) => format!("/sessions: {error}"),
             };
-            notice(state, &text);
+            state.workbench.notice(&text);
         }
         Submission::SlashCommand { name, args } => custom_command(state, &name, &args),
     }
@@ -403,22 +409,19 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
 /// is an error that lists the real commands.
 fn custom_command(state: &mut AppState, name: &str, args: &str) {
     let commands = super::slash::all(
-        &state.workspace_root,
-        state.trust.trust.is_trusted(),
-        state.user_commands.as_deref(),
+        &state.workbench.workspace_root,
+        state.workbench.trust.trust.is_trusted(),
+        state.workbench.user_commands.as_deref(),
     );
     let Some(command) = commands
         .iter()
         .find(|c| c.name == name && c.template.is_some())
     else {
-        notice(
-            state,
-            &format!(
-                "Unknown command /{name}. {} Start with // to send a prompt that begins with \
+        state.workbench.notice(&format!(
+            "Unknown command /{name}. {} Start with // to send a prompt that begins with \
                  a slash.",
-                super::slash::listing(&commands)
-            ),
-        );
+            super::slash::listing(&commands)
+        ));
         return;
     };
     match super::slash::expand(command, args) {
@@ -426,30 +429,23 @@ fn custom_command(state: &mut AppState, name: &str, args: &str) {
             let prompt = attach_pins(state, prompt);
             super::agent::send(state, prompt);
         }
-        Ok(_) => notice(state, &format!("/{name}: its template is empty.")),
-        Err(error) => notice(
-            state,
-            &format!("/{name}: cannot read its template: {error}"),
-        ),
+        Ok(_) => state
+            .workbench
+            .notice(&format!("/{name}: its template is empty.")),
+        Err(error) => state
+            .workbench
+            .notice(&format!("/{name}: cannot read its template: {error}")),
     }
 }
 
 /// Pinned search results go with the prompt, in a delimited block the
 /// model can tell apart from what the user typed; sending clears them.
 fn attach_pins(state: &mut AppState, prompt: String) -> String {
-    if !state.agent.has_model() {
+    if !state.workbench.agent.has_model() {
         return prompt;
     }
-    let pins: Vec<_> = state.pins.drain(..).collect();
+    let pins: Vec<_> = state.workbench.pins.drain(..).collect();
     super::context_window::pinned_prompt(prompt, &pins)
-}
-
-/// A line from hello-tui itself in the conversation.
-pub fn notice(state: &mut AppState, text: &str) {
-    state
-        .conversation
-        .messages
-        .push(PaneEntry::new(Speaker::Notice, text));
 }
 
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
@@ -496,6 +492,7 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::state::{PaneEntry, Speaker};
     use crate::config::Settings;
     use crate::keymap::Scope;
     use crate::overlays::search::SearchScope;
@@ -581,13 +578,13 @@ mod tests {
         type_text(&mut s, "world");
         assert_eq!(s.conversation.composer.lines(), ["hello", "world"]);
         key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-        assert_eq!(s.conversation.messages[0].text, "hello\nworld");
-        assert_eq!(s.conversation.messages[0].role, Speaker::User);
-        assert_eq!(s.conversation.messages[1].role, Speaker::Notice);
+        assert_eq!(s.workbench.transcript[0].text, "hello\nworld");
+        assert_eq!(s.workbench.transcript[0].role, Speaker::User);
+        assert_eq!(s.workbench.transcript[1].role, Speaker::Notice);
         assert_eq!(s.conversation.composer.lines(), [""]);
         // Empty messages are not sent.
         key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-        assert_eq!(s.conversation.messages.len(), 2);
+        assert_eq!(s.workbench.transcript.len(), 2);
     }
 
     #[test]
@@ -620,7 +617,7 @@ mod tests {
         let mut s = state();
         handle_terminal_event(&mut s, Event::Paste("a\u{1b}[2Jb\nc".into()));
         assert_eq!(s.conversation.composer.lines(), ["ab", "c"]);
-        assert!(s.conversation.messages.is_empty(), "paste never sends");
+        assert!(s.workbench.transcript.is_empty(), "paste never sends");
     }
 
     #[test]
@@ -661,8 +658,8 @@ mod tests {
         assert_eq!(s.focus, PaneId::Diagnostics);
 
         for i in 0..40 {
-            s.conversation
-                .messages
+            s.workbench
+                .transcript
                 .push(PaneEntry::new(Speaker::User, format!("message {i}")));
         }
         let conv = layout.rect(PaneId::Conversation).unwrap();

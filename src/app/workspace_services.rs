@@ -20,9 +20,12 @@ pub struct WorkspaceServices {
 
 pub fn start(state: &mut AppState, tx: &AppEventSender) -> WorkspaceServices {
     let (wtx, mut wrx) = mpsc::unbounded_channel::<WorkspaceMessage>();
-    let index = spawn_index_build(&state.workspace_root, wtx.clone());
-    let watcher = match WorkspaceWatcher::start(&state.workspace_root, WatchOptions::default(), wtx)
-    {
+    let index = spawn_index_build(&state.workbench.workspace_root, wtx.clone());
+    let watcher = match WorkspaceWatcher::start(
+        &state.workbench.workspace_root,
+        WatchOptions::default(),
+        wtx,
+    ) {
         Ok(watcher) => Some(watcher),
         Err(error) => {
             state.editors.watch_note = Some(format!("not watching files: {error}"));
@@ -40,7 +43,7 @@ pub fn start(state: &mut AppState, tx: &AppEventSender) -> WorkspaceServices {
 
     let (ptx, mut prx) = mpsc::unbounded_channel::<PickerResults>();
     match FuzzyWorker::spawn(ptx) {
-        Ok(worker) => state.services.picker = Some(worker),
+        Ok(worker) => state.workbench.services.picker = Some(worker),
         Err(error) => tracing::warn!(%error, "picker matches inline"),
     }
     let forward = tx.clone();

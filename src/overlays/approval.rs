@@ -303,7 +303,7 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
     intro.render(Rect::new(g.x, g.area.y + 1, inner_w, 1), buf);
 
     let styler: &dyn CodeStyler = match &state.highlighter {
-        Some(hl) if !state.settings.no_color => hl.as_ref(),
+        Some(hl) if !state.workbench.settings.no_color => hl.as_ref(),
         _ => &PlainCode,
     };
     // Rows as drawn, scrolled by whole rows: every row of every line can
@@ -419,21 +419,21 @@ mod tests {
         let (tx, mut rx) = event::channel();
         let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
         let mut s = state();
-        s.services.approvals = Some(broker.clone());
+        s.workbench.services.approvals = Some(broker.clone());
         let first = tokio::spawn(broker.approve_cell("print(1)"));
         let second = tokio::spawn(broker.approve_cell("print(2)"));
         for _ in 0..2 {
             let ev = rx.recv().await.unwrap();
             handle_app_event(&mut s, ev);
         }
-        assert_eq!(s.approvals.pending.len(), 2, "two requests queue");
+        assert_eq!(s.workbench.approvals.pending.len(), 2, "two requests queue");
         assert_eq!(
-            s.approvals.front().unwrap().subject,
+            s.workbench.approvals.front().unwrap().subject,
             ApprovalSubject::Cell("print(1)".into())
         );
         key(&mut s, KeyCode::Char('a'));
         assert_eq!(first.await.unwrap(), Approval::Allow);
-        assert_eq!(s.approvals.pending.len(), 1);
+        assert_eq!(s.workbench.approvals.pending.len(), 1);
         key(&mut s, KeyCode::Char('y'));
         assert_eq!(second.await.unwrap(), Approval::Allow);
         // "Always" for cells: the next cell is not asked.
@@ -460,11 +460,13 @@ mod tests {
         let (tx, mut rx) = event::channel();
         let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
         let mut s = state();
-        s.services.approvals = Some(broker.clone());
+        s.workbench.services.approvals = Some(broker.clone());
         let asked = tokio::spawn(broker.review(proposal("a.py")));
         let ev = rx.recv().await.unwrap();
         handle_app_event(&mut s, ev);
-        let Some(ApprovalSubject::Write(review)) = s.approvals.front().map(|p| &p.subject) else {
+        let Some(ApprovalSubject::Write(review)) =
+            s.workbench.approvals.front().map(|p| &p.subject)
+        else {
             panic!("a write question")
         };
         assert!(review.text().contains("-old\n+new"), "{}", review.text());
@@ -514,7 +516,7 @@ mod tests {
         let (tx, mut rx) = event::channel();
         let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
         let mut s = state();
-        s.services.approvals = Some(broker.clone());
+        s.workbench.services.approvals = Some(broker.clone());
         let asked = tokio::spawn(broker.check("rm -rf ~"));
         let Some(AppEvent::ApprovalRequested(p)) = rx.recv().await else {
             panic!("expected a request")
@@ -532,7 +534,7 @@ mod tests {
             asked.await.unwrap(),
             Approval::Deny("the user denied it: not my home".into())
         );
-        assert!(s.approvals.is_empty());
+        assert!(s.workbench.approvals.is_empty());
         assert_eq!(scope(&s), None);
     }
 
@@ -557,7 +559,7 @@ mod tests {
                 reason: "test".into(),
             }),
         );
-        assert!(s.approvals.is_empty());
+        assert!(s.workbench.approvals.is_empty());
     }
 
     /// A question arriving while the user types takes none of the keys
@@ -576,7 +578,7 @@ mod tests {
         }
         assert_eq!(s.conversation.composer.lines(), ["yes"]);
         assert!(answer.try_recv().is_err(), "nothing answered the question");
-        assert_eq!(s.approvals.pending.len(), 1);
+        assert_eq!(s.workbench.approvals.pending.len(), 1);
         // Once drawn, it takes the keys.
         key(&mut s, KeyCode::Char('y'));
         assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
@@ -603,7 +605,7 @@ mod tests {
         }
         handle_terminal_event(&mut s, Event::Paste(" thanks".into()));
         assert_eq!(
-            s.approvals.reason.as_ref().map(|r| r.text()),
+            s.workbench.approvals.reason.as_ref().map(|r| r.text()),
             Some("no thanks")
         );
         let Some(crate::overlays::Overlay::Picker(picker)) = &s.overlay else {
@@ -654,7 +656,7 @@ mod tests {
         // The second (40 added lines) is taller: `y` waits for its end.
         key(&mut s, KeyCode::Char('y'));
         assert!(answer.try_recv().is_err(), "accepted unread");
-        assert!(s.approvals.refused());
+        assert!(s.workbench.approvals.refused());
         key(&mut s, KeyCode::End);
         key(&mut s, KeyCode::Char('y'));
         let Ok(ApprovalDecision::AllowPart { rejected, .. }) = answer.try_recv() else {
@@ -668,13 +670,13 @@ mod tests {
         let (tx, mut rx) = event::channel();
         let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
         let mut s = state();
-        s.services.approvals = Some(broker.clone());
+        s.workbench.services.approvals = Some(broker.clone());
         let asked = tokio::spawn(broker.check("make test"));
         let ev = rx.recv().await.unwrap();
         handle_app_event(&mut s, ev);
         crate::app::safety::slash_command(&mut s, "auto");
-        assert_eq!(s.safety.mode, ApprovalMode::Auto);
+        assert_eq!(s.workbench.safety.mode, ApprovalMode::Auto);
         assert_eq!(asked.await.unwrap(), Approval::Allow);
-        assert!(s.approvals.is_empty());
+        assert!(s.workbench.approvals.is_empty());
     }
 }

@@ -80,11 +80,11 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
              without asking, and nothing stops it from {}. The kernel restarts (its \
              variables are lost). No is the default (n, Esc, Enter): `{}` stays.",
             crate::app::safety::FULL_TURNS_OFF,
-            state.safety.mode
+            state.workbench.safety.mode
         ),
         Question::RestoreRecovery { index, count } => {
             let found = state.editors.found_recoveries.get(*index);
-            let path = found.map_or_else(String::new, |r| state.display_path(&r.path));
+            let path = found.map_or_else(String::new, |r| state.workbench.display_path(&r.path));
             let age = found.map_or_else(String::new, |r| age(r.written_at));
             let of = if *count > 1 {
                 format!(" ({} of {count})", index + 1)
@@ -157,7 +157,7 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
 /// below the text); the rest are counted.
 fn trust_text(state: &AppState, inner: usize, height: u16) -> String {
     let rows = |text: &str| crate::screen::wrap::wrap(text, inner).len() + 4;
-    let mut shown = state.trust.found.len();
+    let mut shown = state.workbench.trust.found.len();
     let mut text = crate::app::trust::question_text(state, shown);
     while shown > 1 && rows(&text) > usize::from(height) {
         shown -= 1;

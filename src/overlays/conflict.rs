@@ -65,7 +65,7 @@ impl Diff {
     pub fn of_active(app: &AppState) -> Option<Self> {
         let doc = app.editors.active()?;
         let absolute = doc.path().display().to_string();
-        let shown = app.display_path(doc.path());
+        let shown = app.workbench.display_path(doc.path());
         doc.diff().map(|text| Diff {
             text: crate::sanitize::for_display(&text.replace(&absolute, &shown)).into_owned(),
             scroll: 0,
@@ -106,7 +106,7 @@ fn conflict(state: &AppState, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let name = state
         .editors
         .active()
-        .map(|d| state.display_path(d.path()))
+        .map(|d| state.workbench.display_path(d.path()))
         .unwrap_or_default();
     let area = pane::centered(screen, 60, 40);
     let block = pane::block(Line::from("Changed on disk"), None, true, theme)

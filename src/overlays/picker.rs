@@ -53,8 +53,8 @@ impl Picker {
         if let Some(results) = self.request.send(
             self.query.text(),
             again,
-            app.services.picker.as_ref(),
-            &app.file_index,
+            app.workbench.services.picker.as_ref(),
+            &app.workbench.file_index,
             PICKER_LIMIT,
         ) {
             self.show(results);
@@ -71,13 +71,16 @@ impl Picker {
     /// query as typed (keys and Enter came in one burst), it is matched
     /// here first.
     fn accept(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
-        if let Some(results) = self.request.settle(&ctx.app.file_index, PICKER_LIMIT) {
+        if let Some(results) = self
+            .request
+            .settle(&ctx.app.workbench.file_index, PICKER_LIMIT)
+        {
             self.show(results);
         }
         let Some(found) = self.matches.get(self.cursor.selected) else {
             return Outcome::Unchanged;
         };
-        let path = ctx.app.workspace_root.join(&found.path);
+        let path = ctx.app.workbench.workspace_root.join(&found.path);
         ctx.close_with(Effect::OpenFile { path, at: None });
         Outcome::Changed
     }
@@ -141,8 +144,8 @@ impl Component for Picker {
 
 fn render(state: &AppState, picker: &Picker, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let area = pane::centered(screen, 70, 70);
-    let total = state.file_index.len();
-    let indexing = if state.file_index.is_complete() {
+    let total = state.workbench.file_index.len();
+    let indexing = if state.workbench.file_index.is_complete() {
         ""
     } else {
         ", indexing…"

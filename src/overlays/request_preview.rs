@@ -183,7 +183,7 @@ fn render(
             Span::styled(format!("{tokens:>7}"), theme.roles.muted),
         ]));
     }
-    if let Some(snapshot) = &state.snapshot {
+    if let Some(snapshot) = &state.workbench.snapshot {
         breakdown.push(Line::default());
         breakdown.push(Line::styled(
             format!("snapshot {}/{} chars", snapshot.used, snapshot.max),
@@ -202,9 +202,9 @@ fn render(
             ]));
         }
     }
-    if !state.pins.is_empty() {
+    if !state.workbench.pins.is_empty() {
         breakdown.push(Line::styled(
-            format!("{} pinned (in the message)", state.pins.len()),
+            format!("{} pinned (in the message)", state.workbench.pins.len()),
             theme.roles.muted,
         ));
     }

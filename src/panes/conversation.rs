@@ -14,7 +14,6 @@ use tui_textarea::TextArea;
 
 use crate::app::AppState;
 use crate::app::slash::SlashCommand;
-use crate::app::transcript::Transcript;
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::sanitize;
@@ -40,7 +39,6 @@ pub enum HistoryScroll {
 /// composer below it.
 #[derive(Debug)]
 pub struct ConversationState {
-    pub messages: Transcript,
     /// Where the last frame was scrolled to; `ui::prepare` resolves the
     /// requests below into it, because only layout knows entry heights.
     pub scroll: HistoryScroll,
@@ -80,7 +78,6 @@ impl Default for ConversationState {
         let mut composer = TextArea::default();
         composer.set_placeholder_text("Ask the agent…");
         Self {
-            messages: Transcript::default(),
             scroll: HistoryScroll::default(),
             scroll_request: 0,
             cells_expanded: false,
@@ -142,9 +139,9 @@ impl ConversationState {
             }
         };
         let commands = crate::app::slash::all(
-            &app.workspace_root,
-            app.trust.trust.is_trusted(),
-            app.user_commands.as_deref(),
+            &app.workbench.workspace_root,
+            app.workbench.trust.trust.is_trusted(),
+            app.workbench.user_commands.as_deref(),
         );
         let items: Vec<SlashCommand> = crate::app::slash::matching(&commands, typed)
             .into_iter()
@@ -316,6 +313,7 @@ impl Component for ConversationState {
 
 fn render_pins(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
     let mut lines: Vec<Line> = state
+        .workbench
         .pins
         .iter()
         .rev()
@@ -337,11 +335,11 @@ fn render_pins(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
             ])
         })
         .collect();
-    if state.pins.len() > screen::conversation::MAX_PIN_ROWS {
+    if state.workbench.pins.len() > screen::conversation::MAX_PIN_ROWS {
         lines.push(Line::styled(
             format!(
                 "  … and {} more pinned",
-                state.pins.len() - screen::conversation::MAX_PIN_ROWS
+                state.workbench.pins.len() - screen::conversation::MAX_PIN_ROWS
             ),
             theme.roles.muted,
         ));
@@ -361,7 +359,7 @@ fn render(
     render_pins(state, theme, pins_area, frame);
 
     let mut title = vec![Span::raw("Conversation")];
-    if let Some(count) = message_count(state.conversation.messages.len()) {
+    if let Some(count) = message_count(state.workbench.transcript.len()) {
         title.push(Span::styled(format!(" {count}"), theme.roles.muted));
     }
     let title = Line::from(title);
@@ -452,7 +450,8 @@ fn render_history(
     frame: &mut Frame,
 ) {
     let conversation = &state.conversation;
-    if conversation.messages.is_empty() {
+    let transcript = &state.workbench.transcript;
+    if transcript.is_empty() {
         pane::empty_state(
             "No messages yet.\nType below and press Enter to send.",
             theme,
@@ -461,6 +460,6 @@ fn render_history(
         );
         return;
     }
-    let lines = history.paint(&conversation.messages, conversation.flash, theme);
+    let lines = history.paint(transcript, conversation.flash, theme);
     Paragraph::new(lines).render(area, frame.buffer_mut());
 }

@@ -168,7 +168,7 @@ impl Editors {
         let mut conflict = false;
         for i in targets {
             let result = self.tabs[i].save();
-            let name = ctx.app.display_path(self.tabs[i].path());
+            let name = ctx.app.workbench.display_path(self.tabs[i].path());
             match result {
                 Ok(()) => {
                     saved += 1;
@@ -187,7 +187,7 @@ impl Editors {
         }
         if saved > 0 && !conflict {
             let what = match tab {
-                Some(i) => ctx.app.display_path(self.tabs[i].path()),
+                Some(i) => ctx.app.workbench.display_path(self.tabs[i].path()),
                 None => format!("{saved} file{}", if saved == 1 { "" } else { "s" }),
             };
             self.status = Some(format!("Saved {what}"));
@@ -438,7 +438,7 @@ fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut 
         pane::empty_state("No file open. Ctrl+P opens one.", theme, inner, buf);
         return;
     };
-    let mut title = vec![Span::raw(state.display_path(doc.path()))];
+    let mut title = vec![Span::raw(state.workbench.display_path(doc.path()))];
     if doc.is_dirty() {
         title.push(Span::styled(" ●", theme.roles.dirty_marker));
     }
@@ -463,7 +463,7 @@ fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut 
     render_file_view(doc, &styles(theme, focused), text, buf);
     diagnostic_marks(state, doc, theme, text, buf);
     change_marks(state, doc, theme, text, buf);
-    if state.settings.no_color {
+    if state.workbench.settings.no_color {
         strip_colours(text, buf);
     }
 }
@@ -536,7 +536,11 @@ fn change_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf
 }
 
 fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let diagnostics = state.diagnostic_sources.store.for_file(doc.path());
+    let diagnostics = state
+        .workbench
+        .diagnostic_sources
+        .store
+        .for_file(doc.path());
     if diagnostics.is_empty() || doc.is_binary() {
         return;
     }

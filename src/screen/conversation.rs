@@ -17,7 +17,7 @@ pub const MAX_PIN_ROWS: usize = 3;
 pub fn split(state: &AppState, area: Rect) -> [Rect; 3] {
     let composer_rows =
         (state.conversation.composer.lines().len() as u16).clamp(1, MAX_COMPOSER_ROWS) + 2;
-    let pins = state.pins.len();
+    let pins = state.workbench.pins.len();
     let pin_rows = if pins > MAX_PIN_ROWS {
         MAX_PIN_ROWS + 1
     } else {

@@ -57,7 +57,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
     let checks = crate::app::safety::checks_confinement(&mut state);
     let diagnostics = start_diagnostics(&state, &tx, checks);
     crate::app::diagnostics::attach(&mut state, diagnostics);
-    state.agent.events = Some(tx.clone());
+    state.workbench.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state, &tx);
     crate::app::safety::start(&mut state, &tx, Some(fs_links));
 
@@ -93,6 +93,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
         snapshots.note(&state);
         // The spinner schedules its own frames, and only while a turn runs.
         let spin_due = state
+            .workbench
             .agent
             .busy
             .then_some(last_spin + crate::app::agent::SPINNER_INTERVAL);
@@ -103,7 +104,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
             Some(ev) = input.next() => Step::Term(ev?),
             _ = sleep_until_due(frame_due), if frame_due.is_some() => continue,
             _ = sleep_until_due(spin_due), if spin_due.is_some() => {
-                state.agent.spinner = state.agent.spinner.wrapping_add(1);
+                state.workbench.agent.spinner = state.workbench.agent.spinner.wrapping_add(1);
                 last_spin = Instant::now();
                 needs_draw = true;
                 continue;
@@ -121,7 +122,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
         needs_draw |= apply(&mut guard, &mut state, step)?;
         state.typing_through = false;
         if state.should_quit
-            && let Some(diagnostics) = &state.diagnostic_sources.client
+            && let Some(diagnostics) = &state.workbench.diagnostic_sources.client
         {
             // Language servers get `shutdown`/`exit` (bounded wait) on quit.
             diagnostics.shutdown().await;
@@ -183,11 +184,11 @@ fn start_diagnostics(
 ) -> DiagnosticsService {
     let (events, mut events_rx) = tokio::sync::mpsc::unbounded_channel();
     let service = DiagnosticsService::start(
-        state.settings.diagnostics.clone(),
-        state.workspace_root.clone(),
+        state.workbench.settings.diagnostics.clone(),
+        state.workbench.workspace_root.clone(),
         events,
         checks,
-        state.trust.trust.is_trusted(),
+        state.workbench.trust.trust.is_trusted(),
     );
     let tx = tx.clone();
     tokio::spawn(async move {
@@ -214,7 +215,7 @@ fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> crate::kerne
             }
         }
     });
-    state.services.dirty_paths = Some(dirty_tx);
+    state.workbench.services.dirty_paths = Some(dirty_tx);
     crate::kernel_setup::FsLinks {
         dirty: dirty_rx,
         written: written_tx,

@@ -16,7 +16,7 @@ pub fn position(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
         // What the user sees: 👨‍👩‍👧‍👦 is one column, a tab reaches its stop.
         let (line, col) = (doc.cursor().0, doc.cursor_column());
         spans.push(Span::styled(
-            format!("│ {}", state.display_path(doc.path())),
+            format!("│ {}", state.workbench.display_path(doc.path())),
             bar,
         ));
         if doc.is_dirty() {

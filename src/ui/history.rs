@@ -92,9 +92,15 @@ impl Styling<'_> {
 }
 
 impl HistoryLayout {
-    /// Resolves the scroll requests in `conversation` for a history of
-    /// `area` and lays out what will be shown.
-    pub fn prepare(&mut self, conversation: &mut ConversationState, styling: &Styling, area: Rect) {
+    /// Resolves the scroll requests in `conversation` for `transcript`
+    /// shown in `area` and lays out what will be shown.
+    pub fn prepare(
+        &mut self,
+        transcript: &Transcript,
+        conversation: &mut ConversationState,
+        styling: &Styling,
+        area: Rect,
+    ) {
         let key = LayoutKey {
             width: area.width as usize,
             expanded: conversation.cells_expanded,
@@ -111,7 +117,6 @@ impl HistoryLayout {
         }
         self.laid_out = 0;
         self.code.generation += 1;
-        let transcript = &conversation.messages;
         let n = transcript.len();
         self.entries.truncate(n);
         self.entries.resize_with(n, || None);
@@ -844,8 +849,8 @@ mod tests {
 
     /// Entries of different heights: short prompts, Markdown with code,
     /// and a cell.
-    fn conversation(entries: usize) -> ConversationState {
-        let mut c = ConversationState::default();
+    fn conversation(entries: usize) -> Shown {
+        let mut c = Shown::default();
         for i in 0..entries {
             let message = match i % 3 {
                 0 => PaneEntry::new(Speaker::User, format!("question {i}")),
@@ -862,29 +867,39 @@ mod tests {
         c
     }
 
+    /// A transcript and the pane state that shows it.
+    #[derive(Default)]
+    struct Shown {
+        messages: Transcript,
+        view: ConversationState,
+    }
+
     /// Every row of the history, laid out in one go.
-    fn all_rows(c: &ConversationState, width: u16) -> Vec<String> {
-        let mut whole = ConversationState::default();
-        whole.messages = c
-            .messages
-            .entries()
-            .iter()
-            .map(|e| e.message.clone())
-            .collect::<Vec<_>>()
-            .into();
+    fn all_rows(c: &Shown, width: u16) -> Vec<String> {
+        let mut whole = Shown {
+            messages: c
+                .messages
+                .entries()
+                .iter()
+                .map(|e| e.message.clone())
+                .collect::<Vec<_>>()
+                .into(),
+            view: ConversationState::default(),
+        };
         let theme = theme();
         let mut layout = HistoryLayout::default();
         layout.prepare(
-            &mut whole,
+            &whole.messages,
+            &mut whole.view,
             &Styling::plain(&theme),
             Rect::new(0, 0, width, u16::MAX),
         );
         text_of(&layout.paint(&whole.messages, None, &theme))
     }
 
-    fn frame(layout: &mut HistoryLayout, c: &mut ConversationState, area: Rect) -> Vec<String> {
+    fn frame(layout: &mut HistoryLayout, c: &mut Shown, area: Rect) -> Vec<String> {
         let theme = theme();
-        layout.prepare(c, &Styling::plain(&theme), area);
+        layout.prepare(&c.messages, &mut c.view, &Styling::plain(&theme), area);
         text_of(&layout.paint(&c.messages, None, &theme))
     }
 
@@ -913,7 +928,7 @@ mod tests {
         frame(&mut layout, &mut c, area);
         assert_eq!(layout.laid_out(), 1, "only the edited entry");
 
-        c.scroll_to_top();
+        c.view.scroll_to_top();
         let top = frame(&mut layout, &mut c, area);
         assert!(layout.laid_out() <= 10, "Ctrl+Home lays out the top only");
         assert_eq!(top[..2], ["▍you", "▏ question 0"], "{top:?}");
@@ -936,17 +951,21 @@ mod tests {
             "{rows:?}"
         );
 
-        c.scroll_by(-20);
+        c.view.scroll_by(-20);
         let before = frame(&mut layout, &mut c, area);
         c.messages
             .push(PaneEntry::new(Speaker::User, "while reading"));
         let after = frame(&mut layout, &mut c, area);
         assert_eq!(before, after, "new messages do not move a scrolled view");
 
-        c.scroll_by(1000);
+        c.view.scroll_by(1000);
         let rows = frame(&mut layout, &mut c, area);
         assert!(rows.last().is_some_and(|r| r.contains("while reading")));
-        assert_eq!(c.scroll, HistoryScroll::Follow, "the bottom follows again");
+        assert_eq!(
+            c.view.scroll,
+            HistoryScroll::Follow,
+            "the bottom follows again"
+        );
     }
 
     #[test]
@@ -965,26 +984,26 @@ mod tests {
             code: &counting,
             code_id: 1,
         };
-        let mut c = ConversationState::default();
+        let mut c = Shown::default();
         c.messages.push(PaneEntry::new(
             Speaker::Assistant,
             "```python\nx = 1\n```\n\nstreaming",
         ));
         let mut layout = HistoryLayout::default();
-        layout.prepare(&mut c, &styling, Rect::new(0, 0, 60, 20));
+        layout.prepare(&c.messages, &mut c.view, &styling, Rect::new(0, 0, 60, 20));
         assert_eq!(counting.0.get(), 1);
         // A streamed delta after the block and a resize: the block's
         // highlighting is reused.
         if let Some(m) = c.messages.edit(0) {
             m.text.push_str(" more text");
         }
-        layout.prepare(&mut c, &styling, Rect::new(0, 0, 60, 20));
-        layout.prepare(&mut c, &styling, Rect::new(0, 0, 40, 20));
+        layout.prepare(&c.messages, &mut c.view, &styling, Rect::new(0, 0, 60, 20));
+        layout.prepare(&c.messages, &mut c.view, &styling, Rect::new(0, 0, 40, 20));
         assert_eq!(counting.0.get(), 1, "highlighted once");
         if let Some(m) = c.messages.edit(0) {
             m.text.push_str("\n\n```ts\nlet y = 2;\n```");
         }
-        layout.prepare(&mut c, &styling, Rect::new(0, 0, 40, 20));
+        layout.prepare(&c.messages, &mut c.view, &styling, Rect::new(0, 0, 40, 20));
         assert_eq!(counting.0.get(), 2, "only the new block");
     }
 
@@ -1007,11 +1026,11 @@ mod tests {
             let mut offset = max_offset;
             prop_assert_eq!(frame(&mut layout, &mut c, area), all[offset..].to_vec());
             for step in steps {
-                c.scroll_by(step);
+                c.view.scroll_by(step);
                 offset = (offset as isize + step).clamp(0, max_offset as isize) as usize;
                 let rows = frame(&mut layout, &mut c, area);
                 prop_assert_eq!(&rows, &all[offset..(offset + h).min(all.len())].to_vec());
-                prop_assert_eq!(c.scroll == HistoryScroll::Follow, offset == max_offset);
+                prop_assert_eq!(c.view.scroll == HistoryScroll::Follow, offset == max_offset);
             }
         }
     }

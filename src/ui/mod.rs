@@ -39,16 +39,19 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
         let inner = screen::conversation::history_area(state, rect);
         // Syntax colours would defeat NO_COLOR.
         let styling = match &state.highlighter {
-            Some(hl) if !state.settings.no_color => history::Styling {
+            Some(hl) if !state.workbench.settings.no_color => history::Styling {
                 theme,
                 code: hl.as_ref(),
                 code_id: Arc::as_ptr(hl) as usize,
             },
             _ => history::Styling::plain(theme),
         };
-        model
-            .history
-            .prepare(&mut state.conversation, &styling, inner);
+        model.history.prepare(
+            &state.workbench.transcript,
+            &mut state.conversation,
+            &styling,
+            inner,
+        );
     }
     crate::panes::file_view::prepare(state);
 }
@@ -73,5 +76,5 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
         overlay.component().render(&view, area, frame);
     }
     // Questions from running code come first, over any other overlay.
-    state.approvals.render(&view, area, frame);
+    state.workbench.approvals.render(&view, area, frame);
 }

@@ -82,12 +82,12 @@ impl CellWindow {
 pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
     let running = super::super::cells::any_running(state);
     let now = Instant::now();
-    if !state.changes.window.is_cells(running, path, now) {
+    if !state.workbench.changes.window.is_cells(running, path, now) {
         return;
     }
     // A command that writes thousands of files must not freeze the loop
     // (each one is read, diffed and saved): past the cap they go unlisted.
-    if !state.changes.window.take_one() {
+    if !state.workbench.changes.window.take_one() {
         return;
     }
     let root = super::workspace_root(state);
@@ -104,13 +104,13 @@ pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
     }
     // An `fs` write already recorded (the watcher hears of those too), or
     // a file the log already holds as it is now.
-    if state.changes.last_text(path) == Some(after.as_slice()) {
+    if state.workbench.changes.last_text(path) == Some(after.as_slice()) {
         return;
     }
     // Made from nothing only if nothing was removed there before: a file
     // deleted and made again (identically, perhaps) is a change to what
     // was there, which `/undo` must not delete (issue 25, route 19).
-    let before = if created && !state.changes.vanished.may_have_been_there(path) {
+    let before = if created && !state.workbench.changes.vanished.may_have_been_there(path) {
         Prior::Absent
     } else {
         state
@@ -197,8 +197,8 @@ mod tests {
     }
 
     fn cell_changes(s: &AppState) -> Vec<crate::app::state::CellChange> {
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .iter()
             .rev()
             .find_map(|m| m.cell.as_ref())
@@ -218,7 +218,7 @@ mod tests {
         std::fs::write(&open, "a = 1\r\nb = 2\r\n").unwrap();
         std::fs::write(&closed, "old\n").unwrap();
         let mut s = running_cell(&root);
-        s.changes.start_group("the agent's answer");
+        s.workbench.changes.start_group("the agent's answer");
         crate::app::editors::open(&mut s, &open, None);
         std::fs::write(&open, "a = 1\r\nb = 3\r\n").unwrap();
         std::fs::write(&closed, "new\n").unwrap();
@@ -249,7 +249,7 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         let made = root.join("gen.txt");
         let mut s = running_cell(&root);
-        s.changes.start_group("the agent's answer");
+        s.workbench.changes.start_group("the agent's answer");
         std::fs::write(&made, "generated\n").unwrap();
         handle_app_event(
             &mut s,
@@ -280,7 +280,7 @@ mod tests {
         let (mine, moved) = (root.join("mine.txt"), root.join("moved.txt"));
         std::fs::write(&mine, "the user's work\n").unwrap();
         let mut s = running_cell(&root);
-        s.changes.start_group("the agent's answer");
+        s.workbench.changes.start_group("the agent's answer");
         let event = |s: &mut AppState, event: WorkspaceEvent| {
             handle_app_event(s, AppEvent::Workspace(WorkspaceMessage::Event(event)));
         };
@@ -310,7 +310,7 @@ mod tests {
         std::fs::write(&file, "the user's work\n").unwrap();
         let (tx, mut rx) = event::channel();
         let mut s = running_cell(&root);
-        s.changes.start_group("the agent's answer");
+        s.workbench.changes.start_group("the agent's answer");
         let _services = crate::app::workspace_services::start(&mut s, &tx);
         tokio::time::sleep(Duration::from_millis(300)).await;
         let status = std::process::Command::new("sh")
@@ -341,7 +341,10 @@ mod tests {
         assert!(super::super::undo(&mut s).starts_with("Nothing to undo"));
 
         let mut s = running_cell(&root);
-        s.changes.window.saved_by_user(&file, Instant::now());
+        s.workbench
+            .changes
+            .window
+            .saved_by_user(&file, Instant::now());
         std::fs::write(&file, "three\n").unwrap();
         changed(&mut s, &file);
         assert!(cell_changes(&s).is_empty());

@@ -184,7 +184,11 @@ impl ChangeLog {
 /// here on (what happened before, too).
 pub fn attach(state: &mut AppState, id: &str) {
     let root = workspace_root(state);
-    state.changes.store = Some(ChangeStore::for_session(&state.workspace_root, &root, id));
+    state.workbench.changes.store = Some(ChangeStore::for_session(
+        &state.workbench.workspace_root,
+        &root,
+        id,
+    ));
     save(state);
 }
 
@@ -192,37 +196,33 @@ pub fn attach(state: &mut AppState, id: &str) {
 /// turns before the restart.
 pub fn resume(state: &mut AppState, id: &str) {
     let root = workspace_root(state);
-    let store = ChangeStore::for_session(&state.workspace_root, &root, id);
+    let store = ChangeStore::for_session(&state.workbench.workspace_root, &root, id);
     match store.load() {
         Ok(mut log) => {
             log.store = Some(store);
-            log.vanished = std::mem::take(&mut state.changes.vanished);
-            state.changes = log;
+            log.vanished = std::mem::take(&mut state.workbench.changes.vanished);
+            state.workbench.changes = log;
         }
-        Err(error) => super::update::notice(
-            state,
-            &format!("The session's file changes cannot be undone: {error}"),
-        ),
+        Err(error) => state.workbench.notice(&format!(
+            "The session's file changes cannot be undone: {error}"
+        )),
     }
 }
 
 /// Saves the log where it is kept; the first failure is reported once
 /// (the log stays usable in memory).
 fn save(state: &mut AppState) {
-    let Some(store) = &state.changes.store else {
+    let Some(store) = &state.workbench.changes.store else {
         return;
     };
-    match store.save(&state.changes) {
-        Ok(()) => state.changes.save_failed = false,
-        Err(error) if !state.changes.save_failed => {
-            state.changes.save_failed = true;
-            super::update::notice(
-                state,
-                &format!(
-                    "File changes are no longer saved with the session (/undo works until \
+    match store.save(&state.workbench.changes) {
+        Ok(()) => state.workbench.changes.save_failed = false,
+        Err(error) if !state.workbench.changes.save_failed => {
+            state.workbench.changes.save_failed = true;
+            state.workbench.notice(&format!(
+                "File changes are no longer saved with the session (/undo works until \
                      you quit): {error}"
-                ),
-            );
+            ));
         }
         Err(_) => {}
     }
@@ -230,12 +230,13 @@ fn save(state: &mut AppState) {
 
 /// The workspace as change paths spell it (canonical, as `fs` resolves).
 fn workspace_root(state: &AppState) -> PathBuf {
-    std::fs::canonicalize(&state.workspace_root).unwrap_or_else(|_| state.workspace_root.clone())
+    std::fs::canonicalize(&state.workbench.workspace_root)
+        .unwrap_or_else(|_| state.workbench.workspace_root.clone())
 }
 
 /// The watcher saw `path` disappear (removed, or renamed away).
 pub fn on_removed(state: &mut AppState, path: &Path) {
-    state.changes.vanished.note(path);
+    state.workbench.changes.vanished.note(path);
 }
 
 /// A cell's `fs` write is recorded, shown under its cell and marked in the
@@ -265,16 +266,16 @@ fn seen_absent(state: &AppState, path: &Path) -> bool {
     let Some(relative) = path.strip_prefix(&root).ok().and_then(Path::to_str) else {
         return false;
     };
-    state.file_index.is_complete()
-        && !state.file_index.contains(relative)
-        && !state.changes.vanished.may_have_been_there(path)
+    state.workbench.file_index.is_complete()
+        && !state.workbench.file_index.contains(relative)
+        && !state.workbench.changes.vanished.may_have_been_there(path)
         && !crate::workspace::IgnoreRules::new(&root).is_ignored(path, false)
 }
 
 /// Records `logged` and shows `written` (what the cell did, which may say
 /// more than the log keeps).
 pub(super) fn record_written(state: &mut AppState, logged: &FsWritten, written: &FsWritten) {
-    if state.changes.record(logged) {
+    if state.workbench.changes.record(logged) {
         // The marks show what the *last* cell or answer changed.
         state.editors.changed_lines.clear();
     }
@@ -305,11 +306,11 @@ pub(super) fn record_written(state: &mut AppState, logged: &FsWritten, written: 
 /// announced while its cell runs), as a diff from what the file held before
 /// the cell first wrote it.
 fn show_in_cell(state: &mut AppState, written: &FsWritten) {
-    let shown = state.display_path(&written.path);
+    let shown = state.workbench.display_path(&written.path);
     let after = String::from_utf8_lossy(&written.after);
     let Some(entry) = state
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .edit_last_where(|m| m.cell.is_some())
     else {
         return;
@@ -367,7 +368,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
         Direction::Undo => "undone",
         Direction::Redo => "redone",
     };
-    let Some(group) = state.changes.stacks(direction).0.pop() else {
+    let Some(group) = state.workbench.changes.stacks(direction).0.pop() else {
         return match direction {
             Direction::Undo => "Nothing to undo: no cell has changed a file with fs.write or fs.edit in this session.".into(),
             Direction::Redo => "Nothing to redo.".into(),
@@ -380,7 +381,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
     let mut details = String::new();
     // Last change first: a file written twice in a group is one change.
     for change in group.changes.into_iter().rev() {
-        let shown = state.display_path(&change.path);
+        let shown = state.workbench.display_path(&change.path);
         let restored = restore(state, &root, &change, direction);
         if matches!(restored, Ok(Restored::Exactly | Restored::Merged { .. })) {
             // Its marks name lines of a text that is gone.
@@ -433,7 +434,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
     applied.reverse();
     kept.reverse();
     let label = group.label;
-    let (from, to) = state.changes.stacks(direction);
+    let (from, to) = state.workbench.changes.stacks(direction);
     // What could not be taken back stays where it was, to try again.
     for (stack, changes) in [(from, kept), (to, applied)] {
         if !changes.is_empty() {
@@ -591,15 +592,15 @@ fn conflict_report(shown: &str, conflicts: &[crate::text_merge::Conflict]) -> St
 /// `/diff`: every change the session made that is not undone, group by
 /// group, as unified diffs.
 pub fn diff(state: &AppState) -> String {
-    if state.changes.done.is_empty() {
+    if state.workbench.changes.done.is_empty() {
         return "No changes: no cell has changed a file with fs.write or fs.edit in this session."
             .into();
     }
     let mut out = String::new();
-    for group in &state.changes.done {
+    for group in &state.workbench.changes.done {
         out.push_str(&format!("{}:\n", group.label));
         for change in &group.changes {
-            let name = state.display_path(&change.path);
+            let name = state.workbench.display_path(&change.path);
             let before = match &change.before {
                 Prior::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
                 Prior::Absent => String::new(),
@@ -635,12 +636,15 @@ mod tests {
     fn state(root: &Path) -> AppState {
         let mut s = AppState::new(root.to_path_buf(), Settings::defaults());
         let files = walkdir_names(root);
-        s.file_index
+        s.workbench
+            .file_index
             .apply(&crate::workspace::IndexUpdate::Batch(files));
-        s.file_index.apply(&crate::workspace::IndexUpdate::Done {
-            count: 0,
-            elapsed: std::time::Duration::ZERO,
-        });
+        s.workbench
+            .file_index
+            .apply(&crate::workspace::IndexUpdate::Done {
+                count: 0,
+                elapsed: std::time::Duration::ZERO,
+            });
         s
     }
 
@@ -675,7 +679,7 @@ mod tests {
             std::fs::write(path, "the user's\n").unwrap();
         }
         let mut s = state(&root);
-        s.changes.start_group("the agent's answer");
+        s.workbench.changes.start_group("the agent's answer");
         for path in [&listed, &reported, &hidden] {
             std::fs::remove_file(path).unwrap();
         }
@@ -728,9 +732,9 @@ mod tests {
         let (a, b) = (root.join("a.py"), root.join("new.py"));
         std::fs::write(&a, "one\r\ntwo\r\n").unwrap();
         let mut s = state(&root);
-        s.changes.start_group("first");
+        s.workbench.changes.start_group("first");
         write(&mut s, &a, "one\r\nTWO\r\n");
-        s.changes.start_group("second");
+        s.workbench.changes.start_group("second");
         write(&mut s, &a, "ONE\r\nTWO\r\n");
         write(&mut s, &a, "ONE!\r\nTWO\r\n");
         write(&mut s, &b, "created\n");
@@ -763,7 +767,7 @@ mod tests {
         let a = root.join("a.py");
         std::fs::write(&a, "1\n2\n3\n4\n5\n6\n").unwrap();
         let mut s = state(&root);
-        s.changes.start_group("the agent's answer");
+        s.workbench.changes.start_group("the agent's answer");
         write(&mut s, &a, "1\n2\n3\n4\nFIVE\n6\n");
         // The user edits line 1 and saves, after the agent's write.
         std::fs::write(&a, "one\n2\n3\n4\nFIVE\n6\n").unwrap();
@@ -785,7 +789,7 @@ mod tests {
         let (a, created) = (root.join("a.py"), root.join("new.py"));
         std::fs::write(&a, "1\n2\n3\n4\n5\n6\n").unwrap();
         let mut s = state(&root);
-        s.changes.start_group("the agent's answer");
+        s.workbench.changes.start_group("the agent's answer");
         write(&mut s, &a, "1\nTWO\n3\n4\n5\nSIX\n");
         write(&mut s, &created, "made by the agent\n");
         std::fs::write(&a, "1\nmy two\n3\n4\n5\nSIX\n").unwrap();
@@ -827,9 +831,9 @@ mod tests {
         std::fs::write(&t, "t0").unwrap();
         std::fs::write(&s_path, "s0").unwrap();
         let mut s = state(&root);
-        s.changes.start_group("first");
+        s.workbench.changes.start_group("first");
         write(&mut s, &t, "t1");
-        s.changes.start_group("second");
+        s.workbench.changes.start_group("second");
         write(&mut s, &s_path, "s1");
         std::fs::write(&unknown, "made by a command").unwrap();
         assert_ne!(
@@ -867,7 +871,7 @@ mod tests {
         std::fs::write(&a, "a0").unwrap();
         std::fs::write(&b, "b0").unwrap();
         let mut s = state(&root);
-        s.changes.start_group("the agent's answer");
+        s.workbench.changes.start_group("the agent's answer");
         write(&mut s, &a, "a1");
         write(&mut s, &b, "b1");
         std::fs::write(&b, "b1 and the user's line").unwrap();
@@ -900,7 +904,7 @@ mod tests {
         std::fs::write(&a, "a0").unwrap();
         std::fs::write(&b, "b0").unwrap();
         let mut s = state(&root);
-        s.changes.start_group("cell");
+        s.workbench.changes.start_group("cell");
         write(&mut s, &a, "a1");
         write(&mut s, &b, "b1");
         // The user edits a.txt without saving; a cell swaps b.txt for a
@@ -938,7 +942,7 @@ mod tests {
         std::fs::create_dir(root.join("sub")).unwrap();
         let created = root.join("sub").join("bashrc");
         let mut s = state(&root);
-        s.changes.start_group("cell");
+        s.workbench.changes.start_group("cell");
         write(&mut s, &created, "the victim's text");
         // The cell read the victim's file, wrote its copy, then swaps the
         // folder for a link to where the victim's file lives.
@@ -990,15 +994,15 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         let big = root.join("big.txt");
         let mut s = state(&root);
-        s.conversation
-            .messages
+        s.workbench
+            .transcript
             .push(crate::app::state::PaneEntry::cell(
                 1,
                 "fs.write('big.txt', data)",
             ));
         let text: String = (0..200_000).map(|i| format!("line {i}\n")).collect();
         write(&mut s, &big, &text);
-        let cell = s.conversation.messages[0].cell.as_ref().unwrap();
+        let cell = s.workbench.transcript[0].cell.as_ref().unwrap();
         assert!(
             cell.changes[0].diff.contains("too big to show"),
             "{}",
@@ -1017,7 +1021,7 @@ mod tests {
         let a = root.join("a.txt");
         std::fs::write(&a, "A0").unwrap();
         let mut s = state(&root);
-        s.changes.start_group("the agent's answer");
+        s.workbench.changes.start_group("the agent's answer");
         write(&mut s, &a, "A1");
         std::fs::write(&a, "the user's save").unwrap();
         write(&mut s, &a, "the user's save, edited by a cell");
@@ -1034,7 +1038,9 @@ mod tests {
         std::fs::write(&a, "x = 1\ny = 2\n").unwrap();
         let mut s = state(&root);
         assert!(diff(&s).starts_with("No changes"));
-        s.changes.start_group("the agent's answer to “bump y”");
+        s.workbench
+            .changes
+            .start_group("the agent's answer to “bump y”");
         write(&mut s, &a, "x = 1\ny = 3\n");
         let shown = diff(&s);
         assert!(

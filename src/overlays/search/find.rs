@@ -65,7 +65,7 @@ const SNIPPET_CONTEXT: usize = 40;
 pub(super) fn find(state: &AppState, search: &Search) -> PaneResults {
     let query = search.query.text().trim();
     match search.scope {
-        SearchScope::Files if state.file_index.is_empty() => {
+        SearchScope::Files if state.workbench.file_index.is_empty() => {
             return PaneResults::Unavailable("the file index is still being built");
         }
         SearchScope::Variables if state.variables.rows.is_empty() => {
@@ -142,7 +142,7 @@ pub(super) fn find(state: &AppState, search: &Search) -> PaneResults {
 /// shift it onto another entry.
 fn conversation_bm25(state: &AppState, query: &str) -> Vec<ResultRow> {
     use crate::context::SearchQuery;
-    let (outcome, texts) = state.agent.context.read(|ctx| {
+    let (outcome, texts) = state.workbench.agent.context.read(|ctx| {
         let outcome = ctx.search(&SearchQuery::new(query).limit(RESULT_LIMIT));
         let texts: Vec<String> = outcome
             .hits
@@ -156,8 +156,8 @@ fn conversation_bm25(state: &AppState, query: &str) -> Vec<ResultRow> {
         (outcome, texts)
     });
     let shown: std::collections::HashMap<crate::context::MessageId, usize> = state
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .enumerate()
         .filter_map(|(i, m)| m.message.map(|id| (id, i)))
@@ -232,7 +232,7 @@ impl ContentSearch {
     /// `AppEvent::ContentSearch`. `None` when it cannot start (no event
     /// channel in tests without one, or the thread could not be made).
     pub(super) fn start(app: &AppState, query: String, id: u64) -> Option<Self> {
-        let events = app.agent.events.clone()?;
+        let events = app.workbench.agent.events.clone()?;
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let options = crate::workspace::SearchOptions {
@@ -241,7 +241,7 @@ impl ContentSearch {
             ..Default::default()
         };
         crate::workspace::spawn_content_search(
-            &app.workspace_root,
+            &app.workbench.workspace_root,
             &query,
             options,
             cancel.clone(),
@@ -347,8 +347,8 @@ pub(super) const RESULT_LIMIT: usize = 50;
 
 fn pane_messages(state: &AppState, needle: &str) -> Vec<ResultRow> {
     state
-        .conversation
-        .messages
+        .workbench
+        .transcript
         .iter()
         .enumerate()
         .filter_map(|(i, m)| {

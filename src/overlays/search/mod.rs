@@ -123,8 +123,8 @@ impl Search {
         if let Some(results) = self.file_matches.request.send(
             query,
             again,
-            app.services.picker.as_ref(),
-            &app.file_index,
+            app.workbench.services.picker.as_ref(),
+            &app.workbench.file_index,
             find::RESULT_LIMIT,
         ) {
             self.file_matches.matches = results.matches;
@@ -160,7 +160,7 @@ impl Search {
             && let Some(results) = self
                 .file_matches
                 .request
-                .settle(&app.file_index, find::RESULT_LIMIT)
+                .settle(&app.workbench.file_index, find::RESULT_LIMIT)
         {
             self.file_matches.matches = results.matches;
             self.cursor = ListCursor::default();
@@ -213,7 +213,12 @@ impl Component for Search {
             // Alt+P: attach the result to the next prompt (once).
             Input::Action(Action::SearchPin) => {
                 if let Some(hit) = self.selected_hit(ctx.app)
-                    && !ctx.app.pins.iter().any(|p| p.text == hit.pin_text)
+                    && !ctx
+                        .app
+                        .workbench
+                        .pins
+                        .iter()
+                        .any(|p| p.text == hit.pin_text)
                 {
                     ctx.push(Effect::Pin(Pin {
                         label: hit.label,
@@ -293,7 +298,7 @@ mod tests {
             crate::config::Settings::defaults(),
         );
         let (events, _rx) = crate::app::event::channel();
-        app.agent.events = Some(events);
+        app.workbench.agent.events = Some(events);
         let mut ids = Vec::new();
         for query in ["#foo", "#bar"] {
             let mut search = Search::new();
