@@ -15,7 +15,7 @@ use clap::{Args, Parser, Subcommand};
     version,
     args_conflicts_with_subcommands = true,
     after_help = "Press F1 inside the workbench for every key binding.\n\
-                  Configuration: ~/.config/hello-tui/config.toml (see README)."
+                  Configuration: ~/.config/hello-tui/config.toml (see docs/configuration.md)."
 )]
 pub struct Cli {
     /// Workspace directory to open.

@@ -1122,9 +1122,51 @@ pub fn hints(scope: Scope) -> impl Iterator<Item = &'static Binding> {
         .filter(move |b| b.hint && (b.scope == scope || (!modal && b.scope == Scope::Global)))
 }
 
-/// Bindings of one scope, in table order, for the help overlay.
-pub fn bindings_in(scope: Scope) -> impl Iterator<Item = &'static Binding> {
-    BINDINGS.iter().filter(move |b| b.scope == scope)
+/// The rows of one scope's help, in table order: one per action, with
+/// every key bound to it. F1's overlay and `docs/keys.md` both list these.
+pub fn rows_in(scope: Scope) -> Vec<(Action, Vec<KeyCombo>)> {
+    let mut rows: Vec<(Action, Vec<KeyCombo>)> = Vec::new();
+    for binding in BINDINGS.iter().filter(|b| b.scope == scope) {
+        match rows.iter_mut().find(|(a, _)| *a == binding.action) {
+            Some((_, keys)) => keys.push(binding.key),
+            None => rows.push((binding.action, vec![binding.key])),
+        }
+    }
+    rows
+}
+
+/// The keys the composer handles itself (they are not bindings), said
+/// under the help's tables.
+pub const COMPOSER_KEYS: &str = "In the composer, other keys edit text: arrows, Home/End, \
+    Ctrl+W deletes a word, Ctrl+U undoes, Ctrl+R redoes.";
+
+/// The generated part of `docs/keys.md`: every scope's rows as a Markdown
+/// table, in F1's order, so the file cannot drift from what the keys do
+/// (`tests/docs.rs` compares them).
+pub fn markdown() -> String {
+    // A `|` would end a table cell.
+    let cell = |text: &str| text.replace('|', "\\|");
+    let mut out = String::new();
+    for scope in Scope::ALL {
+        let rows = rows_in(scope);
+        if rows.is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            "\n### {}\n\n| key | does |\n|---|---|\n",
+            scope.label()
+        ));
+        for (action, keys) in rows {
+            let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+            out.push_str(&format!(
+                "| {} | {} |\n",
+                cell(&keys.join(" / ")),
+                cell(action.describe())
+            ));
+        }
+    }
+    out.push_str(&format!("\n{COMPOSER_KEYS}\n"));
+    out
 }
 
 #[cfg(test)]

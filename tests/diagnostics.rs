@@ -21,7 +21,7 @@ const PATIENCE: Duration = Duration::from_secs(60);
 
 /// A fixture server's script, where a confined server can read it (not
 /// under the host's `/tmp`, which the sandbox hides, as it would any
-/// program installed there: README, "What the sandbox guarantees").
+/// program installed there: docs/sandbox.md, "What the sandbox guarantees").
 fn fixture(name: &str) -> String {
     static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let dir = DIR.get_or_init(|| {

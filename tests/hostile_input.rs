@@ -17,7 +17,7 @@ use hello_tui::ui::markdown::{self, PlainCode};
 use proptest::prelude::*;
 use unicode_width::UnicodeWidthStr;
 
-/// 384 cases, or `PROPTEST_CASES` to explore more (README, Development).
+/// 384 cases, or `PROPTEST_CASES` to explore more (docs/development.md).
 fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()

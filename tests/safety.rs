@@ -208,7 +208,7 @@ fn connect_cell(port: u16) -> String {
 
 /// `llm_query` is made by the workbench, outside the sandbox: a kernel
 /// with the network closed cannot connect to the model server itself, yet
-/// its sub-call reaches it (README, "What the sandbox guarantees").
+/// its sub-call reaches it (docs/sandbox.md, "What the sandbox guarantees").
 #[tokio::test(flavor = "multi_thread")]
 async fn llm_query_reaches_the_model_server_from_a_kernel_without_network() {
     use hello_tui::subcalls::Subcalls;

@@ -43,7 +43,7 @@ impl Repo {
     fn new() -> Repo {
         use std::os::unix::fs::PermissionsExt;
         // Outside the host's /tmp: the confined server must see the marker's
-        // folder (README, "What the sandbox guarantees").
+        // folder (docs/sandbox.md, "What the sandbox guarantees").
         let scratch = tempfile::tempdir_in(scratch::scratch_parent()).unwrap();
         let base = scratch.path().canonicalize().unwrap();
         let root = base.join("shop");

@@ -380,7 +380,7 @@ pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
 static LEAVE_SANDBOX_ASKED: AtomicU64 = AtomicU64::new(0);
 
 /// What the sandbox stops and `full` allows, as the question says it: the
-/// rows of the README's "What the sandbox guarantees" that hold only with
+/// rows of docs/sandbox.md's "What the sandbox guarantees" that hold only with
 /// the sandbox (the API key stays out in every mode).
 pub const FULL_TURNS_OFF: &str = "writing outside the workspace (your files, \
     shell start-up files, .git hooks), using the network and unix sockets (tmux, \

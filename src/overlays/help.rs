@@ -8,7 +8,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::{Component, Ctx, Input, Outcome, View};
 use crate::app::AppState;
-use crate::keymap::{self, Action, Scope};
+use crate::keymap::{self, Scope};
 use crate::theme::Theme;
 use crate::ui::pane;
 
@@ -68,14 +68,7 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let width = width.max(20);
     let mut out = Vec::new();
     for scope in Scope::ALL {
-        // One row per action; several keys for it are listed together.
-        let mut rows: Vec<(Action, Vec<String>)> = Vec::new();
-        for binding in keymap::bindings_in(scope) {
-            match rows.iter_mut().find(|(a, _)| *a == binding.action) {
-                Some((_, keys)) => keys.push(binding.key.to_string()),
-                None => rows.push((binding.action, vec![binding.key.to_string()])),
-            }
-        }
+        let rows = keymap::rows_in(scope);
         if rows.is_empty() {
             continue;
         }
@@ -84,6 +77,7 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
         }
         out.push(Line::styled(scope.label(), theme.roles.focused_title));
         for (action, keys) in rows {
+            let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
             let keys = keys.join(" / ");
             let beside = width.saturating_sub(KEYS + 3);
             if keys.chars().count() <= KEYS && beside >= 24 {
@@ -107,10 +101,7 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
         }
     }
     out.push(Line::default());
-    for row in crate::screen::wrap::wrap(
-        "In the composer, other keys edit text: arrows, Home/End, Ctrl+W deletes a word, Ctrl+U undoes, Ctrl+R redoes.",
-        width,
-    ) {
+    for row in crate::screen::wrap::wrap(keymap::COMPOSER_KEYS, width) {
         out.push(Line::styled(row, theme.roles.muted));
     }
     out

@@ -81,7 +81,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
                 bar,
             )],
         ),
-        // The approval mode is always shown (README): what may run unasked.
+        // The approval mode is always shown (docs/sandbox.md): what may run unasked.
         Segment::new(
             1,
             vec![

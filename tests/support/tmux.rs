@@ -29,7 +29,7 @@ impl Tmux {
             ])
             .arg(command)
             .status()
-            .expect("tmux must be installed to run this test (see README)");
+            .expect("tmux must be installed to run this test (see docs/development.md)");
         assert!(status.success());
         Tmux { socket }
     }
