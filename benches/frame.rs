@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::state::{PaneEntry, Speaker};
 use hello_tui::app::update::handle_terminal_event;
 use hello_tui::config::Settings;
 use hello_tui::editor::Highlighter;
 use hello_tui::theme::Theme;
 use hello_tui::ui;
+use hello_tui::workbench::transcript::{PaneEntry, Speaker};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

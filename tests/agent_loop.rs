@@ -540,13 +540,13 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     let settings = hello_tui::config::Settings::defaults();
     let mut state = hello_tui::app::AppState::new(dir.path().to_path_buf(), settings);
     hello_tui::app::sessions::configure(&mut state, false, Some(None)).unwrap();
-    let shown: Vec<(hello_tui::app::state::Speaker, String)> = state
+    let shown: Vec<(hello_tui::workbench::transcript::Speaker, String)> = state
         .workbench
         .transcript
         .iter()
         .map(|m| (m.role, m.text.clone()))
         .collect();
-    use hello_tui::app::state::Speaker as R;
+    use hello_tui::workbench::transcript::Speaker as R;
     assert_eq!(shown[0], (R::User, "check the tokens".into()));
     assert_eq!(shown[1], (R::Assistant, "Reading.".into()));
     assert_eq!(shown[2].0, R::Tool);

@@ -22,7 +22,7 @@ use hello_tui::app::AppState;
 use hello_tui::app::agent::AgentUpdate;
 use hello_tui::app::event::{self, AppEvent, AppEventReceiver};
 use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
-use hello_tui::app::state::{CellStatus, KernelView, Speaker};
+use hello_tui::app::state::KernelView;
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::DenyAll;
@@ -30,6 +30,7 @@ use hello_tui::kernel::{CodeRuntime, ExecOutcome, ExecResult, KernelConfig};
 use hello_tui::overlays::Overlay;
 use hello_tui::sandbox::{ChildEnv, Confinement};
 use hello_tui::theme::Theme;
+use hello_tui::workbench::transcript::{CellStatus, Speaker};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -78,7 +79,7 @@ fn busy_demo() -> AppState {
     s.workbench.agent.busy = true;
     s.workbench
         .transcript
-        .push(hello_tui::app::state::PaneEntry::new(
+        .push(hello_tui::workbench::transcript::PaneEntry::new(
             Speaker::User,
             "why does checkAuth reject users?",
         ));

@@ -71,11 +71,15 @@ fn open(s: &mut AppState, path: &Path) {
 }
 
 fn active_text(s: &AppState) -> String {
-    s.editors.active().expect("a file is open").text()
+    s.workbench.editors.active().expect("a file is open").text()
 }
 
 fn is_dirty(s: &AppState) -> bool {
-    s.editors.active().expect("a file is open").is_dirty()
+    s.workbench
+        .editors
+        .active()
+        .expect("a file is open")
+        .is_dirty()
 }
 
 /// The workspace index walk found `paths`.
@@ -175,7 +179,14 @@ fn open_edit_save_is_clean_and_disk_equals_screen() {
     assert_eq!(s.unsaved_count(), 0);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x = 10\ny = 2\n");
     assert_eq!(active_text(&s), "x = 10\ny = 2");
-    assert!(s.editors.status.as_deref().unwrap_or("").contains("Saved"));
+    assert!(
+        s.workbench
+            .editors
+            .status
+            .as_deref()
+            .unwrap_or("")
+            .contains("Saved")
+    );
 }
 
 #[test]
@@ -216,7 +227,7 @@ fn selection_copy_paste_and_the_system_clipboard() {
     let mut s = state(dir.path());
     open(&mut s, &file);
     press(&mut s, KeyCode::Right, KeyModifiers::CONTROL | SHIFT);
-    let sel = s.editors.active().unwrap().selection();
+    let sel = s.workbench.editors.active().unwrap().selection();
     assert_eq!(sel, Some(((0, 0), (0, 5))));
     let command = press(&mut s, KeyCode::Char('c'), CTRL);
     assert_eq!(
@@ -260,7 +271,7 @@ fn external_write_to_a_clean_buffer_reloads_keeping_the_cursor() {
     assert_eq!(disk_event(&mut s, &file), Command::Redraw);
     assert_eq!(active_text(&s), "ONE\nTWO\nTHREE\nFOUR");
     assert!(!is_dirty(&s));
-    assert_eq!(s.editors.active().unwrap().cursor(), (1, 1));
+    assert_eq!(s.workbench.editors.active().unwrap().cursor(), (1, 1));
 }
 
 #[test]
@@ -275,7 +286,7 @@ fn external_write_to_a_dirty_buffer_keeps_edits_and_flags_the_conflict() {
     disk_event(&mut s, &file);
     assert_eq!(active_text(&s), "my mine", "no keystroke is lost");
     assert!(matches!(
-        s.editors.active().unwrap().disk_state(),
+        s.workbench.editors.active().unwrap().disk_state(),
         hello_tui::editor::DiskState::ChangedOnDisk { .. }
     ));
     // Typing goes on undisturbed: no overlay steals keys.
@@ -336,7 +347,7 @@ fn a_file_deleted_on_disk_keeps_its_buffer_and_saving_recreates_it() {
         ))),
     );
     assert_eq!(
-        s.editors.active().unwrap().disk_state(),
+        s.workbench.editors.active().unwrap().disk_state(),
         &hello_tui::editor::DiskState::DeletedOnDisk
     );
     assert_eq!(active_text(&s), "keep");
@@ -390,13 +401,13 @@ fn quitting_and_closing_with_unsaved_edits_ask_first() {
     press(&mut s, KeyCode::Char('w'), CTRL);
     assert!(matches!(asking(&s), Some(Question::CloseDirtyTab { .. })));
     press(&mut s, KeyCode::Char('n'), NONE);
-    assert_eq!(s.editors.tabs.len(), 1);
+    assert_eq!(s.workbench.editors.tabs.len(), 1);
     press(&mut s, KeyCode::Char('w'), CTRL);
     // A reflex `y` loses nothing: the answers are save, discard, cancel.
     press(&mut s, KeyCode::Char('y'), NONE);
-    assert_eq!(s.editors.tabs.len(), 1);
+    assert_eq!(s.workbench.editors.tabs.len(), 1);
     press(&mut s, KeyCode::Char('d'), NONE);
-    assert!(s.editors.tabs.is_empty());
+    assert!(s.workbench.editors.tabs.is_empty());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\n", "discarded");
     assert_eq!(press(&mut s, KeyCode::Char('q'), CTRL), Command::Quit);
 }
@@ -414,7 +425,7 @@ fn quitting_or_closing_can_save_first() {
     type_text(&mut s, "1");
     press(&mut s, KeyCode::Char('w'), CTRL);
     press(&mut s, KeyCode::Char('s'), NONE);
-    assert!(s.editors.tabs.is_empty(), "saved, then closed");
+    assert!(s.workbench.editors.tabs.is_empty(), "saved, then closed");
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "1a\n");
     open(&mut s, &a);
     type_text(&mut s, "2");
@@ -466,19 +477,22 @@ fn tabs_switch_and_equal_names_are_told_apart() {
     open(&mut s, &dir.path().join("api/mod.py"));
     open(&mut s, &dir.path().join("web/mod.py"));
     open(&mut s, &dir.path().join("main.py"));
-    let titles: Vec<String> = hello_tui::screen::file_view::tabs(&s.editors.tabs)
+    let titles: Vec<String> = hello_tui::screen::file_view::tabs(&s.workbench.editors.tabs)
         .into_iter()
         .map(|t| t.title)
         .collect();
     assert_eq!(titles, ["mod.py — api", "mod.py — web", "main.py"]);
-    assert_eq!(s.editors.active, 2);
+    assert_eq!(s.workbench.editors.active, 2);
     press(&mut s, KeyCode::PageDown, CTRL);
-    assert_eq!(s.editors.active, 0);
+    assert_eq!(s.workbench.editors.active, 0);
     press(&mut s, KeyCode::Left, KeyModifiers::ALT);
-    assert_eq!(s.editors.active, 2);
+    assert_eq!(s.workbench.editors.active, 2);
     // Opening an open file switches to its tab.
     open(&mut s, &dir.path().join("api/mod.py"));
-    assert_eq!((s.editors.tabs.len(), s.editors.active), (3, 0));
+    assert_eq!(
+        (s.workbench.editors.tabs.len(), s.workbench.editors.active),
+        (3, 0)
+    );
 }
 
 #[test]
@@ -548,7 +562,7 @@ fn go_to_line_and_find_in_file() {
     press(&mut s, KeyCode::Char('g'), CTRL);
     type_text(&mut s, "3:2");
     press(&mut s, KeyCode::Enter, NONE);
-    assert_eq!(s.editors.active().unwrap().cursor(), (2, 1));
+    assert_eq!(s.workbench.editors.active().unwrap().cursor(), (2, 1));
     assert_eq!(s.overlay, None);
     press(&mut s, KeyCode::Char('f'), CTRL);
     assert!(
@@ -557,7 +571,7 @@ fn go_to_line_and_find_in_file() {
     );
     type_text(&mut s, "beta");
     press(&mut s, KeyCode::Enter, NONE);
-    let sel = s.editors.active().unwrap().selection();
+    let sel = s.workbench.editors.active().unwrap().selection();
     assert_eq!(sel, Some(((2, 6), (2, 10))));
     press(&mut s, KeyCode::Enter, SHIFT);
     press(&mut s, KeyCode::Enter, SHIFT);
@@ -637,7 +651,7 @@ fn find_in_a_big_file_counts_in_the_background() {
     press(&mut s, KeyCode::Char('f'), CTRL);
     type_text(&mut s, "needle");
     press(&mut s, KeyCode::Enter, NONE);
-    let selection = |s: &AppState| s.editors.active().unwrap().selection();
+    let selection = |s: &AppState| s.workbench.editors.active().unwrap().selection();
     assert_eq!(selection(&s), Some(((10, 0), (10, 6))));
     assert_eq!(find_status(&s).as_deref(), Some("line 11, counting…"));
     let first = next_count(&mut rx);
@@ -654,7 +668,7 @@ fn find_in_a_big_file_counts_in_the_background() {
     press(&mut s, KeyCode::Enter, NONE);
     assert_eq!(find_status(&s).as_deref(), Some("line 500001, counting…"));
     let third = next_count(&mut rx);
-    let doc = s.editors.active_mut().unwrap();
+    let doc = s.workbench.editors.active_mut().unwrap();
     doc.apply(EditCommand::Move(Motion::DocStart)).unwrap();
     doc.apply(EditCommand::InsertChar('z')).unwrap();
     doc.apply(EditCommand::GoToLine(500_001)).unwrap();
@@ -677,7 +691,7 @@ fn find_in_a_big_file_counts_in_the_background() {
 /// for, so the test can look at the files.
 fn recovery_due(s: &mut AppState) {
     handle_app_event(s, AppEvent::RecoveryDue);
-    s.editors.recovery_writer.flush();
+    s.workbench.editors.recovery_writer.flush();
 }
 
 fn recovering_state(root: &Path, base: &Path) -> AppState {
@@ -750,12 +764,16 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
     std::fs::write(&file, "saved\n").unwrap();
     let mut s = recovering_state(dir.path(), recovery.path());
     open(&mut s, &file);
-    assert_eq!(s.editors.recovery_due_at(), None, "no timer while clean");
+    assert_eq!(
+        s.workbench.editors.recovery_due_at(),
+        None,
+        "no timer while clean"
+    );
     type_text(&mut s, "unsaved ");
-    assert!(s.editors.recovery_due_at().is_some());
+    assert!(s.workbench.editors.recovery_due_at().is_some());
     recovery_due(&mut s);
     assert_eq!(
-        s.editors.recovery_due_at(),
+        s.workbench.editors.recovery_due_at(),
         None,
         "nothing pending after the write"
     );
@@ -812,6 +830,7 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     assert!(text.contains("(1") && text.contains("of 3)"), "{text}");
     assert!(text.contains("just now"), "{text}");
     let asked: Vec<String> = s
+        .workbench
         .editors
         .found_recoveries
         .iter()
@@ -829,8 +848,8 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     draw(&mut s, 80, 24);
     press(&mut s, KeyCode::Char('n'), NONE);
     assert_eq!(s.overlay, None);
-    assert_eq!(s.editors.tabs.len(), 1);
-    assert!(s.editors.tabs[0].path().ends_with(&asked[0]));
+    assert_eq!(s.workbench.editors.tabs.len(), 1);
+    assert!(s.workbench.editors.tabs[0].path().ends_with(&asked[0]));
     let summary = &s.workbench.transcript.last().unwrap().text;
     for (name, verb) in [
         (&asked[0], "restored"),
@@ -843,6 +862,7 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     // The restored one (still unsaved, never ticked) and the kept one.
     let s = recovering_state(&dir, base.path());
     let again: Vec<String> = s
+        .workbench
         .editors
         .found_recoveries
         .iter()
@@ -885,6 +905,7 @@ fn kept_recoveries_survive_opening_and_editing_their_file() {
 
     let s = recovering_state(dir.path(), base.path());
     let texts: Vec<&str> = s
+        .workbench
         .editors
         .found_recoveries
         .iter()
@@ -1108,9 +1129,9 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
             text.y - 1,
         ),
     );
-    assert_eq!(s.editors.active, 0);
+    assert_eq!(s.workbench.editors.active, 0);
     draw(&mut s, 120, 40);
-    let layout = hello_tui::editor::layout(s.editors.active().unwrap(), text);
+    let layout = hello_tui::editor::layout(s.workbench.editors.active().unwrap(), text);
     let x0 = layout.text.x;
     handle_terminal_event(
         &mut s,
@@ -1120,7 +1141,7 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
             layout.text.y + 1,
         ),
     );
-    assert_eq!(s.editors.active().unwrap().cursor(), (1, 3));
+    assert_eq!(s.workbench.editors.active().unwrap().cursor(), (1, 3));
     handle_terminal_event(
         &mut s,
         mouse(
@@ -1130,7 +1151,7 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
         ),
     );
     assert_eq!(
-        s.editors.active().unwrap().selection(),
+        s.workbench.editors.active().unwrap().selection(),
         Some(((1, 3), (1, 6)))
     );
 }
@@ -1140,7 +1161,7 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
 /// removed everywhere outside the two panes, and no escape survives.
 #[test]
 fn hostile_sequences_stay_inside_their_panes() {
-    use hello_tui::app::state::{PaneEntry, Speaker};
+    use hello_tui::workbench::transcript::{PaneEntry, Speaker};
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let hostile = "title\u{1b}]0;pwned\u{7} clear\u{1b}[2J clip\u{1b}]52;c;aGk=\u{7} paste\u{1b}[201~ cr\rback\u{8}\u{8}x";
@@ -1313,7 +1334,7 @@ fn clicking_a_diagnostic_opens_it() {
             modifiers: KeyModifiers::NONE,
         }),
     );
-    let doc = s.editors.active().expect("a file opened");
+    let doc = s.workbench.editors.active().expect("a file opened");
     assert!(doc.path().ends_with("b.py"), "{:?}", doc.path());
     assert_eq!(doc.cursor().0, 27, "at the problem's line");
 }
@@ -1349,7 +1370,12 @@ fn f8_goes_to_the_first_problem_after_the_cursor() {
         ],
     );
     let cursor = |s: &AppState| {
-        let (line, column) = s.editors.active().expect("a file is open").cursor();
+        let (line, column) = s
+            .workbench
+            .editors
+            .active()
+            .expect("a file is open")
+            .cursor();
         (line + 1, column + 1)
     };
     assert_eq!(cursor(&s), (1, 1));

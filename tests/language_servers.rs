@@ -175,7 +175,7 @@ async fn typescript_7_reports_the_seed_scenes_unsaved_error() {
         ("src/auth/token.ts", 42, 18)
     );
     assert_eq!(row.source.as_deref(), Some("ts 2304"));
-    assert!(s.editors.active().unwrap().is_dirty());
+    assert!(s.workbench.editors.active().unwrap().is_dirty());
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         disk,

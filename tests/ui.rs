@@ -7,12 +7,13 @@
 mod frames;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::state::{DiagnosticRow, KernelView, PaneEntry, Severity, Speaker, VariableRow};
+use hello_tui::app::state::{DiagnosticRow, KernelView, Severity, VariableRow};
 use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::diagnostics::{DiagnosticId, Position, Range};
 use hello_tui::panes::conversation::HistoryScroll;
 use hello_tui::theme::Theme;
+use hello_tui::workbench::transcript::{PaneEntry, Speaker};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -712,7 +713,7 @@ fn f2_previews_the_snapshot_with_its_breakdown() {
 
 #[test]
 fn code_cells_collapse_and_expand() {
-    use hello_tui::app::state::CellStatus;
+    use hello_tui::workbench::transcript::CellStatus;
     let mut s = state();
     let mut ok = PaneEntry::cell(
         1,
@@ -854,7 +855,7 @@ fn file_search_scope_matches_paths_and_opens_the_file() {
     let text = text_of(&draw(&mut s, 100, 30));
     assert!(text.contains("in files 1 result"), "{text}");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let doc = s.editors.active().expect("the file opened");
+    let doc = s.workbench.editors.active().expect("the file opened");
     assert!(doc.path().ends_with("src/main.rs"));
 }
 
@@ -945,7 +946,7 @@ async fn enter_before_the_worker_answers_opens_a_match_of_the_typed_query() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let doc = s.editors.active().expect("a file opened");
+    let doc = s.workbench.editors.active().expect("a file opened");
     assert!(doc.path().ends_with("docs/guide.md"), "{:?}", doc.path());
 }
 
@@ -1001,7 +1002,7 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     );
     insta::assert_snapshot!(text.lines().take(29).collect::<Vec<_>>().join("\n"));
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let doc = s.editors.active().expect("the file opened");
+    let doc = s.workbench.editors.active().expect("the file opened");
     assert_eq!(doc.cursor().0, 1, "at the hit's line");
 }
 
@@ -1482,7 +1483,7 @@ fn a_message_is_selected_and_copied_with_keys() {
 
     let command = handle_terminal_event(&mut s, key(KeyCode::Char('c'), KeyModifiers::ALT));
     assert_eq!(command, Command::Clipboard(expected.clone()));
-    assert_eq!(s.editors.clipboard, expected);
+    assert_eq!(s.workbench.editors.clipboard, expected);
     assert_eq!(
         s.conversation.flash,
         Some(selected),

@@ -7,11 +7,11 @@ use std::time::Duration;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
 use hello_tui::app::event::{self, AppEventReceiver};
-use hello_tui::app::state::{CellStatus, Speaker};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::FsCapability;
 use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
+use hello_tui::workbench::transcript::{CellStatus, Speaker};
 use std::sync::Arc;
 
 fn state(root: &std::path::Path) -> AppState {
@@ -223,7 +223,10 @@ async fn typed_bug_reaches_the_pane_before_saving() {
             .any(|d| d.message.contains("undefined_thing"))
     })
     .await;
-    assert!(s.editors.active().unwrap().is_dirty(), "nothing was saved");
+    assert!(
+        s.workbench.editors.active().unwrap().is_dirty(),
+        "nothing was saved"
+    );
     let row = s
         .diagnostics
         .rows
@@ -233,7 +236,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
     assert_eq!((row.path.as_str(), row.line), ("app.py", 2));
     press(&mut s, KeyCode::F(8), KeyModifiers::NONE);
     assert_eq!(
-        s.editors.active().unwrap().cursor().0,
+        s.workbench.editors.active().unwrap().cursor().0,
         1,
         "F8 moved the cursor to line 2"
     );

@@ -14,7 +14,7 @@ use tokio::sync::{Mutex, mpsc, watch};
 
 use super::event::{AppEvent, AppEventSender};
 use super::kernel::{CellOrigin, KernelClient};
-use super::state::{AppState, CellStatus, PaneEntry, Speaker};
+use super::state::AppState;
 use crate::agent::conversation::{Conversation, prompt_of};
 use crate::agent::provider::{ModelProvider, Usage};
 use crate::agent::setup;
@@ -27,6 +27,7 @@ use crate::context::{PublishedSnapshot, SharedContext, snapshot_channel};
 use crate::kernel::{ExecOutcome, ExecResult, RuntimeState};
 use crate::session::SessionWriter;
 use crate::tokens::{ContextWindow, TokenCounter};
+use crate::workbench::transcript::{CellStatus, PaneEntry, Speaker};
 
 /// Spinner frames for the status bar while a turn runs.
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -306,7 +307,11 @@ fn short_tokens(tokens: u64) -> String {
 /// turn sends. A running turn holds the conversation: it is left alone,
 /// and the next turn reads them anyway.
 pub fn refresh_instructions(state: &mut AppState) {
-    let active = state.editors.active().map(|doc| doc.path().to_path_buf());
+    let active = state
+        .workbench
+        .editors
+        .active()
+        .map(|doc| doc.path().to_path_buf());
     let instructions =
         crate::agent::instructions::load(&state.workbench.workspace_root, active.as_deref());
     if let Ok(mut conversation) = state.workbench.agent.conversation.try_lock() {
@@ -462,7 +467,11 @@ pub fn send(state: &mut AppState, prompt: String) {
     let mcp = agent.mcp.clone();
     let scene = super::snapshot::request(state);
     let workspace = state.workbench.workspace_root.clone();
-    let active = state.editors.active().map(|doc| doc.path().to_path_buf());
+    let active = state
+        .workbench
+        .editors
+        .active()
+        .map(|doc| doc.path().to_path_buf());
     tokio::spawn(async move {
         let send = |update: AgentUpdate| {
             let _ = events.send(AppEvent::Agent(update));

@@ -3,8 +3,9 @@
 //! and the variables inspector follow the kernel.
 
 use super::kernel::{CellOrigin, KernelUpdate};
-use super::state::{AppState, CellStatus, KernelView, PaneEntry, Speaker, VariableRow};
+use super::state::{AppState, KernelView, VariableRow};
 use crate::kernel::{ExecOutcome, ExecResult, KernelInfo, KernelStatus, RuntimeState};
+use crate::workbench::transcript::{CellStatus, PaneEntry, Speaker};
 
 /// Output kept per cell in the conversation; the kernel already caps each
 /// stream, this bounds what one pane entry holds.

@@ -8,8 +8,9 @@
 //! conversation; the selection shows as a highlighted header and ends with
 //! the next other key, so it never lingers unseen.
 
-use super::state::{AppState, PaneEntry, Speaker};
+use super::state::AppState;
 use super::update::Command;
+use crate::workbench::transcript::{PaneEntry, Speaker};
 
 /// Alt+↑ (`-1`) / Alt+↓ (`+1`): selects the message before or after the
 /// selected one; the first press starts from the newest message.
@@ -65,7 +66,7 @@ pub fn copy(state: &mut AppState) -> Command {
         ""
     };
     let chars = text.chars().count();
-    state.editors.clipboard = text.clone();
+    state.workbench.editors.clipboard = text.clone();
     if text.len() > crate::tui::osc52::MAX_BYTES {
         state.workbench.status_notice = Some(format!(
             "Copied {what} ({chars} characters) for pasting here; it is too long for the \
@@ -89,8 +90,8 @@ fn text_of(entry: &PaneEntry) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::state::PaneEntry;
     use crate::config::Settings;
+    use crate::workbench::transcript::PaneEntry;
 
     fn state_with(entries: Vec<PaneEntry>) -> AppState {
         let mut state = AppState::new(std::env::temp_dir(), Settings::defaults());
@@ -109,7 +110,7 @@ mod tests {
         ]);
         let command = copy(&mut state);
         assert_eq!(command, Command::Clipboard("**second** answer".into()));
-        assert_eq!(state.editors.clipboard, "**second** answer");
+        assert_eq!(state.workbench.editors.clipboard, "**second** answer");
         assert_eq!(
             state.workbench.status_notice.as_deref(),
             Some("Copied the last answer (17 characters).")
@@ -159,7 +160,7 @@ mod tests {
         };
         assert!(!copied.contains(['\u{1b}', '\u{202e}']), "{copied:?}");
         assert_eq!(copied, "run this:\nrm -rf ~\ndone<U+202E>txt");
-        assert_eq!(state.editors.clipboard, copied);
+        assert_eq!(state.workbench.editors.clipboard, copied);
         assert!(
             state
                 .workbench
@@ -192,6 +193,6 @@ mod tests {
             Command::Redraw,
             "no OSC 52 past the limit"
         );
-        assert_eq!(state.editors.clipboard, huge);
+        assert_eq!(state.workbench.editors.clipboard, huge);
     }
 }

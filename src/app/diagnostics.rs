@@ -67,7 +67,11 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
         DiagnosticsEvent::Published { .. } => {
             let changed = state.workbench.diagnostic_sources.store.apply(&event);
             if changed {
-                let active = state.editors.active().map(|d| d.path().to_path_buf());
+                let active = state
+                    .workbench
+                    .editors
+                    .active()
+                    .map(|d| d.path().to_path_buf());
                 rebuild_rows(state, active.as_deref());
             }
             changed
@@ -136,7 +140,7 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
 /// has visited yet.
 pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
     let store = &state.workbench.diagnostic_sources.store;
-    let target = match state.editors.active() {
+    let target = match state.workbench.editors.active() {
         Some(doc) => {
             let (line, character) = doc.cursor();
             let here = Position::new(line, character);
@@ -184,7 +188,7 @@ pub fn sync_open_documents(state: &mut AppState) {
     };
     let mut open = std::mem::take(&mut state.workbench.diagnostic_sources.sent);
     let mut still_open = std::collections::HashMap::new();
-    for doc in &state.editors.tabs {
+    for doc in &state.workbench.editors.tabs {
         if doc.read_only_reason().is_some() {
             continue;
         }

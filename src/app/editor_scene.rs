@@ -14,7 +14,7 @@ const WHOLE_BUFFER_LINES: usize = 2_000;
 const WINDOW_CONTEXT: usize = 200;
 
 pub fn active_editor(state: &AppState) -> Option<source::ActiveEditor> {
-    let doc = state.editors.active()?;
+    let doc = state.workbench.editors.active()?;
     let count = doc.line_count();
     let (line, character) = doc.cursor();
     let selection = doc.selection();
@@ -47,6 +47,7 @@ pub fn active_editor(state: &AppState) -> Option<source::ActiveEditor> {
 
 pub fn open_tabs(state: &AppState) -> Vec<source::OpenTab> {
     state
+        .workbench
         .editors
         .tabs
         .iter()
@@ -59,7 +60,13 @@ pub fn open_tabs(state: &AppState) -> Vec<source::OpenTab> {
 
 /// One file view, so the active editor is the only visible one.
 pub fn visible_editors(state: &AppState) -> Vec<String> {
-    state.editors.active().map(path_of).into_iter().collect()
+    state
+        .workbench
+        .editors
+        .active()
+        .map(path_of)
+        .into_iter()
+        .collect()
 }
 
 fn path_of(doc: &Document) -> String {

@@ -21,12 +21,12 @@ use crate::workspace::{WorkspaceEvent, WorkspaceMessage};
 /// `position` is 1-based (line, column) as typed by people.
 pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>) -> Command {
     let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let index = match state.editors.index_of(&path) {
+    let index = match state.workbench.editors.index_of(&path) {
         Some(i) => i,
         None => match Document::open(&path) {
             Ok(doc) => {
-                state.editors.tabs.push(doc);
-                state.editors.tabs.len() - 1
+                state.workbench.editors.tabs.push(doc);
+                state.workbench.editors.tabs.len() - 1
             }
             Err(error) => {
                 report(state, &error.to_string());
@@ -34,10 +34,10 @@ pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>)
             }
         },
     };
-    state.editors.active = index;
+    state.workbench.editors.active = index;
     state.focus = PaneId::FileView;
     if let Some((line, column)) = position
-        && let Some(doc) = state.editors.active_mut()
+        && let Some(doc) = state.workbench.editors.active_mut()
     {
         doc.set_cursor((line.saturating_sub(1), column.saturating_sub(1)), false);
     }
@@ -47,14 +47,14 @@ pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>)
 
 /// A problem the user must read: the status bar and the conversation.
 fn report(state: &mut AppState, text: &str) {
-    state.editors.status = Some(text.to_string());
+    state.workbench.editors.status = Some(text.to_string());
     state.workbench.notice(text);
 }
 
 /// Something the snapshot sees changed: the file view takes note, and the
 /// rest of the workbench hears of it ([`files_changed`]).
 fn changed(state: &mut AppState) {
-    state.editors.touch();
+    state.workbench.editors.touch();
     files_changed(state);
 }
 
@@ -72,6 +72,7 @@ fn publish_dirty(state: &AppState) {
         return;
     };
     let now: std::collections::BTreeSet<PathBuf> = state
+        .workbench
         .editors
         .tabs
         .iter()
@@ -107,9 +108,9 @@ pub fn close_after_answer(state: &mut AppState, tab: usize, save_first: bool) ->
 pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
     match (question, yes) {
         (Question::LoadTheirs { tab }, true) => {
-            if let Some(doc) = state.editors.tabs.get_mut(tab) {
+            if let Some(doc) = state.workbench.editors.tabs.get_mut(tab) {
                 doc.load_theirs();
-                state.editors.status = Some("Loaded the disk version.".into());
+                state.workbench.editors.status = Some("Loaded the disk version.".into());
             }
             changed(state);
         }
@@ -125,8 +126,8 @@ pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
 pub fn claim_recovery(state: &mut AppState, base: &Path) {
     match crate::editor::RecoveryHome::claim(base, &state.workbench.workspace_root) {
         Ok(home) => {
-            state.editors.recovery_dir = Some(home.dir().to_path_buf());
-            state.editors.recovery_home = Some(home);
+            state.workbench.editors.recovery_dir = Some(home.dir().to_path_buf());
+            state.workbench.editors.recovery_home = Some(home);
             offer_recoveries(state);
         }
         Err(error) => report(
@@ -140,6 +141,7 @@ pub fn claim_recovery(state: &mut AppState, base: &Path) {
 /// did not save and whose instance is gone (newest first).
 fn offer_recoveries(state: &mut AppState) {
     let found = state
+        .workbench
         .editors
         .recovery_home
         .as_ref()
@@ -149,7 +151,7 @@ fn offer_recoveries(state: &mut AppState) {
         return;
     }
     let count = found.len();
-    state.editors.found_recoveries = found;
+    state.workbench.editors.found_recoveries = found;
     state.overlay = Some(Overlay::Confirm(Confirm::new(Question::RestoreRecovery {
         index: 0,
         count,
@@ -173,7 +175,7 @@ pub fn answer_recovery(
     count: usize,
     choice: RecoveryChoice,
 ) -> Command {
-    let Some(recovery) = state.editors.found_recoveries.get(index).cloned() else {
+    let Some(recovery) = state.workbench.editors.found_recoveries.get(index).cloned() else {
         return Command::None;
     };
     let shown = state.workbench.display_path(&recovery.path);
@@ -195,6 +197,7 @@ pub fn answer_recovery(
         RecoveryChoice::Discard => "discarded",
     };
     state
+        .workbench
         .editors
         .recovery_answers
         .push(format!("{shown} {verb}"));
@@ -205,8 +208,8 @@ pub fn answer_recovery(
         })));
     } else {
         state.overlay = None;
-        state.editors.found_recoveries.clear();
-        let answers = std::mem::take(&mut state.editors.recovery_answers);
+        state.workbench.editors.found_recoveries.clear();
+        let answers = std::mem::take(&mut state.workbench.editors.recovery_answers);
         state.workbench.notice(&format!(
             "Unsaved edits from an earlier session: {}.",
             answers.join("; ")
@@ -221,7 +224,7 @@ pub fn answer_recovery(
 fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
     match Document::restore(recovery) {
         Ok(mut doc) => {
-            if let Some(dir) = &state.editors.recovery_dir {
+            if let Some(dir) = &state.workbench.editors.recovery_dir {
                 match doc.write_recovery(dir) {
                     Ok(()) => {
                         if let Err(error) = discard_recovery(recovery) {
@@ -232,14 +235,14 @@ fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
                 }
             }
             let path = doc.path().to_path_buf();
-            state.editors.active = match state.editors.index_of(&path) {
+            state.workbench.editors.active = match state.workbench.editors.index_of(&path) {
                 Some(i) => {
-                    state.editors.tabs[i] = doc;
+                    state.workbench.editors.tabs[i] = doc;
                     i
                 }
                 None => {
-                    state.editors.tabs.push(doc);
-                    state.editors.tabs.len() - 1
+                    state.workbench.editors.tabs.push(doc);
+                    state.workbench.editors.tabs.len() - 1
                 }
             };
             state.focus = PaneId::FileView;
@@ -255,35 +258,39 @@ fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
 /// The user chose to quit and lose unsaved edits: their recovery files go
 /// too, so the next start does not bring them back.
 pub fn discard_all_recoveries(state: &mut AppState) {
-    for doc in &mut state.editors.tabs {
+    for doc in &mut state.workbench.editors.tabs {
         doc.discard_recovery();
     }
-    state.editors.mirror.clear();
+    state.workbench.editors.mirror.clear();
 }
 
 /// The recovery timer fired: write what is due.
 pub fn recovery_tick(state: &mut AppState) -> Command {
-    let Some(dir) = state.editors.recovery_dir.clone() else {
+    let Some(dir) = state.workbench.editors.recovery_dir.clone() else {
         return Command::None;
     };
     let now = Instant::now();
-    for doc in &mut state.editors.tabs {
+    for doc in &mut state.workbench.editors.tabs {
         if let Some(write) = doc.recovery_tick(&dir, now) {
-            state.editors.recovery_writer.submit(write);
+            state.workbench.editors.recovery_writer.submit(write);
         }
     }
-    state.editors.mirror.refresh(&dir, &state.editors.tabs);
+    state
+        .workbench
+        .editors
+        .mirror
+        .refresh(&dir, &state.workbench.editors.tabs);
     Command::None
 }
 
 /// Before a clean exit (SIGTERM): everything unsaved goes to recovery.
 pub fn write_all_recoveries(state: &mut AppState) {
     // Queued older texts land first, then the current ones over them.
-    state.editors.recovery_writer.flush();
-    let Some(dir) = &state.editors.recovery_dir else {
+    state.workbench.editors.recovery_writer.flush();
+    let Some(dir) = &state.workbench.editors.recovery_dir else {
         return;
     };
-    for doc in &state.editors.tabs {
+    for doc in &state.workbench.editors.tabs {
         if let Err(error) = doc.write_recovery_now(dir) {
             tracing::warn!(%error, "writing a recovery file");
         }
@@ -317,13 +324,13 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
             }
             WorkspaceEvent::WatchReady => Command::None,
             WorkspaceEvent::WatchError(message) => {
-                state.editors.watch_note =
+                state.workbench.editors.watch_note =
                     Some(crate::sanitize::for_display(&message).into_owned());
                 Command::Redraw
             }
             WorkspaceEvent::PollingFallback(reason) => {
                 tracing::warn!(%reason, "watcher fell back to polling");
-                state.editors.watch_note = Some("polling for file changes".into());
+                state.workbench.editors.watch_note = Some("polling for file changes".into());
                 Command::Redraw
             }
         },
@@ -349,12 +356,12 @@ fn on_file_event(state: &mut AppState, path: &Path, created: bool) -> Command {
 /// A file changed on disk (watcher or the kernel's `fs.write`): reload a
 /// clean buffer, flag a dirty one.
 pub fn on_disk_change(state: &mut AppState, path: &Path) -> Command {
-    let Some(i) = state.editors.index_of(path) else {
+    let Some(i) = state.workbench.editors.index_of(path) else {
         return Command::None;
     };
-    let change = state.editors.tabs[i].check_disk();
+    let change = state.workbench.editors.tabs[i].check_disk();
     let name = state.workbench.display_path(path);
-    state.editors.status = match change {
+    state.workbench.editors.status = match change {
         DiskChange::Unchanged | DiskChange::Unreadable => return Command::None,
         DiskChange::Reloaded => Some(format!("Reloaded {name} (changed on disk)")),
         DiskChange::Conflict => Some(format!(

@@ -28,7 +28,7 @@ pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
 pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<Command> {
     let (outcome, effects) = match pane {
         PaneId::Conversation => run_taken(state, |s| &mut s.conversation, input),
-        PaneId::FileView => run_taken(state, |s| &mut s.editors, input),
+        PaneId::FileView => run_taken(state, |s| &mut s.workbench.editors, input),
         PaneId::Variables => run_taken(state, |s| &mut s.variables, input),
         PaneId::Diagnostics => run_taken(state, |s| &mut s.diagnostics, input),
     };
@@ -46,13 +46,13 @@ pub fn to_approval(state: &mut AppState, input: Input<'_>) -> Option<Command> {
 /// question, a go-to from an overlay) that need what a key would do.
 pub fn with_file_view(
     state: &mut AppState,
-    f: impl FnOnce(&mut crate::panes::file_view::Editors, &mut Ctx<'_>) -> Outcome,
+    f: impl FnOnce(&mut crate::workbench::editors::Editors, &mut Ctx<'_>) -> Outcome,
 ) -> Command {
-    let mut editors = std::mem::take(&mut state.editors);
+    let mut editors = std::mem::take(&mut state.workbench.editors);
     let mut ctx = Ctx::new(state);
     let outcome = f(&mut editors, &mut ctx);
     let effects = ctx.into_effects();
-    state.editors = editors;
+    state.workbench.editors = editors;
     finish(state, outcome, effects).unwrap_or(Command::None)
 }
 
@@ -153,7 +153,7 @@ fn go_to(state: &mut AppState, line: usize, column: usize) -> Command {
         editors.edit(EditCommand::GoToLine(line), ctx)
     });
     if column > 1
-        && let Some(doc) = state.editors.active_mut()
+        && let Some(doc) = state.workbench.editors.active_mut()
     {
         let line = doc.cursor().0;
         doc.set_cursor((line, column - 1), false);
@@ -165,7 +165,7 @@ fn go_to(state: &mut AppState, line: usize, column: usize) -> Command {
 /// hears "3 of 10" back, or, for a big text, where the match is while
 /// `find_count` counts on a thread.
 fn find(state: &mut AppState, query: String, forward: bool) -> Command {
-    let Some(doc) = state.editors.active_mut() else {
+    let Some(doc) = state.workbench.editors.active_mut() else {
         return Command::None;
     };
     let too_long = crate::editor::Query::too_long(&query);
@@ -175,7 +175,7 @@ fn find(state: &mut AppState, query: String, forward: bool) -> Command {
         EditCommand::FindPrev(query)
     };
     let result = doc.apply(command);
-    state.editors.revision = state.editors.revision.wrapping_add(1);
+    state.workbench.editors.revision = state.workbench.editors.revision.wrapping_add(1);
     let input = match result {
         Ok(outcome) => match outcome.search {
             Some(_) if too_long => Input::Report(format!(

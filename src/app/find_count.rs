@@ -99,7 +99,7 @@ impl Counted {
 pub fn start(state: &AppState, current: TextRange) -> Option<Counting> {
     static NEXT_ID: AtomicU64 = AtomicU64::new(1);
     let events = state.workbench.agent.events.clone()?;
-    let doc = state.editors.active()?;
+    let doc = state.workbench.editors.active()?;
     let counter: MatchCounter = doc.match_counter(current)?;
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let cancel = Arc::new(AtomicBool::new(false));
@@ -129,7 +129,7 @@ pub fn start(state: &AppState, current: TextRange) -> Option<Counting> {
 /// 10", or, when the document moved on meanwhile (another text, query or
 /// selection), as stale: the number is never shown then.
 pub fn arrived(state: &mut AppState, mut counted: Counted) -> Command {
-    let fresh = state.editors.active().is_some_and(|doc| {
+    let fresh = state.workbench.editors.active().is_some_and(|doc| {
         doc.generation() == counted.generation
             && doc.search_query() == Some(counted.query.as_str())
             && doc.selection() == counted.selection

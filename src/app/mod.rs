@@ -29,7 +29,6 @@ pub mod snapshot;
 pub(crate) mod start_over;
 pub mod state;
 pub mod subcalls;
-pub(crate) mod transcript;
 pub mod trust;
 pub mod update;
 pub(crate) mod workspace_services;

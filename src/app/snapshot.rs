@@ -43,9 +43,9 @@ pub fn scene_key(state: &AppState) -> u64 {
     // Every edit, motion, tab change and reload bumps the revision, so the
     // buffers themselves are never hashed here.
     (
-        state.editors.revision,
-        state.editors.active,
-        state.editors.tabs.len(),
+        state.workbench.editors.revision,
+        state.workbench.editors.active,
+        state.workbench.editors.tabs.len(),
     )
         .hash(&mut hasher);
     hasher.finish()

@@ -51,7 +51,7 @@ pub fn command(state: &mut AppState, args: &str) {
             .notice("The conversation is busy (being summarised); try /new again in a moment.");
         return;
     };
-    state.workbench.transcript = super::transcript::Transcript::new();
+    state.workbench.transcript = crate::workbench::transcript::Transcript::new();
     state.conversation.follow();
     state.conversation.flash = None;
     state.workbench.pins.clear();
@@ -85,9 +85,9 @@ pub fn command(state: &mut AppState, args: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::state::{PaneEntry, Speaker};
     use crate::config::Settings;
     use crate::context::Message;
+    use crate::workbench::transcript::{PaneEntry, Speaker};
 
     fn state() -> AppState {
         AppState::new(std::env::temp_dir(), Settings::defaults())

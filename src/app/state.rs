@@ -16,170 +16,6 @@ use crate::keymap::{PaneId, Scope};
 use crate::overlays::Overlay;
 use crate::workbench::Workbench;
 
-/// Who said a message in the conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Speaker {
-    User,
-    Assistant,
-    Tool,
-    /// The model's reasoning (`reasoning_content`, `<think>`, Anthropic's
-    /// thinking blocks): shown dimmed and collapsed, never the answer.
-    Thinking,
-    /// A message from hello-tui itself (configuration hints, errors).
-    Notice,
-}
-
-impl Speaker {
-    pub fn label(self) -> &'static str {
-        match self {
-            Speaker::User => "you",
-            Speaker::Assistant => "assistant",
-            Speaker::Tool => "tool",
-            Speaker::Thinking => "thinking",
-            Speaker::Notice => "hello-tui",
-        }
-    }
-}
-
-/// One entry of the conversation pane: a view of a conversation message
-/// (tied to it by `message`), a `%py` cell or a notice. Tool entries carry
-/// the code cell that ran and its output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PaneEntry {
-    pub role: Speaker,
-    pub text: String,
-    pub cell: Option<CellView>,
-    /// The conversation message this entry shows, once the conversation
-    /// has stored it (`None` for notices, `%py` cells, and until then): how
-    /// search hits find their entry.
-    pub message: Option<crate::context::MessageId>,
-}
-
-impl PaneEntry {
-    pub fn new(role: Speaker, text: impl Into<String>) -> Self {
-        Self {
-            role,
-            text: text.into(),
-            cell: None,
-            message: None,
-        }
-    }
-
-    /// A code cell that is about to run; `text` collects its output.
-    pub fn cell(id: u64, code: impl Into<String>) -> Self {
-        Self {
-            role: Speaker::Tool,
-            text: String::new(),
-            cell: Some(CellView {
-                id,
-                code: code.into(),
-                status: CellStatus::Running,
-                changes: Vec::new(),
-                subcalls: Vec::new(),
-            }),
-            message: None,
-        }
-    }
-}
-
-/// How a code cell ended (or that it is still running).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CellStatus {
-    Running,
-    Succeeded { duration_ms: u64 },
-    Failed { summary: String },
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellView {
-    /// The kernel service's cell id, so streamed output finds its cell.
-    pub id: u64,
-    pub code: String,
-    pub status: CellStatus,
-    /// The files it changed through `fs.write`/`fs.edit`, shown as diffs
-    /// under its output.
-    pub changes: Vec<CellChange>,
-    /// The `llm_query` sub-calls it made, in the order they started.
-    pub subcalls: Vec<SubcallView>,
-}
-
-/// One sub-call of a cell as the conversation shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubcallView {
-    pub id: u64,
-    pub kind: crate::subcalls::SubcallKind,
-    pub model: String,
-    /// The start of the prompt as sent (redacted) and its full length.
-    pub prompt_head: String,
-    pub prompt_chars: usize,
-    /// `None` while it runs.
-    pub status: Option<crate::subcalls::SubcallStatus>,
-    pub answer_head: String,
-    pub answer_chars: usize,
-    pub tokens: u64,
-    pub elapsed_ms: u64,
-    pub error: Option<String>,
-}
-
-/// One file a cell changed: the diff from what it held before the cell's
-/// first write to it, to what its last write left.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CellChange {
-    pub path: PathBuf,
-    /// The path as the user reads it (workspace-relative).
-    pub shown: String,
-    /// What the file held before the cell first wrote it (`None`: there
-    /// was no file, or it was too big to keep).
-    pub before: Option<String>,
-    /// The unified diff, without its `---`/`+++` header.
-    pub diff: String,
-    pub added: usize,
-    pub removed: usize,
-    /// What the file held before is not known (a command changed it, or
-    /// it was too big to keep): no diff or counts can be shown.
-    pub earlier_unknown: bool,
-}
-
-impl CellChange {
-    /// A change whose earlier text is not known.
-    pub fn earlier_unknown(path: PathBuf, shown: String) -> Self {
-        Self {
-            path,
-            shown,
-            before: None,
-            diff: String::new(),
-            added: 0,
-            removed: 0,
-            earlier_unknown: true,
-        }
-    }
-
-    /// The change from `before` to `after`.
-    pub fn new(path: PathBuf, shown: String, before: Option<String>, after: &str) -> Self {
-        let old = before.as_deref().unwrap_or("");
-        let (added, removed) = crate::text_diff::counts_or_rewrite(old, after);
-        let small = crate::text_diff::small_enough(old, after);
-        let diff = if small {
-            crate::text_diff::unified(old, after, None, 1)
-        } else {
-            // Too big to diff on the UI loop.
-            "@@ too big to show as a diff here: git diff shows it @@\n".to_owned()
-        };
-        // Only a small text is kept for the next write's diff: a cell that
-        // rewrites many big files must not pile them up in the pane.
-        let before = before.filter(|_| small);
-        Self {
-            path,
-            shown,
-            before,
-            diff,
-            added,
-            removed,
-            earlier_unknown: false,
-        }
-    }
-}
-
 /// One row of the variables inspector.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VariableRow {
@@ -368,8 +204,6 @@ pub struct AppState {
     /// before the question on screen was drawn, so it must not answer it
     /// (set per key by the terminal loop, `tui::typing`).
     pub typing_through: bool,
-    /// Open files (tabs), clipboard, recovery, watcher status.
-    pub editors: crate::panes::file_view::Editors,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
     pub should_quit: bool,
@@ -390,7 +224,6 @@ impl AppState {
                 .map(Arc::new),
             question_shown: None,
             typing_through: false,
-            editors: Default::default(),
             size: Size::new(120, 40),
             should_quit: false,
         }
@@ -437,7 +270,7 @@ impl AppState {
     /// The first diagnostic under the file view's cursor (the status bar
     /// shows it).
     pub fn diagnostic_under_cursor(&self) -> Option<&crate::diagnostics::Diagnostic> {
-        let doc = self.editors.active()?;
+        let doc = self.workbench.editors.active()?;
         let (line, character) = doc.cursor();
         self.workbench
             .diagnostic_sources
@@ -457,7 +290,7 @@ impl AppState {
         use crate::keymap::PaneId;
         match id {
             PaneId::Conversation => &self.conversation,
-            PaneId::FileView => &self.editors,
+            PaneId::FileView => &self.workbench.editors,
             PaneId::Variables => &self.variables,
             PaneId::Diagnostics => &self.diagnostics,
         }
@@ -471,6 +304,11 @@ impl AppState {
 
     /// Buffers with edits not yet on disk; quitting asks first when non-zero.
     pub fn unsaved_count(&self) -> usize {
-        self.editors.tabs.iter().filter(|d| d.is_dirty()).count()
+        self.workbench
+            .editors
+            .tabs
+            .iter()
+            .filter(|d| d.is_dirty())
+            .count()
     }
 }

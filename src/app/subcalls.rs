@@ -6,9 +6,10 @@
 use futures_util::future::BoxFuture;
 
 use super::approvals::ApprovalBroker;
-use super::state::{AppState, CellStatus, SubcallView};
+use super::state::AppState;
 use crate::kernel::caps::{Approval, ApprovalPolicy};
 use crate::subcalls::SubcallEvent;
+use crate::workbench::transcript::{CellStatus, SubcallView};
 
 pub fn apply(state: &mut AppState, event: SubcallEvent) {
     let messages = &mut state.workbench.transcript;

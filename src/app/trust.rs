@@ -65,6 +65,7 @@ pub fn command(state: &mut AppState) {
 
 fn inventory(state: &AppState) -> Vec<Provided> {
     let dirs: Vec<PathBuf> = state
+        .workbench
         .editors
         .tabs
         .iter()

@@ -492,10 +492,10 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::state::{PaneEntry, Speaker};
     use crate::config::Settings;
     use crate::keymap::Scope;
     use crate::overlays::search::SearchScope;
+    use crate::workbench::transcript::{PaneEntry, Speaker};
     use crossterm::event::{KeyCode, KeyModifiers};
 
     fn state() -> AppState {

@@ -28,7 +28,7 @@ pub fn start(state: &mut AppState, tx: &AppEventSender) -> WorkspaceServices {
     ) {
         Ok(watcher) => Some(watcher),
         Err(error) => {
-            state.editors.watch_note = Some(format!("not watching files: {error}"));
+            state.workbench.editors.watch_note = Some(format!("not watching files: {error}"));
             None
         }
     };

@@ -83,7 +83,7 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
             state.workbench.safety.mode
         ),
         Question::RestoreRecovery { index, count } => {
-            let found = state.editors.found_recoveries.get(*index);
+            let found = state.workbench.editors.found_recoveries.get(*index);
             let path = found.map_or_else(String::new, |r| state.workbench.display_path(&r.path));
             let age = found.map_or_else(String::new, |r| age(r.written_at));
             let of = if *count > 1 {

@@ -63,7 +63,7 @@ impl Diff {
     /// The active tab's diff, its header naming the file as the rest of
     /// the UI does; `None` when disk and buffer agree.
     pub fn of_active(app: &AppState) -> Option<Self> {
-        let doc = app.editors.active()?;
+        let doc = app.workbench.editors.active()?;
         let absolute = doc.path().display().to_string();
         let shown = app.workbench.display_path(doc.path());
         doc.diff().map(|text| Diff {
@@ -104,6 +104,7 @@ impl Component for Diff {
 
 fn conflict(state: &AppState, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let name = state
+        .workbench
         .editors
         .active()
         .map(|d| state.workbench.display_path(d.path()))

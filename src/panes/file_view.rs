@@ -11,9 +11,6 @@
 //! watcher, recovery, answers to questions) are folded in by
 //! `app::editors`.
 
-use std::path::{Path, PathBuf};
-use std::time::Instant;
-
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -25,9 +22,7 @@ use ratatui::widgets::Widget;
 use crate::app::AppState;
 use crate::app::state::Question;
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
-use crate::editor::{
-    Document, EditCommand, EditorError, FileViewStyles, Recovery, render_file_view,
-};
+use crate::editor::{Document, EditCommand, EditorError, FileViewStyles, render_file_view};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
@@ -37,84 +32,9 @@ use crate::overlays::prompt::{Prompt, PromptKind};
 use crate::screen;
 use crate::theme::Theme;
 use crate::ui::pane;
-
-/// Open documents and what goes with them.
-#[derive(Default)]
-pub struct Editors {
-    pub tabs: Vec<Document>,
-    pub active: usize,
-    /// The in-app clipboard (also sent to the terminal with OSC 52).
-    pub clipboard: String,
-    /// Bumped whenever something the snapshot shows changes (text, cursor,
-    /// tabs), so `snapshot::scene_key` never hashes whole buffers.
-    pub revision: u64,
-    /// One line for the status bar: saved, reloaded, errors.
-    pub status: Option<String>,
-    /// What the watcher said about itself (polling fallback, errors).
-    pub watch_note: Option<String>,
-    /// Where recovery files go (this instance's locked folder, see
-    /// `RecoveryHome`); `None` turns recovery off (tests).
-    pub recovery_dir: Option<PathBuf>,
-    /// Writes recovery files off the UI loop. Declared before
-    /// `recovery_home` so it drops first: its last writes land while the
-    /// folder is still locked, and before an empty folder is removed.
-    pub recovery_writer: crate::editor::RecoveryWriter,
-    /// Holds the lock on `recovery_dir` while the workbench runs.
-    pub recovery_home: Option<crate::editor::RecoveryHome>,
-    /// Recoveries found at start, waiting for the user's answer.
-    pub found_recoveries: Vec<Recovery>,
-    /// What the user chose for each, summed up after the last answer.
-    pub recovery_answers: Vec<String>,
-    /// Lines (0-based) the last cell or agent answer changed through
-    /// `fs.write`/`fs.edit`, per file: marked in the gutter until the user
-    /// edits the file (`app::changes` fills it).
-    pub changed_lines: std::collections::HashMap<PathBuf, Vec<usize>>,
-    /// Unsaved texts for the panic hook and signal exits.
-    pub mirror: crate::app::recovery_mirror::RecoveryMirror,
-}
+use crate::workbench::editors::Editors;
 
 impl Editors {
-    pub fn active(&self) -> Option<&Document> {
-        self.tabs.get(self.active)
-    }
-
-    pub fn active_mut(&mut self) -> Option<&mut Document> {
-        self.tabs.get_mut(self.active)
-    }
-
-    /// Highlighting has more lines to do than one frame allows, or the
-    /// background pass has not reached the view yet.
-    pub fn needs_more_work(&self) -> bool {
-        self.active().is_some_and(Document::needs_more_work)
-    }
-
-    /// When the next recovery write is due; `None` (no timer) when nothing
-    /// is pending or recovery is off.
-    pub fn recovery_due_at(&self) -> Option<Instant> {
-        self.recovery_dir.as_ref()?;
-        self.tabs.iter().filter_map(Document::recovery_due_at).min()
-    }
-
-    pub fn index_of(&self, path: &Path) -> Option<usize> {
-        self.tabs.iter().position(|d| d.path() == path)
-    }
-}
-
-impl Editors {
-    /// Something the snapshot sees changed (text, cursor, tabs). A buffer
-    /// that is clean again (saved, undone back to the disk text, reloaded)
-    /// has no recovery file: it must not come back next start. The caller
-    /// tells the rest of the workbench (`Effect::FilesChanged`).
-    pub fn touch(&mut self) {
-        self.revision = self.revision.wrapping_add(1);
-        for doc in &mut self.tabs {
-            if !doc.is_dirty() {
-                doc.discard_recovery();
-            }
-        }
-        self.mirror.forget_clean(&self.tabs);
-    }
-
     fn changed(&mut self, ctx: &mut Ctx<'_>) {
         self.touch();
         ctx.push(Effect::FilesChanged);
@@ -400,7 +320,7 @@ pub fn prepare(state: &mut AppState) {
     let Some(hl) = state.highlighter.clone() else {
         return;
     };
-    if let Some(doc) = state.editors.active_mut() {
+    if let Some(doc) = state.workbench.editors.active_mut() {
         doc.prepare_frame(&hl, area);
     }
 }
@@ -431,7 +351,7 @@ pub fn styles(theme: &Theme, focused: bool) -> FileViewStyles {
 }
 
 fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
-    let Some(doc) = state.editors.active() else {
+    let Some(doc) = state.workbench.editors.active() else {
         let block = pane::block(Line::from("No file"), Some('2'), focused, theme);
         let inner = block.inner(area);
         block.render(area, buf);
@@ -484,11 +404,11 @@ fn strip_colours(area: Rect, buf: &mut Buffer) {
 /// out. Tabs that do not fit are cut at the right edge.
 fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let mut spans = Vec::new();
-    for (i, tab) in screen::file_view::tabs(&state.editors.tabs)
+    for (i, tab) in screen::file_view::tabs(&state.workbench.editors.tabs)
         .into_iter()
         .enumerate()
     {
-        let active = i == state.editors.active;
+        let active = i == state.workbench.editors.active;
         let style = if active {
             theme.roles.focused_title.reversed()
         } else {
@@ -513,7 +433,7 @@ fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
 /// Lines the last cell or agent answer changed get a bar in the gutter's
 /// last column, in the colour the conversation's diffs show added lines in.
 fn change_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let Some(changed) = state.editors.changed_lines.get(doc.path()) else {
+    let Some(changed) = state.workbench.editors.changed_lines.get(doc.path()) else {
         return;
     };
     let layout = crate::editor::layout(doc, area);

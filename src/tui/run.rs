@@ -46,10 +46,11 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
     // about (over the recovery question, which waits for the answer).
     crate::app::trust::start(&mut state, crate::trust::TrustStore::from_env());
     let recovery = state
+        .workbench
         .editors
         .recovery_dir
         .is_some()
-        .then(|| state.editors.mirror.clone());
+        .then(|| state.workbench.editors.mirror.clone());
     if let Some(mirror) = &recovery {
         mirror.install_panic_hook();
     }
@@ -84,7 +85,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
             );
             // Highlighting that did not fit in this frame continues in
             // the next one; it stops once the visible lines are done.
-            needs_draw = state.editors.needs_more_work();
+            needs_draw = state.workbench.editors.needs_more_work();
         }
         // A pending frame waits out the rest of its interval while input is
         // still applied (coalescing); with nothing pending no timer runs, so
@@ -98,7 +99,11 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
             .busy
             .then_some(last_spin + crate::app::agent::SPINNER_INTERVAL);
         // Armed only while a dirty buffer has unsaved recovery work.
-        let recovery_due = state.editors.recovery_due_at().map(Instant::from_std);
+        let recovery_due = state
+            .workbench
+            .editors
+            .recovery_due_at()
+            .map(Instant::from_std);
         let step = tokio::select! {
             Some(ev) = rx.recv() => Step::App(ev),
             Some(ev) = input.next() => Step::Term(ev?),

@@ -12,7 +12,7 @@ use crate::theme::Theme;
 pub fn position(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
     let mut spans = Vec::new();
-    if let Some(doc) = state.editors.active() {
+    if let Some(doc) = state.workbench.editors.active() {
         // What the user sees: 👨‍👩‍👧‍👦 is one column, a tab reaches its stop.
         let (line, col) = (doc.cursor().0, doc.cursor_column());
         spans.push(Span::styled(
@@ -35,10 +35,10 @@ pub fn position(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
 pub fn messages(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
     let mut spans = Vec::new();
-    if let Some(status) = &state.editors.status {
+    if let Some(status) = &state.workbench.editors.status {
         spans.push(Span::styled(format!("│ {status} "), bar));
     }
-    if let Some(note) = &state.editors.watch_note {
+    if let Some(note) = &state.workbench.editors.watch_note {
         spans.push(Span::styled(
             format!("│ {note} "),
             theme.roles.warning.patch(bar),

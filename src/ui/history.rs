@@ -19,13 +19,13 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::markdown::{self, CodeStyler, PlainCode};
-use crate::app::state::{CellStatus, CellView, PaneEntry, Speaker, SubcallView};
-use crate::app::transcript::{EntryId, Transcript};
 use crate::panes::conversation::{ConversationState, HistoryScroll};
 use crate::sanitize;
 use crate::screen::wrap;
 use crate::subcalls::{SubcallKind, SubcallStatus};
 use crate::theme::Theme;
+use crate::workbench::transcript::{CellStatus, CellView, PaneEntry, Speaker, SubcallView};
+use crate::workbench::transcript::{EntryId, Transcript};
 
 /// Collapsed cells show this many lines of code and of output.
 const COLLAPSED_CODE_LINES: usize = 3;
@@ -721,7 +721,7 @@ const COLLAPSED_DIFF_LINES: usize = 8;
 /// like the conflict diff (added lines in the info colour, removed in the
 /// error colour).
 fn change_lines(
-    change: &crate::app::state::CellChange,
+    change: &crate::workbench::transcript::CellChange,
     theme: &Theme,
     expanded: bool,
     width: usize,
@@ -788,7 +788,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::app::state::PaneEntry;
+    use crate::workbench::transcript::PaneEntry;
 
     fn theme() -> Theme {
         Theme::builtin_default()

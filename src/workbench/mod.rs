@@ -8,6 +8,9 @@
 //! It never imports ratatui, crossterm, `panes`, `overlays`, `ui` or
 //! `screen` (`tests/layers.rs` reads the `use` lines to keep it so).
 
+pub mod editors;
+pub mod transcript;
+
 use std::path::{Path, PathBuf};
 
 use crate::app::agent::AgentState;
@@ -16,11 +19,12 @@ use crate::app::changes::ChangeLog;
 use crate::app::diagnostics::DiagnosticSources;
 use crate::app::safety::SafetyView;
 use crate::app::snapshot::SnapshotView;
-use crate::app::state::{KernelView, PaneEntry, Pin, Services, Speaker};
-use crate::app::transcript::Transcript;
+use crate::app::state::{KernelView, Pin, Services};
 use crate::app::trust::TrustView;
 use crate::config::Settings;
 use crate::workspace::FileIndex;
+use editors::Editors;
+use transcript::{PaneEntry, Speaker, Transcript};
 
 /// The model half of the application: everything but focus, overlays,
 /// pane components and the terminal's size.
@@ -30,6 +34,8 @@ pub struct Workbench {
     pub settings: Settings,
     /// The conversation as the user reads it: messages, cells, notices.
     pub transcript: Transcript,
+    /// Open files (tabs), clipboard, recovery, watcher status.
+    pub editors: Editors,
     pub kernel: KernelView,
     /// Handles to the background services.
     pub services: Services,
@@ -74,6 +80,7 @@ impl Workbench {
             workspace_name,
             settings,
             transcript: Transcript::new(),
+            editors: Editors::default(),
             kernel: KernelView::NotStarted,
             services: Services::default(),
             last_exec_id: None,

@@ -22,7 +22,7 @@ pub fn draw_settled(
     handle_terminal_event(state, Event::Resize(width, height));
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     for _ in 0..20 {
-        if let Some(doc) = state.editors.active_mut() {
+        if let Some(doc) = state.workbench.editors.active_mut() {
             doc.finish_highlight_pass();
         }
         let mut frame_model = ui::FrameModel::default();
@@ -31,7 +31,7 @@ pub fn draw_settled(
         terminal
             .draw(|frame| ui::render(state, &frame_model, theme, frame))
             .expect("draw");
-        if !state.editors.needs_more_work() {
+        if !state.workbench.editors.needs_more_work() {
             break;
         }
     }

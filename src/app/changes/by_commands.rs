@@ -114,6 +114,7 @@ pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
         Prior::Absent
     } else {
         state
+            .workbench
             .editors
             .tabs
             .iter()
@@ -196,7 +197,7 @@ mod tests {
         }
     }
 
-    fn cell_changes(s: &AppState) -> Vec<crate::app::state::CellChange> {
+    fn cell_changes(s: &AppState) -> Vec<crate::workbench::transcript::CellChange> {
         s.workbench
             .transcript
             .iter()

@@ -277,7 +277,7 @@ fn seen_absent(state: &AppState, path: &Path) -> bool {
 pub(super) fn record_written(state: &mut AppState, logged: &FsWritten, written: &FsWritten) {
     if state.workbench.changes.record(logged) {
         // The marks show what the *last* cell or answer changed.
-        state.editors.changed_lines.clear();
+        state.workbench.editors.changed_lines.clear();
     }
     save(state);
     show_in_cell(state, written);
@@ -293,6 +293,7 @@ pub(super) fn record_written(state: &mut AppState, logged: &FsWritten, written: 
         Vec::new()
     };
     let marks = state
+        .workbench
         .editors
         .changed_lines
         .entry(written.path.clone())
@@ -330,8 +331,15 @@ fn show_in_cell(state: &mut AppState, written: &FsWritten) {
         },
     };
     cell.changes.push(match earlier {
-        Some(before) => super::state::CellChange::new(written.path.clone(), shown, before, &after),
-        None => super::state::CellChange::earlier_unknown(written.path.clone(), shown),
+        Some(before) => crate::workbench::transcript::CellChange::new(
+            written.path.clone(),
+            shown,
+            before,
+            &after,
+        ),
+        None => {
+            crate::workbench::transcript::CellChange::earlier_unknown(written.path.clone(), shown)
+        }
     });
 }
 
@@ -385,7 +393,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
         let restored = restore(state, &root, &change, direction);
         if matches!(restored, Ok(Restored::Exactly | Restored::Merged { .. })) {
             // Its marks name lines of a text that is gone.
-            state.editors.changed_lines.remove(&change.path);
+            state.workbench.editors.changed_lines.remove(&change.path);
             super::editors::on_disk_change(state, &change.path);
         }
         match restored {
@@ -501,6 +509,7 @@ fn restore(
         return Err(NOT_KEPT.into());
     }
     if state
+        .workbench
         .editors
         .tabs
         .iter()
@@ -910,8 +919,8 @@ mod tests {
         // The user edits a.txt without saving; a cell swaps b.txt for a
         // link out of the workspace.
         crate::app::editors::open(&mut s, &a, None);
-        let tab = s.editors.active;
-        s.editors.tabs[tab]
+        let tab = s.workbench.editors.active;
+        s.workbench.editors.tabs[tab]
             .apply(crate::editor::EditCommand::InsertChar('x'))
             .unwrap();
         let victim = outside.path().join("victim");
@@ -996,7 +1005,7 @@ mod tests {
         let mut s = state(&root);
         s.workbench
             .transcript
-            .push(crate::app::state::PaneEntry::cell(
+            .push(crate::workbench::transcript::PaneEntry::cell(
                 1,
                 "fs.write('big.txt', data)",
             ));
@@ -1009,7 +1018,13 @@ mod tests {
             cell.changes[0].diff
         );
         assert_eq!(cell.changes[0].added, 200_000);
-        assert!(s.editors.changed_lines.get(&big).is_none_or(Vec::is_empty));
+        assert!(
+            s.workbench
+                .editors
+                .changed_lines
+                .get(&big)
+                .is_none_or(Vec::is_empty)
+        );
     }
 
     /// Review finding: the user saves a file between two of a group's
