@@ -89,7 +89,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut state = AppState::new(workspace.clone(), settings);
     state.prepare_highlighter(&theme.syntax_theme);
     let _guard = runtime.enter();
-    if let Err(message) = hello_tui::app::sessions::configure(&mut state, cli.demo, cli.resume()) {
+    if let Err(message) =
+        hello_tui::app::sessions::configure(&mut state.workbench, cli.demo, cli.resume())
+    {
         eprintln!("{}", for_display(&format!("hello-tui: {message}")));
         return Ok(ExitCode::from(2));
     }

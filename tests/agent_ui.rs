@@ -453,7 +453,7 @@ async fn undo_reaches_an_agent_turn_after_a_restart() {
     drop(s);
 
     let mut again = state(dir.path());
-    hello_tui::app::sessions::configure(&mut again, false, Some(Some(id))).unwrap();
+    hello_tui::app::sessions::configure(&mut again.workbench, false, Some(Some(id))).unwrap();
     send(&mut again, "/undo");
     let said = &again.workbench.transcript.last().unwrap().text;
     assert!(said.contains("auth.ts undone"), "{said}");
@@ -608,7 +608,7 @@ fn the_status_bar_shows_how_full_the_window_is() {
 fn the_gauge_is_there_from_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = state(dir.path());
-    hello_tui::app::sessions::configure(&mut s, true, None).unwrap();
+    hello_tui::app::sessions::configure(&mut s.workbench, true, None).unwrap();
     let (used, window) = s.workbench.agent.context_used.expect("set at start-up");
     assert_eq!(window, hello_tui::tokens::DEFAULT_WINDOW);
     assert!(
@@ -768,7 +768,7 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
     ));
     let conversation = slow_builds_conversation();
     s.workbench.agent.set_conversation(conversation);
-    hello_tui::app::context_window::refresh_gauge(&mut s);
+    hello_tui::app::context_window::refresh_gauge(&mut s.workbench);
     let (before, _) = s.workbench.agent.context_used.unwrap();
     send(&mut s, "/compact builds");
     // The summary is being written: `/new` now would have it land in the
@@ -971,7 +971,7 @@ async fn search_hits_land_on_their_entry_after_resume() {
     )
     .unwrap();
     let mut resumed = state(dir.path());
-    hello_tui::app::agent::resume(&mut resumed, conversation, &warnings);
+    hello_tui::app::agent::resume(&mut resumed.workbench, conversation, &warnings);
     assert_hits_land_on_their_entries(&mut resumed, "zebra", 2);
     assert_hits_land_on_their_entries(&mut resumed, "giraffe", 3);
 }
@@ -1112,7 +1112,7 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
     s.workbench.settings.model = Some("qwen3:8b".into());
     s.workbench.settings.base_url = Some(server.base_url.clone());
     s.workbench.settings.context_window = Some(8_000);
-    hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
+    hello_tui::app::sessions::configure(&mut s.workbench, false, None).unwrap();
     assert_eq!(
         s.workbench.agent.provider().unwrap().model().as_deref(),
         Some("qwen3:8b")
@@ -1160,7 +1160,7 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
     let mut resumed = state(dir.path());
     resumed.workbench.settings.model = Some("qwen3:8b".into());
     resumed.workbench.settings.base_url = Some(server.base_url.clone());
-    hello_tui::app::sessions::configure(&mut resumed, false, Some(Some(id))).unwrap();
+    hello_tui::app::sessions::configure(&mut resumed.workbench, false, Some(Some(id))).unwrap();
     assert_eq!(
         resumed
             .workbench
@@ -1233,7 +1233,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     let (tx, mut rx) = event::channel();
     let mut s = kernel_state(dir.path(), &tx, None);
     profiles(&mut s);
-    hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
+    hello_tui::app::sessions::configure(&mut s.workbench, false, None).unwrap();
     assert!(
         !s.workbench.agent.has_model(),
         "no [model]: the profiles are the models"
@@ -1309,7 +1309,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     let id = session_id(&s).await;
     let mut resumed = state(dir.path());
     profiles(&mut resumed);
-    hello_tui::app::sessions::configure(&mut resumed, false, Some(Some(id))).unwrap();
+    hello_tui::app::sessions::configure(&mut resumed.workbench, false, Some(Some(id))).unwrap();
     assert_eq!(resumed.workbench.agent.profile_name(), Some("claude"));
     assert!(
         resumed.workbench.agent.label().contains("claude-test"),
@@ -1360,7 +1360,7 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     s.workbench.settings.model = Some("gpt-4.1-mini".into());
     s.workbench.settings.base_url = Some(server.base_url.clone());
     s.workbench.settings.context_window = Some(32_000);
-    hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
+    hello_tui::app::sessions::configure(&mut s.workbench, false, None).unwrap();
     send(&mut s, "fix checkAuth and note it");
     pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     wait_for_the_write(&mut s, &mut rx).await;
@@ -1463,7 +1463,7 @@ async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
     s.workbench.settings.base_url = Some(server.base_url.clone());
     s.workbench.settings.context_window = Some(16_000);
     hello_tui::app::editors::open(&mut s, &root.join("src/app.py"), None);
-    hello_tui::app::sessions::configure(&mut s, false, None).unwrap();
+    hello_tui::app::sessions::configure(&mut s.workbench, false, None).unwrap();
 
     s.conversation.composer.insert_str("hello");
     handle_terminal_event(
@@ -1670,7 +1670,7 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
         let settings = Settings::load(&cli.options, &|_| None).unwrap();
         let mut s = kernel_state(dir.path(), &tx, None);
         s.workbench.settings = settings;
-        hello_tui::app::sessions::configure(&mut s, cli.demo, cli.resume()).unwrap();
+        hello_tui::app::sessions::configure(&mut s.workbench, cli.demo, cli.resume()).unwrap();
         s
     };
     let said = |s: &AppState, start: &str| -> bool {

@@ -71,7 +71,7 @@ async fn pump_until(
 /// servers, under the confinement check commands get.
 fn start_diagnostics(s: &mut AppState) -> AppEventReceiver {
     let (tx, rx) = event::channel();
-    let confinement = hello_tui::app::safety::checks_confinement(s);
+    let confinement = hello_tui::app::safety::checks_confinement(&mut s.workbench);
     let (diag_tx, mut diag_rx) = mpsc::unbounded_channel();
     let service = DiagnosticsService::start(
         s.workbench.settings.diagnostics.clone(),
@@ -85,7 +85,7 @@ fn start_diagnostics(s: &mut AppState) -> AppEventReceiver {
             let _ = tx.send(hello_tui::app::AppEvent::Diagnostics(ev));
         }
     });
-    hello_tui::app::diagnostics::attach(s, service);
+    hello_tui::app::diagnostics::attach(&mut s.workbench, service);
     rx
 }
 

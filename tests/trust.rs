@@ -501,7 +501,7 @@ fn the_question_sanitizes_what_it_quotes() {
     let mut s = AppState::new(root.clone(), Settings::defaults());
     hello_tui::app::trust::start(&mut s, TrustStore::at(dir.path().join("store.json")));
     assert!(asking(&s));
-    let text = hello_tui::app::trust::question_text(&s, 8);
+    let text = hello_tui::app::trust::question_text(&s.workbench, 8);
     assert!(text.contains("ship.md"), "{text}");
     assert!(
         !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains("pwned"),

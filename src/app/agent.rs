@@ -27,6 +27,7 @@ use crate::context::{PublishedSnapshot, SharedContext, snapshot_channel};
 use crate::kernel::{ExecOutcome, ExecResult, RuntimeState};
 use crate::session::SessionWriter;
 use crate::tokens::{ContextWindow, TokenCounter};
+use crate::workbench::Workbench;
 use crate::workbench::transcript::{CellStatus, PaneEntry, Speaker};
 
 /// Spinner frames for the status bar while a turn runs.
@@ -306,33 +307,32 @@ fn short_tokens(tokens: u64) -> String {
 /// `AGENTS.md`/`CLAUDE.md` changes on disk), so F2 shows what the next
 /// turn sends. A running turn holds the conversation: it is left alone,
 /// and the next turn reads them anyway.
-pub fn refresh_instructions(state: &mut AppState) {
-    let active = state
-        .workbench
+pub fn refresh_instructions(workbench: &mut Workbench) {
+    let active = workbench
         .editors
         .active()
         .map(|doc| doc.path().to_path_buf());
     let instructions =
-        crate::agent::instructions::load(&state.workbench.workspace_root, active.as_deref());
-    if let Ok(mut conversation) = state.workbench.agent.conversation.try_lock() {
+        crate::agent::instructions::load(&workbench.workspace_root, active.as_deref());
+    if let Ok(mut conversation) = workbench.agent.conversation.try_lock() {
         conversation.set_instructions(instructions);
     }
 }
 
 /// Resumes a session into the state: the whole conversation in the pane,
 /// plus a notice that kernel variables are not restored.
-pub fn resume(state: &mut AppState, conversation: Conversation, warnings: &[String]) {
+pub fn resume(workbench: &mut Workbench, conversation: Conversation, warnings: &[String]) {
     let shown = pane_messages(&conversation);
     let id = conversation.session_id().unwrap_or("?").to_owned();
     if let Some(id) = conversation.session_id() {
-        super::changes::resume(state, id);
+        super::changes::resume(workbench, id);
     }
-    state.workbench.agent.set_conversation(conversation);
-    state.workbench.transcript.extend(shown);
+    workbench.agent.set_conversation(conversation);
+    workbench.transcript.extend(shown);
     for warning in warnings {
-        state.workbench.notice(&format!("session {id}: {warning}"));
+        workbench.notice(&format!("session {id}: {warning}"));
     }
-    state.workbench.notice(&format!(
+    workbench.notice(&format!(
         "Resumed session {id}. Kernel variables are not restored: earlier cells are shown \
              but their variables are gone until code runs again."
     ));
@@ -567,11 +567,11 @@ fn build_snapshot(mut scene: super::snapshot::SceneRequest) -> TurnSnapshot {
 }
 
 /// Esc / Ctrl+C: stop the turn. Returns whether there was one.
-pub fn cancel(state: &mut AppState) -> bool {
-    match &state.workbench.agent.cancel {
-        Some(cancel) if state.workbench.agent.busy => {
+pub fn cancel(workbench: &mut Workbench) -> bool {
+    match &workbench.agent.cancel {
+        Some(cancel) if workbench.agent.busy => {
             let _ = cancel.send(true);
-            state.workbench.agent.retry = Some("cancelling…".into());
+            workbench.agent.retry = Some("cancelling…".into());
             true
         }
         _ => false,
@@ -586,7 +586,7 @@ const EXIT_WAIT: Duration = Duration::from_secs(2);
 /// for the line printed after quitting. A turn still running is cancelled
 /// first and given a moment to let go of the conversation.
 pub async fn session_at_exit(state: &mut AppState) -> Option<String> {
-    cancel(state);
+    cancel(&mut state.workbench);
     let conversation = state.workbench.agent.conversation().clone();
     let conversation = tokio::time::timeout(EXIT_WAIT, conversation.lock())
         .await
@@ -595,65 +595,65 @@ pub async fn session_at_exit(state: &mut AppState) -> Option<String> {
 }
 
 /// Applies one update from the turn task.
-pub fn apply(state: &mut AppState, update: AgentUpdate) {
+pub fn apply(workbench: &mut Workbench, update: AgentUpdate) {
     match update {
-        AgentUpdate::Turn(event) => apply_turn_event(state, event),
-        AgentUpdate::Notice(text) => state.workbench.notice(&text),
-        AgentUpdate::SessionStarted(id) => super::changes::attach(state, &id),
+        AgentUpdate::Turn(event) => apply_turn_event(workbench, event),
+        AgentUpdate::Notice(text) => workbench.notice(&text),
+        AgentUpdate::SessionStarted(id) => super::changes::attach(workbench, &id),
         AgentUpdate::Finished => {
-            let agent = &mut state.workbench.agent;
+            let agent = &mut workbench.agent;
             agent.busy = false;
             agent.cancel = None;
             agent.streaming = None;
             agent.thinking = None;
             agent.retry = None;
-            super::context_window::refresh_gauge(state);
+            super::context_window::refresh_gauge(workbench);
         }
     }
 }
 
-fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
+fn apply_turn_event(workbench: &mut Workbench, event: TurnEvent) {
     if !matches!(event, TurnEvent::ReasoningDelta(_) | TurnEvent::Usage(_)) {
         // Reasoning ends where anything else begins.
-        state.workbench.agent.thinking = None;
+        workbench.agent.thinking = None;
     }
     match event {
         TurnEvent::ReasoningDelta(text) => {
-            let messages = &mut state.workbench.transcript;
-            match state.workbench.agent.thinking.and_then(|i| messages.edit(i)) {
+            let messages = &mut workbench.transcript;
+            match workbench.agent.thinking.and_then(|i| messages.edit(i)) {
                 Some(entry) => entry.text.push_str(&text),
                 None => {
                     messages.push(PaneEntry::new(Speaker::Thinking, text));
-                    state.workbench.agent.thinking = Some(messages.len() - 1);
+                    workbench.agent.thinking = Some(messages.len() - 1);
                 }
             }
         }
-        TurnEvent::OutputLimit => state.workbench.notice("The answer was cut: the model reached its output limit (max tokens). Ask it to \
+        TurnEvent::OutputLimit => workbench.notice("The answer was cut: the model reached its output limit (max tokens). Ask it to \
              continue, or raise [model] reserve_output.",
         ),
         TurnEvent::Step(step) => {
-            state.workbench.agent.step = step;
-            state.workbench.agent.retry = None;
+            workbench.agent.step = step;
+            workbench.agent.retry = None;
         }
         TurnEvent::TextDelta(text) => {
-            let messages = &mut state.workbench.transcript;
-            match state.workbench.agent.streaming.and_then(|i| messages.edit(i)) {
+            let messages = &mut workbench.transcript;
+            match workbench.agent.streaming.and_then(|i| messages.edit(i)) {
                 Some(message) => message.text.push_str(&text),
                 None => {
                     messages.push(PaneEntry::new(Speaker::Assistant, text));
-                    state.workbench.agent.streaming = Some(messages.len() - 1);
+                    workbench.agent.streaming = Some(messages.len() - 1);
                 }
             }
         }
         TurnEvent::UserMessage { message: id } => {
-            let entry = state.workbench.agent.prompt_entry.take();
-            if let Some(message) = entry.and_then(|i| state.workbench.transcript.edit(i)) {
+            let entry = workbench.agent.prompt_entry.take();
+            if let Some(message) = entry.and_then(|i| workbench.transcript.edit(i)) {
                 message.message = Some(id);
             }
         }
         TurnEvent::AssistantMessage { text, message: id } => {
-            let messages = &mut state.workbench.transcript;
-            match state.workbench.agent.streaming.take().and_then(|i| messages.edit(i)) {
+            let messages = &mut workbench.transcript;
+            match workbench.agent.streaming.take().and_then(|i| messages.edit(i)) {
                 Some(message) => {
                     message.text = text;
                     message.message = Some(id);
@@ -671,14 +671,13 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             cell,
             ..
         } => {
-            state.workbench.agent.streaming = None;
-            let messages = &mut state.workbench.transcript;
+            workbench.agent.streaming = None;
+            let messages = &mut workbench.transcript;
             let shown = match cell {
                 Some(cell) => {
                     messages.edit_last_where(|m| m.cell.as_ref().is_some_and(|c| c.id == cell))
                 }
-                None => state
-                    .workbench
+                None => workbench
                     .agent
                     .refused_calls
                     .remove(&id)
@@ -689,16 +688,16 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             }
         }
         TurnEvent::ToolCall { .. } | TurnEvent::Snapshot { .. } => {
-            state.workbench.agent.streaming = None;
+            workbench.agent.streaming = None;
         }
         TurnEvent::ToolRejected { id, reason } => {
-            state.workbench.agent.streaming = None;
-            state.workbench.transcript.push(PaneEntry::new(
+            workbench.agent.streaming = None;
+            workbench.transcript.push(PaneEntry::new(
                 Speaker::Tool,
                 format!("code_action not run: {reason}"),
             ));
-            let entry = state.workbench.transcript.len() - 1;
-            state.workbench.agent.refused_calls.insert(id, entry);
+            let entry = workbench.transcript.len() - 1;
+            workbench.agent.refused_calls.insert(id, entry);
         }
         TurnEvent::Retrying {
             attempt,
@@ -706,21 +705,21 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             wait,
             reason,
         } => {
-            state.workbench.agent.retry = Some(format!(
+            workbench.agent.retry = Some(format!(
                 "retry {attempt}/{max_attempts} in {:.0}s ({reason})",
                 wait.as_secs_f64().ceil()
             ));
         }
-        TurnEvent::Usage(usage) => state.workbench.agent.usage = usage,
+        TurnEvent::Usage(usage) => workbench.agent.usage = usage,
         TurnEvent::Prompt { tokens, window, .. } => {
-            state.workbench.agent.context_used = Some((tokens, window));
+            workbench.agent.context_used = Some((tokens, window));
         }
         TurnEvent::Compacted(crate::agent::prompt::compact::Compacted {
             through,
             by_model,
             fallback_reason,
             ..
-        }) => state.workbench.notice(&format!(
+        }) => workbench.notice(&format!(
                 "── compacted: context messages {} are now a summary ({}) in the prompt; \
                  every message stays searchable, and context.slice({}, {}) returns them ──",
                 crate::agent::prompt::spans(std::slice::from_ref(&(0..through))),
@@ -740,14 +739,14 @@ fn apply_turn_event(state: &mut AppState, event: TurnEvent) {
             steps,
             max_steps_reached: true,
             ..
-        } => state.workbench.notice(&format!(
+        } => workbench.notice(&format!(
                 "Stopped after {steps} model calls (the step limit) without a final answer. Send a message to continue."
             ),
         ),
         TurnEvent::Completed { .. } => {}
-        TurnEvent::Failed { message } => state.workbench.notice(&format!("The model call failed: {message}. Send the message again to retry."),
+        TurnEvent::Failed { message } => workbench.notice(&format!("The model call failed: {message}. Send the message again to retry."),
         ),
-        TurnEvent::Cancelled => state.workbench.notice("Cancelled. Every cell that ran kept its result."),
+        TurnEvent::Cancelled => workbench.notice("Cancelled. Every cell that ran kept its result."),
     }
     // No `follow()` here: a following view shows new text anyway, and a
     // user who scrolled up to read keeps their place while the turn runs.
@@ -801,7 +800,7 @@ mod tests {
     }
 
     fn turn(s: &mut AppState, event: TurnEvent) {
-        apply(s, AgentUpdate::Turn(event));
+        apply(&mut s.workbench, AgentUpdate::Turn(event));
     }
 
     #[test]
@@ -854,7 +853,7 @@ mod tests {
             s.workbench.agent.status_segment().unwrap(),
             "⠋ step 3 · 1.5k tok · retry 2/4 in 2s (HTTP 429)"
         );
-        apply(&mut s, AgentUpdate::Finished);
+        apply(&mut s.workbench, AgentUpdate::Finished);
         assert_eq!(
             s.workbench.agent.status_segment().unwrap(),
             "3 steps · 1.5k tok"

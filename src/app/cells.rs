@@ -5,6 +5,7 @@
 use super::kernel::{CellOrigin, KernelUpdate};
 use super::state::{AppState, KernelView, VariableRow};
 use crate::kernel::{ExecOutcome, ExecResult, KernelInfo, KernelStatus, RuntimeState};
+use crate::workbench::Workbench;
 use crate::workbench::transcript::{CellStatus, PaneEntry, Speaker};
 
 /// Output kept per cell in the conversation; the kernel already caps each
@@ -35,18 +36,20 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
                 .rev()
                 .find(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
                 .is_none_or(|m| m.text.len() >= MAX_CELL_OUTPUT);
-            if !full && let Some(message) = cell_mut(state, cell_id) {
+            if !full && let Some(message) = cell_mut(&mut state.workbench, cell_id) {
                 append_capped(&mut message.text, &text);
             }
         }
-        KernelUpdate::Finished { cell_id, result } => finish(state, cell_id, &result),
+        KernelUpdate::Finished { cell_id, result } => {
+            finish(&mut state.workbench, cell_id, &result)
+        }
         KernelUpdate::Status(info) => state.workbench.kernel = view_of(&info),
         KernelUpdate::State(runtime) => state.variables.replace(rows_of(&runtime)),
         // The cell whose timeout cost the restart reports it when it
         // finishes (its error says why and that the variables are lost):
         // said once, on that cell. Only a restart no running cell will
         // report gets a notice of its own.
-        KernelUpdate::Restarted { reason } if !any_running(state) => {
+        KernelUpdate::Restarted { reason } if !any_running(&state.workbench) => {
             state
                 .workbench
                 .notice(&format!("kernel restarted — variables lost ({reason})"));
@@ -55,9 +58,8 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
     }
 }
 
-fn cell_mut(state: &mut AppState, cell_id: u64) -> Option<&mut PaneEntry> {
-    state
-        .workbench
+fn cell_mut(workbench: &mut Workbench, cell_id: u64) -> Option<&mut PaneEntry> {
+    workbench
         .transcript
         .edit_last_where(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
 }
@@ -79,15 +81,14 @@ fn append_capped(text: &mut String, more: &str) {
     }
 }
 
-fn finish(state: &mut AppState, cell_id: u64, result: &ExecResult) {
-    state.workbench.last_exec_id = Some(result.id);
-    state
-        .workbench
+fn finish(workbench: &mut Workbench, cell_id: u64, result: &ExecResult) {
+    workbench.last_exec_id = Some(result.id);
+    workbench
         .changes
         .window
         .cell_ended(std::time::Instant::now());
     let lost = result.lost_state();
-    if let Some(message) = cell_mut(state, cell_id) {
+    if let Some(message) = cell_mut(workbench, cell_id) {
         if let Some(value) = &result.value_repr {
             if !message.text.is_empty() && !message.text.ends_with('\n') {
                 message.text.push('\n');
@@ -125,9 +126,9 @@ fn finish(state: &mut AppState, cell_id: u64, result: &ExecResult) {
     // error; a kernel that died under a cell gets the consequence spelled
     // out here.
     if lost && !matches!(result.outcome, ExecOutcome::TimedOut { restarted: true }) {
-        state.workbench.notice("kernel restarted — variables lost");
+        workbench.notice("kernel restarted — variables lost");
     }
-    super::safety::warn_if_protected_appeared(state);
+    super::safety::warn_if_protected_appeared(workbench);
 }
 
 fn view_of(info: &KernelInfo) -> KernelView {
@@ -158,8 +159,8 @@ fn rows_of(runtime: &RuntimeState) -> Vec<VariableRow> {
 }
 
 /// Is any cell still running (so Ctrl+C means "interrupt it")?
-pub fn any_running(state: &AppState) -> bool {
-    state.workbench.transcript.iter().any(|m| {
+pub fn any_running(workbench: &Workbench) -> bool {
+    workbench.transcript.iter().any(|m| {
         m.cell
             .as_ref()
             .is_some_and(|c| c.status == CellStatus::Running)

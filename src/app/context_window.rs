@@ -15,6 +15,7 @@ use crate::agent::setup;
 use crate::agent::turn::{TurnEvent, next_prompt, preview_prompt};
 use crate::overlays::request_preview::RequestView;
 use crate::tokens::ContextWindow;
+use crate::workbench::Workbench;
 
 /// The prompt with pinned search results in a delimited block the model
 /// can tell apart from what the user typed (what Enter sends). The block
@@ -28,12 +29,9 @@ pub fn pinned_prompt(prompt: String, pins: &[Pin]) -> String {
 
 /// The window as known now: the server's answer once the first turn has
 /// asked, else the setting, the known-model table or the default.
-fn window(state: &AppState) -> ContextWindow {
-    state.workbench.agent.window().unwrap_or_else(|| {
-        let s = &state
-            .workbench
-            .agent
-            .model_settings(&state.workbench.settings);
+fn window(workbench: &Workbench) -> ContextWindow {
+    workbench.agent.window().unwrap_or_else(|| {
+        let s = &workbench.agent.model_settings(&workbench.settings);
         ContextWindow::resolve(
             s.context_window,
             None,
@@ -48,15 +46,15 @@ fn window(state: &AppState) -> ContextWindow {
 /// with the conversation's counter as it is (the turn task switches it to
 /// the model's own). Keeps the last value while a turn holds the
 /// conversation.
-pub fn refresh_gauge(state: &mut AppState) {
-    let window = window(state);
-    let Ok(mut conversation) = state.workbench.agent.conversation().try_lock() else {
+pub fn refresh_gauge(workbench: &mut Workbench) {
+    let window = window(workbench);
+    let Ok(mut conversation) = workbench.agent.conversation().try_lock() else {
         return;
     };
-    conversation.set_kernel_tools(state.workbench.agent.mcp.prompt_section());
+    conversation.set_kernel_tools(workbench.agent.mcp.prompt_section());
     let prompt = next_prompt(&conversation, &window);
     drop(conversation);
-    state.workbench.agent.context_used = Some((prompt.tokens, prompt.window));
+    workbench.agent.context_used = Some((prompt.tokens, prompt.window));
 }
 
 /// F2's view of the request Enter would send now (`json`: its messages as
@@ -111,7 +109,7 @@ pub fn preview(state: &AppState) -> Result<(Prompt, ContextWindow), &'static str
         .snapshot
         .as_ref()
         .map(|v| v.rendered.markdown.as_str());
-    let window = window(state);
+    let window = window(&state.workbench);
     Ok((
         preview_prompt(&conversation, &prompt, snapshot, &window),
         window,
@@ -121,44 +119,28 @@ pub fn preview(state: &AppState) -> Result<(Prompt, ContextWindow), &'static str
 /// `/compact [focus]`: folds the older part of the conversation into a
 /// summary now (the model writes it, tools disabled; extractive if it
 /// cannot). The messages stay in `context`, search and the session.
-pub fn compact_command(state: &mut AppState, focus: &str) {
-    let (Some(provider), Some(events)) = (
-        state.workbench.agent.provider(),
-        state.workbench.agent.events.clone(),
-    ) else {
-        state
-            .workbench
-            .notice("/compact needs a model to write the summary.");
+pub fn compact_command(workbench: &mut Workbench, focus: &str) {
+    let (Some(provider), Some(events)) =
+        (workbench.agent.provider(), workbench.agent.events.clone())
+    else {
+        workbench.notice("/compact needs a model to write the summary.");
         return;
     };
-    if state.workbench.agent.busy {
-        state
-            .workbench
-            .notice("/compact waits for the turn to end; try again then.");
+    if workbench.agent.busy {
+        workbench.notice("/compact waits for the turn to end; try again then.");
         return;
     }
     let focus = Some(focus.trim().to_owned()).filter(|f| !f.is_empty());
     // Held from now until the summary is in: a `/new` (or another
     // `/compact`) meanwhile finds the conversation busy instead of having
     // this summary land in the next conversation.
-    let Ok(mut conversation) = state
-        .workbench
-        .agent
-        .conversation()
-        .clone()
-        .try_lock_owned()
-    else {
-        state
-            .workbench
-            .notice("The conversation is busy; try /compact again in a moment.");
+    let Ok(mut conversation) = workbench.agent.conversation().clone().try_lock_owned() else {
+        workbench.notice("The conversation is busy; try /compact again in a moment.");
         return;
     };
-    let window_cell = state.workbench.agent.window_cell();
-    let settings = state
-        .workbench
-        .agent
-        .model_settings(&state.workbench.settings);
-    state.workbench.notice("Compacting the conversation…");
+    let window_cell = workbench.agent.window_cell();
+    let settings = workbench.agent.model_settings(&workbench.settings);
+    workbench.notice("Compacting the conversation…");
     tokio::spawn(async move {
         let send = |update: AgentUpdate| {
             let _ = events.send(AppEvent::Agent(update));

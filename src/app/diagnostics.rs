@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use super::state::{AppState, DiagnosticRow};
 use crate::diagnostics::{DiagnosticsEvent, DiagnosticsService, DiagnosticsStore, Position};
+use crate::workbench::Workbench;
 
 /// Where the Diagnostics pane's rows come from: every diagnostic by file
 /// and source (fed by the diagnostics service's events), the service, and
@@ -171,10 +172,10 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
 /// The diagnostics service starts after the first files may have opened
 /// (a file named on the command line opens before the event loop runs):
 /// those are sent to it now, so they get their language server too.
-pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsService) {
-    state.workbench.diagnostic_sources.client = Some(service);
-    state.workbench.diagnostic_sources.sent.clear();
-    sync_open_documents(state);
+pub fn attach(workbench: &mut Workbench, service: crate::diagnostics::DiagnosticsService) {
+    workbench.diagnostic_sources.client = Some(service);
+    workbench.diagnostic_sources.sent.clear();
+    sync_open_documents(workbench);
 }
 
 /// Keeps the language servers' view of the open buffers in step with the
@@ -182,13 +183,13 @@ pub fn attach(state: &mut AppState, service: crate::diagnostics::DiagnosticsServ
 /// follow what the user typed, not only the disk) with the edited ranges
 /// when the document still knows them, `didClose` for closed tabs. Called
 /// after every editor change.
-pub fn sync_open_documents(state: &mut AppState) {
-    let Some(service) = state.workbench.diagnostic_sources.client.clone() else {
+pub fn sync_open_documents(workbench: &mut Workbench) {
+    let Some(service) = workbench.diagnostic_sources.client.clone() else {
         return;
     };
-    let mut open = std::mem::take(&mut state.workbench.diagnostic_sources.sent);
+    let mut open = std::mem::take(&mut workbench.diagnostic_sources.sent);
     let mut still_open = std::collections::HashMap::new();
-    for doc in &state.workbench.editors.tabs {
+    for doc in &workbench.editors.tabs {
         if doc.read_only_reason().is_some() {
             continue;
         }
@@ -213,25 +214,25 @@ pub fn sync_open_documents(state: &mut AppState) {
     for closed in open.into_keys() {
         service.close(closed);
     }
-    state.workbench.diagnostic_sources.sent = still_open;
+    workbench.diagnostic_sources.sent = still_open;
 }
 
 /// `/lsp-restart`: every server starts again, and every open buffer is
 /// sent again, so a server installed since (one that was missing from
 /// `PATH`) picks up the files already open.
-pub fn restart_servers(state: &mut AppState) {
-    let Some(service) = &state.workbench.diagnostic_sources.client else {
-        state.workbench.notice("Diagnostics are not running.");
+pub fn restart_servers(workbench: &mut Workbench) {
+    let Some(service) = &workbench.diagnostic_sources.client else {
+        workbench.notice("Diagnostics are not running.");
         return;
     };
     service.restart_servers();
-    state.workbench.diagnostic_sources.sent.clear();
-    sync_open_documents(state);
+    workbench.diagnostic_sources.sent.clear();
+    sync_open_documents(workbench);
 }
 
 /// A buffer reached the disk: servers get `didSave`, check commands run.
-pub fn saved(state: &AppState, path: &Path) {
-    if let Some(service) = &state.workbench.diagnostic_sources.client {
+pub fn saved(workbench: &Workbench, path: &Path) {
+    if let Some(service) = &workbench.diagnostic_sources.client {
         service.save(path.to_path_buf());
     }
 }

@@ -4,17 +4,17 @@
 //! a window around the cursor and the selection (`text_start_line`), which
 //! keeps the cost independent of the file size.
 
-use super::state::AppState;
 use crate::editor::Document;
 use crate::snapshot::{language_id_for_path, source};
+use crate::workbench::Workbench;
 
 /// Buffers up to this many lines are sent whole.
 const WHOLE_BUFFER_LINES: usize = 2_000;
 /// Lines kept around the cursor and the selection in a bigger buffer.
 const WINDOW_CONTEXT: usize = 200;
 
-pub fn active_editor(state: &AppState) -> Option<source::ActiveEditor> {
-    let doc = state.workbench.editors.active()?;
+pub fn active_editor(workbench: &Workbench) -> Option<source::ActiveEditor> {
+    let doc = workbench.editors.active()?;
     let count = doc.line_count();
     let (line, character) = doc.cursor();
     let selection = doc.selection();
@@ -45,9 +45,8 @@ pub fn active_editor(state: &AppState) -> Option<source::ActiveEditor> {
     })
 }
 
-pub fn open_tabs(state: &AppState) -> Vec<source::OpenTab> {
-    state
-        .workbench
+pub fn open_tabs(workbench: &Workbench) -> Vec<source::OpenTab> {
+    workbench
         .editors
         .tabs
         .iter()
@@ -59,9 +58,8 @@ pub fn open_tabs(state: &AppState) -> Vec<source::OpenTab> {
 }
 
 /// One file view, so the active editor is the only visible one.
-pub fn visible_editors(state: &AppState) -> Vec<String> {
-    state
-        .workbench
+pub fn visible_editors(workbench: &Workbench) -> Vec<String> {
+    workbench
         .editors
         .active()
         .map(path_of)

@@ -15,6 +15,7 @@ use crate::keymap::PaneId;
 use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
 use crate::overlays::conflict::Conflict;
+use crate::workbench::Workbench;
 use crate::workspace::{WorkspaceEvent, WorkspaceMessage};
 
 /// Opens `path` (or switches to its tab) and focuses the file view.
@@ -29,7 +30,7 @@ pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>)
                 state.workbench.editors.tabs.len() - 1
             }
             Err(error) => {
-                report(state, &error.to_string());
+                report(&mut state.workbench, &error.to_string());
                 return Command::Redraw;
             }
         },
@@ -41,38 +42,37 @@ pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>)
     {
         doc.set_cursor((line.saturating_sub(1), column.saturating_sub(1)), false);
     }
-    changed(state);
+    changed(&mut state.workbench);
     Command::Redraw
 }
 
 /// A problem the user must read: the status bar and the conversation.
-fn report(state: &mut AppState, text: &str) {
-    state.workbench.editors.status = Some(text.to_string());
-    state.workbench.notice(text);
+fn report(workbench: &mut Workbench, text: &str) {
+    workbench.editors.status = Some(text.to_string());
+    workbench.notice(text);
 }
 
 /// Something the snapshot sees changed: the file view takes note, and the
 /// rest of the workbench hears of it ([`files_changed`]).
-fn changed(state: &mut AppState) {
-    state.workbench.editors.touch();
-    files_changed(state);
+fn changed(workbench: &mut Workbench) {
+    workbench.editors.touch();
+    files_changed(workbench);
 }
 
 /// The open files changed: the kernel's `fs.write` learns which have
 /// unsaved edits (it refuses to overwrite them), and the language servers
 /// get the unsaved text.
-pub fn files_changed(state: &mut AppState) {
-    publish_dirty(state);
-    super::diagnostics::sync_open_documents(state);
+pub fn files_changed(workbench: &mut Workbench) {
+    publish_dirty(workbench);
+    super::diagnostics::sync_open_documents(workbench);
 }
 
 /// Sends the dirty paths to the kernel only when the set changed.
-fn publish_dirty(state: &AppState) {
-    let Some(tx) = &state.workbench.services.dirty_paths else {
+fn publish_dirty(workbench: &Workbench) {
+    let Some(tx) = &workbench.services.dirty_paths else {
         return;
     };
-    let now: std::collections::BTreeSet<PathBuf> = state
-        .workbench
+    let now: std::collections::BTreeSet<PathBuf> = workbench
         .editors
         .tabs
         .iter()
@@ -112,7 +112,7 @@ pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
                 doc.load_theirs();
                 state.workbench.editors.status = Some("Loaded the disk version.".into());
             }
-            changed(state);
+            changed(&mut state.workbench);
         }
         (Question::LoadTheirs { .. }, false) => state.overlay = Some(Overlay::Conflict(Conflict)),
         _ => {}
@@ -131,7 +131,7 @@ pub fn claim_recovery(state: &mut AppState, base: &Path) {
             offer_recoveries(state);
         }
         Err(error) => report(
-            state,
+            &mut state.workbench,
             &format!("Crash recovery is off for this session: {error}"),
         ),
     }
@@ -185,7 +185,7 @@ pub fn answer_recovery(
         RecoveryChoice::Discard => {
             if let Err(error) = discard_recovery(&recovery) {
                 report(
-                    state,
+                    &mut state.workbench,
                     &format!("Could not discard the edits of {shown}: {error}"),
                 );
             }
@@ -248,49 +248,48 @@ fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
             state.focus = PaneId::FileView;
         }
         Err(error) => report(
-            state,
+            &mut state.workbench,
             &format!("Could not restore {}: {error}", recovery.path.display()),
         ),
     }
-    changed(state);
+    changed(&mut state.workbench);
 }
 
 /// The user chose to quit and lose unsaved edits: their recovery files go
 /// too, so the next start does not bring them back.
-pub fn discard_all_recoveries(state: &mut AppState) {
-    for doc in &mut state.workbench.editors.tabs {
+pub fn discard_all_recoveries(workbench: &mut Workbench) {
+    for doc in &mut workbench.editors.tabs {
         doc.discard_recovery();
     }
-    state.workbench.editors.mirror.clear();
+    workbench.editors.mirror.clear();
 }
 
 /// The recovery timer fired: write what is due.
-pub fn recovery_tick(state: &mut AppState) -> Command {
-    let Some(dir) = state.workbench.editors.recovery_dir.clone() else {
+pub fn recovery_tick(workbench: &mut Workbench) -> Command {
+    let Some(dir) = workbench.editors.recovery_dir.clone() else {
         return Command::None;
     };
     let now = Instant::now();
-    for doc in &mut state.workbench.editors.tabs {
+    for doc in &mut workbench.editors.tabs {
         if let Some(write) = doc.recovery_tick(&dir, now) {
-            state.workbench.editors.recovery_writer.submit(write);
+            workbench.editors.recovery_writer.submit(write);
         }
     }
-    state
-        .workbench
+    workbench
         .editors
         .mirror
-        .refresh(&dir, &state.workbench.editors.tabs);
+        .refresh(&dir, &workbench.editors.tabs);
     Command::None
 }
 
 /// Before a clean exit (SIGTERM): everything unsaved goes to recovery.
-pub fn write_all_recoveries(state: &mut AppState) {
+pub fn write_all_recoveries(workbench: &mut Workbench) {
     // Queued older texts land first, then the current ones over them.
-    state.workbench.editors.recovery_writer.flush();
-    let Some(dir) = &state.workbench.editors.recovery_dir else {
+    workbench.editors.recovery_writer.flush();
+    let Some(dir) = &workbench.editors.recovery_dir else {
         return;
     };
-    for doc in &state.workbench.editors.tabs {
+    for doc in &workbench.editors.tabs {
         if let Err(error) = doc.write_recovery_now(dir) {
             tracing::warn!(%error, "writing a recovery file");
         }
@@ -308,18 +307,18 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
                 .unwrap_or(Command::None)
         }
         WorkspaceMessage::Event(event) => match event {
-            WorkspaceEvent::FileChanged(path) => on_file_event(state, &path, false),
-            WorkspaceEvent::FileCreated(path) => on_file_event(state, &path, true),
+            WorkspaceEvent::FileChanged(path) => on_file_event(&mut state.workbench, &path, false),
+            WorkspaceEvent::FileCreated(path) => on_file_event(&mut state.workbench, &path, true),
             WorkspaceEvent::FileRemoved(path) => {
-                super::changes::on_removed(state, &path);
-                on_disk_change(state, &path)
+                super::changes::on_removed(&mut state.workbench, &path);
+                on_disk_change(&mut state.workbench, &path)
             }
             WorkspaceEvent::Renamed { from, to } => {
-                super::changes::on_removed(state, &from);
+                super::changes::on_removed(&mut state.workbench, &from);
                 // Moved, not made from nothing: `/undo` does not delete it.
-                super::changes::on_disk_event(state, &to, false);
-                let a = on_disk_change(state, &from);
-                let b = on_disk_change(state, &to);
+                super::changes::on_disk_event(&mut state.workbench, &to, false);
+                let a = on_disk_change(&mut state.workbench, &from);
+                let b = on_disk_change(&mut state.workbench, &to);
                 if a == Command::None { b } else { a }
             }
             WorkspaceEvent::WatchReady => Command::None,
@@ -340,28 +339,28 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
 /// The watcher saw a file change or appear: the project instructions are
 /// read again if it is one of them, a running cell's command may have made
 /// the change, and an open buffer reloads.
-fn on_file_event(state: &mut AppState, path: &Path, created: bool) -> Command {
+fn on_file_event(workbench: &mut Workbench, path: &Path, created: bool) -> Command {
     if path.file_name().is_some_and(|name| {
         crate::agent::instructions::FILE_NAMES
             .iter()
             .any(|f| name == *f)
     }) {
-        super::agent::refresh_instructions(state);
+        super::agent::refresh_instructions(workbench);
     }
     // Before the buffer reloads: it still holds the old text.
-    super::changes::on_disk_event(state, path, created);
-    on_disk_change(state, path)
+    super::changes::on_disk_event(workbench, path, created);
+    on_disk_change(workbench, path)
 }
 
 /// A file changed on disk (watcher or the kernel's `fs.write`): reload a
 /// clean buffer, flag a dirty one.
-pub fn on_disk_change(state: &mut AppState, path: &Path) -> Command {
-    let Some(i) = state.workbench.editors.index_of(path) else {
+pub fn on_disk_change(workbench: &mut Workbench, path: &Path) -> Command {
+    let Some(i) = workbench.editors.index_of(path) else {
         return Command::None;
     };
-    let change = state.workbench.editors.tabs[i].check_disk();
-    let name = state.workbench.display_path(path);
-    state.workbench.editors.status = match change {
+    let change = workbench.editors.tabs[i].check_disk();
+    let name = workbench.display_path(path);
+    workbench.editors.status = match change {
         DiskChange::Unchanged | DiskChange::Unreadable => return Command::None,
         DiskChange::Reloaded => Some(format!("Reloaded {name} (changed on disk)")),
         DiskChange::Conflict => Some(format!(
@@ -369,6 +368,6 @@ pub fn on_disk_change(state: &mut AppState, path: &Path) -> Command {
         )),
         DiskChange::Deleted => Some(format!("{name} was deleted on disk; saving recreates it")),
     };
-    changed(state);
+    changed(workbench);
     Command::Redraw
 }

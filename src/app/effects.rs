@@ -130,7 +130,7 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
             }
             Effect::Clipboard(text) => Command::Clipboard(text),
             Effect::FilesChanged => {
-                super::editors::files_changed(state);
+                super::editors::files_changed(&mut state.workbench);
                 Command::Redraw
             }
             Effect::Saved(path) => {
@@ -139,7 +139,7 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
                     .changes
                     .window
                     .saved_by_user(&path, std::time::Instant::now());
-                super::diagnostics::saved(state, &path);
+                super::diagnostics::saved(&state.workbench, &path);
                 Command::None
             }
         };
@@ -185,7 +185,7 @@ fn find(state: &mut AppState, query: String, forward: bool) -> Command {
             Some(report) => match (report.current, report.count) {
                 (None, _) => Input::Report("no matches".to_string()),
                 (Some(_), Some(count)) => Input::Report(find_count::status(count)),
-                (Some(current), None) => match find_count::start(state, current) {
+                (Some(current), None) => match find_count::start(&state.workbench, current) {
                     Some(counting) => Input::Counting {
                         status: find_count::pending_status(current, true),
                         counting,
@@ -246,7 +246,7 @@ fn answer(state: &mut AppState, question: Question, answer: Answer) -> Command {
             Command::Quit
         }
         (Question::QuitWithUnsavedEdits { .. }, Answer::Discard) => {
-            super::editors::discard_all_recoveries(state);
+            super::editors::discard_all_recoveries(&mut state.workbench);
             state.should_quit = true;
             Command::Quit
         }

@@ -16,6 +16,7 @@ use super::state::AppState;
 use super::update::Command;
 use crate::component::Input;
 use crate::editor::{MatchCount, MatchCounter, TextRange};
+use crate::workbench::Workbench;
 
 /// What the find bar says for a counted match.
 pub fn status(count: MatchCount) -> String {
@@ -96,10 +97,10 @@ impl Counted {
 /// Starts counting the active document's matches of its query, `current`
 /// being the match its find just selected. None when there is no event
 /// channel (tests without one), no query, or no thread.
-pub fn start(state: &AppState, current: TextRange) -> Option<Counting> {
+pub fn start(workbench: &Workbench, current: TextRange) -> Option<Counting> {
     static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-    let events = state.workbench.agent.events.clone()?;
-    let doc = state.workbench.editors.active()?;
+    let events = workbench.agent.events.clone()?;
+    let doc = workbench.editors.active()?;
     let counter: MatchCounter = doc.match_counter(current)?;
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let cancel = Arc::new(AtomicBool::new(false));

@@ -9,37 +9,35 @@
 
 use super::agent::AgentUpdate;
 use super::event::AppEvent;
-use super::state::AppState;
 use crate::agent::setup;
+use crate::workbench::Workbench;
 
 /// `/model` lists, `/model NAME` switches (to a profile by that name, else
 /// to that model on the current server).
-pub fn command(state: &mut AppState, args: &str) {
+pub fn command(workbench: &mut Workbench, args: &str) {
     let name = args.trim();
-    if let Some(profile) = state.workbench.settings.for_profile(name) {
-        switch_profile(state, name, profile);
+    if let Some(profile) = workbench.settings.for_profile(name) {
+        switch_profile(workbench, name, profile);
         return;
     }
-    let Some(provider) = state.workbench.agent.provider() else {
-        let mut message = setup::not_configured_message(&state.workbench.settings);
-        message.push_str(&profiles_line(state));
-        state.workbench.notice(&message);
+    let Some(provider) = workbench.agent.provider() else {
+        let mut message = setup::not_configured_message(&workbench.settings);
+        message.push_str(&profiles_line(workbench));
+        workbench.notice(&message);
         return;
     };
     if !name.is_empty() {
-        switch(state, name);
+        switch(workbench, name);
         return;
     }
-    let Some(events) = state.workbench.agent.events.clone() else {
-        state
-            .workbench
-            .notice("The model list cannot be asked for here.");
+    let Some(events) = workbench.agent.events.clone() else {
+        workbench.notice("The model list cannot be asked for here.");
         return;
     };
     let current = provider.model();
     let label = provider.label();
     let listing = provider.list_models();
-    let profiles = profiles_line(state);
+    let profiles = profiles_line(workbench);
     tokio::spawn(async move {
         let mut text = match listing.await {
             Ok(models) => listed(&label, &models, current.as_deref()),
@@ -72,10 +70,10 @@ fn listed(label: &str, models: &[String], current: Option<&str>) -> String {
 
 /// The configured profiles, one per line, the current one marked; empty
 /// without any.
-fn profiles_line(state: &AppState) -> String {
-    let current = state.workbench.agent.profile_name();
+fn profiles_line(workbench: &Workbench) -> String {
+    let current = workbench.agent.profile_name();
     let mut text = String::new();
-    for (name, profile) in &state.workbench.settings.model_profiles {
+    for (name, profile) in &workbench.settings.model_profiles {
         let api = match profile.provider.unwrap_or_default() {
             crate::config::ProviderKind::OpenAi => "openai",
             crate::config::ProviderKind::Anthropic => "anthropic",
@@ -100,7 +98,7 @@ fn profiles_line(state: &AppState) -> String {
 
 /// Switches to profile `name`: its own API and server from the next turn.
 fn switch_profile(
-    state: &mut AppState,
+    workbench: &mut Workbench,
     name: &str,
     profile: Result<crate::config::Settings, String>,
 ) {
@@ -112,39 +110,32 @@ fn switch_profile(
     match built {
         Ok((settings, provider)) => {
             let label = provider.label();
-            state
-                .workbench
-                .agent
-                .switch_profile(name, settings, provider);
-            super::context_window::refresh_gauge(state);
-            state.workbench.notice(&format!(
+            workbench.agent.switch_profile(name, settings, provider);
+            super::context_window::refresh_gauge(workbench);
+            workbench.notice(&format!(
                 "The next turn goes to {name}: {label}; the session remembers the choice \
                      (--resume picks it again)."
             ));
         }
-        Err(error) => state
-            .workbench
-            .notice(&format!("Cannot switch to {name}: {error}")),
+        Err(error) => workbench.notice(&format!("Cannot switch to {name}: {error}")),
     }
 }
 
 /// Uses `name` from the next turn on (a running turn keeps its model).
-fn switch(state: &mut AppState, name: &str) {
-    let Some(provider) = state.workbench.agent.provider() else {
+fn switch(workbench: &mut Workbench, name: &str) {
+    let Some(provider) = workbench.agent.provider() else {
         return;
     };
     match provider.with_model(name) {
         Ok(switched) => {
-            state.workbench.agent.switch_provider(switched);
-            super::context_window::refresh_gauge(state);
-            state.workbench.notice(&format!(
+            workbench.agent.switch_provider(switched);
+            super::context_window::refresh_gauge(workbench);
+            workbench.notice(&format!(
                     "The next turn goes to {name}; the session remembers the choice (--resume picks it again)."
                 ),
             );
         }
-        Err(error) => state
-            .workbench
-            .notice(&format!("Cannot switch to {name}: {error}")),
+        Err(error) => workbench.notice(&format!("Cannot switch to {name}: {error}")),
     }
 }
 
@@ -152,16 +143,16 @@ fn switch(state: &mut AppState, name: &str) {
 /// chosen another than the configured one — on its profile's server when
 /// it was chosen as one that is still configured. A model chosen on the
 /// command line wins: typed for this run, it is what the user asked for.
-pub fn resumed(state: &mut AppState, model: Option<&str>, profile: Option<&str>) {
-    if state.workbench.settings.model_from_command_line {
-        let current = state.workbench.agent.provider().and_then(|p| p.model());
+pub fn resumed(workbench: &mut Workbench, model: Option<&str>, profile: Option<&str>) {
+    if workbench.settings.model_from_command_line {
+        let current = workbench.agent.provider().and_then(|p| p.model());
         if let Some(model) = model.filter(|m| profile.is_some() || current.as_deref() != Some(*m)) {
             let last = match profile {
                 Some(profile) => format!("{model} (profile {profile})"),
                 None => model.to_owned(),
             };
-            let label = state.workbench.agent.label();
-            state.workbench.notice(&format!(
+            let label = workbench.agent.label();
+            workbench.notice(&format!(
                 "This session last used {last}; its turns go to {label}, as the command \
                      line says (/model changes it)."
             ));
@@ -169,25 +160,22 @@ pub fn resumed(state: &mut AppState, model: Option<&str>, profile: Option<&str>)
         return;
     }
     if let Some(name) = profile
-        && let Some(settings) = state.workbench.settings.for_profile(name)
+        && let Some(settings) = workbench.settings.for_profile(name)
     {
-        switch_profile(state, name, settings);
+        switch_profile(workbench, name, settings);
     }
-    let (Some(model), Some(provider)) = (model, state.workbench.agent.provider()) else {
+    let (Some(model), Some(provider)) = (model, workbench.agent.provider()) else {
         return;
     };
     if provider.model().as_deref() == Some(model) {
         return;
     }
     if let Ok(switched) = provider.with_model(model) {
-        state.workbench.agent.switch_provider(switched);
-        state.workbench.agent.warm_counter(
-            &state
-                .workbench
-                .agent
-                .model_settings(&state.workbench.settings),
-        );
-        state.workbench.notice(&format!(
+        workbench.agent.switch_provider(switched);
+        workbench
+            .agent
+            .warm_counter(&workbench.agent.model_settings(&workbench.settings));
+        workbench.notice(&format!(
             "This session last used {model}; its turns go there again (/model changes it)."
         ));
     }
@@ -217,34 +205,32 @@ mod tests {
         use std::sync::Arc;
         let mut settings = crate::config::Settings::defaults();
         settings.model = Some("small-8k".into());
-        let mut state = AppState::new("/w".into(), settings);
+        let mut workbench = Workbench::new("/w".into(), settings);
         let config = OpenAiConfig::new(Some("http://127.0.0.1:9/v1"), "small-8k", "K", &|_| None);
-        state
-            .workbench
+        workbench
             .agent
             .set_provider(Arc::new(OpenAiProvider::new(config).unwrap()));
         let learned =
             crate::tokens::ContextWindow::resolve(Some(8_192), None, "small-8k", None, None);
-        state.workbench.agent.window_cell().set(learned).unwrap();
-        command(&mut state, "gpt-4.1");
+        workbench.agent.window_cell().set(learned).unwrap();
+        command(&mut workbench, "gpt-4.1");
         assert_eq!(
-            state.workbench.agent.provider().unwrap().model().as_deref(),
+            workbench.agent.provider().unwrap().model().as_deref(),
             Some("gpt-4.1")
         );
         assert!(
-            state.workbench.agent.window().is_none(),
+            workbench.agent.window().is_none(),
             "learned again at the next turn"
         );
         assert_eq!(
-            state
-                .workbench
+            workbench
                 .agent
-                .model_settings(&state.workbench.settings)
+                .model_settings(&workbench.settings)
                 .model
                 .as_deref(),
             Some("gpt-4.1")
         );
-        let said = &state.workbench.transcript.last().unwrap().text;
+        let said = &workbench.transcript.last().unwrap().text;
         assert!(said.starts_with("The next turn goes to gpt-4.1"), "{said}");
     }
 }

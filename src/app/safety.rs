@@ -24,6 +24,7 @@ use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
 use crate::sandbox::{ApprovalMode, Confinement, SandboxStatus, effective_mode, fallback_notice};
 use crate::subcalls::{Approvals, Subcalls};
+use crate::workbench::Workbench;
 use tokio::sync::watch;
 
 /// What the status bar says about safety.
@@ -217,51 +218,43 @@ impl KernelLauncher {
 /// the kernel's policy in the configured mode (they run `build.rs`, proc
 /// macros, `conftest.py`, npm scripts the model may have written). Where the
 /// sandbox cannot be prepared they run unconfined, and a notice says so.
-pub fn checks_confinement(state: &mut AppState) -> Confinement {
-    let mode = state
-        .workbench
-        .settings
-        .approval
-        .unwrap_or(ApprovalMode::Ask);
+pub fn checks_confinement(workbench: &mut Workbench) -> Confinement {
+    let mode = workbench.settings.approval.unwrap_or(ApprovalMode::Ask);
     let status = SandboxStatus::probe();
     match kernel_setup::confinement(
-        &state.workbench.settings,
+        &workbench.settings,
         mode,
         &status,
-        &state.workbench.workspace_root,
+        &workbench.workspace_root,
     ) {
         Ok(confinement) => confinement,
         Err(error) => {
-            state.workbench.notice(&format!(
+            workbench.notice(&format!(
                 "check commands and language servers run unconfined: the sandbox could \
                  not be prepared ({error})"
             ));
-            Confinement::unconfined(kernel_setup::child_env(&state.workbench.settings))
+            Confinement::unconfined(kernel_setup::child_env(&workbench.settings))
         }
     }
 }
 
 /// Start-up: probe the sandbox, settle the mode, start the kernel, and tell
 /// the user what applies. Called once by the event loop.
-pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLinks>) {
+pub fn start(workbench: &mut Workbench, app: &AppEventSender, fs_links: Option<FsLinks>) {
     let sandbox = SandboxStatus::probe();
-    let requested = state
-        .workbench
-        .settings
-        .approval
-        .unwrap_or(ApprovalMode::Ask);
+    let requested = workbench.settings.approval.unwrap_or(ApprovalMode::Ask);
     let mut mode = effective_mode(requested, &sandbox);
     if let Some(text) = fallback_notice(requested, &sandbox) {
-        state.workbench.notice(&text);
+        workbench.notice(&text);
     }
     let broker = ApprovalBroker::new(app.clone(), mode);
     // The agent's cells ask through the same queue as shell commands.
-    state.workbench.agent.approval = Arc::new(broker.clone());
+    workbench.agent.approval = Arc::new(broker.clone());
     let events = app.clone();
     let subcalls = Subcalls::new(
-        &state.workbench.settings,
-        &state.workbench.workspace_root,
-        state.workbench.agent.provider(),
+        &workbench.settings,
+        &workbench.workspace_root,
+        workbench.agent.provider(),
         Approvals {
             calls: Arc::new(super::subcalls::SubcallApproval(broker.clone())),
             // An `rlm_query` loop's cells ask like the agent's own, and
@@ -276,20 +269,20 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
         })),
         &|name| std::env::var(name).ok(),
     );
-    state.workbench.agent.subcalls = Some(subcalls.clone());
+    workbench.agent.subcalls = Some(subcalls.clone());
     let launcher = KernelLauncher::new(
         app.clone(),
-        state.workbench.settings.clone(),
-        state.workbench.workspace_root.clone(),
+        workbench.settings.clone(),
+        workbench.workspace_root.clone(),
         broker.clone(),
         sandbox.clone(),
     )
     .with_context(
-        state.workbench.agent.context.clone(),
-        state.workbench.agent.snapshot_receiver(),
+        workbench.agent.context.clone(),
+        workbench.agent.snapshot_receiver(),
     )
     .with_subcalls(subcalls)
-    .with_mcp(state.workbench.agent.mcp.clone());
+    .with_mcp(workbench.agent.mcp.clone());
     let launcher = match fs_links {
         // Writes are shown to the user through the same queue and mode.
         Some(links) => launcher.with_fs_links(FsLinks {
@@ -305,32 +298,32 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
                 broker.set_mode(mode);
             }
             if let Some(text) = &launched.notice {
-                state.workbench.notice(text);
+                workbench.notice(text);
             }
-            state.workbench.safety.confined = launched.confined;
-            state.workbench.safety.kernel_sandbox = launched.sandbox;
-            state.workbench.safety.appeared_warned = false;
-            state.workbench.services.kernel = Some(launched.client);
+            workbench.safety.confined = launched.confined;
+            workbench.safety.kernel_sandbox = launched.sandbox;
+            workbench.safety.appeared_warned = false;
+            workbench.services.kernel = Some(launched.client);
         }
         Err(error) => {
-            state.workbench.kernel = KernelView::Dead {
+            workbench.kernel = KernelView::Dead {
                 reason: error.to_string(),
             }
         }
     }
     if mode == ApprovalMode::Full {
-        state.workbench.notice(
+        workbench.notice(
             "approval mode `full`: model-written code runs without a sandbox and without asking",
         );
     } else if let SandboxStatus::Unavailable(reason) = &sandbox
         && requested == mode
     {
-        state.workbench.notice(&format!(
+        workbench.notice(&format!(
             "the kernel runs unconfined: the sandbox is unavailable ({reason})"
         ));
     }
-    state.workbench.safety.mode = mode;
-    state.workbench.safety.network_open = state.workbench.settings.allow_network
+    workbench.safety.mode = mode;
+    workbench.safety.network_open = workbench.settings.allow_network
         || matches!(
             sandbox,
             SandboxStatus::Enforced {
@@ -338,9 +331,9 @@ pub fn start(state: &mut AppState, app: &AppEventSender, fs_links: Option<FsLink
                 ..
             }
         );
-    state.workbench.safety.sandbox = Some(sandbox);
-    state.workbench.services.approvals = Some(broker);
-    state.workbench.services.kernel_launcher = Some(launcher);
+    workbench.safety.sandbox = Some(sandbox);
+    workbench.services.approvals = Some(broker);
+    workbench.services.kernel_launcher = Some(launcher);
 }
 
 /// `/approval MODE` and the mode key. Crossing `full` restarts the kernel;
@@ -529,12 +522,11 @@ pub fn relaunch_kernel(state: &mut AppState, mode: ApprovalMode) -> Result<Optio
 /// After a cell: a `.git/` (or another protected folder) that appeared
 /// while the kernel ran was writable to it — a mount needs an existing
 /// folder — so its hooks may have been planted. Said once per kernel.
-pub fn warn_if_protected_appeared(state: &mut AppState) {
-    if state.workbench.safety.appeared_warned {
+pub fn warn_if_protected_appeared(workbench: &mut Workbench) {
+    if workbench.safety.appeared_warned {
         return;
     }
-    let Some(text) = state
-        .workbench
+    let Some(text) = workbench
         .safety
         .kernel_sandbox
         .as_ref()
@@ -542,8 +534,8 @@ pub fn warn_if_protected_appeared(state: &mut AppState) {
     else {
         return;
     };
-    state.workbench.safety.appeared_warned = true;
-    state.workbench.notice(&format!("Warning: {text}."));
+    workbench.safety.appeared_warned = true;
+    workbench.notice(&format!("Warning: {text}."));
 }
 
 #[cfg(test)]

@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use super::state::AppState;
 use crate::agent::conversation::Conversation;
 use crate::agent::setup;
 use crate::context::SharedContext;
 use crate::sanitize;
 use crate::session;
+use crate::workbench::Workbench;
 
 /// The files of the demo workspace, embedded so the binary is enough.
 const DEMO_FILES: [(&str, &str); 3] = [
@@ -34,37 +34,32 @@ pub fn demo_workspace() -> std::io::Result<tempfile::TempDir> {
 /// `Some(None)` for `--continue` (the latest) and `Some(Some(id))` for
 /// `--resume ID`. An `Err` is a usage error for the command line.
 pub fn configure(
-    state: &mut AppState,
+    workbench: &mut Workbench,
     demo: bool,
     resume: Option<Option<String>>,
 ) -> Result<(), String> {
     if demo {
-        state.workbench.agent.set_provider(setup::demo()?);
-        state.workbench.notice(&format!(
+        workbench.agent.set_provider(setup::demo()?);
+        workbench.notice(&format!(
             "Welcome to the hello-tui demo. Answers come from the {} replaying a recorded \
                  conversation, offline. Ask e.g. \"why does checkAuth reject users?\" and watch it \
                  search the context, read auth.ts in the kernel, fix it and answer.",
             setup::DEMO_LABEL
         ));
     } else {
-        match setup::from_settings(&state.workbench.settings, &|name| std::env::var(name).ok()) {
-            Ok(Some(provider)) => state.workbench.agent.set_provider(provider),
+        match setup::from_settings(&workbench.settings, &|name| std::env::var(name).ok()) {
+            Ok(Some(provider)) => workbench.agent.set_provider(provider),
             Ok(None) => {}
-            Err(error) => state
-                .workbench
-                .notice(&format!("The model is not usable: {error}")),
+            Err(error) => workbench.notice(&format!("The model is not usable: {error}")),
         }
     }
-    state
-        .workbench
-        .agent
-        .warm_counter(&state.workbench.settings);
+    workbench.agent.warm_counter(&workbench.settings);
     let Some(which) = resume else {
-        super::agent::refresh_instructions(state);
-        super::context_window::refresh_gauge(state);
+        super::agent::refresh_instructions(workbench);
+        super::context_window::refresh_gauge(workbench);
         return Ok(());
     };
-    let root = state.workbench.workspace_root.clone();
+    let root = workbench.workspace_root.clone();
     let (conversation, warnings) = Conversation::open(
         &root,
         which.as_deref(),
@@ -73,10 +68,10 @@ pub fn configure(
     )?;
     let model = conversation.model().map(str::to_owned);
     let profile = conversation.profile().map(str::to_owned);
-    super::agent::resume(state, conversation, &warnings);
-    super::models::resumed(state, model.as_deref(), profile.as_deref());
-    super::agent::refresh_instructions(state);
-    super::context_window::refresh_gauge(state);
+    super::agent::resume(workbench, conversation, &warnings);
+    super::models::resumed(workbench, model.as_deref(), profile.as_deref());
+    super::agent::refresh_instructions(workbench);
+    super::context_window::refresh_gauge(workbench);
     Ok(())
 }
 

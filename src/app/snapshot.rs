@@ -85,9 +85,9 @@ pub fn request(state: &AppState) -> SceneRequest {
                 roots: vec![root.to_string_lossy().into_owned()],
             },
             diagnostics: Some(diagnostics),
-            active_editor: super::editor_scene::active_editor(state),
-            open_tabs: Some(super::editor_scene::open_tabs(state)),
-            visible_editors: Some(super::editor_scene::visible_editors(state)),
+            active_editor: super::editor_scene::active_editor(&state.workbench),
+            open_tabs: Some(super::editor_scene::open_tabs(&state.workbench)),
+            visible_editors: Some(super::editor_scene::visible_editors(&state.workbench)),
             ..Source::default()
         },
         root,

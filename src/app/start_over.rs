@@ -38,7 +38,7 @@ pub fn command(state: &mut AppState, args: &str) {
     // unless its kernel goes too (`/new kernel`: the way out of a cell that
     // ignores Ctrl+C).
     let stops_the_cell = restart_kernel && state.workbench.services.kernel_launcher.is_some();
-    if super::cells::any_running(state) && !stops_the_cell {
+    if super::cells::any_running(&state.workbench) && !stops_the_cell {
         state.workbench.notice(
             "A cell is still running; wait for it or press Ctrl+C, then /new (or /new kernel, \
              which stops it with the kernel).",
@@ -55,7 +55,7 @@ pub fn command(state: &mut AppState, args: &str) {
     state.conversation.follow();
     state.conversation.flash = None;
     state.workbench.pins.clear();
-    super::agent::refresh_instructions(state);
+    super::agent::refresh_instructions(&mut state.workbench);
 
     let mut lines = vec!["New conversation.".to_owned()];
     if let Some(id) = old_session {

@@ -6,13 +6,13 @@
 use futures_util::future::BoxFuture;
 
 use super::approvals::ApprovalBroker;
-use super::state::AppState;
 use crate::kernel::caps::{Approval, ApprovalPolicy};
 use crate::subcalls::SubcallEvent;
+use crate::workbench::Workbench;
 use crate::workbench::transcript::{CellStatus, SubcallView};
 
-pub fn apply(state: &mut AppState, event: SubcallEvent) {
-    let messages = &mut state.workbench.transcript;
+pub fn apply(workbench: &mut Workbench, event: SubcallEvent) {
+    let messages = &mut workbench.transcript;
     match event {
         SubcallEvent::Started(started) => {
             // Cells run one at a time: the running one made the call.
@@ -38,7 +38,7 @@ pub fn apply(state: &mut AppState, event: SubcallEvent) {
             }
         }
         SubcallEvent::Completed(done) => {
-            state.workbench.agent.subcall_tokens += done.tokens();
+            workbench.agent.subcall_tokens += done.tokens();
             let id = done.id;
             let entry = messages.edit_last_where(|m| {
                 m.cell

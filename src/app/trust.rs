@@ -11,6 +11,7 @@ use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
 use crate::sanitize::for_display;
 use crate::trust::{Provided, Trust, TrustStore, Why};
+use crate::workbench::Workbench;
 
 /// The workspace's trust as the workbench holds it.
 #[derive(Debug)]
@@ -50,7 +51,7 @@ pub fn start(state: &mut AppState, store: TrustStore) {
     );
     state.workbench.trust.store = store;
     if state.workbench.trust.trust == Trust::Unknown {
-        let found = inventory(state);
+        let found = inventory(&state.workbench);
         if !found.is_empty() {
             ask(state, found);
         }
@@ -59,23 +60,18 @@ pub fn start(state: &mut AppState, store: TrustStore) {
 
 /// `/trust`: the question again, whatever was answered before.
 pub fn command(state: &mut AppState) {
-    let found = inventory(state);
+    let found = inventory(&state.workbench);
     ask(state, found);
 }
 
-fn inventory(state: &AppState) -> Vec<Provided> {
-    let dirs: Vec<PathBuf> = state
-        .workbench
+fn inventory(workbench: &Workbench) -> Vec<Provided> {
+    let dirs: Vec<PathBuf> = workbench
         .editors
         .tabs
         .iter()
         .filter_map(|doc| doc.path().parent().map(PathBuf::from))
         .collect();
-    crate::trust::what_would_run(
-        &state.workbench.workspace_root,
-        &state.workbench.settings,
-        &dirs,
-    )
+    crate::trust::what_would_run(&workbench.workspace_root, &workbench.settings, &dirs)
 }
 
 fn ask(state: &mut AppState, found: Vec<Provided>) {
@@ -120,7 +116,7 @@ pub fn answer(state: &mut AppState, trusted: bool) {
     {
         service.set_trust(trusted);
         state.workbench.diagnostic_sources.sent.clear();
-        super::diagnostics::sync_open_documents(state);
+        super::diagnostics::sync_open_documents(&mut state.workbench);
     }
 }
 
@@ -128,27 +124,27 @@ pub fn answer(state: &mut AppState, trusted: bool) {
 /// Names come from the file system (a folder may be called anything), so
 /// each is drawn through the sanitizer. At most `shown` items are listed
 /// (what fits the screen, so the answers stay on it).
-pub fn question_text(state: &AppState, shown: usize) -> String {
+pub fn question_text(workbench: &Workbench, shown: usize) -> String {
     let mut text = format!(
         "Trust {}? Then these files of it run, or are loaded, on your machine:\n",
-        for_display(&state.workbench.workspace_name)
+        for_display(&workbench.workspace_name)
     );
-    for provided in state.workbench.trust.found.iter().take(shown) {
+    for provided in workbench.trust.found.iter().take(shown) {
         text.push_str(&format!("• {}\n", for_display(&provided.to_string())));
     }
-    if state.workbench.trust.found.len() > shown {
+    if workbench.trust.found.len() > shown {
         text.push_str(&format!(
             "• and {} more (a taller terminal lists them all)\n",
-            state.workbench.trust.found.len() - shown
+            workbench.trust.found.len() - shown
         ));
     }
-    if state.workbench.trust.found.is_empty() {
+    if workbench.trust.found.is_empty() {
         text.push_str("• nothing found now (a later `npm install` may add some)\n");
     }
     text.push_str(
         "\nUntil you trust it, only programs found outside it run. No is the default (Enter).",
     );
-    if let Some(path) = state.workbench.trust.store.path() {
+    if let Some(path) = workbench.trust.store.path() {
         text.push_str(&format!(
             " The answer is kept in {} (/trust asks again).",
             for_display(&path.display().to_string())

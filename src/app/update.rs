@@ -12,6 +12,7 @@ use super::state::{AppState, Question};
 use crate::keymap::{self, Action, PaneId};
 use crate::overlays::{Input, Overlay};
 use crate::screen::layout::{self, PaneLayout};
+use crate::workbench::Workbench;
 
 /// What the event loop must do after an update.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,7 +104,7 @@ fn sources_changed(state: &mut AppState) {
 pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
     match event {
         AppEvent::Terminate => {
-            super::editors::write_all_recoveries(state);
+            super::editors::write_all_recoveries(&mut state.workbench);
             state.should_quit = true;
             Command::Quit
         }
@@ -129,7 +130,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             Command::Redraw
         }
         AppEvent::Agent(update) => {
-            super::agent::apply(state, update);
+            super::agent::apply(&mut state.workbench, update);
             sources_changed(state);
             Command::Redraw
         }
@@ -146,14 +147,14 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             to_overlay(state, Input::FileMatches(&results)).unwrap_or(Command::None)
         }
         AppEvent::Subcall(event) => {
-            super::subcalls::apply(state, event);
+            super::subcalls::apply(&mut state.workbench, event);
             Command::Redraw
         }
         AppEvent::FsWritten(written) => {
-            super::changes::on_written(state, &written);
-            super::editors::on_disk_change(state, &written.path)
+            super::changes::on_written(&mut state.workbench, &written);
+            super::editors::on_disk_change(&mut state.workbench, &written.path)
         }
-        AppEvent::RecoveryDue => super::editors::recovery_tick(state),
+        AppEvent::RecoveryDue => super::editors::recovery_tick(&mut state.workbench),
         AppEvent::HighlightReady => Command::Redraw,
         AppEvent::FindCounted(counted) => super::find_count::arrived(state, counted),
     }
@@ -186,15 +187,17 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Suspend => return Command::Suspend,
         Action::Interrupt => {
             if let Some(kernel) = &state.workbench.services.kernel
-                && super::cells::any_running(state)
+                && super::cells::any_running(&state.workbench)
             {
                 kernel.interrupt();
-            } else if super::agent::cancel(state) {
+            } else if super::agent::cancel(&mut state.workbench) {
                 return Command::Redraw;
             }
             return Command::None;
         }
-        Action::CancelTurn => return Command::from_changed(super::agent::cancel(state)),
+        Action::CancelTurn => {
+            return Command::from_changed(super::agent::cancel(&mut state.workbench));
+        }
         Action::Redraw => return Command::FullRedraw,
         Action::ShowHelp => state.overlay = Some(Overlay::Help(Default::default())),
         Action::ShowSnapshot => {
@@ -328,7 +331,7 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
     match composer::parse(&text) {
         Submission::SlashCommand { name, .. } if name == "copy" => return super::copy::copy(state),
         Submission::Prompt(prompt) => {
-            let prompt = attach_pins(state, prompt);
+            let prompt = attach_pins(&mut state.workbench, prompt);
             super::agent::send(state, prompt)
         }
         Submission::PythonCell(code) => match &state.workbench.services.kernel {
@@ -354,22 +357,22 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             super::safety::slash_command(state, &args);
         }
         Submission::SlashCommand { name, .. } if name == "undo" => {
-            let report = super::changes::undo(state);
+            let report = super::changes::undo(&mut state.workbench);
             state.workbench.notice(&report);
         }
         Submission::SlashCommand { name, .. } if name == "redo" => {
-            let report = super::changes::redo(state);
+            let report = super::changes::redo(&mut state.workbench);
             state.workbench.notice(&report);
         }
         Submission::SlashCommand { name, .. } if name == "diff" => {
-            let report = super::changes::diff(state);
+            let report = super::changes::diff(&state.workbench);
             state.workbench.notice(&report);
         }
         Submission::SlashCommand { name, .. } if name == "trust" => {
             super::trust::command(state);
         }
         Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
-            super::diagnostics::restart_servers(state);
+            super::diagnostics::restart_servers(&mut state.workbench);
         }
         Submission::SlashCommand { name, .. } if name == "lsp" => {
             let text = state
@@ -380,10 +383,10 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             state.workbench.notice(&text);
         }
         Submission::SlashCommand { name, args } if name == "compact" => {
-            super::context_window::compact_command(state, &args);
+            super::context_window::compact_command(&mut state.workbench, &args);
         }
         Submission::SlashCommand { name, args } if name == "model" => {
-            super::models::command(state, &args);
+            super::models::command(&mut state.workbench, &args);
         }
         Submission::SlashCommand { name, args } if name == "new" => {
             super::start_over::command(state, &args);
@@ -426,7 +429,7 @@ fn custom_command(state: &mut AppState, name: &str, args: &str) {
     };
     match super::slash::expand(command, args) {
         Ok(prompt) if !prompt.is_empty() => {
-            let prompt = attach_pins(state, prompt);
+            let prompt = attach_pins(&mut state.workbench, prompt);
             super::agent::send(state, prompt);
         }
         Ok(_) => state
@@ -440,11 +443,11 @@ fn custom_command(state: &mut AppState, name: &str, args: &str) {
 
 /// Pinned search results go with the prompt, in a delimited block the
 /// model can tell apart from what the user typed; sending clears them.
-fn attach_pins(state: &mut AppState, prompt: String) -> String {
-    if !state.workbench.agent.has_model() {
+fn attach_pins(workbench: &mut Workbench, prompt: String) -> String {
+    if !workbench.agent.has_model() {
         return prompt;
     }
-    let pins: Vec<_> = state.workbench.pins.drain(..).collect();
+    let pins: Vec<_> = workbench.pins.drain(..).collect();
     super::context_window::pinned_prompt(prompt, &pins)
 }
 

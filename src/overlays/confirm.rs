@@ -8,11 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::{Answer, Component, Ctx, Effect, Input, Outcome, View};
-use crate::app::AppState;
 use crate::app::state::Question;
 use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
 use crate::ui::pane;
+use crate::workbench::Workbench;
 
 /// A question that blocks the workbench until answered. What an answer
 /// does is the app's business (`app::effects`, `answer`): this only asks.
@@ -50,11 +50,23 @@ impl Component for Confirm {
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
         let (app, theme) = (view.app, view.theme);
-        render(app, &self.question, theme, screen, frame.buffer_mut());
+        render(
+            &app.workbench,
+            &self.question,
+            theme,
+            screen,
+            frame.buffer_mut(),
+        );
     }
 }
 
-fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, buf: &mut Buffer) {
+fn render(
+    workbench: &Workbench,
+    question: &Question,
+    theme: &Theme,
+    screen: Rect,
+    buf: &mut Buffer,
+) {
     // Sized to what it says: the whole question and every answer show,
     // down to 80x24 (the answers on one line when they fit).
     let width = u16::try_from(u32::from(screen.width) * 3 / 5)
@@ -74,17 +86,17 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
         Question::LoadTheirs { .. } => {
             "Load the version on disk and discard your unsaved edits?".to_string()
         }
-        Question::TrustWorkspace => trust_text(state, inner, screen.height),
+        Question::TrustWorkspace => trust_text(workbench, inner, screen.height),
         Question::LeaveSandbox { .. } => format!(
             "Turn the sandbox off (approval mode `full`)? Model-written code then runs \
              without asking, and nothing stops it from {}. The kernel restarts (its \
              variables are lost). No is the default (n, Esc, Enter): `{}` stays.",
             crate::app::safety::FULL_TURNS_OFF,
-            state.workbench.safety.mode
+            workbench.safety.mode
         ),
         Question::RestoreRecovery { index, count } => {
-            let found = state.workbench.editors.found_recoveries.get(*index);
-            let path = found.map_or_else(String::new, |r| state.workbench.display_path(&r.path));
+            let found = workbench.editors.found_recoveries.get(*index);
+            let path = found.map_or_else(String::new, |r| workbench.display_path(&r.path));
             let age = found.map_or_else(String::new, |r| age(r.written_at));
             let of = if *count > 1 {
                 format!(" ({} of {count})", index + 1)
@@ -155,13 +167,13 @@ fn render(state: &AppState, question: &Question, theme: &Theme, screen: Rect, bu
 /// The trust question listing as many of the workspace's programs as
 /// leave the answers on screen (a blank row, the answers and the borders
 /// below the text); the rest are counted.
-fn trust_text(state: &AppState, inner: usize, height: u16) -> String {
+fn trust_text(workbench: &Workbench, inner: usize, height: u16) -> String {
     let rows = |text: &str| crate::screen::wrap::wrap(text, inner).len() + 4;
-    let mut shown = state.workbench.trust.found.len();
-    let mut text = crate::app::trust::question_text(state, shown);
+    let mut shown = workbench.trust.found.len();
+    let mut text = crate::app::trust::question_text(workbench, shown);
     while shown > 1 && rows(&text) > usize::from(height) {
         shown -= 1;
-        text = crate::app::trust::question_text(state, shown);
+        text = crate::app::trust::question_text(workbench, shown);
     }
     text
 }

@@ -13,6 +13,7 @@ use crate::app::AppState;
 use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
 use crate::ui::pane;
+use crate::workbench::Workbench;
 
 /// Keep mine / load theirs / diff, for the active tab. What each choice
 /// does is the file view's (`panes::file_view`, reached through
@@ -46,7 +47,7 @@ impl Component for Conflict {
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
         let (app, theme) = (view.app, view.theme);
-        conflict(app, theme, screen, frame.buffer_mut());
+        conflict(&app.workbench, theme, screen, frame.buffer_mut());
     }
 }
 
@@ -102,12 +103,11 @@ impl Component for Diff {
     }
 }
 
-fn conflict(state: &AppState, theme: &Theme, screen: Rect, buf: &mut Buffer) {
-    let name = state
-        .workbench
+fn conflict(workbench: &Workbench, theme: &Theme, screen: Rect, buf: &mut Buffer) {
+    let name = workbench
         .editors
         .active()
-        .map(|d| state.workbench.display_path(d.path()))
+        .map(|d| workbench.display_path(d.path()))
         .unwrap_or_default();
     let area = pane::centered(screen, 60, 40);
     let block = pane::block(Line::from("Changed on disk"), None, true, theme)

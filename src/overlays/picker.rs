@@ -16,6 +16,7 @@ use crate::keymap::{Action, Scope};
 use crate::sanitize;
 use crate::theme::Theme;
 use crate::ui::pane;
+use crate::workbench::Workbench;
 use crate::workspace::{FuzzyRequest, PathMatch, PickerResults};
 
 /// Results the picker asks for per query.
@@ -138,14 +139,14 @@ impl Component for Picker {
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
         let (app, theme) = (view.app, view.theme);
-        render(app, self, theme, screen, frame.buffer_mut());
+        render(&app.workbench, self, theme, screen, frame.buffer_mut());
     }
 }
 
-fn render(state: &AppState, picker: &Picker, theme: &Theme, screen: Rect, buf: &mut Buffer) {
+fn render(workbench: &Workbench, picker: &Picker, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let area = pane::centered(screen, 70, 70);
-    let total = state.workbench.file_index.len();
-    let indexing = if state.workbench.file_index.is_complete() {
+    let total = workbench.file_index.len();
+    let indexing = if workbench.file_index.is_complete() {
         ""
     } else {
         ", indexing…"

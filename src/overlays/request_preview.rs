@@ -15,6 +15,7 @@ use crate::keymap::{Action, Scope};
 use crate::sanitize;
 use crate::theme::Theme;
 use crate::ui::pane;
+use crate::workbench::Workbench;
 
 /// F2's state: where it is scrolled, which form it shows, and what it shows
 /// (computed before each frame while open, never when drawn).
@@ -104,7 +105,7 @@ impl Component for RequestPreview {
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
         let (app, theme) = (view.app, view.theme);
-        render(app, self, theme, screen, frame.buffer_mut());
+        render(&app.workbench, self, theme, screen, frame.buffer_mut());
     }
 }
 
@@ -125,7 +126,7 @@ fn section_label(section: crate::snapshot::Section) -> String {
 }
 
 fn render(
-    state: &AppState,
+    workbench: &Workbench,
     preview: &RequestPreview,
     theme: &Theme,
     screen: Rect,
@@ -183,7 +184,7 @@ fn render(
             Span::styled(format!("{tokens:>7}"), theme.roles.muted),
         ]));
     }
-    if let Some(snapshot) = &state.workbench.snapshot {
+    if let Some(snapshot) = &workbench.snapshot {
         breakdown.push(Line::default());
         breakdown.push(Line::styled(
             format!("snapshot {}/{} chars", snapshot.used, snapshot.max),
@@ -202,9 +203,9 @@ fn render(
             ]));
         }
     }
-    if !state.workbench.pins.is_empty() {
+    if !workbench.pins.is_empty() {
         breakdown.push(Line::styled(
-            format!("{} pinned (in the message)", state.workbench.pins.len()),
+            format!("{} pinned (in the message)", workbench.pins.len()),
             theme.roles.muted,
         ));
     }

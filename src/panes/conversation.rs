@@ -21,6 +21,7 @@ use crate::screen;
 use crate::theme::Theme;
 use crate::ui::history::HistoryLayout;
 use crate::ui::pane;
+use crate::workbench::Workbench;
 
 /// Where the history is scrolled to. Kept as a place in the transcript,
 /// not as rows from the bottom, so a frame lays out only the entries it
@@ -311,9 +312,8 @@ impl Component for ConversationState {
     }
 }
 
-fn render_pins(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
-    let mut lines: Vec<Line> = state
-        .workbench
+fn render_pins(workbench: &Workbench, theme: &Theme, area: Rect, frame: &mut Frame) {
+    let mut lines: Vec<Line> = workbench
         .pins
         .iter()
         .rev()
@@ -335,11 +335,11 @@ fn render_pins(state: &AppState, theme: &Theme, area: Rect, frame: &mut Frame) {
             ])
         })
         .collect();
-    if state.workbench.pins.len() > screen::conversation::MAX_PIN_ROWS {
+    if workbench.pins.len() > screen::conversation::MAX_PIN_ROWS {
         lines.push(Line::styled(
             format!(
                 "  … and {} more pinned",
-                state.workbench.pins.len() - screen::conversation::MAX_PIN_ROWS
+                workbench.pins.len() - screen::conversation::MAX_PIN_ROWS
             ),
             theme.roles.muted,
         ));
@@ -356,7 +356,7 @@ fn render(
     frame: &mut Frame,
 ) {
     let [history_area, pins_area, composer_area] = screen::conversation::split(state, area);
-    render_pins(state, theme, pins_area, frame);
+    render_pins(&state.workbench, theme, pins_area, frame);
 
     let mut title = vec![Span::raw("Conversation")];
     if let Some(count) = message_count(state.workbench.transcript.len()) {

@@ -32,6 +32,7 @@ use crate::overlays::prompt::{Prompt, PromptKind};
 use crate::screen;
 use crate::theme::Theme;
 use crate::ui::pane;
+use crate::workbench::Workbench;
 use crate::workbench::editors::Editors;
 
 impl Editors {
@@ -303,7 +304,13 @@ impl Component for Editors {
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
         let app = view.app;
         let focused = app.focus == PaneId::FileView && app.overlay.is_none();
-        render(app, view.theme, focused, area, frame.buffer_mut());
+        render(
+            &app.workbench,
+            view.theme,
+            focused,
+            area,
+            frame.buffer_mut(),
+        );
     }
 }
 
@@ -350,15 +357,15 @@ pub fn styles(theme: &Theme, focused: bool) -> FileViewStyles {
     }
 }
 
-fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
-    let Some(doc) = state.workbench.editors.active() else {
+fn render(workbench: &Workbench, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
+    let Some(doc) = workbench.editors.active() else {
         let block = pane::block(Line::from("No file"), Some('2'), focused, theme);
         let inner = block.inner(area);
         block.render(area, buf);
         pane::empty_state("No file open. Ctrl+P opens one.", theme, inner, buf);
         return;
     };
-    let mut title = vec![Span::raw(state.workbench.display_path(doc.path()))];
+    let mut title = vec![Span::raw(workbench.display_path(doc.path()))];
     if doc.is_dirty() {
         title.push(Span::styled(" ●", theme.roles.dirty_marker));
     }
@@ -374,16 +381,16 @@ fn render(state: &AppState, theme: &Theme, focused: bool, area: Rect, buf: &mut 
     let text = screen::file_view::text_area(area);
     if text.y > inner.y {
         tab_bar(
-            state,
+            workbench,
             theme,
             Rect::new(inner.x, inner.y, inner.width, 1),
             buf,
         );
     }
     render_file_view(doc, &styles(theme, focused), text, buf);
-    diagnostic_marks(state, doc, theme, text, buf);
-    change_marks(state, doc, theme, text, buf);
-    if state.workbench.settings.no_color {
+    diagnostic_marks(workbench, doc, theme, text, buf);
+    change_marks(workbench, doc, theme, text, buf);
+    if workbench.settings.no_color {
         strip_colours(text, buf);
     }
 }
@@ -402,13 +409,13 @@ fn strip_colours(area: Rect, buf: &mut Buffer) {
 
 /// One line of tabs: name, dirty marker, disk state; the active tab stands
 /// out. Tabs that do not fit are cut at the right edge.
-fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
+fn tab_bar(workbench: &Workbench, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let mut spans = Vec::new();
-    for (i, tab) in screen::file_view::tabs(&state.workbench.editors.tabs)
+    for (i, tab) in screen::file_view::tabs(&workbench.editors.tabs)
         .into_iter()
         .enumerate()
     {
-        let active = i == state.workbench.editors.active;
+        let active = i == workbench.editors.active;
         let style = if active {
             theme.roles.focused_title.reversed()
         } else {
@@ -432,8 +439,14 @@ fn tab_bar(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
 /// Diagnostics pane lists, where the user is looking.
 /// Lines the last cell or agent answer changed get a bar in the gutter's
 /// last column, in the colour the conversation's diffs show added lines in.
-fn change_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let Some(changed) = state.workbench.editors.changed_lines.get(doc.path()) else {
+fn change_marks(
+    workbench: &Workbench,
+    doc: &Document,
+    theme: &Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let Some(changed) = workbench.editors.changed_lines.get(doc.path()) else {
         return;
     };
     let layout = crate::editor::layout(doc, area);
@@ -455,12 +468,14 @@ fn change_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf
     }
 }
 
-fn diagnostic_marks(state: &AppState, doc: &Document, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let diagnostics = state
-        .workbench
-        .diagnostic_sources
-        .store
-        .for_file(doc.path());
+fn diagnostic_marks(
+    workbench: &Workbench,
+    doc: &Document,
+    theme: &Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let diagnostics = workbench.diagnostic_sources.store.for_file(doc.path());
     if diagnostics.is_empty() || doc.is_binary() {
         return;
     }

@@ -11,7 +11,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Row, StatefulWidget, Table, TableState, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use crate::app::AppState;
 use crate::app::line_input::LineInput;
 use crate::app::state::{KernelView, ListCursor, VariableRow};
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
@@ -21,6 +20,7 @@ use crate::overlays::variable::VariableDetail;
 use crate::sanitize;
 use crate::theme::Theme;
 use crate::ui::pane;
+use crate::workbench::Workbench;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum VariableSort {
@@ -213,12 +213,19 @@ impl Component for VariablesPane {
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
         let (app, theme) = (view.app, view.theme);
         let focused = app.focus == PaneId::Variables && app.overlay.is_none();
-        render(app, self, theme, focused, area, frame.buffer_mut());
+        render(
+            &app.workbench,
+            self,
+            theme,
+            focused,
+            area,
+            frame.buffer_mut(),
+        );
     }
 }
 
 fn render(
-    state: &AppState,
+    workbench: &Workbench,
     pane: &VariablesPane,
     theme: &Theme,
     focused: bool,
@@ -238,7 +245,7 @@ fn render(
         if view.sort == VariableSort::Changed {
             title.push(Span::styled(" · by change", theme.roles.muted));
         }
-        if matches!(state.workbench.kernel, KernelView::Dead { .. }) {
+        if matches!(workbench.kernel, KernelView::Dead { .. }) {
             title.push(Span::styled(" · stale", theme.roles.warning));
         }
     }
@@ -271,7 +278,7 @@ fn render(
     }
 
     if rows.is_empty() {
-        let text = match &state.workbench.kernel {
+        let text = match &workbench.kernel {
             _ if !pane.rows.is_empty() => "no variable matches the filter",
             KernelView::NotStarted => "kernel not started",
             KernelView::Starting => "kernel starting…",
@@ -305,7 +312,7 @@ fn render(
         .width
         .saturating_sub(name_w + type_w + summary_w + columns - 1) as usize;
     let table_rows = rows.iter().map(|v| {
-        let changed = v.changed_by.is_some() && v.changed_by == state.workbench.last_exec_id;
+        let changed = v.changed_by.is_some() && v.changed_by == workbench.last_exec_id;
         let marker = if changed {
             Span::styled("● ", theme.roles.dirty_marker)
         } else {
@@ -374,6 +381,7 @@ const NARROW_PANE: u16 = 48;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::AppState;
     use crate::app::update::{apply, handle_terminal_event};
     use crate::config::Settings;
     use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};

@@ -18,6 +18,7 @@ use crate::diagnostics::DiagnosticsService;
 use crate::kernel::caps::{DirtyPaths, FsWritten};
 use crate::theme::Theme;
 use crate::ui;
+use crate::workbench::Workbench;
 
 /// Frames are coalesced: input arriving within this window after a change is
 /// applied before the next draw (a paste or key repeat costs one frame).
@@ -55,12 +56,12 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
         mirror.install_panic_hook();
     }
     spawn_signal_watcher(tx.clone(), recovery);
-    let checks = crate::app::safety::checks_confinement(&mut state);
+    let checks = crate::app::safety::checks_confinement(&mut state.workbench);
     let diagnostics = start_diagnostics(&state, &tx, checks);
-    crate::app::diagnostics::attach(&mut state, diagnostics);
+    crate::app::diagnostics::attach(&mut state.workbench, diagnostics);
     state.workbench.agent.events = Some(tx.clone());
-    let fs_links = link_fs_to_editors(&mut state, &tx);
-    crate::app::safety::start(&mut state, &tx, Some(fs_links));
+    let fs_links = link_fs_to_editors(&mut state.workbench, &tx);
+    crate::app::safety::start(&mut state.workbench, &tx, Some(fs_links));
 
     let mut input = EventStream::new();
     let mut needs_draw = true;
@@ -209,7 +210,10 @@ fn start_diagnostics(
 /// The kernel's `fs.write` refuses paths with unsaved edits (the UI
 /// publishes them into a watch) and announces its writes so open buffers
 /// reload.
-fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> crate::kernel_setup::FsLinks {
+fn link_fs_to_editors(
+    workbench: &mut Workbench,
+    tx: &AppEventSender,
+) -> crate::kernel_setup::FsLinks {
     let (dirty_tx, dirty_rx) = tokio::sync::watch::channel(DirtyPaths::default());
     let (written_tx, mut written_rx) = tokio::sync::mpsc::unbounded_channel::<FsWritten>();
     let forward = tx.clone();
@@ -220,7 +224,7 @@ fn link_fs_to_editors(state: &mut AppState, tx: &AppEventSender) -> crate::kerne
             }
         }
     });
-    state.workbench.services.dirty_paths = Some(dirty_tx);
+    workbench.services.dirty_paths = Some(dirty_tx);
     crate::kernel_setup::FsLinks {
         dirty: dirty_rx,
         written: written_tx,

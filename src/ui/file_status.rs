@@ -4,19 +4,19 @@
 
 use ratatui::text::Span;
 
-use crate::app::AppState;
 use crate::theme::Theme;
+use crate::workbench::Workbench;
 
 /// The active file, its dirty marker, `line:col` and language (shown early
 /// in the bar so narrow terminals keep it).
-pub fn position(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
+pub fn position(workbench: &Workbench, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
     let mut spans = Vec::new();
-    if let Some(doc) = state.workbench.editors.active() {
+    if let Some(doc) = workbench.editors.active() {
         // What the user sees: 👨‍👩‍👧‍👦 is one column, a tab reaches its stop.
         let (line, col) = (doc.cursor().0, doc.cursor_column());
         spans.push(Span::styled(
-            format!("│ {}", state.workbench.display_path(doc.path())),
+            format!("│ {}", workbench.display_path(doc.path())),
             bar,
         ));
         if doc.is_dirty() {
@@ -32,13 +32,13 @@ pub fn position(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
 }
 
 /// The last file message and the watcher's state.
-pub fn messages(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
+pub fn messages(workbench: &Workbench, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
     let mut spans = Vec::new();
-    if let Some(status) = &state.workbench.editors.status {
+    if let Some(status) = &workbench.editors.status {
         spans.push(Span::styled(format!("│ {status} "), bar));
     }
-    if let Some(note) = &state.workbench.editors.watch_note {
+    if let Some(note) = &workbench.editors.watch_note {
         spans.push(Span::styled(
             format!("│ {note} "),
             theme.roles.warning.patch(bar),

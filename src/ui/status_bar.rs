@@ -12,6 +12,7 @@ use crate::app::state::Severity;
 use crate::keymap;
 use crate::sanitize;
 use crate::theme::Theme;
+use crate::workbench::Workbench;
 
 /// Key hints the bar keeps room for (up to half its width) when no
 /// question is on screen.
@@ -57,7 +58,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
                 theme.roles.status_key,
             )],
         ),
-        Segment::new(1, super::file_status::position(state, theme)),
+        Segment::new(1, super::file_status::position(&state.workbench, theme)),
         Segment::new(7, vec![Span::styled(format!("│ {model} "), bar)]),
         Segment::new(3, vec![Span::styled(agent, bar)]),
         // What the server's prompt cache served: gives way before the rest.
@@ -73,7 +74,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
                 bar,
             )],
         ),
-        Segment::new(2, context_gauge(state, theme)),
+        Segment::new(2, context_gauge(&state.workbench, theme)),
         Segment::new(
             3,
             vec![Span::styled(
@@ -137,7 +138,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     }
     segments.push(Segment::cuttable(
         2,
-        super::file_status::messages(state, theme),
+        super::file_status::messages(&state.workbench, theme),
     ));
 
     // The key hints come from the keymap for what has the keyboard now;
@@ -190,9 +191,9 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
 /// request (without the message being typed); warning-coloured from the
 /// auto-compaction share (80%) up. Start-up (`app::sessions::configure`)
 /// and every turn set it; a bare test state has none and shows nothing.
-fn context_gauge(state: &AppState, theme: &Theme) -> Vec<Span<'static>> {
+fn context_gauge(workbench: &Workbench, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
-    let Some((used, window)) = state.workbench.agent.context_used else {
+    let Some((used, window)) = workbench.agent.context_used else {
         return Vec::new();
     };
     let full = used * 100 >= window * 80;

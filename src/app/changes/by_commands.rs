@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::super::state::AppState;
 use crate::kernel::caps::{Found, FsWritten, Prior, read_beneath};
+use crate::workbench::Workbench;
 
 /// How long after a cell ends the watcher's news is still the cell's.
 const GRACE: Duration = Duration::from_millis(1500);
@@ -79,18 +79,18 @@ impl CellWindow {
 /// The watcher saw `path` change (`created`: appear where it knew no file;
 /// a file renamed there is not created). Called before open buffers
 /// reload, so a clean buffer still holds the text from before.
-pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
-    let running = super::super::cells::any_running(state);
+pub fn on_disk_event(workbench: &mut Workbench, path: &Path, created: bool) {
+    let running = super::super::cells::any_running(workbench);
     let now = Instant::now();
-    if !state.workbench.changes.window.is_cells(running, path, now) {
+    if !workbench.changes.window.is_cells(running, path, now) {
         return;
     }
     // A command that writes thousands of files must not freeze the loop
     // (each one is read, diffed and saved): past the cap they go unlisted.
-    if !state.workbench.changes.window.take_one() {
+    if !workbench.changes.window.take_one() {
         return;
     }
-    let root = super::workspace_root(state);
+    let root = super::workspace_root(workbench);
     let Ok(relative) = path.strip_prefix(&root) else {
         return;
     };
@@ -104,17 +104,16 @@ pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
     }
     // An `fs` write already recorded (the watcher hears of those too), or
     // a file the log already holds as it is now.
-    if state.workbench.changes.last_text(path) == Some(after.as_slice()) {
+    if workbench.changes.last_text(path) == Some(after.as_slice()) {
         return;
     }
     // Made from nothing only if nothing was removed there before: a file
     // deleted and made again (identically, perhaps) is a change to what
     // was there, which `/undo` must not delete (issue 25, route 19).
-    let before = if created && !state.workbench.changes.vanished.may_have_been_there(path) {
+    let before = if created && !workbench.changes.vanished.may_have_been_there(path) {
         Prior::Absent
     } else {
-        state
-            .workbench
+        workbench
             .editors
             .tabs
             .iter()
@@ -130,12 +129,13 @@ pub fn on_disk_event(state: &mut AppState, path: &Path, created: bool) {
         before,
         after,
     };
-    super::record_written(state, &written, &written);
+    super::record_written(workbench, &written, &written);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::AppState;
 
     #[test]
     fn the_window_covers_the_cell_and_a_grace_but_not_the_users_saves() {
@@ -231,7 +231,7 @@ mod tests {
         assert!(shown[0].diff.contains("-b = 2"), "{}", shown[0].diff);
         assert!(shown[1].earlier_unknown);
 
-        let report = super::super::undo(&mut s);
+        let report = super::super::undo(&mut s.workbench);
         assert!(report.contains("open.py undone"), "{report}");
         assert!(
             report.contains("closed.txt left as it is: its earlier text was not kept"),
@@ -264,7 +264,7 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
         changed(&mut s, &fifo);
         assert_eq!(cell_changes(&s).len(), 1, "only the text file");
-        let report = super::super::undo(&mut s);
+        let report = super::super::undo(&mut s.workbench);
         assert!(report.contains("gen.txt undone"), "{report}");
         assert!(!made.exists());
     }
@@ -297,7 +297,7 @@ mod tests {
                 to: moved.clone(),
             },
         );
-        let report = super::super::undo(&mut s);
+        let report = super::super::undo(&mut s.workbench);
         assert!(report.contains("moved.txt left as it is"), "{report}");
         assert_eq!(std::fs::read(&moved).unwrap(), b"the user's work\n");
     }
@@ -324,7 +324,7 @@ mod tests {
             .unwrap();
         assert!(status.success());
         until_the_cell_has_changes(&mut s, &mut rx, "the watcher reported the file").await;
-        let report = super::super::undo(&mut s);
+        let report = super::super::undo(&mut s.workbench);
         assert!(report.contains("mine.txt left as it is"), "{report}");
         assert_eq!(std::fs::read(&file).unwrap(), b"the user's work\n");
     }
@@ -339,7 +339,7 @@ mod tests {
         let mut s = AppState::new(root.clone(), Settings::defaults());
         std::fs::write(&file, "two\n").unwrap();
         changed(&mut s, &file);
-        assert!(super::super::undo(&mut s).starts_with("Nothing to undo"));
+        assert!(super::super::undo(&mut s.workbench).starts_with("Nothing to undo"));
 
         let mut s = running_cell(&root);
         s.workbench

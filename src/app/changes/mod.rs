@@ -19,10 +19,10 @@ use std::path::{Path, PathBuf};
 pub use by_commands::{CellWindow, on_disk_event};
 pub(crate) use store::ChangeStore;
 
-use super::state::AppState;
 use crate::kernel::caps::{
     Found, FsWritten, Prior, WriteError, read_beneath, remove_beneath, write_beneath,
 };
+use crate::workbench::Workbench;
 
 /// Largest file `/undo` compares with what a change left (a change's text
 /// is at most a capability frame, 16 MiB).
@@ -182,28 +182,28 @@ impl ChangeLog {
 
 /// The conversation now has session `id`: the log is saved with it from
 /// here on (what happened before, too).
-pub fn attach(state: &mut AppState, id: &str) {
-    let root = workspace_root(state);
-    state.workbench.changes.store = Some(ChangeStore::for_session(
-        &state.workbench.workspace_root,
+pub fn attach(workbench: &mut Workbench, id: &str) {
+    let root = workspace_root(workbench);
+    workbench.changes.store = Some(ChangeStore::for_session(
+        &workbench.workspace_root,
         &root,
         id,
     ));
-    save(state);
+    save(workbench);
 }
 
 /// Session `id` was resumed: its log comes back, so `/undo` reaches the
 /// turns before the restart.
-pub fn resume(state: &mut AppState, id: &str) {
-    let root = workspace_root(state);
-    let store = ChangeStore::for_session(&state.workbench.workspace_root, &root, id);
+pub fn resume(workbench: &mut Workbench, id: &str) {
+    let root = workspace_root(workbench);
+    let store = ChangeStore::for_session(&workbench.workspace_root, &root, id);
     match store.load() {
         Ok(mut log) => {
             log.store = Some(store);
-            log.vanished = std::mem::take(&mut state.workbench.changes.vanished);
-            state.workbench.changes = log;
+            log.vanished = std::mem::take(&mut workbench.changes.vanished);
+            workbench.changes = log;
         }
-        Err(error) => state.workbench.notice(&format!(
+        Err(error) => workbench.notice(&format!(
             "The session's file changes cannot be undone: {error}"
         )),
     }
@@ -211,15 +211,15 @@ pub fn resume(state: &mut AppState, id: &str) {
 
 /// Saves the log where it is kept; the first failure is reported once
 /// (the log stays usable in memory).
-fn save(state: &mut AppState) {
-    let Some(store) = &state.workbench.changes.store else {
+fn save(workbench: &mut Workbench) {
+    let Some(store) = &workbench.changes.store else {
         return;
     };
-    match store.save(&state.workbench.changes) {
-        Ok(()) => state.workbench.changes.save_failed = false,
-        Err(error) if !state.workbench.changes.save_failed => {
-            state.workbench.changes.save_failed = true;
-            state.workbench.notice(&format!(
+    match store.save(&workbench.changes) {
+        Ok(()) => workbench.changes.save_failed = false,
+        Err(error) if !workbench.changes.save_failed => {
+            workbench.changes.save_failed = true;
+            workbench.notice(&format!(
                 "File changes are no longer saved with the session (/undo works until \
                      you quit): {error}"
             ));
@@ -229,14 +229,14 @@ fn save(state: &mut AppState) {
 }
 
 /// The workspace as change paths spell it (canonical, as `fs` resolves).
-fn workspace_root(state: &AppState) -> PathBuf {
-    std::fs::canonicalize(&state.workbench.workspace_root)
-        .unwrap_or_else(|_| state.workbench.workspace_root.clone())
+fn workspace_root(workbench: &Workbench) -> PathBuf {
+    std::fs::canonicalize(&workbench.workspace_root)
+        .unwrap_or_else(|_| workbench.workspace_root.clone())
 }
 
 /// The watcher saw `path` disappear (removed, or renamed away).
-pub fn on_removed(state: &mut AppState, path: &Path) {
-    state.workbench.changes.vanished.note(path);
+pub fn on_removed(workbench: &mut Workbench, path: &Path) {
+    workbench.changes.vanished.note(path);
 }
 
 /// A cell's `fs` write is recorded, shown under its cell and marked in the
@@ -249,38 +249,38 @@ pub fn on_removed(state: &mut AppState, path: &Path) {
 /// does not report hidden or ignored files, so their removal is never
 /// seen). Otherwise its earlier state counts as unknown, and `/undo`
 /// leaves it.
-pub fn on_written(state: &mut AppState, written: &FsWritten) {
-    if written.before == Prior::Absent && !seen_absent(state, &written.path) {
+pub fn on_written(workbench: &mut Workbench, written: &FsWritten) {
+    if written.before == Prior::Absent && !seen_absent(workbench, &written.path) {
         let logged = FsWritten {
             before: Prior::Unrecorded,
             ..written.clone()
         };
-        return record_written(state, &logged, written);
+        return record_written(workbench, &logged, written);
     }
-    record_written(state, written, written)
+    record_written(workbench, written, written)
 }
 
 /// See [`on_written`].
-fn seen_absent(state: &AppState, path: &Path) -> bool {
-    let root = workspace_root(state);
+fn seen_absent(workbench: &Workbench, path: &Path) -> bool {
+    let root = workspace_root(workbench);
     let Some(relative) = path.strip_prefix(&root).ok().and_then(Path::to_str) else {
         return false;
     };
-    state.workbench.file_index.is_complete()
-        && !state.workbench.file_index.contains(relative)
-        && !state.workbench.changes.vanished.may_have_been_there(path)
+    workbench.file_index.is_complete()
+        && !workbench.file_index.contains(relative)
+        && !workbench.changes.vanished.may_have_been_there(path)
         && !crate::workspace::IgnoreRules::new(&root).is_ignored(path, false)
 }
 
 /// Records `logged` and shows `written` (what the cell did, which may say
 /// more than the log keeps).
-pub(super) fn record_written(state: &mut AppState, logged: &FsWritten, written: &FsWritten) {
-    if state.workbench.changes.record(logged) {
+pub(super) fn record_written(workbench: &mut Workbench, logged: &FsWritten, written: &FsWritten) {
+    if workbench.changes.record(logged) {
         // The marks show what the *last* cell or answer changed.
-        state.workbench.editors.changed_lines.clear();
+        workbench.editors.changed_lines.clear();
     }
-    save(state);
-    show_in_cell(state, written);
+    save(workbench);
+    show_in_cell(workbench, written);
     let before = match &written.before {
         Prior::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
         Prior::Absent | Prior::Unrecorded => String::new(),
@@ -292,8 +292,7 @@ pub(super) fn record_written(state: &mut AppState, logged: &FsWritten, written: 
     } else {
         Vec::new()
     };
-    let marks = state
-        .workbench
+    let marks = workbench
         .editors
         .changed_lines
         .entry(written.path.clone())
@@ -306,14 +305,10 @@ pub(super) fn record_written(state: &mut AppState, logged: &FsWritten, written: 
 /// Shows a write under the cell that made it (the newest cell: a write is
 /// announced while its cell runs), as a diff from what the file held before
 /// the cell first wrote it.
-fn show_in_cell(state: &mut AppState, written: &FsWritten) {
-    let shown = state.workbench.display_path(&written.path);
+fn show_in_cell(workbench: &mut Workbench, written: &FsWritten) {
+    let shown = workbench.display_path(&written.path);
     let after = String::from_utf8_lossy(&written.after);
-    let Some(entry) = state
-        .workbench
-        .transcript
-        .edit_last_where(|m| m.cell.is_some())
-    else {
+    let Some(entry) = workbench.transcript.edit_last_where(|m| m.cell.is_some()) else {
         return;
     };
     let Some(cell) = entry.cell.as_mut() else {
@@ -362,39 +357,39 @@ enum Direction {
 
 /// `/undo`: takes back the last group's changes. Returns what happened,
 /// for the conversation.
-pub fn undo(state: &mut AppState) -> String {
-    apply_group(state, Direction::Undo)
+pub fn undo(workbench: &mut Workbench) -> String {
+    apply_group(workbench, Direction::Undo)
 }
 
 /// `/redo`: puts back what the last `/undo` took back.
-pub fn redo(state: &mut AppState) -> String {
-    apply_group(state, Direction::Redo)
+pub fn redo(workbench: &mut Workbench) -> String {
+    apply_group(workbench, Direction::Redo)
 }
 
-fn apply_group(state: &mut AppState, direction: Direction) -> String {
+fn apply_group(workbench: &mut Workbench, direction: Direction) -> String {
     let verb = match direction {
         Direction::Undo => "undone",
         Direction::Redo => "redone",
     };
-    let Some(group) = state.workbench.changes.stacks(direction).0.pop() else {
+    let Some(group) = workbench.changes.stacks(direction).0.pop() else {
         return match direction {
             Direction::Undo => "Nothing to undo: no cell has changed a file with fs.write or fs.edit in this session.".into(),
             Direction::Redo => "Nothing to redo.".into(),
         };
     };
-    let root = workspace_root(state);
+    let root = workspace_root(workbench);
     let mut applied = Vec::new();
     let mut kept = Vec::new();
     let mut report = Vec::new();
     let mut details = String::new();
     // Last change first: a file written twice in a group is one change.
     for change in group.changes.into_iter().rev() {
-        let shown = state.workbench.display_path(&change.path);
-        let restored = restore(state, &root, &change, direction);
+        let shown = workbench.display_path(&change.path);
+        let restored = restore(workbench, &root, &change, direction);
         if matches!(restored, Ok(Restored::Exactly | Restored::Merged { .. })) {
             // Its marks name lines of a text that is gone.
-            state.workbench.editors.changed_lines.remove(&change.path);
-            super::editors::on_disk_change(state, &change.path);
+            workbench.editors.changed_lines.remove(&change.path);
+            super::editors::on_disk_change(workbench, &change.path);
         }
         match restored {
             Ok(Restored::Exactly) => {
@@ -442,7 +437,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
     applied.reverse();
     kept.reverse();
     let label = group.label;
-    let (from, to) = state.workbench.changes.stacks(direction);
+    let (from, to) = workbench.changes.stacks(direction);
     // What could not be taken back stays where it was, to try again.
     for (stack, changes) in [(from, kept), (to, applied)] {
         if !changes.is_empty() {
@@ -452,7 +447,7 @@ fn apply_group(state: &mut AppState, direction: Direction) -> String {
             });
         }
     }
-    save(state);
+    save(workbench);
     format!(
         "/{} {label}: {}.{details}",
         match direction {
@@ -489,7 +484,7 @@ enum Restored {
 /// since gets the change taken out (or put back) around the edits, by a
 /// three-way merge that never overwrites an edited line.
 fn restore(
-    state: &AppState,
+    workbench: &Workbench,
     root: &Path,
     change: &FileChange,
     direction: Direction,
@@ -508,8 +503,7 @@ fn restore(
     if let Prior::Unrecorded = target {
         return Err(NOT_KEPT.into());
     }
-    if state
-        .workbench
+    if workbench
         .editors
         .tabs
         .iter()
@@ -600,16 +594,16 @@ fn conflict_report(shown: &str, conflicts: &[crate::text_merge::Conflict]) -> St
 
 /// `/diff`: every change the session made that is not undone, group by
 /// group, as unified diffs.
-pub fn diff(state: &AppState) -> String {
-    if state.workbench.changes.done.is_empty() {
+pub fn diff(workbench: &Workbench) -> String {
+    if workbench.changes.done.is_empty() {
         return "No changes: no cell has changed a file with fs.write or fs.edit in this session."
             .into();
     }
     let mut out = String::new();
-    for group in &state.workbench.changes.done {
+    for group in &workbench.changes.done {
         out.push_str(&format!("{}:\n", group.label));
         for change in &group.changes {
-            let name = state.workbench.display_path(&change.path);
+            let name = workbench.display_path(&change.path);
             let before = match &change.before {
                 Prior::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
                 Prior::Absent => String::new(),
@@ -637,6 +631,7 @@ pub fn diff(state: &AppState) -> String {
 mod tests {
     use super::*;
     use crate::app::AppEvent;
+    use crate::app::AppState;
     use crate::app::update::{Command, handle_app_event};
     use crate::config::Settings;
 
@@ -692,11 +687,11 @@ mod tests {
         for path in [&listed, &reported, &hidden] {
             std::fs::remove_file(path).unwrap();
         }
-        on_removed(&mut s, &reported);
+        on_removed(&mut s.workbench, &reported);
         for path in [&listed, &reported, &hidden, &new] {
             write(&mut s, path, "the user's\n");
         }
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         for name in ["listed.txt", "reported.txt", ".env"] {
             assert!(
                 report.contains(&format!(
@@ -748,7 +743,7 @@ mod tests {
         write(&mut s, &a, "ONE!\r\nTWO\r\n");
         write(&mut s, &b, "created\n");
 
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(report.contains("second"), "{report}");
         assert_eq!(
             read(&a),
@@ -756,17 +751,17 @@ mod tests {
             "back to before the group, not one write"
         );
         assert!(!b.exists(), "a file the group created is removed");
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(report.contains("first"), "{report}");
         assert_eq!(read(&a), "one\r\ntwo\r\n");
-        assert!(undo(&mut s).starts_with("Nothing to undo"));
+        assert!(undo(&mut s.workbench).starts_with("Nothing to undo"));
 
-        redo(&mut s);
+        redo(&mut s.workbench);
         assert_eq!(read(&a), "one\r\nTWO\r\n");
-        redo(&mut s);
+        redo(&mut s.workbench);
         assert_eq!(read(&a), "ONE!\r\nTWO\r\n");
         assert_eq!(read(&b), "created\n");
-        assert!(redo(&mut s).starts_with("Nothing to redo"));
+        assert!(redo(&mut s.workbench).starts_with("Nothing to redo"));
     }
 
     #[test]
@@ -781,13 +776,13 @@ mod tests {
         // The user edits line 1 and saves, after the agent's write.
         std::fs::write(&a, "one\n2\n3\n4\nFIVE\n6\n").unwrap();
 
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(report.contains("a.py undone around your edits"), "{report}");
         assert_eq!(read(&a), "one\n2\n3\n4\n5\n6\n", "the user's line stays");
-        let report = redo(&mut s);
+        let report = redo(&mut s.workbench);
         assert!(report.contains("a.py redone"), "{report}");
         assert_eq!(read(&a), "one\n2\n3\n4\nFIVE\n6\n");
-        undo(&mut s);
+        undo(&mut s.workbench);
         assert_eq!(read(&a), "one\n2\n3\n4\n5\n6\n");
     }
 
@@ -804,7 +799,7 @@ mod tests {
         std::fs::write(&a, "1\nmy two\n3\n4\n5\nSIX\n").unwrap();
         std::fs::write(&created, "made by the agent\nand then by me\n").unwrap();
 
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(
             report.contains("a.py undone except where you edited the same lines since"),
             "{report}"
@@ -857,14 +852,14 @@ mod tests {
             Command::Quit
         );
         std::fs::write(&s_path, "s0").unwrap(); // put back by hand
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(report.contains("s.txt undone"), "{report}");
         assert!(
             report.contains("u.txt left as it is: its earlier text was not kept"),
             "{report}"
         );
         assert!(report.contains("dropped from /undo"), "{report}");
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(
             report.contains("first") && report.contains("t.txt undone"),
             "{report}"
@@ -885,7 +880,7 @@ mod tests {
         write(&mut s, &b, "b1");
         std::fs::write(&b, "b1 and the user's line").unwrap();
 
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(report.contains("a.txt undone"), "{report}");
         assert!(
             report.contains("b.txt left as it is: you edited the same lines since"),
@@ -899,7 +894,7 @@ mod tests {
         );
         // Once the user puts it back, the rest of the group can be undone.
         std::fs::write(&b, "b1").unwrap();
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(report.contains("b.txt undone"), "{report}");
         assert_eq!(read(&b), "b0");
     }
@@ -928,7 +923,7 @@ mod tests {
         std::fs::remove_file(&b).unwrap();
         std::os::unix::fs::symlink(&victim, &b).unwrap();
 
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(
             report.contains("a.txt left as it is: it has unsaved edits"),
             "{report}"
@@ -960,7 +955,7 @@ mod tests {
         std::fs::remove_dir_all(root.join("sub")).unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("sub")).unwrap();
 
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(
             report.contains("left as it is: its path leads through a link"),
             "{report}"
@@ -1040,7 +1035,7 @@ mod tests {
         write(&mut s, &a, "A1");
         std::fs::write(&a, "the user's save").unwrap();
         write(&mut s, &a, "the user's save, edited by a cell");
-        let report = undo(&mut s);
+        let report = undo(&mut s.workbench);
         assert!(report.contains("a.txt undone"), "{report}");
         assert_eq!(read(&a), "the user's save");
     }
@@ -1052,12 +1047,12 @@ mod tests {
         let a = root.join("a.py");
         std::fs::write(&a, "x = 1\ny = 2\n").unwrap();
         let mut s = state(&root);
-        assert!(diff(&s).starts_with("No changes"));
+        assert!(diff(&s.workbench).starts_with("No changes"));
         s.workbench
             .changes
             .start_group("the agent's answer to “bump y”");
         write(&mut s, &a, "x = 1\ny = 3\n");
-        let shown = diff(&s);
+        let shown = diff(&s.workbench);
         assert!(
             shown.starts_with("the agent's answer to “bump y”:"),
             "{shown}"

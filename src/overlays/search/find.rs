@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use super::{Search, SearchScope};
 use crate::app::AppState;
+use crate::workbench::Workbench;
 
 /// One result row: a label (where it is) and a line of text with the byte
 /// ranges that matched, for highlighting.
@@ -79,13 +80,13 @@ pub(super) fn find(state: &AppState, search: &Search) -> PaneResults {
     let needle = query.to_ascii_lowercase();
     let hits = match search.scope {
         SearchScope::Conversation => {
-            let ranked = conversation_bm25(state, query);
+            let ranked = conversation_bm25(&state.workbench, query);
             if !ranked.is_empty() {
                 return PaneResults::Hits(ranked);
             }
             // Nothing in the model's conversation (e.g. only `%py` cells so
             // far): the pane's own entries, by substring.
-            pane_messages(state, &needle)
+            pane_messages(&state.workbench, &needle)
         }
         SearchScope::Variables => state
             .variables
@@ -140,9 +141,9 @@ pub(super) fn find(state: &AppState, search: &Search) -> PaneResults {
 /// `context` index (set when the pane learns where the message was
 /// stored), so `%py` cells, notices and refused calls in between cannot
 /// shift it onto another entry.
-fn conversation_bm25(state: &AppState, query: &str) -> Vec<ResultRow> {
+fn conversation_bm25(workbench: &Workbench, query: &str) -> Vec<ResultRow> {
     use crate::context::SearchQuery;
-    let (outcome, texts) = state.workbench.agent.context.read(|ctx| {
+    let (outcome, texts) = workbench.agent.context.read(|ctx| {
         let outcome = ctx.search(&SearchQuery::new(query).limit(RESULT_LIMIT));
         let texts: Vec<String> = outcome
             .hits
@@ -155,8 +156,7 @@ fn conversation_bm25(state: &AppState, query: &str) -> Vec<ResultRow> {
             .collect();
         (outcome, texts)
     });
-    let shown: std::collections::HashMap<crate::context::MessageId, usize> = state
-        .workbench
+    let shown: std::collections::HashMap<crate::context::MessageId, usize> = workbench
         .transcript
         .iter()
         .enumerate()
@@ -345,9 +345,8 @@ fn contents(search: &Search, text: &str) -> PaneResults {
 /// Results shown per search.
 pub(super) const RESULT_LIMIT: usize = 50;
 
-fn pane_messages(state: &AppState, needle: &str) -> Vec<ResultRow> {
-    state
-        .workbench
+fn pane_messages(workbench: &Workbench, needle: &str) -> Vec<ResultRow> {
+    workbench
         .transcript
         .iter()
         .enumerate()
