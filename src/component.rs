@@ -12,11 +12,11 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use crate::app::AppState;
-use crate::app::state::{Pin, Question};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
 use crate::overlays::search::SearchTarget;
 use crate::theme::Theme;
+use crate::workbench::{Pin, Question};
 use crate::workspace::{PickerResults, SearchMessage};
 
 /// What reaches a component.

@@ -34,13 +34,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(CliCommand::Sandbox(args)) => return hello_tui::sandbox::cli::run(args),
         Some(CliCommand::Exec(args)) => return hello_tui::exec::run(args, &cli.options),
         Some(CliCommand::Sessions(args)) => {
-            return hello_tui::app::sessions::list_command(&args.dir);
+            return hello_tui::workbench::sessions::list_command(&args.dir);
         }
         None => {}
     }
     // The demo workspace lives in a temp dir that is removed on exit.
     let demo_dir = if cli.demo {
-        match hello_tui::app::sessions::demo_workspace() {
+        match hello_tui::workbench::sessions::demo_workspace() {
             Ok(dir) => Some(dir),
             Err(error) => {
                 eprintln!("hello-tui --demo: cannot create the demo workspace: {error}");
@@ -90,7 +90,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     state.prepare_highlighter(&theme.syntax_theme);
     let _guard = runtime.enter();
     if let Err(message) =
-        hello_tui::app::sessions::configure(&mut state.workbench, cli.demo, cli.resume())
+        hello_tui::workbench::sessions::configure(&mut state.workbench, cli.demo, cli.resume())
     {
         eprintln!("{}", for_display(&format!("hello-tui: {message}")));
         return Ok(ExitCode::from(2));
@@ -104,7 +104,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let session = runtime.block_on(hello_tui::tui::run::run(state, theme))?;
     // The demo's sessions go with its temp dir: nothing to resume.
     if let Some(id) = session.filter(|_| demo_dir.is_none()) {
-        let line = hello_tui::app::sessions::exit_line(&id, &workspace, Some(&cwd));
+        let line = hello_tui::workbench::sessions::exit_line(&id, &workspace, Some(&cwd));
         println!("{}", for_display(&line));
     }
     drop(demo_dir);

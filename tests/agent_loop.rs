@@ -539,7 +539,7 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     // `--continue` in the workbench: whole conversation shown, a notice.
     let settings = hello_tui::config::Settings::defaults();
     let mut state = hello_tui::app::AppState::new(dir.path().to_path_buf(), settings);
-    hello_tui::app::sessions::configure(&mut state.workbench, false, Some(None)).unwrap();
+    hello_tui::workbench::sessions::configure(&mut state.workbench, false, Some(None)).unwrap();
     let shown: Vec<(hello_tui::workbench::transcript::Speaker, String)> = state
         .workbench
         .transcript

@@ -20,9 +20,6 @@ use hello_tui::agent::provider::{ScriptedProvider, Usage};
 use hello_tui::agent::turn::TurnEvent;
 use hello_tui::app::AppState;
 use hello_tui::app::agent::AgentUpdate;
-use hello_tui::app::event::{self, AppEvent, AppEventReceiver};
-use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
-use hello_tui::app::state::KernelView;
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::DenyAll;
@@ -30,6 +27,9 @@ use hello_tui::kernel::{CodeRuntime, ExecOutcome, ExecResult, KernelConfig};
 use hello_tui::overlays::Overlay;
 use hello_tui::sandbox::{ChildEnv, Confinement};
 use hello_tui::theme::Theme;
+use hello_tui::workbench::KernelView;
+use hello_tui::workbench::event::{self, AppEvent, AppEventReceiver};
+use hello_tui::workbench::kernel::{CellOrigin, KernelUpdate};
 use hello_tui::workbench::transcript::{CellStatus, Speaker};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -276,7 +276,7 @@ fn with_kernel(root: &std::path::Path) -> (AppState, AppEventReceiver) {
 /// `fs_links` wire `fs.write` to the workbench as the loop does.
 fn kernel_state(
     root: &std::path::Path,
-    tx: &hello_tui::app::event::AppEventSender,
+    tx: &hello_tui::workbench::event::AppEventSender,
     fs_links: Option<&hello_tui::kernel_setup::FsLinks>,
 ) -> AppState {
     let mut s = state(root);
@@ -294,11 +294,11 @@ fn kernel_state(
     )
     .unwrap();
     let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
-    s.workbench.services.kernel = Some(hello_tui::app::kernel::spawn(
+    s.workbench.services.kernel = Some(hello_tui::workbench::kernel::spawn(
         runtime,
         events,
         tx.clone(),
-        hello_tui::app::cell_owner::CellOwner::default(),
+        hello_tui::workbench::cell_owner::CellOwner::default(),
     ));
     s.workbench.agent.events = Some(tx.clone());
     s
@@ -335,7 +335,7 @@ async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&
 /// paths are refused, writes reach the loop as `FsWritten`, and `review`
 /// (when given) sees each write first.
 fn fs_links(
-    tx: &hello_tui::app::event::AppEventSender,
+    tx: &hello_tui::workbench::event::AppEventSender,
     unsaved: std::collections::BTreeSet<std::path::PathBuf>,
     review: Option<Arc<dyn hello_tui::kernel::caps::WriteReview>>,
 ) -> hello_tui::kernel_setup::FsLinks {
@@ -369,7 +369,7 @@ fn linked_demo(
     std::path::PathBuf,
     Vec<u8>,
 ) {
-    let dir = hello_tui::app::sessions::demo_workspace().unwrap();
+    let dir = hello_tui::workbench::sessions::demo_workspace().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let auth = root.join("auth.ts");
     let original = std::fs::read(&auth).unwrap();
@@ -453,7 +453,7 @@ async fn undo_reaches_an_agent_turn_after_a_restart() {
     drop(s);
 
     let mut again = state(dir.path());
-    hello_tui::app::sessions::configure(&mut again.workbench, false, Some(Some(id))).unwrap();
+    hello_tui::workbench::sessions::configure(&mut again.workbench, false, Some(Some(id))).unwrap();
     send(&mut again, "/undo");
     let said = &again.workbench.transcript.last().unwrap().text;
     assert!(said.contains("auth.ts undone"), "{said}");
@@ -478,7 +478,7 @@ async fn the_demo_says_so_when_its_write_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_turn_runs_through_the_workbench() {
-    let dir = hello_tui::app::sessions::demo_workspace().unwrap();
+    let dir = hello_tui::workbench::sessions::demo_workspace().unwrap();
     let (mut s, mut rx) = with_kernel(dir.path());
     let script =
         hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
@@ -608,7 +608,7 @@ fn the_status_bar_shows_how_full_the_window_is() {
 fn the_gauge_is_there_from_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = state(dir.path());
-    hello_tui::app::sessions::configure(&mut s.workbench, true, None).unwrap();
+    hello_tui::workbench::sessions::configure(&mut s.workbench, true, None).unwrap();
     let (used, window) = s.workbench.agent.context_used.expect("set at start-up");
     assert_eq!(window, hello_tui::tokens::DEFAULT_WINDOW);
     assert!(
@@ -653,7 +653,7 @@ fn f2_breaks_the_next_request_down_by_section() {
     let covers = 0..20;
     s.workbench.agent.set_conversation(conversation);
     s.conversation.composer.insert_str("and the tests?");
-    s.workbench.pins.push(hello_tui::app::state::Pin {
+    s.workbench.pins.push(hello_tui::workbench::Pin {
         label: "#3 tool".into(),
         text: "checkAuth rejects plain users".into(),
     });
@@ -768,7 +768,7 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
     ));
     let conversation = slow_builds_conversation();
     s.workbench.agent.set_conversation(conversation);
-    hello_tui::app::context_window::refresh_gauge(&mut s.workbench);
+    hello_tui::workbench::context_window::refresh_gauge(&mut s.workbench);
     let (before, _) = s.workbench.agent.context_used.unwrap();
     send(&mut s, "/compact builds");
     // The summary is being written: `/new` now would have it land in the
@@ -1032,8 +1032,8 @@ fn background_output_is_shown_labelled_under_the_next_cell() {
 /// what was left out. Real kernel, real `fs`, the real approval broker.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn review_mode_writes_only_the_hunks_the_user_accepts() {
-    use hello_tui::app::approvals::ApprovalBroker;
     use hello_tui::sandbox::ApprovalMode;
+    use hello_tui::workbench::approvals::ApprovalBroker;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let file = root.join("a.py");
@@ -1051,7 +1051,7 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
         &mut s,
         r"%py r = fs.write('a' + '.py', fs.read('a.py').replace('11\n12\n', '11\ntwelve\n').replace('1\n2\n', 'one\n2\n', 1)); print(r)",
     );
-    pump_until(&mut s, &mut rx, |s| !s.workbench.approvals.is_empty()).await;
+    pump_until(&mut s, &mut rx, |s| !s.approvals.is_empty()).await;
     hello_tui::app::update::before_frame(&mut s);
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
@@ -1061,10 +1061,7 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
     key(&mut s, KeyCode::Char('n'), KeyModifiers::NONE);
     // Typed before the second hunk was drawn: it decides nothing.
     key(&mut s, KeyCode::Char('a'), KeyModifiers::NONE);
-    assert!(
-        !s.workbench.approvals.is_empty(),
-        "the second hunk still waits"
-    );
+    assert!(!s.approvals.is_empty(), "the second hunk still waits");
     hello_tui::app::update::before_frame(&mut s);
     tokio::time::sleep(hello_tui::app::approvals::HUNK_SETTLE).await;
     key(&mut s, KeyCode::Char('y'), KeyModifiers::NONE);
@@ -1112,7 +1109,7 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
     s.workbench.settings.model = Some("qwen3:8b".into());
     s.workbench.settings.base_url = Some(server.base_url.clone());
     s.workbench.settings.context_window = Some(8_000);
-    hello_tui::app::sessions::configure(&mut s.workbench, false, None).unwrap();
+    hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
     assert_eq!(
         s.workbench.agent.provider().unwrap().model().as_deref(),
         Some("qwen3:8b")
@@ -1160,7 +1157,8 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
     let mut resumed = state(dir.path());
     resumed.workbench.settings.model = Some("qwen3:8b".into());
     resumed.workbench.settings.base_url = Some(server.base_url.clone());
-    hello_tui::app::sessions::configure(&mut resumed.workbench, false, Some(Some(id))).unwrap();
+    hello_tui::workbench::sessions::configure(&mut resumed.workbench, false, Some(Some(id)))
+        .unwrap();
     assert_eq!(
         resumed
             .workbench
@@ -1233,7 +1231,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     let (tx, mut rx) = event::channel();
     let mut s = kernel_state(dir.path(), &tx, None);
     profiles(&mut s);
-    hello_tui::app::sessions::configure(&mut s.workbench, false, None).unwrap();
+    hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
     assert!(
         !s.workbench.agent.has_model(),
         "no [model]: the profiles are the models"
@@ -1309,7 +1307,8 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     let id = session_id(&s).await;
     let mut resumed = state(dir.path());
     profiles(&mut resumed);
-    hello_tui::app::sessions::configure(&mut resumed.workbench, false, Some(Some(id))).unwrap();
+    hello_tui::workbench::sessions::configure(&mut resumed.workbench, false, Some(Some(id)))
+        .unwrap();
     assert_eq!(resumed.workbench.agent.profile_name(), Some("claude"));
     assert!(
         resumed.workbench.agent.label().contains("claude-test"),
@@ -1360,7 +1359,7 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     s.workbench.settings.model = Some("gpt-4.1-mini".into());
     s.workbench.settings.base_url = Some(server.base_url.clone());
     s.workbench.settings.context_window = Some(32_000);
-    hello_tui::app::sessions::configure(&mut s.workbench, false, None).unwrap();
+    hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
     send(&mut s, "fix checkAuth and note it");
     pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
     wait_for_the_write(&mut s, &mut rx).await;
@@ -1463,7 +1462,7 @@ async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
     s.workbench.settings.base_url = Some(server.base_url.clone());
     s.workbench.settings.context_window = Some(16_000);
     hello_tui::app::editors::open(&mut s, &root.join("src/app.py"), None);
-    hello_tui::app::sessions::configure(&mut s.workbench, false, None).unwrap();
+    hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
 
     s.conversation.composer.insert_str("hello");
     handle_terminal_event(
@@ -1670,7 +1669,8 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
         let settings = Settings::load(&cli.options, &|_| None).unwrap();
         let mut s = kernel_state(dir.path(), &tx, None);
         s.workbench.settings = settings;
-        hello_tui::app::sessions::configure(&mut s.workbench, cli.demo, cli.resume()).unwrap();
+        hello_tui::workbench::sessions::configure(&mut s.workbench, cli.demo, cli.resume())
+            .unwrap();
         s
     };
     let said = |s: &AppState, start: &str| -> bool {

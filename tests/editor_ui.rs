@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::event::AppEvent;
-use hello_tui::app::state::Question;
 use hello_tui::overlays::Overlay;
 use hello_tui::overlays::conflict::Conflict;
+use hello_tui::workbench::Question;
+use hello_tui::workbench::event::AppEvent;
 
 use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::app::{editors, snapshot};

@@ -8,10 +8,7 @@ mod frames;
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
-use hello_tui::app::approvals::{ApprovalSubject, PendingApproval};
-use hello_tui::app::state::{KernelView, VariableRow};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
-use hello_tui::app::write_review::WriteReviewState;
 use hello_tui::app::{AppEvent, AppState};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::{ApprovalDecision, Prior, WriteProposal};
@@ -20,6 +17,9 @@ use hello_tui::overlays::Overlay;
 use hello_tui::overlays::variable::VariableDetail;
 use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
 use hello_tui::theme::Theme;
+use hello_tui::workbench::approvals::{ApprovalSubject, PendingApproval};
+use hello_tui::workbench::write_review::WriteReviewState;
+use hello_tui::workbench::{KernelView, VariableRow};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
@@ -76,10 +76,7 @@ fn approval_overlay_shows_hidden_control_characters_and_flags_them() {
     );
     assert!(screen.contains("Contains control or invisible characters"));
     insta::assert_snapshot!("approval_command_with_control_characters", screen);
-    assert_eq!(
-        s.workbench.approvals.front().unwrap().subject.text(),
-        command
-    );
+    assert_eq!(s.approvals.front().unwrap().subject.text(), command);
     press(&mut s, KeyCode::Char('y'));
     assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowOnce);
 }
@@ -144,9 +141,9 @@ fn approval_overlay_shows_the_exact_command_and_the_queue() {
         }
     );
     // The second request is next, alone now.
-    assert_eq!(s.workbench.approvals.pending.len(), 1);
+    assert_eq!(s.approvals.pending.len(), 1);
     assert_eq!(
-        s.workbench.approvals.front().unwrap().subject.text(),
+        s.approvals.front().unwrap().subject.text(),
         "git push --force"
     );
     press(&mut s, KeyCode::Esc);
@@ -154,7 +151,7 @@ fn approval_overlay_shows_the_exact_command_and_the_queue() {
         second.try_recv().unwrap(),
         ApprovalDecision::Deny { .. }
     ));
-    assert!(s.workbench.approvals.is_empty());
+    assert!(s.approvals.is_empty());
 }
 
 #[test]
@@ -223,10 +220,7 @@ fn a_long_cell_scrolls_so_all_of_it_can_be_read() {
     assert!(scrolled.contains("step_28 = 28"), "{scrolled}");
     assert!(scrolled.contains("step_39 = 39"), "{scrolled}");
     assert!(scrolled.contains("rows 29–40 of 40"), "{scrolled}");
-    assert!(
-        !s.workbench.approvals.is_empty(),
-        "scrolling answers nothing"
-    );
+    assert!(!s.approvals.is_empty(), "scrolling answers nothing");
 }
 
 /// Issue 25, route 9: one line of 334 characters hid its payload behind
@@ -528,7 +522,7 @@ fn clicking_a_button_answers() {
     assert!(answer.try_recv().is_err());
     handle_terminal_event(&mut s, Event::Mouse(click));
     assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowOnce);
-    assert!(s.workbench.approvals.is_empty());
+    assert!(s.approvals.is_empty());
 }
 
 #[test]
@@ -601,7 +595,7 @@ fn asking_to_leave_the_sandbox(state: &AppState) -> bool {
     matches!(
         &state.overlay,
         Some(Overlay::Confirm(c))
-            if matches!(c.question, hello_tui::app::state::Question::LeaveSandbox { .. })
+            if matches!(c.question, hello_tui::workbench::Question::LeaveSandbox { .. })
     )
 }
 

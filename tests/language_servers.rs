@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::event::{self, AppEventReceiver};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::diagnostics::{DiagnosticsService, which};
+use hello_tui::workbench::event::{self, AppEventReceiver};
 use tokio::sync::mpsc;
 
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -85,7 +85,7 @@ fn start_diagnostics(s: &mut AppState) -> AppEventReceiver {
             let _ = tx.send(hello_tui::app::AppEvent::Diagnostics(ev));
         }
     });
-    hello_tui::app::diagnostics::attach(&mut s.workbench, service);
+    hello_tui::workbench::diagnostics::attach(&mut s.workbench, service);
     rx
 }
 
@@ -182,7 +182,7 @@ async fn typescript_7_reports_the_seed_scenes_unsaved_error() {
         "nothing saved"
     );
 
-    let view = hello_tui::app::snapshot::build(hello_tui::app::snapshot::request(&s));
+    let view = hello_tui::workbench::snapshot::build(hello_tui::app::snapshot::request(&s));
     let markdown = &view.rendered.markdown;
     assert!(
         markdown.contains(

@@ -17,9 +17,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hello_tui::app::AppEvent;
-use hello_tui::app::approvals::{ApprovalBroker, ApprovalSubject};
-use hello_tui::app::event::{self, AppEventReceiver};
-use hello_tui::app::kernel::{CellOrigin, KernelClient};
 use hello_tui::app::safety::KernelLauncher;
 use hello_tui::cli::GlobalOptions;
 use hello_tui::config::{ConfigFile, Settings};
@@ -27,6 +24,9 @@ use hello_tui::kernel::ExecResult;
 use hello_tui::kernel::caps::ApprovalDecision;
 use hello_tui::mcp::{McpDirectory, ServerState};
 use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
+use hello_tui::workbench::approvals::{ApprovalBroker, ApprovalSubject};
+use hello_tui::workbench::event::{self, AppEventReceiver};
+use hello_tui::workbench::kernel::{CellOrigin, KernelClient};
 
 /// Where `scripts/test` installed the server's entry point, or `None`
 /// (after saying why) when it is not there and this is not CI.

@@ -17,9 +17,6 @@ mod scratch;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hello_tui::app::approvals::ApprovalBroker;
-use hello_tui::app::event::{self, AppEventReceiver};
-use hello_tui::app::kernel::{CellOrigin, KernelClient};
 use hello_tui::app::safety::KernelLauncher;
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::app::{AppEvent, AppState};
@@ -27,6 +24,9 @@ use hello_tui::cli::GlobalOptions;
 use hello_tui::config::{ConfigFile, Settings};
 use hello_tui::kernel::{ExecOutcome, ExecResult};
 use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
+use hello_tui::workbench::approvals::ApprovalBroker;
+use hello_tui::workbench::event::{self, AppEventReceiver};
+use hello_tui::workbench::kernel::{CellOrigin, KernelClient};
 
 fn settings(allow_network: bool) -> Settings {
     let flags = GlobalOptions {
@@ -233,7 +233,7 @@ async fn llm_query_reaches_the_model_server_from_a_kernel_without_network() {
         .unwrap();
     let (tx, _events) = event::channel();
     let broker = ApprovalBroker::new(tx.clone(), ApprovalMode::Auto);
-    let policy = hello_tui::app::subcalls::SubcallApproval(broker.clone());
+    let policy = hello_tui::workbench::subcalls::SubcallApproval(broker.clone());
     let subcalls = Subcalls::new(
         &settings,
         &fixture.workspace,
@@ -390,7 +390,7 @@ async fn a_denied_shell_command_raises_the_reason_in_the_cell() {
             break;
         }
     }
-    let front = state.workbench.approvals.front().expect("queued");
+    let front = state.approvals.front().expect("queued");
     assert_eq!(front.subject.text(), "rm -rf ~/important");
     // The overlay is drawn before the user answers it.
     hello_tui::app::update::before_frame(&mut state);
@@ -789,7 +789,7 @@ async fn the_workbench_warns_once_when_a_cell_makes_a_git_folder() {
                 .expect("channel open");
             let finished = matches!(
                 ev,
-                AppEvent::Kernel(hello_tui::app::kernel::KernelUpdate::Finished { .. })
+                AppEvent::Kernel(hello_tui::workbench::kernel::KernelUpdate::Finished { .. })
             );
             handle_app_event(&mut state, ev);
             if finished {

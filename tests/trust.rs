@@ -17,12 +17,12 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::state::Question;
 use hello_tui::app::update::handle_terminal_event;
 use hello_tui::config::Settings;
 use hello_tui::overlays::Overlay;
 use hello_tui::theme::Theme;
 use hello_tui::trust::{Trust, TrustStore};
+use hello_tui::workbench::Question;
 use tmux::Tmux;
 
 const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
@@ -501,7 +501,7 @@ fn the_question_sanitizes_what_it_quotes() {
     let mut s = AppState::new(root.clone(), Settings::defaults());
     hello_tui::app::trust::start(&mut s, TrustStore::at(dir.path().join("store.json")));
     assert!(asking(&s));
-    let text = hello_tui::app::trust::question_text(&s.workbench, 8);
+    let text = hello_tui::workbench::trust::question_text(&s.workbench, 8);
     assert!(text.contains("ship.md"), "{text}");
     assert!(
         !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains("pwned"),

@@ -7,13 +7,14 @@
 mod frames;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::state::{DiagnosticRow, KernelView, Severity, VariableRow};
+use hello_tui::app::state::{DiagnosticRow, Severity};
 use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::diagnostics::{DiagnosticId, Position, Range};
 use hello_tui::panes::conversation::HistoryScroll;
 use hello_tui::theme::Theme;
 use hello_tui::workbench::transcript::{PaneEntry, Speaker};
+use hello_tui::workbench::{KernelView, VariableRow};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -686,7 +687,7 @@ fn assistant_messages_render_markdown() {
 #[test]
 fn f2_previews_the_snapshot_with_its_breakdown() {
     let mut s = with_content(state());
-    let view = hello_tui::app::snapshot::build(hello_tui::app::snapshot::request(&s));
+    let view = hello_tui::workbench::snapshot::build(hello_tui::app::snapshot::request(&s));
     assert!(view.used <= view.max);
     handle_app_event(
         &mut s,
@@ -906,11 +907,11 @@ async fn file_search_matches_on_the_worker_and_keeps_only_the_newest_answer() {
     };
     handle_app_event(
         &mut s,
-        hello_tui::app::event::AppEvent::PickerResults(newest),
+        hello_tui::workbench::event::AppEvent::PickerResults(newest),
     );
     handle_app_event(
         &mut s,
-        hello_tui::app::event::AppEvent::PickerResults(stale),
+        hello_tui::workbench::event::AppEvent::PickerResults(stale),
     );
     let text = text_of(&draw(&mut s, 100, 30));
     assert!(text.contains("in files 2 results"), "{text}");
@@ -962,7 +963,7 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     std::fs::write(root.join(".env"), "check_token=supersecret\n").unwrap();
     let settings = Settings::defaults();
     let mut s = AppState::new(root.clone(), settings);
-    let (tx, mut rx) = hello_tui::app::event::channel();
+    let (tx, mut rx) = hello_tui::workbench::event::channel();
     s.workbench.agent.events = Some(tx);
     s.workbench
         .file_index
@@ -1036,8 +1037,8 @@ fn search_scopes_variables_and_diagnostics() {
 #[test]
 fn open_search_results_follow_what_arrives_without_retyping() {
     use hello_tui::app::AppEvent;
-    use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
     use hello_tui::overlays::search::PaneResults;
+    use hello_tui::workbench::kernel::{CellOrigin, KernelUpdate};
     let mut s = state();
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     for c in "zebra".chars() {
@@ -1162,7 +1163,7 @@ fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queu
     use hello_tui::agent::turn::TurnEvent;
     use hello_tui::app::AppEvent;
     use hello_tui::app::agent::AgentUpdate;
-    use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
+    use hello_tui::workbench::kernel::{CellOrigin, KernelUpdate};
     let mut s = state();
     for i in 0..60 {
         s.workbench
@@ -1209,8 +1210,8 @@ fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queu
 #[test]
 fn a_cell_shows_the_files_it_changed_as_diffs() {
     use hello_tui::app::AppEvent;
-    use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
     use hello_tui::kernel::caps::{FsWritten, Prior};
+    use hello_tui::workbench::kernel::{CellOrigin, KernelUpdate};
     let mut s = state();
     handle_app_event(
         &mut s,
@@ -1276,8 +1277,8 @@ fn a_cell_shows_the_files_it_changed_as_diffs() {
 #[test]
 fn a_change_with_an_unknown_earlier_text_says_so() {
     use hello_tui::app::AppEvent;
-    use hello_tui::app::kernel::{CellOrigin, KernelUpdate};
     use hello_tui::kernel::caps::{FsWritten, Prior};
+    use hello_tui::workbench::kernel::{CellOrigin, KernelUpdate};
     let mut s = state();
     handle_app_event(
         &mut s,

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::event::{self, AppEventReceiver};
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::FsCapability;
 use hello_tui::kernel::{CapabilityRegistry, CodeRuntime, KernelConfig};
+use hello_tui::workbench::event::{self, AppEventReceiver};
 use hello_tui::workbench::transcript::{CellStatus, Speaker};
 use std::sync::Arc;
 
@@ -31,11 +31,11 @@ fn with_kernel_config(
     let registry = CapabilityRegistry::new().with(Arc::new(FsCapability::new(root).unwrap()));
     let (runtime, events) = CodeRuntime::new(config, registry);
     let mut s = state(root);
-    s.workbench.services.kernel = Some(hello_tui::app::kernel::spawn(
+    s.workbench.services.kernel = Some(hello_tui::workbench::kernel::spawn(
         runtime,
         events,
         tx,
-        hello_tui::app::cell_owner::CellOwner::default(),
+        hello_tui::workbench::cell_owner::CellOwner::default(),
     ));
     (s, rx)
 }
@@ -263,7 +263,11 @@ async fn cell_ids_stay_unique_when_the_kernel_is_replaced() {
             .kernel
             .as_ref()
             .expect("kernel")
-            .execute("1".into(), hello_tui::app::kernel::CellOrigin::User, None)
+            .execute(
+                "1".into(),
+                hello_tui::workbench::kernel::CellOrigin::User,
+                None,
+            )
             .0
     };
     let ids = [run(&first), run(&second), run(&first), run(&second)];
@@ -311,7 +315,7 @@ async fn a_kernel_restart_is_reported_once() {
     let (mut s, mut rx) = with_short_timeout_kernel(dir.path());
     s.workbench.services.kernel.as_ref().unwrap().execute(
         "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(30)".into(),
-        hello_tui::app::kernel::CellOrigin::Agent,
+        hello_tui::workbench::kernel::CellOrigin::Agent,
         None,
     );
     pump_until(&mut s, &mut rx, |s| {

@@ -12,8 +12,6 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::{Mutex, mpsc, watch};
 
-use super::event::{AppEvent, AppEventSender};
-use super::kernel::{CellOrigin, KernelClient};
 use super::state::AppState;
 use crate::agent::conversation::{Conversation, prompt_of};
 use crate::agent::provider::{ModelProvider, Usage};
@@ -28,6 +26,8 @@ use crate::kernel::{ExecOutcome, ExecResult, RuntimeState};
 use crate::session::SessionWriter;
 use crate::tokens::{ContextWindow, TokenCounter};
 use crate::workbench::Workbench;
+use crate::workbench::event::{AppEvent, AppEventSender};
+use crate::workbench::kernel::{CellOrigin, KernelClient};
 use crate::workbench::transcript::{CellStatus, PaneEntry, Speaker};
 
 /// Spinner frames for the status bar while a turn runs.
@@ -325,7 +325,7 @@ pub fn resume(workbench: &mut Workbench, conversation: Conversation, warnings: &
     let shown = pane_messages(&conversation);
     let id = conversation.session_id().unwrap_or("?").to_owned();
     if let Some(id) = conversation.session_id() {
-        super::changes::resume(workbench, id);
+        crate::workbench::changes::resume(workbench, id);
     }
     workbench.agent.set_conversation(conversation);
     workbench.transcript.extend(shown);
@@ -550,7 +550,7 @@ pub fn send(state: &mut AppState, prompt: String) {
 }
 
 /// Builds the snapshot of the scene (reads files: off the loop).
-fn build_snapshot(mut scene: super::snapshot::SceneRequest) -> TurnSnapshot {
+fn build_snapshot(mut scene: crate::workbench::snapshot::SceneRequest) -> TurnSnapshot {
     scene.source.project_files = Some(crate::snapshot::root_project_files(&scene.root));
     let options = crate::snapshot::CollectOptions {
         budget: scene.budget,
@@ -599,7 +599,7 @@ pub fn apply(workbench: &mut Workbench, update: AgentUpdate) {
     match update {
         AgentUpdate::Turn(event) => apply_turn_event(workbench, event),
         AgentUpdate::Notice(text) => workbench.notice(&text),
-        AgentUpdate::SessionStarted(id) => super::changes::attach(workbench, &id),
+        AgentUpdate::SessionStarted(id) => crate::workbench::changes::attach(workbench, &id),
         AgentUpdate::Finished => {
             let agent = &mut workbench.agent;
             agent.busy = false;
@@ -607,7 +607,7 @@ pub fn apply(workbench: &mut Workbench, update: AgentUpdate) {
             agent.streaming = None;
             agent.thinking = None;
             agent.retry = None;
-            super::context_window::refresh_gauge(workbench);
+            crate::workbench::context_window::refresh_gauge(workbench);
         }
     }
 }

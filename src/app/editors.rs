@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::state::{AppState, Question};
+use super::state::AppState;
 use super::update::Command;
 use crate::component::Outcome;
 use crate::editor::{DiskChange, Document, discard_recovery};
@@ -15,6 +15,7 @@ use crate::keymap::PaneId;
 use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
 use crate::overlays::conflict::Conflict;
+use crate::workbench::Question;
 use crate::workbench::Workbench;
 use crate::workspace::{WorkspaceEvent, WorkspaceMessage};
 
@@ -64,7 +65,7 @@ fn changed(workbench: &mut Workbench) {
 /// get the unsaved text.
 pub fn files_changed(workbench: &mut Workbench) {
     publish_dirty(workbench);
-    super::diagnostics::sync_open_documents(workbench);
+    crate::workbench::diagnostics::sync_open_documents(workbench);
 }
 
 /// Sends the dirty paths to the kernel only when the set changed.
@@ -265,9 +266,9 @@ pub fn discard_all_recoveries(workbench: &mut Workbench) {
 }
 
 /// The recovery timer fired: write what is due.
-pub fn recovery_tick(workbench: &mut Workbench) -> Command {
+pub fn recovery_tick(workbench: &mut Workbench) {
     let Some(dir) = workbench.editors.recovery_dir.clone() else {
-        return Command::None;
+        return;
     };
     let now = Instant::now();
     for doc in &mut workbench.editors.tabs {
@@ -279,7 +280,6 @@ pub fn recovery_tick(workbench: &mut Workbench) -> Command {
         .editors
         .mirror
         .refresh(&dir, &workbench.editors.tabs);
-    Command::None
 }
 
 /// Before a clean exit (SIGTERM): everything unsaved goes to recovery.
@@ -310,16 +310,16 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
             WorkspaceEvent::FileChanged(path) => on_file_event(&mut state.workbench, &path, false),
             WorkspaceEvent::FileCreated(path) => on_file_event(&mut state.workbench, &path, true),
             WorkspaceEvent::FileRemoved(path) => {
-                super::changes::on_removed(&mut state.workbench, &path);
-                on_disk_change(&mut state.workbench, &path)
+                crate::workbench::changes::on_removed(&mut state.workbench, &path);
+                redraw_if(on_disk_change(&mut state.workbench, &path))
             }
             WorkspaceEvent::Renamed { from, to } => {
-                super::changes::on_removed(&mut state.workbench, &from);
+                crate::workbench::changes::on_removed(&mut state.workbench, &from);
                 // Moved, not made from nothing: `/undo` does not delete it.
-                super::changes::on_disk_event(&mut state.workbench, &to, false);
+                crate::workbench::changes::on_disk_event(&mut state.workbench, &to, false);
                 let a = on_disk_change(&mut state.workbench, &from);
                 let b = on_disk_change(&mut state.workbench, &to);
-                if a == Command::None { b } else { a }
+                redraw_if(a || b)
             }
             WorkspaceEvent::WatchReady => Command::None,
             WorkspaceEvent::WatchError(message) => {
@@ -348,20 +348,29 @@ fn on_file_event(workbench: &mut Workbench, path: &Path, created: bool) -> Comma
         super::agent::refresh_instructions(workbench);
     }
     // Before the buffer reloads: it still holds the old text.
-    super::changes::on_disk_event(workbench, path, created);
-    on_disk_change(workbench, path)
+    crate::workbench::changes::on_disk_event(workbench, path, created);
+    redraw_if(on_disk_change(workbench, path))
+}
+
+/// A frame when something on screen changed.
+pub fn redraw_if(changed: bool) -> Command {
+    if changed {
+        Command::Redraw
+    } else {
+        Command::None
+    }
 }
 
 /// A file changed on disk (watcher or the kernel's `fs.write`): reload a
-/// clean buffer, flag a dirty one.
-pub fn on_disk_change(workbench: &mut Workbench, path: &Path) -> Command {
+/// clean buffer, flag a dirty one. Whether an open buffer changed.
+pub fn on_disk_change(workbench: &mut Workbench, path: &Path) -> bool {
     let Some(i) = workbench.editors.index_of(path) else {
-        return Command::None;
+        return false;
     };
     let change = workbench.editors.tabs[i].check_disk();
     let name = workbench.display_path(path);
     workbench.editors.status = match change {
-        DiskChange::Unchanged | DiskChange::Unreadable => return Command::None,
+        DiskChange::Unchanged | DiskChange::Unreadable => return false,
         DiskChange::Reloaded => Some(format!("Reloaded {name} (changed on disk)")),
         DiskChange::Conflict => Some(format!(
             "{name} changed on disk; your edits are kept. Ctrl+R: keep mine, load theirs, diff"
@@ -369,5 +378,5 @@ pub fn on_disk_change(workbench: &mut Workbench, path: &Path) -> Command {
         DiskChange::Deleted => Some(format!("{name} was deleted on disk; saving recreates it")),
     };
     changed(workbench);
-    Command::Redraw
+    true
 }

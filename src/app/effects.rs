@@ -5,12 +5,13 @@
 //! it is back in its slot.
 
 use super::find_count;
-use super::state::{AppState, Question};
+use super::state::AppState;
 use super::update::Command;
 use crate::component::{Answer, Component, Ctx, Effect, Input, Outcome};
 use crate::editor::EditCommand;
 use crate::keymap::PaneId;
 use crate::overlays::search::SearchTarget;
+use crate::workbench::Question;
 
 /// Offers `input` to the open overlay. `None` when there is none or it
 /// passed the input on (the layer below gets it).
@@ -37,7 +38,7 @@ pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<C
 
 /// Offers `input` to the approval queue (its layer is above any overlay).
 pub fn to_approval(state: &mut AppState, input: Input<'_>) -> Option<Command> {
-    let (outcome, effects) = run_taken(state, |s| &mut s.workbench.approvals, input);
+    let (outcome, effects) = run_taken(state, |s| &mut s.approvals, input);
     finish(state, outcome, effects)
 }
 
@@ -139,7 +140,7 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
                     .changes
                     .window
                     .saved_by_user(&path, std::time::Instant::now());
-                super::diagnostics::saved(&state.workbench, &path);
+                crate::workbench::diagnostics::saved(&state.workbench, &path);
                 Command::None
             }
         };

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::effects::to_overlay;
-use super::event::AppEvent;
 use super::state::AppState;
 use super::update::Command;
 use crate::component::Input;
 use crate::editor::{MatchCount, MatchCounter, TextRange};
 use crate::workbench::Workbench;
+use crate::workbench::event::AppEvent;
 
 /// What the find bar says for a counted match.
 pub fn status(count: MatchCount) -> String {

@@ -14,11 +14,12 @@
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
 use super::effects::{to_approval, to_overlay, to_pane};
-use super::state::{AppState, Question};
+use super::state::AppState;
 use super::update::Command;
 use crate::component::Component;
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::{Input, Overlay};
+use crate::workbench::Question;
 
 /// One layer of the input stack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +46,7 @@ pub enum Layer {
 /// loop: `tui::typing`).
 pub fn stack(state: &AppState) -> Vec<Layer> {
     let mut layers = Vec::with_capacity(3);
-    if state.workbench.approvals.front_shown() && !state.typing_through {
+    if state.approvals.front_shown() && !state.typing_through {
         layers.push(Layer::Approval);
     }
     let unseen_question = state
@@ -76,9 +77,8 @@ pub enum ShownQuestion {
 
 /// The question on screen, as last drawn (see [`ShownQuestion`]).
 pub fn shown_question(state: &AppState) -> Option<ShownQuestion> {
-    if state.workbench.approvals.front_shown() {
+    if state.approvals.front_shown() {
         return state
-            .workbench
             .approvals
             .front_question()
             .map(|(id, hunk)| ShownQuestion::Approval(id, hunk));
@@ -131,7 +131,7 @@ impl Layer {
     /// The key scopes this layer adds, innermost first.
     pub fn scopes(self, state: &AppState) -> Vec<Scope> {
         match self {
-            Layer::Approval => state.workbench.approvals.scopes(),
+            Layer::Approval => state.approvals.scopes(),
             Layer::Overlay => state
                 .overlay
                 .iter()

@@ -11,10 +11,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::approvals::ApprovalBroker;
-use super::event::AppEventSender;
-use super::kernel::KernelClient;
-use super::state::{AppState, KernelView, Question};
+use super::state::AppState;
 use crate::config::Settings;
 use crate::context::{PublishedSnapshot, SharedContext};
 use crate::kernel::CodeRuntime;
@@ -25,6 +22,10 @@ use crate::overlays::confirm::Confirm;
 use crate::sandbox::{ApprovalMode, Confinement, SandboxStatus, effective_mode, fallback_notice};
 use crate::subcalls::{Approvals, Subcalls};
 use crate::workbench::Workbench;
+use crate::workbench::approvals::ApprovalBroker;
+use crate::workbench::event::AppEventSender;
+use crate::workbench::kernel::KernelClient;
+use crate::workbench::{KernelView, Question};
 use tokio::sync::watch;
 
 /// What the status bar says about safety.
@@ -203,8 +204,12 @@ impl KernelLauncher {
         );
         let config = kernel_setup::kernel_config(&self.settings, root, &confinement);
         let (runtime, events) = CodeRuntime::new(config, registry);
-        let client =
-            super::kernel::spawn(runtime, events, self.app.clone(), self.broker.cell_owner());
+        let client = crate::workbench::kernel::spawn(
+            runtime,
+            events,
+            self.app.clone(),
+            self.broker.cell_owner(),
+        );
         Ok(Launched {
             client,
             confined: confinement.is_sandboxed(),
@@ -256,16 +261,16 @@ pub fn start(workbench: &mut Workbench, app: &AppEventSender, fs_links: Option<F
         &workbench.workspace_root,
         workbench.agent.provider(),
         Approvals {
-            calls: Arc::new(super::subcalls::SubcallApproval(broker.clone())),
+            calls: Arc::new(crate::workbench::subcalls::SubcallApproval(broker.clone())),
             // An `rlm_query` loop's cells ask like the agent's own, and
             // are model code run while the user's calling cell runs.
-            cells: Arc::new(super::cell_owner::NestedCells {
+            cells: Arc::new(crate::workbench::cell_owner::NestedCells {
                 approval: Arc::new(broker.clone()),
                 owner: broker.cell_owner(),
             }),
         },
         Some(Arc::new(move |event| {
-            let _ = events.send(super::event::AppEvent::Subcall(event));
+            let _ = events.send(crate::workbench::event::AppEvent::Subcall(event));
         })),
         &|name| std::env::var(name).ok(),
     );
@@ -421,7 +426,7 @@ fn switch_mode(state: &mut AppState, mode: ApprovalMode) {
             },
             _ => ApprovalDecision::AllowOnce,
         };
-        state.workbench.approvals.answer_all(decision);
+        state.approvals.answer_all(decision);
     }
     state.workbench.safety.mode = mode;
     let restart = mode.sandboxed() != current.sandboxed();

@@ -7,29 +7,10 @@
 //! builds on a blocking thread and gets the result back as an `AppEvent`.
 
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
 
 use crate::app::state::{AppState, Severity};
-use crate::snapshot::{self, CollectOptions, Rendered, Source, source};
-
-/// The latest snapshot, tagged with the scene it was built from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SnapshotView {
-    pub scene_key: u64,
-    pub rendered: Rendered,
-    pub used: usize,
-    pub max: usize,
-    pub truncated: bool,
-}
-
-/// Everything needed to build a snapshot, detached from `AppState`.
-#[derive(Debug, Clone)]
-pub struct SceneRequest {
-    pub scene_key: u64,
-    pub root: PathBuf,
-    pub source: Source,
-    pub budget: usize,
-}
+use crate::snapshot::{Source, source};
+use crate::workbench::snapshot::SceneRequest;
 
 /// A fingerprint of the parts of the state that the snapshot depends on;
 /// when it changes, a new snapshot is due.
@@ -85,29 +66,14 @@ pub fn request(state: &AppState) -> SceneRequest {
                 roots: vec![root.to_string_lossy().into_owned()],
             },
             diagnostics: Some(diagnostics),
-            active_editor: super::editor_scene::active_editor(&state.workbench),
-            open_tabs: Some(super::editor_scene::open_tabs(&state.workbench)),
-            visible_editors: Some(super::editor_scene::visible_editors(&state.workbench)),
+            active_editor: crate::workbench::editor_scene::active_editor(&state.workbench),
+            open_tabs: Some(crate::workbench::editor_scene::open_tabs(&state.workbench)),
+            visible_editors: Some(crate::workbench::editor_scene::visible_editors(
+                &state.workbench,
+            )),
             ..Source::default()
         },
         root,
         budget: state.workbench.settings.snapshot_budget,
-    }
-}
-
-/// Builds the snapshot (reads project files: call off the UI loop).
-pub fn build(mut request: SceneRequest) -> SnapshotView {
-    request.source.project_files = Some(snapshot::root_project_files(&request.root));
-    let options = CollectOptions {
-        budget: request.budget,
-        ..CollectOptions::default()
-    };
-    let (built, rendered) = snapshot::build(&request.source, &options);
-    SnapshotView {
-        scene_key: request.scene_key,
-        used: built.budget.used,
-        max: built.budget.max,
-        truncated: built.budget.truncated,
-        rendered,
     }
 }

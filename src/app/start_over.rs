@@ -38,7 +38,7 @@ pub fn command(state: &mut AppState, args: &str) {
     // unless its kernel goes too (`/new kernel`: the way out of a cell that
     // ignores Ctrl+C).
     let stops_the_cell = restart_kernel && state.workbench.services.kernel_launcher.is_some();
-    if super::cells::any_running(&state.workbench) && !stops_the_cell {
+    if crate::workbench::cells::any_running(&state.workbench) && !stops_the_cell {
         state.workbench.notice(
             "A cell is still running; wait for it or press Ctrl+C, then /new (or /new kernel, \
              which stops it with the kernel).",
@@ -108,7 +108,7 @@ mod tests {
             .workbench
             .transcript
             .push(PaneEntry::new(Speaker::User, "remember the secret plan"));
-        state.workbench.pins.push(crate::app::state::Pin {
+        state.workbench.pins.push(crate::workbench::Pin {
             label: "old pin".into(),
             text: "x".into(),
         });

@@ -7,51 +7,11 @@ use ratatui::layout::Size;
 
 use std::sync::Arc;
 
-use super::approvals::ApprovalBroker;
-use super::kernel::KernelClient;
-use super::safety::KernelLauncher;
 use crate::config::Settings;
 use crate::editor::Highlighter;
 use crate::keymap::{PaneId, Scope};
 use crate::overlays::Overlay;
-use crate::workbench::Workbench;
-
-/// One row of the variables inspector.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VariableRow {
-    pub name: String,
-    pub type_name: String,
-    pub summary: String,
-    pub preview: String,
-    /// Approximate size in bytes, when the kernel could tell.
-    pub size: Option<u64>,
-    /// Execution id of the cell that last changed it; compared with
-    /// `AppState::last_exec_id` when drawing, because the variables refresh
-    /// can arrive before the cell's result.
-    pub changed_by: Option<u64>,
-}
-
-/// What the status bar and the inspector say about the kernel.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KernelView {
-    NotStarted,
-    Starting,
-    Idle { python: String },
-    Busy { python: String },
-    Dead { reason: String },
-}
-
-impl KernelView {
-    pub fn label(&self) -> String {
-        match self {
-            KernelView::NotStarted => "kernel not started".into(),
-            KernelView::Starting => "kernel starting".into(),
-            KernelView::Idle { python } => format!("python {python} idle"),
-            KernelView::Busy { python } => format!("python {python} busy"),
-            KernelView::Dead { reason } => format!("kernel dead: {reason}"),
-        }
-    }
-}
+use crate::workbench::{Question, Workbench};
 
 pub use crate::diagnostics::Severity;
 
@@ -92,93 +52,6 @@ impl ListCursor {
     }
 }
 
-/// A search result attached to the next prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pin {
-    pub label: String,
-    pub text: String,
-}
-
-/// A yes/no question that blocks the workbench until answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Question {
-    QuitWithUnsavedEdits {
-        count: usize,
-    },
-    /// Ctrl+W on a tab with unsaved edits.
-    CloseDirtyTab {
-        tab: usize,
-    },
-    /// "Load theirs" discards the buffer's edits.
-    LoadTheirs {
-        tab: usize,
-    },
-    /// Unsaved edits an earlier session of this workspace left behind,
-    /// asked one file at a time (`index` of `count`, in
-    /// `Editors::found_recoveries`): restore, keep for later, or discard.
-    RestoreRecovery {
-        index: usize,
-        count: usize,
-    },
-    /// The workspace provides programs that would run: may they
-    /// (`app::trust`)? Asked at start and by `/trust`; No by default.
-    TrustWorkspace,
-    /// `/approval full` turns the sandbox off: its own decision, asked
-    /// with what it turns off, No by default. `asked` tells one asking
-    /// from the next, so a question drawn earlier does not make a new one
-    /// count as seen.
-    LeaveSandbox {
-        asked: u64,
-    },
-}
-
-impl Question {
-    /// Its keys: yes/no, save/discard/cancel, or restore/later/discard.
-    pub fn scope(self) -> Scope {
-        match self {
-            Question::QuitWithUnsavedEdits { .. } | Question::CloseDirtyTab { .. } => {
-                Scope::Unsaved
-            }
-            Question::RestoreRecovery { .. } => Scope::Recovery,
-            Question::LoadTheirs { .. } | Question::LeaveSandbox { .. } => Scope::Confirm,
-            Question::TrustWorkspace => Scope::Trust,
-        }
-    }
-
-    /// It appears on its own, not in answer to a key (the first recovery
-    /// question at start), or it turns the sandbox off, where input typed
-    /// ahead — by the user, or pushed into the terminal by confined code —
-    /// must not answer it: keys typed before it was drawn go to the layer
-    /// below (`app::layers::stack`). The others follow the user's own key
-    /// (Ctrl+Q, Ctrl+W, `t`, the answer to the previous file), so a key
-    /// typed right after is meant for them.
-    pub fn interrupts(self) -> bool {
-        matches!(
-            self,
-            Question::RestoreRecovery { index: 0, .. }
-                | Question::TrustWorkspace
-                | Question::LeaveSandbox { .. }
-        )
-    }
-}
-
-/// Handles to the background services the workbench talks to, each
-/// `None` in tests that run without it. They are senders: the UI loop
-/// never waits on them.
-#[derive(Default)]
-pub struct Services {
-    /// Queues cells on the kernel service.
-    pub kernel: Option<KernelClient>,
-    /// Asks the user on behalf of `shell.run` and the agent's cells.
-    pub approvals: Option<ApprovalBroker>,
-    /// Starts a new kernel when the mode crosses `full`.
-    pub kernel_launcher: Option<KernelLauncher>,
-    /// Matches fuzzy file queries off the loop (without it: inline).
-    pub picker: Option<crate::workspace::FuzzyWorker>,
-    /// Publishes the paths with unsaved edits to the kernel's `fs.write`.
-    pub dirty_paths: Option<tokio::sync::watch::Sender<crate::kernel::caps::DirtyPaths>>,
-}
-
 /// The whole state of the terminal UI: the [`Workbench`] it shows, and
 /// what only a screen has — focus, the overlay, the pane components and
 /// the terminal's size.
@@ -186,8 +59,14 @@ pub struct AppState {
     /// The model: everything that exists without a terminal.
     pub workbench: Workbench,
     pub focus: PaneId,
+    /// Questions from model-written code, shown one at a time over
+    /// everything else.
+    pub approvals: crate::app::approvals::ApprovalQueue,
     /// The open overlay (one at a time), a component of `crate::overlays`.
     pub overlay: Option<Overlay>,
+    /// A question that was open when the trust question came (the
+    /// start-up recovery question): it comes back after the answer.
+    pub waiting_question: Option<Overlay>,
     /// The conversation pane: its scroll and the composer.
     pub conversation: crate::panes::conversation::ConversationState,
     /// The variables inspector.
@@ -211,11 +90,13 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(workspace_root: PathBuf, settings: Settings) -> Self {
-        let history = super::prompt_history::PromptHistory::load(&workspace_root);
+        let history = crate::workbench::prompt_history::PromptHistory::load(&workspace_root);
         Self {
             workbench: Workbench::new(workspace_root, settings),
             focus: PaneId::Conversation,
+            approvals: Default::default(),
             overlay: None,
+            waiting_question: None,
             conversation: crate::panes::conversation::ConversationState::with_history(history),
             variables: Default::default(),
             diagnostics: Default::default(),

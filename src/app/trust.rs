@@ -4,41 +4,12 @@
 //! workspace and the language servers start again under it. `/trust` asks
 //! again.
 
-use std::path::PathBuf;
-
-use super::state::{AppState, Question};
+use super::state::AppState;
 use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
-use crate::sanitize::for_display;
 use crate::trust::{Provided, Trust, TrustStore, Why};
-use crate::workbench::Workbench;
-
-/// The workspace's trust as the workbench holds it.
-#[derive(Debug)]
-pub struct TrustView {
-    pub trust: Trust,
-    /// What the question lists (found when it was asked).
-    pub found: Vec<Provided>,
-    /// Where answers are kept.
-    pub store: TrustStore,
-    /// An overlay that was open when the question came (the start-up
-    /// recovery question): it comes back after the answer.
-    pub deferred: Option<Overlay>,
-}
-
-impl Default for TrustView {
-    /// Untrusted and never asked: what a workbench has until `start` ran.
-    fn default() -> Self {
-        TrustView {
-            trust: Trust::Unknown,
-            found: Vec::new(),
-            // Nowhere until `start` names the user's store: a workbench
-            // built for a test never writes the real one.
-            store: TrustStore::nowhere(),
-            deferred: None,
-        }
-    }
-}
+use crate::workbench::Question;
+use crate::workbench::trust::inventory;
 
 /// At start, before the language servers: decides the trust from the
 /// flag, the settings and `store`, and asks when it is unknown and the
@@ -64,16 +35,6 @@ pub fn command(state: &mut AppState) {
     ask(state, found);
 }
 
-fn inventory(workbench: &Workbench) -> Vec<Provided> {
-    let dirs: Vec<PathBuf> = workbench
-        .editors
-        .tabs
-        .iter()
-        .filter_map(|doc| doc.path().parent().map(PathBuf::from))
-        .collect();
-    crate::trust::what_would_run(&workbench.workspace_root, &workbench.settings, &dirs)
-}
-
 fn ask(state: &mut AppState, found: Vec<Provided>) {
     state.workbench.trust.found = found;
     let question = Overlay::Confirm(Confirm::new(Question::TrustWorkspace));
@@ -81,13 +42,13 @@ fn ask(state: &mut AppState, found: Vec<Provided>) {
     // A question already open (recovery) waits for this one; any other
     // overlay was the user's own and gives way.
     if previous.as_ref().and_then(Overlay::question).is_some() {
-        state.workbench.trust.deferred = previous;
+        state.waiting_question = previous;
     }
 }
 
 /// The answer: remembered, then the servers start again under it.
 pub fn answer(state: &mut AppState, trusted: bool) {
-    state.overlay = state.workbench.trust.deferred.take();
+    state.overlay = state.waiting_question.take();
     let remembered = state
         .workbench
         .trust
@@ -116,39 +77,6 @@ pub fn answer(state: &mut AppState, trusted: bool) {
     {
         service.set_trust(trusted);
         state.workbench.diagnostic_sources.sent.clear();
-        super::diagnostics::sync_open_documents(&mut state.workbench);
+        crate::workbench::diagnostics::sync_open_documents(&mut state.workbench);
     }
-}
-
-/// The question's text: what would run, and where the answer is kept.
-/// Names come from the file system (a folder may be called anything), so
-/// each is drawn through the sanitizer. At most `shown` items are listed
-/// (what fits the screen, so the answers stay on it).
-pub fn question_text(workbench: &Workbench, shown: usize) -> String {
-    let mut text = format!(
-        "Trust {}? Then these files of it run, or are loaded, on your machine:\n",
-        for_display(&workbench.workspace_name)
-    );
-    for provided in workbench.trust.found.iter().take(shown) {
-        text.push_str(&format!("• {}\n", for_display(&provided.to_string())));
-    }
-    if workbench.trust.found.len() > shown {
-        text.push_str(&format!(
-            "• and {} more (a taller terminal lists them all)\n",
-            workbench.trust.found.len() - shown
-        ));
-    }
-    if workbench.trust.found.is_empty() {
-        text.push_str("• nothing found now (a later `npm install` may add some)\n");
-    }
-    text.push_str(
-        "\nUntil you trust it, only programs found outside it run. No is the default (Enter).",
-    );
-    if let Some(path) = workbench.trust.store.path() {
-        text.push_str(&format!(
-            " The answer is kept in {} (/trust asks again).",
-            for_display(&path.display().to_string())
-        ));
-    }
-    text
 }

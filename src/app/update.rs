@@ -6,13 +6,14 @@ use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind}
 
 use super::composer::{self, Submission};
 use super::effects::to_overlay;
-use super::event::AppEvent;
-use super::kernel::CellOrigin;
-use super::state::{AppState, Question};
+use super::state::AppState;
 use crate::keymap::{self, Action, PaneId};
 use crate::overlays::{Input, Overlay};
 use crate::screen::layout::{self, PaneLayout};
+use crate::workbench::Question;
 use crate::workbench::Workbench;
+use crate::workbench::event::AppEvent;
+use crate::workbench::kernel::CellOrigin;
 
 /// What the event loop must do after an update.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +91,7 @@ pub fn before_frame(state: &mut AppState) {
     // What is drawn now may take the keys that come after this frame; keys
     // that arrived before it went to the layer below (`app::layers`).
     let screen = state.screen();
-    state.workbench.approvals.drawn(screen);
+    state.approvals.drawn(screen);
     state.question_shown = state.overlay.as_ref().and_then(Overlay::question);
 }
 
@@ -121,12 +122,12 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         AppEvent::Kernel(update) => {
             super::cells::apply(state, update);
             // An interrupted cell abandons the question it was waiting on.
-            state.workbench.approvals.prune();
+            state.approvals.prune();
             sources_changed(state);
             Command::Redraw
         }
         AppEvent::ApprovalRequested(pending) => {
-            super::approvals::request(state, pending);
+            crate::app::approvals::request(state, pending);
             Command::Redraw
         }
         AppEvent::Agent(update) => {
@@ -147,14 +148,20 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             to_overlay(state, Input::FileMatches(&results)).unwrap_or(Command::None)
         }
         AppEvent::Subcall(event) => {
-            super::subcalls::apply(&mut state.workbench, event);
+            crate::workbench::subcalls::apply(&mut state.workbench, event);
             Command::Redraw
         }
         AppEvent::FsWritten(written) => {
-            super::changes::on_written(&mut state.workbench, &written);
-            super::editors::on_disk_change(&mut state.workbench, &written.path)
+            crate::workbench::changes::on_written(&mut state.workbench, &written);
+            super::editors::redraw_if(super::editors::on_disk_change(
+                &mut state.workbench,
+                &written.path,
+            ))
         }
-        AppEvent::RecoveryDue => super::editors::recovery_tick(&mut state.workbench),
+        AppEvent::RecoveryDue => {
+            super::editors::recovery_tick(&mut state.workbench);
+            Command::None
+        }
         AppEvent::HighlightReady => Command::Redraw,
         AppEvent::FindCounted(counted) => super::find_count::arrived(state, counted),
     }
@@ -187,7 +194,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Suspend => return Command::Suspend,
         Action::Interrupt => {
             if let Some(kernel) = &state.workbench.services.kernel
-                && super::cells::any_running(&state.workbench)
+                && crate::workbench::cells::any_running(&state.workbench)
             {
                 kernel.interrupt();
             } else if super::agent::cancel(&mut state.workbench) {
@@ -357,22 +364,22 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             super::safety::slash_command(state, &args);
         }
         Submission::SlashCommand { name, .. } if name == "undo" => {
-            let report = super::changes::undo(&mut state.workbench);
+            let report = crate::workbench::changes::undo(&mut state.workbench);
             state.workbench.notice(&report);
         }
         Submission::SlashCommand { name, .. } if name == "redo" => {
-            let report = super::changes::redo(&mut state.workbench);
+            let report = crate::workbench::changes::redo(&mut state.workbench);
             state.workbench.notice(&report);
         }
         Submission::SlashCommand { name, .. } if name == "diff" => {
-            let report = super::changes::diff(&state.workbench);
+            let report = crate::workbench::changes::diff(&state.workbench);
             state.workbench.notice(&report);
         }
         Submission::SlashCommand { name, .. } if name == "trust" => {
             super::trust::command(state);
         }
         Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
-            super::diagnostics::restart_servers(&mut state.workbench);
+            crate::workbench::diagnostics::restart_servers(&mut state.workbench);
         }
         Submission::SlashCommand { name, .. } if name == "lsp" => {
             let text = state
@@ -383,10 +390,10 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             state.workbench.notice(&text);
         }
         Submission::SlashCommand { name, args } if name == "compact" => {
-            super::context_window::compact_command(&mut state.workbench, &args);
+            crate::workbench::context_window::compact_command(&mut state.workbench, &args);
         }
         Submission::SlashCommand { name, args } if name == "model" => {
-            super::models::command(&mut state.workbench, &args);
+            crate::workbench::models::command(&mut state.workbench, &args);
         }
         Submission::SlashCommand { name, args } if name == "new" => {
             super::start_over::command(state, &args);
@@ -397,7 +404,7 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
         Submission::SlashCommand { name, .. } if name == "sessions" => {
             let root = std::fs::canonicalize(&state.workbench.workspace_root)
                 .unwrap_or_else(|_| state.workbench.workspace_root.clone());
-            let text = match super::sessions::listing(&root) {
+            let text = match crate::workbench::sessions::listing(&root) {
                 Ok(text) => text.trim_end().to_owned(),
                 Err(error) => format!("/sessions: {error}"),
             };
@@ -448,7 +455,7 @@ fn attach_pins(workbench: &mut Workbench, prompt: String) -> String {
         return prompt;
     }
     let pins: Vec<_> = workbench.pins.drain(..).collect();
-    super::context_window::pinned_prompt(prompt, &pins)
+    crate::workbench::context_window::pinned_prompt(prompt, &pins)
 }
 
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {

@@ -5,8 +5,8 @@
 
 use tokio::sync::mpsc;
 
-use super::event::{AppEvent, AppEventSender};
 use super::state::AppState;
+use crate::workbench::event::{AppEvent, AppEventSender};
 use crate::workspace::{
     FuzzyWorker, IndexBuild, PickerResults, WatchOptions, WorkspaceMessage, WorkspaceWatcher,
     spawn_index_build,

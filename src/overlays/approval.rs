@@ -18,9 +18,8 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 use crossterm::event::{MouseButton, MouseEventKind};
 
 use crate::app::AppState;
-use crate::app::approvals::{ApprovalQueue, ApprovalSubject};
+use crate::app::approvals::ApprovalQueue;
 use crate::app::line_input::LineInput;
-use crate::app::write_review::{Progress, WriteReviewState};
 use crate::component::{Component, Ctx, Input, Outcome, View, clamp_add};
 use crate::kernel::caps::ApprovalDecision;
 use crate::keymap::{Action, Scope};
@@ -28,6 +27,8 @@ use crate::sanitize;
 use crate::screen::approval::{self, BUTTON_GAP, button_at, buttons, geometry};
 use crate::theme::Theme;
 use crate::ui::markdown::{CodeStyler, PlainCode};
+use crate::workbench::approvals::ApprovalSubject;
+use crate::workbench::write_review::{Progress, WriteReviewState};
 
 /// What a denial without a typed reason tells the code.
 pub const DEFAULT_DENIAL: &str = "the user denied it";
@@ -384,13 +385,14 @@ fn render(state: &AppState, queue: &ApprovalQueue, theme: &Theme, screen: Rect, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::approvals::{ApprovalBroker, PendingApproval};
+    use crate::app::AppEvent;
     use crate::app::update::{handle_app_event, handle_terminal_event};
-    use crate::app::{AppEvent, event};
     use crate::config::Settings;
     use crate::kernel::caps::{Approval, ApprovalPolicy};
     use crate::keymap::Scope;
     use crate::sandbox::ApprovalMode;
+    use crate::workbench::approvals::{ApprovalBroker, PendingApproval};
+    use crate::workbench::event;
     use crossterm::event::Event;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -426,14 +428,14 @@ mod tests {
             let ev = rx.recv().await.unwrap();
             handle_app_event(&mut s, ev);
         }
-        assert_eq!(s.workbench.approvals.pending.len(), 2, "two requests queue");
+        assert_eq!(s.approvals.pending.len(), 2, "two requests queue");
         assert_eq!(
-            s.workbench.approvals.front().unwrap().subject,
+            s.approvals.front().unwrap().subject,
             ApprovalSubject::Cell("print(1)".into())
         );
         key(&mut s, KeyCode::Char('a'));
         assert_eq!(first.await.unwrap(), Approval::Allow);
-        assert_eq!(s.workbench.approvals.pending.len(), 1);
+        assert_eq!(s.approvals.pending.len(), 1);
         key(&mut s, KeyCode::Char('y'));
         assert_eq!(second.await.unwrap(), Approval::Allow);
         // "Always" for cells: the next cell is not asked.
@@ -464,9 +466,7 @@ mod tests {
         let asked = tokio::spawn(broker.review(proposal("a.py")));
         let ev = rx.recv().await.unwrap();
         handle_app_event(&mut s, ev);
-        let Some(ApprovalSubject::Write(review)) =
-            s.workbench.approvals.front().map(|p| &p.subject)
-        else {
+        let Some(ApprovalSubject::Write(review)) = s.approvals.front().map(|p| &p.subject) else {
             panic!("a write question")
         };
         assert!(review.text().contains("-old\n+new"), "{}", review.text());
@@ -499,7 +499,7 @@ mod tests {
         ));
         broker.cell_owner().start(
             7,
-            crate::app::kernel::CellOrigin::User,
+            crate::workbench::kernel::CellOrigin::User,
             "fs.write('notes.md', t)",
         );
         assert_eq!(
@@ -534,7 +534,7 @@ mod tests {
             asked.await.unwrap(),
             Approval::Deny("the user denied it: not my home".into())
         );
-        assert!(s.workbench.approvals.is_empty());
+        assert!(s.approvals.is_empty());
         assert_eq!(scope(&s), None);
     }
 
@@ -555,11 +555,11 @@ mod tests {
         drop(answer);
         handle_app_event(
             &mut s,
-            AppEvent::Kernel(crate::app::kernel::KernelUpdate::Restarted {
+            AppEvent::Kernel(crate::workbench::kernel::KernelUpdate::Restarted {
                 reason: "test".into(),
             }),
         );
-        assert!(s.workbench.approvals.is_empty());
+        assert!(s.approvals.is_empty());
     }
 
     /// A question arriving while the user types takes none of the keys
@@ -578,7 +578,7 @@ mod tests {
         }
         assert_eq!(s.conversation.composer.lines(), ["yes"]);
         assert!(answer.try_recv().is_err(), "nothing answered the question");
-        assert_eq!(s.workbench.approvals.pending.len(), 1);
+        assert_eq!(s.approvals.pending.len(), 1);
         // Once drawn, it takes the keys.
         key(&mut s, KeyCode::Char('y'));
         assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
@@ -605,7 +605,7 @@ mod tests {
         }
         handle_terminal_event(&mut s, Event::Paste(" thanks".into()));
         assert_eq!(
-            s.workbench.approvals.reason.as_ref().map(|r| r.text()),
+            s.approvals.reason.as_ref().map(|r| r.text()),
             Some("no thanks")
         );
         let Some(crate::overlays::Overlay::Picker(picker)) = &s.overlay else {
@@ -630,8 +630,8 @@ mod tests {
     /// accepted only once its last row was drawn; rejecting never waits.
     #[test]
     fn an_accepted_hunk_waits_for_its_end_a_rejected_one_does_not() {
-        use crate::app::write_review::WriteReviewState;
         use crate::kernel::caps::{Prior, WriteProposal};
+        use crate::workbench::write_review::WriteReviewState;
         let before: String = (0..100).map(|i| format!("line {i}\n")).collect();
         let after = before.replace("line 0\n", "first\n").replace(
             "line 60\n",
@@ -656,7 +656,7 @@ mod tests {
         // The second (40 added lines) is taller: `y` waits for its end.
         key(&mut s, KeyCode::Char('y'));
         assert!(answer.try_recv().is_err(), "accepted unread");
-        assert!(s.workbench.approvals.refused());
+        assert!(s.approvals.refused());
         key(&mut s, KeyCode::End);
         key(&mut s, KeyCode::Char('y'));
         let Ok(ApprovalDecision::AllowPart { rejected, .. }) = answer.try_recv() else {
@@ -677,6 +677,6 @@ mod tests {
         crate::app::safety::slash_command(&mut s, "auto");
         assert_eq!(s.workbench.safety.mode, ApprovalMode::Auto);
         assert_eq!(asked.await.unwrap(), Approval::Allow);
-        assert!(s.workbench.approvals.is_empty());
+        assert!(s.approvals.is_empty());
     }
 }

@@ -8,10 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::{Answer, Component, Ctx, Effect, Input, Outcome, View};
-use crate::app::state::Question;
 use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
 use crate::ui::pane;
+use crate::workbench::Question;
 use crate::workbench::Workbench;
 
 /// A question that blocks the workbench until answered. What an answer
@@ -170,10 +170,10 @@ fn render(
 fn trust_text(workbench: &Workbench, inner: usize, height: u16) -> String {
     let rows = |text: &str| crate::screen::wrap::wrap(text, inner).len() + 4;
     let mut shown = workbench.trust.found.len();
-    let mut text = crate::app::trust::question_text(workbench, shown);
+    let mut text = crate::workbench::trust::question_text(workbench, shown);
     while shown > 1 && rows(&text) > usize::from(height) {
         shown -= 1;
-        text = crate::app::trust::question_text(workbench, shown);
+        text = crate::workbench::trust::question_text(workbench, shown);
     }
     text
 }
@@ -190,5 +190,20 @@ fn age(written_at: u64) -> String {
         60..3_600 => format!("{} min ago", seconds / 60),
         3_600..86_400 => format!("{} h ago", seconds / 3_600),
         _ => format!("{} days ago", seconds / 86_400),
+    }
+}
+
+/// The keys each question takes (the layer stack looks them up).
+impl Question {
+    /// Its keys: yes/no, save/discard/cancel, or restore/later/discard.
+    pub fn scope(self) -> Scope {
+        match self {
+            Question::QuitWithUnsavedEdits { .. } | Question::CloseDirtyTab { .. } => {
+                Scope::Unsaved
+            }
+            Question::RestoreRecovery { .. } => Scope::Recovery,
+            Question::LoadTheirs { .. } | Question::LeaveSandbox { .. } => Scope::Confirm,
+            Question::TrustWorkspace => Scope::Trust,
+        }
     }
 }

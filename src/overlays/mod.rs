@@ -23,10 +23,10 @@ pub(crate) mod request_preview;
 pub mod search;
 pub mod variable;
 
-use crate::app::state::Question;
 pub use crate::component::{
     Answer, Component, Ctx, Effect, Input, Outcome, View, clamp_add, scrolled_text,
 };
+use crate::workbench::Question;
 
 /// The overlays there are: the one place an overlay is registered. Only one
 /// is open at a time (`AppState::overlay`).

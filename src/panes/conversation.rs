@@ -61,7 +61,7 @@ pub struct ConversationState {
     /// text changes.
     palette_closed_for: Option<String>,
     /// What was sent before, for ↑/↓ (the app records each submission).
-    pub history: crate::app::prompt_history::PromptHistory,
+    pub history: crate::workbench::prompt_history::PromptHistory,
 }
 
 /// The slash-command palette over the composer.
@@ -94,7 +94,7 @@ impl Default for ConversationState {
 
 impl ConversationState {
     /// An empty pane whose ↑/↓ recall `history`.
-    pub fn with_history(history: crate::app::prompt_history::PromptHistory) -> Self {
+    pub fn with_history(history: crate::workbench::prompt_history::PromptHistory) -> Self {
         Self {
             history,
             ..Self::default()

@@ -20,7 +20,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::app::AppState;
-use crate::app::state::Question;
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::editor::{Document, EditCommand, EditorError, FileViewStyles, render_file_view};
 use crate::keymap::{Action, PaneId, Scope};
@@ -32,6 +31,7 @@ use crate::overlays::prompt::{Prompt, PromptKind};
 use crate::screen;
 use crate::theme::Theme;
 use crate::ui::pane;
+use crate::workbench::Question;
 use crate::workbench::Workbench;
 use crate::workbench::editors::Editors;
 

@@ -12,7 +12,7 @@ use ratatui::widgets::{Row, StatefulWidget, Table, TableState, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::line_input::LineInput;
-use crate::app::state::{KernelView, ListCursor, VariableRow};
+use crate::app::state::ListCursor;
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
@@ -21,6 +21,7 @@ use crate::sanitize;
 use crate::theme::Theme;
 use crate::ui::pane;
 use crate::workbench::Workbench;
+use crate::workbench::{KernelView, VariableRow};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum VariableSort {

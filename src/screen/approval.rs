@@ -7,11 +7,12 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use unicode_width::UnicodeWidthStr;
 
-use crate::app::approvals::{ApprovalQueue, ApprovalSubject, PendingApproval};
+use crate::app::approvals::ApprovalQueue;
 use crate::overlays::approval::Choice;
 use crate::sanitize;
 use crate::theme::Theme;
 use crate::ui::markdown::{CodeStyler, PlainCode};
+use crate::workbench::approvals::{ApprovalSubject, PendingApproval};
 
 /// Rows the box spends on everything but the code: borders, the intro line,
 /// the row under the code (where it is and how long it is), the buttons,

@@ -679,7 +679,7 @@ mod tests {
         assert!(latest(dir.path(), SessionOrigin::Tui).is_err());
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 1);
         // The change log kept with a session is refused the same way.
-        let store = crate::app::changes::ChangeStore::for_session(dir.path(), dir.path(), id);
+        let store = crate::workbench::changes::ChangeStore::for_session(dir.path(), dir.path(), id);
         assert!(store.save(&Default::default()).is_err());
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 1);
     }

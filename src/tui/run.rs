@@ -9,9 +9,6 @@ use futures_util::StreamExt;
 use tokio::time::Instant;
 
 use super::terminal::TerminalGuard;
-use crate::app::event::{self, AppEvent, AppEventSender};
-use crate::app::recovery_mirror::RecoveryMirror;
-use crate::app::snapshot;
 use crate::app::state::AppState;
 use crate::app::update::{self, Command};
 use crate::diagnostics::DiagnosticsService;
@@ -19,6 +16,9 @@ use crate::kernel::caps::{DirtyPaths, FsWritten};
 use crate::theme::Theme;
 use crate::ui;
 use crate::workbench::Workbench;
+use crate::workbench::event::{self, AppEvent, AppEventSender};
+use crate::workbench::recovery_mirror::RecoveryMirror;
+use crate::workbench::snapshot;
 
 /// Frames are coalesced: input arriving within this window after a change is
 /// applied before the next draw (a paste or key repeat costs one frame).
@@ -58,7 +58,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
     spawn_signal_watcher(tx.clone(), recovery);
     let checks = crate::app::safety::checks_confinement(&mut state.workbench);
     let diagnostics = start_diagnostics(&state, &tx, checks);
-    crate::app::diagnostics::attach(&mut state.workbench, diagnostics);
+    crate::workbench::diagnostics::attach(&mut state.workbench, diagnostics);
     state.workbench.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state.workbench, &tx);
     crate::app::safety::start(&mut state.workbench, &tx, Some(fs_links));
@@ -157,7 +157,7 @@ struct SnapshotScheduler {
 
 impl SnapshotScheduler {
     fn note(&mut self, state: &AppState) {
-        let key = snapshot::scene_key(state);
+        let key = crate::app::snapshot::scene_key(state);
         if self.built_key != Some(key) && self.due.is_none() {
             self.due = Some(Instant::now() + SNAPSHOT_DEBOUNCE);
         }
@@ -165,7 +165,7 @@ impl SnapshotScheduler {
 
     fn start(&mut self, state: &AppState, tx: &AppEventSender) {
         self.due = None;
-        let request = snapshot::request(state);
+        let request = crate::app::snapshot::request(state);
         self.built_key = Some(request.scene_key);
         let tx = tx.clone();
         tokio::task::spawn_blocking(move || {

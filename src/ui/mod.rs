@@ -76,5 +76,5 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
         overlay.component().render(&view, area, frame);
     }
     // Questions from running code come first, over any other overlay.
-    state.workbench.approvals.render(&view, area, frame);
+    state.approvals.render(&view, area, frame);
 }

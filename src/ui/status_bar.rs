@@ -35,7 +35,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Some(view) => format!("snapshot {}/{}", view.used, view.max),
         None => format!("snapshot …/{}", state.workbench.settings.snapshot_budget),
     };
-    let focus = if !state.workbench.approvals.is_empty() {
+    let focus = if !state.approvals.is_empty() {
         "Approval"
     } else {
         state

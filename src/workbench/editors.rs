@@ -39,7 +39,7 @@ pub struct Editors {
     /// edits the file (`app::changes` fills it).
     pub changed_lines: std::collections::HashMap<PathBuf, Vec<usize>>,
     /// Unsaved texts for the panic hook and signal exits.
-    pub mirror: crate::app::recovery_mirror::RecoveryMirror,
+    pub mirror: crate::workbench::recovery_mirror::RecoveryMirror,
 }
 
 impl Editors {

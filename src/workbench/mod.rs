@@ -8,20 +8,41 @@
 //! It never imports ratatui, crossterm, `panes`, `overlays`, `ui` or
 //! `screen` (`tests/layers.rs` reads the `use` lines to keep it so).
 
+pub mod approvals;
+pub mod cell_owner;
+pub mod cells;
+pub(crate) mod changes;
+pub mod context_window;
+pub mod diagnostics;
+pub(crate) mod editor_scene;
 pub mod editors;
+pub mod event;
+pub mod kernel;
+pub mod lsp_status;
+pub mod models;
+pub mod prompt_history;
+pub(crate) mod python_literals;
+pub(crate) mod recovery_mirror;
+pub mod sessions;
+pub mod snapshot;
+pub mod subcalls;
 pub mod transcript;
+pub mod trust;
+pub mod write_review;
 
 use std::path::{Path, PathBuf};
 
+use crate::app::safety::KernelLauncher;
+use crate::workbench::approvals::ApprovalBroker;
+use crate::workbench::kernel::KernelClient;
+
 use crate::app::agent::AgentState;
-use crate::app::approvals::ApprovalQueue;
-use crate::app::changes::ChangeLog;
-use crate::app::diagnostics::DiagnosticSources;
 use crate::app::safety::SafetyView;
-use crate::app::snapshot::SnapshotView;
-use crate::app::state::{KernelView, Pin, Services};
-use crate::app::trust::TrustView;
 use crate::config::Settings;
+use crate::workbench::changes::ChangeLog;
+use crate::workbench::diagnostics::DiagnosticSources;
+use crate::workbench::snapshot::SnapshotView;
+use crate::workbench::trust::TrustView;
 use crate::workspace::FileIndex;
 use editors::Editors;
 use transcript::{PaneEntry, Speaker, Transcript};
@@ -56,8 +77,6 @@ pub struct Workbench {
     pub snapshot: Option<SnapshotView>,
     /// Approval mode, sandbox status and whether the kernel is confined.
     pub safety: SafetyView,
-    /// Questions from model-written code, answered one at a time.
-    pub approvals: ApprovalQueue,
     /// Whether the workspace's own programs may run (`app::trust`).
     pub trust: TrustView,
     /// The model, the running turn, the shared conversation store.
@@ -90,7 +109,6 @@ impl Workbench {
             status_notice: None,
             snapshot: None,
             safety: SafetyView::default(),
-            approvals: ApprovalQueue::default(),
             trust: Default::default(),
             agent: AgentState::default(),
             changes: Default::default(),
@@ -109,4 +127,116 @@ impl Workbench {
         let shown = path.strip_prefix(&self.workspace_root).unwrap_or(path);
         crate::sanitize::for_display(&shown.to_string_lossy()).into_owned()
     }
+}
+
+/// One row of the variables inspector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariableRow {
+    pub name: String,
+    pub type_name: String,
+    pub summary: String,
+    pub preview: String,
+    /// Approximate size in bytes, when the kernel could tell.
+    pub size: Option<u64>,
+    /// Execution id of the cell that last changed it; compared with
+    /// `AppState::last_exec_id` when drawing, because the variables refresh
+    /// can arrive before the cell's result.
+    pub changed_by: Option<u64>,
+}
+
+/// What the status bar and the inspector say about the kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelView {
+    NotStarted,
+    Starting,
+    Idle { python: String },
+    Busy { python: String },
+    Dead { reason: String },
+}
+
+impl KernelView {
+    pub fn label(&self) -> String {
+        match self {
+            KernelView::NotStarted => "kernel not started".into(),
+            KernelView::Starting => "kernel starting".into(),
+            KernelView::Idle { python } => format!("python {python} idle"),
+            KernelView::Busy { python } => format!("python {python} busy"),
+            KernelView::Dead { reason } => format!("kernel dead: {reason}"),
+        }
+    }
+}
+
+/// A search result attached to the next prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pin {
+    pub label: String,
+    pub text: String,
+}
+
+/// A yes/no question that blocks the workbench until answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Question {
+    QuitWithUnsavedEdits {
+        count: usize,
+    },
+    /// Ctrl+W on a tab with unsaved edits.
+    CloseDirtyTab {
+        tab: usize,
+    },
+    /// "Load theirs" discards the buffer's edits.
+    LoadTheirs {
+        tab: usize,
+    },
+    /// Unsaved edits an earlier session of this workspace left behind,
+    /// asked one file at a time (`index` of `count`, in
+    /// `Editors::found_recoveries`): restore, keep for later, or discard.
+    RestoreRecovery {
+        index: usize,
+        count: usize,
+    },
+    /// The workspace provides programs that would run: may they
+    /// (`app::trust`)? Asked at start and by `/trust`; No by default.
+    TrustWorkspace,
+    /// `/approval full` turns the sandbox off: its own decision, asked
+    /// with what it turns off, No by default. `asked` tells one asking
+    /// from the next, so a question drawn earlier does not make a new one
+    /// count as seen.
+    LeaveSandbox {
+        asked: u64,
+    },
+}
+
+impl Question {
+    /// It appears on its own, not in answer to a key (the first recovery
+    /// question at start), or it turns the sandbox off, where input typed
+    /// ahead — by the user, or pushed into the terminal by confined code —
+    /// must not answer it: keys typed before it was drawn go to the layer
+    /// below (`app::layers::stack`). The others follow the user's own key
+    /// (Ctrl+Q, Ctrl+W, `t`, the answer to the previous file), so a key
+    /// typed right after is meant for them.
+    pub fn interrupts(self) -> bool {
+        matches!(
+            self,
+            Question::RestoreRecovery { index: 0, .. }
+                | Question::TrustWorkspace
+                | Question::LeaveSandbox { .. }
+        )
+    }
+}
+
+/// Handles to the background services the workbench talks to, each
+/// `None` in tests that run without it. They are senders: the UI loop
+/// never waits on them.
+#[derive(Default)]
+pub struct Services {
+    /// Queues cells on the kernel service.
+    pub kernel: Option<KernelClient>,
+    /// Asks the user on behalf of `shell.run` and the agent's cells.
+    pub approvals: Option<ApprovalBroker>,
+    /// Starts a new kernel when the mode crosses `full`.
+    pub kernel_launcher: Option<KernelLauncher>,
+    /// Matches fuzzy file queries off the loop (without it: inline).
+    pub picker: Option<crate::workspace::FuzzyWorker>,
+    /// Publishes the paths with unsaved edits to the kernel's `fs.write`.
+    pub dirty_paths: Option<tokio::sync::watch::Sender<crate::kernel::caps::DirtyPaths>>,
 }

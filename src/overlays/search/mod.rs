@@ -18,8 +18,9 @@ pub use view::area;
 use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::app::AppState;
 use crate::app::line_input::LineInput;
-use crate::app::state::{ListCursor, Pin};
+use crate::app::state::ListCursor;
 use crate::keymap::{Action, Scope};
+use crate::workbench::Pin;
 
 /// The search pane's scopes, switched with Tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -297,7 +298,7 @@ mod tests {
             workspace.path().to_path_buf(),
             crate::config::Settings::defaults(),
         );
-        let (events, _rx) = crate::app::event::channel();
+        let (events, _rx) = crate::workbench::event::channel();
         app.workbench.agent.events = Some(events);
         let mut ids = Vec::new();
         for query in ["#foo", "#bar"] {

@@ -7,10 +7,10 @@
 //! (`Conversation::note_model`), and resuming picks it again (`resumed`).
 //! A switch forgets the window and token counter learned for the old model.
 
-use super::agent::AgentUpdate;
-use super::event::AppEvent;
 use crate::agent::setup;
+use crate::app::agent::AgentUpdate;
 use crate::workbench::Workbench;
+use crate::workbench::event::AppEvent;
 
 /// `/model` lists, `/model NAME` switches (to a profile by that name, else
 /// to that model on the current server).
@@ -111,7 +111,7 @@ fn switch_profile(
         Ok((settings, provider)) => {
             let label = provider.label();
             workbench.agent.switch_profile(name, settings, provider);
-            super::context_window::refresh_gauge(workbench);
+            crate::workbench::context_window::refresh_gauge(workbench);
             workbench.notice(&format!(
                 "The next turn goes to {name}: {label}; the session remembers the choice \
                      (--resume picks it again)."
@@ -129,7 +129,7 @@ fn switch(workbench: &mut Workbench, name: &str) {
     match provider.with_model(name) {
         Ok(switched) => {
             workbench.agent.switch_provider(switched);
-            super::context_window::refresh_gauge(workbench);
+            crate::workbench::context_window::refresh_gauge(workbench);
             workbench.notice(&format!(
                     "The next turn goes to {name}; the session remembers the choice (--resume picks it again)."
                 ),

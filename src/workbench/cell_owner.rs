@@ -20,7 +20,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::kernel::CellOrigin;
+use crate::workbench::kernel::CellOrigin;
 
 #[derive(Debug)]
 struct Running {
@@ -72,9 +72,9 @@ impl CellOwner {
     pub fn start(&self, cell_id: u64, origin: CellOrigin, code: &str) {
         let (user_literals, user_paths, user_tools) = match origin {
             CellOrigin::User => (
-                super::python_literals::shell_run_literals(code),
-                super::python_literals::fs_write_paths(code),
-                super::python_literals::mcp_tool_calls(code),
+                crate::workbench::python_literals::shell_run_literals(code),
+                crate::workbench::python_literals::fs_write_paths(code),
+                crate::workbench::python_literals::mcp_tool_calls(code),
             ),
             CellOrigin::Agent => (Vec::new(), Vec::new(), Vec::new()),
         };

@@ -5,10 +5,10 @@
 
 use futures_util::future::BoxFuture;
 
-use super::approvals::ApprovalBroker;
 use crate::kernel::caps::{Approval, ApprovalPolicy};
 use crate::subcalls::SubcallEvent;
 use crate::workbench::Workbench;
+use crate::workbench::approvals::ApprovalBroker;
 use crate::workbench::transcript::{CellStatus, SubcallView};
 
 pub fn apply(workbench: &mut Workbench, event: SubcallEvent) {
@@ -73,11 +73,11 @@ impl ApprovalPolicy for SubcallApproval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::approvals::ApprovalSubject;
-    use crate::app::event::{self, AppEvent};
-    use crate::app::kernel::CellOrigin;
     use crate::kernel::caps::ApprovalDecision;
     use crate::sandbox::ApprovalMode;
+    use crate::workbench::approvals::ApprovalSubject;
+    use crate::workbench::event::{self, AppEvent};
+    use crate::workbench::kernel::CellOrigin;
 
     #[tokio::test]
     async fn ask_mode_asks_once_and_always_covers_the_session() {

@@ -13,9 +13,9 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use tokio::sync::{mpsc, oneshot};
 
-use super::cell_owner::CellOwner;
-use super::event::{AppEvent, AppEventSender};
 use crate::kernel::{CodeRuntime, ExecResult, KernelEvent, KernelInfo, RuntimeState, StreamName};
+use crate::workbench::cell_owner::CellOwner;
+use crate::workbench::event::{AppEvent, AppEventSender};
 
 /// Who asked for a cell: the conversation labels them differently, the
 /// user's own cells have no timeout, and approvals trust only the user's

@@ -3,11 +3,11 @@
 
 use tokio::sync::mpsc;
 
-use super::agent::AgentUpdate;
-use super::approvals::PendingApproval;
-use super::kernel::KernelUpdate;
-use super::snapshot::SnapshotView;
+use crate::app::agent::AgentUpdate;
 use crate::diagnostics::DiagnosticsEvent;
+use crate::workbench::approvals::PendingApproval;
+use crate::workbench::kernel::KernelUpdate;
+use crate::workbench::snapshot::SnapshotView;
 
 #[derive(Debug)]
 pub enum AppEvent {
@@ -40,7 +40,7 @@ pub enum AppEvent {
     /// colours.
     HighlightReady,
     /// The find bar's count of a big text's matches (`app::find_count`).
-    FindCounted(super::find_count::Counted),
+    FindCounted(crate::app::find_count::Counted),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

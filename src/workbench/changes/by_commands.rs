@@ -80,7 +80,7 @@ impl CellWindow {
 /// a file renamed there is not created). Called before open buffers
 /// reload, so a clean buffer still holds the text from before.
 pub fn on_disk_event(workbench: &mut Workbench, path: &Path, created: bool) {
-    let running = super::super::cells::any_running(workbench);
+    let running = crate::workbench::cells::any_running(workbench);
     let now = Instant::now();
     if !workbench.changes.window.is_cells(running, path, now) {
         return;
@@ -152,10 +152,11 @@ mod tests {
         assert!(window.is_cells(true, Path::new("/w/b.py"), t0));
     }
 
-    use crate::app::kernel::{CellOrigin, KernelUpdate};
+    use crate::app::AppEvent;
     use crate::app::update::handle_app_event;
-    use crate::app::{AppEvent, event};
     use crate::config::Settings;
+    use crate::workbench::event;
+    use crate::workbench::kernel::{CellOrigin, KernelUpdate};
     use crate::workspace::{WorkspaceEvent, WorkspaceMessage};
 
     fn running_cell(root: &Path) -> AppState {

@@ -55,8 +55,8 @@ pub fn configure(
     }
     workbench.agent.warm_counter(&workbench.settings);
     let Some(which) = resume else {
-        super::agent::refresh_instructions(workbench);
-        super::context_window::refresh_gauge(workbench);
+        crate::app::agent::refresh_instructions(workbench);
+        crate::workbench::context_window::refresh_gauge(workbench);
         return Ok(());
     };
     let root = workbench.workspace_root.clone();
@@ -68,10 +68,10 @@ pub fn configure(
     )?;
     let model = conversation.model().map(str::to_owned);
     let profile = conversation.profile().map(str::to_owned);
-    super::agent::resume(workbench, conversation, &warnings);
-    super::models::resumed(workbench, model.as_deref(), profile.as_deref());
-    super::agent::refresh_instructions(workbench);
-    super::context_window::refresh_gauge(workbench);
+    crate::app::agent::resume(workbench, conversation, &warnings);
+    crate::workbench::models::resumed(workbench, model.as_deref(), profile.as_deref());
+    crate::app::agent::refresh_instructions(workbench);
+    crate::workbench::context_window::refresh_gauge(workbench);
     Ok(())
 }
 

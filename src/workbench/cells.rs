@@ -1,0 +1,119 @@
+//! What the kernel's cells do to the workbench: their output in the transcript, how they end, the kernel's view and its variables.
+
+use crate::kernel::{ExecOutcome, ExecResult, KernelInfo, KernelStatus, RuntimeState};
+use crate::workbench::Workbench;
+use crate::workbench::transcript::{CellStatus, PaneEntry};
+use crate::workbench::{KernelView, VariableRow};
+
+pub(crate) fn cell_mut(workbench: &mut Workbench, cell_id: u64) -> Option<&mut PaneEntry> {
+    workbench
+        .transcript
+        .edit_last_where(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
+}
+
+pub(crate) fn append_capped(text: &mut String, more: &str) {
+    if text.len() >= MAX_CELL_OUTPUT {
+        return;
+    }
+    let room = MAX_CELL_OUTPUT - text.len();
+    if more.len() <= room {
+        text.push_str(more);
+    } else {
+        let mut cut = room;
+        while !more.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.push_str(&more[..cut]);
+        text.push_str("\n… output cut here (see the kernel's variables for the rest)\n");
+    }
+}
+
+pub(crate) fn finish(workbench: &mut Workbench, cell_id: u64, result: &ExecResult) {
+    workbench.last_exec_id = Some(result.id);
+    workbench
+        .changes
+        .window
+        .cell_ended(std::time::Instant::now());
+    let lost = result.lost_state();
+    if let Some(message) = cell_mut(workbench, cell_id) {
+        if let Some(value) = &result.value_repr {
+            if !message.text.is_empty() && !message.text.ends_with('\n') {
+                message.text.push('\n');
+            }
+            append_capped(&mut message.text, &format!("→ {value}"));
+        }
+        let status = match &result.error {
+            None => CellStatus::Succeeded {
+                duration_ms: result.duration.as_millis() as u64,
+            },
+            Some(error) => {
+                if !message.text.is_empty() && !message.text.ends_with('\n') {
+                    message.text.push('\n');
+                }
+                append_capped(&mut message.text, error.traceback.trim_end());
+                CellStatus::Failed {
+                    summary: error.type_name.clone(),
+                }
+            }
+        };
+        if !result.background.is_empty() {
+            if !message.text.is_empty() && !message.text.ends_with('\n') {
+                message.text.push('\n');
+            }
+            append_capped(
+                &mut message.text,
+                &crate::kernel::labelled_background(&result.background),
+            );
+        }
+        if let Some(cell) = &mut message.cell {
+            cell.status = status;
+        }
+    }
+    // A cell that timed out and cost a restart already says so in its
+    // error; a kernel that died under a cell gets the consequence spelled
+    // out here.
+    if lost && !matches!(result.outcome, ExecOutcome::TimedOut { restarted: true }) {
+        workbench.notice("kernel restarted — variables lost");
+    }
+    crate::app::safety::warn_if_protected_appeared(workbench);
+}
+
+pub(crate) fn view_of(info: &KernelInfo) -> KernelView {
+    let python = info.python.clone().unwrap_or_else(|| "?".into());
+    match &info.status {
+        KernelStatus::Starting => KernelView::Starting,
+        KernelStatus::Idle => KernelView::Idle { python },
+        KernelStatus::Busy => KernelView::Busy { python },
+        KernelStatus::Dead(reason) => KernelView::Dead {
+            reason: reason.clone(),
+        },
+    }
+}
+
+pub(crate) fn rows_of(runtime: &RuntimeState) -> Vec<VariableRow> {
+    runtime
+        .variables
+        .iter()
+        .map(|v| VariableRow {
+            name: v.name.clone(),
+            type_name: v.type_name.clone(),
+            summary: v.summary.clone().unwrap_or_default(),
+            preview: v.preview.clone().unwrap_or_default(),
+            size: v.size,
+            changed_by: v.changed_by,
+        })
+        .collect()
+}
+
+/// Output kept per cell in the conversation; the kernel already caps each
+/// stream, this bounds what one pane entry holds.
+pub(crate) const MAX_CELL_OUTPUT: usize = 256 * 1024;
+
+/// Is any cell still running (so Ctrl+C means "interrupt it")?
+pub fn any_running(workbench: &Workbench) -> bool {
+    workbench.transcript.iter().any(|m| {
+        m.cell
+            .as_ref()
+            .is_some_and(|c| c.status == CellStatus::Running)
+    })
+}
