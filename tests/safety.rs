@@ -553,9 +553,17 @@ async fn shell_run_children_are_confined_like_the_kernel() {
         "{r:?}"
     );
     assert!(!outside.exists(), "shell.run wrote outside the workspace");
+    // `git status` works on a repository the user made (one a confined
+    // process makes turns read-only under it: tests/sandbox_guard.rs).
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&fixture.workspace)
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
     let r = run(
         &k,
-        "r = shell.run('git init -q && echo x > a.txt && git status --short')\nprint(r['stdout'], r['stderr'], end='')",
+        "r = shell.run('echo x > a.txt && git status --short')\nprint(r['stdout'], r['stderr'], end='')",
     )
     .await;
     assert_eq!(r.stdout.trim(), "?? a.txt", "{r:?}");

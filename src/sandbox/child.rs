@@ -18,6 +18,7 @@ use super::caps;
 use super::namespace::Namespace;
 use super::pid_namespace;
 use super::prepare::PreparedSandbox;
+use super::registration::Announce;
 use super::seccomp::Filter;
 use super::terminal;
 
@@ -27,11 +28,15 @@ use super::terminal;
 /// the program, forked inside, returns `Ok` (to exec). Safe to call from
 /// `CommandExt::pre_exec`: it only makes raw syscalls, allocates nothing
 /// and takes no lock.
+///
+/// Processes confined this way are no session's: a `.git` made after they
+/// started stays writable to them (see [`super::SandboxSession::install`]).
 pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
     restrict_self(
         prepared.ruleset_fd(),
         prepared.filter(),
         prepared.namespace(),
+        None,
     )
 }
 
@@ -46,7 +51,21 @@ pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
 /// The hook owns a duplicate of the ruleset fd, so `cmd` stays usable after
 /// `prepared` is dropped. If the hook fails, `spawn` returns that error and
 /// nothing runs unconfined.
+///
+/// Processes confined this way are no session's: a `.git` made after they
+/// started stays writable to them (see [`super::SandboxSession::install`]).
 pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> {
+    install_announcing(cmd, prepared, None)
+}
+
+/// [`install`], and the child announces itself to its session's guard
+/// ([`super::guard`]) once in its namespaces. `announce` is taken before
+/// the walk for protected entries, which planning the namespace makes.
+pub(crate) fn install_announcing(
+    cmd: &mut Command,
+    prepared: &PreparedSandbox,
+    announce: Option<Announce>,
+) -> io::Result<()> {
     // try_clone dups with F_DUPFD_CLOEXEC: the fd is closed when the child
     // execs, so the confined program never sees it.
     let ruleset = prepared.ruleset_owned()?;
@@ -60,7 +79,14 @@ pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> 
     // fd and a filter program it owns and calls restrict_self, which makes
     // raw syscalls without allocating or locking, so it is async-signal-safe.
     unsafe {
-        cmd.pre_exec(move || restrict_self(ruleset.as_raw_fd(), filter.as_ref(), &namespace));
+        cmd.pre_exec(move || {
+            restrict_self(
+                ruleset.as_raw_fd(),
+                filter.as_ref(),
+                &namespace,
+                announce.as_ref(),
+            )
+        });
     }
     Ok(())
 }
@@ -81,9 +107,15 @@ pub(crate) fn restrict_self(
     ruleset: RawFd,
     filter: Option<&Filter>,
     namespace: &Namespace,
+    announce: Option<&Announce>,
 ) -> io::Result<()> {
     terminal::detach()?;
     namespace.enter()?;
+    // The spawned process, in its namespaces (and the future reaper, which
+    // lives as long as the program), tells its session's guard.
+    if let Some(announce) = announce {
+        announce.send()?;
+    }
     // From here on this is init (pid 1) of the new PID namespace; the
     // spawned process stays outside as its reaper.
     let init = pid_namespace::enter(namespace.pid_max())?;

@@ -13,7 +13,8 @@
 //!   not root) with the session's private temp dir as `/tmp`, every mount
 //!   read-only outside the writable roots (so no `chmod`, `utime` or
 //!   xattrs there, which Landlock does not cover), and `.git/` and
-//!   `.hello-tui/` read-only inside the workspace;
+//!   `.hello-tui/` read-only inside the workspace (`protected`), those
+//!   made later too (`guard`, `registration`);
 //! - `terminal`: no terminal at all — terminal stdio becomes `/dev/null`,
 //!   other inherited terminal fds are closed, and init starts a session of
 //!   its own, so no controlling terminal (a terminal is a way out: typed
@@ -83,15 +84,19 @@
 //! - switching between `full` and a sandboxed mode needs a kernel restart.
 //!
 //! Known gaps (stated so nobody over-trusts it):
-//! - a `.git/` made where there was none is writable to every process
-//!   running when it appears (the kernel, until it restarts), so its hooks
-//!   and config may be planted by the cell that made it. A bind needs an
-//!   existing folder and nothing in the kernel refuses one name; processes
-//!   spawned afterwards get it read-only, and
-//!   [`SandboxSession::appeared_notice`] says it happened (`hello-tui
-//!   sandbox` prints it; the workbench says so after the cell);
-//! - nested repositories (`sub/.git`, folders or files) are protected only
-//!   down to a bounded depth and entry count (the search runs per spawn);
+//! - a `.git` or `.hello-tui` made while sandboxed processes run is made
+//!   read-only for them by the session's guard (`guard`: it watches the
+//!   workspace and binds the new entry in each live spawn's mount
+//!   namespace), but only once it is seen: for a few milliseconds a running
+//!   confined process can write it, one that opened something inside it
+//!   then keeps that, and one that made it (a cell's `git init`) may have
+//!   planted its config first. [`SandboxSession::appeared_notice`] says
+//!   which appeared (`hello-tui sandbox` prints it; the workbench says so
+//!   after the cell). A `git init`/`git clone` run by confined code may
+//!   fail part-way, its `.git` turning read-only under it;
+//! - the walk for nested repositories runs at every spawn and refuses the
+//!   spawn past `HELLO_TUI_PROTECT_SCAN_LIMIT` entries; writable roots
+//!   outside the workspace (`[safety] writable`) are not searched;
 //! - on CPUs other than x86_64/aarch64 there is no seccomp filter, so only
 //!   TCP is confined there and unix sockets stay open;
 //! - reads are not confined at all (by design of this policy): a cell can
@@ -109,6 +114,7 @@ mod confinement;
 mod devices;
 mod env;
 mod error;
+mod guard;
 mod host_memory;
 mod mode;
 mod mounts;
@@ -116,6 +122,8 @@ mod namespace;
 mod pid_namespace;
 mod policy;
 mod prepare;
+mod protected;
+mod registration;
 mod relay;
 mod seccomp;
 mod session;
@@ -127,8 +135,8 @@ pub use confinement::{Confinement, PipedChild};
 pub use env::ChildEnv;
 pub use error::SandboxError;
 pub use mode::{ApprovalMode, ParseModeError, effective_mode, fallback_notice};
-pub use namespace::{PROTECTED, SCAN_LIMIT_VAR};
 pub use policy::{DEFAULT_MAX_PROCESSES, PrivateTmp, SandboxOptions, SandboxPolicy};
 pub use prepare::{PreparedSandbox, prepare};
+pub use protected::{PROTECTED, SCAN_LIMIT_VAR};
 pub use session::SandboxSession;
 pub use status::SandboxStatus;

@@ -20,14 +20,10 @@
 //!   anywhere but the child's own `/dev` opens nothing (a console node
 //!   unpacked into the workspace would otherwise open for writing, as
 //!   Landlock allows writes there).
-//! - **Protected folders.** Landlock cannot take a subtree back out of an
-//!   allowed one, so `.git/` and `.hello-tui/` become read-only binds of
-//!   themselves, made last (what Codex CLI does for `.git`). A planted
-//!   `.git/hooks/pre-commit` or `core.fsmonitor` would run at the user's
-//!   next git command, outside any sandbox; a line appended to a session
-//!   file would be sent to the model by `--continue`. A bind needs an
-//!   existing folder: see [`super::SandboxSession::appeared_protected`] for
-//!   a `.git/` made after the spawn.
+//! - **Protected folders.** `.git` and `.hello-tui` (at any depth, see
+//!   [`super::protected`]) become read-only binds of themselves, made last
+//!   (what Codex CLI does for `.git`). A bind needs an existing entry: one
+//!   made after the spawn is bound by [`super::guard`].
 //!
 //! - **A `/dev` of its own** ([`super::devices`]): `null`, `zero`, `full`,
 //!   `random`, `urandom` and nothing else of the host's, so no terminal,
@@ -62,9 +58,7 @@ use rustix::io::Errno;
 
 use super::devices::Devices;
 use super::mounts::{self, check};
-
-/// Folders of the workspace confined code may read but not change.
-pub const PROTECTED: [&str; 2] = [".git", ".hello-tui"];
+use super::protected::{self, ReadOnlyBinds};
 
 /// Where the private temp dir is mounted, when the folder exists.
 const TEMP_DIRS: [&str; 2] = ["/tmp", "/var/tmp"];
@@ -87,8 +81,8 @@ pub(crate) struct Namespace {
     /// this order (shallowest target first): the private temp dir at the
     /// temp dirs, each writable root at its own path.
     binds: Vec<Bind>,
-    /// Existing protected folders, bound read-only last.
-    read_only: Vec<CString>,
+    /// Existing protected entries, bound read-only last.
+    read_only: ReadOnlyBinds,
     /// `Some` when not root: enter a user namespace mapping these ids.
     user: Option<IdMaps>,
     /// The child's own `/dev` (`None` where the host has no `/dev`).
@@ -117,7 +111,7 @@ impl Namespace {
     /// would follow the link anyway). The protected folders that exist now
     /// are protected (`.hello-tui/` is created when missing: it is the
     /// workbench's own, and a cell must not be able to make it first), and
-    /// so is `nested`, what [`nested_protected`] found below them.
+    /// so is `nested`, what [`protected::nested_protected`] found below them.
     pub(crate) fn plan(
         workspace: &Path,
         private_tmp: &Path,
@@ -128,41 +122,11 @@ impl Namespace {
         // make it either: nothing to protect then.
         let _ = std::fs::create_dir_all(workspace.join(".hello-tui"));
         let workspace = workspace.canonicalize()?;
-        let mut read_only = Vec::new();
-        for name in PROTECTED {
-            let path = workspace.join(name);
-            // symlink_metadata: a protected name that is a symlink is not
-            // bound itself (the bind would follow it); its target is.
-            match path.symlink_metadata() {
-                Ok(meta) if meta.is_dir() => read_only.push(c_path(&path)?),
-                // A worktree's or submodule's `.git` is a file naming the
-                // real git dir: bound read-only, it can be neither changed
-                // nor replaced by a fresh `git init` (whose config would
-                // run at the user's next git command), and the git dir it
-                // names is bound too when it lies in the workspace.
-                Ok(meta) if meta.is_file() => {
-                    read_only.push(c_path(&path)?);
-                    if let Some(gitdir) = linked_git_dir(&path)
-                        && gitdir.starts_with(&workspace)
-                        && gitdir != workspace
-                    {
-                        read_only.push(c_path(&gitdir)?);
-                    }
-                }
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    if let Some(target) = linked_inside(&path, &workspace) {
-                        read_only.push(c_path(&target)?);
-                    }
-                }
-                _ => {}
-            }
-        }
         // Repositories below the workspace's own (a folder of projects, a
         // vendored checkout) are as dangerous to leave writable.
-        // Only those still there: a bind needs an existing entry.
-        for path in nested.iter().filter(|p| p.symlink_metadata().is_ok()) {
-            read_only.push(c_path(path)?);
-        }
+        let mut protected = protected::top_level(&workspace);
+        protected.extend_from_slice(nested);
+        let read_only = ReadOnlyBinds::new(&workspace, &protected)?;
         let roots = std::iter::once(Ok(workspace))
             .chain(writable.iter().map(|path| path.canonicalize()))
             .collect::<io::Result<Vec<PathBuf>>>()?;
@@ -232,7 +196,7 @@ impl Namespace {
         Ok(Namespace {
             read_only_tree,
             binds,
-            read_only: Vec::new(),
+            read_only: ReadOnlyBinds::default(),
             user: user_maps(),
             devices: Devices::plan(),
             pid_max: None,
@@ -310,225 +274,13 @@ impl Namespace {
                 mounts::attach(tree, &bind.target)?;
             }
         }
-        for path in &self.read_only {
-            let tree = mounts::clone_tree(path)?;
-            mounts::make_tree_read_only(&tree)?;
-            mounts::attach(&tree, path)?;
-        }
+        self.read_only.apply()?;
         if had_cwd {
             // SAFETY: getcwd wrote a NUL-terminated path into `cwd`.
             check(unsafe { libc::chdir(cwd.as_ptr().cast()) })?;
         }
         Ok(())
     }
-}
-
-/// How many entries the walk for nested protected folders looks at, unless
-/// [`SCAN_LIMIT_VAR`] says otherwise. It runs at every spawn (a list kept
-/// from an earlier walk would miss a folder renamed since), so it is
-/// bounded; past the bound the spawn is refused rather than made with
-/// repositories left writable (BENCHMARKS.md: under 1 ms per 1 000
-/// entries, so the default bounds a spawn near a second).
-const SCAN_LIMIT: usize = 1_000_000;
-
-/// The environment variable that raises (or lowers) [`SCAN_LIMIT`].
-pub const SCAN_LIMIT_VAR: &str = "HELLO_TUI_PROTECT_SCAN_LIMIT";
-
-/// Why the walk for nested protected folders could not vouch for the
-/// workspace: a sandboxed process must then not start (fail closed).
-#[derive(Debug, thiserror::Error)]
-pub enum ScanError {
-    #[error(
-        "{} holds more than {limit} files and folders: hello-tui stopped looking for \
-         nested `.git` and `.hello-tui` folders to keep read-only, so it starts no sandboxed \
-         process there (one it did not see would be writable). Open a smaller folder as the \
-         workspace, move big generated trees out of it, or raise the limit with \
-         {SCAN_LIMIT_VAR}=N",
-        workspace.display()
-    )]
-    TooBig { workspace: PathBuf, limit: usize },
-    #[error(
-        "{}: folders kept vanishing while hello-tui looked for nested `.git` folders to \
-         keep read-only (something is renaming or deleting them), so it starts no sandboxed \
-         process there; try again once it stops",
-        workspace.display()
-    )]
-    Changing { workspace: PathBuf },
-    #[error(
-        "{}: cannot be read ({source}), so a `.git` inside it could not be kept read-only; \
-         make it readable (`chmod u+rx`) or remove it",
-        path.display()
-    )]
-    Unreadable { path: PathBuf, source: io::Error },
-}
-
-impl From<ScanError> for io::Error {
-    fn from(error: ScanError) -> Self {
-        io::Error::other(error)
-    }
-}
-
-/// Every `.git` (folder or file) and `.hello-tui` below the workspace's
-/// top level, at any depth and whatever the folders on the way are called
-/// (a repository renamed to `node_modules` or moved deep is as dangerous),
-/// and the git dirs those `.git` files name inside the workspace. Links are
-/// not followed, and each folder is opened beneath the workspace with no
-/// link on the way (a folder swapped for a link during the walk is passed
-/// over, as a link is). A protected folder is not walked into: it is bound
-/// read-only whole.
-pub(crate) fn nested_protected(workspace: &Path) -> Result<Vec<PathBuf>, ScanError> {
-    let limit = std::env::var(SCAN_LIMIT_VAR)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(SCAN_LIMIT);
-    nested_protected_within(workspace, limit)
-}
-
-/// How many times the walk starts again when a folder it listed is gone
-/// by the time it opens it: renaming a repository back and forth during
-/// the walk must not leave it unprotected, and a build deleting its own
-/// folders now and then must not refuse every spawn.
-const WALK_TRIES: usize = 5;
-
-fn nested_protected_within(workspace: &Path, limit: usize) -> Result<Vec<PathBuf>, ScanError> {
-    for _ in 0..WALK_TRIES {
-        if let Some(found) = walk_once(workspace, limit)? {
-            return Ok(found);
-        }
-    }
-    Err(ScanError::Changing {
-        workspace: workspace.to_path_buf(),
-    })
-}
-
-/// One walk; `None` when a folder changed under it (then nothing it found
-/// can be trusted to be complete).
-fn walk_once(workspace: &Path, limit: usize) -> Result<Option<Vec<PathBuf>>, ScanError> {
-    use rustix::fs::{Dir, FileType, ResolveFlags};
-    let workspace = &workspace
-        .canonicalize()
-        .unwrap_or_else(|_| workspace.to_path_buf());
-    let unreadable = |path: &Path, source: Errno| ScanError::Unreadable {
-        path: path.to_path_buf(),
-        source: source.into(),
-    };
-    let root = rustix::fs::open(
-        workspace,
-        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| unreadable(workspace, e))?;
-    let mut found = Vec::new();
-    let mut seen = 0usize;
-    // Folders still to read, relative to the workspace ("" is itself).
-    let mut pending = vec![PathBuf::new()];
-    while let Some(relative) = pending.pop() {
-        let opened = rustix::fs::openat2(
-            &root,
-            if relative.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                &relative
-            },
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS,
-        );
-        let fd = match opened {
-            Ok(fd) => fd,
-            // Gone, or swapped for a link or a file since it was listed:
-            // it may have been a repository renamed away mid-walk.
-            Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::XDEV) => return Ok(None),
-            Err(Errno::ACCESS) if !owned_by_us(&root, &relative) => continue,
-            Err(errno) => return Err(unreadable(&workspace.join(&relative), errno)),
-        };
-        let mut dir = Dir::new(fd).map_err(|e| unreadable(&workspace.join(&relative), e))?;
-        while let Some(entry) = dir.read() {
-            let entry = entry.map_err(|e| unreadable(&workspace.join(&relative), e))?;
-            let name = entry.file_name().to_bytes();
-            if name == b"." || name == b".." {
-                continue;
-            }
-            seen += 1;
-            if seen > limit {
-                return Err(ScanError::TooBig {
-                    workspace: workspace.clone(),
-                    limit,
-                });
-            }
-            let mut kind = entry.file_type();
-            if kind == FileType::Unknown {
-                // Some file systems do not say in the listing.
-                kind = dir
-                    .fd()
-                    .and_then(|fd| {
-                        rustix::fs::statat(fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)
-                    })
-                    .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode));
-            }
-            let name = std::ffi::OsStr::from_bytes(name);
-            let is_dir = kind == FileType::Directory;
-            let top = relative.as_os_str().is_empty();
-            if PROTECTED.iter().any(|p| name == *p) {
-                // The workspace's own are handled by `Namespace::plan`.
-                if !top && kind == FileType::Symlink {
-                    // The bind would follow the link: its target is bound.
-                    if let Some(target) =
-                        linked_inside(&workspace.join(&relative).join(name), workspace)
-                    {
-                        found.push(target);
-                    }
-                } else if !top && (is_dir || kind == FileType::RegularFile) {
-                    let path = workspace.join(&relative).join(name);
-                    if kind == FileType::RegularFile
-                        && name == ".git"
-                        && let Some(gitdir) = linked_git_dir(&path)
-                        && gitdir.starts_with(workspace)
-                    {
-                        found.push(gitdir);
-                    }
-                    found.push(path);
-                }
-                continue;
-            }
-            if is_dir {
-                pending.push(relative.join(name));
-            }
-        }
-    }
-    Ok(Some(found))
-}
-
-/// The folder a protected name that is a link leads to, when it lies in
-/// the workspace (`.git -> realgit`: git follows the link, so `realgit`
-/// must be as read-only as a `.git` folder). One outside is read-only in
-/// the child already.
-fn linked_inside(link: &Path, workspace: &Path) -> Option<PathBuf> {
-    let target = link.canonicalize().ok()?;
-    (target.is_dir() && target.starts_with(workspace) && target != workspace).then_some(target)
-}
-
-/// Whether the folder at `relative` belongs to this process's user: one
-/// that cannot be read but is ours, confined code could make readable
-/// again (`chmod`) and write into, so it must not be passed over. One of
-/// another user confined code can neither list nor change the mode of.
-fn owned_by_us(root: &OwnedFd, relative: &Path) -> bool {
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    rustix::fs::statat(root, relative, AtFlags::SYMLINK_NOFOLLOW)
-        .map_or(true, |st| st.st_uid == uid)
-}
-
-/// The git dir a `.git` file names (`gitdir: PATH`, relative to the file's
-/// folder), resolved; `None` when the file says nothing usable.
-fn linked_git_dir(dot_git: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(dot_git).ok()?;
-    let named = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
-    let base = dot_git.parent()?;
-    base.join(named)
-        .canonicalize()
-        .ok()
-        .filter(|dir| dir.is_dir())
 }
 
 /// Whether this kernel keeps `kernel.pid_max` per PID namespace (Linux
@@ -557,6 +309,12 @@ fn kernel_version() -> Option<(u32, u32)> {
         .split(|c: char| !c.is_ascii_digit())
         .map(str::parse::<u32>);
     Some((numbers.next()?.ok()?, numbers.next()?.ok()?))
+}
+
+/// Whether spawns enter a user namespace of their own (when not root):
+/// whoever joins their mount namespace must join that one first.
+pub(crate) fn uses_user_namespace() -> bool {
+    user_maps().is_some()
 }
 
 fn user_maps() -> Option<IdMaps> {
@@ -643,69 +401,4 @@ pub(crate) fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> 
         return Err(error);
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Route 10 of issue 25: the walk skipped `node_modules` and stopped
-    /// at depth 6, so renaming a repository or moving it deep left it
-    /// writable. Every `.git` and `.hello-tui` is found now, whatever the
-    /// folders on the way are called, at any depth.
-    #[test]
-    fn every_protected_name_is_found_whatever_the_folder_and_depth() {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = dir.path().canonicalize().unwrap();
-        let deep = ws.join("a/b/c/d/e/f/g/h/i");
-        for folder in [
-            ws.join("node_modules/sub/.git/hooks"),
-            ws.join("target/.hello-tui/sessions"),
-            deep.join(".git"),
-            ws.join(".git/modules/x/.git"),
-            ws.join("wt"),
-            ws.join("gitdirs/wt"),
-        ] {
-            std::fs::create_dir_all(folder).unwrap();
-        }
-        std::fs::write(ws.join("wt/.git"), "gitdir: ../gitdirs/wt\n").unwrap();
-        std::os::unix::fs::symlink(ws.join("node_modules"), ws.join("link")).unwrap();
-        let mut found = nested_protected_within(&ws, 1000).unwrap();
-        found.sort();
-        let mut expected = vec![
-            ws.join("node_modules/sub/.git"),
-            ws.join("target/.hello-tui"),
-            deep.join(".git"),
-            ws.join("wt/.git"),
-            ws.join("gitdirs/wt"),
-        ];
-        expected.sort();
-        // The workspace's own `.git` is `Namespace::plan`'s, and is not
-        // walked into; a link is not followed.
-        assert_eq!(found, expected);
-    }
-
-    /// Cut short by its budget, the walk fails (the spawn is refused) and
-    /// says how to go on, instead of leaving deeper repositories open.
-    #[test]
-    fn a_walk_cut_short_fails_closed_and_says_how_to_go_on() {
-        let dir = tempfile::tempdir().unwrap();
-        for i in 0..20 {
-            std::fs::write(dir.path().join(format!("f{i}")), "").unwrap();
-        }
-        let error = nested_protected_within(dir.path(), 10).unwrap_err();
-        let text = error.to_string();
-        assert!(
-            matches!(error, ScanError::TooBig { limit: 10, .. }),
-            "{text}"
-        );
-        assert!(
-            text.contains(SCAN_LIMIT_VAR) && text.contains("more than 10"),
-            "{text}"
-        );
-        assert_eq!(
-            nested_protected_within(dir.path(), 20).unwrap(),
-            Vec::<PathBuf>::new()
-        );
-    }
 }

@@ -137,7 +137,7 @@ impl PreparedSandbox {
     /// could not look everywhere.
     pub(crate) fn plan_namespace(&self) -> io::Result<Namespace> {
         let policy = &self.policy;
-        let nested = super::namespace::nested_protected(&policy.workspace)?;
+        let nested = super::protected::nested_protected(&policy.workspace)?;
         let mut namespace = Namespace::plan(
             &policy.workspace,
             &policy.private_tmp,
@@ -203,7 +203,7 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         path: policy.workspace.clone(),
         source,
     };
-    let nested = super::namespace::nested_protected(&policy.workspace)
+    let nested = super::protected::nested_protected(&policy.workspace)
         .map_err(|error| path_error(error.into()))?;
     let mut namespace = Namespace::plan(
         &policy.workspace,
