@@ -58,6 +58,7 @@ pub fn confinement(
         SandboxOptions {
             extra_writable: settings.writable.clone(),
             max_processes: settings.max_processes,
+            tmp_size_mb: settings.tmp_size_mb,
         },
         child_env(settings),
     )

@@ -724,6 +724,32 @@ async fn pip_install_target_into_the_workspace_works_confined() {
     assert!(fixture.workspace.join("lib/hello12/__init__.py").exists());
 }
 
+/// Issue 25 through a cell: `[safety] tmp_size_mb` caps the private
+/// `/tmp` the kernel and its `shell.run` children share (`ENOSPC` past it,
+/// the cell's file seen by the shell command). Needs root (as CI runs).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_tmp_a_cell_and_its_shell_commands_share_is_capped() {
+    let Some(status) = sandbox() else { return };
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("\n!!!!! not root: the /tmp cap is not tried\n");
+        return;
+    }
+    let fixture = Fixture::new();
+    let mut settings = settings(false);
+    settings.tmp_size_mb = 8;
+    let k = launch_with(&fixture, ApprovalMode::Auto, settings, status);
+    let code = "import errno\n\
+open('/tmp/cell.bin', 'wb').write(b'x' * (5 << 20))\n\
+try:\n\
+\x20   open('/tmp/more.bin', 'wb').write(b'x' * (5 << 20)); print('written')\n\
+except OSError as e:\n\
+\x20   print(errno.errorcode[e.errno])\n\
+print(shell.run('wc -c < /tmp/cell.bin; head -c 5000000 /dev/zero > /tmp/sh.bin || echo refused')['stdout'], end='')\n";
+    let r = run(&k, code).await;
+    assert_eq!(r.stdout, "ENOSPC\n5242880\nrefused\n", "{r:?}");
+}
+
 /// Issue 12 through a cell: the kernel and its `shell.run` children see a
 /// private `/tmp` (none of the host's files, their writes stay off the
 /// host, `tempfile` works), and cannot change the mode or times of a file

@@ -1036,6 +1036,7 @@ mod cli {
         );
         let args = SandboxArgs {
             allow_network: false,
+            tmp_size_mb: hello_tui::sandbox::DEFAULT_TMP_SIZE_MB,
             workspace: fixture.workspace.clone(),
             command: vec!["sh".into(), "-c".into(), script],
         };
@@ -1054,6 +1055,7 @@ mod cli {
         let fixture = Fixture::new();
         let args = SandboxArgs {
             allow_network: false,
+            tmp_size_mb: hello_tui::sandbox::DEFAULT_TMP_SIZE_MB,
             workspace: fixture.workspace.clone(),
             command: vec![unique("no-such-program")],
         };

@@ -28,6 +28,10 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub allow_network: bool,
 
+    /// MiB the command's private /tmp may hold (0: no cap; needs root).
+    #[arg(long, value_name = "MIB", default_value_t = super::policy::DEFAULT_TMP_SIZE_MB)]
+    pub tmp_size_mb: u64,
+
     /// The directory the command may write to; the command runs in it.
     #[arg(short = 'C', long, value_name = "DIR", default_value = ".")]
     pub workspace: PathBuf,
@@ -61,7 +65,10 @@ pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
         &status,
         &workspace,
         args.allow_network,
-        SandboxOptions::default(),
+        SandboxOptions {
+            tmp_size_mb: args.tmp_size_mb,
+            ..SandboxOptions::default()
+        },
         env,
     ) {
         Ok(confinement) => confinement,

@@ -10,7 +10,9 @@
 //! What a confined child gets (see each module for why):
 //! - `env`: an environment built from an allowlist, never the API key;
 //! - `namespace`: a private mount namespace (a user namespace first when
-//!   not root) with the session's private temp dir as `/tmp`, every mount
+//!   not root) with the session's private temp dir as `/tmp` (as root a
+//!   `tmpfs` capped at `[safety] tmp_size_mb`, shared by the session's
+//!   spawns: `PrivateTmp::cap`), every mount
 //!   read-only outside the writable roots (so no `chmod`, `utime` or
 //!   xattrs there, which Landlock does not cover), and `.git/` and
 //!   `.hello-tui/` read-only inside the workspace (`protected`), those
@@ -135,7 +137,9 @@ pub use confinement::{Confinement, PipedChild};
 pub use env::ChildEnv;
 pub use error::SandboxError;
 pub use mode::{ApprovalMode, ParseModeError, effective_mode, fallback_notice};
-pub use policy::{DEFAULT_MAX_PROCESSES, PrivateTmp, SandboxOptions, SandboxPolicy};
+pub use policy::{
+    DEFAULT_MAX_PROCESSES, DEFAULT_TMP_SIZE_MB, PrivateTmp, SandboxOptions, SandboxPolicy,
+};
 pub use prepare::{PreparedSandbox, prepare};
 pub use protected::{PROTECTED, SCAN_LIMIT_VAR};
 pub use session::SandboxSession;

@@ -46,6 +46,12 @@ impl SandboxPolicy {
 /// runners, while a fork bomb stops there instead of filling the machine.
 pub const DEFAULT_MAX_PROCESSES: u32 = 1024;
 
+/// How many MiB a session's private `/tmp` may hold unless `[safety]
+/// tmp_size_mb` says otherwise: room for builds and data files, while a
+/// cell filling `/tmp` stops there instead of filling the host's disk (or,
+/// for a `/tmp` in memory, the host's memory).
+pub const DEFAULT_TMP_SIZE_MB: u64 = 1024;
+
 /// What a user may set of a sandbox besides the workspace and the network.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SandboxOptions {
@@ -54,6 +60,8 @@ pub struct SandboxOptions {
     /// Most processes alive at once per spawn (`[safety] max_processes`);
     /// the kernel enforces at least 300.
     pub max_processes: u32,
+    /// MiB the private `/tmp` may hold (`[safety] tmp_size_mb`); 0: no cap.
+    pub tmp_size_mb: u64,
 }
 
 impl Default for SandboxOptions {
@@ -61,6 +69,7 @@ impl Default for SandboxOptions {
         SandboxOptions {
             extra_writable: Vec::new(),
             max_processes: DEFAULT_MAX_PROCESSES,
+            tmp_size_mb: DEFAULT_TMP_SIZE_MB,
         }
     }
 }
@@ -72,9 +81,17 @@ impl Default for SandboxOptions {
 /// other program, and a cell could plant files there for them (or find the
 /// user's tmux sockets). Mounting the kernel's own dir over `/tmp` keeps
 /// scratch files working without that hole.
+///
+/// Its size can be capped ([`PrivateTmp::cap`]): a fresh `tmpfs` with
+/// `size=` mounted on it, in the workbench's own mount namespace, so every
+/// spawn of the session (the kernel and the `shell.run` commands the host
+/// starts for it, each in a namespace of its own) shares it, as they share
+/// the dir, and the host still finds their files at [`PrivateTmp::path`].
 #[derive(Debug)]
 pub struct PrivateTmp {
     dir: tempfile::TempDir,
+    /// Whether a capped `tmpfs` is mounted on `dir` (to unmount on drop).
+    capped: bool,
 }
 
 impl PrivateTmp {
@@ -95,10 +112,63 @@ impl PrivateTmp {
                 parent: parent.to_path_buf(),
                 source,
             })?;
-        Ok(PrivateTmp { dir })
+        Ok(PrivateTmp { dir, capped: false })
     }
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// Caps what the dir holds at `size_mb` MiB (writes past it fail with
+    /// `ENOSPC`) by mounting a fresh `tmpfs` (`size=`, `nosuid`, `nodev`,
+    /// mode 0700) on it. That needs `CAP_SYS_ADMIN` in the workbench's
+    /// mount namespace, so root; a multi-threaded process cannot enter a
+    /// namespace of its own to do it otherwise, and a `tmpfs` per spawn
+    /// would split `/tmp` between the kernel and its `shell.run` commands.
+    /// An error says why there is no cap (the dir works uncapped).
+    pub fn cap(&mut self, size_mb: u64) -> Result<(), String> {
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("mounting a tmpfs on it needs root".to_owned());
+        }
+        let path = std::ffi::CString::new(self.path().as_os_str().as_bytes())
+            .map_err(|_| "its path holds a NUL byte".to_owned())?;
+        let options = std::ffi::CString::new(format!("size={size_mb}m,mode=0700"))
+            .map_err(|_| "bad mount options".to_owned())?;
+        // SAFETY: mount reads C strings that outlive the call.
+        let mounted = unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                path.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                options.as_ptr().cast(),
+            )
+        };
+        if mounted != 0 {
+            return Err(format!(
+                "mounting a tmpfs on it failed: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        self.capped = true;
+        Ok(())
+    }
+}
+
+impl Drop for PrivateTmp {
+    /// Unmounts the cap (lazily: a process still inside keeps it until it
+    /// ends) before the dir is removed. If the workbench is killed first,
+    /// the mount stays, empty but for what was in it, until the next boot.
+    fn drop(&mut self) {
+        if self.capped
+            && let Ok(path) = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(
+                self.path().as_os_str(),
+            ))
+        {
+            // SAFETY: umount2 reads a C string that outlives the call.
+            unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) };
+        }
     }
 }

@@ -23,6 +23,8 @@ pub struct SandboxSession {
     absent_at_start: Vec<PathBuf>,
     /// Makes a `.git` that appears later read-only in every live spawn.
     guard: Guard,
+    /// Why the private `/tmp` has no size cap although one was asked.
+    tmp_uncapped: Option<String>,
     // Declared last so the dir outlives everything that points at it.
     private_tmp: PrivateTmp,
 }
@@ -35,7 +37,16 @@ impl SandboxSession {
         allow_network: bool,
         options: SandboxOptions,
     ) -> Result<Self, SandboxError> {
-        let private_tmp = PrivateTmp::create()?;
+        let mut private_tmp = PrivateTmp::create()?;
+        let tmp_uncapped = (options.tmp_size_mb > 0)
+            .then(|| private_tmp.cap(options.tmp_size_mb).err())
+            .flatten()
+            .map(|reason| {
+                format!(
+                    "the private /tmp has no size cap ({} MiB asked by [safety] tmp_size_mb): {reason}",
+                    options.tmp_size_mb
+                )
+            });
         let policy = SandboxPolicy {
             extra_writable: options.extra_writable,
             max_processes: options.max_processes,
@@ -60,6 +71,7 @@ impl SandboxSession {
             prepared,
             absent_at_start,
             guard,
+            tmp_uncapped,
             private_tmp,
         })
     }
@@ -150,6 +162,7 @@ impl SandboxSession {
     /// protecting repositories made while its processes run.
     pub fn limitations(&self) -> Vec<String> {
         let mut notes = self.prepared.limitations();
+        notes.extend(self.tmp_uncapped.clone());
         notes.extend(self.guard.trouble());
         notes
     }
