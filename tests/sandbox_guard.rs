@@ -8,14 +8,16 @@
 //! repository made after it started, to run at the user's next git command
 //! outside the sandbox.
 
+#[path = "support/confined.rs"]
+mod confined;
 #[path = "support/scratch.rs"]
 mod scratch;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
-use hello_tui::sandbox::{SandboxOptions, SandboxSession, SandboxStatus};
+use hello_tui::sandbox::{SandboxOptions, SandboxSession};
 
 /// A confined, long-lived process: says `ready`, waits for the folder
 /// `<ws>/<repo>`, then tries for up to 10 s to create a file in it and to
@@ -60,39 +62,10 @@ for path in (os.path.join(parent, "work.txt"), os.path.join(ws, "other.txt")):
 print("work ok", flush=True)
 "#;
 
-fn landlock_available() -> bool {
-    match SandboxStatus::probe() {
-        SandboxStatus::Enforced { .. } => true,
-        SandboxStatus::Unavailable(reason) => {
-            eprintln!("\n!!!!! SANDBOX UNAVAILABLE ON THIS MACHINE: {reason}\n");
-            assert!(
-                std::env::var_os("HELLO_TUI_REQUIRE_LANDLOCK").is_none(),
-                "HELLO_TUI_REQUIRE_LANDLOCK is set but the sandbox is unavailable: {reason}"
-            );
-            false
-        }
-    }
-}
+use confined::{Fixture, available};
 
-struct Fixture {
-    _root: tempfile::TempDir,
-    workspace: PathBuf,
-}
-
-impl Fixture {
-    fn new() -> Fixture {
-        let root = tempfile::tempdir_in(scratch::scratch_parent()).unwrap();
-        let workspace = root.path().join("ws");
-        std::fs::create_dir(&workspace).unwrap();
-        Fixture {
-            _root: root,
-            workspace,
-        }
-    }
-
-    fn session(&self) -> SandboxSession {
-        SandboxSession::start(&self.workspace, false, SandboxOptions::default()).unwrap()
-    }
+fn session(fixture: &Fixture) -> SandboxSession {
+    SandboxSession::start(&fixture.workspace, false, SandboxOptions::default()).unwrap()
 }
 
 /// The probe, confined by `session`, once it said `ready`.
@@ -162,11 +135,11 @@ fn git(cwd: &Path, args: &[&str]) {
 /// of the workspace stays writable.
 #[test]
 fn a_repository_made_in_a_new_folder_while_a_process_runs_turns_read_only_for_it() {
-    if !landlock_available() {
+    if !available() {
         return;
     }
     let fixture = Fixture::new();
-    let session = fixture.session();
+    let session = session(&fixture);
     let (child, stdout) = start_probe(&session, &fixture.workspace, "deep/er/sub/.git");
     std::fs::create_dir_all(fixture.workspace.join("deep/er")).unwrap();
     git(&fixture.workspace.join("deep/er"), &["init", "-q", "sub"]);
@@ -182,14 +155,14 @@ fn a_repository_made_in_a_new_folder_while_a_process_runs_turns_read_only_for_it
 /// and for the workspace's own `.git`, made by `git init` at its top.
 #[test]
 fn a_clone_and_the_workspaces_own_new_git_turn_read_only_for_running_processes() {
-    if !landlock_available() {
+    if !available() {
         return;
     }
     let fixture = Fixture::new();
-    let source = fixture._root.path().join("source");
+    let source = fixture.root.path().join("source");
     std::fs::create_dir(&source).unwrap();
     git(&source, &["init", "-q"]);
-    let session = fixture.session();
+    let session = session(&fixture);
     let (clone_probe, clone_out) = start_probe(&session, &fixture.workspace, "cloned/.git");
     let (own_probe, own_out) = start_probe(&session, &fixture.workspace, ".git");
     git(
@@ -208,11 +181,11 @@ fn a_clone_and_the_workspaces_own_new_git_turn_read_only_for_running_processes()
 /// appeared, for the user to check.
 #[test]
 fn a_repository_a_confined_process_made_is_reported_and_read_only_for_the_others() {
-    if !landlock_available() {
+    if !available() {
         return;
     }
     let fixture = Fixture::new();
-    let session = fixture.session();
+    let session = session(&fixture);
     assert_eq!(session.appeared_notice(), None);
     let (child, stdout) = start_probe(&session, &fixture.workspace, "own/.git");
     let mut maker = Command::new("git");
@@ -238,11 +211,11 @@ fn a_repository_a_confined_process_made_is_reported_and_read_only_for_the_others
 /// read-only too: many short spawns race one `git init`.
 #[test]
 fn processes_started_around_the_moment_a_repository_appears_get_it_read_only() {
-    if !landlock_available() {
+    if !available() {
         return;
     }
     let fixture = Fixture::new();
-    let session = fixture.session();
+    let session = session(&fixture);
     let mut probes = Vec::new();
     for i in 0..6 {
         if i == 3 {
@@ -260,7 +233,7 @@ fn processes_started_around_the_moment_a_repository_appears_get_it_read_only() {
 /// Run as `nobody` when the tests run as root (as in CI).
 #[test]
 fn a_non_root_users_running_command_gets_a_new_repository_read_only() {
-    if !landlock_available() {
+    if !available() {
         return;
     }
     // SAFETY: geteuid has no preconditions.
@@ -271,7 +244,7 @@ fn a_non_root_users_running_command_gets_a_new_repository_read_only() {
     }
     const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
     let fixture = Fixture::new();
-    for path in [fixture._root.path(), &fixture.workspace] {
+    for path in [fixture.root.path(), &fixture.workspace] {
         std::os::unix::fs::chown(path, Some(65534), Some(65534)).unwrap();
     }
     let as_nobody = |program: &str| {

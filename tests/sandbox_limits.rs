@@ -3,27 +3,14 @@
 //! real bytes; the cap needs root (as CI runs), so as another user the
 //! tests check that the session says there is no cap.
 
+#[path = "support/confined.rs"]
+mod confined;
 #[path = "support/scratch.rs"]
 mod scratch;
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use hello_tui::sandbox::{SandboxOptions, SandboxSession, SandboxStatus};
-
-fn available() -> bool {
-    match SandboxStatus::probe() {
-        SandboxStatus::Enforced { .. } => true,
-        SandboxStatus::Unavailable(reason) => {
-            eprintln!("\n!!!!! SANDBOX UNAVAILABLE ON THIS MACHINE: {reason}\n");
-            assert!(
-                std::env::var_os("HELLO_TUI_REQUIRE_LANDLOCK").is_none(),
-                "HELLO_TUI_REQUIRE_LANDLOCK is set but the sandbox is unavailable: {reason}"
-            );
-            false
-        }
-    }
-}
+use hello_tui::sandbox::{SandboxOptions, SandboxSession};
 
 fn root() -> bool {
     // SAFETY: geteuid has no preconditions.
@@ -36,20 +23,7 @@ const WRITE_MIB: &str = "import errno, sys\n\
 try:\n    f = open(sys.argv[1], 'wb')\n    for _ in range(int(sys.argv[2])): f.write(b'x' * (1 << 20))\n    f.close()\n    print('ok')\n\
 except OSError as e:\n    print(errno.errorcode[e.errno])\n";
 
-struct Fixture {
-    _root: tempfile::TempDir,
-    workspace: PathBuf,
-}
-
-fn fixture() -> Fixture {
-    let root = tempfile::tempdir_in(scratch::scratch_parent()).unwrap();
-    let workspace = root.path().join("ws");
-    std::fs::create_dir(&workspace).unwrap();
-    Fixture {
-        _root: root,
-        workspace,
-    }
-}
+use confined::{Fixture, available};
 
 fn session(fixture: &Fixture, tmp_size_mb: u64) -> SandboxSession {
     let options = SandboxOptions {
@@ -77,7 +51,7 @@ fn writing_past_the_private_tmps_cap_fails_with_enospc() {
     if !available() {
         return;
     }
-    let fixture = fixture();
+    let fixture = Fixture::new();
     let session = session(&fixture, 8);
     if !root() {
         let notes = session.limitations().join("\n");
@@ -110,7 +84,7 @@ fn every_spawn_of_a_session_shares_one_capped_tmp() {
     if !available() || !root() {
         return;
     }
-    let fixture = fixture();
+    let fixture = Fixture::new();
     let session = session(&fixture, 8);
     assert_eq!(write_mib(&session, &fixture, "/tmp/first", 5), "ok");
     assert_eq!(write_mib(&session, &fixture, "/tmp/second", 5), "ENOSPC");
@@ -129,7 +103,7 @@ fn the_cap_goes_with_the_session() {
     if !available() || !root() {
         return;
     }
-    let fixture = fixture();
+    let fixture = Fixture::new();
     let session = session(&fixture, 8);
     assert_eq!(write_mib(&session, &fixture, "/tmp/x", 1), "ok");
     let path = session.private_tmp().to_path_buf();
@@ -160,7 +134,7 @@ fn the_sandbox_command_caps_tmp_by_default_and_takes_a_size() {
     if !available() || !root() {
         return;
     }
-    let fixture = fixture();
+    let fixture = Fixture::new();
     let size = "import os; s = os.statvfs('/tmp'); print(s.f_blocks * s.f_frsize >> 20)";
     let out = cli(&["--", "python3", "-c", size], &fixture);
     assert_eq!(
