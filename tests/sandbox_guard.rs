@@ -298,3 +298,68 @@ fn a_non_root_users_running_command_gets_a_new_repository_read_only() {
     );
     assert!(stderr.contains("sub/.git appeared"), "{stderr}");
 }
+
+/// A handle taken inside a repository before it turned read-only keeps
+/// writing (a bind changes paths, not what is open): here a folder the
+/// confined process holds becomes `sub/.git` by a rename. Nothing short of
+/// ending the process takes that away, so the session names the process
+/// in its notice.
+#[test]
+fn a_handle_held_inside_a_new_repository_from_before_is_reported() {
+    if !available() {
+        return;
+    }
+    let fixture = Fixture::new();
+    let stage = fixture.workspace.join("sub/stage");
+    std::fs::create_dir_all(&stage).unwrap();
+    let session = session(&fixture);
+    const HOLDER: &str = r#"
+import errno, os, sys, time
+fd = os.open("sub/stage", os.O_RDONLY | os.O_DIRECTORY)
+print("holding", flush=True)
+end = time.time() + 10
+while time.time() < end:
+    try:
+        os.close(os.open("sub/.git/p-" + os.urandom(8).hex(), os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    except OSError as e:
+        if e.errno == errno.EROFS:
+            print("protected", flush=True); break
+    time.sleep(0.005)
+try:
+    os.close(os.open("config", os.O_WRONLY | os.O_CREAT, dir_fd=fd)); print("old handle writes", flush=True)
+except OSError as e:
+    print(errno.errorcode[e.errno], flush=True)
+while not os.path.exists("go") and time.time() < end + 20:
+    time.sleep(0.01)
+"#;
+    let mut cmd = Command::new("python3");
+    cmd.args(["-c", HOLDER])
+        .current_dir(&fixture.workspace)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
+    session.install(&mut cmd).unwrap();
+    let mut child = cmd.spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "holding");
+    std::fs::rename(&stage, fixture.workspace.join("sub/.git")).unwrap();
+    let mut said = String::new();
+    for _ in 0..2 {
+        out.read_line(&mut said).unwrap();
+    }
+    assert_eq!(said, "protected\nold handle writes\n");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut notice = String::new();
+    while std::time::Instant::now() < deadline && !notice.contains("open from before") {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        notice = session.appeared_notice().unwrap_or_default();
+    }
+    std::fs::write(fixture.workspace.join("go"), "").unwrap();
+    child.wait().unwrap();
+    assert!(
+        notice.contains("open from before") && notice.contains("python3 (pid "),
+        "{notice}"
+    );
+    assert!(notice.contains("sub/.git"), "{notice}");
+}

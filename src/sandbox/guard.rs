@@ -31,9 +31,11 @@
 //! - left open: between an entry's creation and its bind (milliseconds, a
 //!   fork per running spawn) a running confined process can write it, and
 //!   one that opened a file or folder inside it in that window keeps what
-//!   it opened. A confined process that made the repository itself could
-//!   plant its config before anything is seen. So the session reports
-//!   every entry that appeared ([`Guard::appeared`]), for the user to check.
+//!   it opened (the guard looks for such handles after each bind,
+//!   [`super::held`], and names their processes). A confined process that
+//!   made the repository itself could plant its config before anything is
+//!   seen. So the session reports every entry that appeared
+//!   ([`Guard::appeared`]), for the user to check.
 
 use std::collections::BTreeSet;
 use std::io;
@@ -47,6 +49,7 @@ use std::time::{Duration, Instant};
 use notify::event::{EventKind, ModifyKind, RenameMode};
 use notify::{RecursiveMode, Watcher};
 
+use super::held::held_from_before;
 use super::protected::{self, PROTECTED, ReadOnlyBinds};
 use super::registration::{self, Announce};
 use super::status::in_forked_child;
@@ -60,6 +63,10 @@ pub(crate) struct Appeared {
     pub path: PathBuf,
     /// Running sandboxed processes it could not be made read-only for.
     pub unprotected_in: usize,
+    /// Sandboxed processes (`name (pid N)`) that had something inside it
+    /// open from before it was made read-only for them: they can still
+    /// write there through it until they end ([`super::held`]).
+    pub held_by: Vec<String>,
 }
 
 /// What the guard's threads share with the session.
@@ -211,16 +218,42 @@ impl Worker {
                 .unwrap_or(Duration::from_secs(3600));
             match receiver.recv_timeout(wait) {
                 Ok(Message::Stop) | Err(RecvTimeoutError::Disconnected) => break,
-                Ok(Message::Event(Ok(event))) => self.on_event(&event),
-                Ok(Message::Event(Err(error))) => {
-                    tracing::warn!("sandbox guard: watching the workspace: {error}");
-                    self.rescan();
+                Ok(Message::Event(Ok(event))) => {
+                    let mut events = vec![event];
+                    // What else is queued: a burst (a clone, an unpacked
+                    // archive) is handled as one.
+                    let mut after = None;
+                    while let Ok(next) = receiver.try_recv() {
+                        match next {
+                            Message::Event(Ok(event)) => events.push(event),
+                            other => {
+                                after = Some(other);
+                                break;
+                            }
+                        }
+                    }
+                    self.on_events(&events);
+                    match after {
+                        Some(Message::Stop) => break,
+                        Some(Message::Event(Err(error))) => self.lost(&error),
+                        Some(Message::Spawned { pidfd, generation }) => {
+                            self.on_spawn(pidfd, generation)
+                        }
+                        Some(Message::Event(Ok(_))) | None => {}
+                    }
                 }
+                Ok(Message::Event(Err(error))) => self.lost(&error),
                 Ok(Message::Spawned { pidfd, generation }) => self.on_spawn(pidfd, generation),
                 Err(RecvTimeoutError::Timeout) => {}
             }
             self.due_rechecks();
         }
+    }
+
+    /// The watcher reported an error (events may be lost): walk it all.
+    fn lost(&mut self, error: &notify::Error) {
+        tracing::warn!("sandbox guard: watching the workspace: {error}");
+        self.rescan();
     }
 
     fn trouble(&self, text: String) {
@@ -246,33 +279,51 @@ impl Worker {
         self.live.push(pidfd);
     }
 
-    fn on_event(&mut self, event: &notify::Event) {
-        if event.need_rescan() {
+    fn on_events(&mut self, events: &[notify::Event]) {
+        if events.iter().any(notify::Event::need_rescan) {
             self.rescan();
             return;
         }
-        let mut found = Vec::new();
-        match event.kind {
-            EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(RenameMode::From)) => {
-                self.forget(&event.paths);
-            }
-            EventKind::Modify(ModifyKind::Name(RenameMode::Both)) => {
-                self.forget(&event.paths[..1.min(event.paths.len())]);
-                found.extend(self.look_at(event.paths.get(1), true));
-            }
-            EventKind::Create(_)
-            | EventKind::Modify(ModifyKind::Name(_))
-            | EventKind::Any
-            | EventKind::Other => {
-                for path in &event.paths {
-                    if path.symlink_metadata().is_err() {
-                        self.forget(std::slice::from_ref(path));
-                    }
-                    found.extend(self.look_at(Some(path), true));
+        // Each path looked at once, removals first (a path removed and
+        // made again in one burst is new).
+        let mut looked_at = Vec::new();
+        for event in events {
+            match event.kind {
+                EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(RenameMode::From)) => {
+                    self.forget(&event.paths);
                 }
+                EventKind::Modify(ModifyKind::Name(RenameMode::Both)) => {
+                    self.forget(&event.paths[..1.min(event.paths.len())]);
+                    looked_at.extend(event.paths.get(1).cloned());
+                }
+                EventKind::Create(_)
+                | EventKind::Modify(ModifyKind::Name(_))
+                | EventKind::Any
+                | EventKind::Other => {
+                    for path in &event.paths {
+                        if path.symlink_metadata().is_err() {
+                            self.forget(std::slice::from_ref(path));
+                        }
+                    }
+                    looked_at.extend(event.paths.iter().cloned());
+                }
+                // A protected name can be made by a rename or a creation only.
+                _ => {}
             }
-            // A protected name can be made by a rename or a creation only.
-            _ => {}
+        }
+        looked_at.sort();
+        looked_at.dedup();
+        // A folder walked covers what lies in it (sorted: parents first).
+        let mut walked: Vec<PathBuf> = Vec::new();
+        let mut found = Vec::new();
+        for path in looked_at {
+            if walked.iter().any(|folder| path.starts_with(folder)) {
+                continue;
+            }
+            if path.symlink_metadata().is_ok_and(|meta| meta.is_dir()) {
+                walked.push(path.clone());
+            }
+            found.extend(self.look_at(&path, true));
         }
         self.protect(found);
     }
@@ -280,10 +331,7 @@ impl Worker {
     /// What needs protecting because of `path`: the protected entry it is
     /// or lies in, else (a folder) what lies in it. A new folder is walked
     /// again later.
-    fn look_at(&mut self, path: Option<&PathBuf>, recheck: bool) -> Vec<PathBuf> {
-        let Some(path) = path else {
-            return Vec::new();
-        };
+    fn look_at(&mut self, path: &Path, recheck: bool) -> Vec<PathBuf> {
         let Ok(relative) = path.strip_prefix(&self.workspace) else {
             return Vec::new();
         };
@@ -303,7 +351,7 @@ impl Worker {
         }
         if recheck {
             self.rechecks
-                .push((Instant::now() + RECHECK_AFTER, path.clone()));
+                .push((Instant::now() + RECHECK_AFTER, path.to_path_buf()));
         }
         protected::protected_below(&self.workspace, path).unwrap_or_else(|error| {
             self.trouble(error.to_string());
@@ -319,7 +367,7 @@ impl Worker {
         self.rechecks = later;
         let found: Vec<PathBuf> = due
             .into_iter()
-            .flat_map(|(_, path): (Instant, PathBuf)| self.look_at(Some(&path), false))
+            .flat_map(|(_, path): (Instant, PathBuf)| self.look_at(&path, false))
             .collect();
         self.protect(found);
     }
@@ -359,18 +407,30 @@ impl Worker {
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         self.live.retain(is_alive);
         let mut unprotected_in = 0;
+        let mut held = Vec::new();
         for pidfd in &self.live {
-            if let Err(error) = self.bind_in(pidfd, &new) {
-                tracing::warn!("sandbox guard: binding {new:?} read-only: {error}");
-                unprotected_in += 1;
+            match self.bind_in(pidfd, &new) {
+                Ok(()) => held.extend(held_from_before(pidfd, &new)),
+                // It ended meanwhile: nothing left to protect there.
+                Err(error) if error.raw_os_error() == Some(libc::ESRCH) => {}
+                Err(error) => {
+                    tracing::warn!("sandbox guard: binding {new:?} read-only: {error}");
+                    unprotected_in += 1;
+                }
             }
         }
         let mut appeared = lock(&self.shared.appeared);
         for path in new {
+            let held_by = held
+                .iter()
+                .filter(|held| held.entry == path)
+                .map(|held| held.process.clone())
+                .collect();
             if !appeared.iter().any(|seen| seen.path == path) {
                 appeared.push(Appeared {
                     path: path.clone(),
                     unprotected_in,
+                    held_by,
                 });
             }
             self.known.insert(path);

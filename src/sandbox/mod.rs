@@ -117,6 +117,7 @@ mod devices;
 mod env;
 mod error;
 mod guard;
+mod held;
 mod host_memory;
 mod mode;
 mod mounts;

@@ -141,20 +141,38 @@ impl SandboxSession {
         if names.is_empty() {
             return None;
         }
-        let missed = self
-            .guard
-            .appeared()
+        let seen = self.guard.appeared();
+        let missed = seen.iter().any(|seen| seen.unprotected_in > 0);
+        let held: Vec<String> = seen
             .iter()
-            .any(|seen| seen.unprotected_in > 0);
-        Some(format!(
-            "{} appeared during this sandboxed session: until hello-tui saw it{}, it was              writable to the sandboxed code running then, which may also have made it. Check              its hooks/ and config (core.fsmonitor, core.hooksPath, aliases) before you run              git there",
+            .flat_map(|seen| {
+                seen.held_by
+                    .iter()
+                    .map(|who| format!("{who} in {}", seen.path.display()))
+            })
+            .collect();
+        let mut notice = format!(
+            "{} appeared during this sandboxed session: until hello-tui saw it{}, it was \
+             writable to the sandboxed code running then, which may also have made it. Check \
+             its hooks/ and config (core.fsmonitor, core.hooksPath, aliases) before you run \
+             git there",
             names.join(", "),
             if missed {
-                " (and, for some running sandboxed process, even after: it could not be made                  read-only there)"
+                " (and, for some running sandboxed process, even after: it could not be made \
+                 read-only there)"
             } else {
                 " and made it read-only for running sandboxed processes"
             }
-        ))
+        );
+        if !held.is_empty() {
+            notice.push_str(&format!(
+                ". A sandboxed process had something inside it open from before, and can still \
+                 write there through that until it ends: {} (restart the kernel, or end that \
+                 command, then check again)",
+                held.join(", ")
+            ));
+        }
+        Some(notice)
     }
 
     /// What this session cannot enforce of the policy: what the kernel
