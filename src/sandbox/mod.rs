@@ -31,6 +31,8 @@
 //!   (pid 1) takes whatever is left running down with it when the program
 //!   ends, and its `pid_max` caps the processes alive at once (Linux
 //!   6.14+);
+//! - `cgroup`: as root, a cgroup per session capping the memory and the
+//!   processes of all its spawns together (each joins it first thing);
 //! - `caps`: no capabilities, even as root (bounding set emptied);
 //! - Landlock (`prepare`): reads everywhere, writes only beneath the
 //!   workspace, the private temp dir and configured extra paths; no TCP
@@ -110,6 +112,7 @@
 //! unavailable (see [`SandboxStatus::probe`] for why not "partly").
 
 mod caps;
+mod cgroup;
 mod child;
 pub mod cli;
 mod confinement;

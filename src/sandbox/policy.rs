@@ -62,6 +62,9 @@ pub struct SandboxOptions {
     pub max_processes: u32,
     /// MiB the private `/tmp` may hold (`[safety] tmp_size_mb`); 0: no cap.
     pub tmp_size_mb: u64,
+    /// Bytes of memory all the session's processes may use together, where
+    /// a cgroup can be made (`[kernel] memory_limit_mb`); `None`: no cap.
+    pub memory_limit_bytes: Option<u64>,
 }
 
 impl Default for SandboxOptions {
@@ -70,6 +73,7 @@ impl Default for SandboxOptions {
             extra_writable: Vec::new(),
             max_processes: DEFAULT_MAX_PROCESSES,
             tmp_size_mb: DEFAULT_TMP_SIZE_MB,
+            memory_limit_bytes: None,
         }
     }
 }

@@ -5,6 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::cgroup::{Limits, SessionCgroup};
 use super::child::install_announcing;
 use super::error::SandboxError;
 use super::guard::Guard;
@@ -25,6 +26,9 @@ pub struct SandboxSession {
     guard: Guard,
     /// Why the private `/tmp` has no size cap although one was asked.
     tmp_uncapped: Option<String>,
+    /// The cgroup every spawn joins (memory and processes of the session
+    /// together), or why there is none.
+    cgroup: Result<SessionCgroup, String>,
     // Declared last so the dir outlives everything that points at it.
     private_tmp: PrivateTmp,
 }
@@ -66,12 +70,21 @@ impl SandboxSession {
                 source,
             })?;
         let guard = Guard::start(&canonical).map_err(SandboxError::Guard)?;
+        let cgroup = SessionCgroup::create(Limits {
+            memory_bytes: options.memory_limit_bytes,
+            max_processes: options.max_processes,
+        });
+        match &cgroup {
+            Ok(_) => tracing::info!("sandbox: the session's processes share a cgroup"),
+            Err(reason) => tracing::info!("sandbox: no cgroup for the session: {reason}"),
+        }
         Ok(SandboxSession {
             policy,
             prepared,
             absent_at_start,
             guard,
             tmp_uncapped,
+            cgroup,
             private_tmp,
         })
     }
@@ -81,7 +94,11 @@ impl SandboxSession {
     /// process joins this session's guard: a `.git` or `.hello-tui` made
     /// in the workspace while it runs is made read-only for it too.
     pub fn install(&self, cmd: &mut Command) -> io::Result<()> {
-        install_announcing(cmd, &self.prepared, Some(self.guard.announce()))
+        let cgroup = match &self.cgroup {
+            Ok(cgroup) => cgroup.procs()?,
+            Err(_) => Vec::new(),
+        };
+        install_announcing(cmd, &self.prepared, Some(self.guard.announce()), cgroup)
     }
 
     pub fn policy(&self) -> &SandboxPolicy {
@@ -181,6 +198,12 @@ impl SandboxSession {
     pub fn limitations(&self) -> Vec<String> {
         let mut notes = self.prepared.limitations();
         notes.extend(self.tmp_uncapped.clone());
+        if let Err(reason) = &self.cgroup {
+            notes.push(format!(
+                "the session's processes are not capped together, only one by one (the \
+                 kernel's address space, each spawn's process count): no cgroup ({reason})"
+            ));
+        }
         notes.extend(self.guard.trouble());
         notes
     }

@@ -118,7 +118,7 @@ fn probe_enforcement() -> Result<u32, String> {
     let namespace = Namespace::probe()
         .map_err(|error| format!("cannot plan the sandbox's mount namespace: {error}"))?;
     let ruleset = std::os::fd::AsRawFd::as_raw_fd(&ruleset);
-    in_forked_child(|| restrict_self(ruleset, filter.as_ref(), &namespace, None)).map_err(
+    in_forked_child(|| restrict_self(ruleset, filter.as_ref(), &namespace, None, &[])).map_err(
         |error| {
             // Which step? Only worth two more forks when something failed.
             let mounts = in_forked_child(|| namespace.enter());
