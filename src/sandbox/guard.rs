@@ -57,6 +57,9 @@ use super::status::in_forked_child;
 /// When a new folder is walked a second time (see the module docs).
 pub(crate) const RECHECK_AFTER: Duration = Duration::from_millis(250);
 
+/// Fewest time between two full walks after watch errors.
+const RESCAN_EVERY: Duration = Duration::from_secs(2);
+
 /// A protected entry that appeared during the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Appeared {
@@ -111,6 +114,8 @@ impl Guard {
             known: BTreeSet::new(),
             live: Vec::new(),
             rechecks: Vec::new(),
+            last_rescan: None,
+            watch_limit_hit: false,
         };
         let events = sender.clone();
         std::thread::Builder::new()
@@ -182,6 +187,10 @@ struct Worker {
     live: Vec<OwnedFd>,
     /// New folders to walk again, and when.
     rechecks: Vec<(Instant, PathBuf)>,
+    /// When the last full walk after a watch error was.
+    last_rescan: Option<Instant>,
+    /// Whether the watch limit was reported already.
+    watch_limit_hit: bool,
 }
 
 impl Worker {
@@ -253,7 +262,33 @@ impl Worker {
     /// The watcher reported an error (events may be lost): walk it all.
     fn lost(&mut self, error: &notify::Error) {
         tracing::warn!("sandbox guard: watching the workspace: {error}");
-        self.rescan();
+        if matches!(error.kind, notify::ErrorKind::MaxFilesWatch) && !self.watch_limit_hit {
+            self.watch_limit_hit = true;
+            self.trouble(
+                "the workspace has more folders than this user may watch \
+                 (fs.inotify.max_user_watches): a `.git` made in one not watched while a \
+                 sandboxed process runs is made read-only for it only at the next full walk"
+                    .to_owned(),
+            );
+        }
+        // One full walk per error burst (each new folder past the limit
+        // reports one): now, or RESCAN_EVERY after the last one.
+        match self.last_rescan {
+            Some(at) if at.elapsed() < RESCAN_EVERY => {
+                let next = at + RESCAN_EVERY;
+                if !self
+                    .rechecks
+                    .iter()
+                    .any(|(when, path)| *when == next && *path == self.workspace)
+                {
+                    self.rechecks.push((next, self.workspace.clone()));
+                }
+            }
+            _ => {
+                self.last_rescan = Some(Instant::now());
+                self.rescan();
+            }
+        }
     }
 
     fn trouble(&self, text: String) {
@@ -365,10 +400,18 @@ impl Worker {
             .into_iter()
             .partition(|(when, _)| *when <= now);
         self.rechecks = later;
-        let found: Vec<PathBuf> = due
-            .into_iter()
-            .flat_map(|(_, path): (Instant, PathBuf)| self.look_at(&path, false))
-            .collect();
+        let mut due: Vec<PathBuf> = due.into_iter().map(|(_, path)| path).collect();
+        due.sort();
+        due.dedup();
+        // A folder walked covers what lies in it (sorted: parents first).
+        let mut walked: Vec<PathBuf> = Vec::new();
+        let mut found = Vec::new();
+        for path in due {
+            if !walked.iter().any(|folder| path.starts_with(folder)) {
+                found.extend(self.look_at(&path, false));
+                walked.push(path);
+            }
+        }
         self.protect(found);
     }
 
