@@ -93,11 +93,16 @@
 //!   workspace and binds the new entry in each live spawn's mount
 //!   namespace), but only once it is seen: for a few milliseconds a running
 //!   confined process can write it, one that opened something inside it
-//!   then keeps that, and one that made it (a cell's `git init`) may have
+//!   then keeps writing through that until it ends (`held`: the notice
+//!   names it), and one that made it (a cell's `git init`) may have
 //!   planted its config first. [`SandboxSession::appeared_notice`] says
 //!   which appeared (`hello-tui sandbox` prints it; the workbench says so
 //!   after the cell). A `git init`/`git clone` run by confined code may
-//!   fail part-way, its `.git` turning read-only under it;
+//!   fail part-way, its `.git` turning read-only under it. Past the
+//!   inotify watch limit, folders not watched are covered by full walks;
+//! - the size cap of the private `/tmp` and the session's cgroup (memory
+//!   and processes of all its spawns together) need root; other users get
+//!   the per-process limits only, and the start-up notice says so;
 //! - the walk for nested repositories runs at every spawn and refuses the
 //!   spawn past `HELLO_TUI_PROTECT_SCAN_LIMIT` entries; writable roots
 //!   outside the workspace (`[safety] writable`) are not searched;
