@@ -1037,6 +1037,7 @@ mod cli {
         let args = SandboxArgs {
             allow_network: false,
             tmp_size_mb: hello_tui::sandbox::DEFAULT_TMP_SIZE_MB,
+            memory_limit_mb: 0,
             workspace: fixture.workspace.clone(),
             command: vec!["sh".into(), "-c".into(), script],
         };
@@ -1056,6 +1057,7 @@ mod cli {
         let args = SandboxArgs {
             allow_network: false,
             tmp_size_mb: hello_tui::sandbox::DEFAULT_TMP_SIZE_MB,
+            memory_limit_mb: 0,
             workspace: fixture.workspace.clone(),
             command: vec![unique("no-such-program")],
         };

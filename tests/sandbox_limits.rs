@@ -353,3 +353,32 @@ fn the_sessions_cgroup_goes_with_it() {
     }
     assert!(dirs.iter().all(|dir| !dir.exists()), "{dirs:?}");
 }
+
+/// `hello-tui sandbox --memory-limit-mb N` caps the command and all it
+/// starts together: a child past it is killed, not the machine filled.
+#[test]
+fn the_sandbox_command_takes_a_memory_cap_for_all_it_starts() {
+    if !available() || !root() || !controllers_mounted() {
+        return;
+    }
+    let fixture = Fixture::new();
+    let grow = "import subprocess, sys\n\
+child = 'b = bytearray(80 << 20)\\nfor i in range(0, len(b), 4096): b[i] = 1'\n\
+runs = [subprocess.Popen([sys.executable, '-c', child]) for _ in range(2)]\n\
+print(sorted(run.wait() for run in runs))\n";
+    let out = cli(
+        &["--memory-limit-mb", "128", "--", "python3", "-c", grow],
+        &fixture,
+    );
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(
+        said.contains("-9"),
+        "two children of 80 MiB under 128 MiB: {said} {out:?}"
+    );
+    let out = cli(&["--", "python3", "-c", grow], &fixture);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "[0, 0]",
+        "{out:?}"
+    );
+}
