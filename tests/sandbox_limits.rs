@@ -382,3 +382,89 @@ print(sorted(run.wait() for run in runs))\n";
         "{out:?}"
     );
 }
+
+/// Not root, the cap holds too: a keeper process holds the `tmpfs` in a
+/// user namespace, and every spawn joins it. Run as `nobody` when the
+/// tests run as root (as in CI), through `hello-tui sandbox`.
+#[test]
+fn a_non_root_users_tmp_is_capped_too() {
+    if !available() || !root() || Command::new("setpriv").arg("--version").output().is_err() {
+        return;
+    }
+    const BIN: &str = env!("CARGO_BIN_EXE_hello-tui");
+    let fixture = Fixture::new();
+    for path in [fixture.root.path(), &fixture.workspace] {
+        std::os::unix::fs::chown(path, Some(65534), Some(65534)).unwrap();
+    }
+    let as_nobody = |args: &[&str]| {
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .args(args)
+            .env("HOME", &fixture.workspace)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    if !as_nobody(&["test", "-x", BIN]).status.success() {
+        eprintln!("\n!!!!! nobody cannot run the binary here: non-root case not tried\n");
+        return;
+    }
+    let ws = fixture.workspace.to_str().unwrap();
+    let size = "import os; s = os.statvfs('/tmp'); print(s.f_blocks * s.f_frsize >> 20)";
+    let out = as_nobody(&[BIN, "sandbox", "-C", ws, "--", "python3", "-c", size]);
+    if out.status.code() == Some(2) {
+        // No unprivileged user namespaces here: nothing ran, and it said so.
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("refusing"),
+            "{out:?}"
+        );
+        return;
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "1024",
+        "{out:?}"
+    );
+    let out = as_nobody(&[
+        BIN,
+        "sandbox",
+        "-C",
+        ws,
+        "--tmp-size-mb",
+        "4",
+        "--",
+        "python3",
+        "-c",
+        WRITE_MIB,
+        "/tmp/f",
+        "8",
+    ]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "ENOSPC",
+        "{out:?}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("size cap"), "{stderr}");
+    // A workspace under the host's /tmp is mounted back inside the kept
+    // tmpfs, at its own path, and stays writable.
+    let in_tmp = tempfile::tempdir_in("/tmp").unwrap();
+    let ws = in_tmp.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    for path in [in_tmp.path(), &ws] {
+        std::os::unix::fs::chown(path, Some(65534), Some(65534)).unwrap();
+    }
+    let script = "echo x > in-ws && echo y > /tmp/t && cat /tmp/t in-ws";
+    let out = as_nobody(&[
+        BIN,
+        "sandbox",
+        "-C",
+        ws.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        script,
+    ]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "y\nx\n", "{out:?}");
+    assert!(ws.join("in-ws").exists());
+}

@@ -28,7 +28,7 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub allow_network: bool,
 
-    /// MiB the command's private /tmp may hold (0: no cap; needs root).
+    /// MiB the command's private /tmp may hold (0: no cap).
     #[arg(long, value_name = "MIB", default_value_t = super::policy::DEFAULT_TMP_SIZE_MB)]
     pub tmp_size_mb: u64,
 

@@ -10,9 +10,9 @@
 //! What a confined child gets (see each module for why):
 //! - `env`: an environment built from an allowlist, never the API key;
 //! - `namespace`: a private mount namespace (a user namespace first when
-//!   not root) with the session's private temp dir as `/tmp` (as root a
-//!   `tmpfs` capped at `[safety] tmp_size_mb`, shared by the session's
-//!   spawns: `PrivateTmp::cap`), every mount
+//!   not root) with the session's private temp dir as `/tmp` (a `tmpfs`
+//!   capped at `[safety] tmp_size_mb`, shared by the session's spawns:
+//!   `PrivateTmp::cap`, `tmp_keeper` when not root), every mount
 //!   read-only outside the writable roots (so no `chmod`, `utime` or
 //!   xattrs there, which Landlock does not cover), and `.git/` and
 //!   `.hello-tui/` read-only inside the workspace (`protected`), those
@@ -100,9 +100,9 @@
 //!   after the cell). A `git init`/`git clone` run by confined code may
 //!   fail part-way, its `.git` turning read-only under it. Past the
 //!   inotify watch limit, folders not watched are covered by full walks;
-//! - the size cap of the private `/tmp` and the session's cgroup (memory
-//!   and processes of all its spawns together) need root; other users get
-//!   the per-process limits only, and the start-up notice says so;
+//! - the session's cgroup (memory and processes of all its spawns
+//!   together) needs root; other users get the per-process limits only,
+//!   and the start-up notice says so;
 //! - the walk for nested repositories runs at every spawn and refuses the
 //!   spawn past `HELLO_TUI_PROTECT_SCAN_LIMIT` entries; writable roots
 //!   outside the workspace (`[safety] writable`) are not searched;
@@ -140,6 +140,7 @@ mod seccomp;
 mod session;
 mod status;
 mod terminal;
+mod tmp_keeper;
 
 pub use child::{apply_in_child, install};
 pub use confinement::{Confinement, PipedChild};

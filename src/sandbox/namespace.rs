@@ -49,9 +49,10 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
@@ -59,6 +60,16 @@ use rustix::io::Errno;
 use super::devices::Devices;
 use super::mounts::{self, check};
 use super::protected::{self, ReadOnlyBinds};
+
+/// A private temp dir whose capped `tmpfs` a keeper holds
+/// ([`super::tmp_keeper`]).
+#[derive(Debug, Clone)]
+pub(crate) struct KeptTmp {
+    /// The keeper's pidfd, whose namespaces spawns join.
+    pub pidfd: Arc<OwnedFd>,
+    /// The temp dir as spawns see it, reached from the host.
+    pub view: PathBuf,
+}
 
 /// Where the private temp dir is mounted, when the folder exists.
 const TEMP_DIRS: [&str; 2] = ["/tmp", "/var/tmp"];
@@ -85,6 +96,10 @@ pub(crate) struct Namespace {
     read_only: ReadOnlyBinds,
     /// `Some` when not root: enter a user namespace mapping these ids.
     user: Option<IdMaps>,
+    /// The pidfd of the session's `/tmp` keeper, when not root and the
+    /// private `/tmp` is capped ([`super::tmp_keeper`]): its user and mount
+    /// namespace are joined first.
+    tmp_keeper: Option<Arc<OwnedFd>>,
     /// The child's own `/dev` (`None` where the host has no `/dev`).
     devices: Option<Devices>,
     /// The PID namespace's `kernel.pid_max` (digits), capping how many
@@ -99,10 +114,37 @@ struct Bind {
     target: CString,
 }
 
+/// A user namespace's id maps: this user's uid and gid, mapped to
+/// themselves.
 #[derive(Debug, Clone)]
-struct IdMaps {
+pub(crate) struct IdMaps {
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+}
+
+impl IdMaps {
+    /// The maps for the calling user.
+    pub(crate) fn current() -> IdMaps {
+        // SAFETY: geteuid/getegid have no preconditions.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        IdMaps {
+            uid_map: format!("{uid} {uid} 1").into_bytes(),
+            gid_map: format!("{gid} {gid} 1").into_bytes(),
+        }
+    }
+
+    /// Writes them for the calling process, just after it entered a user
+    /// namespace of its own. Async-signal-safe.
+    pub(crate) fn write_own(&self) -> io::Result<()> {
+        // The workbench is non-dumpable (see `Confinement`), and a forked
+        // child stays so until exec, which makes its own /proc/self files
+        // root's. Its id maps must be writable.
+        // SAFETY: PR_SET_DUMPABLE takes integer arguments only.
+        check(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) })?;
+        write_proc(c"/proc/self/setgroups", b"deny")?;
+        write_proc(c"/proc/self/uid_map", &self.uid_map)?;
+        write_proc(c"/proc/self/gid_map", &self.gid_map)
+    }
 }
 
 impl Namespace {
@@ -112,11 +154,14 @@ impl Namespace {
     /// are protected (`.hello-tui/` is created when missing: it is the
     /// workbench's own, and a cell must not be able to make it first), and
     /// so is `nested`, what [`protected::nested_protected`] found below them.
+    /// `kept`: the keeper holding the private temp dir's capped `tmpfs`,
+    /// when there is one.
     pub(crate) fn plan(
         workspace: &Path,
         private_tmp: &Path,
         writable: &[PathBuf],
         nested: &[PathBuf],
+        kept: Option<&KeptTmp>,
     ) -> io::Result<Namespace> {
         // Where it cannot be made (a read-only workspace), the child cannot
         // make it either: nothing to protect then.
@@ -130,8 +175,9 @@ impl Namespace {
         let roots = std::iter::once(Ok(workspace))
             .chain(writable.iter().map(|path| path.canonicalize()))
             .collect::<io::Result<Vec<PathBuf>>>()?;
-        let mut plan = Self::with_roots(private_tmp, &roots)?;
+        let mut plan = Self::with_roots(private_tmp, kept.map(|kept| kept.view.as_path()), &roots)?;
         plan.read_only = read_only;
+        plan.tmp_keeper = kept.map(|kept| kept.pidfd.clone());
         Ok(plan)
     }
 
@@ -141,11 +187,18 @@ impl Namespace {
     /// `TMPDIR` (a session names a bad one itself when it fails to start).
     pub(crate) fn probe() -> io::Result<Namespace> {
         let tmp = Path::new(TEMP_DIRS[0]);
-        Self::with_roots(if tmp.is_dir() { tmp } else { Path::new("/") }, &[])
+        Self::with_roots(if tmp.is_dir() { tmp } else { Path::new("/") }, None, &[])
     }
 
-    fn with_roots(private_tmp: &Path, roots: &[PathBuf]) -> io::Result<Namespace> {
+    /// `view`: where the host reaches the private temp dir as spawns see
+    /// it, when that is not its own path (a keeper's `tmpfs`).
+    fn with_roots(
+        private_tmp: &Path,
+        view: Option<&Path>,
+        roots: &[PathBuf],
+    ) -> io::Result<Namespace> {
         let private_tmp = private_tmp.canonicalize()?;
+        let view = view.unwrap_or(&private_tmp);
         let mut temp_dirs: Vec<PathBuf> = Vec::new();
         for dir in TEMP_DIRS.iter().map(Path::new) {
             // A temp dir that is a link to another (/var/tmp -> /tmp) is
@@ -164,7 +217,7 @@ impl Namespace {
                 if let Ok(relative) = root.strip_prefix(dir)
                     && !relative.as_os_str().is_empty()
                 {
-                    make_mount_point(&private_tmp, relative, root)?;
+                    make_mount_point(view, relative, root)?;
                 }
             }
         }
@@ -198,6 +251,7 @@ impl Namespace {
             binds,
             read_only: ReadOnlyBinds::default(),
             user: user_maps(),
+            tmp_keeper: None,
             devices: Devices::plan(),
             pid_max: None,
         })
@@ -226,32 +280,41 @@ impl Namespace {
     /// root) and builds the view described in the module docs. Must run
     /// before capabilities are dropped. Async-signal-safe.
     pub(crate) fn enter(&self) -> io::Result<()> {
+        // The working directory the spawner chose, by path: the process
+        // still sits on the old mount, which turns read-only below (and
+        // joining the keeper's namespace moves it to that one's root).
+        let mut cwd = [0u8; libc::PATH_MAX as usize];
+        // SAFETY: getcwd writes at most `cwd.len()` bytes, NUL included.
+        let had_cwd = !unsafe { libc::getcwd(cwd.as_mut_ptr().cast(), cwd.len()) }.is_null();
         // The PID namespace is for the children: see `super::pid_namespace`.
         let private = libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC;
-        let flags = match self.user {
-            Some(_) => libc::CLONE_NEWUSER | private,
-            None => private,
-        };
-        // SAFETY: unshare takes an integer; the child is single-threaded.
-        check(unsafe { libc::unshare(flags) })?;
-        if let Some(maps) = &self.user {
-            // The workbench is non-dumpable (see `Confinement`), and a
-            // forked child stays so until exec, which makes its own
-            // /proc/self files root's. Its id maps must be writable.
-            // SAFETY: PR_SET_DUMPABLE takes integer arguments only.
-            check(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) })?;
-            write_proc(c"/proc/self/setgroups", b"deny")?;
-            write_proc(c"/proc/self/uid_map", &maps.uid_map)?;
-            write_proc(c"/proc/self/gid_map", &maps.gid_map)?;
+        match (&self.tmp_keeper, &self.user) {
+            // The keeper's user namespace (mapped like ours would be) and a
+            // copy of its mount namespace, which holds the capped /tmp.
+            (Some(keeper), Some(_)) => {
+                // SAFETY: setns takes an fd and flags; the child has one thread.
+                check(unsafe {
+                    libc::setns(keeper.as_raw_fd(), libc::CLONE_NEWUSER | libc::CLONE_NEWNS)
+                })?;
+                // As when it writes its own maps (see `IdMaps::write_own`).
+                // SAFETY: PR_SET_DUMPABLE takes integer arguments only.
+                check(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) })?;
+                // SAFETY: unshare takes an integer.
+                check(unsafe { libc::unshare(private) })?;
+            }
+            (_, Some(maps)) => {
+                // SAFETY: unshare takes an integer; the child is single-threaded.
+                check(unsafe { libc::unshare(libc::CLONE_NEWUSER | private) })?;
+                maps.write_own()?;
+            }
+            (_, None) => {
+                // SAFETY: unshare takes an integer.
+                check(unsafe { libc::unshare(private) })?;
+            }
         }
         // Private propagation first, or the mounts below would show up in
         // the workbench's own namespace too.
         mounts::make_private()?;
-        // The working directory the spawner chose, by path: the process
-        // still sits on the old mount, which turns read-only below.
-        let mut cwd = [0u8; libc::PATH_MAX as usize];
-        // SAFETY: getcwd writes at most `cwd.len()` bytes, NUL included.
-        let had_cwd = !unsafe { libc::getcwd(cwd.as_mut_ptr().cast(), cwd.len()) }.is_null();
 
         let mut trees: [Option<OwnedFd>; MAX_BINDS] = [const { None }; MAX_BINDS];
         for (slot, bind) in trees.iter_mut().zip(&self.binds) {
@@ -318,12 +381,8 @@ pub(crate) fn uses_user_namespace() -> bool {
 }
 
 fn user_maps() -> Option<IdMaps> {
-    // SAFETY: geteuid/getegid have no preconditions.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    (uid != 0).then(|| IdMaps {
-        uid_map: format!("{uid} {uid} 1").into_bytes(),
-        gid_map: format!("{gid} {gid} 1").into_bytes(),
-    })
+    // SAFETY: geteuid has no preconditions.
+    (unsafe { libc::geteuid() } != 0).then(IdMaps::current)
 }
 
 /// An empty folder (or file, for a file `root`) at `relative` beneath the

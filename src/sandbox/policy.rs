@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::error::SandboxError;
+use super::namespace::KeptTmp;
+use super::tmp_keeper::TmpKeeper;
 
 /// Where the sandboxed process may write and whether it may open TCP
 /// connections. Everything else on the filesystem is read/execute only.
@@ -87,12 +89,14 @@ impl Default for SandboxOptions {
 /// scratch files working without that hole.
 ///
 /// Its size can be capped ([`PrivateTmp::cap`]): a fresh `tmpfs` with
-/// `size=` mounted on it, in the workbench's own mount namespace, so every
-/// spawn of the session (the kernel and the `shell.run` commands the host
-/// starts for it, each in a namespace of its own) shares it, as they share
-/// the dir, and the host still finds their files at [`PrivateTmp::path`].
+/// `size=` on it that every spawn of the session (the kernel and the
+/// `shell.run` commands the host starts for it, each in a namespace of its
+/// own) shares, as they share the dir; the host finds their files at
+/// [`PrivateTmp::contents`].
 #[derive(Debug)]
 pub struct PrivateTmp {
+    /// Holds the capped `tmpfs` when not root (ended before `dir` goes).
+    keeper: Option<TmpKeeper>,
     dir: tempfile::TempDir,
     /// Whether a capped `tmpfs` is mounted on `dir` (to unmount on drop).
     capped: bool,
@@ -116,25 +120,49 @@ impl PrivateTmp {
                 parent: parent.to_path_buf(),
                 source,
             })?;
-        Ok(PrivateTmp { dir, capped: false })
+        Ok(PrivateTmp {
+            keeper: None,
+            dir,
+            capped: false,
+        })
     }
 
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
 
+    /// Where the host finds what spawns wrote to `/tmp`: [`Self::path`],
+    /// or, when a keeper holds the capped `tmpfs`, the same dir as seen in
+    /// its namespace.
+    pub fn contents(&self) -> &Path {
+        self.keeper.as_ref().map_or(self.path(), TmpKeeper::view)
+    }
+
+    /// The keeper holding the capped `tmpfs`, for spawns to join.
+    pub(crate) fn kept(&self) -> Option<KeptTmp> {
+        self.keeper.as_ref().map(|keeper| KeptTmp {
+            pidfd: keeper.pidfd(),
+            view: keeper.view().to_path_buf(),
+        })
+    }
+
     /// Caps what the dir holds at `size_mb` MiB (writes past it fail with
-    /// `ENOSPC`) by mounting a fresh `tmpfs` (`size=`, `nosuid`, `nodev`,
-    /// mode 0700) on it. That needs `CAP_SYS_ADMIN` in the workbench's
-    /// mount namespace, so root; a multi-threaded process cannot enter a
-    /// namespace of its own to do it otherwise, and a `tmpfs` per spawn
-    /// would split `/tmp` between the kernel and its `shell.run` commands.
-    /// An error says why there is no cap (the dir works uncapped).
+    /// `ENOSPC`) with a fresh `tmpfs` (`size=`, `nosuid`, `nodev`, mode
+    /// 0700) on it: as root, mounted in the workbench's own mount
+    /// namespace; otherwise held by a keeper process in a user and mount
+    /// namespace of its own, which spawns join ([`super::tmp_keeper`]). A
+    /// `tmpfs` per spawn would split `/tmp` between the kernel and its
+    /// `shell.run` commands. An error says why there is no cap (the dir
+    /// works uncapped).
     pub fn cap(&mut self, size_mb: u64) -> Result<(), String> {
         use std::os::unix::ffi::OsStrExt;
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
-            return Err("mounting a tmpfs on it needs root".to_owned());
+            let keeper = TmpKeeper::start(self.path(), size_mb).map_err(|error| {
+                format!("no user namespace could hold a tmpfs for it ({error})")
+            })?;
+            self.keeper = Some(keeper);
+            return Ok(());
         }
         let path = std::ffi::CString::new(self.path().as_os_str().as_bytes())
             .map_err(|_| "its path holds a NUL byte".to_owned())?;

@@ -10,7 +10,7 @@ use super::child::install_announcing;
 use super::error::SandboxError;
 use super::guard::Guard;
 use super::policy::{PrivateTmp, SandboxOptions, SandboxPolicy};
-use super::prepare::{PreparedSandbox, prepare};
+use super::prepare::{PreparedSandbox, prepare_kept};
 use super::protected::PROTECTED;
 
 /// Everything a sandboxed kernel spawn needs. Keep it alive while the kernel
@@ -57,7 +57,7 @@ impl SandboxSession {
             ..SandboxPolicy::new(workspace, private_tmp.path(), allow_network)
         };
         // After `prepare`, which creates `.hello-tui/`.
-        let prepared = prepare(&policy)?;
+        let prepared = prepare_kept(&policy, private_tmp.kept())?;
         let absent_at_start = PROTECTED
             .iter()
             .map(|name| workspace.join(name))
@@ -109,8 +109,9 @@ impl SandboxSession {
         &self.prepared
     }
 
+    /// Where the host finds what the session's processes wrote to `/tmp`.
     pub fn private_tmp(&self) -> &Path {
-        self.private_tmp.path()
+        self.private_tmp.contents()
     }
 
     /// Protected entries (`.git`, `.hello-tui`, at any depth) that did
