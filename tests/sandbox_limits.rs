@@ -19,6 +19,10 @@ fn root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// Python that prints the size of `/tmp` in MiB.
+const TMP_SIZE_MIB: &str =
+    "import os; s = os.statvfs('/tmp'); print(s.f_blocks * s.f_frsize >> 20)";
+
 /// Python that writes `argv[2]` MiB to `argv[1]` and prints `ok` or the
 /// errno's name.
 const WRITE_MIB: &str = "import errno, sys\n\
@@ -137,8 +141,7 @@ fn the_sandbox_command_caps_tmp_by_default_and_takes_a_size() {
         return;
     }
     let fixture = Fixture::new();
-    let size = "import os; s = os.statvfs('/tmp'); print(s.f_blocks * s.f_frsize >> 20)";
-    let out = cli(&["--", "python3", "-c", size], &fixture);
+    let out = cli(&["--", "python3", "-c", TMP_SIZE_MIB], &fixture);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
         "1024",
@@ -163,7 +166,7 @@ fn the_sandbox_command_caps_tmp_by_default_and_takes_a_size() {
         "{out:?}"
     );
     let out = cli(
-        &["--tmp-size-mb", "0", "--", "python3", "-c", size],
+        &["--tmp-size-mb", "0", "--", "python3", "-c", TMP_SIZE_MIB],
         &fixture,
     );
     assert_ne!(
@@ -410,8 +413,16 @@ fn a_non_root_users_tmp_is_capped_too() {
         return;
     }
     let ws = fixture.workspace.to_str().unwrap();
-    let size = "import os; s = os.statvfs('/tmp'); print(s.f_blocks * s.f_frsize >> 20)";
-    let out = as_nobody(&[BIN, "sandbox", "-C", ws, "--", "python3", "-c", size]);
+    let out = as_nobody(&[
+        BIN,
+        "sandbox",
+        "-C",
+        ws,
+        "--",
+        "python3",
+        "-c",
+        TMP_SIZE_MIB,
+    ]);
     if out.status.code() == Some(2) {
         // No unprivileged user namespaces here: nothing ran, and it said so.
         assert!(
