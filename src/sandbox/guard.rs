@@ -464,11 +464,23 @@ impl Worker {
         }
         let mut appeared = lock(&self.shared.appeared);
         for path in new {
-            let held_by = held
+            let held_by: Vec<String> = held
                 .iter()
                 .filter(|held| held.entry == path)
                 .map(|held| held.process.clone())
                 .collect();
+            // In the log whatever the front end (`exec` shows no notice).
+            tracing::warn!(
+                "sandbox guard: {} appeared in the workspace; made read-only for {} running \
+                 sandboxed processes ({unprotected_in} failed){}",
+                path.display(),
+                self.live.len(),
+                if held_by.is_empty() {
+                    String::new()
+                } else {
+                    format!("; held open from before by {}", held_by.join(", "))
+                }
+            );
             if !appeared.iter().any(|seen| seen.path == path) {
                 appeared.push(Appeared {
                     path: path.clone(),
