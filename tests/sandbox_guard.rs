@@ -363,3 +363,36 @@ while not os.path.exists("go") and time.time() < end + 20:
     );
     assert!(notice.contains("sub/.git"), "{notice}");
 }
+
+/// The session keeps a pidfd of each live spawn, not of every spawn it
+/// ever made: a session running many short commands (`shell.run`, check
+/// commands) does not pile up an fd per command until the workbench runs
+/// out of them.
+#[test]
+fn many_short_commands_leave_no_fd_behind() {
+    if !available() {
+        return;
+    }
+    let fixture = Fixture::new();
+    let session = session(&fixture);
+    let run = || {
+        let mut cmd = Command::new("true");
+        session.install(&mut cmd).unwrap();
+        assert!(cmd.status().unwrap().success());
+    };
+    let fds = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+    run();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let before = fds();
+    for _ in 0..150 {
+        run();
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let after = fds();
+    // Other tests of this binary open a few fds meanwhile; a pidfd per
+    // command would be 150.
+    assert!(
+        after < before + 60,
+        "{before} fds before 150 commands, {after} after"
+    );
+}

@@ -311,6 +311,9 @@ impl Worker {
                 Err(error) => self.trouble(error.to_string()),
             }
         }
+        // Spawns that ended are let go here too, or a session running
+        // many short commands would keep an fd for each.
+        self.live.retain(is_alive);
         self.live.push(pidfd);
     }
 
