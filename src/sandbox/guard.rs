@@ -57,6 +57,10 @@ use super::status::in_forked_child;
 /// When a new folder is walked a second time (see the module docs).
 pub(crate) const RECHECK_AFTER: Duration = Duration::from_millis(250);
 
+/// Most events handled as one batch (a steady flood still lets spawns
+/// and rechecks through).
+const MAX_BATCH: usize = 4096;
+
 /// Fewest time between two full walks after watch errors.
 const RESCAN_EVERY: Duration = Duration::from_secs(2);
 
@@ -232,7 +236,9 @@ impl Worker {
                     // What else is queued: a burst (a clone, an unpacked
                     // archive) is handled as one.
                     let mut after = None;
-                    while let Ok(next) = receiver.try_recv() {
+                    while events.len() < MAX_BATCH
+                        && let Ok(next) = receiver.try_recv()
+                    {
                         match next {
                             Message::Event(Ok(event)) => events.push(event),
                             other => {
@@ -297,17 +303,21 @@ impl Worker {
     }
 
     fn on_spawn(&mut self, pidfd: OwnedFd, generation: u64) {
+        if !is_alive(&pidfd) {
+            return;
+        }
         if generation != self.shared.generation.load(Ordering::SeqCst) {
             // Its walk may have missed what the guard protected since.
             match protected::all_protected(&self.workspace) {
-                Ok(found) => {
-                    if let Err(error) = self.bind_in(&pidfd, &found) {
-                        self.trouble(format!(
-                            "a sandboxed process started while a `.git` appeared could not \
-                             get it read-only: {error}"
-                        ));
-                    }
-                }
+                Ok(found) => match self.bind_in(&pidfd, &found) {
+                    // It ended meanwhile.
+                    Err(error) if error.raw_os_error() == Some(libc::ESRCH) => return,
+                    Err(error) => self.trouble(format!(
+                        "a sandboxed process started while a `.git` appeared could not \
+                         get it read-only: {error}"
+                    )),
+                    Ok(()) => {}
+                },
                 Err(error) => self.trouble(error.to_string()),
             }
         }
