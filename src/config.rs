@@ -138,6 +138,8 @@ pub struct SafetySection {
     pub writable: Option<Vec<String>>,
     /// Most processes alive at once in one sandboxed spawn.
     pub max_processes: Option<u32>,
+    /// MiB the sandbox's private `/tmp` may hold (0: no cap).
+    pub tmp_size_mb: Option<u64>,
     /// Folders whose workspaces (the folder and everything below) are
     /// trusted without asking (`crate::trust`); `~/` means the home folder.
     pub trusted_workspaces: Option<Vec<String>>,
@@ -187,6 +189,9 @@ pub struct Settings {
     /// `[safety] max_processes`: most processes alive at once in one
     /// sandboxed spawn (the kernel and what its cells start, together).
     pub max_processes: u32,
+    /// `[safety] tmp_size_mb`: MiB a sandbox session's private `/tmp` may
+    /// hold (shared by the kernel and what it starts; 0: no cap).
+    pub tmp_size_mb: u64,
     /// `--trust`: the workspace is trusted for this run.
     pub trust: bool,
     /// `[safety] trusted_workspaces`, with `~/` expanded.
@@ -344,6 +349,10 @@ impl Settings {
                 .safety
                 .max_processes
                 .unwrap_or(crate::sandbox::DEFAULT_MAX_PROCESSES),
+            tmp_size_mb: file
+                .safety
+                .tmp_size_mb
+                .unwrap_or(crate::sandbox::DEFAULT_TMP_SIZE_MB),
             writable: home_paths(file.safety.writable.unwrap_or_default(), env),
             trust: flags.trust,
             trusted_workspaces: home_paths(file.safety.trusted_workspaces.unwrap_or_default(), env),
@@ -465,6 +474,10 @@ mod tests {
         assert_eq!(s.approval, Some(ApprovalMode::Full));
         assert!(!s.allow_network);
         assert!(s.writable.is_empty() && s.kernel_env.is_empty());
+        assert_eq!(s.tmp_size_mb, crate::sandbox::DEFAULT_TMP_SIZE_MB);
+        let file = ConfigFile::parse("[safety]\ntmp_size_mb = 0\n", Path::new("c.toml")).unwrap();
+        let s = Settings::merge(file, None, &GlobalOptions::default(), &env_of(&[])).unwrap();
+        assert_eq!(s.tmp_size_mb, 0);
         let file = ConfigFile::parse(
             "[safety]\nwritable = [\"~/.cargo/registry\", \"/opt/cache\"]\ntrusted_workspaces = [\"~/code\"]\n[kernel]\nenv = [\"MY_TOOL\"]\n",
             Path::new("c.toml"),

@@ -58,6 +58,8 @@ pub fn confinement(
         SandboxOptions {
             extra_writable: settings.writable.clone(),
             max_processes: settings.max_processes,
+            tmp_size_mb: settings.tmp_size_mb,
+            memory_limit_bytes: crate::kernel::memory_limit_bytes(settings),
         },
         child_env(settings),
     )

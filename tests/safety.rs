@@ -553,9 +553,17 @@ async fn shell_run_children_are_confined_like_the_kernel() {
         "{r:?}"
     );
     assert!(!outside.exists(), "shell.run wrote outside the workspace");
+    // `git status` works on a repository the user made (one a confined
+    // process makes turns read-only under it: tests/sandbox_guard.rs).
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&fixture.workspace)
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
     let r = run(
         &k,
-        "r = shell.run('git init -q && echo x > a.txt && git status --short')\nprint(r['stdout'], r['stderr'], end='')",
+        "r = shell.run('echo x > a.txt && git status --short')\nprint(r['stdout'], r['stderr'], end='')",
     )
     .await;
     assert_eq!(r.stdout.trim(), "?? a.txt", "{r:?}");
@@ -714,6 +722,68 @@ async fn pip_install_target_into_the_workspace_works_confined() {
     let r = run(&k, code).await;
     assert_eq!(r.value_repr.as_deref(), Some("42"), "{r:?}");
     assert!(fixture.workspace.join("lib/hello12/__init__.py").exists());
+}
+
+/// Issue 25, the kernel's side: the kernel runs, the user clones a
+/// repository into the workspace (`git init sub` from outside), and the
+/// next cell can no longer plant a hook or `core.fsmonitor` there, while
+/// it still writes the rest of the workspace.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repository_made_while_the_kernel_runs_is_read_only_to_its_cells() {
+    let Some(status) = sandbox() else { return };
+    let fixture = Fixture::new();
+    let k = launch(&fixture, ApprovalMode::Auto, false, status);
+    assert!(k.confined);
+    still_works(&k).await;
+    let init = std::process::Command::new("git")
+        .args(["init", "-q", "sub"])
+        .current_dir(&fixture.workspace)
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
+    let code = "import errno, time\n\
+def attempt(path, mode):\n\
+\x20   try:\n\
+\x20       open(path, mode).write('x'); return 'ok'\n\
+\x20   except OSError as e:\n\
+\x20       return errno.errorcode[e.errno]\n\
+end = time.time() + 10\n\
+while attempt('sub/.git/hooks/pre-commit', 'w') == 'ok' and time.time() < end: time.sleep(0.01)\n\
+print(attempt('sub/.git/hooks/pre-commit', 'w'), attempt('sub/.git/config', 'a'), attempt('sub/work.txt', 'w'))\n";
+    let r = run(&k, code).await;
+    assert_eq!(r.stdout.trim(), "EROFS EROFS ok", "{r:?}");
+    let notice = k
+        .sandbox
+        .as_ref()
+        .and_then(|session| session.appeared_notice())
+        .unwrap_or_default();
+    assert!(notice.contains("sub/.git"), "{notice}");
+}
+
+/// Issue 25 through a cell: `[safety] tmp_size_mb` caps the private
+/// `/tmp` the kernel and its `shell.run` children share (`ENOSPC` past it,
+/// the cell's file seen by the shell command). Needs root (as CI runs).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_tmp_a_cell_and_its_shell_commands_share_is_capped() {
+    let Some(status) = sandbox() else { return };
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("\n!!!!! not root: the /tmp cap is not tried\n");
+        return;
+    }
+    let fixture = Fixture::new();
+    let mut settings = settings(false);
+    settings.tmp_size_mb = 8;
+    let k = launch_with(&fixture, ApprovalMode::Auto, settings, status);
+    let code = "import errno\n\
+open('/tmp/cell.bin', 'wb').write(b'x' * (5 << 20))\n\
+try:\n\
+\x20   open('/tmp/more.bin', 'wb').write(b'x' * (5 << 20)); print('written')\n\
+except OSError as e:\n\
+\x20   print(errno.errorcode[e.errno])\n\
+print(shell.run('wc -c < /tmp/cell.bin; head -c 5000000 /dev/zero > /tmp/sh.bin || echo refused')['stdout'], end='')\n";
+    let r = run(&k, code).await;
+    assert_eq!(r.stdout, "ENOSPC\n5242880\nrefused\n", "{r:?}");
 }
 
 /// Issue 12 through a cell: the kernel and its `shell.run` children see a

@@ -614,8 +614,11 @@ print(os.getcwd())";
     }
 
     /// Issue 12, gap 3: a bind needs an existing folder, so a `.git/` made
-    /// while a process runs is writable to it. The session reports it, and
-    /// every process spawned afterwards gets it read-only.
+    /// by a confined process was its own before anything could protect
+    /// it. The session reports it; the running process gets it read-only
+    /// as soon as the session's guard sees it (so the maker's own writes
+    /// after that fail: `tests/sandbox_guard.rs`), and every process
+    /// spawned afterwards gets it read-only.
     #[test]
     fn a_git_folder_made_during_the_session_is_reported_and_protected_from_then_on() {
         if !landlock_available() {
@@ -625,16 +628,12 @@ print(os.getcwd())";
         let session = fixture.session(false);
         assert!(session.appeared_protected().is_empty());
         assert_eq!(session.appeared_notice(), None);
-        let out = sandboxed(
+        sandboxed(
             &session,
             &fixture.workspace,
             "sh",
-            &[
-                "-c",
-                "git init -q && echo evil > .git/hooks/pre-commit && echo planted",
-            ],
+            &["-c", "git init -q; echo evil > .git/hooks/pre-commit"],
         );
-        assert_eq!(stdout(&out), "planted", "{out:?}");
         assert_eq!(
             session.appeared_protected(),
             [fixture.workspace.join(".git")]
@@ -650,7 +649,10 @@ print(os.getcwd())";
             "sh",
             &[
                 "-c",
-                "echo evil > .git/hooks/post-checkout && echo planted; git status --short; exit 0",
+                // git must not look above the workspace (the checkout the
+                // tests run in has a status of its own).
+                "echo evil > .git/hooks/post-checkout && echo planted; \
+                 GIT_CEILING_DIRECTORIES=\"$(dirname \"$PWD\")\" git status --short; exit 0",
             ],
         );
         assert_eq!(stdout(&out), "", "{out:?}");
@@ -1037,6 +1039,8 @@ mod cli {
         );
         let args = SandboxArgs {
             allow_network: false,
+            tmp_size_mb: hello_tui::sandbox::DEFAULT_TMP_SIZE_MB,
+            memory_limit_mb: 0,
             workspace: fixture.workspace.clone(),
             command: vec!["sh".into(), "-c".into(), script],
         };
@@ -1055,6 +1059,8 @@ mod cli {
         let fixture = Fixture::new();
         let args = SandboxArgs {
             allow_network: false,
+            tmp_size_mb: hello_tui::sandbox::DEFAULT_TMP_SIZE_MB,
+            memory_limit_mb: 0,
             workspace: fixture.workspace.clone(),
             command: vec![unique("no-such-program")],
         };
@@ -1234,7 +1240,11 @@ os.kill(child, signal.SIGKILL); os.waitpid(child, 0)\n";
             return;
         }
         let fixture = Fixture::new();
-        let out = sh(&fixture, "git init -q && echo evil > .git/hooks/pre-commit");
+        // The guard may turn it read-only under `git init` itself.
+        let out = sh(
+            &fixture,
+            "git init -q; echo evil > .git/hooks/pre-commit; exit 0",
+        );
         assert!(out.status.success(), "{out:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         let git = fixture.workspace.canonicalize().unwrap().join(".git");

@@ -74,6 +74,16 @@ pub fn default_memory_limit() -> Option<u64> {
     (total > 0).then_some(total / 2)
 }
 
+/// `[kernel] memory_limit_mb` in bytes (`0` turns the limit off), else
+/// [`default_memory_limit`]: the kernel's address-space limit, and its
+/// sandbox session's total where a cgroup can be made.
+pub fn memory_limit_bytes(settings: &crate::config::Settings) -> Option<u64> {
+    match settings.memory_limit_mb {
+        Some(mb) => (mb > 0).then(|| mb.saturating_mul(1024 * 1024)),
+        None => default_memory_limit(),
+    }
+}
+
 impl Default for KernelConfig {
     fn default() -> Self {
         Self {
@@ -107,10 +117,7 @@ impl KernelConfig {
     pub fn from_settings(settings: &crate::config::Settings, workspace: &std::path::Path) -> Self {
         let mut config = Self::for_workspace(workspace);
         config.python = settings.python.clone();
-        // `memory_limit_mb = 0` turns the limit off.
-        if let Some(mb) = settings.memory_limit_mb {
-            config.memory_limit_bytes = (mb > 0).then(|| mb.saturating_mul(1024 * 1024));
-        }
+        config.memory_limit_bytes = memory_limit_bytes(settings);
         if let Some(secs) = settings.cell_timeout_secs.filter(|s| *s > 0) {
             config.default_timeout = Duration::from_secs(secs);
         }

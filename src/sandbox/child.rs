@@ -10,14 +10,16 @@
 //! [`super::prepare`]) and the child only makes the raw syscalls itself.
 
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use super::caps;
+use super::cgroup;
 use super::namespace::Namespace;
 use super::pid_namespace;
 use super::prepare::PreparedSandbox;
+use super::registration::Announce;
 use super::seccomp::Filter;
 use super::terminal;
 
@@ -27,11 +29,16 @@ use super::terminal;
 /// the program, forked inside, returns `Ok` (to exec). Safe to call from
 /// `CommandExt::pre_exec`: it only makes raw syscalls, allocates nothing
 /// and takes no lock.
+///
+/// Processes confined this way are no session's: a `.git` made after they
+/// started stays writable to them (see [`super::SandboxSession::install`]).
 pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
     restrict_self(
         prepared.ruleset_fd(),
         prepared.filter(),
         prepared.namespace(),
+        None,
+        &[],
     )
 }
 
@@ -46,7 +53,24 @@ pub fn apply_in_child(prepared: &PreparedSandbox) -> io::Result<()> {
 /// The hook owns a duplicate of the ruleset fd, so `cmd` stays usable after
 /// `prepared` is dropped. If the hook fails, `spawn` returns that error and
 /// nothing runs unconfined.
+///
+/// Processes confined this way are no session's: a `.git` made after they
+/// started stays writable to them (see [`super::SandboxSession::install`]).
 pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> {
+    install_announcing(cmd, prepared, None, Vec::new())
+}
+
+/// [`install`], and the child joins its session's cgroup (`cgroup_procs`,
+/// see [`super::cgroup`]) first thing, and announces itself to its
+/// session's guard ([`super::guard`]) once in its namespaces. `announce` is
+/// taken before the walk for protected entries, which planning the
+/// namespace makes.
+pub(crate) fn install_announcing(
+    cmd: &mut Command,
+    prepared: &PreparedSandbox,
+    announce: Option<Announce>,
+    cgroup_procs: Vec<OwnedFd>,
+) -> io::Result<()> {
     // try_clone dups with F_DUPFD_CLOEXEC: the fd is closed when the child
     // execs, so the confined program never sees it.
     let ruleset = prepared.ruleset_owned()?;
@@ -59,8 +83,19 @@ pub fn install(cmd: &mut Command, prepared: &PreparedSandbox) -> io::Result<()> 
     // SAFETY: the closure runs in the child after fork. It only reads an
     // fd and a filter program it owns and calls restrict_self, which makes
     // raw syscalls without allocating or locking, so it is async-signal-safe.
+    let cgroup: Vec<RawFd> = cgroup_procs.iter().map(AsRawFd::as_raw_fd).collect();
     unsafe {
-        cmd.pre_exec(move || restrict_self(ruleset.as_raw_fd(), filter.as_ref(), &namespace));
+        cmd.pre_exec(move || {
+            // Owned here, so the fds stay open as long as the command.
+            let _owned = &cgroup_procs;
+            restrict_self(
+                ruleset.as_raw_fd(),
+                filter.as_ref(),
+                &namespace,
+                announce.as_ref(),
+                &cgroup,
+            )
+        });
     }
     Ok(())
 }
@@ -81,9 +116,18 @@ pub(crate) fn restrict_self(
     ruleset: RawFd,
     filter: Option<&Filter>,
     namespace: &Namespace,
+    announce: Option<&Announce>,
+    cgroup_procs: &[RawFd],
 ) -> io::Result<()> {
+    // First, so everything this process starts is counted with it.
+    cgroup::join(cgroup_procs)?;
     terminal::detach()?;
     namespace.enter()?;
+    // The spawned process, in its namespaces (and the future reaper, which
+    // lives as long as the program), tells its session's guard.
+    if let Some(announce) = announce {
+        announce.send()?;
+    }
     // From here on this is init (pid 1) of the new PID namespace; the
     // spawned process stays outside as its reaper.
     let init = pid_namespace::enter(namespace.pid_max())?;

@@ -28,6 +28,15 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub allow_network: bool,
 
+    /// MiB the command's private /tmp may hold (0: no cap).
+    #[arg(long, value_name = "MIB", default_value_t = super::policy::DEFAULT_TMP_SIZE_MB)]
+    pub tmp_size_mb: u64,
+
+    /// MiB of memory the command and all it starts may use together (0: no
+    /// cap; needs root and the memory cgroup controller).
+    #[arg(long, value_name = "MIB", default_value_t = 0)]
+    pub memory_limit_mb: u64,
+
     /// The directory the command may write to; the command runs in it.
     #[arg(short = 'C', long, value_name = "DIR", default_value = ".")]
     pub workspace: PathBuf,
@@ -61,7 +70,12 @@ pub fn run(args: &SandboxArgs) -> anyhow::Result<ExitCode> {
         &status,
         &workspace,
         args.allow_network,
-        SandboxOptions::default(),
+        SandboxOptions {
+            tmp_size_mb: args.tmp_size_mb,
+            memory_limit_bytes: (args.memory_limit_mb > 0)
+                .then(|| args.memory_limit_mb.saturating_mul(1 << 20)),
+            ..SandboxOptions::default()
+        },
         env,
     ) {
         Ok(confinement) => confinement,

@@ -17,6 +17,10 @@ pub enum SandboxError {
     /// The per-session private temp dir could not be created.
     #[error("cannot create the kernel's private temp dir under {}: {source}", parent.display())]
     PrivateTmp { parent: PathBuf, source: io::Error },
+    /// The session could not start watching for repositories made while
+    /// its processes run (see `super::guard`).
+    #[error("cannot start guarding the workspace for new repositories: {0}")]
+    Guard(io::Error),
     /// The kernel rejected the ruleset we built.
     #[error("building the Landlock ruleset failed: {0}")]
     Ruleset(#[from] landlock::RulesetError),

@@ -10,10 +10,13 @@
 //! What a confined child gets (see each module for why):
 //! - `env`: an environment built from an allowlist, never the API key;
 //! - `namespace`: a private mount namespace (a user namespace first when
-//!   not root) with the session's private temp dir as `/tmp`, every mount
+//!   not root) with the session's private temp dir as `/tmp` (a `tmpfs`
+//!   capped at `[safety] tmp_size_mb`, shared by the session's spawns:
+//!   `PrivateTmp::cap`, `tmp_keeper` when not root), every mount
 //!   read-only outside the writable roots (so no `chmod`, `utime` or
 //!   xattrs there, which Landlock does not cover), and `.git/` and
-//!   `.hello-tui/` read-only inside the workspace;
+//!   `.hello-tui/` read-only inside the workspace (`protected`), those
+//!   made later too (`guard`, `registration`);
 //! - `terminal`: no terminal at all — terminal stdio becomes `/dev/null`,
 //!   other inherited terminal fds are closed, and init starts a session of
 //!   its own, so no controlling terminal (a terminal is a way out: typed
@@ -28,6 +31,8 @@
 //!   (pid 1) takes whatever is left running down with it when the program
 //!   ends, and its `pid_max` caps the processes alive at once (Linux
 //!   6.14+);
+//! - `cgroup`: as root, a cgroup per session capping the memory and the
+//!   processes of all its spawns together (each joins it first thing);
 //! - `caps`: no capabilities, even as root (bounding set emptied);
 //! - Landlock (`prepare`): reads everywhere, writes only beneath the
 //!   workspace, the private temp dir and configured extra paths; no TCP
@@ -83,15 +88,24 @@
 //! - switching between `full` and a sandboxed mode needs a kernel restart.
 //!
 //! Known gaps (stated so nobody over-trusts it):
-//! - a `.git/` made where there was none is writable to every process
-//!   running when it appears (the kernel, until it restarts), so its hooks
-//!   and config may be planted by the cell that made it. A bind needs an
-//!   existing folder and nothing in the kernel refuses one name; processes
-//!   spawned afterwards get it read-only, and
-//!   [`SandboxSession::appeared_notice`] says it happened (`hello-tui
-//!   sandbox` prints it; the workbench says so after the cell);
-//! - nested repositories (`sub/.git`, folders or files) are protected only
-//!   down to a bounded depth and entry count (the search runs per spawn);
+//! - a `.git` or `.hello-tui` made while sandboxed processes run is made
+//!   read-only for them by the session's guard (`guard`: it watches the
+//!   workspace and binds the new entry in each live spawn's mount
+//!   namespace), but only once it is seen: for a few milliseconds a running
+//!   confined process can write it, one that opened something inside it
+//!   then keeps writing through that until it ends (`held`: the notice
+//!   names it), and one that made it (a cell's `git init`) may have
+//!   planted its config first. [`SandboxSession::appeared_notice`] says
+//!   which appeared (`hello-tui sandbox` prints it; the workbench says so
+//!   after the cell). A `git init`/`git clone` run by confined code may
+//!   fail part-way, its `.git` turning read-only under it. Past the
+//!   inotify watch limit, folders not watched are covered by full walks;
+//! - the session's cgroup (memory and processes of all its spawns
+//!   together) needs root; other users get the per-process limits only,
+//!   and the start-up notice says so;
+//! - the walk for nested repositories runs at every spawn and refuses the
+//!   spawn past `HELLO_TUI_PROTECT_SCAN_LIMIT` entries; writable roots
+//!   outside the workspace (`[safety] writable`) are not searched;
 //! - on CPUs other than x86_64/aarch64 there is no seccomp filter, so only
 //!   TCP is confined there and unix sockets stay open;
 //! - reads are not confined at all (by design of this policy): a cell can
@@ -103,12 +117,15 @@
 //! unavailable (see [`SandboxStatus::probe`] for why not "partly").
 
 mod caps;
+mod cgroup;
 mod child;
 pub mod cli;
 mod confinement;
 mod devices;
 mod env;
 mod error;
+mod guard;
+mod held;
 mod host_memory;
 mod mode;
 mod mounts;
@@ -116,19 +133,24 @@ mod namespace;
 mod pid_namespace;
 mod policy;
 mod prepare;
+mod protected;
+mod registration;
 mod relay;
 mod seccomp;
 mod session;
 mod status;
 mod terminal;
+mod tmp_keeper;
 
 pub use child::{apply_in_child, install};
 pub use confinement::{Confinement, PipedChild};
 pub use env::ChildEnv;
 pub use error::SandboxError;
 pub use mode::{ApprovalMode, ParseModeError, effective_mode, fallback_notice};
-pub use namespace::{PROTECTED, SCAN_LIMIT_VAR};
-pub use policy::{DEFAULT_MAX_PROCESSES, PrivateTmp, SandboxOptions, SandboxPolicy};
+pub use policy::{
+    DEFAULT_MAX_PROCESSES, DEFAULT_TMP_SIZE_MB, PrivateTmp, SandboxOptions, SandboxPolicy,
+};
 pub use prepare::{PreparedSandbox, prepare};
+pub use protected::{PROTECTED, SCAN_LIMIT_VAR};
 pub use session::SandboxSession;
 pub use status::SandboxStatus;

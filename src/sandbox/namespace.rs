@@ -20,14 +20,10 @@
 //!   anywhere but the child's own `/dev` opens nothing (a console node
 //!   unpacked into the workspace would otherwise open for writing, as
 //!   Landlock allows writes there).
-//! - **Protected folders.** Landlock cannot take a subtree back out of an
-//!   allowed one, so `.git/` and `.hello-tui/` become read-only binds of
-//!   themselves, made last (what Codex CLI does for `.git`). A planted
-//!   `.git/hooks/pre-commit` or `core.fsmonitor` would run at the user's
-//!   next git command, outside any sandbox; a line appended to a session
-//!   file would be sent to the model by `--continue`. A bind needs an
-//!   existing folder: see [`super::SandboxSession::appeared_protected`] for
-//!   a `.git/` made after the spawn.
+//! - **Protected folders.** `.git` and `.hello-tui` (at any depth, see
+//!   [`super::protected`]) become read-only binds of themselves, made last
+//!   (what Codex CLI does for `.git`). A bind needs an existing entry: one
+//!   made after the spawn is bound by [`super::guard`].
 //!
 //! - **A `/dev` of its own** ([`super::devices`]): `null`, `zero`, `full`,
 //!   `random`, `urandom` and nothing else of the host's, so no terminal,
@@ -53,18 +49,27 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
 use super::devices::Devices;
 use super::mounts::{self, check};
+use super::protected::{self, ReadOnlyBinds};
 
-/// Folders of the workspace confined code may read but not change.
-pub const PROTECTED: [&str; 2] = [".git", ".hello-tui"];
+/// A private temp dir whose capped `tmpfs` a keeper holds
+/// ([`super::tmp_keeper`]).
+#[derive(Debug, Clone)]
+pub(crate) struct KeptTmp {
+    /// The keeper's pidfd, whose namespaces spawns join.
+    pub pidfd: Arc<OwnedFd>,
+    /// The temp dir as spawns see it, reached from the host.
+    pub view: PathBuf,
+}
 
 /// Where the private temp dir is mounted, when the folder exists.
 const TEMP_DIRS: [&str; 2] = ["/tmp", "/var/tmp"];
@@ -87,10 +92,14 @@ pub(crate) struct Namespace {
     /// this order (shallowest target first): the private temp dir at the
     /// temp dirs, each writable root at its own path.
     binds: Vec<Bind>,
-    /// Existing protected folders, bound read-only last.
-    read_only: Vec<CString>,
+    /// Existing protected entries, bound read-only last.
+    read_only: ReadOnlyBinds,
     /// `Some` when not root: enter a user namespace mapping these ids.
     user: Option<IdMaps>,
+    /// The pidfd of the session's `/tmp` keeper, when not root and the
+    /// private `/tmp` is capped ([`super::tmp_keeper`]): its user and mount
+    /// namespace are joined first.
+    tmp_keeper: Option<Arc<OwnedFd>>,
     /// The child's own `/dev` (`None` where the host has no `/dev`).
     devices: Option<Devices>,
     /// The PID namespace's `kernel.pid_max` (digits), capping how many
@@ -105,10 +114,37 @@ struct Bind {
     target: CString,
 }
 
+/// A user namespace's id maps: this user's uid and gid, mapped to
+/// themselves.
 #[derive(Debug, Clone)]
-struct IdMaps {
+pub(crate) struct IdMaps {
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+}
+
+impl IdMaps {
+    /// The maps for the calling user.
+    pub(crate) fn current() -> IdMaps {
+        // SAFETY: geteuid/getegid have no preconditions.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        IdMaps {
+            uid_map: format!("{uid} {uid} 1").into_bytes(),
+            gid_map: format!("{gid} {gid} 1").into_bytes(),
+        }
+    }
+
+    /// Writes them for the calling process, just after it entered a user
+    /// namespace of its own. Async-signal-safe.
+    pub(crate) fn write_own(&self) -> io::Result<()> {
+        // The workbench is non-dumpable (see `Confinement`), and a forked
+        // child stays so until exec, which makes its own /proc/self files
+        // root's. Its id maps must be writable.
+        // SAFETY: PR_SET_DUMPABLE takes integer arguments only.
+        check(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) })?;
+        write_proc(c"/proc/self/setgroups", b"deny")?;
+        write_proc(c"/proc/self/uid_map", &self.uid_map)?;
+        write_proc(c"/proc/self/gid_map", &self.gid_map)
+    }
 }
 
 impl Namespace {
@@ -117,57 +153,31 @@ impl Namespace {
     /// would follow the link anyway). The protected folders that exist now
     /// are protected (`.hello-tui/` is created when missing: it is the
     /// workbench's own, and a cell must not be able to make it first), and
-    /// so is `nested`, what [`nested_protected`] found below them.
+    /// so is `nested`, what [`protected::nested_protected`] found below them.
+    /// `kept`: the keeper holding the private temp dir's capped `tmpfs`,
+    /// when there is one.
     pub(crate) fn plan(
         workspace: &Path,
         private_tmp: &Path,
         writable: &[PathBuf],
         nested: &[PathBuf],
+        kept: Option<&KeptTmp>,
     ) -> io::Result<Namespace> {
         // Where it cannot be made (a read-only workspace), the child cannot
         // make it either: nothing to protect then.
         let _ = std::fs::create_dir_all(workspace.join(".hello-tui"));
         let workspace = workspace.canonicalize()?;
-        let mut read_only = Vec::new();
-        for name in PROTECTED {
-            let path = workspace.join(name);
-            // symlink_metadata: a protected name that is a symlink is not
-            // bound itself (the bind would follow it); its target is.
-            match path.symlink_metadata() {
-                Ok(meta) if meta.is_dir() => read_only.push(c_path(&path)?),
-                // A worktree's or submodule's `.git` is a file naming the
-                // real git dir: bound read-only, it can be neither changed
-                // nor replaced by a fresh `git init` (whose config would
-                // run at the user's next git command), and the git dir it
-                // names is bound too when it lies in the workspace.
-                Ok(meta) if meta.is_file() => {
-                    read_only.push(c_path(&path)?);
-                    if let Some(gitdir) = linked_git_dir(&path)
-                        && gitdir.starts_with(&workspace)
-                        && gitdir != workspace
-                    {
-                        read_only.push(c_path(&gitdir)?);
-                    }
-                }
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    if let Some(target) = linked_inside(&path, &workspace) {
-                        read_only.push(c_path(&target)?);
-                    }
-                }
-                _ => {}
-            }
-        }
         // Repositories below the workspace's own (a folder of projects, a
         // vendored checkout) are as dangerous to leave writable.
-        // Only those still there: a bind needs an existing entry.
-        for path in nested.iter().filter(|p| p.symlink_metadata().is_ok()) {
-            read_only.push(c_path(path)?);
-        }
+        let mut protected = protected::top_level(&workspace);
+        protected.extend_from_slice(nested);
+        let read_only = ReadOnlyBinds::new(&workspace, &protected)?;
         let roots = std::iter::once(Ok(workspace))
             .chain(writable.iter().map(|path| path.canonicalize()))
             .collect::<io::Result<Vec<PathBuf>>>()?;
-        let mut plan = Self::with_roots(private_tmp, &roots)?;
+        let mut plan = Self::with_roots(private_tmp, kept.map(|kept| kept.view.as_path()), &roots)?;
         plan.read_only = read_only;
+        plan.tmp_keeper = kept.map(|kept| kept.pidfd.clone());
         Ok(plan)
     }
 
@@ -177,11 +187,18 @@ impl Namespace {
     /// `TMPDIR` (a session names a bad one itself when it fails to start).
     pub(crate) fn probe() -> io::Result<Namespace> {
         let tmp = Path::new(TEMP_DIRS[0]);
-        Self::with_roots(if tmp.is_dir() { tmp } else { Path::new("/") }, &[])
+        Self::with_roots(if tmp.is_dir() { tmp } else { Path::new("/") }, None, &[])
     }
 
-    fn with_roots(private_tmp: &Path, roots: &[PathBuf]) -> io::Result<Namespace> {
+    /// `view`: where the host reaches the private temp dir as spawns see
+    /// it, when that is not its own path (a keeper's `tmpfs`).
+    fn with_roots(
+        private_tmp: &Path,
+        view: Option<&Path>,
+        roots: &[PathBuf],
+    ) -> io::Result<Namespace> {
         let private_tmp = private_tmp.canonicalize()?;
+        let view = view.unwrap_or(&private_tmp);
         let mut temp_dirs: Vec<PathBuf> = Vec::new();
         for dir in TEMP_DIRS.iter().map(Path::new) {
             // A temp dir that is a link to another (/var/tmp -> /tmp) is
@@ -200,7 +217,7 @@ impl Namespace {
                 if let Ok(relative) = root.strip_prefix(dir)
                     && !relative.as_os_str().is_empty()
                 {
-                    make_mount_point(&private_tmp, relative, root)?;
+                    make_mount_point(view, relative, root)?;
                 }
             }
         }
@@ -232,8 +249,9 @@ impl Namespace {
         Ok(Namespace {
             read_only_tree,
             binds,
-            read_only: Vec::new(),
+            read_only: ReadOnlyBinds::default(),
             user: user_maps(),
+            tmp_keeper: None,
             devices: Devices::plan(),
             pid_max: None,
         })
@@ -262,32 +280,41 @@ impl Namespace {
     /// root) and builds the view described in the module docs. Must run
     /// before capabilities are dropped. Async-signal-safe.
     pub(crate) fn enter(&self) -> io::Result<()> {
+        // The working directory the spawner chose, by path: the process
+        // still sits on the old mount, which turns read-only below (and
+        // joining the keeper's namespace moves it to that one's root).
+        let mut cwd = [0u8; libc::PATH_MAX as usize];
+        // SAFETY: getcwd writes at most `cwd.len()` bytes, NUL included.
+        let had_cwd = !unsafe { libc::getcwd(cwd.as_mut_ptr().cast(), cwd.len()) }.is_null();
         // The PID namespace is for the children: see `super::pid_namespace`.
         let private = libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC;
-        let flags = match self.user {
-            Some(_) => libc::CLONE_NEWUSER | private,
-            None => private,
-        };
-        // SAFETY: unshare takes an integer; the child is single-threaded.
-        check(unsafe { libc::unshare(flags) })?;
-        if let Some(maps) = &self.user {
-            // The workbench is non-dumpable (see `Confinement`), and a
-            // forked child stays so until exec, which makes its own
-            // /proc/self files root's. Its id maps must be writable.
-            // SAFETY: PR_SET_DUMPABLE takes integer arguments only.
-            check(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) })?;
-            write_proc(c"/proc/self/setgroups", b"deny")?;
-            write_proc(c"/proc/self/uid_map", &maps.uid_map)?;
-            write_proc(c"/proc/self/gid_map", &maps.gid_map)?;
+        match (&self.tmp_keeper, &self.user) {
+            // The keeper's user namespace (mapped like ours would be) and a
+            // copy of its mount namespace, which holds the capped /tmp.
+            (Some(keeper), Some(_)) => {
+                // SAFETY: setns takes an fd and flags; the child has one thread.
+                check(unsafe {
+                    libc::setns(keeper.as_raw_fd(), libc::CLONE_NEWUSER | libc::CLONE_NEWNS)
+                })?;
+                // As when it writes its own maps (see `IdMaps::write_own`).
+                // SAFETY: PR_SET_DUMPABLE takes integer arguments only.
+                check(unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 1, 0, 0, 0) })?;
+                // SAFETY: unshare takes an integer.
+                check(unsafe { libc::unshare(private) })?;
+            }
+            (_, Some(maps)) => {
+                // SAFETY: unshare takes an integer; the child is single-threaded.
+                check(unsafe { libc::unshare(libc::CLONE_NEWUSER | private) })?;
+                maps.write_own()?;
+            }
+            (_, None) => {
+                // SAFETY: unshare takes an integer.
+                check(unsafe { libc::unshare(private) })?;
+            }
         }
         // Private propagation first, or the mounts below would show up in
         // the workbench's own namespace too.
         mounts::make_private()?;
-        // The working directory the spawner chose, by path: the process
-        // still sits on the old mount, which turns read-only below.
-        let mut cwd = [0u8; libc::PATH_MAX as usize];
-        // SAFETY: getcwd writes at most `cwd.len()` bytes, NUL included.
-        let had_cwd = !unsafe { libc::getcwd(cwd.as_mut_ptr().cast(), cwd.len()) }.is_null();
 
         let mut trees: [Option<OwnedFd>; MAX_BINDS] = [const { None }; MAX_BINDS];
         for (slot, bind) in trees.iter_mut().zip(&self.binds) {
@@ -310,225 +337,13 @@ impl Namespace {
                 mounts::attach(tree, &bind.target)?;
             }
         }
-        for path in &self.read_only {
-            let tree = mounts::clone_tree(path)?;
-            mounts::make_tree_read_only(&tree)?;
-            mounts::attach(&tree, path)?;
-        }
+        self.read_only.apply()?;
         if had_cwd {
             // SAFETY: getcwd wrote a NUL-terminated path into `cwd`.
             check(unsafe { libc::chdir(cwd.as_ptr().cast()) })?;
         }
         Ok(())
     }
-}
-
-/// How many entries the walk for nested protected folders looks at, unless
-/// [`SCAN_LIMIT_VAR`] says otherwise. It runs at every spawn (a list kept
-/// from an earlier walk would miss a folder renamed since), so it is
-/// bounded; past the bound the spawn is refused rather than made with
-/// repositories left writable (BENCHMARKS.md: under 1 ms per 1 000
-/// entries, so the default bounds a spawn near a second).
-const SCAN_LIMIT: usize = 1_000_000;
-
-/// The environment variable that raises (or lowers) [`SCAN_LIMIT`].
-pub const SCAN_LIMIT_VAR: &str = "HELLO_TUI_PROTECT_SCAN_LIMIT";
-
-/// Why the walk for nested protected folders could not vouch for the
-/// workspace: a sandboxed process must then not start (fail closed).
-#[derive(Debug, thiserror::Error)]
-pub enum ScanError {
-    #[error(
-        "{} holds more than {limit} files and folders: hello-tui stopped looking for \
-         nested `.git` and `.hello-tui` folders to keep read-only, so it starts no sandboxed \
-         process there (one it did not see would be writable). Open a smaller folder as the \
-         workspace, move big generated trees out of it, or raise the limit with \
-         {SCAN_LIMIT_VAR}=N",
-        workspace.display()
-    )]
-    TooBig { workspace: PathBuf, limit: usize },
-    #[error(
-        "{}: folders kept vanishing while hello-tui looked for nested `.git` folders to \
-         keep read-only (something is renaming or deleting them), so it starts no sandboxed \
-         process there; try again once it stops",
-        workspace.display()
-    )]
-    Changing { workspace: PathBuf },
-    #[error(
-        "{}: cannot be read ({source}), so a `.git` inside it could not be kept read-only; \
-         make it readable (`chmod u+rx`) or remove it",
-        path.display()
-    )]
-    Unreadable { path: PathBuf, source: io::Error },
-}
-
-impl From<ScanError> for io::Error {
-    fn from(error: ScanError) -> Self {
-        io::Error::other(error)
-    }
-}
-
-/// Every `.git` (folder or file) and `.hello-tui` below the workspace's
-/// top level, at any depth and whatever the folders on the way are called
-/// (a repository renamed to `node_modules` or moved deep is as dangerous),
-/// and the git dirs those `.git` files name inside the workspace. Links are
-/// not followed, and each folder is opened beneath the workspace with no
-/// link on the way (a folder swapped for a link during the walk is passed
-/// over, as a link is). A protected folder is not walked into: it is bound
-/// read-only whole.
-pub(crate) fn nested_protected(workspace: &Path) -> Result<Vec<PathBuf>, ScanError> {
-    let limit = std::env::var(SCAN_LIMIT_VAR)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(SCAN_LIMIT);
-    nested_protected_within(workspace, limit)
-}
-
-/// How many times the walk starts again when a folder it listed is gone
-/// by the time it opens it: renaming a repository back and forth during
-/// the walk must not leave it unprotected, and a build deleting its own
-/// folders now and then must not refuse every spawn.
-const WALK_TRIES: usize = 5;
-
-fn nested_protected_within(workspace: &Path, limit: usize) -> Result<Vec<PathBuf>, ScanError> {
-    for _ in 0..WALK_TRIES {
-        if let Some(found) = walk_once(workspace, limit)? {
-            return Ok(found);
-        }
-    }
-    Err(ScanError::Changing {
-        workspace: workspace.to_path_buf(),
-    })
-}
-
-/// One walk; `None` when a folder changed under it (then nothing it found
-/// can be trusted to be complete).
-fn walk_once(workspace: &Path, limit: usize) -> Result<Option<Vec<PathBuf>>, ScanError> {
-    use rustix::fs::{Dir, FileType, ResolveFlags};
-    let workspace = &workspace
-        .canonicalize()
-        .unwrap_or_else(|_| workspace.to_path_buf());
-    let unreadable = |path: &Path, source: Errno| ScanError::Unreadable {
-        path: path.to_path_buf(),
-        source: source.into(),
-    };
-    let root = rustix::fs::open(
-        workspace,
-        OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| unreadable(workspace, e))?;
-    let mut found = Vec::new();
-    let mut seen = 0usize;
-    // Folders still to read, relative to the workspace ("" is itself).
-    let mut pending = vec![PathBuf::new()];
-    while let Some(relative) = pending.pop() {
-        let opened = rustix::fs::openat2(
-            &root,
-            if relative.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                &relative
-            },
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS,
-        );
-        let fd = match opened {
-            Ok(fd) => fd,
-            // Gone, or swapped for a link or a file since it was listed:
-            // it may have been a repository renamed away mid-walk.
-            Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::XDEV) => return Ok(None),
-            Err(Errno::ACCESS) if !owned_by_us(&root, &relative) => continue,
-            Err(errno) => return Err(unreadable(&workspace.join(&relative), errno)),
-        };
-        let mut dir = Dir::new(fd).map_err(|e| unreadable(&workspace.join(&relative), e))?;
-        while let Some(entry) = dir.read() {
-            let entry = entry.map_err(|e| unreadable(&workspace.join(&relative), e))?;
-            let name = entry.file_name().to_bytes();
-            if name == b"." || name == b".." {
-                continue;
-            }
-            seen += 1;
-            if seen > limit {
-                return Err(ScanError::TooBig {
-                    workspace: workspace.clone(),
-                    limit,
-                });
-            }
-            let mut kind = entry.file_type();
-            if kind == FileType::Unknown {
-                // Some file systems do not say in the listing.
-                kind = dir
-                    .fd()
-                    .and_then(|fd| {
-                        rustix::fs::statat(fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)
-                    })
-                    .map_or(FileType::Unknown, |st| FileType::from_raw_mode(st.st_mode));
-            }
-            let name = std::ffi::OsStr::from_bytes(name);
-            let is_dir = kind == FileType::Directory;
-            let top = relative.as_os_str().is_empty();
-            if PROTECTED.iter().any(|p| name == *p) {
-                // The workspace's own are handled by `Namespace::plan`.
-                if !top && kind == FileType::Symlink {
-                    // The bind would follow the link: its target is bound.
-                    if let Some(target) =
-                        linked_inside(&workspace.join(&relative).join(name), workspace)
-                    {
-                        found.push(target);
-                    }
-                } else if !top && (is_dir || kind == FileType::RegularFile) {
-                    let path = workspace.join(&relative).join(name);
-                    if kind == FileType::RegularFile
-                        && name == ".git"
-                        && let Some(gitdir) = linked_git_dir(&path)
-                        && gitdir.starts_with(workspace)
-                    {
-                        found.push(gitdir);
-                    }
-                    found.push(path);
-                }
-                continue;
-            }
-            if is_dir {
-                pending.push(relative.join(name));
-            }
-        }
-    }
-    Ok(Some(found))
-}
-
-/// The folder a protected name that is a link leads to, when it lies in
-/// the workspace (`.git -> realgit`: git follows the link, so `realgit`
-/// must be as read-only as a `.git` folder). One outside is read-only in
-/// the child already.
-fn linked_inside(link: &Path, workspace: &Path) -> Option<PathBuf> {
-    let target = link.canonicalize().ok()?;
-    (target.is_dir() && target.starts_with(workspace) && target != workspace).then_some(target)
-}
-
-/// Whether the folder at `relative` belongs to this process's user: one
-/// that cannot be read but is ours, confined code could make readable
-/// again (`chmod`) and write into, so it must not be passed over. One of
-/// another user confined code can neither list nor change the mode of.
-fn owned_by_us(root: &OwnedFd, relative: &Path) -> bool {
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    rustix::fs::statat(root, relative, AtFlags::SYMLINK_NOFOLLOW)
-        .map_or(true, |st| st.st_uid == uid)
-}
-
-/// The git dir a `.git` file names (`gitdir: PATH`, relative to the file's
-/// folder), resolved; `None` when the file says nothing usable.
-fn linked_git_dir(dot_git: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(dot_git).ok()?;
-    let named = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
-    let base = dot_git.parent()?;
-    base.join(named)
-        .canonicalize()
-        .ok()
-        .filter(|dir| dir.is_dir())
 }
 
 /// Whether this kernel keeps `kernel.pid_max` per PID namespace (Linux
@@ -559,13 +374,15 @@ fn kernel_version() -> Option<(u32, u32)> {
     Some((numbers.next()?.ok()?, numbers.next()?.ok()?))
 }
 
+/// Whether spawns enter a user namespace of their own (when not root):
+/// whoever joins their mount namespace must join that one first.
+pub(crate) fn uses_user_namespace() -> bool {
+    user_maps().is_some()
+}
+
 fn user_maps() -> Option<IdMaps> {
-    // SAFETY: geteuid/getegid have no preconditions.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-    (uid != 0).then(|| IdMaps {
-        uid_map: format!("{uid} {uid} 1").into_bytes(),
-        gid_map: format!("{gid} {gid} 1").into_bytes(),
-    })
+    // SAFETY: geteuid has no preconditions.
+    (unsafe { libc::geteuid() } != 0).then(IdMaps::current)
 }
 
 /// An empty folder (or file, for a file `root`) at `relative` beneath the
@@ -643,69 +460,4 @@ pub(crate) fn write_proc(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> 
         return Err(error);
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Route 10 of issue 25: the walk skipped `node_modules` and stopped
-    /// at depth 6, so renaming a repository or moving it deep left it
-    /// writable. Every `.git` and `.hello-tui` is found now, whatever the
-    /// folders on the way are called, at any depth.
-    #[test]
-    fn every_protected_name_is_found_whatever_the_folder_and_depth() {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = dir.path().canonicalize().unwrap();
-        let deep = ws.join("a/b/c/d/e/f/g/h/i");
-        for folder in [
-            ws.join("node_modules/sub/.git/hooks"),
-            ws.join("target/.hello-tui/sessions"),
-            deep.join(".git"),
-            ws.join(".git/modules/x/.git"),
-            ws.join("wt"),
-            ws.join("gitdirs/wt"),
-        ] {
-            std::fs::create_dir_all(folder).unwrap();
-        }
-        std::fs::write(ws.join("wt/.git"), "gitdir: ../gitdirs/wt\n").unwrap();
-        std::os::unix::fs::symlink(ws.join("node_modules"), ws.join("link")).unwrap();
-        let mut found = nested_protected_within(&ws, 1000).unwrap();
-        found.sort();
-        let mut expected = vec![
-            ws.join("node_modules/sub/.git"),
-            ws.join("target/.hello-tui"),
-            deep.join(".git"),
-            ws.join("wt/.git"),
-            ws.join("gitdirs/wt"),
-        ];
-        expected.sort();
-        // The workspace's own `.git` is `Namespace::plan`'s, and is not
-        // walked into; a link is not followed.
-        assert_eq!(found, expected);
-    }
-
-    /// Cut short by its budget, the walk fails (the spawn is refused) and
-    /// says how to go on, instead of leaving deeper repositories open.
-    #[test]
-    fn a_walk_cut_short_fails_closed_and_says_how_to_go_on() {
-        let dir = tempfile::tempdir().unwrap();
-        for i in 0..20 {
-            std::fs::write(dir.path().join(format!("f{i}")), "").unwrap();
-        }
-        let error = nested_protected_within(dir.path(), 10).unwrap_err();
-        let text = error.to_string();
-        assert!(
-            matches!(error, ScanError::TooBig { limit: 10, .. }),
-            "{text}"
-        );
-        assert!(
-            text.contains(SCAN_LIMIT_VAR) && text.contains("more than 10"),
-            "{text}"
-        );
-        assert_eq!(
-            nested_protected_within(dir.path(), 20).unwrap(),
-            Vec::<PathBuf>::new()
-        );
-    }
 }

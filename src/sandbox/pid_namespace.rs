@@ -421,7 +421,7 @@ unsafe fn set_handler(sig: libc::c_int, handler: libc::sighandler_t) {
 }
 
 /// Closes every fd but `keep` (at most four, any order, repeats allowed).
-fn close_all_except(keep: &[libc::c_int]) {
+pub(crate) fn close_all_except(keep: &[libc::c_int]) {
     let mut sorted = [libc::c_int::MAX; 4];
     for (slot, fd) in sorted.iter_mut().zip(keep) {
         *slot = *fd;

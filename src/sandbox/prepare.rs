@@ -39,7 +39,7 @@ use landlock::{
 };
 
 use super::error::SandboxError;
-use super::namespace::Namespace;
+use super::namespace::{KeptTmp, Namespace};
 use super::policy::SandboxPolicy;
 use super::seccomp::{self, Filter};
 use super::status::{NETWORK_ABI, kernel_abi};
@@ -68,6 +68,8 @@ pub struct PreparedSandbox {
     processes_limited: bool,
     /// `None` on CPUs this build has no seccomp filter for.
     filter: Option<Filter>,
+    /// The keeper of the capped private `/tmp`, when not root.
+    kept_tmp: Option<KeptTmp>,
 }
 
 impl PreparedSandbox {
@@ -137,12 +139,13 @@ impl PreparedSandbox {
     /// could not look everywhere.
     pub(crate) fn plan_namespace(&self) -> io::Result<Namespace> {
         let policy = &self.policy;
-        let nested = super::namespace::nested_protected(&policy.workspace)?;
+        let nested = super::protected::nested_protected(&policy.workspace)?;
         let mut namespace = Namespace::plan(
             &policy.workspace,
             &policy.private_tmp,
             &policy.extra_writable,
             &nested,
+            self.kept_tmp.as_ref(),
         )?;
         namespace.limit_processes(policy.max_processes);
         Ok(namespace)
@@ -170,6 +173,17 @@ impl PreparedSandbox {
 /// spawn (or once per session: the result can be installed on any number of
 /// commands).
 pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> {
+    prepare_kept(policy, None)
+}
+
+/// [`prepare`] for a private temp dir whose capped `tmpfs` `kept`'s keeper
+/// holds: spawns join the keeper's namespaces, and the rule that lets them
+/// write there is on that `tmpfs` (Landlock rules hold inodes, and the
+/// host's own dir at that path is another, empty one).
+pub(crate) fn prepare_kept(
+    policy: &SandboxPolicy,
+    kept: Option<KeptTmp>,
+) -> Result<PreparedSandbox, SandboxError> {
     let abi = kernel_abi().map_err(SandboxError::Unavailable)?;
 
     let read = AccessFs::from_read(TARGET_ABI);
@@ -185,7 +199,10 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
     }
     let mut created = ruleset.create()?.add_rule(beneath(Path::new("/"), read)?)?;
 
-    let writable = [policy.workspace.as_path(), policy.private_tmp.as_path()]
+    let tmp = kept
+        .as_ref()
+        .map_or(policy.private_tmp.as_path(), |kept| kept.view.as_path());
+    let writable = [policy.workspace.as_path(), tmp]
         .into_iter()
         .chain(policy.extra_writable.iter().map(PathBuf::as_path));
     for path in writable {
@@ -203,13 +220,14 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         path: policy.workspace.clone(),
         source,
     };
-    let nested = super::namespace::nested_protected(&policy.workspace)
+    let nested = super::protected::nested_protected(&policy.workspace)
         .map_err(|error| path_error(error.into()))?;
     let mut namespace = Namespace::plan(
         &policy.workspace,
         &policy.private_tmp,
         &policy.extra_writable,
         &nested,
+        None,
     )
     .map_err(path_error)?;
     let processes_limited = namespace.limit_processes(policy.max_processes);
@@ -220,6 +238,7 @@ pub fn prepare(policy: &SandboxPolicy) -> Result<PreparedSandbox, SandboxError> 
         kernel_abi: abi,
         processes_limited,
         filter: seccomp::SUPPORTED.then(|| Filter::build(!policy.allow_network)),
+        kept_tmp: kept,
     })
 }
 

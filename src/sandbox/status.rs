@@ -118,22 +118,24 @@ fn probe_enforcement() -> Result<u32, String> {
     let namespace = Namespace::probe()
         .map_err(|error| format!("cannot plan the sandbox's mount namespace: {error}"))?;
     let ruleset = std::os::fd::AsRawFd::as_raw_fd(&ruleset);
-    in_forked_child(|| restrict_self(ruleset, filter.as_ref(), &namespace)).map_err(|error| {
-        // Which step? Only worth two more forks when something failed.
-        let mounts = in_forked_child(|| namespace.enter());
-        let proc = in_forked_child(|| {
-            namespace.enter()?;
-            pid_namespace::enter(None)?.run_program()
-        });
-        if mounts.is_ok() && proc.is_err() {
-            format!(
-                "cannot mount a fresh /proc for the sandbox's PID namespace \
+    in_forked_child(|| restrict_self(ruleset, filter.as_ref(), &namespace, None, &[])).map_err(
+        |error| {
+            // Which step? Only worth two more forks when something failed.
+            let mounts = in_forked_child(|| namespace.enter());
+            let proc = in_forked_child(|| {
+                namespace.enter()?;
+                pid_namespace::enter(None)?.run_program()
+            });
+            if mounts.is_ok() && proc.is_err() {
+                format!(
+                    "cannot mount a fresh /proc for the sandbox's PID namespace \
                  (a container masking parts of /proc refuses it): {error}"
-            )
-        } else {
-            format!("a test process could not be confined: {error}")
-        }
-    })?;
+                )
+            } else {
+                format!("a test process could not be confined: {error}")
+            }
+        },
+    )?;
     Ok(abi)
 }
 
@@ -146,7 +148,7 @@ fn probe_enforcement() -> Result<u32, String> {
 /// exists in the child. `restrict_self` and its steps are (unshare, mount,
 /// fork, capset, prctl, landlock_restrict_self, seccomp: raw syscalls, no
 /// allocation, no locks), and so is `_exit`.
-fn in_forked_child(confine: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
+pub(super) fn in_forked_child(confine: impl FnOnce() -> io::Result<()>) -> io::Result<()> {
     // SAFETY: see above; the child only runs `confine` and `_exit`.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
