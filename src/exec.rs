@@ -27,8 +27,8 @@ use crate::agent::{self, provider::ModelProvider};
 use crate::cli::GlobalOptions;
 use crate::config::Settings;
 use crate::context::{SharedContext, snapshot_channel};
-use crate::kernel::CodeRuntime;
 use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, DirtyPaths, FsWritten, Prior};
+use crate::kernel_launch::{self, KernelLaunch, McpLink, Variables};
 use crate::kernel_setup;
 use crate::mcp::{McpDirectory, SETTLE_WAIT, ToolCallApproval};
 use crate::sandbox::{ApprovalMode, SandboxStatus};
@@ -257,13 +257,13 @@ impl Job {
         };
         // Model-written code runs inside the sandbox unless `full` says not
         // to; where the sandbox cannot be prepared nothing runs (fail closed).
-        let confinement = match kernel_setup::confinement(
+        let confinement = match kernel_launch::confine(
             &self.settings,
             self.approval,
             &SandboxStatus::probe(),
             &self.root,
         ) {
-            Ok(confinement) => confinement,
+            Ok(confined) => confined.confinement,
             Err(error) => {
                 let message = format!(
                     "{error}; refusing to run model-written code unconfined \
@@ -309,33 +309,29 @@ impl Job {
             }),
             ApprovalMode::Auto | ApprovalMode::Full => Arc::new(AllowAll),
         };
-        let mut registry = kernel_setup::registry(
-            &self.root,
-            &confinement,
-            shell,
-            Some(&kernel_setup::FsLinks {
+        let mcp = McpDirectory::default();
+        let (kernel, _kernel_events) = KernelLaunch {
+            settings: &self.settings,
+            root: &self.root,
+            confinement: &confinement,
+            shell_policy: shell,
+            fs_links: Some(&kernel_setup::FsLinks {
                 dirty,
                 written,
                 review: None,
             }),
-            Some(&(context.clone(), snapshot_rx)),
-            Some(&subcalls),
-        )?;
-        let mcp = McpDirectory::default();
-        kernel_setup::add_mcp(
-            &mut registry,
-            &self.settings,
-            &self.root,
-            &confinement,
-            tool_calls,
-            &mcp,
-        );
+            context: Some(&(context.clone(), snapshot_rx)),
+            subcalls: Some(&subcalls),
+            mcp: Some(McpLink {
+                approval: tool_calls,
+                directory: &mcp,
+            }),
+            variables: Variables::NotShown,
+        }
+        .start()?;
         mcp.settled(SETTLE_WAIT).await;
         conversation.set_kernel_tools(mcp.prompt_section());
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
-        let mut config = kernel_setup::kernel_config(&self.settings, &self.root, &confinement);
-        config.auto_refresh = None;
-        let (kernel, _kernel_events) = CodeRuntime::new(config, registry);
         let deps = TurnDeps {
             provider: self.provider.clone(),
             runner: Arc::new(kernel.clone()),

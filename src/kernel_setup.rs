@@ -1,7 +1,7 @@
-//! One kernel setup for every front end: the workbench (`app::safety`) and
-//! `hello-tui exec` build the kernel's config, its confinement and its
-//! capability registry here, so both honour every `[kernel]` and `[safety]`
-//! setting and neither can start a child another way.
+//! The parts of a kernel: its config, its confinement and its capability
+//! registry, from the settings, so every `[kernel]` and `[safety]` setting
+//! is honoured and no child starts another way. `crate::kernel_launch`
+//! puts them together for every front end.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -17,6 +17,7 @@ pub mod diagnostics;
 pub mod editor;
 pub mod exec;
 pub mod kernel;
+pub mod kernel_launch;
 pub mod kernel_setup;
 pub mod keymap;
 pub mod logging;

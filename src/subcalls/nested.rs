@@ -20,9 +20,10 @@ use crate::agent::conversation::Conversation;
 use crate::agent::provider::ChatMessage;
 use crate::agent::turn::{TurnDeps, TurnOutcome, run_turn};
 use crate::context::{SharedContext, snapshot_channel};
+use crate::kernel::CapabilityError;
 use crate::kernel::caps::ApprovalPolicy;
-use crate::kernel::{CapabilityError, CodeRuntime};
-use crate::kernel_setup::{self, FsLinks};
+use crate::kernel_launch::{KernelLaunch, Variables};
+use crate::kernel_setup::FsLinks;
 use crate::sandbox::Confinement;
 use crate::tokens::ContextWindow;
 
@@ -113,19 +114,21 @@ impl Hub {
     ) -> Result<String, String> {
         let context = SharedContext::default();
         let (snapshot_tx, snapshot_rx) = snapshot_channel();
-        let registry = kernel_setup::registry(
-            &nested.root,
-            &nested.confinement,
-            Arc::clone(&nested.shell_policy),
-            nested.fs_links.as_ref(),
-            Some(&(context.clone(), snapshot_rx)),
-            Some(&child),
-        )
-        .map_err(|e| format!("rlm_query could not set up its kernel: {e}"))?;
         let settings = &self.settings;
-        let mut config = kernel_setup::kernel_config(settings, &nested.root, &nested.confinement);
-        config.auto_refresh = None;
-        let (kernel, _kernel_events) = CodeRuntime::new(config, registry);
+        let (kernel, _kernel_events) = KernelLaunch {
+            settings,
+            root: &nested.root,
+            confinement: &nested.confinement,
+            shell_policy: Arc::clone(&nested.shell_policy),
+            fs_links: nested.fs_links.as_ref(),
+            context: Some(&(context.clone(), snapshot_rx)),
+            subcalls: Some(&child),
+            // The calling kernel's servers are not started again per loop.
+            mcp: None,
+            variables: Variables::NotShown,
+        }
+        .start()
+        .map_err(|e| format!("rlm_query could not set up its kernel: {e}"))?;
         let deps = TurnDeps {
             provider,
             runner: Arc::new(kernel.clone()),
