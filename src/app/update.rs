@@ -8,6 +8,7 @@ use super::composer::{self, Submission};
 use super::effects::to_overlay;
 use super::event::AppEvent;
 use super::kernel::CellOrigin;
+use super::slash::Builtin;
 use super::state::{AppState, Question};
 use crate::keymap::{self, Action, PaneId};
 use crate::overlays::{Input, Overlay};
@@ -326,7 +327,6 @@ fn scroll(state: &mut AppState, delta: isize) {
 pub(super) fn submit(state: &mut AppState, text: String) -> Command {
     state.conversation.history.record(&text);
     match composer::parse(&text) {
-        Submission::SlashCommand { name, .. } if name == "copy" => return super::copy::copy(state),
         Submission::Prompt(prompt) => {
             let prompt = attach_pins(state, prompt);
             super::agent::send(state, prompt)
@@ -350,28 +350,35 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             }
             None => state.workbench.notice("The Python kernel is not running."),
         },
-        Submission::SlashCommand { name, args } if name == "approval" => {
-            super::safety::slash_command(state, &args);
-        }
-        Submission::SlashCommand { name, .. } if name == "undo" => {
+        Submission::SlashCommand { name, args } => match super::slash::builtin(&name) {
+            Some(command) => return run_builtin(state, command, &args),
+            None => custom_command(state, &name, &args),
+        },
+    }
+    Command::Redraw
+}
+
+/// Runs a built-in command (`slash::BUILTINS` lists them; this match must
+/// handle each).
+fn run_builtin(state: &mut AppState, command: Builtin, args: &str) -> Command {
+    match command {
+        Builtin::Copy => return super::copy::copy(state),
+        Builtin::Approval => super::safety::slash_command(state, args),
+        Builtin::Undo => {
             let report = super::changes::undo(state);
             state.workbench.notice(&report);
         }
-        Submission::SlashCommand { name, .. } if name == "redo" => {
+        Builtin::Redo => {
             let report = super::changes::redo(state);
             state.workbench.notice(&report);
         }
-        Submission::SlashCommand { name, .. } if name == "diff" => {
+        Builtin::Diff => {
             let report = super::changes::diff(state);
             state.workbench.notice(&report);
         }
-        Submission::SlashCommand { name, .. } if name == "trust" => {
-            super::trust::command(state);
-        }
-        Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
-            super::diagnostics::restart_servers(state);
-        }
-        Submission::SlashCommand { name, .. } if name == "lsp" => {
+        Builtin::Trust => super::trust::command(state),
+        Builtin::LspRestart => super::diagnostics::restart_servers(state),
+        Builtin::Lsp => {
             let text = state
                 .workbench
                 .diagnostic_sources
@@ -379,19 +386,13 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
                 .listing(&state.workbench.settings.diagnostics);
             state.workbench.notice(&text);
         }
-        Submission::SlashCommand { name, args } if name == "compact" => {
-            super::context_window::compact_command(state, &args);
-        }
-        Submission::SlashCommand { name, args } if name == "model" => {
-            super::models::command(state, &args);
-        }
-        Submission::SlashCommand { name, args } if name == "new" => {
-            super::start_over::command(state, &args);
-        }
-        Submission::SlashCommand { name, .. } if name == "help" => {
+        Builtin::Compact => super::context_window::compact_command(state, args),
+        Builtin::Model => super::models::command(state, args),
+        Builtin::New => super::start_over::command(state, args),
+        Builtin::Help => {
             apply(state, Action::ShowHelp);
         }
-        Submission::SlashCommand { name, .. } if name == "sessions" => {
+        Builtin::Sessions => {
             let root = std::fs::canonicalize(&state.workbench.workspace_root)
                 .unwrap_or_else(|_| state.workbench.workspace_root.clone());
             let text = match super::sessions::listing(&root) {
@@ -400,7 +401,6 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             };
             state.workbench.notice(&text);
         }
-        Submission::SlashCommand { name, args } => custom_command(state, &name, &args),
     }
     Command::Redraw
 }
@@ -415,7 +415,7 @@ fn custom_command(state: &mut AppState, name: &str, args: &str) {
     );
     let Some(command) = commands
         .iter()
-        .find(|c| c.name == name && c.template.is_some())
+        .find(|c| c.name == name && matches!(c.kind, super::slash::CommandKind::Template(_)))
     else {
         state.workbench.notice(&format!(
             "Unknown command /{name}. {} Start with // to send a prompt that begins with \
