@@ -224,6 +224,70 @@ fn mcp_servers_to_start(
 mod tests {
     use super::*;
 
+    /// Every action a capability declares (what the model is told it may
+    /// call) reaches its handler: called through the registry as a cell
+    /// calls it, none answers that it has no such action. An action added
+    /// to a spec without its handler fails here.
+    #[tokio::test]
+    async fn every_declared_action_reaches_its_handler() {
+        use crate::kernel::caps::DenyAll;
+        use crate::kernel::{CallContext, RuntimeStateHandle};
+        let ws = tempfile::tempdir().unwrap();
+        let settings = Settings::defaults();
+        let confinement = Confinement::unconfined(child_env(&settings));
+        let (_, snapshot) = crate::context::snapshot_channel();
+        let subcalls = Subcalls::new(
+            &settings,
+            ws.path(),
+            None,
+            crate::subcalls::Approvals::allow_all(),
+            None,
+            &|_| None,
+        );
+        let mut registry = registry(
+            ws.path(),
+            &confinement,
+            Arc::new(DenyAll::default()),
+            None,
+            Some(&(SharedContext::default(), snapshot)),
+            Some(&subcalls),
+        )
+        .unwrap();
+        let servers = McpServers::new(
+            &[],
+            ws.path().to_path_buf(),
+            confinement,
+            McpDirectory::default(),
+        );
+        registry.register(Arc::new(McpCapability::new(
+            servers,
+            Arc::new(DenyAll::default()),
+        )));
+        let specs = registry.specs();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["context", "fs", "llm", "mcp", "shell"]);
+        for spec in &specs {
+            for action in &spec.actions {
+                let ctx = CallContext {
+                    runtime: RuntimeStateHandle::detached(),
+                    exec_id: None,
+                };
+                let answer = registry
+                    .dispatch(&spec.name, &action.name, serde_json::json!({}), ctx)
+                    .await;
+                if let Err(error) = answer {
+                    let text = error.to_string();
+                    assert!(
+                        !text.contains("has no action"),
+                        "{}.{}: {text}",
+                        spec.name,
+                        action.name
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn an_untrusted_workspaces_python_is_not_the_kernels() {
         let ws = tempfile::tempdir().unwrap();
