@@ -17,7 +17,7 @@ use crate::agent::conversation::Conversation;
 use crate::agent::instructions::ProjectInstructions;
 use crate::agent::turn::{TurnDeps, TurnEvent, TurnOutcome, TurnSnapshot, run_turn};
 use crate::mcp::{McpDirectory, SETTLE_WAIT};
-use crate::session::{SessionOrigin, SessionWriter};
+use crate::session::{SessionError, SessionOrigin, SessionWriter};
 use crate::subcalls::Subcalls;
 use crate::tokens::TokenCounter;
 
@@ -26,6 +26,13 @@ use crate::tokens::TokenCounter;
 pub struct SessionStore {
     pub workspace: PathBuf,
     pub origin: SessionOrigin,
+}
+
+impl SessionStore {
+    /// A new session file for a conversation with the model `label`.
+    pub fn create(&self, label: &str) -> Result<SessionWriter, SessionError> {
+        SessionWriter::create(&self.workspace, label, self.origin)
+    }
 }
 
 /// What the turn's set-up tells the front end about the session file,
@@ -114,8 +121,7 @@ impl AgentSession {
         if let Some(store) = &self.store
             && conversation.session_id().is_none()
         {
-            let label = self.deps.provider.label();
-            match SessionWriter::create(&store.workspace, &label, store.origin) {
+            match store.create(&self.deps.provider.label()) {
                 Ok(session) => {
                     note(SessionNote::Started(session.id().to_owned()));
                     conversation.set_session(session);

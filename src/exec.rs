@@ -24,7 +24,7 @@ use crate::agent::turn::{
     AllowCells, DEFAULT_MAX_STEPS, TurnDeps, TurnEvent, TurnOutcome, TurnSnapshot,
 };
 use crate::agent::{self, provider::ModelProvider};
-use crate::agent_session::{AgentSession, TurnInput};
+use crate::agent_session::{AgentSession, SessionStore, TurnInput};
 use crate::cli::GlobalOptions;
 use crate::config::Settings;
 use crate::context::{SharedContext, snapshot_channel};
@@ -34,7 +34,7 @@ use crate::kernel_setup;
 use crate::mcp::{McpDirectory, ToolCallApproval};
 use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::sanitize;
-use crate::session::{SessionOrigin, SessionWriter};
+use crate::session::SessionOrigin;
 use crate::snapshot::{self, CollectOptions};
 use crate::subcalls::{Approvals, SubcallEvent, Subcalls};
 use crate::tokens::ContextWindow;
@@ -208,11 +208,11 @@ impl Job {
                 }
             },
             None => {
-                let session = match SessionWriter::create(
-                    &self.root,
-                    &self.provider.label(),
-                    SessionOrigin::Exec,
-                ) {
+                let store = SessionStore {
+                    workspace: self.root.clone(),
+                    origin: SessionOrigin::Exec,
+                };
+                let session = match store.create(&self.provider.label()) {
                     Ok(session) => Some(session),
                     Err(error) => {
                         warn(&format!("the session is not saved: {error}"));
