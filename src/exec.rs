@@ -16,24 +16,25 @@ use std::time::Duration;
 
 use clap::Args;
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Mutex, mpsc, watch};
 
 use crate::agent::conversation::Conversation;
 use crate::agent::provider::redact::redact_known;
 use crate::agent::turn::{
-    AllowCells, DEFAULT_MAX_STEPS, TurnDeps, TurnEvent, TurnOutcome, TurnSnapshot, run_turn,
+    AllowCells, DEFAULT_MAX_STEPS, TurnDeps, TurnEvent, TurnOutcome, TurnSnapshot,
 };
 use crate::agent::{self, provider::ModelProvider};
+use crate::agent_session::{AgentSession, SessionStore, TurnInput};
 use crate::cli::GlobalOptions;
 use crate::config::Settings;
 use crate::context::{SharedContext, snapshot_channel};
-use crate::kernel::CodeRuntime;
 use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, DirtyPaths, FsWritten, Prior};
+use crate::kernel_launch::{self, KernelLaunch, McpLink, Variables};
 use crate::kernel_setup;
-use crate::mcp::{McpDirectory, SETTLE_WAIT, ToolCallApproval};
+use crate::mcp::{McpDirectory, ToolCallApproval};
 use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::sanitize;
-use crate::session::{SessionOrigin, SessionWriter};
+use crate::session::SessionOrigin;
 use crate::snapshot::{self, CollectOptions};
 use crate::subcalls::{Approvals, SubcallEvent, Subcalls};
 use crate::tokens::ContextWindow;
@@ -188,7 +189,7 @@ impl Job {
             subcalls: None,
         };
         let context = SharedContext::default();
-        let mut conversation = match &self.resume {
+        let conversation = match &self.resume {
             Some(id) => match Conversation::open(
                 &self.root,
                 id.as_deref(),
@@ -207,11 +208,11 @@ impl Job {
                 }
             },
             None => {
-                let session = match SessionWriter::create(
-                    &self.root,
-                    &self.provider.label(),
-                    SessionOrigin::Exec,
-                ) {
+                let store = SessionStore {
+                    workspace: self.root.clone(),
+                    origin: SessionOrigin::Exec,
+                };
+                let session = match store.create(&self.provider.label()) {
                     Ok(session) => Some(session),
                     Err(error) => {
                         warn(&format!("the session is not saved: {error}"));
@@ -221,12 +222,7 @@ impl Job {
                 Conversation::new(context.clone(), session)
             }
         };
-        conversation.set_counter(agent::setup::token_counter(&self.settings));
-        // exec's turns go to the configured model (flags included), never
-        // to a profile the session's workbench turns chose: recorded as such,
-        // a later `--continue` does not go back to that profile's server.
-        conversation.set_profile(None);
-        conversation.set_instructions(agent::instructions::load(&self.root, None));
+        let counter = agent::setup::token_counter(&self.settings);
         out.event(json!({
             "type": if self.resume.is_some() { "session.resumed" } else { "session.started" },
             "session_id": conversation.session_id(),
@@ -239,7 +235,7 @@ impl Job {
             "tokens": self.window.tokens,
             "source": self.window.source.to_string(),
             "reserve": self.window.reserve,
-            "counter": conversation.counter().describe(),
+            "counter": counter.describe(),
         }));
         out.event(json!({
             "type": "snapshot",
@@ -257,13 +253,13 @@ impl Job {
         };
         // Model-written code runs inside the sandbox unless `full` says not
         // to; where the sandbox cannot be prepared nothing runs (fail closed).
-        let confinement = match kernel_setup::confinement(
+        let confinement = match kernel_launch::confine(
             &self.settings,
             self.approval,
             &SandboxStatus::probe(),
             &self.root,
         ) {
-            Ok(confinement) => confinement,
+            Ok(confined) => confined.confinement,
             Err(error) => {
                 let message = format!(
                     "{error}; refusing to run model-written code unconfined \
@@ -295,10 +291,6 @@ impl Job {
             })),
             &|n| std::env::var(n).ok(),
         );
-        if let Some(session) = conversation.session_writer() {
-            subcalls.record_to(Some(session));
-        }
-        subcalls.begin_turn();
         out.subcalls = Some(subcalls.clone());
         // MCP tool calls follow `--approval` as shell commands do.
         let tool_calls: Arc<dyn ToolCallApproval> = match self.approval {
@@ -309,41 +301,52 @@ impl Job {
             }),
             ApprovalMode::Auto | ApprovalMode::Full => Arc::new(AllowAll),
         };
-        let mut registry = kernel_setup::registry(
-            &self.root,
-            &confinement,
-            shell,
-            Some(&kernel_setup::FsLinks {
+        let mcp = McpDirectory::default();
+        let (kernel, _kernel_events) = KernelLaunch {
+            settings: &self.settings,
+            root: &self.root,
+            confinement: &confinement,
+            shell_policy: shell,
+            fs_links: Some(&kernel_setup::FsLinks {
                 dirty,
                 written,
                 review: None,
             }),
-            Some(&(context.clone(), snapshot_rx)),
-            Some(&subcalls),
-        )?;
-        let mcp = McpDirectory::default();
-        kernel_setup::add_mcp(
-            &mut registry,
-            &self.settings,
-            &self.root,
-            &confinement,
-            tool_calls,
-            &mcp,
-        );
-        mcp.settled(SETTLE_WAIT).await;
-        conversation.set_kernel_tools(mcp.prompt_section());
+            context: Some(&(context.clone(), snapshot_rx)),
+            subcalls: Some(&subcalls),
+            mcp: Some(McpLink {
+                approval: tool_calls,
+                directory: &mcp,
+            }),
+            variables: Variables::NotShown,
+        }
+        .start()?;
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
-        let mut config = kernel_setup::kernel_config(&self.settings, &self.root, &confinement);
-        config.auto_refresh = None;
-        let (kernel, _kernel_events) = CodeRuntime::new(config, registry);
-        let deps = TurnDeps {
-            provider: self.provider.clone(),
-            runner: Arc::new(kernel.clone()),
-            approval: Arc::new(AllowCells),
-            snapshot_tx,
-            max_steps: self.max_steps,
-            cell_timeout: self.cell_timeout,
-            window: self.window.clone(),
+        let session = AgentSession {
+            deps: TurnDeps {
+                provider: self.provider.clone(),
+                runner: Arc::new(kernel.clone()),
+                approval: Arc::new(AllowCells),
+                snapshot_tx,
+                max_steps: self.max_steps,
+                cell_timeout: self.cell_timeout,
+                window: self.window.clone(),
+            },
+            counter: Some(counter),
+            subcalls: Some(subcalls),
+            mcp: Some(mcp),
+            // Made above (the first event names it), or resumed.
+            store: None,
+        };
+        let input = TurnInput {
+            prompt: self.prompt.clone(),
+            snapshot: Some(self.snapshot.clone()),
+            instructions: agent::instructions::load(&self.root, None),
+            // exec's turns go to the configured model (flags included),
+            // never to a profile the session's workbench turns chose:
+            // recorded as such, a later `--continue` does not go back to
+            // that profile's server.
+            profile: None,
         };
         let (cancel_tx, cancel_rx) = watch::channel(false);
         tokio::spawn(async move {
@@ -352,22 +355,15 @@ impl Job {
             }
         });
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let prompt = self.prompt.clone();
-        let snapshot = self.snapshot.clone();
+        let conversation = Mutex::new(conversation);
         let turn = async move {
-            let outcome = run_turn(
-                &deps,
-                &mut conversation,
-                &prompt,
-                Some(snapshot),
-                &tx,
-                cancel_rx,
-            )
-            .await;
-            if let Some(error) = conversation.session_error.take() {
+            let end = session
+                .run_turn(&conversation, input, &tx, cancel_rx, &|_| {})
+                .await;
+            if let Some(error) = end.session_error {
                 warn(&error);
             }
-            outcome
+            end.outcome
         };
         let print = async {
             let mut answer = String::new();

@@ -1,7 +1,7 @@
-//! One kernel setup for every front end: the workbench (`app::safety`) and
-//! `hello-tui exec` build the kernel's config, its confinement and its
-//! capability registry here, so both honour every `[kernel]` and `[safety]`
-//! setting and neither can start a child another way.
+//! The parts of a kernel: its config, its confinement and its capability
+//! registry, from the settings, so every `[kernel]` and `[safety]` setting
+//! is honoured and no child starts another way. `crate::kernel_launch`
+//! puts them together for every front end.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -225,6 +225,70 @@ fn mcp_servers_to_start(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every action a capability declares (what the model is told it may
+    /// call) reaches its handler: called through the registry as a cell
+    /// calls it, none answers that it has no such action. An action added
+    /// to a spec without its handler fails here.
+    #[tokio::test]
+    async fn every_declared_action_reaches_its_handler() {
+        use crate::kernel::caps::DenyAll;
+        use crate::kernel::{CallContext, RuntimeStateHandle};
+        let ws = tempfile::tempdir().unwrap();
+        let settings = Settings::defaults();
+        let confinement = Confinement::unconfined(child_env(&settings));
+        let (_, snapshot) = crate::context::snapshot_channel();
+        let subcalls = Subcalls::new(
+            &settings,
+            ws.path(),
+            None,
+            crate::subcalls::Approvals::allow_all(),
+            None,
+            &|_| None,
+        );
+        let mut registry = registry(
+            ws.path(),
+            &confinement,
+            Arc::new(DenyAll::default()),
+            None,
+            Some(&(SharedContext::default(), snapshot)),
+            Some(&subcalls),
+        )
+        .unwrap();
+        let servers = McpServers::new(
+            &[],
+            ws.path().to_path_buf(),
+            confinement,
+            McpDirectory::default(),
+        );
+        registry.register(Arc::new(McpCapability::new(
+            servers,
+            Arc::new(DenyAll::default()),
+        )));
+        let specs = registry.specs();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["context", "fs", "llm", "mcp", "shell"]);
+        for spec in &specs {
+            for action in &spec.actions {
+                let ctx = CallContext {
+                    runtime: RuntimeStateHandle::detached(),
+                    exec_id: None,
+                };
+                let answer = registry
+                    .dispatch(&spec.name, &action.name, serde_json::json!({}), ctx)
+                    .await;
+                if let Err(error) = answer {
+                    let text = error.to_string();
+                    assert!(
+                        !text.contains("has no action"),
+                        "{}.{}: {text}",
+                        spec.name,
+                        action.name
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn an_untrusted_workspaces_python_is_not_the_kernels() {

@@ -8,6 +8,7 @@
 // panics. The other lints of the house are in Cargo.toml's `[lints]`.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 pub mod agent;
+pub mod agent_session;
 pub mod app;
 pub mod cli;
 pub mod component;
@@ -17,6 +18,7 @@ pub mod diagnostics;
 pub mod editor;
 pub mod exec;
 pub mod kernel;
+pub mod kernel_launch;
 pub mod kernel_setup;
 pub mod keymap;
 pub mod logging;

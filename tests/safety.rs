@@ -1018,3 +1018,178 @@ stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\nNone"
     k.client.runtime().shutdown().await;
     assert_eq!(processes::survivors(&stopped), Vec::<i32>::new());
 }
+
+/// What a cell can see of how its kernel was started: its environment and
+/// that of a `shell.run` child, its memory limit, its interpreter, whether
+/// it can write outside the workspace and reach a local port.
+fn launch_probe(outside: &Path, port: u16) -> String {
+    format!(
+        "import json, os, resource, socket, sys\n\
+seen = {{'env': sorted(os.environ), 'passed': os.environ.get('CARGO_PKG_NAME'),\n\
+        'shell_env': sorted(shell.run('env | cut -d= -f1')['stdout'].split()),\n\
+        'memory': resource.getrlimit(resource.RLIMIT_AS)[0], 'python': sys.executable,\n\
+        'cwd': os.getcwd()}}\n\
+try:\n    open({outside:?}, 'w').write('x'); seen['outside'] = 'written'\n\
+except OSError as e:\n    seen['outside'] = type(e).__name__\n\
+try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=2).close(); seen['network'] = 'connected'\n\
+except OSError as e:\n    seen['network'] = type(e).__name__\n\
+print(json.dumps(seen, sort_keys=True))\n",
+        outside = outside.display().to_string(),
+    )
+}
+
+/// The workbench's kernel, the kernel of its `rlm_query` loop and the
+/// kernel of `hello-tui exec` are started by one launcher
+/// (`kernel_launch`): under the same settings a cell in each sees the same
+/// environment (the API key's variable in none), the same memory limit,
+/// interpreter and confinement. A safety fix made for one front end and
+/// not the others fails here.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_front_end_starts_the_same_kernel_for_the_same_settings() {
+    use loopback::{Framing, LoopbackServer, Part, Reply, data};
+    let mode = match SandboxStatus::probe() {
+        SandboxStatus::Enforced { .. } => ApprovalMode::Auto,
+        SandboxStatus::Unavailable(_) => ApprovalMode::Full,
+    };
+    let fixture = Fixture::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let probe = launch_probe(
+        &fixture.root.path().join("outside.txt"),
+        listener.local_addr().unwrap().port(),
+    );
+    // The model runs the probe once, then answers with what it printed.
+    let code = probe.clone();
+    let server = LoopbackServer::respond_with(Duration::from_secs(60), move |request| {
+        let body = request.json();
+        let printed = body["messages"].as_array().and_then(|messages| {
+            let tool = messages.iter().find(|m| m["role"] == "tool")?;
+            let result: serde_json::Value =
+                serde_json::from_str(tool["content"].as_str()?).ok()?;
+            Some(result["stdout"].as_str()?.trim().to_owned())
+        });
+        let (delta, reason) = match printed {
+            Some(text) => (serde_json::json!({ "content": text }), "stop"),
+            None => {
+                let call = serde_json::json!({"index": 0, "id": "c1", "type": "function",
+                    "function": {"name": "code_action",
+                                 "arguments": serde_json::json!({ "code": code }).to_string()}});
+                (serde_json::json!({ "tool_calls": [call] }), "tool_calls")
+            }
+        };
+        let body = [
+            data(&serde_json::json!({"choices": [{"index": 0, "delta": delta}]}).to_string()),
+            data(
+                &serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+                    .to_string(),
+            ),
+            "data: [DONE]\r\n\r\n".to_owned(),
+        ]
+        .concat();
+        Reply::sse(Framing::Chunked, vec![Part::Bytes(body.into_bytes())])
+    })
+    .await;
+    // Cargo's variables stand in for the key and for a name `[kernel] env`
+    // passes on.
+    let host = |name: &str| std::env::var(name).unwrap_or_default();
+    let config_text = format!(
+        "[model]\nname = \"m\"\nbase_url = \"{}\"\napi_key_env = \"CARGO_MANIFEST_DIR\"\n\
+         context_window = 32000\n[kernel]\nmemory_limit_mb = 1536\nenv = [\"CARGO_PKG_NAME\"]\n\
+         [safety]\napproval = \"{mode}\"\n",
+        server.base_url
+    );
+    let config = fixture.root.path().join("config.toml");
+    std::fs::write(&config, &config_text).unwrap();
+    let file = ConfigFile::parse(&config_text, &config).unwrap();
+    let settings = Settings::merge(file, None, &GlobalOptions::default(), &|_: &str| None).unwrap();
+
+    // The workbench's kernel, with `rlm_query` as the workbench wires it.
+    let provider = hello_tui::agent::setup::from_settings(&settings, &|_| None)
+        .unwrap()
+        .unwrap();
+    let (tx, events) = event::channel();
+    let broker = ApprovalBroker::new(tx.clone(), mode);
+    let subcalls = hello_tui::subcalls::Subcalls::new(
+        &settings,
+        &fixture.workspace,
+        Some(provider),
+        hello_tui::subcalls::Approvals::allow_all(),
+        None,
+        &|_| None,
+    );
+    subcalls.begin_turn();
+    let launched = KernelLauncher::new(
+        tx,
+        settings,
+        fixture.workspace.clone(),
+        broker,
+        SandboxStatus::probe(),
+    )
+    .with_subcalls(subcalls)
+    .launch(mode)
+    .unwrap();
+    let k = Kernel {
+        client: launched.client,
+        confined: launched.confined,
+        notice: launched.notice,
+        sandbox: launched.sandbox,
+        events,
+    };
+    let tui = run(&k, &probe).await;
+    assert!(tui.error.is_none(), "{tui:?}");
+    let nested = run(&k, "print(rlm_query('probe'))").await;
+    assert!(nested.error.is_none(), "{nested:?}");
+
+    let home = tempfile::tempdir().unwrap();
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"))
+        .arg("exec")
+        .arg("-C")
+        .arg(&fixture.workspace)
+        .arg("--config")
+        .arg(&config)
+        .args(["--json", "probe"])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .env("CARGO_MANIFEST_DIR", host("CARGO_MANIFEST_DIR"))
+        .env("CARGO_PKG_NAME", host("CARGO_PKG_NAME"))
+        .env_remove("HELLO_TUI_CONFIG")
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(60), output)
+        .await
+        .expect("exec finishes")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let exec = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|event| event["type"] == "tool.result")
+        .and_then(|event| event["stdout"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("no tool.result in {stdout}"))
+        // exec redacts the key's value from what it prints, and the
+        // stand-in key is the checkout's path, which the workspace's path
+        // starts with when the build's target dir is inside the checkout.
+        .replace("[REDACTED]", &host("CARGO_MANIFEST_DIR"));
+
+    let seen = |printed: &str| -> serde_json::Value {
+        serde_json::from_str(printed.trim()).unwrap_or_else(|e| panic!("{e}: {printed}"))
+    };
+    let tui = seen(&tui.stdout);
+    assert_eq!(tui["passed"], host("CARGO_PKG_NAME").as_str(), "{tui}");
+    assert!(
+        !tui["env"]
+            .as_array()
+            .unwrap()
+            .contains(&"CARGO_MANIFEST_DIR".into()),
+        "{tui}"
+    );
+    assert_eq!(tui["memory"], 1536 * 1024 * 1024, "{tui}");
+    if mode == ApprovalMode::Auto {
+        assert_ne!(tui["outside"], "written", "{tui}");
+    }
+    assert_eq!(seen(&nested.stdout), tui, "rlm_query's kernel");
+    assert_eq!(seen(&exec), tui, "exec's kernel");
+}

@@ -544,6 +544,31 @@ fn help_overlay_lists_bindings() {
     insta::assert_snapshot!("help_overlay_at_80_columns", narrow);
 }
 
+/// `/help` opens the same help, and its end lists the composer's
+/// commands from the table the palette and the dispatcher read.
+#[test]
+fn help_ends_with_the_commands() {
+    let mut s = state();
+    for c in "/help".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let mut text = text_of(&draw(&mut s, 120, 40));
+    for _ in 0..200 {
+        if text.contains("ask again whether this workspace") {
+            break;
+        }
+        press(&mut s, KeyCode::Down, KeyModifiers::NONE);
+        text = text_of(&draw(&mut s, 120, 40));
+    }
+    assert!(text.contains("Commands (type / in the composer)"), "{text}");
+    assert!(
+        text.contains("/approval [ask|review|auto|full|deny]"),
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
+}
+
 #[test]
 fn search_overlay_with_highlighted_hits() {
     let mut s = with_content(state());

@@ -1,5 +1,5 @@
 //! The agent in the workbench: sending a prompt starts a turn task
-//! ([`crate::agent::turn::run_turn`]) whose events come back as
+//! (an [`AgentSession`](crate::agent_session::AgentSession) turn) whose events come back as
 //! `AppEvent::Agent`; this module applies them to the conversation pane and
 //! the status bar. Cells run through the kernel service (`KernelClient`), so
 //! the model's code shows up as cells with streamed output, and Esc (or
@@ -19,11 +19,11 @@ use crate::agent::setup;
 use crate::agent::tool_result;
 use crate::agent::turn::{
     AllowCells, CellApproval, CodeRunner, DEFAULT_MAX_STEPS, RunningCell, TurnDeps, TurnEvent,
-    TurnSnapshot, run_turn,
+    TurnSnapshot,
 };
+use crate::agent_session::{AgentSession, SessionNote, SessionStore, TurnInput};
 use crate::context::{PublishedSnapshot, SharedContext, snapshot_channel};
 use crate::kernel::{ExecOutcome, ExecResult, RuntimeState};
-use crate::session::SessionWriter;
 use crate::tokens::{ContextWindow, TokenCounter};
 use crate::workbench::Workbench;
 use crate::workbench::event::{AppEvent, AppEventSender};
@@ -450,7 +450,7 @@ pub fn send(state: &mut AppState, prompt: String) {
     let window_cell = agent.window.clone();
     let settings = agent.model_settings(&state.workbench.settings);
     let mut deps = TurnDeps {
-        provider: provider.clone(),
+        provider,
         runner: Arc::new(kernel),
         approval: agent.approval.clone(),
         snapshot_tx: agent.snapshot_tx.clone(),
@@ -459,9 +459,6 @@ pub fn send(state: &mut AppState, prompt: String) {
         window: ContextWindow::resolve(None, None, "", None, None),
     };
     let subcalls = agent.subcalls.clone();
-    if let Some(subcalls) = &subcalls {
-        subcalls.begin_turn();
-    }
     let conversation = agent.conversation.clone();
     let profile = agent.profile_name().map(str::to_owned);
     let mcp = agent.mcp.clone();
@@ -491,60 +488,57 @@ pub fn send(state: &mut AppState, prompt: String) {
             .get_or_init(|| setup::context_window(&settings, &|n| std::env::var(n).ok()))
             .await
             .clone();
-        // Servers still starting get a moment: the prompt lists their tools.
-        mcp.settled(crate::mcp::SETTLE_WAIT).await;
-        let mut conversation = conversation.lock().await;
-        conversation.set_instructions(instructions);
-        conversation.set_profile(profile);
-        conversation.set_kernel_tools(mcp.prompt_section());
-        let counter = {
-            let settings = settings.clone();
-            tokio::task::spawn_blocking(move || {
-                counter_cell
-                    .get_or_init(|| setup::token_counter(&settings))
-                    .clone()
-            })
-            .await
-            .unwrap_or_else(|_| Arc::new(TokenCounter::estimate()))
+        // Made once, off the loop: loading a BPE vocabulary takes a while.
+        let counter = tokio::task::spawn_blocking(move || {
+            counter_cell
+                .get_or_init(|| setup::token_counter(&settings))
+                .clone()
+        })
+        .await
+        .unwrap_or_else(|_| Arc::new(TokenCounter::estimate()));
+        let session = AgentSession {
+            deps,
+            counter: Some(counter),
+            subcalls,
+            mcp: Some(mcp),
+            store: Some(SessionStore {
+                workspace,
+                origin: crate::session::SessionOrigin::Tui,
+            }),
         };
-        if !Arc::ptr_eq(conversation.counter(), &counter) {
-            // Recounts every entry once: off the loop, in the turn task.
-            conversation.set_counter(counter);
-        }
-        if conversation.session_id().is_none() {
-            match SessionWriter::create(
-                &workspace,
-                &provider.label(),
-                crate::session::SessionOrigin::Tui,
-            ) {
-                Ok(session) => {
-                    send(AgentUpdate::SessionStarted(session.id().to_owned()));
-                    conversation.set_session(session);
-                }
-                Err(error) => send(AgentUpdate::Notice(format!(
-                    "This conversation is not saved: {error}"
-                ))),
-            }
-        }
-        if let (Some(subcalls), Some(session)) = (&subcalls, conversation.session_writer()) {
-            subcalls.record_to(Some(session));
-        }
+        let input = TurnInput {
+            prompt,
+            snapshot,
+            instructions,
+            profile,
+        };
         let (tx, mut rx) = mpsc::unbounded_channel();
         let forward = async {
             while let Some(event) = rx.recv().await {
                 send(AgentUpdate::Turn(event));
             }
         };
-        let turn = async {
-            run_turn(&deps, &mut conversation, &prompt, snapshot, &tx, cancel_rx).await;
-            drop(tx);
+        let note = |note: SessionNote| {
+            send(match note {
+                SessionNote::Started(id) => AgentUpdate::SessionStarted(id),
+                SessionNote::NotSaved(error) => {
+                    AgentUpdate::Notice(format!("This conversation is not saved: {error}"))
+                }
+            });
         };
-        tokio::join!(turn, forward);
-        if let Some(error) = conversation.session_error.take() {
+        let turn = async {
+            let end = session
+                .run_turn(&conversation, input, &tx, cancel_rx, &note)
+                .await;
+            drop(tx);
+            end
+        };
+        let (end, ()) = tokio::join!(turn, forward);
+        if let Some(error) = end.session_error {
             send(AgentUpdate::Notice(error));
         }
-        // Unlocked before the loop hears of it, so the gauge can look.
-        drop(conversation);
+        // The turn let go of the conversation before the loop hears of it,
+        // so the gauge can look.
         send(AgentUpdate::Finished);
     });
 }

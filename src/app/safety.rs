@@ -3,8 +3,8 @@
 //! At start the sandbox is probed once; the requested mode (flag, config,
 //! else `ask`) becomes the effective one (`auto` without a sandbox falls
 //! back to `ask`, and says so). The kernel and its `shell.run` children are
-//! started under one `sandbox::Confinement` (built by `kernel_setup`, the
-//! same code `exec` uses): sandboxed in every mode but `full`, restarts
+//! started under one `sandbox::Confinement` (by `kernel_launch`, the one
+//! launcher `exec` and `rlm_query` use too): sandboxed in every mode but `full`, restarts
 //! after a crash or a timeout included. Switching to or from `full` starts a
 //! new kernel (a process cannot leave its Landlock domain).
 
@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::state::AppState;
 use crate::config::Settings;
 use crate::context::{PublishedSnapshot, SharedContext};
-use crate::kernel::CodeRuntime;
 use crate::kernel::caps::ApprovalDecision;
+use crate::kernel_launch::{self, Confined, KernelLaunch, McpLink, Variables};
 use crate::kernel_setup::{self, ContextLink, FsLinks};
 use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
@@ -165,45 +165,30 @@ impl KernelLauncher {
     /// `confined` is false and the notice says why; the caller must not stay
     /// in `auto`). `shell.run` children get the kernel's confinement.
     pub fn launch(&self, mode: ApprovalMode) -> std::io::Result<Launched> {
-        let root = &self.workspace;
-        let mut notice = None;
-        let confinement = match kernel_setup::confinement(&self.settings, mode, &self.sandbox, root)
-        {
-            Ok(confinement) => confinement,
-            Err(error) => {
-                // Never silently unconfined: the caller falls back to
-                // asking and the user reads why.
-                notice = Some(format!(
-                    "the sandbox could not be prepared ({error}); the kernel runs \
-                         unconfined and every model cell and shell command is shown for approval"
-                ));
-                Confinement::unconfined(kernel_setup::child_env(&self.settings))
-            }
-        };
-        if let Some(session) = confinement.session() {
-            let limits = session.limitations();
-            if !limits.is_empty() {
-                notice = Some(format!("sandbox limits here: {}", limits.join("; ")));
-            }
-        }
-        let mut registry = kernel_setup::registry(
-            root,
-            &confinement,
-            Arc::new(self.broker.clone()),
-            self.fs_links.as_ref(),
-            self.context.as_ref(),
-            self.subcalls.as_ref(),
-        )?;
-        kernel_setup::add_mcp(
-            &mut registry,
+        let Confined {
+            confinement,
+            notice,
+        } = kernel_launch::confine_or_unconfined(
             &self.settings,
-            root,
-            &confinement,
-            Arc::new(self.broker.clone()),
-            &self.mcp,
+            mode,
+            &self.sandbox,
+            &self.workspace,
         );
-        let config = kernel_setup::kernel_config(&self.settings, root, &confinement);
-        let (runtime, events) = CodeRuntime::new(config, registry);
+        let (runtime, events) = KernelLaunch {
+            settings: &self.settings,
+            root: &self.workspace,
+            confinement: &confinement,
+            shell_policy: Arc::new(self.broker.clone()),
+            fs_links: self.fs_links.as_ref(),
+            context: self.context.as_ref(),
+            subcalls: self.subcalls.as_ref(),
+            mcp: Some(McpLink {
+                approval: Arc::new(self.broker.clone()),
+                directory: &self.mcp,
+            }),
+            variables: Variables::Refreshed,
+        }
+        .start()?;
         let client = crate::workbench::kernel::spawn(
             runtime,
             events,

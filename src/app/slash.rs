@@ -14,81 +14,113 @@ const MAX_TEMPLATE: u64 = 64 << 10;
 /// Longest description shown in the palette.
 const MAX_DESCRIPTION: usize = 72;
 
+/// Declares the built-in commands once: the [`Builtin`] the dispatcher
+/// (`app::update::run_builtin`) matches on exhaustively, and the
+/// [`BUILTINS`] table the palette, `/help` and the dispatcher read. So an
+/// entry without a handler does not compile, nor a handler without an
+/// entry.
+macro_rules! builtins {
+    ($($command:ident => $name:literal, $args:literal, $description:literal;)*) => {
+        /// A command the workbench itself answers.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Builtin {
+            $($command,)*
+        }
+
+        /// Every built-in command, in the palette's order.
+        pub const BUILTINS: &[BuiltinEntry] = &[$(BuiltinEntry {
+            command: Builtin::$command,
+            name: $name,
+            args: $args,
+            description: $description,
+        },)*];
+    };
+}
+
+builtins! {
+    Help => "help", "", "keys and commands";
+    New => "new", "[kernel]", "start a new conversation (kernel variables stay unless `kernel`)";
+    Model => "model", "[NAME]", "list the server's models, or switch for the next turn";
+    Approval => "approval", "[ask|review|auto|full|deny]", "show or change what needs your approval";
+    Compact => "compact", "[focus]", "summarise earlier messages now (optionally around a focus)";
+    Undo => "undo", "", "take back the last turn's file changes";
+    Redo => "redo", "", "put back what /undo took back";
+    Diff => "diff", "", "every file change of this session";
+    Copy => "copy", "", "copy the model's last answer to the clipboard (Alt+C: the selected message)";
+    LspRestart => "lsp-restart", "", "restart the language servers";
+    Lsp => "lsp", "", "language servers: languages, state, last error";
+    Sessions => "sessions", "", "this workspace's sessions, and how to resume one";
+    Trust => "trust", "", "ask again whether this workspace's own programs may run";
+}
+
+/// One row of [`BUILTINS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltinEntry {
+    pub command: Builtin,
+    pub name: &'static str,
+    /// How its arguments are written (`[NAME]`), empty for none.
+    pub args: &'static str,
+    pub description: &'static str,
+}
+
+/// The built-in command called `name`, if there is one.
+pub fn builtin(name: &str) -> Option<Builtin> {
+    BUILTINS
+        .iter()
+        .find(|entry| entry.name == name)
+        .map(|entry| entry.command)
+}
+
+/// What running a command does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandKind {
+    Builtin(Builtin),
+    /// A custom command's template file.
+    Template(PathBuf),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SlashCommand {
     pub name: String,
     /// How its arguments are written (`[NAME]`), empty for none.
     pub args: String,
     pub description: String,
-    /// A custom command's template file; `None` for a built-in.
-    pub template: Option<PathBuf>,
+    pub kind: CommandKind,
 }
 
 impl SlashCommand {
-    fn builtin(name: &str, args: &str, description: &str) -> Self {
-        Self {
-            name: name.to_owned(),
-            args: args.to_owned(),
-            description: description.to_owned(),
-            template: None,
-        }
-    }
-
     /// `/name [ARGS]`, as help and errors write it.
     pub fn usage(&self) -> String {
-        if self.args.is_empty() {
-            format!("/{}", self.name)
-        } else {
-            format!("/{} {}", self.name, self.args)
-        }
+        usage(&self.name, &self.args)
     }
 }
 
-/// The commands the workbench itself answers.
+impl BuiltinEntry {
+    /// `/name [ARGS]`, as help and errors write it.
+    pub fn usage(&self) -> String {
+        usage(self.name, self.args)
+    }
+}
+
+fn usage(name: &str, args: &str) -> String {
+    if args.is_empty() {
+        format!("/{name}")
+    } else {
+        format!("/{name} {args}")
+    }
+}
+
+/// The commands the workbench itself answers, as the palette lists them.
 pub fn builtins() -> Vec<SlashCommand> {
-    vec![
-        SlashCommand::builtin("help", "", "keys and commands"),
-        SlashCommand::builtin(
-            "new",
-            "[kernel]",
-            "start a new conversation (kernel variables stay unless `kernel`)",
-        ),
-        SlashCommand::builtin(
-            "model",
-            "[NAME]",
-            "list the server's models, or switch for the next turn",
-        ),
-        SlashCommand::builtin(
-            "approval",
-            "[ask|review|auto|full|deny]",
-            "show or change what needs your approval",
-        ),
-        SlashCommand::builtin(
-            "compact",
-            "[focus]",
-            "summarise earlier messages now (optionally around a focus)",
-        ),
-        SlashCommand::builtin("undo", "", "take back the last turn's file changes"),
-        SlashCommand::builtin("redo", "", "put back what /undo took back"),
-        SlashCommand::builtin("diff", "", "every file change of this session"),
-        SlashCommand::builtin(
-            "copy",
-            "",
-            "copy the model's last answer to the clipboard (Alt+C: the selected message)",
-        ),
-        SlashCommand::builtin("lsp-restart", "", "restart the language servers"),
-        SlashCommand::builtin("lsp", "", "language servers: languages, state, last error"),
-        SlashCommand::builtin(
-            "sessions",
-            "",
-            "this workspace's sessions, and how to resume one",
-        ),
-        SlashCommand::builtin(
-            "trust",
-            "",
-            "ask again whether this workspace's own programs may run",
-        ),
-    ]
+    BUILTINS
+        .iter()
+        .map(|entry| SlashCommand {
+            name: entry.name.to_owned(),
+            args: entry.args.to_owned(),
+            description: entry.description.to_owned(),
+            kind: CommandKind::Builtin(entry.command),
+        })
+        .collect()
 }
 
 /// The user's templates, next to the config file:
@@ -193,7 +225,7 @@ fn custom_command(path: &Path) -> Option<SlashCommand> {
         name: name.to_owned(),
         args: args.to_owned(),
         description,
-        template: Some(path.to_owned()),
+        kind: CommandKind::Template(path.to_owned()),
     })
 }
 
@@ -220,7 +252,7 @@ fn front_matter(text: &str) -> (&str, &str) {
 /// The prompt a custom command sends: its template (front matter left
 /// out), `$ARGUMENTS` replaced by `args`.
 pub fn expand(command: &SlashCommand, args: &str) -> std::io::Result<String> {
-    let Some(path) = &command.template else {
+    let CommandKind::Template(path) = &command.kind else {
         return Err(std::io::Error::other("a built-in command has no template"));
     };
     let text = read_template(path)?;
@@ -280,7 +312,7 @@ mod tests {
         let all = all_in(&[(workspace, "project"), (user, "yours")]);
         let custom: Vec<(&str, &str, &str)> = all
             .iter()
-            .filter(|c| c.template.is_some())
+            .filter(|c| matches!(c.kind, CommandKind::Template(_)))
             .map(|c| (c.name.as_str(), c.args.as_str(), c.description.as_str()))
             .collect();
         assert_eq!(
@@ -316,12 +348,50 @@ mod tests {
         assert_eq!(names("DI"), ["diff"]);
         assert!(names("zzz").is_empty());
         let mut with_longer = commands.clone();
-        with_longer.insert(0, SlashCommand::builtin("undo-all", "", "x"));
+        with_longer.insert(
+            0,
+            SlashCommand {
+                name: "undo-all".into(),
+                args: String::new(),
+                description: "x".into(),
+                kind: CommandKind::Template("undo-all.md".into()),
+            },
+        );
         let typed: Vec<&str> = matching(&with_longer, "undo")
             .iter()
             .map(|c| c.name.as_str())
             .collect();
         assert_eq!(typed, ["undo", "undo-all"], "the exact name first");
         assert!(listing(&commands).contains("/model [NAME], /approval"));
+    }
+
+    /// Each command of the table, typed as the user would (the palette's
+    /// name, Enter), reaches its handler: none is an unknown command.
+    #[tokio::test]
+    async fn every_command_in_the_table_is_answered() {
+        for entry in BUILTINS {
+            let dir = tempfile::tempdir().unwrap();
+            let mut state = crate::app::AppState::new(
+                dir.path().to_path_buf(),
+                crate::config::Settings::defaults(),
+            );
+            state
+                .conversation
+                .composer
+                .insert_str(format!("/{}", entry.name));
+            crate::app::update::handle_terminal_event(
+                &mut state,
+                crossterm::event::Event::Key(crossterm::event::KeyEvent::new(
+                    crossterm::event::KeyCode::Enter,
+                    crossterm::event::KeyModifiers::NONE,
+                )),
+            );
+            let unknown = state
+                .workbench
+                .transcript
+                .iter()
+                .find(|m| m.text.contains("Unknown command"));
+            assert!(unknown.is_none(), "/{}: {unknown:?}", entry.name);
+        }
     }
 }

@@ -6,6 +6,7 @@ use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind}
 
 use super::composer::{self, Submission};
 use super::effects::to_overlay;
+use super::slash::Builtin;
 use super::state::AppState;
 use crate::keymap::{self, Action, PaneId};
 use crate::overlays::{Input, Overlay};
@@ -336,7 +337,6 @@ fn scroll(state: &mut AppState, delta: isize) {
 pub(super) fn submit(state: &mut AppState, text: String) -> Command {
     state.conversation.history.record(&text);
     match composer::parse(&text) {
-        Submission::SlashCommand { name, .. } if name == "copy" => return super::copy::copy(state),
         Submission::Prompt(prompt) => {
             let prompt = attach_pins(&mut state.workbench, prompt);
             super::agent::send(state, prompt)
@@ -360,28 +360,35 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             }
             None => state.workbench.notice("The Python kernel is not running."),
         },
-        Submission::SlashCommand { name, args } if name == "approval" => {
-            super::safety::slash_command(state, &args);
-        }
-        Submission::SlashCommand { name, .. } if name == "undo" => {
+        Submission::SlashCommand { name, args } => match super::slash::builtin(&name) {
+            Some(command) => return run_builtin(state, command, &args),
+            None => custom_command(state, &name, &args),
+        },
+    }
+    Command::Redraw
+}
+
+/// Runs a built-in command (`slash::BUILTINS` lists them; this match must
+/// handle each).
+fn run_builtin(state: &mut AppState, command: Builtin, args: &str) -> Command {
+    match command {
+        Builtin::Copy => return super::copy::copy(state),
+        Builtin::Approval => super::safety::slash_command(state, args),
+        Builtin::Undo => {
             let report = crate::workbench::changes::undo(&mut state.workbench);
             state.workbench.notice(&report);
         }
-        Submission::SlashCommand { name, .. } if name == "redo" => {
+        Builtin::Redo => {
             let report = crate::workbench::changes::redo(&mut state.workbench);
             state.workbench.notice(&report);
         }
-        Submission::SlashCommand { name, .. } if name == "diff" => {
+        Builtin::Diff => {
             let report = crate::workbench::changes::diff(&state.workbench);
             state.workbench.notice(&report);
         }
-        Submission::SlashCommand { name, .. } if name == "trust" => {
-            super::trust::command(state);
-        }
-        Submission::SlashCommand { name, .. } if name == "lsp-restart" => {
-            crate::workbench::diagnostics::restart_servers(&mut state.workbench);
-        }
-        Submission::SlashCommand { name, .. } if name == "lsp" => {
+        Builtin::Trust => super::trust::command(state),
+        Builtin::LspRestart => crate::workbench::diagnostics::restart_servers(&mut state.workbench),
+        Builtin::Lsp => {
             let text = state
                 .workbench
                 .diagnostic_sources
@@ -389,19 +396,15 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
                 .listing(&state.workbench.settings.diagnostics);
             state.workbench.notice(&text);
         }
-        Submission::SlashCommand { name, args } if name == "compact" => {
-            crate::workbench::context_window::compact_command(&mut state.workbench, &args);
+        Builtin::Compact => {
+            crate::workbench::context_window::compact_command(&mut state.workbench, args)
         }
-        Submission::SlashCommand { name, args } if name == "model" => {
-            crate::workbench::models::command(&mut state.workbench, &args);
-        }
-        Submission::SlashCommand { name, args } if name == "new" => {
-            super::start_over::command(state, &args);
-        }
-        Submission::SlashCommand { name, .. } if name == "help" => {
+        Builtin::Model => crate::workbench::models::command(&mut state.workbench, args),
+        Builtin::New => super::start_over::command(state, args),
+        Builtin::Help => {
             apply(state, Action::ShowHelp);
         }
-        Submission::SlashCommand { name, .. } if name == "sessions" => {
+        Builtin::Sessions => {
             let root = std::fs::canonicalize(&state.workbench.workspace_root)
                 .unwrap_or_else(|_| state.workbench.workspace_root.clone());
             let text = match crate::workbench::sessions::listing(&root) {
@@ -410,7 +413,6 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             };
             state.workbench.notice(&text);
         }
-        Submission::SlashCommand { name, args } => custom_command(state, &name, &args),
     }
     Command::Redraw
 }
@@ -425,7 +427,7 @@ fn custom_command(state: &mut AppState, name: &str, args: &str) {
     );
     let Some(command) = commands
         .iter()
-        .find(|c| c.name == name && c.template.is_some())
+        .find(|c| c.name == name && matches!(c.kind, super::slash::CommandKind::Template(_)))
     else {
         state.workbench.notice(&format!(
             "Unknown command /{name}. {} Start with // to send a prompt that begins with \

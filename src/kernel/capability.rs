@@ -142,6 +142,13 @@ pub enum CapabilityError {
 }
 
 impl CapabilityError {
+    /// What every capability answers for an action it does not have (the
+    /// registry first, from the spec; a capability called directly, the
+    /// same words).
+    pub fn no_action(capability: &str, action: &str) -> Self {
+        Self::InvalidArgument(format!("{capability} has no action {action:?}"))
+    }
+
     /// The Python exception class the driver raises for this error.
     pub fn python_type(&self) -> &'static str {
         match self {
@@ -246,7 +253,7 @@ impl CapabilityRegistry {
             .iter()
             .find(|a| a.name == action || a.aliases.iter().any(|alias| alias == action))
         else {
-            let err = CapabilityError::InvalidArgument(format!("{cap} has no action {action:?}"));
+            let err = CapabilityError::no_action(cap, action);
             return Box::pin(async move { Err(err) });
         };
         handler.call(&action.name, args, ctx)

@@ -153,9 +153,7 @@ impl Capability for McpCapability {
                     serde_json::to_value(info).map_err(|e| CapabilityError::Failed(e.to_string()))
                 }
                 "call" => cap.call_tool(&args).await,
-                other => Err(CapabilityError::InvalidArgument(format!(
-                    "mcp has no action {other:?}"
-                ))),
+                other => Err(CapabilityError::no_action("mcp", other)),
             }
         })
     }

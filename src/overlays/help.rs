@@ -78,33 +78,70 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
         out.push(Line::styled(scope.label(), theme.roles.focused_title));
         for (action, keys) in rows {
             let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
-            let keys = keys.join(" / ");
-            let beside = width.saturating_sub(KEYS + 3);
-            if keys.chars().count() <= KEYS && beside >= 24 {
-                let mut rows = crate::screen::wrap::wrap(action.describe(), beside).into_iter();
-                out.push(Line::from(vec![
-                    Span::styled(format!("  {keys:<KEYS$} "), key_style),
-                    Span::styled(rows.next().unwrap_or_default(), theme.roles.text),
-                ]));
-                for row in rows {
-                    out.push(Line::styled(
-                        format!("  {:KEYS$} {row}", ""),
-                        theme.roles.text,
-                    ));
-                }
-            } else {
-                out.push(Line::styled(format!("  {keys}"), key_style));
-                for row in crate::screen::wrap::wrap(action.describe(), width.saturating_sub(6)) {
-                    out.push(Line::styled(format!("      {row}"), theme.roles.text));
-                }
-            }
+            row(
+                &mut out,
+                &keys.join(" / "),
+                action.describe(),
+                key_style,
+                theme,
+                width,
+            );
         }
+    }
+    // The composer's commands, from the table the palette and the
+    // dispatcher read.
+    out.push(Line::default());
+    out.push(Line::styled(
+        "Commands (type / in the composer)",
+        theme.roles.focused_title,
+    ));
+    for entry in crate::app::slash::BUILTINS {
+        row(
+            &mut out,
+            &entry.usage(),
+            entry.description,
+            key_style,
+            theme,
+            width,
+        );
     }
     out.push(Line::default());
     for row in crate::screen::wrap::wrap(keymap::COMPOSER_KEYS, width) {
         out.push(Line::styled(row, theme.roles.muted));
     }
     out
+}
+
+/// One row: `keys` in the key column and `description` beside them,
+/// wrapped in its column, or under them when the keys are long or the
+/// screen narrow.
+fn row(
+    out: &mut Vec<Line<'static>>,
+    keys: &str,
+    description: &str,
+    key_style: Style,
+    theme: &Theme,
+    width: usize,
+) {
+    let beside = width.saturating_sub(KEYS + 3);
+    if keys.chars().count() <= KEYS && beside >= 24 {
+        let mut rows = crate::screen::wrap::wrap(description, beside).into_iter();
+        out.push(Line::from(vec![
+            Span::styled(format!("  {keys:<KEYS$} "), key_style),
+            Span::styled(rows.next().unwrap_or_default(), theme.roles.text),
+        ]));
+        for row in rows {
+            out.push(Line::styled(
+                format!("  {:KEYS$} {row}", ""),
+                theme.roles.text,
+            ));
+        }
+    } else {
+        out.push(Line::styled(format!("  {keys}"), key_style));
+        for row in crate::screen::wrap::wrap(description, width.saturating_sub(6)) {
+            out.push(Line::styled(format!("      {row}"), theme.roles.text));
+        }
+    }
 }
 
 fn render(scroll: usize, theme: &Theme, screen: Rect, buf: &mut ratatui::buffer::Buffer) {
@@ -126,13 +163,18 @@ fn render(scroll: usize, theme: &Theme, screen: Rect, buf: &mut ratatui::buffer:
 mod tests {
     use super::*;
 
-    #[test]
-    fn help_lists_every_binding() {
+    /// The help text at 200 columns, one string.
+    fn all_text() -> String {
         let text: Vec<String> = lines(&Theme::builtin_default(), 200)
             .iter()
             .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
             .collect();
-        let all = text.join("\n");
+        text.join("\n")
+    }
+
+    #[test]
+    fn help_lists_every_binding() {
+        let all = all_text();
         for binding in keymap::BINDINGS {
             assert!(
                 all.contains(&binding.key.to_string()),
@@ -140,6 +182,15 @@ mod tests {
                 binding.key
             );
             assert!(all.contains(binding.action.describe()));
+        }
+    }
+
+    #[test]
+    fn help_lists_every_command_of_the_table() {
+        let all = all_text();
+        for entry in crate::app::slash::BUILTINS {
+            assert!(all.contains(&entry.usage()), "{} missing", entry.usage());
+            assert!(all.contains(entry.description), "{}", entry.description);
         }
     }
 }

@@ -118,11 +118,7 @@ impl Capability for Subcalls {
                 }
                 "query" => vec![arg_str(&args, "prompt")?.to_owned()],
                 "query_batched" => prompts(&args)?,
-                other => {
-                    return Err(CapabilityError::InvalidArgument(format!(
-                        "llm has no action {other:?}"
-                    )));
-                }
+                other => return Err(CapabilityError::no_action("llm", other)),
             };
             let answers = hub.ask_all(prompts, &options, ctx.exec_id).await?;
             Ok(match action.as_str() {

@@ -12,17 +12,19 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Mutex, mpsc, watch};
 
 use super::metered::{Metered, Spent};
 use super::{Hub, InFlight, SubcallKind, SubcallStatus, Subcalls};
 use crate::agent::conversation::Conversation;
 use crate::agent::provider::ChatMessage;
-use crate::agent::turn::{TurnDeps, TurnOutcome, run_turn};
+use crate::agent::turn::{TurnDeps, TurnOutcome};
+use crate::agent_session::{AgentSession, TurnInput};
 use crate::context::{SharedContext, snapshot_channel};
+use crate::kernel::CapabilityError;
 use crate::kernel::caps::ApprovalPolicy;
-use crate::kernel::{CapabilityError, CodeRuntime};
-use crate::kernel_setup::{self, FsLinks};
+use crate::kernel_launch::{KernelLaunch, Variables};
+use crate::kernel_setup::FsLinks;
 use crate::sandbox::Confinement;
 use crate::tokens::ContextWindow;
 
@@ -113,42 +115,62 @@ impl Hub {
     ) -> Result<String, String> {
         let context = SharedContext::default();
         let (snapshot_tx, snapshot_rx) = snapshot_channel();
-        let registry = kernel_setup::registry(
-            &nested.root,
-            &nested.confinement,
-            Arc::clone(&nested.shell_policy),
-            nested.fs_links.as_ref(),
-            Some(&(context.clone(), snapshot_rx)),
-            Some(&child),
-        )
-        .map_err(|e| format!("rlm_query could not set up its kernel: {e}"))?;
         let settings = &self.settings;
-        let mut config = kernel_setup::kernel_config(settings, &nested.root, &nested.confinement);
-        config.auto_refresh = None;
-        let (kernel, _kernel_events) = CodeRuntime::new(config, registry);
-        let deps = TurnDeps {
-            provider,
-            runner: Arc::new(kernel.clone()),
-            approval: Arc::clone(&self.approvals.cells),
-            snapshot_tx,
-            max_steps: self.limits.max_steps,
-            cell_timeout: settings.cell_timeout_secs.map(Duration::from_secs),
-            window: ContextWindow::resolve(
-                settings.context_window,
-                None,
-                settings.model.as_deref().unwrap_or_default(),
-                settings.reserve_output,
-                settings.compact_at,
-            ),
+        let (kernel, _kernel_events) = KernelLaunch {
+            settings,
+            root: &nested.root,
+            confinement: &nested.confinement,
+            shell_policy: Arc::clone(&nested.shell_policy),
+            fs_links: nested.fs_links.as_ref(),
+            context: Some(&(context.clone(), snapshot_rx)),
+            subcalls: Some(&child),
+            // The calling kernel's servers are not started again per loop.
+            mcp: None,
+            variables: Variables::NotShown,
+        }
+        .start()
+        .map_err(|e| format!("rlm_query could not set up its kernel: {e}"))?;
+        let session = AgentSession {
+            deps: TurnDeps {
+                provider,
+                runner: Arc::new(kernel.clone()),
+                approval: Arc::clone(&self.approvals.cells),
+                snapshot_tx,
+                max_steps: self.limits.max_steps,
+                cell_timeout: settings.cell_timeout_secs.map(Duration::from_secs),
+                window: ContextWindow::resolve(
+                    settings.context_window,
+                    None,
+                    settings.model.as_deref().unwrap_or_default(),
+                    settings.reserve_output,
+                    settings.compact_at,
+                ),
+            },
+            counter: None,
+            // The calling turn's allowances hold for the loop's sub-calls.
+            subcalls: None,
+            mcp: None,
+            // A throwaway conversation: the calling cell's result is what
+            // the session keeps.
+            store: None,
         };
-        let mut conversation = Conversation::new(context, None);
+        let conversation = Mutex::new(Conversation::new(context, None));
+        let input = TurnInput {
+            prompt: prompt.to_owned(),
+            snapshot: None,
+            instructions: None,
+            profile: None,
+        };
         // Nobody watches the nested turn's events or cancels it: the
         // calling cell's interrupt drops this whole future, kernel included.
         let (events, _unread) = mpsc::unbounded_channel();
         let (_never, cancel) = watch::channel(false);
-        let outcome = run_turn(&deps, &mut conversation, prompt, None, &events, cancel).await;
+        let end = session
+            .run_turn(&conversation, input, &events, cancel, &|_| {})
+            .await;
         kernel.shutdown().await;
-        match outcome {
+        let conversation = conversation.into_inner();
+        match end.outcome {
             TurnOutcome::Completed { steps, .. } => {
                 let answer = last_answer(conversation.messages());
                 if answer.is_empty() {

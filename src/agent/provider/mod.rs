@@ -9,6 +9,7 @@
 //! Feed events to a [`TurnAssembler`] to get the [`AssistantTurn`].
 
 pub mod anthropic;
+mod client;
 pub(crate) mod http;
 pub mod openai;
 pub(crate) mod redact;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 
 pub use anthropic::{AnthropicConfig, AnthropicProvider};
+pub use client::HttpProvider;
 pub use http::HttpSettings;
 pub use openai::{OpenAiConfig, OpenAiProvider};
 pub use scripted::ScriptedProvider;

@@ -225,9 +225,7 @@ impl FsInner {
                 let path = confine(&self.root, arg_str(args, "path")?)?;
                 Ok(Step::Done(Value::Bool(path.exists())))
             }
-            other => Err(CapabilityError::InvalidArgument(format!(
-                "fs has no action {other:?}"
-            ))),
+            other => Err(CapabilityError::no_action("fs", other)),
         }
     }
 

@@ -81,9 +81,7 @@ impl Capability for ShellCapability {
         let action = action.to_owned();
         Box::pin(async move {
             if action != "run" {
-                return Err(CapabilityError::InvalidArgument(format!(
-                    "shell has no action {action:?}"
-                )));
+                return Err(CapabilityError::no_action("shell", &action));
             }
             let cmd = arg_str(&args, "cmd")?.to_owned();
             let timeout = arg_seconds(&args, "timeout")?

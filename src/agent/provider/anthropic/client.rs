@@ -4,83 +4,62 @@
 
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
+use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use super::config::{API_VERSION, AnthropicConfig};
 use super::decode::EventDecoder;
 use super::wire::request_body;
-use crate::agent::provider::ModelProvider;
-use crate::agent::provider::http::{Endpoint, model_ids};
+use crate::agent::provider::client::{HttpApi, HttpProvider, connect};
+use crate::agent::provider::http::Endpoint;
 use crate::agent::provider::stream::ProviderStream;
 use crate::agent::provider::types::{ChatRequest, ProviderError};
 
 /// A client for Anthropic's native Messages API.
-#[derive(Debug, Clone)]
-pub struct AnthropicProvider {
-    config: AnthropicConfig,
-    endpoint: Arc<Endpoint>,
-}
+pub type AnthropicProvider = HttpProvider<AnthropicConfig>;
 
-impl AnthropicProvider {
+impl HttpProvider<AnthropicConfig> {
     /// Validates the settings and builds the HTTP client (no network yet).
     pub fn new(config: AnthropicConfig) -> Result<Self, ProviderError> {
-        let endpoint = Endpoint::new(
-            config.endpoint()?,
-            headers(&config)?,
-            config.http.clone(),
-            config.api_key.clone(),
-            &config.api_key_env,
-        )?;
-        Ok(AnthropicProvider {
-            config,
-            endpoint: Arc::new(endpoint),
-        })
-    }
-
-    pub fn config(&self) -> &AnthropicConfig {
-        &self.config
+        connect(config)
     }
 }
 
-impl ModelProvider for AnthropicProvider {
-    fn stream_chat(&self, request: ChatRequest) -> ProviderStream {
-        let body = request_body(&self.config, &request)
-            .to_string()
-            .into_bytes();
-        self.endpoint.stream::<EventDecoder>(body)
+impl HttpApi for AnthropicConfig {
+    fn model(&self) -> &str {
+        &self.model
     }
 
-    fn label(&self) -> String {
-        self.endpoint.label(&self.config.model)
+    fn set_model(&mut self, model: &str) {
+        model.clone_into(&mut self.model);
+    }
+
+    fn endpoint(&self) -> Result<Endpoint, ProviderError> {
+        Endpoint::new(
+            AnthropicConfig::endpoint(self)?,
+            headers(self)?,
+            self.http.clone(),
+            self.api_key.clone(),
+            &self.api_key_env,
+        )
+    }
+
+    fn models_url(&self) -> Result<Url, ProviderError> {
+        AnthropicConfig::models_url(self)
+    }
+
+    fn stream(&self, endpoint: &Arc<Endpoint>, request: &ChatRequest) -> ProviderStream {
+        let body = request_body(self, request).to_string().into_bytes();
+        endpoint.stream::<EventDecoder>(body)
     }
 
     /// `system` and `messages`, with their `cache_control` marks.
     fn messages_json(&self, request: &ChatRequest) -> serde_json::Value {
-        let mut body = request_body(&self.config, request);
+        let mut body = request_body(self, request);
         serde_json::json!({
             "system": body["system"].take(),
             "messages": body["messages"].take(),
         })
-    }
-
-    fn model(&self) -> Option<String> {
-        Some(self.config.model.clone())
-    }
-
-    fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {
-        let endpoint = self.endpoint.clone();
-        let url = self.config.models_url();
-        Box::pin(async move { model_ids(&endpoint.get_json(url?).await?) })
-    }
-
-    fn with_model(&self, model: &str) -> Result<Arc<dyn ModelProvider>, ProviderError> {
-        let mut config = self.config.clone();
-        config.model = model.to_owned();
-        Ok(Arc::new(AnthropicProvider {
-            config,
-            endpoint: self.endpoint.clone(),
-        }))
     }
 }
 

@@ -3,75 +3,58 @@
 
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
+use reqwest::Url;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 
 use super::config::OpenAiConfig;
 use super::decode::StreamDecoder;
 use super::wire::request_body;
-use crate::agent::provider::ModelProvider;
-use crate::agent::provider::http::{Endpoint, model_ids};
+use crate::agent::provider::client::{HttpApi, HttpProvider, connect};
+use crate::agent::provider::http::Endpoint;
 use crate::agent::provider::stream::ProviderStream;
 use crate::agent::provider::types::{ChatRequest, ProviderError};
 
 /// A Chat Completions client for OpenAI and every server that copies its
 /// API (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, Groq…).
-#[derive(Debug, Clone)]
-pub struct OpenAiProvider {
-    config: OpenAiConfig,
-    endpoint: Arc<Endpoint>,
-}
+pub type OpenAiProvider = HttpProvider<OpenAiConfig>;
 
-impl OpenAiProvider {
+impl HttpProvider<OpenAiConfig> {
     /// Validates the settings and builds the HTTP client (no network yet).
     pub fn new(config: OpenAiConfig) -> Result<Self, ProviderError> {
-        let endpoint = Endpoint::new(
-            config.endpoint()?,
-            build_headers(&config)?,
-            config.http.clone(),
-            config.api_key.clone(),
-            &config.api_key_env,
-        )?;
-        Ok(OpenAiProvider {
-            config,
-            endpoint: Arc::new(endpoint),
-        })
-    }
-
-    pub fn config(&self) -> &OpenAiConfig {
-        &self.config
+        connect(config)
     }
 }
 
-impl ModelProvider for OpenAiProvider {
-    fn stream_chat(&self, request: ChatRequest) -> ProviderStream {
-        let body = request_body(&self.config.model, &request)
-            .to_string()
-            .into_bytes();
-        self.endpoint.stream::<StreamDecoder>(body)
+impl HttpApi for OpenAiConfig {
+    fn model(&self) -> &str {
+        &self.model
     }
 
-    fn label(&self) -> String {
-        self.endpoint.label(&self.config.model)
+    fn set_model(&mut self, model: &str) {
+        model.clone_into(&mut self.model);
     }
 
-    fn model(&self) -> Option<String> {
-        Some(self.config.model.clone())
+    fn endpoint(&self) -> Result<Endpoint, ProviderError> {
+        Endpoint::new(
+            OpenAiConfig::endpoint(self)?,
+            build_headers(self)?,
+            self.http.clone(),
+            self.api_key.clone(),
+            &self.api_key_env,
+        )
     }
 
-    fn list_models(&self) -> BoxFuture<'static, Result<Vec<String>, ProviderError>> {
-        let endpoint = self.endpoint.clone();
-        let url = self.config.models_url();
-        Box::pin(async move { model_ids(&endpoint.get_json(url?).await?) })
+    fn models_url(&self) -> Result<Url, ProviderError> {
+        OpenAiConfig::models_url(self)
     }
 
-    fn with_model(&self, model: &str) -> Result<Arc<dyn ModelProvider>, ProviderError> {
-        let mut config = self.config.clone();
-        config.model = model.to_owned();
-        Ok(Arc::new(OpenAiProvider {
-            config,
-            endpoint: self.endpoint.clone(),
-        }))
+    fn stream(&self, endpoint: &Arc<Endpoint>, request: &ChatRequest) -> ProviderStream {
+        let body = request_body(&self.model, request).to_string().into_bytes();
+        endpoint.stream::<StreamDecoder>(body)
+    }
+
+    fn messages_json(&self, request: &ChatRequest) -> serde_json::Value {
+        super::messages_json(&request.messages)
     }
 }
 
