@@ -50,11 +50,11 @@ pub enum Input<'a> {
     /// matches now running (`app::find_count`), to keep until it answers.
     Counting {
         status: String,
-        counting: crate::app::find_count::Counting,
+        counting: crate::workbench::find_count::Counting,
     },
     /// A count the find bar may be waiting for (marked stale when the
     /// document moved on while it ran).
-    Counted(crate::app::find_count::Counted),
+    Counted(crate::workbench::find_count::Counted),
 }
 
 /// Whether an overlay took an input.

@@ -19,7 +19,6 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::agent::provider::{ScriptedProvider, Usage};
 use hello_tui::agent::turn::TurnEvent;
 use hello_tui::app::AppState;
-use hello_tui::app::agent::AgentUpdate;
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
 use hello_tui::kernel::caps::DenyAll;
@@ -28,6 +27,7 @@ use hello_tui::overlays::Overlay;
 use hello_tui::sandbox::{ChildEnv, Confinement};
 use hello_tui::theme::Theme;
 use hello_tui::workbench::KernelView;
+use hello_tui::workbench::agent::AgentUpdate;
 use hello_tui::workbench::event::{self, AppEvent, AppEventReceiver};
 use hello_tui::workbench::kernel::{CellOrigin, KernelUpdate};
 use hello_tui::workbench::transcript::{CellStatus, Speaker};
@@ -971,7 +971,7 @@ async fn search_hits_land_on_their_entry_after_resume() {
     )
     .unwrap();
     let mut resumed = state(dir.path());
-    hello_tui::app::agent::resume(&mut resumed.workbench, conversation, &warnings);
+    hello_tui::workbench::agent::resume(&mut resumed.workbench, conversation, &warnings);
     assert_hits_land_on_their_entries(&mut resumed, "zebra", 2);
     assert_hits_land_on_their_entries(&mut resumed, "giraffe", 3);
 }

@@ -71,7 +71,7 @@ async fn pump_until(
 /// servers, under the confinement check commands get.
 fn start_diagnostics(s: &mut AppState) -> AppEventReceiver {
     let (tx, rx) = event::channel();
-    let confinement = hello_tui::app::safety::checks_confinement(&mut s.workbench);
+    let confinement = hello_tui::workbench::safety::checks_confinement(&mut s.workbench);
     let (diag_tx, mut diag_rx) = mpsc::unbounded_channel();
     let service = DiagnosticsService::start(
         s.workbench.settings.diagnostics.clone(),

@@ -17,7 +17,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hello_tui::app::AppEvent;
-use hello_tui::app::safety::KernelLauncher;
 use hello_tui::cli::GlobalOptions;
 use hello_tui::config::{ConfigFile, Settings};
 use hello_tui::kernel::ExecResult;
@@ -27,6 +26,7 @@ use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
 use hello_tui::workbench::approvals::{ApprovalBroker, ApprovalSubject};
 use hello_tui::workbench::event::{self, AppEventReceiver};
 use hello_tui::workbench::kernel::{CellOrigin, KernelClient};
+use hello_tui::workbench::safety::KernelLauncher;
 
 /// Where `scripts/test` installed the server's entry point, or `None`
 /// (after saying why) when it is not there and this is not CI.

@@ -17,7 +17,6 @@ mod scratch;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hello_tui::app::safety::KernelLauncher;
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::app::{AppEvent, AppState};
 use hello_tui::cli::GlobalOptions;
@@ -27,6 +26,7 @@ use hello_tui::sandbox::{ApprovalMode, SandboxStatus};
 use hello_tui::workbench::approvals::ApprovalBroker;
 use hello_tui::workbench::event::{self, AppEventReceiver};
 use hello_tui::workbench::kernel::{CellOrigin, KernelClient};
+use hello_tui::workbench::safety::KernelLauncher;
 
 fn settings(allow_network: bool) -> Settings {
     let flags = GlobalOptions {

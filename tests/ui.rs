@@ -1187,7 +1187,7 @@ fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
 fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queue() {
     use hello_tui::agent::turn::TurnEvent;
     use hello_tui::app::AppEvent;
-    use hello_tui::app::agent::AgentUpdate;
+    use hello_tui::workbench::agent::AgentUpdate;
     use hello_tui::workbench::kernel::{CellOrigin, KernelUpdate};
     let mut s = state();
     for i in 0..60 {

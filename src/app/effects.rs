@@ -4,7 +4,6 @@
 //! the component asks for ([`Effect`]s) is applied here, in one place, once
 //! it is back in its slot.
 
-use super::find_count;
 use super::state::AppState;
 use super::update::Command;
 use crate::component::{Answer, Component, Ctx, Effect, Input, Outcome};
@@ -12,6 +11,7 @@ use crate::editor::EditCommand;
 use crate::keymap::PaneId;
 use crate::overlays::search::SearchTarget;
 use crate::workbench::Question;
+use crate::workbench::find_count;
 
 /// Offers `input` to the open overlay. `None` when there is none or it
 /// passed the input on (the layer below gets it).
@@ -131,7 +131,7 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
             }
             Effect::Clipboard(text) => Command::Clipboard(text),
             Effect::FilesChanged => {
-                super::editors::files_changed(&mut state.workbench);
+                crate::workbench::editors::files_changed(&mut state.workbench);
                 Command::Redraw
             }
             Effect::Saved(path) => {
@@ -247,7 +247,7 @@ fn answer(state: &mut AppState, question: Question, answer: Answer) -> Command {
             Command::Quit
         }
         (Question::QuitWithUnsavedEdits { .. }, Answer::Discard) => {
-            super::editors::discard_all_recoveries(&mut state.workbench);
+            crate::workbench::editors::discard_all_recoveries(&mut state.workbench);
             state.should_quit = true;
             Command::Quit
         }
@@ -258,7 +258,7 @@ fn answer(state: &mut AppState, question: Question, answer: Answer) -> Command {
             super::editors::answer(state, question, answer == Answer::Yes)
         }
         (Question::LeaveSandbox { .. }, _) => {
-            super::safety::answer_leave_sandbox(state, answer == Answer::Yes);
+            crate::app::safety::answer_leave_sandbox(state, answer == Answer::Yes);
             Command::Redraw
         }
         (Question::RestoreRecovery { index, count }, _) => {

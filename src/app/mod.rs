@@ -13,7 +13,6 @@ pub mod find_count;
 pub(crate) mod layers;
 pub(crate) mod line_input;
 pub mod safety;
-pub mod slash;
 pub mod snapshot;
 pub(crate) mod start_over;
 pub mod state;

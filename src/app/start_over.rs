@@ -55,7 +55,7 @@ pub fn command(state: &mut AppState, args: &str) {
     state.conversation.follow();
     state.conversation.flash = None;
     state.workbench.pins.clear();
-    super::agent::refresh_instructions(&mut state.workbench);
+    crate::workbench::agent::refresh_instructions(&mut state.workbench);
 
     let mut lines = vec!["New conversation.".to_owned()];
     if let Some(id) = old_session {
@@ -65,7 +65,7 @@ pub fn command(state: &mut AppState, args: &str) {
     }
     if restart_kernel {
         let mode = state.workbench.safety.mode;
-        match super::safety::relaunch_kernel(state, mode) {
+        match crate::app::safety::relaunch_kernel(state, mode) {
             Ok(launch_notice) => {
                 lines.push("The kernel restarted: its variables are gone.".into());
                 lines.extend(launch_notice);

@@ -6,7 +6,6 @@ use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind}
 
 use super::composer::{self, Submission};
 use super::effects::to_overlay;
-use super::slash::Builtin;
 use super::state::AppState;
 use crate::keymap::{self, Action, PaneId};
 use crate::overlays::{Input, Overlay};
@@ -15,6 +14,7 @@ use crate::workbench::Question;
 use crate::workbench::Workbench;
 use crate::workbench::event::AppEvent;
 use crate::workbench::kernel::CellOrigin;
+use crate::workbench::slash::Builtin;
 
 /// What the event loop must do after an update.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,7 +106,7 @@ fn sources_changed(state: &mut AppState) {
 pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
     match event {
         AppEvent::Terminate => {
-            super::editors::write_all_recoveries(&mut state.workbench);
+            crate::workbench::editors::write_all_recoveries(&mut state.workbench);
             state.should_quit = true;
             Command::Quit
         }
@@ -132,7 +132,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             Command::Redraw
         }
         AppEvent::Agent(update) => {
-            super::agent::apply(&mut state.workbench, update);
+            crate::workbench::agent::apply(&mut state.workbench, update);
             sources_changed(state);
             Command::Redraw
         }
@@ -154,13 +154,13 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         }
         AppEvent::FsWritten(written) => {
             crate::workbench::changes::on_written(&mut state.workbench, &written);
-            super::editors::redraw_if(super::editors::on_disk_change(
+            super::editors::redraw_if(crate::workbench::editors::on_disk_change(
                 &mut state.workbench,
                 &written.path,
             ))
         }
         AppEvent::RecoveryDue => {
-            super::editors::recovery_tick(&mut state.workbench);
+            crate::workbench::editors::recovery_tick(&mut state.workbench);
             Command::None
         }
         AppEvent::HighlightReady => Command::Redraw,
@@ -198,13 +198,13 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
                 && crate::workbench::cells::any_running(&state.workbench)
             {
                 kernel.interrupt();
-            } else if super::agent::cancel(&mut state.workbench) {
+            } else if crate::workbench::agent::cancel(&mut state.workbench) {
                 return Command::Redraw;
             }
             return Command::None;
         }
         Action::CancelTurn => {
-            return Command::from_changed(super::agent::cancel(&mut state.workbench));
+            return Command::from_changed(crate::workbench::agent::cancel(&mut state.workbench));
         }
         Action::Redraw => return Command::FullRedraw,
         Action::ShowHelp => state.overlay = Some(Overlay::Help(Default::default())),
@@ -241,7 +241,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::PageDown => scroll(state, page(state)),
         Action::ScrollTop => scroll(state, isize::MIN / 2),
         Action::ScrollBottom => scroll(state, isize::MAX / 2),
-        Action::CycleApprovalMode => super::safety::cycle_mode(state),
+        Action::CycleApprovalMode => crate::app::safety::cycle_mode(state),
         // Handled above by the approval overlay, the variables pane and
         // the open overlay (which has them in its scope).
         Action::CloseOverlay
@@ -339,7 +339,7 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
     match composer::parse(&text) {
         Submission::Prompt(prompt) => {
             let prompt = attach_pins(&mut state.workbench, prompt);
-            super::agent::send(state, prompt)
+            crate::app::agent::send(state, prompt)
         }
         Submission::PythonCell(code) => match &state.workbench.services.kernel {
             // The cell shows up in the conversation when the service queues it.
@@ -360,7 +360,7 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             }
             None => state.workbench.notice("The Python kernel is not running."),
         },
-        Submission::SlashCommand { name, args } => match super::slash::builtin(&name) {
+        Submission::SlashCommand { name, args } => match crate::workbench::slash::builtin(&name) {
             Some(command) => return run_builtin(state, command, &args),
             None => custom_command(state, &name, &args),
         },
@@ -373,7 +373,7 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
 fn run_builtin(state: &mut AppState, command: Builtin, args: &str) -> Command {
     match command {
         Builtin::Copy => return super::copy::copy(state),
-        Builtin::Approval => super::safety::slash_command(state, args),
+        Builtin::Approval => crate::app::safety::slash_command(state, args),
         Builtin::Undo => {
             let report = crate::workbench::changes::undo(&mut state.workbench);
             state.workbench.notice(&report);
@@ -420,26 +420,25 @@ fn run_builtin(state: &mut AppState, command: Builtin, args: &str) -> Command {
 /// A custom command (a prompt template) sends its prompt; any other name
 /// is an error that lists the real commands.
 fn custom_command(state: &mut AppState, name: &str, args: &str) {
-    let commands = super::slash::all(
+    let commands = crate::workbench::slash::all(
         &state.workbench.workspace_root,
         state.workbench.trust.trust.is_trusted(),
         state.workbench.user_commands.as_deref(),
     );
-    let Some(command) = commands
-        .iter()
-        .find(|c| c.name == name && matches!(c.kind, super::slash::CommandKind::Template(_)))
-    else {
+    let Some(command) = commands.iter().find(|c| {
+        c.name == name && matches!(c.kind, crate::workbench::slash::CommandKind::Template(_))
+    }) else {
         state.workbench.notice(&format!(
             "Unknown command /{name}. {} Start with // to send a prompt that begins with \
                  a slash.",
-            super::slash::listing(&commands)
+            crate::workbench::slash::listing(&commands)
         ));
         return;
     };
-    match super::slash::expand(command, args) {
+    match crate::workbench::slash::expand(command, args) {
         Ok(prompt) if !prompt.is_empty() => {
             let prompt = attach_pins(&mut state.workbench, prompt);
-            super::agent::send(state, prompt);
+            crate::app::agent::send(state, prompt);
         }
         Ok(_) => state
             .workbench

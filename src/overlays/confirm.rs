@@ -91,7 +91,7 @@ fn render(
             "Turn the sandbox off (approval mode `full`)? Model-written code then runs \
              without asking, and nothing stops it from {}. The kernel restarts (its \
              variables are lost). No is the default (n, Esc, Enter): `{}` stays.",
-            crate::app::safety::FULL_TURNS_OFF,
+            crate::workbench::safety::FULL_TURNS_OFF,
             workbench.safety.mode
         ),
         Question::RestoreRecovery { index, count } => {

@@ -95,7 +95,7 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
         "Commands (type / in the composer)",
         theme.roles.focused_title,
     ));
-    for entry in crate::app::slash::BUILTINS {
+    for entry in crate::workbench::slash::BUILTINS {
         row(
             &mut out,
             &entry.usage(),
@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn help_lists_every_command_of_the_table() {
         let all = all_text();
-        for entry in crate::app::slash::BUILTINS {
+        for entry in crate::workbench::slash::BUILTINS {
             assert!(all.contains(&entry.usage()), "{} missing", entry.usage());
             assert!(all.contains(entry.description), "{}", entry.description);
         }

@@ -9,12 +9,12 @@ use ratatui::widgets::{Clear, Widget};
 
 use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::app::AppState;
-use crate::app::find_count::Counting;
 use crate::app::line_input::{Edit, LineInput};
 use crate::editor::Document;
 use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
 use crate::ui::pane;
+use crate::workbench::find_count::Counting;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptKind {

@@ -13,7 +13,6 @@ use ratatui::widgets::{Paragraph, Widget};
 use tui_textarea::TextArea;
 
 use crate::app::AppState;
-use crate::app::slash::SlashCommand;
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::sanitize;
@@ -22,6 +21,7 @@ use crate::theme::Theme;
 use crate::ui::history::HistoryLayout;
 use crate::ui::pane;
 use crate::workbench::Workbench;
+use crate::workbench::slash::SlashCommand;
 
 /// Where the history is scrolled to. Kept as a place in the transcript,
 /// not as rows from the bottom, so a frame lays out only the entries it
@@ -139,12 +139,12 @@ impl ConversationState {
                 return;
             }
         };
-        let commands = crate::app::slash::all(
+        let commands = crate::workbench::slash::all(
             &app.workbench.workspace_root,
             app.workbench.trust.trust.is_trusted(),
             app.workbench.user_commands.as_deref(),
         );
-        let items: Vec<SlashCommand> = crate::app::slash::matching(&commands, typed)
+        let items: Vec<SlashCommand> = crate::workbench::slash::matching(&commands, typed)
             .into_iter()
             .cloned()
             .collect();

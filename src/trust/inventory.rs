@@ -102,7 +102,7 @@ pub fn what_would_run(root: &Path, settings: &Settings, dirs: &[PathBuf]) -> Vec
     if let Some(own) = which_in(&settings.python.to_string_lossy(), Some(&root)).passed_over {
         add("the kernel's Python".to_owned(), own);
     }
-    for template in crate::app::slash::workspace_templates(&root) {
+    for template in crate::workbench::slash::workspace_templates(&root) {
         add("slash command (prompt template)".to_owned(), template);
     }
     found

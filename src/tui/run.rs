@@ -56,12 +56,12 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
         mirror.install_panic_hook();
     }
     spawn_signal_watcher(tx.clone(), recovery);
-    let checks = crate::app::safety::checks_confinement(&mut state.workbench);
+    let checks = crate::workbench::safety::checks_confinement(&mut state.workbench);
     let diagnostics = start_diagnostics(&state, &tx, checks);
     crate::workbench::diagnostics::attach(&mut state.workbench, diagnostics);
     state.workbench.agent.events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state.workbench, &tx);
-    crate::app::safety::start(&mut state.workbench, &tx, Some(fs_links));
+    crate::workbench::safety::start(&mut state.workbench, &tx, Some(fs_links));
 
     let mut input = EventStream::new();
     let mut needs_draw = true;
@@ -98,7 +98,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
             .workbench
             .agent
             .busy
-            .then_some(last_spin + crate::app::agent::SPINNER_INTERVAL);
+            .then_some(last_spin + crate::workbench::agent::SPINNER_INTERVAL);
         // Armed only while a dirty buffer has unsaved recovery work.
         let recovery_due = state
             .workbench

@@ -75,7 +75,7 @@ pub(crate) fn finish(workbench: &mut Workbench, cell_id: u64, result: &ExecResul
     if lost && !matches!(result.outcome, ExecOutcome::TimedOut { restarted: true }) {
         workbench.notice("kernel restarted — variables lost");
     }
-    crate::app::safety::warn_if_protected_appeared(workbench);
+    crate::workbench::safety::warn_if_protected_appeared(workbench);
 }
 
 pub(crate) fn view_of(info: &KernelInfo) -> KernelView {

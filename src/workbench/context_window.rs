@@ -4,10 +4,10 @@ use crate::agent::conversation::with_pins;
 use crate::agent::prompt::compact;
 use crate::agent::setup;
 use crate::agent::turn::{TurnEvent, next_prompt};
-use crate::app::agent::AgentUpdate;
 use crate::tokens::ContextWindow;
 use crate::workbench::Pin;
 use crate::workbench::Workbench;
+use crate::workbench::agent::AgentUpdate;
 use crate::workbench::event::AppEvent;
 
 /// The prompt with pinned search results in a delimited block the model

@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::editor::{Document, Recovery};
+use crate::editor::Recovery;
+use crate::editor::{DiskChange, Document};
+use crate::workbench::Workbench;
 
 /// Open documents and what goes with them.
 #[derive(Default)]
@@ -81,4 +83,106 @@ impl Editors {
         }
         self.mirror.forget_clean(&self.tabs);
     }
+}
+
+/// A problem the user must read: the status bar and the conversation.
+pub(crate) fn report(workbench: &mut Workbench, text: &str) {
+    workbench.editors.status = Some(text.to_string());
+    workbench.notice(text);
+}
+
+/// Something the snapshot sees changed: the file view takes note, and the
+/// rest of the workbench hears of it ([`files_changed`]).
+pub(crate) fn changed(workbench: &mut Workbench) {
+    workbench.editors.touch();
+    files_changed(workbench);
+}
+
+/// The open files changed: the kernel's `fs.write` learns which have
+/// unsaved edits (it refuses to overwrite them), and the language servers
+/// get the unsaved text.
+pub fn files_changed(workbench: &mut Workbench) {
+    publish_dirty(workbench);
+    crate::workbench::diagnostics::sync_open_documents(workbench);
+}
+
+/// Sends the dirty paths to the kernel only when the set changed.
+pub(crate) fn publish_dirty(workbench: &Workbench) {
+    let Some(tx) = &workbench.services.dirty_paths else {
+        return;
+    };
+    let now: std::collections::BTreeSet<PathBuf> = workbench
+        .editors
+        .tabs
+        .iter()
+        .filter(|d| d.is_dirty())
+        .map(|d| d.path().to_path_buf())
+        .collect();
+    tx.send_if_modified(|current| {
+        if **current == now {
+            return false;
+        }
+        *current = std::sync::Arc::new(now);
+        true
+    });
+}
+
+/// The user chose to quit and lose unsaved edits: their recovery files go
+/// too, so the next start does not bring them back.
+pub fn discard_all_recoveries(workbench: &mut Workbench) {
+    for doc in &mut workbench.editors.tabs {
+        doc.discard_recovery();
+    }
+    workbench.editors.mirror.clear();
+}
+
+/// The recovery timer fired: write what is due.
+pub fn recovery_tick(workbench: &mut Workbench) {
+    let Some(dir) = workbench.editors.recovery_dir.clone() else {
+        return;
+    };
+    let now = Instant::now();
+    for doc in &mut workbench.editors.tabs {
+        if let Some(write) = doc.recovery_tick(&dir, now) {
+            workbench.editors.recovery_writer.submit(write);
+        }
+    }
+    workbench
+        .editors
+        .mirror
+        .refresh(&dir, &workbench.editors.tabs);
+}
+
+/// Before a clean exit (SIGTERM): everything unsaved goes to recovery.
+pub fn write_all_recoveries(workbench: &mut Workbench) {
+    // Queued older texts land first, then the current ones over them.
+    workbench.editors.recovery_writer.flush();
+    let Some(dir) = &workbench.editors.recovery_dir else {
+        return;
+    };
+    for doc in &workbench.editors.tabs {
+        if let Err(error) = doc.write_recovery_now(dir) {
+            tracing::warn!(%error, "writing a recovery file");
+        }
+    }
+}
+
+/// A file changed on disk (watcher or the kernel's `fs.write`): reload a
+/// clean buffer, flag a dirty one. Whether an open buffer changed.
+pub fn on_disk_change(workbench: &mut Workbench, path: &Path) -> bool {
+    let Some(i) = workbench.editors.index_of(path) else {
+        return false;
+    };
+    let change = workbench.editors.tabs[i].check_disk();
+    let name = workbench.display_path(path);
+    workbench.editors.status = match change {
+        DiskChange::Unchanged | DiskChange::Unreadable => return false,
+        DiskChange::Reloaded => Some(format!("Reloaded {name} (changed on disk)")),
+        DiskChange::Conflict => Some(format!(
+            "{name} changed on disk; your edits are kept. Ctrl+R: keep mine, load theirs, diff"
+        )),
+        DiskChange::Deleted => Some(format!("{name} was deleted on disk; saving recreates it")),
+    };
+    changed(workbench);
+    true
 }

@@ -3,8 +3,8 @@
 
 use tokio::sync::mpsc;
 
-use crate::app::agent::AgentUpdate;
 use crate::diagnostics::DiagnosticsEvent;
+use crate::workbench::agent::AgentUpdate;
 use crate::workbench::approvals::PendingApproval;
 use crate::workbench::kernel::KernelUpdate;
 use crate::workbench::snapshot::SnapshotView;
@@ -40,7 +40,7 @@ pub enum AppEvent {
     /// colours.
     HighlightReady,
     /// The find bar's count of a big text's matches (`app::find_count`).
-    FindCounted(crate::app::find_count::Counted),
+    FindCounted(crate::workbench::find_count::Counted),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

@@ -8,6 +8,7 @@
 //! It never imports ratatui, crossterm, `panes`, `overlays`, `ui` or
 //! `screen` (`tests/layers.rs` reads the `use` lines to keep it so).
 
+pub mod agent;
 pub mod approvals;
 pub mod cell_owner;
 pub mod cells;
@@ -17,13 +18,16 @@ pub mod diagnostics;
 pub(crate) mod editor_scene;
 pub mod editors;
 pub mod event;
+pub mod find_count;
 pub mod kernel;
 pub mod lsp_status;
 pub mod models;
 pub mod prompt_history;
 pub(crate) mod python_literals;
 pub(crate) mod recovery_mirror;
+pub mod safety;
 pub mod sessions;
+pub mod slash;
 pub mod snapshot;
 pub mod subcalls;
 pub mod transcript;
@@ -32,15 +36,15 @@ pub mod write_review;
 
 use std::path::{Path, PathBuf};
 
-use crate::app::safety::KernelLauncher;
 use crate::workbench::approvals::ApprovalBroker;
 use crate::workbench::kernel::KernelClient;
+use crate::workbench::safety::KernelLauncher;
 
-use crate::app::agent::AgentState;
-use crate::app::safety::SafetyView;
 use crate::config::Settings;
+use crate::workbench::agent::AgentState;
 use crate::workbench::changes::ChangeLog;
 use crate::workbench::diagnostics::DiagnosticSources;
+use crate::workbench::safety::SafetyView;
 use crate::workbench::snapshot::SnapshotView;
 use crate::workbench::trust::TrustView;
 use crate::workspace::FileIndex;
@@ -103,7 +107,7 @@ impl Workbench {
             kernel: KernelView::NotStarted,
             services: Services::default(),
             last_exec_id: None,
-            user_commands: crate::app::slash::user_commands_dir(),
+            user_commands: crate::workbench::slash::user_commands_dir(),
             diagnostic_sources: Default::default(),
             pins: Vec::new(),
             status_notice: None,

@@ -8,8 +8,8 @@
 //! A switch forgets the window and token counter learned for the old model.
 
 use crate::agent::setup;
-use crate::app::agent::AgentUpdate;
 use crate::workbench::Workbench;
+use crate::workbench::agent::AgentUpdate;
 use crate::workbench::event::AppEvent;
 
 /// `/model` lists, `/model NAME` switches (to a profile by that name, else

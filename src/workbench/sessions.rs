@@ -55,7 +55,7 @@ pub fn configure(
     }
     workbench.agent.warm_counter(&workbench.settings);
     let Some(which) = resume else {
-        crate::app::agent::refresh_instructions(workbench);
+        crate::workbench::agent::refresh_instructions(workbench);
         crate::workbench::context_window::refresh_gauge(workbench);
         return Ok(());
     };
@@ -68,9 +68,9 @@ pub fn configure(
     )?;
     let model = conversation.model().map(str::to_owned);
     let profile = conversation.profile().map(str::to_owned);
-    crate::app::agent::resume(workbench, conversation, &warnings);
+    crate::workbench::agent::resume(workbench, conversation, &warnings);
     crate::workbench::models::resumed(workbench, model.as_deref(), profile.as_deref());
-    crate::app::agent::refresh_instructions(workbench);
+    crate::workbench::agent::refresh_instructions(workbench);
     crate::workbench::context_window::refresh_gauge(workbench);
     Ok(())
 }

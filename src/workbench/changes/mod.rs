@@ -389,7 +389,7 @@ fn apply_group(workbench: &mut Workbench, direction: Direction) -> String {
         if matches!(restored, Ok(Restored::Exactly | Restored::Merged { .. })) {
             // Its marks name lines of a text that is gone.
             workbench.editors.changed_lines.remove(&change.path);
-            crate::app::editors::on_disk_change(workbench, &change.path);
+            crate::workbench::editors::on_disk_change(workbench, &change.path);
         }
         match restored {
             Ok(Restored::Exactly) => {

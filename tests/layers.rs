@@ -1,0 +1,123 @@
+//! The layers' rules, checked on the source (ARCHITECTURE.md, "Layers"):
+//! the workbench (the model) and the core never reach the terminal or the
+//! TUI, so they stay usable from `exec`, sub-calls and tests without a
+//! screen. Each rule reads the code's paths (`use` lines and inline
+//! `crate::…` paths) outside `#[cfg(test)]` modules: a test may drive the
+//! whole application through the real loop.
+
+use std::path::{Path, PathBuf};
+
+/// What only the terminal UI may use.
+const TUI_ONLY: &[&str] = &[
+    "crate::app",
+    "crate::panes",
+    "crate::overlays",
+    "crate::ui",
+    "crate::screen",
+    "crate::component",
+    "crate::tui",
+    "crate::keymap",
+    "crate::theme",
+    "ratatui",
+    "crossterm",
+];
+
+/// The core: agent, kernel, context and the rest the workbench builds on.
+const CORE: &[&str] = &[
+    "agent",
+    "kernel",
+    "context",
+    "snapshot",
+    "session",
+    "sandbox",
+    "mcp",
+    "diagnostics",
+    "workspace",
+    "tokens",
+    "subcalls",
+    "trust",
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The file's code without its test module and without comments.
+fn code_of(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => &text[..],
+    };
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every `file: path` where a file under `dir` names a forbidden path.
+fn reaches(dir: &Path, forbidden: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in rust_files(dir) {
+        let code = code_of(&file);
+        for path in forbidden {
+            let named = code.match_indices(path).any(|(at, _)| {
+                let before = code[..at].chars().next_back();
+                let after = code[at + path.len()..].chars().next();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            });
+            if named {
+                let shown = file.strip_prefix(src()).unwrap_or(&file);
+                found.push(format!("{}: {path}", shown.display()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_workbench_never_reaches_the_terminal_or_the_tui() {
+    let found = reaches(&src().join("workbench"), TUI_ONLY);
+    assert!(found.is_empty(), "the model imports the screen: {found:#?}");
+}
+
+#[test]
+fn the_core_never_reaches_the_terminal_or_the_tui() {
+    let found: Vec<String> = CORE
+        .iter()
+        .flat_map(|module| reaches(&src().join(module), TUI_ONLY))
+        .collect();
+    assert!(found.is_empty(), "the core imports the screen: {found:#?}");
+}
+
+#[test]
+fn the_check_sees_a_forbidden_path_and_ignores_look_alikes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.rs"),
+        "use crate::ui::pane;\nuse crate::uitls::x;\n// crate::app in a comment\n\
+         #[cfg(test)]\nmod tests {\n    use crate::app::AppState;\n}\n",
+    )
+    .unwrap();
+    let found = reaches(dir.path(), &["crate::ui", "crate::app"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].ends_with("a.rs: crate::ui"), "{found:?}");
+}
