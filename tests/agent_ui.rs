@@ -1063,7 +1063,9 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
     key(&mut s, KeyCode::Char('a'), KeyModifiers::NONE);
     assert!(!s.approvals.is_empty(), "the second hunk still waits");
     hello_tui::app::update::before_frame(&mut s);
-    tokio::time::sleep(hello_tui::app::approvals::HUNK_SETTLE).await;
+    s.approvals
+        .clock
+        .advance(hello_tui::app::approvals::HUNK_SETTLE);
     key(&mut s, KeyCode::Char('y'), KeyModifiers::NONE);
     pump_until(&mut s, &mut rx, |s| {
         s.workbench.transcript.iter().any(|m| {

@@ -139,6 +139,23 @@ async fn wait_busy(k: &Kernel) {
     .unwrap();
 }
 
+/// Asks the kernel for its state until `done` holds (at most 10 s): a wait
+/// on what the test needs, not on how long it usually takes.
+async fn describe_until(
+    k: &Kernel,
+    done: impl Fn(&hello_tui::kernel::RuntimeState) -> bool,
+) -> hello_tui::kernel::RuntimeState {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let state = k.rt.describe().await.unwrap();
+        if done(&state) {
+            return state;
+        }
+        assert!(Instant::now() < deadline, "never came: {state:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 mod cells {
     use super::*;
 
@@ -477,7 +494,21 @@ mod interrupts {
         ok(&k, "v = 7").await;
         let pid = k.rt.status().borrow().pid.unwrap();
         unsafe { libc::kill(pid as i32, libc::SIGINT) };
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Once no signal is pending, the kernel has handled it.
+        let pending = |line: &str| {
+            (line.starts_with("SigPnd:") || line.starts_with("ShdPnd:"))
+                && line.split_whitespace().nth(1).is_some_and(|mask| {
+                    u64::from_str_radix(mask, 16)
+                        .map_or(true, |m| m & (1 << (libc::SIGINT - 1)) != 0)
+                })
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .is_ok_and(|status| status.lines().any(pending))
+        {
+            assert!(Instant::now() < deadline, "SIGINT never handled");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         assert_eq!(ok(&k, "v").await.value_repr.as_deref(), Some("7"));
     }
 
@@ -747,7 +778,8 @@ text = "y" * 10**7"#,
             .await
         });
         wait_busy(&k).await;
-        tokio::time::sleep(Duration::from_millis(700)).await;
+        describe_until(&k, |s| s.get("also").is_some()).await;
+        // The cell sleeps for seconds more: the answer comes now.
         let asked = Instant::now();
         let state = k.rt.describe().await.unwrap();
         assert!(
@@ -809,24 +841,30 @@ text = "y" * 10**7"#,
         assert_ne!(by(&state, "e"), Some(second.id));
 
         // Looked at in the middle of the cell, before and after the change.
+        // The cell changes `d` when the test says so, and ends when it says
+        // so: each look falls where the test wants it, however loaded the
+        // machine.
+        let change = k.dir.path().join("change");
+        let end = k.dir.path().join("end");
+        let code = format!(
+            "import os, time\n\
+             while not os.path.exists({change:?}): time.sleep(0.01)\n\
+             d[0] = 8\n\
+             while not os.path.exists({end:?}): time.sleep(0.01)"
+        );
         let rt = k.rt.clone();
-        let cell = tokio::spawn(async move {
-            rt.execute(
-                "import time\ntime.sleep(1.0)\nd[0] = 8\ntime.sleep(2.0)",
-                None,
-            )
-            .await
-        });
+        let cell = tokio::spawn(async move { rt.execute(&code, None).await });
         wait_busy(&k).await;
         let before = k.rt.describe().await.unwrap();
         assert_eq!(before.get("d").unwrap().preview.as_deref(), Some("[7]"));
-        // Half a second of margin either side of the change and the end,
-        // for a loaded machine.
-        tokio::time::sleep(Duration::from_millis(1500)).await;
-        let during = k.rt.describe().await.unwrap();
+        std::fs::write(&change, "").unwrap();
+        let during = describe_until(&k, |s| {
+            s.get("d").unwrap().preview.as_deref() == Some("[8]")
+        })
+        .await;
         let running = during.running.expect("still running");
-        assert_eq!(during.get("d").unwrap().preview.as_deref(), Some("[8]"));
         assert_eq!(by(&during, "d"), Some(running));
+        std::fs::write(&end, "").unwrap();
         let r = cell.await.unwrap();
         assert_eq!(r.id, running);
         let after = k.rt.describe().await.unwrap();
@@ -1275,12 +1313,16 @@ mod capabilities {
             )
             .await;
         assert_eq!(r.outcome, ExecOutcome::TimedOut { restarted: false });
-        let request = ask_rx.recv().await.unwrap();
+        let mut request = ask_rx.recv().await.unwrap();
         assert_eq!(request.command, "touch approved.txt");
-        tokio::time::sleep(Duration::from_millis(200)).await;
         // The call was cancelled with the cell: nobody listens any more.
+        tokio::time::timeout(Duration::from_secs(5), request.respond.closed())
+            .await
+            .expect("the cancelled call lets go of its question");
         assert!(request.respond.send(ApprovalDecision::AllowOnce).is_err());
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // A cell that ends after it: the kernel runs one thing at a time,
+        // so the late answer had its chance to run anything before.
+        assert!(rt.execute("1", None).await.ok);
         assert!(!dir.path().join("approved.txt").exists());
         // Approved in time, the same command runs.
         let rt2 = rt.clone();

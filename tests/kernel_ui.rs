@@ -479,7 +479,9 @@ fn a_write_in_review_mode_is_decided_hunk_by_hunk() {
     assert!(text(&draw(&mut s, 80, 24)).contains("hunk 1 of 2"));
     press(&mut s, KeyCode::Char('n'));
     draw(&mut s, 80, 24);
-    std::thread::sleep(hello_tui::app::approvals::HUNK_SETTLE);
+    s.approvals
+        .clock
+        .advance(hello_tui::app::approvals::HUNK_SETTLE);
     press(&mut s, KeyCode::Char('a'));
     let Ok(ApprovalDecision::AllowPart { text, rejected }) = answer.try_recv() else {
         panic!("expected a partial write")

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 
 use crate::kernel::caps::ApprovalDecision;
 use crate::workbench::approvals::{ApprovalSubject, PendingApproval};
+use crate::workbench::clock::Clock;
 
 /// How long a hunk after the first is on screen before a key decides it.
 pub const HUNK_SETTLE: std::time::Duration = std::time::Duration::from_millis(250);
@@ -40,6 +41,8 @@ pub struct ApprovalQueue {
     /// (the second key lands a frame after the first) never accepts a
     /// hunk nobody read (review finding).
     shown_since: Option<std::time::Instant>,
+    /// What "how long on screen" is measured by (tests move it forward).
+    pub clock: Clock,
     /// The shown question's last row has been on screen (all of it fit,
     /// or the user scrolled to its end). Until then no key or click
     /// approves it: what is approved must have been seen whole (a long
@@ -68,7 +71,7 @@ impl ApprovalQueue {
         let question = self.front_question();
         if question != self.shown {
             self.shown = question;
-            self.shown_since = question.map(|_| std::time::Instant::now());
+            self.shown_since = question.map(|_| self.clock.now());
             self.end_seen = false;
             self.refused = false;
         }
@@ -107,7 +110,7 @@ impl ApprovalQueue {
             && (question.1 == 0
                 || self
                     .shown_since
-                    .is_some_and(|since| since.elapsed() >= HUNK_SETTLE))
+                    .is_some_and(|since| self.clock.now().duration_since(since) >= HUNK_SETTLE))
     }
 
     /// The front request and, for a hunk-by-hunk review, the hunk shown.

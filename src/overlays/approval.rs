@@ -652,7 +652,9 @@ mod tests {
         // The first hunk is short: rejected at once.
         key(&mut s, KeyCode::Char('n'));
         crate::app::update::before_frame(&mut s);
-        std::thread::sleep(crate::app::approvals::HUNK_SETTLE);
+        s.approvals
+            .clock
+            .advance(crate::app::approvals::HUNK_SETTLE);
         // The second (40 added lines) is taller: `y` waits for its end.
         key(&mut s, KeyCode::Char('y'));
         assert!(answer.try_recv().is_err(), "accepted unread");

@@ -13,6 +13,7 @@ pub mod approvals;
 pub mod cell_owner;
 pub mod cells;
 pub(crate) mod changes;
+pub mod clock;
 pub mod context_window;
 pub mod diagnostics;
 pub(crate) mod editor_scene;
