@@ -68,6 +68,20 @@ fn session(fixture: &Fixture) -> SandboxSession {
     SandboxSession::start(&fixture.workspace, false, SandboxOptions::default()).unwrap()
 }
 
+/// The session's notice once it names `what` (at most 10 s): the guard
+/// records what appeared as it binds it, on its own thread, so on a loaded
+/// machine the probe can see the bind first.
+fn notice_naming(session: &SandboxSession, what: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let notice = session.appeared_notice().unwrap_or_default();
+        if notice.contains(what) || std::time::Instant::now() > deadline {
+            return notice;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// The probe, confined by `session`, once it said `ready`.
 fn start_probe(
     session: &SandboxSession,
@@ -147,7 +161,7 @@ fn a_repository_made_in_a_new_folder_while_a_process_runs_turns_read_only_for_it
     assert_protected(&said, "git init in a new folder");
     assert!(fixture.workspace.join("deep/er/sub/work.txt").exists());
     assert!(fixture.workspace.join("other.txt").exists());
-    let notice = session.appeared_notice().unwrap_or_default();
+    let notice = notice_naming(&session, "deep/er/sub/.git");
     assert!(notice.contains("deep/er/sub/.git"), "{notice}");
 }
 
@@ -199,7 +213,7 @@ fn a_repository_a_confined_process_made_is_reported_and_read_only_for_the_others
         &finish_probe(child, stdout),
         "git init by a confined process",
     );
-    let notice = session.appeared_notice().unwrap_or_default();
+    let notice = notice_naming(&session, "own/.git");
     assert!(
         notice.contains("own/.git") && notice.contains("hooks/"),
         "{notice}"
@@ -377,6 +391,10 @@ fn many_short_commands_leave_no_fd_behind() {
     let session = session(&fixture);
     let run = || {
         let mut cmd = Command::new("true");
+        // In the workspace, as every spawner runs its commands: a test run
+        // from a checkout under /tmp would otherwise start in a folder the
+        // private /tmp hides.
+        cmd.current_dir(&fixture.workspace);
         session.install(&mut cmd).unwrap();
         assert!(cmd.status().unwrap().success());
     };
