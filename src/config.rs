@@ -4,14 +4,72 @@
 
 use std::path::{Path, PathBuf};
 
+use clap::Args;
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::cli::GlobalOptions;
 use crate::diagnostics::DiagnosticsConfig;
 use crate::mcp::McpConfig;
 use crate::sandbox::ApprovalMode;
 use crate::theme::{self, DEFAULT_THEME};
+
+/// Options that override the config file and the environment.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalOptions {
+    /// Theme: `dark`, `light`, or a path to a theme .toml file.
+    #[arg(long, global = true, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
+
+    /// Config file to read instead of ~/.config/hello-tui/config.toml.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Which API the model server speaks: `openai` (Chat Completions, the
+    /// default; also Ollama, vLLM, llama.cpp…) or `anthropic` (Messages).
+    #[arg(long, global = true, value_name = "API")]
+    pub provider: Option<crate::config::ProviderKind>,
+
+    /// Model name sent to the endpoint.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// Base URL of the endpoint (default: OpenAI's, or Anthropic's with
+    /// `--provider anthropic`).
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Environment variable that holds the API key (default OPENAI_API_KEY,
+    /// or ANTHROPIC_API_KEY with `--provider anthropic`).
+    #[arg(long, global = true, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+
+    /// The model's context window in tokens (default: asked of the server,
+    /// then a table of known models, then 8192).
+    #[arg(long, global = true, value_name = "TOKENS")]
+    pub context_window: Option<usize>,
+
+    /// Python interpreter for the kernel.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub python: Option<PathBuf>,
+
+    /// How model-written code is approved: `ask` (each cell, shell command
+    /// and write's diff; the TUI default), `review` (as `ask`, writes hunk
+    /// by hunk), `auto` (no questions, inside the sandbox), `full` (no
+    /// sandbox, no questions), `deny`.
+    #[arg(long, global = true, value_name = "MODE")]
+    pub approval: Option<crate::sandbox::ApprovalMode>,
+
+    /// Let the sandboxed kernel open network connections.
+    #[arg(long, global = true)]
+    pub allow_network: bool,
+
+    /// Trust the workspace: its own programs (a `node_modules/.bin`
+    /// language server, a `.venv/bin` on PATH) may run, without the
+    /// question the workbench asks on first open. `exec` without it treats
+    /// a workspace never trusted as untrusted.
+    #[arg(long, global = true)]
+    pub trust: bool,
+}
 
 /// The snapshot budget in characters when nothing else is configured
 /// (the seed's default).
@@ -56,7 +114,7 @@ pub struct ConfigFile {
     pub safety: SafetySection,
     /// `llm_query` from cells: the sub-model and the per-turn bounds.
     #[serde(default)]
-    pub subcalls: crate::subcalls::SubcallSection,
+    pub subcalls: crate::subcalls::config::SubcallSection,
     /// MCP servers the kernel's `mcp` capability reaches (`[[mcp.servers]]`).
     #[serde(default)]
     pub mcp: McpConfig,
@@ -197,7 +255,7 @@ pub struct Settings {
     /// `[safety] trusted_workspaces`, with `~/` expanded.
     pub trusted_workspaces: Vec<PathBuf>,
     /// `[subcalls]`: the model `llm_query` asks and its bounds.
-    pub subcalls: crate::subcalls::SubcallSection,
+    pub subcalls: crate::subcalls::config::SubcallSection,
     /// `[[mcp.servers]]`: the kernel's `mcp` capability starts these.
     pub mcp: McpConfig,
     /// `[models.NAME]`: the model profiles `/model NAME` switches to (see

@@ -25,7 +25,7 @@ use crate::agent::turn::{
 };
 use crate::agent::{self, provider::ModelProvider};
 use crate::agent_session::{AgentSession, SessionStore, TurnInput};
-use crate::cli::GlobalOptions;
+use crate::config::GlobalOptions;
 use crate::config::Settings;
 use crate::context::{SharedContext, snapshot_channel};
 use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, DirtyPaths, FsWritten, Prior};

@@ -317,8 +317,13 @@ mod tests {
             Path::new("c.toml"),
         )
         .unwrap();
-        let settings =
-            Settings::merge(file, None, &crate::cli::GlobalOptions::default(), &|_| None).unwrap();
+        let settings = Settings::merge(
+            file,
+            None,
+            &crate::config::GlobalOptions::default(),
+            &|_| None,
+        )
+        .unwrap();
         let names = |configs: Vec<crate::mcp::McpServerConfig>| -> Vec<String> {
             configs.iter().map(|c| c.name.to_string()).collect()
         };

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hello_tui::app::AppEvent;
-use hello_tui::cli::GlobalOptions;
+use hello_tui::config::GlobalOptions;
 use hello_tui::config::{ConfigFile, Settings};
 use hello_tui::kernel::ExecResult;
 use hello_tui::kernel::caps::ApprovalDecision;

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use hello_tui::app::update::{handle_app_event, handle_terminal_event};
 use hello_tui::app::{AppEvent, AppState};
-use hello_tui::cli::GlobalOptions;
+use hello_tui::config::GlobalOptions;
 use hello_tui::config::{ConfigFile, Settings};
 use hello_tui::kernel::{ExecOutcome, ExecResult};
 use hello_tui::sandbox::{ApprovalMode, SandboxStatus};

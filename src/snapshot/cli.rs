@@ -152,7 +152,10 @@ pub enum CliError {
 
 /// Runs the subcommand on the real stdout/stderr; `options` and the config
 /// file name the language servers and checks `--open` starts.
-pub fn run(args: &SnapshotArgs, options: &crate::cli::GlobalOptions) -> anyhow::Result<ExitCode> {
+pub fn run(
+    args: &SnapshotArgs,
+    options: &crate::config::GlobalOptions,
+) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     run_with(args, options, &mut stdout.lock(), &mut stderr.lock())
@@ -163,7 +166,7 @@ pub fn run(args: &SnapshotArgs, options: &crate::cli::GlobalOptions) -> anyhow::
 /// write the output is an `Err`.
 pub fn run_with(
     args: &SnapshotArgs,
-    options: &crate::cli::GlobalOptions,
+    options: &crate::config::GlobalOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<ExitCode> {

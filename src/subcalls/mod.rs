@@ -24,7 +24,7 @@
 //! the user's approval.
 
 mod capability;
-mod config;
+pub mod config;
 mod events;
 mod ledger;
 mod metered;
