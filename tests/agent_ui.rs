@@ -693,7 +693,7 @@ fn f2_shows_the_anthropic_body_for_the_anthropic_provider() {
     key(&mut s, KeyCode::F(2), KeyModifiers::NONE);
     key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
     draw(&mut s, 110, 36);
-    let Some(Overlay::RequestPreview(preview)) = &s.overlay else {
+    let Some(Overlay::RequestPreview(preview)) = s.overlay() else {
         panic!("F2 is open");
     };
     let shown: serde_json::Value =
@@ -732,7 +732,7 @@ fn f2_shows_the_json_that_is_sent_and_scrolls_to_its_end() {
         "{text}"
     );
     let (prompt, _) = hello_tui::app::context_window::preview(&s).unwrap();
-    let Some(Overlay::RequestPreview(preview)) = &s.overlay else {
+    let Some(Overlay::RequestPreview(preview)) = s.overlay() else {
         panic!("F2 is open");
     };
     let view = preview.view.as_ref().unwrap();
@@ -742,7 +742,7 @@ fn f2_shows_the_json_that_is_sent_and_scrolls_to_its_end() {
     for _ in 0..lines {
         key(&mut s, KeyCode::PageDown, KeyModifiers::NONE);
     }
-    let Some(Overlay::RequestPreview(preview)) = &s.overlay else {
+    let Some(Overlay::RequestPreview(preview)) = s.overlay() else {
         panic!("F2 is open");
     };
     assert_eq!(preview.scroll, lines);
@@ -834,7 +834,7 @@ fn conversation_hits(s: &mut AppState, query: &str) -> Vec<hello_tui::overlays::
     use hello_tui::overlays::search::PaneResults;
     key(s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     type_text(s, query);
-    let hits = match &s.overlay {
+    let hits = match s.overlay() {
         Some(Overlay::Search(search)) => match &search.results {
             PaneResults::Hits(hits) => hits.clone(),
             other => panic!("no hits for {query:?}: {other:?}"),

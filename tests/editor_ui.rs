@@ -29,7 +29,7 @@ use ratatui::layout::Rect;
 
 /// The question the open overlay asks, if it is one.
 fn asking(s: &AppState) -> Option<Question> {
-    s.overlay.as_ref().and_then(Overlay::question)
+    s.overlay().and_then(Overlay::question)
 }
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
@@ -290,16 +290,16 @@ fn external_write_to_a_dirty_buffer_keeps_edits_and_flags_the_conflict() {
         hello_tui::editor::DiskState::ChangedOnDisk { .. }
     ));
     // Typing goes on undisturbed: no overlay steals keys.
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
     type_text(&mut s, "!");
     assert_eq!(active_text(&s), "my !mine");
     // Saving asks how to resolve; "keep mine" then saves the buffer.
     press(&mut s, KeyCode::Char('s'), CTRL);
-    assert_eq!(s.overlay, Some(Overlay::Conflict(Conflict)));
+    assert_eq!(s.overlay(), Some(&Overlay::Conflict(Conflict)));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "theirs\n");
     press(&mut s, KeyCode::Char('d'), NONE);
-    let Some(Overlay::Diff(hello_tui::overlays::conflict::Diff { text, .. })) = &s.overlay else {
-        panic!("diff overlay expected, got {:?}", s.overlay);
+    let Some(Overlay::Diff(hello_tui::overlays::conflict::Diff { text, .. })) = s.overlay() else {
+        panic!("diff overlay expected, got {:?}", s.overlay());
     };
     assert!(
         text.contains("-theirs") && text.contains("+my !mine"),
@@ -457,9 +457,9 @@ fn save_and_quit_stops_at_a_change_on_disk() {
     press(&mut s, KeyCode::Char('s'), NONE);
     assert!(!s.should_quit);
     assert!(
-        matches!(s.overlay, Some(Overlay::Conflict(Conflict))),
+        matches!(s.overlay(), Some(Overlay::Conflict(Conflict))),
         "{:?}",
-        s.overlay
+        s.overlay()
     );
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "theirs\n");
     assert!(is_dirty(&s));
@@ -505,12 +505,12 @@ fn picker_matches_as_you_type_and_enter_opens() {
     index(&mut s, &["README.md", "src/main.py"]);
     press(&mut s, KeyCode::Char('p'), CTRL);
     type_text(&mut s, "mainpy");
-    let Some(Overlay::Picker(picker)) = &s.overlay else {
+    let Some(Overlay::Picker(picker)) = s.overlay() else {
         panic!("picker expected");
     };
     assert_eq!(picker.matches[0].path, "src/main.py");
     press(&mut s, KeyCode::Enter, NONE);
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
     assert_eq!(active_text(&s), "print(1)");
 }
 
@@ -537,13 +537,13 @@ fn picker_enter_before_the_worker_answers_opens_the_typed_match() {
     // The answer to the empty query arrives, then the burst.
     let first = rx.blocking_recv().expect("the worker answers");
     handle_app_event(&mut s, AppEvent::PickerResults(first));
-    let Some(Overlay::Picker(picker)) = &s.overlay else {
+    let Some(Overlay::Picker(picker)) = s.overlay() else {
         panic!("picker expected");
     };
     assert_eq!(picker.matches[0].path, "api.ts", "the list shows all files");
     type_text(&mut s, "auth");
     press(&mut s, KeyCode::Enter, NONE);
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
     assert_eq!(active_text(&s), "export const token = 2;");
     // The worker's late answers change nothing.
     while let Ok(late) = rx.try_recv() {
@@ -563,10 +563,10 @@ fn go_to_line_and_find_in_file() {
     type_text(&mut s, "3:2");
     press(&mut s, KeyCode::Enter, NONE);
     assert_eq!(s.workbench.editors.active().unwrap().cursor(), (2, 1));
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
     press(&mut s, KeyCode::Char('f'), CTRL);
     assert!(
-        matches!(s.overlay, Some(Overlay::Prompt(_))),
+        matches!(s.overlay(), Some(Overlay::Prompt(_))),
         "Ctrl+F is find in the file view"
     );
     type_text(&mut s, "beta");
@@ -575,7 +575,7 @@ fn go_to_line_and_find_in_file() {
     assert_eq!(sel, Some(((2, 6), (2, 10))));
     press(&mut s, KeyCode::Enter, SHIFT);
     press(&mut s, KeyCode::Enter, SHIFT);
-    let Some(Overlay::Prompt(prompt)) = &s.overlay else {
+    let Some(Overlay::Prompt(prompt)) = s.overlay() else {
         panic!("find bar stays open");
     };
     assert_eq!(prompt.status.as_deref(), Some("2 of 2"));
@@ -583,7 +583,7 @@ fn go_to_line_and_find_in_file() {
 
 /// The find bar's status, with the bar open.
 fn find_status(s: &AppState) -> Option<String> {
-    let Some(Overlay::Prompt(prompt)) = &s.overlay else {
+    let Some(Overlay::Prompt(prompt)) = s.overlay() else {
         panic!("find bar stays open");
     };
     prompt.status.clone()
@@ -791,7 +791,7 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
     type_text(&mut s, "why");
     assert_eq!(s.conversation.composer.lines(), ["why"]);
     assert!(
-        matches!(s.overlay, Some(Overlay::Confirm(_))),
+        matches!(s.overlay(), Some(Overlay::Confirm(_))),
         "still asking"
     );
     hello_tui::app::update::before_frame(&mut s);
@@ -847,7 +847,7 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     press(&mut s, KeyCode::Char('d'), NONE);
     draw(&mut s, 80, 24);
     press(&mut s, KeyCode::Char('n'), NONE);
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
     assert_eq!(s.workbench.editors.tabs.len(), 1);
     assert!(s.workbench.editors.tabs[0].path().ends_with(&asked[0]));
     let summary = &s.workbench.transcript.last().unwrap().text;
@@ -886,7 +886,7 @@ fn kept_recoveries_survive_opening_and_editing_their_file() {
     let mut s = recovering_state(dir.path(), base.path());
     hello_tui::app::update::before_frame(&mut s);
     press(&mut s, KeyCode::Char('n'), NONE);
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
     open(&mut s, &file);
     press(&mut s, KeyCode::Right, NONE);
     assert_eq!(
@@ -929,7 +929,7 @@ fn thrown_away_edits_do_not_come_back_and_stay_in_their_workspace() {
     crash_with_edits(dir.path(), base.path(), &[&file]);
     let other = tempfile::tempdir().unwrap();
     let s = recovering_state(other.path(), base.path());
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
     drop(s);
 
     // Undo back to the disk text: the recovery file goes at once.
@@ -959,7 +959,7 @@ fn thrown_away_edits_do_not_come_back_and_stay_in_their_workspace() {
     assert_eq!(recovery_files(base.path()), 0);
     drop(s);
     let s = recovering_state(dir.path(), base.path());
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
 }
 
 #[test]
@@ -1089,15 +1089,15 @@ fn snapshot_conflict_choices_and_diff() {
     // Issue 14, item 11: Esc leaves the diff for the choices, so the next
     // key (`t`, load theirs) is an answer, not text typed into the file.
     press(&mut s, KeyCode::Esc, NONE);
-    assert_eq!(s.overlay, Some(Overlay::Conflict(Conflict)));
+    assert_eq!(s.overlay(), Some(&Overlay::Conflict(Conflict)));
     press(&mut s, KeyCode::Char('t'), NONE);
     assert!(matches!(asking(&s), Some(Question::LoadTheirs { .. })));
     assert_eq!(active_text(&s), "one\nmy two\nthree");
     // No to loading theirs: back to the choices; Esc there closes them.
     press(&mut s, KeyCode::Esc, NONE);
-    assert_eq!(s.overlay, Some(Overlay::Conflict(Conflict)));
+    assert_eq!(s.overlay(), Some(&Overlay::Conflict(Conflict)));
     press(&mut s, KeyCode::Esc, NONE);
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
 }
 
 #[test]

@@ -595,7 +595,7 @@ fn typed_ahead(state: &mut AppState, code: KeyCode) {
 
 fn asking_to_leave_the_sandbox(state: &AppState) -> bool {
     matches!(
-        &state.overlay,
+        state.overlay(),
         Some(Overlay::Confirm(c))
             if matches!(c.question, hello_tui::workbench::Question::LeaveSandbox { .. })
     )
@@ -633,7 +633,7 @@ fn approval_full_asks_first_and_defaults_to_no() {
     }
     press(&mut s, KeyCode::Char('n'));
     assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
-    assert!(s.overlay.is_none());
+    assert!(s.overlay().is_none());
     press(&mut s, KeyCode::Backspace);
 
     for no in [KeyCode::Esc, KeyCode::Enter] {
@@ -646,7 +646,7 @@ fn approval_full_asks_first_and_defaults_to_no() {
             ApprovalMode::Ask,
             "{no:?} keeps the mode"
         );
-        assert!(s.overlay.is_none());
+        assert!(s.overlay().is_none());
     }
     let last = &s.workbench.transcript.last().unwrap().text;
     assert!(last.contains("stays `ask`"), "{last}");
@@ -668,11 +668,11 @@ fn approval_full_asks_first_and_defaults_to_no() {
     draw(&mut s, 100, 30);
     press(&mut s, KeyCode::Char('y'));
     assert_eq!(s.workbench.safety.mode, ApprovalMode::Full);
-    assert!(s.overlay.is_none());
+    assert!(s.overlay().is_none());
     // Leaving `full` (F4, or any mode by name) asks nothing.
     press(&mut s, KeyCode::F(4));
     assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
-    assert!(s.overlay.is_none());
+    assert!(s.overlay().is_none());
 }
 
 fn row(
@@ -741,8 +741,8 @@ fn variables_pane_sorts_filters_and_marks_changes() {
     assert_eq!(s.variables.view.filter.text(), "ata");
     press(&mut s, KeyCode::Enter); // details of the selected variable
     assert_eq!(
-        s.overlay,
-        Some(Overlay::Variable(VariableDetail {
+        s.overlay(),
+        Some(&Overlay::Variable(VariableDetail {
             name: "data".into(),
             scroll: 0
         }))

@@ -284,7 +284,7 @@ fn press(s: &mut AppState, code: KeyCode) {
 }
 
 fn asking(s: &AppState) -> bool {
-    matches!(&s.overlay, Some(overlay) if overlay.question() == Some(Question::TrustWorkspace))
+    matches!(s.overlay(), Some(overlay) if overlay.question() == Some(Question::TrustWorkspace))
 }
 
 /// Keys typed before the question was drawn (a `y` in a word typed at
@@ -318,7 +318,7 @@ fn a_workspace_with_nothing_to_run_is_not_asked_about() {
     let store = dir.path().join("store.json");
     let mut s = AppState::new(dir.path().join("."), Settings::defaults());
     hello_tui::app::trust::start(&mut s, TrustStore::at(store));
-    assert!(s.overlay.is_none());
+    assert!(s.overlay().is_none());
     assert_eq!(s.workbench.trust.trust, Trust::Unknown);
 }
 
@@ -337,7 +337,7 @@ fn the_trust_question_snapshot() {
         &mut s,
         TrustStore::at("/home/u/.local/share/hello-tui/trusted-workspaces.json".into()),
     );
-    assert!(matches!(s.overlay, Some(Overlay::Confirm(_))));
+    assert!(matches!(s.overlay(), Some(Overlay::Confirm(_))));
     let terminal = frames::draw_settled(&mut s, &Theme::builtin_default(), 100, 30);
     insta::assert_snapshot!(terminal.backend().to_string());
 }

@@ -734,7 +734,7 @@ fn f2_previews_the_snapshot_with_its_breakdown() {
     );
     insta::assert_snapshot!(text);
     press(&mut s, KeyCode::Esc, KeyModifiers::NONE);
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
 }
 
 #[test]
@@ -799,7 +799,7 @@ fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
     press(&mut s, KeyCode::Char('p'), KeyModifiers::ALT);
     assert_eq!(s.workbench.pins.len(), 1, "Alt+P pins the selected result");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    assert_eq!(s.overlay, None);
+    assert_eq!(s.overlay(), None);
     assert_eq!(s.conversation.flash, Some(3));
     let text = text_of(&draw(&mut s, 100, 30));
     assert!(
@@ -1002,7 +1002,7 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let unfinished = |s: &AppState| match &s.overlay {
+    let unfinished = |s: &AppState| match s.overlay() {
         Some(hello_tui::overlays::Overlay::Search(search)) => {
             search.content.as_ref().is_none_or(|c| c.summary.is_none())
         }
@@ -1069,7 +1069,7 @@ fn open_search_results_follow_what_arrives_without_retyping() {
     for c in "zebra".chars() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
-    let results = |s: &AppState| match &s.overlay {
+    let results = |s: &AppState| match s.overlay() {
         Some(hello_tui::overlays::Overlay::Search(search)) => search.results.clone(),
         _ => panic!("search should be open"),
     };
@@ -1083,7 +1083,7 @@ fn open_search_results_follow_what_arrives_without_retyping() {
         }),
     );
     assert!(
-        matches!(&s.overlay, Some(hello_tui::overlays::Overlay::Search(search)) if search.stale),
+        matches!(s.overlay(), Some(hello_tui::overlays::Overlay::Search(search)) if search.stale),
         "an event only marks the results stale (a burst costs one search)"
     );
     let text = text_of(&draw(&mut s, 100, 30));
@@ -1103,15 +1103,15 @@ fn help_scrolling_stops_at_its_last_line_and_comes_back_at_once() {
         press(&mut s, KeyCode::Down, KeyModifiers::NONE);
     }
     draw(&mut s, 100, 30);
-    let Some(hello_tui::overlays::Overlay::Help(help)) = &s.overlay else {
+    let Some(hello_tui::overlays::Overlay::Help(help)) = s.overlay() else {
         panic!("help should be open")
     };
     let bottom = help.scroll;
     assert!(bottom > 10 && bottom < 500, "clamped to the text: {bottom}");
     press(&mut s, KeyCode::Up, KeyModifiers::NONE);
     assert_eq!(
-        s.overlay,
-        Some(hello_tui::overlays::Overlay::Help(
+        s.overlay(),
+        Some(&hello_tui::overlays::Overlay::Help(
             hello_tui::overlays::help::Help { scroll: bottom - 1 }
         )),
         "one Up moves up at once"
@@ -1132,12 +1132,12 @@ fn every_prompt_moves_its_cursor_like_the_composer() {
     press(&mut s, KeyCode::Char('c'), KeyModifiers::NONE);
     press(&mut s, KeyCode::End, KeyModifiers::NONE);
     handle_terminal_event(&mut s, Event::Paste("Token\nsecond line".into()));
-    let Some(hello_tui::overlays::Overlay::Search(search)) = &s.overlay else {
+    let Some(hello_tui::overlays::Overlay::Search(search)) = s.overlay() else {
         panic!("search should be open")
     };
     assert_eq!(search.query.text(), "check authToken");
     press(&mut s, KeyCode::Char('w'), KeyModifiers::CONTROL);
-    let Some(hello_tui::overlays::Overlay::Search(search)) = &s.overlay else {
+    let Some(hello_tui::overlays::Overlay::Search(search)) = s.overlay() else {
         panic!("search should be open")
     };
     assert_eq!(search.query.text(), "check ", "Ctrl+W deletes a word");
@@ -1553,4 +1553,32 @@ fn slash_new_starts_a_new_conversation() {
         !screen.contains("checkAuth"),
         "the old messages are gone: {screen}"
     );
+}
+
+/// Overlays stack: a question that appears on its own (here `/trust`'s,
+/// as at start) goes over the search pane the user had open, and once
+/// answered the search is back as it was, query and results.
+#[test]
+fn a_question_over_the_search_gives_it_back_once_answered() {
+    let mut s = with_content(state());
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    for c in "checkauth".chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    assert!(text_of(&draw(&mut s, 100, 30)).contains("2 results"));
+    hello_tui::app::trust::command(&mut s);
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(text.contains("Trust"), "{text}");
+    press(&mut s, KeyCode::Char('n'), KeyModifiers::NONE);
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(
+        matches!(s.overlay(), Some(hello_tui::overlays::Overlay::Search(_))),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 results") && text.contains("checkauth"),
+        "{text}"
+    );
+    press(&mut s, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(s.overlay().is_none());
 }

@@ -73,7 +73,7 @@ pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
             }
             changed(&mut state.workbench);
         }
-        (Question::LoadTheirs { .. }, false) => state.overlay = Some(Overlay::Conflict(Conflict)),
+        (Question::LoadTheirs { .. }, false) => state.overlays.push(Overlay::Conflict(Conflict)),
         _ => {}
     }
     Command::Redraw
@@ -111,10 +111,12 @@ fn offer_recoveries(state: &mut AppState) {
     }
     let count = found.len();
     state.workbench.editors.found_recoveries = found;
-    state.overlay = Some(Overlay::Confirm(Confirm::new(Question::RestoreRecovery {
-        index: 0,
-        count,
-    })));
+    state
+        .overlays
+        .push(Overlay::Confirm(Confirm::new(Question::RestoreRecovery {
+            index: 0,
+            count,
+        })));
 }
 
 /// What the user said about one recovered buffer.
@@ -161,12 +163,13 @@ pub fn answer_recovery(
         .recovery_answers
         .push(format!("{shown} {verb}"));
     if index + 1 < count {
-        state.overlay = Some(Overlay::Confirm(Confirm::new(Question::RestoreRecovery {
-            index: index + 1,
-            count,
-        })));
+        state
+            .overlays
+            .push(Overlay::Confirm(Confirm::new(Question::RestoreRecovery {
+                index: index + 1,
+                count,
+            })));
     } else {
-        state.overlay = None;
         state.workbench.editors.found_recoveries.clear();
         let answers = std::mem::take(&mut state.workbench.editors.recovery_answers);
         state.workbench.notice(&format!(

@@ -16,11 +16,11 @@ use crate::workbench::find_count;
 /// Offers `input` to the open overlay. `None` when there is none or it
 /// passed the input on (the layer below gets it).
 pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
-    let mut overlay = state.overlay.take()?;
+    let mut overlay = state.overlays.pop()?;
     let mut ctx = Ctx::new(state);
     let outcome = overlay.component_mut().handle(input, &mut ctx);
     let effects = ctx.into_effects();
-    state.overlay = Some(overlay);
+    state.overlays.push(overlay);
     finish(state, outcome, effects)
 }
 
@@ -84,14 +84,14 @@ fn finish(state: &mut AppState, outcome: Outcome, effects: Vec<Effect>) -> Optio
     }
 }
 
-/// Brings the open overlay up to date before a frame.
+/// Brings the open overlays up to date before a frame (each is drawn).
 pub fn before_frame(state: &mut AppState) {
-    let Some(mut overlay) = state.overlay.take() else {
-        return;
-    };
+    let mut overlays = state.overlays.take_all();
     let screen = state.screen();
-    overlay.component_mut().before_frame(state, screen);
-    state.overlay = Some(overlay);
+    for overlay in &mut overlays {
+        overlay.component_mut().before_frame(state, screen);
+    }
+    state.overlays.restore(overlays);
 }
 
 /// Applies a component's effects in order.
@@ -100,11 +100,11 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
     for effect in effects {
         let next = match effect {
             Effect::Close => {
-                state.overlay = None;
+                state.overlays.pop();
                 Command::Redraw
             }
             Effect::Open(overlay) => {
-                state.overlay = Some(*overlay);
+                state.overlays.replace_top(*overlay);
                 Command::Redraw
             }
             Effect::OpenFile { path, at } => super::editors::open(state, &path, at),

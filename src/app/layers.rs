@@ -50,14 +50,13 @@ pub fn stack(state: &AppState) -> Vec<Layer> {
         layers.push(Layer::Approval);
     }
     let unseen_question = state
-        .overlay
-        .as_ref()
+        .overlay()
         .and_then(Overlay::question)
         .is_some_and(|question| {
             question.interrupts()
                 && (state.question_shown != Some(question) || state.typing_through)
         });
-    if state.overlay.is_some() && !unseen_question {
+    if state.overlay().is_some() && !unseen_question {
         layers.push(Layer::Overlay);
     }
     layers.push(Layer::Pane(state.focus));
@@ -133,8 +132,8 @@ impl Layer {
         match self {
             Layer::Approval => state.approvals.scopes(),
             Layer::Overlay => state
-                .overlay
-                .iter()
+                .overlay()
+                .into_iter()
                 .map(|overlay| overlay.component().scope())
                 .collect(),
             Layer::Pane(pane) => state.pane(pane).scopes(),

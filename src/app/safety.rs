@@ -36,9 +36,11 @@ pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
         // Asked, never typed through: the question takes no key typed
         // before it was drawn (`Question::interrupts`).
         let asked = LEAVE_SANDBOX_ASKED.fetch_add(1, Ordering::Relaxed);
-        state.overlay = Some(Overlay::Confirm(Confirm::new(Question::LeaveSandbox {
-            asked,
-        })));
+        state
+            .overlays
+            .push(Overlay::Confirm(Confirm::new(Question::LeaveSandbox {
+                asked,
+            })));
         return;
     }
     switch_mode(state, mode);

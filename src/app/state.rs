@@ -62,11 +62,9 @@ pub struct AppState {
     /// Questions from model-written code, shown one at a time over
     /// everything else.
     pub approvals: crate::app::approvals::ApprovalQueue,
-    /// The open overlay (one at a time), a component of `crate::overlays`.
-    pub overlay: Option<Overlay>,
-    /// A question that was open when the trust question came (the
-    /// start-up recovery question): it comes back after the answer.
-    pub waiting_question: Option<Overlay>,
+    /// The open overlays, components of `crate::overlays`: the top one has
+    /// the keyboard.
+    pub overlays: crate::overlays::stack::OverlayStack,
     /// The conversation pane: its scroll and the composer.
     pub conversation: crate::panes::conversation::ConversationState,
     /// The variables inspector.
@@ -95,8 +93,7 @@ impl AppState {
             workbench: Workbench::new(workspace_root, settings),
             focus: PaneId::Conversation,
             approvals: Default::default(),
-            overlay: None,
-            waiting_question: None,
+            overlays: Default::default(),
             conversation: crate::panes::conversation::ConversationState::with_history(history),
             variables: Default::default(),
             diagnostics: Default::default(),
@@ -108,6 +105,11 @@ impl AppState {
             size: Size::new(120, 40),
             should_quit: false,
         }
+    }
+
+    /// The overlay that has the keyboard (the top of the stack).
+    pub fn overlay(&self) -> Option<&Overlay> {
+        self.overlays.top()
     }
 
     /// Scopes for key lookup, innermost first (the layer stack's).

@@ -37,18 +37,15 @@ pub fn command(state: &mut AppState) {
 
 fn ask(state: &mut AppState, found: Vec<Provided>) {
     state.workbench.trust.found = found;
-    let question = Overlay::Confirm(Confirm::new(Question::TrustWorkspace));
-    let previous = state.overlay.replace(question);
-    // A question already open (recovery) waits for this one; any other
-    // overlay was the user's own and gives way.
-    if previous.as_ref().and_then(Overlay::question).is_some() {
-        state.waiting_question = previous;
-    }
+    // Over whatever is open (the start-up recovery question, the user's
+    // search): it comes back after the answer.
+    state
+        .overlays
+        .push(Overlay::Confirm(Confirm::new(Question::TrustWorkspace)));
 }
 
 /// The answer: remembered, then the servers start again under it.
 pub fn answer(state: &mut AppState, trusted: bool) {
-    state.overlay = state.waiting_question.take();
     let remembered = state
         .workbench
         .trust

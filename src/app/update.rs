@@ -93,7 +93,7 @@ pub fn before_frame(state: &mut AppState) {
     // that arrived before it went to the layer below (`app::layers`).
     let screen = state.screen();
     state.approvals.drawn(screen);
-    state.question_shown = state.overlay.as_ref().and_then(Overlay::question);
+    state.question_shown = state.overlay().and_then(Overlay::question);
 }
 
 /// What an open overlay may show has changed: it catches up before the
@@ -207,9 +207,11 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             return Command::from_changed(crate::workbench::agent::cancel(&mut state.workbench));
         }
         Action::Redraw => return Command::FullRedraw,
-        Action::ShowHelp => state.overlay = Some(Overlay::Help(Default::default())),
+        Action::ShowHelp => state.overlays.push(Overlay::Help(Default::default())),
         Action::ShowSnapshot => {
-            state.overlay = Some(Overlay::RequestPreview(Default::default()));
+            state
+                .overlays
+                .push(Overlay::RequestPreview(Default::default()));
         }
         // Tab is text only when there is text: an empty file view passes
         // it on, and it means "next pane".
@@ -217,9 +219,8 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::FocusPrev => cycle_focus(state, false),
         Action::Focus(pane) => state.focus = pane,
         Action::OpenSearch => {
-            state.overlay = Some(Overlay::Search(crate::overlays::search::Search::open(
-                state,
-            )));
+            let search = crate::overlays::search::Search::open(state);
+            state.overlays.push(Overlay::Search(search));
         }
         Action::NextDiagnostic | Action::PrevDiagnostic => {
             if super::diagnostics::step(state, action == Action::NextDiagnostic).is_some() {
@@ -278,9 +279,11 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
 fn request_quit(state: &mut AppState) -> Command {
     let count = state.unsaved_count();
     if count > 0 {
-        state.overlay = Some(Overlay::Confirm(crate::overlays::confirm::Confirm::new(
-            Question::QuitWithUnsavedEdits { count },
-        )));
+        state
+            .overlays
+            .push(Overlay::Confirm(crate::overlays::confirm::Confirm::new(
+                Question::QuitWithUnsavedEdits { count },
+            )));
         return Command::Redraw;
     }
     state.should_quit = true;
@@ -576,9 +579,9 @@ mod tests {
         key(&mut s, KeyCode::Char('3'), KeyModifiers::ALT);
         assert_eq!(s.focus, PaneId::Variables);
         key(&mut s, KeyCode::Char('5'), KeyModifiers::ALT);
-        assert!(matches!(s.overlay, Some(Overlay::Search(_))));
+        assert!(matches!(s.overlay(), Some(Overlay::Search(_))));
         key(&mut s, KeyCode::Esc, KeyModifiers::NONE);
-        assert_eq!(s.overlay, None);
+        assert_eq!(s.overlay(), None);
     }
 
     #[test]
@@ -603,13 +606,13 @@ mod tests {
         let mut s = state();
         type_text(&mut s, "why?");
         assert_eq!(s.conversation.composer.lines(), ["why?"]);
-        assert_eq!(s.overlay, None);
+        assert_eq!(s.overlay(), None);
         key(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
         key(&mut s, KeyCode::Char('?'), KeyModifiers::NONE);
-        assert_eq!(s.overlay, Some(Overlay::Help(Default::default())));
+        assert_eq!(s.overlay(), Some(&Overlay::Help(Default::default())));
         assert_eq!(s.active_scope(), Scope::Help);
         key(&mut s, KeyCode::Esc, KeyModifiers::NONE);
-        assert_eq!(s.overlay, None);
+        assert_eq!(s.overlay(), None);
     }
 
     #[test]
@@ -638,7 +641,7 @@ mod tests {
         type_text(&mut s, "auth");
         key(&mut s, KeyCode::Backspace, KeyModifiers::NONE);
         key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
-        let Some(Overlay::Search(search)) = &s.overlay else {
+        let Some(Overlay::Search(search)) = s.overlay() else {
             panic!("search should be open")
         };
         assert_eq!(search.query.text(), "aut");

@@ -593,7 +593,7 @@ mod tests {
         let mut s = state();
         crate::app::update::apply(&mut s, Action::OpenPicker);
         assert!(matches!(
-            s.overlay,
+            s.overlay(),
             Some(crate::overlays::Overlay::Picker(_))
         ));
         let (pending, _answer) = PendingApproval::new(ApprovalSubject::Command("ls".into()));
@@ -608,7 +608,7 @@ mod tests {
             s.approvals.reason.as_ref().map(|r| r.text()),
             Some("no thanks")
         );
-        let Some(crate::overlays::Overlay::Picker(picker)) = &s.overlay else {
+        let Some(crate::overlays::Overlay::Picker(picker)) = s.overlay() else {
             panic!("the picker stays open under the question")
         };
         assert_eq!(picker.query.text(), "", "nothing reached the picker");

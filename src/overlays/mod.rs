@@ -21,6 +21,7 @@ pub(crate) mod problem;
 pub(crate) mod prompt;
 pub(crate) mod request_preview;
 pub mod search;
+pub mod stack;
 pub mod variable;
 
 pub use crate::component::{
@@ -28,8 +29,9 @@ pub use crate::component::{
 };
 use crate::workbench::Question;
 
-/// The overlays there are: the one place an overlay is registered. Only one
-/// is open at a time (`AppState::overlay`).
+/// The overlays there are: the one place an overlay is registered. They
+/// stack (`stack::OverlayStack`, `AppState::overlays`); the top one has
+/// the keyboard.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Overlay {
     Help(help::Help),

@@ -307,7 +307,7 @@ impl Component for ConversationState {
 
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
         let app = view.app;
-        let focused = app.focus == PaneId::Conversation && app.overlay.is_none();
+        let focused = app.focus == PaneId::Conversation && app.overlay().is_none();
         render(app, &view.model.history, view.theme, focused, area, frame);
     }
 }

@@ -99,7 +99,7 @@ impl Component for DiagnosticsPane {
 
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
         let (app, theme) = (view.app, view.theme);
-        let focused = app.focus == PaneId::Diagnostics && app.overlay.is_none();
+        let focused = app.focus == PaneId::Diagnostics && app.overlay().is_none();
         render(self, theme, focused, area, frame.buffer_mut());
     }
 }

@@ -303,7 +303,7 @@ impl Component for Editors {
 
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
         let app = view.app;
-        let focused = app.focus == PaneId::FileView && app.overlay.is_none();
+        let focused = app.focus == PaneId::FileView && app.overlay().is_none();
         render(
             &app.workbench,
             view.theme,

@@ -213,7 +213,7 @@ impl Component for VariablesPane {
 
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
         let (app, theme) = (view.app, view.theme);
-        let focused = app.focus == PaneId::Variables && app.overlay.is_none();
+        let focused = app.focus == PaneId::Variables && app.overlay().is_none();
         render(
             &app.workbench,
             self,
@@ -470,7 +470,7 @@ mod tests {
         apply(&mut s, Action::ShowHelp);
         apply(&mut s, Action::SortVariables);
         assert_eq!(s.variables.view.sort, VariableSort::Name);
-        assert!(matches!(s.overlay, Some(Overlay::Help(_))));
+        assert!(matches!(s.overlay(), Some(Overlay::Help(_))));
     }
 
     #[test]
@@ -479,8 +479,8 @@ mod tests {
         s.variables.cursor.selected = 1; // beta
         apply(&mut s, Action::ShowVariable);
         assert_eq!(
-            s.overlay,
-            Some(Overlay::Variable(VariableDetail {
+            s.overlay(),
+            Some(&Overlay::Variable(VariableDetail {
                 name: "beta".into(),
                 scroll: 0
             }))

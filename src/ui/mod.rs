@@ -72,7 +72,7 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
         state.pane(pane).render(&view, rect, frame);
     }
     status_bar::render(state, theme, layout.status, frame.buffer_mut());
-    if let Some(overlay) = &state.overlay {
+    for overlay in state.overlays.iter() {
         overlay.component().render(&view, area, frame);
     }
     // Questions from running code come first, over any other overlay.

@@ -39,8 +39,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         "Approval"
     } else {
         state
-            .overlay
-            .as_ref()
+            .overlay()
             .map(|o| o.component().label())
             .unwrap_or_else(|| state.focus.label())
     };
