@@ -1,6 +1,8 @@
-//! The user docs stay true where a program can tell: `docs/keys.md` is the
-//! keymap F1 shows, every relative link in README.md and `docs/` reaches a
-//! file (and a heading, when it names one), and the README stays short.
+//! The docs stay true where a program can tell: `docs/keys.md` is the
+//! keymap F1 shows, every relative link in README.md, ARCHITECTURE.md and
+//! `docs/` (the design docs in `docs/design/` included) reaches a file (and
+//! a heading, when it names one), and README.md and ARCHITECTURE.md stay
+//! short.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -42,7 +44,8 @@ fn keys_md_is_generated_from_the_keymap() {
     );
 }
 
-/// Every Markdown file the links start from: README.md and `docs/**`.
+/// Every Markdown file the links start from: README.md, ARCHITECTURE.md and
+/// `docs/**`.
 fn documents() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -57,7 +60,7 @@ fn documents() -> Vec<PathBuf> {
             }
         }
     }
-    let mut out = vec![root().join("README.md")];
+    let mut out = vec![root().join("README.md"), root().join("ARCHITECTURE.md")];
     walk(&root().join("docs"), &mut out);
     out
 }
@@ -190,5 +193,16 @@ fn readme_is_short_and_names_the_test_command() {
     assert!(
         block.lines().any(|l| l.starts_with("scripts/test ")),
         "the two commands block names scripts/test:\n{block}"
+    );
+}
+
+/// ARCHITECTURE.md is the map a newcomer reads in one sitting; deep dives
+/// belong in `docs/design/`.
+#[test]
+fn architecture_is_short() {
+    let lines = read(&root().join("ARCHITECTURE.md")).lines().count();
+    assert!(
+        lines <= 250,
+        "ARCHITECTURE.md has {lines} lines; move detail into docs/design/"
     );
 }

@@ -3,7 +3,8 @@
 //! the pointer), and paints itself in its rectangle.
 //!
 //! Each pane is one here (conversation, file view, variables, diagnostics).
-//! **Add a pane:** see ARCHITECTURE.md, "How to add a pane".
+//! **Add a pane:** see ARCHITECTURE.md, "Where to add" (steps in
+//! docs/design/ui.md, "How to add a pane").
 
 pub mod conversation;
 pub(crate) mod diagnostics;
