@@ -1,5 +1,5 @@
 //! Who gets input: one stack of layers, innermost first — a pending
-//! approval, then the open overlay, then the focused pane — with the global
+//! approval, then the top overlay, then the focused pane — with the global
 //! keys under them all. Keys look up their action through every layer's
 //! scopes (a modal layer stops the search, see `keymap::lookup`); text,
 //! paste, scrolling and the mouse go to the innermost layer. The help
@@ -26,7 +26,8 @@ use crate::workbench::Question;
 pub enum Layer {
     /// A question from running code, over everything else.
     Approval,
-    /// The open overlay (help, search, picker, prompt, confirm, …).
+    /// The top overlay of the stack (help, search, picker, prompt,
+    /// confirm, …); the ones below it wait.
     Overlay,
     /// The focused pane.
     Pane(PaneId),

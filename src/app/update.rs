@@ -1,6 +1,7 @@
-//! `update`: the only place that changes [`AppState`]. Terminal input and
-//! background events come in; the state changes; a [`Command`] tells the
-//! loop about effects that need the terminal (quit, suspend, full redraw).
+//! `update`: where terminal input and background events change
+//! [`AppState`] (with `app::effects`, which applies what components ask
+//! for); a [`Command`] tells the loop about effects that need the terminal
+//! (quit, suspend, full redraw).
 
 use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
