@@ -5,6 +5,8 @@
 //! so the server runs under the kernel's confinement. On CI (`CI` set) a
 //! missing server fails the tests; locally they say so and skip.
 
+#[path = "support/exec_json.rs"]
+mod exec_json;
 #[path = "support/loopback.rs"]
 #[allow(dead_code)]
 mod loopback;
@@ -492,7 +494,8 @@ async fn exec_lists_the_tools_in_the_prompt_and_a_model_cell_calls_one() {
         stream(&[serde_json::json!({"content": "It is 42."})], "stop"),
     ])
     .await;
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"))
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
+    command
         .arg("exec")
         .arg("-C")
         .arg(workspace.path())
@@ -505,18 +508,10 @@ async fn exec_lists_the_tools_in_the_prompt_and_a_model_cell_calls_one() {
         .env("XDG_CONFIG_HOME", home.path())
         .env_remove("HELLO_TUI_CONFIG")
         .env_remove("OPENAI_API_KEY")
-        .stdin(std::process::Stdio::null())
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(90), output)
-        .await
-        .expect("exec finishes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    let result = stdout
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .stdin(std::process::Stdio::null());
+    let (events, _) = exec_json::run(command, Duration::from_secs(90)).await;
+    let result = events
+        .into_iter()
         .find(|event| event["type"] == "tool.result")
         .expect("a tool result");
     assert!(

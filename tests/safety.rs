@@ -6,6 +6,8 @@
 //! Where Landlock is missing the sandboxed cases say so loudly and are
 //! skipped, unless `HELLO_TUI_REQUIRE_LANDLOCK=1` demands it.
 
+#[path = "support/exec_json.rs"]
+mod exec_json;
 #[path = "support/loopback.rs"]
 #[allow(dead_code)]
 mod loopback;
@@ -1142,7 +1144,8 @@ async fn every_front_end_starts_the_same_kernel_for_the_same_settings() {
     assert!(nested.error.is_none(), "{nested:?}");
 
     let home = tempfile::tempdir().unwrap();
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"))
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
+    command
         .arg("exec")
         .arg("-C")
         .arg(&fixture.workspace)
@@ -1153,21 +1156,10 @@ async fn every_front_end_starts_the_same_kernel_for_the_same_settings() {
         .env("XDG_CONFIG_HOME", home.path())
         .env("CARGO_MANIFEST_DIR", host("CARGO_MANIFEST_DIR"))
         .env("CARGO_PKG_NAME", host("CARGO_PKG_NAME"))
-        .env_remove("HELLO_TUI_CONFIG")
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(60), output)
-        .await
-        .expect("exec finishes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let exec = stdout
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .env_remove("HELLO_TUI_CONFIG");
+    let (events, stdout) = exec_json::run(command, Duration::from_secs(60)).await;
+    let exec = events
+        .iter()
         .find(|event| event["type"] == "tool.result")
         .and_then(|event| event["stdout"].as_str().map(str::to_owned))
         .unwrap_or_else(|| panic!("no tool.result in {stdout}"))

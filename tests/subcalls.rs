@@ -3,6 +3,8 @@
 //! answers in order, the concurrency limit, the per-turn caps, cancel,
 //! timeouts, the sub-model setting, redaction, approval and the session.
 
+#[path = "support/exec_json.rs"]
+mod exec_json;
 #[path = "support/loopback.rs"]
 #[allow(dead_code)]
 mod loopback;
@@ -635,7 +637,8 @@ async fn exec_json_reports_sub_calls() {
         "[subcalls]\nmodel = \"small-model\"\nconcurrency = 2\n",
     )
     .unwrap();
-    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"))
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
+    command
         .arg("exec")
         .arg("-C")
         .arg(dir.path())
@@ -647,22 +650,8 @@ async fn exec_json_reports_sub_calls() {
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path())
         .env_remove("HELLO_TUI_CONFIG")
-        .env_remove("OPENAI_API_KEY")
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(60), output)
-        .await
-        .expect("exec finishes")
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let events: Vec<serde_json::Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).expect(l))
-        .collect();
+        .env_remove("OPENAI_API_KEY");
+    let (events, stdout) = exec_json::run(command, Duration::from_secs(60)).await;
     let of = |kind: &str| -> Vec<&serde_json::Value> {
         events.iter().filter(|e| e["type"] == kind).collect()
     };
