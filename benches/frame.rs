@@ -83,9 +83,9 @@ fn frame(
     terminal: &mut Terminal<TestBackend>,
 ) {
     hello_tui::app::update::before_frame(state);
-    ui::prepare(state, model, theme);
+    hello_tui::app::frame::prepare(state, model, theme);
     terminal
-        .draw(|f| ui::render(state, model, theme, f))
+        .draw(|f| hello_tui::app::frame::render(state, model, theme, f))
         .expect("draw on a test backend");
 }
 

@@ -1,9 +1,10 @@
 //! What panes and overlays are made of: a [`Component`] owns its state,
 //! answers [`Input`] with an [`Outcome`], and asks for changes to the rest
 //! of the workbench as [`Effect`]s through its [`Ctx`], which the app
-//! applies in one place (`app::effects`). While it handles an input it is
-//! taken out of `AppState`, so `Ctx::app` (everything else) is read-only
-//! and every change it causes elsewhere is visible in its `handle`.
+//! applies in one place (`app::effects`). What it may read of the rest is
+//! an [`Around`]: the model and the few facts of the screen it needs,
+//! read-only, so every change it causes elsewhere is visible in its
+//! `handle`. Nothing here knows the app that holds the components.
 
 use std::path::PathBuf;
 
@@ -11,12 +12,12 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use crate::app::AppState;
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
-use crate::overlays::search::SearchTarget;
 use crate::theme::Theme;
-use crate::workbench::{Pin, Question};
+use crate::ui::markdown::CodeStyler;
+use crate::workbench::diagnostics::DiagnosticRow;
+use crate::workbench::{Pin, Question, VariableRow, Workbench};
 use crate::workspace::{PickerResults, SearchMessage};
 
 /// What reaches a component.
@@ -114,13 +115,29 @@ pub enum Effect {
     Run(Action),
     /// Give a pane the keyboard.
     Focus(PaneId),
-    /// Text copied: the system clipboard gets it (OSC 52).
+    /// Text copied: the system clipboard gets it (OSC 52), unless it is
+    /// too long for that.
     Clipboard(String),
     /// The open files changed (text, tabs, dirty state): the kernel's
     /// `fs.write` and the language servers hear of it.
     FilesChanged,
     /// A file was saved: language servers get `didSave`, checks run.
     Saved(PathBuf),
+}
+
+/// Where a search result lives (the search pane reveals it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchTarget {
+    /// Index into the conversation pane's messages.
+    Message(usize),
+    /// A conversation message no pane entry shows: Enter says so rather
+    /// than jumping nowhere.
+    NotShown(crate::context::MessageId),
+    Variable(String),
+    /// Index into the diagnostics pane's rows.
+    Diagnostic(usize),
+    /// A workspace-relative path, and a 1-based line to put the cursor on.
+    File(String, Option<usize>),
 }
 
 /// The answers a question can get (not every question offers each).
@@ -133,20 +150,46 @@ pub enum Answer {
     Discard,
 }
 
-/// What an overlay gets while it handles an input: the rest of the
+/// What a component reads of everything around it while it handles input
+/// or paints: the model, and the few facts of the screen it needs. All of
+/// it is read-only; a component changes the rest only through [`Effect`]s.
+#[derive(Clone, Copy)]
+pub struct Around<'a> {
+    pub workbench: &'a Workbench,
+    /// The pane with the keyboard when no overlay is open.
+    pub focus: PaneId,
+    /// An overlay (or a question) is over the panes: they draw unfocused.
+    pub overlay_open: bool,
+    /// The whole terminal.
+    pub screen: Rect,
+    /// The rows the variables and diagnostics panes list: the search pane
+    /// searches what they show. (Empty while that pane itself handles an
+    /// input: it reads its own rows from `self`.)
+    pub variables: &'a [VariableRow],
+    pub diagnostics: &'a [DiagnosticRow],
+    /// Colours code (plain when there is no highlighter or under
+    /// `NO_COLOR`).
+    pub code: &'a dyn CodeStyler,
+}
+
+impl Around<'_> {
+    /// Whether pane `id` has the keyboard now.
+    pub fn has_keyboard(&self, id: PaneId) -> bool {
+        self.focus == id && !self.overlay_open
+    }
+}
+
+/// What a component gets while it handles an input: the rest of the
 /// workbench to read, and the effects it asks for.
 pub struct Ctx<'a> {
-    /// Everything but the component itself: its slot holds a placeholder
-    /// meanwhile (no overlay; an empty default pane), so a component reads
-    /// its own state from `self`, never through `app`.
-    pub app: &'a AppState,
+    pub around: Around<'a>,
     effects: Vec<Effect>,
 }
 
 impl<'a> Ctx<'a> {
-    pub fn new(app: &'a AppState) -> Self {
+    pub fn new(around: Around<'a>) -> Self {
         Self {
-            app,
+            around,
             effects: Vec::new(),
         }
     }
@@ -167,10 +210,10 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// What drawing reads: the state, the frame model (layout caches, built
-/// before the frame by `ui::prepare`) and the theme.
+/// What drawing reads: what is around, the frame model (layout caches,
+/// built before the frame by `app::frame::prepare`) and the theme.
 pub struct View<'a> {
-    pub app: &'a AppState,
+    pub around: Around<'a>,
     pub model: &'a crate::ui::FrameModel,
     pub theme: &'a Theme,
 }
@@ -196,10 +239,10 @@ pub trait Component {
     fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome;
 
     /// Brings what it shows up to date, once before each frame (after all
-    /// the input of the frame). `screen` is the terminal's area. Called
-    /// for the open overlay; panes bring their derived state up to date in
-    /// `ui::prepare`, which has the frame model.
-    fn before_frame(&mut self, _app: &AppState, _screen: Rect) {}
+    /// the input of the frame). Called for the open overlays; panes bring
+    /// their derived state up to date in `app::frame::prepare`, which has
+    /// the frame model.
+    fn before_frame(&mut self, _around: Around<'_>) {}
 
     /// Paints it: an overlay over the panes (`area` is the screen), a pane
     /// in its rectangle.

@@ -731,7 +731,8 @@ fn f2_shows_the_json_that_is_sent_and_scrolls_to_its_end() {
         text.contains(r#""content": "You are a coding agent"#),
         "{text}"
     );
-    let (prompt, _) = hello_tui::app::context_window::preview(&s).unwrap();
+    let (prompt, _) =
+        hello_tui::workbench::context_window::preview(&s.workbench, &s.draft()).unwrap();
     let Some(Overlay::RequestPreview(preview)) = s.overlay() else {
         panic!("F2 is open");
     };
@@ -819,7 +820,8 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
             .is_some_and(|(used, _)| used < before)
     })
     .await;
-    let (next, _) = hello_tui::app::context_window::preview(&s).unwrap();
+    let (next, _) =
+        hello_tui::workbench::context_window::preview(&s.workbench, &s.draft()).unwrap();
     assert!(
         next.readable()
             .contains("the user keeps asking about slow builds")
@@ -1065,7 +1067,7 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
     hello_tui::app::update::before_frame(&mut s);
     s.approvals
         .clock
-        .advance(hello_tui::app::approvals::HUNK_SETTLE);
+        .advance(hello_tui::overlays::approval::HUNK_SETTLE);
     key(&mut s, KeyCode::Char('y'), KeyModifiers::NONE);
     pump_until(&mut s, &mut rx, |s| {
         s.workbench.transcript.iter().any(|m| {
@@ -1597,7 +1599,7 @@ fn a_cell_with_nested_sub_calls() {
     );
     let pane = region(terminal.backend().buffer(), Rect::new(0, 0, 56, 17));
     insta::assert_snapshot!("nested_sub_calls_styled", format!("{pane:?}"));
-    s.conversation.cells_expanded = true;
+    s.conversation.place.cells_expanded = true;
     let terminal = draw(&mut s, 140, 30);
     insta::assert_snapshot!("nested_sub_calls_expanded", terminal.backend().to_string());
 }

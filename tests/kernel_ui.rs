@@ -481,7 +481,7 @@ fn a_write_in_review_mode_is_decided_hunk_by_hunk() {
     draw(&mut s, 80, 24);
     s.approvals
         .clock
-        .advance(hello_tui::app::approvals::HUNK_SETTLE);
+        .advance(hello_tui::overlays::approval::HUNK_SETTLE);
     press(&mut s, KeyCode::Char('a'));
     let Ok(ApprovalDecision::AllowPart { text, rejected }) = answer.try_recv() else {
         panic!("expected a partial write")

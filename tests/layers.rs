@@ -4,6 +4,12 @@
 //! screen. Each rule reads the code's paths (`use` lines and inline
 //! `crate::…` paths) outside `#[cfg(test)]` modules: a test may drive the
 //! whole application through the real loop.
+//!
+//! Inside the terminal UI the arrows point one way too: the app (the
+//! `AppState` that holds everything, `update`, the frame) is on top; the
+//! components (panes, overlays, `component`) see only an `Around` and
+//! never the app; the widgets and the geometry (`ui`, `screen`) know no
+//! component.
 
 use std::path::{Path, PathBuf};
 
@@ -42,7 +48,11 @@ fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
+/// `dir`'s Rust files, or `dir` itself when it is one.
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    if dir.is_file() {
+        return vec![dir.to_path_buf()];
+    }
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -106,6 +116,33 @@ fn the_core_never_reaches_the_terminal_or_the_tui() {
         .flat_map(|module| reaches(&src().join(module), TUI_ONLY))
         .collect();
     assert!(found.is_empty(), "the core imports the screen: {found:#?}");
+}
+
+/// Every `file: path` where a file under one of `places` (folders or files
+/// of `src/`) names a forbidden path.
+fn reached_from(places: &[&str], forbidden: &[&str]) -> Vec<String> {
+    places
+        .iter()
+        .flat_map(|place| reaches(&src().join(place), forbidden))
+        .collect()
+}
+
+#[test]
+fn the_components_never_reach_the_app() {
+    let found = reached_from(
+        &["panes", "overlays", "component.rs", "ui", "screen"],
+        &["crate::app", "crate::tui"],
+    );
+    assert!(found.is_empty(), "a component reads the app: {found:#?}");
+}
+
+#[test]
+fn the_widgets_and_the_geometry_know_no_component() {
+    let found = reached_from(
+        &["ui", "screen"],
+        &["crate::panes", "crate::overlays", "crate::component"],
+    );
+    assert!(found.is_empty(), "a widget reads a component: {found:#?}");
 }
 
 #[test]

@@ -7,12 +7,13 @@
 mod frames;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use hello_tui::app::AppState;
-use hello_tui::app::state::{DiagnosticRow, Severity};
 use hello_tui::app::update::{Command, handle_app_event, handle_terminal_event};
 use hello_tui::config::Settings;
+use hello_tui::diagnostics::Severity;
 use hello_tui::diagnostics::{DiagnosticId, Position, Range};
-use hello_tui::panes::conversation::HistoryScroll;
 use hello_tui::theme::Theme;
+use hello_tui::ui::history::HistoryScroll;
+use hello_tui::workbench::diagnostics::DiagnosticRow;
 use hello_tui::workbench::transcript::{PaneEntry, Speaker};
 use hello_tui::workbench::{KernelView, VariableRow};
 use ratatui::Terminal;
@@ -288,11 +289,17 @@ fn problems_read_whole_in_the_list_and_in_their_detail() {
         hello_tui::screen::layout::compute(ratatui::layout::Rect::new(0, 0, 80, 24), s.focus);
     let pane = layout.rect(hello_tui::keymap::PaneId::Diagnostics).unwrap();
     let inner = (pane.width - 2, pane.height - 2);
-    let rows = hello_tui::screen::diagnostics::selected_rows(&s.diagnostics, inner.0).len();
+    let rows =
+        hello_tui::panes::diagnostics::geometry::selected_rows(&s.diagnostics, inner.0).len();
     // The file's header, the selection's rows, then the second problem.
     let row = u16::try_from(1 + rows).unwrap();
     assert_eq!(
-        hello_tui::screen::diagnostics::diagnostic_at(&s.diagnostics, inner.0, inner.1, row),
+        hello_tui::panes::diagnostics::geometry::diagnostic_at(
+            &s.diagnostics,
+            inner.0,
+            inner.1,
+            row
+        ),
         Some(1)
     );
 
@@ -686,7 +693,7 @@ fn scrolling_past_the_top_is_clamped_before_the_frame() {
         "the top of the history is shown:\n{text}"
     );
     assert_eq!(
-        s.conversation.scroll,
+        s.conversation.place.scroll,
         HistoryScroll::Anchored { entry: 0, row: 0 },
         "scrolling past the top stops at the first row"
     );
@@ -727,7 +734,8 @@ fn f2_previews_the_snapshot_with_its_breakdown() {
     );
     assert!(text.contains("Next request"), "{text}");
     assert!(text.contains("snapshot 543/12000 chars") || text.contains("snapshot "));
-    let (next, _) = hello_tui::app::context_window::preview(&s).unwrap();
+    let (next, _) =
+        hello_tui::workbench::context_window::preview(&s.workbench, &s.draft()).unwrap();
     assert!(
         next.readable().contains("Cannot find name 'config'."),
         "diagnostics reach the snapshot in the previewed message"
@@ -1161,7 +1169,7 @@ fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
         let pane = hello_tui::screen::layout::compute(screen, s.focus)
             .conversation
             .expect("the conversation is shown");
-        let area = hello_tui::screen::conversation::history_area(s, pane);
+        let area = s.conversation.history_area(s.workbench.pins.len(), pane);
         let buffer = buffer_of(terminal);
         (area.top()..area.bottom())
             .map(|y| {
@@ -1199,7 +1207,7 @@ fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queu
     press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);
     press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);
     let reading = text_of(&draw(&mut s, 80, 24));
-    let place = s.conversation.scroll;
+    let place = s.conversation.place.scroll;
     assert!(matches!(place, HistoryScroll::Anchored { .. }));
     for delta in ["streamed ", "text"] {
         handle_app_event(
@@ -1219,7 +1227,7 @@ fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queu
     let rows = |text: &str| text.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
     let now = text_of(&draw(&mut s, 80, 24));
     assert_eq!(rows(&now), rows(&reading), "the view did not move");
-    assert_eq!(s.conversation.scroll, place);
+    assert_eq!(s.conversation.place.scroll, place);
     press(&mut s, KeyCode::End, KeyModifiers::CONTROL);
     let bottom = text_of(&draw(&mut s, 80, 24));
     assert!(

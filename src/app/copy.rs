@@ -8,8 +8,8 @@
 //! conversation; the selection shows as a highlighted header and ends with
 //! the next other key, so it never lingers unseen.
 
+use super::command::Command;
 use super::state::AppState;
-use super::update::Command;
 use crate::workbench::transcript::{PaneEntry, Speaker};
 
 /// Alt+↑ (`-1`) / Alt+↓ (`+1`): selects the message before or after the
@@ -25,7 +25,7 @@ pub fn select(state: &mut AppState, delta: isize) -> Command {
         None => return Command::None,
     };
     state.conversation.flash = Some(next);
-    state.conversation.jump_to = Some(next);
+    state.conversation.place.jump_to = Some(next);
     Command::Redraw
 }
 
@@ -135,7 +135,11 @@ mod tests {
         assert_eq!(state.conversation.flash, Some(2));
         select(&mut state, -1);
         assert_eq!(state.conversation.flash, Some(1));
-        assert_eq!(state.conversation.jump_to, Some(1), "scrolled into view");
+        assert_eq!(
+            state.conversation.place.jump_to,
+            Some(1),
+            "scrolled into view"
+        );
         assert_eq!(
             copy(&mut state),
             Command::Clipboard("print(1 + 1)\n\n2\n".into())

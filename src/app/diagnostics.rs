@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use super::state::{AppState, DiagnosticRow};
+use super::state::AppState;
 use crate::diagnostics::{DiagnosticsEvent, Position};
+use crate::workbench::diagnostics::DiagnosticRow;
 
 /// Applies one event from the service; returns whether the screen changed.
 pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
@@ -148,14 +149,14 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
 }
 
 /// Enter on a diagnostic, or F8: the file opens at the problem.
-pub fn open_selected(state: &mut AppState) -> super::update::Command {
+pub fn open_selected(state: &mut AppState) -> super::command::Command {
     let Some(row) = state
         .diagnostics
         .rows
         .get(state.diagnostics.cursor.selected)
         .cloned()
     else {
-        return super::update::Command::None;
+        return super::command::Command::None;
     };
     super::editors::open(state, &row.abs_path, Some((row.line, row.column)))
 }

@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
+use super::command::Command;
 use super::state::AppState;
-use super::update::Command;
 use crate::component::Outcome;
 use crate::editor::{Document, discard_recovery};
 use crate::keymap::PaneId;

@@ -4,8 +4,8 @@
 //! the component asks for ([`Effect`]s) is applied here, in one place, once
 //! it is back in its slot.
 
+use super::command::Command;
 use super::state::AppState;
-use super::update::Command;
 use crate::component::{Answer, Component, Ctx, Effect, Input, Outcome};
 use crate::editor::EditCommand;
 use crate::keymap::PaneId;
@@ -17,7 +17,7 @@ use crate::workbench::find_count;
 /// passed the input on (the layer below gets it).
 pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
     let mut overlay = state.overlays.pop()?;
-    let mut ctx = Ctx::new(state);
+    let mut ctx = Ctx::new(state.around());
     let outcome = overlay.component_mut().handle(input, &mut ctx);
     let effects = ctx.into_effects();
     state.overlays.push(overlay);
@@ -50,7 +50,7 @@ pub fn with_file_view(
     f: impl FnOnce(&mut crate::workbench::editors::Editors, &mut Ctx<'_>) -> Outcome,
 ) -> Command {
     let mut editors = std::mem::take(&mut state.workbench.editors);
-    let mut ctx = Ctx::new(state);
+    let mut ctx = Ctx::new(state.around());
     let outcome = f(&mut editors, &mut ctx);
     let effects = ctx.into_effects();
     state.workbench.editors = editors;
@@ -66,7 +66,7 @@ fn run_taken<P: Component + Default>(
     input: Input<'_>,
 ) -> (Outcome, Vec<Effect>) {
     let mut pane = std::mem::take(slot(state));
-    let mut ctx = Ctx::new(state);
+    let mut ctx = Ctx::new(state.around());
     let outcome = pane.handle(input, &mut ctx);
     let effects = ctx.into_effects();
     *slot(state) = pane;
@@ -87,9 +87,8 @@ fn finish(state: &mut AppState, outcome: Outcome, effects: Vec<Effect>) -> Optio
 /// Brings the open overlays up to date before a frame (each is drawn).
 pub fn before_frame(state: &mut AppState) {
     let mut overlays = state.overlays.take_all();
-    let screen = state.screen();
     for overlay in &mut overlays {
-        overlay.component_mut().before_frame(state, screen);
+        overlay.component_mut().before_frame(state.around());
     }
     state.overlays.restore(overlays);
 }
@@ -129,6 +128,8 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
                 state.focus = pane;
                 Command::Redraw
             }
+            // Too long for OSC 52: kept for pasting here only.
+            Effect::Clipboard(text) if text.len() > crate::tui::osc52::MAX_BYTES => Command::None,
             Effect::Clipboard(text) => Command::Clipboard(text),
             Effect::FilesChanged => {
                 crate::workbench::editors::files_changed(&mut state.workbench);
@@ -206,7 +207,7 @@ fn reveal(state: &mut AppState, target: SearchTarget) -> Command {
     match target {
         SearchTarget::Message(index) if index < state.workbench.transcript.len() => {
             state.focus = PaneId::Conversation;
-            state.conversation.jump_to = Some(index);
+            state.conversation.place.jump_to = Some(index);
             state.conversation.flash = Some(index);
         }
         SearchTarget::Message(_) => {}

@@ -7,9 +7,9 @@
 //! find bar is waiting for (a newer find replaces it; the replaced one is
 //! cancelled, as is the one of a closed bar).
 
+use super::command::Command;
 use super::effects::to_overlay;
 use super::state::AppState;
-use super::update::Command;
 use crate::component::Input;
 use crate::workbench::find_count::Counted;
 

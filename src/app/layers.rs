@@ -13,9 +13,9 @@
 
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
+use super::command::Command;
 use super::effects::{to_approval, to_overlay, to_pane};
 use super::state::AppState;
-use super::update::Command;
 use crate::component::Component;
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::{Input, Overlay};

@@ -8,7 +8,8 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::app::state::{AppState, Severity};
+use crate::app::state::AppState;
+use crate::diagnostics::Severity;
 use crate::snapshot::{Source, source};
 use crate::workbench::snapshot::SceneRequest;
 

@@ -52,7 +52,7 @@ pub fn command(state: &mut AppState, args: &str) {
         return;
     };
     state.workbench.transcript = crate::workbench::transcript::Transcript::new();
-    state.conversation.follow();
+    state.conversation.place.follow();
     state.conversation.flash = None;
     state.workbench.pins.clear();
     crate::workbench::agent::refresh_instructions(&mut state.workbench);

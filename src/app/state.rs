@@ -7,50 +7,13 @@ use ratatui::layout::Size;
 
 use std::sync::Arc;
 
+use crate::component::Around;
 use crate::config::Settings;
 use crate::editor::Highlighter;
 use crate::keymap::{PaneId, Scope};
 use crate::overlays::Overlay;
+use crate::ui::markdown::PlainCode;
 use crate::workbench::{Question, Workbench};
-
-pub use crate::diagnostics::Severity;
-
-/// One row of the diagnostics list (derived from the diagnostics store).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DiagnosticRow {
-    pub severity: Severity,
-    /// Workspace-relative path, as shown.
-    pub path: String,
-    /// Where to jump.
-    pub abs_path: PathBuf,
-    /// 1-based, as shown to people.
-    pub line: usize,
-    pub column: usize,
-    /// The message on one line: its parts (a server may send several
-    /// lines, e.g. ruff's `help:`) joined by ` · `.
-    pub message: String,
-    pub source: Option<String>,
-    /// The whole message as the server sent it, and the places it refers
-    /// to (`path:line:col message`), for the detail view.
-    pub detail: String,
-    pub related: Vec<String>,
-    /// The store's diagnostic this row shows: F8 finds its row by it.
-    pub id: crate::diagnostics::DiagnosticId,
-}
-
-/// A scrollable list with a selected row.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct ListCursor {
-    pub selected: usize,
-}
-
-impl ListCursor {
-    /// Moves by `delta` rows, clamped to `len` rows.
-    pub fn move_by(&mut self, delta: isize, len: usize) {
-        let last = len.saturating_sub(1) as isize;
-        self.selected = (self.selected as isize + delta).clamp(0, last.max(0)) as usize;
-    }
-}
 
 /// The whole state of the terminal UI: the [`Workbench`] it shows, and
 /// what only a screen has — focus, the overlay, the pane components and
@@ -61,7 +24,7 @@ pub struct AppState {
     pub focus: PaneId,
     /// Questions from model-written code, shown one at a time over
     /// everything else.
-    pub approvals: crate::app::approvals::ApprovalQueue,
+    pub approvals: crate::overlays::approval::ApprovalQueue,
     /// The open overlays, components of `crate::overlays`: the top one has
     /// the keyboard.
     pub overlays: crate::overlays::stack::OverlayStack,
@@ -110,6 +73,28 @@ impl AppState {
     /// The overlay that has the keyboard (the top of the stack).
     pub fn overlay(&self) -> Option<&Overlay> {
         self.overlays.top()
+    }
+
+    /// What the components read of everything around them.
+    pub fn around(&self) -> Around<'_> {
+        Around {
+            workbench: &self.workbench,
+            focus: self.focus,
+            overlay_open: self.overlay().is_some(),
+            screen: self.screen(),
+            variables: &self.variables.rows,
+            diagnostics: &self.diagnostics.rows,
+            // Syntax colours would defeat NO_COLOR.
+            code: match &self.highlighter {
+                Some(hl) if !self.workbench.settings.no_color => hl.as_ref(),
+                _ => &PlainCode,
+            },
+        }
+    }
+
+    /// The composer's text as it stands.
+    pub fn draft(&self) -> String {
+        self.conversation.composer.lines().join("\n")
     }
 
     /// Scopes for key lookup, innermost first (the layer stack's).

@@ -5,7 +5,6 @@
 
 use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
-use super::composer::{self, Submission};
 use super::effects::to_overlay;
 use super::state::AppState;
 use crate::keymap::{self, Action, PaneId};
@@ -16,60 +15,9 @@ use crate::workbench::Workbench;
 use crate::workbench::event::AppEvent;
 use crate::workbench::kernel::CellOrigin;
 use crate::workbench::slash::Builtin;
+use crate::workbench::submission::{self, Submission};
 
-/// What the event loop must do after an update.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    /// Nothing changed on screen.
-    None,
-    /// Draw a new frame.
-    Redraw,
-    /// Clear the terminal and draw everything again.
-    FullRedraw,
-    Suspend,
-    Quit,
-    /// Text was copied: send it to the system clipboard (OSC 52), redraw.
-    Clipboard(String),
-}
-
-impl Command {
-    /// At least a redraw: for callers that changed the screen themselves.
-    pub(super) fn or_redraw(self) -> Self {
-        if self == Command::None {
-            Command::Redraw
-        } else {
-            self
-        }
-    }
-
-    /// Both commands' work: the weightier one (quitting outranks
-    /// suspending, a full redraw a redraw).
-    pub(super) fn merge(self, other: Self) -> Self {
-        fn weight(command: &Command) -> u8 {
-            match command {
-                Command::None => 0,
-                Command::Redraw => 1,
-                Command::Clipboard(_) => 2,
-                Command::FullRedraw => 3,
-                Command::Suspend => 4,
-                Command::Quit => 5,
-            }
-        }
-        if weight(&other) > weight(&self) {
-            other
-        } else {
-            self
-        }
-    }
-
-    pub(super) fn from_changed(changed: bool) -> Self {
-        if changed {
-            Command::Redraw
-        } else {
-            Command::None
-        }
-    }
-}
+pub use super::command::Command;
 
 /// Applies one terminal event.
 pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
@@ -210,9 +158,9 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Redraw => return Command::FullRedraw,
         Action::ShowHelp => state.overlays.push(Overlay::Help(Default::default())),
         Action::ShowSnapshot => {
-            state
-                .overlays
-                .push(Overlay::RequestPreview(Default::default()));
+            state.overlays.push(Overlay::RequestPreview(
+                crate::overlays::request_preview::RequestPreview::new(state.draft()),
+            ));
         }
         // Tab is text only when there is text: an empty file view passes
         // it on, and it means "next pane".
@@ -220,7 +168,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::FocusPrev => cycle_focus(state, false),
         Action::Focus(pane) => state.focus = pane,
         Action::OpenSearch => {
-            let search = crate::overlays::search::Search::open(state);
+            let search = crate::overlays::search::Search::open(state.around());
             state.overlays.push(Overlay::Search(search));
         }
         Action::NextDiagnostic | Action::PrevDiagnostic => {
@@ -229,7 +177,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             }
         }
         Action::ToggleCells => {
-            state.conversation.cells_expanded = !state.conversation.cells_expanded;
+            state.conversation.place.cells_expanded = !state.conversation.place.cells_expanded;
         }
         Action::RemovePin => {
             state.workbench.pins.pop();
@@ -319,11 +267,11 @@ fn page(state: &AppState) -> isize {
     let rows = match (state.focus, layout.rect(state.focus)) {
         // The history's own rows (the composer and pins take the rest),
         // less one kept in view for context.
-        (PaneId::Conversation, Some(rect)) => {
-            crate::screen::conversation::history_area(state, rect)
-                .height
-                .saturating_sub(1)
-        }
+        (PaneId::Conversation, Some(rect)) => state
+            .conversation
+            .history_area(state.workbench.pins.len(), rect)
+            .height
+            .saturating_sub(1),
         (_, Some(rect)) => rect.height.saturating_sub(3),
         (_, None) => 10,
     };
@@ -340,7 +288,7 @@ fn scroll(state: &mut AppState, delta: isize) {
 /// What the event loop must do comes back (`/copy` writes the clipboard).
 pub(super) fn submit(state: &mut AppState, text: String) -> Command {
     state.conversation.history.record(&text);
-    match composer::parse(&text) {
+    match submission::parse(&text) {
         Submission::Prompt(prompt) => {
             let prompt = attach_pins(&mut state.workbench, prompt);
             crate::app::agent::send(state, prompt)
@@ -685,7 +633,7 @@ mod tests {
             modifiers: KeyModifiers::NONE,
         };
         handle_terminal_event(&mut s, Event::Mouse(wheel));
-        assert_eq!(s.conversation.scroll_request, -3, "three rows back");
+        assert_eq!(s.conversation.place.scroll_request, -3, "three rows back");
         assert_eq!(
             s.focus,
             PaneId::Diagnostics,

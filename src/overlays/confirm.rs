@@ -15,7 +15,7 @@ use crate::workbench::Question;
 use crate::workbench::Workbench;
 
 /// A question that blocks the workbench until answered. What an answer
-/// does is the app's business (`app::effects`, `answer`): this only asks.
+/// does is the around's business (`around::effects`, `answer`): this only asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Confirm {
     pub question: Question,
@@ -49,9 +49,9 @@ impl Component for Confirm {
     }
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
-        let (app, theme) = (view.app, view.theme);
+        let (around, theme) = (view.around, view.theme);
         render(
-            &app.workbench,
+            around.workbench,
             &self.question,
             theme,
             screen,

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 use super::{Component, Ctx, Effect, Input, Outcome, Overlay, View, clamp_add};
-use crate::app::AppState;
+use crate::component::Around;
 use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
 use crate::ui::pane;
@@ -36,7 +36,7 @@ impl Component for Conflict {
             Input::Action(action @ (Action::KeepMine | Action::LoadTheirs)) => {
                 ctx.close_with(Effect::Run(action));
             }
-            Input::Action(Action::ShowDiff) => match Diff::of_active(ctx.app) {
+            Input::Action(Action::ShowDiff) => match Diff::of_active(ctx.around) {
                 Some(diff) => ctx.push(Effect::Open(Box::new(Overlay::Diff(diff)))),
                 None => return Outcome::Unchanged,
             },
@@ -46,8 +46,8 @@ impl Component for Conflict {
     }
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
-        let (app, theme) = (view.app, view.theme);
-        conflict(&app.workbench, theme, screen, frame.buffer_mut());
+        let (around, theme) = (view.around, view.theme);
+        conflict(around.workbench, theme, screen, frame.buffer_mut());
     }
 }
 
@@ -63,10 +63,10 @@ pub struct Diff {
 impl Diff {
     /// The active tab's diff, its header naming the file as the rest of
     /// the UI does; `None` when disk and buffer agree.
-    pub fn of_active(app: &AppState) -> Option<Self> {
-        let doc = app.workbench.editors.active()?;
+    pub fn of_active(around: Around<'_>) -> Option<Self> {
+        let doc = around.workbench.editors.active()?;
         let absolute = doc.path().display().to_string();
-        let shown = app.workbench.display_path(doc.path());
+        let shown = around.workbench.display_path(doc.path());
         doc.diff().map(|text| Diff {
             text: crate::sanitize::for_display(&text.replace(&absolute, &shown)).into_owned(),
             scroll: 0,

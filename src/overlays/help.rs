@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::{Component, Ctx, Input, Outcome, View};
-use crate::app::AppState;
+use crate::component::Around;
 use crate::keymap::{self, Scope};
 use crate::theme::Theme;
 use crate::ui::pane;
@@ -31,7 +31,8 @@ impl Component for Help {
         super::scrolled_text(&mut self.scroll, input, ctx)
     }
 
-    fn before_frame(&mut self, _app: &AppState, screen: Rect) {
+    fn before_frame(&mut self, around: Around<'_>) {
+        let screen = around.screen;
         let width = area(screen).width.saturating_sub(2);
         self.scroll = self.scroll.min(row_count(usize::from(width)));
     }

@@ -12,7 +12,7 @@
 //! renderer all reach it through the trait; its keys go in
 //! `keymap::BINDINGS` under its own [`Scope`].
 
-pub(crate) mod approval;
+pub mod approval;
 pub(crate) mod confirm;
 pub mod conflict;
 pub mod help;

@@ -9,12 +9,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
 use super::{Component, Ctx, Effect, Input, Outcome, View};
-use crate::app::AppState;
-use crate::app::line_input::{Edit, LineInput};
-use crate::app::state::ListCursor;
+use crate::component::Around;
 use crate::keymap::{Action, Scope};
 use crate::sanitize;
 use crate::theme::Theme;
+use crate::ui::line_input::{Edit, LineInput};
+use crate::ui::list_cursor::ListCursor;
 use crate::ui::pane;
 use crate::workbench::Workbench;
 use crate::workspace::{FuzzyRequest, PathMatch, PickerResults};
@@ -36,7 +36,7 @@ pub struct Picker {
 
 impl Picker {
     /// An empty query, already sent (it lists the workspace's files).
-    pub fn new(app: &AppState) -> Self {
+    pub fn new(around: Around<'_>) -> Self {
         let mut picker = Self {
             query: LineInput::default(),
             request: FuzzyRequest::default(),
@@ -44,18 +44,18 @@ impl Picker {
             matched: 0,
             cursor: ListCursor::default(),
         };
-        picker.rerun(app, false);
+        picker.rerun(around, false);
         picker
     }
 
     /// Sends the query to the worker (`again`: even if unchanged, because
     /// the index grew); without one (tests) it is matched here.
-    fn rerun(&mut self, app: &AppState, again: bool) {
+    fn rerun(&mut self, around: Around<'_>, again: bool) {
         if let Some(results) = self.request.send(
             self.query.text(),
             again,
-            app.workbench.services.picker.as_ref(),
-            &app.workbench.file_index,
+            around.workbench.services.picker.as_ref(),
+            &around.workbench.file_index,
             PICKER_LIMIT,
         ) {
             self.show(results);
@@ -74,14 +74,14 @@ impl Picker {
     fn accept(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
         if let Some(results) = self
             .request
-            .settle(&ctx.app.workbench.file_index, PICKER_LIMIT)
+            .settle(&ctx.around.workbench.file_index, PICKER_LIMIT)
         {
             self.show(results);
         }
         let Some(found) = self.matches.get(self.cursor.selected) else {
             return Outcome::Unchanged;
         };
-        let path = ctx.app.workbench.workspace_root.join(&found.path);
+        let path = ctx.around.workbench.workspace_root.join(&found.path);
         ctx.close_with(Effect::OpenFile { path, at: None });
         Outcome::Changed
     }
@@ -111,14 +111,14 @@ impl Component for Picker {
                 Edit::None => Outcome::Unchanged,
                 Edit::Cursor => Outcome::Changed,
                 Edit::Text => {
-                    self.rerun(ctx.app, false);
+                    self.rerun(ctx.around, false);
                     Outcome::Changed
                 }
             },
             Input::Paste(text) => {
                 let pasted = self.query.paste(text);
                 if pasted {
-                    self.rerun(ctx.app, false);
+                    self.rerun(ctx.around, false);
                 }
                 Outcome::from_changed(pasted)
             }
@@ -130,7 +130,7 @@ impl Component for Picker {
                 Outcome::Changed
             }
             Input::IndexGrew => {
-                self.rerun(ctx.app, true);
+                self.rerun(ctx.around, true);
                 Outcome::Changed
             }
             _ => Outcome::Ignored,
@@ -138,8 +138,8 @@ impl Component for Picker {
     }
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
-        let (app, theme) = (view.app, view.theme);
-        render(&app.workbench, self, theme, screen, frame.buffer_mut());
+        let (around, theme) = (view.around, view.theme);
+        render(around.workbench, self, theme, screen, frame.buffer_mut());
     }
 }
 

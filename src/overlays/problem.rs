@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::{Component, Ctx, Input, Outcome, View};
-use crate::app::AppState;
+use crate::component::Around;
 use crate::keymap::Scope;
 use crate::sanitize;
 use crate::screen::wrap;
@@ -38,9 +38,9 @@ impl Component for ProblemDetail {
     }
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
-        let (app, theme) = (view.app, view.theme);
+        let (around, theme) = (view.around, view.theme);
         render(
-            app,
+            around,
             self.index,
             self.scroll,
             theme,
@@ -51,7 +51,7 @@ impl Component for ProblemDetail {
 }
 
 fn render(
-    state: &AppState,
+    around: Around<'_>,
     index: usize,
     scroll: usize,
     theme: &Theme,
@@ -65,7 +65,7 @@ fn render(
         screen,
         buf,
     );
-    let Some(d) = state.diagnostics.rows.get(index) else {
+    let Some(d) = around.diagnostics.get(index) else {
         pane::empty_state(
             "this problem is gone (fixed or re-checked)",
             theme,

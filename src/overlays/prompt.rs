@@ -8,11 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
 use super::{Component, Ctx, Effect, Input, Outcome, View};
-use crate::app::AppState;
-use crate::app::line_input::{Edit, LineInput};
+use crate::component::Around;
 use crate::editor::Document;
 use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
+use crate::ui::line_input::{Edit, LineInput};
 use crate::ui::pane;
 use crate::workbench::find_count::Counting;
 
@@ -134,8 +134,8 @@ impl Component for Prompt {
     }
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
-        let (app, theme) = (view.app, view.theme);
-        render(app, self, theme, screen, frame.buffer_mut());
+        let (around, theme) = (view.around, view.theme);
+        render(around, self, theme, screen, frame.buffer_mut());
     }
 }
 
@@ -151,8 +151,8 @@ fn parse_position(input: &str) -> Option<(usize, usize)> {
 }
 
 /// A one-line bar at the bottom of the file view (or the screen).
-fn render(state: &AppState, prompt: &Prompt, theme: &Theme, screen: Rect, buf: &mut Buffer) {
-    let layout = crate::screen::layout::compute(screen, state.focus);
+fn render(around: Around<'_>, prompt: &Prompt, theme: &Theme, screen: Rect, buf: &mut Buffer) {
+    let layout = crate::screen::layout::compute(screen, around.focus);
     let pane = layout.file_view.unwrap_or(screen);
     let width = pane.width.saturating_sub(2).min(60);
     if width < 10 || pane.height < 3 {

@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
 use super::{Component, Ctx, Effect, Input, Outcome, View, clamp_add};
-use crate::app::AppState;
+use crate::component::Around;
 use crate::keymap::{Action, Scope};
 use crate::sanitize;
 use crate::theme::Theme;
@@ -28,21 +28,25 @@ pub struct RequestPreview {
     /// `Err` says why there is nothing to show (a turn holds the
     /// conversation).
     pub view: Result<RequestView, &'static str>,
+    /// The composer's text when F2 opened: the new message of the request
+    /// (it cannot change while F2 has the keyboard).
+    draft: String,
 }
 
 impl RequestPreview {
-    pub fn new() -> Self {
+    pub fn new(draft: String) -> Self {
         Self {
             scroll: 0,
             json: false,
             view: Err("preparing the preview"),
+            draft,
         }
     }
 }
 
 impl Default for RequestPreview {
     fn default() -> Self {
-        Self::new()
+        Self::new(String::new())
     }
 }
 
@@ -63,6 +67,40 @@ pub struct RequestView {
     pub text: String,
     /// Lines of `text` (the scroll limit).
     pub lines: usize,
+}
+
+impl RequestView {
+    /// The request Enter would send now with `draft` in the composer
+    /// (`json`: its messages as the body's JSON). `Err` says why there is
+    /// none to show.
+    pub fn of(workbench: &Workbench, draft: &str, json: bool) -> Result<Self, &'static str> {
+        let (prompt, window) = crate::workbench::context_window::preview(workbench, draft)?;
+        let text = if json {
+            // What this provider sends: Anthropic's body is shaped otherwise.
+            match workbench.agent.provider() {
+                Some(provider) => {
+                    let messages = provider.messages_json(&prompt.request);
+                    serde_json::to_string_pretty(&messages).unwrap_or_default()
+                }
+                None => prompt.messages_text(),
+            }
+        } else {
+            prompt.readable()
+        };
+        Ok(RequestView {
+            gauge: prompt.gauge(),
+            nearly_full: prompt.tokens * 100 >= prompt.window * 80,
+            budget: format!("prompt budget {} ({})", prompt.budget, window.source),
+            compacts_first: prompt.needs_compaction(&window),
+            sections: prompt
+                .sections
+                .iter()
+                .map(|s| (s.label.clone(), s.tokens))
+                .collect(),
+            lines: text.lines().count(),
+            text,
+        })
+    }
 }
 
 impl Component for RequestPreview {
@@ -97,15 +135,20 @@ impl Component for RequestPreview {
     /// The conversation, the composer, the pins and the snapshot may all
     /// have changed since the last frame: the view is computed again here,
     /// so drawing only paints it.
-    fn before_frame(&mut self, app: &AppState, _screen: Rect) {
-        self.view = crate::app::context_window::request_view(app, self.json);
+    fn before_frame(&mut self, around: Around<'_>) {
+        self.view = RequestView::of(around.workbench, &self.draft, self.json);
         let lines = self.view.as_ref().map_or(0, |v| v.lines);
         self.scroll = self.scroll.min(lines);
     }
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
-        let (app, theme) = (view.app, view.theme);
-        render(&app.workbench, self, theme, screen, frame.buffer_mut());
+        render(
+            view.around.workbench,
+            self,
+            view.theme,
+            screen,
+            frame.buffer_mut(),
+        );
     }
 }
 

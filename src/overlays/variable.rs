@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::{Component, Ctx, Input, Outcome, View};
-use crate::app::AppState;
+use crate::component::Around;
 use crate::keymap::Scope;
 use crate::sanitize;
 use crate::theme::Theme;
@@ -36,9 +36,9 @@ impl Component for VariableDetail {
     }
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
-        let (app, theme) = (view.app, view.theme);
+        let (around, theme) = (view.around, view.theme);
         render(
-            app,
+            around,
             &self.name,
             self.scroll,
             theme,
@@ -49,7 +49,7 @@ impl Component for VariableDetail {
 }
 
 fn render(
-    state: &AppState,
+    around: Around<'_>,
     name: &str,
     scroll: usize,
     theme: &Theme,
@@ -58,7 +58,7 @@ fn render(
 ) {
     let title = sanitize::for_display(name).into_owned();
     let inner = pane::detail_overlay(title, "Esc closes", theme, screen, buf);
-    let Some(var) = state.variables.rows.iter().find(|v| v.name == name) else {
+    let Some(var) = around.variables.iter().find(|v| v.name == name) else {
         pane::empty_state("this variable no longer exists", theme, inner, buf);
         return;
     };
@@ -69,7 +69,7 @@ fn render(
         ])
     };
     let changed = match var.changed_by {
-        Some(id) if Some(id) == state.workbench.last_exec_id => "by the last cell".to_owned(),
+        Some(id) if Some(id) == around.workbench.last_exec_id => "by the last cell".to_owned(),
         Some(id) => format!("by execution {id}"),
         None => "—".to_owned(),
     };

@@ -12,44 +12,22 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 use tui_textarea::TextArea;
 
-use crate::app::AppState;
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::sanitize;
 use crate::screen;
 use crate::theme::Theme;
-use crate::ui::history::HistoryLayout;
+use crate::ui::history::{HistoryLayout, HistoryPlace};
 use crate::ui::pane;
 use crate::workbench::Workbench;
 use crate::workbench::slash::SlashCommand;
-
-/// Where the history is scrolled to. Kept as a place in the transcript,
-/// not as rows from the bottom, so a frame lays out only the entries it
-/// shows (and the view stays put while new messages arrive below it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HistoryScroll {
-    /// The newest line is at the bottom, and new messages stay in view.
-    #[default]
-    Follow,
-    /// The top row of the pane is row `row` of entry `entry`'s block (its
-    /// separator, header and body).
-    Anchored { entry: usize, row: usize },
-}
 
 /// The conversation pane: the history, how far it is scrolled, and the
 /// composer below it.
 #[derive(Debug)]
 pub struct ConversationState {
-    /// Where the last frame was scrolled to; `ui::prepare` resolves the
-    /// requests below into it, because only layout knows entry heights.
-    pub scroll: HistoryScroll,
-    /// Rows to scroll before the next frame (negative: back in history).
-    pub scroll_request: isize,
-    /// Code cells show everything (Ctrl+O) instead of their first and last
-    /// lines.
-    pub cells_expanded: bool,
-    /// A search result to bring into view before the next frame.
-    pub jump_to: Option<usize>,
+    /// Where the history is scrolled to, and the requests to move it.
+    pub place: HistoryPlace,
     /// The message a search jump landed on, highlighted until the next key.
     pub flash: Option<usize>,
     /// What the user is writing; Enter sends it.
@@ -79,10 +57,7 @@ impl Default for ConversationState {
         let mut composer = TextArea::default();
         composer.set_placeholder_text("Ask the agent…");
         Self {
-            scroll: HistoryScroll::default(),
-            scroll_request: 0,
-            cells_expanded: false,
-            jump_to: None,
+            place: HistoryPlace::default(),
             flash: None,
             composer,
             palette: None,
@@ -101,18 +76,6 @@ impl ConversationState {
         }
     }
 
-    /// Scrolls by `rows` (negative: back in history) before the next frame.
-    pub fn scroll_by(&mut self, rows: isize) {
-        self.scroll_request = self.scroll_request.saturating_add(rows);
-    }
-
-    /// Shows the first message at the top.
-    pub fn scroll_to_top(&mut self) {
-        self.scroll = HistoryScroll::Anchored { entry: 0, row: 0 };
-        self.scroll_request = 0;
-        self.jump_to = None;
-    }
-
     /// The command name being typed: the composer holds one line, `/`
     /// and a name so far (no arguments yet; `//` escapes a prompt).
     fn typed_command(&self) -> Option<&str> {
@@ -123,8 +86,14 @@ impl ConversationState {
         (!name.starts_with('/') && !name.contains(char::is_whitespace)).then_some(name)
     }
 
+    /// The history's rows inside its border when the pane occupies `area`
+    /// with `pins` pinned results listed.
+    pub fn history_area(&self, pins: usize, area: Rect) -> Rect {
+        screen::conversation::history_area(self.composer.lines().len(), pins, area)
+    }
+
     /// Brings the palette up to date with the composer's text.
-    fn refresh_palette(&mut self, app: &AppState) {
+    fn refresh_palette(&mut self, workbench: &Workbench) {
         let text = self.composer.lines().join("\n");
         let typed = match self.typed_command() {
             // A recalled `/command` is not being typed: ↑/↓ keep walking
@@ -140,9 +109,9 @@ impl ConversationState {
             }
         };
         let commands = crate::workbench::slash::all(
-            &app.workbench.workspace_root,
-            app.workbench.trust.trust.is_trusted(),
-            app.workbench.user_commands.as_deref(),
+            &workbench.workspace_root,
+            workbench.trust.trust.is_trusted(),
+            workbench.user_commands.as_deref(),
         );
         let items: Vec<SlashCommand> = crate::workbench::slash::matching(&commands, typed)
             .into_iter()
@@ -183,7 +152,7 @@ impl ConversationState {
                     format!("/{} ", command.name)
                 };
                 self.set_composer_text(&completed);
-                self.refresh_palette(ctx.app);
+                self.refresh_palette(ctx.around.workbench);
             }
             Action::PaletteAccept => {
                 let command = chosen?;
@@ -225,20 +194,13 @@ impl ConversationState {
 
     /// Enter: the composer's text goes to the app.
     fn send(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
-        let Some(text) = crate::app::composer::take_text(&mut self.composer) else {
+        let Some(text) = take_text(&mut self.composer) else {
             return Outcome::Unchanged;
         };
         self.palette = None;
-        self.follow();
+        self.place.follow();
         ctx.push(Effect::Submit(text));
         Outcome::Changed
-    }
-
-    /// Shows the newest line and follows new messages.
-    pub fn follow(&mut self) {
-        self.scroll = HistoryScroll::Follow;
-        self.scroll_request = 0;
-        self.jump_to = None;
     }
 }
 
@@ -267,11 +229,11 @@ impl Component for ConversationState {
             Input::Action(Action::SendMessage) => self.send(ctx),
             Input::Action(Action::InsertNewline) => {
                 self.composer.insert_newline();
-                self.refresh_palette(ctx.app);
+                self.refresh_palette(ctx.around.workbench);
                 Outcome::Changed
             }
             Input::Key(key) if let Some(outcome) = self.recall(key) => {
-                self.refresh_palette(ctx.app);
+                self.refresh_palette(ctx.around.workbench);
                 outcome
             }
             Input::Key(key) => {
@@ -279,26 +241,26 @@ impl Component for ConversationState {
                 if changed {
                     self.history.stop_recalling();
                 }
-                self.refresh_palette(ctx.app);
+                self.refresh_palette(ctx.around.workbench);
                 Outcome::from_changed(changed)
             }
             Input::Paste(text) => {
                 let changed = self.composer.insert_str(text);
-                self.refresh_palette(ctx.app);
+                self.refresh_palette(ctx.around.workbench);
                 Outcome::from_changed(changed)
             }
-            // Rows become a place in the transcript in `ui::prepare`, which
+            // Rows become a place in the transcript in `app::frame::prepare`, which
             // knows the entries' heights and clamps at both ends.
             Input::Scroll(delta) if delta <= isize::MIN / 2 => {
-                self.scroll_to_top();
+                self.place.scroll_to_top();
                 Outcome::Changed
             }
             Input::Scroll(delta) if delta >= isize::MAX / 2 => {
-                self.follow();
+                self.place.follow();
                 Outcome::Changed
             }
             Input::Scroll(delta) => {
-                self.scroll_by(delta);
+                self.place.scroll_by(delta);
                 Outcome::Changed
             }
             _ => Outcome::Ignored,
@@ -306,9 +268,17 @@ impl Component for ConversationState {
     }
 
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
-        let app = view.app;
-        let focused = app.focus == PaneId::Conversation && app.overlay().is_none();
-        render(app, &view.model.history, view.theme, focused, area, frame);
+        let focused = view.around.has_keyboard(PaneId::Conversation);
+        let workbench = view.around.workbench;
+        render(
+            self,
+            workbench,
+            &view.model.history,
+            view.theme,
+            focused,
+            area,
+            frame,
+        );
     }
 }
 
@@ -348,28 +318,30 @@ fn render_pins(workbench: &Workbench, theme: &Theme, area: Rect, frame: &mut Fra
 }
 
 fn render(
-    state: &AppState,
+    pane: &ConversationState,
+    workbench: &Workbench,
     history: &HistoryLayout,
     theme: &Theme,
     focused: bool,
     area: Rect,
     frame: &mut Frame,
 ) {
-    let [history_area, pins_area, composer_area] = screen::conversation::split(state, area);
-    render_pins(&state.workbench, theme, pins_area, frame);
+    let [history_area, pins_area, composer_area] =
+        screen::conversation::split(pane.composer.lines().len(), workbench.pins.len(), area);
+    render_pins(workbench, theme, pins_area, frame);
 
     let mut title = vec![Span::raw("Conversation")];
-    if let Some(count) = message_count(state.workbench.transcript.len()) {
+    if let Some(count) = message_count(workbench.transcript.len()) {
         title.push(Span::styled(format!(" {count}"), theme.roles.muted));
     }
     let title = Line::from(title);
     let block = pane::block(title, Some('1'), focused, theme);
     let inner = block.inner(history_area);
     block.render(history_area, frame.buffer_mut());
-    render_history(state, history, theme, inner, frame);
+    render_history(pane, workbench, history, theme, inner, frame);
 
     let composer_block = pane::block(Line::from("Message"), None, focused, theme);
-    let mut composer = state.conversation.composer.clone();
+    let mut composer = pane.composer.clone();
     composer.set_block(composer_block);
     composer.set_style(theme.roles.text);
     composer.set_cursor_line_style(Style::default());
@@ -381,7 +353,7 @@ fn render(
         theme.roles.text
     });
     frame.render_widget(&composer, composer_area);
-    if let Some(palette) = &state.conversation.palette {
+    if let Some(palette) = &pane.palette {
         render_palette(palette, theme, inner, frame);
     }
 }
@@ -441,16 +413,16 @@ fn message_count(count: usize) -> Option<String> {
     }
 }
 
-/// Paints the rows `ui::prepare` laid out; no layout happens here.
+/// Paints the rows `app::frame::prepare` laid out; no layout happens here.
 fn render_history(
-    state: &AppState,
+    conversation: &ConversationState,
+    workbench: &Workbench,
     history: &HistoryLayout,
     theme: &Theme,
     area: Rect,
     frame: &mut Frame,
 ) {
-    let conversation = &state.conversation;
-    let transcript = &state.workbench.transcript;
+    let transcript = &workbench.transcript;
     if transcript.is_empty() {
         pane::empty_state(
             "No messages yet.\nType below and press Enter to send.",
@@ -462,4 +434,17 @@ fn render_history(
     }
     let lines = history.paint(transcript, conversation.flash, theme);
     Paragraph::new(lines).render(area, frame.buffer_mut());
+}
+
+/// Takes the composer's text and clears it; `None` when there is nothing
+/// but whitespace (nothing is sent, nothing is cleared).
+fn take_text(composer: &mut TextArea<'static>) -> Option<String> {
+    let text = composer.lines().join("\n");
+    if text.trim().is_empty() {
+        return None;
+    }
+    composer.select_all();
+    composer.cut();
+    composer.move_cursor(tui_textarea::CursorMove::Top);
+    Some(text)
 }

@@ -19,7 +19,6 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-use crate::app::AppState;
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::editor::{Document, EditCommand, EditorError, FileViewStyles, render_file_view};
 use crate::keymap::{Action, PaneId, Scope};
@@ -64,9 +63,7 @@ impl Editors {
                 self.changed(ctx);
                 if let Some(text) = outcome.copied {
                     self.clipboard = text.clone();
-                    if text.len() <= crate::tui::osc52::MAX_BYTES {
-                        ctx.push(Effect::Clipboard(text));
-                    }
+                    ctx.push(Effect::Clipboard(text));
                 }
             }
             Err(error) => self.status = Some(error.to_string()),
@@ -89,7 +86,7 @@ impl Editors {
         let mut conflict = false;
         for i in targets {
             let result = self.tabs[i].save();
-            let name = ctx.app.workbench.display_path(self.tabs[i].path());
+            let name = ctx.around.workbench.display_path(self.tabs[i].path());
             match result {
                 Ok(()) => {
                     saved += 1;
@@ -108,7 +105,7 @@ impl Editors {
         }
         if saved > 0 && !conflict {
             let what = match tab {
-                Some(i) => ctx.app.workbench.display_path(self.tabs[i].path()),
+                Some(i) => ctx.around.workbench.display_path(self.tabs[i].path()),
                 None => format!("{saved} file{}", if saved == 1 { "" } else { "s" }),
             };
             self.status = Some(format!("Saved {what}"));
@@ -187,7 +184,7 @@ impl Editors {
             // passes it on as "next pane".
             Action::Indent if self.active().is_none() => return None,
             Action::OpenPicker => {
-                let picker = Picker::new(ctx.app);
+                let picker = Picker::new(ctx.around);
                 ctx.push(Effect::Open(Box::new(Overlay::Picker(picker))));
                 return Some(Outcome::Changed);
             }
@@ -247,7 +244,7 @@ impl Editors {
     /// in the text a click places the cursor (Shift extends), a drag
     /// selects, the wheel scrolls.
     fn mouse(&mut self, mouse: MouseEvent, ctx: &mut Ctx<'_>) -> Outcome {
-        let layout = screen::layout::compute(ctx.app.screen(), ctx.app.focus);
+        let layout = screen::layout::compute(ctx.around.screen, ctx.around.focus);
         let Some(pane) = layout.file_view else {
             return Outcome::Ignored;
         };
@@ -302,33 +299,15 @@ impl Component for Editors {
     }
 
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
-        let app = view.app;
-        let focused = app.focus == PaneId::FileView && app.overlay().is_none();
+        let around = view.around;
+        let focused = around.has_keyboard(PaneId::FileView);
         render(
-            &app.workbench,
+            around.workbench,
             view.theme,
             focused,
             area,
             frame.buffer_mut(),
         );
-    }
-}
-
-/// Scrolls the viewport to the cursor and highlights what will be visible
-/// (bounded work per frame; the loop asks for another frame while
-/// `needs_more_work`).
-pub fn prepare(state: &mut AppState) {
-    let screen = Rect::new(0, 0, state.size.width, state.size.height);
-    let Some(rect) = crate::screen::layout::compute(screen, state.focus).rect(PaneId::FileView)
-    else {
-        return;
-    };
-    let area = screen::file_view::text_area(rect);
-    let Some(hl) = state.highlighter.clone() else {
-        return;
-    };
-    if let Some(doc) = state.workbench.editors.active_mut() {
-        doc.prepare_frame(&hl, area);
     }
 }
 

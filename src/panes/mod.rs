@@ -7,6 +7,6 @@
 //! docs/design/ui.md, "How to add a pane").
 
 pub mod conversation;
-pub(crate) mod diagnostics;
+pub mod diagnostics;
 pub(crate) mod file_view;
 pub(crate) mod variables;

@@ -4,8 +4,6 @@
 
 use ratatui::layout::{Constraint, Layout, Margin, Rect};
 
-use crate::app::AppState;
-
 /// The composer grows with its text up to this many rows.
 const MAX_COMPOSER_ROWS: u16 = 8;
 
@@ -13,11 +11,10 @@ const MAX_COMPOSER_ROWS: u16 = 8;
 pub const MAX_PIN_ROWS: usize = 3;
 
 /// Splits the pane into the history (with its border), the pinned results
-/// and the composer.
-pub fn split(state: &AppState, area: Rect) -> [Rect; 3] {
-    let composer_rows =
-        (state.conversation.composer.lines().len() as u16).clamp(1, MAX_COMPOSER_ROWS) + 2;
-    let pins = state.workbench.pins.len();
+/// and the composer, for a composer of `composer_lines` lines and `pins`
+/// pinned results.
+pub fn split(composer_lines: usize, pins: usize, area: Rect) -> [Rect; 3] {
+    let composer_rows = (composer_lines as u16).clamp(1, MAX_COMPOSER_ROWS) + 2;
     let pin_rows = if pins > MAX_PIN_ROWS {
         MAX_PIN_ROWS + 1
     } else {
@@ -32,7 +29,7 @@ pub fn split(state: &AppState, area: Rect) -> [Rect; 3] {
 }
 
 /// The history's rows inside its border when the pane occupies `area`.
-pub fn history_area(state: &AppState, area: Rect) -> Rect {
-    let [history, ..] = split(state, area);
+pub fn history_area(composer_lines: usize, pins: usize, area: Rect) -> Rect {
+    let [history, ..] = split(composer_lines, pins, area);
     history.inner(Margin::new(1, 1))
 }

@@ -4,9 +4,7 @@
 //! neither of the two imports the other. They are cheap and computed on
 //! demand, so `update` needs no drawn frame (tests drive it without one).
 
-pub(crate) mod approval;
 pub mod conversation;
-pub mod diagnostics;
 pub mod file_view;
 pub mod layout;
 pub(crate) mod wrap;

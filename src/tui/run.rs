@@ -75,10 +75,10 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
         if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
             state.size = guard.terminal.size()?;
             update::before_frame(&mut state);
-            ui::prepare(&mut state, &mut frame_model, &theme);
+            crate::app::frame::prepare(&mut state, &mut frame_model, &theme);
             guard
                 .terminal
-                .draw(|frame| ui::render(&state, &frame_model, &theme, frame))?;
+                .draw(|frame| crate::app::frame::render(&state, &frame_model, &theme, frame))?;
             last_draw = Instant::now();
             typing.drawn(
                 crate::app::layers::shown_question(&state),

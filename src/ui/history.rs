@@ -19,7 +19,6 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::markdown::{self, CodeStyler, PlainCode};
-use crate::panes::conversation::{ConversationState, HistoryScroll};
 use crate::sanitize;
 use crate::screen::wrap;
 use crate::subcalls::{SubcallKind, SubcallStatus};
@@ -51,6 +50,56 @@ struct EntryLayout {
     revision: u64,
     /// Body rows, each with the entry's "▏ " bar in front.
     body: Vec<Line<'static>>,
+}
+
+/// Where the history is scrolled to. Kept as a place in the transcript,
+/// not as rows from the bottom, so a frame lays out only the entries it
+/// shows (and the view stays put while new messages arrive below it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HistoryScroll {
+    /// The newest line is at the bottom, and new messages stay in view.
+    #[default]
+    Follow,
+    /// The top row of the pane is row `row` of entry `entry`'s block (its
+    /// separator, header and body).
+    Anchored { entry: usize, row: usize },
+}
+
+/// Where the conversation's history is and where it is asked to go: the
+/// pane keeps it, and [`HistoryLayout::prepare`] resolves the requests,
+/// because only layout knows entry heights.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryPlace {
+    /// Where the last frame was scrolled to.
+    pub scroll: HistoryScroll,
+    /// Rows to scroll before the next frame (negative: back in history).
+    pub scroll_request: isize,
+    /// Code cells show everything (Ctrl+O) instead of their first and last
+    /// lines.
+    pub cells_expanded: bool,
+    /// A search result to bring into view before the next frame.
+    pub jump_to: Option<usize>,
+}
+
+impl HistoryPlace {
+    /// Scrolls by `rows` (negative: back in history) before the next frame.
+    pub fn scroll_by(&mut self, rows: isize) {
+        self.scroll_request = self.scroll_request.saturating_add(rows);
+    }
+
+    /// Shows the first message at the top.
+    pub fn scroll_to_top(&mut self) {
+        self.scroll = HistoryScroll::Anchored { entry: 0, row: 0 };
+        self.scroll_request = 0;
+        self.jump_to = None;
+    }
+
+    /// Shows the newest line and follows new messages.
+    pub fn follow(&mut self) {
+        self.scroll = HistoryScroll::Follow;
+        self.scroll_request = 0;
+        self.jump_to = None;
+    }
 }
 
 /// A run of rows of one entry's block that the pane shows.
@@ -92,18 +141,18 @@ impl Styling<'_> {
 }
 
 impl HistoryLayout {
-    /// Resolves the scroll requests in `conversation` for `transcript`
+    /// Resolves the scroll requests in `place` for `transcript`
     /// shown in `area` and lays out what will be shown.
     pub fn prepare(
         &mut self,
         transcript: &Transcript,
-        conversation: &mut ConversationState,
+        place: &mut HistoryPlace,
         styling: &Styling,
         area: Rect,
     ) {
         let key = LayoutKey {
             width: area.width as usize,
-            expanded: conversation.cells_expanded,
+            expanded: place.cells_expanded,
             theme: styling.theme.name.clone(),
             styler: styling.code_id,
         };
@@ -121,28 +170,28 @@ impl HistoryLayout {
         self.entries.truncate(n);
         self.entries.resize_with(n, || None);
         let height = area.height as usize;
-        let request = std::mem::take(&mut conversation.scroll_request);
-        let jump = conversation.jump_to.take();
+        let request = std::mem::take(&mut place.scroll_request);
+        let jump = place.jump_to.take();
         self.visible.clear();
         if n == 0 {
-            conversation.scroll = HistoryScroll::Follow;
+            place.scroll = HistoryScroll::Follow;
             return;
         }
         if height == 0 {
             // Nothing shows (a tiny terminal): keep the place and the
             // requests for when the pane is back.
-            conversation.scroll_request = request;
-            conversation.jump_to = jump;
+            place.scroll_request = request;
+            place.jump_to = jump;
             return;
         }
         let mut sizer = Sizer {
             layout: self,
             transcript,
             styling,
-            expanded: conversation.cells_expanded,
+            expanded: place.cells_expanded,
             width: area.width as usize,
         };
-        let anchor = match (jump, conversation.scroll) {
+        let anchor = match (jump, place.scroll) {
             // The entry's header at the top (its separator just above).
             (Some(index), _) => Some((index.min(n - 1), usize::from(index.min(n - 1) > 0))),
             (None, HistoryScroll::Anchored { entry, row }) => Some((entry.min(n - 1), row)),
@@ -162,7 +211,7 @@ impl HistoryLayout {
             // that is the bottom, which follows new messages again.
             None => (sizer.bottom_view(height).slices, HistoryScroll::Follow),
         };
-        conversation.scroll = scroll;
+        place.scroll = scroll;
         self.visible = visible;
         self.code.evict();
     }
@@ -871,7 +920,7 @@ mod tests {
     #[derive(Default)]
     struct Shown {
         messages: Transcript,
-        view: ConversationState,
+        view: HistoryPlace,
     }
 
     /// Every row of the history, laid out in one go.
@@ -884,7 +933,7 @@ mod tests {
                 .map(|e| e.message.clone())
                 .collect::<Vec<_>>()
                 .into(),
-            view: ConversationState::default(),
+            view: HistoryPlace::default(),
         };
         let theme = theme();
         let mut layout = HistoryLayout::default();

@@ -4,7 +4,7 @@
 
 use ratatui::style::Style;
 
-use crate::app::state::Severity;
+use crate::diagnostics::Severity;
 use crate::theme::Theme;
 
 pub fn severity_style(severity: Severity, theme: &Theme) -> Style {

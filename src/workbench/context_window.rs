@@ -1,14 +1,16 @@
 //! The model's window as the workbench sees it: the gauge in the status bar, pins attached to a prompt, and `/compact`.
 
 use crate::agent::conversation::with_pins;
+use crate::agent::prompt::Prompt;
 use crate::agent::prompt::compact;
 use crate::agent::setup;
-use crate::agent::turn::{TurnEvent, next_prompt};
+use crate::agent::turn::{TurnEvent, next_prompt, preview_prompt};
 use crate::tokens::ContextWindow;
 use crate::workbench::Pin;
 use crate::workbench::Workbench;
 use crate::workbench::agent::AgentUpdate;
 use crate::workbench::event::AppEvent;
+use crate::workbench::submission::{self, Submission};
 
 /// The prompt with pinned search results in a delimited block the model
 /// can tell apart from what the user typed (what Enter sends). The block
@@ -33,6 +35,34 @@ pub(crate) fn window(workbench: &Workbench) -> ContextWindow {
             s.compact_at,
         )
     })
+}
+
+/// The request Enter would send now with `draft` in the composer (with
+/// pins) and the latest snapshot. `Err` says why there is none to show.
+pub fn preview(
+    workbench: &Workbench,
+    draft: &str,
+) -> Result<(Prompt, ContextWindow), &'static str> {
+    let mut conversation = workbench
+        .agent
+        .conversation()
+        .try_lock()
+        .map_err(|_| "a turn is running; the preview is back when it ends")?;
+    // MCP servers report their tools in the background, with no event.
+    conversation.set_kernel_tools(workbench.agent.mcp.prompt_section());
+    let prompt = match submission::parse(draft) {
+        Submission::Prompt(prompt) => pinned_prompt(prompt, &workbench.pins),
+        _ => pinned_prompt(String::new(), &workbench.pins),
+    };
+    let snapshot = workbench
+        .snapshot
+        .as_ref()
+        .map(|v| v.rendered.markdown.as_str());
+    let window = window(workbench);
+    Ok((
+        preview_prompt(&conversation, &prompt, snapshot, &window),
+        window,
+    ))
 }
 
 /// Recomputes the gauge from the next request (without a new message),

@@ -91,3 +91,26 @@ pub fn saved(workbench: &Workbench, path: &Path) {
         service.save(path.to_path_buf());
     }
 }
+
+/// One row of the diagnostics list (derived from the diagnostics store).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiagnosticRow {
+    pub severity: crate::diagnostics::Severity,
+    /// Workspace-relative path, as shown.
+    pub path: String,
+    /// Where to jump.
+    pub abs_path: PathBuf,
+    /// 1-based, as shown to people.
+    pub line: usize,
+    pub column: usize,
+    /// The message on one line: its parts (a server may send several
+    /// lines, e.g. ruff's `help:`) joined by ` · `.
+    pub message: String,
+    pub source: Option<String>,
+    /// The whole message as the server sent it, and the places it refers
+    /// to (`path:line:col message`), for the detail view.
+    pub detail: String,
+    pub related: Vec<String>,
+    /// The store's diagnostic this row shows: F8 finds its row by it.
+    pub id: crate::diagnostics::DiagnosticId,
+}

@@ -31,6 +31,7 @@ pub mod sessions;
 pub mod slash;
 pub mod snapshot;
 pub mod subcalls;
+pub mod submission;
 pub mod transcript;
 pub mod trust;
 pub mod write_review;

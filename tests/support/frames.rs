@@ -27,9 +27,9 @@ pub fn draw_settled(
         }
         let mut frame_model = ui::FrameModel::default();
         hello_tui::app::update::before_frame(state);
-        ui::prepare(state, &mut frame_model, theme);
+        hello_tui::app::frame::prepare(state, &mut frame_model, theme);
         terminal
-            .draw(|frame| ui::render(state, &frame_model, theme, frame))
+            .draw(|frame| hello_tui::app::frame::render(state, &frame_model, theme, frame))
             .expect("draw");
         if !state.workbench.editors.needs_more_work() {
             break;

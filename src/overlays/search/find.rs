@@ -6,7 +6,7 @@
 use std::ops::Range;
 
 use super::{Search, SearchScope};
-use crate::app::AppState;
+use crate::component::{Around, SearchTarget};
 use crate::workbench::Workbench;
 
 /// One result row: a label (where it is) and a line of text with the byte
@@ -20,21 +20,6 @@ pub struct ResultRow {
     pub target: SearchTarget,
     /// What pinning this result attaches to the next prompt.
     pub pin_text: String,
-}
-
-/// Where a search result lives.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SearchTarget {
-    /// Index into the conversation pane's messages.
-    Message(usize),
-    /// A conversation message no pane entry shows: Enter says so rather
-    /// than jumping nowhere.
-    NotShown(crate::context::MessageId),
-    Variable(String),
-    /// Index into the diagnostics pane's rows.
-    Diagnostic(usize),
-    /// A workspace-relative path, and a 1-based line to put the cursor on.
-    File(String, Option<usize>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,13 +48,13 @@ impl PaneResults {
 const SNIPPET_CONTEXT: usize = 40;
 
 /// The rows the pane lists for `search`'s query and scope.
-pub(super) fn find(state: &AppState, search: &Search) -> PaneResults {
+pub(super) fn find(around: Around<'_>, search: &Search) -> PaneResults {
     let query = search.query.text().trim();
     match search.scope {
-        SearchScope::Files if state.workbench.file_index.is_empty() => {
+        SearchScope::Files if around.workbench.file_index.is_empty() => {
             return PaneResults::Unavailable("the file index is still being built");
         }
-        SearchScope::Variables if state.variables.rows.is_empty() => {
+        SearchScope::Variables if around.variables.is_empty() => {
             return PaneResults::Unavailable("kernel not running: no variables to search");
         }
         _ => {}
@@ -80,17 +65,16 @@ pub(super) fn find(state: &AppState, search: &Search) -> PaneResults {
     let needle = query.to_ascii_lowercase();
     let hits = match search.scope {
         SearchScope::Conversation => {
-            let ranked = conversation_bm25(&state.workbench, query);
+            let ranked = conversation_bm25(around.workbench, query);
             if !ranked.is_empty() {
                 return PaneResults::Hits(ranked);
             }
             // Nothing in the model's conversation (e.g. only `%py` cells so
             // far): the pane's own entries, by substring.
-            pane_messages(&state.workbench, &needle)
+            pane_messages(around.workbench, &needle)
         }
-        SearchScope::Variables => state
+        SearchScope::Variables => around
             .variables
-            .rows
             .iter()
             .filter_map(|v| {
                 let line = format!("{} {} {}", v.name, v.type_name, v.preview);
@@ -106,9 +90,8 @@ pub(super) fn find(state: &AppState, search: &Search) -> PaneResults {
                 })
             })
             .collect(),
-        SearchScope::Diagnostics => state
+        SearchScope::Diagnostics => around
             .diagnostics
-            .rows
             .iter()
             .enumerate()
             .filter_map(|(i, d)| {
@@ -231,8 +214,8 @@ impl ContentSearch {
     /// respected, secret files never read); its messages come back as
     /// `AppEvent::ContentSearch`. `None` when it cannot start (no event
     /// channel in tests without one, or the thread could not be made).
-    pub(super) fn start(app: &AppState, query: String, id: u64) -> Option<Self> {
-        let events = app.workbench.agent.events.clone()?;
+    pub(super) fn start(around: Around<'_>, query: String, id: u64) -> Option<Self> {
+        let events = around.workbench.agent.events.clone()?;
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let options = crate::workspace::SearchOptions {
@@ -241,7 +224,7 @@ impl ContentSearch {
             ..Default::default()
         };
         crate::workspace::spawn_content_search(
-            &app.workbench.workspace_root,
+            &around.workbench.workspace_root,
             &query,
             options,
             cancel.clone(),
@@ -255,7 +238,7 @@ impl ContentSearch {
             .spawn(move || {
                 while let Some(message) = rx.blocking_recv() {
                     if events
-                        .send(crate::app::AppEvent::ContentSearch(message))
+                        .send(crate::workbench::event::AppEvent::ContentSearch(message))
                         .is_err()
                     {
                         break;

@@ -12,14 +12,15 @@ mod view;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-pub use find::{ContentSearch, PaneResults, ResultRow, SearchTarget};
+pub use crate::component::SearchTarget;
+pub use find::{ContentSearch, PaneResults, ResultRow};
 pub use view::area;
 
 use super::{Component, Ctx, Effect, Input, Outcome, View};
-use crate::app::AppState;
-use crate::app::line_input::LineInput;
-use crate::app::state::ListCursor;
+use crate::component::Around;
 use crate::keymap::{Action, Scope};
+use crate::ui::line_input::LineInput;
+use crate::ui::list_cursor::ListCursor;
 use crate::workbench::Pin;
 
 /// The search pane's scopes, switched with Tab.
@@ -93,30 +94,30 @@ impl Search {
     }
 
     /// The search pane as it opens: what an empty query shows now.
-    pub fn open(app: &AppState) -> Self {
+    pub fn open(around: Around<'_>) -> Self {
         let mut search = Self::new();
-        search.refresh(app);
+        search.refresh(around);
         search
     }
 
     /// The query or the scope changed: start the background work it needs
     /// (the files scope's fuzzy match, a `#text` contents search) and
     /// compute the rows.
-    fn refresh(&mut self, app: &AppState) {
-        self.refresh_contents(app);
-        self.request_file_matches(app, false);
-        self.recompute(app);
+    fn refresh(&mut self, around: Around<'_>) {
+        self.refresh_contents(around);
+        self.request_file_matches(around, false);
+        self.recompute(around);
     }
 
-    fn recompute(&mut self, app: &AppState) {
-        self.results = find::find(app, self);
+    fn recompute(&mut self, around: Around<'_>) {
+        self.results = find::find(around, self);
         self.stale = false;
         self.cursor.move_by(0, self.results.len());
     }
 
     /// Sends the files scope's query to the fuzzy worker (or, without one,
     /// matches inline). `again` resends an unchanged query.
-    fn request_file_matches(&mut self, app: &AppState, again: bool) {
+    fn request_file_matches(&mut self, around: Around<'_>, again: bool) {
         let query = self.query.text().trim();
         if self.scope != SearchScope::Files || query.is_empty() || query.starts_with('#') {
             return;
@@ -124,8 +125,8 @@ impl Search {
         if let Some(results) = self.file_matches.request.send(
             query,
             again,
-            app.workbench.services.picker.as_ref(),
-            &app.workbench.file_index,
+            around.workbench.services.picker.as_ref(),
+            &around.workbench.file_index,
             find::RESULT_LIMIT,
         ) {
             self.file_matches.matches = results.matches;
@@ -134,7 +135,7 @@ impl Search {
 
     /// Starts (or stops) the contents search: a files-scope query starting
     /// with `#` searches file contents; only the latest query's runs.
-    fn refresh_contents(&mut self, app: &AppState) {
+    fn refresh_contents(&mut self, around: Around<'_>) {
         let wanted = (self.scope == SearchScope::Files)
             .then(|| self.query.text().trim().strip_prefix('#'))
             .flatten()
@@ -149,41 +150,41 @@ impl Search {
         // and still in flight are never taken for this one's. Dropping the
         // old search cancels it.
         let id = NEXT_CONTENT_SEARCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.content = wanted.and_then(|query| ContentSearch::start(app, query, id));
+        self.content = wanted.and_then(|query| ContentSearch::start(around, query, id));
     }
 
     /// Before Enter acts: if the worker has not answered the query as typed
     /// (keys and Enter can arrive in one burst), match it here, once, so
     /// Enter never opens a result of an older query. Results are brought up
     /// to date too.
-    fn settle(&mut self, app: &AppState) {
+    fn settle(&mut self, around: Around<'_>) {
         if self.scope == SearchScope::Files
             && let Some(results) = self
                 .file_matches
                 .request
-                .settle(&app.workbench.file_index, find::RESULT_LIMIT)
+                .settle(&around.workbench.file_index, find::RESULT_LIMIT)
         {
             self.file_matches.matches = results.matches;
             self.cursor = ListCursor::default();
             self.stale = true;
         }
         if self.stale {
-            self.recompute(app);
+            self.recompute(around);
         }
     }
 
-    fn selected_hit(&mut self, app: &AppState) -> Option<ResultRow> {
-        self.settle(app);
+    fn selected_hit(&mut self, around: Around<'_>) -> Option<ResultRow> {
+        self.settle(around);
         match &self.results {
             PaneResults::Hits(hits) => hits.get(self.cursor.selected).cloned(),
             _ => None,
         }
     }
 
-    fn edited(&mut self, changed_text: bool, app: &AppState) {
+    fn edited(&mut self, changed_text: bool, around: Around<'_>) {
         if changed_text {
             self.cursor = ListCursor::default();
-            self.refresh(app);
+            self.refresh(around);
         }
     }
 }
@@ -207,15 +208,15 @@ impl Component for Search {
         match input {
             Input::Action(Action::CloseOverlay) => ctx.push(Effect::Close),
             // Enter: close and bring the result into view.
-            Input::Action(Action::SearchOpen) => match self.selected_hit(ctx.app) {
+            Input::Action(Action::SearchOpen) => match self.selected_hit(ctx.around) {
                 Some(hit) => ctx.close_with(Effect::Reveal(hit.target)),
                 None => return Outcome::Changed,
             },
             // Alt+P: attach the result to the next prompt (once).
             Input::Action(Action::SearchPin) => {
-                if let Some(hit) = self.selected_hit(ctx.app)
+                if let Some(hit) = self.selected_hit(ctx.around)
                     && !ctx
-                        .app
+                        .around
                         .workbench
                         .pins
                         .iter()
@@ -230,17 +231,17 @@ impl Component for Search {
             Input::Action(action @ (Action::SearchNextScope | Action::SearchPrevScope)) => {
                 self.scope = self.scope.cycle(action == Action::SearchNextScope);
                 self.cursor = ListCursor::default();
-                self.refresh(ctx.app);
+                self.refresh(ctx.around);
             }
             Input::Scroll(delta) => self.cursor.move_by(delta, self.results.len()),
             Input::Key(key) => {
                 let edit = self.query.input(key);
-                self.edited(edit.text_changed(), ctx.app);
+                self.edited(edit.text_changed(), ctx.around);
                 return Outcome::from_changed(edit.any());
             }
             Input::Paste(text) => {
                 let pasted = self.query.paste(text);
-                self.edited(pasted, ctx.app);
+                self.edited(pasted, ctx.around);
                 return Outcome::from_changed(pasted);
             }
             Input::FileMatches(results) => {
@@ -250,17 +251,17 @@ impl Component for Search {
                 self.file_matches.matches = results.matches.clone();
                 // The rows changed under the cursor: start from the best match.
                 self.cursor = ListCursor::default();
-                self.recompute(ctx.app);
+                self.recompute(ctx.around);
             }
             Input::ContentHits(message) => {
                 let taken = self.content.as_mut().is_some_and(|c| c.take(message));
                 if !taken {
                     return Outcome::Unchanged;
                 }
-                self.recompute(ctx.app);
+                self.recompute(ctx.around);
             }
             Input::IndexGrew => {
-                self.request_file_matches(ctx.app, true);
+                self.request_file_matches(ctx.around, true);
                 self.stale = true;
             }
             Input::SourcesChanged => {
@@ -272,9 +273,9 @@ impl Component for Search {
         Outcome::Changed
     }
 
-    fn before_frame(&mut self, app: &AppState, _screen: Rect) {
+    fn before_frame(&mut self, around: Around<'_>) {
         if self.stale {
-            self.recompute(app);
+            self.recompute(around);
         }
     }
 
@@ -294,18 +295,27 @@ mod tests {
     #[test]
     fn contents_searches_never_share_an_id() {
         let workspace = tempfile::tempdir().unwrap();
-        let mut app = AppState::new(
+        let mut workbench = crate::workbench::Workbench::new(
             workspace.path().to_path_buf(),
             crate::config::Settings::defaults(),
         );
         let (events, _rx) = crate::workbench::event::channel();
-        app.workbench.agent.events = Some(events);
+        workbench.agent.events = Some(events);
+        let around = Around {
+            workbench: &workbench,
+            focus: crate::keymap::PaneId::Conversation,
+            overlay_open: true,
+            screen: Rect::new(0, 0, 120, 40),
+            variables: &[],
+            diagnostics: &[],
+            code: &crate::ui::markdown::PlainCode,
+        };
         let mut ids = Vec::new();
         for query in ["#foo", "#bar"] {
             let mut search = Search::new();
             search.scope = SearchScope::Files;
             assert!(search.query.paste(query));
-            search.refresh(&app);
+            search.refresh(around);
             ids.push(search.content.as_ref().map(|c| c.id));
         }
         assert!(

@@ -3,6 +3,8 @@
 //! whole. It owns the rows and the cursor; the rows are rebuilt from the
 //! store by `app::diagnostics` when the store changes.
 
+pub mod geometry;
+
 use crossterm::event::{MouseButton, MouseEventKind};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -11,17 +13,17 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, StatefulWidget, Widget};
 
-use crate::app::state::{DiagnosticRow, ListCursor, Severity};
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
+use crate::diagnostics::Severity;
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
 use crate::overlays::problem::ProblemDetail;
 use crate::sanitize;
-use crate::screen::diagnostics::{
-    PaneLine, diagnostic_at, first_visible, pane_lines, prefix_width, selected_rows,
-};
 use crate::theme::Theme;
+use crate::ui::list_cursor::ListCursor;
 use crate::ui::severity::{severity_icon, severity_style};
+use crate::workbench::diagnostics::DiagnosticRow;
+use geometry::{PaneLine, diagnostic_at, first_visible, pane_lines, prefix_width, selected_rows};
 
 #[derive(Debug, Default)]
 pub struct DiagnosticsPane {
@@ -75,7 +77,7 @@ impl Component for DiagnosticsPane {
             Input::Scroll(delta) => self.cursor.move_by(delta, self.rows.len()),
             // Like the Problems panel of an IDE: a click opens the spot.
             Input::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
-                let area = crate::screen::layout::compute(ctx.app.screen(), ctx.app.focus);
+                let area = crate::screen::layout::compute(ctx.around.screen, ctx.around.focus);
                 let Some(pane) = area.diagnostics else {
                     return Outcome::Ignored;
                 };
@@ -98,8 +100,8 @@ impl Component for DiagnosticsPane {
     }
 
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame) {
-        let (app, theme) = (view.app, view.theme);
-        let focused = app.focus == PaneId::Diagnostics && app.overlay().is_none();
+        let (around, theme) = (view.around, view.theme);
+        let focused = around.has_keyboard(PaneId::Diagnostics);
         render(self, theme, focused, area, frame.buffer_mut());
     }
 }

@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 use unicode_width::UnicodeWidthChar;
 
-use crate::app::line_input::LineInput;
+use super::LineInput;
 
 /// The line as spans at most `width` cells wide (the cursor included).
 pub fn spans(input: &LineInput, style: Style, cursor: Style, width: usize) -> Vec<Span<'static>> {

@@ -7,6 +7,9 @@
 //! line holds at most [`MAX_CHARS`], so every character is one drawn glyph
 //! and the cursor index is where it is drawn.
 
+mod draw;
+pub use draw::spans;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use tui_textarea::{CursorMove, Input, TextArea};
 

@@ -7,8 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use unicode_width::UnicodeWidthStr;
 
-use crate::app::approvals::ApprovalQueue;
-use crate::overlays::approval::Choice;
+use super::{ApprovalQueue, Choice};
 use crate::sanitize;
 use crate::theme::Theme;
 use crate::ui::markdown::{CodeStyler, PlainCode};

@@ -2,8 +2,6 @@
 //! without the model, `/command ARGS` changes the workbench, anything else
 //! is a prompt for the agent.
 
-use tui_textarea::{CursorMove, TextArea};
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Submission {
     /// `%py` followed by Python (same line or the lines below).
@@ -42,19 +40,6 @@ pub fn parse(text: &str) -> Submission {
         };
     }
     Submission::Prompt(text.to_owned())
-}
-
-/// Takes the composer's text and clears it; `None` when there is nothing
-/// but whitespace (nothing is sent, nothing is cleared).
-pub fn take_text(composer: &mut TextArea<'static>) -> Option<String> {
-    let text = composer.lines().join("\n");
-    if text.trim().is_empty() {
-        return None;
-    }
-    composer.select_all();
-    composer.cut();
-    composer.move_cursor(CursorMove::Top);
-    Some(text)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthStr;
 
 use crate::app::AppState;
-use crate::app::state::Severity;
+use crate::diagnostics::Severity;
 use crate::keymap;
 use crate::sanitize;
 use crate::theme::Theme;
@@ -57,7 +57,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
                 theme.roles.status_key,
             )],
         ),
-        Segment::new(1, super::file_status::position(&state.workbench, theme)),
+        Segment::new(1, crate::ui::file_status::position(&state.workbench, theme)),
         Segment::new(7, vec![Span::styled(format!("│ {model} "), bar)]),
         Segment::new(3, vec![Span::styled(agent, bar)]),
         // What the server's prompt cache served: gives way before the rest.
@@ -99,9 +99,9 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             (counts.warnings, Severity::Warning),
         ] {
             if n > 0 {
-                let style = bar.patch(super::severity::severity_style(severity, theme));
+                let style = bar.patch(crate::ui::severity::severity_style(severity, theme));
                 spans.push(Span::styled(
-                    format!("{} {n} ", super::severity::severity_icon(severity)),
+                    format!("{} {n} ", crate::ui::severity::severity_icon(severity)),
                     style,
                 ));
             }
@@ -137,7 +137,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     }
     segments.push(Segment::cuttable(
         2,
-        super::file_status::messages(&state.workbench, theme),
+        crate::ui::file_status::messages(&state.workbench, theme),
     ));
 
     // The key hints come from the keymap for what has the keyboard now;

@@ -1,6 +1,6 @@
 //! The diagnostics pane's rows: what is drawn and what a click hits.
 
-use crate::panes::diagnostics::DiagnosticsPane;
+use super::DiagnosticsPane;
 
 /// One line of the pane: a file's header (with the index of its first
 /// diagnostic), or a diagnostic (its index in `pane.rows`).
@@ -41,7 +41,7 @@ pub fn selected_rows(pane: &DiagnosticsPane, width: u16) -> Vec<String> {
         None => d.message.clone(),
     };
     let room = usize::from(width).saturating_sub(prefix_width(d.line, d.column));
-    super::wrap::wrap(&crate::sanitize::for_display(&text), room.max(8))
+    crate::screen::wrap::wrap(&crate::sanitize::for_display(&text), room.max(8))
 }
 
 /// How many rows each of `lines` takes: one, and the selected diagnostic

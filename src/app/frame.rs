@@ -1,0 +1,82 @@
+//! A frame of the terminal UI: bring derived state up to date
+//! ([`prepare`]), then paint it ([`render`]). Painting is a pure function
+//! of the state and the frame model.
+
+use std::sync::Arc;
+
+use ratatui::Frame;
+
+use super::state::AppState;
+use crate::component::Component;
+use crate::keymap::PaneId;
+use crate::screen;
+use crate::theme::Theme;
+use crate::ui::{FrameModel, history};
+
+/// Brings derived state up to date for the next frame: the only step
+/// between `update` and `render` that needs the theme (layout of styled
+/// text). Called by the loop before every draw.
+pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
+    let area = state.screen();
+    if let Some(rect) = screen::layout::compute(area, state.focus).conversation {
+        let inner = state
+            .conversation
+            .history_area(state.workbench.pins.len(), rect);
+        // Syntax colours would defeat NO_COLOR.
+        let styling = match &state.highlighter {
+            Some(hl) if !state.workbench.settings.no_color => history::Styling {
+                theme,
+                code: hl.as_ref(),
+                code_id: Arc::as_ptr(hl) as usize,
+            },
+            _ => history::Styling::plain(theme),
+        };
+        model.history.prepare(
+            &state.workbench.transcript,
+            &mut state.conversation.place,
+            &styling,
+            inner,
+        );
+    }
+    prepare_file_view(state);
+}
+
+/// Draws one frame.
+pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut Frame) {
+    let area = frame.area();
+    let layout = screen::layout::compute(area, state.focus);
+    let view = crate::component::View {
+        around: state.around(),
+        model,
+        theme,
+    };
+    for pane in PaneId::ALL {
+        let Some(rect) = layout.rect(pane) else {
+            continue;
+        };
+        state.pane(pane).render(&view, rect, frame);
+    }
+    super::status_bar::render(state, theme, layout.status, frame.buffer_mut());
+    for overlay in state.overlays.iter() {
+        overlay.component().render(&view, area, frame);
+    }
+    // Questions from running code come first, over any other overlay.
+    state.approvals.render(&view, area, frame);
+}
+
+/// Scrolls the viewport to the cursor and highlights what will be visible
+/// (bounded work per frame; the loop asks for another frame while
+/// `needs_more_work`).
+fn prepare_file_view(state: &mut AppState) {
+    let screen = state.screen();
+    let Some(rect) = screen::layout::compute(screen, state.focus).rect(PaneId::FileView) else {
+        return;
+    };
+    let area = screen::file_view::text_area(rect);
+    let Some(hl) = state.highlighter.clone() else {
+        return;
+    };
+    if let Some(doc) = state.workbench.editors.active_mut() {
+        doc.prepare_frame(&hl, area);
+    }
+}
