@@ -237,12 +237,16 @@ impl Component for ConversationState {
                 outcome
             }
             Input::Key(key) => {
+                // `input` says only whether the text changed: a key that
+                // moves the cursor or the selection must be drawn too.
+                let before = (self.composer.cursor(), self.composer.selection_range());
                 let changed = self.composer.input(tui_textarea::Input::from(key));
                 if changed {
                     self.history.stop_recalling();
                 }
                 self.refresh_palette(ctx.around.workbench);
-                Outcome::from_changed(changed)
+                let moved = (self.composer.cursor(), self.composer.selection_range()) != before;
+                Outcome::from_changed(changed || moved)
             }
             Input::Paste(text) => {
                 let changed = self.composer.insert_str(text);

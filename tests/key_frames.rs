@@ -1,0 +1,173 @@
+//! Keys through the loop: each key goes through `update` and a frame is
+//! drawn only when the key asked for one, as `tui::run` does; the test
+//! checks what the user would see after every key. (A test that renders a
+//! state cannot tell whether a key asked for its frame.)
+
+#[path = "support/frames.rs"]
+mod frames;
+
+use crossterm::event::{KeyCode, KeyModifiers};
+use frames::Loop;
+use hello_tui::app::AppState;
+use hello_tui::config::Settings;
+use ratatui::layout::Rect;
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+
+fn state() -> AppState {
+    AppState::new("/work/demo".into(), Settings::defaults())
+}
+
+/// The conversation pane's composer: its rows at 120x40 (the pane's
+/// bottom three rows, inside the border).
+fn composer_area(lp: &Loop) -> Rect {
+    let layout = hello_tui::screen::layout::compute(lp.state.screen(), lp.state.focus);
+    let pane = layout.conversation.expect("the conversation is shown");
+    Rect::new(pane.x, pane.bottom().saturating_sub(3), pane.width, 3)
+}
+
+/// The composer's cursor: its column from the composer's first text
+/// column, and its row in the composer.
+fn composer_cursor(lp: &Loop) -> (u16, u16) {
+    let area = composer_area(lp);
+    let cells = lp.cursor_cells(area);
+    assert_eq!(
+        cells.len(),
+        1,
+        "one cursor in the composer:\n{}",
+        lp.screen()
+    );
+    let (x, y) = cells[0];
+    (x - area.x - 1, y - area.y - 1)
+}
+
+/// Alt+1, `abc def ghi`, then each cursor key: every one is drawn where
+/// the user sees it, and typing lands where the drawn cursor is.
+#[test]
+fn every_cursor_key_in_the_composer_is_drawn() {
+    let mut lp = Loop::new(state(), 120, 40);
+    lp.key(KeyCode::Char('1'), KeyModifiers::ALT);
+    lp.type_text("abc def ghi");
+    assert_eq!(composer_cursor(&lp), (11, 0));
+    let steps: &[(KeyCode, KeyModifiers, u16)] = &[
+        (KeyCode::Home, NONE, 0),
+        (KeyCode::Right, NONE, 1),
+        (KeyCode::End, NONE, 11),
+        (KeyCode::Left, NONE, 10),
+        (KeyCode::Left, KeyModifiers::CONTROL, 8),
+        (KeyCode::Char('a'), KeyModifiers::CONTROL, 0),
+        (KeyCode::Char('e'), KeyModifiers::CONTROL, 11),
+        (KeyCode::Char('b'), KeyModifiers::ALT, 8),
+        (KeyCode::Char('f'), KeyModifiers::ALT, 11),
+    ];
+    for &(code, modifiers, column) in steps {
+        let drew = lp.key(code, modifiers);
+        assert!(drew, "{modifiers:?}+{code:?} asked for no frame");
+        assert_eq!(
+            composer_cursor(&lp),
+            (column, 0),
+            "after {modifiers:?}+{code:?}:\n{}",
+            lp.screen()
+        );
+    }
+    // Seventy ← at the start: drawn at column 0, and nothing else changes.
+    lp.key(KeyCode::Home, NONE);
+    for _ in 0..70 {
+        lp.key(KeyCode::Left, NONE);
+    }
+    assert_eq!(composer_cursor(&lp), (0, 0));
+    lp.key(KeyCode::Right, NONE);
+    lp.type_text("X");
+    assert!(lp.screen().contains("aXbc def ghi"), "{}", lp.screen());
+    assert_eq!(composer_cursor(&lp), (2, 0));
+}
+
+/// Each key asks for a frame, and the frame shows something new (the
+/// cursor moved): what the user would see after it.
+fn each_key_is_drawn(lp: &mut Loop, keys: &[(KeyCode, KeyModifiers)], what: &str) {
+    for &(code, modifiers) in keys {
+        let before = lp.terminal.backend().buffer().clone();
+        let drew = lp.key(code, modifiers);
+        assert!(drew, "{what}: {modifiers:?}+{code:?} asked for no frame");
+        assert_ne!(
+            &before,
+            lp.terminal.backend().buffer(),
+            "{what}: {modifiers:?}+{code:?} changed nothing on screen"
+        );
+    }
+}
+
+/// The cursor keys of a one-line input, from the end of `abc def`.
+const LINE_KEYS: &[(KeyCode, KeyModifiers)] = &[
+    (KeyCode::Home, NONE),
+    (KeyCode::Right, NONE),
+    (KeyCode::End, NONE),
+    (KeyCode::Left, NONE),
+    (KeyCode::Left, KeyModifiers::CONTROL),
+    (KeyCode::Right, KeyModifiers::CONTROL),
+];
+
+#[test]
+fn the_file_views_cursor_keys_are_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=200)
+        .map(|i| format!("line {i} of the file\n"))
+        .collect();
+    std::fs::write(dir.path().join("a.txt"), text).unwrap();
+    let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
+    hello_tui::app::editors::open(&mut s, &dir.path().join("a.txt"), None);
+    let mut lp = Loop::new(s, 120, 40);
+    lp.key(KeyCode::Char('2'), KeyModifiers::ALT);
+    each_key_is_drawn(
+        &mut lp,
+        &[
+            (KeyCode::Down, NONE),
+            (KeyCode::Right, NONE),
+            (KeyCode::End, NONE),
+            (KeyCode::Left, NONE),
+            (KeyCode::Home, NONE),
+            (KeyCode::Up, NONE),
+            (KeyCode::PageDown, NONE),
+            (KeyCode::PageUp, NONE),
+            (KeyCode::End, KeyModifiers::CONTROL),
+            (KeyCode::Home, KeyModifiers::CONTROL),
+            (KeyCode::Right, KeyModifiers::SHIFT),
+            (KeyCode::Right, KeyModifiers::CONTROL),
+        ],
+        "file view",
+    );
+}
+
+#[test]
+fn the_one_line_inputs_cursor_keys_are_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let workspace = dir.path().to_path_buf();
+    let open = |keys: &[(KeyCode, KeyModifiers)]| {
+        let mut s = AppState::new(workspace.clone(), Settings::defaults());
+        hello_tui::app::editors::open(&mut s, &workspace.join("a.txt"), None);
+        let mut lp = Loop::new(s, 120, 40);
+        lp.key(KeyCode::Char('2'), KeyModifiers::ALT);
+        for &(code, modifiers) in keys {
+            lp.key(code, modifiers);
+        }
+        lp.type_text("abc def");
+        lp
+    };
+    let inputs: &[(&str, &[(KeyCode, KeyModifiers)])] = &[
+        (
+            "file picker",
+            &[(KeyCode::Char('p'), KeyModifiers::CONTROL)],
+        ),
+        ("go to line", &[(KeyCode::Char('g'), KeyModifiers::CONTROL)]),
+        (
+            "search pane",
+            &[(KeyCode::Char('f'), KeyModifiers::CONTROL)],
+        ),
+    ];
+    for (what, opening) in inputs {
+        let mut lp = open(opening);
+        assert!(lp.state.overlay().is_some(), "{what} is open");
+        each_key_is_drawn(&mut lp, LINE_KEYS, what);
+    }
+}
