@@ -70,7 +70,7 @@ fn state_with(entries: usize, highlighter: &Arc<Highlighter>) -> AppState {
         } else {
             PaneEntry::new(Speaker::Assistant, assistant_answer(i))
         };
-        s.workbench.transcript.push(message);
+        s.workbench.transcript_mut().push(message);
     }
     handle_terminal_event(&mut s, Event::Resize(WIDTH, HEIGHT));
     s

@@ -542,7 +542,7 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     hello_tui::workbench::sessions::configure(&mut state.workbench, false, Some(None)).unwrap();
     let shown: Vec<(hello_tui::workbench::transcript::Speaker, String)> = state
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .map(|m| (m.role, m.text.clone()))
         .collect();
@@ -552,7 +552,7 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     assert_eq!(shown[2].0, R::Tool);
     assert_eq!(shown[2].1, "token audit: ok\n");
     assert_eq!(
-        state.workbench.transcript[2].cell.as_ref().unwrap().code,
+        state.workbench.transcript()[2].cell.as_ref().unwrap().code,
         "print('token audit: ok')"
     );
     assert_eq!(shown[3], (R::Assistant, "All good.".into()));
@@ -571,7 +571,7 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
     // The resumed context is searchable (the capability and the pane read it).
     let hits = state
         .workbench
-        .agent
+        .agent()
         .context
         .read(|c| c.search(&context::SearchQuery::new("token audit")));
     assert_eq!(hits.hits[0].role, context::Role::Tool);

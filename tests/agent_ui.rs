@@ -72,13 +72,15 @@ fn region(buffer: &Buffer, area: Rect) -> Buffer {
 /// A state as the UI sees it mid-turn (no real provider or kernel).
 fn busy_demo() -> AppState {
     let mut s = state(std::path::Path::new("/work/demo"));
-    s.workbench.agent.set_provider(scripted(r#"{"turns":[]}"#));
-    s.workbench.kernel = KernelView::Idle {
+    s.workbench
+        .agent_mut()
+        .set_provider(scripted(r#"{"turns":[]}"#));
+    *s.workbench.kernel_mut() = KernelView::Idle {
         python: "3.11.7".into(),
     };
-    s.workbench.agent.busy = true;
+    s.workbench.agent_mut().busy = true;
     s.workbench
-        .transcript
+        .transcript_mut()
         .push(hello_tui::workbench::transcript::PaneEntry::new(
             Speaker::User,
             "why does checkAuth reject users?",
@@ -111,7 +113,7 @@ fn a_streaming_message_with_spinner_step_and_tokens() {
     // One entry, growing in place.
     let assistants = s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .filter(|m| m.role == Speaker::Assistant)
         .count();
@@ -194,7 +196,7 @@ fn an_error_notice_stands_out() {
         },
     );
     agent(&mut s, AgentUpdate::Finished);
-    assert!(!s.workbench.agent.busy);
+    assert!(!s.workbench.agent().busy);
     let terminal = draw(&mut s, 80, 14);
     let pane = region(terminal.backend().buffer(), Rect::new(0, 0, 80, 10));
     insta::assert_snapshot!(format!("{pane:?}"));
@@ -251,7 +253,7 @@ fn reasoning_is_a_dimmed_collapsible_block_above_the_answer() {
 fn without_a_model_the_message_explains_the_setup() {
     let mut s = state(std::path::Path::new("/work/demo"));
     send(&mut s, "hello");
-    let last = s.workbench.transcript.last().unwrap();
+    let last = s.workbench.transcript().last().unwrap();
     assert_eq!(last.role, Speaker::Notice);
     for needle in [
         "--model",
@@ -262,7 +264,7 @@ fn without_a_model_the_message_explains_the_setup() {
     ] {
         assert!(last.text.contains(needle), "{needle}: {}", last.text);
     }
-    assert!(!s.workbench.agent.busy);
+    assert!(!s.workbench.agent().busy);
 }
 
 // ---- whole turns through `update`, scripted provider, real kernel ----
@@ -287,20 +289,20 @@ fn kernel_state(
         Arc::new(DenyAll::default()),
         fs_links,
         Some(&(
-            s.workbench.agent.context.clone(),
-            s.workbench.agent.snapshot_receiver(),
+            s.workbench.agent().context.clone(),
+            s.workbench.agent().snapshot_receiver(),
         )),
         None,
     )
     .unwrap();
     let (runtime, events) = CodeRuntime::new(KernelConfig::for_workspace(root), registry);
-    s.workbench.services.kernel = Some(hello_tui::workbench::kernel::spawn(
+    s.workbench.services_mut().kernel = Some(hello_tui::workbench::kernel::spawn(
         runtime,
         events,
         tx.clone(),
         hello_tui::workbench::cell_owner::CellOwner::default(),
     ));
-    s.workbench.agent.events = Some(tx.clone());
+    s.workbench.agent_mut().events = Some(tx.clone());
     s
 }
 
@@ -379,7 +381,7 @@ fn linked_demo(
     let mut s = kernel_state(dir.path(), &tx, Some(&links));
     let script =
         hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
-    s.workbench.agent.set_provider(scripted(&script));
+    s.workbench.agent_mut().set_provider(scripted(&script));
     (s, rx, dir, auth, original)
 }
 
@@ -391,11 +393,11 @@ fn linked_demo(
 async fn undo_takes_back_what_an_agent_turn_wrote() {
     let (mut s, mut rx, _dir, auth, original) = linked_demo(&[]);
     send(&mut s, "why does checkAuth reject users?");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     let fixed = std::fs::read(&auth).unwrap();
     assert_ne!(fixed, original, "the demo fixed the file");
     wait_for_the_write(&mut s, &mut rx).await;
-    let shown = &s.workbench.transcript.last().unwrap().text;
+    let shown = &s.workbench.transcript().last().unwrap().text;
     assert!(
         shown.starts_with("the agent's answer to “why does checkAuth reject users?”:"),
         "{shown}"
@@ -403,7 +405,7 @@ async fn undo_takes_back_what_an_agent_turn_wrote() {
     assert!(shown.contains("+++ b/auth.ts"), "{shown}");
 
     send(&mut s, "/undo");
-    let said = &s.workbench.transcript.last().unwrap().text;
+    let said = &s.workbench.transcript().last().unwrap().text;
     assert!(said.contains("auth.ts undone"), "{said}");
     assert_eq!(std::fs::read(&auth).unwrap(), original, "byte for byte");
     send(&mut s, "/redo");
@@ -418,7 +420,7 @@ async fn wait_for_the_write(s: &mut AppState, rx: &mut AppEventReceiver) {
         send(s, "/diff");
         if !s
             .workbench
-            .transcript
+            .transcript()
             .last()
             .unwrap()
             .text
@@ -444,7 +446,7 @@ async fn wait_for_the_write(s: &mut AppState, rx: &mut AppEventReceiver) {
 async fn undo_reaches_an_agent_turn_after_a_restart() {
     let (mut s, mut rx, dir, auth, original) = linked_demo(&[]);
     send(&mut s, "why does checkAuth reject users?");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     let fixed = std::fs::read(&auth).unwrap();
     wait_for_the_write(&mut s, &mut rx).await;
     let id = hello_tui::app::agent::session_at_exit(&mut s)
@@ -455,7 +457,7 @@ async fn undo_reaches_an_agent_turn_after_a_restart() {
     let mut again = state(dir.path());
     hello_tui::workbench::sessions::configure(&mut again.workbench, false, Some(Some(id))).unwrap();
     send(&mut again, "/undo");
-    let said = &again.workbench.transcript.last().unwrap().text;
+    let said = &again.workbench.transcript().last().unwrap().text;
     assert!(said.contains("auth.ts undone"), "{said}");
     assert_eq!(std::fs::read(&auth).unwrap(), original, "byte for byte");
     send(&mut again, "/redo");
@@ -469,8 +471,8 @@ async fn undo_reaches_an_agent_turn_after_a_restart() {
 async fn the_demo_says_so_when_its_write_is_refused() {
     let (mut s, mut rx, _dir, auth, original) = linked_demo(&["auth.ts"]);
     send(&mut s, "why does checkAuth reject users?");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
-    let answer = &s.workbench.transcript.last().unwrap().text;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
+    let answer = &s.workbench.transcript().last().unwrap().text;
     assert!(answer.contains("The fix did not go through"), "{answer}");
     assert!(!answer.contains("The file is saved"), "{answer}");
     assert_eq!(std::fs::read(&auth).unwrap(), original);
@@ -482,19 +484,19 @@ async fn the_demo_turn_runs_through_the_workbench() {
     let (mut s, mut rx) = with_kernel(dir.path());
     let script =
         hello_tui::agent::setup::DEMO_SCRIPT.replace("\"delay_ms\": 25", "\"delay_ms\": 0");
-    s.workbench.agent.set_provider(scripted(&script));
+    s.workbench.agent_mut().set_provider(scripted(&script));
     send(&mut s, "why does checkAuth reject users?");
-    assert!(s.workbench.agent.busy);
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    assert!(s.workbench.agent().busy);
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
 
     let cells: Vec<&CellStatus> = s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .filter(|m| m.role == Speaker::Tool)
         .filter_map(|m| m.cell.as_ref().map(|c| &c.status))
         .collect();
-    assert_eq!(cells.len(), 2, "{:#?}", s.workbench.transcript);
+    assert_eq!(cells.len(), 2, "{:#?}", s.workbench.transcript());
     assert!(
         cells
             .iter()
@@ -503,7 +505,7 @@ async fn the_demo_turn_runs_through_the_workbench() {
     );
     let first_output = &s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .find(|m| m.role == Speaker::Tool)
         .unwrap()
@@ -512,15 +514,15 @@ async fn the_demo_turn_runs_through_the_workbench() {
         first_output.contains("export function checkAuth"),
         "{first_output}"
     );
-    let answer = &s.workbench.transcript.last().unwrap().text;
+    let answer = &s.workbench.transcript().last().unwrap().text;
     assert!(answer.contains("## Why users were rejected"), "{answer}");
     // The demo really edited the file.
     let fixed = std::fs::read_to_string(dir.path().join("auth.ts")).unwrap();
     assert!(fixed.contains("resource.adminOnly && user.role !== \"admin\""));
     // Status bar numbers and the session on disk.
-    assert_eq!(s.workbench.agent.step, 3);
-    assert!(s.workbench.agent.usage.total_tokens > 0);
-    let status = s.workbench.agent.status_segment().unwrap();
+    assert_eq!(s.workbench.agent().step, 3);
+    assert!(s.workbench.agent().usage.total_tokens > 0);
+    let status = s.workbench.agent().status_segment().unwrap();
     assert!(status.starts_with("3 steps · "), "{status}");
     let sessions = hello_tui::session::list(dir.path()).unwrap();
     assert_eq!(sessions.len(), 1);
@@ -531,13 +533,13 @@ async fn the_demo_turn_runs_through_the_workbench() {
 async fn esc_cancels_a_turn() {
     let dir = tempfile::tempdir().unwrap();
     let (mut s, mut rx) = with_kernel(dir.path());
-    s.workbench.agent.set_provider(scripted(
+    s.workbench.agent_mut().set_provider(scripted(
         r#"{"delay_ms": 200, "chunk_chars": 2, "turns": [{"text": "a long and slow answer that takes seconds"}]}"#,
     ));
     send(&mut s, "go");
     pump_until(&mut s, &mut rx, |s| {
         s.workbench
-            .transcript
+            .transcript()
             .last()
             .is_some_and(|m| m.role == Speaker::Assistant)
     })
@@ -546,10 +548,10 @@ async fn esc_cancels_a_turn() {
         &mut s,
         Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
     );
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     let notice = s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .rev()
         .find(|m| m.role == Speaker::Notice)
@@ -557,7 +559,7 @@ async fn esc_cancels_a_turn() {
     assert!(notice.text.starts_with("Cancelled."), "{}", notice.text);
     let partial = s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .rev()
         .find(|m| m.role == Speaker::Assistant)
@@ -584,8 +586,8 @@ fn status_row(terminal: &Terminal<TestBackend>) -> String {
 #[test]
 fn the_status_bar_shows_how_full_the_window_is() {
     let mut s = busy_demo();
-    s.workbench.agent.busy = false;
-    s.workbench.agent.context_used = Some((52_300, 128_000));
+    s.workbench.agent_mut().busy = false;
+    s.workbench.agent_mut().context_used = Some((52_300, 128_000));
     let terminal = draw(&mut s, 120, 30);
     let row = status_row(&terminal);
     assert!(row.contains("ctx 40% · 52k/128k"), "{row}");
@@ -598,7 +600,7 @@ fn the_status_bar_shows_how_full_the_window_is() {
         buffer[(x, buffer.area.height - 1)].fg
     };
     assert_ne!(Some(at(&terminal)), theme.roles.warning.fg);
-    s.workbench.agent.context_used = Some((6_500, 8_000));
+    s.workbench.agent_mut().context_used = Some((6_500, 8_000));
     let terminal = draw(&mut s, 120, 30);
     assert_eq!(Some(at(&terminal)), theme.roles.warning.fg);
 }
@@ -609,7 +611,7 @@ fn the_gauge_is_there_from_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = state(dir.path());
     hello_tui::workbench::sessions::configure(&mut s.workbench, true, None).unwrap();
-    let (used, window) = s.workbench.agent.context_used.expect("set at start-up");
+    let (used, window) = s.workbench.agent().context_used.expect("set at start-up");
     assert_eq!(window, hello_tui::tokens::DEFAULT_WINDOW);
     assert!(
         used > 500,
@@ -647,13 +649,15 @@ fn f2_breaks_the_next_request_down_by_section() {
     let mut settings = Settings::defaults();
     settings.context_window = Some(4_000);
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
-    s.workbench.agent.set_provider(scripted(r#"{"turns":[]}"#));
+    s.workbench
+        .agent_mut()
+        .set_provider(scripted(r#"{"turns":[]}"#));
     let mut conversation = slow_builds_conversation();
     conversation.compact("- the user asks about slow builds".into(), 20, true, None);
     let covers = 0..20;
-    s.workbench.agent.set_conversation(conversation);
+    s.workbench.agent_mut().set_conversation(conversation);
     s.conversation.composer.insert_str("and the tests?");
-    s.workbench.pins.push(hello_tui::workbench::Pin {
+    s.workbench.pin(hello_tui::workbench::Pin {
         label: "#3 tool".into(),
         text: "checkAuth rejects plain users".into(),
     });
@@ -686,7 +690,7 @@ fn f2_shows_the_anthropic_body_for_the_anthropic_provider() {
     settings.context_window = Some(200_000);
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
     let config = AnthropicConfig::new(Some("http://127.0.0.1:9"), "claude-test", "K", &|_| None);
-    s.workbench.agent.set_provider(Arc::new(
+    s.workbench.agent_mut().set_provider(Arc::new(
         hello_tui::agent::provider::AnthropicProvider::new(config).unwrap(),
     ));
     s.conversation.composer.insert_str("and the tests?");
@@ -718,9 +722,11 @@ fn f2_shows_the_json_that_is_sent_and_scrolls_to_its_end() {
     let mut settings = Settings::defaults();
     settings.context_window = Some(200_000);
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
-    s.workbench.agent.set_provider(scripted(r#"{"turns":[]}"#));
     s.workbench
-        .agent
+        .agent_mut()
+        .set_provider(scripted(r#"{"turns":[]}"#));
+    s.workbench
+        .agent_mut()
         .set_conversation(slow_builds_conversation());
     s.conversation.composer.insert_str("and the tests?");
     key(&mut s, KeyCode::F(2), KeyModifiers::NONE);
@@ -763,43 +769,43 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
     let mut settings = Settings::defaults();
     settings.context_window = Some(6_000);
     let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
-    s.workbench.agent.events = Some(tx);
-    s.workbench.agent.set_provider(scripted(
+    s.workbench.agent_mut().events = Some(tx);
+    s.workbench.agent_mut().set_provider(scripted(
         r#"{"delay_ms": 300, "turns": [{"text": "- the user keeps asking about slow builds"}]}"#,
     ));
     let conversation = slow_builds_conversation();
-    s.workbench.agent.set_conversation(conversation);
+    s.workbench.agent_mut().set_conversation(conversation);
     hello_tui::workbench::context_window::refresh_gauge(&mut s.workbench);
-    let (before, _) = s.workbench.agent.context_used.unwrap();
+    let (before, _) = s.workbench.agent().context_used.unwrap();
     send(&mut s, "/compact builds");
     // The summary is being written: `/new` now would have it land in the
     // next conversation, so it waits.
     send(&mut s, "/new");
     assert!(
         s.workbench
-            .transcript
+            .transcript()
             .last()
             .is_some_and(|m| m.text.contains("busy (being summarised)")),
         "{:?}",
-        s.workbench.transcript.last()
+        s.workbench.transcript().last()
     );
     pump_until(&mut s, &mut rx, |s| {
         s.workbench
-            .transcript
+            .transcript()
             .iter()
             .any(|m| m.text.contains("── compacted"))
     })
     .await;
     let line = s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .find(|m| m.text.contains("── compacted"))
         .unwrap();
     assert!(line.text.contains("by the model"), "{}", line.text);
     // The marker names what it folded by message id.
     let covers = {
-        let conversation = s.workbench.agent.conversation().lock().await;
+        let conversation = s.workbench.agent().conversation().lock().await;
         0..conversation.compaction().unwrap().through
     };
     assert!(
@@ -815,7 +821,7 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
     );
     pump_until(&mut s, &mut rx, |s| {
         s.workbench
-            .agent
+            .agent()
             .context_used
             .is_some_and(|(used, _)| used < before)
     })
@@ -857,7 +863,7 @@ fn assert_hits_land_on_their_entries(s: &mut AppState, word: &str, expected: usi
         let SearchTarget::Message(index) = hit.target else {
             panic!("{word}: {hit:?} does not go to a pane entry");
         };
-        let entry = &s.workbench.transcript[index];
+        let entry = &s.workbench.transcript()[index];
         let shown = format!(
             "{}\n{}",
             entry.cell.as_ref().map_or("", |c| c.code.as_str()),
@@ -890,12 +896,12 @@ const INTERLEAVED: &str = r#"{"delay_ms": 0, "turns": [
 
 async fn interleaved_session(root: &std::path::Path) -> (AppState, AppEventReceiver) {
     let (mut s, mut rx) = with_kernel(root);
-    s.workbench.agent.set_provider(scripted(INTERLEAVED));
+    s.workbench.agent_mut().set_provider(scripted(INTERLEAVED));
     send(&mut s, "first question");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     send(&mut s, "%py print('okapi zebra giraffe')");
     pump_until(&mut s, &mut rx, |s| {
-        s.workbench.transcript.iter().any(|m| {
+        s.workbench.transcript().iter().any(|m| {
             m.role == Speaker::User
                 && m.cell
                     .as_ref()
@@ -905,7 +911,7 @@ async fn interleaved_session(root: &std::path::Path) -> (AppState, AppEventRecei
     .await;
     send(&mut s, "/nope giraffe");
     send(&mut s, "second question about a giraffe");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     (s, rx)
 }
 
@@ -927,16 +933,16 @@ async fn search_hits_land_on_their_entry_between_py_cells_notices_and_refused_ca
         panic!("{refused:?}");
     };
     assert!(
-        s.workbench.transcript[index]
+        s.workbench.transcript()[index]
             .text
             .starts_with("code_action not run"),
         "{:?}",
-        s.workbench.transcript[index]
+        s.workbench.transcript()[index]
     );
     // A `context` message no entry shows (another front end's) says so.
     let index = s
         .workbench
-        .agent
+        .agent()
         .context
         .push(hello_tui::context::Message::assistant("a quokka smiles"));
     let hits = conversation_hits(&mut s, "quokka");
@@ -949,7 +955,7 @@ async fn search_hits_land_on_their_entry_between_py_cells_notices_and_refused_ca
     // Enter on it says where it is instead of jumping nowhere.
     key(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
     send(&mut s, "quokka");
-    let last = s.workbench.transcript.last().unwrap();
+    let last = s.workbench.transcript().last().unwrap();
     assert_eq!(last.role, Speaker::Notice);
     assert!(
         last.text
@@ -1045,8 +1051,8 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
     let broker = ApprovalBroker::new(tx.clone(), ApprovalMode::Review);
     let links = fs_links(&tx, Default::default(), Some(Arc::new(broker.clone())));
     let mut s = kernel_state(&root, &tx, Some(&links));
-    s.workbench.services.approvals = Some(broker);
-    s.workbench.safety.mode = ApprovalMode::Review;
+    s.workbench.services_mut().approvals = Some(broker);
+    s.workbench.safety_mut().mode = ApprovalMode::Review;
     // A computed path: not one the user's cell names literally, so it is
     // reviewed like a model's write.
     send(
@@ -1070,7 +1076,7 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
         .advance(hello_tui::overlays::approval::HUNK_SETTLE);
     key(&mut s, KeyCode::Char('y'), KeyModifiers::NONE);
     pump_until(&mut s, &mut rx, |s| {
-        s.workbench.transcript.iter().any(|m| {
+        s.workbench.transcript().iter().any(|m| {
             m.cell
                 .as_ref()
                 .is_some_and(|c| matches!(c.status, CellStatus::Succeeded { .. }))
@@ -1084,7 +1090,7 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
     );
     let output = &s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .rev()
         .find(|m| m.cell.is_some())
@@ -1110,24 +1116,24 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
     let dir = tempfile::tempdir().unwrap();
     let (tx, mut rx) = event::channel();
     let mut s = kernel_state(dir.path(), &tx, None);
-    s.workbench.settings.model = Some("qwen3:8b".into());
-    s.workbench.settings.base_url = Some(server.base_url.clone());
-    s.workbench.settings.context_window = Some(8_000);
+    s.workbench.settings_mut().model = Some("qwen3:8b".into());
+    s.workbench.settings_mut().base_url = Some(server.base_url.clone());
+    s.workbench.settings_mut().context_window = Some(8_000);
     hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
     assert_eq!(
-        s.workbench.agent.provider().unwrap().model().as_deref(),
+        s.workbench.agent().provider().unwrap().model().as_deref(),
         Some("qwen3:8b")
     );
 
     send(&mut s, "/model");
     pump_until(&mut s, &mut rx, |s| {
         s.workbench
-            .transcript
+            .transcript()
             .last()
             .is_some_and(|m| m.text.starts_with("Models at"))
     })
     .await;
-    let listed = &s.workbench.transcript.last().unwrap().text;
+    let listed = &s.workbench.transcript().last().unwrap().text;
     assert!(
         listed.contains("\n  qwen3:8b  ← current\n  llama3.2\n"),
         "{listed}"
@@ -1135,15 +1141,15 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
 
     send(&mut s, "/model llama3.2");
     assert!(
-        s.workbench.agent.label().starts_with("llama3.2 @ "),
+        s.workbench.agent().label().starts_with("llama3.2 @ "),
         "{}",
-        s.workbench.agent.label()
+        s.workbench.agent().label()
     );
     send(&mut s, "hi");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     let answer = s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .rfind(|m| m.role == Speaker::Assistant)
         .unwrap();
@@ -1159,14 +1165,14 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
 
     // Resumed with the configured model, the session's choice wins.
     let mut resumed = state(dir.path());
-    resumed.workbench.settings.model = Some("qwen3:8b".into());
-    resumed.workbench.settings.base_url = Some(server.base_url.clone());
+    resumed.workbench.settings_mut().model = Some("qwen3:8b".into());
+    resumed.workbench.settings_mut().base_url = Some(server.base_url.clone());
     hello_tui::workbench::sessions::configure(&mut resumed.workbench, false, Some(Some(id)))
         .unwrap();
     assert_eq!(
         resumed
             .workbench
-            .agent
+            .agent()
             .provider()
             .unwrap()
             .model()
@@ -1176,7 +1182,7 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
     assert!(
         resumed
             .workbench
-            .transcript
+            .transcript()
             .iter()
             .any(|m| m.text.contains("This session last used llama3.2"))
     );
@@ -1210,7 +1216,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     })
     .await;
     let profiles = |s: &mut AppState| {
-        s.workbench.settings.model_profiles.insert(
+        s.workbench.settings_mut().model_profiles.insert(
             "claude".into(),
             ModelSection {
                 provider: Some(ProviderKind::Anthropic),
@@ -1221,7 +1227,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
                 ..ModelSection::default()
             },
         );
-        s.workbench.settings.model_profiles.insert(
+        s.workbench.settings_mut().model_profiles.insert(
             "local".into(),
             ModelSection {
                 name: Some("qwen3:8b".into()),
@@ -1237,12 +1243,12 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     profiles(&mut s);
     hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
     assert!(
-        !s.workbench.agent.has_model(),
+        !s.workbench.agent().has_model(),
         "no [model]: the profiles are the models"
     );
 
     send(&mut s, "/model");
-    let listed = &s.workbench.transcript.last().unwrap().text;
+    let listed = &s.workbench.transcript().last().unwrap().text;
     assert!(
         listed.contains("claude: claude-test (anthropic, http://")
             && listed.contains("local: qwen3:8b (openai, http://"),
@@ -1250,7 +1256,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     );
     let answers = |s: &AppState| -> Vec<String> {
         s.workbench
-            .transcript
+            .transcript()
             .iter()
             .filter(|m| m.role == Speaker::Assistant)
             .map(|m| m.text.clone())
@@ -1263,7 +1269,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     ] {
         send(&mut s, &format!("/model {profile}"));
         send(&mut s, prompt);
-        pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+        pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     }
     assert_eq!(
         answers(&s),
@@ -1275,7 +1281,7 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     );
     assert!(
         s.workbench
-            .transcript
+            .transcript()
             .iter()
             .any(|m| m.role == Speaker::Thinking && m.text.contains("SECRET-REASONING")),
         "the local model's reasoning is shown"
@@ -1313,11 +1319,11 @@ async fn one_session_talks_to_anthropic_and_to_a_local_reasoning_model() {
     profiles(&mut resumed);
     hello_tui::workbench::sessions::configure(&mut resumed.workbench, false, Some(Some(id)))
         .unwrap();
-    assert_eq!(resumed.workbench.agent.profile_name(), Some("claude"));
+    assert_eq!(resumed.workbench.agent().profile_name(), Some("claude"));
     assert!(
-        resumed.workbench.agent.label().contains("claude-test"),
+        resumed.workbench.agent().label().contains("claude-test"),
         "{}",
-        resumed.workbench.agent.label()
+        resumed.workbench.agent().label()
     );
 }
 
@@ -1354,24 +1360,24 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     // deletes a created file only when the index did not list it (issue
     // 25, route 19).
     s.workbench
-        .file_index
+        .file_index_mut()
         .apply(&hello_tui::workspace::IndexUpdate::Done {
             count: 0,
             elapsed: Duration::ZERO,
         });
     let notes = dir.path().canonicalize().unwrap().join("NOTES.md");
-    s.workbench.settings.model = Some("gpt-4.1-mini".into());
-    s.workbench.settings.base_url = Some(server.base_url.clone());
-    s.workbench.settings.context_window = Some(32_000);
+    s.workbench.settings_mut().model = Some("gpt-4.1-mini".into());
+    s.workbench.settings_mut().base_url = Some(server.base_url.clone());
+    s.workbench.settings_mut().context_window = Some(32_000);
     hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
     send(&mut s, "fix checkAuth and note it");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     wait_for_the_write(&mut s, &mut rx).await;
     // Both announcements arrive (the second may trail the first).
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .filter_map(|m| m.cell.as_ref())
         .map(|c| c.changes.len())
@@ -1411,7 +1417,7 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     let mine = format!("// reviewed\n{}", String::from_utf8_lossy(&fixed));
     std::fs::write(&auth, &mine).unwrap();
     send(&mut s, "/undo");
-    let said = &s.workbench.transcript.last().unwrap().text;
+    let said = &s.workbench.transcript().last().unwrap().text;
     assert!(said.contains("auth.ts undone around your edits"), "{said}");
     assert_eq!(
         std::fs::read_to_string(&auth).unwrap(),
@@ -1425,7 +1431,7 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
     );
     std::fs::write(&auth, &theirs).unwrap();
     send(&mut s, "/undo");
-    let said = &s.workbench.transcript.last().unwrap().text;
+    let said = &s.workbench.transcript().last().unwrap().text;
     assert!(said.contains("auth.ts: kept your lines at line"), "{said}");
     assert_eq!(
         std::fs::read_to_string(&auth).unwrap(),
@@ -1462,9 +1468,9 @@ async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
     std::fs::write(root.join("src/app.py"), "x = 1\n").unwrap();
     let (tx, mut rx) = event::channel();
     let mut s = kernel_state(&root, &tx, None);
-    s.workbench.settings.model = Some("m".into());
-    s.workbench.settings.base_url = Some(server.base_url.clone());
-    s.workbench.settings.context_window = Some(16_000);
+    s.workbench.settings_mut().model = Some("m".into());
+    s.workbench.settings_mut().base_url = Some(server.base_url.clone());
+    s.workbench.settings_mut().context_window = Some(16_000);
     hello_tui::app::editors::open(&mut s, &root.join("src/app.py"), None);
     hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
 
@@ -1481,10 +1487,10 @@ async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
     s.focus = hello_tui::keymap::PaneId::Conversation;
 
     send(&mut s, "hello");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     std::fs::write(root.join("AGENTS.md"), "Indent with four spaces.\n").unwrap();
     send(&mut s, "again");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
 
     let systems: Vec<String> = server
         .requests()
@@ -1606,7 +1612,7 @@ fn a_cell_with_nested_sub_calls() {
 
 /// The id of the session the workbench's conversation is saved in.
 async fn session_id(s: &AppState) -> String {
-    let conversation = s.workbench.agent.conversation();
+    let conversation = s.workbench.agent().conversation();
     conversation.lock().await.session_id().unwrap().to_owned()
 }
 
@@ -1672,14 +1678,14 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
         let cli = hello_tui::cli::Cli::try_parse_from(args).unwrap();
         let settings = Settings::load(&cli.options, &|_| None).unwrap();
         let mut s = kernel_state(dir.path(), &tx, None);
-        s.workbench.settings = settings;
+        *s.workbench.settings_mut() = settings;
         hello_tui::workbench::sessions::configure(&mut s.workbench, cli.demo, cli.resume())
             .unwrap();
         s
     };
     let said = |s: &AppState, start: &str| -> bool {
         s.workbench
-            .transcript
+            .transcript()
             .iter()
             .any(|m| m.text.starts_with(start))
     };
@@ -1688,14 +1694,14 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
     let mut s = start(&[]);
     send(&mut s, "/model local");
     send(&mut s, "first");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     assert_eq!(posted(&profile), ["local-model"]);
     let id = session_id(&s).await;
 
     // `--continue --model basic`: basic, on the configured server.
     let mut s = start(&["--continue", "--model", "basic"]);
     send(&mut s, "second");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     assert_eq!(posted(&configured), ["basic"]);
     assert!(
         said(
@@ -1703,7 +1709,7 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
             "This session last used local-model (profile local); its turns go to basic @ "
         ),
         "{:#?}",
-        s.workbench.transcript
+        s.workbench.transcript()
     );
     assert_eq!(
         posted(&profile),
@@ -1714,7 +1720,7 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
     // Back on the profile, then one headless turn with a model flag.
     send(&mut s, "/model local");
     send(&mut s, "third");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     assert_eq!(posted(&profile), ["local-model", "local-model"]);
     let exec = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"))
         .args(["exec", "-C", &root, "--config", &config, "--resume", &id])
@@ -1732,7 +1738,7 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
     // `--resume ID`, no flag: the session's last model, where it ran.
     let mut s = start(&["--resume", &id]);
     send(&mut s, "fifth");
-    pump_until(&mut s, &mut rx, |s| !s.workbench.agent.busy).await;
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     assert_eq!(posted(&configured), ["basic", "exec-model", "exec-model"]);
     assert_eq!(posted(&profile), ["local-model", "local-model"]);
 }

@@ -71,12 +71,16 @@ fn open(s: &mut AppState, path: &Path) {
 }
 
 fn active_text(s: &AppState) -> String {
-    s.workbench.editors.active().expect("a file is open").text()
+    s.workbench
+        .editors()
+        .active()
+        .expect("a file is open")
+        .text()
 }
 
 fn is_dirty(s: &AppState) -> bool {
     s.workbench
-        .editors
+        .editors()
         .active()
         .expect("a file is open")
         .is_dirty()
@@ -181,7 +185,7 @@ fn open_edit_save_is_clean_and_disk_equals_screen() {
     assert_eq!(active_text(&s), "x = 10\ny = 2");
     assert!(
         s.workbench
-            .editors
+            .editors()
             .status
             .as_deref()
             .unwrap_or("")
@@ -227,7 +231,7 @@ fn selection_copy_paste_and_the_system_clipboard() {
     let mut s = state(dir.path());
     open(&mut s, &file);
     press(&mut s, KeyCode::Right, KeyModifiers::CONTROL | SHIFT);
-    let sel = s.workbench.editors.active().unwrap().selection();
+    let sel = s.workbench.editors().active().unwrap().selection();
     assert_eq!(sel, Some(((0, 0), (0, 5))));
     let command = press(&mut s, KeyCode::Char('c'), CTRL);
     assert_eq!(
@@ -271,7 +275,7 @@ fn external_write_to_a_clean_buffer_reloads_keeping_the_cursor() {
     assert_eq!(disk_event(&mut s, &file), Command::Redraw);
     assert_eq!(active_text(&s), "ONE\nTWO\nTHREE\nFOUR");
     assert!(!is_dirty(&s));
-    assert_eq!(s.workbench.editors.active().unwrap().cursor(), (1, 1));
+    assert_eq!(s.workbench.editors().active().unwrap().cursor(), (1, 1));
 }
 
 #[test]
@@ -286,7 +290,7 @@ fn external_write_to_a_dirty_buffer_keeps_edits_and_flags_the_conflict() {
     disk_event(&mut s, &file);
     assert_eq!(active_text(&s), "my mine", "no keystroke is lost");
     assert!(matches!(
-        s.workbench.editors.active().unwrap().disk_state(),
+        s.workbench.editors().active().unwrap().disk_state(),
         hello_tui::editor::DiskState::ChangedOnDisk { .. }
     ));
     // Typing goes on undisturbed: no overlay steals keys.
@@ -347,7 +351,7 @@ fn a_file_deleted_on_disk_keeps_its_buffer_and_saving_recreates_it() {
         ))),
     );
     assert_eq!(
-        s.workbench.editors.active().unwrap().disk_state(),
+        s.workbench.editors().active().unwrap().disk_state(),
         &hello_tui::editor::DiskState::DeletedOnDisk
     );
     assert_eq!(active_text(&s), "keep");
@@ -362,7 +366,7 @@ fn kernel_writes_reload_and_dirty_paths_are_published() {
     std::fs::write(&file, "v1\n").unwrap();
     let mut s = state(dir.path());
     let (tx, rx) = tokio::sync::watch::channel(hello_tui::kernel::caps::DirtyPaths::default());
-    s.workbench.services.dirty_paths = Some(tx);
+    s.workbench.services_mut().dirty_paths = Some(tx);
     open(&mut s, &file);
     std::fs::write(&file, "v2\n").unwrap();
     let canonical = std::fs::canonicalize(&file).unwrap();
@@ -401,13 +405,13 @@ fn quitting_and_closing_with_unsaved_edits_ask_first() {
     press(&mut s, KeyCode::Char('w'), CTRL);
     assert!(matches!(asking(&s), Some(Question::CloseDirtyTab { .. })));
     press(&mut s, KeyCode::Char('n'), NONE);
-    assert_eq!(s.workbench.editors.tabs.len(), 1);
+    assert_eq!(s.workbench.editors().tabs.len(), 1);
     press(&mut s, KeyCode::Char('w'), CTRL);
     // A reflex `y` loses nothing: the answers are save, discard, cancel.
     press(&mut s, KeyCode::Char('y'), NONE);
-    assert_eq!(s.workbench.editors.tabs.len(), 1);
+    assert_eq!(s.workbench.editors().tabs.len(), 1);
     press(&mut s, KeyCode::Char('d'), NONE);
-    assert!(s.workbench.editors.tabs.is_empty());
+    assert!(s.workbench.editors().tabs.is_empty());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\n", "discarded");
     assert_eq!(press(&mut s, KeyCode::Char('q'), CTRL), Command::Quit);
 }
@@ -425,7 +429,7 @@ fn quitting_or_closing_can_save_first() {
     type_text(&mut s, "1");
     press(&mut s, KeyCode::Char('w'), CTRL);
     press(&mut s, KeyCode::Char('s'), NONE);
-    assert!(s.workbench.editors.tabs.is_empty(), "saved, then closed");
+    assert!(s.workbench.editors().tabs.is_empty(), "saved, then closed");
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "1a\n");
     open(&mut s, &a);
     type_text(&mut s, "2");
@@ -477,20 +481,23 @@ fn tabs_switch_and_equal_names_are_told_apart() {
     open(&mut s, &dir.path().join("api/mod.py"));
     open(&mut s, &dir.path().join("web/mod.py"));
     open(&mut s, &dir.path().join("main.py"));
-    let titles: Vec<String> = hello_tui::screen::file_view::tabs(&s.workbench.editors.tabs)
+    let titles: Vec<String> = hello_tui::screen::file_view::tabs(&s.workbench.editors().tabs)
         .into_iter()
         .map(|t| t.title)
         .collect();
     assert_eq!(titles, ["mod.py — api", "mod.py — web", "main.py"]);
-    assert_eq!(s.workbench.editors.active, 2);
+    assert_eq!(s.workbench.editors().active, 2);
     press(&mut s, KeyCode::PageDown, CTRL);
-    assert_eq!(s.workbench.editors.active, 0);
+    assert_eq!(s.workbench.editors().active, 0);
     press(&mut s, KeyCode::Left, KeyModifiers::ALT);
-    assert_eq!(s.workbench.editors.active, 2);
+    assert_eq!(s.workbench.editors().active, 2);
     // Opening an open file switches to its tab.
     open(&mut s, &dir.path().join("api/mod.py"));
     assert_eq!(
-        (s.workbench.editors.tabs.len(), s.workbench.editors.active),
+        (
+            s.workbench.editors().tabs.len(),
+            s.workbench.editors().active
+        ),
         (3, 0)
     );
 }
@@ -530,7 +537,7 @@ fn picker_enter_before_the_worker_answers_opens_the_typed_match() {
     .unwrap();
     let mut s = state(dir.path());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    s.workbench.services.picker =
+    s.workbench.services_mut().picker =
         Some(hello_tui::workspace::FuzzyWorker::spawn(tx).expect("worker"));
     index(&mut s, &["api.ts", "src/auth/token.ts"]);
     press(&mut s, KeyCode::Char('p'), CTRL);
@@ -562,7 +569,7 @@ fn go_to_line_and_find_in_file() {
     press(&mut s, KeyCode::Char('g'), CTRL);
     type_text(&mut s, "3:2");
     press(&mut s, KeyCode::Enter, NONE);
-    assert_eq!(s.workbench.editors.active().unwrap().cursor(), (2, 1));
+    assert_eq!(s.workbench.editors().active().unwrap().cursor(), (2, 1));
     assert_eq!(s.overlay(), None);
     press(&mut s, KeyCode::Char('f'), CTRL);
     assert!(
@@ -571,7 +578,7 @@ fn go_to_line_and_find_in_file() {
     );
     type_text(&mut s, "beta");
     press(&mut s, KeyCode::Enter, NONE);
-    let sel = s.workbench.editors.active().unwrap().selection();
+    let sel = s.workbench.editors().active().unwrap().selection();
     assert_eq!(sel, Some(((2, 6), (2, 10))));
     press(&mut s, KeyCode::Enter, SHIFT);
     press(&mut s, KeyCode::Enter, SHIFT);
@@ -647,11 +654,11 @@ fn find_in_a_big_file_counts_in_the_background() {
     let mut s = state(dir.path());
     open(&mut s, &file);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    s.workbench.agent.events = Some(tx);
+    s.workbench.agent_mut().events = Some(tx);
     press(&mut s, KeyCode::Char('f'), CTRL);
     type_text(&mut s, "needle");
     press(&mut s, KeyCode::Enter, NONE);
-    let selection = |s: &AppState| s.workbench.editors.active().unwrap().selection();
+    let selection = |s: &AppState| s.workbench.editors().active().unwrap().selection();
     assert_eq!(selection(&s), Some(((10, 0), (10, 6))));
     assert_eq!(find_status(&s).as_deref(), Some("line 11, counting…"));
     let first = next_count(&mut rx);
@@ -668,7 +675,7 @@ fn find_in_a_big_file_counts_in_the_background() {
     press(&mut s, KeyCode::Enter, NONE);
     assert_eq!(find_status(&s).as_deref(), Some("line 500001, counting…"));
     let third = next_count(&mut rx);
-    let doc = s.workbench.editors.active_mut().unwrap();
+    let doc = s.workbench.editors_mut().active_mut().unwrap();
     doc.apply(EditCommand::Move(Motion::DocStart)).unwrap();
     doc.apply(EditCommand::InsertChar('z')).unwrap();
     doc.apply(EditCommand::GoToLine(500_001)).unwrap();
@@ -691,7 +698,7 @@ fn find_in_a_big_file_counts_in_the_background() {
 /// for, so the test can look at the files.
 fn recovery_due(s: &mut AppState) {
     handle_app_event(s, AppEvent::RecoveryDue);
-    s.workbench.editors.recovery_writer.flush();
+    s.workbench.editors_mut().recovery_writer.flush();
 }
 
 fn recovering_state(root: &Path, base: &Path) -> AppState {
@@ -765,15 +772,15 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
     let mut s = recovering_state(dir.path(), recovery.path());
     open(&mut s, &file);
     assert_eq!(
-        s.workbench.editors.recovery_due_at(),
+        s.workbench.editors().recovery_due_at(),
         None,
         "no timer while clean"
     );
     type_text(&mut s, "unsaved ");
-    assert!(s.workbench.editors.recovery_due_at().is_some());
+    assert!(s.workbench.editors().recovery_due_at().is_some());
     recovery_due(&mut s);
     assert_eq!(
-        s.workbench.editors.recovery_due_at(),
+        s.workbench.editors().recovery_due_at(),
         None,
         "nothing pending after the write"
     );
@@ -831,7 +838,7 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     assert!(text.contains("just now"), "{text}");
     let asked: Vec<String> = s
         .workbench
-        .editors
+        .editors()
         .found_recoveries
         .iter()
         .map(|r| r.path.file_name().unwrap().to_string_lossy().into_owned())
@@ -848,9 +855,9 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     draw(&mut s, 80, 24);
     press(&mut s, KeyCode::Char('n'), NONE);
     assert_eq!(s.overlay(), None);
-    assert_eq!(s.workbench.editors.tabs.len(), 1);
-    assert!(s.workbench.editors.tabs[0].path().ends_with(&asked[0]));
-    let summary = &s.workbench.transcript.last().unwrap().text;
+    assert_eq!(s.workbench.editors().tabs.len(), 1);
+    assert!(s.workbench.editors().tabs[0].path().ends_with(&asked[0]));
+    let summary = &s.workbench.transcript().last().unwrap().text;
     for (name, verb) in [
         (&asked[0], "restored"),
         (&asked[1], "discarded"),
@@ -863,7 +870,7 @@ fn recovered_buffers_are_asked_about_one_by_one() {
     let s = recovering_state(&dir, base.path());
     let again: Vec<String> = s
         .workbench
-        .editors
+        .editors()
         .found_recoveries
         .iter()
         .map(|r| r.path.file_name().unwrap().to_string_lossy().into_owned())
@@ -906,7 +913,7 @@ fn kept_recoveries_survive_opening_and_editing_their_file() {
     let s = recovering_state(dir.path(), base.path());
     let texts: Vec<&str> = s
         .workbench
-        .editors
+        .editors()
         .found_recoveries
         .iter()
         .map(|r| r.text.as_str())
@@ -1129,9 +1136,9 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
             text.y - 1,
         ),
     );
-    assert_eq!(s.workbench.editors.active, 0);
+    assert_eq!(s.workbench.editors().active, 0);
     draw(&mut s, 120, 40);
-    let layout = hello_tui::editor::layout(s.workbench.editors.active().unwrap(), text);
+    let layout = hello_tui::editor::layout(s.workbench.editors().active().unwrap(), text);
     let x0 = layout.text.x;
     handle_terminal_event(
         &mut s,
@@ -1141,7 +1148,7 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
             layout.text.y + 1,
         ),
     );
-    assert_eq!(s.workbench.editors.active().unwrap().cursor(), (1, 3));
+    assert_eq!(s.workbench.editors().active().unwrap().cursor(), (1, 3));
     handle_terminal_event(
         &mut s,
         mouse(
@@ -1151,7 +1158,7 @@ fn mouse_clicks_tabs_places_the_cursor_and_drags_a_selection() {
         ),
     );
     assert_eq!(
-        s.workbench.editors.active().unwrap().selection(),
+        s.workbench.editors().active().unwrap().selection(),
         Some(((1, 3), (1, 6)))
     );
 }
@@ -1169,7 +1176,7 @@ fn hostile_sequences_stay_inside_their_panes() {
     let settings = hello_tui::config::Settings::defaults();
     let mut s = hello_tui::app::AppState::new(root.clone(), settings);
     s.workbench
-        .transcript
+        .transcript_mut()
         .push(PaneEntry::new(Speaker::Assistant, hostile));
     hello_tui::app::editors::open(&mut s, &root.join("evil.py"), None);
     let terminal = draw(&mut s, 100, 30);
@@ -1334,7 +1341,7 @@ fn clicking_a_diagnostic_opens_it() {
             modifiers: KeyModifiers::NONE,
         }),
     );
-    let doc = s.workbench.editors.active().expect("a file opened");
+    let doc = s.workbench.editors().active().expect("a file opened");
     assert!(doc.path().ends_with("b.py"), "{:?}", doc.path());
     assert_eq!(doc.cursor().0, 27, "at the problem's line");
 }
@@ -1372,7 +1379,7 @@ fn f8_goes_to_the_first_problem_after_the_cursor() {
     let cursor = |s: &AppState| {
         let (line, column) = s
             .workbench
-            .editors
+            .editors()
             .active()
             .expect("a file is open")
             .cursor();

@@ -28,14 +28,14 @@ use tokio::sync::oneshot;
 fn state() -> AppState {
     let settings = Settings::defaults();
     let mut s = AppState::new("/work/demo".into(), settings);
-    s.workbench.kernel = KernelView::Idle {
+    *s.workbench.kernel_mut() = KernelView::Idle {
         python: "3.12.3".into(),
     };
-    s.workbench.safety.sandbox = Some(SandboxStatus::Enforced {
+    s.workbench.safety_mut().sandbox = Some(SandboxStatus::Enforced {
         abi: 6,
         network_confined: true,
     });
-    s.workbench.safety.confined = true;
+    s.workbench.safety_mut().confined = true;
     s
 }
 
@@ -530,8 +530,8 @@ fn clicking_a_button_answers() {
 #[test]
 fn full_mode_is_a_warning_in_the_status_bar() {
     let mut s = state();
-    s.workbench.safety.mode = ApprovalMode::Full;
-    s.workbench.safety.confined = false;
+    s.workbench.safety_mut().mode = ApprovalMode::Full;
+    s.workbench.safety_mut().confined = false;
     let terminal = draw(&mut s, 120, 3);
     let buf = terminal.backend().buffer();
     let status_row = 2;
@@ -556,25 +556,25 @@ fn slash_approval_switches_mode_and_reports_it() {
         press(&mut s, KeyCode::Char(c));
     }
     press(&mut s, KeyCode::Enter);
-    assert_eq!(s.workbench.safety.mode, ApprovalMode::Auto);
+    assert_eq!(s.workbench.safety().mode, ApprovalMode::Auto);
     press(&mut s, KeyCode::F(4));
-    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety().mode, ApprovalMode::Ask);
     for c in "/approval yolo".chars() {
         press(&mut s, KeyCode::Char(c));
     }
     press(&mut s, KeyCode::Enter);
-    let last = &s.workbench.transcript.last().unwrap().text;
+    let last = &s.workbench.transcript().last().unwrap().text;
     assert!(last.contains("unknown approval mode"), "{last}");
     // Without a sandbox, auto falls back to ask and says why.
-    s.workbench.safety.sandbox = Some(SandboxStatus::Unavailable("no Landlock here".into()));
+    s.workbench.safety_mut().sandbox = Some(SandboxStatus::Unavailable("no Landlock here".into()));
     for c in "/approval auto".chars() {
         press(&mut s, KeyCode::Char(c));
     }
     press(&mut s, KeyCode::Enter);
-    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety().mode, ApprovalMode::Ask);
     assert!(
         s.workbench
-            .transcript
+            .transcript()
             .iter()
             .any(|m| m.text.contains("no Landlock here"))
     );
@@ -617,7 +617,7 @@ fn approval_full_asks_first_and_defaults_to_no() {
     typed_ahead(&mut s, KeyCode::Char('y'));
     assert!(asking_to_leave_the_sandbox(&s));
     assert_eq!(
-        s.workbench.safety.mode,
+        s.workbench.safety().mode,
         ApprovalMode::Ask,
         "a typed-ahead y is no answer"
     );
@@ -632,7 +632,7 @@ fn approval_full_asks_first_and_defaults_to_no() {
         assert!(screen.contains(needle), "{needle:?}:\n{screen}");
     }
     press(&mut s, KeyCode::Char('n'));
-    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety().mode, ApprovalMode::Ask);
     assert!(s.overlay().is_none());
     press(&mut s, KeyCode::Backspace);
 
@@ -642,13 +642,13 @@ fn approval_full_asks_first_and_defaults_to_no() {
         draw(&mut s, 100, 30);
         press(&mut s, no);
         assert_eq!(
-            s.workbench.safety.mode,
+            s.workbench.safety().mode,
             ApprovalMode::Ask,
             "{no:?} keeps the mode"
         );
         assert!(s.overlay().is_none());
     }
-    let last = &s.workbench.transcript.last().unwrap().text;
+    let last = &s.workbench.transcript().last().unwrap().text;
     assert!(last.contains("stays `ask`"), "{last}");
 
     // Answered, then asked again in the same burst: the first question
@@ -662,16 +662,16 @@ fn approval_full_asks_first_and_defaults_to_no() {
     typed_ahead(&mut s, KeyCode::Enter);
     typed_ahead(&mut s, KeyCode::Char('y'));
     assert!(asking_to_leave_the_sandbox(&s));
-    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety().mode, ApprovalMode::Ask);
 
     // Drawn, then `y`: the sandbox goes.
     draw(&mut s, 100, 30);
     press(&mut s, KeyCode::Char('y'));
-    assert_eq!(s.workbench.safety.mode, ApprovalMode::Full);
+    assert_eq!(s.workbench.safety().mode, ApprovalMode::Full);
     assert!(s.overlay().is_none());
     // Leaving `full` (F4, or any mode by name) asks nothing.
     press(&mut s, KeyCode::F(4));
-    assert_eq!(s.workbench.safety.mode, ApprovalMode::Ask);
+    assert_eq!(s.workbench.safety().mode, ApprovalMode::Ask);
     assert!(s.overlay().is_none());
 }
 
@@ -695,7 +695,7 @@ fn row(
 fn with_variables() -> AppState {
     let mut s = state();
     s.focus = PaneId::Variables;
-    s.workbench.last_exec_id = Some(9);
+    *s.workbench.last_exec_id_mut() = Some(9);
     s.variables.rows = vec![
         row(
             "data",
@@ -781,7 +781,7 @@ fn variables_pane_styles_changed_markers() {
 #[test]
 fn a_dead_kernel_says_its_variables_are_stale() {
     let mut s = with_variables();
-    s.workbench.kernel = KernelView::Dead {
+    *s.workbench.kernel_mut() = KernelView::Dead {
         reason: "killed by signal 9".into(),
     };
     let screen = text(&draw(&mut s, 120, 40));

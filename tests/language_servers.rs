@@ -53,7 +53,7 @@ async fn pump_until(
             _ => {
                 let said: Vec<&str> = s
                     .workbench
-                    .transcript
+                    .transcript()
                     .iter()
                     .map(|m| m.text.as_str())
                     .collect();
@@ -74,11 +74,11 @@ fn start_diagnostics(s: &mut AppState) -> AppEventReceiver {
     let confinement = hello_tui::workbench::safety::checks_confinement(&mut s.workbench);
     let (diag_tx, mut diag_rx) = mpsc::unbounded_channel();
     let service = DiagnosticsService::start(
-        s.workbench.settings.diagnostics.clone(),
-        s.workbench.workspace_root.clone(),
+        s.workbench.settings().diagnostics.clone(),
+        s.workbench.workspace_root().clone(),
         diag_tx,
         confinement,
-        s.workbench.trust.trust.is_trusted(),
+        s.workbench.trust().trust.is_trusted(),
     );
     tokio::spawn(async move {
         while let Some(ev) = diag_rx.recv().await {
@@ -120,7 +120,7 @@ fn run_slash_lsp(s: &mut AppState) -> String {
     type_text(s, "/lsp");
     press(s, KeyCode::Enter);
     s.workbench
-        .transcript
+        .transcript()
         .last()
         .map(|m| m.text.clone())
         .unwrap_or_default()
@@ -152,7 +152,7 @@ async fn typescript_7_reports_the_seed_scenes_unsaved_error() {
 
     let mut s = AppState::new(root.clone(), Settings::defaults());
     // The project's own TypeScript is what serves it: a trusted workspace.
-    s.workbench.trust.trust = hello_tui::trust::Trust::Trusted(hello_tui::trust::Why::Flag);
+    s.workbench.trust_mut().trust = hello_tui::trust::Trust::Trusted(hello_tui::trust::Why::Flag);
     let mut rx = start_diagnostics(&mut s);
     hello_tui::app::editors::open(&mut s, &file, Some((42, 7)));
     // Line 42 was `grant_type: "refresh_token",`; `config` lands at 42:18.
@@ -175,7 +175,7 @@ async fn typescript_7_reports_the_seed_scenes_unsaved_error() {
         ("src/auth/token.ts", 42, 18)
     );
     assert_eq!(row.source.as_deref(), Some("ts 2304"));
-    assert!(s.workbench.editors.active().unwrap().is_dirty());
+    assert!(s.workbench.editors().active().unwrap().is_dirty());
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         disk,
@@ -200,7 +200,7 @@ async fn typescript_7_reports_the_seed_scenes_unsaved_error() {
         lsp_state(&listing, "typescript-language-server").starts_with("not for TypeScript 7.0.2"),
         "{listing}"
     );
-    if let Some(service) = &s.workbench.diagnostic_sources.client {
+    if let Some(service) = &s.workbench.diagnostic_sources().client {
         service.shutdown().await;
     }
 }
@@ -362,7 +362,7 @@ async fn f8_and_shift_f8_walk_every_ruff_problem_two_line_messages_included() {
     )
     .unwrap();
     let mut s = AppState::new(root.clone(), Settings::defaults());
-    s.workbench.settings.diagnostics.disabled_servers =
+    s.workbench.settings_mut().diagnostics.disabled_servers =
         vec!["basedpyright-langserver".into(), "pylsp".into()];
     let mut rx = start_diagnostics(&mut s);
     hello_tui::app::editors::open(&mut s, &file, Some((1, 1)));
@@ -409,7 +409,7 @@ async fn f8_and_shift_f8_walk_every_ruff_problem_two_line_messages_included() {
             step + 1
         );
     }
-    if let Some(service) = &s.workbench.diagnostic_sources.client {
+    if let Some(service) = &s.workbench.diagnostic_sources().client {
         service.shutdown().await;
     }
 }

@@ -158,3 +158,21 @@ fn the_check_sees_a_forbidden_path_and_ignores_look_alikes() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].ends_with("a.rs: crate::ui"), "{found:?}");
 }
+
+/// `Workbench`'s fields are its own: the rest of the application reads
+/// and changes it through methods, so a concern can grow rules of its own
+/// (`set_status`, `pin`, `take_pins`, `notice`) without a hunt for writers.
+#[test]
+fn the_workbench_has_no_public_fields() {
+    let code = code_of(&src().join("workbench/mod.rs"));
+    let start = code
+        .find("pub struct Workbench {")
+        .expect("Workbench is defined in workbench/mod.rs");
+    let body = &code[start..start + code[start..].find("\n}").expect("its body ends")];
+    let public: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("pub ") && !line.starts_with("pub struct"))
+        .collect();
+    assert!(public.is_empty(), "public fields: {public:?}");
+}

@@ -843,10 +843,10 @@ async fn the_workbench_warns_once_when_a_cell_makes_a_git_folder() {
     let mut k = launch(&fixture, ApprovalMode::Auto, false, status);
     assert!(k.confined);
     let mut state = AppState::new(fixture.workspace.clone(), settings(false));
-    state.workbench.safety.kernel_sandbox = k.sandbox.take();
+    state.workbench.safety_mut().kernel_sandbox = k.sandbox.take();
     let notices = |s: &AppState| {
         s.workbench
-            .transcript
+            .transcript()
             .iter()
             .filter(|m| m.text.contains("appeared during this sandboxed session"))
             .count()
@@ -877,7 +877,7 @@ async fn the_workbench_warns_once_when_a_cell_makes_a_git_folder() {
     }
     let warning = state
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .find(|m| m.text.contains("appeared"))
         .unwrap();

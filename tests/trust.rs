@@ -298,11 +298,11 @@ fn keys_before_the_question_was_drawn_never_answer_it() {
     assert!(asking(&s));
     press(&mut s, KeyCode::Char('y'));
     assert!(asking(&s), "a key typed before the frame answered it");
-    assert_eq!(s.workbench.trust.trust, Trust::Unknown);
+    assert_eq!(s.workbench.trust().trust, Trust::Unknown);
     frames::draw_settled(&mut s, &Theme::builtin_default(), 120, 40);
     press(&mut s, KeyCode::Char('y'));
     assert!(!asking(&s));
-    assert!(s.workbench.trust.trust.is_trusted());
+    assert!(s.workbench.trust().trust.is_trusted());
     assert_eq!(
         TrustStore::at(repo.trust_file()).get(&repo.root),
         Some(true)
@@ -319,7 +319,7 @@ fn a_workspace_with_nothing_to_run_is_not_asked_about() {
     let mut s = AppState::new(dir.path().join("."), Settings::defaults());
     hello_tui::app::trust::start(&mut s, TrustStore::at(store));
     assert!(s.overlay().is_none());
-    assert_eq!(s.workbench.trust.trust, Trust::Unknown);
+    assert_eq!(s.workbench.trust().trust, Trust::Unknown);
 }
 
 /// The question as drawn: what would run, the keys, where the answer goes.
@@ -526,10 +526,10 @@ fn a_long_trust_question_fits_80x24() {
         TrustStore::at("/home/u/.local/share/hello-tui/trusted-workspaces.json".into()),
     );
     assert_eq!(
-        s.workbench.trust.found.len(),
+        s.workbench.trust().found.len(),
         7,
         "{:?}",
-        s.workbench.trust.found
+        s.workbench.trust().found
     );
     let terminal = frames::draw_settled(&mut s, &Theme::builtin_default(), 80, 24);
     let screen = terminal.backend().to_string();

@@ -62,7 +62,7 @@ fn diagnostic_id(path: &str, (line, column): (usize, usize), source: &str) -> Di
 }
 
 fn with_content(mut s: AppState) -> AppState {
-    s.workbench.transcript = vec![
+    *s.workbench.transcript_mut() = vec![
         PaneEntry::new(Speaker::User, "Why does checkAuth reject users?"),
         PaneEntry::new(
             Speaker::Assistant,
@@ -74,8 +74,8 @@ fn with_content(mut s: AppState) -> AppState {
         ),
     ]
     .into();
-    s.workbench.last_exec_id = Some(7);
-    s.workbench.kernel = KernelView::Idle {
+    *s.workbench.last_exec_id_mut() = Some(7);
+    *s.workbench.kernel_mut() = KernelView::Idle {
         python: "3.11.7".into(),
     };
     s.variables.rows = vec![
@@ -345,7 +345,7 @@ fn a_failed_language_server_is_a_short_segment_and_a_readable_notice() {
         assert!(bar.contains(part), "{part}: {bar}");
     }
     assert!(!bar.contains("-32603"), "{bar}");
-    let notice = &s.workbench.transcript.last().unwrap().text;
+    let notice = &s.workbench.transcript().last().unwrap().text;
     assert!(
         notice.contains("Could not find a valid TypeScript installation"),
         "{notice}"
@@ -521,7 +521,7 @@ fn slash_lsp_lists_servers_states_and_last_errors() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let listing = s.workbench.transcript.last().unwrap().text.clone();
+    let listing = s.workbench.transcript().last().unwrap().text.clone();
     for line in [
         "ruff (python): running (utf-16)",
         "basedpyright-langserver (python): missing from PATH",
@@ -617,7 +617,7 @@ fn quit_confirmation_is_not_shown_without_unsaved_edits() {
 #[test]
 fn hostile_text_cannot_escape_its_pane() {
     let mut s = state();
-    s.workbench.transcript.push(PaneEntry::new(
+    s.workbench.transcript_mut().push(PaneEntry::new(
         Speaker::Assistant,
         "a\u{1b}[2J\u{1b}]0;pwned\u{7}b\rc\u{1b}[201~",
     ));
@@ -681,7 +681,7 @@ fn scrolling_past_the_top_is_clamped_before_the_frame() {
     let mut s = state();
     for i in 0..60 {
         s.workbench
-            .transcript
+            .transcript_mut()
             .push(PaneEntry::new(Speaker::User, format!("message {i}")));
     }
     for _ in 0..100 {
@@ -708,7 +708,7 @@ fn scrolling_past_the_top_is_clamped_before_the_frame() {
 #[test]
 fn assistant_messages_render_markdown() {
     let mut s = state();
-    s.workbench.transcript.push(PaneEntry::new(Speaker::Assistant, "## Cause\n\n- `checkAuth` only allows **admin**\n\n| file | line |\n|---|---|\n| auth.ts | 3 |\n\n```ts\nreturn user.role === \"admin\";\n```"));
+    s.workbench.transcript_mut().push(PaneEntry::new(Speaker::Assistant, "## Cause\n\n- `checkAuth` only allows **admin**\n\n| file | line |\n|---|---|\n| auth.ts | 3 |\n\n```ts\nreturn user.role === \"admin\";\n```"));
     let text = text_of(&draw(&mut s, 100, 30));
     insta::assert_snapshot!(text);
 }
@@ -764,7 +764,7 @@ fn code_cells_collapse_and_expand() {
             summary: "ZeroDivisionError".into(),
         };
     }
-    s.workbench.transcript = vec![ok, failed, PaneEntry::cell(3, "while True: pass")].into();
+    *s.workbench.transcript_mut() = vec![ok, failed, PaneEntry::cell(3, "while True: pass")].into();
     let collapsed = text_of(&draw(&mut s, 100, 40));
     assert!(
         collapsed.contains("2 more lines (Ctrl+O expands)"),
@@ -791,13 +791,13 @@ fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
     let mut s = state();
     for i in 0..40 {
         if i == 3 {
-            s.workbench.transcript.push(PaneEntry::new(
+            s.workbench.transcript_mut().push(PaneEntry::new(
                 Speaker::Tool,
                 "stdout: checkAuth rejects role user",
             ));
         }
         s.workbench
-            .transcript
+            .transcript_mut()
             .push(PaneEntry::new(Speaker::User, format!("filler message {i}")));
     }
     press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
@@ -805,7 +805,11 @@ fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     press(&mut s, KeyCode::Char('p'), KeyModifiers::ALT);
-    assert_eq!(s.workbench.pins.len(), 1, "Alt+P pins the selected result");
+    assert_eq!(
+        s.workbench.pins().len(),
+        1,
+        "Alt+P pins the selected result"
+    );
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(s.overlay(), None);
     assert_eq!(s.conversation.flash, Some(3));
@@ -820,7 +824,7 @@ fn search_enter_jumps_to_the_message_and_pins_show_above_the_composer() {
     );
     insta::assert_snapshot!(text);
     press(&mut s, KeyCode::Backspace, KeyModifiers::ALT);
-    assert!(s.workbench.pins.is_empty());
+    assert!(s.workbench.pins().is_empty());
     assert_eq!(
         s.conversation.flash, None,
         "the flash ends with the next key"
@@ -836,8 +840,8 @@ fn conversation_search_uses_the_bm25_index_and_jumps_to_the_entry() {
     // sets it when the conversation stores the message.
     let shown = |s: &mut AppState, role, message: Message| {
         let mut entry = PaneEntry::new(role, message.content.clone());
-        entry.message = Some(s.workbench.agent.context.push(message));
-        s.workbench.transcript.push(entry);
+        entry.message = Some(s.workbench.agent().context.push(message));
+        s.workbench.transcript_mut().push(entry);
     };
     for p in prompts {
         shown(&mut s, Speaker::User, Message::user(p));
@@ -875,7 +879,7 @@ fn file_search_scope_matches_paths_and_opens_the_file() {
     let settings = Settings::defaults();
     let mut s = AppState::new(root.clone(), settings);
     s.workbench
-        .file_index
+        .file_index_mut()
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "README.md".into(),
             "src/main.rs".into(),
@@ -889,7 +893,7 @@ fn file_search_scope_matches_paths_and_opens_the_file() {
     let text = text_of(&draw(&mut s, 100, 30));
     assert!(text.contains("in files 1 result"), "{text}");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let doc = s.workbench.editors.active().expect("the file opened");
+    let doc = s.workbench.editors().active().expect("the file opened");
     assert!(doc.path().ends_with("src/main.rs"));
 }
 
@@ -902,9 +906,9 @@ async fn file_search_matches_on_the_worker_and_keeps_only_the_newest_answer() {
     let settings = Settings::defaults();
     let mut s = AppState::new(root, settings);
     let (tx, mut answers) = tokio::sync::mpsc::unbounded_channel();
-    s.workbench.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
+    s.workbench.services_mut().picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
     s.workbench
-        .file_index
+        .file_index_mut()
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "src/main.rs".into(),
             "src/lib.rs".into(),
@@ -966,9 +970,9 @@ async fn enter_before_the_worker_answers_opens_a_match_of_the_typed_query() {
     std::fs::write(root.join("docs/guide.md"), "# Guide\n").unwrap();
     let mut s = AppState::new(root, Settings::defaults());
     let (tx, _answers) = tokio::sync::mpsc::unbounded_channel();
-    s.workbench.services.picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
+    s.workbench.services_mut().picker = Some(hello_tui::workspace::FuzzyWorker::spawn(tx).unwrap());
     s.workbench
-        .file_index
+        .file_index_mut()
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "main.rs".into(),
             "docs/guide.md".into(),
@@ -980,7 +984,7 @@ async fn enter_before_the_worker_answers_opens_a_match_of_the_typed_query() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let doc = s.workbench.editors.active().expect("a file opened");
+    let doc = s.workbench.editors().active().expect("a file opened");
     assert!(doc.path().ends_with("docs/guide.md"), "{:?}", doc.path());
 }
 
@@ -997,9 +1001,9 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     let settings = Settings::defaults();
     let mut s = AppState::new(root.clone(), settings);
     let (tx, mut rx) = hello_tui::workbench::event::channel();
-    s.workbench.agent.events = Some(tx);
+    s.workbench.agent_mut().events = Some(tx);
     s.workbench
-        .file_index
+        .file_index_mut()
         .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
             "auth.py".into(),
         ]));
@@ -1036,7 +1040,7 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     );
     insta::assert_snapshot!(text.lines().take(29).collect::<Vec<_>>().join("\n"));
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let doc = s.workbench.editors.active().expect("the file opened");
+    let doc = s.workbench.editors().active().expect("the file opened");
     assert_eq!(doc.cursor().0, 1, "at the hit's line");
 }
 
@@ -1156,7 +1160,7 @@ fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
     let mut s = state();
     for i in 0..60 {
         s.workbench
-            .transcript
+            .transcript_mut()
             .push(PaneEntry::new(Speaker::User, format!("message {i}")));
     }
     // A six-line draft makes the history shorter than the pane.
@@ -1169,7 +1173,7 @@ fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
         let pane = hello_tui::screen::layout::compute(screen, s.focus)
             .conversation
             .expect("the conversation is shown");
-        let area = s.conversation.history_area(s.workbench.pins.len(), pane);
+        let area = s.conversation.history_area(s.workbench.pins().len(), pane);
         let buffer = buffer_of(terminal);
         (area.top()..area.bottom())
             .map(|y| {
@@ -1200,7 +1204,7 @@ fn a_reader_scrolled_up_keeps_their_place_while_the_agent_streams_and_cells_queu
     let mut s = state();
     for i in 0..60 {
         s.workbench
-            .transcript
+            .transcript_mut()
             .push(PaneEntry::new(Speaker::User, format!("message {i}")));
     }
     draw(&mut s, 80, 24);
@@ -1353,7 +1357,7 @@ fn type_keys(s: &mut AppState, text: &str) {
 #[test]
 fn slash_opens_a_command_palette() {
     let mut s = state();
-    s.workbench.user_commands = None;
+    *s.workbench.user_commands_mut() = None;
     type_keys(&mut s, "/");
     let terminal = draw(&mut s, 90, 24);
     let screen = text_of(&terminal);
@@ -1372,7 +1376,7 @@ fn slash_opens_a_command_palette() {
     assert!(s.conversation.palette.is_none(), "arguments now: closed");
 
     let mut s = state();
-    s.workbench.user_commands = None;
+    *s.workbench.user_commands_mut() = None;
     type_keys(&mut s, "/di");
     press(&mut s, KeyCode::Esc, KeyModifiers::NONE);
     assert!(s.conversation.palette.is_none());
@@ -1383,7 +1387,7 @@ fn slash_opens_a_command_palette() {
         "a new text opens it again"
     );
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let said = &s.workbench.transcript.last().unwrap().text;
+    let said = &s.workbench.transcript().last().unwrap().text;
     assert!(said.starts_with("No changes"), "/diff ran: {said}");
 }
 
@@ -1403,14 +1407,14 @@ fn custom_commands_are_prompt_templates() {
     )
     .unwrap();
     let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
-    s.workbench.user_commands = None;
+    *s.workbench.user_commands_mut() = None;
     type_keys(&mut s, "/rev");
     let untrusted = text_of(&draw(&mut s, 160, 24));
     assert!(!untrusted.contains("/review"), "{untrusted}");
     for _ in 0.."/rev".len() {
         press(&mut s, KeyCode::Backspace, KeyModifiers::NONE);
     }
-    s.workbench.trust.trust = hello_tui::trust::Trust::Trusted(hello_tui::trust::Why::Flag);
+    s.workbench.trust_mut().trust = hello_tui::trust::Trust::Trusted(hello_tui::trust::Why::Flag);
     type_keys(&mut s, "/rev");
     let listed = text_of(&draw(&mut s, 160, 24));
     assert!(
@@ -1421,16 +1425,16 @@ fn custom_commands_are_prompt_templates() {
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     assert!(
         s.workbench
-            .transcript
+            .transcript()
             .iter()
             .any(|m| m.role == Speaker::User && m.text == "Review src/auth.ts for bugs."),
         "{:?}",
-        s.workbench.transcript
+        s.workbench.transcript()
     );
 
     type_keys(&mut s, "/nope now");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let said = &s.workbench.transcript.last().unwrap().text;
+    let said = &s.workbench.transcript().last().unwrap().text;
     assert!(said.starts_with("Unknown command /nope."), "{said}");
     assert!(
         said.contains("/help, /new [kernel], /model [NAME]")
@@ -1488,10 +1492,10 @@ fn slash_sessions_lists_the_workspaces_sessions() {
     )
     .unwrap();
     let mut s = AppState::new(root.clone(), Settings::defaults());
-    s.workbench.user_commands = None;
+    *s.workbench.user_commands_mut() = None;
     type_keys(&mut s, "/sessions");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let said = &s.workbench.transcript.last().unwrap().text;
+    let said = &s.workbench.transcript().last().unwrap().text;
     assert!(said.contains(session.id()), "{said}");
     assert!(said.contains("hello-tui --resume ID"), "{said}");
 }
@@ -1507,7 +1511,7 @@ fn a_message_is_selected_and_copied_with_keys() {
     handle_terminal_event(&mut s, key(KeyCode::Up, KeyModifiers::ALT));
     handle_terminal_event(&mut s, key(KeyCode::Up, KeyModifiers::ALT));
     let selected = s.conversation.flash.expect("a message is selected");
-    let expected = s.workbench.transcript[selected].text.clone();
+    let expected = s.workbench.transcript()[selected].text.clone();
     let terminal = draw(&mut s, 80, 24);
     // The highlighted header, styles included.
     insta::assert_debug_snapshot!(buffer_region(
@@ -1517,7 +1521,7 @@ fn a_message_is_selected_and_copied_with_keys() {
 
     let command = handle_terminal_event(&mut s, key(KeyCode::Char('c'), KeyModifiers::ALT));
     assert_eq!(command, Command::Clipboard(expected.clone()));
-    assert_eq!(s.workbench.editors.clipboard, expected);
+    assert_eq!(s.workbench.editors().clipboard, expected);
     assert_eq!(
         s.conversation.flash,
         Some(selected),
@@ -1531,7 +1535,7 @@ fn a_message_is_selected_and_copied_with_keys() {
     let command = handle_terminal_event(&mut s, key(KeyCode::Enter, KeyModifiers::NONE));
     let last_answer = s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .rev()
         .find(|m| m.role == Speaker::Assistant)
@@ -1547,14 +1551,14 @@ fn a_message_is_selected_and_copied_with_keys() {
 fn slash_new_starts_a_new_conversation() {
     let mut s = with_content(state());
     s.workbench
-        .agent
+        .agent()
         .context
         .push(hello_tui::context::Message::user("old question"));
-    let kernel_view = s.workbench.agent.context.clone();
+    let kernel_view = s.workbench.agent().context.clone();
     type_keys(&mut s, "/new");
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(kernel_view.len(), 0);
-    assert_eq!(s.workbench.transcript.len(), 1, "only the notice is left");
+    assert_eq!(s.workbench.transcript().len(), 1, "only the notice is left");
     let screen = text_of(&draw(&mut s, 100, 30));
     assert!(screen.contains("New conversation."), "{screen}");
     assert!(

@@ -31,7 +31,7 @@ fn with_kernel_config(
     let registry = CapabilityRegistry::new().with(Arc::new(FsCapability::new(root).unwrap()));
     let (runtime, events) = CodeRuntime::new(config, registry);
     let mut s = state(root);
-    s.workbench.services.kernel = Some(hello_tui::workbench::kernel::spawn(
+    s.workbench.services_mut().kernel = Some(hello_tui::workbench::kernel::spawn(
         runtime,
         events,
         tx,
@@ -70,7 +70,7 @@ async fn pump_until(s: &mut AppState, rx: &mut AppEventReceiver, done: impl Fn(&
 
 fn last_cell_status(s: &AppState) -> Option<CellStatus> {
     s.workbench
-        .transcript
+        .transcript()
         .iter()
         .rev()
         .find_map(|m| m.cell.as_ref().map(|c| c.status.clone()))
@@ -89,7 +89,7 @@ async fn py_cells_run_stream_and_fill_the_inspector() {
             && s.variables.rows.iter().any(|v| v.name == "data")
     })
     .await;
-    let cell = s.workbench.transcript.last().unwrap();
+    let cell = s.workbench.transcript().last().unwrap();
     assert_eq!(cell.role, Speaker::User, "a %py cell is the user's");
     assert!(cell.text.contains("built 1000000"), "{}", cell.text);
     assert!(cell.text.contains("→ 1000000"), "{}", cell.text);
@@ -102,7 +102,8 @@ async fn py_cells_run_stream_and_fill_the_inspector() {
         data.preview
     );
     assert_eq!(
-        data.changed_by, s.workbench.last_exec_id,
+        data.changed_by,
+        *s.workbench.last_exec_id(),
         "marked as changed by the last cell"
     );
 }
@@ -141,7 +142,7 @@ async fn ctrl_c_interrupts_a_long_loop_and_keeps_its_variables() {
     .await;
     assert!(
         s.workbench
-            .transcript
+            .transcript()
             .last()
             .unwrap()
             .text
@@ -163,7 +164,7 @@ async fn protocol_looking_output_cannot_break_anything() {
     .await;
     assert!(
         s.workbench
-            .transcript
+            .transcript()
             .last()
             .unwrap()
             .text
@@ -172,7 +173,7 @@ async fn protocol_looking_output_cannot_break_anything() {
     type_line(&mut s, "%py x * 2");
     pump_until(&mut s, &mut rx, |s| {
         s.workbench
-            .transcript
+            .transcript()
             .last()
             .is_some_and(|m| m.text.contains("→ 10"))
     })
@@ -194,7 +195,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
     let (tx, mut rx) = event::channel();
     let mut s = state(&root);
     let (diag_tx, mut diag_rx) = tokio::sync::mpsc::unbounded_channel();
-    s.workbench.diagnostic_sources.client =
+    s.workbench.diagnostic_sources_mut().client =
         Some(hello_tui::diagnostics::DiagnosticsService::start(
             Default::default(),
             root.clone(),
@@ -224,7 +225,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
     })
     .await;
     assert!(
-        s.workbench.editors.active().unwrap().is_dirty(),
+        s.workbench.editors().active().unwrap().is_dirty(),
         "nothing was saved"
     );
     let row = s
@@ -236,7 +237,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
     assert_eq!((row.path.as_str(), row.line), ("app.py", 2));
     press(&mut s, KeyCode::F(8), KeyModifiers::NONE);
     assert_eq!(
-        s.workbench.editors.active().unwrap().cursor().0,
+        s.workbench.editors().active().unwrap().cursor().0,
         1,
         "F8 moved the cursor to line 2"
     );
@@ -259,7 +260,7 @@ async fn cell_ids_stay_unique_when_the_kernel_is_replaced() {
     let (second, _rx2) = with_kernel(dir.path());
     let run = |s: &AppState| {
         s.workbench
-            .services
+            .services()
             .kernel
             .as_ref()
             .expect("kernel")
@@ -295,7 +296,7 @@ async fn a_users_cell_has_no_timeout() {
         !matches!(last_cell_status(s), None | Some(CellStatus::Running))
     })
     .await;
-    let cell = s.workbench.transcript.last().unwrap();
+    let cell = s.workbench.transcript().last().unwrap();
     assert!(
         matches!(last_cell_status(&s), Some(CellStatus::Succeeded { .. })),
         "{:?}: {}",
@@ -313,7 +314,7 @@ async fn a_users_cell_has_no_timeout() {
 async fn a_kernel_restart_is_reported_once() {
     let dir = tempfile::tempdir().unwrap();
     let (mut s, mut rx) = with_short_timeout_kernel(dir.path());
-    s.workbench.services.kernel.as_ref().unwrap().execute(
+    s.workbench.services().kernel.as_ref().unwrap().execute(
         "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(30)".into(),
         hello_tui::workbench::kernel::CellOrigin::Agent,
         None,
@@ -329,7 +330,7 @@ async fn a_kernel_restart_is_reported_once() {
     }
     let mentions: Vec<&str> = s
         .workbench
-        .transcript
+        .transcript()
         .iter()
         .filter(|m| m.text.contains("restarted"))
         .map(|m| m.text.as_str())

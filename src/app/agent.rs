@@ -11,7 +11,7 @@ const EXIT_WAIT: Duration = Duration::from_secs(2);
 /// Sends `prompt` to the model (from `update::send_message`), with the
 /// scene on screen.
 pub fn send(state: &mut AppState, prompt: String) {
-    if state.workbench.agent.busy {
+    if state.workbench.agent().busy {
         // Keep the text: nothing was sent.
         state.conversation.composer.insert_str(&prompt);
         state.workbench.notice("The agent is still working on the previous message; wait for it or press Esc to cancel.",
@@ -27,7 +27,7 @@ pub fn send(state: &mut AppState, prompt: String) {
 /// first and given a moment to let go of the conversation.
 pub async fn session_at_exit(state: &mut AppState) -> Option<String> {
     cancel(&mut state.workbench);
-    let conversation = state.workbench.agent.conversation().clone();
+    let conversation = state.workbench.agent().conversation().clone();
     let conversation = tokio::time::timeout(EXIT_WAIT, conversation.lock())
         .await
         .ok()?;

@@ -8,7 +8,7 @@ use crate::workbench::approvals::PendingApproval;
 /// it was on its way) it is answered at once.
 pub fn request(state: &mut AppState, pending: PendingApproval) {
     state.approvals.prune();
-    if !state.workbench.safety.mode.asks() && state.workbench.services.approvals.is_some() {
+    if !state.workbench.safety().mode.asks() && state.workbench.services().approvals.is_some() {
         pending.answer(ApprovalDecision::AllowOnce);
         return;
     }

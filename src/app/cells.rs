@@ -21,14 +21,14 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
                 message.role = Speaker::User;
             }
             // A following view shows it; a scrolled one keeps its place.
-            state.workbench.transcript.push(message);
+            state.workbench.transcript_mut().push(message);
         }
         KernelUpdate::Output { cell_id, text, .. } => {
             // Past the cap nothing is added: leave the entry (and its
             // cached layout) alone.
             let full = state
                 .workbench
-                .transcript
+                .transcript()
                 .iter()
                 .rev()
                 .find(|m| m.cell.as_ref().is_some_and(|c| c.id == cell_id))
@@ -40,7 +40,7 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
         KernelUpdate::Finished { cell_id, result } => {
             finish(&mut state.workbench, cell_id, &result)
         }
-        KernelUpdate::Status(info) => state.workbench.kernel = view_of(&info),
+        KernelUpdate::Status(info) => *state.workbench.kernel_mut() = view_of(&info),
         KernelUpdate::State(runtime) => state.variables.replace(rows_of(&runtime)),
         // The cell whose timeout cost the restart reports it when it
         // finishes (its error says why and that the variables are lost):

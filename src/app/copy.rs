@@ -15,7 +15,7 @@ use crate::workbench::transcript::{PaneEntry, Speaker};
 /// Alt+↑ (`-1`) / Alt+↓ (`+1`): selects the message before or after the
 /// selected one; the first press starts from the newest message.
 pub fn select(state: &mut AppState, delta: isize) -> Command {
-    let len = state.workbench.transcript.len();
+    let len = state.workbench.transcript().len();
     if len == 0 {
         return Command::None;
     }
@@ -35,23 +35,22 @@ pub fn copy(state: &mut AppState) -> Command {
     let selected = state
         .conversation
         .flash
-        .and_then(|index| state.workbench.transcript.get(index));
-    let (what, entry) = match selected {
-        Some(entry) => ("the selected message", entry),
-        None => match state
+        .and_then(|index| state.workbench.transcript().get(index));
+    let chosen = match selected {
+        Some(entry) => Some(("the selected message", entry)),
+        None => state
             .workbench
-            .transcript
+            .transcript()
             .iter()
             .rev()
             .find(|entry| entry.role == Speaker::Assistant)
-        {
-            Some(entry) => ("the last answer", entry),
-            None => {
-                state.workbench.status_notice =
-                    Some("Nothing to copy: the model has not answered yet.".into());
-                return Command::Redraw;
-            }
-        },
+            .map(|entry| ("the last answer", entry)),
+    };
+    let Some((what, entry)) = chosen else {
+        state
+            .workbench
+            .set_status("Nothing to copy: the model has not answered yet.");
+        return Command::Redraw;
     };
     let raw = text_of(entry);
     // Model-written text goes where the user pastes — a shell, say: an
@@ -66,15 +65,17 @@ pub fn copy(state: &mut AppState) -> Command {
         ""
     };
     let chars = text.chars().count();
-    state.workbench.editors.clipboard = text.clone();
+    state.workbench.editors_mut().clipboard = text.clone();
     if text.len() > crate::tui::osc52::MAX_BYTES {
-        state.workbench.status_notice = Some(format!(
+        state.workbench.set_status(format!(
             "Copied {what} ({chars} characters) for pasting here; it is too long for the \
              terminal's clipboard.{caution}"
         ));
         return Command::Redraw;
     }
-    state.workbench.status_notice = Some(format!("Copied {what} ({chars} characters).{caution}"));
+    state
+        .workbench
+        .set_status(format!("Copied {what} ({chars} characters).{caution}"));
     Command::Clipboard(text)
 }
 
@@ -95,7 +96,7 @@ mod tests {
 
     fn state_with(entries: Vec<PaneEntry>) -> AppState {
         let mut state = AppState::new(std::env::temp_dir(), Settings::defaults());
-        state.workbench.transcript.extend(entries);
+        state.workbench.transcript_mut().extend(entries);
         state
     }
 
@@ -110,9 +111,9 @@ mod tests {
         ]);
         let command = copy(&mut state);
         assert_eq!(command, Command::Clipboard("**second** answer".into()));
-        assert_eq!(state.workbench.editors.clipboard, "**second** answer");
+        assert_eq!(state.workbench.editors().clipboard, "**second** answer");
         assert_eq!(
-            state.workbench.status_notice.as_deref(),
+            state.workbench.status_notice().as_deref(),
             Some("Copied the last answer (17 characters).")
         );
     }
@@ -164,16 +165,16 @@ mod tests {
         };
         assert!(!copied.contains(['\u{1b}', '\u{202e}']), "{copied:?}");
         assert_eq!(copied, "run this:\nrm -rf ~\ndone<U+202E>txt");
-        assert_eq!(state.workbench.editors.clipboard, copied);
+        assert_eq!(state.workbench.editors().clipboard, copied);
         assert!(
             state
                 .workbench
-                .status_notice
+                .status_notice()
                 .as_deref()
                 .unwrap_or("")
                 .contains("invisible or direction-changing"),
             "{:?}",
-            state.workbench.status_notice
+            state.workbench.status_notice()
         );
     }
 
@@ -184,7 +185,7 @@ mod tests {
         assert!(
             state
                 .workbench
-                .status_notice
+                .status_notice()
                 .as_deref()
                 .unwrap_or("")
                 .starts_with("Nothing to copy")
@@ -197,6 +198,6 @@ mod tests {
             Command::Redraw,
             "no OSC 52 past the limit"
         );
-        assert_eq!(state.workbench.editors.clipboard, huge);
+        assert_eq!(state.workbench.editors().clipboard, huge);
     }
 }

@@ -10,14 +10,14 @@ use crate::workbench::diagnostics::DiagnosticRow;
 
 /// Applies one event from the service; returns whether the screen changed.
 pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
-    state.workbench.diagnostic_sources.lsp.record(&event);
+    state.workbench.diagnostic_sources_mut().lsp.record(&event);
     match &event {
         DiagnosticsEvent::Notice(text) => {
-            state.workbench.status_notice = Some(text.clone());
+            state.workbench.set_status(text.clone());
             // The bar may cut it; the conversation shows it whole, once
             // (a check failing on every save says it once).
-            if state.workbench.diagnostic_sources.last_notice.as_deref() != Some(text.as_str()) {
-                state.workbench.diagnostic_sources.last_notice = Some(text.clone());
+            if state.workbench.diagnostic_sources().last_notice.as_deref() != Some(text.as_str()) {
+                state.workbench.diagnostic_sources_mut().last_notice = Some(text.clone());
                 state.workbench.notice(text);
             }
             true
@@ -29,7 +29,9 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             // The bar gets a few words; the whole story, the server's own
             // reason included, goes to the conversation, where it can be
             // read at any width.
-            state.workbench.status_notice = Some(format!("{name}: {}", server.brief()));
+            state
+                .workbench
+                .set_status(format!("{name}: {}", server.brief()));
             if let crate::diagnostics::ServerState::GaveUp { reason } = server {
                 state.workbench.notice(&format!(
                         "{name} stopped after repeated failures: {reason}. /lsp-restart starts it again."
@@ -39,17 +41,17 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
             true
         }
         DiagnosticsEvent::CheckState { name, state: check } => {
-            state.workbench.status_notice = Some(format!("{name}: {check}"));
+            state.workbench.set_status(format!("{name}: {check}"));
             true
         }
         // Kept for `/lsp` (above); nothing on screen changes.
         DiagnosticsEvent::Routed { .. } => false,
         DiagnosticsEvent::Published { .. } => {
-            let changed = state.workbench.diagnostic_sources.store.apply(&event);
+            let changed = state.workbench.diagnostic_sources_mut().store.apply(&event);
             if changed {
                 let active = state
                     .workbench
-                    .editors
+                    .editors()
                     .active()
                     .map(|d| d.path().to_path_buf());
                 rebuild_rows(state, active.as_deref());
@@ -62,13 +64,13 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
 /// Rebuilds the pane's rows from the store. `active` (the file in the file
 /// view) comes first: what the user is looking at matters most.
 pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
-    let root = state.workbench.workspace_root.clone();
+    let root = state.workbench.workspace_root().clone();
     let selected = state
         .diagnostics
         .rows
         .get(state.diagnostics.cursor.selected)
         .cloned();
-    let mut all = state.workbench.diagnostic_sources.store.all_sorted();
+    let mut all = state.workbench.diagnostic_sources().store.all_sorted();
     all.sort_by_key(|d| (Some(d.path.as_path()) != active, d.path.clone()));
     state.diagnostics.rows = all
         .into_iter()
@@ -119,8 +121,8 @@ pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
 /// no file open, the first F8 goes to the selected row itself, which nobody
 /// has visited yet.
 pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
-    let store = &state.workbench.diagnostic_sources.store;
-    let target = match state.workbench.editors.active() {
+    let store = &state.workbench.diagnostic_sources().store;
+    let target = match state.workbench.editors().active() {
         Some(doc) => {
             let (line, character) = doc.cursor();
             let here = Position::new(line, character);
@@ -280,7 +282,7 @@ mod tests {
             DiagnosticsEvent::Notice("no language server for rust".into()),
         );
         assert_eq!(
-            s.workbench.status_notice.as_deref(),
+            s.workbench.status_notice().as_deref(),
             Some("no language server for rust")
         );
         // Whole in the conversation, and once.
@@ -290,7 +292,7 @@ mod tests {
         );
         let said: Vec<&str> = s
             .workbench
-            .transcript
+            .transcript()
             .iter()
             .map(|m| m.text.as_str())
             .filter(|t| t.contains("no language server"))
@@ -310,7 +312,7 @@ mod tests {
                 },
             },
         );
-        let last = s.workbench.transcript.last().expect("a notice");
+        let last = s.workbench.transcript().last().expect("a notice");
         assert!(last.text.contains("pyright stopped"), "{}", last.text);
         assert!(last.text.contains("/lsp-restart"), "{}", last.text);
     }

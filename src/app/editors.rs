@@ -23,12 +23,12 @@ use crate::workspace::{WorkspaceEvent, WorkspaceMessage};
 /// `position` is 1-based (line, column) as typed by people.
 pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>) -> Command {
     let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let index = match state.workbench.editors.index_of(&path) {
+    let index = match state.workbench.editors().index_of(&path) {
         Some(i) => i,
         None => match Document::open(&path) {
             Ok(doc) => {
-                state.workbench.editors.tabs.push(doc);
-                state.workbench.editors.tabs.len() - 1
+                state.workbench.editors_mut().tabs.push(doc);
+                state.workbench.editors().tabs.len() - 1
             }
             Err(error) => {
                 report(&mut state.workbench, &error.to_string());
@@ -36,10 +36,10 @@ pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>)
             }
         },
     };
-    state.workbench.editors.active = index;
+    state.workbench.editors_mut().active = index;
     state.focus = PaneId::FileView;
     if let Some((line, column)) = position
-        && let Some(doc) = state.workbench.editors.active_mut()
+        && let Some(doc) = state.workbench.editors_mut().active_mut()
     {
         doc.set_cursor((line.saturating_sub(1), column.saturating_sub(1)), false);
     }
@@ -67,9 +67,9 @@ pub fn close_after_answer(state: &mut AppState, tab: usize, save_first: bool) ->
 pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
     match (question, yes) {
         (Question::LoadTheirs { tab }, true) => {
-            if let Some(doc) = state.workbench.editors.tabs.get_mut(tab) {
+            if let Some(doc) = state.workbench.editors_mut().tabs.get_mut(tab) {
                 doc.load_theirs();
-                state.workbench.editors.status = Some("Loaded the disk version.".into());
+                state.workbench.editors_mut().status = Some("Loaded the disk version.".into());
             }
             changed(&mut state.workbench);
         }
@@ -83,10 +83,10 @@ pub fn answer(state: &mut AppState, question: Question, yes: bool) -> Command {
 /// workbench runs) and offers what earlier sessions of this workspace left.
 /// Without one, recovery is off and the user is told.
 pub fn claim_recovery(state: &mut AppState, base: &Path) {
-    match crate::editor::RecoveryHome::claim(base, &state.workbench.workspace_root) {
+    match crate::editor::RecoveryHome::claim(base, state.workbench.workspace_root()) {
         Ok(home) => {
-            state.workbench.editors.recovery_dir = Some(home.dir().to_path_buf());
-            state.workbench.editors.recovery_home = Some(home);
+            state.workbench.editors_mut().recovery_dir = Some(home.dir().to_path_buf());
+            state.workbench.editors_mut().recovery_home = Some(home);
             offer_recoveries(state);
         }
         Err(error) => report(
@@ -101,7 +101,7 @@ pub fn claim_recovery(state: &mut AppState, base: &Path) {
 fn offer_recoveries(state: &mut AppState) {
     let found = state
         .workbench
-        .editors
+        .editors()
         .recovery_home
         .as_ref()
         .map(crate::editor::RecoveryHome::adopt_orphans)
@@ -110,7 +110,7 @@ fn offer_recoveries(state: &mut AppState) {
         return;
     }
     let count = found.len();
-    state.workbench.editors.found_recoveries = found;
+    state.workbench.editors_mut().found_recoveries = found;
     state
         .overlays
         .push(Overlay::Confirm(Confirm::new(Question::RestoreRecovery {
@@ -136,7 +136,13 @@ pub fn answer_recovery(
     count: usize,
     choice: RecoveryChoice,
 ) -> Command {
-    let Some(recovery) = state.workbench.editors.found_recoveries.get(index).cloned() else {
+    let Some(recovery) = state
+        .workbench
+        .editors()
+        .found_recoveries
+        .get(index)
+        .cloned()
+    else {
         return Command::None;
     };
     let shown = state.workbench.display_path(&recovery.path);
@@ -159,7 +165,7 @@ pub fn answer_recovery(
     };
     state
         .workbench
-        .editors
+        .editors_mut()
         .recovery_answers
         .push(format!("{shown} {verb}"));
     if index + 1 < count {
@@ -170,8 +176,8 @@ pub fn answer_recovery(
                 count,
             })));
     } else {
-        state.workbench.editors.found_recoveries.clear();
-        let answers = std::mem::take(&mut state.workbench.editors.recovery_answers);
+        state.workbench.editors_mut().found_recoveries.clear();
+        let answers = std::mem::take(&mut state.workbench.editors_mut().recovery_answers);
         state.workbench.notice(&format!(
             "Unsaved edits from an earlier session: {}.",
             answers.join("; ")
@@ -186,7 +192,7 @@ pub fn answer_recovery(
 fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
     match Document::restore(recovery) {
         Ok(mut doc) => {
-            if let Some(dir) = &state.workbench.editors.recovery_dir {
+            if let Some(dir) = &state.workbench.editors().recovery_dir {
                 match doc.write_recovery(dir) {
                     Ok(()) => {
                         if let Err(error) = discard_recovery(recovery) {
@@ -197,16 +203,17 @@ fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
                 }
             }
             let path = doc.path().to_path_buf();
-            state.workbench.editors.active = match state.workbench.editors.index_of(&path) {
-                Some(i) => {
-                    state.workbench.editors.tabs[i] = doc;
-                    i
-                }
-                None => {
-                    state.workbench.editors.tabs.push(doc);
-                    state.workbench.editors.tabs.len() - 1
-                }
-            };
+            state.workbench.editors_mut().active =
+                match state.workbench.editors_mut().index_of(&path) {
+                    Some(i) => {
+                        state.workbench.editors_mut().tabs[i] = doc;
+                        i
+                    }
+                    None => {
+                        state.workbench.editors_mut().tabs.push(doc);
+                        state.workbench.editors_mut().tabs.len() - 1
+                    }
+                };
             state.focus = PaneId::FileView;
         }
         Err(error) => report(
@@ -221,7 +228,7 @@ fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
 pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command {
     match message {
         WorkspaceMessage::Index(update) => {
-            if !state.workbench.file_index.apply(&update) {
+            if !state.workbench.file_index_mut().apply(&update) {
                 return Command::None;
             }
             super::effects::to_overlay(state, crate::overlays::Input::IndexGrew)
@@ -244,13 +251,13 @@ pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command 
             }
             WorkspaceEvent::WatchReady => Command::None,
             WorkspaceEvent::WatchError(message) => {
-                state.workbench.editors.watch_note =
+                state.workbench.editors_mut().watch_note =
                     Some(crate::sanitize::for_display(&message).into_owned());
                 Command::Redraw
             }
             WorkspaceEvent::PollingFallback(reason) => {
                 tracing::warn!(%reason, "watcher fell back to polling");
-                state.workbench.editors.watch_note = Some("polling for file changes".into());
+                state.workbench.editors_mut().watch_note = Some("polling for file changes".into());
                 Command::Redraw
             }
         },

@@ -29,7 +29,7 @@ pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
 pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<Command> {
     let (outcome, effects) = match pane {
         PaneId::Conversation => run_taken(state, |s| &mut s.conversation, input),
-        PaneId::FileView => run_taken(state, |s| &mut s.workbench.editors, input),
+        PaneId::FileView => run_taken(state, |s| s.workbench.editors_mut(), input),
         PaneId::Variables => run_taken(state, |s| &mut s.variables, input),
         PaneId::Diagnostics => run_taken(state, |s| &mut s.diagnostics, input),
     };
@@ -49,11 +49,11 @@ pub fn with_file_view(
     state: &mut AppState,
     f: impl FnOnce(&mut crate::workbench::editors::Editors, &mut Ctx<'_>) -> Outcome,
 ) -> Command {
-    let mut editors = std::mem::take(&mut state.workbench.editors);
+    let mut editors = std::mem::take(state.workbench.editors_mut());
     let mut ctx = Ctx::new(state.around());
     let outcome = f(&mut editors, &mut ctx);
     let effects = ctx.into_effects();
-    state.workbench.editors = editors;
+    *state.workbench.editors_mut() = editors;
     finish(state, outcome, effects).unwrap_or(Command::None)
 }
 
@@ -115,7 +115,7 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
             Effect::Reveal(target) => reveal(state, target),
             Effect::Submit(text) => super::update::submit(state, text).or_redraw(),
             Effect::Pin(pin) => {
-                state.workbench.pins.push(pin);
+                state.workbench.pin(pin);
                 Command::Redraw
             }
             Effect::Notice(text) => {
@@ -138,7 +138,7 @@ fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
             Effect::Saved(path) => {
                 state
                     .workbench
-                    .changes
+                    .changes_mut()
                     .window
                     .saved_by_user(&path, std::time::Instant::now());
                 crate::workbench::diagnostics::saved(&state.workbench, &path);
@@ -155,7 +155,7 @@ fn go_to(state: &mut AppState, line: usize, column: usize) -> Command {
         editors.edit(EditCommand::GoToLine(line), ctx)
     });
     if column > 1
-        && let Some(doc) = state.workbench.editors.active_mut()
+        && let Some(doc) = state.workbench.editors_mut().active_mut()
     {
         let line = doc.cursor().0;
         doc.set_cursor((line, column - 1), false);
@@ -167,7 +167,7 @@ fn go_to(state: &mut AppState, line: usize, column: usize) -> Command {
 /// hears "3 of 10" back, or, for a big text, where the match is while
 /// `find_count` counts on a thread.
 fn find(state: &mut AppState, query: String, forward: bool) -> Command {
-    let Some(doc) = state.workbench.editors.active_mut() else {
+    let Some(doc) = state.workbench.editors_mut().active_mut() else {
         return Command::None;
     };
     let too_long = crate::editor::Query::too_long(&query);
@@ -177,7 +177,7 @@ fn find(state: &mut AppState, query: String, forward: bool) -> Command {
         EditCommand::FindPrev(query)
     };
     let result = doc.apply(command);
-    state.workbench.editors.revision = state.workbench.editors.revision.wrapping_add(1);
+    state.workbench.editors_mut().revision = state.workbench.editors_mut().revision.wrapping_add(1);
     let input = match result {
         Ok(outcome) => match outcome.search {
             Some(_) if too_long => Input::Report(format!(
@@ -205,7 +205,7 @@ fn find(state: &mut AppState, query: String, forward: bool) -> Command {
 /// A search result brought into view: its pane focused and it selected.
 fn reveal(state: &mut AppState, target: SearchTarget) -> Command {
     match target {
-        SearchTarget::Message(index) if index < state.workbench.transcript.len() => {
+        SearchTarget::Message(index) if index < state.workbench.transcript().len() => {
             state.focus = PaneId::Conversation;
             state.conversation.place.jump_to = Some(index);
             state.conversation.flash = Some(index);
@@ -220,7 +220,7 @@ fn reveal(state: &mut AppState, target: SearchTarget) -> Command {
             state.diagnostics.cursor.selected = index;
         }
         SearchTarget::File(relative, line) => {
-            let path = state.workbench.workspace_root.join(relative);
+            let path = state.workbench.workspace_root().join(relative);
             return super::editors::open(state, &path, line.map(|l| (l, 1))).or_redraw();
         }
         SearchTarget::NotShown(id) => state.workbench.notice(&format!(

@@ -17,7 +17,7 @@ use crate::workbench::find_count::Counted;
 /// 10", or, when the document moved on meanwhile (another text, query or
 /// selection), as stale: the number is never shown then.
 pub fn arrived(state: &mut AppState, mut counted: Counted) -> Command {
-    let fresh = state.workbench.editors.active().is_some_and(|doc| {
+    let fresh = state.workbench.editors().active().is_some_and(|doc| {
         doc.generation() == counted.generation
             && doc.search_query() == Some(counted.query.as_str())
             && doc.selection() == counted.selection

@@ -21,10 +21,10 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
     if let Some(rect) = screen::layout::compute(area, state.focus).conversation {
         let inner = state
             .conversation
-            .history_area(state.workbench.pins.len(), rect);
+            .history_area(state.workbench.pins().len(), rect);
         // Syntax colours would defeat NO_COLOR.
         let styling = match &state.highlighter {
-            Some(hl) if !state.workbench.settings.no_color => history::Styling {
+            Some(hl) if !state.workbench.settings().no_color => history::Styling {
                 theme,
                 code: hl.as_ref(),
                 code_id: Arc::as_ptr(hl) as usize,
@@ -32,7 +32,7 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
             _ => history::Styling::plain(theme),
         };
         model.history.prepare(
-            &state.workbench.transcript,
+            state.workbench.transcript(),
             &mut state.conversation.place,
             &styling,
             inner,
@@ -76,7 +76,7 @@ fn prepare_file_view(state: &mut AppState) {
     let Some(hl) = state.highlighter.clone() else {
         return;
     };
-    if let Some(doc) = state.workbench.editors.active_mut() {
+    if let Some(doc) = state.workbench.editors_mut().active_mut() {
         doc.prepare_frame(&hl, area);
     }
 }

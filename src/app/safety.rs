@@ -15,8 +15,8 @@ static LEAVE_SANDBOX_ASKED: AtomicU64 = AtomicU64::new(0);
 /// entering it is a question of its own ([`Question::LeaveSandbox`]),
 /// leaving it is not.
 pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
-    let current = state.workbench.safety.mode;
-    let (mode, fallback) = match &state.workbench.safety.sandbox {
+    let current = state.workbench.safety().mode;
+    let (mode, fallback) = match &state.workbench.safety().sandbox {
         Some(sandbox) => (
             effective_mode(requested, sandbox),
             fallback_notice(requested, sandbox),
@@ -50,13 +50,13 @@ pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
 /// other answer keeps the mode and says so.
 pub fn answer_leave_sandbox(state: &mut AppState, yes: bool) {
     if yes {
-        if state.workbench.safety.mode != ApprovalMode::Full {
+        if state.workbench.safety().mode != ApprovalMode::Full {
             switch_mode(state, ApprovalMode::Full);
         }
     } else {
         let text = format!(
             "approval mode stays `{}`: the sandbox stays on",
-            state.workbench.safety.mode
+            state.workbench.safety().mode
         );
         state.workbench.notice(&text);
     }
@@ -66,17 +66,17 @@ pub fn answer_leave_sandbox(state: &mut AppState, yes: bool) {
 /// what waits when the mode does not ask, restarts the kernel when the
 /// sandbox comes or goes.
 fn switch_mode(state: &mut AppState, mode: ApprovalMode) {
-    let current = state.workbench.safety.mode;
+    let current = state.workbench.safety().mode;
     if mode == ApprovalMode::Auto
-        && !state.workbench.safety.confined
-        && state.workbench.services.kernel_launcher.is_some()
+        && !state.workbench.safety().confined
+        && state.workbench.services().kernel_launcher.is_some()
     {
         state.workbench.notice(
             "approval mode `auto` needs a sandboxed kernel, and this one is not; staying in `ask`",
         );
         return;
     }
-    if let Some(broker) = &state.workbench.services.approvals {
+    if let Some(broker) = &state.workbench.services().approvals {
         broker.set_mode(mode);
     }
     if !mode.asks() {
@@ -89,21 +89,21 @@ fn switch_mode(state: &mut AppState, mode: ApprovalMode) {
         };
         state.approvals.answer_all(decision);
     }
-    state.workbench.safety.mode = mode;
+    state.workbench.safety_mut().mode = mode;
     let restart = mode.sandboxed() != current.sandboxed();
     if restart {
         restart_kernel(state, mode);
     } else {
         state.workbench.notice(&format!(
             "approval mode: {}",
-            state.workbench.safety.label()
+            state.workbench.safety().label()
         ));
     }
 }
 
 /// The mode key: `ask` ↔ `auto` (`full` is only ever chosen by name).
 pub fn cycle_mode(state: &mut AppState) {
-    let next = match state.workbench.safety.mode {
+    let next = match state.workbench.safety().mode {
         ApprovalMode::Ask => ApprovalMode::Auto,
         _ => ApprovalMode::Ask,
     };
@@ -115,7 +115,7 @@ pub fn slash_command(state: &mut AppState, args: &str) {
     if args.trim().is_empty() {
         let text = format!(
             "approval mode: {}. Change it with /approval ask|review|auto|full|deny.",
-            state.workbench.safety.label()
+            state.workbench.safety().label()
         );
         state.workbench.notice(&text);
         return;
@@ -127,11 +127,12 @@ pub fn slash_command(state: &mut AppState, args: &str) {
 }
 
 fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
-    if state.workbench.services.kernel_launcher.is_none() {
-        state.workbench.safety.confined = mode.sandboxed() && state.workbench.safety.confined;
+    if state.workbench.services().kernel_launcher.is_none() {
+        state.workbench.safety_mut().confined =
+            mode.sandboxed() && state.workbench.safety_mut().confined;
         state.workbench.notice(&format!(
             "approval mode: {} (no kernel to restart)",
-            state.workbench.safety.label()
+            state.workbench.safety().label()
         ));
         return;
     }
@@ -139,7 +140,7 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
         Ok(launch_notice) => {
             let text = format!(
                 "approval mode: {} — kernel restarted, variables lost",
-                state.workbench.safety.label()
+                state.workbench.safety().label()
             );
             state.workbench.notice(&text);
             if let Some(text) = launch_notice {
@@ -158,26 +159,26 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
 /// sandbox that could not be set up, say); on `Err` the kernel is shown
 /// dead. Without a launcher (tests, `--no-kernel`) nothing happens.
 pub fn relaunch_kernel(state: &mut AppState, mode: ApprovalMode) -> Result<Option<String>, String> {
-    let Some(launcher) = state.workbench.services.kernel_launcher.clone() else {
+    let Some(launcher) = state.workbench.services().kernel_launcher.clone() else {
         return Err("no kernel is configured".into());
     };
     // Dropping the old client ends its service task, which kills the old
     // kernel's process group.
-    state.workbench.services.kernel = None;
+    state.workbench.services_mut().kernel = None;
     state.variables.rows.clear();
-    state.workbench.last_exec_id = None;
+    *state.workbench.last_exec_id_mut() = None;
     match launcher.launch(mode) {
         Ok(launched) => {
-            state.workbench.safety.confined = launched.confined;
-            state.workbench.safety.kernel_sandbox = launched.sandbox;
-            state.workbench.safety.appeared_warned = false;
-            state.workbench.services.kernel = Some(launched.client);
-            state.workbench.kernel = KernelView::Starting;
+            state.workbench.safety_mut().confined = launched.confined;
+            state.workbench.safety_mut().kernel_sandbox = launched.sandbox;
+            state.workbench.safety_mut().appeared_warned = false;
+            state.workbench.services_mut().kernel = Some(launched.client);
+            *state.workbench.kernel_mut() = KernelView::Starting;
             Ok(launched.notice)
         }
         Err(error) => {
-            state.workbench.safety.confined = false;
-            state.workbench.kernel = KernelView::Dead {
+            state.workbench.safety_mut().confined = false;
+            *state.workbench.kernel_mut() = KernelView::Dead {
                 reason: error.to_string(),
             };
             Err(error.to_string())

@@ -17,17 +17,17 @@ use crate::workbench::snapshot::SceneRequest;
 /// when it changes, a new snapshot is due.
 pub fn scene_key(state: &AppState) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    state.workbench.workspace_root.hash(&mut hasher);
-    state.workbench.settings.snapshot_budget.hash(&mut hasher);
+    state.workbench.workspace_root().hash(&mut hasher);
+    state.workbench.settings().snapshot_budget.hash(&mut hasher);
     for d in &state.diagnostics.rows {
         (&d.path, d.line, d.column, &d.message, d.severity as u8).hash(&mut hasher);
     }
     // Every edit, motion, tab change and reload bumps the revision, so the
     // buffers themselves are never hashed here.
     (
-        state.workbench.editors.revision,
-        state.workbench.editors.active,
-        state.workbench.editors.tabs.len(),
+        state.workbench.editors().revision,
+        state.workbench.editors().active,
+        state.workbench.editors().tabs.len(),
     )
         .hash(&mut hasher);
     hasher.finish()
@@ -35,7 +35,7 @@ pub fn scene_key(state: &AppState) -> u64 {
 
 /// Copies the scene out of the state (cheap: no file reads).
 pub fn request(state: &AppState) -> SceneRequest {
-    let root = state.workbench.workspace_root.clone();
+    let root = state.workbench.workspace_root().clone();
     let abs = |relative: &str| root.join(relative).to_string_lossy().into_owned();
     let diagnostics = state
         .diagnostics
@@ -63,7 +63,7 @@ pub fn request(state: &AppState) -> SceneRequest {
         scene_key: scene_key(state),
         source: Source {
             workspace: source::SceneWorkspace {
-                name: state.workbench.workspace_name.clone(),
+                name: state.workbench.workspace_name().clone(),
                 roots: vec![root.to_string_lossy().into_owned()],
             },
             diagnostics: Some(diagnostics),
@@ -75,6 +75,6 @@ pub fn request(state: &AppState) -> SceneRequest {
             ..Source::default()
         },
         root,
-        budget: state.workbench.settings.snapshot_budget,
+        budget: state.workbench.settings().snapshot_budget,
     }
 }

@@ -28,7 +28,7 @@ pub fn command(state: &mut AppState, args: &str) {
             return;
         }
     };
-    if state.workbench.agent.busy {
+    if state.workbench.agent().busy {
         state
             .workbench
             .notice("The agent is still working; wait for it or press Esc, then /new.");
@@ -37,7 +37,7 @@ pub fn command(state: &mut AppState, args: &str) {
     // A running cell reports into a transcript entry that would be gone —
     // unless its kernel goes too (`/new kernel`: the way out of a cell that
     // ignores Ctrl+C).
-    let stops_the_cell = restart_kernel && state.workbench.services.kernel_launcher.is_some();
+    let stops_the_cell = restart_kernel && state.workbench.services().kernel_launcher.is_some();
     if crate::workbench::cells::any_running(&state.workbench) && !stops_the_cell {
         state.workbench.notice(
             "A cell is still running; wait for it or press Ctrl+C, then /new (or /new kernel, \
@@ -45,16 +45,16 @@ pub fn command(state: &mut AppState, args: &str) {
         );
         return;
     }
-    let Some(old_session) = state.workbench.agent.start_over() else {
+    let Some(old_session) = state.workbench.agent_mut().start_over() else {
         state
             .workbench
             .notice("The conversation is busy (being summarised); try /new again in a moment.");
         return;
     };
-    state.workbench.transcript = crate::workbench::transcript::Transcript::new();
+    *state.workbench.transcript_mut() = crate::workbench::transcript::Transcript::new();
     state.conversation.place.follow();
     state.conversation.flash = None;
-    state.workbench.pins.clear();
+    state.workbench.take_pins();
     crate::workbench::agent::refresh_instructions(&mut state.workbench);
 
     let mut lines = vec!["New conversation.".to_owned()];
@@ -64,7 +64,7 @@ pub fn command(state: &mut AppState, args: &str) {
         ));
     }
     if restart_kernel {
-        let mode = state.workbench.safety.mode;
+        let mode = state.workbench.safety().mode;
         match crate::app::safety::relaunch_kernel(state, mode) {
             Ok(launch_notice) => {
                 lines.push("The kernel restarted: its variables are gone.".into());
@@ -98,21 +98,21 @@ mod tests {
         let mut state = state();
         // What the kernel's `context` capability and search hold: a clone
         // of the store handle, taken before /new.
-        let held_by_kernel = state.workbench.agent.context.clone();
+        let held_by_kernel = state.workbench.agent().context.clone();
         state
             .workbench
-            .agent
+            .agent()
             .context
             .push(Message::user("remember the secret plan"));
         state
             .workbench
-            .transcript
+            .transcript_mut()
             .push(PaneEntry::new(Speaker::User, "remember the secret plan"));
-        state.workbench.pins.push(crate::workbench::Pin {
+        state.workbench.pin(crate::workbench::Pin {
             label: "old pin".into(),
             text: "x".into(),
         });
-        state.workbench.agent.usage.completion_tokens = 99;
+        state.workbench.agent_mut().usage.completion_tokens = 99;
 
         command(&mut state, "");
 
@@ -121,11 +121,11 @@ mod tests {
             0,
             "the kernel's handle sees the empty store"
         );
-        assert!(state.workbench.pins.is_empty());
-        assert_eq!(state.workbench.agent.usage.completion_tokens, 0);
+        assert!(state.workbench.pins().is_empty());
+        assert_eq!(state.workbench.agent().usage.completion_tokens, 0);
         let shown: Vec<&str> = state
             .workbench
-            .transcript
+            .transcript()
             .iter()
             .map(|m| m.text.as_str())
             .collect();
@@ -134,7 +134,7 @@ mod tests {
         assert!(shown[0].contains("Kernel variables are kept"), "{shown:?}");
         // The new conversation is built over the same store (its ids are
         // the store's), so a message pushed now is message 0 for both.
-        let conversation = state.workbench.agent.conversation().clone();
+        let conversation = state.workbench.agent().conversation().clone();
         let conversation = conversation.try_lock().expect("not held");
         assert!(conversation.messages().is_empty());
         assert!(
@@ -146,26 +146,30 @@ mod tests {
     #[test]
     fn new_refuses_while_a_turn_or_a_cell_runs_and_keeps_everything() {
         let mut state = state();
-        state.workbench.agent.context.push(Message::user("keep me"));
-        state.workbench.agent.busy = true;
+        state
+            .workbench
+            .agent()
+            .context
+            .push(Message::user("keep me"));
+        state.workbench.agent_mut().busy = true;
         command(&mut state, "");
-        assert_eq!(state.workbench.agent.context.len(), 1);
-        state.workbench.agent.busy = false;
+        assert_eq!(state.workbench.agent().context.len(), 1);
+        state.workbench.agent_mut().busy = false;
 
         state
             .workbench
-            .transcript
+            .transcript_mut()
             .push(PaneEntry::cell(1, "import time; time.sleep(60)"));
         command(&mut state, "");
         assert_eq!(
-            state.workbench.agent.context.len(),
+            state.workbench.agent().context.len(),
             1,
             "a running cell keeps the conversation"
         );
         assert!(
             state
                 .workbench
-                .transcript
+                .transcript()
                 .iter()
                 .any(|m| m.text.contains("A cell is still running")),
         );
@@ -174,7 +178,7 @@ mod tests {
         assert!(
             state
                 .workbench
-                .transcript
+                .transcript()
                 .iter()
                 .any(|m| m.text.contains("/new takes no argument")),
         );

@@ -86,7 +86,7 @@ impl AppState {
             diagnostics: &self.diagnostics.rows,
             // Syntax colours would defeat NO_COLOR.
             code: match &self.highlighter {
-                Some(hl) if !self.workbench.settings.no_color => hl.as_ref(),
+                Some(hl) if !self.workbench.settings().no_color => hl.as_ref(),
                 _ => &PlainCode,
             },
         }
@@ -138,10 +138,10 @@ impl AppState {
     /// The first diagnostic under the file view's cursor (the status bar
     /// shows it).
     pub fn diagnostic_under_cursor(&self) -> Option<&crate::diagnostics::Diagnostic> {
-        let doc = self.workbench.editors.active()?;
+        let doc = self.workbench.editors().active()?;
         let (line, character) = doc.cursor();
         self.workbench
-            .diagnostic_sources
+            .diagnostic_sources()
             .store
             .at(
                 doc.path(),
@@ -158,7 +158,7 @@ impl AppState {
         use crate::keymap::PaneId;
         match id {
             PaneId::Conversation => &self.conversation,
-            PaneId::FileView => &self.workbench.editors,
+            PaneId::FileView => self.workbench.editors(),
             PaneId::Variables => &self.variables,
             PaneId::Diagnostics => &self.diagnostics,
         }
@@ -173,7 +173,7 @@ impl AppState {
     /// Buffers with edits not yet on disk; quitting asks first when non-zero.
     pub fn unsaved_count(&self) -> usize {
         self.workbench
-            .editors
+            .editors()
             .tabs
             .iter()
             .filter(|d| d.is_dirty())

@@ -24,16 +24,16 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     }
     buf.set_style(area, theme.roles.status_bar);
     let bar = theme.roles.status_bar;
-    let model = state.workbench.agent.label();
+    let model = state.workbench.agent().label();
     let agent = state
         .workbench
-        .agent
+        .agent()
         .status_segment()
         .map(|text| format!("│ {text} "))
         .unwrap_or_default();
-    let snapshot = match &state.workbench.snapshot {
+    let snapshot = match &state.workbench.snapshot() {
         Some(view) => format!("snapshot {}/{}", view.used, view.max),
-        None => format!("snapshot …/{}", state.workbench.settings.snapshot_budget),
+        None => format!("snapshot …/{}", state.workbench.settings().snapshot_budget),
     };
     let focus = if !state.approvals.is_empty() {
         "Approval"
@@ -43,7 +43,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             .map(|o| o.component().label())
             .unwrap_or_else(|| state.focus.label())
     };
-    let safety_style = if state.workbench.safety.is_warning() {
+    let safety_style = if state.workbench.safety().is_warning() {
         bar.patch(theme.roles.warning)
     } else {
         bar
@@ -53,7 +53,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Segment::new(
             0,
             vec![Span::styled(
-                format!(" {} ", state.workbench.workspace_name),
+                format!(" {} ", state.workbench.workspace_name()),
                 theme.roles.status_key,
             )],
         ),
@@ -66,7 +66,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             vec![Span::styled(
                 state
                     .workbench
-                    .agent
+                    .agent()
                     .cache_segment()
                     .map(|text| format!("│ {text} "))
                     .unwrap_or_default(),
@@ -77,7 +77,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
         Segment::new(
             3,
             vec![Span::styled(
-                format!("│ {} ", state.workbench.kernel.label()),
+                format!("│ {} ", state.workbench.kernel().label()),
                 bar,
             )],
         ),
@@ -86,12 +86,15 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             1,
             vec![
                 Span::styled("│ ", bar),
-                Span::styled(format!("{} ", state.workbench.safety.label()), safety_style),
+                Span::styled(
+                    format!("{} ", state.workbench.safety().label()),
+                    safety_style,
+                ),
             ],
         ),
         Segment::new(8, vec![Span::styled(format!("│ {snapshot} "), bar)]),
     ];
-    let counts = state.workbench.diagnostic_sources.store.counts();
+    let counts = state.workbench.diagnostic_sources().store.counts();
     if counts.total() > 0 {
         let mut spans = vec![Span::styled("│ ", bar)];
         for (n, severity) in [
@@ -129,7 +132,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     // After the model, the kernel and the window gauge, which stay when a
     // notice is long: it is cut to what is left (its whole text is in the
     // conversation or the log), before the snapshot size and the focus.
-    if let Some(notice) = &state.workbench.status_notice {
+    if let Some(notice) = &state.workbench.status_notice() {
         segments.push(Segment::cuttable(
             7,
             vec![Span::styled(format!("│ {notice} "), bar)],
@@ -192,7 +195,7 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
 /// and every turn set it; a bare test state has none and shows nothing.
 fn context_gauge(workbench: &Workbench, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
-    let Some((used, window)) = workbench.agent.context_used else {
+    let Some((used, window)) = workbench.agent().context_used else {
         return Vec::new();
     };
     let full = used * 100 >= window * 80;

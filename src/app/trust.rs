@@ -15,13 +15,14 @@ use crate::workbench::trust::inventory;
 /// flag, the settings and `store`, and asks when it is unknown and the
 /// workspace has something that would run.
 pub fn start(state: &mut AppState, store: TrustStore) {
-    state.workbench.trust.trust = crate::trust::decide(
-        &state.workbench.workspace_root,
-        &state.workbench.settings,
+    let trust = crate::trust::decide(
+        state.workbench.workspace_root(),
+        state.workbench.settings(),
         &store,
     );
-    state.workbench.trust.store = store;
-    if state.workbench.trust.trust == Trust::Unknown {
+    state.workbench.trust_mut().trust = trust;
+    state.workbench.trust_mut().store = store;
+    if state.workbench.trust().trust == Trust::Unknown {
         let found = inventory(&state.workbench);
         if !found.is_empty() {
             ask(state, found);
@@ -36,7 +37,7 @@ pub fn command(state: &mut AppState) {
 }
 
 fn ask(state: &mut AppState, found: Vec<Provided>) {
-    state.workbench.trust.found = found;
+    state.workbench.trust_mut().found = found;
     // Over whatever is open (the start-up recovery question, the user's
     // search): it comes back after the answer.
     state
@@ -48,11 +49,11 @@ fn ask(state: &mut AppState, found: Vec<Provided>) {
 pub fn answer(state: &mut AppState, trusted: bool) {
     let remembered = state
         .workbench
-        .trust
+        .trust()
         .store
-        .set(&state.workbench.workspace_root, trusted);
-    let before = state.workbench.trust.trust.is_trusted();
-    state.workbench.trust.trust = if trusted {
+        .set(state.workbench.workspace_root(), trusted);
+    let before = state.workbench.trust().trust.is_trusted();
+    state.workbench.trust_mut().trust = if trusted {
         Trust::Trusted(Why::Remembered)
     } else {
         Trust::Refused
@@ -70,10 +71,10 @@ pub fn answer(state: &mut AppState, trusted: bool) {
     };
     state.workbench.notice(&format!("{said}{kept}"));
     if before != trusted
-        && let Some(service) = state.workbench.diagnostic_sources.client.clone()
+        && let Some(service) = state.workbench.diagnostic_sources().client.clone()
     {
         service.set_trust(trusted);
-        state.workbench.diagnostic_sources.sent.clear();
+        state.workbench.diagnostic_sources_mut().sent.clear();
         crate::workbench::diagnostics::sync_open_documents(&mut state.workbench);
     }
 }

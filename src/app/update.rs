@@ -88,8 +88,8 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         AppEvent::SnapshotBuilt(view) => {
             // Builds can finish out of order; an old one only fills a gap.
             let current = view.scene_key == super::snapshot::scene_key(state);
-            if current || state.workbench.snapshot.is_none() {
-                state.workbench.snapshot = Some(view);
+            if current || state.workbench.snapshot().is_none() {
+                *state.workbench.snapshot_mut() = Some(view);
             }
             Command::Redraw
         }
@@ -143,7 +143,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::Quit => return request_quit(state),
         Action::Suspend => return Command::Suspend,
         Action::Interrupt => {
-            if let Some(kernel) = &state.workbench.services.kernel
+            if let Some(kernel) = &state.workbench.services().kernel
                 && crate::workbench::cells::any_running(&state.workbench)
             {
                 kernel.interrupt();
@@ -180,7 +180,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             state.conversation.place.cells_expanded = !state.conversation.place.cells_expanded;
         }
         Action::RemovePin => {
-            state.workbench.pins.pop();
+            state.workbench.unpin_last();
         }
         Action::SelectPreviousMessage => return super::copy::select(state, -1),
         Action::SelectNextMessage => return super::copy::select(state, 1),
@@ -269,7 +269,7 @@ fn page(state: &AppState) -> isize {
         // less one kept in view for context.
         (PaneId::Conversation, Some(rect)) => state
             .conversation
-            .history_area(state.workbench.pins.len(), rect)
+            .history_area(state.workbench.pins().len(), rect)
             .height
             .saturating_sub(1),
         (_, Some(rect)) => rect.height.saturating_sub(3),
@@ -293,19 +293,19 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
             let prompt = attach_pins(&mut state.workbench, prompt);
             crate::app::agent::send(state, prompt)
         }
-        Submission::PythonCell(code) => match &state.workbench.services.kernel {
+        Submission::PythonCell(code) => match &state.workbench.services().kernel {
             // The cell shows up in the conversation when the service queues it.
             Some(kernel) => {
                 kernel.execute(code, CellOrigin::User, None);
-                state.workbench.changes.start_group("your cell");
+                state.workbench.changes_mut().start_group("your cell");
                 // The user's cell is a turn of its own for `llm_query`'s
                 // allowances, unless it waits behind the model's turn.
                 if let Some(subcalls) = state
                     .workbench
-                    .agent
+                    .agent()
                     .subcalls
                     .as_ref()
-                    .filter(|_| !state.workbench.agent.busy)
+                    .filter(|_| !state.workbench.agent().busy)
                 {
                     subcalls.begin_turn();
                 }
@@ -343,9 +343,9 @@ fn run_builtin(state: &mut AppState, command: Builtin, args: &str) -> Command {
         Builtin::Lsp => {
             let text = state
                 .workbench
-                .diagnostic_sources
+                .diagnostic_sources()
                 .lsp
-                .listing(&state.workbench.settings.diagnostics);
+                .listing(&state.workbench.settings().diagnostics);
             state.workbench.notice(&text);
         }
         Builtin::Compact => {
@@ -357,8 +357,8 @@ fn run_builtin(state: &mut AppState, command: Builtin, args: &str) -> Command {
             apply(state, Action::ShowHelp);
         }
         Builtin::Sessions => {
-            let root = std::fs::canonicalize(&state.workbench.workspace_root)
-                .unwrap_or_else(|_| state.workbench.workspace_root.clone());
+            let root = std::fs::canonicalize(state.workbench.workspace_root())
+                .unwrap_or_else(|_| state.workbench.workspace_root().clone());
             let text = match crate::workbench::sessions::listing(&root) {
                 Ok(text) => text.trim_end().to_owned(),
                 Err(error) => format!("/sessions: {error}"),
@@ -373,9 +373,9 @@ fn run_builtin(state: &mut AppState, command: Builtin, args: &str) -> Command {
 /// is an error that lists the real commands.
 fn custom_command(state: &mut AppState, name: &str, args: &str) {
     let commands = crate::workbench::slash::all(
-        &state.workbench.workspace_root,
-        state.workbench.trust.trust.is_trusted(),
-        state.workbench.user_commands.as_deref(),
+        state.workbench.workspace_root(),
+        state.workbench.trust().trust.is_trusted(),
+        state.workbench.user_commands().as_deref(),
     );
     let Some(command) = commands.iter().find(|c| {
         c.name == name && matches!(c.kind, crate::workbench::slash::CommandKind::Template(_))
@@ -404,10 +404,10 @@ fn custom_command(state: &mut AppState, name: &str, args: &str) {
 /// Pinned search results go with the prompt, in a delimited block the
 /// model can tell apart from what the user typed; sending clears them.
 fn attach_pins(workbench: &mut Workbench, prompt: String) -> String {
-    if !workbench.agent.has_model() {
+    if !workbench.agent().has_model() {
         return prompt;
     }
-    let pins: Vec<_> = workbench.pins.drain(..).collect();
+    let pins = workbench.take_pins();
     crate::workbench::context_window::pinned_prompt(prompt, &pins)
 }
 
@@ -541,13 +541,13 @@ mod tests {
         type_text(&mut s, "world");
         assert_eq!(s.conversation.composer.lines(), ["hello", "world"]);
         key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-        assert_eq!(s.workbench.transcript[0].text, "hello\nworld");
-        assert_eq!(s.workbench.transcript[0].role, Speaker::User);
-        assert_eq!(s.workbench.transcript[1].role, Speaker::Notice);
+        assert_eq!(s.workbench.transcript()[0].text, "hello\nworld");
+        assert_eq!(s.workbench.transcript()[0].role, Speaker::User);
+        assert_eq!(s.workbench.transcript()[1].role, Speaker::Notice);
         assert_eq!(s.conversation.composer.lines(), [""]);
         // Empty messages are not sent.
         key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-        assert_eq!(s.workbench.transcript.len(), 2);
+        assert_eq!(s.workbench.transcript().len(), 2);
     }
 
     #[test]
@@ -580,7 +580,7 @@ mod tests {
         let mut s = state();
         handle_terminal_event(&mut s, Event::Paste("a\u{1b}[2Jb\nc".into()));
         assert_eq!(s.conversation.composer.lines(), ["ab", "c"]);
-        assert!(s.workbench.transcript.is_empty(), "paste never sends");
+        assert!(s.workbench.transcript().is_empty(), "paste never sends");
     }
 
     #[test]
@@ -622,7 +622,7 @@ mod tests {
 
         for i in 0..40 {
             s.workbench
-                .transcript
+                .transcript_mut()
                 .push(PaneEntry::new(Speaker::User, format!("message {i}")));
         }
         let conv = layout.rect(PaneId::Conversation).unwrap();

@@ -20,15 +20,15 @@ pub struct WorkspaceServices {
 
 pub fn start(state: &mut AppState, tx: &AppEventSender) -> WorkspaceServices {
     let (wtx, mut wrx) = mpsc::unbounded_channel::<WorkspaceMessage>();
-    let index = spawn_index_build(&state.workbench.workspace_root, wtx.clone());
+    let index = spawn_index_build(state.workbench.workspace_root(), wtx.clone());
     let watcher = match WorkspaceWatcher::start(
-        &state.workbench.workspace_root,
+        state.workbench.workspace_root(),
         WatchOptions::default(),
         wtx,
     ) {
         Ok(watcher) => Some(watcher),
         Err(error) => {
-            state.workbench.editors.watch_note = Some(format!("not watching files: {error}"));
+            state.workbench.editors_mut().watch_note = Some(format!("not watching files: {error}"));
             None
         }
     };
@@ -43,7 +43,7 @@ pub fn start(state: &mut AppState, tx: &AppEventSender) -> WorkspaceServices {
 
     let (ptx, mut prx) = mpsc::unbounded_channel::<PickerResults>();
     match FuzzyWorker::spawn(ptx) {
-        Ok(worker) => state.workbench.services.picker = Some(worker),
+        Ok(worker) => state.workbench.services_mut().picker = Some(worker),
         Err(error) => tracing::warn!(%error, "picker matches inline"),
     }
     let forward = tx.clone();

@@ -92,10 +92,10 @@ fn render(
              without asking, and nothing stops it from {}. The kernel restarts (its \
              variables are lost). No is the default (n, Esc, Enter): `{}` stays.",
             crate::workbench::safety::FULL_TURNS_OFF,
-            workbench.safety.mode
+            workbench.safety().mode
         ),
         Question::RestoreRecovery { index, count } => {
-            let found = workbench.editors.found_recoveries.get(*index);
+            let found = workbench.editors().found_recoveries.get(*index);
             let path = found.map_or_else(String::new, |r| workbench.display_path(&r.path));
             let age = found.map_or_else(String::new, |r| age(r.written_at));
             let of = if *count > 1 {
@@ -169,7 +169,7 @@ fn render(
 /// below the text); the rest are counted.
 fn trust_text(workbench: &Workbench, inner: usize, height: u16) -> String {
     let rows = |text: &str| crate::screen::wrap::wrap(text, inner).len() + 4;
-    let mut shown = workbench.trust.found.len();
+    let mut shown = workbench.trust().found.len();
     let mut text = crate::workbench::trust::question_text(workbench, shown);
     while shown > 1 && rows(&text) > usize::from(height) {
         shown -= 1;

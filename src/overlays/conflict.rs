@@ -64,7 +64,7 @@ impl Diff {
     /// The active tab's diff, its header naming the file as the rest of
     /// the UI does; `None` when disk and buffer agree.
     pub fn of_active(around: Around<'_>) -> Option<Self> {
-        let doc = around.workbench.editors.active()?;
+        let doc = around.workbench.editors().active()?;
         let absolute = doc.path().display().to_string();
         let shown = around.workbench.display_path(doc.path());
         doc.diff().map(|text| Diff {
@@ -105,7 +105,7 @@ impl Component for Diff {
 
 fn conflict(workbench: &Workbench, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let name = workbench
-        .editors
+        .editors()
         .active()
         .map(|d| workbench.display_path(d.path()))
         .unwrap_or_default();

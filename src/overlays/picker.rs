@@ -54,8 +54,8 @@ impl Picker {
         if let Some(results) = self.request.send(
             self.query.text(),
             again,
-            around.workbench.services.picker.as_ref(),
-            &around.workbench.file_index,
+            around.workbench.services().picker.as_ref(),
+            around.workbench.file_index(),
             PICKER_LIMIT,
         ) {
             self.show(results);
@@ -74,14 +74,14 @@ impl Picker {
     fn accept(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
         if let Some(results) = self
             .request
-            .settle(&ctx.around.workbench.file_index, PICKER_LIMIT)
+            .settle(ctx.around.workbench.file_index(), PICKER_LIMIT)
         {
             self.show(results);
         }
         let Some(found) = self.matches.get(self.cursor.selected) else {
             return Outcome::Unchanged;
         };
-        let path = ctx.around.workbench.workspace_root.join(&found.path);
+        let path = ctx.around.workbench.workspace_root().join(&found.path);
         ctx.close_with(Effect::OpenFile { path, at: None });
         Outcome::Changed
     }
@@ -145,8 +145,8 @@ impl Component for Picker {
 
 fn render(workbench: &Workbench, picker: &Picker, theme: &Theme, screen: Rect, buf: &mut Buffer) {
     let area = pane::centered(screen, 70, 70);
-    let total = workbench.file_index.len();
-    let indexing = if workbench.file_index.is_complete() {
+    let total = workbench.file_index().len();
+    let indexing = if workbench.file_index().is_complete() {
         ""
     } else {
         ", indexing…"

@@ -77,7 +77,7 @@ impl RequestView {
         let (prompt, window) = crate::workbench::context_window::preview(workbench, draft)?;
         let text = if json {
             // What this provider sends: Anthropic's body is shaped otherwise.
-            match workbench.agent.provider() {
+            match workbench.agent().provider() {
                 Some(provider) => {
                     let messages = provider.messages_json(&prompt.request);
                     serde_json::to_string_pretty(&messages).unwrap_or_default()
@@ -227,7 +227,7 @@ fn render(
             Span::styled(format!("{tokens:>7}"), theme.roles.muted),
         ]));
     }
-    if let Some(snapshot) = &workbench.snapshot {
+    if let Some(snapshot) = &workbench.snapshot() {
         breakdown.push(Line::default());
         breakdown.push(Line::styled(
             format!("snapshot {}/{} chars", snapshot.used, snapshot.max),
@@ -246,9 +246,9 @@ fn render(
             ]));
         }
     }
-    if !workbench.pins.is_empty() {
+    if !workbench.pins().is_empty() {
         breakdown.push(Line::styled(
-            format!("{} pinned (in the message)", workbench.pins.len()),
+            format!("{} pinned (in the message)", workbench.pins().len()),
             theme.roles.muted,
         ));
     }

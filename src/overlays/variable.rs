@@ -69,7 +69,7 @@ fn render(
         ])
     };
     let changed = match var.changed_by {
-        Some(id) if Some(id) == around.workbench.last_exec_id => "by the last cell".to_owned(),
+        Some(id) if Some(id) == *around.workbench.last_exec_id() => "by the last cell".to_owned(),
         Some(id) => format!("by execution {id}"),
         None => "—".to_owned(),
     };

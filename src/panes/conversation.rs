@@ -109,9 +109,9 @@ impl ConversationState {
             }
         };
         let commands = crate::workbench::slash::all(
-            &workbench.workspace_root,
-            workbench.trust.trust.is_trusted(),
-            workbench.user_commands.as_deref(),
+            workbench.workspace_root(),
+            workbench.trust().trust.is_trusted(),
+            workbench.user_commands().as_deref(),
         );
         let items: Vec<SlashCommand> = crate::workbench::slash::matching(&commands, typed)
             .into_iter()
@@ -288,7 +288,7 @@ impl Component for ConversationState {
 
 fn render_pins(workbench: &Workbench, theme: &Theme, area: Rect, frame: &mut Frame) {
     let mut lines: Vec<Line> = workbench
-        .pins
+        .pins()
         .iter()
         .rev()
         .take(screen::conversation::MAX_PIN_ROWS)
@@ -309,11 +309,11 @@ fn render_pins(workbench: &Workbench, theme: &Theme, area: Rect, frame: &mut Fra
             ])
         })
         .collect();
-    if workbench.pins.len() > screen::conversation::MAX_PIN_ROWS {
+    if workbench.pins().len() > screen::conversation::MAX_PIN_ROWS {
         lines.push(Line::styled(
             format!(
                 "  … and {} more pinned",
-                workbench.pins.len() - screen::conversation::MAX_PIN_ROWS
+                workbench.pins().len() - screen::conversation::MAX_PIN_ROWS
             ),
             theme.roles.muted,
         ));
@@ -331,11 +331,11 @@ fn render(
     frame: &mut Frame,
 ) {
     let [history_area, pins_area, composer_area] =
-        screen::conversation::split(pane.composer.lines().len(), workbench.pins.len(), area);
+        screen::conversation::split(pane.composer.lines().len(), workbench.pins().len(), area);
     render_pins(workbench, theme, pins_area, frame);
 
     let mut title = vec![Span::raw("Conversation")];
-    if let Some(count) = message_count(workbench.transcript.len()) {
+    if let Some(count) = message_count(workbench.transcript().len()) {
         title.push(Span::styled(format!(" {count}"), theme.roles.muted));
     }
     let title = Line::from(title);
@@ -426,7 +426,7 @@ fn render_history(
     area: Rect,
     frame: &mut Frame,
 ) {
-    let transcript = &workbench.transcript;
+    let transcript = &workbench.transcript();
     if transcript.is_empty() {
         pane::empty_state(
             "No messages yet.\nType below and press Enter to send.",

@@ -337,7 +337,7 @@ pub fn styles(theme: &Theme, focused: bool) -> FileViewStyles {
 }
 
 fn render(workbench: &Workbench, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
-    let Some(doc) = workbench.editors.active() else {
+    let Some(doc) = workbench.editors().active() else {
         let block = pane::block(Line::from("No file"), Some('2'), focused, theme);
         let inner = block.inner(area);
         block.render(area, buf);
@@ -369,7 +369,7 @@ fn render(workbench: &Workbench, theme: &Theme, focused: bool, area: Rect, buf: 
     render_file_view(doc, &styles(theme, focused), text, buf);
     diagnostic_marks(workbench, doc, theme, text, buf);
     change_marks(workbench, doc, theme, text, buf);
-    if workbench.settings.no_color {
+    if workbench.settings().no_color {
         strip_colours(text, buf);
     }
 }
@@ -390,11 +390,11 @@ fn strip_colours(area: Rect, buf: &mut Buffer) {
 /// out. Tabs that do not fit are cut at the right edge.
 fn tab_bar(workbench: &Workbench, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let mut spans = Vec::new();
-    for (i, tab) in screen::file_view::tabs(&workbench.editors.tabs)
+    for (i, tab) in screen::file_view::tabs(&workbench.editors().tabs)
         .into_iter()
         .enumerate()
     {
-        let active = i == workbench.editors.active;
+        let active = i == workbench.editors().active;
         let style = if active {
             theme.roles.focused_title.reversed()
         } else {
@@ -425,7 +425,7 @@ fn change_marks(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    let Some(changed) = workbench.editors.changed_lines.get(doc.path()) else {
+    let Some(changed) = workbench.editors().changed_lines.get(doc.path()) else {
         return;
     };
     let layout = crate::editor::layout(doc, area);
@@ -454,7 +454,7 @@ fn diagnostic_marks(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    let diagnostics = workbench.diagnostic_sources.store.for_file(doc.path());
+    let diagnostics = workbench.diagnostic_sources().store.for_file(doc.path());
     if diagnostics.is_empty() || doc.is_binary() {
         return;
     }

@@ -246,7 +246,7 @@ fn render(
         if view.sort == VariableSort::Changed {
             title.push(Span::styled(" · by change", theme.roles.muted));
         }
-        if matches!(workbench.kernel, KernelView::Dead { .. }) {
+        if matches!(workbench.kernel(), KernelView::Dead { .. }) {
             title.push(Span::styled(" · stale", theme.roles.warning));
         }
     }
@@ -279,7 +279,7 @@ fn render(
     }
 
     if rows.is_empty() {
-        let text = match &workbench.kernel {
+        let text = match &workbench.kernel() {
             _ if !pane.rows.is_empty() => "no variable matches the filter",
             KernelView::NotStarted => "kernel not started",
             KernelView::Starting => "kernel starting…",
@@ -313,7 +313,7 @@ fn render(
         .width
         .saturating_sub(name_w + type_w + summary_w + columns - 1) as usize;
     let table_rows = rows.iter().map(|v| {
-        let changed = v.changed_by.is_some() && v.changed_by == workbench.last_exec_id;
+        let changed = v.changed_by.is_some() && v.changed_by == *workbench.last_exec_id();
         let marker = if changed {
             Span::styled("● ", theme.roles.dirty_marker)
         } else {

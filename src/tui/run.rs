@@ -48,10 +48,10 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
     crate::app::trust::start(&mut state, crate::trust::TrustStore::from_env());
     let recovery = state
         .workbench
-        .editors
+        .editors()
         .recovery_dir
         .is_some()
-        .then(|| state.workbench.editors.mirror.clone());
+        .then(|| state.workbench.editors().mirror.clone());
     if let Some(mirror) = &recovery {
         mirror.install_panic_hook();
     }
@@ -59,7 +59,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
     let checks = crate::workbench::safety::checks_confinement(&mut state.workbench);
     let diagnostics = start_diagnostics(&state, &tx, checks);
     crate::workbench::diagnostics::attach(&mut state.workbench, diagnostics);
-    state.workbench.agent.events = Some(tx.clone());
+    state.workbench.agent_mut().events = Some(tx.clone());
     let fs_links = link_fs_to_editors(&mut state.workbench, &tx);
     crate::workbench::safety::start(&mut state.workbench, &tx, Some(fs_links));
 
@@ -86,7 +86,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
             );
             // Highlighting that did not fit in this frame continues in
             // the next one; it stops once the visible lines are done.
-            needs_draw = state.workbench.editors.needs_more_work();
+            needs_draw = state.workbench.editors().needs_more_work();
         }
         // A pending frame waits out the rest of its interval while input is
         // still applied (coalescing); with nothing pending no timer runs, so
@@ -96,13 +96,13 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
         // The spinner schedules its own frames, and only while a turn runs.
         let spin_due = state
             .workbench
-            .agent
+            .agent()
             .busy
             .then_some(last_spin + crate::workbench::agent::SPINNER_INTERVAL);
         // Armed only while a dirty buffer has unsaved recovery work.
         let recovery_due = state
             .workbench
-            .editors
+            .editors()
             .recovery_due_at()
             .map(Instant::from_std);
         let step = tokio::select! {
@@ -110,7 +110,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
             Some(ev) = input.next() => Step::Term(ev?),
             _ = sleep_until_due(frame_due), if frame_due.is_some() => continue,
             _ = sleep_until_due(spin_due), if spin_due.is_some() => {
-                state.workbench.agent.spinner = state.workbench.agent.spinner.wrapping_add(1);
+                state.workbench.agent_mut().spinner = state.workbench.agent_mut().spinner.wrapping_add(1);
                 last_spin = Instant::now();
                 needs_draw = true;
                 continue;
@@ -128,7 +128,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
         needs_draw |= apply(&mut guard, &mut state, step)?;
         state.typing_through = false;
         if state.should_quit
-            && let Some(diagnostics) = &state.workbench.diagnostic_sources.client
+            && let Some(diagnostics) = &state.workbench.diagnostic_sources().client
         {
             // Language servers get `shutdown`/`exit` (bounded wait) on quit.
             diagnostics.shutdown().await;
@@ -190,11 +190,11 @@ fn start_diagnostics(
 ) -> DiagnosticsService {
     let (events, mut events_rx) = tokio::sync::mpsc::unbounded_channel();
     let service = DiagnosticsService::start(
-        state.workbench.settings.diagnostics.clone(),
-        state.workbench.workspace_root.clone(),
+        state.workbench.settings().diagnostics.clone(),
+        state.workbench.workspace_root().clone(),
         events,
         checks,
-        state.workbench.trust.trust.is_trusted(),
+        state.workbench.trust().trust.is_trusted(),
     );
     let tx = tx.clone();
     tokio::spawn(async move {
@@ -224,7 +224,7 @@ fn link_fs_to_editors(
             }
         }
     });
-    workbench.services.dirty_paths = Some(dirty_tx);
+    workbench.services_mut().dirty_paths = Some(dirty_tx);
     crate::kernel_setup::FsLinks {
         dirty: dirty_rx,
         written: written_tx,

@@ -12,7 +12,7 @@ use crate::workbench::Workbench;
 pub fn position(workbench: &Workbench, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
     let mut spans = Vec::new();
-    if let Some(doc) = workbench.editors.active() {
+    if let Some(doc) = workbench.editors().active() {
         // What the user sees: 👨‍👩‍👧‍👦 is one column, a tab reaches its stop.
         let (line, col) = (doc.cursor().0, doc.cursor_column());
         spans.push(Span::styled(
@@ -35,10 +35,10 @@ pub fn position(workbench: &Workbench, theme: &Theme) -> Vec<Span<'static>> {
 pub fn messages(workbench: &Workbench, theme: &Theme) -> Vec<Span<'static>> {
     let bar = theme.roles.status_bar;
     let mut spans = Vec::new();
-    if let Some(status) = &workbench.editors.status {
+    if let Some(status) = &workbench.editors().status {
         spans.push(Span::styled(format!("│ {status} "), bar));
     }
-    if let Some(note) = &workbench.editors.watch_note {
+    if let Some(note) = &workbench.editors().watch_note {
         spans.push(Span::styled(
             format!("│ {note} "),
             theme.roles.warning.patch(bar),

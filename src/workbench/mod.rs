@@ -56,42 +56,42 @@ use transcript::{PaneEntry, Speaker, Transcript};
 /// The model half of the application: everything but focus, overlays,
 /// pane components and the terminal's size.
 pub struct Workbench {
-    pub workspace_root: PathBuf,
-    pub workspace_name: String,
-    pub settings: Settings,
+    workspace_root: PathBuf,
+    workspace_name: String,
+    settings: Settings,
     /// The conversation as the user reads it: messages, cells, notices.
-    pub transcript: Transcript,
+    transcript: Transcript,
     /// Open files (tabs), clipboard, recovery, watcher status.
-    pub editors: Editors,
-    pub kernel: KernelView,
+    editors: Editors,
+    kernel: KernelView,
     /// Handles to the background services.
-    pub services: Services,
+    services: Services,
     /// Execution id of the last finished cell, to mark what it changed.
-    pub last_exec_id: Option<u64>,
+    last_exec_id: Option<u64>,
     /// The user's own slash-command templates
     /// (`$XDG_CONFIG_HOME/hello-tui/commands`); the workspace's are in
     /// its `.hello-tui/commands`.
-    pub user_commands: Option<PathBuf>,
+    user_commands: Option<PathBuf>,
     /// Where the diagnostics come from: the store, the diagnostics
     /// service and what it has been sent.
-    pub diagnostic_sources: DiagnosticSources,
+    diagnostic_sources: DiagnosticSources,
     /// Search results pinned to the next prompt (shown above the composer).
-    pub pins: Vec<Pin>,
+    pins: Vec<Pin>,
     /// A transient line for the status bar (language server states, notices).
-    pub status_notice: Option<String>,
+    status_notice: Option<String>,
     /// The latest snapshot of the scene (built in the background).
-    pub snapshot: Option<SnapshotView>,
+    snapshot: Option<SnapshotView>,
     /// Approval mode, sandbox status and whether the kernel is confined.
-    pub safety: SafetyView,
+    safety: SafetyView,
     /// Whether the workspace's own programs may run (`app::trust`).
-    pub trust: TrustView,
+    trust: TrustView,
     /// The model, the running turn, the shared conversation store.
-    pub agent: AgentState,
+    agent: AgentState,
     /// What cells changed through `fs.write`/`fs.edit`, for `/undo`,
     /// `/redo` and `/diff`.
-    pub changes: ChangeLog,
+    changes: ChangeLog,
     /// Workspace-relative paths for the picker, filled in the background.
-    pub file_index: FileIndex,
+    file_index: FileIndex,
 }
 
 impl Workbench {
@@ -120,6 +120,153 @@ impl Workbench {
             changes: Default::default(),
             file_index: FileIndex::new(),
         }
+    }
+
+    // What the rest of the application reads and changes; the fields stay
+    // private so that a concern can grow into methods of its own.
+
+    pub fn workspace_root(&self) -> &PathBuf {
+        &self.workspace_root
+    }
+
+    pub fn workspace_name(&self) -> &String {
+        &self.workspace_name
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn settings_mut(&mut self) -> &mut Settings {
+        &mut self.settings
+    }
+
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    pub fn transcript_mut(&mut self) -> &mut Transcript {
+        &mut self.transcript
+    }
+
+    pub fn editors(&self) -> &Editors {
+        &self.editors
+    }
+
+    pub fn editors_mut(&mut self) -> &mut Editors {
+        &mut self.editors
+    }
+
+    pub fn kernel(&self) -> &KernelView {
+        &self.kernel
+    }
+
+    pub fn kernel_mut(&mut self) -> &mut KernelView {
+        &mut self.kernel
+    }
+
+    pub fn services(&self) -> &Services {
+        &self.services
+    }
+
+    pub fn services_mut(&mut self) -> &mut Services {
+        &mut self.services
+    }
+
+    pub fn last_exec_id(&self) -> &Option<u64> {
+        &self.last_exec_id
+    }
+
+    pub fn last_exec_id_mut(&mut self) -> &mut Option<u64> {
+        &mut self.last_exec_id
+    }
+
+    pub fn user_commands(&self) -> &Option<PathBuf> {
+        &self.user_commands
+    }
+
+    pub fn user_commands_mut(&mut self) -> &mut Option<PathBuf> {
+        &mut self.user_commands
+    }
+
+    pub fn diagnostic_sources(&self) -> &DiagnosticSources {
+        &self.diagnostic_sources
+    }
+
+    pub fn diagnostic_sources_mut(&mut self) -> &mut DiagnosticSources {
+        &mut self.diagnostic_sources
+    }
+
+    pub fn pins(&self) -> &Vec<Pin> {
+        &self.pins
+    }
+
+    /// Attaches a search result to the next prompt.
+    pub fn pin(&mut self, pin: Pin) {
+        self.pins.push(pin);
+    }
+
+    /// Alt+Backspace: the newest pin goes.
+    pub fn unpin_last(&mut self) -> Option<Pin> {
+        self.pins.pop()
+    }
+
+    /// Sending takes the pins with the prompt (a fresh start drops them).
+    pub fn take_pins(&mut self) -> Vec<Pin> {
+        std::mem::take(&mut self.pins)
+    }
+
+    pub fn status_notice(&self) -> &Option<String> {
+        &self.status_notice
+    }
+
+    pub fn snapshot(&self) -> &Option<SnapshotView> {
+        &self.snapshot
+    }
+
+    pub fn snapshot_mut(&mut self) -> &mut Option<SnapshotView> {
+        &mut self.snapshot
+    }
+
+    pub fn safety(&self) -> &SafetyView {
+        &self.safety
+    }
+
+    pub fn safety_mut(&mut self) -> &mut SafetyView {
+        &mut self.safety
+    }
+
+    pub fn trust(&self) -> &TrustView {
+        &self.trust
+    }
+
+    pub fn trust_mut(&mut self) -> &mut TrustView {
+        &mut self.trust
+    }
+
+    pub fn agent(&self) -> &AgentState {
+        &self.agent
+    }
+
+    pub fn agent_mut(&mut self) -> &mut AgentState {
+        &mut self.agent
+    }
+
+    pub fn changes_mut(&mut self) -> &mut ChangeLog {
+        &mut self.changes
+    }
+
+    pub fn file_index(&self) -> &FileIndex {
+        &self.file_index
+    }
+
+    pub fn file_index_mut(&mut self) -> &mut FileIndex {
+        &mut self.file_index
+    }
+
+    /// A transient line for the status bar, until the next one.
+    pub fn set_status(&mut self, text: impl Into<String>) {
+        self.status_notice = Some(text.into());
     }
 
     /// A line from hello-tui itself in the conversation.

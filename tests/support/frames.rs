@@ -24,7 +24,7 @@ pub fn draw_settled(
     handle_terminal_event(state, Event::Resize(width, height));
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     for _ in 0..20 {
-        if let Some(doc) = state.workbench.editors.active_mut() {
+        if let Some(doc) = state.workbench.editors_mut().active_mut() {
             doc.finish_highlight_pass();
         }
         let mut frame_model = ui::FrameModel::default();
@@ -33,7 +33,7 @@ pub fn draw_settled(
         terminal
             .draw(|frame| hello_tui::app::frame::render(state, &frame_model, theme, frame))
             .expect("draw");
-        if !state.workbench.editors.needs_more_work() {
+        if !state.workbench.editors().needs_more_work() {
             break;
         }
     }

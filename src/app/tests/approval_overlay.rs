@@ -41,7 +41,7 @@ async fn cell_approvals_queue_and_always_covers_later_cells() {
     let (tx, mut rx) = event::channel();
     let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
     let mut s = state();
-    s.workbench.services.approvals = Some(broker.clone());
+    s.workbench.services_mut().approvals = Some(broker.clone());
     let first = tokio::spawn(broker.approve_cell("print(1)"));
     let second = tokio::spawn(broker.approve_cell("print(2)"));
     for _ in 0..2 {
@@ -82,7 +82,7 @@ async fn writes_are_asked_about_as_the_mode_says() {
     let (tx, mut rx) = event::channel();
     let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
     let mut s = state();
-    s.workbench.services.approvals = Some(broker.clone());
+    s.workbench.services_mut().approvals = Some(broker.clone());
     let asked = tokio::spawn(broker.review(proposal("a.py")));
     let ev = rx.recv().await.unwrap();
     handle_app_event(&mut s, ev);
@@ -136,7 +136,7 @@ async fn a_denied_command_carries_the_typed_reason() {
     let (tx, mut rx) = event::channel();
     let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
     let mut s = state();
-    s.workbench.services.approvals = Some(broker.clone());
+    s.workbench.services_mut().approvals = Some(broker.clone());
     let asked = tokio::spawn(broker.check("rm -rf ~"));
     let Some(AppEvent::ApprovalRequested(p)) = rx.recv().await else {
         panic!("expected a request")
@@ -292,12 +292,12 @@ async fn switching_to_auto_answers_what_waits() {
     let (tx, mut rx) = event::channel();
     let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
     let mut s = state();
-    s.workbench.services.approvals = Some(broker.clone());
+    s.workbench.services_mut().approvals = Some(broker.clone());
     let asked = tokio::spawn(broker.check("make test"));
     let ev = rx.recv().await.unwrap();
     handle_app_event(&mut s, ev);
     crate::app::safety::slash_command(&mut s, "auto");
-    assert_eq!(s.workbench.safety.mode, ApprovalMode::Auto);
+    assert_eq!(s.workbench.safety().mode, ApprovalMode::Auto);
     assert_eq!(asked.await.unwrap(), Approval::Allow);
     assert!(s.approvals.is_empty());
 }

@@ -51,7 +51,7 @@ const SNIPPET_CONTEXT: usize = 40;
 pub(super) fn find(around: Around<'_>, search: &Search) -> PaneResults {
     let query = search.query.text().trim();
     match search.scope {
-        SearchScope::Files if around.workbench.file_index.is_empty() => {
+        SearchScope::Files if around.workbench.file_index().is_empty() => {
             return PaneResults::Unavailable("the file index is still being built");
         }
         SearchScope::Variables if around.variables.is_empty() => {
@@ -126,7 +126,7 @@ pub(super) fn find(around: Around<'_>, search: &Search) -> PaneResults {
 /// shift it onto another entry.
 fn conversation_bm25(workbench: &Workbench, query: &str) -> Vec<ResultRow> {
     use crate::context::SearchQuery;
-    let (outcome, texts) = workbench.agent.context.read(|ctx| {
+    let (outcome, texts) = workbench.agent().context.read(|ctx| {
         let outcome = ctx.search(&SearchQuery::new(query).limit(RESULT_LIMIT));
         let texts: Vec<String> = outcome
             .hits
@@ -140,7 +140,7 @@ fn conversation_bm25(workbench: &Workbench, query: &str) -> Vec<ResultRow> {
         (outcome, texts)
     });
     let shown: std::collections::HashMap<crate::context::MessageId, usize> = workbench
-        .transcript
+        .transcript()
         .iter()
         .enumerate()
         .filter_map(|(i, m)| m.message.map(|id| (id, i)))
@@ -215,7 +215,7 @@ impl ContentSearch {
     /// `AppEvent::ContentSearch`. `None` when it cannot start (no event
     /// channel in tests without one, or the thread could not be made).
     pub(super) fn start(around: Around<'_>, query: String, id: u64) -> Option<Self> {
-        let events = around.workbench.agent.events.clone()?;
+        let events = around.workbench.agent().events.clone()?;
         let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let options = crate::workspace::SearchOptions {
@@ -224,7 +224,7 @@ impl ContentSearch {
             ..Default::default()
         };
         crate::workspace::spawn_content_search(
-            &around.workbench.workspace_root,
+            around.workbench.workspace_root(),
             &query,
             options,
             cancel.clone(),
@@ -330,7 +330,7 @@ pub(super) const RESULT_LIMIT: usize = 50;
 
 fn pane_messages(workbench: &Workbench, needle: &str) -> Vec<ResultRow> {
     workbench
-        .transcript
+        .transcript()
         .iter()
         .enumerate()
         .filter_map(|(i, m)| {

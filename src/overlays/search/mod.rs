@@ -125,8 +125,8 @@ impl Search {
         if let Some(results) = self.file_matches.request.send(
             query,
             again,
-            around.workbench.services.picker.as_ref(),
-            &around.workbench.file_index,
+            around.workbench.services().picker.as_ref(),
+            around.workbench.file_index(),
             find::RESULT_LIMIT,
         ) {
             self.file_matches.matches = results.matches;
@@ -162,7 +162,7 @@ impl Search {
             && let Some(results) = self
                 .file_matches
                 .request
-                .settle(&around.workbench.file_index, find::RESULT_LIMIT)
+                .settle(around.workbench.file_index(), find::RESULT_LIMIT)
         {
             self.file_matches.matches = results.matches;
             self.cursor = ListCursor::default();
@@ -218,7 +218,7 @@ impl Component for Search {
                     && !ctx
                         .around
                         .workbench
-                        .pins
+                        .pins()
                         .iter()
                         .any(|p| p.text == hit.pin_text)
                 {
@@ -300,7 +300,7 @@ mod tests {
             crate::config::Settings::defaults(),
         );
         let (events, _rx) = crate::workbench::event::channel();
-        workbench.agent.events = Some(events);
+        workbench.agent_mut().events = Some(events);
         let around = Around {
             workbench: &workbench,
             focus: crate::keymap::PaneId::Conversation,
