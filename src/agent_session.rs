@@ -38,7 +38,7 @@ impl SessionStore {
 /// What the turn's set-up tells the front end about the session file,
 /// before any turn event.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SessionNote {
+pub(crate) enum SessionNote {
     /// The conversation's file was made, under this id.
     Started(String),
     /// It could not be made: the conversation is not saved.
@@ -46,7 +46,7 @@ pub enum SessionNote {
 }
 
 /// What each turn brings, read anew by the front end for it.
-pub struct TurnInput {
+pub(crate) struct TurnInput {
     pub prompt: String,
     pub snapshot: Option<TurnSnapshot>,
     /// The project's `AGENTS.md` files as of this turn.
@@ -58,13 +58,13 @@ pub struct TurnInput {
 
 /// How a turn ended, and the session file's write error if there was one
 /// (told after the turn's own events).
-pub struct TurnEnd {
+pub(crate) struct TurnEnd {
     pub outcome: TurnOutcome,
     pub session_error: Option<String>,
 }
 
 /// One agent set up to run turns on a conversation.
-pub struct AgentSession {
+pub(crate) struct AgentSession {
     /// The model, the kernel its cells run in, who approves them, the
     /// snapshot channel, the limits and the window.
     pub deps: TurnDeps,

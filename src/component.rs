@@ -70,7 +70,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn from_changed(changed: bool) -> Self {
+    pub(crate) fn from_changed(changed: bool) -> Self {
         if changed {
             Outcome::Changed
         } else {
@@ -174,7 +174,7 @@ pub struct Around<'a> {
 
 impl Around<'_> {
     /// Whether pane `id` has the keyboard now.
-    pub fn has_keyboard(&self, id: PaneId) -> bool {
+    pub(crate) fn has_keyboard(&self, id: PaneId) -> bool {
         self.focus == id && !self.overlay_open
     }
 }
@@ -200,12 +200,12 @@ impl<'a> Ctx<'a> {
 
     /// Closes the overlay, then applies `effect` (the usual end of an
     /// overlay that acted).
-    pub fn close_with(&mut self, effect: Effect) {
+    pub(crate) fn close_with(&mut self, effect: Effect) {
         self.effects.push(Effect::Close);
         self.effects.push(effect);
     }
 
-    pub fn into_effects(self) -> Vec<Effect> {
+    pub(crate) fn into_effects(self) -> Vec<Effect> {
         self.effects
     }
 }

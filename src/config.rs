@@ -73,7 +73,7 @@ pub struct GlobalOptions {
 
 /// The snapshot budget in characters when nothing else is configured
 /// (the seed's default).
-pub const DEFAULT_SNAPSHOT_BUDGET: usize = 12_000;
+pub(crate) const DEFAULT_SNAPSHOT_BUDGET: usize = 12_000;
 
 #[derive(Debug, Error)]
 pub enum ConfigError {
@@ -140,7 +140,7 @@ pub enum ProviderKind {
 
 impl ProviderKind {
     /// Where the API key is read from unless `api_key_env` says otherwise.
-    pub fn default_key_env(self) -> &'static str {
+    pub(crate) fn default_key_env(self) -> &'static str {
         match self {
             ProviderKind::OpenAi => crate::agent::provider::openai::DEFAULT_KEY_ENV,
             ProviderKind::Anthropic => crate::agent::provider::anthropic::DEFAULT_KEY_ENV,
@@ -267,7 +267,7 @@ pub struct Settings {
 
 /// Where the config file lives unless `--config` or `HELLO_TUI_CONFIG` say
 /// otherwise: `$XDG_CONFIG_HOME/hello-tui/config.toml` on Linux.
-pub fn default_config_path() -> Option<PathBuf> {
+pub(crate) fn default_config_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "hello-tui")
         .map(|dirs| dirs.config_dir().join("config.toml"))
 }
@@ -425,7 +425,7 @@ impl Settings {
     /// its API, model, server and key variable, its window and thinking
     /// budget; how much to reserve and when to compact stay as configured
     /// unless it says. `None`: no such profile.
-    pub fn for_profile(&self, name: &str) -> Option<Result<Settings, String>> {
+    pub(crate) fn for_profile(&self, name: &str) -> Option<Result<Settings, String>> {
         let profile = self.model_profiles.get(name)?;
         let Some(model) = profile.name.clone() else {
             return Some(Err(format!(

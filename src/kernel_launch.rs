@@ -43,7 +43,7 @@ pub fn confine(
 /// As [`confine`], but where the sandbox cannot be prepared the kernel
 /// runs unconfined and the notice says why (the workbench: the user reads
 /// it, and the caller must then ask about every cell and command).
-pub fn confine_or_unconfined(
+pub(crate) fn confine_or_unconfined(
     settings: &Settings,
     mode: ApprovalMode,
     status: &SandboxStatus,
@@ -82,7 +82,7 @@ pub enum Variables {
 
 /// MCP servers for the kernel: who approves each tool call, and where the
 /// servers report (the agent's prompt lists their tools from there).
-pub struct McpLink<'a> {
+pub(crate) struct McpLink<'a> {
     pub approval: Arc<dyn ToolCallApproval>,
     pub directory: &'a McpDirectory,
 }
@@ -91,7 +91,7 @@ pub struct McpLink<'a> {
 /// ends, named where the kernel is started; everything else (config from
 /// the settings, the interpreter a trusted workspace may choose, the
 /// confinement on every spawn, `fs` and `shell`) is the same for all.
-pub struct KernelLaunch<'a> {
+pub(crate) struct KernelLaunch<'a> {
     pub settings: &'a Settings,
     pub root: &'a Path,
     /// From [`confine`], or the calling kernel's for a nested loop.

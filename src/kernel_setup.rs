@@ -32,11 +32,11 @@ pub struct FsLinks {
 }
 
 /// The agent's conversation as the `context` capability reads it.
-pub type ContextLink = (SharedContext, watch::Receiver<Option<PublishedSnapshot>>);
+pub(crate) type ContextLink = (SharedContext, watch::Receiver<Option<PublishedSnapshot>>);
 
 /// The environment children get under these settings: the allowlist plus
 /// `[kernel] env`, never the API key's variable.
-pub fn child_env(settings: &Settings) -> ChildEnv {
+pub(crate) fn child_env(settings: &Settings) -> ChildEnv {
     ChildEnv::from_host(&settings.kernel_env, &settings.api_key_env)
 }
 
@@ -69,7 +69,7 @@ pub fn confinement(
 /// timeout), started under `confinement` on every spawn, restarts included.
 /// In a workspace not trusted (`crate::trust`) the interpreter is one
 /// found outside it: an activated `.venv` of the repository is not run.
-pub fn kernel_config(
+pub(crate) fn kernel_config(
     settings: &Settings,
     workspace: &Path,
     confinement: &Confinement,
@@ -138,7 +138,7 @@ pub fn registry(
 /// their tools, and report into `directory`. Every call asks `approval`.
 /// In a workspace not trusted (`crate::trust`), a server whose program is
 /// the workspace's is left out.
-pub fn add_mcp(
+pub(crate) fn add_mcp(
     registry: &mut CapabilityRegistry,
     settings: &Settings,
     root: &Path,

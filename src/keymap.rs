@@ -130,7 +130,7 @@ impl PaneId {
         }
     }
 
-    pub fn scope(self) -> Scope {
+    pub(crate) fn scope(self) -> Scope {
         match self {
             PaneId::Conversation => Scope::Conversation,
             PaneId::FileView => Scope::FileView,
@@ -459,7 +459,7 @@ impl Action {
 
 /// A key with its modifiers, as written in the help ("Ctrl+Q").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct KeyCombo {
+pub(crate) struct KeyCombo {
     pub code: KeyCode,
     pub modifiers: KeyModifiers,
 }
@@ -472,7 +472,7 @@ impl KeyCombo {
     /// Normalises a terminal key event so it compares equal to the table:
     /// terminals report Shift+Tab as `BackTab` (with or without SHIFT) and
     /// upper-case letters with SHIFT; the table spells them one way.
-    pub fn from_event(event: &KeyEvent) -> Self {
+    pub(crate) fn from_event(event: &KeyEvent) -> Self {
         let mut modifiers = event.modifiers;
         let code = match event.code {
             KeyCode::BackTab => {
@@ -532,7 +532,7 @@ impl fmt::Display for KeyCombo {
 
 /// One row of the keymap.
 #[derive(Debug, Clone, Copy)]
-pub struct Binding {
+pub(crate) struct Binding {
     pub scope: Scope,
     pub key: KeyCombo,
     pub action: Action,
@@ -568,7 +568,7 @@ const fn hinted(scope: Scope, code: KeyCode, modifiers: KeyModifiers, action: Ac
 use KeyCode::{Char, F};
 
 /// The single source of truth for key bindings.
-pub const BINDINGS: &[Binding] = &[
+pub(crate) const BINDINGS: &[Binding] = &[
     // Everywhere.
     hinted(Scope::Global, Char('q'), CTRL, Action::Quit),
     hinted(Scope::Global, F(1), NONE, Action::ShowHelp),
@@ -1066,7 +1066,7 @@ pub const BINDINGS: &[Binding] = &[
 
 /// Scopes that own the whole keyboard while open: global bindings other
 /// than quitting do not reach through them.
-pub fn is_modal(scope: Scope) -> bool {
+pub(crate) fn is_modal(scope: Scope) -> bool {
     matches!(
         scope,
         Scope::Confirm
@@ -1087,7 +1087,7 @@ pub fn is_modal(scope: Scope) -> bool {
 
 /// Finds the action for a key, innermost scope first. `scopes` is ordered
 /// from innermost (an overlay) to the focused pane; Global is implied.
-pub fn lookup(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
+pub(crate) fn lookup(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
     if event.kind == KeyEventKind::Release {
         return None;
     }
@@ -1113,7 +1113,7 @@ pub fn lookup(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
 }
 
 /// Bindings to show in the status bar for the given scope (plus global ones).
-pub fn hints(scope: Scope) -> impl Iterator<Item = &'static Binding> {
+pub(crate) fn hints(scope: Scope) -> impl Iterator<Item = &'static Binding> {
     // The palette is not modal (typing goes on), but while it is open its
     // keys are the ones worth showing.
     let modal = is_modal(scope) || scope == Scope::SlashPalette;
@@ -1124,7 +1124,7 @@ pub fn hints(scope: Scope) -> impl Iterator<Item = &'static Binding> {
 
 /// The rows of one scope's help, in table order: one per action, with
 /// every key bound to it. F1's overlay and `docs/keys.md` both list these.
-pub fn rows_in(scope: Scope) -> Vec<(Action, Vec<KeyCombo>)> {
+pub(crate) fn rows_in(scope: Scope) -> Vec<(Action, Vec<KeyCombo>)> {
     let mut rows: Vec<(Action, Vec<KeyCombo>)> = Vec::new();
     for binding in BINDINGS.iter().filter(|b| b.scope == scope) {
         match rows.iter_mut().find(|(a, _)| *a == binding.action) {
@@ -1137,7 +1137,7 @@ pub fn rows_in(scope: Scope) -> Vec<(Action, Vec<KeyCombo>)> {
 
 /// The keys the composer handles itself (they are not bindings), said
 /// under the help's tables.
-pub const COMPOSER_KEYS: &str = "In the composer, other keys edit text: arrows, Home/End, \
+pub(crate) const COMPOSER_KEYS: &str = "In the composer, other keys edit text: arrows, Home/End, \
     Ctrl+W deletes a word, Ctrl+U undoes, Ctrl+R redoes.";
 
 /// The generated part of `docs/keys.md`: every scope's rows as a Markdown

@@ -17,7 +17,7 @@ use tracing_subscriber::EnvFilter;
 
 /// The log file: `$XDG_STATE_HOME/hello-tui/hello-tui.log` (or the data dir
 /// where there is no state dir). `HELLO_TUI_LOG_FILE` overrides it.
-pub fn log_path() -> Option<PathBuf> {
+pub(crate) fn log_path() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("HELLO_TUI_LOG_FILE") {
         return Some(PathBuf::from(path));
     }

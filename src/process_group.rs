@@ -27,13 +27,13 @@ const PIPE_GRACE: Duration = Duration::from_secs(2);
 
 /// Sets `cmd` to lead a new process group and to be killed when its
 /// handle is dropped.
-pub fn lead_group(cmd: &mut Command) -> &mut Command {
+pub(crate) fn lead_group(cmd: &mut Command) -> &mut Command {
     cmd.process_group(0).kill_on_drop(true)
 }
 
 /// Sends `sig` to the group `pid` leads. False, and nothing is sent, for a
 /// pid that is 0, 1 or does not fit a positive `i32`, or when kill(2) fails.
-pub fn signal_group(pid: u32, sig: i32) -> bool {
+pub(crate) fn signal_group(pid: u32, sig: i32) -> bool {
     let Ok(pid) = i32::try_from(pid) else {
         return false;
     };

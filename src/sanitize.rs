@@ -40,7 +40,7 @@ pub fn for_display(text: &str) -> Cow<'_, str> {
 /// [`for_display`] for a place that has one line (the status bar, a list
 /// row): newlines and tabs become spaces, so lines are not run together
 /// (ratatui drops a newline inside a span).
-pub fn one_line(text: &str) -> Cow<'_, str> {
+pub(crate) fn one_line(text: &str) -> Cow<'_, str> {
     match for_display(text) {
         Cow::Borrowed(clean) if !clean.contains(['\n', '\t']) => Cow::Borrowed(clean),
         clean => Cow::Owned(clean.replace(['\n', '\t'], " ")),
@@ -53,7 +53,7 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
 /// (DEL, C1 controls, bidi and other invisible format characters) are
 /// written as `\u` escapes, which JSON's own serializer leaves as they are.
 /// (It escapes C0 controls and ESC already.)
-pub fn json_text(text: String) -> String {
+pub(crate) fn json_text(text: String) -> String {
     if !has_hidden_characters(&text) {
         return text;
     }
@@ -83,7 +83,7 @@ pub fn json_text(text: String) -> String {
 /// pane lets through for emoji (`❤️`) but which in code make two names
 /// that look alike different (`target︀` is not `target`). Tab and newline
 /// are kept.
-pub fn visible_controls(text: &str) -> Cow<'_, str> {
+pub(crate) fn visible_controls(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_hidden_in_code) {
         return Cow::Borrowed(text);
     }
@@ -102,7 +102,7 @@ pub fn visible_controls(text: &str) -> Cow<'_, str> {
 /// Whether `text` holds characters [`visible_controls`] has to reveal: the
 /// approval overlay flags such a command. (All of them are also changed by
 /// [`for_display`].)
-pub fn has_hidden_characters(text: &str) -> bool {
+pub(crate) fn has_hidden_characters(text: &str) -> bool {
     text.chars().any(is_hidden_in_code)
 }
 

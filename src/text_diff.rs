@@ -8,13 +8,13 @@ use similar::{ChangeTag, TextDiff};
 /// Above this many bytes (before and after together) no line diff is made
 /// on the UI loop: diffing two multi-megabyte texts takes long enough to
 /// freeze a frame. Callers show the change without its lines.
-pub const MAX_DIFF_BYTES: usize = 1 << 20;
+pub(crate) const MAX_DIFF_BYTES: usize = 1 << 20;
 
 /// How long one line diff may search for the smallest edit before it
 /// settles for a larger (still correct) one: the time a diff takes grows
 /// with the file's length times its differences, and 1 MiB of short
 /// changed lines took seconds (review finding).
-pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(100);
+pub(crate) const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The line diff every function here uses, bounded by [`DIFF_DEADLINE`].
 fn lines_diff<'a>(before: &'a str, after: &'a str) -> TextDiff<'a, 'a, 'a, str> {
@@ -24,7 +24,7 @@ fn lines_diff<'a>(before: &'a str, after: &'a str) -> TextDiff<'a, 'a, 'a, str> 
 }
 
 /// Whether a diff of these two texts is cheap enough for the UI loop.
-pub fn small_enough(before: &str, after: &str) -> bool {
+pub(crate) fn small_enough(before: &str, after: &str) -> bool {
     before.len() + after.len() <= MAX_DIFF_BYTES
 }
 
@@ -32,7 +32,7 @@ pub fn small_enough(before: &str, after: &str) -> bool {
 /// diff quickly, else estimated as a rewrite (every line of `after` added,
 /// every line of `before` removed): a line diff of two large unrelated
 /// texts costs time quadratic in their length.
-pub fn counts_or_rewrite(before: &str, after: &str) -> (usize, usize) {
+pub(crate) fn counts_or_rewrite(before: &str, after: &str) -> (usize, usize) {
     if small_enough(before, after) {
         line_counts(before, after)
     } else {
@@ -41,7 +41,7 @@ pub fn counts_or_rewrite(before: &str, after: &str) -> (usize, usize) {
 }
 
 /// Lines added and removed from `before` to `after`.
-pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
+pub(crate) fn line_counts(before: &str, after: &str) -> (usize, usize) {
     let (mut added, mut removed) = (0, 0);
     for change in lines_diff(before, after).iter_all_changes() {
         match change.tag() {
@@ -56,7 +56,7 @@ pub fn line_counts(before: &str, after: &str) -> (usize, usize) {
 /// The lines of `after` (0-based) a change touched: inserted or replaced
 /// ones, and for a pure deletion the line that now stands where the
 /// deleted ones were — what the file view marks in its gutter.
-pub fn changed_lines(before: &str, after: &str) -> Vec<usize> {
+pub(crate) fn changed_lines(before: &str, after: &str) -> Vec<usize> {
     let mut lines = Vec::new();
     for op in lines_diff(before, after).ops() {
         let new = op.new_range();

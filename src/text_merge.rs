@@ -22,7 +22,7 @@ use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
 /// The merged text, and where it kept `ours` because both sides changed
 /// the same region differently.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Merge {
+pub(crate) struct Merge {
     pub text: Vec<u8>,
     pub conflicts: Vec<Conflict>,
 }
@@ -40,7 +40,7 @@ pub struct Conflict {
 /// A changed region: `base` lines replaced by `other` lines (0-based
 /// line ranges).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk {
+pub(crate) struct Hunk {
     pub base: Range<usize>,
     pub other: Range<usize>,
 }
@@ -50,13 +50,18 @@ fn lines(text: &[u8]) -> Vec<&[u8]> {
 }
 
 /// The regions `after` changed from `before`, in order.
-pub fn changed_regions(before: &[u8], after: &[u8]) -> Vec<Hunk> {
+pub(crate) fn changed_regions(before: &[u8], after: &[u8]) -> Vec<Hunk> {
     hunks(&lines(before), &lines(after))
 }
 
 /// `before` with only the `accepted` regions of `regions` (from
 /// [`changed_regions`] of the same texts) taken from `after`.
-pub fn apply_accepted(before: &[u8], after: &[u8], regions: &[Hunk], accepted: &[bool]) -> Vec<u8> {
+pub(crate) fn apply_accepted(
+    before: &[u8],
+    after: &[u8],
+    regions: &[Hunk],
+    accepted: &[bool],
+) -> Vec<u8> {
     let (old, new) = (lines(before), lines(after));
     let mut text = Vec::new();
     let mut at = 0;
@@ -79,7 +84,7 @@ pub fn apply_accepted(before: &[u8], after: &[u8], regions: &[Hunk], accepted: &
 /// and `+` lines). The context stops at the neighbouring regions: lines
 /// they change are not shown as unchanged, and the line numbers stay
 /// right when an earlier region removed more than it added.
-pub fn region_diff(
+pub(crate) fn region_diff(
     before: &[u8],
     after: &[u8],
     regions: &[Hunk],
@@ -179,7 +184,7 @@ fn side_text(range: &Range<usize>, hunks: &[Hunk], base: &[&[u8]], other: &[&[u8
 }
 
 /// Merges `ours` and `theirs`, both descended from `base`.
-pub fn merge3(base: &[u8], ours: &[u8], theirs: &[u8]) -> Merge {
+pub(crate) fn merge3(base: &[u8], ours: &[u8], theirs: &[u8]) -> Merge {
     let (base, ours, theirs) = (lines(base), lines(ours), lines(theirs));
     let (a, b) = (hunks(&base, &ours), hunks(&base, &theirs));
     let (mut i, mut j) = (0, 0);

@@ -18,7 +18,7 @@ const BUILTIN: &[(&str, &str)] = &[
 ];
 
 /// The name of the theme used when nothing else is configured.
-pub const DEFAULT_THEME: &str = "dark";
+pub(crate) const DEFAULT_THEME: &str = "dark";
 
 #[derive(Debug, Error)]
 pub enum ThemeError {
@@ -155,7 +155,7 @@ impl Theme {
 
 /// A TOML error located by line, column and the dotted path of the field.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TomlFieldError {
+pub(crate) struct TomlFieldError {
     pub line: usize,
     pub column: usize,
     pub field: String,
@@ -164,7 +164,7 @@ pub struct TomlFieldError {
 
 /// Deserialises TOML and reports *which field* failed and *where*, so a user
 /// editing a config or theme file is pointed at the exact line.
-pub fn parse_toml_with_path<T: serde::de::DeserializeOwned>(
+pub(crate) fn parse_toml_with_path<T: serde::de::DeserializeOwned>(
     text: &str,
 ) -> Result<T, TomlFieldError> {
     let deserializer = match toml::de::Deserializer::parse(text) {

@@ -1,6 +1,6 @@
 //! Sizes as people read them, in binary units: `28 B`, `7.6 KiB`, `8.0 MiB`.
 
-pub fn binary_size(bytes: u64) -> String {
+pub(crate) fn binary_size(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
     if bytes < 1024 {
         return format!("{bytes} B");

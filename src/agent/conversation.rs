@@ -25,8 +25,8 @@ use crate::session::{LoadedSession, SessionEvent, SessionWriter};
 use crate::tokens::{PER_MESSAGE_OVERHEAD, TokenCounter};
 
 /// Delimits the snapshot inside a user message.
-pub const SNAPSHOT_OPEN: &str = "<runtime-context-snapshot>";
-pub const SNAPSHOT_CLOSE: &str = "</runtime-context-snapshot>";
+pub(crate) const SNAPSHOT_OPEN: &str = "<runtime-context-snapshot>";
+pub(crate) const SNAPSHOT_CLOSE: &str = "</runtime-context-snapshot>";
 
 /// The user message as sent: the prompt, then the snapshot in its block.
 pub fn user_content(prompt: &str, snapshot: Option<&str>) -> String {
@@ -44,8 +44,8 @@ pub const SNAPSHOT_SHRUNK: &str = "<runtime-context-snapshot omitted=\"an earlie
 
 /// Delimits the results the user pinned to a message (between the prompt
 /// and the snapshot).
-pub const PINS_OPEN: &str = "<pinned-context>";
-pub const PINS_CLOSE: &str = "</pinned-context>";
+pub(crate) const PINS_OPEN: &str = "<pinned-context>";
+pub(crate) const PINS_CLOSE: &str = "</pinned-context>";
 
 /// What a message's pins shrink to once it is no longer the current one:
 /// they were for that message, and the model saw them then.
@@ -108,7 +108,7 @@ fn user_parts(content: &str) -> UserParts<'_> {
 
 /// A user message as it reads in history: its pins and its snapshot block
 /// shrunk to one line each. `None` when it has neither.
-pub fn history_form(content: &str) -> Option<String> {
+pub(crate) fn history_form(content: &str) -> Option<String> {
     let parts = user_parts(content);
     if parts.pins.is_none() && parts.snapshot.is_none() {
         return None;
@@ -236,13 +236,13 @@ impl Conversation {
 
     /// Sets the system prompt's part about the kernel's extra tools (the
     /// front end calls it before each request it assembles).
-    pub fn set_kernel_tools(&mut self, section: Option<String>) {
+    pub(crate) fn set_kernel_tools(&mut self, section: Option<String>) {
         self.kernel_tools = section;
     }
 
     /// The system prompt requests of this conversation carry: `base` plus
     /// the kernel's tool lines, when there are any.
-    pub fn system_prompt<'a>(&self, base: &'a str) -> std::borrow::Cow<'a, str> {
+    pub(crate) fn system_prompt<'a>(&self, base: &'a str) -> std::borrow::Cow<'a, str> {
         match &self.kernel_tools {
             Some(section) => format!("{}\n\n{section}\n", base.trim_end()).into(),
             None => base.into(),
@@ -380,15 +380,15 @@ impl Conversation {
     }
 
     /// How many messages came from a resumed session (0 for a new one).
-    pub fn resumed_before(&self) -> usize {
+    pub(crate) fn resumed_before(&self) -> usize {
         self.resumed_before
     }
 
-    pub fn last_state(&self) -> Option<&RuntimeState> {
+    pub(crate) fn last_state(&self) -> Option<&RuntimeState> {
         self.last_state.as_ref()
     }
 
-    pub fn set_last_state(&mut self, state: RuntimeState) {
+    pub(crate) fn set_last_state(&mut self, state: RuntimeState) {
         self.last_state = Some(state);
     }
 
@@ -421,7 +421,7 @@ impl Conversation {
     }
 
     /// The entry `message` gets (or would get if it were pushed now).
-    pub fn entry_of(&self, message: &ChatMessage) -> MessageCost {
+    pub(crate) fn entry_of(&self, message: &ChatMessage) -> MessageCost {
         let full_tokens = PER_MESSAGE_OVERHEAD + message_tokens(&self.counter, message);
         let (history, pins_tokens, snapshot_tokens) = match message {
             ChatMessage::User { content } => {
@@ -454,7 +454,7 @@ impl Conversation {
 
     /// Sends `instructions` from the next request on (read again at each
     /// turn's start, so an edit to `AGENTS.md` applies to the next turn).
-    pub fn set_instructions(
+    pub(crate) fn set_instructions(
         &mut self,
         instructions: Option<crate::agent::instructions::ProjectInstructions>,
     ) {
@@ -462,7 +462,7 @@ impl Conversation {
     }
 
     /// Starts saving to `session` (from the next message on).
-    pub fn set_session(&mut self, session: SessionWriter) {
+    pub(crate) fn set_session(&mut self, session: SessionWriter) {
         self.session = Some(session);
     }
 
@@ -480,12 +480,12 @@ impl Conversation {
 
     /// A second writer on the session file, for events that happen while
     /// a turn holds the conversation (a cell's sub-calls).
-    pub fn session_writer(&self) -> Option<SessionWriter> {
+    pub(crate) fn session_writer(&self) -> Option<SessionWriter> {
         self.session.as_ref().and_then(|s| s.try_clone().ok())
     }
 
     /// The code a tool call ran (for resumed conversations' cells).
-    pub fn code_for(&self, call_id: &str) -> Option<&str> {
+    pub(crate) fn code_for(&self, call_id: &str) -> Option<&str> {
         self.codes.get(call_id).map(String::as_str)
     }
 
@@ -520,7 +520,7 @@ impl Conversation {
 
     /// The `[models.NAME]` profile the turns from here on go to (`None`:
     /// the configured model's server); set before each turn.
-    pub fn set_profile(&mut self, profile: Option<String>) {
+    pub(crate) fn set_profile(&mut self, profile: Option<String>) {
         self.profile = profile;
     }
 
@@ -532,7 +532,7 @@ impl Conversation {
     /// A turn goes to `name` (of the profile set by [`Self::set_profile`]):
     /// recorded in the session when it differs from the last one, so
     /// `/model`'s choice is saved with the session.
-    pub fn note_model(&mut self, name: &str) {
+    pub(crate) fn note_model(&mut self, name: &str) {
         if self.model.as_deref() == Some(name) && self.recorded_profile == self.profile {
             return;
         }
@@ -544,14 +544,14 @@ impl Conversation {
         });
     }
 
-    pub fn record_usage(&mut self, usage: Usage) {
+    pub(crate) fn record_usage(&mut self, usage: Usage) {
         self.record(&SessionEvent::Usage {
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
         });
     }
 
-    pub fn record_error(&mut self, message: &str) {
+    pub(crate) fn record_error(&mut self, message: &str) {
         self.record(&SessionEvent::Error {
             message: message.to_owned(),
         });

@@ -8,13 +8,13 @@
 use std::path::{Path, PathBuf};
 
 /// The most instruction text sent (the nearest files are kept whole).
-pub const MAX_INSTRUCTIONS: usize = 32 << 10;
+pub(crate) const MAX_INSTRUCTIONS: usize = 32 << 10;
 
 /// The heading the instructions go under in the system prompt.
-pub const HEADING: &str = "## Project instructions";
+pub(crate) const HEADING: &str = "## Project instructions";
 
 /// File names read in each folder, the first present wins.
-pub const FILE_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+pub(crate) const FILE_NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectInstructions {

@@ -18,7 +18,7 @@ pub const DEMO_LABEL: &str = "demo model (scripted)";
 pub const DEMO_SCRIPT: &str = include_str!("../../assets/demo/script.json");
 
 /// Said when a message is sent with no model configured.
-pub fn not_configured_message(settings: &Settings) -> String {
+pub(crate) fn not_configured_message(settings: &Settings) -> String {
     format!(
         "No model is configured, so nothing can answer. Start hello-tui with \
          `--model NAME` (and `--base-url URL` for anything but OpenAI, e.g. \
@@ -107,7 +107,7 @@ pub async fn context_window(
 }
 
 /// The token counter for the configured model (the estimate for the demo).
-pub fn token_counter(settings: &Settings) -> Arc<TokenCounter> {
+pub(crate) fn token_counter(settings: &Settings) -> Arc<TokenCounter> {
     Arc::new(TokenCounter::for_model(
         settings.model.as_deref().unwrap_or_default(),
     ))

@@ -16,7 +16,7 @@ const MAX_VARIABLES: usize = 40;
 /// says in the middle how much was dropped: the characters cut here, plus
 /// the bytes earlier cuts (the driver's, the host's) had already dropped
 /// inside them, so a cell printing 200 MB is reported as that.
-pub fn cut_middle(text: &str, max: usize) -> String {
+pub(crate) fn cut_middle(text: &str, max: usize) -> String {
     let total = text.chars().count();
     if total <= max {
         return text.to_owned();
@@ -63,7 +63,7 @@ fn same_variable(a: &crate::kernel::Variable, b: &crate::kernel::Variable) -> bo
 /// variables that are new or changed since then are listed, `removed` names
 /// the ones gone and `unchanged` counts the rest: a session with 40 stable
 /// variables no longer re-sends all 40 after every cell.
-pub fn state_json(state: &RuntimeState, previous: Option<&RuntimeState>) -> Value {
+pub(crate) fn state_json(state: &RuntimeState, previous: Option<&RuntimeState>) -> Value {
     let before: std::collections::HashMap<&str, &crate::kernel::Variable> = previous
         .map(|p| p.variables.iter().map(|v| (v.name.as_str(), v)).collect())
         .unwrap_or_default();

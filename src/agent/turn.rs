@@ -26,8 +26,8 @@ use crate::tokens::ContextWindow;
 
 /// The system prompt, embedded at build time.
 pub const SYSTEM_PROMPT: &str = include_str!("../../assets/prompts/system.md");
-pub const DEFAULT_MAX_STEPS: u32 = 20;
-pub const TOOL_NAME: &str = "code_action";
+pub(crate) const DEFAULT_MAX_STEPS: u32 = 20;
+pub(crate) const TOOL_NAME: &str = "code_action";
 /// How often a cancelled cell is interrupted again until it returns.
 const INTERRUPT_REPEAT: Duration = Duration::from_secs(1);
 

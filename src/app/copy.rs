@@ -113,7 +113,7 @@ mod tests {
         assert_eq!(command, Command::Clipboard("**second** answer".into()));
         assert_eq!(state.workbench.editors().clipboard, "**second** answer");
         assert_eq!(
-            state.workbench.status_notice().as_deref(),
+            state.workbench.status_notice(),
             Some("Copied the last answer (17 characters).")
         );
     }
@@ -170,7 +170,6 @@ mod tests {
             state
                 .workbench
                 .status_notice()
-                .as_deref()
                 .unwrap_or("")
                 .contains("invisible or direction-changing"),
             "{:?}",
@@ -186,7 +185,6 @@ mod tests {
             state
                 .workbench
                 .status_notice()
-                .as_deref()
                 .unwrap_or("")
                 .starts_with("Nothing to copy")
         );

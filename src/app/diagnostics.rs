@@ -63,7 +63,7 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
 
 /// Rebuilds the pane's rows from the store. `active` (the file in the file
 /// view) comes first: what the user is looking at matters most.
-pub fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
+pub(crate) fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
     let root = state.workbench.workspace_root().clone();
     let selected = state
         .diagnostics
@@ -151,7 +151,7 @@ pub fn step(state: &mut AppState, forward: bool) -> Option<DiagnosticRow> {
 }
 
 /// Enter on a diagnostic, or F8: the file opens at the problem.
-pub fn open_selected(state: &mut AppState) -> super::command::Command {
+pub(crate) fn open_selected(state: &mut AppState) -> super::command::Command {
     let Some(row) = state
         .diagnostics
         .rows
@@ -282,7 +282,7 @@ mod tests {
             DiagnosticsEvent::Notice("no language server for rust".into()),
         );
         assert_eq!(
-            s.workbench.status_notice().as_deref(),
+            s.workbench.status_notice(),
             Some("no language server for rust")
         );
         // Whole in the conversation, and once.

@@ -49,7 +49,7 @@ pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>)
 
 /// The answer to "close with unsaved edits?": save first (the tab stays
 /// open if that fails), or close and lose them.
-pub fn close_after_answer(state: &mut AppState, tab: usize, save_first: bool) -> Command {
+pub(crate) fn close_after_answer(state: &mut AppState, tab: usize, save_first: bool) -> Command {
     super::effects::with_file_view(state, |editors, ctx| {
         if save_first {
             let outcome = editors.save(Some(tab), ctx);
@@ -121,7 +121,7 @@ fn offer_recoveries(state: &mut AppState) {
 
 /// What the user said about one recovered buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecoveryChoice {
+pub(crate) enum RecoveryChoice {
     Restore,
     /// Keep the file: the next start asks again.
     Later,
@@ -130,7 +130,7 @@ pub enum RecoveryChoice {
 
 /// Applies the answer for recovered buffer `index`, then asks about the
 /// next one; after the last, says what happened to each.
-pub fn answer_recovery(
+pub(crate) fn answer_recovery(
     state: &mut AppState,
     index: usize,
     count: usize,
@@ -225,7 +225,7 @@ fn restore_recovery(state: &mut AppState, recovery: &crate::editor::Recovery) {
 }
 
 /// Messages from the workspace index and watcher.
-pub fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command {
+pub(crate) fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> Command {
     match message {
         WorkspaceMessage::Index(update) => {
             if !state.workbench.file_index_mut().apply(&update) {
@@ -281,7 +281,7 @@ fn on_file_event(workbench: &mut Workbench, path: &Path, created: bool) -> Comma
 }
 
 /// A frame when something on screen changed.
-pub fn redraw_if(changed: bool) -> Command {
+pub(crate) fn redraw_if(changed: bool) -> Command {
     if changed {
         Command::Redraw
     } else {

@@ -15,7 +15,7 @@ use crate::workbench::find_count;
 
 /// Offers `input` to the open overlay. `None` when there is none or it
 /// passed the input on (the layer below gets it).
-pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
+pub(crate) fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
     let mut overlay = state.overlays.pop()?;
     let mut ctx = Ctx::new(state.around());
     let outcome = overlay.component_mut().handle(input, &mut ctx);
@@ -26,7 +26,7 @@ pub fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
 
 /// Offers `input` to a pane (`crate::panes`). `None` when it passed the
 /// input on.
-pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<Command> {
+pub(crate) fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<Command> {
     let (outcome, effects) = match pane {
         PaneId::Conversation => run_taken(state, |s| &mut s.conversation, input),
         PaneId::FileView => run_taken(state, |s| s.workbench.editors_mut(), input),
@@ -37,7 +37,7 @@ pub fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<C
 }
 
 /// Offers `input` to the approval queue (its layer is above any overlay).
-pub fn to_approval(state: &mut AppState, input: Input<'_>) -> Option<Command> {
+pub(crate) fn to_approval(state: &mut AppState, input: Input<'_>) -> Option<Command> {
     let (outcome, effects) = run_taken(state, |s| &mut s.approvals, input);
     finish(state, outcome, effects)
 }
@@ -45,7 +45,7 @@ pub fn to_approval(state: &mut AppState, input: Input<'_>) -> Option<Command> {
 /// Runs `f` on the file view as its `handle` would run (with a `Ctx`),
 /// then applies its effects: for the app's own flows (an answer to a
 /// question, a go-to from an overlay) that need what a key would do.
-pub fn with_file_view(
+pub(crate) fn with_file_view(
     state: &mut AppState,
     f: impl FnOnce(&mut crate::workbench::editors::Editors, &mut Ctx<'_>) -> Outcome,
 ) -> Command {

@@ -23,7 +23,7 @@ use crate::workbench::Question;
 
 /// One layer of the input stack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layer {
+pub(crate) enum Layer {
     /// A question from running code, over everything else.
     Approval,
     /// The top overlay of the stack (help, search, picker, prompt,
@@ -67,7 +67,7 @@ pub fn stack(state: &AppState) -> Vec<Layer> {
 /// A question that appeared on its own and is on screen now: the keys
 /// that follow may answer it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShownQuestion {
+pub(crate) enum ShownQuestion {
     /// An approval: its request id and, for a write reviewed hunk by hunk,
     /// the hunk.
     Approval(u64, usize),
@@ -76,7 +76,7 @@ pub enum ShownQuestion {
 }
 
 /// The question on screen, as last drawn (see [`ShownQuestion`]).
-pub fn shown_question(state: &AppState) -> Option<ShownQuestion> {
+pub(crate) fn shown_question(state: &AppState) -> Option<ShownQuestion> {
     if state.approvals.front_shown() {
         return state
             .approvals
@@ -93,7 +93,7 @@ pub fn shown_question(state: &AppState) -> Option<ShownQuestion> {
 /// takes it; a modal layer passes nothing further down. `None`: no layer
 /// took it, so it is a global action (quit, focus, F-keys, a file action
 /// bound everywhere).
-pub fn route_action(state: &mut AppState, action: Action) -> Option<Command> {
+pub(crate) fn route_action(state: &mut AppState, action: Action) -> Option<Command> {
     for layer in stack(state) {
         let modal = layer
             .scopes(state)
@@ -142,7 +142,7 @@ impl Layer {
     }
 
     /// A key that is no binding: text for this layer's input, if it has one.
-    pub fn type_key(self, state: &mut AppState, key: KeyEvent) -> Command {
+    pub(crate) fn type_key(self, state: &mut AppState, key: KeyEvent) -> Command {
         match self {
             Layer::Approval => to_approval(state, Input::Key(key)).unwrap_or(Command::None),
             Layer::Overlay => to_overlay(state, Input::Key(key)).unwrap_or(Command::None),

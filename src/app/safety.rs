@@ -14,7 +14,7 @@ static LEAVE_SANDBOX_ASKED: AtomicU64 = AtomicU64::new(0);
 /// `/approval MODE` and the mode key. Crossing `full` restarts the kernel;
 /// entering it is a question of its own ([`Question::LeaveSandbox`]),
 /// leaving it is not.
-pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
+pub(crate) fn set_mode(state: &mut AppState, requested: ApprovalMode) {
     let current = state.workbench.safety().mode;
     let (mode, fallback) = match &state.workbench.safety().sandbox {
         Some(sandbox) => (
@@ -48,7 +48,7 @@ pub fn set_mode(state: &mut AppState, requested: ApprovalMode) {
 
 /// The answer to [`Question::LeaveSandbox`]: yes switches to `full`, any
 /// other answer keeps the mode and says so.
-pub fn answer_leave_sandbox(state: &mut AppState, yes: bool) {
+pub(crate) fn answer_leave_sandbox(state: &mut AppState, yes: bool) {
     if yes {
         if state.workbench.safety().mode != ApprovalMode::Full {
             switch_mode(state, ApprovalMode::Full);
@@ -102,7 +102,7 @@ fn switch_mode(state: &mut AppState, mode: ApprovalMode) {
 }
 
 /// The mode key: `ask` ↔ `auto` (`full` is only ever chosen by name).
-pub fn cycle_mode(state: &mut AppState) {
+pub(crate) fn cycle_mode(state: &mut AppState) {
     let next = match state.workbench.safety().mode {
         ApprovalMode::Ask => ApprovalMode::Auto,
         _ => ApprovalMode::Ask,
@@ -111,7 +111,7 @@ pub fn cycle_mode(state: &mut AppState) {
 }
 
 /// `/approval` with no argument shows the mode; with one, sets it.
-pub fn slash_command(state: &mut AppState, args: &str) {
+pub(crate) fn slash_command(state: &mut AppState, args: &str) {
     if args.trim().is_empty() {
         let text = format!(
             "approval mode: {}. Change it with /approval ask|review|auto|full|deny.",
@@ -158,7 +158,10 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
 /// confined as `mode` says. `Ok` carries the launcher's own notice (a
 /// sandbox that could not be set up, say); on `Err` the kernel is shown
 /// dead. Without a launcher (tests, `--no-kernel`) nothing happens.
-pub fn relaunch_kernel(state: &mut AppState, mode: ApprovalMode) -> Result<Option<String>, String> {
+pub(crate) fn relaunch_kernel(
+    state: &mut AppState,
+    mode: ApprovalMode,
+) -> Result<Option<String>, String> {
     let Some(launcher) = state.workbench.services().kernel_launcher.clone() else {
         return Err("no kernel is configured".into());
     };

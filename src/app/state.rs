@@ -98,12 +98,12 @@ impl AppState {
     }
 
     /// Scopes for key lookup, innermost first (the layer stack's).
-    pub fn key_scopes(&self) -> Vec<Scope> {
+    pub(crate) fn key_scopes(&self) -> Vec<Scope> {
         super::layers::scopes(self)
     }
 
     /// The scope whose hints the status bar shows.
-    pub fn active_scope(&self) -> Scope {
+    pub(crate) fn active_scope(&self) -> Scope {
         self.key_scopes()
             .first()
             .copied()
@@ -137,7 +137,7 @@ impl AppState {
 
     /// The first diagnostic under the file view's cursor (the status bar
     /// shows it).
-    pub fn diagnostic_under_cursor(&self) -> Option<&crate::diagnostics::Diagnostic> {
+    pub(crate) fn diagnostic_under_cursor(&self) -> Option<&crate::diagnostics::Diagnostic> {
         let doc = self.workbench.editors().active()?;
         let (line, character) = doc.cursor();
         self.workbench

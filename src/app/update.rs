@@ -375,7 +375,7 @@ fn custom_command(state: &mut AppState, name: &str, args: &str) {
     let commands = crate::workbench::slash::all(
         state.workbench.workspace_root(),
         state.workbench.trust().trust.is_trusted(),
-        state.workbench.user_commands().as_deref(),
+        state.workbench.user_commands(),
     );
     let Some(command) = commands.iter().find(|c| {
         c.name == name && matches!(c.kind, crate::workbench::slash::CommandKind::Template(_))

@@ -13,7 +13,7 @@ use crate::workspace::{
 };
 
 /// Handles that stop their work when dropped: keep it for the session.
-pub struct WorkspaceServices {
+pub(crate) struct WorkspaceServices {
     _index: IndexBuild,
     _watcher: Option<WorkspaceWatcher>,
 }
@@ -67,7 +67,7 @@ pub fn start(state: &mut AppState, tx: &AppEventSender) -> WorkspaceServices {
 /// `$XDG_DATA_HOME/hello-tui/recovery` (each workspace and instance gets a
 /// folder inside, see `editor::RecoveryHome`); `HELLO_TUI_RECOVERY_DIR`
 /// overrides it (tests, or a tmpfs).
-pub fn recovery_dir() -> Option<std::path::PathBuf> {
+pub(crate) fn recovery_dir() -> Option<std::path::PathBuf> {
     if let Some(dir) = std::env::var_os("HELLO_TUI_RECOVERY_DIR") {
         return Some(dir.into());
     }

@@ -16,17 +16,17 @@ use super::message::Role;
 use super::tokenize::{Kind, MAX_TERM_BYTES, Mode, is_cjk, tokenize};
 
 /// BM25 term-frequency saturation.
-pub const K1: f32 = 1.2;
+pub(crate) const K1: f32 = 1.2;
 /// BM25 length normalisation.
-pub const B: f32 = 0.75;
+pub(crate) const B: f32 = 0.75;
 /// A document containing the query as an exact phrase gets this many times
 /// the summed IDF of the phrase terms on top of its BM25 score: enough to beat
 /// the same words scattered, not enough to beat a much better match.
-pub const PHRASE_BOOST: f32 = 1.0;
+pub(crate) const PHRASE_BOOST: f32 = 1.0;
 /// Distinct terms kept from one query; the rest are ignored. Keeps a pasted
 /// megabyte "query" linear and bounded, and lets a `u64` record which query
 /// terms a document contains.
-pub const MAX_QUERY_TERMS: usize = 64;
+pub(crate) const MAX_QUERY_TERMS: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Posting {
@@ -98,13 +98,13 @@ impl PreparedQuery {
     /// Whether `terms[slot]` matches a query word on its own (a plain word,
     /// a whole identifier, two words joined), rather than only as one part
     /// of a split identifier or one bigram of a CJK run.
-    pub fn is_standalone(&self, slot: usize) -> bool {
+    pub(crate) fn is_standalone(&self, slot: usize) -> bool {
         slot < MAX_QUERY_TERMS && self.groups.contains(&(1 << slot))
     }
 
     /// Multi-term query words as `(slot, offset)` sequences; a part only
     /// counts as a visible match where its whole sequence occurs.
-    pub fn word_patterns(&self) -> &[Vec<(usize, u32)>] {
+    pub(crate) fn word_patterns(&self) -> &[Vec<(usize, u32)>] {
         &self.word_patterns
     }
 }

@@ -33,7 +33,7 @@ impl ContextCapability {
 
 /// `{alive, variables: [{name, type, kind, summary, preview}], truncated}`,
 /// the shape `context.get_runtime_state()` returns.
-pub fn runtime_state_json(state: &RuntimeState) -> Value {
+pub(crate) fn runtime_state_json(state: &RuntimeState) -> Value {
     let variables: Vec<Value> = state
         .variables
         .iter()

@@ -47,7 +47,7 @@ impl Role {
 
     /// System prompts are instructions, not conversation: searching them would
     /// make every query hit the same boilerplate, so only these roles are indexed.
-    pub fn is_searchable(self) -> bool {
+    pub(crate) fn is_searchable(self) -> bool {
         !matches!(self, Role::System)
     }
 }

@@ -6,7 +6,7 @@ use std::ops::Range;
 /// The index range `seq[start:end]` selects from a sequence of length `len`
 /// (step 1): negative bounds count from the end, out-of-range bounds clamp,
 /// and `start >= end` selects nothing.
-pub fn python_slice(len: usize, start: Option<i64>, end: Option<i64>) -> Range<usize> {
+pub(crate) fn python_slice(len: usize, start: Option<i64>, end: Option<i64>) -> Range<usize> {
     let resolve = |bound: i64| -> usize {
         let len_i = i64::try_from(len).unwrap_or(i64::MAX);
         let absolute = if bound < 0 {

@@ -7,7 +7,7 @@ use super::index::PreparedQuery;
 use super::tokenize::{MAX_TERM_BYTES, Mode, tokenize};
 
 /// Default snippet length in characters (the original capability's 200).
-pub const DEFAULT_SNIPPET_CHARS: usize = 200;
+pub(crate) const DEFAULT_SNIPPET_CHARS: usize = 200;
 
 /// Marks a cut at either end of a snippet.
 const ELLIPSIS: &str = "…";

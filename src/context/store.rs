@@ -16,7 +16,7 @@ pub struct SearchQuery {
 }
 
 impl SearchQuery {
-    pub const DEFAULT_LIMIT: usize = 10;
+    pub(crate) const DEFAULT_LIMIT: usize = 10;
 
     pub fn new(text: impl Into<String>) -> Self {
         Self {

@@ -22,7 +22,7 @@
 
 /// Longer terms are dropped (base64 blobs, minified code): they never match a
 /// real query and would only bloat the dictionary. Positions still advance.
-pub const MAX_TERM_BYTES: usize = 64;
+pub(crate) const MAX_TERM_BYTES: usize = 64;
 
 /// Whether we tokenise a stored document or a query: they differ only in
 /// which CJK n-grams are produced.
@@ -122,7 +122,7 @@ fn is_word_char(c: char) -> bool {
 }
 
 /// Han, kana and Hangul: scripts written without spaces between words.
-pub fn is_cjk(c: char) -> bool {
+pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x3040..=0x30FF      // Hiragana, Katakana
         | 0x3400..=0x4DBF    // CJK Extension A

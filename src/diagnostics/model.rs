@@ -17,7 +17,7 @@ pub enum Severity {
 
 impl Severity {
     /// Parses the words tools print (`error`, `fatal error`, `warning`, `note`, ...).
-    pub fn from_word(word: &str) -> Option<Severity> {
+    pub(crate) fn from_word(word: &str) -> Option<Severity> {
         match word.trim().to_ascii_lowercase().as_str() {
             // `invalid-syntax` / `SyntaxError`: how ruff and Python name a parse failure.
             "error" | "fatal error" | "fatal" | "e" | "invalid-syntax" | "syntaxerror" => {

@@ -22,7 +22,7 @@ pub enum ColumnUnit {
 
 impl ColumnUnit {
     /// The LSP name of this encoding.
-    pub fn lsp_name(self) -> &'static str {
+    pub(crate) fn lsp_name(self) -> &'static str {
         match self {
             ColumnUnit::Utf8 => "utf-8",
             ColumnUnit::Utf16 => "utf-16",
@@ -32,7 +32,7 @@ impl ColumnUnit {
 
     /// Parses an LSP `PositionEncodingKind`; unknown kinds fall back to the
     /// protocol's default, UTF-16.
-    pub fn from_lsp_name(name: &str) -> ColumnUnit {
+    pub(crate) fn from_lsp_name(name: &str) -> ColumnUnit {
         match name {
             "utf-8" => ColumnUnit::Utf8,
             "utf-32" => ColumnUnit::Chars,
@@ -43,7 +43,7 @@ impl ColumnUnit {
 
 /// A file as a tool reads it from the disk, to convert what the tool says
 /// about it; `None` when it cannot be read as UTF-8.
-pub fn read_text(path: &std::path::Path) -> Option<Rope> {
+pub(crate) fn read_text(path: &std::path::Path) -> Option<Rope> {
     let file = std::fs::File::open(path).ok()?;
     Rope::from_reader(std::io::BufReader::new(file)).ok()
 }
@@ -77,7 +77,7 @@ fn line_of(text: &Rope, line: usize) -> RopeSlice<'_> {
 /// The char index of `column` (counted in `unit`) within `line`. A column that
 /// falls inside a character (half a surrogate pair, the middle of a UTF-8
 /// sequence) maps to that character; past the end clamps to the line length.
-pub fn char_index(line: RopeSlice<'_>, column: usize, unit: ColumnUnit) -> usize {
+pub(crate) fn char_index(line: RopeSlice<'_>, column: usize, unit: ColumnUnit) -> usize {
     if unit == ColumnUnit::Chars {
         return column.min(line.len_chars());
     }

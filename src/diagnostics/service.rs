@@ -167,7 +167,7 @@ impl DiagnosticsService {
     /// The names of the servers an open document was sent to. Answered
     /// after every request sent before it, so the check runs those started
     /// have already reported `Running`.
-    pub async fn servers_for(&self, path: impl Into<PathBuf>) -> Vec<String> {
+    pub(crate) async fn servers_for(&self, path: impl Into<PathBuf>) -> Vec<String> {
         let (reply, answer) = oneshot::channel();
         self.send(Request::ServersFor {
             path: path.into(),

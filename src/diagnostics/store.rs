@@ -77,7 +77,8 @@ impl DiagnosticsStore {
     }
 
     /// Forgets everything from `source` (e.g. a server that gave up).
-    pub fn clear_source(&mut self, source: &str) -> bool {
+    #[cfg(test)]
+    pub(crate) fn clear_source(&mut self, source: &str) -> bool {
         let mut changed = false;
         self.files.retain(|_, sources| {
             changed |= sources.remove(source).is_some();
@@ -123,7 +124,8 @@ impl DiagnosticsStore {
         counts
     }
 
-    pub fn counts_for_file(&self, path: &Path) -> SeverityCounts {
+    #[cfg(test)]
+    pub(crate) fn counts_for_file(&self, path: &Path) -> SeverityCounts {
         let mut counts = SeverityCounts::default();
         for diagnostic in self.for_file(path) {
             counts.add(diagnostic.severity);
@@ -161,7 +163,7 @@ impl DiagnosticsStore {
 
     /// The last diagnostic that starts before `pos` in `path`, continuing into
     /// earlier files and wrapping around to the last one (Shift+F8).
-    pub fn previous_before(&self, path: &Path, pos: Position) -> Option<&Diagnostic> {
+    pub(crate) fn previous_before(&self, path: &Path, pos: Position) -> Option<&Diagnostic> {
         let here = self
             .for_file(path)
             .into_iter()

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 /// Percent-encodes everything except RFC 3986 unreserved characters and `/`.
-pub fn path_to_uri(path: &Path) -> String {
+pub(crate) fn path_to_uri(path: &Path) -> String {
     let mut out = String::from("file://");
     let text = path.to_string_lossy();
     if !text.starts_with('/') {
@@ -22,7 +22,7 @@ pub fn path_to_uri(path: &Path) -> String {
 }
 
 /// The path of a `file://` URI, or `None` for other schemes or bad encoding.
-pub fn uri_to_path(uri: &str) -> Option<PathBuf> {
+pub(crate) fn uri_to_path(uri: &str) -> Option<PathBuf> {
     let rest = uri.strip_prefix("file://")?;
     let rest = rest.strip_prefix("localhost").unwrap_or(rest);
     if !rest.starts_with('/') {

@@ -153,7 +153,8 @@ impl Document {
 
     /// Replace the whole buffer as one undoable edit (restoring a
     /// recovery, applying a formatter's output).
-    pub fn replace_text(&mut self, text: &str) -> Result<ApplyOutcome, EditorError> {
+    #[cfg(test)]
+    pub(crate) fn replace_text(&mut self, text: &str) -> Result<ApplyOutcome, EditorError> {
         self.apply(EditCommand::SelectAll)?;
         self.apply(EditCommand::Paste(text.to_string()))
     }

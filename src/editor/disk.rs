@@ -36,7 +36,7 @@ impl DiskVersion {
     }
 
     /// True when the metadata says the file may have changed.
-    pub fn stat_differs(&self, meta: &fs::Metadata) -> bool {
+    pub(crate) fn stat_differs(&self, meta: &fs::Metadata) -> bool {
         self.mtime != meta.modified().ok() || self.len != meta.len()
     }
 }
@@ -52,7 +52,7 @@ pub enum Content {
 
 /// NUL in the head, or more than 30% control bytes there, means binary.
 /// UTF-8 multibyte sequences are not control bytes, so CJK text is text.
-pub fn looks_binary(bytes: &[u8]) -> bool {
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
     if head.contains(&0) {
         return true;
@@ -67,7 +67,7 @@ pub fn looks_binary(bytes: &[u8]) -> bool {
     control * 10 > head.len() * 3
 }
 
-pub fn classify(bytes: Vec<u8>) -> Content {
+pub(crate) fn classify(bytes: Vec<u8>) -> Content {
     if looks_binary(&bytes) {
         return Content::Binary;
     }
@@ -78,7 +78,7 @@ pub fn classify(bytes: Vec<u8>) -> Content {
 }
 
 /// A file read from disk with what is needed to write it back faithfully.
-pub struct Loaded {
+pub(crate) struct Loaded {
     pub bytes: Vec<u8>,
     pub version: DiskVersion,
     pub permissions: fs::Permissions,
@@ -172,7 +172,7 @@ fn advise_huge_pages(buf: &mut [std::mem::MaybeUninit<u8>]) {
 /// written, fsynced, given the permissions, renamed over the target, and
 /// the directory fsynced. A crash leaves either the old or the new file.
 /// Symlinks are followed so the link stays a link.
-pub fn write_atomic(
+pub(crate) fn write_atomic(
     path: &Path,
     bytes: &[u8],
     permissions: Option<&fs::Permissions>,

@@ -280,7 +280,7 @@ impl Document {
     }
 
     /// Lines `range` joined with '\n' (clamped to the text).
-    pub fn lines_text(&self, range: std::ops::Range<usize>) -> String {
+    pub(crate) fn lines_text(&self, range: std::ops::Range<usize>) -> String {
         let count = self.rope.len_lines();
         let (start, end) = (range.start.min(count), range.end.min(count));
         if start >= end {
@@ -333,20 +333,12 @@ impl Document {
         self.viewport
     }
 
-    /// Spaces per tab stop for display and for the Tab key (overrides the
-    /// `.editorconfig` value).
-    pub fn set_tab_width(&mut self, width: usize) {
-        let width = width.clamp(1, 16);
-        self.indentation.tab_width = width;
-        self.indentation.indent_size = width;
-    }
-
     pub fn tab_width(&self) -> usize {
         self.indentation.tab_width
     }
 
     /// The active search query (highlighted in the view), if any.
-    pub fn search_query(&self) -> Option<&str> {
+    pub(crate) fn search_query(&self) -> Option<&str> {
         self.search.as_ref().map(super::search::Query::text)
     }
 
@@ -474,7 +466,7 @@ impl Document {
     /// Bytes a save would write: original line ending and final newline.
     /// The exact bytes on disk, when the buffer is clean and its text
     /// serializes to them (checked against the hash taken at load or save).
-    pub fn disk_bytes(&self) -> Option<Vec<u8>> {
+    pub(crate) fn disk_bytes(&self) -> Option<Vec<u8>> {
         let version = self.disk_version.as_ref()?;
         if self.dirty || !matches!(self.disk_state, DiskState::InSync) {
             return None;

@@ -47,7 +47,7 @@ impl Document {
     /// The file on disk now holds `bytes`. A clean buffer reloads keeping
     /// the cursor (clamped); a dirty one keeps the user's text and enters
     /// `ChangedOnDisk`.
-    pub fn on_disk_changed(&mut self, bytes: Vec<u8>, version: DiskVersion) -> DiskChange {
+    pub(crate) fn on_disk_changed(&mut self, bytes: Vec<u8>, version: DiskVersion) -> DiskChange {
         if self
             .disk_version
             .is_some_and(|v| v.hash == version.hash && v.len == version.len)

@@ -12,7 +12,7 @@ use ropey::{Rope, RopeSlice};
 use unicode_segmentation::{GraphemeCursor, GraphemeIncomplete};
 
 /// The cluster boundary after char `char_idx` (the text length at the end).
-pub fn next_boundary(text: RopeSlice<'_>, char_idx: usize) -> usize {
+pub(crate) fn next_boundary(text: RopeSlice<'_>, char_idx: usize) -> usize {
     let len = text.len_chars();
     if char_idx >= len {
         return len;
@@ -41,7 +41,7 @@ pub fn next_boundary(text: RopeSlice<'_>, char_idx: usize) -> usize {
 }
 
 /// The cluster boundary before char `char_idx` (0 at the start).
-pub fn prev_boundary(text: RopeSlice<'_>, char_idx: usize) -> usize {
+pub(crate) fn prev_boundary(text: RopeSlice<'_>, char_idx: usize) -> usize {
     let char_idx = char_idx.min(text.len_chars());
     if char_idx == 0 {
         return 0;
@@ -84,7 +84,7 @@ pub fn snap(rope: &Rope, char_idx: usize) -> usize {
 /// The clusters of a slice in order, each as text plus its length in
 /// chars. A cluster inside one chunk is borrowed; one across chunks is
 /// copied (it is a handful of bytes).
-pub struct Graphemes<'a> {
+pub(crate) struct Graphemes<'a> {
     text: RopeSlice<'a>,
     chunks: Chunks<'a>,
     chunk: &'a str,

@@ -47,14 +47,14 @@ use super::highlight_pass::{Arrived, Pass, Wake};
 pub const CHECKPOINT_STRIDE: usize = 128;
 /// Lines parsed above the viewport from a fresh state when the exact pass
 /// is far away: enough to close most constructs that began above.
-pub const APPROX_CONTEXT: usize = 64;
+pub(crate) const APPROX_CONTEXT: usize = 64;
 /// Lines longer than this render plain and are not parsed.
 pub const MAX_HIGHLIGHT_LINE_BYTES: usize = 16 * 1024;
 /// Default caps on highlighting work per frame (whichever comes first).
 /// syntect parses a few thousand lines per second on this machine's class
 /// of CPU (see `benches/editor.rs`), so time is the cap that matters.
-pub const DEFAULT_LINES_PER_FRAME: usize = 2000;
-pub const DEFAULT_TIME_PER_FRAME: Duration = Duration::from_millis(12);
+pub(crate) const DEFAULT_LINES_PER_FRAME: usize = 2000;
+pub(crate) const DEFAULT_TIME_PER_FRAME: Duration = Duration::from_millis(12);
 
 /// Shared syntax definitions and the active theme. Load once per app.
 pub struct Highlighter {
@@ -70,7 +70,8 @@ pub struct Highlighter {
 
 impl Highlighter {
     pub const DEFAULT_DARK: &'static str = "base16-ocean.dark";
-    pub const DEFAULT_LIGHT: &'static str = "InspiredGitHub";
+    #[cfg(test)]
+    pub(crate) const DEFAULT_LIGHT: &'static str = "InspiredGitHub";
 
     /// Load syntaxes (syntect defaults plus bat's extras such as TOML and
     /// TypeScript) and the named theme.
@@ -85,23 +86,19 @@ impl Highlighter {
 
     /// Set once by the app: how a finished background pass asks for a
     /// frame. Later calls change nothing.
-    pub fn wake_when_a_pass_is_done(&self, wake: impl Fn() + Send + Sync + 'static) {
+    pub(crate) fn wake_when_a_pass_is_done(&self, wake: impl Fn() + Send + Sync + 'static) {
         let _ = self.wake.set(Arc::new(wake));
     }
 
     /// Switch theme; documents re-highlight on their next frame.
-    pub fn set_theme(&mut self, theme_name: &str) -> Result<(), EditorError> {
+    pub(crate) fn set_theme(&mut self, theme_name: &str) -> Result<(), EditorError> {
         self.theme = Arc::new(load_theme(theme_name)?);
         self.theme_name = theme_name.to_string();
         Ok(())
     }
 
-    pub fn theme_name(&self) -> &str {
-        &self.theme_name
-    }
-
     /// Every theme name `new` accepts.
-    pub fn theme_names() -> Vec<String> {
+    pub(crate) fn theme_names() -> Vec<String> {
         let mut names: Vec<String> = ThemeSet::load_defaults().themes.into_keys().collect();
         let extra: LazyThemeSet = two_face::theme::extra().into();
         names.extend(extra.theme_names().map(str::to_string));
@@ -112,7 +109,7 @@ impl Highlighter {
 
     /// The syntax for a file: by extension or file name, then by first
     /// line (shebang, modelines), else plain text.
-    pub fn syntax_for(&self, path: &Path, first_line: &str) -> &SyntaxReference {
+    pub(crate) fn syntax_for(&self, path: &Path, first_line: &str) -> &SyntaxReference {
         let by_name = |s: &str| self.syntaxes.find_syntax_by_extension(s);
         path.extension()
             .and_then(|e| by_name(&e.to_string_lossy()))
@@ -127,7 +124,7 @@ impl Highlighter {
     /// a cell's code — with the syntax a fence token names (`python`, `ts`,
     /// `rust`); unknown tokens are plain text. Each entry pairs a line with
     /// its styled byte ranges.
-    pub fn highlight_snippet<'c>(
+    pub(crate) fn highlight_snippet<'c>(
         &self,
         language: &str,
         code: &'c str,
@@ -169,7 +166,7 @@ fn load_theme(name: &str) -> Result<Theme, EditorError> {
 }
 
 /// Lines to highlight: the document's rope (and plain lines in tests).
-pub trait LineSource {
+pub(crate) trait LineSource {
     fn line_count(&self) -> usize;
     /// Bytes of line `n`, without its line break.
     fn line_bytes(&self, n: usize) -> usize;
@@ -217,7 +214,7 @@ impl LineSource for [String] {
 }
 
 /// Styled byte ranges of one line; empty means "draw plain".
-pub type StyledLine = Vec<(Style, Range<usize>)>;
+pub(crate) type StyledLine = Vec<(Style, Range<usize>)>;
 
 #[derive(Clone, PartialEq, Eq)]
 pub(super) struct State {
@@ -233,7 +230,7 @@ struct WindowLine {
 }
 
 /// Per-document highlight state. Lives inside `Document`.
-pub struct HighlightCache {
+pub(crate) struct HighlightCache {
     syntax_name: Option<String>,
     theme_name: String,
     /// `checkpoints[k]` is the state before line `k * CHECKPOINT_STRIDE`.
@@ -298,7 +295,7 @@ impl HighlightCache {
         }
     }
 
-    pub fn syntax_name(&self) -> Option<&str> {
+    pub(crate) fn syntax_name(&self) -> Option<&str> {
         self.syntax_name.as_deref()
     }
 
@@ -313,7 +310,7 @@ impl HighlightCache {
     /// the next `prepare` then starts from its last checkpoint. For tests
     /// and measurements that need the exact colours deterministically; the
     /// UI never waits.
-    pub fn finish_pass(&mut self) {
+    pub(crate) fn finish_pass(&mut self) {
         if let Some(pass) = self.pass.take() {
             for (k, state) in pass.wait() {
                 self.record_checkpoint(k, &state);
@@ -354,7 +351,7 @@ impl HighlightCache {
 
     /// Text changed from line `from` on; `line_count_changed` when lines
     /// were inserted or removed (later states then belong to other lines).
-    pub fn invalidate(&mut self, from: usize, line_count_changed: bool) {
+    pub(crate) fn invalidate(&mut self, from: usize, line_count_changed: bool) {
         let max = |m: Option<usize>| Some(m.map_or(from, |m| m.max(from)));
         if self
             .approx

@@ -31,7 +31,7 @@ pub(super) struct Moved(pub(super) State);
 unsafe impl Send for Moved {}
 
 /// Asks the app for a frame (see `Highlighter::wake_when_a_pass_is_done`).
-pub type Wake = Arc<dyn Fn() + Send + Sync>;
+pub(crate) type Wake = Arc<dyn Fn() + Send + Sync>;
 
 /// A running pass: parses from its start up to `target` (a checkpoint
 /// line) and sends `(checkpoint index, state before that line)` in order.

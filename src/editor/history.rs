@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::text::Shape;
 
 /// Typing after a pause this long starts a new undo step.
-pub const PAUSE: Duration = Duration::from_secs(1);
+pub(crate) const PAUSE: Duration = Duration::from_secs(1);
 /// Undo steps kept per document.
 const DEPTH: usize = 1000;
 
@@ -23,7 +23,7 @@ pub struct Edit {
 }
 
 /// Cursor head and selection anchor, as char indices.
-pub type Cursor = (usize, Option<usize>);
+pub(crate) type Cursor = (usize, Option<usize>);
 
 /// What kind of edit a command made, for grouping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub struct Step {
 }
 
 #[derive(Debug, Default)]
-pub struct History {
+pub(crate) struct History {
     undo: Vec<Step>,
     redo: Vec<Step>,
     /// The open group: its kind and when it was last extended. None after
@@ -101,13 +101,13 @@ impl History {
 
     /// The cursor moved or something else happened: the next edit starts
     /// a new step.
-    pub fn seal(&mut self) {
+    pub(crate) fn seal(&mut self) {
         self.open = None;
     }
 
     /// The step to undo; the caller reverts its edits and hands it back
     /// with `undone`.
-    pub fn take_undo(&mut self) -> Option<Step> {
+    pub(crate) fn take_undo(&mut self) -> Option<Step> {
         self.open = None;
         self.undo.pop()
     }
@@ -116,12 +116,12 @@ impl History {
         self.redo.push(step);
     }
 
-    pub fn take_redo(&mut self) -> Option<Step> {
+    pub(crate) fn take_redo(&mut self) -> Option<Step> {
         self.open = None;
         self.redo.pop()
     }
 
-    pub fn redone(&mut self, step: Step) {
+    pub(crate) fn redone(&mut self, step: Step) {
         self.undo.push(step);
     }
 }

@@ -8,10 +8,10 @@ use std::path::Path;
 use ec4rs::property::{IndentSize, IndentStyle, TabWidth};
 
 /// Columns per tab stop and per indent level when nothing says otherwise.
-pub const DEFAULT_WIDTH: usize = 4;
+pub(crate) const DEFAULT_WIDTH: usize = 4;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Indentation {
+pub(crate) struct Indentation {
     /// The Tab key inserts a tab character (`indent_style = tab`).
     pub hard_tabs: bool,
     /// Columns between tab stops when drawing.

@@ -47,7 +47,7 @@ pub struct TextChange {
 }
 
 #[derive(Debug, Default)]
-pub struct Journal {
+pub(crate) struct Journal {
     /// Each change with the generations before and after it.
     entries: VecDeque<(u64, u64, TextChange)>,
     bytes: usize,

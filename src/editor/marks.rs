@@ -16,12 +16,12 @@ use super::width::{cluster_cells, visual_step};
 
 /// Lines at least this many chars long get marks; shorter ones are walked
 /// from their start (cheap).
-pub const LONG_LINE: usize = 16 * 1024;
+pub(crate) const LONG_LINE: usize = 16 * 1024;
 /// Chars between two marks.
 const MARK_EVERY: usize = 4096;
 
 #[derive(Debug, Default)]
-pub struct ColumnMarks {
+pub(crate) struct ColumnMarks {
     /// Per line: (char, display column, column as the status bar counts it
     /// — clusters, tabs to their stop) at cluster boundaries, ascending;
     /// (0, 0, 0) is implied.
@@ -32,21 +32,21 @@ pub struct ColumnMarks {
 
 impl ColumnMarks {
     /// The mark at or before char `at` of `line`: (char, display column).
-    pub fn before_char(&self, line: usize, at: usize) -> (usize, usize) {
+    pub(crate) fn before_char(&self, line: usize, at: usize) -> (usize, usize) {
         let (c, x, _) = self.last_where(line, |(c, _, _)| c <= at);
         (c, x)
     }
 
     /// The mark at or before display column `col` of `line`: (char,
     /// display column).
-    pub fn before_col(&self, line: usize, col: usize) -> (usize, usize) {
+    pub(crate) fn before_col(&self, line: usize, col: usize) -> (usize, usize) {
         let (c, x, _) = self.last_where(line, |(_, x, _)| x <= col);
         (c, x)
     }
 
     /// The mark at or before char `at` of `line`: (char, the status bar's
     /// column), for `width::visual_col_from`.
-    pub fn visual_before_char(&self, line: usize, at: usize) -> (usize, usize) {
+    pub(crate) fn visual_before_char(&self, line: usize, at: usize) -> (usize, usize) {
         let (c, _, v) = self.last_where(line, |(c, _, _)| c <= at);
         (c, v)
     }
@@ -103,7 +103,7 @@ impl ColumnMarks {
 
     /// Text changed at char `at` of `line`: its marks after `at` are stale;
     /// when lines were added or removed, every mark is.
-    pub fn invalidate(&mut self, line: usize, at: usize, lines_changed: bool) {
+    pub(crate) fn invalidate(&mut self, line: usize, at: usize, lines_changed: bool) {
         if lines_changed {
             self.lines.clear();
         } else if let Some(marks) = self.lines.get_mut(&line) {

@@ -106,7 +106,7 @@ pub fn target(
 
 /// End of the current word (or punctuation run) after skipping blanks;
 /// at the end of a line, the start of the next.
-pub fn word_right(rope: &Rope, at: usize) -> usize {
+pub(crate) fn word_right(rope: &Rope, at: usize) -> usize {
     let text = rope.slice(..);
     let len = rope.len_chars();
     let class_at = |i: usize| class(rope.char(i));
@@ -130,7 +130,7 @@ pub fn word_right(rope: &Rope, at: usize) -> usize {
 }
 
 /// Start of the previous word; at column 0, the end of the previous line.
-pub fn word_left(rope: &Rope, at: usize) -> usize {
+pub(crate) fn word_left(rope: &Rope, at: usize) -> usize {
     let text = rope.slice(..);
     if at == 0 {
         return 0;

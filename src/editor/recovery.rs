@@ -246,7 +246,7 @@ impl Document {
 
     /// Writes the recovery file now and owns it from then on (saving or
     /// closing the buffer deletes it).
-    pub fn write_recovery(&mut self, dir: &Path) -> Result<(), EditorError> {
+    pub(crate) fn write_recovery(&mut self, dir: &Path) -> Result<(), EditorError> {
         self.write_recovery_now(dir)?;
         if self.dirty {
             self.recovery.file = Some(recovery_file(dir, &self.path));
@@ -276,7 +276,7 @@ impl Document {
 
     /// The write of this buffer's recovery file, text and shape as they
     /// are now; None when clean.
-    pub fn recovery_write(&self, dir: &Path) -> Option<RecoveryWrite> {
+    pub(crate) fn recovery_write(&self, dir: &Path) -> Option<RecoveryWrite> {
         self.dirty.then(|| RecoveryWrite {
             file: recovery_file(dir, &self.path),
             dir: dir.to_path_buf(),
@@ -289,7 +289,7 @@ impl Document {
     }
 
     /// Delete this document's recovery file (after save or a clean close).
-    pub fn discard_recovery(&mut self) {
+    pub(crate) fn discard_recovery(&mut self) {
         if let Some(file) = self.recovery.file.take() {
             let _io = io_lock();
             self.recovery.epoch.fetch_add(1, Ordering::SeqCst);

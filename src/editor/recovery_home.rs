@@ -42,7 +42,7 @@ pub struct RecoveryHome {
 impl RecoveryHome {
     /// Creates and locks a new folder for this instance under `base` for
     /// `workspace`.
-    pub fn claim(base: &Path, workspace: &Path) -> Result<Self, EditorError> {
+    pub(crate) fn claim(base: &Path, workspace: &Path) -> Result<Self, EditorError> {
         let workspace = fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
         let workspace_dir = base.join(workspace_key(&workspace));
         let err = |message: String| EditorError::Recovery {
@@ -83,7 +83,7 @@ impl RecoveryHome {
     /// Recoveries of this workspace whose owner is gone, newest first,
     /// moved into this instance's folder. When two name the same file, the
     /// newer is kept.
-    pub fn adopt_orphans(&self) -> Vec<Recovery> {
+    pub(crate) fn adopt_orphans(&self) -> Vec<Recovery> {
         let mut sources: Vec<PathBuf> = Vec::new();
         if let Ok(entries) = fs::read_dir(&self.workspace_dir) {
             for entry in entries.flatten() {

@@ -70,7 +70,7 @@ impl Query {
     }
 
     /// Over `MAX_QUERY_CHARS`: not searched.
-    pub fn too_long(text: &str) -> bool {
+    pub(crate) fn too_long(text: &str) -> bool {
         text.chars().nth(MAX_QUERY_CHARS).is_some()
     }
 
@@ -81,7 +81,7 @@ impl Query {
 
     /// Matches in one line as (start, end) char columns (the view's
     /// highlights).
-    pub fn in_line(&self, line: &str) -> Vec<(usize, usize)> {
+    pub(crate) fn in_line(&self, line: &str) -> Vec<(usize, usize)> {
         let Some(regex) = &self.regex else {
             return Vec::new();
         };

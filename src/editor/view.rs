@@ -54,26 +54,6 @@ impl FileViewStyles {
             conflict: Style::default().fg(Color::White).bg(Color::Red),
         }
     }
-
-    pub fn light() -> Self {
-        Self {
-            text: Style::default()
-                .fg(Color::Rgb(0x32, 0x32, 0x32))
-                .bg(Color::Rgb(0xff, 0xff, 0xff)),
-            gutter: Style::default().fg(Color::Rgb(0x99, 0x99, 0x99)),
-            gutter_cursor_line: Style::default().fg(Color::Rgb(0x32, 0x32, 0x32)),
-            cursor_line: Style::default().bg(Color::Rgb(0xf0, 0xf0, 0xf0)),
-            cursor: Style::default().add_modifier(Modifier::REVERSED),
-            selection: Style::default().bg(Color::Rgb(0xc8, 0xda, 0xf5)),
-            search_match: Style::default().bg(Color::Rgb(0xff, 0xe8, 0x8c)),
-            notice: Style::default()
-                .fg(Color::Black)
-                .bg(Color::Rgb(0xff, 0xd8, 0x66)),
-            conflict: Style::default()
-                .fg(Color::White)
-                .bg(Color::Rgb(0xc0, 0x39, 0x2b)),
-        }
-    }
 }
 
 /// Where the parts of the file view go inside its area.
@@ -209,7 +189,7 @@ impl Document {
 
     /// Text position drawn at screen cell (`column`, `row`) of a view drawn
     /// in `area`; None on the notice row or outside the area.
-    pub fn position_at(&self, area: Rect, column: u16, row: u16) -> Option<(usize, usize)> {
+    pub(crate) fn position_at(&self, area: Rect, column: u16, row: u16) -> Option<(usize, usize)> {
         let l = layout(self, area);
         if l.notice
             .is_some_and(|n| n.contains(Position::new(column, row)))

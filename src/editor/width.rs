@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthStr;
 use super::grapheme::Graphemes;
 
 /// The character drawn for a control character or a zero-width cluster.
-pub const CONTROL_GLYPH: char = '\u{fffd}';
+pub(crate) const CONTROL_GLYPH: char = '\u{fffd}';
 
 pub fn is_control(c: char) -> bool {
     c != '\t' && c.is_control()
@@ -21,13 +21,13 @@ pub fn is_control(c: char) -> bool {
 
 /// How a cluster is drawn: a tab, a replacement cell, or itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Glyph {
+pub(crate) enum Glyph {
     Tab,
     Replaced,
     Text,
 }
 
-pub fn glyph(cluster: &str) -> Glyph {
+pub(crate) fn glyph(cluster: &str) -> Glyph {
     match cluster.chars().next() {
         Some('\t') => Glyph::Tab,
         Some(c) if is_control(c) => Glyph::Replaced,
@@ -37,7 +37,7 @@ pub fn glyph(cluster: &str) -> Glyph {
 }
 
 /// Cells taken by `cluster` when it starts at display column `col`.
-pub fn cluster_cells(cluster: &str, col: usize, tab: usize) -> usize {
+pub(crate) fn cluster_cells(cluster: &str, col: usize, tab: usize) -> usize {
     match glyph(cluster) {
         Glyph::Tab => {
             let tab = tab.max(1);
@@ -56,7 +56,7 @@ pub fn display_col<'a>(line: impl Into<RopeSlice<'a>>, char_idx: usize, tab: usi
 
 /// `display_col`, walking from a known cluster boundary `from` (char,
 /// display column) at or before `char_idx` (see `ColumnMarks`).
-pub fn display_col_from(
+pub(crate) fn display_col_from(
     line: RopeSlice<'_>,
     from: (usize, usize),
     char_idx: usize,
@@ -92,7 +92,7 @@ fn column_at(
 /// document walks from a mark (`visual_col_from`); the tests check the two
 /// agree.
 #[cfg(test)]
-pub fn visual_col<'a>(line: impl Into<RopeSlice<'a>>, char_idx: usize, tab: usize) -> usize {
+pub(crate) fn visual_col<'a>(line: impl Into<RopeSlice<'a>>, char_idx: usize, tab: usize) -> usize {
     visual_col_from(line.into(), (0, 0), char_idx, tab)
 }
 
@@ -100,7 +100,7 @@ pub fn visual_col<'a>(line: impl Into<RopeSlice<'a>>, char_idx: usize, tab: usiz
 /// status bar's column) at or before `char_idx` (see `ColumnMarks`): the
 /// cursor 20 MB into a minified line is not counted from the line start
 /// every frame.
-pub fn visual_col_from(
+pub(crate) fn visual_col_from(
     line: RopeSlice<'_>,
     from: (usize, usize),
     char_idx: usize,
@@ -111,7 +111,7 @@ pub fn visual_col_from(
 
 /// The status bar's column after `cluster` drawn at `col`: one further,
 /// or a tab's next stop.
-pub fn visual_step(cluster: &str, col: usize, tab: usize) -> usize {
+pub(crate) fn visual_step(cluster: &str, col: usize, tab: usize) -> usize {
     let tab = tab.max(1);
     if cluster == "\t" {
         col + tab - col % tab
@@ -124,13 +124,13 @@ pub fn visual_step(cluster: &str, col: usize, tab: usize) -> usize {
 /// of the line, the line length). Always a cluster boundary. The document
 /// walks from a mark (`char_at_col_from`); the tests check the two agree.
 #[cfg(test)]
-pub fn char_at_col<'a>(line: impl Into<RopeSlice<'a>>, col: usize, tab: usize) -> usize {
+pub(crate) fn char_at_col<'a>(line: impl Into<RopeSlice<'a>>, col: usize, tab: usize) -> usize {
     char_at_col_from(line.into(), (0, 0), col, tab)
 }
 
 /// `char_at_col`, walking from a known cluster boundary `from` (char,
 /// display column) at or before `col`.
-pub fn char_at_col_from(
+pub(crate) fn char_at_col_from(
     line: RopeSlice<'_>,
     from: (usize, usize),
     col: usize,

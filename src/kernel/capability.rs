@@ -73,7 +73,7 @@ impl ActionSpec {
     }
 
     /// An optional parameter with its default.
-    pub fn param_default(mut self, name: &str, default: Value) -> Self {
+    pub(crate) fn param_default(mut self, name: &str, default: Value) -> Self {
         self.params.push(ParamSpec {
             name: name.to_owned(),
             default: Some(default),
@@ -93,7 +93,7 @@ impl ActionSpec {
     }
 
     /// Also bound as the Python global `name`.
-    pub fn global(mut self, name: &str) -> Self {
+    pub(crate) fn global(mut self, name: &str) -> Self {
         self.global_name = Some(name.to_owned());
         self
     }
@@ -145,12 +145,12 @@ impl CapabilityError {
     /// What every capability answers for an action it does not have (the
     /// registry first, from the spec; a capability called directly, the
     /// same words).
-    pub fn no_action(capability: &str, action: &str) -> Self {
+    pub(crate) fn no_action(capability: &str, action: &str) -> Self {
         Self::InvalidArgument(format!("{capability} has no action {action:?}"))
     }
 
     /// The Python exception class the driver raises for this error.
-    pub fn python_type(&self) -> &'static str {
+    pub(crate) fn python_type(&self) -> &'static str {
         match self {
             Self::PermissionDenied(_) => "PermissionError",
             Self::NotFound(_) => "FileNotFoundError",
@@ -163,7 +163,7 @@ impl CapabilityError {
     }
 
     /// Map an I/O error on `what` (a path or command) to the closest exception.
-    pub fn from_io(err: &std::io::Error, what: &str) -> Self {
+    pub(crate) fn from_io(err: &std::io::Error, what: &str) -> Self {
         use std::io::ErrorKind;
         let message = format!("{what}: {err}");
         match err.kind() {
@@ -232,12 +232,12 @@ impl CapabilityRegistry {
         self
     }
 
-    pub fn specs(&self) -> Vec<CapabilitySpec> {
+    pub(crate) fn specs(&self) -> Vec<CapabilitySpec> {
         self.caps.values().map(|(spec, _)| spec.clone()).collect()
     }
 
     /// Run one call; unknown capabilities/actions are errors, not panics.
-    pub fn dispatch(
+    pub(crate) fn dispatch(
         &self,
         cap: &str,
         action: &str,

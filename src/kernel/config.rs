@@ -10,7 +10,8 @@ use std::time::Duration;
 /// hook must keep alive (the sandbox's private temp dir) it owns, so it
 /// lives exactly as long as the runtime's config.
 /// The hook's function: may change the command, or refuse the spawn.
-pub type PreSpawnFn = dyn Fn(&mut std::process::Command) -> std::io::Result<()> + Send + Sync;
+pub(crate) type PreSpawnFn =
+    dyn Fn(&mut std::process::Command) -> std::io::Result<()> + Send + Sync;
 
 #[derive(Clone)]
 pub struct PreSpawnHook(pub Arc<PreSpawnFn>);

@@ -5,7 +5,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// Reads `\n`-terminated frames; a frame longer than `max` bytes is skipped
 /// whole (logged) instead of being buffered.
-pub struct LineReader<R> {
+pub(crate) struct LineReader<R> {
     inner: BufReader<R>,
     max: usize,
     line: Vec<u8>,
@@ -21,7 +21,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     /// The next complete frame (without its `\n`), or `None` at end of stream.
-    pub async fn next_line(&mut self) -> std::io::Result<Option<&[u8]>> {
+    pub(crate) async fn next_line(&mut self) -> std::io::Result<Option<&[u8]>> {
         self.line.clear();
         let mut discarding = false;
         loop {

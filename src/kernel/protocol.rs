@@ -239,7 +239,7 @@ fn parse_body(kind: &str, line: &[u8]) -> Result<Option<KernelMessage>, serde_js
 
 /// Error half of a `reply`: `type` names the Python exception raised in the cell.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct ReplyError {
+pub(crate) struct ReplyError {
     #[serde(rename = "type")]
     pub type_name: String,
     pub message: String,
@@ -248,7 +248,7 @@ pub struct ReplyError {
 /// Host → kernel messages.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum HostMessage<'a> {
+pub(crate) enum HostMessage<'a> {
     Execute {
         id: u64,
         code: &'a str,
@@ -273,7 +273,7 @@ pub enum HostMessage<'a> {
 impl HostMessage<'_> {
     /// One frame, newline-terminated. JSON escapes every control character, so
     /// the only raw `\n` is the terminator.
-    pub fn to_line(&self) -> Vec<u8> {
+    pub(crate) fn to_line(&self) -> Vec<u8> {
         let mut line = match serde_json::to_vec(self) {
             Ok(line) => line,
             Err(err) => {

@@ -102,12 +102,6 @@ impl CodeRuntime {
         self.inner.status.subscribe()
     }
 
-    pub fn state_handle(&self) -> RuntimeStateHandle {
-        RuntimeStateHandle {
-            inner: Arc::downgrade(&self.inner),
-        }
-    }
-
     /// Start the kernel now instead of on the first execute.
     pub async fn start(&self) -> Result<(), KernelError> {
         let _turn = self.inner.exec_turn.lock().await;

@@ -42,7 +42,7 @@ pub enum Transport<'a> {
 
 impl McpServerConfig {
     /// The one transport the config names (checked when it was read).
-    pub fn transport(&self) -> Transport<'_> {
+    pub(crate) fn transport(&self) -> Transport<'_> {
         match (&self.url, &self.command) {
             (Some(url), _) => Transport::Http { url },
             (None, command) => Transport::Stdio {

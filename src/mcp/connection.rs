@@ -120,7 +120,7 @@ impl Connection {
     }
 
     /// Whether the server is still there to answer.
-    pub fn is_alive(&mut self) -> bool {
+    pub(crate) fn is_alive(&mut self) -> bool {
         let running = match self.child.as_mut() {
             Some(child) => matches!(child.try_wait(), Ok(None)),
             None => true,
@@ -140,7 +140,7 @@ impl Connection {
 
 /// Sends `tools/call` to one running server.
 #[derive(Clone)]
-pub struct Caller {
+pub(crate) struct Caller {
     peer: Peer<RoleClient>,
     last_words: LastWords,
 }

@@ -111,7 +111,7 @@ impl McpServers {
 
     /// Starts every server in the background (needs a tokio runtime; a
     /// server that fails is tried again on its first call).
-    pub fn start_all(&self) {
+    pub(crate) fn start_all(&self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -163,7 +163,7 @@ impl McpServers {
     /// Marks servers that died since their last call as crashed, so a
     /// listing says so before the next call restarts them. A server busy
     /// starting is left alone.
-    pub fn notice_crashes(&self) {
+    pub(crate) fn notice_crashes(&self) {
         for (index, slot) in self.inner.slots.iter().enumerate() {
             let Ok(mut state) = slot.state.try_lock() else {
                 continue;

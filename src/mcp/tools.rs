@@ -43,7 +43,7 @@ impl ToolInfo {
     }
 
     /// Whether `asked` names this tool: its own name or its Python one.
-    pub fn answers_to(&self, asked: &str) -> bool {
+    pub(crate) fn answers_to(&self, asked: &str) -> bool {
         self.name == asked || self.python_name == asked
     }
 
@@ -66,7 +66,7 @@ impl ToolInfo {
 
     /// The prompt's line for this tool: `- mcp.s.get_sum(a, b): Returns …`,
     /// the description cut to its first line and 100 characters.
-    pub fn prompt_line(&self, server: &str) -> String {
+    pub(crate) fn prompt_line(&self, server: &str) -> String {
         let first = self.description.lines().next().unwrap_or_default().trim();
         let mut description: String = first.chars().take(100).collect();
         if first.chars().count() > 100 {

@@ -196,7 +196,7 @@ fn age(written_at: u64) -> String {
 /// The keys each question takes (the layer stack looks them up).
 impl Question {
     /// Its keys: yes/no, save/discard/cancel, or restore/later/discard.
-    pub fn scope(self) -> Scope {
+    pub(crate) fn scope(self) -> Scope {
         match self {
             Question::QuitWithUnsavedEdits { .. } | Question::CloseDirtyTab { .. } => {
                 Scope::Unsaved

@@ -63,7 +63,7 @@ pub struct Diff {
 impl Diff {
     /// The active tab's diff, its header naming the file as the rest of
     /// the UI does; `None` when disk and buffer agree.
-    pub fn of_active(around: Around<'_>) -> Option<Self> {
+    pub(crate) fn of_active(around: Around<'_>) -> Option<Self> {
         let doc = around.workbench.editors().active()?;
         let absolute = doc.path().display().to_string();
         let shown = around.workbench.display_path(doc.path());

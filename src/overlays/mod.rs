@@ -66,7 +66,7 @@ impl Overlay {
         }
     }
 
-    pub fn component_mut(&mut self) -> &mut dyn Component {
+    pub(crate) fn component_mut(&mut self) -> &mut dyn Component {
         match self {
             Overlay::Help(o) => o,
             Overlay::RequestPreview(o) => o,

@@ -20,7 +20,7 @@ use crate::workbench::Workbench;
 use crate::workspace::{FuzzyRequest, PathMatch, PickerResults};
 
 /// Results the picker asks for per query.
-pub const PICKER_LIMIT: usize = 200;
+pub(crate) const PICKER_LIMIT: usize = 200;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picker {

@@ -31,7 +31,7 @@ impl OverlayStack {
     /// Puts `overlay` in the top one's place (an overlay that opens
     /// another, as the search pane opens a variable's detail), or opens it
     /// when none is.
-    pub fn replace_top(&mut self, overlay: Overlay) {
+    pub(crate) fn replace_top(&mut self, overlay: Overlay) {
         self.layers.pop();
         self.layers.push(overlay);
     }
@@ -43,7 +43,8 @@ impl OverlayStack {
 
     /// Removes the top overlay when `is_it` says it is the one to close
     /// (a question answered elsewhere than in its own overlay).
-    pub fn close_top_if(&mut self, is_it: impl Fn(&Overlay) -> bool) {
+    #[cfg(test)]
+    pub(crate) fn close_top_if(&mut self, is_it: impl Fn(&Overlay) -> bool) {
         if self.top().is_some_and(is_it) {
             self.layers.pop();
         }
@@ -52,7 +53,7 @@ impl OverlayStack {
     /// Takes every overlay out, to bring each up to date with the rest of
     /// the state to read (`app::effects::before_frame`); [`Self::restore`]
     /// puts them back.
-    pub fn take_all(&mut self) -> Vec<Overlay> {
+    pub(crate) fn take_all(&mut self) -> Vec<Overlay> {
         std::mem::take(&mut self.layers)
     }
 

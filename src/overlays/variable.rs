@@ -103,7 +103,7 @@ fn render(
 }
 
 /// `~28 B`, `~7.6 KiB`, `~8.0 MiB` (approximate, as the kernel measures it).
-pub fn human_size(bytes: u64) -> String {
+pub(crate) fn human_size(bytes: u64) -> String {
     format!("~{}", crate::units::binary_size(bytes))
 }
 

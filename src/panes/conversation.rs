@@ -50,7 +50,7 @@ pub struct Palette {
 }
 
 /// Rows the palette shows at most.
-pub const PALETTE_ROWS: usize = 8;
+pub(crate) const PALETTE_ROWS: usize = 8;
 
 impl Default for ConversationState {
     fn default() -> Self {
@@ -69,7 +69,7 @@ impl Default for ConversationState {
 
 impl ConversationState {
     /// An empty pane whose ↑/↓ recall `history`.
-    pub fn with_history(history: crate::workbench::prompt_history::PromptHistory) -> Self {
+    pub(crate) fn with_history(history: crate::workbench::prompt_history::PromptHistory) -> Self {
         Self {
             history,
             ..Self::default()
@@ -111,7 +111,7 @@ impl ConversationState {
         let commands = crate::workbench::slash::all(
             workbench.workspace_root(),
             workbench.trust().trust.is_trusted(),
-            workbench.user_commands().as_deref(),
+            workbench.user_commands(),
         );
         let items: Vec<SlashCommand> = crate::workbench::slash::matching(&commands, typed)
             .into_iter()

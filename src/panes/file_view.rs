@@ -115,7 +115,7 @@ impl Editors {
     }
 
     /// Closes a tab; its recovery file goes with it.
-    pub fn remove_tab(&mut self, tab: usize, ctx: &mut Ctx<'_>) {
+    pub(crate) fn remove_tab(&mut self, tab: usize, ctx: &mut Ctx<'_>) {
         if tab >= self.tabs.len() {
             return;
         }

@@ -68,7 +68,7 @@ impl Confinement {
         Ok(Self::sandboxed(session, env))
     }
 
-    pub fn is_sandboxed(&self) -> bool {
+    pub(crate) fn is_sandboxed(&self) -> bool {
         self.session.is_some()
     }
 
@@ -78,7 +78,7 @@ impl Confinement {
 
     /// The session, to keep asking it after this confinement is gone (what
     /// appeared since the kernel started).
-    pub fn shared_session(&self) -> Option<Arc<SandboxSession>> {
+    pub(crate) fn shared_session(&self) -> Option<Arc<SandboxSession>> {
         self.session.clone()
     }
 
@@ -99,7 +99,7 @@ impl Confinement {
     /// under this confinement, with `extra_env` set after the allowlist
     /// (for that server alone), its three pipes taken, and killed when
     /// the handle is dropped.
-    pub fn spawn_piped(
+    pub(crate) fn spawn_piped(
         &self,
         mut command: tokio::process::Command,
         extra_env: &BTreeMap<String, String>,

@@ -55,7 +55,7 @@ impl ChildEnv {
     }
 
     /// The allowlisted part of `vars` (see [`ChildEnv::from_host`]).
-    pub fn from_vars(
+    pub(crate) fn from_vars(
         vars: impl IntoIterator<Item = (OsString, OsString)>,
         extra: &[String],
         secret: &str,

@@ -39,7 +39,7 @@ pub const SCAN_LIMIT_VAR: &str = "HELLO_TUI_PROTECT_SCAN_LIMIT";
 /// Why the walk for nested protected folders could not vouch for the
 /// workspace: a sandboxed process must then not start (fail closed).
 #[derive(Debug, thiserror::Error)]
-pub enum ScanError {
+pub(crate) enum ScanError {
     #[error(
         "{} holds more than {limit} files and folders: hello-tui stopped looking for \
          nested `.git` and `.hello-tui` folders to keep read-only, so it starts no sandboxed \

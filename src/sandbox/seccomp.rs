@@ -121,16 +121,17 @@ impl Filter {
 
 #[cfg(all(target_arch = "x86_64", target_endian = "little"))]
 mod arch {
-    pub const AUDIT_ARCH: Option<u32> = Some(0xC000_003E);
+    pub(crate) const AUDIT_ARCH: Option<u32> = Some(0xC000_003E);
     /// Syscalls that make nodes, with the index of their `mode` argument.
-    pub const MKNOD: [(libc::c_long, u32); 2] = [(libc::SYS_mknod, 1), (libc::SYS_mknodat, 2)];
+    pub(crate) const MKNOD: [(libc::c_long, u32); 2] =
+        [(libc::SYS_mknod, 1), (libc::SYS_mknodat, 2)];
 }
 
 #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
 mod arch {
-    pub const AUDIT_ARCH: Option<u32> = Some(0xC000_00B7);
+    pub(crate) const AUDIT_ARCH: Option<u32> = Some(0xC000_00B7);
     /// aarch64 has no `mknod`, only `mknodat`.
-    pub const MKNOD: [(libc::c_long, u32); 1] = [(libc::SYS_mknodat, 2)];
+    pub(crate) const MKNOD: [(libc::c_long, u32); 1] = [(libc::SYS_mknodat, 2)];
 }
 
 #[cfg(not(any(
@@ -138,8 +139,8 @@ mod arch {
     all(target_arch = "aarch64", target_endian = "little")
 )))]
 mod arch {
-    pub const AUDIT_ARCH: Option<u32> = None;
-    pub const MKNOD: [(libc::c_long, u32); 0] = [];
+    pub(crate) const AUDIT_ARCH: Option<u32> = None;
+    pub(crate) const MKNOD: [(libc::c_long, u32); 0] = [];
 }
 
 /// Refused outright (see the module docs for why each).

@@ -8,7 +8,7 @@ use ratatui::layout::{Constraint, Layout, Margin, Rect};
 const MAX_COMPOSER_ROWS: u16 = 8;
 
 /// At most this many pinned results are listed above the composer.
-pub const MAX_PIN_ROWS: usize = 3;
+pub(crate) const MAX_PIN_ROWS: usize = 3;
 
 /// Splits the pane into the history (with its border), the pinned results
 /// and the composer, for a composer of `composer_lines` lines and `pins`

@@ -60,7 +60,7 @@ pub fn tabs(docs: &[Document]) -> Vec<Tab> {
 }
 
 /// Which tab is drawn at `column` cells from the tab bar's left edge.
-pub fn tab_at(docs: &[Document], column: u16) -> Option<usize> {
+pub(crate) fn tab_at(docs: &[Document], column: u16) -> Option<usize> {
     tabs(docs)
         .iter()
         .position(|t| t.columns.contains(&usize::from(column)))

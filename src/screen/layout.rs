@@ -6,8 +6,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use crate::keymap::PaneId;
 
 /// Terminals at least this big get every pane.
-pub const FULL_WIDTH: u16 = 80;
-pub const FULL_HEIGHT: u16 = 24;
+pub(crate) const FULL_WIDTH: u16 = 80;
+pub(crate) const FULL_HEIGHT: u16 = 24;
 
 /// The rectangles of one frame. A pane that does not fit is `None`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,7 +40,7 @@ impl PaneLayout {
     }
 
     /// The pane under a terminal cell, for mouse clicks and the wheel.
-    pub fn pane_at(&self, column: u16, row: u16) -> Option<PaneId> {
+    pub(crate) fn pane_at(&self, column: u16, row: u16) -> Option<PaneId> {
         let point = ratatui::layout::Position::new(column, row);
         PaneId::ALL
             .into_iter()

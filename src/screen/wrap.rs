@@ -99,7 +99,7 @@ pub fn fit(spans: &[Span<'static>], width: usize) -> Vec<Span<'static>> {
 }
 
 /// [`fit`] for plain text.
-pub fn fit_text(text: &str, width: usize) -> String {
+pub(crate) fn fit_text(text: &str, width: usize) -> String {
     fit(&[Span::raw(text.to_owned())], width)
         .iter()
         .map(|s| s.content.as_ref())

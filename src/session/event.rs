@@ -117,7 +117,7 @@ impl SessionOrigin {
     /// Order of preference when `prefer` asks for the latest session: its
     /// own kind first, then sessions of unknown origin (which may be
     /// either), then the other kind. Lower is preferred.
-    pub fn rank_for(self, prefer: SessionOrigin) -> u8 {
+    pub(crate) fn rank_for(self, prefer: SessionOrigin) -> u8 {
         match self {
             _ if self == prefer => 0,
             SessionOrigin::Unknown => 1,

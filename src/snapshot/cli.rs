@@ -63,10 +63,10 @@ pub struct SnapshotArgs {
 }
 
 /// How long `--open` waits for diagnostics unless told otherwise.
-pub const DEFAULT_DIAGNOSTICS_WAIT: f64 = 3.0;
+pub(crate) const DEFAULT_DIAGNOSTICS_WAIT: f64 = 3.0;
 
 /// A wait in seconds: finite, not negative.
-pub fn parse_wait(text: &str) -> Result<f64, String> {
+pub(crate) fn parse_wait(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(secs) if secs.is_finite() && secs >= 0.0 => Ok(secs),
         _ => Err(format!(
@@ -80,7 +80,7 @@ pub fn parse_wait(text: &str) -> Result<f64, String> {
 /// `full`) for up to `wait` seconds and puts what they
 /// report in the scene, as the TUI's diagnostics pane would. `warn` hears
 /// why there are none when something is in the way.
-pub fn add_diagnostics(
+pub(crate) fn add_diagnostics(
     source: &mut Source,
     settings: &crate::config::Settings,
     wait: f64,

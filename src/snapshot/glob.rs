@@ -7,7 +7,7 @@
 //! system is still `.env`; when in doubt, withholding more is the safe side.
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Glob {
+pub(crate) struct Glob {
     source: String,
     tokens: Vec<Token>,
 }
@@ -50,7 +50,7 @@ impl Glob {
 
     /// True when the glob contains a `/` and so applies to whole paths rather
     /// than to file names.
-    pub fn is_path_pattern(&self) -> bool {
+    pub(crate) fn is_path_pattern(&self) -> bool {
         self.source.contains('/')
     }
 

@@ -17,7 +17,7 @@ pub enum PathScope {
 
 /// Converts absolute paths for display, given the workspace roots.
 #[derive(Debug, Clone)]
-pub struct PathDisplay {
+pub(crate) struct PathDisplay {
     roots: Vec<(Vec<String>, String)>,
     home: Option<Vec<String>>,
     prefix_root_name: bool,
@@ -75,7 +75,7 @@ impl PathDisplay {
 
     /// Replaces absolute root and home prefixes inside free text (diagnostic
     /// messages quote paths) with their display forms.
-    pub fn scrub(&self, text: &str) -> String {
+    pub(crate) fn scrub(&self, text: &str) -> String {
         let mut prefixes: Vec<(String, String)> = self
             .roots
             .iter()

@@ -10,7 +10,7 @@
 use super::glob::Glob;
 
 /// File-name and path globs whose content is withheld by default.
-pub const DEFAULT_DENY: &[&str] = &[
+pub(crate) const DEFAULT_DENY: &[&str] = &[
     ".env",
     ".env.*",
     ".env-*",
@@ -90,7 +90,7 @@ impl Default for PrivacyRules {
 impl PrivacyRules {
     /// Builds rules from config lists. `keep_defaults` adds
     /// [`DEFAULT_DENY`] to `deny`; turning it off is an explicit choice.
-    pub fn from_lists<S: AsRef<str>>(allow: &[S], deny: &[S], keep_defaults: bool) -> Self {
+    pub(crate) fn from_lists<S: AsRef<str>>(allow: &[S], deny: &[S], keep_defaults: bool) -> Self {
         let defaults: &[&str] = if keep_defaults { DEFAULT_DENY } else { &[] };
         let deny = defaults
             .iter()
@@ -155,7 +155,7 @@ fn candidates(path: &str) -> Vec<String> {
 /// not on disk (an unsaved buffer, a scene from elsewhere) is judged by
 /// its name alone. Answers are kept per path: a snapshot may name one file
 /// in thousands of diagnostics.
-pub struct OnDisk<'a> {
+pub(crate) struct OnDisk<'a> {
     rules: &'a PrivacyRules,
     roots: Vec<std::path::PathBuf>,
     seen: std::cell::RefCell<std::collections::HashMap<String, bool>>,

@@ -43,7 +43,7 @@ pub fn root_project_files(root: &Path) -> Vec<ProjectFile> {
 }
 
 /// Lines of a document or config kept in its excerpt.
-pub const EXCERPT_LINES: usize = 20;
+pub(crate) const EXCERPT_LINES: usize = 20;
 /// Characters kept per excerpt line.
 const EXCERPT_LINE_CHARS: usize = 200;
 /// Names listed per dependency group before "(+N more)".

@@ -180,11 +180,11 @@ pub fn header(workspace: &WorkspaceInfo, used: usize, max: usize, truncated: boo
     out
 }
 
-pub fn no_active_section() -> String {
+pub(crate) fn no_active_section() -> String {
     "## Active editor\nNo file is open in the editor.\n".to_string()
 }
 
-pub fn active_section(active: &ActiveInfo) -> String {
+pub(crate) fn active_section(active: &ActiveInfo) -> String {
     let mut out = String::from("## Active editor\n");
     let _ = writeln!(out, "- path: {}", inline_code(&active.path));
     match active.scope {
@@ -228,15 +228,15 @@ pub fn active_section(active: &ActiveInfo) -> String {
     out
 }
 
-pub fn notes_heading(_total: usize) -> String {
+pub(crate) fn notes_heading(_total: usize) -> String {
     "## Notes\n".to_string()
 }
 
-pub fn note_item(note: &str) -> String {
+pub(crate) fn note_item(note: &str) -> String {
     format!("- {}\n", one_line(note, 200))
 }
 
-pub fn snippet_section(snippet: &CodeSnippet) -> String {
+pub(crate) fn snippet_section(snippet: &CodeSnippet) -> String {
     let mut out = String::new();
     let what = match snippet.kind {
         SnippetKind::Selection => "Selected code",
@@ -306,13 +306,13 @@ fn info_string(language_id: &str) -> String {
         .collect()
 }
 
-pub fn diagnostics_heading(total: usize) -> String {
+pub(crate) fn diagnostics_heading(total: usize) -> String {
     format!(
         "## Diagnostics ({total})\nClues reported by tools (language servers, linters); they can be stale or wrong, so check the code before calling one the cause.\n"
     )
 }
 
-pub fn diagnostic_item(diagnostic: &DiagnosticInfo) -> String {
+pub(crate) fn diagnostic_item(diagnostic: &DiagnosticInfo) -> String {
     let mut location = diagnostic.path.clone();
     if let Some(line) = diagnostic.line {
         let _ = write!(location, ":{line}");
@@ -340,11 +340,11 @@ pub fn diagnostic_item(diagnostic: &DiagnosticInfo) -> String {
     out
 }
 
-pub fn tabs_heading(total: usize) -> String {
+pub(crate) fn tabs_heading(total: usize) -> String {
     format!("## Open tabs ({total})\n")
 }
 
-pub fn tab_item(tab: &TabInfo) -> String {
+pub(crate) fn tab_item(tab: &TabInfo) -> String {
     let flags: Vec<&str> = [(tab.is_active, "active"), (tab.is_dirty, "unsaved")]
         .into_iter()
         .filter_map(|(on, flag)| on.then_some(flag))
@@ -356,19 +356,19 @@ pub fn tab_item(tab: &TabInfo) -> String {
     }
 }
 
-pub fn visible_heading(total: usize) -> String {
+pub(crate) fn visible_heading(total: usize) -> String {
     format!("## Visible editors ({total})\n")
 }
 
-pub fn visible_item(path: &str) -> String {
+pub(crate) fn visible_item(path: &str) -> String {
     format!("- {}\n", inline_code(path))
 }
 
-pub fn project_heading(total: usize) -> String {
+pub(crate) fn project_heading(total: usize) -> String {
     format!("## Project files ({total})\n")
 }
 
-pub fn project_item(file: &ProjectFileInfo) -> String {
+pub(crate) fn project_item(file: &ProjectFileInfo) -> String {
     let path = inline_code(&file.path);
     match &file.content {
         ProjectFileContent::Withheld => format!("### {path}: content withheld (privacy rule)\n"),
@@ -417,7 +417,7 @@ pub fn project_item(file: &ProjectFileInfo) -> String {
 }
 
 /// The closing line of a cut list.
-pub fn omitted_line(omitted: usize) -> String {
+pub(crate) fn omitted_line(omitted: usize) -> String {
     format!("- … {omitted} more not shown (limit or budget)\n")
 }
 
@@ -441,7 +441,7 @@ fn list_text<T>(
 }
 
 /// Heading, items, and the "… N more" line when something was cut.
-pub fn listed_section<T>(
+pub(crate) fn listed_section<T>(
     heading: &str,
     items: &[T],
     omitted: usize,

@@ -35,7 +35,7 @@ pub fn line_start(text: &str, line: usize) -> Option<usize> {
 
 /// Lines starting at byte `offset` (a line start), without their `\n`/`\r\n`.
 /// A trailing newline does not produce an extra empty line.
-pub fn lines_from(text: &str, offset: usize) -> impl Iterator<Item = &str> {
+pub(crate) fn lines_from(text: &str, offset: usize) -> impl Iterator<Item = &str> {
     let rest = text.get(offset..).unwrap_or("");
     let mut pieces = rest.split('\n').peekable();
     std::iter::from_fn(move || {
@@ -50,7 +50,7 @@ pub fn lines_from(text: &str, offset: usize) -> impl Iterator<Item = &str> {
 /// Makes one line of file content safe to show: stray `\r` removed, other
 /// control characters (terminal escapes) replaced, tabs kept, and the line
 /// clipped to `max_chars`. Returns the line and whether it was clipped.
-pub fn clean_line(line: &str, max_chars: usize) -> (String, bool) {
+pub(crate) fn clean_line(line: &str, max_chars: usize) -> (String, bool) {
     let mut out = String::new();
     let mut clipped = false;
     for (count, c) in line.chars().filter(|&c| c != '\r').enumerate() {
@@ -69,7 +69,7 @@ pub fn clean_line(line: &str, max_chars: usize) -> (String, bool) {
 
 /// Collapses free text (a diagnostic message, a script command) to one line
 /// of at most `max_chars`, so it cannot start a new Markdown line.
-pub fn one_line(text: &str, max_chars: usize) -> String {
+pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
     let mut out = String::new();
     let mut last_space = true;
     let mut count = 0;
@@ -94,12 +94,12 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
     out.trim_end().to_string()
 }
 
-pub fn char_len(text: &str) -> usize {
+pub(crate) fn char_len(text: &str) -> usize {
     text.chars().count()
 }
 
 /// The longest run of `marker` characters in `text`.
-pub fn longest_run(text: &str, marker: char) -> usize {
+pub(crate) fn longest_run(text: &str, marker: char) -> usize {
     let mut best = 0;
     let mut run = 0;
     for c in text.chars() {
@@ -120,7 +120,7 @@ pub fn fence(longest_backtick_run: usize) -> String {
 }
 
 /// Inline code for a path or name, with a delimiter the content cannot end.
-pub fn inline_code(text: &str) -> String {
+pub(crate) fn inline_code(text: &str) -> String {
     let text = one_line(text, 300);
     let ticks = "`".repeat(longest_run(&text, '`') + 1);
     if text.starts_with('`') || text.ends_with('`') {

@@ -28,7 +28,7 @@ impl Ledger {
     }
 
     /// Takes `n` calls from the turn's allowance, or refuses them all.
-    pub fn take_calls(&self, n: u32, limits: &Limits) -> Result<(), CapabilityError> {
+    pub(crate) fn take_calls(&self, n: u32, limits: &Limits) -> Result<(), CapabilityError> {
         let mut turn = lock(&self.0);
         tokens_left(&turn, limits)?;
         let max = limits.max_calls_per_turn;
@@ -45,17 +45,17 @@ impl Ledger {
     }
 
     /// Returns calls taken for what was then refused (by the user).
-    pub fn give_back(&self, n: u32) {
+    pub(crate) fn give_back(&self, n: u32) {
         let mut turn = lock(&self.0);
         turn.calls = turn.calls.saturating_sub(n);
     }
 
     /// Refuses a call once the turn's tokens are spent.
-    pub fn check_tokens(&self, limits: &Limits) -> Result<(), CapabilityError> {
+    pub(crate) fn check_tokens(&self, limits: &Limits) -> Result<(), CapabilityError> {
         tokens_left(&lock(&self.0), limits)
     }
 
-    pub fn add_tokens(&self, tokens: u64) {
+    pub(crate) fn add_tokens(&self, tokens: u64) {
         let mut turn = lock(&self.0);
         turn.tokens = turn.tokens.saturating_add(tokens);
     }

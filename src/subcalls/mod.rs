@@ -53,7 +53,7 @@ use crate::session::{SessionEvent, SessionWriter};
 use ledger::Ledger;
 
 /// Where sub-call events go (the app's channel, `exec`'s printer).
-pub type SubcallSink = Arc<dyn Fn(SubcallEvent) + Send + Sync>;
+pub(crate) type SubcallSink = Arc<dyn Fn(SubcallEvent) + Send + Sync>;
 
 /// A model that answers sub-calls, and the name events show for it.
 #[derive(Clone)]

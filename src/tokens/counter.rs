@@ -74,7 +74,8 @@ impl TokenCounter {
         }
     }
 
-    pub fn is_exact(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_exact(&self) -> bool {
         matches!(self, TokenCounter::Bpe { .. })
     }
 
@@ -88,7 +89,7 @@ impl TokenCounter {
     }
 
     /// Raw units to tokens as the server counts them.
-    pub fn corrected(&self, raw: usize) -> usize {
+    pub(crate) fn corrected(&self, raw: usize) -> usize {
         match self {
             TokenCounter::Bpe { .. } => raw,
             TokenCounter::Estimate { correction_milli } => {
@@ -100,7 +101,7 @@ impl TokenCounter {
 
     /// Tokens as the server counts them to raw units (the inverse of
     /// [`TokenCounter::corrected`], rounded down so a budget is never exceeded).
-    pub fn to_raw(&self, tokens: usize) -> usize {
+    pub(crate) fn to_raw(&self, tokens: usize) -> usize {
         match self {
             TokenCounter::Bpe { .. } => tokens,
             TokenCounter::Estimate { correction_milli } => {
@@ -114,7 +115,7 @@ impl TokenCounter {
     /// request we counted `raw_estimate` raw units for. The ratio is clamped
     /// to 0.5–4 so one odd answer (a server that counts nothing, or counts a
     /// cached prefix differently) cannot make the budget absurd.
-    pub fn observe(&self, raw_estimate: usize, reported: u64) {
+    pub(crate) fn observe(&self, raw_estimate: usize, reported: u64) {
         if let TokenCounter::Estimate { correction_milli } = self
             && raw_estimate > 0
             && reported > 0

@@ -90,7 +90,7 @@ fn positive(value: &Value) -> Option<usize> {
 
 /// Our model's `max_model_len`, or the only model's when the names differ
 /// (vLLM serves one model, often under a path-like id).
-pub fn vllm_window(body: &Value, model: &str) -> Option<usize> {
+pub(crate) fn vllm_window(body: &Value, model: &str) -> Option<usize> {
     let data = body.get("data")?.as_array()?;
     let entry = data
         .iter()
@@ -99,13 +99,13 @@ pub fn vllm_window(body: &Value, model: &str) -> Option<usize> {
     positive(entry.get("max_model_len")?)
 }
 
-pub fn llama_cpp_window(body: &Value) -> Option<usize> {
+pub(crate) fn llama_cpp_window(body: &Value) -> Option<usize> {
     body.pointer("/default_generation_settings/n_ctx")
         .and_then(positive)
         .or_else(|| body.get("n_ctx").and_then(positive))
 }
 
-pub fn ollama_window(body: &Value) -> Option<usize> {
+pub(crate) fn ollama_window(body: &Value) -> Option<usize> {
     let native = body
         .get("model_info")
         .and_then(Value::as_object)

@@ -81,7 +81,7 @@ impl ContextWindow {
     }
 
     /// Past this many prompt tokens the conversation is compacted.
-    pub fn compact_threshold(&self) -> usize {
+    pub(crate) fn compact_threshold(&self) -> usize {
         ((self.prompt_budget() as f64) * self.compact_at) as usize
     }
 }
@@ -105,7 +105,7 @@ const KNOWN: &[(&str, usize)] = &[
 ];
 
 /// The table: tiktoken-rs' list of OpenAI models, then [`KNOWN`].
-pub fn known_window(model: &str) -> Option<usize> {
+pub(crate) fn known_window(model: &str) -> Option<usize> {
     if let Some(n) = tiktoken_rs::model::get_context_size(model) {
         return Some(n);
     }

@@ -71,7 +71,7 @@ pub fn decide(root: &Path, settings: &Settings, store: &TrustStore) -> Trust {
 
 /// `decide` with the user's own store: for front ends that never ask
 /// (`exec`, `snapshot --open`) and for what the kernel starts.
-pub fn decide_here(root: &Path, settings: &Settings) -> Trust {
+pub(crate) fn decide_here(root: &Path, settings: &Settings) -> Trust {
     decide(root, settings, &TrustStore::from_env())
 }
 

@@ -48,7 +48,7 @@ pub struct TrustStore {
 
 impl TrustStore {
     /// `HELLO_TUI_TRUST_FILE`, else the data dir's file.
-    pub fn from_env() -> Self {
+    pub(crate) fn from_env() -> Self {
         let path = std::env::var_os("HELLO_TUI_TRUST_FILE")
             .filter(|p| !p.is_empty())
             .map(PathBuf::from)

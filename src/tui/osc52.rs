@@ -5,7 +5,7 @@
 /// Longest text (bytes, before base64: the sequence is 4/3 of it) sent with
 /// OSC 52; terminals drop (or choke on) bigger sequences, so a longer copy
 /// stays in the in-app clipboard only.
-pub const MAX_BYTES: usize = 100_000;
+pub(crate) const MAX_BYTES: usize = 100_000;
 
 /// The escape sequence that sets the clipboard to `text`.
 pub fn sequence(text: &str) -> String {

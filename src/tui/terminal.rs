@@ -22,7 +22,7 @@ static KEYBOARD_FLAGS_PUSHED: AtomicBool = AtomicBool::new(false);
 pub type Tui = Terminal<CrosstermBackend<io::Stdout>>;
 
 /// Owns the terminal mode; dropping it restores the terminal.
-pub struct TerminalGuard {
+pub(crate) struct TerminalGuard {
     pub terminal: Tui,
 }
 
@@ -36,7 +36,7 @@ impl TerminalGuard {
 
     /// Ctrl+Z: give the shell its terminal back, stop, and take it again on
     /// `fg`. The caller redraws everything afterwards.
-    pub fn suspend(&mut self) -> io::Result<()> {
+    pub(crate) fn suspend(&mut self) -> io::Result<()> {
         restore();
         // SAFETY: raising a signal in our own process has no memory-safety
         // preconditions; SIGTSTP stops us until the shell sends SIGCONT.

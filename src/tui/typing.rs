@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 use crate::app::layers::ShownQuestion;
 
 /// Keys closer together than this are one burst of typing.
-pub const BURST_GAP: Duration = Duration::from_millis(400);
+pub(crate) const BURST_GAP: Duration = Duration::from_millis(400);
 
 #[derive(Debug, Default)]
-pub struct TypingGuard {
+pub(crate) struct TypingGuard {
     /// When the current burst of keys began, and its last key.
     burst: Option<(Instant, Instant)>,
     /// The question on screen and when it was first drawn.

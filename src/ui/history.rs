@@ -88,7 +88,7 @@ impl HistoryPlace {
     }
 
     /// Shows the first message at the top.
-    pub fn scroll_to_top(&mut self) {
+    pub(crate) fn scroll_to_top(&mut self) {
         self.scroll = HistoryScroll::Anchored { entry: 0, row: 0 };
         self.scroll_request = 0;
         self.jump_to = None;
@@ -222,12 +222,13 @@ impl HistoryLayout {
     }
 
     /// Entries laid out by the last `prepare`.
-    pub fn laid_out(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn laid_out(&self) -> usize {
         self.laid_out
     }
 
     /// The pane's rows: separators, headers and cached bodies.
-    pub fn paint(
+    pub(crate) fn paint(
         &self,
         transcript: &Transcript,
         flash: Option<usize>,

@@ -9,7 +9,7 @@ pub struct ListCursor {
 
 impl ListCursor {
     /// Moves by `delta` rows, clamped to `len` rows.
-    pub fn move_by(&mut self, delta: isize, len: usize) {
+    pub(crate) fn move_by(&mut self, delta: isize, len: usize) {
         let last = len.saturating_sub(1) as isize;
         self.selected = (self.selected as isize + delta).clamp(0, last.max(0)) as usize;
     }

@@ -358,7 +358,7 @@ impl<'a> Renderer<'a> {
 /// Code with a gutter bar, highlighted by `styler`, long lines broken at
 /// `width` cells (never cut: code must be readable whole). Also used for
 /// the code of tool cells.
-pub fn code_lines(
+pub(crate) fn code_lines(
     language: &str,
     code: &str,
     width: usize,
@@ -378,7 +378,7 @@ pub fn code_lines(
 
 /// The rows [`code_lines`] draws, without their gutter: what counts them
 /// (the approval overlay's scrolling) breaks lines exactly as drawing does.
-pub fn code_rows(
+pub(crate) fn code_rows(
     language: &str,
     code: &str,
     width: usize,
@@ -497,7 +497,7 @@ fn layout_table(table: &TableState, width: usize, theme: &Theme) -> Vec<Line<'st
 
 /// Greedy word wrap of styled spans: words never split unless longer than
 /// the line; the first line gets `first` as prefix, the rest `rest`.
-pub fn wrap_spans(
+pub(crate) fn wrap_spans(
     spans: Vec<Span<'static>>,
     width: usize,
     first: Vec<Span<'static>>,

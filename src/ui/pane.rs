@@ -49,7 +49,7 @@ pub fn block<'a>(
 }
 
 /// An honest empty state: a muted sentence in the middle of the pane.
-pub fn empty_state(text: &str, theme: &Theme, area: Rect, buf: &mut Buffer) {
+pub(crate) fn empty_state(text: &str, theme: &Theme, area: Rect, buf: &mut Buffer) {
     if area.is_empty() {
         return;
     }
@@ -71,7 +71,7 @@ pub fn empty_state(text: &str, theme: &Theme, area: Rect, buf: &mut Buffer) {
 
 /// A detail overlay (a variable, a problem): a bordered box over most of
 /// the screen, titled `title` with a muted `hint`. Returns the area inside.
-pub fn detail_overlay(
+pub(crate) fn detail_overlay(
     title: String,
     hint: &str,
     theme: &Theme,

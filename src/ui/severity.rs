@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use crate::diagnostics::Severity;
 use crate::theme::Theme;
 
-pub fn severity_style(severity: Severity, theme: &Theme) -> Style {
+pub(crate) fn severity_style(severity: Severity, theme: &Theme) -> Style {
     match severity {
         Severity::Error => theme.roles.error,
         Severity::Warning => theme.roles.warning,
@@ -16,7 +16,7 @@ pub fn severity_style(severity: Severity, theme: &Theme) -> Style {
     }
 }
 
-pub fn severity_icon(severity: Severity) -> &'static str {
+pub(crate) fn severity_icon(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "✖",
         Severity::Warning => "▲",

@@ -30,9 +30,9 @@ use crate::workbench::kernel::{CellOrigin, KernelClient};
 use crate::workbench::transcript::{CellStatus, PaneEntry, Speaker};
 
 /// Spinner frames for the status bar while a turn runs.
-pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+pub(crate) const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// How often the spinner advances (frames are scheduled only while busy).
-pub const SPINNER_INTERVAL: Duration = Duration::from_millis(100);
+pub(crate) const SPINNER_INTERVAL: Duration = Duration::from_millis(100);
 
 /// What the turn task tells the loop.
 #[derive(Debug)]
@@ -159,7 +159,7 @@ impl AgentState {
     /// The status bar's cache segment: of this turn's prompt tokens, how
     /// many the server's prompt cache served and how many it stored.
     /// `None` while the server reported neither.
-    pub fn cache_segment(&self) -> Option<String> {
+    pub(crate) fn cache_segment(&self) -> Option<String> {
         let usage = &self.usage;
         (usage.cache_read_tokens + usage.cache_write_tokens > 0).then(|| {
             format!(
@@ -176,7 +176,7 @@ impl AgentState {
 
     /// `/model` chose another model: its window and token counter are
     /// learned again at the next turn (the settings name the old one).
-    pub fn switch_provider(&mut self, provider: Arc<dyn ModelProvider>) {
+    pub(crate) fn switch_provider(&mut self, provider: Arc<dyn ModelProvider>) {
         self.provider = Some(provider);
         self.window = Arc::default();
         self.counter = Arc::default();
@@ -184,7 +184,7 @@ impl AgentState {
 
     /// `/model NAME` chose profile `name` (`[models.NAME]`), whose settings
     /// are `settings`: its own API, server and window from the next turn.
-    pub fn switch_profile(
+    pub(crate) fn switch_profile(
         &mut self,
         name: &str,
         settings: crate::config::Settings,
@@ -202,7 +202,10 @@ impl AgentState {
     /// The settings the model is resolved with (its window, its counter):
     /// the configured ones — or the chosen profile's — naming the model the
     /// provider now uses.
-    pub fn model_settings(&self, settings: &crate::config::Settings) -> crate::config::Settings {
+    pub(crate) fn model_settings(
+        &self,
+        settings: &crate::config::Settings,
+    ) -> crate::config::Settings {
         let mut settings = match &self.profile {
             Some((_, profile)) => profile.clone(),
             None => settings.clone(),
@@ -243,13 +246,13 @@ impl AgentState {
         self.window.get().cloned()
     }
 
-    pub fn window_cell(&self) -> Arc<tokio::sync::OnceCell<ContextWindow>> {
+    pub(crate) fn window_cell(&self) -> Arc<tokio::sync::OnceCell<ContextWindow>> {
         self.window.clone()
     }
 
     /// Starts loading the model's token counter on a thread of its own,
     /// so the first turn finds it ready (start-up calls this).
-    pub fn warm_counter(&self, settings: &crate::config::Settings) {
+    pub(crate) fn warm_counter(&self, settings: &crate::config::Settings) {
         let cell = self.counter.clone();
         let settings = settings.clone();
         std::thread::spawn(move || {
@@ -262,7 +265,7 @@ impl AgentState {
     /// first prompt. The model and settings stay. Returns the old session's
     /// id; `None` from the outer option when a turn or a compaction holds
     /// the conversation.
-    pub fn start_over(&mut self) -> Option<Option<String>> {
+    pub(crate) fn start_over(&mut self) -> Option<Option<String>> {
         let old_session = {
             let conversation = self.conversation.try_lock().ok()?;
             conversation.session_id().map(str::to_owned)
@@ -306,7 +309,7 @@ fn short_tokens(tokens: u64) -> String {
 /// `AGENTS.md`/`CLAUDE.md` changes on disk), so F2 shows what the next
 /// turn sends. A running turn holds the conversation: it is left alone,
 /// and the next turn reads them anyway.
-pub fn refresh_instructions(workbench: &mut Workbench) {
+pub(crate) fn refresh_instructions(workbench: &mut Workbench) {
     let active = workbench
         .editors
         .active()
@@ -395,7 +398,7 @@ fn pane_messages(conversation: &Conversation) -> Vec<PaneEntry> {
 }
 
 /// Starts a turn for `prompt`, whose snapshot shows `scene`.
-pub fn start_turn(
+pub(crate) fn start_turn(
     workbench: &mut Workbench,
     prompt: String,
     scene: crate::workbench::snapshot::SceneRequest,

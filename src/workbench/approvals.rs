@@ -99,7 +99,7 @@ impl PendingApproval {
     }
 
     /// The asker gave up (its cell was interrupted or timed out).
-    pub fn is_abandoned(&self) -> bool {
+    pub(crate) fn is_abandoned(&self) -> bool {
         self.respond.is_closed()
     }
 }
@@ -184,7 +184,7 @@ impl ApprovalBroker {
 
     /// Called by the UI loop when the user switches modes. An "always"
     /// for writes given in one mode does not carry into another.
-    pub fn set_mode(&self, mode: ApprovalMode) {
+    pub(crate) fn set_mode(&self, mode: ApprovalMode) {
         if mode != self.mode.get() {
             self.always_writes.store(false, Ordering::Relaxed);
         }
@@ -220,7 +220,7 @@ impl ApprovalBroker {
     /// May this turn's cells call the model (`llm_query`)? Asked once a
     /// turn (`crate::subcalls` remembers the answer for the turn); the
     /// user's own running `%py` cell needs no question.
-    pub fn approve_subcalls(&self, what: &str) -> BoxFuture<'static, Approval> {
+    pub(crate) fn approve_subcalls(&self, what: &str) -> BoxFuture<'static, Approval> {
         let broker = self.clone();
         let what = what.to_owned();
         Box::pin(async move {

@@ -52,7 +52,7 @@ impl CellOwner {
     /// Model-written code is about to run in a kernel that acts through
     /// these approvals. From now on, for the rest of the session, no call
     /// counts as the user's own (see the module docs).
-    pub fn model_code_runs(&self) {
+    pub(crate) fn model_code_runs(&self) {
         crate::kernel::lock(&self.0).model_ran = true;
     }
 
@@ -103,7 +103,7 @@ impl CellOwner {
     /// model cell left could write while the user's cell runs: only a
     /// literal path counts as the user's, and only before any model code
     /// ran (a monkeypatched `fs.write` keeps the path and changes the text).
-    pub fn wrote_by_user(&self, path: &str) -> bool {
+    pub(crate) fn wrote_by_user(&self, path: &str) -> bool {
         self.users_untainted(|r| r.user_paths.iter().any(|p| p == path))
             .unwrap_or(false)
     }
@@ -112,7 +112,7 @@ impl CellOwner {
     /// name (`mcp.server.tool(…)`, as the code spells it), with no model
     /// code run before (a thread it left could call the same tool with
     /// other arguments)?
-    pub fn calls_tool_by_user(&self, server: &str, tool: &str) -> bool {
+    pub(crate) fn calls_tool_by_user(&self, server: &str, tool: &str) -> bool {
         self.users_untainted(|r| r.user_tools.iter().any(|(s, t)| s == server && t == tool))
             .unwrap_or(false)
     }
@@ -121,13 +121,13 @@ impl CellOwner {
     /// run before? Enough for `llm_query`, which only reaches the
     /// configured model within the turn's bounds; a command needs
     /// [`Self::typed_by_user`].
-    pub fn users_cell_runs(&self) -> bool {
+    pub(crate) fn users_cell_runs(&self) -> bool {
         self.users_untainted(|_| ()).is_some()
     }
 
     /// Is `command` one the user typed into the cell running now, with no
     /// model code run before?
-    pub fn typed_by_user(&self, command: &str) -> bool {
+    pub(crate) fn typed_by_user(&self, command: &str) -> bool {
         self.users_untainted(|r| r.user_literals.iter().any(|l| l == command))
             .unwrap_or(false)
     }
@@ -136,7 +136,7 @@ impl CellOwner {
 /// The cells an `rlm_query` loop runs, approved as the agent's are, but
 /// first marked as model code in `owner`: the nested kernel acts through
 /// the same approvals while the user's cell that called `rlm_query` runs.
-pub struct NestedCells {
+pub(crate) struct NestedCells {
     pub approval: std::sync::Arc<dyn crate::agent::turn::CellApproval>,
     pub owner: CellOwner,
 }

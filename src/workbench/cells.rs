@@ -110,7 +110,7 @@ pub(crate) fn rows_of(runtime: &RuntimeState) -> Vec<VariableRow> {
 pub(crate) const MAX_CELL_OUTPUT: usize = 256 * 1024;
 
 /// Is any cell still running (so Ctrl+C means "interrupt it")?
-pub fn any_running(workbench: &Workbench) -> bool {
+pub(crate) fn any_running(workbench: &Workbench) -> bool {
     workbench.transcript.iter().any(|m| {
         m.cell
             .as_ref()

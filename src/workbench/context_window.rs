@@ -15,7 +15,7 @@ use crate::workbench::submission::{self, Submission};
 /// The prompt with pinned search results in a delimited block the model
 /// can tell apart from what the user typed (what Enter sends). The block
 /// goes in full only while its message is the current one.
-pub fn pinned_prompt(prompt: String, pins: &[Pin]) -> String {
+pub(crate) fn pinned_prompt(prompt: String, pins: &[Pin]) -> String {
     with_pins(
         prompt,
         pins.iter().map(|p| (p.label.as_str(), p.text.as_str())),
@@ -83,7 +83,7 @@ pub fn refresh_gauge(workbench: &mut Workbench) {
 /// `/compact [focus]`: folds the older part of the conversation into a
 /// summary now (the model writes it, tools disabled; extractive if it
 /// cannot). The messages stay in `context`, search and the session.
-pub fn compact_command(workbench: &mut Workbench, focus: &str) {
+pub(crate) fn compact_command(workbench: &mut Workbench, focus: &str) {
     let (Some(provider), Some(events)) =
         (workbench.agent.provider(), workbench.agent.events.clone())
     else {

@@ -38,7 +38,7 @@ pub fn attach(workbench: &mut Workbench, service: crate::diagnostics::Diagnostic
 /// follow what the user typed, not only the disk) with the edited ranges
 /// when the document still knows them, `didClose` for closed tabs. Called
 /// after every editor change.
-pub fn sync_open_documents(workbench: &mut Workbench) {
+pub(crate) fn sync_open_documents(workbench: &mut Workbench) {
     let Some(service) = workbench.diagnostic_sources.client.clone() else {
         return;
     };

@@ -66,7 +66,7 @@ impl Editors {
         self.tabs.iter().filter_map(Document::recovery_due_at).min()
     }
 
-    pub fn index_of(&self, path: &Path) -> Option<usize> {
+    pub(crate) fn index_of(&self, path: &Path) -> Option<usize> {
         self.tabs.iter().position(|d| d.path() == path)
     }
 
@@ -129,7 +129,7 @@ pub(crate) fn publish_dirty(workbench: &Workbench) {
 
 /// The user chose to quit and lose unsaved edits: their recovery files go
 /// too, so the next start does not bring them back.
-pub fn discard_all_recoveries(workbench: &mut Workbench) {
+pub(crate) fn discard_all_recoveries(workbench: &mut Workbench) {
     for doc in &mut workbench.editors.tabs {
         doc.discard_recovery();
     }
@@ -154,7 +154,7 @@ pub fn recovery_tick(workbench: &mut Workbench) {
 }
 
 /// Before a clean exit (SIGTERM): everything unsaved goes to recovery.
-pub fn write_all_recoveries(workbench: &mut Workbench) {
+pub(crate) fn write_all_recoveries(workbench: &mut Workbench) {
     // Queued older texts land first, then the current ones over them.
     workbench.editors.recovery_writer.flush();
     let Some(dir) = &workbench.editors.recovery_dir else {
@@ -169,7 +169,7 @@ pub fn write_all_recoveries(workbench: &mut Workbench) {
 
 /// A file changed on disk (watcher or the kernel's `fs.write`): reload a
 /// clean buffer, flag a dirty one. Whether an open buffer changed.
-pub fn on_disk_change(workbench: &mut Workbench, path: &Path) -> bool {
+pub(crate) fn on_disk_change(workbench: &mut Workbench, path: &Path) -> bool {
     let Some(i) = workbench.editors.index_of(path) else {
         return false;
     };

@@ -105,7 +105,7 @@ pub fn status(count: MatchCount) -> String {
 
 /// What the find bar says while the count runs (or when no thread could
 /// count): where the match is, 1-based like the status bar.
-pub fn pending_status(current: TextRange, counting: bool) -> String {
+pub(crate) fn pending_status(current: TextRange, counting: bool) -> String {
     let line = current.start.0 + 1;
     if counting {
         format!("line {line}, counting…")

@@ -129,7 +129,7 @@ impl Workbench {
         &self.workspace_root
     }
 
-    pub fn workspace_name(&self) -> &String {
+    pub(crate) fn workspace_name(&self) -> &String {
         &self.workspace_name
     }
 
@@ -181,8 +181,8 @@ impl Workbench {
         &mut self.last_exec_id
     }
 
-    pub fn user_commands(&self) -> &Option<PathBuf> {
-        &self.user_commands
+    pub(crate) fn user_commands(&self) -> Option<&Path> {
+        self.user_commands.as_deref()
     }
 
     pub fn user_commands_mut(&mut self) -> &mut Option<PathBuf> {
@@ -207,7 +207,7 @@ impl Workbench {
     }
 
     /// Alt+Backspace: the newest pin goes.
-    pub fn unpin_last(&mut self) -> Option<Pin> {
+    pub(crate) fn unpin_last(&mut self) -> Option<Pin> {
         self.pins.pop()
     }
 
@@ -216,15 +216,15 @@ impl Workbench {
         std::mem::take(&mut self.pins)
     }
 
-    pub fn status_notice(&self) -> &Option<String> {
-        &self.status_notice
+    pub(crate) fn status_notice(&self) -> Option<&str> {
+        self.status_notice.as_deref()
     }
 
     pub fn snapshot(&self) -> &Option<SnapshotView> {
         &self.snapshot
     }
 
-    pub fn snapshot_mut(&mut self) -> &mut Option<SnapshotView> {
+    pub(crate) fn snapshot_mut(&mut self) -> &mut Option<SnapshotView> {
         &mut self.snapshot
     }
 
@@ -252,11 +252,11 @@ impl Workbench {
         &mut self.agent
     }
 
-    pub fn changes_mut(&mut self) -> &mut ChangeLog {
+    pub(crate) fn changes_mut(&mut self) -> &mut ChangeLog {
         &mut self.changes
     }
 
-    pub fn file_index(&self) -> &FileIndex {
+    pub(crate) fn file_index(&self) -> &FileIndex {
         &self.file_index
     }
 
@@ -276,7 +276,7 @@ impl Workbench {
 
     /// A path as the user reads it: relative to the workspace when inside
     /// it, stripped of control characters.
-    pub fn display_path(&self, path: &Path) -> String {
+    pub(crate) fn display_path(&self, path: &Path) -> String {
         let shown = path.strip_prefix(&self.workspace_root).unwrap_or(path);
         crate::sanitize::for_display(&shown.to_string_lossy()).into_owned()
     }

@@ -122,12 +122,12 @@ impl PromptHistory {
 
     /// Whether ↑ has put an earlier entry in the composer (and the user has
     /// not changed it since).
-    pub fn recalling(&self) -> bool {
+    pub(crate) fn recalling(&self) -> bool {
         self.at.is_some()
     }
 
     /// The user changed the recalled text: it is theirs now.
-    pub fn stop_recalling(&mut self) {
+    pub(crate) fn stop_recalling(&mut self) {
         self.at = None;
     }
 }

@@ -11,7 +11,7 @@
 /// (`shell.run("git status")`, `shell.run(cmd='ls')`): a literal assigned
 /// or printed elsewhere in the cell is not a command the user ran, and
 /// must not let a model's thread run it unasked.
-pub fn shell_run_literals(code: &str) -> Vec<String> {
+pub(crate) fn shell_run_literals(code: &str) -> Vec<String> {
     literals_passed_to(
         code,
         &["shell.run(", "shell.run(cmd=", "shell.run(command="],
@@ -20,7 +20,7 @@ pub fn shell_run_literals(code: &str) -> Vec<String> {
 
 /// The constant paths passed straight to `fs.write` or `fs.edit` in
 /// `code` (`fs.write("notes.md", text)`): writes the user typed.
-pub fn fs_write_paths(code: &str) -> Vec<String> {
+pub(crate) fn fs_write_paths(code: &str) -> Vec<String> {
     literals_passed_to(
         code,
         &["fs.write(", "fs.write(path=", "fs.edit(", "fs.edit(path="],
@@ -100,7 +100,7 @@ fn scan(chars: &[char]) -> Scanned {
 /// `mcp.server.tool(` written out in the code itself — not in a string or
 /// a comment, not reached through a variable — so a tool the user's cell
 /// names is theirs to call, and any other is asked about.
-pub fn mcp_tool_calls(code: &str) -> Vec<(String, String)> {
+pub(crate) fn mcp_tool_calls(code: &str) -> Vec<(String, String)> {
     let chars: Vec<char> = code.chars().collect();
     let code = scan(&chars).code;
     let is_name = |c: &char| c.is_alphanumeric() || *c == '_';

@@ -26,7 +26,7 @@ impl RecoveryMirror {
 
     /// After a save, close or reload: forget buffers that are clean now,
     /// so an exit never resurrects saved text. Cheap (no text copies).
-    pub fn forget_clean(&self, tabs: &[Document]) {
+    pub(crate) fn forget_clean(&self, tabs: &[Document]) {
         if let Ok(mut guard) = self.0.lock() {
             guard.retain(|write| {
                 tabs.iter()
@@ -56,7 +56,7 @@ impl RecoveryMirror {
 
     /// Chains a panic hook that writes the mirror before the previous hook
     /// (which restores the terminal) runs.
-    pub fn install_panic_hook(&self) {
+    pub(crate) fn install_panic_hook(&self) {
         let mirror = self.clone();
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {

@@ -70,7 +70,7 @@ impl SafetyView {
 
     /// Full mode, or a kernel that should be confined but is not: the
     /// status bar draws these in the warning colour.
-    pub fn is_warning(&self) -> bool {
+    pub(crate) fn is_warning(&self) -> bool {
         self.mode == ApprovalMode::Full || !self.confined
     }
 }
@@ -136,7 +136,7 @@ impl KernelLauncher {
     }
 
     /// Gives every kernel this launcher starts the `context` capability.
-    pub fn with_context(
+    pub(crate) fn with_context(
         mut self,
         context: SharedContext,
         snapshot: watch::Receiver<Option<PublishedSnapshot>>,
@@ -324,7 +324,7 @@ pub fn start(workbench: &mut Workbench, app: &AppEventSender, fs_links: Option<F
 /// What the sandbox stops and `full` allows, as the question says it: the
 /// rows of docs/sandbox.md's "What the sandbox guarantees" that hold only with
 /// the sandbox (the API key stays out in every mode).
-pub const FULL_TURNS_OFF: &str = "writing outside the workspace (your files, \
+pub(crate) const FULL_TURNS_OFF: &str = "writing outside the workspace (your files, \
     shell start-up files, .git hooks), using the network and unix sockets (tmux, \
     Docker), seeing your other processes and the host's /tmp, or using root's \
     capabilities";
@@ -332,7 +332,7 @@ pub const FULL_TURNS_OFF: &str = "writing outside the workspace (your files, \
 /// After a cell: a `.git/` (or another protected folder) that appeared
 /// while the kernel ran was writable to it — a mount needs an existing
 /// folder — so its hooks may have been planted. Said once per kernel.
-pub fn warn_if_protected_appeared(workbench: &mut Workbench) {
+pub(crate) fn warn_if_protected_appeared(workbench: &mut Workbench) {
     if workbench.safety.appeared_warned {
         return;
     }

@@ -28,7 +28,7 @@ macro_rules! builtins {
         }
 
         /// Every built-in command, in the palette's order.
-        pub const BUILTINS: &[BuiltinEntry] = &[$(BuiltinEntry {
+        pub(crate) const BUILTINS: &[BuiltinEntry] = &[$(BuiltinEntry {
             command: Builtin::$command,
             name: $name,
             args: $args,
@@ -55,7 +55,7 @@ builtins! {
 
 /// One row of [`BUILTINS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BuiltinEntry {
+pub(crate) struct BuiltinEntry {
     pub command: Builtin,
     pub name: &'static str,
     /// How its arguments are written (`[NAME]`), empty for none.
@@ -64,7 +64,7 @@ pub struct BuiltinEntry {
 }
 
 /// The built-in command called `name`, if there is one.
-pub fn builtin(name: &str) -> Option<Builtin> {
+pub(crate) fn builtin(name: &str) -> Option<Builtin> {
     BUILTINS
         .iter()
         .find(|entry| entry.name == name)
@@ -111,7 +111,7 @@ fn usage(name: &str, args: &str) -> String {
 }
 
 /// The commands the workbench itself answers, as the palette lists them.
-pub fn builtins() -> Vec<SlashCommand> {
+pub(crate) fn builtins() -> Vec<SlashCommand> {
     BUILTINS
         .iter()
         .map(|entry| SlashCommand {
@@ -125,7 +125,7 @@ pub fn builtins() -> Vec<SlashCommand> {
 
 /// The user's templates, next to the config file:
 /// `$XDG_CONFIG_HOME/hello-tui/commands` (`~/.config/hello-tui/commands`).
-pub fn user_commands_dir() -> Option<PathBuf> {
+pub(crate) fn user_commands_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "hello-tui")
         .map(|dirs| dirs.config_dir().join("commands"))
 }
@@ -149,7 +149,7 @@ fn workspace_dir(workspace: &Path) -> PathBuf {
 }
 
 /// The workspace's own templates (what trusting it would add).
-pub fn workspace_templates(workspace: &Path) -> Vec<PathBuf> {
+pub(crate) fn workspace_templates(workspace: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(workspace_dir(workspace)) else {
         return Vec::new();
     };
@@ -251,7 +251,7 @@ fn front_matter(text: &str) -> (&str, &str) {
 
 /// The prompt a custom command sends: its template (front matter left
 /// out), `$ARGUMENTS` replaced by `args`.
-pub fn expand(command: &SlashCommand, args: &str) -> std::io::Result<String> {
+pub(crate) fn expand(command: &SlashCommand, args: &str) -> std::io::Result<String> {
     let CommandKind::Template(path) = &command.kind else {
         return Err(std::io::Error::other("a built-in command has no template"));
     };

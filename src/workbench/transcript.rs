@@ -136,7 +136,7 @@ pub struct CellChange {
 
 impl CellChange {
     /// A change whose earlier text is not known.
-    pub fn earlier_unknown(path: PathBuf, shown: String) -> Self {
+    pub(crate) fn earlier_unknown(path: PathBuf, shown: String) -> Self {
         Self {
             path,
             shown,
@@ -221,7 +221,7 @@ impl Transcript {
     }
 
     /// The newest entry whose message satisfies `matches`, to change it.
-    pub fn edit_last_where(
+    pub(crate) fn edit_last_where(
         &mut self,
         matches: impl Fn(&PaneEntry) -> bool,
     ) -> Option<&mut PaneEntry> {

@@ -87,7 +87,7 @@ impl WriteReviewState {
         self.decided.len()
     }
 
-    pub fn hunk_count(&self) -> usize {
+    pub(crate) fn hunk_count(&self) -> usize {
         self.regions.len()
     }
 

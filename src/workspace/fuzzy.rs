@@ -231,7 +231,7 @@ impl FuzzyMatcher {
     }
 
     /// How many paths matched the last query (the picker's "42/100000").
-    pub fn matched_count(&self) -> usize {
+    pub(crate) fn matched_count(&self) -> usize {
         self.matched
     }
 

@@ -172,7 +172,7 @@ fn git_root(start: &Path) -> Option<&Path> {
 
 /// Files that mark a project's root, for a file outside git and outside the
 /// working directory.
-pub const ROOT_MARKERS: &[&str] = &[
+pub(crate) const ROOT_MARKERS: &[&str] = &[
     "package.json",
     "Cargo.toml",
     "pyproject.toml",

@@ -13,7 +13,7 @@ use crate::agent::tool_result::{self, cut_middle};
 use crate::tokens::ContextWindow;
 
 /// The instructions of the summary call.
-pub const COMPACT_SYSTEM: &str = "You maintain the running summary of a coding session between \
+pub(crate) const COMPACT_SYSTEM: &str = "You maintain the running summary of a coding session between \
      a user and an assistant that answers by running Python in a persistent kernel. Fold the \
      transcript below into the previous summary (if any). Keep: the user's goals and decisions, \
      facts learned about the code (file paths, function names, errors, values), what was changed \
@@ -162,7 +162,7 @@ pub fn extractive(
 
 /// The summary call: no tools, the previous summary and as much of the
 /// transcript of `from..to` as fits the window next to the answer.
-pub fn summary_request(
+pub(crate) fn summary_request(
     conversation: &Conversation,
     from: usize,
     to: usize,

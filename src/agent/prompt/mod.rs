@@ -94,12 +94,6 @@ impl Prompt {
         self.uncompacted > window.compact_threshold()
     }
 
-    /// How full the window is, 0–100 (can pass 100 when even the current
-    /// message alone does not fit).
-    pub fn percent(&self) -> usize {
-        (self.tokens * 100).checked_div(self.window).unwrap_or(0)
-    }
-
     /// `ctx 41% · 52k/128k`.
     pub fn gauge(&self) -> String {
         gauge(self.tokens, self.window)

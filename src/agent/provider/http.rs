@@ -129,7 +129,7 @@ impl Endpoint {
 
     /// GETs `url` and reads its JSON (the model list), with the same
     /// headers and error messages as a call; not retried.
-    pub async fn get_json(&self, url: Url) -> Result<Value, ProviderError> {
+    pub(crate) async fn get_json(&self, url: Url) -> Result<Value, ProviderError> {
         let request = self
             .client
             .get(url)
@@ -585,7 +585,7 @@ pub fn preview(text: &str) -> String {
 
 /// The model ids of a `GET …/models` answer: OpenAI's, Ollama's, vLLM's
 /// and Anthropic's all list `{"data": [{"id": …}, …]}`.
-pub fn model_ids(list: &Value) -> Result<Vec<String>, ProviderError> {
+pub(crate) fn model_ids(list: &Value) -> Result<Vec<String>, ProviderError> {
     let data = list
         .get("data")
         .and_then(Value::as_array)

@@ -18,7 +18,7 @@ const STRICT_PREFIXES: [&str; 7] = ["gsk_", "xai-", "hf_", "ghp_", "gho_", "gith
 /// Replaces every token that looks like a secret API key with [`REDACTED`].
 /// A token is a maximal run of `[A-Za-z0-9_-]`, so a prefix inside a longer
 /// word (`task-…`) never matches.
-pub fn redact_key_like(text: &str) -> String {
+pub(crate) fn redact_key_like(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut copied = 0;
@@ -69,7 +69,7 @@ static KNOWN: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new()
 const MIN_KNOWN_LEN: usize = 8;
 
 /// Remembers `secret` for [`redact_known`].
-pub fn remember_secret(secret: &str) {
+pub(crate) fn remember_secret(secret: &str) {
     if secret.len() < MIN_KNOWN_LEN {
         return;
     }
@@ -83,7 +83,7 @@ pub fn remember_secret(secret: &str) {
 
 /// Every remembered secret verbatim, then anything key-shaped: what session
 /// files and the log get.
-pub fn redact_known(text: &str) -> String {
+pub(crate) fn redact_known(text: &str) -> String {
     let known = KNOWN
         .read()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -98,7 +98,7 @@ pub fn redact_known(text: &str) -> String {
 
 /// Redacts a known secret verbatim (when we hold the key) and then anything
 /// key-shaped.
-pub fn redact_secret(text: &str, secret: Option<&str>) -> String {
+pub(crate) fn redact_secret(text: &str, secret: Option<&str>) -> String {
     let text = match secret {
         Some(secret) if secret.len() >= 8 => text.replace(secret, REDACTED),
         _ => text.to_owned(),

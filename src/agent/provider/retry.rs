@@ -7,7 +7,7 @@ use reqwest::header::HeaderMap;
 
 /// 408 (timeout), 409 (OpenAI: "try again"), 429 (rate limit) and every 5xx
 /// are transient; anything else will fail the same way again.
-pub fn is_retryable(status: StatusCode) -> bool {
+pub(crate) fn is_retryable(status: StatusCode) -> bool {
     matches!(status.as_u16(), 408 | 409 | 429) || status.is_server_error()
 }
 
@@ -26,7 +26,7 @@ pub fn backoff(retry: u32, initial: Duration, max: Duration, unit: f64) -> Durat
 
 /// How long the server asked us to wait: OpenAI's `retry-after-ms`, or
 /// `Retry-After` as delta-seconds or an HTTP date.
-pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let header = |name: &str| {
         headers
             .get(name)

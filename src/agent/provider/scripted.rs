@@ -91,7 +91,7 @@ fn default_delay_ms() -> u64 {
 }
 
 /// Said when the conversation goes past the end of the script.
-pub const SCRIPT_ENDED: &str = "(This is the scripted demo model and its script has ended. Configure a real model with --model and --base-url.)";
+pub(crate) const SCRIPT_ENDED: &str = "(This is the scripted demo model and its script has ended. Configure a real model with --model and --base-url.)";
 
 #[derive(Debug, Clone)]
 pub struct ScriptedProvider {
@@ -178,7 +178,7 @@ impl ScriptedProvider {
     }
 
     /// The events of the turn that answers `request`, without delays.
-    pub fn events_for(&self, request: &ChatRequest) -> Vec<ProviderEvent> {
+    pub(crate) fn events_for(&self, request: &ChatRequest) -> Vec<ProviderEvent> {
         let number = self.turn_number(&request.messages);
         let pieces = self.script.chunk_chars;
         let Some(turn) = self.script.turns.get(number) else {

@@ -24,7 +24,7 @@ pub enum SseError {
 
 /// The default line limit: far above any real chunk (a whole tool call's
 /// arguments rarely exceed a few hundred KiB) yet bounded.
-pub const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
 
 #[derive(Debug)]
 pub struct SseParser {
@@ -46,7 +46,7 @@ impl Default for SseParser {
 }
 
 impl SseParser {
-    pub fn with_max_line(max_line: usize) -> Self {
+    pub(crate) fn with_max_line(max_line: usize) -> Self {
         SseParser {
             line: Vec::new(),
             after_cr: false,

@@ -55,15 +55,6 @@ impl ProviderStream {
         self.events.recv().await
     }
 
-    /// Non-blocking poll for a UI loop that prefers to drain on each tick.
-    pub fn try_next(&mut self) -> Option<ProviderEvent> {
-        self.events.try_recv().ok()
-    }
-
-    pub fn cancel_handle(&self) -> CancelHandle {
-        self.cancel.clone()
-    }
-
     /// Stops the call now: the task is aborted, which drops the HTTP
     /// response and closes the connection; no further events arrive.
     pub fn cancel(&mut self) {

@@ -51,7 +51,7 @@ pub struct Thinking {
 
 impl Thinking {
     /// Signed or redacted: the server can check it, so it may go back.
-    pub fn is_verifiable(&self) -> bool {
+    pub(crate) fn is_verifiable(&self) -> bool {
         self.signature.is_some() || self.redacted.is_some()
     }
 }
@@ -63,7 +63,7 @@ pub const CUT_OFF_MARK: &str = "[answer cut off:";
 
 impl ChatMessage {
     /// An assistant answer that was cut short (see [`CUT_OFF_MARK`]).
-    pub fn is_cut_off(&self) -> bool {
+    pub(crate) fn is_cut_off(&self) -> bool {
         matches!(self, ChatMessage::Assistant { content: Some(text), .. } if text.contains(CUT_OFF_MARK))
     }
 
@@ -147,7 +147,7 @@ pub enum FinishReason {
 }
 
 impl FinishReason {
-    pub fn from_wire(text: &str) -> Self {
+    pub(crate) fn from_wire(text: &str) -> Self {
         match text {
             // `end_turn`, `stop_sequence`: Anthropic's names.
             "stop" | "eos" | "end_turn" | "stop_sequence" => FinishReason::Stop,

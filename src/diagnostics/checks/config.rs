@@ -103,16 +103,16 @@ impl CheckCommand {
         Duration::from_secs(self.timeout_secs)
     }
 
-    pub fn applies_to(&self, language_id: &str) -> bool {
+    pub(crate) fn applies_to(&self, language_id: &str) -> bool {
         self.language_ids.iter().any(|l| l == language_id)
     }
 
     /// Whether each run covers one file (`{file}` in args) or the project.
-    pub fn per_file(&self) -> bool {
+    pub(crate) fn per_file(&self) -> bool {
         self.args.iter().any(|a| a.contains("{file}"))
     }
 
-    pub fn args_for(&self, file: &Path) -> Vec<String> {
+    pub(crate) fn args_for(&self, file: &Path) -> Vec<String> {
         let file = file.to_string_lossy();
         self.args
             .iter()
@@ -121,7 +121,7 @@ impl CheckCommand {
     }
 
     /// Where to run for `file`: nearest ancestor holding a root marker, else `root`.
-    pub fn cwd_for(&self, file: &Path, root: &Path) -> PathBuf {
+    pub(crate) fn cwd_for(&self, file: &Path, root: &Path) -> PathBuf {
         file.ancestors()
             .skip(1)
             .find(|dir| self.root_markers.iter().any(|m| dir.join(m).exists()))

@@ -96,7 +96,7 @@ impl RegexMatcher {
     /// gcc and clang: `file:line:col: error: message [-Wflag]`. gcc counts
     /// "display" columns by default; chars is exact for text without tabs or
     /// wide characters before the error.
-    pub fn gcc() -> RegexMatcher {
+    pub(crate) fn gcc() -> RegexMatcher {
         Self::builtin(
             r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)? (?P<severity>fatal error|error|warning|note): (?P<message>.*?)(?: \[(?P<code>-W[^\]]+)\])?$",
             Severity::Error,
@@ -122,7 +122,7 @@ impl RegexMatcher {
         }
     }
 
-    pub fn parse_line(&self, line: &str) -> Option<RawProblem> {
+    pub(crate) fn parse_line(&self, line: &str) -> Option<RawProblem> {
         let line = line.trim_end_matches('\r');
         let caps = self.regex.captures(line)?;
         let number = |name: &str| {

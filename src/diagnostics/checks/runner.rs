@@ -15,7 +15,7 @@ use crate::sandbox::Confinement;
 const MAX_OUTPUT: usize = 16 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
-pub struct Invocation {
+pub(crate) struct Invocation {
     pub program: String,
     pub args: Vec<String>,
     pub cwd: PathBuf,
@@ -26,7 +26,7 @@ pub struct Invocation {
 }
 
 #[derive(Debug)]
-pub enum RunResult {
+pub(crate) enum RunResult {
     Finished {
         exit_code: Option<i32>,
         /// stdout then stderr; matchers look at both.

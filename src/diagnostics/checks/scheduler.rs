@@ -22,7 +22,7 @@ use crate::sandbox::Confinement;
 /// One command over one file (per-file commands) or over the project.
 type RunKey = (usize, Option<PathBuf>);
 
-pub struct RunDone {
+pub(crate) struct RunDone {
     key: RunKey,
     run_id: u64,
     cwd: PathBuf,
@@ -34,7 +34,7 @@ struct Running {
     handle: JoinHandle<()>,
 }
 
-pub struct CheckScheduler {
+pub(crate) struct CheckScheduler {
     /// Every check command starts under this (see `runner::Invocation`).
     confinement: Confinement,
     checks: Vec<(CheckCommand, Result<ProblemMatcher, String>)>,
@@ -51,7 +51,7 @@ pub struct CheckScheduler {
 
 /// Why a run is requested: saves only run commands with `on_save`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trigger {
+pub(crate) enum Trigger {
     Save,
     Manual,
 }
@@ -98,12 +98,12 @@ impl CheckScheduler {
 
     /// The workspace's trust changed: later runs look for their programs
     /// under the new one.
-    pub fn set_trusted(&mut self, trusted: bool) {
+    pub(crate) fn set_trusted(&mut self, trusted: bool) {
         self.trusted = trusted;
     }
 
     /// Starts every check that applies to `language_id` for `path`.
-    pub fn run_for(&mut self, path: &Path, language_id: &str, trigger: Trigger) {
+    pub(crate) fn run_for(&mut self, path: &Path, language_id: &str, trigger: Trigger) {
         let applicable = self.checks.iter().any(|(c, _)| c.applies_to(language_id));
         if !applicable && trigger == Trigger::Manual {
             self.notice(format!("no check command configured for {language_id}"));

@@ -70,13 +70,13 @@ impl ServerConfig {
     }
 
     /// The role this server fills: its configured role, else its name.
-    pub fn role_key(&self) -> String {
+    pub(crate) fn role_key(&self) -> String {
         self.role.clone().unwrap_or_else(|| self.name())
     }
 
     /// Whether the server applies to a TypeScript of this major version
     /// (`None`: none found). A server without bounds applies to any.
-    pub fn fits_typescript(&self, major: Option<u32>) -> bool {
+    pub(crate) fn fits_typescript(&self, major: Option<u32>) -> bool {
         if self.min_typescript.is_none() && self.max_typescript.is_none() {
             return true;
         }

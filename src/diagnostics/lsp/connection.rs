@@ -89,7 +89,7 @@ impl Connection {
         })
     }
 
-    pub fn did_open(&self, path: &Path, language_id: &str, version: i32, text: &str) {
+    pub(crate) fn did_open(&self, path: &Path, language_id: &str, version: i32, text: &str) {
         self.notify(
             "textDocument/didOpen",
             json!({"textDocument": {
@@ -100,7 +100,7 @@ impl Connection {
 
     /// The edits as ranges when the server takes them and they are known
     /// (a keystroke is a few bytes), else the whole text.
-    pub fn did_change(
+    pub(crate) fn did_change(
         &self,
         path: &Path,
         version: i32,
@@ -135,14 +135,14 @@ impl Connection {
         })
     }
 
-    pub fn did_save(&self, path: &Path) {
+    pub(crate) fn did_save(&self, path: &Path) {
         self.notify(
             "textDocument/didSave",
             json!({"textDocument": {"uri": path_to_uri(path)}}),
         );
     }
 
-    pub fn did_close(&self, path: &Path) {
+    pub(crate) fn did_close(&self, path: &Path) {
         self.notify(
             "textDocument/didClose",
             json!({"textDocument": {"uri": path_to_uri(path)}}),
@@ -172,7 +172,7 @@ impl Connection {
     }
 
     /// The exit status, if the process has already ended.
-    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+    pub(crate) fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
         self.child.try_wait().ok().flatten()
     }
 }

@@ -10,7 +10,7 @@ use ropey::Rope;
 use crate::diagnostics::model::{Diagnostic, Range, Related, Severity};
 use crate::diagnostics::position::{ColumnUnit, to_position};
 
-pub fn convert(
+pub(crate) fn convert(
     path: &Path,
     text: &Rope,
     encoding: ColumnUnit,

@@ -10,7 +10,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWr
 /// Longest header line we keep; longer junk lines are discarded in pieces.
 const MAX_HEADER_LINE: usize = 8 * 1024;
 /// Largest message body we accept (rust-analyzer's biggest replies are far below).
-pub const MAX_BODY: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 64 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FramingError {
@@ -115,7 +115,7 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
 }
 
 /// Writes one framed message and flushes it.
-pub async fn write_message<W: AsyncWrite + Unpin>(
+pub(crate) async fn write_message<W: AsyncWrite + Unpin>(
     writer: &mut W,
     body: &[u8],
 ) -> std::io::Result<()> {

@@ -14,7 +14,7 @@ use std::time::Duration;
 pub use supervisor::PACED_ABOVE_BYTES;
 
 #[derive(Debug, thiserror::Error)]
-pub enum LspError {
+pub(crate) enum LspError {
     #[error("could not start `{command}`: {source}")]
     Spawn {
         command: String,

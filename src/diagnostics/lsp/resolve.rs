@@ -30,7 +30,7 @@ pub struct Route {
 }
 
 /// The reason given for a server that only the untrusted workspace has.
-pub const UNTRUSTED: &str = "the workspace is not trusted (/trust)";
+pub(crate) const UNTRUSTED: &str = "the workspace is not trusted (/trust)";
 
 /// The servers for a file of `language_id` at `path` in the workspace at
 /// `root`: the first usable one per role. `trusted`: programs of the
@@ -149,7 +149,7 @@ impl Within<'_> {
 }
 
 /// rustup's per-project toolchain files.
-pub const TOOLCHAIN_FILES: [&str; 2] = ["rust-toolchain.toml", "rust-toolchain"];
+pub(crate) const TOOLCHAIN_FILES: [&str; 2] = ["rust-toolchain.toml", "rust-toolchain"];
 
 /// The program to run: from `node_modules/.bin` above the file (inside the
 /// workspace) when the server asks for it, else from PATH — outside the
@@ -188,7 +188,7 @@ pub struct TypeScript {
 /// in the nearest folder above that has one (Node's resolution, up to the
 /// workspace root), else the package behind the `tsc` on PATH (a global
 /// install).
-pub fn typescript_for(dir: &Within<'_>) -> Option<TypeScript> {
+pub(crate) fn typescript_for(dir: &Within<'_>) -> Option<TypeScript> {
     let local = dir
         .ancestors()
         .map(|d| d.join("node_modules/typescript/package.json"))

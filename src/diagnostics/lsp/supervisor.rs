@@ -24,7 +24,7 @@ use crate::editor::TextChange;
 use crate::sandbox::Confinement;
 
 #[derive(Debug)]
-pub enum DocCommand {
+pub(crate) enum DocCommand {
     Open {
         path: PathBuf,
         language_id: String,
@@ -91,7 +91,7 @@ impl DocCommand {
 /// of a burst (it is not pushed back by later ones), so steady typing still
 /// reaches the server at least every 100 ms. A save or a diagnostics pull
 /// flushes at once. Documents above `PACED_ABOVE_BYTES` are paced instead.
-pub const CHANGE_COALESCE: Duration = Duration::from_millis(100);
+pub(crate) const CHANGE_COALESCE: Duration = Duration::from_millis(100);
 
 /// Above this size a document's edits wait for a pause in typing
 /// (`PACED_QUIET`, at most `PACED_MAX_WAIT`) instead of `CHANGE_COALESCE`.
@@ -110,13 +110,13 @@ pub const PACED_ABOVE_BYTES: usize = 512 * 1024;
 /// big document the server's own analysis (seconds at 37 MB) dwarfs it, so
 /// waiting longer would only delay the answer. Fixed rather than scaled by
 /// size: it is about the person, not the text.
-pub const PACED_QUIET: Duration = Duration::from_millis(400);
+pub(crate) const PACED_QUIET: Duration = Duration::from_millis(400);
 
 /// The longest a big document's edits wait while typing goes on without a
 /// pause, counted from the first unsent edit: continuous typing still
 /// reaches the server every 2 s (not 10 times a second), so its answers are
 /// never more than a couple of seconds plus one analysis behind.
-pub const PACED_MAX_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const PACED_MAX_WAIT: Duration = Duration::from_secs(2);
 
 /// How many texts recently sent to the server are kept per document, to
 /// convert a publish about one of them. Rope clones share all unedited
@@ -258,7 +258,7 @@ struct Pulled {
     result: Result<Value, LspError>,
 }
 
-pub struct Supervisor {
+pub(crate) struct Supervisor {
     config: ServerConfig,
     name: String,
     root: PathBuf,

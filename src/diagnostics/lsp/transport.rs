@@ -16,7 +16,7 @@ use super::framing::{read_message, write_message};
 
 /// What the reader passes up besides responses.
 #[derive(Debug)]
-pub enum Incoming {
+pub(crate) enum Incoming {
     /// A server notification (or a server request we answered and that the
     /// client should also act on, like `workspace/diagnostic/refresh`).
     Notification { method: String, params: Value },
@@ -27,7 +27,7 @@ pub enum Incoming {
 type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Value, LspError>>>>>;
 
 #[derive(Clone)]
-pub struct RpcHandle {
+pub(crate) struct RpcHandle {
     name: Arc<str>,
     outgoing: mpsc::UnboundedSender<Vec<u8>>,
     pending: Pending,
@@ -35,7 +35,7 @@ pub struct RpcHandle {
 }
 
 impl RpcHandle {
-    pub fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
+    pub(crate) fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
         self.send(&message(None, method, params))
     }
 
@@ -106,7 +106,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// When it fails, that is the reason users need ("Could not find a valid
 /// TypeScript installation"), not only our "exit status 1".
 #[derive(Clone, Default)]
-pub struct LastWords(Arc<Mutex<Option<String>>>);
+pub(crate) struct LastWords(Arc<Mutex<Option<String>>>);
 
 impl LastWords {
     pub fn set(&self, text: &str) {
@@ -123,7 +123,7 @@ impl LastWords {
 
 /// Starts the reader, writer and stderr tasks on the given pipes.
 /// `settings` answers the server's `workspace/configuration` requests.
-pub fn spawn_tasks(
+pub(crate) fn spawn_tasks(
     name: &str,
     stdout: impl AsyncRead + Unpin + Send + 'static,
     stdin: impl AsyncWrite + Unpin + Send + 'static,

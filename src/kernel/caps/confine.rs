@@ -11,7 +11,7 @@ use crate::kernel::CapabilityError;
 /// (they stay inside), but a write must not: what the user is shown, and
 /// what a literal path in their own cell names, would not be what is
 /// written.
-pub fn leads_through_link(root: &Path, user_path: &str) -> bool {
+pub(crate) fn leads_through_link(root: &Path, user_path: &str) -> bool {
     let lexical = lexical(root, user_path);
     let Ok(inside) = lexical.strip_prefix(root) else {
         return false;

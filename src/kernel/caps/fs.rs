@@ -99,7 +99,7 @@ impl FsCapability {
     }
 
     /// Show every write to `review` first, and write what it lets through.
-    pub fn with_review(self, review: Arc<dyn WriteReview>) -> Self {
+    pub(crate) fn with_review(self, review: Arc<dyn WriteReview>) -> Self {
         self.rebuild(|inner| inner.review = Some(review))
     }
 

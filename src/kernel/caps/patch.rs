@@ -9,7 +9,7 @@
 
 /// One file's part of a patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilePatch {
+pub(crate) struct FilePatch {
     /// Workspace-relative path (the `+++` side, `b/` removed).
     pub path: String,
     /// `--- /dev/null`: the patch creates the file.
@@ -27,7 +27,7 @@ struct Hunk {
 
 /// Why a patch cannot be applied, for the model to fix it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PatchError {
+pub(crate) enum PatchError {
     #[error("no file header (--- a/PATH / +++ b/PATH) before line {0}")]
     NoHeader(usize),
     #[error("the patch has no hunks")]

@@ -20,7 +20,7 @@ use rustix::io::Errno;
 
 /// Why a write was refused or failed.
 #[derive(Debug, thiserror::Error)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     /// A symlink on the way, or a path leading out of the root.
     #[error("the path leads through a symlink or out of the workspace")]
     Steered,
@@ -45,7 +45,7 @@ impl From<Errno> for WriteError {
 /// Replaces the file at `relative` (beneath `root`, creating missing
 /// folders) with `bytes`, atomically: readers see the old file or the new
 /// one, never half of it.
-pub fn write_beneath(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+pub(crate) fn write_beneath(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let (dir, file) = parent_beneath(root, relative, Walk::Write)?;
     let temp = format!(
         ".{}.{:016x}.hello-tui-tmp",
@@ -85,7 +85,7 @@ pub fn write_beneath(root: &Path, relative: &Path, bytes: &[u8]) -> Result<(), W
 /// Removes the file at `relative` beneath `root`: no folder on the way may
 /// be a link (a cell may have swapped one in), and a link at the end is
 /// removed itself, never what it points to.
-pub fn remove_beneath(root: &Path, relative: &Path) -> Result<(), WriteError> {
+pub(crate) fn remove_beneath(root: &Path, relative: &Path) -> Result<(), WriteError> {
     let (dir, file) = parent_beneath(root, relative, Walk::Remove)?;
     rustix::fs::unlinkat(&dir, file, rustix::fs::AtFlags::empty())?;
     Ok(())
@@ -106,7 +106,7 @@ pub enum Found {
 /// link followed on the way or at the end, so a cell that swaps a folder
 /// for a link between the check and the read cannot make the workbench
 /// read outside the workspace. At most `max` bytes.
-pub fn read_beneath(root: &Path, relative: &Path, max: u64) -> Result<Found, WriteError> {
+pub(crate) fn read_beneath(root: &Path, relative: &Path, max: u64) -> Result<Found, WriteError> {
     let (dir, file) = parent_beneath(root, relative, Walk::Read)?;
     let fd = rustix::fs::openat2(
         &dir,

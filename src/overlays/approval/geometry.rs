@@ -20,7 +20,7 @@ const CHROME_ROWS: u16 = 6;
 const MAX_WIDTH: u16 = 100;
 
 /// Where things are, shared by drawing and mouse hit-testing.
-pub struct Geometry {
+pub(crate) struct Geometry {
     pub area: Rect,
     pub code: Rect,
     /// Under the code: which rows show, and the text's length.
@@ -34,7 +34,7 @@ pub struct Geometry {
 
 impl Geometry {
     /// The last scroll offset: the text's end at the bottom of the area.
-    pub fn max_scroll(&self) -> usize {
+    pub(crate) fn max_scroll(&self) -> usize {
         self.rows.saturating_sub(usize::from(self.code.height))
     }
 
@@ -44,7 +44,7 @@ impl Geometry {
     }
 
     /// With the text scrolled by `scroll`, its last row is on screen.
-    pub fn shows_end(&self, scroll: usize) -> bool {
+    pub(crate) fn shows_end(&self, scroll: usize) -> bool {
         self.code.height > 0 && scroll >= self.max_scroll()
     }
 }
@@ -104,7 +104,7 @@ pub fn language(subject: &ApprovalSubject) -> &'static str {
 
 /// The question's text as drawn at `width`: control characters shown
 /// (`␛`, `<U+202E>`), long lines broken, each row behind a gutter bar.
-pub fn code_lines(
+pub(crate) fn code_lines(
     subject: &ApprovalSubject,
     width: u16,
     theme: &Theme,
@@ -181,14 +181,19 @@ pub fn buttons(subject: &ApprovalSubject) -> Vec<(&'static str, &'static str, Ch
 }
 
 /// Each button's text as drawn: ` y Run once `.
-pub fn button_text(key: &str, label: &str) -> String {
+pub(crate) fn button_text(key: &str, label: &str) -> String {
     format!(" {key} {label} ")
 }
 
-pub const BUTTON_GAP: u16 = 2;
+pub(crate) const BUTTON_GAP: u16 = 2;
 
 /// The button under a click, if any.
-pub fn button_at(queue: &ApprovalQueue, screen: Rect, column: u16, row: u16) -> Option<Choice> {
+pub(crate) fn button_at(
+    queue: &ApprovalQueue,
+    screen: Rect,
+    column: u16,
+    row: u16,
+) -> Option<Choice> {
     let pending = queue.front()?;
     let g = geometry(pending, screen);
     if row != g.buttons_row {

@@ -34,11 +34,11 @@ use crate::workbench::write_review::{Progress, WriteReviewState};
 use geometry::{BUTTON_GAP, button_at, buttons, geometry};
 
 /// What a denial without a typed reason tells the code.
-pub const DEFAULT_DENIAL: &str = "the user denied it";
+pub(crate) const DEFAULT_DENIAL: &str = "the user denied it";
 
 /// A choice in the overlay (a key or a click).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Choice {
+pub(crate) enum Choice {
     Once,
     Always,
     Deny,

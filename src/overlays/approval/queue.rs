@@ -49,7 +49,7 @@ impl ApprovalQueue {
 
     /// The front request has been drawn (for a review, any of its hunks),
     /// so the approval layer takes the keys.
-    pub fn front_shown(&self) -> bool {
+    pub(crate) fn front_shown(&self) -> bool {
         self.front()
             .is_some_and(|p| self.shown.is_some_and(|(id, _)| id == p.id))
     }
@@ -72,7 +72,7 @@ impl ApprovalQueue {
     }
 
     /// Every row of the shown question has been on screen.
-    pub fn end_seen(&self) -> bool {
+    pub(crate) fn end_seen(&self) -> bool {
         self.end_seen && self.front_question().is_some_and(|q| self.shown == Some(q))
     }
 
@@ -91,7 +91,7 @@ impl ApprovalQueue {
 
     /// May a key decide the hunk on screen? The first hunk once drawn; a
     /// later one once it has been on screen for [`HUNK_SETTLE`].
-    pub fn hunk_ready(&self) -> bool {
+    pub(crate) fn hunk_ready(&self) -> bool {
         let Some(question) = self.front_question() else {
             return false;
         };
@@ -103,7 +103,7 @@ impl ApprovalQueue {
     }
 
     /// The front request and, for a hunk-by-hunk review, the hunk shown.
-    pub fn front_question(&self) -> Option<(u64, usize)> {
+    pub(crate) fn front_question(&self) -> Option<(u64, usize)> {
         self.front().map(|p| {
             let hunk = match &p.subject {
                 ApprovalSubject::Write(review) if review.per_hunk => review.current(),
@@ -118,7 +118,7 @@ impl ApprovalQueue {
     }
 
     /// Drops questions nobody waits for any more.
-    pub fn prune(&mut self) {
+    pub(crate) fn prune(&mut self) {
         let before = self.pending.len();
         self.pending.retain(|p| !p.is_abandoned());
         if self.pending.len() != before && self.pending.is_empty() {
@@ -127,7 +127,7 @@ impl ApprovalQueue {
     }
 
     /// Answers the front request.
-    pub fn answer_front(&mut self, decision: ApprovalDecision) -> bool {
+    pub(crate) fn answer_front(&mut self, decision: ApprovalDecision) -> bool {
         self.reason = None;
         self.scroll = 0;
         match self.pending.pop_front() {
@@ -140,7 +140,7 @@ impl ApprovalQueue {
     }
 
     /// Answers every waiting request the same way (switching to `auto`).
-    pub fn answer_all(&mut self, decision: ApprovalDecision) {
+    pub(crate) fn answer_all(&mut self, decision: ApprovalDecision) {
         self.reason = None;
         self.scroll = 0;
         for pending in self.pending.drain(..) {

@@ -49,7 +49,7 @@ impl SearchScope {
         }
     }
 
-    pub fn cycle(self, forward: bool) -> Self {
+    pub(crate) fn cycle(self, forward: bool) -> Self {
         let all = Self::ALL;
         let i = all.iter().position(|s| *s == self).unwrap_or(0);
         let n = all.len();

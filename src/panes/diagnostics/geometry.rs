@@ -5,14 +5,14 @@ use super::DiagnosticsPane;
 /// One line of the pane: a file's header (with the index of its first
 /// diagnostic), or a diagnostic (its index in `pane.rows`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PaneLine {
+pub(crate) enum PaneLine {
     File(usize),
     Diagnostic(usize),
 }
 
 /// The pane's lines, grouped by file (rows arrive sorted by file). Shared
 /// by drawing and by mouse clicks, so a click lands on what is drawn.
-pub fn pane_lines(pane: &DiagnosticsPane) -> Vec<PaneLine> {
+pub(crate) fn pane_lines(pane: &DiagnosticsPane) -> Vec<PaneLine> {
     let mut lines = Vec::with_capacity(pane.rows.len() + 8);
     let mut current_file: Option<&str> = None;
     for (i, d) in pane.rows.iter().enumerate() {
@@ -26,7 +26,7 @@ pub fn pane_lines(pane: &DiagnosticsPane) -> Vec<PaneLine> {
 }
 
 /// Columns before a diagnostic's message: ` ▲ 12:8 `.
-pub fn prefix_width(line: usize, column: usize) -> usize {
+pub(crate) fn prefix_width(line: usize, column: usize) -> usize {
     3 + format!("{line}:{column} ").chars().count()
 }
 
@@ -57,7 +57,12 @@ fn heights(pane: &DiagnosticsPane, lines: &[PaneLine], width: u16) -> Vec<usize>
 
 /// The first line shown: the list scrolls just enough to show all of the
 /// selection.
-pub fn first_visible(pane: &DiagnosticsPane, lines: &[PaneLine], width: u16, height: u16) -> usize {
+pub(crate) fn first_visible(
+    pane: &DiagnosticsPane,
+    lines: &[PaneLine],
+    width: u16,
+    height: u16,
+) -> usize {
     let selected = lines
         .iter()
         .position(|l| *l == PaneLine::Diagnostic(pane.cursor.selected))

@@ -15,7 +15,7 @@ use tui_textarea::{CursorMove, Input, TextArea};
 
 /// Characters a line keeps: far more than any query or reason, few enough
 /// that a pasted file never makes typing slow.
-pub const MAX_CHARS: usize = 4096;
+pub(crate) const MAX_CHARS: usize = 4096;
 
 /// `text`'s first line as a line may hold it: cleaned, tabs as spaces.
 fn clean_line(text: &str) -> String {
@@ -35,7 +35,7 @@ pub enum Edit {
 }
 
 impl Edit {
-    pub fn text_changed(self) -> bool {
+    pub(crate) fn text_changed(self) -> bool {
         self == Edit::Text
     }
 

@@ -45,7 +45,7 @@ const MAX_PER_CELL: usize = 200;
 
 impl CellWindow {
     /// A cell finished: news for a little while yet is still its.
-    pub fn cell_ended(&mut self, at: Instant) {
+    pub(crate) fn cell_ended(&mut self, at: Instant) {
         self.ended = Some(at);
         self.recorded = 0;
     }
@@ -57,7 +57,7 @@ impl CellWindow {
     }
 
     /// The user saved `path` from the editor.
-    pub fn saved_by_user(&mut self, path: &Path, at: Instant) {
+    pub(crate) fn saved_by_user(&mut self, path: &Path, at: Instant) {
         self.saved
             .retain(|_, when| at.duration_since(*when) < OWN_SAVE);
         self.saved.insert(path.to_owned(), at);

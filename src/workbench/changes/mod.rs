@@ -39,7 +39,7 @@ const MAX_LOG_BYTES: usize = 256 << 20;
 /// One file's change: what it held before the group's first write to it,
 /// and after its last.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileChange {
+pub(crate) struct FileChange {
     pub path: PathBuf,
     pub before: Prior,
     pub after: Vec<u8>,
@@ -74,14 +74,14 @@ impl FileChange {
 
 /// The changes one cause made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChangeGroup {
+pub(crate) struct ChangeGroup {
     /// "the agent's answer to “fix the tests”", "your cell".
     pub label: String,
     pub changes: Vec<FileChange>,
 }
 
 #[derive(Debug, Default)]
-pub struct ChangeLog {
+pub(crate) struct ChangeLog {
     done: Vec<ChangeGroup>,
     undone: Vec<ChangeGroup>,
     /// The label of the group the next write starts.
@@ -100,7 +100,7 @@ pub struct ChangeLog {
 impl ChangeLog {
     /// Something that may write starts (an agent's answer, a `%py` cell):
     /// its writes form a group of their own.
-    pub fn start_group(&mut self, label: impl Into<String>) {
+    pub(crate) fn start_group(&mut self, label: impl Into<String>) {
         self.next = Some(label.into());
     }
 
@@ -235,7 +235,7 @@ fn workspace_root(workbench: &Workbench) -> PathBuf {
 }
 
 /// The watcher saw `path` disappear (removed, or renamed away).
-pub fn on_removed(workbench: &mut Workbench, path: &Path) {
+pub(crate) fn on_removed(workbench: &mut Workbench, path: &Path) {
     workbench.changes.vanished.note(path);
 }
 
@@ -249,7 +249,7 @@ pub fn on_removed(workbench: &mut Workbench, path: &Path) {
 /// does not report hidden or ignored files, so their removal is never
 /// seen). Otherwise its earlier state counts as unknown, and `/undo`
 /// leaves it.
-pub fn on_written(workbench: &mut Workbench, written: &FsWritten) {
+pub(crate) fn on_written(workbench: &mut Workbench, written: &FsWritten) {
     if written.before == Prior::Absent && !seen_absent(workbench, &written.path) {
         let logged = FsWritten {
             before: Prior::Unrecorded,

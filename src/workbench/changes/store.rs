@@ -27,7 +27,7 @@ use crate::kernel::caps::Prior;
 const VERSION: u32 = 1;
 
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub(crate) enum StoreError {
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -106,7 +106,7 @@ enum SavedPrior {
 
 /// Where one session's log is saved.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChangeStore {
+pub(crate) struct ChangeStore {
     dir: PathBuf,
     /// `dir` below the workspace, checked for links before each use.
     relative: PathBuf,
@@ -117,7 +117,7 @@ pub struct ChangeStore {
 impl ChangeStore {
     /// The store of session `id` in `workspace` (`root` is the workspace as
     /// change paths spell it, i.e. canonical).
-    pub fn for_session(workspace: &Path, root: &Path, id: &str) -> Self {
+    pub(crate) fn for_session(workspace: &Path, root: &Path, id: &str) -> Self {
         Self {
             dir: crate::session::sessions_dir(workspace).join(format!("{id}.changes")),
             relative: Path::new(".hello-tui/sessions").join(format!("{id}.changes")),

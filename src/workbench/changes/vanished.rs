@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 const MAX_PATHS: usize = 100_000;
 
 #[derive(Debug, Default)]
-pub struct Vanished {
+pub(crate) struct Vanished {
     paths: HashSet<PathBuf>,
     overflowed: bool,
 }
@@ -27,7 +27,7 @@ impl Vanished {
     }
 
     /// Whether a file at `path` may have been removed this session.
-    pub fn may_have_been_there(&self, path: &Path) -> bool {
+    pub(crate) fn may_have_been_there(&self, path: &Path) -> bool {
         self.overflowed || self.paths.contains(path)
     }
 }

@@ -12,7 +12,7 @@ pub const DEFAULT_KEY_ENV: &str = "ANTHROPIC_API_KEY";
 pub const API_VERSION: &str = "2023-06-01";
 /// `max_tokens` (required by the Messages API) when neither the request
 /// nor `[model] reserve_output` names one.
-pub const DEFAULT_MAX_TOKENS: u32 = 8_192;
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 8_192;
 
 /// Everything the client needs besides the request itself. `Debug` is
 /// safe: [`ApiKey`] never prints the key.
@@ -60,7 +60,7 @@ impl AnthropicConfig {
     }
 
     /// `GET …/v1/models`, next to the Messages URL.
-    pub fn models_url(&self) -> Result<Url, ProviderError> {
+    pub(crate) fn models_url(&self) -> Result<Url, ProviderError> {
         sibling_url(&self.endpoint()?, "/messages", "models")
     }
 }

@@ -78,7 +78,7 @@ impl OpenAiConfig {
     }
 
     /// `GET …/models`, next to the Chat Completions URL (what `/model` lists).
-    pub fn models_url(&self) -> Result<Url, ProviderError> {
+    pub(crate) fn models_url(&self) -> Result<Url, ProviderError> {
         sibling_url(&self.endpoint()?, "/chat/completions", "models")
     }
 

@@ -117,12 +117,8 @@ pub struct StreamDecoder {
 }
 
 impl StreamDecoder {
-    /// `[DONE]` arrived: nothing after it matters.
-    pub fn is_done(&self) -> bool {
-        self.done
-    }
-
-    pub fn emitted_content(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn emitted_content(&self) -> bool {
         self.emitted_content
     }
 
@@ -171,7 +167,7 @@ impl StreamDecoder {
 
     /// The body ended. Ok with the final events if the turn completed
     /// (`[DONE]` or a finish reason seen), else the stream broke off.
-    pub fn on_end(&mut self) -> Result<Vec<ProviderEvent>, ProviderError> {
+    pub(crate) fn on_end(&mut self) -> Result<Vec<ProviderEvent>, ProviderError> {
         if self.done {
             return Ok(Vec::new());
         }

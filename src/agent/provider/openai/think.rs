@@ -12,7 +12,7 @@ const CLOSE: &str = "</think>";
 
 /// A piece of `content`, sorted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
+pub(crate) enum Piece {
     Reasoning(String),
     Answer(String),
 }
@@ -29,7 +29,7 @@ enum State {
 }
 
 #[derive(Debug, Default)]
-pub struct ThinkSplitter {
+pub(crate) struct ThinkSplitter {
     state: State,
     /// Text held back: it may be the start of a tag.
     held: String,
