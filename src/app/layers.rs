@@ -210,3 +210,19 @@ impl Layer {
         }
     }
 }
+
+/// Asked of the whole state: which keys it takes now (the layers decide).
+impl AppState {
+    /// Scopes for key lookup, innermost first (the layer stack's).
+    pub(crate) fn key_scopes(&self) -> Vec<Scope> {
+        scopes(self)
+    }
+
+    /// The scope whose hints the status bar shows.
+    pub(crate) fn active_scope(&self) -> Scope {
+        self.key_scopes()
+            .first()
+            .copied()
+            .unwrap_or_else(|| self.focus.scope())
+    }
+}

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::component::Around;
 use crate::config::Settings;
 use crate::editor::Highlighter;
-use crate::keymap::{PaneId, Scope};
+use crate::keymap::PaneId;
 use crate::overlays::Overlay;
 use crate::ui::markdown::PlainCode;
 use crate::workbench::{Question, Workbench};
@@ -95,19 +95,6 @@ impl AppState {
     /// The composer's text as it stands.
     pub fn draft(&self) -> String {
         self.conversation.composer.lines().join("\n")
-    }
-
-    /// Scopes for key lookup, innermost first (the layer stack's).
-    pub(crate) fn key_scopes(&self) -> Vec<Scope> {
-        super::layers::scopes(self)
-    }
-
-    /// The scope whose hints the status bar shows.
-    pub(crate) fn active_scope(&self) -> Scope {
-        self.key_scopes()
-            .first()
-            .copied()
-            .unwrap_or_else(|| self.focus.scope())
     }
 
     /// Uses the theme's syntax colours, re-using the loaded grammars (loading
