@@ -18,12 +18,22 @@ fn state() -> AppState {
     AppState::new("/work/demo".into(), Settings::defaults())
 }
 
-/// The conversation pane's composer: its rows at 120x40 (the pane's
-/// bottom three rows, inside the border).
+/// The conversation pane's composer box (its border included): from its
+/// titled top border to the pane's bottom.
 fn composer_area(lp: &Loop) -> Rect {
     let layout = hello_tui::screen::layout::compute(lp.state.screen(), lp.state.focus);
     let pane = layout.conversation.expect("the conversation is shown");
-    Rect::new(pane.x, pane.bottom().saturating_sub(3), pane.width, 3)
+    let buffer = lp.terminal.backend().buffer();
+    let top = (pane.top()..pane.bottom())
+        .rev()
+        .find(|&y| {
+            let row: String = (pane.left()..pane.right())
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect();
+            row.contains("Message")
+        })
+        .expect("the composer's title");
+    Rect::new(pane.x, top, pane.width, pane.bottom() - top)
 }
 
 /// The composer's cursor: its column from the composer's first text
@@ -170,4 +180,74 @@ fn the_one_line_inputs_cursor_keys_are_drawn() {
         assert!(lp.state.overlay().is_some(), "{what} is open");
         each_key_is_drawn(&mut lp, LINE_KEYS, what);
     }
+}
+
+/// The composer's rows as drawn (inside its border), trimmed.
+fn composer_text(lp: &Loop) -> Vec<String> {
+    let area = composer_area(lp);
+    let buffer = lp.terminal.backend().buffer();
+    (area.top() + 1..area.bottom() - 1)
+        .map(|y| {
+            (area.left() + 1..area.right() - 1)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// A sentence longer than the composer is wider wraps at word boundaries
+/// and grows the composer: every word stays on screen, and the cursor is
+/// after the last one.
+#[test]
+fn a_long_prompt_wraps_and_every_word_is_seen() {
+    let mut lp = Loop::new(state(), 80, 24);
+    lp.key(KeyCode::Char('1'), KeyModifiers::ALT);
+    let sentence = "please refactor the checkAuth function so that admins and owners both pass";
+    lp.type_text(sentence);
+    let rows = composer_text(&lp);
+    assert!(rows.len() >= 3, "the composer grew: {rows:?}");
+    assert_eq!(
+        rows.join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+        sentence,
+        "{rows:?}"
+    );
+    for row in &rows {
+        assert!(
+            !row.starts_with(' '),
+            "wrapped at a word boundary: {rows:?}"
+        );
+    }
+    insta::assert_snapshot!("composer_wraps_80x24", lp.screen());
+    // Home goes to the start of the line, which is on screen.
+    assert!(lp.key(KeyCode::Home, NONE));
+    assert_eq!(composer_cursor(&lp), (0, 0));
+}
+
+/// Twelve lines: the composer stops growing at eight rows and scrolls, the
+/// cursor's line always in view.
+#[test]
+fn a_tall_prompt_scrolls_inside_the_composer() {
+    let mut lp = Loop::new(state(), 120, 40);
+    lp.key(KeyCode::Char('1'), KeyModifiers::ALT);
+    for i in 1..=12 {
+        lp.type_text(&format!("line {i}"));
+        if i < 12 {
+            lp.key(KeyCode::Enter, KeyModifiers::SHIFT);
+        }
+    }
+    let rows = composer_text(&lp);
+    assert_eq!(rows.len(), 8, "{rows:?}");
+    assert_eq!(rows.last().map(String::as_str), Some("line 12"), "{rows:?}");
+    for _ in 0..11 {
+        lp.key(KeyCode::Up, NONE);
+    }
+    assert_eq!(
+        composer_text(&lp).first().map(String::as_str),
+        Some("line 1")
+    );
 }

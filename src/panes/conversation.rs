@@ -56,6 +56,9 @@ impl Default for ConversationState {
     fn default() -> Self {
         let mut composer = TextArea::default();
         composer.set_placeholder_text("Ask the agent…");
+        // Long lines wrap at word boundaries, as Codex and Claude Code do:
+        // the start of a sentence never scrolls out of sight.
+        composer.set_wrap_mode(tui_textarea::WrapMode::WordOrGlyph);
         Self {
             place: HistoryPlace::default(),
             flash: None,
@@ -86,10 +89,15 @@ impl ConversationState {
         (!name.starts_with('/') && !name.contains(char::is_whitespace)).then_some(name)
     }
 
+    /// Rows the composer's text takes in a pane `width` columns wide.
+    fn composer_rows(&self, width: u16) -> u16 {
+        screen::conversation::composer_rows(self.composer.lines(), width)
+    }
+
     /// The history's rows inside its border when the pane occupies `area`
     /// with `pins` pinned results listed.
     pub fn history_area(&self, pins: usize, area: Rect) -> Rect {
-        screen::conversation::history_area(self.composer.lines().len(), pins, area)
+        screen::conversation::history_area(self.composer_rows(area.width), pins, area)
     }
 
     /// Brings the palette up to date with the composer's text.
@@ -331,7 +339,7 @@ fn render(
     frame: &mut Frame,
 ) {
     let [history_area, pins_area, composer_area] =
-        screen::conversation::split(pane.composer.lines().len(), workbench.pins().len(), area);
+        screen::conversation::split(pane.composer_rows(area.width), workbench.pins().len(), area);
     render_pins(workbench, theme, pins_area, frame);
 
     let mut title = vec![Span::raw("Conversation")];

@@ -10,11 +10,30 @@ const MAX_COMPOSER_ROWS: u16 = 8;
 /// At most this many pinned results are listed above the composer.
 pub(crate) const MAX_PIN_ROWS: usize = 3;
 
+/// Rows the composer's text takes when wrapped inside the pane's border
+/// (`width` is the pane's), as the text area wraps it: at word boundaries,
+/// a word wider than the line broken, one more cell for a cursor at the
+/// end of a full row. Counting stops at [`MAX_COMPOSER_ROWS`]: a longer
+/// text scrolls inside the composer.
+pub fn composer_rows(lines: &[String], width: u16) -> u16 {
+    let inner = usize::from(width.saturating_sub(2)).max(1);
+    let mut rows = 0;
+    for line in lines {
+        // The cell after the last character is where a cursor at the end
+        // of the line is drawn: the text area wraps it like a character.
+        rows += super::wrap::wrap(&format!("{line} "), inner).len();
+        if rows >= usize::from(MAX_COMPOSER_ROWS) {
+            return MAX_COMPOSER_ROWS;
+        }
+    }
+    (rows as u16).max(1)
+}
+
 /// Splits the pane into the history (with its border), the pinned results
-/// and the composer, for a composer of `composer_lines` lines and `pins`
-/// pinned results.
-pub fn split(composer_lines: usize, pins: usize, area: Rect) -> [Rect; 3] {
-    let composer_rows = (composer_lines as u16).clamp(1, MAX_COMPOSER_ROWS) + 2;
+/// and the composer, for a composer whose text wraps to `composer_rows`
+/// rows ([`composer_rows`]) and `pins` pinned results.
+pub fn split(composer_rows: u16, pins: usize, area: Rect) -> [Rect; 3] {
+    let composer_rows = composer_rows.clamp(1, MAX_COMPOSER_ROWS) + 2;
     let pin_rows = if pins > MAX_PIN_ROWS {
         MAX_PIN_ROWS + 1
     } else {
@@ -29,7 +48,7 @@ pub fn split(composer_lines: usize, pins: usize, area: Rect) -> [Rect; 3] {
 }
 
 /// The history's rows inside its border when the pane occupies `area`.
-pub fn history_area(composer_lines: usize, pins: usize, area: Rect) -> Rect {
-    let [history, ..] = split(composer_lines, pins, area);
+pub fn history_area(composer_rows: u16, pins: usize, area: Rect) -> Rect {
+    let [history, ..] = split(composer_rows, pins, area);
     history.inner(Margin::new(1, 1))
 }
