@@ -14,6 +14,7 @@ use ratatui::layout::Rect;
 
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
+use crate::screen::layout::PaneLayout;
 use crate::theme::Theme;
 use crate::ui::markdown::CodeStyler;
 use crate::workbench::diagnostics::DiagnosticRow;
@@ -162,6 +163,8 @@ pub struct Around<'a> {
     pub overlay_open: bool,
     /// The whole terminal.
     pub screen: Rect,
+    /// Where each pane is on it.
+    pub layout: PaneLayout,
     /// The rows the variables and diagnostics panes list: the search pane
     /// searches what they show. (Empty while that pane itself handles an
     /// input: it reads its own rows from `self`.)

@@ -185,6 +185,11 @@ pub enum Action {
     CancelTurn,
     Suspend,
     Redraw,
+    /// The focused pane fills the screen, or the layout comes back.
+    ZoomPane,
+    /// The border between the conversation and the right side moves.
+    WidenConversation,
+    NarrowConversation,
     SendMessage,
     InsertNewline,
     ScrollUp,
@@ -315,6 +320,11 @@ impl Action {
             Action::CancelTurn => "Cancel the agent's turn (stops the model, interrupts its cell)",
             Action::Suspend => "Suspend to the shell (resume with fg)",
             Action::Redraw => "Redraw the screen",
+            Action::ZoomPane => "Zoom the focused pane to the whole screen, or back",
+            Action::WidenConversation => {
+                "Widen the conversation (or drag the border between the panes)"
+            }
+            Action::NarrowConversation => "Narrow the conversation",
             Action::SendMessage => "Send the message",
             Action::InsertNewline => "New line in the message",
             Action::ScrollUp => "Move up",
@@ -616,6 +626,9 @@ pub(crate) const BINDINGS: &[Binding] = &[
     bind(Scope::Global, KeyCode::Esc, NONE, Action::CancelTurn),
     bind(Scope::Global, Char('z'), CTRL, Action::Suspend),
     bind(Scope::Global, Char('l'), CTRL, Action::Redraw),
+    bind(Scope::Global, Char('z'), ALT, Action::ZoomPane),
+    bind(Scope::Global, Char('='), ALT, Action::WidenConversation),
+    bind(Scope::Global, Char('-'), ALT, Action::NarrowConversation),
     // Conversation: the composer takes every other key as text.
     hinted(
         Scope::Conversation,
@@ -1202,6 +1215,9 @@ mod tests {
             Action::CancelTurn,
             Action::Suspend,
             Action::Redraw,
+            Action::ZoomPane,
+            Action::WidenConversation,
+            Action::NarrowConversation,
             Action::SendMessage,
             Action::InsertNewline,
             Action::ScrollUp,

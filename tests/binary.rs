@@ -114,13 +114,18 @@ fn workbench_starts_shows_every_pane_and_quits_restoring_the_terminal() {
     for title in [
         "Conversation",
         "Message",
-        "No file",
         "Variables",
         "Diagnostics",
         "Ctrl+Q quit",
     ] {
         assert!(screen.contains(title), "missing {title}:\n{screen}");
     }
+    // No file is open: the file view gives its room to the conversation
+    // until the keyboard goes to it.
+    assert!(!screen.contains("No file"), "{screen}");
+    tmux.keys(&["M-2"]);
+    tmux.wait_for("No file");
+    tmux.keys(&["M-1"]);
     assert_eq!(tmux.flag("alternate_on"), "1");
     assert_eq!(tmux.flag("mouse_any_flag"), "1");
 
@@ -235,4 +240,61 @@ fn sessions_show_their_origin_and_continue_prefers_the_workbench() {
     let screen = tmux.wait_for(&format!("Resumed session {tui}"));
     assert!(screen.contains("the user's question"), "{screen}");
     tmux.keys(&["C-q"]);
+}
+
+/// Quitting with an unsent message keeps it, with the layout, for the next
+/// run in the same workspace, and in the user's data dir, not the
+/// workspace's (a repository cannot plant a "draft").
+#[test]
+fn the_draft_and_the_layout_survive_quitting() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    let state = dir.path().join("state");
+    let command = format!(
+        "export HELLO_TUI_STATE_DIR={state} HELLO_TUI_LOG_FILE={log} HELLO_TUI_CONFIG=/dev/null; {BIN} {ws}; {BIN} {ws}; sleep 30",
+        state = state.display(),
+        log = dir.path().join("log.txt").display(),
+        ws = workspace.display(),
+    );
+    let tmux = Tmux::start("draft", &command, 100, 30);
+    tmux.wait_for("Ask the agent");
+    tmux.keys(&["-l", "half a thought about auth"]);
+    tmux.keys(&["M-z"]);
+    let zoomed = tmux.wait_for("half a thought about auth");
+    assert!(!zoomed.contains("Variables"), "{zoomed}");
+    tmux.keys(&["C-q"]);
+    // The second run starts where the first left off.
+    let screen = tmux.wait_for("is back in the composer");
+    assert!(screen.contains("half a thought about auth"), "{screen}");
+    assert!(!screen.contains("Variables"), "still zoomed:\n{screen}");
+    assert!(
+        !workspace.join(".hello-tui").join("draft.md").exists(),
+        "nothing of it is kept in the workspace"
+    );
+    // Sent or cleared, it is forgotten at the next quit.
+    tmux.keys(&["C-u"]);
+    tmux.keys(&["M-z", "C-q"]);
+    let kept: Vec<_> = walk(&state);
+    assert!(
+        kept.iter().all(|p| !p.ends_with("draft.md")),
+        "an empty composer forgets the draft: {kept:?}"
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
 }

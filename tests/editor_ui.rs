@@ -158,10 +158,7 @@ fn publish_ruff(
 }
 
 fn file_view_rect(s: &AppState) -> Rect {
-    let screen = Rect::new(0, 0, s.size.width, s.size.height);
-    hello_tui::screen::layout::compute(screen, s.focus)
-        .file_view
-        .expect("file view visible")
+    s.layout().file_view.expect("file view visible")
 }
 
 #[test]
@@ -1431,10 +1428,7 @@ fn the_lines_an_answer_changed_are_marked_until_the_user_edits() {
     );
     assert_eq!(active_text(&s), after.trim_end());
     let terminal = draw(&mut s, 100, 20);
-    let pane = s.screen();
-    let file_view = hello_tui::screen::layout::compute(pane, s.focus)
-        .file_view
-        .unwrap();
+    let file_view = s.layout().file_view.unwrap();
     let shown = region(terminal.backend().buffer(), file_view);
     insta::assert_debug_snapshot!(shown);
     let marked: Vec<String> = (0..shown.area.height)

@@ -22,7 +22,6 @@ use hello_tui::workbench::write_review::WriteReviewState;
 use hello_tui::workbench::{KernelView, VariableRow};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::layout::Rect;
 use tokio::sync::oneshot;
 
 fn state() -> AppState {
@@ -767,7 +766,7 @@ fn variables_pane_styles_changed_markers() {
     let terminal = draw(&mut s, 120, 40);
     let buf = terminal.backend().buffer();
     // Keep only the variables pane in the styled snapshot.
-    let layout = hello_tui::screen::layout::compute(Rect::new(0, 0, 120, 40), PaneId::Variables);
+    let layout = s.layout();
     let area = layout.rect(PaneId::Variables).unwrap();
     let mut pane = ratatui::buffer::Buffer::empty(area);
     for y in area.top()..area.bottom() {

@@ -21,7 +21,7 @@ fn state() -> AppState {
 /// The conversation pane's composer box (its border included): from its
 /// titled top border to the pane's bottom.
 fn composer_area(lp: &Loop) -> Rect {
-    let layout = hello_tui::screen::layout::compute(lp.state.screen(), lp.state.focus);
+    let layout = lp.state.layout();
     let pane = layout.conversation.expect("the conversation is shown");
     let buffer = lp.terminal.backend().buffer();
     let top = (pane.top()..pane.bottom())
@@ -207,7 +207,7 @@ fn a_long_prompt_wraps_and_every_word_is_seen() {
     let sentence = "please refactor the checkAuth function so that admins and owners both pass";
     lp.type_text(sentence);
     let rows = composer_text(&lp);
-    assert!(rows.len() >= 3, "the composer grew: {rows:?}");
+    assert!(rows.len() >= 2, "the composer grew: {rows:?}");
     assert_eq!(
         rows.join(" ")
             .split_whitespace()
@@ -250,4 +250,73 @@ fn a_tall_prompt_scrolls_inside_the_composer() {
         composer_text(&lp).first().map(String::as_str),
         Some("line 1")
     );
+}
+
+/// The conversation pane's width on screen.
+fn conversation_width(lp: &Loop) -> u16 {
+    lp.state.layout().conversation.map_or(0, |r| r.width)
+}
+
+/// With no file open the conversation takes the file view's room; Alt+Z
+/// zooms the focused pane and back; Alt+= and Alt+- move the split; a
+/// drag of the border moves it to the pointer. Each is drawn at once.
+#[test]
+fn the_layout_follows_the_work_and_the_keys() {
+    let mut lp = Loop::new(state(), 120, 40);
+    assert!(!lp.screen().contains("No file"), "{}", lp.screen());
+    assert!(conversation_width(&lp) >= 78, "{}", lp.screen());
+    insta::assert_snapshot!("no_file_open_120x40", lp.screen());
+
+    assert!(lp.key(KeyCode::Char('z'), KeyModifiers::ALT));
+    let zoomed = lp.screen();
+    assert!(
+        !zoomed.contains("Variables") && !zoomed.contains("Diagnostics"),
+        "{zoomed}"
+    );
+    assert_eq!(conversation_width(&lp), 120);
+    assert!(lp.key(KeyCode::Char('z'), KeyModifiers::ALT));
+    assert!(lp.screen().contains("Variables"));
+
+    let before = conversation_width(&lp);
+    assert!(lp.key(KeyCode::Char('-'), KeyModifiers::ALT));
+    assert_eq!(conversation_width(&lp), before - 6, "5% of 120 columns");
+    assert!(lp.key(KeyCode::Char('='), KeyModifiers::ALT));
+    assert_eq!(conversation_width(&lp), before);
+
+    // Drag the border to column 60.
+    let border = lp.state.layout().conversation.unwrap().right() - 1;
+    let mouse = |kind, column| {
+        crossterm::event::Event::Mouse(crossterm::event::MouseEvent {
+            kind,
+            column,
+            row: 10,
+            modifiers: NONE,
+        })
+    };
+    use crossterm::event::{MouseButton, MouseEventKind};
+    for event in [
+        mouse(MouseEventKind::Down(MouseButton::Left), border),
+        mouse(MouseEventKind::Drag(MouseButton::Left), 70),
+        mouse(MouseEventKind::Drag(MouseButton::Left), 60),
+        mouse(MouseEventKind::Up(MouseButton::Left), 60),
+    ] {
+        lp.event(event);
+    }
+    assert_eq!(conversation_width(&lp), 60, "{}", lp.screen());
+    assert!(!lp.state.dragging_split);
+}
+
+/// With a file open, the split is the user's: the file view sits beside
+/// the conversation and Alt+= gives the conversation more.
+#[test]
+fn a_file_takes_its_room_back() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
+    let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
+    hello_tui::app::editors::open(&mut s, &dir.path().join("a.txt"), None);
+    let mut lp = Loop::new(s, 120, 40);
+    assert_eq!(conversation_width(&lp), 48);
+    assert!(lp.state.layout().file_view.is_some());
+    lp.key(KeyCode::Char('='), KeyModifiers::ALT);
+    assert_eq!(conversation_width(&lp), 54);
 }

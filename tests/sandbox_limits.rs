@@ -359,6 +359,8 @@ fn the_sessions_cgroup_goes_with_it() {
 
 /// `hello-tui sandbox --memory-limit-mb N` caps the command and all it
 /// starts together: a child past it is killed, not the machine filled.
+/// (Each child holds its memory a while, so the two overlap however fast
+/// the first one is.)
 #[test]
 fn the_sandbox_command_takes_a_memory_cap_for_all_it_starts() {
     if !available() || !root() || !controllers_mounted() {
@@ -366,7 +368,7 @@ fn the_sandbox_command_takes_a_memory_cap_for_all_it_starts() {
     }
     let fixture = Fixture::new();
     let grow = "import subprocess, sys\n\
-child = 'b = bytearray(80 << 20)\\nfor i in range(0, len(b), 4096): b[i] = 1'\n\
+child = 'import time\\nb = bytearray(80 << 20)\\nfor i in range(0, len(b), 4096): b[i] = 1\\ntime.sleep(2)'\n\
 runs = [subprocess.Popen([sys.executable, '-c', child]) for _ in range(2)]\n\
 print(sorted(run.wait() for run in runs))\n";
     let out = cli(

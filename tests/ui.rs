@@ -167,22 +167,20 @@ fn workbench_with_content_120x40() {
 #[test]
 fn every_pane_has_a_visible_title() {
     let mut s = state();
+    // With no file open the file view is shown once the keyboard is on it.
+    press(&mut s, KeyCode::Char('2'), KeyModifiers::ALT);
+    let focused_file_view = text_of(&draw(&mut s, 120, 40));
+    assert!(focused_file_view.contains("No file"), "{focused_file_view}");
+    assert!(
+        focused_file_view.contains("No file open."),
+        "{focused_file_view}"
+    );
+    press(&mut s, KeyCode::Char('1'), KeyModifiers::ALT);
     let text = text_of(&draw(&mut s, 120, 40));
-    for title in [
-        "Conversation",
-        "Message",
-        "No file",
-        "Variables",
-        "Diagnostics",
-    ] {
+    for title in ["Conversation", "Message", "Variables", "Diagnostics"] {
         assert!(text.contains(title), "missing {title}");
     }
-    for empty in [
-        "No messages yet.",
-        "No file open.",
-        "kernel not started",
-        "no diagnostics",
-    ] {
+    for empty in ["No messages yet.", "kernel not started", "no diagnostics"] {
         assert!(text.contains(empty), "missing empty state {empty}");
     }
     let status = text.lines().last().expect("status bar row").to_owned();
@@ -278,15 +276,19 @@ fn problems_read_whole_in_the_list_and_in_their_detail() {
     let text = text_of(&draw(&mut s, 80, 24));
     insta::assert_snapshot!("problems_wrapped_selection", text);
     // The selection is whole (wrapped), its source at its end.
-    for part in ["help: Remove", "unused import:", "`os`  ruff F401"] {
+    for part in [
+        "unused · help:",
+        "Remove unused",
+        "import: `os`  ruff",
+        "F401",
+    ] {
         assert!(text.contains(part), "{part}: {text}");
     }
     // The unselected second problem stays on one line, cut.
     assert!(!text.contains("Remove unused import: `sys`"), "{text}");
 
     // A click on the second problem's row, below the wrapped first one.
-    let layout =
-        hello_tui::screen::layout::compute(ratatui::layout::Rect::new(0, 0, 80, 24), s.focus);
+    let layout = s.layout();
     let pane = layout.rect(hello_tui::keymap::PaneId::Diagnostics).unwrap();
     let inner = (pane.width - 2, pane.height - 2);
     let rows =
@@ -408,8 +410,7 @@ fn hostile_diagnostics_are_drawn_sanitized() {
     press(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
     let terminal = draw(&mut s, 160, 40);
     assert_no_raw_controls(buffer_of(&terminal));
-    let layout =
-        hello_tui::screen::layout::compute(ratatui::layout::Rect::new(0, 0, 160, 40), s.focus);
+    let layout = s.layout();
     let pane = layout.rect(hello_tui::keymap::PaneId::Diagnostics).unwrap();
     let region = buffer_region(buffer_of(&terminal), pane);
     let text: String = (0..region.area.height)
@@ -543,8 +544,19 @@ fn help_overlay_lists_bindings() {
     press(&mut s, KeyCode::F(1), KeyModifiers::NONE);
     let text = text_of(&draw(&mut s, 120, 40));
     assert!(text.contains("Ctrl+Q"));
-    assert!(text.contains("Shift+Enter"));
+    assert!(text.contains("Alt+Z"), "{text}");
     insta::assert_snapshot!(text);
+    // The composer's keys are a few rows further down.
+    let mut below = String::new();
+    for _ in 0..12 {
+        press(&mut s, KeyCode::Down, KeyModifiers::NONE);
+        below = text_of(&draw(&mut s, 120, 40));
+        if below.contains("Shift+Enter") {
+            break;
+        }
+    }
+    assert!(below.contains("Shift+Enter"), "{below}");
+    press(&mut s, KeyCode::PageUp, KeyModifiers::NONE);
     // At 80 columns descriptions wrap in their column instead of ending
     // mid-word, and keys read as typed (`?`, `q`).
     let narrow = text_of(&draw(&mut s, 80, 24));
@@ -1169,10 +1181,7 @@ fn a_page_up_moves_by_the_rows_the_history_shows_keeping_one() {
         s.conversation.composer.insert_newline();
     }
     let rows_of = |s: &AppState, terminal: &Terminal<TestBackend>| -> Vec<String> {
-        let screen = ratatui::layout::Rect::new(0, 0, 80, 24);
-        let pane = hello_tui::screen::layout::compute(screen, s.focus)
-            .conversation
-            .expect("the conversation is shown");
+        let pane = s.layout().conversation.expect("the conversation is shown");
         let area = s.conversation.history_area(s.workbench.pins().len(), pane);
         let buffer = buffer_of(terminal);
         (area.top()..area.bottom())

@@ -17,8 +17,7 @@ use crate::ui::{FrameModel, history};
 /// between `update` and `render` that needs the theme (layout of styled
 /// text). Called by the loop before every draw.
 pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
-    let area = state.screen();
-    if let Some(rect) = screen::layout::compute(area, state.focus).conversation {
+    if let Some(rect) = state.layout().conversation {
         let inner = state
             .conversation
             .history_area(state.workbench.pins().len(), rect);
@@ -44,7 +43,7 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
 /// Draws one frame.
 pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut Frame) {
     let area = frame.area();
-    let layout = screen::layout::compute(area, state.focus);
+    let layout = state.layout();
     let view = crate::component::View {
         around: state.around(),
         model,
@@ -68,8 +67,7 @@ pub fn render(state: &AppState, model: &FrameModel, theme: &Theme, frame: &mut F
 /// (bounded work per frame; the loop asks for another frame while
 /// `needs_more_work`).
 fn prepare_file_view(state: &mut AppState) {
-    let screen = state.screen();
-    let Some(rect) = screen::layout::compute(screen, state.focus).rect(PaneId::FileView) else {
+    let Some(rect) = state.layout().rect(PaneId::FileView) else {
         return;
     };
     let area = screen::file_view::text_area(rect);

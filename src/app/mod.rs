@@ -11,6 +11,7 @@ pub(crate) mod effects;
 pub mod find_count;
 pub mod frame;
 pub(crate) mod layers;
+pub(crate) mod memory;
 pub mod safety;
 pub mod snapshot;
 pub(crate) mod start_over;

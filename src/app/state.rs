@@ -12,6 +12,7 @@ use crate::config::Settings;
 use crate::editor::Highlighter;
 use crate::keymap::PaneId;
 use crate::overlays::Overlay;
+use crate::screen::layout::{LayoutChoice, PaneLayout};
 use crate::ui::markdown::PlainCode;
 use crate::workbench::{Question, Workbench};
 
@@ -46,6 +47,11 @@ pub struct AppState {
     pub typing_through: bool,
     /// The terminal size the last frame was laid out for (mouse hit-testing).
     pub size: Size,
+    /// Zoom and the split, as the user left them (kept per workspace).
+    pub layout_choice: LayoutChoice,
+    /// A drag of the border between the conversation and the right side
+    /// is under way.
+    pub dragging_split: bool,
     pub should_quit: bool,
 }
 
@@ -66,6 +72,8 @@ impl AppState {
             question_shown: None,
             typing_through: false,
             size: Size::new(120, 40),
+            layout_choice: LayoutChoice::default(),
+            dragging_split: false,
             should_quit: false,
         }
     }
@@ -82,6 +90,7 @@ impl AppState {
             focus: self.focus,
             overlay_open: self.overlay().is_some(),
             screen: self.screen(),
+            layout: self.layout(),
             variables: &self.variables.rows,
             diagnostics: &self.diagnostics.rows,
             // Syntax colours would defeat NO_COLOR.
@@ -90,6 +99,16 @@ impl AppState {
                 _ => &PlainCode,
             },
         }
+    }
+
+    /// Where each pane is on the screen now.
+    pub fn layout(&self) -> PaneLayout {
+        crate::screen::layout::compute(
+            self.screen(),
+            self.focus,
+            self.layout_choice,
+            self.workbench.editors().active().is_some(),
+        )
     }
 
     /// The composer's text as it stands.

@@ -9,7 +9,6 @@ use super::effects::to_overlay;
 use super::state::AppState;
 use crate::keymap::{self, Action, PaneId};
 use crate::overlays::{Input, Overlay};
-use crate::screen::layout::{self, PaneLayout};
 use crate::workbench::Question;
 use crate::workbench::Workbench;
 use crate::workbench::event::AppEvent;
@@ -156,6 +155,9 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
             return Command::from_changed(crate::workbench::agent::cancel(&mut state.workbench));
         }
         Action::Redraw => return Command::FullRedraw,
+        Action::ZoomPane => state.layout_choice.zoomed = !state.layout_choice.zoomed,
+        Action::WidenConversation => state.layout_choice = state.layout_choice.moved(1),
+        Action::NarrowConversation => state.layout_choice = state.layout_choice.moved(-1),
         Action::ShowHelp => state.overlays.push(Overlay::Help(Default::default())),
         Action::ShowSnapshot => {
             state.overlays.push(Overlay::RequestPreview(
@@ -242,7 +244,16 @@ fn request_quit(state: &mut AppState) -> Command {
 /// Tab order skips panes the current layout hides, so focus never lands on
 /// something invisible.
 fn cycle_focus(state: &mut AppState, forward: bool) {
-    let layout = current_layout(state);
+    // Zoomed, Tab walks the panes the layout would show, each zoomed in turn.
+    let layout = crate::screen::layout::compute(
+        state.screen(),
+        state.focus,
+        crate::screen::layout::LayoutChoice {
+            zoomed: false,
+            ..state.layout_choice
+        },
+        state.workbench.editors().active().is_some(),
+    );
     let visible: Vec<PaneId> = PaneId::ALL
         .into_iter()
         .filter(|p| layout.rect(*p).is_some() || *p == state.focus)
@@ -256,14 +267,9 @@ fn cycle_focus(state: &mut AppState, forward: bool) {
     }];
 }
 
-fn current_layout(state: &AppState) -> PaneLayout {
-    let area = ratatui::layout::Rect::new(0, 0, state.size.width, state.size.height);
-    layout::compute(area, state.focus)
-}
-
 /// Rows in a page of the focused list, from the current layout.
 fn page(state: &AppState) -> isize {
-    let layout = current_layout(state);
+    let layout = state.layout();
     let rows = match (state.focus, layout.rect(state.focus)) {
         // The history's own rows (the composer and pins take the rest),
         // less one kept in view for context.
@@ -411,6 +417,44 @@ fn attach_pins(workbench: &mut Workbench, prompt: String) -> String {
     crate::workbench::context_window::pinned_prompt(prompt, &pins)
 }
 
+/// The border between the conversation and the panes on its right is
+/// dragged with the left button (either of its two columns): the split
+/// follows the pointer. `None`: the event is not about the border.
+fn drag_split(state: &mut AppState, mouse: MouseEvent) -> Option<Command> {
+    let layout = state.layout();
+    let conversation = layout.conversation?;
+    let has_right = PaneId::ALL
+        .into_iter()
+        .filter_map(|pane| layout.rect(pane))
+        .any(|rect| rect.x == conversation.right());
+    let on_border = has_right
+        && (conversation.right().saturating_sub(1)..=conversation.right()).contains(&mouse.column)
+        && (conversation.top()..conversation.bottom()).contains(&mouse.row);
+    match mouse.kind {
+        MouseEventKind::Down(MouseButton::Left) if on_border => {
+            state.dragging_split = true;
+            Some(Command::None)
+        }
+        MouseEventKind::Drag(MouseButton::Left) if state.dragging_split => {
+            let with_file = crate::screen::layout::shows_file(
+                state.focus,
+                state.workbench.editors().active().is_some(),
+            );
+            let moved = state
+                .layout_choice
+                .dragged_to(mouse.column, state.size.width, with_file);
+            let changed = moved != state.layout_choice;
+            state.layout_choice = moved;
+            Some(Command::from_changed(changed))
+        }
+        MouseEventKind::Up(MouseButton::Left) if state.dragging_split => {
+            state.dragging_split = false;
+            Some(Command::None)
+        }
+        _ => None,
+    }
+}
+
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     super::layers::top(state).mouse(state, mouse)
 }
@@ -418,7 +462,10 @@ fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
 /// The mouse over the panes (no approval or overlay on top): a click
 /// focuses (or acts on) the pane under it, the wheel scrolls it.
 pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
-    let layout = current_layout(state);
+    if let Some(command) = drag_split(state, mouse) {
+        return command;
+    }
+    let layout = state.layout();
     let Some(pane) = layout.pane_at(mouse.column, mouse.row) else {
         return Command::None;
     };
@@ -489,23 +536,28 @@ mod tests {
     #[test]
     fn tab_cycles_through_every_visible_pane() {
         let mut s = state();
-        let mut seen = vec![s.focus];
-        for _ in 0..4 {
-            key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
-            seen.push(s.focus);
-        }
-        assert_eq!(
-            seen,
-            vec![
-                PaneId::Conversation,
-                PaneId::FileView,
-                PaneId::Variables,
-                PaneId::Diagnostics,
-                PaneId::Conversation
-            ]
-        );
+        let cycle = |s: &mut AppState| {
+            let mut seen = vec![s.focus];
+            for _ in 0..3 {
+                key(s, KeyCode::Tab, KeyModifiers::NONE);
+                seen.push(s.focus);
+            }
+            seen
+        };
+        // No file open: the file view is not shown, so Tab passes it by.
+        let shown = vec![
+            PaneId::Conversation,
+            PaneId::Variables,
+            PaneId::Diagnostics,
+            PaneId::Conversation,
+        ];
+        assert_eq!(cycle(&mut s), shown);
         key(&mut s, KeyCode::BackTab, KeyModifiers::SHIFT);
         assert_eq!(s.focus, PaneId::Diagnostics);
+        // Zoomed, Tab still walks them (each shown zoomed in turn).
+        key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+        apply(&mut s, Action::ZoomPane);
+        assert_eq!(cycle(&mut s), shown);
     }
 
     #[test]
@@ -606,7 +658,7 @@ mod tests {
     fn mouse_click_focuses_and_wheel_scrolls_the_pane_under_it() {
         let mut s = state();
         handle_terminal_event(&mut s, Event::Resize(120, 40));
-        let layout = current_layout(&s);
+        let layout = s.layout();
         let diag = layout.rect(PaneId::Diagnostics).unwrap();
         let click = MouseEvent {
             kind: MouseEventKind::Down(MouseButton::Left),

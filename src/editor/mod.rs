@@ -54,7 +54,7 @@ mod journal;
 mod marks;
 mod moves;
 mod recovery;
-mod recovery_home;
+pub(crate) mod recovery_home;
 mod search;
 mod text;
 mod view;

@@ -171,7 +171,7 @@ impl Drop for RecoveryHome {
 }
 
 /// `name-0123456789abcdef`: readable, and unique per canonical path.
-fn workspace_key(workspace: &Path) -> String {
+pub(crate) fn workspace_key(workspace: &Path) -> String {
     let name: String = workspace
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -152,7 +152,7 @@ fn parse_position(input: &str) -> Option<(usize, usize)> {
 
 /// A one-line bar at the bottom of the file view (or the screen).
 fn render(around: Around<'_>, prompt: &Prompt, theme: &Theme, screen: Rect, buf: &mut Buffer) {
-    let layout = crate::screen::layout::compute(screen, around.focus);
+    let layout = around.layout;
     let pane = layout.file_view.unwrap_or(screen);
     let width = pane.width.saturating_sub(2).min(60);
     if width < 10 || pane.height < 3 {

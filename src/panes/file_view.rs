@@ -244,7 +244,7 @@ impl Editors {
     /// in the text a click places the cursor (Shift extends), a drag
     /// selects, the wheel scrolls.
     fn mouse(&mut self, mouse: MouseEvent, ctx: &mut Ctx<'_>) -> Outcome {
-        let layout = screen::layout::compute(ctx.around.screen, ctx.around.focus);
+        let layout = ctx.around.layout;
         let Some(pane) = layout.file_view else {
             return Outcome::Ignored;
         };

@@ -46,6 +46,8 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
     // Before any language server: a workspace never answered for is asked
     // about (over the recovery question, which waits for the answer).
     crate::app::trust::start(&mut state, crate::trust::TrustStore::from_env());
+    let memory = crate::workbench::memory::WorkspaceMemory::of(state.workbench.workspace_root());
+    crate::app::memory::restore(&mut state, &memory);
     let recovery = state
         .workbench
         .editors()
@@ -141,6 +143,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
             needs_draw |= apply(&mut guard, &mut state, Step::App(ev))?;
         }
     }
+    crate::app::memory::keep(&state, &memory);
     let session = crate::app::agent::session_at_exit(&mut state).await;
     // The alternate screen is left before the caller prints.
     drop(guard);

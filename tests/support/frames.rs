@@ -70,8 +70,13 @@ impl Loop {
         code: crossterm::event::KeyCode,
         modifiers: crossterm::event::KeyModifiers,
     ) -> bool {
-        let key = crossterm::event::KeyEvent::new(code, modifiers);
-        let command = handle_terminal_event(&mut self.state, Event::Key(key));
+        self.event(Event::Key(crossterm::event::KeyEvent::new(code, modifiers)))
+    }
+
+    /// Any terminal event (a mouse event, a paste) through `update`; a
+    /// frame when it asked for one. Whether it drew.
+    pub fn event(&mut self, event: Event) -> bool {
+        let command = handle_terminal_event(&mut self.state, event);
         let wants_frame = !matches!(command, hello_tui::app::update::Command::None);
         if wants_frame {
             self.draw();

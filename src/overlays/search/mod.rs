@@ -306,6 +306,7 @@ mod tests {
             focus: crate::keymap::PaneId::Conversation,
             overlay_open: true,
             screen: Rect::new(0, 0, 120, 40),
+            layout: crate::screen::layout::PaneLayout::default(),
             variables: &[],
             diagnostics: &[],
             code: &crate::ui::markdown::PlainCode,

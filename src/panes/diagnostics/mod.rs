@@ -77,7 +77,7 @@ impl Component for DiagnosticsPane {
             Input::Scroll(delta) => self.cursor.move_by(delta, self.rows.len()),
             // Like the Problems panel of an IDE: a click opens the spot.
             Input::Mouse(mouse) if mouse.kind == MouseEventKind::Down(MouseButton::Left) => {
-                let area = crate::screen::layout::compute(ctx.around.screen, ctx.around.focus);
+                let area = ctx.around.layout;
                 let Some(pane) = area.diagnostics else {
                     return Outcome::Ignored;
                 };
