@@ -231,7 +231,7 @@ fn reasoning_is_a_dimmed_collapsible_block_above_the_answer() {
             cache_write_tokens: 0,
         }),
     );
-    let terminal = draw(&mut s, 130, 16);
+    let terminal = draw(&mut s, 160, 16);
     let text = terminal.backend().to_string();
     assert!(text.contains("│ cache 11.9k read, 0 written"), "{text}");
     assert!(
@@ -1741,4 +1741,28 @@ async fn a_model_typed_on_the_command_line_wins_over_the_sessions() {
     pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     assert_eq!(posted(&configured), ["basic", "exec-model", "exec-model"]);
     assert_eq!(posted(&profile), ["local-model", "local-model"]);
+}
+
+/// The status bar names the model that answers (not the server), at
+/// 120 and at 80 columns, a long name shortened to its distinctive end.
+#[test]
+fn the_status_bar_names_the_model() {
+    use hello_tui::agent::provider::anthropic::AnthropicConfig;
+    for (model, shown) in [
+        ("claude-test", "│ claude-test │"),
+        ("qwen2.5-coder-32b-instruct-q4_k_m-gguf", "│ qwen2.5-cod"),
+    ] {
+        let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), Settings::defaults());
+        let config = AnthropicConfig::new(Some("http://127.0.0.1:9"), model, "K", &|_| None);
+        s.workbench.agent_mut().set_provider(Arc::new(
+            hello_tui::agent::provider::AnthropicProvider::new(config).unwrap(),
+        ));
+        for width in [120, 80] {
+            let terminal = draw(&mut s, width, 24);
+            let status = terminal.backend().to_string();
+            let status = status.lines().last().unwrap_or_default();
+            assert!(status.contains(shown), "{width}: {status}");
+            assert!(!status.contains("127.0.0.1"), "{status}");
+        }
+    }
 }

@@ -320,3 +320,22 @@ fn a_file_takes_its_room_back() {
     lp.key(KeyCode::Char('='), KeyModifiers::ALT);
     assert_eq!(conversation_width(&lp), 54);
 }
+
+/// Alt+C copies the last answer and the status bar says how much.
+#[test]
+fn alt_c_says_what_it_copied() {
+    let mut s = state();
+    s.workbench
+        .transcript_mut()
+        .push(hello_tui::workbench::transcript::PaneEntry::new(
+            hello_tui::workbench::transcript::Speaker::Assistant,
+            "first line\nsecond line\nthird",
+        ));
+    let mut lp = Loop::new(s, 120, 40);
+    assert!(lp.key(KeyCode::Char('c'), KeyModifiers::ALT));
+    let status = lp.screen().lines().last().unwrap_or_default().to_owned();
+    assert!(
+        status.contains("Copied 3 lines of the last answer."),
+        "{status}"
+    );
+}

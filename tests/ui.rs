@@ -619,6 +619,28 @@ fn search_overlay_empty_states() {
     insta::assert_snapshot!(text);
 }
 
+/// The files scope says on screen how to search inside files (`#text`),
+/// which nothing else mentions.
+#[test]
+fn the_files_scope_says_how_to_search_inside_files() {
+    let mut s = state();
+    s.workbench
+        .file_index_mut()
+        .apply(&hello_tui::workspace::IndexUpdate::Added(
+            "src/auth.ts".into(),
+        ));
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    // Tab walks the scopes; one of the four is the files scope.
+    for _ in 0..4 {
+        let text = text_of(&draw(&mut s, 100, 30));
+        if text.contains("#text to search inside the files") {
+            return;
+        }
+        press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    }
+    panic!("no hint:\n{}", text_of(&draw(&mut s, 100, 30)));
+}
+
 #[test]
 fn quit_confirmation_is_not_shown_without_unsaved_edits() {
     let mut s = state();

@@ -64,19 +64,28 @@ pub fn copy(state: &mut AppState) -> Command {
     } else {
         ""
     };
-    let chars = text.chars().count();
+    let size = size_of(&text);
     state.workbench.editors_mut().clipboard = text.clone();
     if text.len() > crate::tui::osc52::MAX_BYTES {
         state.workbench.set_status(format!(
-            "Copied {what} ({chars} characters) for pasting here; it is too long for the \
+            "Copied {size} of {what} for pasting here; it is too long for the \
              terminal's clipboard.{caution}"
         ));
         return Command::Redraw;
     }
     state
         .workbench
-        .set_status(format!("Copied {what} ({chars} characters).{caution}"));
+        .set_status(format!("Copied {size} of {what}.{caution}"));
     Command::Clipboard(text)
+}
+
+/// `3 lines`: how much the status bar says was copied (short, so the bar
+/// shows it whole beside the rest).
+fn size_of(text: &str) -> String {
+    match text.lines().count().max(1) {
+        1 => "1 line".to_owned(),
+        lines => format!("{lines} lines"),
+    }
 }
 
 /// What a message copies as: its text; a cell's code, then its output.
@@ -114,7 +123,7 @@ mod tests {
         assert_eq!(state.workbench.editors().clipboard, "**second** answer");
         assert_eq!(
             state.workbench.status_notice(),
-            Some("Copied the last answer (17 characters).")
+            Some("Copied 1 line of the last answer.")
         );
     }
 

@@ -18,13 +18,30 @@ use crate::workbench::Workbench;
 /// question is on screen.
 const KEPT_HINTS: usize = 2;
 
+/// Longest model name the bar shows.
+const MODEL_CHARS: usize = 28;
+
+/// The model's name, without the server it is reached at (F2 and `/model`
+/// show that), shortened for the bar.
+fn model_name(workbench: &Workbench) -> String {
+    let Some(provider) = workbench.agent().provider() else {
+        return "no model".to_owned();
+    };
+    let name = provider.model().unwrap_or_else(|| provider.label());
+    if name.chars().count() <= MODEL_CHARS {
+        return name;
+    }
+    let head: String = name.chars().take(MODEL_CHARS - 1).collect();
+    format!("{head}…")
+}
+
 pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
     if area.is_empty() {
         return;
     }
     buf.set_style(area, theme.roles.status_bar);
     let bar = theme.roles.status_bar;
-    let model = state.workbench.agent().label();
+    let model = model_name(&state.workbench);
     let agent = state
         .workbench
         .agent()
@@ -58,7 +75,14 @@ pub fn render(state: &AppState, theme: &Theme, area: Rect, buf: &mut Buffer) {
             )],
         ),
         Segment::new(1, crate::ui::file_status::position(&state.workbench, theme)),
-        Segment::new(7, vec![Span::styled(format!("│ {model} "), bar)]),
+        // The model answering: before the turn's step and the kernel when
+        // room is short, cut to the room left rather than dropped; "no
+        // model" gives way to everything.
+        if state.workbench.agent().has_model() {
+            Segment::cuttable(3, vec![Span::styled(format!("│ {model} "), bar)])
+        } else {
+            Segment::new(7, vec![Span::styled(format!("│ {model} "), bar)])
+        },
         Segment::new(3, vec![Span::styled(agent, bar)]),
         // What the server's prompt cache served: gives way before the rest.
         Segment::new(

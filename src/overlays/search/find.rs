@@ -60,7 +60,11 @@ pub(super) fn find(around: Around<'_>, search: &Search) -> PaneResults {
         _ => {}
     }
     if query.is_empty() {
-        return PaneResults::Prompt("type to search");
+        return PaneResults::Prompt(match search.scope {
+            // The contents search hides behind a prefix: say so where it is used.
+            SearchScope::Files => "type a file name, or #text to search inside the files",
+            _ => "type to search",
+        });
     }
     let needle = query.to_ascii_lowercase();
     let hits = match search.scope {
