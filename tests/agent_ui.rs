@@ -1766,3 +1766,36 @@ fn the_status_bar_names_the_model() {
         }
     }
 }
+
+/// The status bar's gauge and F2 are one computation: the request Enter
+/// would send now, the composer's text and the snapshot included. Typing
+/// moves the gauge; F2 shows the same figure.
+#[test]
+fn the_gauge_and_f2_agree_and_count_the_composer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = state(dir.path());
+    hello_tui::workbench::sessions::configure(&mut s.workbench, true, None).unwrap();
+    let gauge_of = |lp: &frames::Loop| -> String {
+        let screen = lp.screen();
+        let status = screen.lines().last().unwrap_or_default().to_owned();
+        let at = status.find("ctx ").unwrap_or_else(|| panic!("{status}"));
+        status[at..]
+            .split(" │")
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    };
+    let mut lp = frames::Loop::new(s, 160, 40);
+    let empty = gauge_of(&lp);
+    let words = "why does the build take so long on a cold cache? ".repeat(120);
+    lp.event(Event::Paste(words));
+    let typed = gauge_of(&lp);
+    assert_ne!(empty, typed, "the gauge counts the composer");
+    assert!(lp.key(KeyCode::F(2), KeyModifiers::NONE));
+    let Some(Overlay::RequestPreview(preview)) = lp.state.overlay() else {
+        panic!("F2 is open");
+    };
+    let shown = preview.view.as_ref().map(|v| v.gauge.clone()).unwrap();
+    assert_eq!(typed, shown, "the status bar and F2 say the same");
+}

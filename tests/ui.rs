@@ -760,7 +760,7 @@ fn f2_previews_the_snapshot_with_its_breakdown() {
         hello_tui::app::AppEvent::SnapshotBuilt(view.clone()),
     );
     press(&mut s, KeyCode::F(2), KeyModifiers::NONE);
-    let text = text_of(&draw(&mut s, 110, 36));
+    let text = text_of(&draw(&mut s, 140, 36));
     let status = text.lines().last().unwrap_or_default().to_owned();
     assert!(
         status.contains(&format!("snapshot {}/12000", view.used)),

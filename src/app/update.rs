@@ -37,6 +37,9 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
 /// after applying every event of the frame (tests that draw call it too).
 pub fn before_frame(state: &mut AppState) {
     super::effects::before_frame(state);
+    // The gauge counts the message being written (F2's computation).
+    let draft = state.draft();
+    state.workbench.set_draft(&draft);
     // What is drawn now may take the keys that come after this frame; keys
     // that arrived before it went to the layer below (`app::layers`).
     let screen = state.screen();
@@ -89,6 +92,7 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
             let current = view.scene_key == super::snapshot::scene_key(state);
             if current || state.workbench.snapshot().is_none() {
                 *state.workbench.snapshot_mut() = Some(view);
+                crate::workbench::context_window::refresh_gauge(&mut state.workbench);
             }
             Command::Redraw
         }

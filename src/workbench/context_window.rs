@@ -65,19 +65,14 @@ pub fn preview(
     ))
 }
 
-/// Recomputes the gauge from the next request (without a new message),
-/// with the conversation's counter as it is (the turn task switches it to
-/// the model's own). Keeps the last value while a turn holds the
-/// conversation.
+/// Recomputes the gauge from the request Enter would send now — the
+/// composer's text (`Workbench::draft`), the pins and the latest snapshot
+/// included — by the same computation as F2 ([`preview`]), so the two
+/// always agree. Keeps the last value while a turn holds the conversation.
 pub fn refresh_gauge(workbench: &mut Workbench) {
-    let window = window(workbench);
-    let Ok(mut conversation) = workbench.agent.conversation().try_lock() else {
-        return;
-    };
-    conversation.set_kernel_tools(workbench.agent.mcp.prompt_section());
-    let prompt = next_prompt(&conversation, &window);
-    drop(conversation);
-    workbench.agent.context_used = Some((prompt.tokens, prompt.window));
+    if let Ok((prompt, _)) = preview(workbench, &workbench.draft) {
+        workbench.agent.context_used = Some((prompt.tokens, prompt.window));
+    }
 }
 
 /// `/compact [focus]`: folds the older part of the conversation into a

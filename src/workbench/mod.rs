@@ -93,6 +93,9 @@ pub struct Workbench {
     changes: ChangeLog,
     /// Workspace-relative paths for the picker, filled in the background.
     file_index: FileIndex,
+    /// The composer's text as the TUI last reported it: the gauge counts
+    /// it as the next message.
+    draft: String,
 }
 
 impl Workbench {
@@ -120,6 +123,7 @@ impl Workbench {
             agent: AgentState::default(),
             changes: Default::default(),
             file_index: FileIndex::new(),
+            draft: String::new(),
         }
     }
 
@@ -263,6 +267,14 @@ impl Workbench {
 
     pub fn file_index_mut(&mut self) -> &mut FileIndex {
         &mut self.file_index
+    }
+
+    /// The composer's text changed: the gauge follows it.
+    pub fn set_draft(&mut self, draft: &str) {
+        if self.draft != draft {
+            draft.clone_into(&mut self.draft);
+            crate::workbench::context_window::refresh_gauge(self);
+        }
     }
 
     /// A transient line for the status bar, until the next one.
