@@ -202,6 +202,8 @@ pub enum Action {
     SearchOpen,
     SearchPin,
     RemovePin,
+    /// The composer's pasted-text chips become their text again.
+    ExpandPastes,
     /// Conversation: select the message before the selected one (the
     /// newest, first).
     SelectPreviousMessage,
@@ -337,6 +339,7 @@ impl Action {
             Action::SearchOpen => "Go to the result",
             Action::SearchPin => "Pin the result to the next prompt",
             Action::RemovePin => "Remove the last pinned result",
+            Action::ExpandPastes => "Put a big paste's text back in place of its chip, to edit it",
             Action::SelectPreviousMessage => "Select the previous message (to copy it)",
             Action::SelectNextMessage => "Select the next message",
             Action::CopyMessage => {
@@ -668,6 +671,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
         Action::SelectNextMessage,
     ),
     bind(Scope::Conversation, Char('c'), ALT, Action::CopyMessage),
+    bind(Scope::Conversation, Char('e'), ALT, Action::ExpandPastes),
     bind(Scope::Conversation, KeyCode::PageUp, NONE, Action::PageUp),
     bind(
         Scope::Conversation,
@@ -1230,6 +1234,7 @@ mod tests {
             Action::SearchOpen,
             Action::SearchPin,
             Action::RemovePin,
+            Action::ExpandPastes,
             Action::SearchPrevScope,
             Action::Confirm,
             Action::Deny,

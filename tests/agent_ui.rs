@@ -1799,3 +1799,85 @@ fn the_gauge_and_f2_agree_and_count_the_composer() {
     let shown = preview.view.as_ref().map(|v| v.gauge.clone()).unwrap();
     assert_eq!(typed, shown, "the status bar and F2 say the same");
 }
+
+/// A scripted model with a window of `tokens`.
+fn with_window(tokens: usize, script: &str) -> AppState {
+    let mut settings = Settings::defaults();
+    settings.context_window = Some(tokens);
+    let mut s = AppState::new(std::path::PathBuf::from("/work/demo"), settings);
+    s.workbench.agent_mut().set_provider(scripted(script));
+    s
+}
+
+/// A 2 000-line paste into a small window is refused before anything is
+/// spent: no compaction, no request, no user message in the conversation;
+/// the numbers are given and the text stays in the composer.
+#[test]
+fn a_message_that_cannot_fit_is_refused_before_anything_is_spent() {
+    let s = with_window(8_000, r#"{"turns": [{"text": "never"}]}"#);
+    let paste: String = (0..2_000)
+        .map(|i| format!("2026-12-06 12:00:{i:04} build step {i} finished in 12 ms\n"))
+        .collect();
+    let mut lp = frames::Loop::new(s, 120, 40);
+    lp.event(Event::Paste(paste.clone()));
+    assert!(lp.key(KeyCode::Enter, KeyModifiers::NONE));
+    let transcript = lp.state.workbench.transcript();
+    let last = transcript.last().expect("a notice");
+    assert!(last.text.starts_with("Not sent"), "{}", last.text);
+    assert!(last.text.contains("window is 8000"), "{}", last.text);
+    assert!(
+        !transcript.iter().any(|m| m.role == Speaker::User),
+        "nothing went to the conversation"
+    );
+    assert!(!lp.state.workbench.agent().busy, "no turn started");
+    assert_eq!(
+        lp.state.draft().trim_end(),
+        paste.trim_end(),
+        "the text is kept"
+    );
+    assert!(lp.screen().contains("Not sent"), "{}", lp.screen());
+}
+
+/// A big paste is one chip in the composer, with its size; what is sent
+/// (and what F2 and the gauge count) is the whole text; Alt+E puts the
+/// text back in place of the chip.
+#[test]
+fn a_big_paste_is_a_chip_and_is_sent_whole() {
+    let s = with_window(200_000, r#"{"turns": [{"text": "seen"}]}"#);
+    let paste: String = (0..2_000)
+        .map(|i| format!("build step {i} finished\n"))
+        .collect();
+    let mut lp = frames::Loop::new(s, 120, 40);
+    lp.type_text("why so slow? ");
+    lp.event(Event::Paste(paste.clone()));
+    let screen = lp.screen();
+    assert!(screen.contains("[pasted #1 · 2 000 lines · ~"), "{screen}");
+    assert!(!screen.contains("build step 1999"), "{screen}");
+    insta::assert_snapshot!("big_paste_chip", screen);
+    assert_eq!(lp.state.draft(), format!("why so slow? {paste}"));
+    // Alt+E: the text itself, to edit.
+    assert!(lp.key(KeyCode::Char('e'), KeyModifiers::ALT));
+    assert!(lp.screen().contains("build step 1999"), "{}", lp.screen());
+    assert_eq!(lp.state.draft(), format!("why so slow? {paste}"));
+    // Pasted again and sent: the model gets all of it.
+    lp.key(KeyCode::Char('u'), KeyModifiers::CONTROL);
+    while !lp.state.draft().is_empty() {
+        lp.key(KeyCode::Backspace, KeyModifiers::NONE);
+    }
+    lp.event(Event::Paste(paste.clone()));
+    assert!(lp.key(KeyCode::Enter, KeyModifiers::NONE));
+    let sent = lp
+        .state
+        .workbench
+        .transcript()
+        .iter()
+        .find(|m| m.role == Speaker::User)
+        .map(|m| m.text.clone())
+        .expect("sent");
+    assert!(
+        sent.contains("build step 1999 finished"),
+        "{}",
+        &sent[..200.min(sent.len())]
+    );
+    assert!(!sent.contains("[pasted #"), "the chip is not what is sent");
+}

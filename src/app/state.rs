@@ -113,7 +113,7 @@ impl AppState {
 
     /// The composer's text as it stands.
     pub fn draft(&self) -> String {
-        self.conversation.composer.lines().join("\n")
+        self.conversation.text()
     }
 
     /// Uses the theme's syntax colours, re-using the loaded grammars (loading

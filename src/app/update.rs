@@ -300,6 +300,16 @@ pub(super) fn submit(state: &mut AppState, text: String) -> Command {
     state.conversation.history.record(&text);
     match submission::parse(&text) {
         Submission::Prompt(prompt) => {
+            if state.workbench.agent().has_model()
+                && let Some(why) =
+                    crate::workbench::context_window::refusal(&state.workbench, &text)
+            {
+                // Nothing is spent: no compaction, no request, the text
+                // stays the user's to shorten.
+                state.workbench.notice(&why);
+                state.conversation.give_back(&text);
+                return Command::Redraw;
+            }
             let prompt = attach_pins(&mut state.workbench, prompt);
             crate::app::agent::send(state, prompt)
         }

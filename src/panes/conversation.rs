@@ -38,6 +38,8 @@ pub struct ConversationState {
     /// The text Esc closed the palette for: it stays closed until the
     /// text changes.
     palette_closed_for: Option<String>,
+    /// Big pastes, shown as chips in the composer.
+    pasted: super::pasted::Pasted,
     /// What was sent before, for ↑/↓ (the app records each submission).
     pub history: crate::workbench::prompt_history::PromptHistory,
 }
@@ -65,6 +67,7 @@ impl Default for ConversationState {
             composer,
             palette: None,
             palette_closed_for: None,
+            pasted: Default::default(),
             history: Default::default(),
         }
     }
@@ -134,6 +137,23 @@ impl ConversationState {
     }
 
     /// Replaces the composer's text, the cursor at its end.
+    /// The message as it would be sent: the composer's text with each
+    /// paste chip replaced by its text.
+    pub fn text(&self) -> String {
+        self.pasted.expand(&self.composer.lines().join("\n"))
+    }
+
+    /// A message that was not sent comes back to the composer, a big one
+    /// as a chip again.
+    pub(crate) fn give_back(&mut self, text: &str) {
+        self.pasted.clear();
+        match self.pasted.chip(text) {
+            Some(chip) => self.set_composer_text(&chip),
+            None => self.set_composer_text(text),
+        }
+    }
+
+    /// Replaces what the composer holds (the cursor at its end).
     fn set_composer_text(&mut self, text: &str) {
         self.composer.select_all();
         self.composer.cut();
@@ -205,6 +225,8 @@ impl ConversationState {
         let Some(text) = take_text(&mut self.composer) else {
             return Outcome::Unchanged;
         };
+        let text = self.pasted.expand(&text);
+        self.pasted.clear();
         self.palette = None;
         self.place.follow();
         ctx.push(Effect::Submit(text));
@@ -235,6 +257,12 @@ impl Component for ConversationState {
                 outcome
             }
             Input::Action(Action::SendMessage) => self.send(ctx),
+            Input::Action(Action::ExpandPastes) if !self.pasted.is_empty() => {
+                let text = self.text();
+                self.pasted.clear();
+                self.set_composer_text(&text);
+                Outcome::Changed
+            }
             Input::Action(Action::InsertNewline) => {
                 self.composer.insert_newline();
                 self.refresh_palette(ctx.around.workbench);
@@ -257,7 +285,10 @@ impl Component for ConversationState {
                 Outcome::from_changed(changed || moved)
             }
             Input::Paste(text) => {
-                let changed = self.composer.insert_str(text);
+                let changed = match self.pasted.chip(text) {
+                    Some(chip) => self.composer.insert_str(chip),
+                    None => self.composer.insert_str(text),
+                };
                 self.refresh_palette(ctx.around.workbench);
                 Outcome::from_changed(changed)
             }

@@ -9,4 +9,5 @@
 pub mod conversation;
 pub mod diagnostics;
 pub(crate) mod file_view;
+pub(crate) mod pasted;
 pub(crate) mod variables;

@@ -65,6 +65,22 @@ pub fn preview(
     ))
 }
 
+/// Why `draft` cannot be sent, when even with the whole history left out
+/// or compacted the request (its pins and snapshot included) would not fit
+/// the model's window: said before anything is spent, with the numbers.
+pub fn refusal(workbench: &Workbench, draft: &str) -> Option<String> {
+    let (prompt, _) = preview(workbench, draft).ok()?;
+    let least = prompt.least_tokens();
+    (least > prompt.window).then(|| {
+        format!(
+            "Not sent: this message needs about {least} tokens with its pins and snapshot, \
+             but the model's window is {} — no compaction can make room. Shorten it, unpin \
+             results or lower [snapshot] budget; your text is back in the composer.",
+            prompt.window
+        )
+    })
+}
+
 /// Recomputes the gauge from the request Enter would send now — the
 /// composer's text (`Workbench::draft`), the pins and the latest snapshot
 /// included — by the same computation as F2 ([`preview`]), so the two

@@ -94,6 +94,24 @@ impl Prompt {
         self.uncompacted > window.compact_threshold()
     }
 
+    /// The least this request can cost: everything but the history, which
+    /// can be left out or compacted. Over the window, no compaction helps.
+    pub fn least_tokens(&self) -> usize {
+        self.sections
+            .iter()
+            .filter(|s| {
+                !matches!(
+                    s.kind,
+                    SectionKind::History
+                        | SectionKind::Summary
+                        | SectionKind::Omitted
+                        | SectionKind::Resume
+                )
+            })
+            .map(|s| s.tokens)
+            .sum()
+    }
+
     /// `ctx 41% · 52k/128k`.
     pub fn gauge(&self) -> String {
         gauge(self.tokens, self.window)
@@ -150,7 +168,7 @@ pub fn gauge(used: usize, window: usize) -> String {
 }
 
 /// 950 → `950`, 52 300 → `52k`, 1 047 576 → `1.0M`.
-fn short(n: usize) -> String {
+pub(crate) fn short(n: usize) -> String {
     match n {
         0..1_000 => n.to_string(),
         1_000..1_000_000 => format!("{}k", (n + 500) / 1000),
