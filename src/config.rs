@@ -106,6 +106,9 @@ pub struct ConfigFile {
     pub kernel: KernelSection,
     #[serde(default)]
     pub snapshot: SnapshotSection,
+    /// `[ui]`: how the screen behaves.
+    #[serde(default)]
+    pub ui: UiSection,
     /// Language servers and check commands (`[[diagnostics.servers]]`,
     /// `[[diagnostics.checks]]`); a list given here replaces the defaults.
     #[serde(default)]
@@ -209,6 +212,13 @@ pub struct SnapshotSection {
     pub budget: Option<usize>,
 }
 
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UiSection {
+    /// The file view shows each file a cell writes (default on).
+    pub follow_edits: Option<bool>,
+}
+
 /// The merged settings everybody reads.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -230,6 +240,8 @@ pub struct Settings {
     pub thinking_budget: Option<u32>,
     pub python: PathBuf,
     pub snapshot_budget: usize,
+    /// `[ui] follow_edits`: the file view shows each file a cell writes.
+    pub follow_edits: bool,
     pub diagnostics: DiagnosticsConfig,
     /// The approval mode asked for (flag or config); `None` leaves the
     /// choice to the front end (`ask` in the TUI).
@@ -397,6 +409,7 @@ impl Settings {
                 .or(file.kernel.python)
                 .unwrap_or_else(|| PathBuf::from("python3")),
             snapshot_budget,
+            follow_edits: file.ui.follow_edits.unwrap_or(true),
             diagnostics: file.diagnostics,
             approval: flags.approval.or(file.safety.approval),
             allow_network: flags.allow_network || file.safety.allow_network.unwrap_or(false),

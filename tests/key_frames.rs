@@ -339,3 +339,43 @@ fn alt_c_says_what_it_copied() {
         "{status}"
     );
 }
+
+/// A file a cell writes is shown in the file view (the keyboard stays in
+/// the conversation); not while the user is in the file view, and not
+/// with `[ui] follow_edits = false`.
+#[test]
+fn the_file_view_follows_what_a_cell_writes() {
+    use hello_tui::kernel::caps::{FsWritten, Prior};
+    use hello_tui::workbench::event::AppEvent;
+    let dir = tempfile::tempdir().unwrap();
+    let written = |name: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("// {name}\n")).unwrap();
+        AppEvent::FsWritten(FsWritten {
+            path,
+            before: Prior::Absent,
+            after: format!("// {name}\n").into_bytes(),
+        })
+    };
+    let mut lp = Loop::new(
+        AppState::new(dir.path().to_path_buf(), Settings::defaults()),
+        120,
+        40,
+    );
+    hello_tui::app::update::handle_app_event(&mut lp.state, written("auth.ts"));
+    lp.draw();
+    assert!(lp.screen().contains("// auth.ts"), "{}", lp.screen());
+    assert_eq!(lp.state.focus, hello_tui::keymap::PaneId::Conversation);
+    // In the file view the user's tab stays.
+    lp.key(KeyCode::Char('2'), KeyModifiers::ALT);
+    hello_tui::app::update::handle_app_event(&mut lp.state, written("api.ts"));
+    lp.draw();
+    assert!(!lp.screen().contains("// api.ts"), "{}", lp.screen());
+    // Off by setting.
+    let mut settings = Settings::defaults();
+    settings.follow_edits = false;
+    let mut lp = Loop::new(AppState::new(dir.path().to_path_buf(), settings), 120, 40);
+    hello_tui::app::update::handle_app_event(&mut lp.state, written("db.ts"));
+    lp.draw();
+    assert!(!lp.screen().contains("// db.ts"), "{}", lp.screen());
+}

@@ -22,7 +22,39 @@ use crate::workspace::{WorkspaceEvent, WorkspaceMessage};
 /// Opens `path` (or switches to its tab) and focuses the file view.
 /// `position` is 1-based (line, column) as typed by people.
 pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>) -> Command {
-    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let command = show(state, path, position);
+    if state
+        .workbench
+        .editors()
+        .index_of(&canonical(path))
+        .is_some()
+    {
+        state.focus = PaneId::FileView;
+    }
+    command
+}
+
+/// A cell wrote `path`: the file view shows it, so the user sees what the
+/// agent did, unless the user is in the file view (typing there) or
+/// `[ui] follow_edits` is off. The keyboard stays where it is.
+pub fn follow_write(state: &mut AppState, path: &Path) -> Command {
+    if !state.workbench.settings().follow_edits
+        || state.focus == PaneId::FileView
+        || !path.is_file()
+    {
+        return Command::None;
+    }
+    show(state, path, None)
+}
+
+fn canonical(path: &Path) -> std::path::PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Opens `path` (or switches to its tab) in the file view; the focus
+/// stays where it is.
+fn show(state: &mut AppState, path: &Path, position: Option<(usize, usize)>) -> Command {
+    let path = canonical(path);
     let index = match state.workbench.editors().index_of(&path) {
         Some(i) => i,
         None => match Document::open(&path) {
@@ -37,7 +69,6 @@ pub fn open(state: &mut AppState, path: &Path, position: Option<(usize, usize)>)
         },
     };
     state.workbench.editors_mut().active = index;
-    state.focus = PaneId::FileView;
     if let Some((line, column)) = position
         && let Some(doc) = state.workbench.editors_mut().active_mut()
     {

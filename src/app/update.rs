@@ -106,10 +106,11 @@ pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
         }
         AppEvent::FsWritten(written) => {
             crate::workbench::changes::on_written(&mut state.workbench, &written);
-            super::editors::redraw_if(crate::workbench::editors::on_disk_change(
+            let reloaded = super::editors::redraw_if(crate::workbench::editors::on_disk_change(
                 &mut state.workbench,
                 &written.path,
-            ))
+            ));
+            reloaded.merge(super::editors::follow_write(state, &written.path))
         }
         AppEvent::RecoveryDue => {
             crate::workbench::editors::recovery_tick(&mut state.workbench);
