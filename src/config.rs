@@ -735,4 +735,13 @@ mod tests {
             .to_string();
         assert!(err.contains("server"), "{err}");
     }
+
+    /// The large-document size is a setting with VS Code's default.
+    #[test]
+    fn the_large_document_size_is_settable() {
+        let parse = |text| ConfigFile::parse(text, Path::new("c.toml")).unwrap();
+        assert_eq!(parse("").diagnostics.large_file_bytes, 20_000_000);
+        let file = parse("[diagnostics]\nlarge_file_bytes = 1000\n");
+        assert_eq!(file.diagnostics.large_file_bytes, 1000);
+    }
 }

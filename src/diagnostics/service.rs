@@ -29,9 +29,17 @@ pub struct DiagnosticsConfig {
     /// restricts the defaults without restating them.
     pub disabled_servers: Vec<String>,
     pub checks: Vec<CheckCommand>,
+    /// Files larger than this many bytes are large documents: language
+    /// servers and checks are not asked about them (an answer about a
+    /// 37 MB file can be 92 MB, and a syntax check of it takes seconds).
+    pub large_file_bytes: u64,
     #[serde(skip)]
     pub timings: LspTimings,
 }
+
+/// The default large-document size: 20 MB, where VS Code's large-file
+/// mode starts.
+pub const DEFAULT_LARGE_FILE_BYTES: u64 = 20_000_000;
 
 impl Default for DiagnosticsConfig {
     fn default() -> Self {
@@ -39,6 +47,7 @@ impl Default for DiagnosticsConfig {
             servers: ServerConfig::defaults(),
             disabled_servers: Vec::new(),
             checks: CheckCommand::defaults(),
+            large_file_bytes: DEFAULT_LARGE_FILE_BYTES,
             timings: LspTimings::default(),
         }
     }

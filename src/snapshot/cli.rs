@@ -94,6 +94,22 @@ pub(crate) fn add_diagnostics(
         return;
     };
     let root = PathBuf::from(root);
+    // The file on disk is what a check reads; `text` may be a window of it.
+    let size = std::fs::metadata(root.join(&editor.path))
+        .map(|meta| meta.len())
+        .unwrap_or(0)
+        .max(text.len() as u64);
+    let limit = settings.diagnostics.large_file_bytes;
+    if size > limit {
+        source.notes.get_or_insert_with(Vec::new).push(format!(
+            "diagnostics: {} is a large document ({}, over the {} of \
+             `diagnostics.large_file_bytes`); no language server or check was asked",
+            editor.path,
+            crate::units::binary_size(size),
+            crate::units::binary_size(limit),
+        ));
+        return;
+    }
     let mode = settings
         .approval
         .unwrap_or(crate::sandbox::ApprovalMode::Ask);
@@ -381,6 +397,42 @@ fn parse_selection(spec: &str) -> Result<SceneRange, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file past `diagnostics.large_file_bytes` asks no server or check
+    /// (the snapshot used to wait out its 3 s on a syntax check of a 37 MB
+    /// file): no diagnostics, at once, and a note says why.
+    #[test]
+    fn a_large_document_skips_servers_and_checks_and_says_so() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = "x = 1\n".repeat(100);
+        std::fs::write(dir.path().join("big.py"), &text).expect("write");
+        let mut source = Source {
+            workspace: crate::snapshot::source::SceneWorkspace {
+                name: "ws".into(),
+                roots: vec![dir.path().display().to_string()],
+            },
+            active_editor: Some(crate::snapshot::source::ActiveEditor {
+                path: "big.py".into(),
+                text: Some(text),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut settings = crate::config::Settings::defaults();
+        settings.diagnostics.large_file_bytes = 500;
+        let mut warnings = Vec::new();
+        let started = std::time::Instant::now();
+        add_diagnostics(&mut source, &settings, 3.0, &mut |w| warnings.push(w));
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(source.diagnostics, None, "nothing was asked");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let notes = source.notes.expect("a note");
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].contains("big.py is a large document (600 B, over the 500 B"),
+            "{notes:?}"
+        );
+    }
 
     #[test]
     fn line_counts() {

@@ -4,6 +4,7 @@
 //! place that knows both `app` (behaviour) and `ui` (drawing), so neither of
 //! those imports the other.
 
+pub mod frame_writer;
 pub(crate) mod osc52;
 pub mod run;
 pub(crate) mod terminal;

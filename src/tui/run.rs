@@ -78,9 +78,9 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
             state.size = guard.terminal.size()?;
             update::before_frame(&mut state);
             crate::app::frame::prepare(&mut state, &mut frame_model, &theme);
-            guard
-                .terminal
-                .draw(|frame| crate::app::frame::render(&state, &frame_model, &theme, frame))?;
+            super::frame_writer::draw_whole(&mut guard.terminal, |frame| {
+                crate::app::frame::render(&state, &frame_model, &theme, frame)
+            })?;
             last_draw = Instant::now();
             typing.drawn(
                 crate::app::layers::shown_question(&state),

@@ -1,7 +1,9 @@
 //! Terminal setup and, above all, restore: raw mode and the alternate screen
 //! are undone on normal exit, on error, on panic and around Ctrl+Z.
 
+use std::fs::File;
 use std::io::{self, Write};
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
@@ -15,11 +17,16 @@ use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
+use super::frame_writer::{FrameTerminal, FrameWriter};
+
 /// Remembered so restoring never has to query the terminal (which could
 /// block inside a panic hook).
 static KEYBOARD_FLAGS_PUSHED: AtomicBool = AtomicBool::new(false);
 
-pub type Tui = Terminal<CrosstermBackend<io::Stdout>>;
+/// The terminal draws through a [`FrameWriter`] over its own handle on
+/// stdout (a `File`, unbuffered): a frame is one `write()`, not the pieces
+/// stdout's 1 KiB line buffer would cut it into.
+pub type Tui = FrameTerminal<File>;
 
 /// Owns the terminal mode; dropping it restores the terminal.
 pub(crate) struct TerminalGuard {
@@ -30,7 +37,8 @@ impl TerminalGuard {
     pub fn enter() -> io::Result<Self> {
         install_panic_hook();
         enter_modes()?;
-        let terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+        let out = File::from(io::stdout().as_fd().try_clone_to_owned()?);
+        let terminal = Terminal::new(CrosstermBackend::new(FrameWriter::new(out)))?;
         Ok(Self { terminal })
     }
 
