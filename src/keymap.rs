@@ -1027,6 +1027,8 @@ pub(crate) const BINDINGS: &[Binding] = &[
     bind(Scope::Help, KeyCode::Down, NONE, Action::ScrollDown),
     bind(Scope::Help, KeyCode::PageUp, NONE, Action::PageUp),
     bind(Scope::Help, KeyCode::PageDown, NONE, Action::PageDown),
+    bind(Scope::Help, KeyCode::Home, NONE, Action::ScrollTop),
+    bind(Scope::Help, KeyCode::End, NONE, Action::ScrollBottom),
     // F2, the next request.
     hinted(
         Scope::RequestPreview,
@@ -1055,6 +1057,18 @@ pub(crate) const BINDINGS: &[Binding] = &[
         KeyCode::PageDown,
         NONE,
         Action::PageDown,
+    ),
+    bind(
+        Scope::RequestPreview,
+        KeyCode::Home,
+        NONE,
+        Action::ScrollTop,
+    ),
+    bind(
+        Scope::RequestPreview,
+        KeyCode::End,
+        NONE,
+        Action::ScrollBottom,
     ),
     // Yes/no questions.
     hinted(Scope::Confirm, Char('y'), NONE, Action::Confirm),

@@ -379,3 +379,19 @@ fn the_file_view_follows_what_a_cell_writes() {
     lp.draw();
     assert!(!lp.screen().contains("// db.ts"), "{}", lp.screen());
 }
+
+/// End and Home in F2 and in F1 go to the end and back, drawn at once.
+#[test]
+fn end_and_home_move_the_read_only_overlays() {
+    let mut lp = Loop::new(state(), 120, 40);
+    for (open, what) in [(KeyCode::F(2), "F2"), (KeyCode::F(1), "F1")] {
+        assert!(lp.key(open, NONE));
+        let top = lp.screen();
+        assert!(lp.key(KeyCode::End, NONE), "{what}: End asked for no frame");
+        let end = lp.screen();
+        assert_ne!(top, end, "{what}: End moved nothing");
+        assert!(lp.key(KeyCode::Home, NONE));
+        assert_eq!(lp.screen(), top, "{what}: Home is back at the top");
+        lp.key(KeyCode::Esc, NONE);
+    }
+}
