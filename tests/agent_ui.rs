@@ -1099,6 +1099,16 @@ async fn review_mode_writes_only_the_hunks_the_user_accepts() {
     assert!(output.contains("'rejected_hunks': 1"), "{output}");
 }
 
+/// A workbench whose model is `qwen3:8b` on the loopback server at `base_url`.
+fn on_loopback(dir: &std::path::Path, tx: &event::AppEventSender, base_url: &str) -> AppState {
+    let mut s = kernel_state(dir, tx, None);
+    s.workbench.settings_mut().model = Some("qwen3:8b".into());
+    s.workbench.settings_mut().base_url = Some(base_url.to_owned());
+    s.workbench.settings_mut().context_window = Some(8_000);
+    hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
+    s
+}
+
 /// `/model` lists what the server's `GET /v1/models` offers, `/model NAME`
 /// sends the next turn to that model, the session records the choice, and
 /// resuming the session in the workbench picks it again.
@@ -1115,11 +1125,7 @@ async fn model_lists_switches_and_the_session_remembers_the_choice() {
     .await;
     let dir = tempfile::tempdir().unwrap();
     let (tx, mut rx) = event::channel();
-    let mut s = kernel_state(dir.path(), &tx, None);
-    s.workbench.settings_mut().model = Some("qwen3:8b".into());
-    s.workbench.settings_mut().base_url = Some(server.base_url.clone());
-    s.workbench.settings_mut().context_window = Some(8_000);
-    hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
+    let mut s = on_loopback(dir.path(), &tx, &server.base_url);
     assert_eq!(
         s.workbench.agent().provider().unwrap().model().as_deref(),
         Some("qwen3:8b")
@@ -1880,4 +1886,40 @@ fn a_big_paste_is_a_chip_and_is_sent_whole() {
         &sent[..200.min(sent.len())]
     );
     assert!(!sent.contains("[pasted #"), "the chip is not what is sent");
+}
+
+/// A server without `GET /models` (llama.cpp builds, proxies) answers with
+/// an HTML error page: `/model` says in one line which model is in use and
+/// that the server lists none, without the markup.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_on_a_server_without_a_model_list_is_one_line() {
+    use loopback::{LoopbackServer, Reply};
+    let page = "<!DOCTYPE html>\n<html>\n<head><title>501 Not Implemented</title></head>\n\
+                <body>\n<h1>Not Implemented</h1>\n<p>GET /v1/models</p>\n</body>\n</html>\n";
+    let server = LoopbackServer::respond_with(Duration::from_secs(30), move |request| {
+        if request.method == "GET" {
+            return Reply::status(501, &[("content-type", "text/html")], page);
+        }
+        answer_naming_the_model(request)
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let (tx, mut rx) = event::channel();
+    let mut s = on_loopback(dir.path(), &tx, &server.base_url);
+    send(&mut s, "/model");
+    pump_until(&mut s, &mut rx, |s| {
+        s.workbench
+            .transcript()
+            .last()
+            .is_some_and(|m| m.text.contains("/model NAME switches anyway"))
+    })
+    .await;
+    let said = &s.workbench.transcript().last().unwrap().text;
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert!(said.starts_with("Using qwen3:8b."), "{said}");
+    assert!(
+        said.contains("does not list its models (HTTP 501)"),
+        "{said}"
+    );
+    assert!(!said.contains('<'), "no markup: {said}");
 }

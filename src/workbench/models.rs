@@ -7,6 +7,7 @@
 //! (`Conversation::note_model`), and resuming picks it again (`resumed`).
 //! A switch forgets the window and token counter learned for the old model.
 
+use crate::agent::provider::ProviderError;
 use crate::agent::setup;
 use crate::workbench::Workbench;
 use crate::workbench::agent::AgentUpdate;
@@ -41,13 +42,29 @@ pub fn command(workbench: &mut Workbench, args: &str) {
     tokio::spawn(async move {
         let mut text = match listing.await {
             Ok(models) => listed(&label, &models, current.as_deref()),
-            Err(error) => {
-                format!("Cannot list the models of {label}: {error}. /model NAME switches anyway.")
-            }
+            Err(error) => not_listed(&label, current.as_deref(), &error),
         };
         text.push_str(&profiles);
         let _ = events.send(AppEvent::Agent(AgentUpdate::Notice(text)));
     });
+}
+
+/// One line when the server gives no list: the model in use and why, never
+/// the server's error page (an HTML 501 is 14 lines of markup).
+fn not_listed(label: &str, current: Option<&str>, error: &ProviderError) -> String {
+    let using = current.map_or_else(String::new, |model| format!("Using {model}. "));
+    let why = match error {
+        ProviderError::Http { status, .. } => {
+            format!("the server does not list its models (HTTP {status})")
+        }
+        other => {
+            let first = other.to_string();
+            let first = first.lines().next().unwrap_or_default();
+            let short: String = first.chars().take(120).collect();
+            format!("the models could not be listed: {short}")
+        }
+    };
+    format!("{using}{label}: {why}. /model NAME switches anyway.")
 }
 
 /// The notice listing `models`, the current one marked.
