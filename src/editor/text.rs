@@ -1,6 +1,9 @@
-//! Text shape of a file: the original line ending and final newline, and
+//! Text shape of a file: the original line ending and byte-order mark, and
 //! writing the buffer back in that form so a save reproduces the original.
-//! The buffer itself always holds '\n' line breaks and no final one.
+//! The buffer itself always holds '\n' line breaks. A final line break is
+//! text like any other, as in VS Code: the empty line after it is a line
+//! the cursor reaches (Ctrl+End, a paste at the end of the file), and
+//! deleting it is how a file loses its final newline.
 
 use std::borrow::Cow;
 
@@ -26,27 +29,26 @@ impl LineEnding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shape {
     pub line_ending: LineEnding,
-    pub final_newline: bool,
     /// The file starts with a byte-order mark (U+FEFF): kept out of the
     /// text — it is not a character anyone edits — and written back.
     pub bom: bool,
 }
 
 impl Default for Shape {
-    /// A new file: '\n', ending in one, no byte-order mark.
+    /// A new file: '\n', no byte-order mark.
     fn default() -> Self {
         Self {
             line_ending: LineEnding::Lf,
-            final_newline: true,
             bom: false,
         }
     }
 }
 
 impl Shape {
-    /// The shape of `text` and its body: '\n' line breaks, no final one.
-    /// The line ending is the one of the first line break (mixed files are
-    /// normalised to it on save). Borrowed unless there was a '\r' to drop.
+    /// The shape of `text` and its body: '\n' line breaks (the final one
+    /// kept). The line ending is the one of the first line break (mixed
+    /// files are normalised to it on save). Borrowed unless there was a
+    /// '\r' to drop.
     pub fn of(text: &str) -> (Self, Cow<'_, str>) {
         let bom = text.starts_with('\u{feff}');
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -54,32 +56,20 @@ impl Shape {
             Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => LineEnding::CrLf,
             _ => LineEnding::Lf,
         };
-        let final_newline = text.ends_with('\n');
-        let mut body = text.strip_suffix('\n').unwrap_or(text);
-        body = body
-            .strip_suffix('\r')
-            .filter(|_| final_newline)
-            .unwrap_or(body);
+        let body = text;
         // memchr finds "no '\r' at all" (the usual case) at memory speed.
         let body = if memchr::memchr(b'\r', body.as_bytes()).is_some() && body.contains("\r\n") {
             Cow::Owned(body.replace("\r\n", "\n"))
         } else {
             Cow::Borrowed(body)
         };
-        (
-            Self {
-                line_ending,
-                final_newline,
-                bom,
-            },
-            body,
-        )
+        (Self { line_ending, bom }, body)
     }
 
     /// The bytes of `rope` as a file of this shape.
     pub fn write(self, rope: &Rope) -> String {
         let sep = self.line_ending.as_str();
-        let mut out = String::with_capacity(rope.len_bytes() + rope.len_lines() + sep.len() + 3);
+        let mut out = String::with_capacity(rope.len_bytes() + rope.len_lines() + 3);
         if self.bom {
             out.push('\u{feff}');
         }
@@ -95,9 +85,6 @@ impl Shape {
                     }
                 }
             }
-        }
-        if self.final_newline {
-            out.push_str(sep);
         }
         out
     }
@@ -127,13 +114,14 @@ mod tests {
     }
 
     #[test]
-    fn detects_crlf_and_final_newline() {
+    fn detects_crlf_and_keeps_the_final_newline_as_text() {
         let (s, body) = Shape::of("a\r\nb");
         assert_eq!(s.line_ending, LineEnding::CrLf);
-        assert!(!s.final_newline);
         assert_eq!(body, "a\nb");
-        let (s, body) = Shape::of("");
+        let (s, body) = Shape::of("a\r\nb\r\n");
+        assert_eq!(s.line_ending, LineEnding::CrLf);
+        assert_eq!(body, "a\nb\n", "the last line break is text");
+        let (_, body) = Shape::of("");
         assert_eq!(body, "");
-        assert!(!s.final_newline);
     }
 }

@@ -15,7 +15,9 @@ const WINDOW_CONTEXT: usize = 200;
 
 pub fn active_editor(workbench: &Workbench) -> Option<source::ActiveEditor> {
     let doc = workbench.editors.active()?;
-    let count = doc.line_count();
+    // The file's lines, not the view's: the model reads "10 000 lines" for
+    // a file of 10 000 lines ending in a line break.
+    let count = doc.file_line_count();
     let (line, character) = doc.cursor();
     let selection = doc.selection();
     let (first, last) = if count <= WHOLE_BUFFER_LINES {

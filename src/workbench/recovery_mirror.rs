@@ -16,7 +16,7 @@ pub struct RecoveryMirror(Arc<Mutex<Vec<RecoveryWrite>>>);
 
 impl RecoveryMirror {
     /// At a recovery tick: the write of every dirty buffer, text and shape
-    /// (line ending, final newline, byte-order mark) as they are now.
+    /// (line ending, byte-order mark) as they are now.
     pub fn refresh(&self, dir: &Path, tabs: &[Document]) {
         let entries = tabs.iter().filter_map(|d| d.recovery_write(dir)).collect();
         if let Ok(mut guard) = self.0.lock() {
@@ -87,9 +87,9 @@ mod tests {
         mirror.write_all();
         let found = list_recoveries(rec.path());
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].text, "xold\nline");
+        assert_eq!(found[0].text, "xold\nline\n");
         assert_eq!(found[0].line_ending, LineEnding::CrLf);
-        assert!(found[0].bom && found[0].final_newline);
+        assert!(found[0].bom);
         std::fs::remove_file(&file).unwrap();
         let restored = Document::restore(&found[0]).unwrap();
         assert_eq!(restored.serialized(), "\u{feff}xold\r\nline\r\n");
