@@ -237,6 +237,7 @@ fn dropped(handle: &RpcHandle, oversize: Oversize, incoming: &mpsc::UnboundedSen
         bytes,
         method = about.method.as_deref().unwrap_or("?"),
         uri = about.uri.as_deref().unwrap_or("?"),
+        id = %about.id.as_ref().map_or_else(|| "?".to_string(), |id| id.to_string()),
         "lsp: message over the limit dropped"
     );
     match (about.method, about.id) {
