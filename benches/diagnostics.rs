@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use hello_tui::diagnostics::lsp::framing::read_message;
+use hello_tui::diagnostics::lsp::framing::{Frame, MAX_BODY, read_frame};
 use hello_tui::diagnostics::position::{ColumnUnit, to_position};
 use hello_tui::diagnostics::{Diagnostic, DiagnosticsStore, Position, Range, Severity};
 
@@ -144,7 +144,7 @@ fn bench_framing() {
         || {
             runtime.block_on(async {
                 let mut reader = tokio::io::BufReader::new(stream.as_slice());
-                while let Ok(Some(body)) = read_message(&mut reader).await {
+                while let Ok(Some(Frame::Body(body))) = read_frame(&mut reader, MAX_BODY).await {
                     black_box(serde_json::from_slice::<serde_json::Value>(&body).ok());
                 }
             })

@@ -390,6 +390,127 @@ mod ruff_server {
         );
     }
 
+    /// Python with an undefined name every 5 lines: ruff's answer about it
+    /// grows by ~400 bytes per 5 lines.
+    fn undefined_every_5(lines: usize) -> String {
+        (0..lines)
+            .map(|i| match i % 5 {
+                0 => format!("print(undefined_{i})\n"),
+                _ => format!("x{i} = {i}\n"),
+            })
+            .collect()
+    }
+
+    fn notices_about<'a>(ui: &'a Ui, file: &str) -> Vec<&'a str> {
+        ui.notices()
+            .into_iter()
+            .filter(|n| n.contains(file))
+            .collect()
+    }
+
+    /// Issue 30: ruff's answer about a file is over the message limit
+    /// (lowered here; 92 MB for a 1 000 000-line file against 64 MiB in
+    /// real life). It is dropped and said once; the server is not
+    /// restarted, keeps serving the other files, and is not sent that file
+    /// again.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_answer_over_the_limit_turns_its_file_off_without_a_restart() {
+        require_ruff();
+        let dir = tempfile::tempdir().unwrap();
+        let big = undefined_every_5(2_000);
+        let huge = write(dir.path(), "huge.py", &big);
+        let small = write(dir.path(), "small.py", "print(undefined_name)\n");
+        let mut config = ruff_only();
+        config.timings.max_message_bytes = 20_000;
+        let (service, mut ui) = Ui::start(config, dir.path());
+        service.open(&huge, "python", big.as_str());
+        ui.until("the report about huge.py", |ui| {
+            !notices_about(ui, "huge.py").is_empty()
+        })
+        .await;
+        service.open(&small, "python", "print(undefined_name)\n");
+        ui.until("small.py's diagnostics", |ui| ui.has_code(&small, "F821"))
+            .await;
+        // huge.py is edited and saved: nothing goes to ruff, nothing is
+        // said again; small.py goes on being served.
+        service.change(&huge, format!("{big}print(more)\n"));
+        service.save(&huge);
+        service.change(&small, "print(undefined_name)\nprint(other)\n");
+        ui.until("small.py's edit", |ui| ui.file(&small).len() == 2)
+            .await;
+        ui.drain_for(Duration::from_millis(500)).await;
+        let said = notices_about(&ui, "huge.py");
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].starts_with("ruff's answer for huge.py is ")
+                && said[0].contains("over the 19.5 KiB limit")
+                && said[0].contains("diagnostics for this file are off"),
+            "{}",
+            said[0]
+        );
+        assert!(ui.file(&huge).is_empty());
+        assert!(
+            matches!(
+                ui.server_states("ruff").as_slice(),
+                [ServerState::Starting, ServerState::Running { .. }]
+            ),
+            "no restart: {:?}",
+            ui.server_states("ruff")
+        );
+        service.shutdown().await;
+    }
+
+    /// Large-file mode: a document over `large_file_bytes` is not sent to
+    /// a server (none even starts) and says so once; asked for, it is
+    /// served like any other. One that grows past the size is taken back.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_large_document_is_not_sent_unless_asked_for() {
+        require_ruff();
+        let dir = tempfile::tempdir().unwrap();
+        let big = undefined_every_5(100);
+        let large = write(dir.path(), "large.py", &big);
+        let mut config = ruff_only();
+        config.large_file_bytes = 1_000;
+        let (service, mut ui) = Ui::start(config, dir.path());
+        service.open(&large, "python", big.as_str());
+        service.change(&large, format!("{big}print(more)\n"));
+        ui.until("the large-file notice", |ui| {
+            !notices_about(ui, "large.py").is_empty()
+        })
+        .await;
+        ui.drain_for(Duration::from_millis(500)).await;
+        assert_eq!(
+            notices_about(&ui, "large.py"),
+            ["large.py is a large document (1.1 KiB, over the 1000 B of \
+              `diagnostics.large_file_bytes`); language servers and checks are not asked \
+              about it (/lsp-large asks them all the same)"]
+        );
+        assert!(ui.server_states("ruff").is_empty(), "no server started");
+
+        service.allow_large(&large);
+        service.open(&large, "python", big.as_str());
+        ui.until("ruff's diagnostics once asked", |ui| {
+            ui.has_code(&large, "F821")
+        })
+        .await;
+
+        // A small file that grows past the size loses its diagnostics.
+        let small = write(dir.path(), "small.py", "print(undefined_name)\n");
+        service.open(&small, "python", "print(undefined_name)\n");
+        ui.until("small.py's diagnostics", |ui| ui.has_code(&small, "F821"))
+            .await;
+        service.change(&small, big.as_str());
+        ui.until("small.py taken back", |ui| {
+            ui.file(&small).is_empty() && !notices_about(ui, "small.py").is_empty()
+        })
+        .await;
+        // And back under it, it is served again.
+        service.change(&small, "print(undefined_name)\n");
+        ui.until("small.py served again", |ui| ui.has_code(&small, "F821"))
+            .await;
+        service.shutdown().await;
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cjk_and_emoji_before_the_error_give_the_right_char_index() {
         require_ruff();

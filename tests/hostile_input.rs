@@ -109,7 +109,8 @@ proptest! {
         runtime.block_on(async {
             let mut reader = tokio::io::BufReader::new(&bytes[..]);
             for _ in 0..64 {
-                match hello_tui::diagnostics::lsp::framing::read_message(&mut reader).await {
+                use hello_tui::diagnostics::lsp::framing::{MAX_BODY, read_frame};
+                match read_frame(&mut reader, MAX_BODY).await {
                     Ok(Some(_)) => continue,
                     Ok(None) | Err(_) => return,
                 }

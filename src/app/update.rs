@@ -361,6 +361,7 @@ fn run_builtin(state: &mut AppState, command: Builtin, args: &str) -> Command {
         }
         Builtin::Trust => super::trust::command(state),
         Builtin::LspRestart => crate::workbench::diagnostics::restart_servers(&mut state.workbench),
+        Builtin::LspLarge => crate::workbench::diagnostics::allow_large(&mut state.workbench),
         Builtin::Lsp => {
             let text = state
                 .workbench

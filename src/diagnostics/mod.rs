@@ -41,6 +41,7 @@ mod which;
 pub use event::{CheckState, DiagnosticsEvent, ServerState};
 pub use lsp::config::{LspTimings, ServerConfig, language_id_for_path};
 pub use model::{Diagnostic, DiagnosticId, Position, Range, Related, Severity};
+pub(crate) use service::large_document_words;
 pub use service::{DiagnosticsConfig, DiagnosticsService};
 pub use store::{DiagnosticsStore, SeverityCounts};
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! background task, so none of them can block a frame; results come back as
 //! [`DiagnosticsEvent`]s on the channel given to [`DiagnosticsService::start`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -41,6 +41,16 @@ pub struct DiagnosticsConfig {
 /// mode starts.
 pub const DEFAULT_LARGE_FILE_BYTES: u64 = 20_000_000;
 
+/// Says why a large document has no diagnostics, in the same words in the
+/// workbench and in `snapshot`: `path` is as the user reads it.
+pub(crate) fn large_document_words(path: &str, bytes: u64, limit: u64) -> String {
+    format!(
+        "{path} is a large document ({}, over the {} of `diagnostics.large_file_bytes`)",
+        crate::units::binary_size(bytes),
+        crate::units::binary_size(limit),
+    )
+}
+
 impl Default for DiagnosticsConfig {
     fn default() -> Self {
         DiagnosticsConfig {
@@ -57,6 +67,10 @@ enum Request {
     /// Open, change, save or close: routed to the document's server.
     Doc(DocCommand),
     RunChecks {
+        path: PathBuf,
+    },
+    /// The user asked for a large document's diagnostics all the same.
+    AllowLarge {
         path: PathBuf,
     },
     RestartServers,
@@ -111,6 +125,7 @@ impl DiagnosticsService {
             servers: HashMap::new(),
             announced: HashMap::new(),
             docs: HashMap::new(),
+            allowed_large: HashSet::new(),
             checks,
         };
         tokio::spawn(actor.run(rx, done_rx));
@@ -157,6 +172,13 @@ impl DiagnosticsService {
     /// Runs every check command that applies to the file's language now.
     pub fn run_checks(&self, path: impl Into<PathBuf>) {
         self.send(Request::RunChecks { path: path.into() });
+    }
+
+    /// Sends a large document (over `large_file_bytes`) to its language
+    /// servers and on-save checks from its next open on, as for any other
+    /// file: the caller opens it again right after.
+    pub fn allow_large(&self, path: impl Into<PathBuf>) {
+        self.send(Request::AllowLarge { path: path.into() });
     }
 
     /// Restarts every language server that was started, including ones
@@ -214,6 +236,8 @@ struct Actor {
     announced: HashMap<String, Route>,
     /// Open documents: their language and the servers that have them.
     docs: HashMap<PathBuf, OpenDoc>,
+    /// Large documents the user asked to have checked all the same.
+    allowed_large: HashSet<PathBuf>,
     checks: CheckScheduler,
 }
 
@@ -222,6 +246,8 @@ type ServerKey = (usize, PathBuf);
 struct OpenDoc {
     language_id: String,
     servers: Vec<ServerKey>,
+    /// Over `large_file_bytes`: no server has it, no on-save check runs.
+    large: bool,
 }
 
 impl Actor {
@@ -259,6 +285,9 @@ impl Actor {
     fn handle(&mut self, request: Request) {
         match request {
             Request::Doc(command) => self.route(command),
+            Request::AllowLarge { path } => {
+                self.allowed_large.insert(path);
+            }
             Request::RunChecks { path } => match self.language_of(&path) {
                 Some(language) => self.checks.run_for(&path, &language, Trigger::Manual),
                 None => self.notice(format!(
@@ -295,8 +324,11 @@ impl Actor {
 
     /// A document command goes to every server of its document (an open
     /// picks them, starting each on first use); saving also runs the
-    /// on-save checks.
+    /// on-save checks. A large document goes nowhere (`large_document`).
     fn route(&mut self, command: DocCommand) {
+        let Some(command) = self.large_document(command) else {
+            return;
+        };
         let servers = match &command {
             DocCommand::Open {
                 path, language_id, ..
@@ -312,7 +344,10 @@ impl Actor {
         };
         match &command {
             DocCommand::Save { path } => {
-                if let Some(language) = self.language_of(path) {
+                if let Some(language) = self
+                    .language_of(path)
+                    .filter(|_| !self.docs.get(path).is_some_and(|doc| doc.large))
+                {
                     self.checks.run_for(path, &language, Trigger::Save);
                 }
             }
@@ -357,10 +392,78 @@ impl Actor {
             OpenDoc {
                 language_id: language_id.to_string(),
                 servers: chosen.clone(),
+                large: false,
             },
         );
         self.announce(language_id, route);
         chosen
+    }
+
+    /// Large-file mode (VS Code's, above 20 MB by default): a document over
+    /// `large_file_bytes` is not sent to language servers or on-save
+    /// checks unless the user asked (`allow_large`). An answer about a
+    /// 37 MB file can be 92 MB, and servers re-analyse the whole text at
+    /// every change. A document that grows past the size is closed on its
+    /// servers; one that shrinks below it is opened again. Says so once per
+    /// document becoming large. Returns the command still to route.
+    fn large_document(&mut self, command: DocCommand) -> Option<DocCommand> {
+        let (path, language_id, text) = match &command {
+            DocCommand::Open {
+                path,
+                language_id,
+                text,
+            } => (path, language_id.clone(), text),
+            DocCommand::Change { path, text, .. } => match self.docs.get(path) {
+                Some(doc) => (path, doc.language_id.clone(), text),
+                None => return Some(command),
+            },
+            DocCommand::Close { path } => {
+                return match self.docs.get(path) {
+                    Some(doc) if doc.large => {
+                        self.docs.remove(path);
+                        None
+                    }
+                    _ => Some(command),
+                };
+            }
+            _ => return Some(command),
+        };
+        let bytes = text.len_bytes() as u64;
+        let limit = self.config.large_file_bytes;
+        let was_large = self.docs.get(path).is_some_and(|doc| doc.large);
+        let large = bytes > limit && !self.allowed_large.contains(path);
+        match (was_large, large) {
+            (false, false) => Some(command),
+            // Back under the size: every server gets it as a new document.
+            (true, false) => Some(DocCommand::Open {
+                path: path.clone(),
+                language_id,
+                text: text.clone(),
+            }),
+            (true, true) => None,
+            (false, true) => {
+                let previous = self.docs.insert(
+                    path.clone(),
+                    OpenDoc {
+                        language_id,
+                        servers: Vec::new(),
+                        large: true,
+                    },
+                );
+                for key in previous.into_iter().flat_map(|doc| doc.servers) {
+                    if let Some(server) = self.servers.get(&key) {
+                        let _ = server.send(DocCommand::Close { path: path.clone() });
+                    }
+                }
+                let shown = path.strip_prefix(&self.root).unwrap_or(path);
+                self.notice(format!(
+                    "{}; language servers and checks are not asked about it \
+                     (/lsp-large asks them all the same)",
+                    large_document_words(&shown.to_string_lossy(), bytes, limit)
+                ));
+                None
+            }
+        }
     }
 
     /// Tells the UI which servers serve the language when that changed,

@@ -102,11 +102,8 @@ pub(crate) fn add_diagnostics(
     let limit = settings.diagnostics.large_file_bytes;
     if size > limit {
         source.notes.get_or_insert_with(Vec::new).push(format!(
-            "diagnostics: {} is a large document ({}, over the {} of \
-             `diagnostics.large_file_bytes`); no language server or check was asked",
-            editor.path,
-            crate::units::binary_size(size),
-            crate::units::binary_size(limit),
+            "diagnostics: {}; no language server or check was asked",
+            crate::diagnostics::large_document_words(&editor.path, size, limit),
         ));
         return;
     }

@@ -85,6 +85,31 @@ pub fn restart_servers(workbench: &mut Workbench) {
     sync_open_documents(workbench);
 }
 
+/// `/lsp-large`: the file in the file view goes to its language servers
+/// (and on-save checks) even past `diagnostics.large_file_bytes`, from now
+/// on this session: it is sent again at once.
+pub fn allow_large(workbench: &mut Workbench) {
+    let Some(service) = workbench.diagnostic_sources.client.clone() else {
+        workbench.notice("Diagnostics are not running.");
+        return;
+    };
+    let Some(path) = workbench
+        .editors
+        .active()
+        .map(|doc| doc.path().to_path_buf())
+    else {
+        workbench.notice("No file is open: /lsp-large sends the open file.");
+        return;
+    };
+    service.allow_large(path.clone());
+    workbench.diagnostic_sources.sent.remove(&path);
+    sync_open_documents(workbench);
+    let shown = workbench.display_path(&path);
+    workbench.notice(&format!(
+        "{shown} goes to its language servers whatever its size (until the workbench quits)."
+    ));
+}
+
 /// A buffer reached the disk: servers get `didSave`, check commands run.
 pub fn saved(workbench: &Workbench, path: &Path) {
     if let Some(service) = &workbench.diagnostic_sources.client {

@@ -48,6 +48,7 @@ builtins! {
     Diff => "diff", "", "every file change of this session";
     Copy => "copy", "", "copy the model's last answer to the clipboard (Alt+C: the selected message)";
     LspRestart => "lsp-restart", "", "restart the language servers";
+    LspLarge => "lsp-large", "", "send the open file to its language servers even if it is large";
     Lsp => "lsp", "", "language servers: languages, state, last error";
     Sessions => "sessions", "", "this workspace's sessions, and how to resume one";
     Trust => "trust", "", "ask again whether this workspace's own programs may run";

@@ -161,6 +161,10 @@ pub struct LspTimings {
     pub restart_delays: Vec<Duration>,
     /// A server that ran at least this long before dying gets a fresh budget.
     pub stable_after: Duration,
+    /// Messages from a server over this many bytes are read through and
+    /// dropped, and the file they are about loses this server's diagnostics
+    /// (`framing::MAX_BODY` by default; tests lower it).
+    pub max_message_bytes: usize,
 }
 
 impl Default for LspTimings {
@@ -175,6 +179,7 @@ impl Default for LspTimings {
                 Duration::from_secs(4),
             ],
             stable_after: Duration::from_secs(60),
+            max_message_bytes: super::framing::MAX_BODY,
         }
     }
 }

@@ -16,7 +16,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
 use super::LspError;
-use super::config::ServerConfig;
+use super::config::{LspTimings, ServerConfig};
 use super::transport::{Incoming, LastWords, RpcHandle, spawn_tasks};
 use crate::diagnostics::position::ColumnUnit;
 use crate::diagnostics::uri::path_to_uri;
@@ -37,11 +37,12 @@ pub struct Connection {
 
 impl Connection {
     /// Spawns the server in `root` under `confinement` and completes the
-    /// `initialize` handshake.
+    /// `initialize` handshake (within `timings.initialize_timeout`).
+    /// Messages over `timings.max_message_bytes` are dropped.
     pub async fn start(
         config: ServerConfig,
         root: std::path::PathBuf,
-        init_timeout: Duration,
+        timings: LspTimings,
         confinement: Confinement,
         last_words: LastWords,
     ) -> Result<Connection, LspError> {
@@ -61,10 +62,13 @@ impl Connection {
             server.stderr,
             last_words,
             config.settings.clone(),
+            timings.max_message_bytes,
         );
         let params = serde_json::to_value(initialize_params(&root, confinement.is_sandboxed()))
             .map_err(|e| LspError::Protocol(e.to_string()))?;
-        let result = rpc.request("initialize", params, init_timeout).await?;
+        let result = rpc
+            .request("initialize", params, timings.initialize_timeout)
+            .await?;
         let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
         let encoding = capabilities
             .get("positionEncoding")

@@ -4,28 +4,58 @@
 //! before their first header. The reader skips anything that is not a header
 //! block until it finds `Content-Length:`, and caps every size so garbage can
 //! never make it allocate without bound.
+//!
+//! A message over the limit is not an error: it is a property of what the
+//! server was asked about (ruff's answer about a 1 000 000-line file is
+//! 92 MB), and dropping the connection would only start the server again to
+//! send the same answer. Its body is read through to the end in the reader's
+//! own buffer and thrown away, and the next message is read as usual; only
+//! its first `PEEK_BYTES` are kept, to tell what it was about.
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Longest header line we keep; longer junk lines are discarded in pieces.
 const MAX_HEADER_LINE: usize = 8 * 1024;
-/// Largest message body we accept (rust-analyzer's biggest replies are far below).
-pub(crate) const MAX_BODY: usize = 64 * 1024 * 1024;
+/// Largest message body we keep by default (rust-analyzer's biggest replies
+/// are far below); `LspTimings::max_message_bytes` sets it per service.
+pub const MAX_BODY: usize = 64 * 1024 * 1024;
+/// How much of a dropped message is kept to tell what it was about: the
+/// `method`, `id` and `params.uri` of a message come first in the JSON that
+/// servers write (ruff's `uri` is within its first 100 bytes).
+pub const PEEK_BYTES: usize = 4 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FramingError {
     #[error("i/o error on the server's stdio: {0}")]
     Io(#[from] std::io::Error),
-    #[error("message of {0} bytes exceeds the {MAX_BODY}-byte limit")]
-    TooLarge(usize),
     #[error("stream ended in the middle of a message")]
     Truncated,
 }
 
-/// Reads the next message body. `Ok(None)` is a clean end of stream.
-pub async fn read_message<R: AsyncBufRead + Unpin>(
+/// What the reader found next on the stream.
+#[derive(Debug)]
+pub enum Frame {
+    /// A whole message body, at most the limit long.
+    Body(Vec<u8>),
+    /// A message over the limit, read to its end and dropped.
+    Dropped(Oversize),
+}
+
+/// A message that was too large to keep.
+#[derive(Debug)]
+pub struct Oversize {
+    /// Its `Content-Length`.
+    pub bytes: usize,
+    /// Its first `PEEK_BYTES` (fewer if it was shorter): a JSON prefix.
+    pub head: Vec<u8>,
+}
+
+/// Reads the next message; bodies over `limit` bytes are dropped as a
+/// stream (see the module doc). `Ok(None)` is a clean end of stream.
+pub async fn read_frame<R: AsyncBufRead + Unpin>(
     reader: &mut R,
-) -> Result<Option<Vec<u8>>, FramingError> {
+    limit: usize,
+) -> Result<Option<Frame>, FramingError> {
     let mut length: Option<usize> = None;
     let mut line = Vec::new();
     loop {
@@ -42,18 +72,12 @@ pub async fn read_message<R: AsyncBufRead + Unpin>(
         let text = text.trim_end_matches(['\r', '\n']);
         if text.is_empty() {
             if let Some(len) = length {
-                if len > MAX_BODY {
-                    return Err(FramingError::TooLarge(len));
+                if len > limit {
+                    return drop_body(reader, len).await.map(Some);
                 }
                 let mut body = vec![0; len];
-                reader.read_exact(&mut body).await.map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                        FramingError::Truncated
-                    } else {
-                        FramingError::Io(e)
-                    }
-                })?;
-                return Ok(Some(body));
+                read_exact(reader, &mut body).await?;
+                return Ok(Some(Frame::Body(body)));
             }
             continue; // blank junk line
         }
@@ -70,6 +94,36 @@ pub async fn read_message<R: AsyncBufRead + Unpin>(
             }
         }
     }
+}
+
+/// Keeps the first `PEEK_BYTES` of a `len`-byte body and copies the rest
+/// from the reader's buffer into a sink: memory stays at the reader's
+/// buffer however large `len` is.
+async fn drop_body<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    len: usize,
+) -> Result<Frame, FramingError> {
+    let mut head = vec![0; len.min(PEEK_BYTES)];
+    read_exact(reader, &mut head).await?;
+    let rest = (len - head.len()) as u64;
+    let copied = tokio::io::copy_buf(&mut reader.take(rest), &mut tokio::io::sink()).await?;
+    if copied < rest {
+        return Err(FramingError::Truncated);
+    }
+    Ok(Frame::Dropped(Oversize { bytes: len, head }))
+}
+
+async fn read_exact<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    into: &mut [u8],
+) -> Result<(), FramingError> {
+    reader.read_exact(into).await.map(drop).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            FramingError::Truncated
+        } else {
+            FramingError::Io(e)
+        }
+    })
 }
 
 /// Finds `Content-Length: N` anywhere in the line (junk may precede it on
@@ -130,11 +184,22 @@ mod tests {
     use super::*;
 
     async fn read_all(input: &[u8]) -> (Vec<String>, Option<String>) {
+        read_all_within(input, MAX_BODY).await
+    }
+
+    /// Bodies as text; a dropped one as `dropped N: <head>`.
+    async fn read_all_within(input: &[u8], limit: usize) -> (Vec<String>, Option<String>) {
         let mut reader = tokio::io::BufReader::new(input);
         let mut out = Vec::new();
         loop {
-            match read_message(&mut reader).await {
-                Ok(Some(body)) => out.push(String::from_utf8_lossy(&body).into_owned()),
+            match read_frame(&mut reader, limit).await {
+                Ok(Some(Frame::Body(body))) => {
+                    out.push(String::from_utf8_lossy(&body).into_owned())
+                }
+                Ok(Some(Frame::Dropped(Oversize { bytes, head }))) => out.push(format!(
+                    "dropped {bytes}: {}",
+                    String::from_utf8_lossy(&head)
+                )),
                 Ok(None) => return (out, None),
                 Err(e) => return (out, Some(e.to_string())),
             }
@@ -172,11 +237,119 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn truncated_body_and_huge_length_are_errors() {
+    async fn truncated_bodies_are_errors_oversize_or_not() {
         let (_, err) = read_all(b"Content-Length: 10\r\n\r\n{}").await;
         assert!(err.unwrap().contains("ended"));
         let (_, err) = read_all(b"Content-Length: 99999999999\r\n\r\n").await;
-        assert!(err.unwrap().contains("limit"));
+        assert!(err.unwrap().contains("ended"));
+        let (_, err) = read_all_within(b"Content-Length: 10\r\n\r\n0123", 4).await;
+        assert!(err.unwrap().contains("ended"));
+    }
+
+    /// An oversize message is dropped whole, its head kept, and the reader
+    /// goes on with the next message as if nothing happened.
+    #[tokio::test]
+    async fn an_oversize_message_is_dropped_and_the_next_one_read() {
+        let big = format!("{{\"method\":\"m\",\"pad\":\"{}\"}}", "x".repeat(20_000));
+        let input = format!(
+            "Content-Length: 2\r\n\r\n{{}}Content-Length: {}\r\n\r\n{big}Content-Length: 4\r\n\r\nnull",
+            big.len()
+        );
+        let (msgs, err) = read_all_within(input.as_bytes(), 1000).await;
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(msgs.len(), 3, "{msgs:?}");
+        assert_eq!(msgs[0], "{}");
+        assert_eq!(
+            msgs[1],
+            format!("dropped {}: {}", big.len(), &big[..PEEK_BYTES])
+        );
+        assert_eq!(msgs[2], "null");
+        // At the limit is not over it; a short one keeps all it has.
+        let (msgs, _) = read_all_within(
+            b"Content-Length: 4\r\n\r\nnullContent-Length: 5\r\n\r\n[1,2]",
+            4,
+        )
+        .await;
+        assert_eq!(msgs, ["null", "dropped 5: [1,2]"]);
+    }
+
+    /// A stream of `header`, then `body` zero bytes served from one static
+    /// buffer (nothing is copied or allocated per byte), then `tail`.
+    struct Endless {
+        header: Vec<u8>,
+        body: u64,
+        tail: &'static [u8],
+        at: u64,
+    }
+
+    static ZEROS: [u8; 1 << 20] = [0; 1 << 20];
+
+    impl Endless {
+        fn available(&self) -> &[u8] {
+            let header = self.header.len() as u64;
+            if self.at < header {
+                &self.header[self.at as usize..]
+            } else if self.at < header + self.body {
+                let left = header + self.body - self.at;
+                &ZEROS[..left.min(ZEROS.len() as u64) as usize]
+            } else {
+                let at = (self.at - header - self.body) as usize;
+                self.tail.get(at..).unwrap_or_default()
+            }
+        }
+    }
+
+    impl tokio::io::AsyncBufRead for Endless {
+        fn poll_fill_buf(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<&[u8]>> {
+            std::task::Poll::Ready(Ok(self.get_mut().available()))
+        }
+
+        fn consume(self: std::pin::Pin<&mut Self>, amount: usize) {
+            self.get_mut().at += amount as u64;
+        }
+    }
+
+    impl tokio::io::AsyncRead for Endless {
+        fn poll_read(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            let this = self.get_mut();
+            let from = this.available();
+            let n = from.len().min(buf.remaining());
+            buf.put_slice(&from[..n]);
+            this.at += n as u64;
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    /// A 1 TiB message streams through without being buffered: a reader
+    /// that kept it whole could not even allocate it.
+    #[tokio::test]
+    async fn a_terabyte_message_is_dropped_without_being_buffered() {
+        let body: u64 = 1 << 40;
+        let stream = Endless {
+            header: format!("Content-Length: {body}\r\n\r\n").into_bytes(),
+            body,
+            tail: b"Content-Length: 2\r\n\r\n{}",
+            at: 0,
+        };
+        let mut reader = stream;
+        match read_frame(&mut reader, MAX_BODY).await {
+            Ok(Some(Frame::Dropped(Oversize { bytes, head }))) => {
+                assert_eq!(bytes as u64, body);
+                assert_eq!(head.len(), PEEK_BYTES);
+            }
+            other => panic!("expected a dropped message, got {other:?}"),
+        }
+        match read_frame(&mut reader, MAX_BODY).await {
+            Ok(Some(Frame::Body(b))) => assert_eq!(b, b"{}"),
+            other => panic!("expected the next message, got {other:?}"),
+        }
     }
 
     #[tokio::test]

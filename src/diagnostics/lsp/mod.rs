@@ -5,6 +5,7 @@ pub(crate) mod config;
 mod connection;
 mod convert;
 pub mod framing;
+mod peek;
 pub(crate) mod resolve;
 pub(crate) mod supervisor;
 mod transport;
@@ -28,4 +29,7 @@ pub(crate) enum LspError {
     Server { code: i64, message: String },
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// The answer was over the message limit and was dropped unread.
+    #[error("the answer of {bytes} bytes was over the message limit and was dropped")]
+    TooLarge { bytes: usize },
 }

@@ -4,7 +4,7 @@
 //! restarts it with backoff when it dies, and gives up visibly. It owns its
 //! connection; the service talks to it only through a channel.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -275,6 +275,14 @@ pub(crate) struct Supervisor {
     /// What the server last said about a problem (stderr, showMessage),
     /// added to the reason when it fails.
     last_words: super::transport::LastWords,
+    /// Documents whose answer from this server was over the message limit:
+    /// said once, closed on the server and not sent to it again (a bigger
+    /// answer than the limit is a property of the file; sending it again
+    /// only makes the server work for an answer that is dropped) until the
+    /// user asks for a restart.
+    off: HashSet<PathBuf>,
+    /// An answer over the limit whose document could not be told was said.
+    said_unknown_oversize: bool,
 }
 
 /// How a phase of the loop ended.
@@ -319,6 +327,8 @@ impl Supervisor {
             pulled_rx,
             restart_asked: false,
             last_words: super::transport::LastWords::default(),
+            off: HashSet::new(),
+            said_unknown_oversize: false,
         };
         tokio::spawn(supervisor.run());
         tx
@@ -407,7 +417,7 @@ impl Supervisor {
         let starting = Connection::start(
             self.config.clone(),
             self.root.clone(),
-            self.timings.initialize_timeout,
+            self.timings.clone(),
             self.confinement.clone(),
             self.last_words.clone(),
         );
@@ -432,7 +442,10 @@ impl Supervisor {
         match command {
             None => Offline::Stop(None),
             Some(DocCommand::Shutdown { done }) => Offline::Stop(Some(done)),
-            Some(DocCommand::Restart) => Offline::Restart,
+            Some(DocCommand::Restart) => {
+                self.off.clear();
+                Offline::Restart
+            }
             Some(command) => {
                 self.record(&command);
                 Offline::Recorded
@@ -515,6 +528,7 @@ impl Supervisor {
                         return Exit::Stop(Some(done));
                     }
                     Some(DocCommand::Restart) => {
+                        self.off.clear();
                         connection.shutdown(self.timings.shutdown_timeout).await;
                         return Exit::Restart;
                     }
@@ -523,6 +537,10 @@ impl Supervisor {
                 incoming = connection.incoming.recv() => match incoming {
                     Some(Incoming::Notification { method, params }) => {
                         self.on_notification(&connection, &method, params).await;
+                    }
+                    Some(Incoming::Dropped { bytes, method, uri }) => {
+                        let path = uri.as_deref().and_then(uri_to_path);
+                        self.too_large(&connection, path, method.as_deref(), bytes);
                     }
                     Some(Incoming::Closed { reason }) => {
                         let status = match connection.exit_status() {
@@ -539,6 +557,15 @@ impl Supervisor {
     }
 
     fn forward(&mut self, connection: &Connection, command: DocCommand) {
+        if let DocCommand::Open { path, .. } = &command
+            && self.off.contains(path)
+        {
+            return; // its answers are too large for us: not sent again
+        }
+        let known = match &command {
+            DocCommand::Close { path } => self.docs.contains_key(path),
+            _ => true,
+        };
         let reopened =
             matches!(&command, DocCommand::Open { path, .. } if self.docs.contains_key(path));
         self.record(&command);
@@ -576,6 +603,8 @@ impl Supervisor {
                     self.pull(connection, &path);
                 }
             }
+            // Already closed on the server when its answer was too large.
+            DocCommand::Close { .. } if !known => {}
             DocCommand::Close { path } => {
                 // Edits not sent yet are dropped with the document (record
                 // removed it): after didClose the server reads the disk.
@@ -705,8 +734,49 @@ impl Supervisor {
                     }
                 }
             }
+            Err(LspError::TooLarge { bytes }) => {
+                self.too_large(connection, Some(pulled.path), None, bytes);
+            }
             Err(error) => tracing::debug!(server = %self.name, %error, "lsp: pull failed"),
         }
+    }
+
+    /// An answer over the message limit was dropped (`framing`). About a
+    /// document: say so once, clear what this server said about it, close
+    /// it on the server and send it no more (`off`); the server goes on
+    /// with the other files. About nothing we can tell: say so once.
+    fn too_large(
+        &mut self,
+        connection: &Connection,
+        path: Option<PathBuf>,
+        method: Option<&str>,
+        bytes: usize,
+    ) {
+        let size = crate::units::binary_size(bytes as u64);
+        let limit = crate::units::binary_size(self.timings.max_message_bytes as u64);
+        let Some(path) = path else {
+            if !std::mem::replace(&mut self.said_unknown_oversize, true) {
+                let what = method.unwrap_or("a message");
+                self.notice(format!(
+                    "{} sent {what} of {size}, over the {limit} limit; it was dropped",
+                    self.name
+                ));
+            }
+            return;
+        };
+        if !self.off.insert(path.clone()) {
+            return;
+        }
+        if self.docs.remove(&path).is_some() {
+            connection.did_close(&path);
+        }
+        let shown = path.strip_prefix(&self.root).unwrap_or(&path).display();
+        self.notice(format!(
+            "{name}'s answer for {shown} is {size}, over the {limit} limit; {name}'s \
+             diagnostics for this file are off (/lsp-restart tries again)",
+            name = self.name
+        ));
+        self.publish(path, Vec::new());
     }
 
     async fn on_notification(&mut self, connection: &Connection, method: &str, params: Value) {
@@ -724,6 +794,9 @@ impl Supervisor {
                 let Some(path) = uri_to_path(params.uri.as_str()) else {
                     return;
                 };
+                if self.off.contains(&path) {
+                    return; // cleared when it was turned off; stays so
+                }
                 let disk;
                 let text = match self.docs.get_mut(&path) {
                     // Against the text the server saw, which may be older
@@ -805,6 +878,11 @@ impl Supervisor {
             path,
             diagnostics,
         });
+    }
+
+    fn notice(&self, text: String) {
+        tracing::warn!(server = %self.name, "lsp: {text}");
+        let _ = self.events.send(DiagnosticsEvent::Notice(text));
     }
 
     fn state(&self, state: ServerState) {

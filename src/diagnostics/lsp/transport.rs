@@ -12,7 +12,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
 use super::LspError;
-use super::framing::{read_message, write_message};
+use super::framing::{Frame, Oversize, read_frame, write_message};
+use super::peek;
 
 /// What the reader passes up besides responses.
 #[derive(Debug)]
@@ -20,6 +21,15 @@ pub(crate) enum Incoming {
     /// A server notification (or a server request we answered and that the
     /// client should also act on, like `workspace/diagnostic/refresh`).
     Notification { method: String, params: Value },
+    /// A notification (or a server request, refused) over the message limit
+    /// was read and dropped: `method` and `uri` as far as its first few KB
+    /// tell. A dropped response fails its request instead
+    /// (`LspError::TooLarge`).
+    Dropped {
+        bytes: usize,
+        method: Option<String>,
+        uri: Option<String>,
+    },
     /// The server's stdout ended or became unreadable.
     Closed { reason: String },
 }
@@ -122,7 +132,8 @@ impl LastWords {
 }
 
 /// Starts the reader, writer and stderr tasks on the given pipes.
-/// `settings` answers the server's `workspace/configuration` requests.
+/// `settings` answers the server's `workspace/configuration` requests;
+/// messages over `max_message` bytes are dropped (see `framing`).
 pub(crate) fn spawn_tasks(
     name: &str,
     stdout: impl AsyncRead + Unpin + Send + 'static,
@@ -130,6 +141,7 @@ pub(crate) fn spawn_tasks(
     stderr: impl AsyncRead + Unpin + Send + 'static,
     last_words: LastWords,
     settings: Value,
+    max_message: usize,
 ) -> (RpcHandle, mpsc::UnboundedReceiver<Incoming>) {
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let (in_tx, in_rx) = mpsc::unbounded_channel();
@@ -141,7 +153,13 @@ pub(crate) fn spawn_tasks(
     };
     tokio::spawn(write_loop(name.to_string(), stdin, out_rx));
     tokio::spawn(stderr_loop(name.to_string(), stderr, last_words));
-    tokio::spawn(read_loop(handle.clone(), stdout, in_tx, settings));
+    tokio::spawn(read_loop(
+        handle.clone(),
+        stdout,
+        in_tx,
+        settings,
+        max_message,
+    ));
     (handle, in_rx)
 }
 
@@ -181,11 +199,16 @@ async fn read_loop(
     stdout: impl AsyncRead + Unpin,
     incoming: mpsc::UnboundedSender<Incoming>,
     settings: Value,
+    max_message: usize,
 ) {
     let mut reader = BufReader::new(stdout);
     let reason = loop {
-        let body = match read_message(&mut reader).await {
-            Ok(Some(body)) => body,
+        let body = match read_frame(&mut reader, max_message).await {
+            Ok(Some(Frame::Body(body))) => body,
+            Ok(Some(Frame::Dropped(oversize))) => {
+                dropped(&handle, oversize, &incoming);
+                continue;
+            }
             Ok(None) => break "the server closed its output".to_string(),
             Err(error) => break error.to_string(),
         };
@@ -201,6 +224,43 @@ async fn read_loop(
     // Fail every waiting request now instead of letting each one time out.
     lock(&handle.pending).clear();
     let _ = incoming.send(Incoming::Closed { reason });
+}
+
+/// A message over the limit was dropped: a response fails its request at
+/// once (rather than time out), a server request gets an error answer (so
+/// the server does not wait), and the supervisor hears of the rest.
+fn dropped(handle: &RpcHandle, oversize: Oversize, incoming: &mpsc::UnboundedSender<Incoming>) {
+    let about = peek::about(&oversize.head);
+    let bytes = oversize.bytes;
+    tracing::warn!(
+        server = %handle.name,
+        bytes,
+        method = about.method.as_deref().unwrap_or("?"),
+        uri = about.uri.as_deref().unwrap_or("?"),
+        id = %about.id.as_ref().map_or_else(|| "?".to_string(), |id| id.to_string()),
+        "lsp: message over the limit dropped"
+    );
+    match (about.method, about.id) {
+        (None, Some(id)) => {
+            let waiter = id.as_i64().and_then(|id| lock(&handle.pending).remove(&id));
+            if let Some(waiter) = waiter {
+                let _ = waiter.send(Err(LspError::TooLarge { bytes }));
+            }
+        }
+        (method, id) => {
+            if let Some(id) = id {
+                let _ = handle.send(&json!({"jsonrpc": "2.0", "id": id, "error": {
+                    "code": -32600,
+                    "message": format!("request of {bytes} bytes is over the client's limit")
+                }}));
+            }
+            let _ = incoming.send(Incoming::Dropped {
+                bytes,
+                method,
+                uri: about.uri,
+            });
+        }
+    }
 }
 
 fn dispatch(
@@ -312,7 +372,7 @@ fn answer_server_request(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::lsp::framing::{read_message, write_message};
+    use crate::diagnostics::lsp::framing::{MAX_BODY, write_message};
     use tokio::io::{AsyncWriteExt, duplex};
 
     /// A fake server on in-memory pipes: the test plays the server side.
@@ -331,12 +391,19 @@ mod tests {
                 .unwrap();
         }
         async fn recv(&mut self) -> Value {
-            let body = read_message(&mut self.from_client).await.unwrap().unwrap();
-            serde_json::from_slice(&body).unwrap()
+            match read_frame(&mut self.from_client, MAX_BODY).await {
+                Ok(Some(Frame::Body(body))) => serde_json::from_slice(&body).unwrap(),
+                other => panic!("expected a message, got {other:?}"),
+            }
         }
     }
 
     fn setup() -> (RpcHandle, mpsc::UnboundedReceiver<Incoming>, Peer) {
+        setup_within(MAX_BODY)
+    }
+
+    /// A client that drops messages over `max_message` bytes.
+    fn setup_within(max_message: usize) -> (RpcHandle, mpsc::UnboundedReceiver<Incoming>, Peer) {
         let (client_out, server_in) = duplex(1 << 16);
         let (server_out, client_in) = duplex(1 << 16);
         let (_err_w, err_r) = duplex(64);
@@ -347,6 +414,7 @@ mod tests {
             err_r,
             LastWords::default(),
             json!({"fake": {"analysis": {"mode": "standard"}}}),
+            max_message,
         );
         let peer = Peer {
             to_client: server_out,
@@ -428,6 +496,68 @@ mod tests {
             "{exit}"
         );
         assert_eq!(peer.recv().await["params"], json!({"a": 1}));
+    }
+
+    /// Over the limit, the connection stays: a publish is passed up as
+    /// dropped with its document, a response fails its request at once, a
+    /// server request is refused; what follows is read as usual.
+    #[tokio::test]
+    async fn oversize_messages_are_dropped_and_the_connection_stays() {
+        let (handle, mut incoming, mut peer) = setup_within(200);
+        let pad = "x".repeat(300);
+        peer.send(
+            json!({"jsonrpc":"2.0","method":"textDocument/publishDiagnostics",
+            "params":{"uri":"file:///ws/huge.py","diagnostics":[{"message": pad}]}}),
+        )
+        .await;
+        match incoming.recv().await {
+            Some(Incoming::Dropped { bytes, method, uri }) => {
+                assert!(bytes > 300);
+                assert_eq!(method.as_deref(), Some("textDocument/publishDiagnostics"));
+                assert_eq!(uri.as_deref(), Some("file:///ws/huge.py"));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let waiting = tokio::spawn(handle.request("big", json!({}), Duration::from_secs(30)));
+        let request = peer.recv().await;
+        peer.send(json!({"jsonrpc":"2.0","id": request["id"], "result": pad}))
+            .await;
+        let result = tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("failed at once, not after the request's timeout")
+            .unwrap();
+        assert!(
+            matches!(result, Err(LspError::TooLarge { bytes }) if bytes > 300),
+            "{result:?}"
+        );
+        peer.send(json!({"jsonrpc":"2.0","id":9,"method":"workspace/configuration","params":{"pad": pad}}))
+            .await;
+        let refused = peer.recv().await;
+        assert_eq!(refused["id"], 9);
+        assert_eq!(refused["error"]["code"], -32600);
+        // Garbage over the limit is dropped too, knowing nothing.
+        peer.send_raw(format!("Content-Length: 300\r\n\r\n{pad}").as_bytes())
+            .await;
+        peer.send(json!({"jsonrpc":"2.0","method":"window/logMessage","params":{}}))
+            .await;
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            match incoming.recv().await {
+                Some(Incoming::Dropped { method, uri, .. }) => {
+                    seen.push(format!("{method:?} {uri:?}"))
+                }
+                Some(Incoming::Notification { method, .. }) => seen.push(method),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                "Some(\"workspace/configuration\") None",
+                "None None",
+                "window/logMessage"
+            ]
+        );
     }
 
     #[tokio::test]
