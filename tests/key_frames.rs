@@ -428,3 +428,46 @@ fn the_line_after_the_final_newline_is_reachable_and_takes_a_paste() {
     let status = lp.screen().lines().last().unwrap_or_default().to_owned();
     assert!(status.contains("money.py 5:1"), "{status}");
 }
+
+#[test]
+fn moving_up_from_a_long_line_brings_the_short_line_into_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.txt");
+    let long = "x".repeat(20_000);
+    std::fs::write(&file, format!("short line\n{long}\nend\n")).unwrap();
+    let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
+    hello_tui::app::editors::open(&mut s, &file, None);
+    let mut lp = Loop::new(s, 120, 40);
+    lp.key(KeyCode::Char('2'), KeyModifiers::ALT);
+    lp.key(KeyCode::Down, KeyModifiers::NONE);
+    assert!(lp.key(KeyCode::End, KeyModifiers::NONE));
+    assert!(
+        !lp.screen().contains("short line"),
+        "End on the long line scrolls sideways:\n{}",
+        lp.screen()
+    );
+    assert!(lp.key(KeyCode::Up, KeyModifiers::NONE));
+    let screen = lp.screen();
+    assert!(
+        screen.contains("  1 short line"),
+        "the short line shows from its start:\n{screen}"
+    );
+    let status = screen.lines().last().unwrap_or_default().to_owned();
+    assert!(status.contains("long.txt 1:11"), "{status}");
+    // The rows below the tab bar (whose active tab shares the style).
+    let view = lp.state.layout().file_view.expect("the file view");
+    let text = Rect::new(view.x, view.y + 2, view.width, view.height - 2);
+    let cells = lp.cursor_cells(text);
+    let row = screen
+        .lines()
+        .position(|l| l.contains("  1 short line"))
+        .unwrap();
+    // `TestBackend` quotes each row.
+    let line = screen.lines().nth(row).unwrap().trim_start_matches('"');
+    let after_text = line.find("short line").unwrap() + "short line".len();
+    assert_eq!(
+        cells,
+        vec![(line[..after_text].chars().count() as u16, row as u16)],
+        "one cursor, right after the text of line 1:\n{screen}"
+    );
+}

@@ -136,7 +136,11 @@ impl Document {
             let cx = display_col_from(text, self.marks.before_char(line, col), col, tab);
             let vp = &mut self.viewport;
             if cx < vp.left {
-                vp.left = cx;
+                // Half a view of what lies before the cursor comes with it
+                // (vim's `sidescroll=0`): landing on a short line from a long
+                // one shows that line from its start, not an empty strip at
+                // the cursor's column.
+                vp.left = cx.saturating_sub(w / 2);
             } else if w > 0 && cx >= vp.left + w {
                 vp.left = cx + 1 - w;
             }
