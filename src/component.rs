@@ -250,6 +250,13 @@ pub trait Component {
     /// Paints it: an overlay over the panes (`area` is the screen), a pane
     /// in its rectangle.
     fn render(&self, view: &View<'_>, area: Rect, frame: &mut Frame);
+
+    /// An overlay that leaves the panes in view (a bar over one of them):
+    /// the part of `screen` it hides, so the pane can keep its cursor clear
+    /// of it. None for what covers the screen or nothing in particular.
+    fn covers(&self, _layout: &PaneLayout, _screen: Rect) -> Option<Rect> {
+        None
+    }
 }
 
 /// Scrolls `value` by `delta`, within `0..=max`.

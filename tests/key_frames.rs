@@ -471,3 +471,74 @@ fn moving_up_from_a_long_line_brings_the_short_line_into_view() {
         "one cursor, right after the text of line 1:\n{screen}"
     );
 }
+
+/// The rows of the file view's text (below its tab bar) as the user sees
+/// them: (row on screen, text).
+fn file_rows(lp: &Loop) -> Vec<(u16, String)> {
+    let view = lp.state.layout().file_view.expect("the file view");
+    let buffer = lp.terminal.backend().buffer();
+    (view.y + 2..view.bottom() - 1)
+        .map(|y| {
+            let row = (view.x + 1..view.right() - 1)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect();
+            (y, row)
+        })
+        .collect()
+}
+
+/// The find bar never hides the match it found: a far match is centred
+/// (VS Code's reveal), one just above the view lands below the bar.
+#[test]
+fn find_keeps_the_match_in_sight_and_clear_of_its_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("many.py");
+    let text: String = (1..=300).map(|i| format!("line_{i} = {i}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let mut s = AppState::new(dir.path().to_path_buf(), Settings::defaults());
+    hello_tui::app::editors::open(&mut s, &file, None);
+    let mut lp = Loop::new(s, 120, 40);
+    lp.key(KeyCode::Char('2'), KeyModifiers::ALT);
+    let shown_at = |lp: &Loop, text: &str| {
+        let rows = file_rows(lp);
+        let at = rows.iter().position(|(_, row)| row.contains(text));
+        (at, rows.len())
+    };
+
+    lp.key(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    lp.type_text("line_150 ");
+    assert!(lp.key(KeyCode::Enter, NONE));
+    let (at, rows) = shown_at(&lp, "line_150 = 150");
+    let at = at.unwrap_or_else(|| panic!("line 150 in view:\n{}", lp.screen()));
+    assert!(
+        at.abs_diff(rows / 2) <= 1,
+        "a far match is centred (row {at} of {rows}):\n{}",
+        lp.screen()
+    );
+
+    // From the end of the file, a match on the top row, which the bar
+    // covers once it opens.
+    lp.key(KeyCode::Esc, NONE);
+    lp.key(KeyCode::End, KeyModifiers::CONTROL);
+    let top_line = |lp: &Loop| -> usize {
+        let (_, first) = &file_rows(lp)[0];
+        first
+            .trim_start()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let top = top_line(&lp);
+    lp.key(KeyCode::Char('f'), KeyModifiers::CONTROL);
+    lp.type_text(&format!("line_{top} "));
+    assert!(lp.key(KeyCode::Enter, NONE));
+    let (at, _) = shown_at(&lp, &format!("line_{top} = {top}"));
+    let at = at.unwrap_or_else(|| panic!("the match is drawn:\n{}", lp.screen()));
+    assert!(
+        at >= 2,
+        "the match is below the find bar's two rows (row {at}):\n{}",
+        lp.screen()
+    );
+}

@@ -72,7 +72,7 @@ fn show(state: &mut AppState, path: &Path, position: Option<(usize, usize)>) -> 
     if let Some((line, column)) = position
         && let Some(doc) = state.workbench.editors_mut().active_mut()
     {
-        doc.set_cursor((line.saturating_sub(1), column.saturating_sub(1)), false);
+        doc.jump_to((line.saturating_sub(1), column.saturating_sub(1)));
     }
     changed(&mut state.workbench);
     Command::Redraw

@@ -74,7 +74,24 @@ fn prepare_file_view(state: &mut AppState) {
     let Some(hl) = state.highlighter.clone() else {
         return;
     };
+    let covered = covered_top_rows(state, area);
     if let Some(doc) = state.workbench.editors_mut().active_mut() {
+        doc.keep_clear_of_top(covered);
         doc.prepare_frame(&hl, area);
     }
+}
+
+/// How many rows at the top of the file view's `text` an open overlay
+/// hides (the find bar hides two): the view keeps the cursor below them.
+fn covered_top_rows(state: &AppState, text: ratatui::layout::Rect) -> usize {
+    let (layout, screen) = (state.layout(), state.screen());
+    state
+        .overlays
+        .iter()
+        .filter_map(|overlay| overlay.component().covers(&layout, screen))
+        .map(|hidden| hidden.intersection(text))
+        .filter(|hidden| hidden.height > 0 && hidden.y == text.y)
+        .map(|hidden| usize::from(hidden.height))
+        .max()
+        .unwrap_or(0)
 }

@@ -134,8 +134,7 @@ impl Document {
             EditCommand::Move(mv) => self.motion(mv, false),
             EditCommand::Select(mv) => self.motion(mv, true),
             EditCommand::GoToLine(n) => {
-                let line = n.saturating_sub(1);
-                self.set_cursor((line, 0), false);
+                self.jump_to((n.saturating_sub(1), 0));
             }
             EditCommand::SelectAll => {
                 self.move_head(0, false);
@@ -222,7 +221,7 @@ impl Document {
             end: self.position_of(self.rope.byte_to_char(e)),
         });
         if let Some(m) = current {
-            self.set_cursor(m.start, false);
+            self.jump_to(m.start);
             self.set_cursor(m.end, true);
         }
         let count = found

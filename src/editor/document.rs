@@ -49,6 +49,13 @@ pub struct Viewport {
     pub width: usize,
     /// Keep the cursor in view; false after a mouse-wheel scroll.
     pub follow_cursor: bool,
+    /// The cursor jumped (find, go to line, a search result): if it
+    /// landed outside the view, the next frame centres it, as VS Code
+    /// does, instead of scrolling it to the edge. One frame's request.
+    pub center_jump: bool,
+    /// Text rows at the top hidden under an overlay (the find bar): the
+    /// cursor is kept below them while the file allows. Set each frame.
+    pub covered_top: usize,
 }
 
 pub struct Document {
@@ -387,6 +394,20 @@ impl Document {
     pub(crate) fn set_cursor(&mut self, to: (usize, usize), select: bool) {
         let at = self.index_of(to);
         self.move_head(at, select);
+    }
+
+    /// Jump the cursor to `to` (line, char; clamped): a far target is
+    /// centred in the view by the next frame rather than left at its edge.
+    pub fn jump_to(&mut self, to: (usize, usize)) {
+        self.set_cursor(to, false);
+        self.viewport.follow_cursor = true;
+        self.viewport.center_jump = true;
+    }
+
+    /// Rows at the top of the view hidden by an overlay this frame (0
+    /// when none): the cursor is kept clear of them.
+    pub fn keep_clear_of_top(&mut self, rows: usize) {
+        self.viewport.covered_top = rows;
     }
 
     /// Move the cursor to char index `at`; `select` extends the selection.

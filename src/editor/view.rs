@@ -122,10 +122,17 @@ impl Document {
         self.viewport.width = w;
         let (line, col) = self.cursor();
         let tab = self.tab_width();
+        let center = std::mem::take(&mut self.viewport.center_jump);
         if self.viewport.follow_cursor {
             let vp = &mut self.viewport;
-            if line < vp.top {
-                vp.top = line;
+            // Rows under an overlay do not count as in view (a row or more
+            // stays visible whatever covers the top).
+            let covered = vp.covered_top.min(h.saturating_sub(1));
+            let outside = line < vp.top + covered || line >= vp.top + h;
+            if center && outside {
+                vp.top = line.saturating_sub(covered + (h - covered) / 2);
+            } else if line < vp.top + covered {
+                vp.top = line.saturating_sub(covered);
             } else if h > 0 && line >= vp.top + h {
                 vp.top = line + 1 - h;
             }

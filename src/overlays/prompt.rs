@@ -11,6 +11,7 @@ use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::component::Around;
 use crate::editor::Document;
 use crate::keymap::{Action, Scope};
+use crate::screen::layout::PaneLayout;
 use crate::theme::Theme;
 use crate::ui::line_input::{Edit, LineInput};
 use crate::ui::pane;
@@ -137,6 +138,20 @@ impl Component for Prompt {
         let (around, theme) = (view.around, view.theme);
         render(around, self, theme, screen, frame.buffer_mut());
     }
+
+    fn covers(&self, layout: &PaneLayout, screen: Rect) -> Option<Rect> {
+        bar_area(layout, screen)
+    }
+}
+
+/// Where the bar goes: three rows at the top right of the file view, over
+/// its tab bar and first two text rows (or of the screen with no file
+/// view); None when there is no room.
+fn bar_area(layout: &PaneLayout, screen: Rect) -> Option<Rect> {
+    let pane = layout.file_view.unwrap_or(screen);
+    let width = pane.width.saturating_sub(2).min(60);
+    (width >= 10 && pane.height >= 3)
+        .then(|| Rect::new(pane.right().saturating_sub(width + 1), pane.y + 1, width, 3))
 }
 
 /// "12" or "12:5", 1-based.
@@ -150,15 +165,11 @@ fn parse_position(input: &str) -> Option<(usize, usize)> {
     Some((line.max(1), column.max(1)))
 }
 
-/// A one-line bar at the bottom of the file view (or the screen).
+/// The bar with its one-line input, at `bar_area`.
 fn render(around: Around<'_>, prompt: &Prompt, theme: &Theme, screen: Rect, buf: &mut Buffer) {
-    let layout = around.layout;
-    let pane = layout.file_view.unwrap_or(screen);
-    let width = pane.width.saturating_sub(2).min(60);
-    if width < 10 || pane.height < 3 {
+    let Some(area) = bar_area(&around.layout, screen) else {
         return;
-    }
-    let area = Rect::new(pane.right().saturating_sub(width + 1), pane.y + 1, width, 3);
+    };
     let block = pane::block(Line::from(prompt.kind.label()), None, true, theme)
         .border_style(theme.roles.overlay_border);
     Clear.render(area, buf);
