@@ -4,7 +4,9 @@
 //! the screen, set the window title, write the clipboard (OSC 52) or end a
 //! bracketed paste, and the invisible characters that reorder or hide text
 //! (bidi overrides and isolates, zero-width characters, Unicode tags) are
-//! shown as `<U+202E>`, so what the user reads is what is there.
+//! shown as `<U+202E>`, so what the user reads is what is there. Emoji
+//! presentation selectors are dropped, so every symbol is as wide on the
+//! screen as the layout counts it.
 
 use std::borrow::Cow;
 
@@ -31,6 +33,12 @@ pub fn for_display(text: &str) -> Cow<'_, str> {
             '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
             c if c.is_control() => push_caret(&mut out, c),
             c if is_invisible_format(c) => push_code_point(&mut out, c),
+            // Emoji and text presentation selectors: terminals disagree on
+            // how wide they make a symbol (tmux draws `❤️` in one cell,
+            // `unicode-width` and so ratatui count two), and a symbol laid
+            // out wider than drawn leaves a stale cell behind it. Without
+            // one, a symbol is as wide as everyone says.
+            '\u{fe0e}' | '\u{fe0f}' => {}
             c => out.push(c),
         }
     }
@@ -80,7 +88,7 @@ pub(crate) fn json_text(text: String) -> String {
 /// control pictures (`␛`, `␇`, `␍`, `␀`), DEL `␡`; C1 controls and the
 /// invisible bidi/format characters that reorder or hide text (Trojan
 /// Source) become `<U+202E>`, and so do variation selectors, which a
-/// pane lets through for emoji (`❤️`) but which in code make two names
+/// pane drops for emoji (`❤️` draws as `❤`) but which in code make two names
 /// that look alike different (`target︀` is not `target`). Tab and newline
 /// are kept.
 pub(crate) fn visible_controls(text: &str) -> Cow<'_, str> {
@@ -108,7 +116,7 @@ pub(crate) fn has_hidden_characters(text: &str) -> bool {
 
 /// [`is_hidden`], and the variation selectors (U+FE00–FE0F; the
 /// supplement, U+E0100–E01EF, is hidden everywhere).
-fn is_hidden_in_code(c: char) -> bool {
+pub(crate) fn is_hidden_in_code(c: char) -> bool {
     is_hidden(c) || matches!(c, '\u{fe00}'..='\u{fe0f}')
 }
 
@@ -241,8 +249,10 @@ mod tests {
             let shown = visible_controls(&text);
             assert!(shown.contains(&format!("<U+{:04X}>", c as u32)), "{shown}");
         }
-        // A pane keeps an emoji's presentation selector.
-        assert_eq!(for_display("\u{2764}\u{fe0f}"), "\u{2764}\u{fe0f}");
+        // A pane draws an emoji without its presentation selector, at the
+        // width every terminal agrees on.
+        assert_eq!(for_display("\u{2764}\u{fe0f} ok"), "\u{2764} ok");
+        assert_eq!(for_display("\u{263a}\u{fe0e}"), "\u{263a}");
     }
 
     use super::*;

@@ -278,3 +278,67 @@ fn typing_through_an_approval_does_not_answer_it() {
     }
     tmux.keys(&["C-q"]);
 }
+
+/// Invisible characters riding on a cluster (a joiner after `<`, an emoji
+/// presentation selector after `❤`, the joiners of an emoji family, a
+/// bidi override, tags) and a sideways scroll: what tmux shows after each
+/// key is what a full redraw (Ctrl+L) shows, and every row keeps its right
+/// border. Before, the terminal and the layout disagreed on such a
+/// cluster's width and rows lost their border until Ctrl+L (issue 27.19).
+#[test]
+fn invisible_characters_keep_the_terminal_and_the_layout_in_step() {
+    let project = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let digits: String = (0..40).map(|i| char::from(b'0' + i % 10)).collect();
+    let tail: String = (0..150).map(|i| char::from(b'a' + i % 26)).collect();
+    let cases = [
+        "<\u{200d}-",
+        "\u{2764}\u{fe0f}-",
+        "x\u{fe0f}\u{200c}-",
+        "👨\u{200d}👩\u{200d}👧-",
+        "\u{202e}rlo\u{202c}-",
+        "\u{1f3f4}\u{e0067}\u{e0062}-",
+        "\u{ad}\u{115f}\u{3164}-",
+    ];
+    let text: String = cases
+        .iter()
+        .map(|case| format!("{digits}{}{tail}\n", case.repeat(3)))
+        .collect();
+    std::fs::write(project.path().join("hidden.txt"), text).unwrap();
+    let tmux = Tmux::start(
+        "hidden",
+        &command_in(project.path(), state.path(), "hidden.txt"),
+        100,
+        20,
+    );
+    tmux.wait_for("hidden.txt");
+    tmux.keys(&["M-2"]);
+    let check = |after: &str| {
+        let drawn = tmux.screen();
+        tmux.keys(&["C-l"]);
+        let redrawn = tmux.screen();
+        assert_eq!(
+            drawn, redrawn,
+            "after {after}: the drawn screen is the redrawn one"
+        );
+        for row in drawn.lines().skip(2).take(cases.len()) {
+            assert!(
+                row.ends_with('┃'),
+                "after {after}, a row lost its border:\n{drawn}"
+            );
+        }
+    };
+    for line in 0..cases.len() {
+        tmux.keys(&["End"]);
+        check(&format!("End on line {}", line + 1));
+        tmux.keys(&["Home"]);
+        tmux.keys(&["Down"]);
+    }
+    for _ in 0..cases.len() {
+        tmux.keys(&["Up"]);
+        tmux.keys(&["End"]);
+        tmux.keys(&["Left", "Left", "Left"]);
+    }
+    check("moving back up");
+    tmux.keys(&["C-q"]);
+}

@@ -16,7 +16,7 @@ use super::grapheme::Graphemes;
 use super::highlight::{Highlighter, StyledLine};
 use super::marks::LONG_LINE;
 use super::width::{
-    CONTROL_GLYPH, Glyph, char_at_col_from, cluster_cells, display_col_from, glyph,
+    CONTROL_GLYPH, Glyph, Piece, char_at_col_from, cluster_cells, display_col_from, glyph, pieces,
 };
 
 /// Styles of the file view; the app maps its theme into this. Set `cursor`
@@ -368,6 +368,49 @@ struct LineView<'a> {
     left: usize,
 }
 
+/// What one drawn piece of a line shows in its first cell.
+#[derive(Clone, Copy)]
+enum Symbol<'a> {
+    Text(&'a str),
+    /// The replacement cell of a control or invisible character.
+    Mark,
+    /// Spaces (a tab).
+    Blank,
+}
+
+/// Where a row's cells go: the view's columns `left..right` at screen row
+/// `y` from screen column `x0`, in `style`.
+struct Cells {
+    left: usize,
+    right: usize,
+    y: u16,
+    x0: u16,
+    style: Style,
+}
+
+impl Cells {
+    /// Draws `symbol`, `width` cells wide, at display column `col`. A wide
+    /// symbol cut by either edge draws as spaces; the cells after a wide
+    /// symbol's first hold nothing, as ratatui expects.
+    fn put(&self, buf: &mut Buffer, col: usize, symbol: Symbol<'_>, width: usize) {
+        let whole = col >= self.left && col + width <= self.right;
+        for k in 0..width {
+            let at = col + k;
+            if at < self.left || at >= self.right {
+                continue;
+            }
+            let cell = &mut buf[(self.x0 + (at - self.left) as u16, self.y)];
+            match symbol {
+                Symbol::Text(text) if k == 0 && whole => cell.set_symbol(text),
+                Symbol::Mark if k == 0 && whole => cell.set_char(CONTROL_GLYPH),
+                Symbol::Text(_) | Symbol::Mark if k > 0 && whole => cell.set_symbol(""),
+                _ => cell.set_char(' '),
+            };
+            cell.set_style(self.style);
+        }
+    }
+}
+
 impl LineView<'_> {
     /// Draws cluster by cluster from `start` to the right edge of the
     /// view, and stops there: on a long line only the part around the view
@@ -401,26 +444,28 @@ impl LineView<'_> {
             if self.selection.is_some_and(|(s, e)| i >= s && i < e) {
                 style = style.patch(styles.selection);
             }
-            let kind = glyph(&cluster);
-            for k in 0..w {
-                let at = col + k;
-                if at < self.left || at >= right {
-                    continue;
+            let cells = Cells {
+                left: self.left,
+                right,
+                y: rect.y,
+                x0: rect.x,
+                style,
+            };
+            match glyph(&cluster) {
+                Glyph::Text => cells.put(buf, col, Symbol::Text(&cluster), w),
+                Glyph::Replaced => cells.put(buf, col, Symbol::Mark, w),
+                Glyph::Tab => cells.put(buf, col, Symbol::Blank, w),
+                Glyph::Split => {
+                    let mut at = col;
+                    for piece in pieces(&cluster) {
+                        let symbol = match piece {
+                            Piece::Text(text, _) => Symbol::Text(text),
+                            Piece::Mark => Symbol::Mark,
+                        };
+                        cells.put(buf, at, symbol, piece.width());
+                        at += piece.width();
+                    }
                 }
-                let x = rect.x + (at - self.left) as u16;
-                let cell = &mut buf[(x, rect.y)];
-                // A wide cluster cut by either edge, and tabs, draw as spaces.
-                let whole = col >= self.left && col + w <= right;
-                if k == 0 && whole && kind == Glyph::Text {
-                    cell.set_symbol(&cluster);
-                } else if k == 0 && whole && kind == Glyph::Replaced {
-                    cell.set_char(CONTROL_GLYPH);
-                } else if k == 0 || kind == Glyph::Tab || !whole {
-                    cell.set_char(' ');
-                } else {
-                    cell.set_symbol("");
-                }
-                cell.set_style(style);
             }
             col += w;
             byte += cluster.len();

@@ -1,38 +1,99 @@
 //! Display widths of text in terminal cells, per grapheme cluster: tabs
-//! expand to the next tab stop, wide clusters (CJK, emoji, ZWJ sequences)
-//! take two cells, and control characters and zero-width clusters are drawn
-//! as one replacement cell, so no escape sequence or invisible character
+//! expand to the next tab stop, wide clusters (CJK, emoji) take two cells,
+//! and control characters and invisible characters are drawn as one
+//! replacement cell each, so no escape sequence or invisible character
 //! from a file ever reaches the terminal. Rendering, horizontal scrolling,
 //! mouse clicks and vertical motion all use these functions, so they always
 //! agree. Each walks a line from its start only as far as asked, never the
 //! rest of the line.
+//!
+//! Why invisible characters inside a cluster are split out: a joiner, a
+//! variation selector or a tag rides on the cluster before it (`<` + ZWJ,
+//! `❤` + VS16, `👩` + ZWJ + `💻`), and terminals disagree with
+//! `unicode-width` and with each other on how wide such a cluster is
+//! (tmux draws `❤️` one cell wide, `unicode-width` says two). A cell
+//! drawn narrower than laid out leaves a stale cell behind; a wider one
+//! shifts the rest of the row over the pane's border. Drawn a piece at a
+//! time (`❤`, then a replacement cell), every piece has one width everywhere,
+//! and the hidden character is visible, as `sanitize` shows it in the panes.
 
 use ropey::RopeSlice;
 use unicode_width::UnicodeWidthStr;
 
 use super::grapheme::Graphemes;
+use crate::sanitize::is_hidden_in_code;
 
-/// The character drawn for a control character or a zero-width cluster.
+/// The character drawn for a control character or an invisible one.
 pub(crate) const CONTROL_GLYPH: char = '\u{fffd}';
 
 pub fn is_control(c: char) -> bool {
     c != '\t' && c.is_control()
 }
 
-/// How a cluster is drawn: a tab, a replacement cell, or itself.
+/// How a cluster is drawn: a tab, a replacement cell, itself, or piece by
+/// piece (`pieces`) because it carries an invisible character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Glyph {
     Tab,
     Replaced,
     Text,
+    Split,
 }
 
 pub(crate) fn glyph(cluster: &str) -> Glyph {
-    match cluster.chars().next() {
+    let mut chars = cluster.chars();
+    match chars.next() {
         Some('\t') => Glyph::Tab,
         Some(c) if is_control(c) => Glyph::Replaced,
+        // The common case, ASCII text, decided without a table.
+        Some(_) if cluster.len() == 1 => Glyph::Text,
+        Some(c) if is_hidden_in_code(c) && chars.as_str().is_empty() => Glyph::Replaced,
+        _ if cluster.chars().any(is_hidden_in_code) => Glyph::Split,
         _ if cluster.width() == 0 => Glyph::Replaced,
         _ => Glyph::Text,
+    }
+}
+
+/// One piece of a split cluster: a run of visible chars drawn as one
+/// symbol of `width` cells, or a replacement cell (an invisible char, or a
+/// run that would draw nothing, such as a mark left without its base).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Piece<'a> {
+    Text(&'a str, usize),
+    Mark,
+}
+
+impl Piece<'_> {
+    pub(crate) fn width(self) -> usize {
+        match self {
+            Piece::Text(_, width) => width,
+            Piece::Mark => 1,
+        }
+    }
+}
+
+/// The pieces of a `Glyph::Split` cluster, in order.
+pub(crate) fn pieces(cluster: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let mut run_start = 0;
+    for (at, c) in cluster.char_indices() {
+        if is_hidden_in_code(c) {
+            visible_run(&mut out, &cluster[run_start..at]);
+            out.push(Piece::Mark);
+            run_start = at + c.len_utf8();
+        }
+    }
+    visible_run(&mut out, &cluster[run_start..]);
+    out
+}
+
+fn visible_run<'a>(out: &mut Vec<Piece<'a>>, run: &'a str) {
+    if run.is_empty() {
+        return;
+    }
+    match run.width() {
+        0 => out.push(Piece::Mark),
+        width => out.push(Piece::Text(run, width)),
     }
 }
 
@@ -45,6 +106,7 @@ pub(crate) fn cluster_cells(cluster: &str, col: usize, tab: usize) -> usize {
         }
         Glyph::Replaced => 1,
         Glyph::Text => cluster.width(),
+        Glyph::Split => pieces(cluster).into_iter().map(Piece::width).sum(),
     }
 }
 
@@ -176,19 +238,54 @@ mod tests {
 
     #[test]
     fn clusters_are_measured_whole() {
-        let family = "👨‍👩‍👧‍👦";
-        let line = format!("{family}ab");
-        assert_eq!(display_col(line.as_str(), 7, 4), 2, "the family is 2 cells");
-        assert_eq!(visual_col(line.as_str(), 7, 4), 1, "and one visible char");
-        assert_eq!(visual_col(line.as_str(), 9, 4), 3);
-        assert_eq!(
-            char_at_col(line.as_str(), 1, 4),
-            0,
-            "right half: the family"
-        );
-        assert_eq!(char_at_col(line.as_str(), 2, 4), 7);
+        // A thumb with a skin tone: two chars, one cluster, two cells.
+        let thumb = "👍🏽";
+        let line = format!("{thumb}ab");
+        assert_eq!(display_col(line.as_str(), 2, 4), 2, "the thumb is 2 cells");
+        assert_eq!(visual_col(line.as_str(), 2, 4), 1, "and one visible char");
+        assert_eq!(visual_col(line.as_str(), 4, 4), 3);
+        assert_eq!(char_at_col(line.as_str(), 1, 4), 0, "right half: the thumb");
+        assert_eq!(char_at_col(line.as_str(), 2, 4), 2);
         // A combining mark joins its base.
         assert_eq!(display_col("e\u{301}x", 2, 4), 1);
         assert_eq!(glyph("\u{200b}"), Glyph::Replaced);
+    }
+
+    /// Invisible characters riding on a cluster are drawn as cells of
+    /// their own, so terminals cannot disagree on the cluster's width;
+    /// the cursor still steps over the cluster as one.
+    #[test]
+    fn invisible_characters_inside_a_cluster_get_their_own_cell() {
+        assert_eq!(glyph("<\u{200d}"), Glyph::Split);
+        assert_eq!(pieces("<\u{200d}"), [Piece::Text("<", 1), Piece::Mark]);
+        assert_eq!(
+            pieces("\u{2764}\u{fe0f}"),
+            [Piece::Text("\u{2764}", 1), Piece::Mark],
+            "a variation selector is shown, not trusted for width"
+        );
+        let family = "👨\u{200d}👩\u{200d}👧";
+        assert_eq!(
+            pieces(family),
+            [
+                Piece::Text("👨", 2),
+                Piece::Mark,
+                Piece::Text("👩", 2),
+                Piece::Mark,
+                Piece::Text("👧", 2)
+            ]
+        );
+        let line = format!("{family}x");
+        let chars = family.chars().count();
+        assert_eq!(display_col(line.as_str(), chars, 4), 8);
+        assert_eq!(visual_col(line.as_str(), chars, 4), 1, "one step");
+        assert_eq!(char_at_col(line.as_str(), 7, 4), 0, "inside: the cluster");
+        // A soft hyphen or a Hangul filler alone is one replacement cell.
+        assert_eq!(glyph("\u{ad}"), Glyph::Replaced);
+        assert_eq!(cluster_cells("\u{115f}", 0, 4), 1);
+        // A combining mark left alone after a joiner cannot draw by itself.
+        assert_eq!(
+            pieces("a\u{200d}\u{301}"),
+            [Piece::Text("a", 1), Piece::Mark, Piece::Mark]
+        );
     }
 }
