@@ -20,7 +20,10 @@ use crate::config::GlobalOptions;
                   Configuration: ~/.config/hello-tui/config.toml (see docs/configuration.md)."
 )]
 pub struct Cli {
-    /// Workspace directory to open.
+    /// A directory to open as the workspace, or a file to open in it,
+    /// optionally at a position (`src/app.py`, `src/app.py:12`,
+    /// `src/app.py:12:5`); a file's workspace is its git repository, else
+    /// the working directory when the file is under it.
     #[arg(value_name = "PATH", default_value = ".")]
     pub path: PathBuf,
 

@@ -2,9 +2,13 @@
 //! the status-bar hints are generated from it, so they can never drift from
 //! what the keys actually do.
 
+mod composer;
+
 use std::fmt;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+pub(crate) use composer::{COMPOSER, takes as composer_takes};
 
 /// Where a binding applies. Lookup goes from the innermost scope outwards:
 /// the open overlay, then the focused pane, then [`Scope::Global`].
@@ -297,7 +301,7 @@ impl Action {
         match self {
             Action::Quit => "Quit (asks first when there are unsaved edits)",
             Action::ShowHelp => "Show this help",
-            Action::ShowSnapshot => "Preview the next request the model gets (F2)",
+            Action::ShowSnapshot => "Preview the next request the model gets",
             Action::ToggleRequestJson => {
                 "Show the messages as the JSON the request carries, or readable"
             }
@@ -375,7 +379,7 @@ impl Action {
             Action::ShowVariable => "Show the selected variable in full",
             Action::ClearFilter => "Clear the filter",
             Action::EndFilter => "Keep the filter and go back to the list",
-            Action::OpenPicker => "Open a file by fuzzy name (Ctrl+P)",
+            Action::OpenPicker => "Open a file by fuzzy name",
             Action::Accept => "Open / go / find next",
             Action::FindPrev => "Find the previous match",
             Action::Save => "Save the file",
@@ -1166,11 +1170,6 @@ pub(crate) fn rows_in(scope: Scope) -> Vec<(Action, Vec<KeyCombo>)> {
     rows
 }
 
-/// The keys the composer handles itself (they are not bindings), said
-/// under the help's tables.
-pub(crate) const COMPOSER_KEYS: &str = "In the composer, other keys edit text: arrows, Home/End, \
-    Ctrl+W deletes a word, Ctrl+U undoes, Ctrl+R redoes.";
-
 /// The generated part of `docs/keys.md`: every scope's rows as a Markdown
 /// table, in F1's order, so the file cannot drift from what the keys do
 /// (`tests/docs.rs` compares them).
@@ -1178,26 +1177,57 @@ pub fn markdown() -> String {
     // A `|` would end a table cell.
     let cell = |text: &str| text.replace('|', "\\|");
     let mut out = String::new();
-    for scope in Scope::ALL {
-        let rows = rows_in(scope);
-        if rows.is_empty() {
-            continue;
-        }
+    for section in help_sections() {
         out.push_str(&format!(
             "\n### {}\n\n| key | does |\n|---|---|\n",
-            scope.label()
+            section.title
         ));
-        for (action, keys) in rows {
+        for (keys, does) in section.rows {
             let keys: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
             out.push_str(&format!(
                 "| {} | {} |\n",
                 cell(&keys.join(" / ")),
-                cell(action.describe())
+                cell(does)
             ));
         }
     }
-    out.push_str(&format!("\n{COMPOSER_KEYS}\n"));
     out
+}
+
+/// One titled table of the help.
+pub(crate) struct HelpSection {
+    pub title: &'static str,
+    /// Keys and what they do, one row per action.
+    pub rows: Vec<(Vec<KeyCombo>, &'static str)>,
+}
+
+/// Every key the workbench handles, as F1 and `docs/keys.md` list them:
+/// each scope's bindings (`rows_in`), and after the conversation's, the
+/// composer's own keys ([`COMPOSER`]).
+pub(crate) fn help_sections() -> Vec<HelpSection> {
+    let mut sections = Vec::new();
+    for scope in Scope::ALL {
+        let rows = rows_in(scope);
+        if !rows.is_empty() {
+            sections.push(HelpSection {
+                title: scope.label(),
+                rows: rows
+                    .into_iter()
+                    .map(|(action, keys)| (keys, action.describe()))
+                    .collect(),
+            });
+        }
+        if scope == Scope::Conversation {
+            sections.push(HelpSection {
+                title: "Composer (typing a message)",
+                rows: COMPOSER
+                    .iter()
+                    .map(|row| (row.keys.to_vec(), row.does))
+                    .collect(),
+            });
+        }
+    }
+    sections
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ fn help_and_version_read_well() {
     for part in [
         "Usage: hello-tui",
         "[PATH]",
+        "src/app.py:12:5",
         "--theme",
         "exec",
         "snapshot",

@@ -542,3 +542,335 @@ fn find_keeps_the_match_in_sight_and_clear_of_its_bar() {
         lp.screen()
     );
 }
+
+type Key = (KeyCode, KeyModifiers);
+
+/// One key of the composer's table in F1: from `one two` / `three four`
+/// (the cursor at the end), `setup`, the key, then `after`; the composer
+/// then shows `lines` with the cursor at `cursor`.
+struct ComposerCase {
+    listed: &'static str,
+    setup: &'static [Key],
+    key: Key,
+    after: &'static [Key],
+    lines: &'static [&'static str],
+    cursor: (u16, u16),
+}
+
+const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+const ALT: KeyModifiers = KeyModifiers::ALT;
+const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+const CTRL_SHIFT: KeyModifiers = KeyModifiers::CONTROL.union(KeyModifiers::SHIFT);
+const BOTH: &[&str] = &["one two", "three four"];
+const HOME: &[Key] = &[(KeyCode::Home, NONE)];
+const CUT: &[Key] = &[(KeyCode::Char('x'), CTRL)];
+
+const fn case(
+    listed: &'static str,
+    setup: &'static [Key],
+    key: Key,
+    after: &'static [Key],
+    lines: &'static [&'static str],
+    cursor: (u16, u16),
+) -> ComposerCase {
+    ComposerCase {
+        listed,
+        setup,
+        key,
+        after,
+        lines,
+        cursor,
+    }
+}
+
+const COMPOSER_CASES: &[ComposerCase] = &[
+    case("↑", &[], (KeyCode::Up, NONE), &[], BOTH, (7, 0)),
+    case(
+        "↓",
+        &[(KeyCode::Up, NONE)],
+        (KeyCode::Down, NONE),
+        &[],
+        BOTH,
+        (7, 1),
+    ),
+    case("←", &[], (KeyCode::Left, NONE), &[], BOTH, (9, 1)),
+    case("→", HOME, (KeyCode::Right, NONE), &[], BOTH, (1, 1)),
+    case("Ctrl+B", &[], (KeyCode::Char('b'), CTRL), &[], BOTH, (9, 1)),
+    case("Ctrl+←", &[], (KeyCode::Left, CTRL), &[], BOTH, (6, 1)),
+    case("Ctrl+→", HOME, (KeyCode::Right, CTRL), &[], BOTH, (6, 1)),
+    case("Alt+B", &[], (KeyCode::Char('b'), ALT), &[], BOTH, (6, 1)),
+    case("Alt+F", HOME, (KeyCode::Char('f'), ALT), &[], BOTH, (6, 1)),
+    case("Home", &[], (KeyCode::Home, NONE), &[], BOTH, (0, 1)),
+    case("End", HOME, (KeyCode::End, NONE), &[], BOTH, (10, 1)),
+    case("Ctrl+A", &[], (KeyCode::Char('a'), CTRL), &[], BOTH, (0, 1)),
+    case(
+        "Ctrl+E",
+        HOME,
+        (KeyCode::Char('e'), CTRL),
+        &[],
+        BOTH,
+        (10, 1),
+    ),
+    case("Alt+<", &[], (KeyCode::Char('<'), ALT), &[], BOTH, (7, 0)),
+    case(
+        "Alt+>",
+        &[(KeyCode::Char('<'), ALT)],
+        (KeyCode::Char('>'), ALT),
+        &[],
+        BOTH,
+        (7, 1),
+    ),
+    case(
+        "Shift+←",
+        &[],
+        (KeyCode::Left, SHIFT),
+        CUT,
+        &["one two", "three fou"],
+        (9, 1),
+    ),
+    case(
+        "Shift+→",
+        HOME,
+        (KeyCode::Right, SHIFT),
+        CUT,
+        &["one two", "hree four"],
+        (0, 1),
+    ),
+    case(
+        "Shift+↑",
+        &[],
+        (KeyCode::Up, SHIFT),
+        CUT,
+        &["one two"],
+        (7, 0),
+    ),
+    case(
+        "Shift+↓",
+        &[(KeyCode::Char('<'), ALT), (KeyCode::Home, NONE)],
+        (KeyCode::Down, SHIFT),
+        CUT,
+        &["three four"],
+        (0, 0),
+    ),
+    case(
+        "Shift+Home",
+        &[],
+        (KeyCode::Home, SHIFT),
+        CUT,
+        &["one two", ""],
+        (0, 1),
+    ),
+    case(
+        "Shift+End",
+        HOME,
+        (KeyCode::End, SHIFT),
+        CUT,
+        &["one two", ""],
+        (0, 1),
+    ),
+    case(
+        "Ctrl+Shift+←",
+        &[],
+        (KeyCode::Left, CTRL_SHIFT),
+        CUT,
+        &["one two", "three"],
+        (6, 1),
+    ),
+    case(
+        "Ctrl+Shift+→",
+        HOME,
+        (KeyCode::Right, CTRL_SHIFT),
+        CUT,
+        &["one two", "four"],
+        (0, 1),
+    ),
+    case(
+        "Backspace",
+        &[],
+        (KeyCode::Backspace, NONE),
+        &[],
+        &["one two", "three fou"],
+        (9, 1),
+    ),
+    case(
+        "Ctrl+H",
+        &[],
+        (KeyCode::Char('h'), CTRL),
+        &[],
+        &["one two", "three fou"],
+        (9, 1),
+    ),
+    case(
+        "Delete",
+        HOME,
+        (KeyCode::Delete, NONE),
+        &[],
+        &["one two", "hree four"],
+        (0, 1),
+    ),
+    case(
+        "Ctrl+D",
+        HOME,
+        (KeyCode::Char('d'), CTRL),
+        &[],
+        &["one two", "hree four"],
+        (0, 1),
+    ),
+    case(
+        "Ctrl+W",
+        &[],
+        (KeyCode::Char('w'), CTRL),
+        &[],
+        &["one two", "three"],
+        (6, 1),
+    ),
+    case(
+        "Alt+H",
+        &[],
+        (KeyCode::Char('h'), ALT),
+        &[],
+        &["one two", "three"],
+        (6, 1),
+    ),
+    case(
+        "Alt+D",
+        HOME,
+        (KeyCode::Char('d'), ALT),
+        &[],
+        &["one two", " four"],
+        (0, 1),
+    ),
+    case(
+        "Alt+Delete",
+        HOME,
+        (KeyCode::Delete, ALT),
+        &[],
+        &["one two", " four"],
+        (0, 1),
+    ),
+    case(
+        "Ctrl+K",
+        HOME,
+        (KeyCode::Char('k'), CTRL),
+        &[],
+        &["one two", ""],
+        (0, 1),
+    ),
+    case(
+        "Ctrl+X",
+        &[(KeyCode::Home, SHIFT)],
+        (KeyCode::Char('x'), CTRL),
+        &[],
+        &["one two", ""],
+        (0, 1),
+    ),
+    case(
+        "Ctrl+Y",
+        &[(KeyCode::Home, SHIFT), (KeyCode::Char('x'), CTRL)],
+        (KeyCode::Char('y'), CTRL),
+        &[],
+        BOTH,
+        (10, 1),
+    ),
+    case(
+        "Ctrl+U",
+        &[(KeyCode::Backspace, NONE)],
+        (KeyCode::Char('u'), CTRL),
+        &[],
+        BOTH,
+        (10, 1),
+    ),
+    case(
+        "Ctrl+R",
+        &[(KeyCode::Backspace, NONE), (KeyCode::Char('u'), CTRL)],
+        (KeyCode::Char('r'), CTRL),
+        &[],
+        &["one two", "three fou"],
+        (9, 1),
+    ),
+];
+
+/// The keys F1 (and docs/keys.md) lists in one section.
+fn listed_keys(section: &str) -> Vec<String> {
+    let markdown = hello_tui::keymap::markdown();
+    let start = markdown
+        .find(&format!("### {section}"))
+        .unwrap_or_else(|| panic!("no {section} section"));
+    let table = &markdown[start..];
+    let end = table[4..].find("### ").map_or(table.len(), |i| i + 4);
+    table[..end]
+        .lines()
+        .filter(|line| line.starts_with("| `"))
+        .flat_map(|line| {
+            let keys = line.split(" | ").next().unwrap_or_default();
+            keys.split(" / ")
+                .map(|key| key.trim_start_matches("| ").trim_matches('`').to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Every key F1 lists for the composer, through the loop: it asks for a
+/// frame and does what its row says; each is listed once, and each is
+/// tested here. Keys it does not list do nothing in the composer.
+#[test]
+fn every_composer_key_f1_lists_does_what_it_says() {
+    let listed = listed_keys("Composer (typing a message)");
+    let mut tested: Vec<&str> = COMPOSER_CASES.iter().map(|c| c.listed).collect();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    tested.sort();
+    let before = sorted.len();
+    sorted.dedup();
+    assert_eq!(before, sorted.len(), "a key listed twice: {listed:?}");
+    assert_eq!(sorted, tested, "F1's composer keys and the tested ones");
+
+    for case in COMPOSER_CASES {
+        let mut lp = Loop::new(state(), 120, 40);
+        lp.key(KeyCode::Char('1'), ALT);
+        lp.type_text("one two");
+        lp.key(KeyCode::Enter, SHIFT);
+        lp.type_text("three four");
+        for &(code, modifiers) in case.setup {
+            lp.key(code, modifiers);
+        }
+        let (code, modifiers) = case.key;
+        assert!(
+            lp.key(code, modifiers),
+            "{} asked for no frame",
+            case.listed
+        );
+        for &(code, modifiers) in case.after {
+            lp.key(code, modifiers);
+        }
+        let mut shown = composer_text(&lp);
+        shown.truncate(case.lines.len().max(2));
+        while shown.len() > case.lines.len() && shown.last().is_some_and(String::is_empty) {
+            shown.pop();
+        }
+        assert_eq!(shown, case.lines, "after {}", case.listed);
+        assert_eq!(composer_cursor(&lp), case.cursor, "after {}", case.listed);
+    }
+
+    // What the text area would do on its own but F1 does not list.
+    let mut lp = Loop::new(state(), 120, 40);
+    lp.key(KeyCode::Char('1'), ALT);
+    lp.type_text("one two");
+    lp.key(KeyCode::Enter, SHIFT);
+    lp.type_text("three four");
+    lp.key(KeyCode::Char('<'), ALT);
+    for (code, modifiers) in [
+        (KeyCode::Char('v'), CTRL),
+        (KeyCode::Char('v'), ALT),
+        (KeyCode::Up, CTRL),
+        (KeyCode::Down, CTRL.union(ALT)),
+        (KeyCode::Char('n'), CTRL),
+    ] {
+        assert!(
+            !lp.key(code, modifiers),
+            "{modifiers:?}+{code:?} is not a composer key"
+        );
+        assert_eq!(composer_text(&lp)[..2], *BOTH);
+        assert_eq!(composer_cursor(&lp), (7, 0));
+    }
+}

@@ -572,14 +572,9 @@ fn help_ends_with_the_commands() {
         press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
     }
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
-    let mut text = text_of(&draw(&mut s, 120, 40));
-    for _ in 0..200 {
-        if text.contains("ask again whether this workspace") {
-            break;
-        }
-        press(&mut s, KeyCode::Down, KeyModifiers::NONE);
-        text = text_of(&draw(&mut s, 120, 40));
-    }
+    draw(&mut s, 120, 40);
+    press(&mut s, KeyCode::End, KeyModifiers::NONE);
+    let text = text_of(&draw(&mut s, 120, 40));
     assert!(text.contains("Commands (type / in the composer)"), "{text}");
     assert!(
         text.contains("/approval [ask|review|auto|full|deny]"),

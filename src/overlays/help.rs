@@ -32,9 +32,14 @@ impl Component for Help {
     }
 
     fn before_frame(&mut self, around: Around<'_>) {
-        let screen = around.screen;
-        let width = area(screen).width.saturating_sub(2);
-        self.scroll = self.scroll.min(row_count(usize::from(width)));
+        // The last page is as far as it scrolls (End lands there).
+        let inner = area(around.screen);
+        let (width, height) = (
+            inner.width.saturating_sub(2),
+            inner.height.saturating_sub(2),
+        );
+        let last_top = row_count(usize::from(width)).saturating_sub(usize::from(height));
+        self.scroll = self.scroll.min(last_top);
     }
 
     fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
@@ -68,25 +73,14 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
     };
     let width = width.max(20);
     let mut out = Vec::new();
-    for scope in Scope::ALL {
-        let rows = keymap::rows_in(scope);
-        if rows.is_empty() {
-            continue;
-        }
+    for section in keymap::help_sections() {
         if !out.is_empty() {
             out.push(Line::default());
         }
-        out.push(Line::styled(scope.label(), theme.roles.focused_title));
-        for (action, keys) in rows {
+        out.push(Line::styled(section.title, theme.roles.focused_title));
+        for (keys, does) in section.rows {
             let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
-            row(
-                &mut out,
-                &keys.join(" / "),
-                action.describe(),
-                key_style,
-                theme,
-                width,
-            );
+            row(&mut out, &keys.join(" / "), does, key_style, theme, width);
         }
     }
     // The composer's commands, from the table the palette and the
@@ -105,10 +99,6 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
             theme,
             width,
         );
-    }
-    out.push(Line::default());
-    for row in crate::screen::wrap::wrap(keymap::COMPOSER_KEYS, width) {
-        out.push(Line::styled(row, theme.roles.muted));
     }
     out
 }
@@ -138,7 +128,9 @@ fn row(
             ));
         }
     } else {
-        out.push(Line::styled(format!("  {keys}"), key_style));
+        for keys in crate::screen::wrap::wrap(keys, width.saturating_sub(2)) {
+            out.push(Line::styled(format!("  {keys}"), key_style));
+        }
         for row in crate::screen::wrap::wrap(description, width.saturating_sub(6)) {
             out.push(Line::styled(format!("      {row}"), theme.roles.text));
         }
@@ -173,16 +165,55 @@ mod tests {
         text.join("\n")
     }
 
+    /// Every binding of the keymap and every key of the composer's table
+    /// is in F1, once, in its section; and no row repeats one of its keys
+    /// in its description ("Preview the next request… (F2)" beside F2).
     #[test]
-    fn help_lists_every_binding() {
+    fn help_lists_every_key_once_and_says_it_once() {
+        use crossterm::event::KeyCode;
         let all = all_text();
+        let sections = keymap::help_sections();
+        for section in &sections {
+            let mut seen = std::collections::HashSet::new();
+            for (keys, does) in &section.rows {
+                let joined: Vec<String> = keys.iter().map(ToString::to_string).collect();
+                assert!(all.contains(&joined.join(" / ")), "{joined:?} missing");
+                assert!(all.contains(does), "{does} missing");
+                for key in keys {
+                    assert!(seen.insert(*key), "{key} twice in {}", section.title);
+                    // A key as the help writes one: `(F2)`, or with a
+                    // modifier (`Ctrl+P`); "Delete the character" is a verb.
+                    let name = key.to_string();
+                    let keylike = name.contains('+') || matches!(key.code, KeyCode::F(_));
+                    assert!(
+                        !(does.contains(&format!("({name})")) || keylike && does.contains(&name)),
+                        "{does:?} repeats {name}"
+                    );
+                }
+            }
+        }
         for binding in keymap::BINDINGS {
+            let section = sections
+                .iter()
+                .find(|s| s.title == binding.scope.label())
+                .expect("every scope has a section");
             assert!(
-                all.contains(&binding.key.to_string()),
-                "{} missing",
-                binding.key
+                section
+                    .rows
+                    .iter()
+                    .any(|(keys, does)| keys.contains(&binding.key)
+                        && *does == binding.action.describe()),
+                "{} missing from {}",
+                binding.key,
+                section.title
             );
-            assert!(all.contains(binding.action.describe()));
+        }
+        let composer = sections
+            .iter()
+            .find(|s| s.title.starts_with("Composer"))
+            .expect("the composer's section");
+        for row in keymap::COMPOSER {
+            assert!(composer.rows.iter().any(|(keys, _)| keys == row.keys));
         }
     }
 

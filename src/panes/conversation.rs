@@ -268,6 +268,8 @@ impl Component for ConversationState {
                 self.refresh_palette(ctx.around.workbench);
                 Outcome::Changed
             }
+            // Only the keys F1 lists for the composer edit it.
+            Input::Key(key) if !crate::keymap::composer_takes(&key) => Outcome::Unchanged,
             Input::Key(key) if let Some(outcome) = self.recall(key) => {
                 self.refresh_palette(ctx.around.workbench);
                 outcome
