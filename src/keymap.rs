@@ -215,6 +215,7 @@ pub enum Action {
     SelectNextMessage,
     /// Conversation: copy the selected message, else the last answer.
     CopyMessage,
+    CopyCodeBlock,
     SearchPrevScope,
     Confirm,
     Deny,
@@ -346,6 +347,10 @@ impl Action {
             Action::ExpandPastes => "Put a big paste's text back in place of its chip, to edit it",
             Action::SelectPreviousMessage => "Select the previous message (to copy it)",
             Action::SelectNextMessage => "Select the next message",
+            Action::CopyCodeBlock => {
+                "Copy a code block: the one the selection is in, else the last one of the \
+                 selected message or of the newest message with one"
+            }
             Action::CopyMessage => {
                 "Copy the selected message, else the last answer, to the clipboard (OSC 52)"
             }
@@ -675,6 +680,7 @@ pub(crate) const BINDINGS: &[Binding] = &[
         Action::SelectNextMessage,
     ),
     bind(Scope::Conversation, Char('c'), ALT, Action::CopyMessage),
+    bind(Scope::Conversation, Char('k'), ALT, Action::CopyCodeBlock),
     bind(Scope::Conversation, Char('e'), ALT, Action::ExpandPastes),
     bind(Scope::Conversation, KeyCode::PageUp, NONE, Action::PageUp),
     bind(
@@ -1191,8 +1197,21 @@ pub fn markdown() -> String {
             ));
         }
     }
+    out.push_str("\n### Mouse\n\n");
+    for note in MOUSE_NOTES {
+        out.push_str(&format!("- {note}\n"));
+    }
     out
 }
+
+/// What the mouse does, for F1 and `docs/keys.md` (no key table has it).
+pub(crate) const MOUSE_NOTES: &[&str] = &[
+    "Click a pane to focus it; the wheel scrolls the pane under the pointer.",
+    "Drag in the conversation to select its text: it is copied on release (OSC 52); \
+     Alt+C copies it again, Alt+K the code block it is in.",
+    "Shift+drag is the terminal's own selection: it crosses panes and borders.",
+    "Drag the border between the conversation and the file view to move it.",
+];
 
 /// One titled table of the help.
 pub(crate) struct HelpSection {

@@ -874,3 +874,92 @@ fn every_composer_key_f1_lists_does_what_it_says() {
         assert_eq!(composer_cursor(&lp), (7, 0));
     }
 }
+
+fn mouse(kind: crossterm::event::MouseEventKind, column: u16, row: u16) -> crossterm::event::Event {
+    crossterm::event::Event::Mouse(crossterm::event::MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: NONE,
+    })
+}
+
+/// Where `text` is drawn on screen: (column, row) of its first char.
+fn find_on_screen(lp: &Loop, text: &str) -> (u16, u16) {
+    let screen = lp.screen();
+    for (y, line) in screen.lines().enumerate() {
+        // `TestBackend` quotes each row.
+        let line = line.trim_start_matches('"');
+        if let Some(at) = line.find(text) {
+            return (line[..at].chars().count() as u16, y as u16);
+        }
+    }
+    panic!("{text:?} is not on screen:\n{screen}")
+}
+
+/// Issue 27.7: drag in the conversation selects text within the pane (not
+/// the file view's beside it), highlighted as it goes; release copies it
+/// and says so; Alt+K copies the code block it is in; any key ends it.
+#[test]
+fn dragging_in_the_conversation_selects_and_copies_its_text() {
+    use crossterm::event::{MouseButton, MouseEventKind};
+    use hello_tui::workbench::transcript::{PaneEntry, Speaker};
+    let mut s = state();
+    *s.workbench.transcript_mut() = vec![
+        PaneEntry::new(Speaker::User, "how do I list the sources?"),
+        PaneEntry::new(
+            Speaker::Assistant,
+            "Run this:\n\n```sh\nls -la src\ngrep -rn todo src\n```\n\nthen look.",
+        ),
+    ]
+    .into();
+    let mut lp = Loop::new(s, 120, 40);
+    let (x0, y0) = find_on_screen(&lp, "Run this:");
+    let (x1, y1) = find_on_screen(&lp, "ls -la src");
+    let selection_bg = lp.theme.roles.selection.bg;
+    let highlighted = |lp: &Loop, y: u16| -> String {
+        let buffer = lp.terminal.backend().buffer();
+        (0..buffer.area.width)
+            .filter(|&x| buffer[(x, y)].bg == selection_bg.unwrap_or_default())
+            .map(|x| buffer[(x, y)].symbol().to_owned())
+            .collect()
+    };
+
+    assert!(lp.event(mouse(MouseEventKind::Down(MouseButton::Left), x0 + 4, y0)));
+    assert!(lp.event(mouse(MouseEventKind::Drag(MouseButton::Left), x1 + 5, y1)));
+    assert_eq!(
+        highlighted(&lp, y0).trim_end(),
+        "this:",
+        "the first row from the press on, to the end of the row"
+    );
+    assert!(
+        highlighted(&lp, y1).contains("ls -la"),
+        "the last row up to the pointer"
+    );
+    assert!(lp.event(mouse(MouseEventKind::Up(MouseButton::Left), x1 + 5, y1)));
+    let copied = lp.state.workbench.editors().clipboard.clone();
+    assert!(copied.starts_with("this:\n"), "{copied:?}");
+    assert!(copied.ends_with("ls -la"), "{copied:?}");
+    assert!(!copied.contains('▏'), "no role bar in {copied:?}");
+    let status = lp.screen().lines().last().unwrap_or_default().to_owned();
+    assert!(status.contains("Copied"), "{status}");
+    assert!(status.contains("lines of the selection"), "{status}");
+
+    // Alt+K: the code block the selection is in, whole.
+    assert!(lp.key(KeyCode::Char('k'), ALT));
+    assert_eq!(
+        lp.state.workbench.editors().clipboard,
+        "ls -la src\ngrep -rn todo src\n"
+    );
+    // Another key ends the selection and its highlight.
+    lp.key(KeyCode::Char('1'), ALT);
+    lp.type_text("x");
+    assert_eq!(highlighted(&lp, y0), "", "no highlight after a key");
+
+    // A click without a drag selects nothing and copies nothing.
+    lp.state.workbench.editors_mut().clipboard.clear();
+    lp.event(mouse(MouseEventKind::Down(MouseButton::Left), x0 + 2, y0));
+    lp.event(mouse(MouseEventKind::Up(MouseButton::Left), x0 + 2, y0));
+    assert_eq!(lp.state.workbench.editors().clipboard, "");
+    assert_eq!(highlighted(&lp, y0), "");
+}

@@ -8,8 +8,13 @@
 //! conversation; the selection shows as a highlighted header and ends with
 //! the next other key, so it never lingers unseen.
 
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Position;
+
 use super::command::Command;
 use super::state::AppState;
+use crate::keymap::PaneId;
+use crate::panes::conversation::TextSelection;
 use crate::workbench::transcript::{PaneEntry, Speaker};
 
 /// Alt+↑ (`-1`) / Alt+↓ (`+1`): selects the message before or after the
@@ -29,9 +34,14 @@ pub fn select(state: &mut AppState, delta: isize) -> Command {
     Command::Redraw
 }
 
-/// Alt+C and `/copy`: the selected message, else the last answer, to both
-/// clipboards; the status bar says what was copied.
+/// Alt+C and `/copy`: the text selected with the mouse, else the
+/// selected message, else the last answer, to both clipboards; the status
+/// bar says what was copied.
 pub fn copy(state: &mut AppState) -> Command {
+    if let Some(selection) = state.conversation.selection {
+        let text = selected_text(state, selection);
+        return to_clipboards(state, &text, "the selection");
+    }
     let selected = state
         .conversation
         .flash
@@ -53,12 +63,140 @@ pub fn copy(state: &mut AppState) -> Command {
         return Command::Redraw;
     };
     let raw = text_of(entry);
+    to_clipboards(state, &raw, what)
+}
+
+/// Alt+K: a code block — the one the mouse selection is in, else the last
+/// one of the selected message, else of the newest message that has one
+/// (a cell's code counts) — to both clipboards.
+pub fn copy_code_block(state: &mut AppState) -> Command {
+    let transcript = state.workbench.transcript();
+    let chosen = match (state.conversation.selection, state.conversation.flash) {
+        (Some(selection), _) => {
+            let entry = selection.anchor.min(selection.head).entry;
+            let selected = selected_text(state, selection);
+            transcript.get(entry).and_then(|message| {
+                let blocks = code_blocks(message);
+                let first = selected.lines().map(str::trim).find(|l| !l.is_empty());
+                first
+                    .and_then(|line| blocks.iter().find(|b| b.contains(line)).cloned())
+                    .or_else(|| blocks.last().cloned())
+            })
+        }
+        (None, Some(index)) => transcript
+            .get(index)
+            .and_then(|message| code_blocks(message).pop()),
+        (None, None) => transcript
+            .iter()
+            .rev()
+            .find_map(|message| code_blocks(message).pop()),
+    };
+    match chosen {
+        Some(code) => to_clipboards(state, &code, "the code block"),
+        None => {
+            state.workbench.set_status("No code block to copy here.");
+            Command::Redraw
+        }
+    }
+}
+
+/// The mouse in the conversation's history, as in a terminal: press and
+/// drag select text (drawn highlighted; dragging past the top or bottom
+/// scrolls), release copies it. A click without a drag clears the
+/// selection and is left to focus the pane. None: not the history's.
+pub(super) fn select_with_mouse(state: &mut AppState, mouse: MouseEvent) -> Option<Command> {
+    let shown = &state.conversation.shown;
+    let point = shown.point_at(mouse.column, mouse.row);
+    let inside = shown.area.contains(Position::new(mouse.column, mouse.row));
+    let dragging = state.conversation.selection.is_some_and(|s| s.dragging);
+    match mouse.kind {
+        MouseEventKind::Down(MouseButton::Left) if inside => {
+            let point = point?;
+            state.conversation.selection = Some(TextSelection {
+                anchor: point,
+                head: point,
+                dragging: true,
+            });
+            state.focus = PaneId::Conversation;
+            Some(Command::Redraw)
+        }
+        MouseEventKind::Drag(MouseButton::Left) if dragging => {
+            let area = state.conversation.shown.area;
+            if mouse.row < area.top() {
+                state.conversation.place.scroll_by(-1);
+            } else if mouse.row >= area.bottom() {
+                state.conversation.place.scroll_by(1);
+            }
+            if let (Some(selection), Some(point)) = (&mut state.conversation.selection, point) {
+                selection.head = point;
+            }
+            Some(Command::Redraw)
+        }
+        MouseEventKind::Up(MouseButton::Left) if dragging => {
+            let mut selection = state.conversation.selection?;
+            if let Some(point) = point {
+                selection.head = point;
+            }
+            selection.dragging = false;
+            if selection.anchor == selection.head {
+                state.conversation.selection = None;
+                return Some(Command::Redraw);
+            }
+            state.conversation.selection = Some(selection);
+            let text = selected_text(state, selection);
+            Some(to_clipboards(state, &text, "the selection"))
+        }
+        _ => None,
+    }
+}
+
+/// The text of `selection` as the pane shows it.
+fn selected_text(state: &AppState, selection: TextSelection) -> String {
+    crate::ui::history::text_between(
+        state.workbench.transcript(),
+        usize::from(state.conversation.shown.area.width),
+        state.conversation.place.cells_expanded,
+        selection.anchor,
+        selection.head,
+    )
+}
+
+/// A message's code blocks, in order: a cell's code, or the fenced and
+/// indented blocks of its Markdown.
+fn code_blocks(entry: &PaneEntry) -> Vec<String> {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    if let Some(cell) = &entry.cell {
+        return vec![cell.code.clone()];
+    }
+    if entry.role != Speaker::Assistant {
+        return Vec::new();
+    }
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for event in Parser::new(&entry.text) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => current = Some(String::new()),
+            Event::Text(text) if current.is_some() => {
+                if let Some(block) = current.as_mut() {
+                    block.push_str(&text);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => blocks.extend(current.take()),
+            _ => {}
+        }
+    }
+    blocks
+}
+
+/// Puts model-written `raw` text on the app's clipboard and the
+/// terminal's (OSC 52), and says in the status bar how much of `what`.
+fn to_clipboards(state: &mut AppState, raw: &str, what: &str) -> Command {
     // Model-written text goes where the user pastes — a shell, say: an
     // escape sequence in it (`ESC[201~` ends a bracketed paste, and what
     // follows would run) is dropped, other controls and the invisible or
     // direction-changing characters made visible (`^H`, `<U+202E>`).
-    let text = crate::sanitize::for_display(&raw).into_owned();
-    let caution = if crate::sanitize::has_hidden_characters(&raw) {
+    let text = crate::sanitize::for_display(raw).into_owned();
+    let caution = if crate::sanitize::has_hidden_characters(raw) {
         " It held control, invisible or direction-changing characters (dropped, or shown \
          as `<U+202E>`): look before you run it."
     } else {
@@ -79,8 +217,6 @@ pub fn copy(state: &mut AppState) -> Command {
     Command::Clipboard(text)
 }
 
-/// `3 lines`: how much the status bar says was copied (short, so the bar
-/// shows it whole beside the rest).
 fn size_of(text: &str) -> String {
     match text.lines().count().max(1) {
         1 => "1 line".to_owned(),

@@ -9,6 +9,7 @@ use ratatui::Frame;
 use super::state::AppState;
 use crate::component::Component;
 use crate::keymap::PaneId;
+use crate::panes::conversation::ShownRows;
 use crate::screen;
 use crate::theme::Theme;
 use crate::ui::{FrameModel, history};
@@ -36,6 +37,10 @@ pub fn prepare(state: &mut AppState, model: &mut FrameModel, theme: &Theme) {
             &styling,
             inner,
         );
+        state.conversation.shown = ShownRows {
+            area: inner,
+            rows: model.history.shown_rows(),
+        };
     }
     prepare_file_view(state);
 }

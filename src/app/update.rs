@@ -127,9 +127,18 @@ fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
     // while the keys are about it: anything else ends the selection.
     if !matches!(
         action,
-        Some(Action::SelectPreviousMessage | Action::SelectNextMessage | Action::CopyMessage)
+        Some(
+            Action::SelectPreviousMessage
+                | Action::SelectNextMessage
+                | Action::CopyMessage
+                | Action::CopyCodeBlock
+        )
     ) {
         state.conversation.flash = None;
+    }
+    // So does a text selection (which Alt+C and Alt+K copy from).
+    if !matches!(action, Some(Action::CopyMessage | Action::CopyCodeBlock)) {
+        state.conversation.selection = None;
     }
     if let Some(action) = action {
         return apply(state, action);
@@ -192,6 +201,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::SelectPreviousMessage => return super::copy::select(state, -1),
         Action::SelectNextMessage => return super::copy::select(state, 1),
         Action::CopyMessage => return super::copy::copy(state),
+        Action::CopyCodeBlock => return super::copy::copy_code_block(state),
         Action::ScrollUp => scroll(state, -1),
         Action::ScrollDown => scroll(state, 1),
         Action::PageUp => scroll(state, -page(state)),
@@ -481,6 +491,12 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     if let Some(command) = drag_split(state, mouse) {
         return command;
     }
+    if let Some(command) = super::copy::select_with_mouse(state, mouse) {
+        return command;
+    }
+    // A click anywhere else ends a text selection.
+    let cleared = mouse.kind == MouseEventKind::Down(MouseButton::Left)
+        && state.conversation.selection.take().is_some();
     let layout = state.layout();
     let Some(pane) = layout.pane_at(mouse.column, mouse.row) else {
         return Command::None;
@@ -499,7 +515,7 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
         MouseEventKind::Down(MouseButton::Left) => {
             let changed = state.focus != pane;
             state.focus = pane;
-            Command::from_changed(changed)
+            Command::from_changed(changed || cleared)
         }
         MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
             // The wheel scrolls the pane under the pointer without moving focus.

@@ -83,6 +83,17 @@ fn lines(theme: &Theme, width: usize) -> Vec<Line<'static>> {
             row(&mut out, &keys.join(" / "), does, key_style, theme, width);
         }
     }
+    out.push(Line::default());
+    out.push(Line::styled("Mouse", theme.roles.focused_title));
+    for note in keymap::MOUSE_NOTES {
+        for (i, text) in crate::screen::wrap::wrap(note, width.saturating_sub(4))
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if i == 0 { "  " } else { "    " };
+            out.push(Line::styled(format!("{lead}{text}"), theme.roles.text));
+        }
+    }
     // The composer's commands, from the table the palette and the
     // dispatcher read.
     out.push(Line::default());

@@ -17,7 +17,7 @@ use crate::keymap::{Action, PaneId, Scope};
 use crate::sanitize;
 use crate::screen;
 use crate::theme::Theme;
-use crate::ui::history::{HistoryLayout, HistoryPlace};
+use crate::ui::history::{HistoryLayout, HistoryPlace, HistoryPoint};
 use crate::ui::pane;
 use crate::workbench::Workbench;
 use crate::workbench::slash::SlashCommand;
@@ -30,6 +30,11 @@ pub struct ConversationState {
     pub place: HistoryPlace,
     /// The message a search jump landed on, highlighted until the next key.
     pub flash: Option<usize>,
+    /// Text selected by dragging in the history; copied on release, and
+    /// highlighted until the next key or click.
+    pub selection: Option<TextSelection>,
+    /// What the last frame showed of the history, for the mouse.
+    pub shown: ShownRows,
     /// What the user is writing; Enter sends it.
     pub composer: TextArea<'static>,
     /// The slash commands matching what is typed, while a command name is
@@ -42,6 +47,70 @@ pub struct ConversationState {
     pasted: super::pasted::Pasted,
     /// What was sent before, for ↑/↓ (the app records each submission).
     pub history: crate::workbench::prompt_history::PromptHistory,
+}
+
+/// A drag in the history: where it started and where the pointer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextSelection {
+    pub anchor: HistoryPoint,
+    pub head: HistoryPoint,
+    /// The button is still down.
+    pub dragging: bool,
+}
+
+impl TextSelection {
+    /// The selected columns of the row `(entry, row)`, if it is selected
+    /// (`usize::MAX`: to the end of the row).
+    pub fn columns_of(&self, entry: usize, row: usize) -> Option<(usize, usize)> {
+        let (from, to) = if self.anchor <= self.head {
+            (self.anchor, self.head)
+        } else {
+            (self.head, self.anchor)
+        };
+        let at = (entry, row);
+        if at < (from.entry, from.row) || at > (to.entry, to.row) {
+            return None;
+        }
+        let start = if at == (from.entry, from.row) {
+            from.col
+        } else {
+            0
+        };
+        let end = if at == (to.entry, to.row) {
+            to.col
+        } else {
+            usize::MAX
+        };
+        Some((start, end))
+    }
+}
+
+/// The history's text area in the last frame and, per screen row, the
+/// entry and block row drawn there (`app::frame::prepare` sets it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShownRows {
+    pub area: Rect,
+    pub rows: Vec<(usize, usize)>,
+}
+
+impl ShownRows {
+    /// The history place under the pointer, pulled into the text area
+    /// (a drag may leave it); None when no row is shown.
+    pub fn point_at(&self, column: u16, row: u16) -> Option<HistoryPoint> {
+        let area = self.area;
+        let y = row.clamp(area.top(), area.bottom().saturating_sub(1)) - area.y;
+        let (entry, block_row) = *self.rows.get(usize::from(y)).or_else(|| self.rows.last())?;
+        let col = usize::from(
+            column
+                .saturating_sub(area.x)
+                .min(area.width.saturating_sub(1)),
+        );
+        Some(HistoryPoint {
+            entry,
+            row: block_row,
+            col,
+        })
+    }
 }
 
 /// The slash-command palette over the composer.
@@ -64,6 +133,8 @@ impl Default for ConversationState {
         Self {
             place: HistoryPlace::default(),
             flash: None,
+            selection: None,
+            shown: ShownRows::default(),
             composer,
             palette: None,
             palette_closed_for: None,
@@ -479,6 +550,18 @@ fn render_history(
     }
     let lines = history.paint(transcript, conversation.flash, theme);
     Paragraph::new(lines).render(area, frame.buffer_mut());
+    if let Some(selection) = &conversation.selection {
+        let buf = frame.buffer_mut();
+        for (y, (entry, row)) in (area.top()..area.bottom()).zip(history.shown_rows()) {
+            let Some((start, end)) = selection.columns_of(entry, row) else {
+                continue;
+            };
+            let last = end.min(usize::from(area.width).saturating_sub(1));
+            for col in start..=last {
+                buf[(area.x + col as u16, y)].set_style(theme.roles.selection);
+            }
+        }
+    }
 }
 
 /// Takes the composer's text and clears it; `None` when there is nothing

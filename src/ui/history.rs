@@ -9,6 +9,10 @@
 //! than a screenful. Highlighted code blocks are memoised by their text,
 //! so a streaming answer re-highlights only the block that is growing.
 
+mod text;
+
+pub use text::{HistoryPoint, text_between};
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -219,6 +223,14 @@ impl HistoryLayout {
     /// The rows `prepare` chose, in order.
     pub fn visible(&self) -> &[Slice] {
         &self.visible
+    }
+
+    /// Each row the pane shows, top to bottom: (entry, row of its block).
+    pub fn shown_rows(&self) -> Vec<(usize, usize)> {
+        self.visible
+            .iter()
+            .flat_map(|slice| slice.rows.clone().map(move |row| (slice.entry, row)))
+            .collect()
     }
 
     /// Entries laid out by the last `prepare`.
