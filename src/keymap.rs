@@ -17,6 +17,8 @@ pub enum Scope {
     Global,
     /// The conversation pane; typing goes to the composer.
     Conversation,
+    /// Selecting text in the conversation's history with the keys.
+    HistorySelect,
     FileView,
     /// The list panes (variables, diagnostics): no text input, so single
     /// letters can be bindings.
@@ -60,6 +62,7 @@ impl Scope {
         match self {
             Scope::Global => "Everywhere",
             Scope::Conversation => "Conversation",
+            Scope::HistorySelect => "Selecting text in the conversation",
             Scope::FileView => "File view",
             Scope::List => "Variables and Diagnostics",
             Scope::Search => "Search",
@@ -83,9 +86,10 @@ impl Scope {
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 21] = [
+    pub const ALL: [Scope; 22] = [
         Scope::Global,
         Scope::Conversation,
+        Scope::HistorySelect,
         Scope::SlashPalette,
         Scope::FileView,
         Scope::List,
@@ -216,6 +220,13 @@ pub enum Action {
     /// Conversation: copy the selected message, else the last answer.
     CopyMessage,
     CopyCodeBlock,
+    // Selecting text in the conversation with the keys.
+    StartTextSelection,
+    HistoryCursor(Motion),
+    HistoryExtend(Motion),
+    ToggleSelectionAnchor,
+    CopyTextSelection,
+    LeaveTextSelection,
     SearchPrevScope,
     Confirm,
     Deny,
@@ -351,6 +362,17 @@ impl Action {
                 "Copy a code block: the one the selection is in, else the last one of the \
                  selected message or of the newest message with one"
             }
+            Action::StartTextSelection => {
+                "Select text with the keys: a cursor in the history, Shift or v to select"
+            }
+            Action::HistoryCursor(Motion::LineStart) => "Go to the start of the row",
+            Action::HistoryCursor(Motion::LineEnd) => "Go to the end of the row",
+            Action::HistoryCursor(Motion::PageUp | Motion::PageDown) => "Move a page",
+            Action::HistoryCursor(_) => "Move the cursor",
+            Action::HistoryExtend(_) => "Select as the move without Shift goes",
+            Action::ToggleSelectionAnchor => "Start selecting at the cursor, or stop",
+            Action::CopyTextSelection => "Copy the selection (or the cursor's row) and leave",
+            Action::LeaveTextSelection => "Leave without copying",
             Action::CopyMessage => {
                 "Copy the selected message, else the last answer, to the clipboard (OSC 52)"
             }
@@ -474,6 +496,10 @@ impl Action {
             Action::ResolveConflict => "resolve",
             Action::JumpToDiagnostic => "open",
             Action::ShowProblem => "details",
+            Action::ToggleSelectionAnchor => "select",
+            Action::CopyTextSelection => "copy",
+            Action::CopyCodeBlock => "copy code",
+            Action::LeaveTextSelection => "leave",
             _ => "",
         }
     }
@@ -681,6 +707,129 @@ pub(crate) const BINDINGS: &[Binding] = &[
     ),
     bind(Scope::Conversation, Char('c'), ALT, Action::CopyMessage),
     bind(Scope::Conversation, Char('k'), ALT, Action::CopyCodeBlock),
+    bind(
+        Scope::Conversation,
+        Char('v'),
+        ALT,
+        Action::StartTextSelection,
+    ),
+    // Selecting text in the history with the keys (modal: typing is not
+    // text for the composer meanwhile).
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Up,
+        NONE,
+        Action::HistoryCursor(Motion::Up),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Down,
+        NONE,
+        Action::HistoryCursor(Motion::Down),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Left,
+        NONE,
+        Action::HistoryCursor(Motion::Left),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Right,
+        NONE,
+        Action::HistoryCursor(Motion::Right),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Home,
+        NONE,
+        Action::HistoryCursor(Motion::LineStart),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::End,
+        NONE,
+        Action::HistoryCursor(Motion::LineEnd),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::PageUp,
+        NONE,
+        Action::HistoryCursor(Motion::PageUp),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::PageDown,
+        NONE,
+        Action::HistoryCursor(Motion::PageDown),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Up,
+        SHIFT,
+        Action::HistoryExtend(Motion::Up),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Down,
+        SHIFT,
+        Action::HistoryExtend(Motion::Down),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Left,
+        SHIFT,
+        Action::HistoryExtend(Motion::Left),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Right,
+        SHIFT,
+        Action::HistoryExtend(Motion::Right),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Home,
+        SHIFT,
+        Action::HistoryExtend(Motion::LineStart),
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::End,
+        SHIFT,
+        Action::HistoryExtend(Motion::LineEnd),
+    ),
+    hinted(
+        Scope::HistorySelect,
+        Char('v'),
+        NONE,
+        Action::ToggleSelectionAnchor,
+    ),
+    bind(
+        Scope::HistorySelect,
+        Char(' '),
+        NONE,
+        Action::ToggleSelectionAnchor,
+    ),
+    hinted(
+        Scope::HistorySelect,
+        Char('y'),
+        NONE,
+        Action::CopyTextSelection,
+    ),
+    bind(
+        Scope::HistorySelect,
+        KeyCode::Enter,
+        NONE,
+        Action::CopyTextSelection,
+    ),
+    hinted(Scope::HistorySelect, Char('k'), ALT, Action::CopyCodeBlock),
+    hinted(
+        Scope::HistorySelect,
+        KeyCode::Esc,
+        NONE,
+        Action::LeaveTextSelection,
+    ),
     bind(Scope::Conversation, Char('e'), ALT, Action::ExpandPastes),
     bind(Scope::Conversation, KeyCode::PageUp, NONE, Action::PageUp),
     bind(
@@ -1123,6 +1272,7 @@ pub(crate) fn is_modal(scope: Scope) -> bool {
             | Scope::Picker
             | Scope::Prompt
             | Scope::Conflict
+            | Scope::HistorySelect
     )
 }
 
@@ -1263,6 +1413,13 @@ mod tests {
     fn every_action_is_bound() {
         let bound: HashSet<Action> = BINDINGS.iter().map(|b| b.action).collect();
         let all = [
+            Action::CopyCodeBlock,
+            Action::StartTextSelection,
+            Action::HistoryCursor(Motion::Up),
+            Action::HistoryExtend(Motion::Up),
+            Action::ToggleSelectionAnchor,
+            Action::CopyTextSelection,
+            Action::LeaveTextSelection,
             Action::Quit,
             Action::ShowHelp,
             Action::ShowSnapshot,

@@ -963,3 +963,79 @@ fn dragging_in_the_conversation_selects_and_copies_its_text() {
     assert_eq!(lp.state.workbench.editors().clipboard, "");
     assert_eq!(highlighted(&lp, y0), "");
 }
+
+/// Issue 27.7: Alt+V puts a cursor in the conversation's history; the
+/// arrows move it (drawn after every key), Shift+arrows select, y copies
+/// and leaves; while it is there typing is not text for the composer.
+#[test]
+fn the_keys_select_and_copy_text_in_the_conversation() {
+    use hello_tui::workbench::transcript::{PaneEntry, Speaker};
+    let mut s = state();
+    *s.workbench.transcript_mut() = vec![
+        PaneEntry::new(Speaker::User, "how do I list the sources?"),
+        PaneEntry::new(
+            Speaker::Assistant,
+            "Run this:\n\n```sh\nls -la src\ngrep -rn todo src\n```\n\nthen look.",
+        ),
+    ]
+    .into();
+    let mut lp = Loop::new(s, 120, 40);
+    lp.key(KeyCode::Char('1'), ALT);
+    let history = lp.state.conversation.shown.area;
+    let cursor_at = |lp: &Loop| -> (u16, u16) {
+        let cells = lp.cursor_cells(history);
+        assert_eq!(
+            cells.len(),
+            1,
+            "one cursor in the history:\n{}",
+            lp.screen()
+        );
+        cells[0]
+    };
+    assert!(lp.key(KeyCode::Char('v'), ALT), "Alt+V draws the cursor");
+    let (x, y) = cursor_at(&lp);
+    let (_, last_row) = find_on_screen(&lp, "then look.");
+    assert_eq!(y, last_row, "the cursor starts on the bottom row");
+    // Each move is drawn where it went.
+    assert!(lp.key(KeyCode::Up, NONE));
+    assert_eq!(cursor_at(&lp), (x, y - 1));
+    assert!(lp.key(KeyCode::Right, NONE));
+    assert_eq!(cursor_at(&lp), (x + 1, y - 1));
+    // Up to the code's first line, select it to its end, copy.
+    let (code_x, code_y) = find_on_screen(&lp, "ls -la src");
+    while cursor_at(&lp).1 > code_y {
+        assert!(lp.key(KeyCode::Up, NONE));
+    }
+    assert!(lp.key(KeyCode::Home, NONE));
+    for _ in 0..(code_x - history.x) {
+        lp.key(KeyCode::Right, NONE);
+    }
+    assert_eq!(cursor_at(&lp), (code_x, code_y));
+    // Typing does not reach the composer meanwhile.
+    assert!(!lp.key(KeyCode::Char('q'), NONE));
+    assert!(lp.key(KeyCode::End, KeyModifiers::SHIFT));
+    assert!(lp.key(KeyCode::Char('y'), NONE));
+    assert_eq!(lp.state.workbench.editors().clipboard, "ls -la src");
+    let status = lp.screen().lines().last().unwrap_or_default().to_owned();
+    assert!(
+        status.contains("Copied 1 line of the selection"),
+        "{status}"
+    );
+    assert!(lp.cursor_cells(history).is_empty(), "y leaves the history");
+    assert!(!composer_text(&lp)[0].contains('q'), "q was not typed");
+
+    // Alt+K on a code row copies its whole block; Esc leaves.
+    lp.key(KeyCode::Char('v'), ALT);
+    while cursor_at(&lp).1 > code_y {
+        lp.key(KeyCode::Up, NONE);
+    }
+    assert!(lp.key(KeyCode::Char('k'), ALT));
+    assert_eq!(
+        lp.state.workbench.editors().clipboard,
+        "ls -la src\ngrep -rn todo src\n"
+    );
+    assert!(lp.key(KeyCode::Esc, NONE));
+    assert!(lp.cursor_cells(history).is_empty());
+    lp.type_text("ok");
+    assert_eq!(composer_text(&lp)[0], "ok", "typing is text again");
+}

@@ -15,6 +15,7 @@ use super::command::Command;
 use super::state::AppState;
 use crate::keymap::PaneId;
 use crate::panes::conversation::TextSelection;
+use crate::ui::history::HistoryPoint;
 use crate::workbench::transcript::{PaneEntry, Speaker};
 
 /// Alt+↑ (`-1`) / Alt+↓ (`+1`): selects the message before or after the
@@ -71,16 +72,33 @@ pub fn copy(state: &mut AppState) -> Command {
 /// (a cell's code counts) — to both clipboards.
 pub fn copy_code_block(state: &mut AppState) -> Command {
     let transcript = state.workbench.transcript();
-    let chosen = match (state.conversation.selection, state.conversation.flash) {
-        (Some(selection), _) => {
-            let entry = selection.anchor.min(selection.head).entry;
-            let selected = selected_text(state, selection);
-            transcript.get(entry).and_then(|message| {
+    // Where the selection starts, or the keyboard cursor is.
+    let point = match (state.conversation.selection, state.conversation.text_cursor) {
+        (Some(selection), _) => Some(selection.anchor.min(selection.head)),
+        (None, Some(cursor)) => Some(cursor.at),
+        (None, None) => None,
+    };
+    let chosen = match (point, state.conversation.flash) {
+        (Some(point), _) => {
+            // The block holding that row's text (a code row is a line of
+            // its block), else the entry's last block.
+            let whole_row = TextSelection {
+                anchor: HistoryPoint { col: 0, ..point },
+                head: HistoryPoint {
+                    col: usize::MAX,
+                    ..point
+                },
+                dragging: false,
+            };
+            let row = selected_text(state, whole_row);
+            let row = row.trim();
+            transcript.get(point.entry).and_then(|message| {
                 let blocks = code_blocks(message);
-                let first = selected.lines().map(str::trim).find(|l| !l.is_empty());
-                first
-                    .and_then(|line| blocks.iter().find(|b| b.contains(line)).cloned())
-                    .or_else(|| blocks.last().cloned())
+                blocks
+                    .iter()
+                    .find(|block| !row.is_empty() && block.lines().any(|l| l.trim() == row))
+                    .or(blocks.last())
+                    .cloned()
             })
         }
         (None, Some(index)) => transcript
@@ -100,6 +118,35 @@ pub fn copy_code_block(state: &mut AppState) -> Command {
     }
 }
 
+/// `y` or Enter while selecting with the keys: the selection, else the
+/// cursor's row, to both clipboards; the cursor leaves the history.
+pub fn copy_text_cursor(state: &mut AppState) -> Command {
+    let Some(cursor) = state.conversation.text_cursor.take() else {
+        return Command::None;
+    };
+    state.conversation.selection = None;
+    let selection = match cursor.anchor {
+        Some(anchor) => TextSelection {
+            anchor,
+            head: cursor.at,
+            dragging: false,
+        },
+        None => TextSelection {
+            anchor: HistoryPoint {
+                col: 0,
+                ..cursor.at
+            },
+            head: HistoryPoint {
+                col: usize::MAX,
+                ..cursor.at
+            },
+            dragging: false,
+        },
+    };
+    let text = selected_text(state, selection);
+    to_clipboards(state, &text, "the selection")
+}
+
 /// The mouse in the conversation's history, as in a terminal: press and
 /// drag select text (drawn highlighted; dragging past the top or bottom
 /// scrolls), release copies it. A click without a drag clears the
@@ -117,6 +164,7 @@ pub(super) fn select_with_mouse(state: &mut AppState, mouse: MouseEvent) -> Opti
                 head: point,
                 dragging: true,
             });
+            state.conversation.text_cursor = None;
             state.focus = PaneId::Conversation;
             Some(Command::Redraw)
         }

@@ -136,8 +136,11 @@ fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
     ) {
         state.conversation.flash = None;
     }
-    // So does a text selection (which Alt+C and Alt+K copy from).
-    if !matches!(action, Some(Action::CopyMessage | Action::CopyCodeBlock)) {
+    // So does a text selection made with the mouse (which Alt+C and
+    // Alt+K copy from); one made with the keys lasts while they select.
+    if state.conversation.text_cursor.is_none()
+        && !matches!(action, Some(Action::CopyMessage | Action::CopyCodeBlock))
+    {
         state.conversation.selection = None;
     }
     if let Some(action) = action {
@@ -202,6 +205,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         Action::SelectNextMessage => return super::copy::select(state, 1),
         Action::CopyMessage => return super::copy::copy(state),
         Action::CopyCodeBlock => return super::copy::copy_code_block(state),
+        Action::CopyTextSelection => return super::copy::copy_text_cursor(state),
         Action::ScrollUp => scroll(state, -1),
         Action::ScrollDown => scroll(state, 1),
         Action::PageUp => scroll(state, -page(state)),
@@ -496,7 +500,8 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     }
     // A click anywhere else ends a text selection.
     let cleared = mouse.kind == MouseEventKind::Down(MouseButton::Left)
-        && state.conversation.selection.take().is_some();
+        && (state.conversation.selection.take().is_some()
+            | state.conversation.text_cursor.take().is_some());
     let layout = state.layout();
     let Some(pane) = layout.pane_at(mouse.column, mouse.row) else {
         return Command::None;

@@ -13,6 +13,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use tui_textarea::TextArea;
 
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
+use crate::editor::Motion;
 use crate::keymap::{Action, PaneId, Scope};
 use crate::sanitize;
 use crate::screen;
@@ -35,6 +36,8 @@ pub struct ConversationState {
     pub selection: Option<TextSelection>,
     /// What the last frame showed of the history, for the mouse.
     pub shown: ShownRows,
+    /// Selecting text with the keys (Alt+V): the cursor in the history.
+    pub text_cursor: Option<TextCursor>,
     /// What the user is writing; Enter sends it.
     pub composer: TextArea<'static>,
     /// The slash commands matching what is typed, while a command name is
@@ -83,6 +86,14 @@ impl TextSelection {
         };
         Some((start, end))
     }
+}
+
+/// Selecting with the keys: where the cursor is, and where the selection
+/// started (`v`, or the first Shift+move).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextCursor {
+    pub at: HistoryPoint,
+    pub anchor: Option<HistoryPoint>,
 }
 
 /// The history's text area in the last frame and, per screen row, the
@@ -135,6 +146,7 @@ impl Default for ConversationState {
             flash: None,
             selection: None,
             shown: ShownRows::default(),
+            text_cursor: None,
             composer,
             palette: None,
             palette_closed_for: None,
@@ -291,6 +303,73 @@ impl ConversationState {
         })
     }
 
+    /// The keys of selecting text in the history (Alt+V starts it); None
+    /// when `action` is not one of them. Copying is the app's (it needs
+    /// the clipboard).
+    fn select_action(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Outcome> {
+        let transcript = ctx.around.workbench.transcript();
+        let width = usize::from(self.shown.area.width);
+        let expanded = self.place.cells_expanded;
+        match (action, self.text_cursor.as_mut()) {
+            (Action::StartTextSelection, _) => {
+                // At the selected message's header, else the bottom row.
+                let at = match self.flash {
+                    Some(entry) => Some((entry, usize::from(entry > 0))),
+                    None => self.shown.rows.last().copied(),
+                };
+                let (entry, row) = at?;
+                self.text_cursor = Some(TextCursor {
+                    at: HistoryPoint { entry, row, col: 0 },
+                    anchor: None,
+                });
+            }
+            (Action::LeaveTextSelection, Some(_)) => self.text_cursor = None,
+            (Action::ToggleSelectionAnchor, Some(cursor)) => {
+                cursor.anchor = match cursor.anchor {
+                    Some(_) => None,
+                    None => Some(cursor.at),
+                };
+            }
+            (Action::HistoryCursor(motion) | Action::HistoryExtend(motion), Some(cursor)) => {
+                if matches!(action, Action::HistoryExtend(_)) {
+                    cursor.anchor.get_or_insert(cursor.at);
+                }
+                let page = self.shown.rows.len().max(1) as isize;
+                let last_col = width.saturating_sub(1);
+                let rows = match motion {
+                    Motion::Up => -1,
+                    Motion::Down => 1,
+                    Motion::PageUp => -page,
+                    Motion::PageDown => page,
+                    _ => 0,
+                };
+                let mut at =
+                    crate::ui::history::moved(transcript, width, expanded, cursor.at, rows);
+                at.col = match motion {
+                    Motion::Left => at.col.saturating_sub(1),
+                    Motion::Right => (at.col + 1).min(last_col),
+                    Motion::LineStart => 0,
+                    Motion::LineEnd => last_col,
+                    _ => at.col,
+                };
+                // Off the shown rows: the view follows by as many rows.
+                if !self.shown.rows.contains(&(at.entry, at.row)) {
+                    self.place.scroll_by(rows);
+                }
+                cursor.at = at;
+            }
+            _ => return None,
+        }
+        self.selection = self.text_cursor.and_then(|cursor| {
+            cursor.anchor.map(|anchor| TextSelection {
+                anchor,
+                head: cursor.at,
+                dragging: false,
+            })
+        });
+        Some(Outcome::Changed)
+    }
+
     /// Enter: the composer's text goes to the app.
     fn send(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
         let Some(text) = take_text(&mut self.composer) else {
@@ -315,7 +394,9 @@ impl Component for ConversationState {
     }
 
     fn scopes(&self) -> Vec<Scope> {
-        if self.palette.is_some() {
+        if self.text_cursor.is_some() {
+            vec![Scope::HistorySelect]
+        } else if self.palette.is_some() {
             vec![Scope::SlashPalette, Scope::Conversation]
         } else {
             vec![Scope::Conversation]
@@ -327,6 +408,9 @@ impl Component for ConversationState {
             Input::Action(action) if let Some(outcome) = self.palette_action(action, ctx) => {
                 outcome
             }
+            Input::Action(action) if let Some(outcome) = self.select_action(action, ctx) => outcome,
+            // Typing selects nothing while the cursor is in the history.
+            Input::Key(_) | Input::Paste(_) if self.text_cursor.is_some() => Outcome::Unchanged,
             Input::Action(Action::SendMessage) => self.send(ctx),
             Input::Action(Action::ExpandPastes) if !self.pasted.is_empty() => {
                 let text = self.text();
@@ -561,6 +645,16 @@ fn render_history(
                 buf[(area.x + col as u16, y)].set_style(theme.roles.selection);
             }
         }
+    }
+    if let Some(cursor) = &conversation.text_cursor
+        && let Some(y) = history
+            .shown_rows()
+            .iter()
+            .position(|&shown| shown == (cursor.at.entry, cursor.at.row))
+        && cursor.at.col < usize::from(area.width)
+    {
+        let cell = (area.x + cursor.at.col as u16, area.y + y as u16);
+        frame.buffer_mut()[cell].set_style(theme.roles.cursor);
     }
 }
 

@@ -11,7 +11,7 @@
 
 mod text;
 
-pub use text::{HistoryPoint, text_between};
+pub use text::{HistoryPoint, moved, text_between};
 
 use std::cell::RefCell;
 use std::collections::HashMap;

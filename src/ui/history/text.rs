@@ -33,20 +33,10 @@ pub fn text_between(
     let (from, to) = if a <= b { (a, b) } else { (b, a) };
     let theme = Theme::builtin_default();
     let mut lines = Vec::new();
-    for entry in from.entry..=to.entry.min(transcript.len().saturating_sub(1)) {
-        let Some(message) = transcript.get(entry) else {
+    for entry in from.entry..=to.entry {
+        let Some(rows) = block_rows(transcript, &theme, width, expanded, entry) else {
             break;
         };
-        let mut rows: Vec<String> = Vec::new();
-        if entry > 0 {
-            rows.push(String::new());
-        }
-        rows.push(plain(&header(message, false, &theme)));
-        rows.extend(
-            body_rows(message, &theme, &PlainCode, expanded, width)
-                .iter()
-                .map(plain),
-        );
         let first = if entry == from.entry { from.row } else { 0 };
         let last = if entry == to.entry {
             to.row
@@ -75,6 +65,68 @@ pub fn text_between(
         }
     }
     lines.join("\n")
+}
+
+/// `point` moved `rows` rows down (up when negative) through the
+/// history's blocks, its column kept; it stops at the first and the last
+/// row.
+pub fn moved(
+    transcript: &Transcript,
+    width: usize,
+    expanded: bool,
+    point: HistoryPoint,
+    rows: isize,
+) -> HistoryPoint {
+    let theme = Theme::builtin_default();
+    let height =
+        |entry| block_rows(transcript, &theme, width, expanded, entry).map_or(1, |r| r.len());
+    let (mut entry, mut row) = (point.entry, point.row as isize + rows);
+    while row < 0 {
+        if entry == 0 {
+            row = 0;
+            break;
+        }
+        entry -= 1;
+        row += height(entry) as isize;
+    }
+    let last = transcript.len().saturating_sub(1);
+    loop {
+        let rows_here = height(entry) as isize;
+        if row < rows_here || entry >= last {
+            row = row.min(rows_here - 1).max(0);
+            break;
+        }
+        row -= rows_here;
+        entry += 1;
+    }
+    HistoryPoint {
+        entry,
+        row: row as usize,
+        col: point.col,
+    }
+}
+
+/// The rows of entry `entry`'s block as text (separator, header, body);
+/// None past the end.
+fn block_rows(
+    transcript: &Transcript,
+    theme: &Theme,
+    width: usize,
+    expanded: bool,
+    entry: usize,
+) -> Option<Vec<String>> {
+    let message = transcript.get(entry)?;
+    let mut rows: Vec<String> = Vec::new();
+    if entry > 0 {
+        rows.push(String::new());
+    }
+    rows.push(plain(&header(message, false, theme)));
+    rows.extend(
+        body_rows(message, theme, &PlainCode, expanded, width)
+            .iter()
+            .map(plain),
+    );
+    Some(rows)
 }
 
 fn plain(line: &ratatui::text::Line<'_>) -> String {
@@ -142,6 +194,19 @@ mod tests {
             both.starts_with("you\nlist the files\n\nassistant\nRun this:"),
             "{both:?}"
         );
+    }
+
+    #[test]
+    fn moving_walks_across_blocks_and_stops_at_the_ends() {
+        let t = transcript();
+        let start = at(0, 1, 3);
+        // Entry 0 has 2 rows (header, text): one down is entry 1's separator.
+        assert_eq!(moved(&t, 40, false, start, 1), at(1, 0, 3));
+        assert_eq!(moved(&t, 40, false, at(1, 0, 3), -1), start);
+        assert_eq!(moved(&t, 40, false, start, -99), at(0, 0, 3));
+        let end = moved(&t, 40, false, start, 999);
+        assert_eq!(end.entry, 1);
+        assert_eq!(moved(&t, 40, false, end, 1), end, "the last row is the end");
     }
 
     #[test]
