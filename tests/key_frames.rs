@@ -897,12 +897,8 @@ fn find_on_screen(lp: &Loop, text: &str) -> (u16, u16) {
     panic!("{text:?} is not on screen:\n{screen}")
 }
 
-/// Issue 27.7: drag in the conversation selects text within the pane (not
-/// the file view's beside it), highlighted as it goes; release copies it
-/// and says so; Alt+K copies the code block it is in; any key ends it.
-#[test]
-fn dragging_in_the_conversation_selects_and_copies_its_text() {
-    use crossterm::event::{MouseButton, MouseEventKind};
+/// A question and an answer with a two-line code block.
+fn with_code_answer() -> AppState {
     use hello_tui::workbench::transcript::{PaneEntry, Speaker};
     let mut s = state();
     *s.workbench.transcript_mut() = vec![
@@ -913,7 +909,16 @@ fn dragging_in_the_conversation_selects_and_copies_its_text() {
         ),
     ]
     .into();
-    let mut lp = Loop::new(s, 120, 40);
+    s
+}
+
+/// Issue 27.7: drag in the conversation selects text within the pane (not
+/// the file view's beside it), highlighted as it goes; release copies it
+/// and says so; Alt+K copies the code block it is in; any key ends it.
+#[test]
+fn dragging_in_the_conversation_selects_and_copies_its_text() {
+    use crossterm::event::{MouseButton, MouseEventKind};
+    let mut lp = Loop::new(with_code_answer(), 120, 40);
     let (x0, y0) = find_on_screen(&lp, "Run this:");
     let (x1, y1) = find_on_screen(&lp, "ls -la src");
     let selection_bg = lp.theme.roles.selection.bg;
@@ -969,17 +974,7 @@ fn dragging_in_the_conversation_selects_and_copies_its_text() {
 /// and leaves; while it is there typing is not text for the composer.
 #[test]
 fn the_keys_select_and_copy_text_in_the_conversation() {
-    use hello_tui::workbench::transcript::{PaneEntry, Speaker};
-    let mut s = state();
-    *s.workbench.transcript_mut() = vec![
-        PaneEntry::new(Speaker::User, "how do I list the sources?"),
-        PaneEntry::new(
-            Speaker::Assistant,
-            "Run this:\n\n```sh\nls -la src\ngrep -rn todo src\n```\n\nthen look.",
-        ),
-    ]
-    .into();
-    let mut lp = Loop::new(s, 120, 40);
+    let mut lp = Loop::new(with_code_answer(), 120, 40);
     lp.key(KeyCode::Char('1'), ALT);
     let history = lp.state.conversation.shown.area;
     let cursor_at = |lp: &Loop| -> (u16, u16) {
