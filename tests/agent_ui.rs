@@ -172,6 +172,7 @@ fn a_tool_cell_from_the_agent() {
                 outcome: ExecOutcome::Completed,
                 files_changed: Vec::new(),
             }),
+            waited: Duration::ZERO,
         },
     );
     let terminal = draw(&mut s, 100, 16);
@@ -281,6 +282,22 @@ fn kernel_state(
     tx: &hello_tui::workbench::event::AppEventSender,
     fs_links: Option<&hello_tui::kernel_setup::FsLinks>,
 ) -> AppState {
+    kernel_state_owned(
+        root,
+        tx,
+        fs_links,
+        hello_tui::workbench::cell_owner::CellOwner::default(),
+    )
+}
+
+/// [`kernel_state`] whose kernel service keeps `owner` (an approval
+/// broker's) up to date with the cell it runs.
+fn kernel_state_owned(
+    root: &std::path::Path,
+    tx: &hello_tui::workbench::event::AppEventSender,
+    fs_links: Option<&hello_tui::kernel_setup::FsLinks>,
+    owner: hello_tui::workbench::cell_owner::CellOwner,
+) -> AppState {
     let mut s = state(root);
     let confinement = Confinement::unconfined(ChildEnv::from_host(&[], ""));
     let registry = hello_tui::kernel_setup::registry(
@@ -300,7 +317,7 @@ fn kernel_state(
         runtime,
         events,
         tx.clone(),
-        hello_tui::workbench::cell_owner::CellOwner::default(),
+        owner,
     ));
     s.workbench.agent_mut().events = Some(tx.clone());
     s
@@ -449,19 +466,26 @@ async fn undo_reaches_an_agent_turn_after_a_restart() {
     pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
     let fixed = std::fs::read(&auth).unwrap();
     wait_for_the_write(&mut s, &mut rx).await;
-    let id = hello_tui::app::agent::session_at_exit(&mut s)
-        .await
-        .expect("the turn started a session");
-    drop(s);
-
-    let mut again = state(dir.path());
-    hello_tui::workbench::sessions::configure(&mut again.workbench, false, Some(Some(id))).unwrap();
+    let mut again = restarted(s, dir.path()).await;
     send(&mut again, "/undo");
     let said = &again.workbench.transcript().last().unwrap().text;
     assert!(said.contains("auth.ts undone"), "{said}");
     assert_eq!(std::fs::read(&auth).unwrap(), original, "byte for byte");
     send(&mut again, "/redo");
     assert_eq!(std::fs::read(&auth).unwrap(), fixed);
+}
+
+/// Quits `s` as the loop does (which names its session and records its
+/// tabs) and starts a new workbench on `root` that resumes the session,
+/// as `--resume ID` does.
+async fn restarted(mut s: AppState, root: &std::path::Path) -> AppState {
+    let id = hello_tui::app::agent::session_at_exit(&mut s)
+        .await
+        .expect("the turn started a session");
+    drop(s);
+    let mut again = state(root);
+    hello_tui::workbench::sessions::configure(&mut again.workbench, false, Some(Some(id))).unwrap();
+    again
 }
 
 /// Issue 17: when the demo's write is refused (the file has unsaved edits
@@ -1022,6 +1046,7 @@ fn background_output_is_shown_labelled_under_the_next_cell() {
                 outcome: ExecOutcome::Completed,
                 files_changed: Vec::new(),
             }),
+            waited: Duration::ZERO,
         },
     );
     let screen = draw(&mut s, 100, 20).backend().to_string();
@@ -1922,4 +1947,289 @@ async fn model_on_a_server_without_a_model_list_is_one_line() {
         "{said}"
     );
     assert!(!said.contains('<'), "no markup: {said}");
+}
+
+// ---- issue 27: a resumed session shows what the live one showed ----
+
+/// What the conversation shows of each cell: its code, its status (run
+/// time, wait) and its `✎` lines (path, diff, counts).
+type ShownCell = (
+    String,
+    CellStatus,
+    Vec<(String, String, usize, usize, bool)>,
+);
+
+fn shown_cells(s: &AppState) -> Vec<ShownCell> {
+    s.workbench
+        .transcript()
+        .iter()
+        .filter_map(|m| m.cell.as_ref())
+        .map(|c| {
+            let changes = c
+                .changes
+                .iter()
+                .map(|ch| {
+                    (
+                        ch.shown.clone(),
+                        ch.diff.clone(),
+                        ch.added,
+                        ch.removed,
+                        ch.earlier_unknown,
+                    )
+                })
+                .collect();
+            (c.code.clone(), c.status.clone(), changes)
+        })
+        .collect()
+}
+
+/// Each open file with its cursor, and the active tab's index.
+type ShownTabs = (Vec<(std::path::PathBuf, (usize, usize))>, usize);
+
+fn shown_tabs(s: &AppState) -> ShownTabs {
+    let editors = s.workbench.editors();
+    let tabs = editors
+        .tabs
+        .iter()
+        .map(|doc| (doc.path().to_path_buf(), doc.cursor()))
+        .collect();
+    (tabs, editors.active)
+}
+
+/// Issue 27, item 14: after a restart (`--resume ID`, as `--continue`
+/// does), each of the demo's cells, run in a real kernel, shows what it
+/// showed live: the same run time and the same `✎` line with its diff; and
+/// the files open when the workbench quit are open again, the active one
+/// active, each cursor where it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_session_shows_its_cells_and_tabs_as_they_were() {
+    let (mut s, mut rx, dir, auth, _original) = linked_demo(&[]);
+    send(&mut s, "why does checkAuth reject users?");
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
+    wait_for_the_write(&mut s, &mut rx).await;
+    let live = shown_cells(&s);
+    assert_eq!(live.len(), 2, "{live:#?}");
+    let edit = &live[1];
+    assert_eq!(edit.2.len(), 1, "the fix shows a ✎ line: {edit:#?}");
+    assert_eq!(edit.2[0].0, "auth.ts");
+    assert!(edit.2[0].1.contains("+"), "with its diff: {edit:#?}");
+    assert!(
+        live.iter().all(|c| matches!(
+            c.1,
+            CellStatus::Succeeded {
+                duration_ms: Some(_),
+                ..
+            }
+        )),
+        "{live:#?}"
+    );
+    let root = dir.path().canonicalize().unwrap();
+    hello_tui::app::editors::open(&mut s, &root.join("README.md"), Some((3, 5)));
+    hello_tui::app::editors::open(&mut s, &auth, Some((2, 4)));
+    let tabs = shown_tabs(&s);
+    assert!(tabs.0.len() >= 2, "{tabs:?}");
+    let again = restarted(s, dir.path()).await;
+    assert_eq!(shown_cells(&again), live);
+    assert_eq!(shown_tabs(&again), tabs);
+    assert_eq!(
+        again.workbench.editors().active().unwrap().path(),
+        auth.as_path()
+    );
+    assert!(
+        !again
+            .workbench
+            .transcript()
+            .iter()
+            .any(|m| m.text.starts_with("Not reopened")),
+        "every file is there"
+    );
+}
+
+/// Writes session `id` of `root` as the lines given, as a file on disk.
+fn write_session(root: &std::path::Path, id: &str, lines: &[&str]) {
+    let dir = hello_tui::session::sessions_dir(root);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{id}.jsonl")), lines.join("\n") + "\n").unwrap();
+}
+
+/// The lines of a session written before cells and tabs were recorded: no
+/// origin, no message ids, no `cell`, no `tabs`.
+const OLD_SESSION: [&str; 6] = [
+    r#"{"type":"session.started","id":"20250101-000000-0a0a","workspace":"/w","created_at":"2025-01-01T00:00:00Z","model":"m"}"#,
+    r#"{"type":"message","role":"user","content":"fix it"}"#,
+    r#"{"type":"message","role":"assistant","content":null,"tool_calls":[{"id":"call_1","name":"code_action","arguments":"{\"code\":\"fs.edit('auth.ts', 'a', 'b')\"}"}]}"#,
+    r#"{"type":"message","role":"tool","tool_call_id":"call_1","content":"{\"ok\":true,\"stdout\":\"edited\\n\"}"}"#,
+    r#"{"type":"usage","prompt_tokens":3,"completion_tokens":4}"#,
+    r#"{"type":"message","role":"assistant","content":"Fixed."}"#,
+];
+
+/// Issue 27: a session file in the old shape still resumes; its cell,
+/// whose time was never recorded, says it succeeded without claiming
+/// `0 ms`, and no tab opens.
+#[test]
+fn a_session_written_before_cells_were_recorded_still_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    write_session(dir.path(), "20250101-000000-0a0a", &OLD_SESSION);
+    let mut s = state(dir.path());
+    hello_tui::workbench::sessions::configure(
+        &mut s.workbench,
+        false,
+        Some(Some("20250101-000000-0a0a".into())),
+    )
+    .unwrap();
+    let cells = shown_cells(&s);
+    assert_eq!(cells.len(), 1, "{cells:#?}");
+    assert_eq!(cells[0].0, "fs.edit('auth.ts', 'a', 'b')");
+    assert_eq!(
+        cells[0].1,
+        CellStatus::Succeeded {
+            duration_ms: None,
+            waited_ms: 0
+        }
+    );
+    assert!(cells[0].2.is_empty());
+    assert!(s.workbench.editors().tabs.is_empty());
+    let screen = draw(&mut s, 100, 30).backend().to_string();
+    assert!(screen.contains("▍tool ✓"), "{screen}");
+    assert!(!screen.contains("0 ms"), "{screen}");
+}
+
+/// Issue 27: the conversation of a resumed session, drawn through the
+/// loop's update and draw: the cell's run time apart from its wait on the
+/// user and its `✎` line with the diff, from a session file on disk. The
+/// file's tabs are untrusted: only the one inside the workspace opens; a
+/// missing file, an absolute path, a `..` and a link leading out are
+/// skipped, with one notice.
+#[test]
+fn a_resumed_cell_is_drawn_with_its_time_wait_and_changes() {
+    let base = tempfile::tempdir().unwrap();
+    let base = base.path().canonicalize().unwrap();
+    let root = base.join("ws");
+    let outside = base.join("outside");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "outside\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), root.join("link.txt")).unwrap();
+    std::fs::write(root.join("auth.ts"), "line 1\nok\nline 3\n").unwrap();
+    let id = "20250102-000000-0b0b";
+    let mut lines: Vec<&str> = vec![
+        r#"{"type":"session.started","id":"20250102-000000-0b0b","workspace":"/w","created_at":"2025-01-02T00:00:00Z","model":"m","origin":"tui"}"#,
+    ];
+    lines.extend_from_slice(&OLD_SESSION[1..5]);
+    lines.push(r#"{"type":"cell","tool_call_id":"call_1","message":2,"run_ms":12,"waited_ms":6025,"changes":[{"path":"auth.ts","diff":"@@ -1,3 +1,3 @@\n line 1\n-a\n+ok\n line 3\n","added":1,"removed":1}]}"#);
+    lines.push(r#"{"type":"message","role":"assistant","content":"Fixed."}"#);
+    lines.push(r#"{"type":"tabs","files":[{"path":"gone.ts"},{"path":"/etc/hostname"},{"path":"../outside/secret.txt"},{"path":"link.txt"},{"path":"auth.ts","line":1,"column":1}],"active":4}"#);
+    write_session(&root, id, &lines);
+
+    let mut s = state(&root);
+    hello_tui::workbench::sessions::configure(&mut s.workbench, false, Some(Some(id.into())))
+        .unwrap();
+    let open: Vec<_> = s
+        .workbench
+        .editors()
+        .tabs
+        .iter()
+        .map(|d| d.path().to_path_buf())
+        .collect();
+    assert_eq!(open, [root.join("auth.ts")], "only the file inside opens");
+    assert_eq!(s.workbench.editors().active().unwrap().cursor(), (1, 1));
+    let notices: Vec<&str> = s
+        .workbench
+        .transcript()
+        .iter()
+        .filter(|m| m.text.starts_with("Not reopened"))
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        notices[0].starts_with("Not reopened: 4 files"),
+        "{notices:?}"
+    );
+
+    let shown = frames::Loop::new(s, 100, 36);
+    let screen = shown.terminal.backend().to_string();
+    assert!(screen.contains("✓ 12 ms · waited 6.0 s"), "{screen}");
+    assert!(screen.contains("✎ auth.ts  +1 −1"), "{screen}");
+    // The conversation pane (the status bar's gauge depends on which token
+    // counter is loaded by then).
+    let pane: String = screen
+        .lines()
+        .take(32)
+        .map(|row| row.chars().take(41).collect::<String>() + "\n")
+        .collect();
+    insta::assert_snapshot!(pane);
+}
+
+/// Issue 27, item 14: a cell's time is its run time, not the user's wait
+/// at the approval prompt. The model's cell writes a file in `ask` mode;
+/// the test answers the write's question (through the overlay, as a user
+/// would) only after 1.5 s. The cell's run time stays well below the wait,
+/// the wait is shown apart, and a resumed session shows both again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cells_time_leaves_out_the_wait_at_the_approval_prompt() {
+    const WAIT: Duration = Duration::from_millis(1500);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (tx, mut rx) = event::channel();
+    let broker = hello_tui::workbench::approvals::ApprovalBroker::new(
+        tx.clone(),
+        hello_tui::sandbox::ApprovalMode::Ask,
+    );
+    let links = fs_links(
+        &tx,
+        std::collections::BTreeSet::new(),
+        Some(Arc::new(broker.clone())),
+    );
+    let mut s = kernel_state_owned(&root, &tx, Some(&links), broker.cell_owner());
+    s.workbench.agent_mut().set_provider(scripted(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "code_action", "arguments": {"code": "fs.write('note.txt', 'hello\\n')"}}]},
+            {"text": "Written."}
+        ]}"#,
+    ));
+    send(&mut s, "write a note");
+    let asked_at = loop {
+        let event = tokio::time::timeout(Duration::from_secs(20), rx.recv())
+            .await
+            .expect("the write is asked about")
+            .expect("channel open");
+        let question = matches!(event, AppEvent::ApprovalRequested(_));
+        handle_app_event(&mut s, event);
+        if question {
+            break std::time::Instant::now();
+        }
+    };
+    hello_tui::app::update::before_frame(&mut s);
+    draw(&mut s, 100, 30);
+    tokio::time::sleep(WAIT).await;
+    key(&mut s, KeyCode::Char('y'), KeyModifiers::NONE);
+    let answered = asked_at.elapsed();
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
+    assert_eq!(
+        std::fs::read_to_string(root.join("note.txt")).unwrap(),
+        "hello\n"
+    );
+    let cells = shown_cells(&s);
+    let CellStatus::Succeeded {
+        duration_ms: Some(run),
+        waited_ms,
+    } = cells[0].1
+    else {
+        panic!("{cells:#?}")
+    };
+    assert!(
+        waited_ms >= WAIT.as_millis() as u64 && waited_ms <= answered.as_millis() as u64 + 1000,
+        "the wait is the time to answer: {waited_ms} ms of {answered:?}"
+    );
+    assert!(
+        run * 5 < waited_ms,
+        "the run time leaves the wait out: {run} ms, waited {waited_ms} ms"
+    );
+    let screen = draw(&mut s, 100, 30).backend().to_string();
+    assert!(
+        screen.contains(&format!("✓ {run} ms · waited 1.")),
+        "{screen}"
+    );
+    let again = restarted(s, &root).await;
+    assert_eq!(shown_cells(&again)[0].1, cells[0].1);
 }

@@ -784,7 +784,10 @@ fn code_cells_collapse_and_expand() {
     );
     ok.text = (1..=8).map(|i| format!("line {i}\n")).collect();
     if let Some(cell) = &mut ok.cell {
-        cell.status = CellStatus::Succeeded { duration_ms: 12 };
+        cell.status = CellStatus::Succeeded {
+            duration_ms: Some(12),
+            waited_ms: 0,
+        };
     }
     let mut failed = PaneEntry::cell(2, "1/0");
     failed.text = "Traceback (most recent call last):\n  File \"<cell>\", line 1\nZeroDivisionError: division by zero".into();

@@ -208,6 +208,11 @@ pub struct Conversation {
     /// What the kernel offers beyond the system prompt's own list (the MCP
     /// servers' tool lines), appended to the system prompt.
     kernel_tools: Option<String>,
+    /// How each resumed tool message's cell ended, by message index (see
+    /// `SessionEvent::Cell`), for the front end to show it as it was.
+    resumed_cells: HashMap<usize, crate::session::CellRecord>,
+    /// The editor tabs the resumed session last recorded.
+    resumed_tabs: Option<crate::session::OpenTabs>,
 }
 
 impl Conversation {
@@ -231,6 +236,8 @@ impl Conversation {
             session_error: None,
             instructions: None,
             kernel_tools: None,
+            resumed_cells: HashMap::new(),
+            resumed_tabs: None,
         }
     }
 
@@ -276,12 +283,48 @@ impl Conversation {
                 conversation.model = Some(name.clone());
                 conversation.profile = profile.clone();
                 conversation.recorded_profile = profile.clone();
+            } else if let SessionEvent::Cell(record) = event
+                && let Some(at) = conversation.tool_message_of(record, &written_ids)
+            {
+                conversation.resumed_cells.insert(at, record.clone());
+            } else if let SessionEvent::Tabs(tabs) = event {
+                conversation.resumed_tabs = Some(tabs.clone());
             }
         }
         conversation.session = Some(session);
         conversation.answer_interrupted_calls();
         conversation.resumed_before = conversation.messages.len();
         conversation
+    }
+
+    /// The tool message `record` describes: the one it names (by the id it
+    /// was written with) when that answers its call, else the latest so
+    /// far that answers its call (a record follows its message).
+    fn tool_message_of(
+        &self,
+        record: &crate::session::CellRecord,
+        written_ids: &[usize],
+    ) -> Option<usize> {
+        let answers = |at: &usize| {
+            matches!(&self.messages[*at], ChatMessage::Tool { tool_call_id, .. }
+                if *tool_call_id == record.tool_call_id)
+        };
+        record
+            .message
+            .and_then(|id| written_ids.iter().position(|written| *written == id.0))
+            .filter(answers)
+            .or_else(|| (0..self.messages.len()).rev().find(answers))
+    }
+
+    /// How the cell of resumed tool message `index` ended, when the session
+    /// recorded it.
+    pub fn resumed_cell(&self, index: usize) -> Option<&crate::session::CellRecord> {
+        self.resumed_cells.get(&index)
+    }
+
+    /// The editor tabs the resumed session last recorded.
+    pub fn resumed_tabs(&self) -> Option<&crate::session::OpenTabs> {
+        self.resumed_tabs.as_ref()
     }
 
     /// A session that stopped while the model's cells ran (a crash, a quit
@@ -881,5 +924,69 @@ mod tests {
         // `None` is the latest session, as `--continue` means.
         let (latest, _) = reopen(dir.path(), None);
         assert_eq!(latest.session_id(), Some(id.as_str()));
+    }
+
+    /// Issue 27: a cell's record lands on the tool message it answers, even
+    /// when the call id was used twice (the one it names by id wins, else
+    /// the latest before it), and the last tabs recorded are the ones
+    /// resumed.
+    #[test]
+    fn resume_ties_each_cell_record_to_its_tool_message() {
+        use crate::session::{CellRecord, OpenTabs, SessionEvent, TabRecord};
+        let dir = tempfile::tempdir().unwrap();
+        let writer = writer(dir.path());
+        let id = writer.id().to_owned();
+        let mut c = Conversation::new(SharedContext::default(), Some(writer));
+        let call = |c: &mut Conversation| {
+            c.push(ChatMessage::assistant(
+                None,
+                vec![crate::agent::provider::ToolCall {
+                    id: "call_1".into(),
+                    name: "code_action".into(),
+                    arguments: r#"{"code":"1"}"#.into(),
+                }],
+            ));
+            c.push(ChatMessage::Tool {
+                tool_call_id: "call_1".into(),
+                content: r#"{"ok":true}"#.into(),
+            })
+        };
+        let record = |run_ms, message| {
+            SessionEvent::Cell(CellRecord {
+                tool_call_id: "call_1".into(),
+                message,
+                run_ms: Some(run_ms),
+                ..CellRecord::default()
+            })
+        };
+        c.push(ChatMessage::User {
+            content: "go".into(),
+        });
+        let first = call(&mut c);
+        c.record(&record(11, Some(first)));
+        let second = call(&mut c);
+        // No message id (as a hand-edited file may have): the latest.
+        c.record(&record(22, None));
+        // Written late, naming the first: it replaces the first's.
+        c.record(&record(33, Some(first)));
+        let tabs = |path: &str| {
+            SessionEvent::Tabs(OpenTabs {
+                files: vec![TabRecord {
+                    path: path.into(),
+                    ..TabRecord::default()
+                }],
+                active: 0,
+            })
+        };
+        c.record(&tabs("old.rs"));
+        c.record(&tabs("new.rs"));
+        drop(c);
+        let (resumed, warnings) = reopen(dir.path(), Some(&id));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let run = |at: crate::context::MessageId| resumed.resumed_cell(at.0).and_then(|r| r.run_ms);
+        assert_eq!(run(first), Some(33));
+        assert_eq!(run(second), Some(22));
+        assert!(resumed.resumed_cell(0).is_none(), "the prompt has none");
+        assert_eq!(resumed.resumed_tabs().unwrap().files[0].path, "new.rs");
     }
 }

@@ -23,13 +23,17 @@ pub fn send(state: &mut AppState, prompt: String) {
 }
 
 /// The session this run wrote to (created at the first prompt, or resumed),
-/// for the line printed after quitting. A turn still running is cancelled
-/// first and given a moment to let go of the conversation.
+/// for the line printed after quitting; the files open in the editor are
+/// recorded in it, for `--continue` to open again. A turn still running is
+/// cancelled first and given a moment to let go of the conversation.
 pub async fn session_at_exit(state: &mut AppState) -> Option<String> {
     cancel(&mut state.workbench);
     let conversation = state.workbench.agent().conversation().clone();
-    let conversation = tokio::time::timeout(EXIT_WAIT, conversation.lock())
+    let mut conversation = tokio::time::timeout(EXIT_WAIT, conversation.lock())
         .await
         .ok()?;
-    conversation.session_id().map(str::to_owned)
+    let id = conversation.session_id()?.to_owned();
+    let tabs = crate::workbench::editors::open_tabs(&state.workbench);
+    conversation.record(&crate::session::SessionEvent::Tabs(tabs));
+    Some(id)
 }

@@ -37,9 +37,11 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
                 append_capped(&mut message.text, &text);
             }
         }
-        KernelUpdate::Finished { cell_id, result } => {
-            finish(&mut state.workbench, cell_id, &result)
-        }
+        KernelUpdate::Finished {
+            cell_id,
+            result,
+            waited,
+        } => finish(&mut state.workbench, cell_id, &result, waited),
         KernelUpdate::Status(info) => *state.workbench.kernel_mut() = view_of(&info),
         KernelUpdate::State(runtime) => state.variables.replace(rows_of(&runtime)),
         // The cell whose timeout cost the restart reports it when it

@@ -85,9 +85,83 @@ pub enum SessionEvent {
     /// heads, tokens, time and status), written when it ends.
     #[serde(rename = "subcall")]
     Subcall(crate::subcalls::SubcallCompleted),
+    /// How one of the model's cells ended, as the conversation showed it:
+    /// its run time, its wait on the user, the files it changed and their
+    /// diffs. Written after its tool message; a resumed conversation shows
+    /// the cell with them (files written before this existed have none:
+    /// their cells show no time and no changes).
+    #[serde(rename = "cell")]
+    Cell(CellRecord),
+    /// The files open in the editor (workspace-relative), written when the
+    /// workbench quits; resuming opens the last ones again.
+    #[serde(rename = "tabs")]
+    Tabs(OpenTabs),
     /// An event type written by a newer version: kept readable, ignored.
     #[serde(other)]
     Unknown,
+}
+
+/// See [`SessionEvent::Cell`]. Every field but the call id has a default,
+/// so a record a newer or older version wrote still loads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CellRecord {
+    /// The tool call the cell ran (its tool message answers it).
+    pub tool_call_id: String,
+    /// The tool message the cell's result was stored as, when known: with
+    /// a call id used twice, it tells which.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<MessageId>,
+    /// Its run time, without the wait (`None`: it failed, or not known).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_ms: Option<u64>,
+    /// How long it sat blocked on the user's answers.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub waited_ms: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<ChangeRecord>,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
+/// One file a cell changed, as its `✎` line showed it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeRecord {
+    /// The path as shown (workspace-relative inside the workspace). Only
+    /// ever drawn, never opened: the file is untrusted input.
+    pub path: String,
+    /// The unified diff without its header (cut when very long).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub diff: String,
+    #[serde(default)]
+    pub added: usize,
+    #[serde(default)]
+    pub removed: usize,
+    /// What the file held before is not known: no diff, no counts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub earlier_unknown: bool,
+}
+
+/// See [`SessionEvent::Tabs`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpenTabs {
+    pub files: Vec<TabRecord>,
+    /// Index of the active tab in `files`.
+    #[serde(default)]
+    pub active: usize,
+}
+
+/// One open file and its cursor (0-based line and character).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabRecord {
+    /// Relative to the workspace. A session file is untrusted: resuming
+    /// opens only files that resolve beneath the workspace.
+    pub path: String,
+    #[serde(default)]
+    pub line: usize,
+    #[serde(default)]
+    pub column: usize,
 }
 
 /// Who started a session: the interactive workbench or a headless `exec`
@@ -181,6 +255,56 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// Issue 27: how a cell ended and the open tabs are events of their
+    /// own; every field but the call id and the paths may be missing.
+    #[test]
+    fn cells_and_tabs_round_trip_and_load_with_defaults() {
+        let cell = SessionEvent::Cell(CellRecord {
+            tool_call_id: "c".into(),
+            message: Some(MessageId(4)),
+            run_ms: Some(12),
+            waited_ms: 6025,
+            changes: vec![ChangeRecord {
+                path: "auth.ts".into(),
+                diff: "@@ -1 +1 @@\n-a\n+b\n".into(),
+                added: 1,
+                removed: 1,
+                earlier_unknown: false,
+            }],
+        });
+        let line = serde_json::to_string(&cell).unwrap();
+        assert!(
+            line.starts_with(
+                r#"{"type":"cell","tool_call_id":"c","message":4,"run_ms":12,"waited_ms":6025,"#
+            ),
+            "{line}"
+        );
+        assert_eq!(serde_json::from_str::<SessionEvent>(&line).unwrap(), cell);
+        let bare: SessionEvent =
+            serde_json::from_str(r#"{"type":"cell","tool_call_id":"c","changes":[{"path":"x"}]}"#)
+                .unwrap();
+        let SessionEvent::Cell(bare) = bare else {
+            panic!("{bare:?}")
+        };
+        assert_eq!((bare.run_ms, bare.waited_ms, bare.message), (None, 0, None));
+        assert_eq!(bare.changes[0].diff, "");
+
+        let tabs = SessionEvent::Tabs(OpenTabs {
+            files: vec![TabRecord {
+                path: "src/a.rs".into(),
+                line: 3,
+                column: 1,
+            }],
+            active: 0,
+        });
+        let line = serde_json::to_string(&tabs).unwrap();
+        assert_eq!(
+            line,
+            r#"{"type":"tabs","files":[{"path":"src/a.rs","line":3,"column":1}],"active":0}"#
+        );
+        assert_eq!(serde_json::from_str::<SessionEvent>(&line).unwrap(), tabs);
     }
 
     #[test]

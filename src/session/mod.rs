@@ -14,7 +14,9 @@ mod event;
 mod id;
 mod store;
 
-pub use event::{SessionEvent, SessionOrigin, SessionRecord};
+pub use event::{
+    CellRecord, ChangeRecord, OpenTabs, SessionEvent, SessionOrigin, SessionRecord, TabRecord,
+};
 pub use id::{is_valid_id, new_id};
 pub use store::{
     LoadWarning, LoadedSession, SessionError, SessionSummary, SessionWriter, latest, list, load,

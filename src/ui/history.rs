@@ -501,13 +501,32 @@ fn header(message: &PaneEntry, flashed: bool, theme: &Theme) -> Line<'static> {
 fn cell_status(status: &CellStatus, theme: &Theme) -> Span<'static> {
     match status {
         CellStatus::Running => Span::styled(" ● running", theme.roles.warning),
-        CellStatus::Succeeded { duration_ms } => {
-            Span::styled(format!(" ✓ {duration_ms} ms"), theme.roles.hint)
+        CellStatus::Succeeded {
+            duration_ms,
+            waited_ms,
+        } => {
+            let mut text = match duration_ms {
+                Some(ms) => format!(" ✓ {ms} ms"),
+                None => " ✓".to_owned(),
+            };
+            if *waited_ms > 0 {
+                text.push_str(&format!(" · waited {}", waited(*waited_ms)));
+            }
+            Span::styled(text, theme.roles.hint)
         }
         CellStatus::Failed { summary } => Span::styled(
             format!(" ✖ {}", sanitize::for_display(summary)),
             theme.roles.error,
         ),
+    }
+}
+
+/// How long a cell waited on the user: `640 ms`, `6.0 s`.
+fn waited(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{:.1} s", ms as f64 / 1000.0)
     }
 }
 

@@ -27,7 +27,7 @@ use crate::tokens::{ContextWindow, TokenCounter};
 use crate::workbench::Workbench;
 use crate::workbench::event::{AppEvent, AppEventSender};
 use crate::workbench::kernel::{CellOrigin, KernelClient};
-use crate::workbench::transcript::{CellStatus, PaneEntry, Speaker};
+use crate::workbench::transcript::{CellChange, CellStatus, PaneEntry, Speaker};
 
 /// Spinner frames for the status bar while a turn runs.
 pub(crate) const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -94,6 +94,13 @@ pub struct AgentState {
     pub mcp: crate::mcp::McpDirectory,
     /// The `[models.NAME]` profile `/model` chose, with its settings.
     profile: Option<(String, crate::config::Settings)>,
+    /// A second writer on the session file, for what the loop records
+    /// while a turn holds the conversation: how each cell ended
+    /// ([`record_cell`]).
+    cell_log: Option<crate::session::SessionWriter>,
+    /// The model's cells (by kernel-service id) and the tool call and
+    /// message each answers, once the turn stored its result.
+    cell_calls: std::collections::HashMap<u64, (String, crate::context::MessageId)>,
 }
 
 impl Default for AgentState {
@@ -126,6 +133,8 @@ impl Default for AgentState {
             refused_calls: std::collections::HashMap::new(),
             mcp: crate::mcp::McpDirectory::default(),
             profile: None,
+            cell_log: None,
+            cell_calls: std::collections::HashMap::new(),
         }
     }
 }
@@ -286,6 +295,8 @@ impl AgentState {
         self.thinking = None;
         self.prompt_entry = None;
         self.refused_calls.clear();
+        self.cell_log = None;
+        self.cell_calls.clear();
         Some(old_session)
     }
 
@@ -329,6 +340,7 @@ pub fn resume(workbench: &mut Workbench, conversation: Conversation, warnings: &
     if let Some(id) = conversation.session_id() {
         crate::workbench::changes::resume(workbench, id);
     }
+    workbench.agent.cell_log = conversation.session_writer();
     workbench.agent.set_conversation(conversation);
     workbench.transcript.extend(shown);
     for warning in warnings {
@@ -378,9 +390,16 @@ fn pane_messages(conversation: &Conversation) -> Vec<PaneEntry> {
                 let result: Value = serde_json::from_str(content).unwrap_or(Value::Null);
                 let mut entry = PaneEntry::cell(0, code);
                 entry.text = tool_result::readable(&result);
+                let ended = conversation.resumed_cell(id);
                 if let Some(cell) = &mut entry.cell {
+                    cell.changes = ended
+                        .map(|ended| ended.changes.iter().map(CellChange::from).collect())
+                        .unwrap_or_default();
                     cell.status = if result["ok"].as_bool().unwrap_or(false) {
-                        CellStatus::Succeeded { duration_ms: 0 }
+                        CellStatus::Succeeded {
+                            duration_ms: ended.and_then(|ended| ended.run_ms),
+                            waited_ms: ended.map_or(0, |ended| ended.waited_ms),
+                        }
                     } else {
                         CellStatus::Failed {
                             summary: result["error"]["type"]
@@ -570,7 +589,17 @@ pub fn apply(workbench: &mut Workbench, update: AgentUpdate) {
     match update {
         AgentUpdate::Turn(event) => apply_turn_event(workbench, event),
         AgentUpdate::Notice(text) => workbench.notice(&text),
-        AgentUpdate::SessionStarted(id) => crate::workbench::changes::attach(workbench, &id),
+        AgentUpdate::SessionStarted(id) => {
+            crate::workbench::changes::attach(workbench, &id);
+            workbench.agent.cell_log =
+                match crate::session::SessionWriter::resume(&workbench.workspace_root, &id) {
+                    Ok(writer) => Some(writer),
+                    Err(error) => {
+                        tracing::warn!(%error, "cells' run times and changes are not saved");
+                        None
+                    }
+                };
+        }
         AgentUpdate::Finished => {
             let agent = &mut workbench.agent;
             agent.busy = false;
@@ -657,6 +686,10 @@ fn apply_turn_event(workbench: &mut Workbench, event: TurnEvent) {
             if let Some(message) = shown {
                 message.message = Some(stored);
             }
+            if let Some(cell) = cell {
+                workbench.agent.cell_calls.insert(cell, (id, stored));
+                record_cell(workbench, cell);
+            }
         }
         TurnEvent::ToolCall { .. } | TurnEvent::Snapshot { .. } => {
             workbench.agent.streaming = None;
@@ -721,6 +754,45 @@ fn apply_turn_event(workbench: &mut Workbench, event: TurnEvent) {
     }
     // No `follow()` here: a following view shows new text anyway, and a
     // user who scrolled up to read keeps their place while the turn runs.
+}
+
+/// Writes how the model's cell `cell_id` ended to the session (its run
+/// time, its wait, its changes), once it has ended and its result is
+/// stored; again when a write it made is announced after that (the latest
+/// record wins on resume). Nothing for the user's `%py` cells, which the
+/// session does not keep.
+pub(crate) fn record_cell(workbench: &mut Workbench, cell_id: u64) {
+    let Some((call, message)) = workbench.agent.cell_calls.get(&cell_id) else {
+        return;
+    };
+    let Some(cell) = workbench
+        .transcript
+        .iter()
+        .rev()
+        .find_map(|m| m.cell.as_ref().filter(|c| c.id == cell_id))
+    else {
+        return;
+    };
+    let (run_ms, waited_ms) = match cell.status {
+        CellStatus::Running => return,
+        CellStatus::Succeeded {
+            duration_ms,
+            waited_ms,
+        } => (duration_ms, waited_ms),
+        CellStatus::Failed { .. } => (None, 0),
+    };
+    let record = crate::session::CellRecord {
+        tool_call_id: call.clone(),
+        message: Some(*message),
+        run_ms,
+        waited_ms,
+        changes: cell.changes.iter().map(CellChange::record).collect(),
+    };
+    if let Some(log) = &mut workbench.agent.cell_log
+        && let Err(error) = log.append(&crate::session::SessionEvent::Cell(record))
+    {
+        tracing::warn!(%error, "a cell's run time and changes were not saved");
+    }
 }
 
 /// The model's cells go through the kernel service, so they appear in the

@@ -256,6 +256,13 @@ impl ApprovalBroker {
         &self,
         subject: ApprovalSubject,
     ) -> Result<ApprovalDecision, oneshot::error::RecvError> {
+        // A question a running cell asks (a command, a write, a tool
+        // call, its sub-calls) blocks it: the time to answer is its wait,
+        // not its run time. A cell's own question comes before it runs.
+        let _wait = match subject {
+            ApprovalSubject::Cell(_) => None,
+            _ => self.cell_owner.wait_begins(),
+        };
         let (pending, answer) = PendingApproval::new(subject);
         self.asked.fetch_add(1, Ordering::Relaxed);
         // A closed app channel drops `pending`, which closes `answer`: denied.

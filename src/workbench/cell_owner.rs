@@ -19,6 +19,7 @@
 //! module the user's cell imports, a `.pth` file in a workspace venv).
 
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::workbench::kernel::CellOrigin;
 
@@ -33,6 +34,27 @@ struct Running {
     user_paths: Vec<String>,
     /// The MCP tools the user's cell calls by name (`mcp.server.tool(…)`).
     user_tools: Vec<(String, String)>,
+    /// The time the cell spent blocked on the user's answer to a question
+    /// it asked (a write to review, a command to approve).
+    waits: Waits,
+}
+
+/// The stretches a cell waited on the user, merged: two questions open at
+/// once (two threads of one cell) count their overlap once.
+#[derive(Debug, Default)]
+struct Waits {
+    /// Questions open now.
+    open: u32,
+    /// When the current stretch began (some question was open since).
+    since: Option<Instant>,
+    /// The stretches that ended.
+    total: Duration,
+}
+
+impl Waits {
+    fn so_far(&self) -> Duration {
+        self.total + self.since.map_or(Duration::ZERO, |since| since.elapsed())
+    }
 }
 
 #[derive(Debug, Default)]
@@ -87,15 +109,39 @@ impl CellOwner {
             user_literals,
             user_paths,
             user_tools,
+            waits: Waits::default(),
         });
     }
 
     /// Cell `cell_id` finished (a later cell's start is left alone).
-    pub fn finish(&self, cell_id: u64) {
+    /// Returns how long it waited on the user's answers: its run time is
+    /// the kernel's measure less that.
+    pub fn finish(&self, cell_id: u64) -> Duration {
         let mut owner = crate::kernel::lock(&self.0);
         if owner.running.as_ref().is_some_and(|r| r.cell_id == cell_id) {
-            owner.running = None;
+            return owner
+                .running
+                .take()
+                .map_or(Duration::ZERO, |r| r.waits.so_far());
         }
+        Duration::ZERO
+    }
+
+    /// The running cell now waits on the user (a question it asked is on
+    /// screen) until the returned guard is dropped; `None` when no cell
+    /// runs. Dropped with the asking future, so an abandoned question ends
+    /// its wait too.
+    pub(crate) fn wait_begins(&self) -> Option<WaitGuard> {
+        let mut owner = crate::kernel::lock(&self.0);
+        let running = owner.running.as_mut()?;
+        if running.waits.open == 0 {
+            running.waits.since = Some(Instant::now());
+        }
+        running.waits.open += 1;
+        Some(WaitGuard {
+            owner: self.clone(),
+            cell_id: running.cell_id,
+        })
     }
 
     /// Is `path` one the user's running cell writes, word for word
@@ -133,6 +179,30 @@ impl CellOwner {
     }
 }
 
+/// A running cell's wait on the user, ended when dropped (see
+/// [`CellOwner::wait_begins`]).
+#[derive(Debug)]
+pub(crate) struct WaitGuard {
+    owner: CellOwner,
+    cell_id: u64,
+}
+
+impl Drop for WaitGuard {
+    fn drop(&mut self) {
+        let mut owner = crate::kernel::lock(&self.owner.0);
+        let Some(running) = owner.running.as_mut().filter(|r| r.cell_id == self.cell_id) else {
+            return;
+        };
+        let waits = &mut running.waits;
+        waits.open = waits.open.saturating_sub(1);
+        if waits.open == 0
+            && let Some(since) = waits.since.take()
+        {
+            waits.total += since.elapsed();
+        }
+    }
+}
+
 /// The cells an `rlm_query` loop runs, approved as the agent's are, but
 /// first marked as model code in `owner`: the nested kernel acts through
 /// the same approvals while the user's cell that called `rlm_query` runs.
@@ -147,7 +217,15 @@ impl crate::agent::turn::CellApproval for NestedCells {
         code: &str,
     ) -> futures_util::future::BoxFuture<'static, crate::agent::turn::Verdict> {
         self.owner.model_code_runs();
-        self.approval.approve_cell(code)
+        // The user's cell that called `rlm_query` is blocked while the
+        // question is open: that is a wait, not its run time.
+        let wait = self.owner.wait_begins();
+        let verdict = self.approval.approve_cell(code);
+        Box::pin(async move {
+            let verdict = verdict.await;
+            drop(wait);
+            verdict
+        })
     }
 }
 
@@ -167,6 +245,37 @@ mod tests {
         assert!(running.typed_by_user("ls -la"), "a stale finish is ignored");
         running.finish(2);
         assert!(!running.typed_by_user("ls -la"), "finished");
+    }
+
+    /// Issue 27: a cell's time to answer its questions is counted once
+    /// (two open at once overlap), ends with the question even when it is
+    /// dropped unanswered, belongs to the cell that asked, and is handed
+    /// over when the cell finishes.
+    #[test]
+    fn a_cells_waits_on_the_user_are_merged_and_handed_over_at_its_end() {
+        let owner = CellOwner::default();
+        assert!(owner.wait_begins().is_none(), "no cell runs");
+        owner.start(1, CellOrigin::Agent, "fs.write('a', 'b')");
+        let started = Instant::now();
+        let first = owner.wait_begins().unwrap();
+        let second = owner.wait_begins().unwrap();
+        std::thread::sleep(Duration::from_millis(60));
+        drop(first);
+        std::thread::sleep(Duration::from_millis(60));
+        drop(second);
+        std::thread::sleep(Duration::from_millis(60));
+        let stray = owner.wait_begins().unwrap();
+        assert_eq!(owner.finish(2), Duration::ZERO, "another cell's finish");
+        let waited = owner.finish(1);
+        let whole = started.elapsed();
+        assert!(
+            waited >= Duration::from_millis(120) && waited + Duration::from_millis(60) <= whole,
+            "the two overlapping questions count once, the gap not at all: {waited:?} of {whole:?}"
+        );
+        // A question of the finished cell ending late changes no later cell.
+        owner.start(3, CellOrigin::Agent, "");
+        drop(stray);
+        assert_eq!(owner.finish(3), Duration::ZERO);
     }
 
     /// Issue 25, routes 12 and 13: once the model's code has run, a thread

@@ -28,7 +28,14 @@ pub(crate) fn append_capped(text: &mut String, more: &str) {
     }
 }
 
-pub(crate) fn finish(workbench: &mut Workbench, cell_id: u64, result: &ExecResult) {
+/// Cell `cell_id` ended with `result` (whose `duration` is its run time),
+/// after waiting `waited` on the user's answers.
+pub(crate) fn finish(
+    workbench: &mut Workbench,
+    cell_id: u64,
+    result: &ExecResult,
+    waited: std::time::Duration,
+) {
     workbench.last_exec_id = Some(result.id);
     workbench
         .changes
@@ -44,7 +51,8 @@ pub(crate) fn finish(workbench: &mut Workbench, cell_id: u64, result: &ExecResul
         }
         let status = match &result.error {
             None => CellStatus::Succeeded {
-                duration_ms: result.duration.as_millis() as u64,
+                duration_ms: Some(result.duration.as_millis() as u64),
+                waited_ms: waited.as_millis() as u64,
             },
             Some(error) => {
                 if !message.text.is_empty() && !message.text.ends_with('\n') {
@@ -76,6 +84,7 @@ pub(crate) fn finish(workbench: &mut Workbench, cell_id: u64, result: &ExecResul
         workbench.notice("kernel restarted — variables lost");
     }
     crate::workbench::safety::warn_if_protected_appeared(workbench);
+    crate::workbench::agent::record_cell(workbench, cell_id);
 }
 
 pub(crate) fn view_of(info: &KernelInfo) -> KernelView {

@@ -85,6 +85,107 @@ impl Editors {
     }
 }
 
+/// Tabs a resumed session opens at most: the file is untrusted, and a
+/// long list would only slow the start.
+const MAX_RESTORED_TABS: usize = 64;
+
+/// The open files as a session records them: workspace-relative, with
+/// their cursors. A file outside the workspace is left out (resuming
+/// opens only files beneath it).
+pub(crate) fn open_tabs(workbench: &Workbench) -> crate::session::OpenTabs {
+    let root = std::fs::canonicalize(&workbench.workspace_root)
+        .unwrap_or_else(|_| workbench.workspace_root.clone());
+    let mut tabs = crate::session::OpenTabs::default();
+    for (index, doc) in workbench.editors.tabs.iter().enumerate() {
+        let Some(relative) = doc.path().strip_prefix(&root).ok().and_then(Path::to_str) else {
+            continue;
+        };
+        if index == workbench.editors.active {
+            tabs.active = tabs.files.len();
+        }
+        let (line, column) = doc.cursor();
+        tabs.files.push(crate::session::TabRecord {
+            path: relative.to_owned(),
+            line,
+            column,
+        });
+    }
+    tabs
+}
+
+/// Opens again the tabs a resumed session recorded, the active one active
+/// and each cursor where it was. The session file is untrusted input, so
+/// only a regular file that resolves beneath the workspace opens (no
+/// absolute path, no `..`, no link leading out); the rest, and files gone
+/// since, are skipped with one notice.
+pub(crate) fn restore_tabs(workbench: &mut Workbench, tabs: &crate::session::OpenTabs) {
+    let Ok(root) = std::fs::canonicalize(&workbench.workspace_root) else {
+        return;
+    };
+    let mut skipped: Vec<&str> = Vec::new();
+    let mut active = None;
+    for (index, tab) in tabs.files.iter().enumerate() {
+        if index >= MAX_RESTORED_TABS {
+            skipped.push(&tab.path);
+            continue;
+        }
+        let Some(doc) = beneath(&root, &tab.path).and_then(|path| Document::open(path).ok()) else {
+            skipped.push(&tab.path);
+            continue;
+        };
+        let at = match workbench.editors.index_of(doc.path()) {
+            Some(at) => at,
+            None => {
+                workbench.editors.tabs.push(doc);
+                workbench.editors.tabs.len() - 1
+            }
+        };
+        if let Some(doc) = workbench.editors.tabs.get_mut(at) {
+            doc.jump_to((tab.line, tab.column));
+        }
+        if index == tabs.active {
+            active = Some(at);
+        }
+    }
+    if let Some(at) = active.or_else(|| workbench.editors.tabs.len().checked_sub(1)) {
+        workbench.editors.active = at;
+    }
+    if !skipped.is_empty() {
+        const NAMED: usize = 5;
+        let mut names = skipped
+            .iter()
+            .take(NAMED)
+            .map(|name| format!("`{name}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if skipped.len() > NAMED {
+            names.push_str(&format!(" and {} more", skipped.len() - NAMED));
+        }
+        let plural = if skipped.len() == 1 { "" } else { "s" };
+        workbench.notice(&format!(
+            "Not reopened: {} file{plural} the session had open ({names}): gone, not a \
+             file, or not inside the workspace.",
+            skipped.len()
+        ));
+    }
+    changed(workbench);
+}
+
+/// `relative` resolved beneath `root` (canonical), when it names a regular
+/// file there: never an absolute path, a `..`, or a link that leads out.
+fn beneath(root: &Path, relative: &str) -> Option<PathBuf> {
+    let relative = Path::new(relative);
+    let plain = relative
+        .components()
+        .all(|part| matches!(part, std::path::Component::Normal(_)));
+    if !plain || relative.as_os_str().is_empty() {
+        return None;
+    }
+    let path = std::fs::canonicalize(root.join(relative)).ok()?;
+    let file = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
+    (file && path.starts_with(root)).then_some(path)
+}
+
 /// A problem the user must read: the status bar and the conversation.
 pub(crate) fn report(workbench: &mut Workbench, text: &str) {
     workbench.editors.status = Some(text.to_string());

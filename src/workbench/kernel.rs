@@ -55,9 +55,13 @@ pub enum KernelUpdate {
         stream: StreamName,
         text: String,
     },
+    /// The cell ended. `result.duration` is its run time: the kernel's
+    /// measure less `waited`, the time it spent blocked on the user's
+    /// answers to the questions it asked.
     Finished {
         cell_id: u64,
         result: Box<ExecResult>,
+        waited: Duration,
     },
     Status(KernelInfo),
     State(RuntimeState),
@@ -206,11 +210,17 @@ async fn serve(
                     forward(event, current, &send);
                 }
                 if let Some(done) = running.take() {
-                    owner.finish(done.cell_id);
+                    let waited = owner.finish(done.cell_id);
+                    let mut result = result;
+                    result.duration = result.duration.saturating_sub(waited);
                     if let Some(reply) = done.reply {
                         let _ = reply.send(result.clone());
                     }
-                    send(KernelUpdate::Finished { cell_id: done.cell_id, result: Box::new(result) });
+                    send(KernelUpdate::Finished {
+                        cell_id: done.cell_id,
+                        result: Box::new(result),
+                        waited,
+                    });
                 }
             }
         }

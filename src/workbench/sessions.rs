@@ -68,7 +68,11 @@ pub fn configure(
     )?;
     let model = conversation.model().map(str::to_owned);
     let profile = conversation.profile().map(str::to_owned);
+    let tabs = conversation.resumed_tabs().cloned();
     crate::workbench::agent::resume(workbench, conversation, &warnings);
+    if let Some(tabs) = tabs {
+        crate::workbench::editors::restore_tabs(workbench, &tabs);
+    }
     crate::workbench::models::resumed(workbench, model.as_deref(), profile.as_deref());
     crate::workbench::agent::refresh_instructions(workbench);
     crate::workbench::context_window::refresh_gauge(workbench);

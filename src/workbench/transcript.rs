@@ -80,8 +80,17 @@ impl PaneEntry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CellStatus {
     Running,
-    Succeeded { duration_ms: u64 },
-    Failed { summary: String },
+    /// `duration_ms`: its run time, without `waited_ms`, the time it sat
+    /// blocked on the user's answer to a question it asked (a write to
+    /// review). `None`: not known (a session written before run times
+    /// were kept).
+    Succeeded {
+        duration_ms: Option<u64>,
+        waited_ms: u64,
+    },
+    Failed {
+        summary: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,6 +179,53 @@ impl CellChange {
             added,
             removed,
             earlier_unknown: false,
+        }
+    }
+}
+
+/// Diff text a session keeps per changed file; a longer diff is cut at a
+/// line, with a note (the cell shows it whole until the workbench quits).
+const MAX_RECORDED_DIFF: usize = 256 << 10;
+
+impl CellChange {
+    /// What the session keeps of it (see `session::ChangeRecord`).
+    pub(crate) fn record(&self) -> crate::session::ChangeRecord {
+        let diff = if self.diff.len() <= MAX_RECORDED_DIFF {
+            self.diff.clone()
+        } else {
+            let mut end = MAX_RECORDED_DIFF;
+            while !self.diff.is_char_boundary(end) {
+                end -= 1;
+            }
+            let cut = self.diff[..end].rfind('\n').map_or(0, |i| i + 1);
+            format!(
+                "{}@@ the rest of this diff was not kept with the session: git diff shows it @@\n",
+                &self.diff[..cut]
+            )
+        };
+        crate::session::ChangeRecord {
+            path: self.shown.clone(),
+            diff,
+            added: self.added,
+            removed: self.removed,
+            earlier_unknown: self.earlier_unknown,
+        }
+    }
+}
+
+/// A change as a resumed session recorded it. Its path is only what was
+/// shown: the session file is untrusted, so the change names no file the
+/// workbench would open or write.
+impl From<&crate::session::ChangeRecord> for CellChange {
+    fn from(record: &crate::session::ChangeRecord) -> Self {
+        Self {
+            path: PathBuf::new(),
+            shown: record.path.clone(),
+            before: None,
+            diff: record.diff.clone(),
+            added: record.added,
+            removed: record.removed,
+            earlier_unknown: record.earlier_unknown,
         }
     }
 }

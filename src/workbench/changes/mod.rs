@@ -336,6 +336,9 @@ fn show_in_cell(workbench: &mut Workbench, written: &FsWritten) {
             crate::workbench::transcript::CellChange::earlier_unknown(written.path.clone(), shown)
         }
     });
+    // A write announced after its cell ended updates the session's record.
+    let cell_id = cell.id;
+    crate::workbench::agent::record_cell(workbench, cell_id);
 }
 
 impl ChangeLog {
