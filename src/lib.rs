@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod agent_session;
 pub mod app;
+pub(crate) mod background;
 pub mod cli;
 pub mod component;
 pub mod config;

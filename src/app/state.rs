@@ -132,6 +132,7 @@ impl AppState {
             let warm = std::thread::Builder::new()
                 .name("syntax-warm-up".into())
                 .spawn(move || {
+                    crate::background::lower_this_thread();
                     hl.highlight_snippet("python", "def f(x):\n    return x\n")
                         .len()
                 });

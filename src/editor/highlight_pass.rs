@@ -76,7 +76,10 @@ impl Pass {
         };
         let spawned = std::thread::Builder::new()
             .name("highlight".into())
-            .spawn(move || job.run());
+            .spawn(move || {
+                crate::background::lower_this_thread();
+                job.run()
+            });
         match spawned {
             Ok(_) => Some(Pass {
                 target,

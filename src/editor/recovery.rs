@@ -136,6 +136,7 @@ impl RecoveryWriter {
         let (tx, _) = self.worker.get_or_insert_with(|| {
             let (tx, rx) = mpsc::channel::<Job>();
             let thread = std::thread::spawn(move || {
+                crate::background::lower_this_thread();
                 for job in rx {
                     run(job);
                 }

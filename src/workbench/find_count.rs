@@ -89,6 +89,7 @@ pub fn start(workbench: &Workbench, current: TextRange) -> Option<Counting> {
     std::thread::Builder::new()
         .name("find-count".into())
         .spawn(move || {
+            crate::background::lower_this_thread();
             if let Some(count) = counter.count(&stop) {
                 counted.count = count;
                 let _ = events.send(AppEvent::FindCounted(counted));

@@ -186,7 +186,10 @@ pub fn spawn_index_build(root: &Path, tx: UnboundedSender<WorkspaceMessage>) -> 
     let error_tx = tx.clone();
     let spawned = std::thread::Builder::new()
         .name("workspace-index".into())
-        .spawn(move || run_index_build(&root, &tx, &thread_cancel));
+        .spawn(move || {
+            crate::background::lower_this_thread();
+            run_index_build(&root, &tx, &thread_cancel)
+        });
     let thread = match spawned {
         Ok(handle) => Some(handle),
         Err(err) => {

@@ -48,7 +48,10 @@ impl FuzzyWorker {
         let (jobs, inbox) = channel();
         let thread = std::thread::Builder::new()
             .name("workspace-picker".into())
-            .spawn(move || run(&inbox, &results))?;
+            .spawn(move || {
+                crate::background::lower_this_thread();
+                run(&inbox, &results)
+            })?;
         Ok(Self {
             jobs: Some(jobs),
             thread: Some(thread),

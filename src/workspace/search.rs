@@ -89,6 +89,7 @@ pub fn spawn_content_search(
     std::thread::Builder::new()
         .name("workspace-search".into())
         .spawn(move || {
+            crate::background::lower_this_thread();
             let summary = run_search(&root, &needle, &options, &cancel, &tx);
             let _ = tx.send(SearchMessage::Done {
                 id: options.id,

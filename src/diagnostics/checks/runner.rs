@@ -39,6 +39,7 @@ pub(crate) enum RunResult {
 pub async fn run(invocation: Invocation) -> RunResult {
     let mut command = Command::new(&invocation.program);
     command.args(&invocation.args).current_dir(&invocation.cwd);
+    crate::background::lower_child(&mut command);
     if let Err(error) = invocation.confinement.apply(command.as_std_mut()) {
         return RunResult::Failed(format!(
             "`{}` not run: its sandbox could not be set up ({error})",

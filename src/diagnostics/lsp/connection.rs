@@ -52,6 +52,7 @@ impl Connection {
         };
         let mut command = Command::new(&config.command);
         command.args(&config.args).current_dir(&root);
+        crate::background::lower_child(&mut command);
         let server = confinement
             .spawn_piped(command, &std::collections::BTreeMap::new())
             .map_err(spawn_error)?;
