@@ -54,6 +54,8 @@ pub fn command(state: &mut AppState, args: &str) {
     *state.workbench.transcript_mut() = crate::workbench::transcript::Transcript::new();
     state.conversation.place.follow();
     state.conversation.flash = None;
+    state.conversation.selection = None;
+    state.conversation.text_cursor = None;
     state.workbench.take_pins();
     crate::workbench::agent::refresh_instructions(&mut state.workbench);
 

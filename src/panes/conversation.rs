@@ -109,7 +109,10 @@ impl ShownRows {
     /// (a drag may leave it); None when no row is shown.
     pub fn point_at(&self, column: u16, row: u16) -> Option<HistoryPoint> {
         let area = self.area;
-        let y = row.clamp(area.top(), area.bottom().saturating_sub(1)) - area.y;
+        if area.is_empty() {
+            return None;
+        }
+        let y = row.clamp(area.top(), area.bottom() - 1) - area.y;
         let (entry, block_row) = *self.rows.get(usize::from(y)).or_else(|| self.rows.last())?;
         let col = usize::from(
             column
@@ -669,4 +672,34 @@ fn take_text(composer: &mut TextArea<'static>) -> Option<String> {
     composer.cut();
     composer.move_cursor(tui_textarea::CursorMove::Top);
     Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pointer maps to a row the pane shows, pulled into the text
+    /// area when a drag leaves it; a pane with no text rows (a tiny
+    /// terminal) maps nothing instead of panicking.
+    #[test]
+    fn the_pointer_maps_to_a_shown_row_or_to_nothing() {
+        let shown = ShownRows {
+            area: Rect::new(2, 3, 10, 2),
+            rows: vec![(0, 0), (0, 1)],
+        };
+        let at = |entry, row, col| Some(HistoryPoint { entry, row, col });
+        assert_eq!(shown.point_at(4, 3), at(0, 0, 2));
+        assert_eq!(shown.point_at(0, 0), at(0, 0, 0), "above: the first row");
+        assert_eq!(shown.point_at(50, 30), at(0, 1, 9), "below: the last row");
+        let empty = ShownRows {
+            area: Rect::new(2, 3, 10, 0),
+            rows: Vec::new(),
+        };
+        assert_eq!(empty.point_at(4, 3), None);
+        let no_rows = ShownRows {
+            area: Rect::new(2, 3, 10, 2),
+            rows: Vec::new(),
+        };
+        assert_eq!(no_rows.point_at(4, 3), None);
+    }
 }
