@@ -63,16 +63,20 @@ def test_a_wake_runs_a_sigint_handler_left_pending_and_raises_nothing_itself(dri
     # A thread of the cell takes the SIGINT while the main thread blocks
     # it: the handler is left pending, as in CPython's race, and the sleep
     # goes on. SIGURG ends the sleep; the pending handler then raises.
+    # `go` comes from a timer thread (born blocking SIGINT) once the main
+    # thread sleeps: printed by the main thread itself, a loaded machine
+    # let the SIGINT land between the print and the sleep, where CPython
+    # runs the handler at once.
     driver.send(
         {
             "type": "execute",
             "id": 1,
             "code": "import signal, threading, time\n"
-            "threading.Thread(target=time.sleep, args=(5,), daemon=True).start()\n"
+            "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
             "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})\n"
             # One write: `print('go')` writes the newline apart, and a
             # loaded machine sends it as a frame of its own, after `go`.
-            "print('go\\n', end='', flush=True)\n"
+            "threading.Timer(0.5, print, ('go\\n',), {'end': '', 'flush': True}).start()\n"
             "time.sleep(30)",
         }
     )
