@@ -40,10 +40,10 @@ mod which;
 
 pub use event::{CheckState, DiagnosticsEvent, ServerState};
 pub use lsp::config::{LspTimings, ServerConfig, language_id_for_path};
-pub use model::{Diagnostic, DiagnosticId, Position, Range, Related, Severity};
+pub use model::{Diagnostic, DiagnosticId, Interner, Position, Range, Related, Severity};
 pub(crate) use service::large_document_words;
 pub use service::{DiagnosticsConfig, DiagnosticsService};
-pub use store::{DiagnosticsStore, SeverityCounts};
+pub use store::{DiagnosticsStore, FILE_CAP, SeverityCounts};
 #[cfg(test)]
 pub(crate) use which::write_executable;
 pub use which::{Found, which, which_in};

@@ -176,9 +176,11 @@ pub fn collect(
         }
     }
 
-    snapshot.diagnostics = fit_list(
+    let not_listed = source.diagnostics_not_listed.unwrap_or(0);
+    snapshot.diagnostics = fit_counted_list(
         &mut budget,
         diagnostics,
+        not_listed,
         options.max_diagnostics,
         render::diagnostics_heading,
         render::diagnostic_item,
@@ -569,7 +571,20 @@ fn fit_list<T>(
     heading: fn(usize) -> String,
     item: fn(&T) -> String,
 ) -> Listed<T> {
-    let total = all.len();
+    fit_counted_list(budget, all, 0, limit, heading, item)
+}
+
+/// [`fit_list`] of a list the host already cut: `not_listed` more items
+/// count in the total and the "N more" line.
+fn fit_counted_list<T>(
+    budget: &mut Budget,
+    all: Vec<T>,
+    not_listed: usize,
+    limit: usize,
+    heading: fn(usize) -> String,
+    item: fn(&T) -> String,
+) -> Listed<T> {
+    let total = all.len() + not_listed;
     let candidates = all.into_iter().take(limit);
     if total == 0 {
         return Listed::default();
