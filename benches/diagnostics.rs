@@ -99,10 +99,7 @@ fn bench_navigation() {
         },
         || {
             let all = store.all_sorted();
-            black_box(
-                all.iter()
-                    .find(|d| (d.path.as_path(), d.range.start) > (path, pos)),
-            );
+            black_box(all.iter().find(|d| (&*d.path, d.range.start) > (path, pos)));
         },
     );
     report(

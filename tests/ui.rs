@@ -325,6 +325,67 @@ fn problems_read_whole_in_the_list_and_in_their_detail() {
     }
 }
 
+/// Issue 30: a file keeps its first 1 000 problems, by severity then
+/// place; its group in the pane ends with how many more it has, the
+/// title counts them all, and the snapshot is handed a few and the count.
+#[test]
+fn a_file_lists_its_first_thousand_problems_and_says_how_many_more() {
+    use hello_tui::app::AppEvent;
+    use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, FILE_CAP};
+    let path = std::path::Path::new("/work/demo/big.py");
+    // 1 500 undefined names, one every 5 lines; every 500th is an error.
+    let diagnostics = (0..1500)
+        .map(|i| Diagnostic {
+            path: path.into(),
+            range: Range::new(Position::new(i * 5, 6), Position::new(i * 5, 23)),
+            severity: if i % 500 == 499 {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            message: format!("Undefined name `undefined_{i:04}`").into(),
+            source: "ruff".into(),
+            code: Some("F821".into()),
+            related: Vec::new(),
+        })
+        .collect();
+    let mut ui = frames::Loop::new(state(), 100, 30);
+    handle_app_event(
+        &mut ui.state,
+        AppEvent::Diagnostics(DiagnosticsEvent::Published {
+            source: "ruff".into(),
+            path: path.into(),
+            diagnostics,
+        }),
+    );
+    ui.draw();
+    ui.key(KeyCode::Char('4'), KeyModifiers::ALT);
+    ui.key(KeyCode::End, KeyModifiers::NONE);
+    let screen = ui.screen();
+    insta::assert_snapshot!("diagnostics_past_the_file_cap", screen);
+    assert_eq!(ui.state.diagnostics.rows.len(), FILE_CAP);
+    assert!(screen.contains("… 500 more"), "{screen}");
+    assert!(
+        screen.contains("✖ 3 ▲ 1497"),
+        "the title counts all: {screen}"
+    );
+    // The last error (line 7 496) is kept, past warnings that are not.
+    let last = ui.state.diagnostics.rows.last().unwrap();
+    assert_eq!((last.severity, last.line), (Severity::Error, 7496));
+
+    let request = hello_tui::app::snapshot::request(&ui.state);
+    let handed = request.source.diagnostics.as_ref().map_or(0, Vec::len);
+    assert_eq!(handed, 200);
+    assert_eq!(request.source.diagnostics_not_listed, Some(1300));
+    assert_eq!(
+        request.source.diagnostics.as_ref().unwrap()[0]
+            .severity
+            .as_deref(),
+        Some("error"),
+        "the most severe are handed over first"
+    );
+}
+
 /// Issue 14, item 10: a language server that fails takes a few words of
 /// the status bar (the model, the kernel and the approval mode stay), and
 /// its own reason is in the conversation, whole.

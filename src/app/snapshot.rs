@@ -56,10 +56,10 @@ fn snapshot_rows(state: &AppState) -> (Vec<&DiagnosticRow>, usize) {
     };
     let mut rows: Vec<&DiagnosticRow> = state.diagnostics.rows.iter().collect();
     if rows.len() > SNAPSHOT_DIAGNOSTICS {
-        rows.select_nth_unstable_by(SNAPSHOT_DIAGNOSTICS, |a, b| key(a).cmp(&key(b)));
+        rows.select_nth_unstable_by_key(SNAPSHOT_DIAGNOSTICS, |d| key(d));
         rows.truncate(SNAPSHOT_DIAGNOSTICS);
     }
-    rows.sort_by(|a, b| key(a).cmp(&key(b)));
+    rows.sort_by_key(|d| key(d));
     let not_listed = state.diagnostics.counts.total().saturating_sub(rows.len());
     (rows, not_listed)
 }

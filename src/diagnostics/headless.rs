@@ -31,9 +31,12 @@ pub async fn collect(
     confinement: Confinement,
     wait: Duration,
     trusted: bool,
-) -> Vec<Diagnostic> {
+) -> Collected {
     let Some(language_id) = language_id_for_path(file.path) else {
-        return Vec::new();
+        return Collected {
+            diagnostics: Vec::new(),
+            not_listed: 0,
+        };
     };
     let (tx, mut events) = mpsc::unbounded_channel();
     let service =
@@ -59,7 +62,20 @@ pub async fn collect(
     })
     .await;
     service.shutdown().await;
-    progress.store.all_sorted().into_iter().cloned().collect()
+    let store = &progress.store;
+    let not_listed = store.files().map(|path| store.omitted(path)).sum();
+    Collected {
+        diagnostics: store.all_sorted().into_iter().cloned().collect(),
+        not_listed,
+    }
+}
+
+/// What [`collect`] heard: at most `FILE_CAP` a file (the first by
+/// severity, then position), and how many more there were.
+#[derive(Debug)]
+pub struct Collected {
+    pub diagnostics: Vec<Diagnostic>,
+    pub not_listed: usize,
 }
 
 /// What has arrived so far, and who is still expected to answer.

@@ -390,6 +390,61 @@ mod tests {
         );
     }
 
+    /// A file keeps its first `FILE_CAP` by severity, then position: the
+    /// errors of a long file before its warnings, whatever their lines.
+    #[test]
+    fn a_file_keeps_its_first_diagnostics_by_severity_then_position_and_counts_the_rest() {
+        let path = Path::new("/w/big.py");
+        // Warnings on lines 0..1500, then 300 errors after them.
+        let mut list: Vec<Diagnostic> = (0..1500)
+            .map(|line| diag("/w/big.py", line, 0, Severity::Warning, "ruff"))
+            .collect();
+        list.extend((1500..1800).map(|line| diag("/w/big.py", line, 0, Severity::Error, "ruff")));
+        let mut store = DiagnosticsStore::new();
+        assert!(store.set("ruff", path, list));
+
+        let kept = store.for_file(path);
+        assert_eq!(kept.len(), FILE_CAP);
+        let errors = kept
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        assert_eq!(errors, 300, "every error is kept");
+        let last_warning = kept
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .map(|d| d.range.start.line)
+            .max();
+        assert_eq!(last_warning, Some(699), "then the first warnings by line");
+        assert!(
+            kept.windows(2)
+                .all(|w| w[0].range.start <= w[1].range.start),
+            "listed by position"
+        );
+        assert_eq!(store.omitted(path), 800);
+        let counts = store.counts();
+        assert_eq!(
+            (counts.errors, counts.warnings),
+            (300, 1500),
+            "counts are of all"
+        );
+
+        // Two sources over the cap together: the file still lists the cap.
+        let hints = (0..600)
+            .map(|line| diag("/w/big.py", line, 1, Severity::Hint, "check"))
+            .collect();
+        store.set("check", path, hints);
+        assert_eq!(store.for_file(path).len(), FILE_CAP);
+        assert_eq!(store.omitted(path), 1400);
+        assert_eq!(
+            store
+                .next_after(path, Position::new(1799, 0))
+                .map(|d| d.range.start.line),
+            Some(0),
+            "F8 walks what is listed, wrapping"
+        );
+    }
+
     #[test]
     fn apply_ignores_non_diagnostic_events() {
         let mut store = DiagnosticsStore::new();

@@ -889,6 +889,38 @@ mod tests {
         assert!(budget.truncated);
     }
 
+    /// The workbench hands over the first diagnostics of thousands and
+    /// counts the rest: the heading counts them all and "N more" says so.
+    #[test]
+    fn diagnostics_the_host_did_not_list_count_in_the_total() {
+        let listed = |line| SceneDiagnostic {
+            path: "/w/big.py".to_string(),
+            severity: Some("error".to_string()),
+            line: Some(line),
+            message: format!("Undefined name `x{line}`"),
+            ..SceneDiagnostic::default()
+        };
+        let source = Source {
+            workspace: SceneWorkspace {
+                name: "w".to_string(),
+                roots: vec!["/w".to_string()],
+            },
+            diagnostics: Some((0..30).map(listed).collect()),
+            diagnostics_not_listed: Some(19_970),
+            ..Source::default()
+        };
+        let snapshot = collect(
+            &source,
+            &CollectOptions::default(),
+            &crate::snapshot::DiskReader,
+        );
+        assert_eq!(snapshot.diagnostics.total, 20_000);
+        assert_eq!(snapshot.diagnostics.items.len(), 20, "max_diagnostics");
+        let markdown = render(&snapshot).markdown;
+        assert!(markdown.contains("## Diagnostics (20000)"), "{markdown}");
+        assert!(markdown.contains("… 19980 more not shown"), "{markdown}");
+    }
+
     #[test]
     fn tiny_budget_yields_a_notice_within_budget() {
         let source = Source {

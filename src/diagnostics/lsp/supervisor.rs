@@ -712,7 +712,10 @@ impl Supervisor {
         }
         match pulled.result {
             Ok(report) => {
-                match decode::<WireReport>(&report) {
+                // The answer's text (megabytes) goes before the list is built.
+                let decoded = decode::<WireReport>(&report);
+                drop(report);
+                match decoded {
                     Ok(report) if report.kind != "full" => {} // "unchanged": what we have is still right
                     // Not stale: the newest text is the one asked about
                     // (a pull sends gathered edits first).
@@ -779,7 +782,10 @@ impl Supervisor {
     async fn on_notification(&mut self, connection: &Connection, method: &str, params: Raw) {
         match method {
             "textDocument/publishDiagnostics" => {
-                let params: WirePublish = match decode(&params) {
+                // The message's text (megabytes) goes before the list is built.
+                let decoded = decode::<WirePublish>(&params);
+                drop(params);
+                let params = match decoded {
                     Ok(params) => params,
                     Err(error) => {
                         tracing::warn!(server = %self.name, %error, "lsp: bad publishDiagnostics");

@@ -60,7 +60,7 @@ fn heights(pane: &DiagnosticsPane, lines: &[PaneLine], width: u16) -> Vec<usize>
 }
 
 /// The first line shown: the list scrolls just enough to show all of the
-/// selection.
+/// selection (and the "N more" line that may follow it).
 pub(crate) fn first_visible(
     pane: &DiagnosticsPane,
     lines: &[PaneLine],
@@ -74,6 +74,10 @@ pub(crate) fn first_visible(
     let heights = heights(pane, lines, width);
     let mut first = selected;
     let mut used = heights.get(selected).copied().unwrap_or(1);
+    // A file's "N more" line under its last problem is shown with it.
+    if matches!(lines.get(selected + 1), Some(PaneLine::More(_))) {
+        used += 1;
+    }
     while first > 0 && used + heights[first - 1] <= usize::from(height) {
         first -= 1;
         used += heights[first];

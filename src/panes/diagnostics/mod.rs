@@ -16,7 +16,7 @@ use ratatui::widgets::{List, ListItem, ListState, StatefulWidget, Widget};
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
 use std::sync::Arc;
 
-use crate::diagnostics::{FILE_CAP, Severity, SeverityCounts};
+use crate::diagnostics::{Severity, SeverityCounts};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
 use crate::overlays::problem::ProblemDetail;
@@ -161,10 +161,11 @@ fn render(pane: &DiagnosticsPane, theme: &Theme, focused: bool, area: Rect, buf:
     let mut items: Vec<ListItem> = Vec::with_capacity(shown);
     for line in &lines[first..first + shown] {
         let item = match *line {
+            // Past `store::FILE_CAP`: the most severe are listed.
             PaneLine::More(last) => {
                 let n = pane.more_in(&pane.rows[last].path);
                 Line::from(Span::styled(
-                    format!("   … {n} more (a file lists its first {FILE_CAP} by severity)"),
+                    format!("   … {n} more not listed"),
                     theme.roles.muted,
                 ))
             }
