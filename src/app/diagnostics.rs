@@ -48,8 +48,12 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
         }
         // Kept for `/lsp` (above); nothing on screen changes.
         DiagnosticsEvent::Routed { .. } => false,
-        DiagnosticsEvent::Published { .. } => {
+        DiagnosticsEvent::Published { diagnostics, .. } => {
+            let large = diagnostics.len() >= crate::diagnostics::FILE_CAP;
             let changed = state.workbench.diagnostic_sources_mut().store.apply(event);
+            if large {
+                crate::diagnostics::give_back_freed_memory();
+            }
             if changed {
                 let active = state
                     .workbench
