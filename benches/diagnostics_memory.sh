@@ -20,7 +20,6 @@ LINES="${1:-100000}"
 shift $(( $# > 1 ? 1 : $# ))
 BINARIES=("$@")
 [ ${#BINARIES[@]} -gt 0 ] || BINARIES=("$ROOT/target/release/hello-tui")
-for i in "${!BINARIES[@]}"; do BINARIES[$i]="$(realpath "${BINARIES[$i]}")"; done
 SESSION="hello-diagmem-$$"
 # shellcheck source=benches/ruff_workspace.sh
 . "$ROOT/benches/ruff_workspace.sh"

@@ -33,7 +33,8 @@ PY
 # as its log; sets PID to the workbench's.
 #   start_workbench BIN SETUP FILE WIDTH HEIGHT
 start_workbench() {
-    local bin="$1" setup="$2" file="$3" width="$4" height="$5"
+    local bin setup="$2" file="$3" width="$4" height="$5"
+    bin="$(realpath "$1")" # the session starts in the workspace
     rm -f "$WORK/state/$setup.log"
     tmux kill-session -t "$SESSION" 2>/dev/null || true
     tmux new -d -s "$SESSION" -x "$width" -y "$height" \
