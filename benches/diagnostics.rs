@@ -66,14 +66,14 @@ fn big_store() -> DiagnosticsStore {
         let path = PathBuf::from(format!("/w/src/file{file:03}.rs"));
         let list = (0..50)
             .map(|i| Diagnostic {
-                path: path.clone(),
+                path: path.as_path().into(),
                 range: Range::new(Position::new(i * 7, 4), Position::new(i * 7, 9)),
                 severity: if i % 3 == 0 {
                     Severity::Error
                 } else {
                     Severity::Warning
                 },
-                message: format!("problem {i}"),
+                message: format!("problem {i}").into(),
                 source: if i % 2 == 0 {
                     "ruff".into()
                 } else {
@@ -99,10 +99,7 @@ fn bench_navigation() {
         },
         || {
             let all = store.all_sorted();
-            black_box(
-                all.iter()
-                    .find(|d| (d.path.as_path(), d.range.start) > (path, pos)),
-            );
+            black_box(all.iter().find(|d| (&*d.path, d.range.start) > (path, pos)));
         },
     );
     report(

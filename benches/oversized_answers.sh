@@ -20,26 +20,10 @@ SECONDS_="${2:-30}"
 shift $(( $# > 2 ? 2 : $# ))
 BINARIES=("$@")
 [ ${#BINARIES[@]} -gt 0 ] || BINARIES=("$ROOT/target/release/hello-tui")
-RUFF="$(command -v ruff)" || { echo "ruff must be on PATH" >&2; exit 1; }
-# Not under /tmp: the sandbox hides the host's /tmp from servers.
-mkdir -p "$ROOT/target"
-WORK="$(mktemp -d -p "$ROOT/target" oversized-bench.XXXXXX)"
 SESSION="hello-oversize-$$"
-trap 'tmux kill-session -t "$SESSION" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/ws" "$WORK/bin" "$WORK/state"
-ln -s "$RUFF" "$WORK/bin/ruff"
-# Its own git root, so the workspace is this folder.
-git init -q "$WORK/ws"
-python3 - "$WORK/ws/huge.py" "$LINES" <<'PY'
-import sys
-path, lines = sys.argv[1], int(sys.argv[2])
-with open(path, "w") as f:
-    for i in range(lines):
-        if i % 5 == 0:
-            f.write(f"print(undefined_{i:07d})  # undefined\n")
-        else:
-            f.write(f"value_{i:07d} = {i:07d} * 2  # defined\n")
-PY
+# shellcheck source=benches/ruff_workspace.sh
+. "$ROOT/benches/ruff_workspace.sh"
+PADDED=1 ruff_workspace "$ROOT" oversized-bench huge.py "$LINES"
 printf '' > "$WORK/on.toml"
 printf '[diagnostics]\nlarge_file_bytes = 10000000000\n' > "$WORK/sent.toml"
 printf '[diagnostics]\nservers = []\n' > "$WORK/off.toml"
@@ -105,13 +89,7 @@ PY
 for BIN in "${BINARIES[@]}"; do
     for SETUP in ${SETUPS:-on sent off}; do
         LOG="$WORK/state/$SETUP.log"
-        rm -f "$LOG"
-        tmux kill-session -t "$SESSION" 2>/dev/null || true
-        tmux new -d -s "$SESSION" -x 120 -y 40 \
-            "cd '$WORK/ws' && exec env PATH='$WORK/bin:/usr/bin:/bin' HELLO_TUI_CONFIG='$WORK/$SETUP.toml' \
-             HELLO_TUI_LOG_FILE='$LOG' XDG_STATE_HOME='$WORK/state' XDG_DATA_HOME='$WORK/state' '$BIN' huge.py"
-        sleep 0.2
-        PID=$(tmux display -p -t "$SESSION" '#{pane_pid}')
+        start_workbench "$BIN" "$SETUP" huge.py 120 40
         RESULT=$(measure "$PID" "$SECONDS_")
         RESTARTS=$(grep -c "restarting server" "$LOG" 2>/dev/null || true)
         DROPPED=$(grep -c "over the limit dropped" "$LOG" 2>/dev/null || true)

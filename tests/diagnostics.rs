@@ -120,7 +120,7 @@ impl Ui {
             while !done(self) {
                 match self.rx.recv().await {
                     Some(event) => {
-                        self.store.apply(&event);
+                        self.store.apply(event.clone());
                         self.seen.push(event);
                     }
                     None => return false,
@@ -139,7 +139,7 @@ impl Ui {
     async fn drain_for(&mut self, how_long: Duration) {
         let _ = tokio::time::timeout(how_long, async {
             while let Some(event) = self.rx.recv().await {
-                self.store.apply(&event);
+                self.store.apply(event.clone());
                 self.seen.push(event);
             }
         })
@@ -270,7 +270,7 @@ mod ruff_server {
         assert_eq!((f401.range.start.line, f401.range.start.character), (0, 7));
         assert_eq!((f821.range.start.line, f821.range.start.character), (2, 6));
         assert!(f821.message.contains("undefined_name"), "{}", f821.message);
-        assert_eq!(f821.path, path);
+        assert_eq!(*f821.path, *path);
         assert!(matches!(
             ui.server_states("ruff").as_slice(),
             [ServerState::Starting, ServerState::Running { .. }, ..]
@@ -562,7 +562,7 @@ mod fake_servers {
         assert_eq!((d.range.start.line, d.range.start.character), (1, 4));
         assert_eq!(d.range.end.character, 7);
         assert_eq!(
-            (d.severity, d.source.as_str(), d.code.as_deref()),
+            (d.severity, &*d.source, d.code.as_deref()),
             (Severity::Warning, "junk", Some("J001"))
         );
         assert!(
@@ -630,7 +630,7 @@ mod fake_servers {
                 (
                     d.range.start.line,
                     d.range.start.character,
-                    d.message.clone(),
+                    d.message.to_string(),
                 )
             })
             .collect();
@@ -796,7 +796,7 @@ mod fake_servers {
         ui.until("the late publish", |ui| ui.file(&path).len() == 1)
             .await;
         let d = ui.file(&path)[0];
-        assert_eq!(d.message, "BAD found");
+        assert_eq!(&*d.message, "BAD found");
         assert_eq!(
             (d.range.start, d.range.end),
             (Position::new(0, 9), Position::new(0, 12)),
@@ -1205,7 +1205,7 @@ mod checks {
             .cloned()
             .unwrap();
         assert_eq!((f821.range.start.line, f821.range.start.character), (1, 6));
-        assert_eq!(f821.source, "ruff check");
+        assert_eq!(&*f821.source, "ruff check");
 
         std::fs::write(&path, "print('fine')\n").unwrap();
         service.run_checks(&path);
@@ -1230,7 +1230,7 @@ mod checks {
             .await;
         let d = ui.file(&path)[0].clone();
         assert_eq!((d.range.start.line, d.severity), (2, Severity::Error));
-        assert_eq!(d.source, "python compile");
+        assert_eq!(&*d.source, "python compile");
         assert!(!dir.path().join("__pycache__").exists());
         service.shutdown().await;
     }
@@ -1256,7 +1256,7 @@ mod checks {
             false,
         )
         .await;
-        let sources: Vec<&str> = found.iter().map(|d| d.source.as_str()).collect();
+        let sources: Vec<&str> = found.diagnostics.iter().map(|d| &*d.source).collect();
         assert_eq!(sources, ["python compile"], "{found:?}");
     }
 

@@ -128,7 +128,7 @@ fn ruff_diagnostic(
 ) -> hello_tui::diagnostics::Diagnostic {
     use hello_tui::diagnostics::{Diagnostic, Position, Range};
     Diagnostic {
-        path: path.to_path_buf(),
+        path: path.into(),
         range: Range::new(
             Position::new(line, columns.start),
             Position::new(line, columns.end),
@@ -1296,10 +1296,10 @@ fn clicking_a_diagnostic_opens_it() {
         std::fs::write(&path, "x = 1\n".repeat(40)).unwrap();
         let diagnostics = (0..12)
             .map(|line| Diagnostic {
-                path: path.clone(),
+                path: path.as_path().into(),
                 range: Range::new(Position::new(line * 3, 0), Position::new(line * 3, 1)),
                 severity: Severity::Warning,
-                message: format!("{name} problem {line}"),
+                message: format!("{name} problem {line}").into(),
                 source: "ruff".into(),
                 code: None,
                 related: Vec::new(),

@@ -161,17 +161,17 @@ async fn typescript_7_reports_the_seed_scenes_unsaved_error() {
         s.diagnostics
             .rows
             .iter()
-            .any(|d| d.message == "Cannot find name 'config'.")
+            .any(|d| &*d.message == "Cannot find name 'config'.")
     })
     .await;
     let row = s
         .diagnostics
         .rows
         .iter()
-        .find(|d| d.message == "Cannot find name 'config'.")
+        .find(|d| &*d.message == "Cannot find name 'config'.")
         .unwrap();
     assert_eq!(
-        (row.path.as_str(), row.line, row.column),
+        (&*row.path, row.line, row.column),
         ("src/auth/token.ts", 42, 18)
     );
     assert_eq!(row.source.as_deref(), Some("ts 2304"));

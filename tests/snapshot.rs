@@ -159,6 +159,7 @@ fn seed_scene() -> Source {
             source: Some("ts".to_string()),
             code: Some("2304".to_string()),
         }]),
+        diagnostics_not_listed: None,
         project_files: Some(
             ["package.json", "README.md", "tsconfig.json"]
                 .iter()

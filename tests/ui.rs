@@ -54,7 +54,7 @@ fn press(state: &mut AppState, code: KeyCode, modifiers: KeyModifiers) {
 fn diagnostic_id(path: &str, (line, column): (usize, usize), source: &str) -> DiagnosticId {
     let start = Position::new(line - 1, column - 1);
     DiagnosticId {
-        path: path.into(),
+        path: std::path::Path::new(path).into(),
         range: Range::new(start, start),
         source: source.into(),
         code: None,
@@ -100,7 +100,7 @@ fn with_content(mut s: AppState) -> AppState {
         DiagnosticRow {
             severity: Severity::Error,
             path: "src/auth.ts".into(),
-            abs_path: "/work/demo/src/auth.ts".into(),
+            abs_path: std::path::Path::new("/work/demo/src/auth.ts").into(),
             line: 42,
             column: 10,
             message: "Cannot find name 'config'.".into(),
@@ -112,7 +112,7 @@ fn with_content(mut s: AppState) -> AppState {
         DiagnosticRow {
             severity: Severity::Warning,
             path: "src/api.ts".into(),
-            abs_path: "/work/demo/src/api.ts".into(),
+            abs_path: std::path::Path::new("/work/demo/src/api.ts").into(),
             line: 3,
             column: 1,
             message: "'x' is declared but never used.".into(),
@@ -124,7 +124,7 @@ fn with_content(mut s: AppState) -> AppState {
         DiagnosticRow {
             severity: Severity::Hint,
             path: "main.py".into(),
-            abs_path: "/work/demo/main.py".into(),
+            abs_path: std::path::Path::new("/work/demo/main.py").into(),
             line: 1,
             column: 8,
             message: "`os` imported but unused".into(),
@@ -134,6 +134,13 @@ fn with_content(mut s: AppState) -> AppState {
             id: diagnostic_id("/work/demo/main.py", (1, 8), "ruff"),
         },
     ];
+    // What the title counts (the store's totals, set with the rows).
+    s.diagnostics.counts = hello_tui::diagnostics::SeverityCounts {
+        errors: 1,
+        warnings: 1,
+        infos: 0,
+        hints: 1,
+    };
     s
 }
 
@@ -235,7 +242,7 @@ fn problems_read_whole_in_the_list_and_in_their_detail() {
     use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, Position, Range, Related};
     let mut s = state();
     let diag = |line: usize, message: &str, related: Vec<Related>| Diagnostic {
-        path: "/work/demo/app.py".into(),
+        path: std::path::Path::new("/work/demo/app.py").into(),
         range: Range::new(Position::new(line, 7), Position::new(line, 9)),
         severity: Severity::Warning,
         message: message.into(),
@@ -269,7 +276,7 @@ fn problems_read_whole_in_the_list_and_in_their_detail() {
         },
     );
     assert_eq!(
-        s.diagnostics.rows[0].message,
+        &*s.diagnostics.rows[0].message,
         "`os` imported but unused · help: Remove unused import: `os`"
     );
     press(&mut s, KeyCode::Char('4'), KeyModifiers::ALT);
@@ -316,6 +323,67 @@ fn problems_read_whole_in_the_list_and_in_their_detail() {
     ] {
         assert!(detail.contains(part), "{part}: {detail}");
     }
+}
+
+/// Issue 30: a file keeps its first 1 000 problems, by severity then
+/// place; its group in the pane ends with how many more it has, the
+/// title counts them all, and the snapshot is handed a few and the count.
+#[test]
+fn a_file_lists_its_first_thousand_problems_and_says_how_many_more() {
+    use hello_tui::app::AppEvent;
+    use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, FILE_CAP};
+    let path = std::path::Path::new("/work/demo/big.py");
+    // 1 500 undefined names, one every 5 lines; every 500th is an error.
+    let diagnostics = (0..1500)
+        .map(|i| Diagnostic {
+            path: path.into(),
+            range: Range::new(Position::new(i * 5, 6), Position::new(i * 5, 23)),
+            severity: if i % 500 == 499 {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            message: format!("Undefined name `undefined_{i:04}`").into(),
+            source: "ruff".into(),
+            code: Some("F821".into()),
+            related: Vec::new(),
+        })
+        .collect();
+    let mut ui = frames::Loop::new(state(), 100, 30);
+    handle_app_event(
+        &mut ui.state,
+        AppEvent::Diagnostics(DiagnosticsEvent::Published {
+            source: "ruff".into(),
+            path: path.into(),
+            diagnostics,
+        }),
+    );
+    ui.draw();
+    ui.key(KeyCode::Char('4'), KeyModifiers::ALT);
+    ui.key(KeyCode::End, KeyModifiers::NONE);
+    let screen = ui.screen();
+    insta::assert_snapshot!("diagnostics_past_the_file_cap", screen);
+    assert_eq!(ui.state.diagnostics.rows.len(), FILE_CAP);
+    assert!(screen.contains("… 500 more"), "{screen}");
+    assert!(
+        screen.contains("✖ 3 ▲ 1497"),
+        "the title counts all: {screen}"
+    );
+    // The last error (line 7 496) is kept, past warnings that are not.
+    let last = ui.state.diagnostics.rows.last().unwrap();
+    assert_eq!((last.severity, last.line), (Severity::Error, 7496));
+
+    let request = hello_tui::app::snapshot::request(&ui.state);
+    let handed = request.source.diagnostics.as_ref().map_or(0, Vec::len);
+    assert_eq!(handed, 200);
+    assert_eq!(request.source.diagnostics_not_listed, Some(1300));
+    assert_eq!(
+        request.source.diagnostics.as_ref().unwrap()[0]
+            .severity
+            .as_deref(),
+        Some("error"),
+        "the most severe are handed over first"
+    );
 }
 
 /// Issue 14, item 10: a language server that fails takes a few words of
@@ -378,7 +446,7 @@ fn hostile_diagnostics_are_drawn_sanitized() {
     use hello_tui::diagnostics::{Diagnostic, DiagnosticsEvent, Position, Range};
     let mut s = state();
     let diag = |line: usize, message: &str, source: &str, code: &str| Diagnostic {
-        path: "/work/demo/app.py".into(),
+        path: std::path::Path::new("/work/demo/app.py").into(),
         range: Range::new(Position::new(line, 0), Position::new(line, 3)),
         severity: Severity::Error,
         message: message.into(),
@@ -446,7 +514,7 @@ fn hostile_text_in_the_status_bar_is_drawn_sanitized() {
             source: "ruff".into(),
             path: file.clone(),
             diagnostics: vec![Diagnostic {
-                path: file.clone(),
+                path: file.as_path().into(),
                 range: Range::new(Position::new(0, 0), Position::new(0, 9)),
                 severity: Severity::Warning,
                 message: "unused\u{202e}so\u{1b}]2;pwned\u{7}\nnext".into(),

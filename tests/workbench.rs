@@ -234,7 +234,7 @@ async fn typed_bug_reaches_the_pane_before_saving() {
         .iter()
         .find(|d| d.message.contains("undefined_thing"))
         .unwrap();
-    assert_eq!((row.path.as_str(), row.line), ("app.py", 2));
+    assert_eq!((&*row.path, row.line), ("app.py", 2));
     press(&mut s, KeyCode::F(8), KeyModifiers::NONE);
     assert_eq!(
         s.workbench.editors().active().unwrap().cursor().0,

@@ -4,8 +4,10 @@
 
 use std::path::Path;
 
+use std::sync::Arc;
+
 use super::state::AppState;
-use crate::diagnostics::{DiagnosticsEvent, Position};
+use crate::diagnostics::{DiagnosticsEvent, Interner, Position};
 use crate::workbench::diagnostics::DiagnosticRow;
 
 /// Applies one event from the service; returns whether the screen changed.
@@ -46,8 +48,12 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
         }
         // Kept for `/lsp` (above); nothing on screen changes.
         DiagnosticsEvent::Routed { .. } => false,
-        DiagnosticsEvent::Published { .. } => {
-            let changed = state.workbench.diagnostic_sources_mut().store.apply(&event);
+        DiagnosticsEvent::Published { diagnostics, .. } => {
+            let large = diagnostics.len() >= crate::diagnostics::FILE_CAP;
+            let changed = state.workbench.diagnostic_sources_mut().store.apply(event);
+            if large {
+                crate::diagnostics::give_back_freed_memory();
+            }
             if changed {
                 let active = state
                     .workbench
@@ -62,55 +68,64 @@ pub fn apply(state: &mut AppState, event: DiagnosticsEvent) -> bool {
 }
 
 /// Rebuilds the pane's rows from the store. `active` (the file in the file
-/// view) comes first: what the user is looking at matters most.
+/// view) comes first: what the user is looking at matters most. A file
+/// gives at most `store::FILE_CAP` rows; the pane says how many more.
 pub(crate) fn rebuild_rows(state: &mut AppState, active: Option<&Path>) {
     let root = state.workbench.workspace_root().clone();
     let selected = state
         .diagnostics
         .rows
         .get(state.diagnostics.cursor.selected)
-        .cloned();
-    let mut all = state.workbench.diagnostic_sources().store.all_sorted();
-    all.sort_by_key(|d| (Some(d.path.as_path()) != active, d.path.clone()));
-    state.diagnostics.rows = all
-        .into_iter()
-        .map(|d| DiagnosticRow {
-            severity: d.severity,
-            path: d
-                .path
-                .strip_prefix(&root)
-                .unwrap_or(&d.path)
-                .to_string_lossy()
-                .into_owned(),
-            abs_path: d.path.clone(),
-            line: d.range.start.line + 1,
-            column: d.range.start.character + 1,
-            message: one_line(&d.message),
-            detail: d.message.clone(),
-            related: d
-                .related
-                .iter()
-                .map(|r| {
-                    let path = r.path.strip_prefix(&root).unwrap_or(&r.path);
-                    format!(
-                        "{}:{}:{} {}",
-                        path.display(),
-                        r.line + 1,
-                        r.character + 1,
-                        one_line(&r.message)
-                    )
-                })
-                .collect(),
-            source: Some(match &d.code {
-                Some(code) => format!("{} {code}", d.source),
-                None => d.source.clone(),
-            }),
-            id: d.id(),
-        })
-        .collect();
+        .map(|row| row.id.clone());
+    let store = &state.workbench.diagnostic_sources().store;
+    let mut files: Vec<&Path> = store.files().collect();
+    files.sort_by_key(|path| Some(*path) != active);
+    let mut labels = Interner::default();
+    let mut rows = Vec::new();
+    let mut more = Vec::new();
+    for file in files {
+        let shown: Arc<str> = Arc::from(file.strip_prefix(&root).unwrap_or(file).to_string_lossy());
+        for d in store.for_file(file) {
+            rows.push(DiagnosticRow {
+                severity: d.severity,
+                path: shown.clone(),
+                abs_path: d.path.clone(),
+                line: d.range.start.line + 1,
+                column: d.range.start.character + 1,
+                message: one_line(&d.message),
+                detail: d.message.clone(),
+                related: d
+                    .related
+                    .iter()
+                    .map(|r| {
+                        let path = r.path.strip_prefix(&root).unwrap_or(&r.path);
+                        format!(
+                            "{}:{}:{} {}",
+                            path.display(),
+                            r.line + 1,
+                            r.character + 1,
+                            joined(&r.message)
+                        )
+                    })
+                    .collect(),
+                source: Some(match &d.code {
+                    Some(code) => labels.intern(&format!("{} {code}", d.source)),
+                    None => d.source.clone(),
+                }),
+                id: d.id(),
+            });
+        }
+        let omitted = store.omitted(file);
+        if omitted > 0 {
+            more.push((shown, omitted));
+        }
+    }
+    state.diagnostics.counts = store.counts();
+    state.diagnostics.rows = rows;
+    state.diagnostics.more = more;
     // Keep the selection on the same diagnostic when it is still there.
     let index = selected
-        .and_then(|row| state.diagnostics.rows.iter().position(|r| *r == row))
+        .and_then(|id| state.diagnostics.rows.iter().position(|r| r.id == id))
         .unwrap_or(0);
     state.diagnostics.cursor.selected = index.min(state.diagnostics.rows.len().saturating_sub(1));
 }
@@ -164,8 +179,16 @@ pub(crate) fn open_selected(state: &mut AppState) -> super::command::Command {
 }
 
 /// A message's lines, trimmed, joined by ` · `: servers send several
-/// (ruff: the problem, then `help: …`), and a list row is one line.
-fn one_line(message: &str) -> String {
+/// (ruff: the problem, then `help: …`), and a list row is one line. A
+/// message that is one line already is shared, not copied.
+fn one_line(message: &Arc<str>) -> Arc<str> {
+    if !message.contains('\n') && message.trim() == &**message {
+        return message.clone();
+    }
+    joined(message).into()
+}
+
+fn joined(message: &str) -> String {
     message
         .lines()
         .map(str::trim)
@@ -188,7 +211,7 @@ mod tests {
 
     fn diag(path: &str, line: usize, severity: Severity, message: &str) -> Diagnostic {
         Diagnostic {
-            path: PathBuf::from(path),
+            path: Path::new(path).into(),
             range: Range::new(Position::new(line, 0), Position::new(line, 3)),
             severity,
             message: message.into(),
@@ -229,14 +252,14 @@ mod tests {
             .diagnostics
             .rows
             .iter()
-            .map(|r| (r.path.as_str(), r.line))
+            .map(|r| (&*r.path, r.line))
             .collect();
         assert_eq!(rows, vec![("a.py", 1), ("a.py", 10), ("b.py", 5)]);
         assert_eq!(s.diagnostics.rows[0].source.as_deref(), Some("ruff F401"));
 
         rebuild_rows(&mut s, Some(Path::new("/ws/b.py")));
         assert_eq!(
-            s.diagnostics.rows[0].path, "b.py",
+            &*s.diagnostics.rows[0].path, "b.py",
             "the active file comes first"
         );
 

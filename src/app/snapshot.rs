@@ -11,6 +11,7 @@ use std::hash::{Hash, Hasher};
 use crate::app::state::AppState;
 use crate::diagnostics::Severity;
 use crate::snapshot::{Source, source};
+use crate::workbench::diagnostics::DiagnosticRow;
 use crate::workbench::snapshot::SceneRequest;
 
 /// A fingerprint of the parts of the state that the snapshot depends on;
@@ -22,6 +23,7 @@ pub fn scene_key(state: &AppState) -> u64 {
     for d in &state.diagnostics.rows {
         (&d.path, d.line, d.column, &d.message, d.severity as u8).hash(&mut hasher);
     }
+    state.diagnostics.more.hash(&mut hasher);
     // Every edit, motion, tab change and reload bumps the revision, so the
     // buffers themselves are never hashed here.
     (
@@ -33,14 +35,42 @@ pub fn scene_key(state: &AppState) -> u64 {
     hasher.finish()
 }
 
+/// How many diagnostics the snapshot is handed: it lists 20 at most
+/// (`CollectOptions::max_diagnostics`), so copying thousands each time the
+/// scene changes would be wasted; the rest are counted.
+const SNAPSHOT_DIAGNOSTICS: usize = 200;
+
+/// The rows the snapshot would list first (the active file's, then by
+/// severity, path and line, as `snapshot::collect` orders them), at most
+/// [`SNAPSHOT_DIAGNOSTICS`], and how many diagnostics are left out (those
+/// past a file's cap included).
+fn snapshot_rows(state: &AppState) -> (Vec<&DiagnosticRow>, usize) {
+    let active = state.workbench.editors().active().map(|doc| doc.path());
+    let key = |d: &DiagnosticRow| {
+        (
+            Some(&*d.abs_path) != active,
+            d.severity,
+            d.path.clone(),
+            d.line,
+        )
+    };
+    let mut rows: Vec<&DiagnosticRow> = state.diagnostics.rows.iter().collect();
+    if rows.len() > SNAPSHOT_DIAGNOSTICS {
+        rows.select_nth_unstable_by_key(SNAPSHOT_DIAGNOSTICS, |d| key(d));
+        rows.truncate(SNAPSHOT_DIAGNOSTICS);
+    }
+    rows.sort_by_key(|d| key(d));
+    let not_listed = state.diagnostics.counts.total().saturating_sub(rows.len());
+    (rows, not_listed)
+}
+
 /// Copies the scene out of the state (cheap: no file reads).
 pub fn request(state: &AppState) -> SceneRequest {
     let root = state.workbench.workspace_root().clone();
     let abs = |relative: &str| root.join(relative).to_string_lossy().into_owned();
-    let diagnostics = state
-        .diagnostics
-        .rows
-        .iter()
+    let (rows, not_listed) = snapshot_rows(state);
+    let diagnostics = rows
+        .into_iter()
         .map(|d| source::SceneDiagnostic {
             path: abs(&d.path),
             severity: Some(
@@ -54,8 +84,8 @@ pub fn request(state: &AppState) -> SceneRequest {
             ),
             line: Some(d.line.saturating_sub(1)),
             character: Some(d.column.saturating_sub(1)),
-            message: d.message.clone(),
-            source: d.source.clone(),
+            message: d.message.to_string(),
+            source: d.source.as_deref().map(str::to_owned),
             code: None,
         })
         .collect();
@@ -67,6 +97,7 @@ pub fn request(state: &AppState) -> SceneRequest {
                 roots: vec![root.to_string_lossy().into_owned()],
             },
             diagnostics: Some(diagnostics),
+            diagnostics_not_listed: (not_listed > 0).then_some(not_listed),
             active_editor: crate::workbench::editor_scene::active_editor(&state.workbench),
             open_tabs: Some(crate::workbench::editor_scene::open_tabs(&state.workbench)),
             visible_editors: Some(crate::workbench::editor_scene::visible_editors(

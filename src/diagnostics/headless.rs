@@ -31,9 +31,12 @@ pub async fn collect(
     confinement: Confinement,
     wait: Duration,
     trusted: bool,
-) -> Vec<Diagnostic> {
+) -> Collected {
     let Some(language_id) = language_id_for_path(file.path) else {
-        return Vec::new();
+        return Collected {
+            diagnostics: Vec::new(),
+            not_listed: 0,
+        };
     };
     let (tx, mut events) = mpsc::unbounded_channel();
     let service =
@@ -47,19 +50,32 @@ pub async fn collect(
     // are read before deciding that nothing is due (with no server for the
     // file, the checks alone are what is waited for).
     while let Ok(event) = events.try_recv() {
-        progress.apply(&event);
+        progress.apply(event);
     }
     let _ = tokio::time::timeout(wait, async {
         while !progress.complete() {
             match events.recv().await {
-                Some(event) => progress.apply(&event),
+                Some(event) => progress.apply(event),
                 None => return,
             }
         }
     })
     .await;
     service.shutdown().await;
-    progress.store.all_sorted().into_iter().cloned().collect()
+    let store = &progress.store;
+    let not_listed = store.files().map(|path| store.omitted(path)).sum();
+    Collected {
+        diagnostics: store.all_sorted().into_iter().cloned().collect(),
+        not_listed,
+    }
+}
+
+/// What [`collect`] heard: at most `FILE_CAP` a file (the first by
+/// severity, then position), and how many more there were.
+#[derive(Debug)]
+pub struct Collected {
+    pub diagnostics: Vec<Diagnostic>,
+    pub not_listed: usize,
 }
 
 /// What has arrived so far, and who is still expected to answer.
@@ -86,9 +102,8 @@ impl Progress {
         self.waiting_for.is_empty() && self.running_checks.is_empty()
     }
 
-    fn apply(&mut self, event: &DiagnosticsEvent) {
-        self.store.apply(event);
-        match event {
+    fn apply(&mut self, event: DiagnosticsEvent) {
+        match &event {
             DiagnosticsEvent::Published { source, path, .. } if *path == self.path => {
                 self.waiting_for.retain(|name| name != source);
             }
@@ -105,6 +120,7 @@ impl Progress {
             }
             _ => {}
         }
+        self.store.apply(event);
     }
 }
 
@@ -121,7 +137,7 @@ mod tests {
             source: source.into(),
             path: path.to_path_buf(),
             diagnostics: vec![Diagnostic {
-                path: path.to_path_buf(),
+                path: path.into(),
                 range: Range::new(Position::new(0, 0), Position::new(0, 1)),
                 severity: Severity::Error,
                 message: "bad".into(),
@@ -130,21 +146,21 @@ mod tests {
                 related: Vec::new(),
             }],
         };
-        progress.apply(&DiagnosticsEvent::CheckState {
+        progress.apply(DiagnosticsEvent::CheckState {
             name: "python compile".into(),
             state: CheckState::Running,
         });
-        progress.apply(&published("ruff", Path::new("/w/other.py")));
-        progress.apply(&published("ruff", &path));
+        progress.apply(published("ruff", Path::new("/w/other.py")));
+        progress.apply(published("ruff", &path));
         assert!(!progress.complete(), "pyright and the check are still due");
-        progress.apply(&DiagnosticsEvent::ServerState {
+        progress.apply(DiagnosticsEvent::ServerState {
             name: "pyright".into(),
             state: ServerState::GaveUp {
                 reason: "exit 1".into(),
             },
         });
         assert!(!progress.complete(), "the check is still running");
-        progress.apply(&DiagnosticsEvent::CheckState {
+        progress.apply(DiagnosticsEvent::CheckState {
             name: "python compile".into(),
             state: CheckState::Finished {
                 problems: 0,

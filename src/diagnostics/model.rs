@@ -2,7 +2,9 @@
 //! 0-based line and *character* (Unicode scalar) positions, so the editor can
 //! index its text directly without knowing which encoding a server spoke.
 
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How serious a diagnostic claims to be. A clue, not a verdict: the order is
 /// only used for sorting and counting.
@@ -75,16 +77,21 @@ impl Range {
     }
 }
 
+/// One problem. Kept small, as a server may report tens of thousands: the
+/// path, source and code are shared (one allocation per file, per server,
+/// per code: see [`Interner`]), the message is shared with the pane's row
+/// and the snapshot rather than copied, and nothing else the server sent
+/// (fixes, links, its raw JSON) is kept.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
     /// Absolute path of the file the diagnostic is about.
-    pub path: PathBuf,
+    pub path: Arc<Path>,
     pub range: Range,
     pub severity: Severity,
-    pub message: String,
+    pub message: Arc<str>,
     /// Who said it, e.g. `ruff`, `rust-analyzer`, `cargo check`.
-    pub source: String,
-    pub code: Option<String>,
+    pub source: Arc<str>,
+    pub code: Option<Arc<str>>,
     /// Other places the server points to (the other borrow, the earlier
     /// definition), shown in the problem's detail view.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -92,7 +99,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// Its identity: see [`DiagnosticId`].
+    /// Its identity: see [`DiagnosticId`]. Cheap: the strings are shared.
     pub fn id(&self) -> DiagnosticId {
         DiagnosticId {
             path: self.path.clone(),
@@ -103,6 +110,23 @@ impl Diagnostic {
     }
 }
 
+/// Hands out one shared copy of each distinct string it is given: a
+/// server's answer names the same source and the same few codes on every
+/// one of its diagnostics.
+#[derive(Debug, Default)]
+pub struct Interner(HashSet<Arc<str>>);
+
+impl Interner {
+    pub fn intern(&mut self, text: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(text) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = Arc::from(text);
+        self.0.insert(shared.clone());
+        shared
+    }
+}
+
 /// What tells one diagnostic from another: its place, who reported it and
 /// under which code. Not its message, which the Diagnostics pane shows
 /// reworded (a server's several lines joined on one): matched by text,
@@ -110,10 +134,10 @@ impl Diagnostic {
 /// share an identity are at the same place, so either is the same jump.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DiagnosticId {
-    pub path: PathBuf,
+    pub path: Arc<Path>,
     pub range: Range,
-    pub source: String,
-    pub code: Option<String>,
+    pub source: Arc<str>,
+    pub code: Option<Arc<str>>,
 }
 
 /// A place a diagnostic refers to, with what the server says there. The

@@ -21,6 +21,13 @@ impl SeverityCounts {
         self.errors + self.warnings + self.infos + self.hints
     }
 
+    fn merge(&mut self, other: SeverityCounts) {
+        self.errors += other.errors;
+        self.warnings += other.warnings;
+        self.infos += other.infos;
+        self.hints += other.hints;
+    }
+
     fn add(&mut self, severity: Severity) {
         match severity {
             Severity::Error => self.errors += 1,
@@ -31,10 +38,24 @@ impl SeverityCounts {
     }
 }
 
+/// How many diagnostics one file keeps (the most severe first, then by
+/// position), as VS Code's problems view caps: past it a server's answer
+/// costs memory and redraws for rows nobody reads. The rest are counted
+/// ("N more").
+pub const FILE_CAP: usize = 1000;
+
+/// What one source last published about one file: the first [`FILE_CAP`]
+/// by severity and position, kept in position order, and what was left out.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Published {
+    kept: Vec<Diagnostic>,
+    omitted: SeverityCounts,
+}
+
 /// Per file (sorted by path), per source, the last list that source published.
 #[derive(Debug, Default, Clone)]
 pub struct DiagnosticsStore {
-    files: BTreeMap<PathBuf, BTreeMap<String, Vec<Diagnostic>>>,
+    files: BTreeMap<PathBuf, BTreeMap<String, Published>>,
 }
 
 impl DiagnosticsStore {
@@ -44,20 +65,20 @@ impl DiagnosticsStore {
 
     /// Applies a `Published` event; other events carry no diagnostics and are
     /// ignored. Returns whether the store changed (so the UI can skip a redraw).
-    pub fn apply(&mut self, event: &DiagnosticsEvent) -> bool {
+    pub fn apply(&mut self, event: DiagnosticsEvent) -> bool {
         match event {
             DiagnosticsEvent::Published {
                 source,
                 path,
                 diagnostics,
-            } => self.set(source, path, diagnostics.clone()),
+            } => self.set(&source, &path, diagnostics),
             _ => false,
         }
     }
 
-    /// Replaces what `source` says about `path`. Returns whether anything changed.
+    /// Replaces what `source` says about `path`, keeping the first
+    /// [`FILE_CAP`] by severity then position. Returns whether anything changed.
     pub fn set(&mut self, source: &str, path: &Path, mut diagnostics: Vec<Diagnostic>) -> bool {
-        diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
         if diagnostics.is_empty() {
             let Some(sources) = self.files.get_mut(path) else {
                 return false;
@@ -68,11 +89,17 @@ impl DiagnosticsStore {
             }
             return removed;
         }
+        let omitted = keep_first(&mut diagnostics, FILE_CAP);
+        diagnostics.sort_by(|a, b| position_key(a).cmp(&position_key(b)));
+        let published = Published {
+            kept: diagnostics,
+            omitted,
+        };
         let sources = self.files.entry(path.to_path_buf()).or_default();
-        if sources.get(source) == Some(&diagnostics) {
+        if sources.get(source) == Some(&published) {
             return false;
         }
-        sources.insert(source.to_string(), diagnostics);
+        sources.insert(source.to_string(), published);
         true
     }
 
@@ -96,16 +123,30 @@ impl DiagnosticsStore {
         self.files.keys().map(PathBuf::as_path)
     }
 
-    /// One file's diagnostics from every source, by position.
+    /// One file's diagnostics from every source, by position: at most
+    /// [`FILE_CAP`] (the first by severity then position), as the pane
+    /// lists them and F8 walks them.
     pub fn for_file(&self, path: &Path) -> Vec<&Diagnostic> {
         let mut list: Vec<&Diagnostic> = self
             .files
             .get(path)
             .into_iter()
-            .flat_map(|sources| sources.values().flatten())
+            .flat_map(|sources| sources.values().flat_map(|p| &p.kept))
             .collect();
+        keep_first(&mut list, FILE_CAP);
         list.sort_by(|a, b| order_key(a).cmp(&order_key(b)));
         list
+    }
+
+    /// How many of `path`'s diagnostics [`for_file`](Self::for_file)
+    /// leaves out: the "N more" of the pane and the snapshot.
+    pub fn omitted(&self, path: &Path) -> usize {
+        let Some(sources) = self.files.get(path) else {
+            return 0;
+        };
+        let kept: usize = sources.values().map(|p| p.kept.len()).sum();
+        let dropped: usize = sources.values().map(|p| p.omitted.total()).sum();
+        dropped + kept.saturating_sub(FILE_CAP)
     }
 
     /// Everything, sorted by file, then line, then character, then severity.
@@ -116,10 +157,14 @@ impl DiagnosticsStore {
             .collect()
     }
 
+    /// Every diagnostic published, those left out by the cap included.
     pub fn counts(&self) -> SeverityCounts {
         let mut counts = SeverityCounts::default();
-        for diagnostic in self.files.values().flat_map(|s| s.values().flatten()) {
-            counts.add(diagnostic.severity);
+        for published in self.files.values().flat_map(BTreeMap::values) {
+            for diagnostic in &published.kept {
+                counts.add(diagnostic.severity);
+            }
+            counts.merge(published.omitted);
         }
         counts
     }
@@ -186,7 +231,30 @@ impl DiagnosticsStore {
 }
 
 fn order_key(d: &Diagnostic) -> (Position, Severity, &str) {
-    (d.range.start, d.severity, d.message.as_str())
+    (d.range.start, d.severity, &d.message)
+}
+
+fn position_key(d: &Diagnostic) -> (Position, Position, Severity, &str) {
+    (d.range.start, d.range.end, d.severity, &d.message)
+}
+
+fn cap_key(d: &Diagnostic) -> (Severity, Position, Position, &str) {
+    (d.severity, d.range.start, d.range.end, &d.message)
+}
+
+/// Keeps the first `cap` of `list` by severity, then position (VS Code's
+/// order in its problems view), in no particular order; counts the rest.
+fn keep_first<D: std::borrow::Borrow<Diagnostic>>(list: &mut Vec<D>, cap: usize) -> SeverityCounts {
+    let mut omitted = SeverityCounts::default();
+    if list.len() <= cap {
+        return omitted;
+    }
+    list.select_nth_unstable_by(cap, |a, b| cap_key(a.borrow()).cmp(&cap_key(b.borrow())));
+    for left_out in list.drain(cap..) {
+        omitted.add(left_out.borrow().severity);
+    }
+    list.shrink_to_fit();
+    omitted
 }
 
 #[cfg(test)]
@@ -196,11 +264,11 @@ mod tests {
 
     fn diag(path: &str, line: usize, ch: usize, severity: Severity, source: &str) -> Diagnostic {
         Diagnostic {
-            path: PathBuf::from(path),
+            path: Path::new(path).into(),
             range: Range::new(Position::new(line, ch), Position::new(line, ch + 3)),
             severity,
-            message: format!("{source} at {line}:{ch}"),
-            source: source.to_string(),
+            message: format!("{source} at {line}:{ch}").into(),
+            source: source.into(),
             code: None,
             related: Vec::new(),
         }
@@ -306,11 +374,11 @@ mod tests {
         let wrapped = store
             .next_after(b, Position::new(9, 0))
             .map(|d| d.path.clone());
-        assert_eq!(wrapped, Some(PathBuf::from("/w/a.py")));
+        assert_eq!(wrapped.as_deref(), Some(Path::new("/w/a.py")));
         let prev = store
             .previous_before(b, Position::new(2, 4))
             .map(|d| d.path.clone());
-        assert_eq!(prev, Some(PathBuf::from("/w/a.py")));
+        assert_eq!(prev.as_deref(), Some(Path::new("/w/a.py")));
         let prev_wrap = store
             .previous_before(a, Position::new(0, 0))
             .map(|d| d.range.start.line);
@@ -322,16 +390,71 @@ mod tests {
         );
     }
 
+    /// A file keeps its first `FILE_CAP` by severity, then position: the
+    /// errors of a long file before its warnings, whatever their lines.
+    #[test]
+    fn a_file_keeps_its_first_diagnostics_by_severity_then_position_and_counts_the_rest() {
+        let path = Path::new("/w/big.py");
+        // Warnings on lines 0..1500, then 300 errors after them.
+        let mut list: Vec<Diagnostic> = (0..1500)
+            .map(|line| diag("/w/big.py", line, 0, Severity::Warning, "ruff"))
+            .collect();
+        list.extend((1500..1800).map(|line| diag("/w/big.py", line, 0, Severity::Error, "ruff")));
+        let mut store = DiagnosticsStore::new();
+        assert!(store.set("ruff", path, list));
+
+        let kept = store.for_file(path);
+        assert_eq!(kept.len(), FILE_CAP);
+        let errors = kept
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        assert_eq!(errors, 300, "every error is kept");
+        let last_warning = kept
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .map(|d| d.range.start.line)
+            .max();
+        assert_eq!(last_warning, Some(699), "then the first warnings by line");
+        assert!(
+            kept.windows(2)
+                .all(|w| w[0].range.start <= w[1].range.start),
+            "listed by position"
+        );
+        assert_eq!(store.omitted(path), 800);
+        let counts = store.counts();
+        assert_eq!(
+            (counts.errors, counts.warnings),
+            (300, 1500),
+            "counts are of all"
+        );
+
+        // Two sources over the cap together: the file still lists the cap.
+        let hints = (0..600)
+            .map(|line| diag("/w/big.py", line, 1, Severity::Hint, "check"))
+            .collect();
+        store.set("check", path, hints);
+        assert_eq!(store.for_file(path).len(), FILE_CAP);
+        assert_eq!(store.omitted(path), 1400);
+        assert_eq!(
+            store
+                .next_after(path, Position::new(1799, 0))
+                .map(|d| d.range.start.line),
+            Some(0),
+            "F8 walks what is listed, wrapping"
+        );
+    }
+
     #[test]
     fn apply_ignores_non_diagnostic_events() {
         let mut store = DiagnosticsStore::new();
-        assert!(!store.apply(&DiagnosticsEvent::Notice("hi".into())));
+        assert!(!store.apply(DiagnosticsEvent::Notice("hi".into())));
         let event = DiagnosticsEvent::Published {
             source: "ruff".into(),
             path: PathBuf::from("/w/a.py"),
             diagnostics: vec![diag("/w/a.py", 1, 1, Severity::Error, "ruff")],
         };
-        assert!(store.apply(&event));
-        assert!(!store.apply(&event), "same list twice is not a change");
+        assert!(store.apply(event.clone()));
+        assert!(!store.apply(event), "same list twice is not a change");
     }
 }

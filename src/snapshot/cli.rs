@@ -144,7 +144,14 @@ pub(crate) fn add_diagnostics(
         std::time::Duration::from_secs_f64(wait),
         trusted,
     ));
-    source.diagnostics = Some(found.iter().map(SceneDiagnostic::from).collect());
+    source.diagnostics = Some(
+        found
+            .diagnostics
+            .iter()
+            .map(SceneDiagnostic::from)
+            .collect(),
+    );
+    source.diagnostics_not_listed = (found.not_listed > 0).then_some(found.not_listed);
 }
 
 #[derive(Debug, thiserror::Error)]

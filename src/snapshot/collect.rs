@@ -176,9 +176,11 @@ pub fn collect(
         }
     }
 
-    snapshot.diagnostics = fit_list(
+    let not_listed = source.diagnostics_not_listed.unwrap_or(0);
+    snapshot.diagnostics = fit_counted_list(
         &mut budget,
         diagnostics,
+        not_listed,
         options.max_diagnostics,
         render::diagnostics_heading,
         render::diagnostic_item,
@@ -569,7 +571,20 @@ fn fit_list<T>(
     heading: fn(usize) -> String,
     item: fn(&T) -> String,
 ) -> Listed<T> {
-    let total = all.len();
+    fit_counted_list(budget, all, 0, limit, heading, item)
+}
+
+/// [`fit_list`] of a list the host already cut: `not_listed` more items
+/// count in the total and the "N more" line.
+fn fit_counted_list<T>(
+    budget: &mut Budget,
+    all: Vec<T>,
+    not_listed: usize,
+    limit: usize,
+    heading: fn(usize) -> String,
+    item: fn(&T) -> String,
+) -> Listed<T> {
+    let total = all.len() + not_listed;
     let candidates = all.into_iter().take(limit);
     if total == 0 {
         return Listed::default();
@@ -872,6 +887,38 @@ mod tests {
         assert!(!listed.items.is_empty() && listed.omitted() > 0);
         assert_eq!(90 - budget.remaining, char_len(&text) + 1);
         assert!(budget.truncated);
+    }
+
+    /// The workbench hands over the first diagnostics of thousands and
+    /// counts the rest: the heading counts them all and "N more" says so.
+    #[test]
+    fn diagnostics_the_host_did_not_list_count_in_the_total() {
+        let listed = |line| SceneDiagnostic {
+            path: "/w/big.py".to_string(),
+            severity: Some("error".to_string()),
+            line: Some(line),
+            message: format!("Undefined name `x{line}`"),
+            ..SceneDiagnostic::default()
+        };
+        let source = Source {
+            workspace: SceneWorkspace {
+                name: "w".to_string(),
+                roots: vec!["/w".to_string()],
+            },
+            diagnostics: Some((0..30).map(listed).collect()),
+            diagnostics_not_listed: Some(19_970),
+            ..Source::default()
+        };
+        let snapshot = collect(
+            &source,
+            &CollectOptions::default(),
+            &crate::snapshot::DiskReader,
+        );
+        assert_eq!(snapshot.diagnostics.total, 20_000);
+        assert_eq!(snapshot.diagnostics.items.len(), 20, "max_diagnostics");
+        let markdown = render(&snapshot).markdown;
+        assert!(markdown.contains("## Diagnostics (20000)"), "{markdown}");
+        assert!(markdown.contains("… 19980 more not shown"), "{markdown}");
     }
 
     #[test]

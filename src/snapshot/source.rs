@@ -22,6 +22,11 @@ pub struct Source {
     pub open_tabs: Option<Vec<OpenTab>>,
     #[serde(default)]
     pub diagnostics: Option<Vec<SceneDiagnostic>>,
+    /// Diagnostics the host counted but left out of `diagnostics` (the
+    /// workbench hands over only the first few of thousands): they count
+    /// in the section's total and its "N more" line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics_not_listed: Option<usize>,
     #[serde(default)]
     pub project_files: Option<Vec<ProjectFile>>,
     /// One-line reports from the host about parts it could not provide
@@ -112,9 +117,9 @@ impl From<&crate::diagnostics::Diagnostic> for SceneDiagnostic {
             severity: Some(d.severity.as_str().to_owned()),
             line: Some(d.range.start.line),
             character: Some(d.range.start.character),
-            message: d.message.clone(),
-            source: Some(d.source.clone()),
-            code: d.code.clone(),
+            message: d.message.to_string(),
+            source: Some(d.source.to_string()),
+            code: d.code.as_deref().map(str::to_owned),
         }
     }
 }

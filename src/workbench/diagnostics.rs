@@ -5,6 +5,7 @@ use crate::workbench::Workbench;
 use std::collections::HashMap;
 use std::path::Path;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Where the Diagnostics pane's rows come from: every diagnostic by file
 /// and source (fed by the diagnostics service's events), the service, and
@@ -118,23 +119,26 @@ pub fn saved(workbench: &Workbench, path: &Path) {
 }
 
 /// One row of the diagnostics list (derived from the diagnostics store).
+/// Its strings are shared with the store (and, per file, between rows):
+/// a row allocates nothing of its own unless its message spans lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiagnosticRow {
     pub severity: crate::diagnostics::Severity,
     /// Workspace-relative path, as shown.
-    pub path: String,
+    pub path: Arc<str>,
     /// Where to jump.
-    pub abs_path: PathBuf,
+    pub abs_path: Arc<Path>,
     /// 1-based, as shown to people.
     pub line: usize,
     pub column: usize,
     /// The message on one line: its parts (a server may send several
     /// lines, e.g. ruff's `help:`) joined by ` · `.
-    pub message: String,
-    pub source: Option<String>,
+    pub message: Arc<str>,
+    /// `source code`, e.g. `ruff F821`.
+    pub source: Option<Arc<str>>,
     /// The whole message as the server sent it, and the places it refers
     /// to (`path:line:col message`), for the detail view.
-    pub detail: String,
+    pub detail: Arc<str>,
     pub related: Vec<String>,
     /// The store's diagnostic this row shows: F8 finds its row by it.
     pub id: crate::diagnostics::DiagnosticId,

@@ -55,12 +55,12 @@ pub fn to_diagnostics(problems: Vec<RawProblem>, cwd: &Path, source: &str) -> Ve
                 }
             };
             Diagnostic {
-                path,
+                path: path.into(),
                 range: Range::new(start, end.max(start)),
                 severity: problem.severity,
-                message: problem.message,
-                source: source.to_string(),
-                code: problem.code,
+                message: problem.message.into(),
+                source: source.into(),
+                code: problem.code.map(Into::into),
                 related: Vec::new(),
             }
         })
@@ -123,8 +123,8 @@ mod tests {
             "tsc",
         );
         assert_eq!(out[0].range.start, Position::new(0, 16));
-        assert_eq!(out[0].path, dir.path().join("a.ts"));
-        assert_eq!(out[0].source, "tsc");
+        assert_eq!(*out[0].path, *dir.path().join("a.ts"));
+        assert_eq!(&*out[0].source, "tsc");
     }
 
     #[test]

@@ -241,7 +241,7 @@ impl CheckScheduler {
         }
         for diagnostic in diagnostics {
             by_file
-                .entry(diagnostic.path.clone())
+                .entry(diagnostic.path.to_path_buf())
                 .or_default()
                 .push(diagnostic);
         }

@@ -67,9 +67,10 @@ impl Connection {
         );
         let params = serde_json::to_value(initialize_params(&root, confinement.is_sandboxed()))
             .map_err(|e| LspError::Protocol(e.to_string()))?;
-        let result = rpc
-            .request("initialize", params, timings.initialize_timeout)
-            .await?;
+        let result: Value = super::transport::decode(
+            &rpc.request("initialize", params, timings.initialize_timeout)
+                .await?,
+        )?;
         let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
         let encoding = capabilities
             .get("positionEncoding")

@@ -3,21 +3,75 @@
 //! come through here, on the rope itself (`position::to_position`).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use lsp_types::{DiagnosticSeverity, NumberOrString};
 use ropey::Rope;
+use serde::Deserialize;
 
-use crate::diagnostics::model::{Diagnostic, Range, Related, Severity};
+use crate::diagnostics::model::{Diagnostic, Interner, Range, Related, Severity};
 use crate::diagnostics::position::{ColumnUnit, to_position};
+
+/// A diagnostic as a server sends it, with only what is kept: decoding
+/// skips the rest (`data` with ruff's fixes, `codeDescription`, `tags`)
+/// without allocating it, where `lsp_types::Diagnostic` would hold it as a
+/// `Value` tree.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireDiagnostic {
+    range: lsp_types::Range,
+    #[serde(default)]
+    severity: Option<DiagnosticSeverity>,
+    #[serde(default)]
+    code: Option<NumberOrString>,
+    #[serde(default)]
+    source: Option<String>,
+    message: String,
+    #[serde(default)]
+    related_information: Option<Vec<WireRelated>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireRelated {
+    location: WireLocation,
+    message: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct WireLocation {
+    uri: String,
+    range: lsp_types::Range,
+}
+
+/// `textDocument/publishDiagnostics`'s params.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WirePublish {
+    pub uri: String,
+    #[serde(default)]
+    pub version: Option<i32>,
+    pub diagnostics: Vec<WireDiagnostic>,
+}
+
+/// A `textDocument/diagnostic` report: `full` with its items, or
+/// `unchanged`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireReport {
+    pub kind: String,
+    #[serde(default)]
+    pub items: Vec<WireDiagnostic>,
+}
 
 pub(crate) fn convert(
     path: &Path,
     text: &Rope,
     encoding: ColumnUnit,
     server_name: &str,
-    items: Vec<lsp_types::Diagnostic>,
+    items: Vec<WireDiagnostic>,
 ) -> Vec<Diagnostic> {
-    items
+    let path: Arc<Path> = Arc::from(path);
+    let mut strings = Interner::default();
+    let server = strings.intern(server_name);
+    let mut list: Vec<Diagnostic> = items
         .into_iter()
         .map(|item| {
             let start = to_position(
@@ -33,7 +87,7 @@ pub(crate) fn convert(
                 encoding,
             );
             Diagnostic {
-                path: path.to_path_buf(),
+                path: path.clone(),
                 range: Range::new(start, end.max(start)),
                 severity: match item.severity {
                     Some(DiagnosticSeverity::WARNING) => Severity::Warning,
@@ -41,19 +95,21 @@ pub(crate) fn convert(
                     Some(DiagnosticSeverity::HINT) => Severity::Hint,
                     _ => Severity::Error,
                 },
-                message: item.message,
-                source: item.source.unwrap_or_else(|| server_name.to_string()),
+                message: Arc::from(item.message),
+                source: item
+                    .source
+                    .map_or_else(|| server.clone(), |source| strings.intern(&source)),
                 code: item.code.map(|code| match code {
-                    NumberOrString::Number(n) => n.to_string(),
-                    NumberOrString::String(s) => s,
+                    NumberOrString::Number(n) => strings.intern(&n.to_string()),
+                    NumberOrString::String(s) => strings.intern(&s),
                 }),
                 related: item
                     .related_information
                     .unwrap_or_default()
                     .into_iter()
                     .map(|info| Related {
-                        path: crate::diagnostics::uri::uri_to_path(info.location.uri.as_str())
-                            .unwrap_or_else(|| info.location.uri.to_string().into()),
+                        path: crate::diagnostics::uri::uri_to_path(&info.location.uri)
+                            .unwrap_or_else(|| info.location.uri.into()),
                         line: info.location.range.start.line as usize,
                         character: info.location.range.start.character as usize,
                         message: info.message,
@@ -61,7 +117,10 @@ pub(crate) fn convert(
                     .collect(),
             }
         })
-        .collect()
+        .collect();
+    // `collect` may reuse the decoded items' larger buffer in place.
+    list.shrink_to_fit();
+    list
 }
 
 #[cfg(test)]
@@ -69,17 +128,15 @@ mod tests {
     use super::*;
     use crate::diagnostics::model::Position;
 
-    fn lsp_diag(line: u32, start: u32, end: u32) -> lsp_types::Diagnostic {
-        lsp_types::Diagnostic {
-            range: lsp_types::Range::new(
-                lsp_types::Position::new(line, start),
-                lsp_types::Position::new(line, end),
-            ),
-            severity: Some(DiagnosticSeverity::WARNING),
-            code: Some(NumberOrString::Number(401)),
-            message: "m".into(),
-            ..Default::default()
-        }
+    fn lsp_diag(line: u32, start: u32, end: u32) -> WireDiagnostic {
+        serde_json::from_value(serde_json::json!({
+            "range": {"start": {"line": line, "character": start}, "end": {"line": line, "character": end}},
+            "severity": 2,
+            "code": 401,
+            "message": "m",
+            "data": {"fix": {"edits": [{"newText": "x"}]}},
+        }))
+        .unwrap()
     }
 
     #[test]
@@ -97,7 +154,7 @@ mod tests {
         assert_eq!(out[0].range.end, Position::new(0, 13));
         assert_eq!(out[0].severity, Severity::Warning);
         assert_eq!(out[0].code.as_deref(), Some("401"));
-        assert_eq!(out[0].source, "srv");
+        assert_eq!(&*out[0].source, "srv");
     }
 
     #[test]

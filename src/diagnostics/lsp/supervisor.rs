@@ -15,8 +15,8 @@ use tokio::sync::{mpsc, oneshot};
 use super::LspError;
 use super::config::{LspTimings, ServerConfig};
 use super::connection::Connection;
-use super::convert::convert;
-use super::transport::Incoming;
+use super::convert::{WirePublish, WireReport, convert};
+use super::transport::{Incoming, Raw, decode};
 use crate::diagnostics::event::{DiagnosticsEvent, ServerState};
 use crate::diagnostics::position::read_text;
 use crate::diagnostics::uri::{path_to_uri, uri_to_path};
@@ -255,7 +255,7 @@ impl Pending {
 struct Pulled {
     path: PathBuf,
     version: i32,
-    result: Result<Value, LspError>,
+    result: Result<Raw, LspError>,
 }
 
 pub(crate) struct Supervisor {
@@ -712,14 +712,14 @@ impl Supervisor {
         }
         match pulled.result {
             Ok(report) => {
-                if report.get("kind").and_then(Value::as_str) != Some("full") {
-                    return; // "unchanged": what we have is still right
-                }
-                let items = report.get("items").cloned().unwrap_or(Value::Null);
-                match serde_json::from_value::<Vec<lsp_types::Diagnostic>>(items) {
+                // The answer's text (megabytes) goes before the list is built.
+                let decoded = decode::<WireReport>(&report);
+                drop(report);
+                match decoded {
+                    Ok(report) if report.kind != "full" => {} // "unchanged": what we have is still right
                     // Not stale: the newest text is the one asked about
                     // (a pull sends gathered edits first).
-                    Ok(items) => {
+                    Ok(WireReport { items, .. }) => {
                         let list = convert(
                             &pulled.path,
                             &doc.text,
@@ -779,19 +779,20 @@ impl Supervisor {
         self.publish(path, Vec::new());
     }
 
-    async fn on_notification(&mut self, connection: &Connection, method: &str, params: Value) {
+    async fn on_notification(&mut self, connection: &Connection, method: &str, params: Raw) {
         match method {
             "textDocument/publishDiagnostics" => {
-                let params: lsp_types::PublishDiagnosticsParams = match serde_json::from_value(
-                    params,
-                ) {
+                // The message's text (megabytes) goes before the list is built.
+                let decoded = decode::<WirePublish>(&params);
+                drop(params);
+                let params = match decoded {
                     Ok(params) => params,
                     Err(error) => {
                         tracing::warn!(server = %self.name, %error, "lsp: bad publishDiagnostics");
                         return;
                     }
                 };
-                let Some(path) = uri_to_path(params.uri.as_str()) else {
+                let Some(path) = uri_to_path(&params.uri) else {
                     return;
                 };
                 if self.off.contains(&path) {
@@ -835,6 +836,7 @@ impl Supervisor {
                 }
             }
             "window/showMessage" | "window/logMessage" => {
+                let params: Value = decode(&params).unwrap_or(Value::Null);
                 let message = params.get("message").and_then(Value::as_str).unwrap_or("");
                 tracing::debug!(server = %self.name, "{method}: {message}");
                 // Type 1 is an error, 2 a warning: the server's own words
@@ -910,15 +912,12 @@ mod tests {
 
     /// A warning on `BAD` as a UTF-16 server reports it for `s = "😀"; BAD`
     /// (columns 10..13).
-    fn bad_at_utf16_10() -> lsp_types::Diagnostic {
-        lsp_types::Diagnostic {
-            range: lsp_types::Range::new(
-                lsp_types::Position::new(0, 10),
-                lsp_types::Position::new(0, 13),
-            ),
-            message: "BAD found".into(),
-            ..Default::default()
-        }
+    fn bad_at_utf16_10() -> super::super::convert::WireDiagnostic {
+        serde_json::from_value(json!({
+            "range": {"start": {"line": 0, "character": 10}, "end": {"line": 0, "character": 13}},
+            "message": "BAD found",
+        }))
+        .unwrap()
     }
 
     fn start_of(text: &Rope) -> Position {

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::{mpsc, oneshot};
@@ -20,7 +21,10 @@ use super::peek;
 pub(crate) enum Incoming {
     /// A server notification (or a server request we answered and that the
     /// client should also act on, like `workspace/diagnostic/refresh`).
-    Notification { method: String, params: Value },
+    /// `params` stay JSON text: a `publishDiagnostics` of 20 000 problems
+    /// is decoded once, straight into what is kept (`convert`), rather than
+    /// into a `Value` tree first (~7 KB a diagnostic).
+    Notification { method: String, params: Raw },
     /// A notification (or a server request, refused) over the message limit
     /// was read and dropped: `method` and `uri` as far as its first few KB
     /// tell. A dropped response fails its request instead
@@ -34,7 +38,37 @@ pub(crate) enum Incoming {
     Closed { reason: String },
 }
 
-type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Value, LspError>>>>>;
+/// A message's `params` or `result` as the JSON text the server sent.
+pub(crate) type Raw = Box<RawValue>;
+
+type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Raw, LspError>>>>>;
+
+/// Decodes `params` or a `result` into what the caller wants (a `Value`
+/// for small answers, a typed list for diagnostics).
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(raw: &RawValue) -> Result<T, LspError> {
+    serde_json::from_str(raw.get()).map_err(|e| LspError::Protocol(e.to_string()))
+}
+
+/// JSON `null`, for a missing `params` or `result`.
+fn null() -> Raw {
+    RawValue::from_string("null".to_string()).unwrap_or_else(|_| unreachable!("null is JSON"))
+}
+
+/// A message as read: `params` and `result` are kept as JSON text, so no
+/// `Value` tree is built for a large answer.
+#[derive(serde::Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<Raw>,
+    #[serde(default)]
+    result: Option<Raw>,
+    #[serde(default)]
+    error: Option<Value>,
+}
 
 #[derive(Clone)]
 pub(crate) struct RpcHandle {
@@ -56,7 +90,7 @@ impl RpcHandle {
         method: &str,
         params: Value,
         timeout: Duration,
-    ) -> impl Future<Output = Result<Value, LspError>> + Send + 'static {
+    ) -> impl Future<Output = Result<Raw, LspError>> + Send + 'static {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
@@ -212,13 +246,14 @@ async fn read_loop(
             Ok(None) => break "the server closed its output".to_string(),
             Err(error) => break error.to_string(),
         };
-        let message: Value = match serde_json::from_slice(&body) {
+        let message: Envelope = match serde_json::from_slice(&body) {
             Ok(value) => value,
             Err(error) => {
                 tracing::warn!(server = %handle.name, %error, "lsp: invalid JSON from server, skipped");
                 continue;
             }
         };
+        drop(body);
         dispatch(&handle, message, &incoming, &settings);
     };
     // Fail every waiting request now instead of letting each one time out.
@@ -265,16 +300,17 @@ fn dropped(handle: &RpcHandle, oversize: Oversize, incoming: &mpsc::UnboundedSen
 
 fn dispatch(
     handle: &RpcHandle,
-    message: Value,
+    message: Envelope,
     incoming: &mpsc::UnboundedSender<Incoming>,
     settings: &Value,
 ) {
-    let method = message.get("method").and_then(Value::as_str);
-    let id = message.get("id").filter(|id| !id.is_null());
-    match (method, id) {
+    let id = message.id.filter(|id| !id.is_null());
+    match (message.method, id) {
         (Some(method), Some(id)) => {
-            let params = message.get("params").cloned().unwrap_or(Value::Null);
-            let reply = answer_server_request(method, &params, settings);
+            let params = message.params.unwrap_or_else(null);
+            let reply = decode::<Value>(&params)
+                .map_err(|error| (-32602, error.to_string()))
+                .and_then(|value| answer_server_request(&method, &value, settings));
             let body = match reply {
                 Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
                 Err((code, text)) => {
@@ -283,18 +319,12 @@ fn dispatch(
             };
             let _ = handle.send(&body);
             if method == "workspace/diagnostic/refresh" {
-                let _ = incoming.send(Incoming::Notification {
-                    method: method.to_string(),
-                    params,
-                });
+                let _ = incoming.send(Incoming::Notification { method, params });
             }
         }
         (Some(method), None) => {
-            let params = message.get("params").cloned().unwrap_or(Value::Null);
-            let _ = incoming.send(Incoming::Notification {
-                method: method.to_string(),
-                params,
-            });
+            let params = message.params.unwrap_or_else(null);
+            let _ = incoming.send(Incoming::Notification { method, params });
         }
         (None, Some(id)) => {
             let Some(id) = id.as_i64() else {
@@ -305,7 +335,7 @@ fn dispatch(
                 tracing::debug!(server = %handle.name, id, "lsp: response to a request nobody waits for");
                 return;
             };
-            let result = match message.get("error") {
+            let result = match message.error {
                 Some(error) => Err(LspError::Server {
                     code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
                     message: error
@@ -314,7 +344,7 @@ fn dispatch(
                         .unwrap_or("")
                         .to_string(),
                 }),
-                None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+                None => Ok(message.result.unwrap_or_else(null)),
             };
             let _ = waiter.send(result);
         }
@@ -436,7 +466,7 @@ mod tests {
             json!({"jsonrpc":"2.0","id": r1["id"], "error": {"code": -32000, "message": "nope"}}),
         )
         .await;
-        assert_eq!(second.await.unwrap().unwrap(), json!("B"));
+        assert_eq!(second.await.unwrap().unwrap().get(), r#""B""#);
         let err = first.await.unwrap().unwrap_err();
         assert!(err.to_string().contains("nope"), "{err}");
     }

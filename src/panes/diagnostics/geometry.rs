@@ -3,24 +3,28 @@
 use super::DiagnosticsPane;
 
 /// One line of the pane: a file's header (with the index of its first
-/// diagnostic), or a diagnostic (its index in `pane.rows`).
+/// diagnostic), a diagnostic (its index in `pane.rows`), or how many more
+/// a file has than it lists (`store::FILE_CAP`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PaneLine {
     File(usize),
     Diagnostic(usize),
+    More(usize),
 }
 
 /// The pane's lines, grouped by file (rows arrive sorted by file). Shared
 /// by drawing and by mouse clicks, so a click lands on what is drawn.
 pub(crate) fn pane_lines(pane: &DiagnosticsPane) -> Vec<PaneLine> {
     let mut lines = Vec::with_capacity(pane.rows.len() + 8);
-    let mut current_file: Option<&str> = None;
     for (i, d) in pane.rows.iter().enumerate() {
-        if current_file != Some(d.path.as_str()) {
-            current_file = Some(d.path.as_str());
+        if i == 0 || pane.rows[i - 1].path != d.path {
             lines.push(PaneLine::File(i));
         }
         lines.push(PaneLine::Diagnostic(i));
+        let last_of_file = pane.rows.get(i + 1).is_none_or(|next| next.path != d.path);
+        if last_of_file && pane.more_in(&d.path) > 0 {
+            lines.push(PaneLine::More(i));
+        }
     }
     lines
 }
@@ -38,7 +42,7 @@ pub fn selected_rows(pane: &DiagnosticsPane, width: u16) -> Vec<String> {
     };
     let text = match &d.source {
         Some(source) => format!("{}  {source}", d.message),
-        None => d.message.clone(),
+        None => d.message.to_string(),
     };
     let room = usize::from(width).saturating_sub(prefix_width(d.line, d.column));
     crate::screen::wrap::wrap(&crate::sanitize::for_display(&text), room.max(8))
@@ -56,7 +60,7 @@ fn heights(pane: &DiagnosticsPane, lines: &[PaneLine], width: u16) -> Vec<usize>
 }
 
 /// The first line shown: the list scrolls just enough to show all of the
-/// selection.
+/// selection (and the "N more" line that may follow it).
 pub(crate) fn first_visible(
     pane: &DiagnosticsPane,
     lines: &[PaneLine],
@@ -70,6 +74,10 @@ pub(crate) fn first_visible(
     let heights = heights(pane, lines, width);
     let mut first = selected;
     let mut used = heights.get(selected).copied().unwrap_or(1);
+    // A file's "N more" line under its last problem is shown with it.
+    if matches!(lines.get(selected + 1), Some(PaneLine::More(_))) {
+        used += 1;
+    }
     while first > 0 && used + heights[first - 1] <= usize::from(height) {
         first -= 1;
         used += heights[first];
@@ -94,6 +102,7 @@ pub fn diagnostic_at(pane: &DiagnosticsPane, width: u16, height: u16, row: u16) 
         if usize::from(row) < top + rows {
             return match line {
                 PaneLine::File(i) | PaneLine::Diagnostic(i) => Some(*i),
+                PaneLine::More(_) => None,
             };
         }
         top += rows;

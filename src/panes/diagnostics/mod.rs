@@ -14,7 +14,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, StatefulWidget, Widget};
 
 use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
-use crate::diagnostics::Severity;
+use std::sync::Arc;
+
+use crate::diagnostics::{Severity, SeverityCounts};
 use crate::keymap::{Action, PaneId, Scope};
 use crate::overlays::Overlay;
 use crate::overlays::problem::ProblemDetail;
@@ -27,12 +29,26 @@ use geometry::{PaneLine, diagnostic_at, first_visible, pane_lines, prefix_width,
 
 #[derive(Debug, Default)]
 pub struct DiagnosticsPane {
-    /// Grouped by file (active file first).
+    /// Grouped by file (active file first); at most `store::FILE_CAP` a file.
     pub rows: Vec<DiagnosticRow>,
     pub cursor: ListCursor,
+    /// Every diagnostic by severity, those past a file's cap included:
+    /// the title's counts.
+    pub counts: SeverityCounts,
+    /// Files with more diagnostics than they list (shown path, how many
+    /// more): a "… N more" line ends their group.
+    pub more: Vec<(Arc<str>, usize)>,
 }
 
 impl DiagnosticsPane {
+    /// How many diagnostics of the file shown as `path` are not listed.
+    pub fn more_in(&self, path: &str) -> usize {
+        self.more
+            .iter()
+            .find(|(shown, _)| &**shown == path)
+            .map_or(0, |(_, n)| *n)
+    }
+
     pub fn selected(&self) -> Option<&DiagnosticRow> {
         self.rows.get(self.cursor.selected)
     }
@@ -41,7 +57,7 @@ impl DiagnosticsPane {
     fn open_selected(&self) -> Option<Effect> {
         let row = self.selected()?;
         Some(Effect::OpenFile {
-            path: row.abs_path.clone(),
+            path: row.abs_path.to_path_buf(),
             at: Some((row.line, row.column)),
         })
     }
@@ -108,13 +124,13 @@ impl Component for DiagnosticsPane {
 
 fn render(pane: &DiagnosticsPane, theme: &Theme, focused: bool, area: Rect, buf: &mut Buffer) {
     let mut title = vec![Span::raw("Diagnostics")];
-    for severity in [
-        Severity::Error,
-        Severity::Warning,
-        Severity::Info,
-        Severity::Hint,
+    let counts = pane.counts;
+    for (severity, n) in [
+        (Severity::Error, counts.errors),
+        (Severity::Warning, counts.warnings),
+        (Severity::Info, counts.infos),
+        (Severity::Hint, counts.hints),
     ] {
-        let n = pane.rows.iter().filter(|d| d.severity == severity).count();
         if n > 0 {
             title.push(Span::styled(
                 format!(" {} {n}", severity_icon(severity)),
@@ -136,9 +152,23 @@ fn render(pane: &DiagnosticsPane, theme: &Theme, focused: bool, area: Rect, buf:
         .iter()
         .position(|l| *l == PaneLine::Diagnostic(selected))
         .unwrap_or(0);
-    let mut items: Vec<ListItem> = Vec::with_capacity(lines.len());
-    for line in &lines {
+    // Only what fits is drawn: a file may list a thousand problems.
+    let first = first_visible(pane, &lines, inner.width, inner.height);
+    let shown = lines
+        .len()
+        .saturating_sub(first)
+        .min(usize::from(inner.height));
+    let mut items: Vec<ListItem> = Vec::with_capacity(shown);
+    for line in &lines[first..first + shown] {
         let item = match *line {
+            // Past `store::FILE_CAP`: the most severe are listed.
+            PaneLine::More(last) => {
+                let n = pane.more_in(&pane.rows[last].path);
+                Line::from(Span::styled(
+                    format!("   … {n} more not listed"),
+                    theme.roles.muted,
+                ))
+            }
             PaneLine::File(first) => {
                 let path = &pane.rows[first].path;
                 let count = pane.rows[first..]
@@ -204,7 +234,7 @@ fn render(pane: &DiagnosticsPane, theme: &Theme, focused: bool, area: Rect, buf:
         Style::default()
     });
     let mut list_state = ListState::default()
-        .with_offset(first_visible(pane, &lines, inner.width, inner.height))
-        .with_selected(Some(selected_line));
+        .with_offset(0)
+        .with_selected(selected_line.checked_sub(first));
     StatefulWidget::render(list, inner, buf, &mut list_state);
 }
