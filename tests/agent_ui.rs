@@ -2233,3 +2233,29 @@ async fn a_cells_time_leaves_out_the_wait_at_the_approval_prompt() {
     let again = restarted(s, &root).await;
     assert_eq!(shown_cells(&again)[0].1, cells[0].1);
 }
+
+/// The tabs open at the end of a turn are in the session even if the
+/// workbench never quits (it died): resuming reopens them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_keeps_its_tabs_when_the_workbench_dies() {
+    let (mut s, mut rx, dir, auth, _original) = linked_demo(&[]);
+    let root = dir.path().canonicalize().unwrap();
+    hello_tui::app::editors::open(&mut s, &root.join("README.md"), Some((3, 5)));
+    hello_tui::app::editors::open(&mut s, &auth, Some((2, 4)));
+    let tabs = shown_tabs(&s);
+    s.focus = hello_tui::keymap::PaneId::Conversation;
+    send(&mut s, "why does checkAuth reject users?");
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
+    let conversation = s.workbench.agent().conversation().clone();
+    let id = conversation
+        .lock()
+        .await
+        .session_id()
+        .expect("the turn started a session")
+        .to_owned();
+    // No `session_at_exit`: the workbench is gone without quitting.
+    drop(s);
+    let mut again = state(dir.path());
+    hello_tui::workbench::sessions::configure(&mut again.workbench, false, Some(Some(id))).unwrap();
+    assert_eq!(shown_tabs(&again), tabs);
+}

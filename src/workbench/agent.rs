@@ -608,7 +608,19 @@ pub fn apply(workbench: &mut Workbench, update: AgentUpdate) {
             agent.thinking = None;
             agent.retry = None;
             crate::workbench::context_window::refresh_gauge(workbench);
+            record_tabs(workbench);
         }
+    }
+}
+
+/// The open tabs go into the session at the end of each turn too (quitting
+/// records them last), so a workbench that dies still resumes with them.
+fn record_tabs(workbench: &mut Workbench) {
+    let tabs = crate::workbench::editors::open_tabs(workbench);
+    if let Some(log) = &mut workbench.agent.cell_log
+        && let Err(error) = log.append(&crate::session::SessionEvent::Tabs(tabs))
+    {
+        tracing::warn!(%error, "the open tabs were not saved");
     }
 }
 
