@@ -1,7 +1,7 @@
 //! What panes and overlays are made of: a [`Component`] owns its state,
 //! answers [`Input`] with an [`Outcome`], and asks for changes to the rest
 //! of the workbench as [`Effect`]s through its [`Ctx`], which the app
-//! applies in one place (`app::effects`). What it may read of the rest is
+//! queues and applies in one place (`app::deliver`, `app::effects`). What it may read of the rest is
 //! an [`Around`]: the model and the few facts of the screen it needs,
 //! read-only, so every change it causes elsewhere is visible in its
 //! `handle`. Nothing here knows the app that holds the components.
@@ -13,7 +13,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use crate::keymap::{Action, PaneId, Scope};
-use crate::overlays::Overlay;
 use crate::screen::layout::PaneLayout;
 use crate::theme::Theme;
 use crate::ui::markdown::CodeStyler;
@@ -87,7 +86,7 @@ pub enum Effect {
     /// Close this overlay.
     Close,
     /// Show an overlay (from an overlay: in its place).
-    Open(Box<Overlay>),
+    Open(Opening),
     /// Open a file (1-based line and column to put the cursor on).
     OpenFile {
         path: PathBuf,
@@ -124,6 +123,44 @@ pub enum Effect {
     FilesChanged,
     /// A file was saved: language servers get `didSave`, checks run.
     Saved(PathBuf),
+}
+
+/// An overlay to open, said as data: the app builds it
+/// (`overlays::Overlay::open`) with what it needs to read, so a component
+/// never names another component's type and `overlays` sits above this
+/// module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opening {
+    /// The file picker (Ctrl+P).
+    Picker,
+    /// Go to line or find, for the active file (nothing when none is).
+    Prompt(PromptKind),
+    /// A question to answer ([`Effect::Answer`]).
+    Question(Question),
+    /// Keep mine / load theirs / diff, for the active tab.
+    Conflict,
+    /// The active tab's text against the disk's (nothing when they agree).
+    Diff,
+    /// A kernel variable's detail.
+    Variable(String),
+    /// The diagnostic at this row of the Diagnostics pane, in full.
+    Problem(usize),
+}
+
+/// The file view's one-line prompts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    GoToLine,
+    Find,
+}
+
+impl PromptKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            PromptKind::GoToLine => "Go to line",
+            PromptKind::Find => "Find",
+        }
+    }
 }
 
 /// Where a search result lives (the search pane reveals it).

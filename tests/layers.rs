@@ -8,8 +8,10 @@
 //! Inside the terminal UI the arrows point one way too: the app (the
 //! `AppState` that holds everything, `update`, the frame) is on top; the
 //! components (panes, overlays, `component`) see only an `Around` and
-//! never the app; the widgets and the geometry (`ui`, `screen`) know no
-//! component.
+//! never the app, and never each other (a pane asks for an overlay as
+//! data, `component::Opening`); the widgets and the geometry (`ui`,
+//! `screen`) know no component. Inside the app, the dispatcher's modules
+//! import one way: nothing there calls back up to `update`.
 
 use std::path::{Path, PathBuf};
 
@@ -137,6 +139,110 @@ fn the_components_never_reach_the_app() {
 }
 
 #[test]
+fn components_never_name_each_other() {
+    let found = reached_from(&["component.rs", "panes"], &["crate::overlays"]);
+    let found: Vec<String> = found
+        .into_iter()
+        .chain(reached_from(
+            &["component.rs", "overlays"],
+            &["crate::panes"],
+        ))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "a component names another's type: {found:#?}"
+    );
+}
+
+/// The modules of `dir` (its `.rs` files, by stem) and, for each, the
+/// siblings it names (`super::x`, `crate::<crate_path>::x`).
+fn sibling_imports(dir: &Path, crate_path: &str) -> Vec<(String, Vec<String>)> {
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    let name = |path: &Path| path.file_stem().unwrap().to_string_lossy().into_owned();
+    let names: Vec<String> = files.iter().map(|f| name(f)).collect();
+    files
+        .iter()
+        .map(|file| {
+            let named = names
+                .iter()
+                .filter(|other| **other != name(file) && other.as_str() != "mod")
+                .filter(|other| {
+                    [
+                        format!("super::{other}"),
+                        format!("crate::{crate_path}::{other}"),
+                    ]
+                    .iter()
+                    .any(|path| !reaches(file, &[path.as_str()]).is_empty())
+                })
+                .cloned()
+                .collect();
+            (name(file), named)
+        })
+        .collect()
+}
+
+/// A circle of imports among `graph`'s modules, as `a -> b -> a`.
+fn circle(graph: &[(String, Vec<String>)]) -> Option<String> {
+    fn visit(
+        at: &str,
+        graph: &[(String, Vec<String>)],
+        path: &mut Vec<String>,
+        done: &mut Vec<String>,
+    ) -> Option<String> {
+        if let Some(start) = path.iter().position(|p| p == at) {
+            let mut circle = path[start..].to_vec();
+            circle.push(at.to_string());
+            return Some(circle.join(" -> "));
+        }
+        if done.iter().any(|d| d == at) {
+            return None;
+        }
+        path.push(at.to_string());
+        let next = graph.iter().find(|(name, _)| name == at).map(|(_, n)| n);
+        for to in next.into_iter().flatten() {
+            if let Some(found) = visit(to, graph, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.push(at.to_string());
+        None
+    }
+    let mut done = Vec::new();
+    graph
+        .iter()
+        .find_map(|(name, _)| visit(name, graph, &mut Vec::new(), &mut done))
+}
+
+/// The dispatcher does not call back up: components' effects are queued
+/// (`app::deliver`) and applied by `app::update`, so `effects`, `layers`,
+/// `editors` and the rest never name `update`, and no two name each other.
+#[test]
+fn the_apps_modules_import_one_way() {
+    let graph = sibling_imports(&src().join("app"), "app");
+    assert!(graph.len() > 10, "read the app's modules: {graph:?}");
+    assert_eq!(circle(&graph), None, "{graph:#?}");
+}
+
+#[test]
+fn the_circle_check_finds_a_circle() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, code: &str| std::fs::write(dir.path().join(name), code).unwrap();
+    write("a.rs", "use super::b::B;\n");
+    write("b.rs", "fn f() { crate::m::c::g() }\n");
+    write("c.rs", "use super::a;\nuse super::ab;\n");
+    write("d.rs", "use super::a;\n");
+    let found = circle(&sibling_imports(dir.path(), "m")).expect("a -> b -> c -> a");
+    assert_eq!(found.matches(" -> ").count(), 3, "{found}");
+    write("c.rs", "use super::abc;\n");
+    assert_eq!(circle(&sibling_imports(dir.path(), "m")), None);
+}
+
+#[test]
 fn the_widgets_and_the_geometry_know_no_component() {
     let found = reached_from(
         &["ui", "screen"],
@@ -175,4 +281,54 @@ fn the_workbench_has_no_public_fields() {
         .filter(|line| line.starts_with("pub ") && !line.starts_with("pub struct"))
         .collect();
     assert!(public.is_empty(), "public fields: {public:?}");
+}
+
+/// Every file of `src/` except those under `allowed` (folders or files).
+fn all_but(allowed: &[&str]) -> Vec<PathBuf> {
+    rust_files(&src())
+        .into_iter()
+        .filter(|file| {
+            let relative = file.strip_prefix(src()).unwrap();
+            !allowed.iter().any(|place| relative.starts_with(place))
+        })
+        .collect()
+}
+
+/// A turn is set up in one place (`AgentSession`) and a kernel is started
+/// in one place (`kernel_launch`): the TUI, `exec` and `rlm_query` go
+/// through them, so a rule added to either holds for all three.
+#[test]
+fn one_turn_recipe_and_one_kernel_launch() {
+    // The turn loop as a function (imported or called by path), not
+    // `AgentSession`'s method of the same name (`session.run_turn(…)`).
+    let turn: Vec<String> = all_but(&["agent", "agent_session.rs"])
+        .iter()
+        .filter(|file| {
+            let code = code_of(file);
+            code.match_indices("run_turn").any(|(at, _)| {
+                !code[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            })
+        })
+        .map(|file| {
+            file.strip_prefix(src())
+                .unwrap_or(file)
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        turn.is_empty(),
+        "a turn set up beside AgentSession: {turn:#?}"
+    );
+    let launch: Vec<String> = all_but(&["kernel", "kernel_launch.rs"])
+        .iter()
+        .flat_map(|file| reaches(file, &["CodeRuntime::new", "KernelConfig::for_workspace"]))
+        .collect();
+    assert!(
+        launch.is_empty(),
+        "a kernel started beside kernel_launch: {launch:#?}"
+    );
 }

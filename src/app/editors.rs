@@ -8,7 +8,6 @@ use std::path::Path;
 
 use super::command::Command;
 use super::state::AppState;
-use crate::component::Outcome;
 use crate::editor::{Document, discard_recovery};
 use crate::keymap::PaneId;
 use crate::overlays::Overlay;
@@ -76,21 +75,6 @@ fn show(state: &mut AppState, path: &Path, position: Option<(usize, usize)>) -> 
     }
     changed(&mut state.workbench);
     Command::Redraw
-}
-
-/// The answer to "close with unsaved edits?": save first (the tab stays
-/// open if that fails), or close and lose them.
-pub(crate) fn close_after_answer(state: &mut AppState, tab: usize, save_first: bool) -> Command {
-    super::effects::with_file_view(state, |editors, ctx| {
-        if save_first {
-            let outcome = editors.save(Some(tab), ctx);
-            if editors.tabs.get(tab).is_some_and(Document::is_dirty) {
-                return outcome;
-            }
-        }
-        editors.remove_tab(tab, ctx);
-        Outcome::Changed
-    })
 }
 
 /// The answer to "load theirs?" (yes: the disk's text replaces the
@@ -262,7 +246,7 @@ pub(crate) fn on_workspace(state: &mut AppState, message: WorkspaceMessage) -> C
             if !state.workbench.file_index_mut().apply(&update) {
                 return Command::None;
             }
-            super::effects::to_overlay(state, crate::overlays::Input::IndexGrew)
+            super::deliver::to_overlay(state, crate::overlays::Input::IndexGrew)
                 .unwrap_or(Command::None)
         }
         WorkspaceMessage::Event(event) => match event {

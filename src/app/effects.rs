@@ -1,153 +1,86 @@
-//! Components as layers: an input goes to the approval queue, the open
-//! overlay or a pane through [`to_approval`], [`to_overlay`] and
-//! [`to_pane`] (which layer, in which order, is `app::layers`), and what
-//! the component asks for ([`Effect`]s) is applied here, in one place, once
-//! it is back in its slot.
+//! What components ask for ([`Effect`]s), applied in one place once the
+//! component is back in its slot (`app::deliver` queues them,
+//! `app::update` drains the queue through [`apply`]). The two effects
+//! that re-enter the dispatcher — run an action, submit text — come back
+//! to `app::update` as a [`Then`] instead of calling it.
 
 use super::command::Command;
+use super::deliver::{to_overlay, with_file_view};
 use super::state::AppState;
-use crate::component::{Answer, Component, Ctx, Effect, Input, Outcome};
+use crate::component::{Answer, Effect, Input, Outcome};
+use crate::editor::Document;
 use crate::editor::EditCommand;
-use crate::keymap::PaneId;
+use crate::keymap::{Action, PaneId};
+use crate::overlays::Overlay;
 use crate::overlays::search::SearchTarget;
 use crate::workbench::Question;
 use crate::workbench::find_count;
 
-/// Offers `input` to the open overlay. `None` when there is none or it
-/// passed the input on (the layer below gets it).
-pub(crate) fn to_overlay(state: &mut AppState, input: Input<'_>) -> Option<Command> {
-    let mut overlay = state.overlays.pop()?;
-    let mut ctx = Ctx::new(state.around());
-    let outcome = overlay.component_mut().handle(input, &mut ctx);
-    let effects = ctx.into_effects();
-    state.overlays.push(overlay);
-    finish(state, outcome, effects)
+/// What is left to do after an effect: the dispatcher's own work.
+#[derive(Debug)]
+pub(crate) enum Then {
+    /// Applied; the loop does this.
+    Done(Command),
+    /// Run this keymap action as if its key had been pressed.
+    Run(Action),
+    /// Submit this text as the composer would.
+    Submit(String),
 }
 
-/// Offers `input` to a pane (`crate::panes`). `None` when it passed the
-/// input on.
-pub(crate) fn to_pane(state: &mut AppState, pane: PaneId, input: Input<'_>) -> Option<Command> {
-    let (outcome, effects) = match pane {
-        PaneId::Conversation => run_taken(state, |s| &mut s.conversation, input),
-        PaneId::FileView => run_taken(state, |s| s.workbench.editors_mut(), input),
-        PaneId::Variables => run_taken(state, |s| &mut s.variables, input),
-        PaneId::Diagnostics => run_taken(state, |s| &mut s.diagnostics, input),
+/// Applies one effect.
+pub(crate) fn apply(state: &mut AppState, effect: Effect) -> Then {
+    let command = match effect {
+        Effect::Run(action) => return Then::Run(action),
+        Effect::Submit(text) => return Then::Submit(text),
+        Effect::Close => {
+            state.overlays.pop();
+            Command::Redraw
+        }
+        Effect::Open(opening) => match Overlay::open(opening, state.around()) {
+            Some(overlay) => {
+                state.overlays.replace_top(overlay);
+                Command::Redraw
+            }
+            None => Command::None,
+        },
+        Effect::OpenFile { path, at } => super::editors::open(state, &path, at),
+        Effect::GoTo { line, column } => go_to(state, line, column),
+        Effect::Find { query, forward } => find(state, query, forward),
+        Effect::ClearFind => with_file_view(state, |editors, ctx| {
+            editors.edit(EditCommand::ClearSearch, ctx)
+        }),
+        Effect::Reveal(target) => reveal(state, target),
+        Effect::Pin(pin) => {
+            state.workbench.pin(pin);
+            Command::Redraw
+        }
+        Effect::Notice(text) => {
+            state.workbench.notice(&text);
+            Command::Redraw
+        }
+        Effect::Answer(question, answer) => self::answer(state, question, answer),
+        Effect::Focus(pane) => {
+            state.focus = pane;
+            Command::Redraw
+        }
+        // Too long for OSC 52: kept for pasting here only.
+        Effect::Clipboard(text) if text.len() > crate::tui::osc52::MAX_BYTES => Command::None,
+        Effect::Clipboard(text) => Command::Clipboard(text),
+        Effect::FilesChanged => {
+            crate::workbench::editors::files_changed(&mut state.workbench);
+            Command::Redraw
+        }
+        Effect::Saved(path) => {
+            state
+                .workbench
+                .changes_mut()
+                .window
+                .saved_by_user(&path, std::time::Instant::now());
+            crate::workbench::diagnostics::saved(&state.workbench, &path);
+            Command::None
+        }
     };
-    finish(state, outcome, effects)
-}
-
-/// Offers `input` to the approval queue (its layer is above any overlay).
-pub(crate) fn to_approval(state: &mut AppState, input: Input<'_>) -> Option<Command> {
-    let (outcome, effects) = run_taken(state, |s| &mut s.approvals, input);
-    finish(state, outcome, effects)
-}
-
-/// Runs `f` on the file view as its `handle` would run (with a `Ctx`),
-/// then applies its effects: for the app's own flows (an answer to a
-/// question, a go-to from an overlay) that need what a key would do.
-pub(crate) fn with_file_view(
-    state: &mut AppState,
-    f: impl FnOnce(&mut crate::workbench::editors::Editors, &mut Ctx<'_>) -> Outcome,
-) -> Command {
-    let mut editors = std::mem::take(state.workbench.editors_mut());
-    let mut ctx = Ctx::new(state.around());
-    let outcome = f(&mut editors, &mut ctx);
-    let effects = ctx.into_effects();
-    *state.workbench.editors_mut() = editors;
-    finish(state, outcome, effects).unwrap_or(Command::None)
-}
-
-/// Takes a pane out of the state (its slot holds a default meanwhile),
-/// lets it handle `input` with the rest of the state to read, and puts it
-/// back.
-fn run_taken<P: Component + Default>(
-    state: &mut AppState,
-    slot: fn(&mut AppState) -> &mut P,
-    input: Input<'_>,
-) -> (Outcome, Vec<Effect>) {
-    let mut pane = std::mem::take(slot(state));
-    let mut ctx = Ctx::new(state.around());
-    let outcome = pane.handle(input, &mut ctx);
-    let effects = ctx.into_effects();
-    *slot(state) = pane;
-    (outcome, effects)
-}
-
-/// Applies what a component asked for and turns its outcome into the
-/// loop's command (`None`: it passed the input on).
-fn finish(state: &mut AppState, outcome: Outcome, effects: Vec<Effect>) -> Option<Command> {
-    let command = apply(state, effects);
-    match outcome {
-        Outcome::Ignored => None,
-        Outcome::Unchanged => Some(command),
-        Outcome::Changed => Some(command.or_redraw()),
-    }
-}
-
-/// Brings the open overlays up to date before a frame (each is drawn).
-pub fn before_frame(state: &mut AppState) {
-    let mut overlays = state.overlays.take_all();
-    for overlay in &mut overlays {
-        overlay.component_mut().before_frame(state.around());
-    }
-    state.overlays.restore(overlays);
-}
-
-/// Applies a component's effects in order.
-fn apply(state: &mut AppState, effects: Vec<Effect>) -> Command {
-    let mut command = Command::None;
-    for effect in effects {
-        let next = match effect {
-            Effect::Close => {
-                state.overlays.pop();
-                Command::Redraw
-            }
-            Effect::Open(overlay) => {
-                state.overlays.replace_top(*overlay);
-                Command::Redraw
-            }
-            Effect::OpenFile { path, at } => super::editors::open(state, &path, at),
-            Effect::GoTo { line, column } => go_to(state, line, column),
-            Effect::Find { query, forward } => find(state, query, forward),
-            Effect::ClearFind => with_file_view(state, |editors, ctx| {
-                editors.edit(EditCommand::ClearSearch, ctx)
-            }),
-            Effect::Reveal(target) => reveal(state, target),
-            Effect::Submit(text) => super::update::submit(state, text).or_redraw(),
-            Effect::Pin(pin) => {
-                state.workbench.pin(pin);
-                Command::Redraw
-            }
-            Effect::Notice(text) => {
-                state.workbench.notice(&text);
-                Command::Redraw
-            }
-            Effect::Answer(question, answer) => self::answer(state, question, answer),
-            Effect::Run(action) => super::update::apply(state, action),
-            Effect::Focus(pane) => {
-                state.focus = pane;
-                Command::Redraw
-            }
-            // Too long for OSC 52: kept for pasting here only.
-            Effect::Clipboard(text) if text.len() > crate::tui::osc52::MAX_BYTES => Command::None,
-            Effect::Clipboard(text) => Command::Clipboard(text),
-            Effect::FilesChanged => {
-                crate::workbench::editors::files_changed(&mut state.workbench);
-                Command::Redraw
-            }
-            Effect::Saved(path) => {
-                state
-                    .workbench
-                    .changes_mut()
-                    .window
-                    .saved_by_user(&path, std::time::Instant::now());
-                crate::workbench::diagnostics::saved(&state.workbench, &path);
-                Command::None
-            }
-        };
-        command = command.merge(next);
-    }
-    command
+    Then::Done(command)
 }
 
 fn go_to(state: &mut AppState, line: usize, column: usize) -> Command {
@@ -253,7 +186,7 @@ fn answer(state: &mut AppState, question: Question, answer: Answer) -> Command {
             Command::Quit
         }
         (Question::CloseDirtyTab { tab }, Answer::Save | Answer::Discard) => {
-            super::editors::close_after_answer(state, tab, answer == Answer::Save)
+            close_after_answer(state, tab, answer == Answer::Save)
         }
         (Question::LoadTheirs { .. }, Answer::Yes | Answer::No) => {
             super::editors::answer(state, question, answer == Answer::Yes)
@@ -277,4 +210,19 @@ fn answer(state: &mut AppState, question: Question, answer: Answer) -> Command {
         // Cancel: nothing happens.
         _ => Command::Redraw,
     }
+}
+
+/// The answer to "close with unsaved edits?": save first (the tab stays
+/// open if that fails), or close and lose them.
+fn close_after_answer(state: &mut AppState, tab: usize, save_first: bool) -> Command {
+    with_file_view(state, |editors, ctx| {
+        if save_first {
+            let outcome = editors.save(Some(tab), ctx);
+            if editors.tabs.get(tab).is_some_and(Document::is_dirty) {
+                return outcome;
+            }
+        }
+        editors.remove_tab(tab, ctx);
+        Outcome::Changed
+    })
 }

@@ -8,7 +8,7 @@
 //! cancelled, as is the one of a closed bar).
 
 use super::command::Command;
-use super::effects::to_overlay;
+use super::deliver::to_overlay;
 use super::state::AppState;
 use crate::component::Input;
 use crate::workbench::find_count::Counted;

@@ -7,14 +7,14 @@
 //! is what a key does.
 //!
 //! The open overlay and the panes are components (`crate::component`):
-//! this only passes them the input (`app::effects::to_overlay`, `to_pane`)
+//! this only passes them the input (`app::deliver::to_overlay`, `to_pane`)
 //! and asks them for their key scopes. Nothing else decides who gets a
 //! key. **Add an overlay or a pane:** see ARCHITECTURE.md.
 
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 
 use super::command::Command;
-use super::effects::{to_approval, to_overlay, to_pane};
+use super::deliver::{to_approval, to_overlay, to_pane};
 use super::state::AppState;
 use crate::component::Component;
 use crate::keymap::{Action, PaneId, Scope};
@@ -186,16 +186,18 @@ impl Layer {
         }
     }
 
-    /// A mouse event for this layer. Panes take clicks and the wheel where
-    /// the pointer is; the wheel scrolls an overlay or an approval, and
-    /// clicks go to them as `Input::Mouse` (the approval's buttons).
-    pub fn mouse(self, state: &mut AppState, mouse: MouseEvent) -> Command {
+    /// A mouse event for an approval or an overlay: the wheel scrolls it,
+    /// clicks go to it as `Input::Mouse` (the approval's buttons). `None`
+    /// for a pane layer: the panes take the mouse where the pointer is
+    /// (`app::update`, which knows the layout and the split).
+    pub fn mouse(self, state: &mut AppState, mouse: MouseEvent) -> Option<Command> {
         let wheel = match mouse.kind {
             MouseEventKind::ScrollUp => Some(-1),
             MouseEventKind::ScrollDown => Some(1),
             _ => None,
         };
-        match (self, wheel) {
+        Some(match (self, wheel) {
+            (Layer::Pane(_), _) => return None,
             (Layer::Approval | Layer::Overlay, Some(delta)) => {
                 self.scroll(state, delta);
                 Command::Redraw
@@ -206,8 +208,7 @@ impl Layer {
             (Layer::Overlay, None) => {
                 to_overlay(state, Input::Mouse(mouse)).unwrap_or(Command::None)
             }
-            (Layer::Pane(_), _) => super::update::pane_mouse(state, mouse),
-        }
+        })
     }
 }
 

@@ -5,6 +5,7 @@ pub mod approvals;
 pub(crate) mod cells;
 pub mod command;
 pub(crate) mod copy;
+pub(crate) mod deliver;
 pub mod diagnostics;
 pub mod editors;
 pub(crate) mod effects;

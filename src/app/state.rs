@@ -53,6 +53,10 @@ pub struct AppState {
     /// is under way.
     pub dragging_split: bool,
     pub should_quit: bool,
+    /// What components asked for while handling an input, in order, not
+    /// yet applied: `app::deliver` queues them, `app::update` applies them
+    /// (`settle`) before it returns to the loop.
+    pub(crate) pending_effects: Vec<crate::component::Effect>,
 }
 
 impl AppState {
@@ -75,6 +79,7 @@ impl AppState {
             layout_choice: LayoutChoice::default(),
             dragging_split: false,
             should_quit: false,
+            pending_effects: Vec::new(),
         }
     }
 
@@ -160,7 +165,7 @@ impl AppState {
 
     /// The pane `id` as a component: how layers ask it for its key scopes
     /// and how the frame paints it. (Input reaches it through
-    /// `app::effects::to_pane`, which takes it out of the state meanwhile.)
+    /// `app::deliver::to_pane`, which takes it out of the state meanwhile.)
     pub fn pane(&self, id: crate::keymap::PaneId) -> &dyn crate::component::Component {
         use crate::keymap::PaneId;
         match id {

@@ -1,11 +1,13 @@
 //! `update`: where terminal input and background events change
-//! [`AppState`] (with `app::effects`, which applies what components ask
-//! for); a [`Command`] tells the loop about effects that need the terminal
-//! (quit, suspend, full redraw).
+//! [`AppState`]; a [`Command`] tells the loop about effects that need the
+//! terminal (quit, suspend, full redraw). Every entry point ends by
+//! applying what the components it reached asked for ([`settle`]), so the
+//! loop never sees a half-handled input.
 
 use crossterm::event::{Event, KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
-use super::effects::to_overlay;
+use super::deliver::to_overlay;
+use super::effects::Then;
 use super::state::AppState;
 use crate::keymap::{self, Action, PaneId};
 use crate::overlays::{Input, Overlay};
@@ -21,7 +23,7 @@ pub use super::command::Command;
 /// Applies one terminal event.
 pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
     tracing::trace!(?event, "terminal event");
-    match event {
+    let command = match event {
         Event::Key(key) => handle_key(state, key),
         Event::Mouse(mouse) => handle_mouse(state, mouse),
         Event::Paste(text) => super::layers::top(state).paste(state, &text),
@@ -30,13 +32,37 @@ pub fn handle_terminal_event(state: &mut AppState, event: Event) -> Command {
             Command::Redraw
         }
         Event::FocusGained | Event::FocusLost => Command::None,
+    };
+    command.merge(settle(state))
+}
+
+/// Applies the effects the components asked for, in the order they
+/// asked, each one's own effects before the next (as if applied where
+/// they were asked): running an action or submitting text comes back here.
+fn settle(state: &mut AppState) -> Command {
+    let mut command = Command::None;
+    for effect in std::mem::take(&mut state.pending_effects) {
+        let next = match super::effects::apply(state, effect) {
+            Then::Done(command) => command,
+            Then::Run(action) => apply_action(state, action),
+            Then::Submit(text) => submit(state, text).or_redraw(),
+        };
+        command = command.merge(next);
+        if !state.pending_effects.is_empty() {
+            command = command.merge(settle(state));
+        }
     }
+    command
 }
 
 /// Work deferred to once per frame: the loop calls it right before drawing,
 /// after applying every event of the frame (tests that draw call it too).
 pub fn before_frame(state: &mut AppState) {
-    super::effects::before_frame(state);
+    debug_assert!(
+        state.pending_effects.is_empty(),
+        "an entry point of app::update returned without settling its effects"
+    );
+    super::deliver::before_frame(state);
     // The gauge counts the message being written (F2's computation).
     let draft = state.draft();
     state.workbench.set_draft(&draft);
@@ -55,6 +81,11 @@ fn sources_changed(state: &mut AppState) {
 
 /// Applies one message from a background task.
 pub fn handle_app_event(state: &mut AppState, event: AppEvent) -> Command {
+    let command = app_event(state, event);
+    command.merge(settle(state))
+}
+
+fn app_event(state: &mut AppState, event: AppEvent) -> Command {
     match event {
         AppEvent::Terminate => {
             crate::workbench::editors::write_all_recoveries(&mut state.workbench);
@@ -144,7 +175,7 @@ fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
         state.conversation.selection = None;
     }
     if let Some(action) = action {
-        return apply(state, action);
+        return apply_action(state, action);
     }
     // Keys that are not bindings are text for the innermost layer's input.
     super::layers::top(state).type_key(state, key)
@@ -152,6 +183,11 @@ fn handle_key(state: &mut AppState, key: KeyEvent) -> Command {
 
 /// Performs an action from the keymap.
 pub fn apply(state: &mut AppState, action: Action) -> Command {
+    let command = apply_action(state, action);
+    command.merge(settle(state))
+}
+
+fn apply_action(state: &mut AppState, action: Action) -> Command {
     if let Some(command) = super::layers::route_action(state, action) {
         return command;
     }
@@ -239,7 +275,7 @@ pub fn apply(state: &mut AppState, action: Action) -> Command {
         // File actions bound everywhere (Ctrl+S, Ctrl+P, …) reach the file
         // view wherever the focus is.
         other => {
-            return super::effects::to_pane(state, PaneId::FileView, Input::Action(other))
+            return super::deliver::to_pane(state, PaneId::FileView, Input::Action(other))
                 .unwrap_or(Command::None);
         }
     }
@@ -311,7 +347,7 @@ fn scroll(state: &mut AppState, delta: isize) {
 /// What the composer sent: a prompt for the model, a `%py` cell for the
 /// kernel, or a `/command`.
 /// What the event loop must do comes back (`/copy` writes the clipboard).
-pub(super) fn submit(state: &mut AppState, text: String) -> Command {
+fn submit(state: &mut AppState, text: String) -> Command {
     state.conversation.history.record(&text);
     match submission::parse(&text) {
         Submission::Prompt(prompt) => {
@@ -486,12 +522,14 @@ fn drag_split(state: &mut AppState, mouse: MouseEvent) -> Option<Command> {
 }
 
 fn handle_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
-    super::layers::top(state).mouse(state, mouse)
+    super::layers::top(state)
+        .mouse(state, mouse)
+        .unwrap_or_else(|| pane_mouse(state, mouse))
 }
 
 /// The mouse over the panes (no approval or overlay on top): a click
 /// focuses (or acts on) the pane under it, the wheel scrolls it.
-pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
+fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
     if let Some(command) = drag_split(state, mouse) {
         return command;
     }
@@ -513,7 +551,7 @@ pub(super) fn pane_mouse(state: &mut AppState, mouse: MouseEvent) -> Command {
         PaneId::Diagnostics => mouse.kind == MouseEventKind::Down(MouseButton::Left),
         PaneId::Conversation | PaneId::Variables => false,
     };
-    if takes_it && let Some(command) = super::effects::to_pane(state, pane, Input::Mouse(mouse)) {
+    if takes_it && let Some(command) = super::deliver::to_pane(state, pane, Input::Mouse(mouse)) {
         return command;
     }
     match mouse.kind {

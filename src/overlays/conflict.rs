@@ -8,7 +8,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
-use super::{Component, Ctx, Effect, Input, Outcome, Overlay, View, clamp_add};
+use super::{Component, Ctx, Effect, Input, Opening, Outcome, View, clamp_add};
 use crate::component::Around;
 use crate::keymap::{Action, Scope};
 use crate::theme::Theme;
@@ -36,10 +36,7 @@ impl Component for Conflict {
             Input::Action(action @ (Action::KeepMine | Action::LoadTheirs)) => {
                 ctx.close_with(Effect::Run(action));
             }
-            Input::Action(Action::ShowDiff) => match Diff::of_active(ctx.around) {
-                Some(diff) => ctx.push(Effect::Open(Box::new(Overlay::Diff(diff)))),
-                None => return Outcome::Unchanged,
-            },
+            Input::Action(Action::ShowDiff) => ctx.push(Effect::Open(Opening::Diff)),
             _ => return Outcome::Ignored,
         }
         Outcome::Changed
@@ -86,7 +83,7 @@ impl Component for Diff {
     fn handle(&mut self, input: Input<'_>, ctx: &mut Ctx<'_>) -> Outcome {
         match input {
             Input::Action(Action::CloseOverlay) => {
-                ctx.push(Effect::Open(Box::new(Overlay::Conflict(Conflict))));
+                ctx.push(Effect::Open(Opening::Conflict));
             }
             Input::Scroll(delta) => {
                 let rows = self.text.lines().count();

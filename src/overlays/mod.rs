@@ -24,8 +24,9 @@ pub mod search;
 pub mod stack;
 pub mod variable;
 
+use crate::component::Around;
 pub use crate::component::{
-    Answer, Component, Ctx, Effect, Input, Outcome, View, clamp_add, scrolled_text,
+    Answer, Component, Ctx, Effect, Input, Opening, Outcome, View, clamp_add, scrolled_text,
 };
 use crate::workbench::Question;
 
@@ -79,6 +80,28 @@ impl Overlay {
             Overlay::Conflict(o) => o,
             Overlay::Diff(o) => o,
         }
+    }
+
+    /// Builds the overlay a component asked for (`Effect::Open`), reading
+    /// what it starts from; `None` when there is nothing to show (no file
+    /// open for a prompt, no difference for a diff).
+    pub(crate) fn open(opening: Opening, around: Around<'_>) -> Option<Self> {
+        Some(match opening {
+            Opening::Picker => Overlay::Picker(picker::Picker::new(around)),
+            Opening::Prompt(kind) => Overlay::Prompt(prompt::Prompt::new(
+                kind,
+                around.workbench.editors().active(),
+            )?),
+            Opening::Question(question) => Overlay::Confirm(confirm::Confirm::new(question)),
+            Opening::Conflict => Overlay::Conflict(conflict::Conflict),
+            Opening::Diff => Overlay::Diff(conflict::Diff::of_active(around)?),
+            Opening::Variable(name) => {
+                Overlay::Variable(variable::VariableDetail { name, scroll: 0 })
+            }
+            Opening::Problem(index) => {
+                Overlay::Problem(problem::ProblemDetail { index, scroll: 0 })
+            }
+        })
     }
 
     /// The question it asks, when it is one.

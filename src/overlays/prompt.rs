@@ -9,6 +9,7 @@ use ratatui::widgets::{Clear, Widget};
 
 use super::{Component, Ctx, Effect, Input, Outcome, View};
 use crate::component::Around;
+pub use crate::component::PromptKind;
 use crate::editor::Document;
 use crate::keymap::{Action, Scope};
 use crate::screen::layout::PaneLayout;
@@ -16,21 +17,6 @@ use crate::theme::Theme;
 use crate::ui::line_input::{Edit, LineInput};
 use crate::ui::pane;
 use crate::workbench::find_count::Counting;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptKind {
-    GoToLine,
-    Find,
-}
-
-impl PromptKind {
-    pub fn label(self) -> &'static str {
-        match self {
-            PromptKind::GoToLine => "Go to line",
-            PromptKind::Find => "Find",
-        }
-    }
-}
 
 #[derive(Debug, PartialEq, Eq)]
 pub struct Prompt {

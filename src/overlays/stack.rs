@@ -51,7 +51,7 @@ impl OverlayStack {
     }
 
     /// Takes every overlay out, to bring each up to date with the rest of
-    /// the state to read (`app::effects::before_frame`); [`Self::restore`]
+    /// the state to read (`app::deliver::before_frame`); [`Self::restore`]
     /// puts them back.
     pub(crate) fn take_all(&mut self) -> Vec<Overlay> {
         std::mem::take(&mut self.layers)

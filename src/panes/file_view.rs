@@ -19,14 +19,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
+use crate::component::{Component, Ctx, Effect, Input, Opening, Outcome, PromptKind, View};
 use crate::editor::{Document, EditCommand, EditorError, FileViewStyles, render_file_view};
 use crate::keymap::{Action, PaneId, Scope};
-use crate::overlays::Overlay;
-use crate::overlays::confirm::Confirm;
-use crate::overlays::conflict::Conflict;
-use crate::overlays::picker::Picker;
-use crate::overlays::prompt::{Prompt, PromptKind};
 use crate::screen;
 use crate::theme::Theme;
 use crate::ui::pane;
@@ -95,7 +90,7 @@ impl Editors {
                 Err(EditorError::Conflict { .. }) => {
                     self.active = i;
                     conflict = true;
-                    ctx.push(Effect::Open(Box::new(Overlay::Conflict(Conflict))));
+                    ctx.push(Effect::Open(Opening::Conflict));
                     self.status = Some(format!(
                         "{name} changed on disk: keep mine, load theirs, or see the diff."
                     ));
@@ -134,8 +129,9 @@ impl Editors {
             return Outcome::Unchanged;
         };
         if doc.is_dirty() {
-            let question = Confirm::new(Question::CloseDirtyTab { tab });
-            ctx.push(Effect::Open(Box::new(Overlay::Confirm(question))));
+            ctx.push(Effect::Open(Opening::Question(Question::CloseDirtyTab {
+                tab,
+            })));
         } else {
             self.remove_tab(tab, ctx);
         }
@@ -159,8 +155,8 @@ impl Editors {
 
     /// Ctrl+G / Ctrl+F: a prompt for the active file.
     fn open_prompt(&mut self, kind: PromptKind, ctx: &mut Ctx<'_>) -> Outcome {
-        match Prompt::new(kind, self.active()) {
-            Some(prompt) => ctx.push(Effect::Open(Box::new(Overlay::Prompt(prompt)))),
+        match self.active() {
+            Some(_) => ctx.push(Effect::Open(Opening::Prompt(kind))),
             None => self.status = Some("Open a file first (Ctrl+P).".into()),
         }
         Outcome::Changed
@@ -169,7 +165,7 @@ impl Editors {
     fn open_conflict(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
         match self.active().map(Document::disk_state) {
             Some(crate::editor::DiskState::ChangedOnDisk { .. }) => {
-                ctx.push(Effect::Open(Box::new(Overlay::Conflict(Conflict))));
+                ctx.push(Effect::Open(Opening::Conflict));
             }
             _ => self.status = Some("No change on disk to resolve.".into()),
         }
@@ -184,8 +180,7 @@ impl Editors {
             // passes it on as "next pane".
             Action::Indent if self.active().is_none() => return None,
             Action::OpenPicker => {
-                let picker = Picker::new(ctx.around);
-                ctx.push(Effect::Open(Box::new(Overlay::Picker(picker))));
+                ctx.push(Effect::Open(Opening::Picker));
                 return Some(Outcome::Changed);
             }
             Action::GoToLine => return Some(self.open_prompt(PromptKind::GoToLine, ctx)),
@@ -206,8 +201,9 @@ impl Editors {
                 return Some(Outcome::Changed);
             }
             Action::LoadTheirs => {
-                let question = Confirm::new(Question::LoadTheirs { tab: self.active });
-                ctx.push(Effect::Open(Box::new(Overlay::Confirm(question))));
+                ctx.push(Effect::Open(Opening::Question(Question::LoadTheirs {
+                    tab: self.active,
+                })));
                 return Some(Outcome::Changed);
             }
             Action::Move(m) => EditCommand::Move(m),

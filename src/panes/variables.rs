@@ -11,10 +11,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Row, StatefulWidget, Table, TableState, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
+use crate::component::{Component, Ctx, Effect, Input, Opening, Outcome, View};
 use crate::keymap::{Action, PaneId, Scope};
-use crate::overlays::Overlay;
-use crate::overlays::variable::VariableDetail;
 use crate::sanitize;
 use crate::theme::Theme;
 use crate::ui::line_input::LineInput;
@@ -151,8 +149,7 @@ impl VariablesPane {
             }
             Action::ShowVariable => {
                 if let Some(name) = name {
-                    let detail = VariableDetail { name, scroll: 0 };
-                    ctx.push(Effect::Open(Box::new(Overlay::Variable(detail))));
+                    ctx.push(Effect::Open(Opening::Variable(name)));
                 }
             }
             _ => return false,

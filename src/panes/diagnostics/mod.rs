@@ -13,13 +13,11 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, StatefulWidget, Widget};
 
-use crate::component::{Component, Ctx, Effect, Input, Outcome, View};
+use crate::component::{Component, Ctx, Effect, Input, Opening, Outcome, View};
 use std::sync::Arc;
 
 use crate::diagnostics::{Severity, SeverityCounts};
 use crate::keymap::{Action, PaneId, Scope};
-use crate::overlays::Overlay;
-use crate::overlays::problem::ProblemDetail;
 use crate::sanitize;
 use crate::theme::Theme;
 use crate::ui::list_cursor::ListCursor;
@@ -84,11 +82,7 @@ impl Component for DiagnosticsPane {
             },
             // K: everything the server said about it.
             Input::Action(Action::ShowProblem) if self.selected().is_some() => {
-                let detail = ProblemDetail {
-                    index: self.cursor.selected,
-                    scroll: 0,
-                };
-                ctx.push(Effect::Open(Box::new(Overlay::Problem(detail))));
+                ctx.push(Effect::Open(Opening::Problem(self.cursor.selected)));
             }
             Input::Scroll(delta) => self.cursor.move_by(delta, self.rows.len()),
             // Like the Problems panel of an IDE: a click opens the spot.
