@@ -217,6 +217,22 @@ pub struct SnapshotSection {
 pub struct UiSection {
     /// The file view shows each file a cell writes (default on).
     pub follow_edits: Option<bool>,
+    /// What quitting prints to the terminal's normal screen.
+    pub on_quit: Option<OnQuit>,
+}
+
+/// `[ui] on_quit`: what is left in the terminal's scrollback when the
+/// workbench quits (the alternate screen takes the session with it).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnQuit {
+    /// Prompts, answers, cells (code and a short output) and changed files.
+    #[default]
+    Transcript,
+    /// The last answer only.
+    Summary,
+    /// Nothing but the resume line.
+    None,
 }
 
 /// The merged settings everybody reads.
@@ -242,6 +258,8 @@ pub struct Settings {
     pub snapshot_budget: usize,
     /// `[ui] follow_edits`: the file view shows each file a cell writes.
     pub follow_edits: bool,
+    /// `[ui] on_quit`: what quitting prints above the resume line.
+    pub on_quit: OnQuit,
     pub diagnostics: DiagnosticsConfig,
     /// The approval mode asked for (flag or config); `None` leaves the
     /// choice to the front end (`ask` in the TUI).
@@ -410,6 +428,7 @@ impl Settings {
                 .unwrap_or_else(|| PathBuf::from("python3")),
             snapshot_budget,
             follow_edits: file.ui.follow_edits.unwrap_or(true),
+            on_quit: file.ui.on_quit.unwrap_or_default(),
             diagnostics: file.diagnostics,
             approval: flags.approval.or(file.safety.approval),
             allow_network: flags.allow_network || file.safety.allow_network.unwrap_or(false),
@@ -575,6 +594,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("safety.approval"), "{err}");
+    }
+
+    #[test]
+    fn on_quit_is_read_and_a_wrong_value_is_named() {
+        let merged = |text: &str| {
+            let file = ConfigFile::parse(text, Path::new("c.toml")).unwrap();
+            Settings::merge(file, None, &GlobalOptions::default(), &env_of(&[]))
+                .unwrap()
+                .on_quit
+        };
+        assert_eq!(merged(""), OnQuit::Transcript);
+        assert_eq!(merged("[ui]\non_quit = \"summary\"\n"), OnQuit::Summary);
+        assert_eq!(merged("[ui]\non_quit = \"none\"\n"), OnQuit::None);
+        let err = ConfigFile::parse("[ui]\non_quit = \"all\"\n", Path::new("c.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ui.on_quit"), "{err}");
     }
 
     #[test]

@@ -101,9 +101,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .map(|line| (line as usize, target.column.unwrap_or(1) as usize));
         app::editors::open(&mut state, file, position);
     }
-    let session = runtime.block_on(hello_tui::tui::run::run(state, theme))?;
+    let exit = runtime.block_on(hello_tui::tui::run::run(state, theme))?;
+    // Already sanitized; the scrollback keeps it above the resume line.
+    print!("{}", exit.transcript);
     // The demo's sessions go with its temp dir: nothing to resume.
-    if let Some(id) = session.filter(|_| demo_dir.is_none()) {
+    if let Some(id) = exit.session.filter(|_| demo_dir.is_none()) {
         let line = hello_tui::workbench::sessions::exit_line(&id, &workspace, Some(&cwd));
         println!("{}", for_display(&line));
     }

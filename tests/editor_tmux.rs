@@ -119,6 +119,25 @@ fn a_file_argument_outside_git_keeps_the_working_directory_as_workspace() {
     tmux.keys(&["C-q"]);
 }
 
+/// Starts the workbench in `root` with `args`, does `before` in it, quits
+/// with Ctrl+Q and returns the normal screen the shell is back on.
+fn quit_after(
+    root: &std::path::Path,
+    state: &std::path::Path,
+    name: &str,
+    args: &str,
+    before: impl FnOnce(&Tmux),
+) -> String {
+    let command = format!("{}; echo EXITED; sleep 60", command_in(root, state, args));
+    let tmux = Tmux::start(name, &command, 100, 30);
+    tmux.wait_for("Ctrl+Q quit");
+    before(&tmux);
+    tmux.keys(&["C-q"]);
+    let screen = tmux.wait_for("EXITED");
+    assert_eq!(tmux.flag("alternate_on"), "0", "{screen}");
+    screen
+}
+
 /// Quitting leaves one line in the terminal, after the alternate screen:
 /// the session id and how to resume it; with no session, nothing (issue 14,
 /// item 14).
@@ -127,18 +146,7 @@ fn quitting_prints_the_session_and_how_to_resume_it() {
     let project = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(project.path()).unwrap();
     let state = tempfile::tempdir().unwrap();
-    let run = |name: &str, args: &str| {
-        let command = format!(
-            "{}; echo EXITED; sleep 60",
-            command_in(&root, state.path(), args)
-        );
-        let tmux = Tmux::start(name, &command, 100, 30);
-        tmux.wait_for("Ctrl+Q quit");
-        tmux.keys(&["C-q"]);
-        let screen = tmux.wait_for("EXITED");
-        assert_eq!(tmux.flag("alternate_on"), "0", "{screen}");
-        screen
-    };
+    let run = |name: &str, args: &str| quit_after(&root, state.path(), name, args, |_| {});
     let screen = run("exit-none", "");
     assert!(
         !screen.contains("--resume"),
@@ -160,6 +168,46 @@ fn quitting_prints_the_session_and_how_to_resume_it() {
         vec![format!("Session {id} saved. Resume it with: hello-tui --resume {id}").as_str()],
         "{screen}"
     );
+}
+
+/// Issue 29: the alternate screen takes the session with it, so quitting
+/// prints the transcript to the normal screen (a cell's code, the start of
+/// its output), where the scrollback keeps it; `[ui] on_quit = "none"`
+/// prints nothing, and a session where nothing was asked prints nothing.
+#[test]
+fn quitting_leaves_the_transcript_in_the_scrollback() {
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let quiet = state.path().join("quiet.toml");
+    std::fs::write(&quiet, "[ui]\non_quit = \"none\"\n").unwrap();
+    let run = |name: &str, args: &str, cell: bool| {
+        quit_after(&root, state.path(), name, args, |tmux| {
+            if cell {
+                tmux.keys(&["-l", "%py print('from the ' + 'cell'); print('two')"]);
+                tmux.keys(&["Enter"]);
+                tmux.wait_for("from the cell");
+            }
+        })
+    };
+    let screen = run("quit-transcript", "--approval auto", true);
+    for line in [
+        "── hello-tui ──",
+        "│ print('from the ' + 'cell'); print('two')",
+        "⎿ from the cell",
+        "    two",
+    ] {
+        assert!(screen.contains(line), "{line:?} is not in:\n{screen}");
+    }
+    assert!(screen.contains("▸ cell ✓"), "{screen}");
+
+    let quiet_args = format!("--approval auto --config {}", quiet.display());
+    let screen = run("quit-none", &quiet_args, true);
+    assert!(!screen.contains("from the cell"), "{screen}");
+    assert!(!screen.contains("hello-tui ──"), "{screen}");
+
+    let screen = run("quit-nothing-done", "", false);
+    assert!(!screen.contains("hello-tui ──"), "{screen}");
 }
 
 /// Issue 25, routes 2 and 5: a cell in the workbench (a `%py` cell here;

@@ -30,10 +30,19 @@ const TERMINATE_GRACE: Duration = Duration::from_secs(3);
 /// Upper bound of queued events applied before a frame is forced out.
 const MAX_BATCH: usize = 512;
 
+/// What the caller prints once the terminal is back.
+#[derive(Debug)]
+pub struct Exit {
+    /// The session this run wrote to, if any (the resume line).
+    pub session: Option<String>,
+    /// The conversation as `[ui] on_quit` asks (`workbench::quit_transcript`),
+    /// sanitized; empty for nothing.
+    pub transcript: String,
+}
+
 /// Runs the workbench until the user quits. The terminal is restored by the
-/// guard whatever happens. Returns the id of the session this run wrote to,
-/// if any, once the terminal is back (the caller prints it).
-pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<String>> {
+/// guard whatever happens; what to print after it comes back is returned.
+pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Exit> {
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = event::channel();
     if let Some(highlighter) = &state.highlighter {
@@ -145,9 +154,16 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Option<Str
     }
     crate::app::memory::keep(&state, &memory);
     let session = crate::app::agent::session_at_exit(&mut state).await;
+    let transcript = crate::workbench::quit_transcript::text(
+        state.workbench.transcript(),
+        state.workbench.settings().on_quit,
+    );
     // The alternate screen is left before the caller prints.
     drop(guard);
-    Ok(session)
+    Ok(Exit {
+        session,
+        transcript,
+    })
 }
 
 /// Rebuilds the snapshot when the scene changed, debounced so a burst of

@@ -26,6 +26,7 @@ pub mod memory;
 pub mod models;
 pub mod prompt_history;
 pub(crate) mod python_literals;
+pub mod quit_transcript;
 pub(crate) mod recovery_mirror;
 pub mod safety;
 pub mod sessions;
