@@ -47,6 +47,9 @@ pub enum Scope {
     HunkReview,
     /// The slash-command palette, open while a command name is typed.
     SlashPalette,
+    /// The workspace's files, listed while an `@path` is typed in the
+    /// composer.
+    MentionList,
     /// The Ctrl+P file picker: typing edits the query.
     Picker,
     /// The go-to-line prompt and the find bar: typing edits the input.
@@ -78,6 +81,7 @@ impl Scope {
             Scope::ApprovalReason => "Approval: reason for denying",
             Scope::HunkReview => "Review a write hunk by hunk",
             Scope::SlashPalette => "Slash commands (type / in the composer)",
+            Scope::MentionList => "Mention a file (type @ in the composer)",
             Scope::Picker => "File picker (Ctrl+P)",
             Scope::Prompt => "Go to line and find in file",
             Scope::Conflict => "Changed on disk",
@@ -86,11 +90,12 @@ impl Scope {
     }
 
     /// Scopes in the order the help overlay lists them.
-    pub const ALL: [Scope; 22] = [
+    pub const ALL: [Scope; 23] = [
         Scope::Global,
         Scope::Conversation,
         Scope::HistorySelect,
         Scope::SlashPalette,
+        Scope::MentionList,
         Scope::FileView,
         Scope::List,
         Scope::Variables,
@@ -265,6 +270,14 @@ pub enum Action {
     PaletteAccept,
     /// Slash palette: close it, keeping the text.
     PaletteClose,
+    /// `@` list: the next file.
+    MentionNext,
+    /// `@` list: the previous file.
+    MentionPrevious,
+    /// `@` list: put the selected file's path in place of what is typed.
+    MentionInsert,
+    /// `@` list: close it, keeping the text.
+    MentionClose,
     /// Switch the approval mode between `ask` and `auto`.
     CycleApprovalMode,
     SortVariables,
@@ -399,6 +412,10 @@ impl Action {
             Action::PaletteComplete => "Complete the command's name (then type its arguments)",
             Action::PaletteAccept => "Run the selected command",
             Action::PaletteClose => "Close the list, keep the text",
+            Action::MentionNext => "Next file",
+            Action::MentionPrevious => "Previous file",
+            Action::MentionInsert => "Insert the file's path (it goes with the message)",
+            Action::MentionClose => "Close the file list, keep the text",
             Action::CancelDenial => "Back to the choices",
             Action::CycleApprovalMode => "Approval mode ask ↔ auto (or /approval MODE)",
             Action::SortVariables => "Sort variables by name or by last change",
@@ -478,6 +495,10 @@ impl Action {
             Action::PaletteComplete => "complete",
             Action::PaletteAccept => "run",
             Action::PaletteClose => "close",
+            Action::MentionNext => "next",
+            Action::MentionPrevious => "previous",
+            Action::MentionInsert => "insert",
+            Action::MentionClose => "close",
             Action::CancelDenial => "back",
             Action::CycleApprovalMode => "mode",
             Action::SortVariables => "sort",
@@ -1138,6 +1159,26 @@ pub(crate) const BINDINGS: &[Binding] = &[
         NONE,
         Action::PaletteClose,
     ),
+    hinted(
+        Scope::MentionList,
+        KeyCode::Enter,
+        NONE,
+        Action::MentionInsert,
+    ),
+    bind(
+        Scope::MentionList,
+        KeyCode::Tab,
+        NONE,
+        Action::MentionInsert,
+    ),
+    bind(Scope::MentionList, KeyCode::Down, NONE, Action::MentionNext),
+    bind(
+        Scope::MentionList,
+        KeyCode::Up,
+        NONE,
+        Action::MentionPrevious,
+    ),
+    hinted(Scope::MentionList, KeyCode::Esc, NONE, Action::MentionClose),
     hinted(Scope::HunkReview, Char('y'), NONE, Action::AcceptHunk),
     hinted(Scope::HunkReview, Char('n'), NONE, Action::RejectHunk),
     hinted(Scope::HunkReview, Char('a'), NONE, Action::AcceptRestHunks),
@@ -1307,7 +1348,7 @@ pub(crate) fn lookup(scopes: &[Scope], event: &KeyEvent) -> Option<Action> {
 pub(crate) fn hints(scope: Scope) -> impl Iterator<Item = &'static Binding> {
     // The palette is not modal (typing goes on), but while it is open its
     // keys are the ones worth showing.
-    let modal = is_modal(scope) || scope == Scope::SlashPalette;
+    let modal = is_modal(scope) || matches!(scope, Scope::SlashPalette | Scope::MentionList);
     BINDINGS
         .iter()
         .filter(move |b| b.hint && (b.scope == scope || (!modal && b.scope == Scope::Global)))

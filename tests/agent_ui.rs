@@ -761,7 +761,7 @@ fn f2_shows_the_json_that_is_sent_and_scrolls_to_its_end() {
         text.contains(r#""content": "You are a coding agent"#),
         "{text}"
     );
-    let (prompt, _) =
+    let (prompt, _, _) =
         hello_tui::workbench::context_window::preview(&s.workbench, &s.draft()).unwrap();
     let Some(Overlay::RequestPreview(preview)) = s.overlay() else {
         panic!("F2 is open");
@@ -850,7 +850,7 @@ async fn slash_compact_folds_the_conversation_into_a_summary() {
             .is_some_and(|(used, _)| used < before)
     })
     .await;
-    let (next, _) =
+    let (next, _, _) =
         hello_tui::workbench::context_window::preview(&s.workbench, &s.draft()).unwrap();
     assert!(
         next.readable()
@@ -1478,19 +1478,7 @@ fs.write('NOTES.md', 'checkAuth: admins only where adminOnly\n')"#;
 /// on disk reaches the next turn's request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
-    use loopback::{Framing, LoopbackServer, Reply, data};
-    let server = LoopbackServer::respond_with(Duration::from_secs(30), |_| {
-        let body = [
-            data(r#"{"choices":[{"index":0,"delta":{"content":"ok"}}]}"#),
-            data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
-            "data: [DONE]\r\n\r\n".to_owned(),
-        ];
-        Reply::sse(
-            Framing::Chunked,
-            vec![loopback::Part::Bytes(body.concat().into_bytes())],
-        )
-    })
-    .await;
+    let server = answering_ok().await;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join("src")).unwrap();
@@ -1544,6 +1532,23 @@ async fn agents_md_is_sent_as_project_instructions_and_reread_each_turn() {
     assert!(heading < tabs && tabs < pytest, "root first, nearest last");
     assert!(systems[1].contains("Indent with four spaces."), "re-read");
     assert!(!systems[1].contains("Indent with tabs."));
+}
+
+/// A loopback model server that answers "ok" to every request.
+async fn answering_ok() -> loopback::LoopbackServer {
+    use loopback::{Framing, LoopbackServer, Reply, data};
+    LoopbackServer::respond_with(Duration::from_secs(30), |_| {
+        let body = [
+            data(r#"{"choices":[{"index":0,"delta":{"content":"ok"}}]}"#),
+            data(r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#),
+            "data: [DONE]\r\n\r\n".to_owned(),
+        ];
+        Reply::sse(
+            Framing::Chunked,
+            vec![loopback::Part::Bytes(body.concat().into_bytes())],
+        )
+    })
+    .await
 }
 
 /// Issue 19: a cell's `llm_query` sub-calls show nested under it (prompt
@@ -2258,4 +2263,89 @@ async fn a_session_keeps_its_tabs_when_the_workbench_dies() {
     let mut again = state(dir.path());
     hello_tui::workbench::sessions::configure(&mut again.workbench, false, Some(Some(id))).unwrap();
     assert_eq!(shown_tabs(&again), tabs);
+}
+
+/// Issue 29: `@` in the composer lists the workspace's files; the keys pick
+/// one (Tab inserts its path), and on send the file's text goes with the
+/// message the server receives — the buffer's text when it is open with
+/// unsaved edits, a range as asked — while a secret file mentioned is not
+/// sent and the user is told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_mentioned_with_at_goes_with_the_message() {
+    let server = answering_ok().await;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("src/greeting.py"),
+        "def greet():\n    return 'on disk'\n",
+    )
+    .unwrap();
+    let lines: String = (1..=30).map(|i| format!("row {i}\n")).collect();
+    std::fs::write(root.join("notes.txt"), lines).unwrap();
+    std::fs::write(root.join(".env"), "TOKEN=never-sent-4721\n").unwrap();
+    let (tx, mut rx) = event::channel();
+    let mut s = kernel_state(&root, &tx, None);
+    s.workbench.settings_mut().model = Some("m".into());
+    s.workbench.settings_mut().base_url = Some(server.base_url.clone());
+    s.workbench.settings_mut().context_window = Some(16_000);
+    s.workbench
+        .file_index_mut()
+        .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
+            "notes.txt".into(),
+            "src/greeting.py".into(),
+        ]));
+    // Open with an unsaved edit: the buffer is what goes.
+    hello_tui::app::editors::open(&mut s, &root.join("src/greeting.py"), Some((2, 13)));
+    type_text(&mut s, "UNSAVED ");
+    hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
+    s.focus = hello_tui::keymap::PaneId::Conversation;
+
+    type_text(&mut s, "explain @greet");
+    let screen = draw(&mut s, 120, 36).backend().to_string();
+    assert!(screen.contains("Files · 1"), "{screen}");
+    assert!(screen.contains("@src/greeting.py"), "{screen}");
+    key(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    type_text(&mut s, "with @notes.txt:3-4 and @.env");
+    // Esc closes the list; Enter then sends.
+    key(&mut s, KeyCode::Esc, KeyModifiers::NONE);
+    assert_eq!(
+        s.conversation.composer.lines(),
+        ["explain @src/greeting.py with @notes.txt:3-4 and @.env"]
+    );
+    let screen = draw(&mut s, 120, 36).backend().to_string();
+    assert!(!screen.contains("Files ·"), "closed:\n{screen}");
+    key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    pump_until(&mut s, &mut rx, |s| !s.workbench.agent().busy).await;
+
+    let sent: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "POST")
+        .map(|r| r.json()["messages"].to_string())
+        .collect();
+    assert_eq!(sent.len(), 1);
+    let body = &sent[0];
+    assert!(body.contains("### @src/greeting.py"), "{body}");
+    assert!(
+        body.contains("return 'UNSAVED on disk'"),
+        "the buffer: {body}"
+    );
+    assert!(body.contains("### @notes.txt:3-4"), "{body}");
+    assert!(
+        body.contains("(lines 3-4 of 30)\\nrow 3\\nrow 4\\n"),
+        "{body}"
+    );
+    assert!(!body.contains("row 5"), "{body}");
+    assert!(!body.contains("never-sent-4721"), "{body}");
+    let said: Vec<&str> = s
+        .workbench
+        .transcript()
+        .iter()
+        .map(|e| e.text.as_str())
+        .collect();
+    assert!(
+        said.contains(&"@.env is not sent: it may hold secrets."),
+        "{said:#?}"
+    );
 }

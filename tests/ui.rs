@@ -831,7 +831,7 @@ fn f2_previews_the_snapshot_with_its_breakdown() {
     );
     assert!(text.contains("Next request"), "{text}");
     assert!(text.contains("snapshot 543/12000 chars") || text.contains("snapshot "));
-    let (next, _) =
+    let (next, _, _) =
         hello_tui::workbench::context_window::preview(&s.workbench, &s.draft()).unwrap();
     assert!(
         next.readable().contains("Cannot find name 'config'."),
@@ -1486,6 +1486,53 @@ fn slash_opens_a_command_palette() {
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     let said = &s.workbench.transcript().last().unwrap().text;
     assert!(said.starts_with("No changes"), "/diff ran: {said}");
+}
+
+/// Issue 29: `@` at a word's start lists the workspace's files over the
+/// composer, matched characters highlighted and the selection shown; ↓
+/// moves it, Enter inserts the path (and sends nothing), Esc closes the
+/// list and keeps the text, and a new word opens it again.
+#[test]
+fn at_lists_the_workspaces_files_and_enter_inserts_one() {
+    let mut s = state();
+    s.workbench
+        .file_index_mut()
+        .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
+            "README.md".into(),
+            "src/greeting.py".into(),
+            "src/grid.py".into(),
+        ]));
+    type_keys(&mut s, "see @gr");
+    press(&mut s, KeyCode::Down, KeyModifiers::NONE);
+    let terminal = draw(&mut s, 90, 24);
+    let screen = text_of(&terminal);
+    assert!(screen.contains("Files · 2"), "{screen}");
+    assert!(!screen.contains("README"), "{screen}");
+    insta::assert_debug_snapshot!(buffer_region(
+        buffer_of(&terminal),
+        ratatui::layout::Rect::new(0, 14, 60, 10)
+    ));
+    let chosen = s.conversation.mentions.list.as_ref().unwrap().matches[1]
+        .path
+        .clone();
+    press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(s.conversation.composer.lines(), [format!("see @{chosen} ")]);
+    assert!(s.workbench.transcript().is_empty(), "Enter sent nothing");
+    assert!(s.conversation.mentions.list.is_none());
+
+    type_keys(&mut s, "@READ");
+    press(&mut s, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(s.conversation.mentions.list.is_none());
+    assert_eq!(
+        s.conversation.composer.lines(),
+        [format!("see @{chosen} @READ")],
+        "the text stays"
+    );
+    press(&mut s, KeyCode::Backspace, KeyModifiers::NONE);
+    assert!(
+        s.conversation.mentions.list.is_some(),
+        "a new word opens it"
+    );
 }
 
 /// Issue 18: a Markdown template in `.hello-tui/commands/` is a command:

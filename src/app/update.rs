@@ -128,8 +128,15 @@ fn app_event(state: &mut AppState, event: AppEvent) -> Command {
             Command::Redraw
         }
         AppEvent::Workspace(message) => super::editors::on_workspace(state, message),
+        // Each list takes only the answer to its own query: the picker,
+        // the search pane's files and the composer's `@` list.
         AppEvent::PickerResults(results) => {
-            to_overlay(state, Input::FileMatches(&results)).unwrap_or(Command::None)
+            let overlay = to_overlay(state, Input::FileMatches(&results));
+            let composer =
+                super::deliver::to_pane(state, PaneId::Conversation, Input::FileMatches(&results));
+            overlay
+                .unwrap_or(Command::None)
+                .merge(composer.unwrap_or(Command::None))
         }
         AppEvent::Subcall(event) => {
             crate::workbench::subcalls::apply(&mut state.workbench, event);
@@ -271,7 +278,11 @@ fn apply_action(state: &mut AppState, action: Action) -> Command {
         | Action::FilterVariables
         | Action::ShowVariable
         | Action::ClearFilter
-        | Action::EndFilter => return Command::None,
+        | Action::EndFilter
+        | Action::MentionNext
+        | Action::MentionPrevious
+        | Action::MentionInsert
+        | Action::MentionClose => return Command::None,
         // File actions bound everywhere (Ctrl+S, Ctrl+P, …) reach the file
         // view wherever the focus is.
         other => {
@@ -480,7 +491,11 @@ fn attach_pins(workbench: &mut Workbench, prompt: String) -> String {
         return prompt;
     }
     let pins = workbench.take_pins();
-    crate::workbench::context_window::pinned_prompt(prompt, &pins)
+    let (message, mentioned) = crate::workbench::context_window::message(workbench, prompt, &pins);
+    for note in &mentioned.notes {
+        workbench.notice(note);
+    }
+    message
 }
 
 /// The border between the conversation and the panes on its right is

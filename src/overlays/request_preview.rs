@@ -63,6 +63,9 @@ pub struct RequestView {
     pub compacts_first: bool,
     /// Each section of the prompt and its tokens.
     pub sections: Vec<(String, usize)>,
+    /// The files the message mentions (`@path`), with their tokens, and
+    /// why any mentioned file does not go.
+    pub mentioned: crate::workbench::context_window::Mentioned,
     /// The messages, readable or as JSON.
     pub text: String,
     /// Lines of `text` (the scroll limit).
@@ -74,7 +77,8 @@ impl RequestView {
     /// (`json`: its messages as the body's JSON). `Err` says why there is
     /// none to show.
     pub fn of(workbench: &Workbench, draft: &str, json: bool) -> Result<Self, &'static str> {
-        let (prompt, window) = crate::workbench::context_window::preview(workbench, draft)?;
+        let (prompt, window, mentioned) =
+            crate::workbench::context_window::preview(workbench, draft)?;
         let text = if json {
             // What this provider sends: Anthropic's body is shaped otherwise.
             match workbench.agent().provider() {
@@ -97,6 +101,7 @@ impl RequestView {
                 .iter()
                 .map(|s| (s.label.clone(), s.tokens))
                 .collect(),
+            mentioned,
             lines: text.lines().count(),
             text,
         })
@@ -251,6 +256,25 @@ fn render(
             format!("{} pinned (in the message)", workbench.pins().len()),
             theme.roles.muted,
         ));
+    }
+    if let Ok(view) = &preview.view {
+        let mentioned = &view.mentioned;
+        if !mentioned.files.is_empty() || !mentioned.notes.is_empty() {
+            breakdown.push(Line::default());
+            breakdown.push(Line::styled(
+                "mentioned (in the message)",
+                theme.roles.muted,
+            ));
+        }
+        for (label, tokens) in &mentioned.files {
+            breakdown.push(Line::from(vec![
+                Span::styled(format!("  {:<24}", truncate(label, 24)), theme.roles.text),
+                Span::styled(format!("{tokens:>7}"), theme.roles.muted),
+            ]));
+        }
+        for note in &mentioned.notes {
+            breakdown.push(Line::styled(format!("  {note}"), theme.roles.warning));
+        }
     }
     Paragraph::new(breakdown).render(breakdown_area, buf);
 

@@ -48,6 +48,8 @@ pub struct ConversationState {
     palette_closed_for: Option<String>,
     /// Big pastes, shown as chips in the composer.
     pasted: super::pasted::Pasted,
+    /// The workspace's files while an `@path` is typed.
+    pub mentions: super::mention_list::Mentions,
     /// What was sent before, for ↑/↓ (the app records each submission).
     pub history: crate::workbench::prompt_history::PromptHistory,
 }
@@ -154,6 +156,7 @@ impl Default for ConversationState {
             palette: None,
             palette_closed_for: None,
             pasted: Default::default(),
+            mentions: Default::default(),
             history: Default::default(),
         }
     }
@@ -187,6 +190,13 @@ impl ConversationState {
     /// with `pins` pinned results listed.
     pub fn history_area(&self, pins: usize, area: Rect) -> Rect {
         screen::conversation::history_area(self.composer_rows(area.width), pins, area)
+    }
+
+    /// Brings the slash palette and the `@` list up to date with the
+    /// composer's text.
+    fn refresh_lists(&mut self, around: crate::component::Around<'_>) {
+        self.refresh_palette(around.workbench);
+        self.mentions.refresh(&self.composer, around);
     }
 
     /// Brings the palette up to date with the composer's text.
@@ -266,7 +276,7 @@ impl ConversationState {
                     format!("/{} ", command.name)
                 };
                 self.set_composer_text(&completed);
-                self.refresh_palette(ctx.around.workbench);
+                self.refresh_lists(ctx.around);
             }
             Action::PaletteAccept => {
                 let command = chosen?;
@@ -381,6 +391,7 @@ impl ConversationState {
         let text = self.pasted.expand(&text);
         self.pasted.clear();
         self.palette = None;
+        self.mentions = Default::default();
         self.place.follow();
         ctx.push(Effect::Submit(text));
         Outcome::Changed
@@ -401,6 +412,8 @@ impl Component for ConversationState {
             vec![Scope::HistorySelect]
         } else if self.palette.is_some() {
             vec![Scope::SlashPalette, Scope::Conversation]
+        } else if self.mentions.list.is_some() {
+            vec![Scope::MentionList, Scope::Conversation]
         } else {
             vec![Scope::Conversation]
         }
@@ -411,6 +424,16 @@ impl Component for ConversationState {
             Input::Action(action) if let Some(outcome) = self.palette_action(action, ctx) => {
                 outcome
             }
+            Input::Action(action)
+                if let Some(edited) =
+                    self.mentions.action(action, &mut self.composer, ctx.around) =>
+            {
+                if edited {
+                    self.history.stop_recalling();
+                }
+                Outcome::Changed
+            }
+            Input::FileMatches(results) => Outcome::from_changed(self.mentions.take(results)),
             Input::Action(action) if let Some(outcome) = self.select_action(action, ctx) => outcome,
             // Typing selects nothing while the cursor is in the history.
             Input::Key(_) | Input::Paste(_) if self.text_cursor.is_some() => Outcome::Unchanged,
@@ -423,13 +446,13 @@ impl Component for ConversationState {
             }
             Input::Action(Action::InsertNewline) => {
                 self.composer.insert_newline();
-                self.refresh_palette(ctx.around.workbench);
+                self.refresh_lists(ctx.around);
                 Outcome::Changed
             }
             // Only the keys F1 lists for the composer edit it.
             Input::Key(key) if !crate::keymap::composer_takes(&key) => Outcome::Unchanged,
             Input::Key(key) if let Some(outcome) = self.recall(key) => {
-                self.refresh_palette(ctx.around.workbench);
+                self.refresh_lists(ctx.around);
                 outcome
             }
             Input::Key(key) => {
@@ -440,7 +463,7 @@ impl Component for ConversationState {
                 if changed {
                     self.history.stop_recalling();
                 }
-                self.refresh_palette(ctx.around.workbench);
+                self.refresh_lists(ctx.around);
                 let moved = (self.composer.cursor(), self.composer.selection_range()) != before;
                 Outcome::from_changed(changed || moved)
             }
@@ -449,7 +472,7 @@ impl Component for ConversationState {
                     Some(chip) => self.composer.insert_str(chip),
                     None => self.composer.insert_str(text),
                 };
-                self.refresh_palette(ctx.around.workbench);
+                self.refresh_lists(ctx.around);
                 Outcome::from_changed(changed)
             }
             // Rows become a place in the transcript in `app::frame::prepare`, which
@@ -556,6 +579,9 @@ fn render(
         theme.roles.text
     });
     frame.render_widget(&composer, composer_area);
+    if let Some(list) = &pane.mentions.list {
+        list.render(theme, inner, frame);
+    }
     if let Some(palette) = &pane.palette {
         render_palette(palette, theme, inner, frame);
     }
@@ -567,13 +593,7 @@ fn render(
 fn render_palette(palette: &Palette, theme: &Theme, history_area: Rect, frame: &mut Frame) {
     // (`history_area` is the history's inner area.)
     let rows = palette.items.len().min(PALETTE_ROWS);
-    let height = (rows as u16 + 2).min(history_area.height);
-    let area = Rect::new(
-        history_area.x,
-        history_area.bottom().saturating_sub(height),
-        history_area.width,
-        height,
-    );
+    let area = screen::conversation::list_over_history(history_area, rows);
     // The selected command stays in view when the list is longer.
     let first = palette.selected.saturating_sub(rows.saturating_sub(1));
     let lines: Vec<Line> = palette

@@ -9,5 +9,6 @@
 pub mod conversation;
 pub mod diagnostics;
 pub(crate) mod file_view;
+pub(crate) mod mention_list;
 pub(crate) mod pasted;
 pub(crate) mod variables;

@@ -10,6 +10,18 @@ const MAX_COMPOSER_ROWS: u16 = 8;
 /// At most this many pinned results are listed above the composer.
 pub(crate) const MAX_PIN_ROWS: usize = 3;
 
+/// A list of `rows` items in a border over the bottom of the history's
+/// inner area, just above the composer (the slash palette, the `@` list).
+pub fn list_over_history(history_area: Rect, rows: usize) -> Rect {
+    let height = (rows as u16 + 2).min(history_area.height);
+    Rect::new(
+        history_area.x,
+        history_area.bottom().saturating_sub(height),
+        history_area.width,
+        height,
+    )
+}
+
 /// Rows the composer's text takes when wrapped inside the pane's border
 /// (`width` is the pane's), as the text area wraps it: at word boundaries,
 /// a word wider than the line broken, one more cell for a cursor at the

@@ -10,6 +10,7 @@ use crate::workbench::Pin;
 use crate::workbench::Workbench;
 use crate::workbench::agent::AgentUpdate;
 use crate::workbench::event::AppEvent;
+use crate::workbench::mentions::{self, Attached};
 use crate::workbench::submission::{self, Submission};
 
 /// The prompt with pinned search results in a delimited block the model
@@ -20,6 +21,24 @@ pub(crate) fn pinned_prompt(prompt: String, pins: &[Pin]) -> String {
         prompt,
         pins.iter().map(|p| (p.label.as_str(), p.text.as_str())),
     )
+}
+
+/// The message Enter sends for `prompt`: what was typed, then one block
+/// with the search pane's `pins` and the files the prompt mentions
+/// (`@path`, `workbench::mentions`); what could not go is said in the
+/// notes.
+pub(crate) fn message(workbench: &Workbench, prompt: String, pins: &[Pin]) -> (String, Attached) {
+    let mentioned = mentions::attach(workbench, &prompt);
+    let all: Vec<Pin> = pins.iter().chain(&mentioned.pins).cloned().collect();
+    (pinned_prompt(prompt, &all), mentioned)
+}
+
+/// The files a draft mentions as F2 shows them: each one's label and
+/// tokens, and what could not go.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Mentioned {
+    pub files: Vec<(String, usize)>,
+    pub notes: Vec<String>,
 }
 
 /// The window as known now: the server's answer once the first turn has
@@ -38,11 +57,12 @@ pub(crate) fn window(workbench: &Workbench) -> ContextWindow {
 }
 
 /// The request Enter would send now with `draft` in the composer (with
-/// pins) and the latest snapshot. `Err` says why there is none to show.
+/// pins and the files it mentions, which come back too) and the latest
+/// snapshot. `Err` says why there is none to show.
 pub fn preview(
     workbench: &Workbench,
     draft: &str,
-) -> Result<(Prompt, ContextWindow), &'static str> {
+) -> Result<(Prompt, ContextWindow, Mentioned), &'static str> {
     let mut conversation = workbench
         .agent
         .conversation()
@@ -50,9 +70,12 @@ pub fn preview(
         .map_err(|_| "a turn is running; the preview is back when it ends")?;
     // MCP servers report their tools in the background, with no event.
     conversation.set_kernel_tools(workbench.agent.mcp.prompt_section());
-    let prompt = match submission::parse(draft) {
-        Submission::Prompt(prompt) => pinned_prompt(prompt, &workbench.pins),
-        _ => pinned_prompt(String::new(), &workbench.pins),
+    let (prompt, mentioned) = match submission::parse(draft) {
+        Submission::Prompt(prompt) => message(workbench, prompt, &workbench.pins),
+        _ => (
+            pinned_prompt(String::new(), &workbench.pins),
+            Attached::default(),
+        ),
     };
     let snapshot = workbench
         .snapshot
@@ -62,6 +85,14 @@ pub fn preview(
     Ok((
         preview_prompt(&conversation, &prompt, snapshot, &window),
         window,
+        Mentioned {
+            files: mentioned
+                .pins
+                .iter()
+                .map(|pin| (pin.label.clone(), conversation.counter().count(&pin.text)))
+                .collect(),
+            notes: mentioned.notes,
+        },
     ))
 }
 
@@ -69,7 +100,7 @@ pub fn preview(
 /// or compacted the request (its pins and snapshot included) would not fit
 /// the model's window: said before anything is spent, with the numbers.
 pub fn refusal(workbench: &Workbench, draft: &str) -> Option<String> {
-    let (prompt, _) = preview(workbench, draft).ok()?;
+    let (prompt, _, _) = preview(workbench, draft).ok()?;
     let least = prompt.least_tokens();
     (least > prompt.window).then(|| {
         format!(
@@ -86,7 +117,7 @@ pub fn refusal(workbench: &Workbench, draft: &str) -> Option<String> {
 /// included — by the same computation as F2 ([`preview`]), so the two
 /// always agree. Keeps the last value while a turn holds the conversation.
 pub fn refresh_gauge(workbench: &mut Workbench) {
-    if let Ok((prompt, _)) = preview(workbench, &workbench.draft) {
+    if let Ok((prompt, _, _)) = preview(workbench, &workbench.draft) {
         workbench.agent.context_used = Some((prompt.tokens, prompt.window));
     }
 }

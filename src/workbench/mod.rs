@@ -23,6 +23,7 @@ pub mod find_count;
 pub mod kernel;
 pub mod lsp_status;
 pub mod memory;
+pub mod mentions;
 pub mod models;
 pub mod prompt_history;
 pub(crate) mod python_literals;
