@@ -2,7 +2,8 @@
 //! echo child, measured in the same run.
 //!
 //! Run: `cargo bench --bench kernel` (`-- start` for the kernel start
-//! comparison alone)
+//! comparison alone, `-- keep` for the cost of keeping variables across
+//! restarts, each cell against a kernel that does not keep them)
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -163,8 +164,101 @@ async fn describe_after_each(rt: &CodeRuntime, cell: &str) -> (Stats, Stats) {
     (stats(samples), stats(in_kernel))
 }
 
+/// A kernel that keeps its variables (`[kernel] keep_variables`, the
+/// default) or not.
+fn kernel(keep: bool) -> CodeRuntime {
+    let dir = std::env::temp_dir();
+    let mut config = KernelConfig::for_workspace(&dir);
+    config.auto_refresh = None;
+    let mut registry = CapabilityRegistry::new();
+    if keep {
+        let limits = hello_tui::kernel::KeepLimits {
+            per_variable_bytes: 8 << 20,
+            total_bytes: 64 << 20,
+        };
+        let store = hello_tui::session::VarStore::new(limits);
+        config.keep_variables = Some(store.limits());
+        registry = registry.with(std::sync::Arc::new(store));
+    }
+    CodeRuntime::new(config, registry).0
+}
+
+/// Back-to-back cells (the next one waits for the last one's save), the
+/// two kernels taking turns so load affects both alike.
+async fn keep_or_not(
+    kept: &CodeRuntime,
+    plain: &CodeRuntime,
+    label: &str,
+    cell: &dyn Fn(usize) -> String,
+) {
+    let rounds = 1000;
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    for i in 0..100 + rounds {
+        for (rt, samples) in [(kept, &mut with), (plain, &mut without)] {
+            let started = Instant::now();
+            let r = rt.execute(&cell(i), None).await;
+            assert!(r.ok, "{:?}", r.error);
+            if i >= 100 {
+                samples.push(started.elapsed());
+            }
+        }
+    }
+    let (with, without) = (stats(with), stats(without));
+    println!(
+        "{label:<44} kept p50 {:>7.3} ms p99 {:>7.3} ms | not kept p50 {:>7.3} ms p99 {:>7.3} ms | p50 ratio {:.2}",
+        ms(with.p50),
+        ms(with.p99),
+        ms(without.p50),
+        ms(without.p99),
+        ms(with.p50) / ms(without.p50)
+    );
+}
+
+async fn keep_costs() {
+    let (kept, plain) = (kernel(true), kernel(false));
+    for rt in [&kept, &plain] {
+        rt.start().await.expect("kernel starts");
+    }
+    keep_or_not(&kept, &plain, "x = 1 (nothing new)", &|_| "x = 1".into()).await;
+    keep_or_not(&kept, &plain, "x = i (a small change)", &|i| {
+        format!("x = {i}")
+    })
+    .await;
+    keep_or_not(
+        &kept,
+        &plain,
+        "rows.append(i) (a list of 1 000 grows)",
+        &|i| format!("rows = globals().get('rows') or list(range(1000))\nrows.append({i})"),
+    )
+    .await;
+    let setup = "for i in range(1000):\n    k = i % 4\n    globals()['v%d' % i] = i if k == 0 else ('s' * (i % 50)) if k == 1 else list(range(i % 20)) if k == 2 else {'a': i, 'b': [i]}";
+    for rt in [&kept, &plain] {
+        assert!(rt.execute(setup, None).await.ok);
+    }
+    keep_or_not(
+        &kept,
+        &plain,
+        "x = i, 1 000 vars live (half containers)",
+        &|i| format!("x = {i}"),
+    )
+    .await;
+    for rt in [&kept, &plain] {
+        assert!(rt.execute("big = list(range(200_000))", None).await.ok);
+    }
+    keep_or_not(&kept, &plain, "x = i, and a 200 000-item list live", &|i| {
+        format!("x = {i}")
+    })
+    .await;
+    kept.shutdown().await;
+    plain.shutdown().await;
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    if std::env::args().any(|a| a == "keep") {
+        keep_costs().await;
+        return;
+    }
     start_through_shim_or_not();
     if std::env::args().any(|a| a == "start") {
         return;

@@ -182,6 +182,12 @@ pub struct KernelSection {
     pub memory_limit_mb: Option<u64>,
     /// Per-cell timeout in seconds (interrupt first, restart if it hangs).
     pub cell_timeout_secs: Option<u64>,
+    /// Keep the variables across kernel restarts (default on).
+    pub keep_variables: Option<bool>,
+    /// MiB one variable may keep (default 8).
+    pub keep_variable_mb: Option<u64>,
+    /// MiB a session's kept variables may take in all (default 64).
+    pub keep_variables_mb: Option<u64>,
     /// More environment variable names the kernel and `shell.run` children
     /// may see, beyond the built-in allowlist (never the API key's).
     pub env: Option<Vec<String>>,
@@ -268,6 +274,8 @@ pub struct Settings {
     pub allow_network: bool,
     pub memory_limit_mb: Option<u64>,
     pub cell_timeout_secs: Option<u64>,
+    /// `[kernel] keep_variables` and its bounds: `None` when off.
+    pub keep_variables: Option<crate::kernel::KeepLimits>,
     /// `[kernel] env`: variable names passed to children besides the
     /// allowlist (see `sandbox::ChildEnv`).
     pub kernel_env: Vec<String>,
@@ -434,6 +442,12 @@ impl Settings {
             allow_network: flags.allow_network || file.safety.allow_network.unwrap_or(false),
             memory_limit_mb: file.kernel.memory_limit_mb,
             cell_timeout_secs: file.kernel.cell_timeout_secs,
+            keep_variables: file.kernel.keep_variables.unwrap_or(true).then(|| {
+                crate::kernel::KeepLimits {
+                    per_variable_bytes: file.kernel.keep_variable_mb.unwrap_or(8) << 20,
+                    total_bytes: file.kernel.keep_variables_mb.unwrap_or(64) << 20,
+                }
+            }),
             kernel_env: file.kernel.env.unwrap_or_default(),
             max_processes: file
                 .safety

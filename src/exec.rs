@@ -319,6 +319,7 @@ impl Job {
                 directory: &mcp,
             }),
             variables: Variables::NotShown,
+            keep: None,
         }
         .start()?;
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());

@@ -107,6 +107,9 @@ pub(crate) struct KernelLaunch<'a> {
     /// `None`: no MCP servers are started for this kernel.
     pub mcp: Option<McpLink<'a>>,
     pub variables: Variables,
+    /// Where the kernel keeps its variables across restarts (`None`: it
+    /// does not; nor when `[kernel] keep_variables` is off).
+    pub keep: Option<&'a crate::session::VarStore>,
 }
 
 impl KernelLaunch<'_> {
@@ -135,6 +138,12 @@ impl KernelLaunch<'_> {
         let mut config = kernel_setup::kernel_config(self.settings, self.root, self.confinement);
         if self.variables == Variables::NotShown {
             config.auto_refresh = None;
+        }
+        if let Some(store) = self.keep
+            && self.settings.keep_variables.is_some()
+        {
+            registry = registry.with(Arc::new(store.clone()));
+            config.keep_variables = Some(store.limits());
         }
         Ok(CodeRuntime::new(config, registry))
     }

@@ -561,12 +561,13 @@ async fn sessions_are_written_as_they_happen_and_resume_after_a_truncated_line()
             .iter()
             .any(|(r, t)| *r == R::Notice && t.contains("line") && t.contains("incomplete"))
     );
+    // Kept with the session ([kernel] keep_variables, on by default).
     assert!(
         shown
             .last()
             .unwrap()
             .1
-            .contains("Kernel variables are not restored")
+            .contains("The kernel's variables kept with it come back when the first cell runs")
     );
     // The resumed context is searchable (the capability and the pane read it).
     let hits = state

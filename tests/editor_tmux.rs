@@ -390,3 +390,51 @@ fn invisible_characters_keep_the_terminal_and_the_layout_in_step() {
     check("moving back up");
     tmux.keys(&["C-q"]);
 }
+
+/// Issue 29: `--resume` brings back the kernel variables kept with the
+/// session (here one kept as a pickle and one as a cell's function): the
+/// first cell finds them, its output says so, and the conversation says
+/// what came back.
+#[test]
+fn a_resumed_session_brings_its_kernel_variables_back() {
+    let project = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(project.path()).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let writer = hello_tui::session::SessionWriter::create(
+        &root,
+        "m",
+        hello_tui::session::SessionOrigin::Tui,
+    )
+    .unwrap();
+    let id = writer.id().to_owned();
+    drop(writer);
+    let place = hello_tui::session::VarsPlace {
+        workspace: root.clone(),
+        session: id.clone(),
+    };
+    // pickle.dumps(41, protocol=5)
+    place.write("x.pickle", b"\x80\x05K)\x2e").unwrap();
+    place
+        .write("add.py", b"def add(a):\n    return a + x\n")
+        .unwrap();
+    let command = command_in(
+        &root,
+        state.path(),
+        &format!("--resume {id} --approval auto"),
+    );
+    let tmux = Tmux::start("kept-vars", &command, 120, 36);
+    tmux.wait_for("Ctrl+Q quit");
+    let screen = tmux.screen();
+    assert!(
+        screen.contains("come back when the first cell runs"),
+        "{screen}"
+    );
+    tmux.keys(&["-l", "%py print('sum', add(1))"]);
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("sum 42");
+    assert!(
+        screen.contains("Kernel variables: restored 2: add, x."),
+        "{screen}"
+    );
+    tmux.keys(&["C-q"]);
+}

@@ -1806,3 +1806,190 @@ async fn a_shim_interpreter_is_resolved_once_not_run_per_start() {
     let count = std::fs::read_to_string(&runs).unwrap().lines().count();
     assert_eq!(count, 1, "two kernel starts, one run of the shim");
 }
+
+/// Issue 29: the kernel's variables survive a restart. After each cell the
+/// driver keeps what changed in the workbench's store (`_vars`); a kernel
+/// that was killed gets it back before its next cell runs, and that cell's
+/// output says what came back and what was never kept. A session's folder
+/// brings them back in a new process (`--continue`).
+mod kept_variables {
+    use super::*;
+    use hello_tui::kernel::KeepLimits;
+    use hello_tui::session::{VarStore, VarsPlace, VarsReport};
+
+    const LIMITS: KeepLimits = KeepLimits {
+        per_variable_bytes: 64 << 10,
+        total_bytes: 1 << 20,
+    };
+
+    fn runtime(dir: &std::path::Path, store: &VarStore) -> CodeRuntime {
+        let registry = CapabilityRegistry::new().with(Arc::new(store.clone()));
+        let mut config = KernelConfig::for_workspace(dir);
+        config.auto_refresh = None;
+        config.keep_variables = Some(store.limits());
+        CodeRuntime::new(config, registry).0
+    }
+
+    async fn cell(rt: &CodeRuntime, code: &str) -> ExecResult {
+        rt.execute(code, Some(Duration::from_secs(30))).await
+    }
+
+    async fn killed(rt: &CodeRuntime) {
+        let r = cell(
+            rt,
+            "import os, signal; os.kill(os.getpid(), signal.SIGKILL)",
+        )
+        .await;
+        assert!(matches!(r.outcome, ExecOutcome::KernelDied { .. }), "{r:?}");
+        let message = &r.error.as_ref().unwrap().message;
+        assert!(
+            message.contains("the variables kept after each cell come back"),
+            "the model is told: {message}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn variables_come_back_after_the_kernel_is_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (reports, mut reported) = mpsc::unbounded_channel::<VarsReport>();
+        let store = VarStore::new(LIMITS).with_reports(reports);
+        let rt = runtime(dir.path(), &store);
+        let setup = "import json\nimport os.path as p\nx = 41\nrows = [1, 2]\n\
+                     def add(a):\n    return a + x\n\
+                     fh = open('/dev/null')\nbig = 'y' * 100_000\n";
+        assert!(cell(&rt, setup).await.ok);
+        killed(&rt).await;
+        let r = cell(
+            &rt,
+            "print(x, rows, add(1), json.dumps([1]), p.join('a', 'b'), '_vars' in globals())",
+        )
+        .await;
+        assert!(r.ok, "{r:?}");
+        assert!(
+            r.stdout.contains("41 [1, 2] 42 [1] a/b False"),
+            "{}",
+            r.stdout
+        );
+        assert!(
+            r.stdout
+                .contains("[hello-tui] restored 5 variables from before: add, json, p, rows, x"),
+            "{}",
+            r.stdout
+        );
+        assert!(r.stdout.contains("fh (cannot be pickled"), "{}", r.stdout);
+        assert!(r.stdout.contains("big (over 64 KiB)"), "{}", r.stdout);
+        let report = reported.recv().await.unwrap();
+        assert_eq!(report.restored, ["add", "json", "p", "rows", "x"]);
+        assert_eq!(
+            report
+                .not_kept
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>(),
+            ["big", "fh"]
+        );
+        // Only the first cell after the restart restores.
+        let again = cell(&rt, "print('plain')").await;
+        assert_eq!(again.stdout, "plain\n");
+        rt.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_continued_session_brings_its_variables_back_in_a_new_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = VarsPlace {
+            workspace: dir.path().to_path_buf(),
+            session: "20261206-120000-00ab".into(),
+        };
+        let first = VarStore::new(LIMITS);
+        first.keep_in(place.clone());
+        let rt = runtime(dir.path(), &first);
+        assert!(
+            cell(&rt, "x = 41\ndef add(a):\n    return a + x\n")
+                .await
+                .ok
+        );
+        assert!(cell(&rt, "del x\nx = 1").await.ok);
+        rt.shutdown().await;
+        drop(rt);
+        // The store writes on a thread of its own: wait for both files.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while place.read_all().unwrap().files.len() < 2 {
+            assert!(Instant::now() < deadline, "{:?}", place.read_all());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let files: Vec<String> = place
+            .read_all()
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|f| f.0)
+            .collect();
+        assert_eq!(files, ["add.py", "x.pickle"]);
+
+        // A file the workbench did not sign (a repository can ship one) is
+        // never unpickled: `os.system` would run at load.
+        let shipped = dir
+            .path()
+            .join(".hello-tui/sessions/20261206-120000-00ab.vars/evil.pickle");
+        std::fs::write(&shipped, b"\x80\x04cos\nsystem\n(S'touch pwned'\ntR.").unwrap();
+
+        let resumed = VarStore::new(LIMITS);
+        resumed.resume_from(place);
+        let rt = runtime(dir.path(), &resumed);
+        let r = cell(&rt, "print('evil' in globals(), add(1))").await;
+        assert!(r.ok, "{r:?}");
+        assert!(r.stdout.ends_with("False 2\n"), "{}", r.stdout);
+        assert!(
+            r.stdout
+                .contains("evil (not loaded: this workbench did not write it"),
+            "{}",
+            r.stdout
+        );
+        assert!(!dir.path().join("pwned").exists());
+        rt.shutdown().await;
+    }
+
+    /// A list changed in place (same length) is saved while the kernel
+    /// is idle, not after every cell: it comes back as changed.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_change_in_place_is_kept_once_the_kernel_is_idle() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = VarStore::new(LIMITS);
+        let rt = runtime(dir.path(), &store);
+        assert!(cell(&rt, "rows = [1, 2]").await.ok);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let before = loop {
+            if let Some(bytes) = store.kept("rows") {
+                break bytes;
+            }
+            assert!(Instant::now() < deadline, "rows never kept");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        assert!(cell(&rt, "rows[0] = 9").await.ok);
+        while store.kept("rows").as_ref() == Some(&before) {
+            assert!(
+                Instant::now() < deadline,
+                "the change in place was never kept"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        killed(&rt).await;
+        let r = cell(&rt, "print(rows)").await;
+        assert!(r.stdout.ends_with("[9, 2]\n"), "{}", r.stdout);
+        rt.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reset_store_brings_nothing_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = VarStore::new(LIMITS);
+        let rt = runtime(dir.path(), &store);
+        assert!(cell(&rt, "x = 41").await.ok);
+        killed(&rt).await;
+        store.reset();
+        let r = cell(&rt, "print('x' in globals())").await;
+        assert_eq!(r.stdout, "False\n");
+        rt.shutdown().await;
+    }
+}

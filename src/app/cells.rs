@@ -49,9 +49,11 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
         // said once, on that cell. Only a restart no running cell will
         // report gets a notice of its own.
         KernelUpdate::Restarted { reason } if !any_running(&state.workbench) => {
-            state
-                .workbench
-                .notice(&format!("kernel restarted — variables lost ({reason})"));
+            let text = format!(
+                "{} ({reason})",
+                crate::workbench::cells::restart_notice(&state.workbench)
+            );
+            state.workbench.notice(&text);
         }
         KernelUpdate::Restarted { .. } => {}
     }

@@ -139,8 +139,9 @@ fn restart_kernel(state: &mut AppState, mode: ApprovalMode) {
     match relaunch_kernel(state, mode) {
         Ok(launch_notice) => {
             let text = format!(
-                "approval mode: {} — kernel restarted, variables lost",
-                state.workbench.safety().label()
+                "approval mode: {} — {}",
+                state.workbench.safety().label(),
+                crate::workbench::cells::restart_notice(&state.workbench)
             );
             state.workbench.notice(&text);
             if let Some(text) = launch_notice {

@@ -67,6 +67,16 @@ pub fn command(state: &mut AppState, args: &str) {
     }
     if restart_kernel {
         let mode = state.workbench.safety().mode;
+        // A clean start on purpose: nothing kept comes back.
+        if let Some(store) = state
+            .workbench
+            .services()
+            .kernel_launcher
+            .as_ref()
+            .and_then(|launcher| launcher.kept_variables())
+        {
+            store.reset();
+        }
         match crate::app::safety::relaunch_kernel(state, mode) {
             Ok(launch_notice) => {
                 lines.push("The kernel restarted: its variables are gone.".into());

@@ -156,6 +156,10 @@ fn app_event(state: &mut AppState, event: AppEvent) -> Command {
         }
         AppEvent::HighlightReady => Command::Redraw,
         AppEvent::FindCounted(counted) => super::find_count::arrived(state, counted),
+        AppEvent::KeptVariables(report) => {
+            crate::workbench::cells::kept_variables(&mut state.workbench, &report);
+            Command::Redraw
+        }
     }
 }
 

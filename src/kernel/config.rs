@@ -22,6 +22,27 @@ impl fmt::Debug for PreSpawnHook {
     }
 }
 
+/// How much of the kernel's variables is kept across restarts
+/// (`[kernel] keep_variable_mb`, `keep_variables_mb`): the driver saves
+/// within these bounds, and the host's store refuses past them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct KeepLimits {
+    pub per_variable_bytes: u64,
+    pub total_bytes: u64,
+}
+
+impl KeepLimits {
+    /// Bounded by what one frame carries: a variable goes to the host
+    /// base64-encoded in one capability call.
+    pub fn within_a_frame(self) -> Self {
+        let most = (super::connection::MAX_FRAME as u64 - (64 << 10)) / 4 * 3;
+        Self {
+            per_variable_bytes: self.per_variable_bytes.min(most),
+            ..self
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct KernelConfig {
     /// Interpreter to run (`python3` on `PATH` by default). A shim (a
@@ -56,6 +77,10 @@ pub struct KernelConfig {
     /// write outside the writable roots (`EROFS` from the read-only mount)
     /// reaches the model as a `PermissionError` that says why.
     pub sandboxed: bool,
+    /// The driver saves its variables after each cell and restores them
+    /// after a restart (through the `_vars` capability), within these
+    /// bounds. `None`: it does not.
+    pub keep_variables: Option<KeepLimits>,
 }
 
 /// Half the machine's physical memory, the kernel's address-space limit
@@ -100,11 +125,21 @@ impl Default for KernelConfig {
             auto_refresh: Some(Duration::from_millis(500)),
             pre_spawn: None,
             sandboxed: false,
+            keep_variables: None,
         }
     }
 }
 
 impl KernelConfig {
+    /// What a restart costs, in the words the model and the user read.
+    pub(crate) fn after_a_restart(&self) -> &'static str {
+        if self.keep_variables.is_some() {
+            "the variables kept after each cell come back when the next cell runs"
+        } else {
+            "variables lost"
+        }
+    }
+
     pub fn for_workspace(workspace: impl Into<PathBuf>) -> Self {
         Self {
             workspace: workspace.into(),

@@ -230,6 +230,7 @@ pub(super) fn finish(
     done: Result<Completion, oneshot::error::RecvError>,
     outcome: ExecOutcome,
     started: Instant,
+    after_a_restart: &str,
 ) -> ExecResult {
     match done {
         Ok(Completion::Finished {
@@ -275,7 +276,7 @@ pub(super) fn finish(
                 id,
                 "KernelDied",
                 format!(
-                    "the kernel died ({reason}) — variables lost; a fresh kernel starts on the next execute"
+                    "the kernel died ({reason}); a fresh kernel starts on the next execute — {after_a_restart}"
                 ),
                 ExecOutcome::KernelDied { reason },
             );

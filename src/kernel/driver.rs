@@ -32,6 +32,10 @@ pub const DRIVER_FILES: &[(&str, &str)] = &[
         include_str!("../../assets/kernel/hello_tui_kernel/mcp.py"),
     ),
     (
+        "hello_tui_kernel/persist.py",
+        include_str!("../../assets/kernel/hello_tui_kernel/persist.py"),
+    ),
+    (
         "hello_tui_kernel/capture.py",
         include_str!("../../assets/kernel/hello_tui_kernel/capture.py"),
     ),

@@ -65,7 +65,9 @@ pub use capability::{
     ActionSpec, CallContext, Capability, CapabilityError, CapabilityRegistry, CapabilitySpec,
     ParamSpec, arg_seconds, arg_str,
 };
-pub use config::{KernelConfig, PreSpawnHook, default_memory_limit, memory_limit_bytes};
+pub use config::{
+    KeepLimits, KernelConfig, PreSpawnHook, default_memory_limit, memory_limit_bytes,
+};
 pub use driver::{DRIVER_FILES, DriverDir};
 pub use error::KernelError;
 pub use events::KernelEvent;

@@ -43,6 +43,7 @@ pub(crate) fn spawn(
         "stream_tail_bytes": config.output_tail_bytes,
         "max_frame_bytes": super::connection::MAX_FRAME,
         "sandboxed": config.sandboxed,
+        "keep_variables": config.keep_variables,
     });
     let spawn_err = |source| KernelError::Spawn {
         python: python.display().to_string(),

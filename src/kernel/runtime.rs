@@ -136,6 +136,7 @@ impl CodeRuntime {
                     }),
                     ExecOutcome::Completed,
                     Instant::now(),
+                    inner.config.after_a_restart(),
                 );
             }
             // Room for the driver's own head + notice + tail, so its drop
@@ -159,7 +160,13 @@ impl CodeRuntime {
         conn.send(&HostMessage::Execute { id, code });
 
         let result = match conn.await_result(&mut rx, timeout).await {
-            Some(done) => finish(id, done, ExecOutcome::Completed, started),
+            Some(done) => finish(
+                id,
+                done,
+                ExecOutcome::Completed,
+                started,
+                inner.config.after_a_restart(),
+            ),
             None => {
                 tracing::info!(id, ?timeout, "cell timed out; interrupting");
                 conn.interrupt();
@@ -168,7 +175,13 @@ impl CodeRuntime {
                     .await
                 {
                     Some(done) => {
-                        let mut result = finish(id, done, ExecOutcome::Completed, started);
+                        let mut result = finish(
+                            id,
+                            done,
+                            ExecOutcome::Completed,
+                            started,
+                            inner.config.after_a_restart(),
+                        );
                         if result.outcome == ExecOutcome::Interrupted {
                             result.outcome = ExecOutcome::TimedOut { restarted: false };
                             if let Some(err) = result.error.as_mut() {
@@ -378,8 +391,9 @@ impl Inner {
         drop(conn);
         let restart = self.spawn_connection().await;
         let mut message = format!(
-            "cell timed out after {} and did not stop when interrupted: kernel restarted — variables lost",
-            seconds(timeout)
+            "cell timed out after {} and did not stop when interrupted: kernel restarted — {}",
+            seconds(timeout),
+            self.config.after_a_restart()
         );
         if let Err(err) = &restart {
             message.push_str(&format!(" (restart failed: {err})"));

@@ -12,13 +12,17 @@
 
 mod event;
 mod id;
+mod kernel_vars;
 mod store;
+mod var_store;
 
 pub use event::{
     CellRecord, ChangeRecord, OpenTabs, SessionEvent, SessionOrigin, SessionRecord, TabRecord,
 };
 pub use id::{is_valid_id, new_id};
+pub use kernel_vars::{Kept, VarsPlace, key_path};
 pub use store::{
     LoadWarning, LoadedSession, SessionError, SessionSummary, SessionWriter, latest, list, load,
     parse_session, sessions_dir, workbench_dir,
 };
+pub use var_store::{VarStore, VarsReport};

@@ -127,6 +127,7 @@ impl Hub {
             // The calling kernel's servers are not started again per loop.
             mcp: None,
             variables: Variables::NotShown,
+            keep: None,
         }
         .start()
         .map_err(|e| format!("rlm_query could not set up its kernel: {e}"))?;

@@ -346,10 +346,13 @@ pub fn resume(workbench: &mut Workbench, conversation: Conversation, warnings: &
     for warning in warnings {
         workbench.notice(&format!("session {id}: {warning}"));
     }
-    workbench.notice(&format!(
-        "Resumed session {id}. Kernel variables are not restored: earlier cells are shown \
-             but their variables are gone until code runs again."
-    ));
+    let variables = if workbench.settings.keep_variables.is_some() {
+        "The kernel's variables kept with it come back when the first cell runs."
+    } else {
+        "Kernel variables are not restored ([kernel] keep_variables is off): earlier cells \
+         are shown but their variables are gone until code runs again."
+    };
+    workbench.notice(&format!("Resumed session {id}. {variables}"));
 }
 
 /// The pane entries of a resumed conversation, each tied to its message.
@@ -591,6 +594,18 @@ pub fn apply(workbench: &mut Workbench, update: AgentUpdate) {
         AgentUpdate::Notice(text) => workbench.notice(&text),
         AgentUpdate::SessionStarted(id) => {
             crate::workbench::changes::attach(workbench, &id);
+            // The kernel's variables are kept with the session from now on.
+            if let Some(store) = workbench
+                .services
+                .kernel_launcher
+                .as_ref()
+                .and_then(|launcher| launcher.kept_variables())
+            {
+                store.keep_in(crate::session::VarsPlace {
+                    workspace: workbench.workspace_root.clone(),
+                    session: id.clone(),
+                });
+            }
             workbench.agent.cell_log =
                 match crate::session::SessionWriter::resume(&workbench.workspace_root, &id) {
                     Ok(writer) => Some(writer),

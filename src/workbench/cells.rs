@@ -81,10 +81,47 @@ pub(crate) fn finish(
     // error; a kernel that died under a cell gets the consequence spelled
     // out here.
     if lost && !matches!(result.outcome, ExecOutcome::TimedOut { restarted: true }) {
-        workbench.notice("kernel restarted — variables lost");
+        workbench.notice(restart_notice(workbench));
     }
     crate::workbench::safety::warn_if_protected_appeared(workbench);
     crate::workbench::agent::record_cell(workbench, cell_id);
+}
+
+/// What a kernel restart costs, as the conversation says it.
+pub(crate) fn restart_notice(workbench: &Workbench) -> &'static str {
+    if workbench.settings.keep_variables.is_some() {
+        "kernel restarted — its kept variables come back when the next cell runs"
+    } else {
+        "kernel restarted — variables lost"
+    }
+}
+
+/// What a restarted kernel brought back of its kept variables, in one line.
+pub fn kept_variables(workbench: &mut Workbench, report: &crate::session::VarsReport) {
+    let listed = |items: &[(String, String)]| {
+        items
+            .iter()
+            .map(|(name, why)| format!("{name} ({why})"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let mut parts = Vec::new();
+    if !report.restored.is_empty() {
+        parts.push(format!(
+            "restored {}: {}",
+            report.restored.len(),
+            report.restored.join(", ")
+        ));
+    }
+    if !report.failed.is_empty() {
+        parts.push(format!("not restored: {}", listed(&report.failed)));
+    }
+    if !report.not_kept.is_empty() {
+        parts.push(format!("never kept: {}", listed(&report.not_kept)));
+    }
+    if !parts.is_empty() {
+        workbench.notice(&format!("Kernel variables: {}.", parts.join("; ")));
+    }
 }
 
 pub(crate) fn view_of(info: &KernelInfo) -> KernelView {

@@ -41,6 +41,8 @@ pub enum AppEvent {
     HighlightReady,
     /// The find bar's count of a big text's matches (`app::find_count`).
     FindCounted(crate::workbench::find_count::Counted),
+    /// What a restarted kernel brought back of its kept variables.
+    KeptVariables(crate::session::VarsReport),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

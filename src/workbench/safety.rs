@@ -92,6 +92,9 @@ pub struct KernelLauncher {
     subcalls: Option<Subcalls>,
     /// Where every kernel's MCP servers report (the agent's prompt reads it).
     mcp: crate::mcp::McpDirectory,
+    /// The variables every kernel it starts keeps across restarts: one
+    /// store, so a relaunch (another approval mode) brings them back.
+    keep: Option<crate::session::VarStore>,
 }
 
 /// A started kernel and what to tell the user about it.
@@ -120,7 +123,19 @@ impl KernelLauncher {
             fs_links: None,
             subcalls: None,
             mcp: crate::mcp::McpDirectory::default(),
+            keep: None,
         }
+    }
+
+    /// Every kernel this launcher starts keeps its variables in `store`.
+    pub fn with_kept_variables(mut self, store: crate::session::VarStore) -> Self {
+        self.keep = Some(store);
+        self
+    }
+
+    /// The store of kept variables, when there is one.
+    pub fn kept_variables(&self) -> Option<&crate::session::VarStore> {
+        self.keep.as_ref()
     }
 
     /// Gives every kernel this launcher starts the `llm` capability.
@@ -182,6 +197,7 @@ impl KernelLauncher {
                 directory: &self.mcp,
             }),
             variables: Variables::Refreshed,
+            keep: self.keep.as_ref(),
         }
         .start()?;
         let client = crate::workbench::kernel::spawn(
@@ -268,6 +284,10 @@ pub fn start(workbench: &mut Workbench, app: &AppEventSender, fs_links: Option<F
     )
     .with_subcalls(subcalls)
     .with_mcp(workbench.agent.mcp.clone());
+    let launcher = match kept_variables(workbench, app) {
+        Some(store) => launcher.with_kept_variables(store),
+        None => launcher,
+    };
     let launcher = match fs_links {
         // Writes are shown to the user through the same queue and mode.
         Some(links) => launcher.with_fs_links(FsLinks {
@@ -319,6 +339,35 @@ pub fn start(workbench: &mut Workbench, app: &AppEventSender, fs_links: Option<F
     workbench.safety.sandbox = Some(sandbox);
     workbench.services.approvals = Some(broker);
     workbench.services.kernel_launcher = Some(launcher);
+}
+
+/// The store of the kernel's variables across restarts, unless `[kernel]
+/// keep_variables` is off: tied to the resumed session's folder when
+/// there is one (its variables come back at the first cell), and telling
+/// the loop what each restart brought back.
+fn kept_variables(workbench: &Workbench, app: &AppEventSender) -> Option<crate::session::VarStore> {
+    let limits = workbench.settings.keep_variables?;
+    let (reports, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let store = crate::session::VarStore::new(limits.within_a_frame()).with_reports(reports);
+    let app = app.clone();
+    tokio::spawn(async move {
+        while let Some(report) = received.recv().await {
+            let _ = app.send(crate::workbench::event::AppEvent::KeptVariables(report));
+        }
+    });
+    let resumed = workbench
+        .agent
+        .conversation()
+        .try_lock()
+        .ok()
+        .and_then(|conversation| conversation.session_id().map(str::to_owned));
+    if let Some(session) = resumed {
+        store.resume_from(crate::session::VarsPlace {
+            workspace: workbench.workspace_root.clone(),
+            session,
+        });
+    }
+    Some(store)
 }
 
 /// What the sandbox stops and `full` allows, as the question says it: the

@@ -109,7 +109,9 @@ def _run_code(kernel, code, filename):
     return None
 
 
-def run_cell(kernel, capture, cid, code):
+def run_cell(kernel, capture, cid, code, before=None):
+    """`before` runs first, inside the cell (its output is the cell's):
+    the restore of a restarted kernel's variables."""
     kernel.cell_count += 1
     kernel.generation += 1
     kernel.cell = cid
@@ -122,6 +124,9 @@ def run_cell(kernel, capture, cid, code):
         try:
             kernel.in_cell = True
             send(started_frame(cid))
+            note = before() if before is not None else None
+            if note:
+                print(note, end="", flush=True)
             value = _run_code(kernel, code, filename)
             if value is not None:
                 kernel.ns["_"] = value

@@ -16,7 +16,7 @@ import resource
 import signal
 import sys
 import threading
-from queue import SimpleQueue
+from queue import Empty, SimpleQueue
 
 from . import capture
 from .capabilities import CapabilityProxy, Calls, SubcallLimitError
@@ -33,6 +33,7 @@ from .framing import (
     writer,
 )
 from .listing import Kernel
+from .persist import Persist
 
 
 def dispatch(msg, execute, describe, reply):
@@ -62,6 +63,8 @@ def main(argv):
 
     kernel = Kernel(config)
     calls = Calls(int(config.get("max_frame_bytes", 16 << 20)))
+    persist = None
+    keep = config.get("keep_variables")
     for spec in config.get("capabilities") or []:
         try:
             # `mcp`'s tools are known only once its servers run: its
@@ -69,6 +72,11 @@ def main(argv):
             kind = McpProxy if spec["name"] == "mcp" else CapabilityProxy
             proxy = kind(calls, spec)
         except (KeyError, TypeError):
+            continue
+        if spec["name"] == "_vars":
+            # The driver's own: never a global of the cells.
+            if keep:
+                persist = Persist(kernel, proxy, int(keep["per_variable_bytes"]), int(keep["total_bytes"]))
             continue
         # (`mcp`'s attributes are its servers, looked up from the host: it
         # has no functions of its own to bind.)
@@ -113,6 +121,8 @@ def main(argv):
             frame = encode(state_error_frame(did, "%s: %s" % (type(exc).__name__, exc)))
         write_frame(proto_out, frame)
 
+    exited = threading.Event()
+
     def control():
         with os.fdopen(proto_in, "rb") as f:
             for raw in f:
@@ -121,6 +131,12 @@ def main(argv):
                     continue
                 if not dispatch(msg, lambda cid, code: work.put((cid, code)), describe, calls.resolve):
                     break
+        # Shut down (or the host is gone). A running cell is not waited
+        # for; between cells the main thread finishes what it is doing
+        # (keeping the last cell's variables) and exits.
+        if not kernel.in_cell:
+            work.put((None, None))
+            exited.wait(1.0)
         os._exit(0)
 
     # The host's Ctrl+C is sent to the whole process, and Linux may hand a
@@ -141,9 +157,32 @@ def main(argv):
 
     send(ready_frame(sys.version.split()[0], os.getpid()))
     while True:
+        # While no cell waits, the containers the last cell may have
+        # changed in place are saved one at a time; between two, the main
+        # thread waits on the queue (the GIL free), so the control thread
+        # hands a new cell over at once and it waits for at most one.
         try:
-            cid, code = work.get()
+            if persist is not None and persist.pending:
+                try:
+                    cid, code = work.get(timeout=0.0005)
+                except Empty:
+                    try:
+                        persist.check_one()
+                    except BaseException:  # a refused save: that one is not kept
+                        pass
+                    continue
+            else:
+                cid, code = work.get()
         except KeyboardInterrupt:
             continue
-        run_cell(kernel, captured, cid, code)
+        if code is None:  # shutdown, after the last cell's variables were kept
+            exited.set()
+            os._exit(0)
+        before = persist.restore if persist is not None and not persist.restored else None
+        run_cell(kernel, captured, cid, code, before)
+        if persist is not None:
+            try:
+                persist.after_cell()
+            except BaseException:  # Ctrl+C or a refused save: this cell's changes are not kept
+                pass
 
