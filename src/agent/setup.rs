@@ -113,6 +113,19 @@ pub(crate) fn token_counter(settings: &Settings) -> Arc<TokenCounter> {
     ))
 }
 
+/// The server's own tokenizer when the configured OpenAI-compatible server
+/// offers one (llama.cpp's `/tokenize`): counts that match the server's
+/// beat any local guess. `None`: use [`token_counter`].
+pub async fn server_token_counter(
+    settings: &Settings,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+) -> Option<Arc<TokenCounter>> {
+    settings.base_url.as_ref()?;
+    let config = openai_config(settings, env)?;
+    let url = probe::probe_tokenizer(&config).await?;
+    Some(Arc::new(TokenCounter::server(url)))
+}
+
 /// The scripted demo provider, labelled [`DEMO_LABEL`].
 pub fn demo() -> Result<Arc<dyn ModelProvider>, String> {
     let mut provider = ScriptedProvider::from_json(DEMO_SCRIPT).map_err(|e| e.to_string())?;
