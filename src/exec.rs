@@ -213,13 +213,16 @@ impl Job {
                 Conversation::new(context.clone(), session)
             }
         };
-        let counter =
-            match agent::setup::server_token_counter(&self.settings, &|n| std::env::var(n).ok())
-                .await
-            {
-                Some(server) => server,
-                None => agent::setup::token_counter(&self.settings),
-            };
+        let counter = match agent::setup::server_token_counter(
+            &self.settings,
+            &|n| std::env::var(n).ok(),
+            &self.window,
+        )
+        .await
+        {
+            Some(server) => server,
+            None => agent::setup::token_counter(&self.settings),
+        };
         out.event(json!({
             "type": if self.resume.is_some() { "session.resumed" } else { "session.started" },
             "session_id": conversation.session_id(),

@@ -106,7 +106,7 @@ impl ContextWindow {
     pub fn reserve_derivation(&self) -> &'static str {
         match self.reserve_setting {
             Some(_) => "setting",
-            None if self.reserve == DEFAULT_RESERVE => "default (¼ window ≥ it)",
+            None if self.reserve == DEFAULT_RESERVE => "default",
             None => "¼ of window",
         }
     }

@@ -269,18 +269,12 @@ impl AgentState {
     pub(crate) fn warm_counter(&self, settings: &crate::config::Settings) {
         let cell = self.counter.clone();
         let settings = settings.clone();
+        if setup::window_is_probed(&settings) {
+            // The first turn's probe may find a server that counts for us.
+            return;
+        }
         std::thread::spawn(move || {
-            // A server with a tokenizer of its own (llama.cpp) counts for us.
-            let server = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .ok()
-                .and_then(|runtime| {
-                    runtime.block_on(setup::server_token_counter(&settings, &|n| {
-                        std::env::var(n).ok()
-                    }))
-                });
-            cell.get_or_init(|| server.unwrap_or_else(|| setup::token_counter(&settings)));
+            cell.get_or_init(|| setup::token_counter(&settings));
         });
     }
 
@@ -514,7 +508,8 @@ pub(crate) fn start_turn(
             .clone();
         if counter_cell.get().is_none()
             && let Some(server) =
-                setup::server_token_counter(&settings, &|n| std::env::var(n).ok()).await
+                setup::server_token_counter(&settings, &|n| std::env::var(n).ok(), &deps.window)
+                    .await
         {
             let _ = counter_cell.set(server);
         }

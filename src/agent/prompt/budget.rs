@@ -54,7 +54,7 @@ pub fn snapshot_budget(
         chars: share.min(default),
         free_tokens: Some(free),
         derivation: if share >= default {
-            "default (¼ of free is more)"
+            "default"
         } else {
             "¼ of free"
         },
@@ -127,10 +127,7 @@ mod tests {
         assert_eq!(b.derivation, "¼ of free");
         let big = ContextWindow::resolve(Some(128_000), None, "m", None, None);
         let b = snapshot_budget(&big, &counter, &system, &[], None, 12_000);
-        assert_eq!(
-            (b.chars, b.derivation),
-            (12_000, "default (¼ of free is more)")
-        );
+        assert_eq!((b.chars, b.derivation), (12_000, "default"));
         let b = snapshot_budget(&small, &counter, &system, &[], Some(9000), 12_000);
         assert_eq!(
             (b.chars, b.derivation, b.free_tokens),
