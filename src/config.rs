@@ -262,6 +262,9 @@ pub struct Settings {
     pub thinking_budget: Option<u32>,
     pub python: PathBuf,
     pub snapshot_budget: usize,
+    /// `HELLO_TUI_SNAPSHOT_BUDGET` or `[snapshot] budget` set the budget:
+    /// otherwise it follows the model's window (`agent::prompt::budget`).
+    pub snapshot_budget_set: bool,
     /// `[ui] follow_edits`: the file view shows each file a cell writes.
     pub follow_edits: bool,
     /// `[ui] on_quit`: what quitting prints above the resume line.
@@ -389,6 +392,8 @@ impl Settings {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
         let non_empty = |name: &str| env(name).filter(|v| !v.is_empty());
+        let snapshot_budget_set =
+            non_empty("HELLO_TUI_SNAPSHOT_BUDGET").is_some() || file.snapshot.budget.is_some();
         let snapshot_budget = match non_empty("HELLO_TUI_SNAPSHOT_BUDGET") {
             Some(text) => text.parse().map_err(|_| ConfigError::BadEnv {
                 name: "HELLO_TUI_SNAPSHOT_BUDGET",
@@ -435,6 +440,7 @@ impl Settings {
                 .or(file.kernel.python)
                 .unwrap_or_else(|| PathBuf::from("python3")),
             snapshot_budget,
+            snapshot_budget_set,
             follow_edits: file.ui.follow_edits.unwrap_or(true),
             on_quit: file.ui.on_quit.unwrap_or_default(),
             diagnostics: file.diagnostics,
@@ -520,6 +526,7 @@ mod tests {
         .unwrap();
         assert_eq!(s.theme, "dark");
         assert_eq!(s.snapshot_budget, DEFAULT_SNAPSHOT_BUDGET);
+        assert!(!s.snapshot_budget_set);
         assert_eq!(s.python, PathBuf::from("python3"));
         assert_eq!(s.api_key_env, "OPENAI_API_KEY");
         assert_eq!(s.model, None);
@@ -548,6 +555,7 @@ mod tests {
         assert_eq!(s.model.as_deref(), Some("env-model"));
         assert_eq!(s.base_url.as_deref(), Some("http://flag"));
         assert_eq!(s.snapshot_budget, 5000);
+        assert!(s.snapshot_budget_set);
 
         let flags = GlobalOptions {
             model: Some("flag-model".into()),

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Mutex, mpsc, watch};
 
 use crate::agent::conversation::Conversation;
+use crate::agent::prompt::budget;
 use crate::agent::provider::redact::redact_known;
 use crate::agent::turn::{
     AllowCells, DEFAULT_MAX_STEPS, TurnDeps, TurnEvent, TurnOutcome, TurnSnapshot,
@@ -35,7 +36,7 @@ use crate::mcp::{McpDirectory, ToolCallApproval};
 use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::sanitize;
 use crate::session::SessionOrigin;
-use crate::snapshot::{self, CollectOptions};
+use crate::snapshot;
 use crate::subcalls::{Approvals, SubcallEvent, Subcalls};
 use crate::tokens::ContextWindow;
 
@@ -128,18 +129,6 @@ pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode>
     snapshot::cli::add_diagnostics(&mut source, &settings, args.diagnostics_wait, &mut |w| {
         warn(&w)
     });
-    let options = CollectOptions {
-        budget: settings.snapshot_budget,
-        ..CollectOptions::default()
-    };
-    let (built, rendered) = snapshot::build(&source, &options);
-    let turn_snapshot = TurnSnapshot {
-        markdown: rendered.markdown,
-        json: serde_json::to_value(&built).unwrap_or(Value::Null),
-        used: built.budget.used,
-        max: built.budget.max,
-        truncated: built.budget.truncated,
-    };
     let resume = (args.continue_session || args.resume.is_some()).then(|| args.resume.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -154,7 +143,7 @@ pub fn run(args: &ExecArgs, options: &GlobalOptions) -> anyhow::Result<ExitCode>
         settings,
         provider,
         prompt,
-        snapshot: turn_snapshot,
+        source,
         json: args.json,
         max_steps: args.max_steps,
         cell_timeout: args.cell_timeout.map(Duration::from_secs_f64),
@@ -175,7 +164,9 @@ struct Job {
     settings: Settings,
     provider: Arc<dyn ModelProvider>,
     prompt: String,
-    snapshot: TurnSnapshot,
+    /// The scene; its snapshot is built once the window and the counter
+    /// are known (its budget follows the window unless set).
+    source: snapshot::source::Source,
     json: bool,
     max_steps: u32,
     cell_timeout: Option<Duration>,
@@ -222,7 +213,16 @@ impl Job {
                 Conversation::new(context.clone(), session)
             }
         };
-        let counter = agent::setup::token_counter(&self.settings);
+        let counter = match agent::setup::server_token_counter(
+            &self.settings,
+            &|n| std::env::var(n).ok(),
+            &self.window,
+        )
+        .await
+        {
+            Some(server) => server,
+            None => agent::setup::token_counter(&self.settings),
+        };
         out.event(json!({
             "type": if self.resume.is_some() { "session.resumed" } else { "session.started" },
             "session_id": conversation.session_id(),
@@ -230,18 +230,31 @@ impl Job {
             "workspace": self.root.to_string_lossy(),
             "model": self.provider.label(),
         }));
+        let instructions = agent::instructions::load(&self.root, None);
+        let budget = budget::for_turn(
+            &self.window,
+            &counter,
+            &budget::system_text(&conversation, instructions.as_ref()),
+            self.settings
+                .snapshot_budget_set
+                .then_some(self.settings.snapshot_budget),
+        )
+        .await;
+        let snapshot = TurnSnapshot::build(&self.source, budget.chars);
         out.event(json!({
             "type": "context.window",
             "tokens": self.window.tokens,
             "source": self.window.source.to_string(),
             "reserve": self.window.reserve,
+            "reserve_from": self.window.reserve_derivation(),
             "counter": counter.describe(),
         }));
         out.event(json!({
             "type": "snapshot",
-            "used_chars": self.snapshot.used,
-            "max_chars": self.snapshot.max,
-            "truncated": self.snapshot.truncated,
+            "used_chars": snapshot.used,
+            "max_chars": snapshot.max,
+            "budget_from": budget.derivation,
+            "truncated": snapshot.truncated,
         }));
         let shell: Arc<dyn ApprovalPolicy> = match self.approval {
             ApprovalMode::Deny | ApprovalMode::Ask | ApprovalMode::Review => Arc::new(DenyAll {
@@ -341,8 +354,8 @@ impl Job {
         };
         let input = TurnInput {
             prompt: self.prompt.clone(),
-            snapshot: Some(self.snapshot.clone()),
-            instructions: agent::instructions::load(&self.root, None),
+            snapshot: Some(snapshot),
+            instructions,
             // exec's turns go to the configured model (flags included),
             // never to a profile the session's workbench turns chose:
             // recorded as such, a later `--continue` does not go back to
@@ -567,6 +580,10 @@ impl Printer {
                         .map_or_else(String::new, |why| format!(" (extractive: {why})"))
                 ));
                 self.event(json!({ "type": "compacted", "through": through, "by_model": by_model, "tokens": tokens, "fallback_reason": fallback_reason }));
+            }
+            TurnEvent::ContextOverflow { message, window } => {
+                progress(message.clone());
+                self.event(json!({ "type": "context.overflow", "message": message, "window": window.tokens, "reserve": window.reserve, "source": window.source.to_string() }));
             }
             TurnEvent::OutputLimit => {
                 progress("the answer was cut: the model reached its output limit".into());

@@ -410,6 +410,12 @@ impl Conversation {
         }
     }
 
+    /// Counts every entry again with the same counter (after a server
+    /// tokenizer learned texts it had estimated).
+    pub(crate) fn recount(&mut self) {
+        self.set_counter(Arc::clone(&self.counter));
+    }
+
     pub fn counter(&self) -> &Arc<TokenCounter> {
         &self.counter
     }

@@ -106,11 +106,38 @@ pub async fn context_window(
     )
 }
 
+/// The window will be asked of the server at the first turn (a base URL,
+/// no `context_window`): the counter waits for its answer, which may name
+/// a server with a tokenizer of its own.
+pub(crate) fn window_is_probed(settings: &Settings) -> bool {
+    settings.provider == ProviderKind::OpenAi
+        && settings.base_url.is_some()
+        && settings.context_window.is_none()
+}
+
 /// The token counter for the configured model (the estimate for the demo).
 pub(crate) fn token_counter(settings: &Settings) -> Arc<TokenCounter> {
     Arc::new(TokenCounter::for_model(
         settings.model.as_deref().unwrap_or_default(),
     ))
+}
+
+/// The server's own tokenizer when the window probe found llama.cpp and
+/// its `/tokenize` answers: counts that match the server's beat any local
+/// guess. Asked only where the window was (no `context_window` setting),
+/// so a server that was not probed is not probed now. `None`: use
+/// [`token_counter`].
+pub async fn server_token_counter(
+    settings: &Settings,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
+    window: &ContextWindow,
+) -> Option<Arc<TokenCounter>> {
+    if window.source != crate::tokens::WindowSource::Server("llama.cpp") {
+        return None;
+    }
+    let config = openai_config(settings, env)?;
+    let url = probe::probe_tokenizer(&config).await?;
+    Some(Arc::new(TokenCounter::server(url)))
 }
 
 /// The scripted demo provider, labelled [`DEMO_LABEL`].

@@ -16,8 +16,8 @@ use tokio::sync::{mpsc, watch};
 use super::conversation::{Conversation, code_of, user_content};
 use super::prompt::{self, Prompt, compact};
 use super::provider::{
-    CUT_OFF_MARK, ChatMessage, FinishReason, ModelProvider, ProviderEvent, ToolSpec, TurnAssembler,
-    Usage,
+    CUT_OFF_MARK, ChatMessage, FinishReason, ModelProvider, Overflow, ProviderError, ProviderEvent,
+    ToolSpec, TurnAssembler, Usage,
 };
 use super::tool_result;
 use crate::context::{MessageId, PublishedSnapshot};
@@ -119,6 +119,24 @@ pub struct TurnSnapshot {
     pub used: usize,
     pub max: usize,
     pub truncated: bool,
+}
+
+impl TurnSnapshot {
+    /// The snapshot of `source` within `budget` characters.
+    pub fn build(source: &crate::snapshot::source::Source, budget: usize) -> Self {
+        let options = crate::snapshot::CollectOptions {
+            budget,
+            ..crate::snapshot::CollectOptions::default()
+        };
+        let (built, rendered) = crate::snapshot::build(source, &options);
+        TurnSnapshot {
+            markdown: rendered.markdown,
+            json: serde_json::to_value(&built).unwrap_or(Value::Null),
+            used: built.budget.used,
+            max: built.budget.max,
+            truncated: built.budget.truncated,
+        }
+    }
 }
 
 /// Everything a turn needs besides the conversation.
@@ -225,6 +243,13 @@ pub enum TurnEvent {
     },
     /// Token usage so far in this turn.
     Usage(Usage),
+    /// The server refused the request as too long for its window; it is
+    /// sent again, smaller. `message` is the one line telling the user;
+    /// `window` is the window learned (front ends keep it for later turns).
+    ContextOverflow {
+        message: String,
+        window: ContextWindow,
+    },
     /// The model stopped at its output limit (`finish_reason: length`,
     /// `stop_reason: max_tokens`): the answer just stored is cut short.
     OutputLimit,
@@ -281,76 +306,144 @@ pub async fn run_turn(
     });
     emit(TurnEvent::UserMessage { message });
     let mut usage = Usage::default();
+    // What the server taught this turn: the window it really has (an
+    // overflow answer names it) and how far above our count it counts.
+    let mut window = deps.window.clone();
+    let mut margin = 0usize;
     for step in 1..=deps.max_steps.max(1) {
         emit(TurnEvent::Step(step));
-        let mut next = next_prompt(conversation, &deps.window);
-        if next.needs_compaction(&deps.window)
-            && let Some(through) = compact::plan(conversation, &next, &deps.window)
-        {
-            let compacted = tokio::select! {
-                done = compact::compact(&*deps.provider, conversation, through, None, &deps.window) => Some(done),
-                _ = cancelled_signal(&mut cancel) => None,
-            };
-            let Some(done) = compacted else {
-                conversation.record_error("cancelled by the user");
-                emit(TurnEvent::Cancelled);
-                return TurnOutcome::Cancelled;
-            };
-            emit(TurnEvent::Compacted(done));
-            next = next_prompt(conversation, &deps.window);
-        }
-        emit(TurnEvent::Prompt {
-            tokens: next.tokens,
-            window: next.window,
-            omitted: next.omitted.iter().map(ExactSizeIterator::len).sum(),
-        });
-        if next.tokens > next.window {
-            // Everything that can leave the prompt has: what is left is the
-            // new message itself. Some servers (Ollama) would cut it
-            // silently; say so instead.
-            let why = format!(
-                "the request needs about {} tokens but the model's window is {}: the message \
-                 and its snapshot alone are too long (shorten the message, unpin results, or \
-                 lower [snapshot] budget)",
-                next.tokens, next.window
-            );
-            conversation.record_error(&why);
-            emit(TurnEvent::Failed {
-                message: why.clone(),
+        // At most one overflow is recovered from per model call.
+        let mut overflowed: Option<Overflow> = None;
+        let (turn, cancelled, sent_tokens) = loop {
+            let mut next = next_prompt(conversation, &window);
+            if conversation.counter().learn().await {
+                // The server's tokenizer counted what was estimated.
+                conversation.recount();
+                next = next_prompt(conversation, &window);
+            }
+            if next.needs_compaction(&window)
+                && let Some(through) = compact::plan(conversation, &next, &window)
+            {
+                let compacted = tokio::select! {
+                    done = compact::compact(&*deps.provider, conversation, through, None, &window) => Some(done),
+                    _ = cancelled_signal(&mut cancel) => None,
+                };
+                let Some(done) = compacted else {
+                    conversation.record_error("cancelled by the user");
+                    emit(TurnEvent::Cancelled);
+                    return TurnOutcome::Cancelled;
+                };
+                emit(TurnEvent::Compacted(done));
+                next = next_prompt(conversation, &window);
+            }
+            let omitted = next.omitted.iter().map(ExactSizeIterator::len).sum();
+            emit(TurnEvent::Prompt {
+                tokens: next.tokens,
+                window: next.window,
+                omitted,
             });
-            return TurnOutcome::Failed(why);
-        }
-        let sent_raw = next.raw;
-        let mut stream = deps.provider.stream_chat(next.request);
-        let mut assembler = TurnAssembler::default();
-        let mut cancelled = false;
-        loop {
-            tokio::select! {
-                event = stream.next() => {
-                    let Some(event) = event else { break };
-                    assembler.push(&event);
-                    match event {
-                        ProviderEvent::TextDelta(text) => emit(TurnEvent::TextDelta(text)),
-                        ProviderEvent::ReasoningDelta(text) => emit(TurnEvent::ReasoningDelta(text)),
-                        ProviderEvent::Retrying { attempt, max_attempts, wait, reason } => {
-                            emit(TurnEvent::Retrying { attempt, max_attempts, wait, reason });
+            if next.tokens + margin > next.window {
+                // Everything that can leave the prompt has: what is left is the
+                // new message itself. Some servers (Ollama) would cut it
+                // silently; say so instead.
+                let counted = overflowed
+                    .as_ref()
+                    .and_then(|o| o.prompt_tokens)
+                    .map_or_else(String::new, |p| format!(" (the server counted {p})"));
+                let why = format!(
+                    "the request needs about {} tokens{counted} but the model's window is {}: \
+                     the message and its snapshot alone are too long (shorten the message, unpin \
+                     results, or lower [snapshot] budget)",
+                    next.tokens + margin,
+                    next.window
+                );
+                conversation.record_error(&why);
+                emit(TurnEvent::Failed {
+                    message: why.clone(),
+                });
+                return TurnOutcome::Failed(why);
+            }
+            if let Some(overflow) = &overflowed {
+                emit(TurnEvent::ContextOverflow {
+                    message: overflow_line(overflow, &next, omitted),
+                    window: window.clone(),
+                });
+            }
+            let sent_raw = next.raw;
+            let sent_tokens = next.tokens;
+            let mut stream = deps.provider.stream_chat(next.request);
+            let mut assembler = TurnAssembler::default();
+            let mut cancelled = false;
+            loop {
+                tokio::select! {
+                    event = stream.next() => {
+                        let Some(event) = event else { break };
+                        assembler.push(&event);
+                        match event {
+                            ProviderEvent::TextDelta(text) => emit(TurnEvent::TextDelta(text)),
+                            ProviderEvent::ReasoningDelta(text) => emit(TurnEvent::ReasoningDelta(text)),
+                            ProviderEvent::Retrying { attempt, max_attempts, wait, reason } => {
+                                emit(TurnEvent::Retrying { attempt, max_attempts, wait, reason });
+                            }
+                            _ => {}
                         }
-                        _ => {}
+                    }
+                    _ = cancelled_signal(&mut cancel) => {
+                        stream.cancel();
+                        cancelled = true;
+                        break;
                     }
                 }
-                _ = cancelled_signal(&mut cancel) => {
-                    stream.cancel();
-                    cancelled = true;
-                    break;
-                }
             }
-        }
-        let turn = assembler.finish();
-        if let Some(u) = turn.usage {
-            conversation.counter().observe(sent_raw, u.prompt_tokens);
-            usage.add(&u);
-            conversation.record_usage(u);
-            emit(TurnEvent::Usage(usage));
+            let turn = assembler.finish();
+            if let Some(u) = turn.usage {
+                conversation.counter().observe(sent_raw, u.prompt_tokens);
+            }
+            if !cancelled
+                && overflowed.is_none()
+                && turn.text.is_empty()
+                && turn.tool_calls.is_empty()
+                && let Some(ProviderError::ContextOverflow(overflow)) = &turn.error
+            {
+                // Learn what the server said and assemble again: the
+                // bounded prompt leaves out (or compacts) what no longer
+                // fits, and the request goes once more.
+                margin = learn_from_overflow(
+                    conversation.counter(),
+                    &mut window,
+                    overflow,
+                    sent_raw,
+                    sent_tokens,
+                );
+                overflowed = Some(overflow.clone());
+                continue;
+            }
+            break (turn, cancelled, sent_tokens);
+        };
+        match turn.usage {
+            Some(u) => {
+                usage.add(&u);
+                conversation.record_usage(u);
+                emit(TurnEvent::Usage(usage));
+            }
+            None if !turn.partial => {
+                // LM Studio sends no usage, Ollama's is unreliable: the
+                // status bar falls back to our own count, and says so.
+                let counted = conversation.counter();
+                let u = Usage {
+                    prompt_tokens: sent_tokens as u64,
+                    completion_tokens: counted.corrected(counted.count(&turn.text)) as u64,
+                    total_tokens: 0,
+                    ..Usage::default()
+                };
+                counted.note_counted_usage(u.prompt_tokens);
+                usage.add(&Usage {
+                    total_tokens: u.prompt_tokens + u.completion_tokens,
+                    ..u
+                });
+                emit(TurnEvent::Usage(usage));
+            }
+            None => {}
         }
         if cancelled || turn.partial {
             // Keep what was said, marked; drop half-streamed tool calls so
@@ -443,6 +536,51 @@ pub async fn run_turn(
         max_steps_reached: true,
     });
     TurnOutcome::Completed { steps, usage }
+}
+
+/// What the overflow answer teaches: the window the server really has
+/// (the reserve follows it unless set), the counter's correction from the
+/// prompt tokens it counted, and the margin by which it still counts above
+/// our (corrected) count. With no numbers at all, a quarter of what was
+/// sent is assumed to be missing.
+fn learn_from_overflow(
+    counter: &crate::tokens::TokenCounter,
+    window: &mut ContextWindow,
+    overflow: &Overflow,
+    sent_raw: usize,
+    sent_tokens: usize,
+) -> usize {
+    if let Some(tokens) = overflow.window.filter(|w| *w != window.tokens) {
+        *window = window.learned(tokens, overflow.server);
+    }
+    match overflow.prompt_tokens {
+        Some(counted) => {
+            counter.observe(sent_raw, counted as u64);
+            counted.saturating_sub(counter.corrected(sent_raw))
+        }
+        None if overflow.window.is_some_and(|w| w < sent_tokens) => 0,
+        None => sent_tokens / 4,
+    }
+}
+
+/// The one line the user reads when an overflow was recovered from:
+/// what the server said, and what the request sent again left out.
+fn overflow_line(overflow: &Overflow, next: &Prompt, omitted: usize) -> String {
+    let said = match (overflow.prompt_tokens, overflow.window) {
+        (Some(p), Some(w)) => format!("{p} prompt tokens for a {w}-token window"),
+        (Some(p), None) => format!("{p} prompt tokens, too many for its window"),
+        (None, Some(w)) => format!("a prompt too long for its {w}-token window"),
+        (None, None) => "a prompt too long for its window".to_owned(),
+    };
+    let left_out = match omitted {
+        0 => "nothing left out".to_owned(),
+        1 => "1 earlier message left out".to_owned(),
+        n => format!("{n} earlier messages left out"),
+    };
+    format!(
+        "The model server ({}) refused {said}; sent again at about {} tokens ({left_out}).",
+        overflow.server, next.tokens
+    )
 }
 
 /// What one tool call came to.

@@ -18,5 +18,5 @@ pub(crate) mod window;
 
 pub use counter::{PER_MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter};
 pub use window::{
-    ContextWindow, DEFAULT_COMPACT_AT, DEFAULT_RESERVE, DEFAULT_WINDOW, WindowSource,
+    ContextWindow, DEFAULT_COMPACT_AT, DEFAULT_RESERVE, DEFAULT_WINDOW, WindowSource, reserve_for,
 };

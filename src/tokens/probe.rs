@@ -26,13 +26,7 @@ const OLLAMA_DEFAULT_CTX: usize = 4_096;
 
 /// The server's context window and which kind of server said it.
 pub async fn probe_window(config: &OpenAiConfig) -> Option<(usize, &'static str)> {
-    crate::agent::provider::openai::install_crypto_provider();
-    let endpoint = config.endpoint().ok()?;
-    let client = Client::builder()
-        .connect_timeout(PROBE_TIMEOUT)
-        .timeout(PROBE_TIMEOUT)
-        .build()
-        .ok()?;
+    let (endpoint, client) = probe_client(config)?;
     let get = |url: Url| {
         let mut request = client.get(url);
         if let Some(key) = &config.api_key {
@@ -63,6 +57,33 @@ pub async fn probe_window(config: &OpenAiConfig) -> Option<(usize, &'static str)
         return Some((n, "ollama"));
     }
     None
+}
+
+/// The server's `POST /tokenize` (llama.cpp's), when it answers a test
+/// text with a list of tokens: the counter then asks it instead of
+/// estimating.
+pub async fn probe_tokenizer(config: &OpenAiConfig) -> Option<Url> {
+    let (endpoint, client) = probe_client(config)?;
+    let url = root_of(&endpoint).join("tokenize").ok()?;
+    let request = client
+        .post(url.clone())
+        .header("content-type", "application/json")
+        .body(json!({ "content": "hello world", "add_special": false }).to_string());
+    let body = json_of(request).await?;
+    body.get("tokens")?.as_array()?;
+    Some(url)
+}
+
+/// The chat endpoint and a client that gives up after [`PROBE_TIMEOUT`].
+fn probe_client(config: &OpenAiConfig) -> Option<(Url, Client)> {
+    crate::agent::provider::openai::install_crypto_provider();
+    let endpoint = config.endpoint().ok()?;
+    let client = Client::builder()
+        .connect_timeout(PROBE_TIMEOUT)
+        .timeout(PROBE_TIMEOUT)
+        .build()
+        .ok()?;
+    Some((endpoint, client))
 }
 
 fn root_of(endpoint: &Url) -> Url {

@@ -43,6 +43,21 @@ pub struct ContextWindow {
     pub reserve: usize,
     /// Share of the window (0–1) past which the prompt is compacted.
     pub compact_at: f64,
+    /// `[model] reserve_output`, when set: otherwise the reserve follows
+    /// the window ([`reserve_for`]), also when the window is learned anew.
+    pub reserve_setting: Option<usize>,
+}
+
+/// The answer's reserve for a window of `tokens`: the setting (at most half
+/// the window), else a quarter of the window, at most [`DEFAULT_RESERVE`].
+/// A share, not a constant: 2 048 tokens of a 3 072-token local model left
+/// a prompt no room (issue 28), while 2 048 is plenty for an answer on a
+/// big one.
+pub fn reserve_for(tokens: usize, setting: Option<usize>) -> usize {
+    match setting {
+        Some(reserve) => reserve.min(tokens / 2),
+        None => (tokens / 4).min(DEFAULT_RESERVE),
+    }
 }
 
 impl ContextWindow {
@@ -68,10 +83,31 @@ impl ContextWindow {
         ContextWindow {
             tokens,
             source,
-            reserve: reserve.unwrap_or(DEFAULT_RESERVE).min(tokens / 2),
+            reserve: reserve_for(tokens, reserve),
             compact_at: compact_at
                 .filter(|f| f.is_finite() && *f > 0.0 && *f <= 1.0)
                 .unwrap_or(DEFAULT_COMPACT_AT),
+            reserve_setting: reserve,
+        }
+    }
+
+    /// The window a server says it really has (an overflow answer names
+    /// it): the reserve follows unless it was set.
+    pub fn learned(&self, tokens: usize, server: &'static str) -> Self {
+        ContextWindow {
+            tokens,
+            source: WindowSource::Server(server),
+            reserve: reserve_for(tokens, self.reserve_setting),
+            ..self.clone()
+        }
+    }
+
+    /// How the reserve was chosen, for F2: `setting` or `¼ of window`.
+    pub fn reserve_derivation(&self) -> &'static str {
+        match self.reserve_setting {
+            Some(_) => "setting",
+            None if self.reserve == DEFAULT_RESERVE => "default",
+            None => "¼ of window",
         }
     }
 
@@ -143,6 +179,22 @@ mod tests {
         // A zero anywhere means "did not say".
         let w = ContextWindow::resolve(Some(0), Some((0, "vllm")), "x", None, None);
         assert_eq!(w.source, WindowSource::Default);
+    }
+
+    #[test]
+    fn the_reserve_follows_the_window_unless_set() {
+        let w = ContextWindow::resolve(Some(3072), None, "x", None, None);
+        assert_eq!(w.reserve, 768);
+        assert_eq!(w.prompt_budget(), 2304);
+        let w = ContextWindow::resolve(Some(131_072), None, "x", None, None);
+        assert_eq!(w.reserve, DEFAULT_RESERVE);
+        let learned =
+            ContextWindow::resolve(None, None, "x", None, None).learned(4096, "llama.cpp");
+        assert_eq!((learned.tokens, learned.reserve), (4096, 1024));
+        assert_eq!(learned.source, WindowSource::Server("llama.cpp"));
+        let set =
+            ContextWindow::resolve(Some(8192), None, "x", Some(500), None).learned(3000, "vLLM");
+        assert_eq!(set.reserve, 500);
     }
 
     #[test]

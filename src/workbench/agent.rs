@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio::sync::{Mutex, mpsc, watch};
 
 use crate::agent::conversation::{Conversation, prompt_of};
+use crate::agent::prompt::budget;
 use crate::agent::provider::{ModelProvider, Usage};
 use crate::agent::setup;
 use crate::agent::tool_result;
@@ -76,6 +77,9 @@ pub struct AgentState {
     /// The model's token counter, made once off the UI loop: loading a BPE
     /// vocabulary takes around a second.
     counter: Arc<std::sync::OnceLock<Arc<TokenCounter>>>,
+    /// The snapshot budget the scene is built with and how it was chosen
+    /// (F2 shows it); follows the window unless the user set one.
+    pub(crate) snapshot_budget: Option<budget::SnapshotBudget>,
     /// Tokens of the last request and the window (the status-bar gauge).
     pub context_used: Option<(usize, usize)>,
     pub spinner: usize,
@@ -125,6 +129,7 @@ impl Default for AgentState {
             retry: None,
             window: Arc::default(),
             counter: Arc::default(),
+            snapshot_budget: None,
             context_used: None,
             spinner: 0,
             streaming: None,
@@ -264,6 +269,10 @@ impl AgentState {
     pub(crate) fn warm_counter(&self, settings: &crate::config::Settings) {
         let cell = self.counter.clone();
         let settings = settings.clone();
+        if setup::window_is_probed(&settings) {
+            // The first turn's probe may find a server that counts for us.
+            return;
+        }
         std::thread::spawn(move || {
             cell.get_or_init(|| setup::token_counter(&settings));
         });
@@ -488,9 +497,6 @@ pub(crate) fn start_turn(
         let send = |update: AgentUpdate| {
             let _ = events.send(AppEvent::Agent(update));
         };
-        let snapshot = tokio::task::spawn_blocking(move || build_snapshot(scene))
-            .await
-            .ok();
         // Read at every turn: an edit to AGENTS.md applies from the next.
         let root = workspace.clone();
         let instructions = tokio::task::spawn_blocking(move || {
@@ -503,6 +509,14 @@ pub(crate) fn start_turn(
             .get_or_init(|| setup::context_window(&settings, &|n| std::env::var(n).ok()))
             .await
             .clone();
+        if counter_cell.get().is_none()
+            && let Some(server) =
+                setup::server_token_counter(&settings, &|n| std::env::var(n).ok(), &deps.window)
+                    .await
+        {
+            let _ = counter_cell.set(server);
+        }
+        let budget_set = settings.snapshot_budget_set;
         // Made once, off the loop: loading a BPE vocabulary takes a while.
         let counter = tokio::task::spawn_blocking(move || {
             counter_cell
@@ -511,6 +525,19 @@ pub(crate) fn start_turn(
         })
         .await
         .unwrap_or_else(|_| Arc::new(TokenCounter::estimate()));
+        // The snapshot's share of the window now known (unless set).
+        let mut scene = scene;
+        if !budget_set {
+            let system = {
+                let conversation = conversation.lock().await;
+                budget::system_text(&conversation, instructions.as_ref())
+            };
+            let fitted = budget::for_turn(&deps.window, &counter, &system, None).await;
+            scene.budget = fitted.chars;
+        }
+        let snapshot = tokio::task::spawn_blocking(move || build_snapshot(scene))
+            .await
+            .ok();
         let session = AgentSession {
             deps,
             counter: Some(counter),
@@ -561,18 +588,7 @@ pub(crate) fn start_turn(
 /// Builds the snapshot of the scene (reads files: off the loop).
 fn build_snapshot(mut scene: crate::workbench::snapshot::SceneRequest) -> TurnSnapshot {
     scene.source.project_files = Some(crate::snapshot::root_project_files(&scene.root));
-    let options = crate::snapshot::CollectOptions {
-        budget: scene.budget,
-        ..crate::snapshot::CollectOptions::default()
-    };
-    let (built, rendered) = crate::snapshot::build(&scene.source, &options);
-    TurnSnapshot {
-        markdown: rendered.markdown,
-        json: serde_json::to_value(&built).unwrap_or(Value::Null),
-        used: built.budget.used,
-        max: built.budget.max,
-        truncated: built.budget.truncated,
-    }
+    TurnSnapshot::build(&scene.source, scene.budget)
 }
 
 /// Esc / Ctrl+C: stop the turn. Returns whether there was one.
@@ -622,6 +638,7 @@ pub fn apply(workbench: &mut Workbench, update: AgentUpdate) {
             agent.streaming = None;
             agent.thinking = None;
             agent.retry = None;
+            crate::workbench::context_window::fit_snapshot_budget(workbench);
             crate::workbench::context_window::refresh_gauge(workbench);
             record_tabs(workbench);
         }
@@ -654,6 +671,12 @@ fn apply_turn_event(workbench: &mut Workbench, event: TurnEvent) {
                     workbench.agent.thinking = Some(messages.len() - 1);
                 }
             }
+        }
+        TurnEvent::ContextOverflow { message, window } => {
+            // The server's real window, for F2, the gauge and later turns.
+            workbench.agent.window = Arc::new(tokio::sync::OnceCell::new_with(Some(window)));
+            workbench.notice(&message);
+            crate::workbench::context_window::fit_snapshot_budget(workbench);
         }
         TurnEvent::OutputLimit => workbench.notice("The answer was cut: the model reached its output limit (max tokens). Ask it to \
              continue, or raise [model] reserve_output.",

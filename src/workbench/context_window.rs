@@ -1,11 +1,12 @@
 //! The model's window as the workbench sees it: the gauge in the status bar, pins attached to a prompt, and `/compact`.
 
 use crate::agent::conversation::with_pins;
-use crate::agent::prompt::Prompt;
+use crate::agent::prompt::budget;
 use crate::agent::prompt::compact;
+use crate::agent::prompt::{Prompt, PromptSection};
 use crate::agent::setup;
 use crate::agent::turn::{TurnEvent, next_prompt, preview_prompt};
-use crate::tokens::ContextWindow;
+use crate::tokens::{ContextWindow, TokenCounter};
 use crate::workbench::Pin;
 use crate::workbench::Workbench;
 use crate::workbench::agent::AgentUpdate;
@@ -56,6 +57,58 @@ pub(crate) fn window(workbench: &Workbench) -> ContextWindow {
     })
 }
 
+/// Sets the snapshot budget the TUI builds its scene with to the
+/// snapshot's share of the window as known now (unless the user set one),
+/// so F2 and the gauge show the snapshot the next turn sends. Called when
+/// the window becomes known (a turn's end, an overflow answer) and at
+/// start-up.
+pub fn fit_snapshot_budget(workbench: &mut Workbench) {
+    if workbench.settings().snapshot_budget_set {
+        return;
+    }
+    let window = window(workbench);
+    let Ok(conversation) = workbench.agent.conversation().try_lock() else {
+        return;
+    };
+    let system = budget::system_text(&conversation, conversation.instructions());
+    let fitted = budget::for_window(&window, conversation.counter(), &system, None);
+    drop(conversation);
+    workbench.settings_mut().snapshot_budget = fitted.chars;
+    workbench.agent.snapshot_budget = Some(fitted);
+}
+
+/// How the window's budgets were derived, as lines under F2's sections:
+/// the answer's reserve, the snapshot's budget, the counter, and where the
+/// last call's usage came from.
+fn derivations(
+    workbench: &Workbench,
+    prompt: &mut Prompt,
+    window: &ContextWindow,
+    counter: &TokenCounter,
+) {
+    prompt.sections.push(PromptSection::budget(
+        &format!("reserve · {}", window.reserve_derivation()),
+        window.reserve,
+    ));
+    let snapshot = match &workbench.agent.snapshot_budget {
+        Some(fitted) => format!("snapshot ch · {}", fitted.derivation),
+        None if workbench.settings().snapshot_budget_set => "snapshot ch · setting".to_owned(),
+        None => "snapshot ch · default".to_owned(),
+    };
+    prompt.sections.push(PromptSection::budget(
+        &snapshot,
+        workbench.settings().snapshot_budget,
+    ));
+    prompt.sections.push(PromptSection::budget(
+        &format!("count · {}", counter.describe()),
+        prompt.tokens,
+    ));
+    let (source, tokens) = counter.last_usage();
+    prompt
+        .sections
+        .push(PromptSection::budget(&format!("usage · {source}"), tokens));
+}
+
 /// The request Enter would send now with `draft` in the composer (with
 /// pins and the files it mentions, which come back too) and the latest
 /// snapshot. `Err` says why there is none to show.
@@ -82,18 +135,17 @@ pub fn preview(
         .as_ref()
         .map(|v| v.rendered.markdown.as_str());
     let window = window(workbench);
-    Ok((
-        preview_prompt(&conversation, &prompt, snapshot, &window),
-        window,
-        Mentioned {
-            files: mentioned
-                .pins
-                .iter()
-                .map(|pin| (pin.label.clone(), conversation.counter().count(&pin.text)))
-                .collect(),
-            notes: mentioned.notes,
-        },
-    ))
+    let mut prompt = preview_prompt(&conversation, &prompt, snapshot, &window);
+    derivations(workbench, &mut prompt, &window, conversation.counter());
+    let mentioned = Mentioned {
+        files: mentioned
+            .pins
+            .iter()
+            .map(|pin| (pin.label.clone(), conversation.counter().count(&pin.text)))
+            .collect(),
+        notes: mentioned.notes,
+    };
+    Ok((prompt, window, mentioned))
 }
 
 /// Why `draft` cannot be sent, when even with the whole history left out

@@ -16,6 +16,7 @@
 //!   the request's messages, the same function the HTTP body uses.
 
 mod assemble;
+pub mod budget;
 pub mod compact;
 
 use std::ops::Range;
@@ -44,6 +45,9 @@ pub enum SectionKind {
     Pins,
     Snapshot,
     Turn,
+    /// Not part of the request: how a budget was derived (F2 lists these
+    /// under the sections; they cost nothing).
+    Budget,
 }
 
 /// One part of the prompt and what it costs, for the F2 breakdown.
@@ -56,6 +60,11 @@ pub struct PromptSection {
 }
 
 impl PromptSection {
+    /// A line of F2 saying how a budget was derived (kind `Budget`).
+    pub fn budget(label: &str, tokens: usize) -> Self {
+        Self::new(SectionKind::Budget, label, tokens)
+    }
+
     fn new(kind: SectionKind, label: &str, tokens: usize) -> Self {
         PromptSection {
             kind,
@@ -106,6 +115,7 @@ impl Prompt {
                         | SectionKind::Summary
                         | SectionKind::Omitted
                         | SectionKind::Resume
+                        | SectionKind::Budget
                 )
             })
             .map(|s| s.tokens)

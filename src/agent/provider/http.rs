@@ -14,6 +14,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::openai::ApiKey;
+use super::overflow::{self, Overflow};
 use super::redact::redact_secret;
 use super::retry::{backoff, is_retryable, retry_after};
 use super::sse::{SseEvent, SseParser};
@@ -150,9 +151,8 @@ impl Endpoint {
             Ok(Ok(response)) => response,
         };
         if let Err(failure) = self.check_status(response.status(), &response) {
-            let message =
-                self.redact(&error_body_message(response, self.settings.idle_timeout).await);
-            return Err(failure.with_message(message).into_error());
+            let (message, _) = error_body_message(response, self.settings.idle_timeout).await;
+            return Err(failure.with_message(self.redact(&message)).into_error());
         }
         let bytes = tokio::time::timeout(self.settings.idle_timeout, response.bytes())
             .await
@@ -423,9 +423,16 @@ impl Call {
         let Err(failure) = endpoint.check_status(response.status(), &response) else {
             return Ok(response);
         };
-        let message =
-            endpoint.redact(&error_body_message(response, endpoint.settings.idle_timeout).await);
-        let failure = failure.with_message(message);
+        let (message, overflow) =
+            error_body_message(response, endpoint.settings.idle_timeout).await;
+        if let Some(mut overflow) = overflow {
+            // Never worth the same request again: the turn loop makes room.
+            overflow.message = endpoint.redact(&overflow.message);
+            return Err(AttemptError::Fatal(ProviderError::ContextOverflow(
+                overflow,
+            )));
+        }
+        let failure = failure.with_message(endpoint.redact(&message));
         Err(match failure.kind {
             FailureKind::Retry(wait) => AttemptError::Retry {
                 error: failure.into_error(),
@@ -446,6 +453,24 @@ async fn stream_body<D: Decoder>(
     tx: &mpsc::Sender<ProviderEvent>,
 ) -> Option<ProviderError> {
     let idle = endpoint.settings.idle_timeout;
+    if is_json(&response) {
+        // A stream was asked for and a JSON document came back with a
+        // success status: LM Studio's way of saying an error (an overflow
+        // among them). Read as an error body, never as an empty answer.
+        let (message, overflow) = error_body_message(response, idle).await;
+        let error = match overflow {
+            Some(mut overflow) => {
+                overflow.message = endpoint.redact(&overflow.message);
+                ProviderError::ContextOverflow(overflow)
+            }
+            None => ProviderError::BadResponse(format!(
+                "a JSON document instead of an event stream: {}",
+                endpoint.redact(&message)
+            )),
+        };
+        let _ = tx.send(ProviderEvent::Error(error)).await;
+        return None;
+    }
     let mut body = response.bytes_stream();
     let mut sse = SseParser::default();
     let mut decoder = D::default();
@@ -520,9 +545,22 @@ async fn stream_body<D: Decoder>(
     }
 }
 
+/// The answer is a JSON document (not an event stream).
+fn is_json(response: &Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"))
+}
+
 fn endpoint_error(endpoint: &Endpoint, error: ProviderError) -> ProviderError {
     match error {
         ProviderError::Api(message) => ProviderError::Api(endpoint.redact(&message)),
+        ProviderError::ContextOverflow(mut overflow) => {
+            overflow.message = endpoint.redact(&overflow.message);
+            ProviderError::ContextOverflow(overflow)
+        }
         other => other,
     }
 }
@@ -544,8 +582,9 @@ fn describe_reqwest_error(error: &reqwest::Error) -> String {
 }
 
 /// The server's own explanation: `error.message` from a JSON body (both
-/// OpenAI's and Anthropic's errors have it), else the start of the body text.
-async fn error_body_message(mut response: Response, idle: Duration) -> String {
+/// OpenAI's and Anthropic's errors have it), else the start of the body
+/// text; and the overflow it describes, if it is one.
+async fn error_body_message(mut response: Response, idle: Duration) -> (String, Option<Overflow>) {
     let mut body = Vec::new();
     while body.len() < ERROR_BODY_LIMIT {
         match tokio::time::timeout(idle, response.chunk()).await {
@@ -554,7 +593,8 @@ async fn error_body_message(mut response: Response, idle: Duration) -> String {
         }
     }
     let text = String::from_utf8_lossy(&body);
-    let from_json = serde_json::from_str::<Value>(&text).ok().and_then(|v| {
+    let json = serde_json::from_str::<Value>(&text).ok();
+    let from_json = json.as_ref().and_then(|v| {
         let error = v.get("error")?;
         error
             .get("message")
@@ -562,8 +602,12 @@ async fn error_body_message(mut response: Response, idle: Duration) -> String {
             .or_else(|| error.as_str())
             .map(str::to_owned)
     });
+    let overflow = match &json {
+        Some(json) => overflow::from_body(json),
+        None => overflow::from_message(text.trim(), false),
+    };
     let message = from_json.unwrap_or_else(|| text.trim().to_owned());
-    if message.is_empty() {
+    let message = if message.is_empty() {
         response
             .status()
             .canonical_reason()
@@ -571,7 +615,8 @@ async fn error_body_message(mut response: Response, idle: Duration) -> String {
             .to_owned()
     } else {
         preview(&message)
-    }
+    };
+    (message, overflow)
 }
 
 /// At most 300 characters, so a huge garbage chunk makes a readable error.

@@ -12,6 +12,7 @@ pub mod anthropic;
 mod client;
 pub(crate) mod http;
 pub mod openai;
+pub mod overflow;
 pub(crate) mod redact;
 mod retry;
 pub(crate) mod scripted;
@@ -27,6 +28,7 @@ pub use anthropic::{AnthropicConfig, AnthropicProvider};
 pub use client::HttpProvider;
 pub use http::HttpSettings;
 pub use openai::{OpenAiConfig, OpenAiProvider};
+pub use overflow::Overflow;
 pub use scripted::ScriptedProvider;
 pub use stream::{AssistantTurn, CancelHandle, EVENT_BUFFER, ProviderStream, TurnAssembler};
 pub use types::{

@@ -229,6 +229,10 @@ pub enum ProviderError {
     BadResponse(String),
     #[error("the model server reported an error: {0}")]
     Api(String),
+    /// The request does not fit the model's window, in the server's words
+    /// (see [`super::overflow`]): the turn loop makes room and sends again.
+    #[error("{0}")]
+    ContextOverflow(super::overflow::Overflow),
     #[error("provider configuration: {0}")]
     Config(String),
     #[error("demo script: {0}")]

@@ -137,6 +137,10 @@ impl StreamDecoder {
         let chunk: Chunk = serde_json::from_str(data)
             .map_err(|e| ProviderError::BadResponse(format!("{e} in chunk `{}`", preview(data))))?;
         if let Some(error) = chunk.error {
+            // LM Studio says an overflow this way, inside a 200 answer.
+            if let Some(overflow) = crate::agent::provider::overflow::from_error(&error) {
+                return Err(ProviderError::ContextOverflow(overflow));
+            }
             return Err(ProviderError::Api(error_message(&error)));
         }
         let mut out = Vec::new();
