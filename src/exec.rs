@@ -585,6 +585,13 @@ impl Printer {
                 progress(message.clone());
                 self.event(json!({ "type": "context.overflow", "message": message, "window": window.tokens, "reserve": window.reserve, "source": window.source.to_string() }));
             }
+            TurnEvent::ToolCallAsText => {
+                progress(format!(
+                    "the model wrote its tool call as text; it runs as code_action ({})",
+                    crate::agent::text_tool_call::HINT
+                ));
+                self.event(json!({ "type": "tool.call.as_text", "hint": crate::agent::text_tool_call::HINT }));
+            }
             TurnEvent::OutputLimit => {
                 progress("the answer was cut: the model reached its output limit".into());
                 self.event(json!({ "type": "answer.cut", "reason": "length" }));

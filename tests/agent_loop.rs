@@ -294,6 +294,51 @@ async fn a_full_turn_with_two_tool_calls_against_the_real_kernel() {
     rig.kernel.shutdown().await;
 }
 
+/// Issue 28: a server whose chat template has no tools (llama.cpp without
+/// `--jinja`) makes the model write its call as text. The call runs in the
+/// real kernel as the call it is, the next request carries its result as
+/// a tool message, and the turn says it happened (once, with the hint).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_call_written_as_text_runs_as_the_call() {
+    let dir = workspace();
+    let as_text = "<tool_call>\n{\"name\": \"code_action\", \"arguments\": {\"code\": \"print(6 * 7)\"}}\n</tool_call>";
+    let server = LoopbackServer::start(vec![answer(as_text), answer("It is 42.")]).await;
+    let rig = rig(dir.path(), openai(&server));
+    let mut conversation = Conversation::new(rig.context.clone(), None);
+    let (outcome, events) = turn(&rig, &mut conversation, "what is 6 * 7?", None).await;
+    assert!(
+        matches!(outcome, TurnOutcome::Completed { steps: 2, .. }),
+        "{outcome:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::ToolCallAsText))
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::ToolCall { code, .. } if code == "print(6 * 7)"))
+    );
+    let second = server.requests()[1].json();
+    let result: Value = serde_json::from_str(
+        tool_message(&second, "text_call_1")["content"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(result["stdout"], "42\n", "{result:#}");
+    let answers: Vec<&String> = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::AssistantMessage { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(answers, ["It is 42."], "the call is not shown as an answer");
+    rig.kernel.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_tool_arguments_go_back_to_the_model() {
     let dir = workspace();

@@ -8,5 +8,6 @@ pub mod instructions;
 pub mod prompt;
 pub mod provider;
 pub mod setup;
+pub mod text_tool_call;
 pub mod tool_result;
 pub mod turn;

@@ -250,6 +250,10 @@ pub enum TurnEvent {
         message: String,
         window: ContextWindow,
     },
+    /// The model wrote its `code_action` call as text (a chat template
+    /// without tool support): it runs as the call. Front ends say once
+    /// how to give the server tool support (`--jinja` for llama.cpp).
+    ToolCallAsText,
     /// The model stopped at its output limit (`finish_reason: length`,
     /// `stop_reason: max_tokens`): the answer just stored is cut short.
     OutputLimit,
@@ -314,7 +318,7 @@ pub async fn run_turn(
         emit(TurnEvent::Step(step));
         // At most one overflow is recovered from per model call.
         let mut overflowed: Option<Overflow> = None;
-        let (turn, cancelled, sent_tokens) = loop {
+        let (mut turn, cancelled, sent_tokens) = loop {
             let mut next = next_prompt(conversation, &window);
             if conversation.counter().learn().await {
                 // The server's tokenizer counted what was estimated.
@@ -444,6 +448,21 @@ pub async fn run_turn(
                 emit(TurnEvent::Usage(usage));
             }
             None => {}
+        }
+        if !cancelled
+            && !turn.partial
+            && turn.tool_calls.is_empty()
+            && let Some(call) = super::text_tool_call::parse(&turn.text)
+        {
+            // The server's template has no tools: the model wrote the call
+            // as text. It runs as the call it is.
+            turn.tool_calls.push(super::provider::ToolCall {
+                id: format!("text_call_{step}"),
+                name: "code_action".to_owned(),
+                arguments: serde_json::json!({ "code": call.code }).to_string(),
+            });
+            turn.text = call.rest;
+            emit(TurnEvent::ToolCallAsText);
         }
         if cancelled || turn.partial {
             // Keep what was said, marked; drop half-streamed tool calls so

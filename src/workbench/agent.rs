@@ -85,6 +85,9 @@ pub struct AgentState {
     pub spinner: usize,
     /// The conversation entry the model's text is streaming into.
     streaming: Option<usize>,
+    /// A tool call came as text before in this session (the hint on how
+    /// to give the server tool support is said once).
+    text_calls_seen: bool,
     /// The entry the model's reasoning is streaming into.
     thinking: Option<usize>,
     /// The pane entry of the prompt the running turn sends, until the turn
@@ -133,6 +136,7 @@ impl Default for AgentState {
             context_used: None,
             spinner: 0,
             streaming: None,
+            text_calls_seen: false,
             thinking: None,
             prompt_entry: None,
             refused_calls: std::collections::HashMap::new(),
@@ -685,6 +689,32 @@ fn apply_turn_event(workbench: &mut Workbench, event: TurnEvent) {
             workbench.agent.step = step;
             workbench.agent.retry = None;
         }
+        TurnEvent::ToolCallAsText => {
+            // What streamed was the call, not an answer: the line says what
+            // happened instead (the cell shows the code).
+            let first = !workbench.agent.text_calls_seen;
+            workbench.agent.text_calls_seen = true;
+            let text = if first {
+                format!(
+                    "The model wrote its code_action call as text; it runs as the call. {}.",
+                    crate::agent::text_tool_call::HINT
+                )
+            } else {
+                "The model wrote its code_action call as text; it runs as the call.".to_owned()
+            };
+            match workbench
+                .agent
+                .streaming
+                .take()
+                .and_then(|i| workbench.transcript.edit(i))
+            {
+                Some(entry) => {
+                    entry.role = Speaker::Notice;
+                    entry.text = text;
+                }
+                None => workbench.notice(&text),
+            }
+        }
         TurnEvent::TextDelta(text) => {
             let messages = &mut workbench.transcript;
             match workbench.agent.streaming.and_then(|i| messages.edit(i)) {
@@ -896,6 +926,30 @@ mod tests {
 
     fn turn(s: &mut AppState, event: TurnEvent) {
         apply(&mut s.workbench, AgentUpdate::Turn(event));
+    }
+
+    /// A call written as text streamed in as if it were the answer: the
+    /// entry becomes one line saying what happened, with the hint on how
+    /// to give the server tools the first time only.
+    #[test]
+    fn a_call_written_as_text_is_not_left_as_the_answer() {
+        let mut s = state();
+        let call = r#"{"name": "code_action", "arguments": {"code": "x"}}"#;
+        for _ in 0..2 {
+            turn(&mut s, TurnEvent::TextDelta(call.into()));
+            turn(&mut s, TurnEvent::ToolCallAsText);
+        }
+        let shown: Vec<(Speaker, &str)> = s
+            .workbench
+            .transcript
+            .iter()
+            .map(|m| (m.role, m.text.as_str()))
+            .collect();
+        assert_eq!(shown.len(), 2);
+        assert!(shown.iter().all(|(role, text)| *role == Speaker::Notice
+            && text.starts_with("The model wrote its code_action call as text")));
+        assert!(shown[0].1.contains("--jinja"), "{}", shown[0].1);
+        assert!(!shown[1].1.contains("--jinja"), "said once: {}", shown[1].1);
     }
 
     #[test]
