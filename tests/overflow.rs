@@ -27,15 +27,25 @@ use loopback::{Framing, LoopbackServer, Reply, byte_pieces, data};
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
+/// An answer without usage (the turn counts it itself).
 fn answer(text: &str) -> Reply {
-    let body = [
+    answer_with_usage(text, None)
+}
+
+/// An answer, with the usage the server reports (`prompt_tokens`).
+fn answer_with_usage(text: &str, prompt_tokens: Option<u64>) -> Reply {
+    let mut body = vec![
         data(&json!({"choices":[{"index":0,"delta":{"content":text}}]}).to_string()),
         data(&json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}).to_string()),
-        data(&json!({"choices":[],"usage":{"prompt_tokens":900,"completion_tokens":2,"total_tokens":902}}).to_string()),
-        "data: [DONE]\r\n\r\n".to_owned(),
-    ]
-    .concat();
-    Reply::sse(Framing::Chunked, byte_pieces(&body, 64))
+    ];
+    if let Some(prompt) = prompt_tokens {
+        body.push(data(
+            &json!({"choices":[],"usage":{"prompt_tokens":prompt,"completion_tokens":2,"total_tokens":prompt + 2}})
+                .to_string(),
+        ));
+    }
+    body.push("data: [DONE]\r\n\r\n".to_owned());
+    Reply::sse(Framing::Chunked, byte_pieces(&body.concat(), 64))
 }
 
 fn json_reply(status: u16, body: &serde_json::Value) -> Reply {
@@ -151,6 +161,14 @@ async fn vllm_400_maximum_context_length() {
     recovers_from(json_reply(400, &body), "vLLM").await;
 }
 
+/// Ollama's cut at `num_ctx` took the user's message itself: it answers
+/// 500, which is never retried as is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ollama_500_no_user_query_found() {
+    let body = json!({"error": {"message": "no user query found in messages", "type": "api_error", "param": null, "code": null}});
+    recovers_from(json_reply(500, &body), "Ollama").await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openai_context_length_exceeded() {
     let body = json!({"error": {"message": "This model's maximum context length is 4096 tokens. However, your messages resulted in 6000 tokens. Please reduce the length of the messages.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}});
@@ -226,4 +244,77 @@ async fn anthropic_prompt_is_too_long() {
         1,
         "an overflow is not retried as is"
     );
+}
+
+/// The prompt tokens the turn said it sends.
+fn sent(events: &[TurnEvent]) -> usize {
+    events
+        .iter()
+        .find_map(|e| match e {
+            TurnEvent::Prompt { tokens, .. } => Some(*tokens),
+            _ => None,
+        })
+        .expect("a request was sent")
+}
+
+/// Ollama does not refuse: it keeps the last `num_ctx` tokens and answers
+/// (the system prompt and tools go first). Its usage gives it away: far
+/// fewer prompt tokens than were sent. The user is told in one line with
+/// the window the server really used (the front end keeps it for the next
+/// turns), and the counter is not "corrected" by it.
+#[tokio::test]
+async fn a_silent_cut_is_seen_in_the_usage() {
+    let root = tempfile::tempdir().unwrap();
+    let server = LoopbackServer::start(vec![answer_with_usage("one", Some(1_000))]).await;
+    let deps = deps(root.path(), openai(&server), 32_000);
+    let mut conversation = Conversation::new(SharedContext::default(), None);
+    let counter = conversation.counter().describe();
+    let (first, events) = turn(&deps, &mut conversation, &"long words ".repeat(2_000)).await;
+    assert!(matches!(first, TurnOutcome::Completed { .. }), "{first:?}");
+    assert!(sent(&events) > 4_000, "{}", sent(&events));
+    let told: Vec<(&String, usize)> = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ContextOverflow { message, window } => Some((message, window.tokens)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(told.len(), 1, "{events:#?}");
+    assert!(
+        told[0].0.contains("used only 1000 of the about"),
+        "{}",
+        told[0].0
+    );
+    assert!(told[0].0.contains("num_ctx"), "{}", told[0].0);
+    assert_eq!(told[0].1, 1_002, "what it kept and wrote");
+    assert_eq!(conversation.counter().describe(), counter, "not corrected");
+}
+
+/// An honest count a third below ours (another tokenizer) is no cut: the
+/// counter learns from it instead.
+#[tokio::test]
+async fn a_tokenizer_a_third_off_is_not_a_cut() {
+    let root = tempfile::tempdir().unwrap();
+    let prompt = "long words ".repeat(2_000);
+    let mut conversation = Conversation::new(SharedContext::default(), None);
+    let counter = conversation.counter().describe();
+    // What the request will count, asked of a turn that is refused.
+    let probe = LoopbackServer::start(vec![answer("probe")]).await;
+    let (_, events) = turn(
+        &deps(root.path(), openai(&probe), 32_000),
+        &mut Conversation::new(SharedContext::default(), None),
+        &prompt,
+    )
+    .await;
+    let honest = (sent(&events) * 2 / 3) as u64;
+    let server = LoopbackServer::start(vec![answer_with_usage("one", Some(honest))]).await;
+    let deps = deps(root.path(), openai(&server), 32_000);
+    let (_, events) = turn(&deps, &mut conversation, &prompt).await;
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::ContextOverflow { .. })),
+        "{events:#?}"
+    );
+    assert_ne!(conversation.counter().describe(), counter, "corrected");
 }

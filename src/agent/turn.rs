@@ -401,7 +401,26 @@ pub async fn run_turn(
             }
             let turn = assembler.finish();
             if let Some(u) = turn.usage {
-                conversation.counter().observe(sent_raw, u.prompt_tokens);
+                match silent_cut(sent_tokens, &u) {
+                    // Not a tokenizer's difference: the server dropped part
+                    // of the prompt. Correcting the counter by it would
+                    // make every later count too low.
+                    Some(kept) => {
+                        window = window.learned(kept, "server cut");
+                        emit(TurnEvent::ContextOverflow {
+                            message: format!(
+                                "the server used only {} of the about {sent_tokens} prompt tokens \
+                                 sent and dropped the rest without an error (Ollama does this at \
+                                 its num_ctx: raise it in a Modelfile or with \
+                                 OLLAMA_CONTEXT_LENGTH); this answer may have missed them, and \
+                                 the next requests fit a window of {kept}",
+                                u.prompt_tokens
+                            ),
+                            window: window.clone(),
+                        });
+                    }
+                    None => conversation.counter().observe(sent_raw, u.prompt_tokens),
+                }
             }
             if !cancelled
                 && overflowed.is_none()
@@ -555,6 +574,16 @@ pub async fn run_turn(
         max_steps_reached: true,
     });
     TurnOutcome::Completed { steps, usage }
+}
+
+/// The window a server really used when its usage shows it kept far less
+/// of the prompt than was sent (under half of our count, for a prompt of
+/// 1 024 tokens or more: tokenizers differ by 20–40 %, not by half):
+/// what it kept plus what it wrote. `None` for an honest count.
+fn silent_cut(sent_tokens: usize, usage: &Usage) -> Option<usize> {
+    let kept = usize::try_from(usage.prompt_tokens).ok()?;
+    (sent_tokens >= 1024 && kept > 0 && kept * 2 < sent_tokens)
+        .then(|| kept + usize::try_from(usage.completion_tokens).unwrap_or_default())
 }
 
 /// What the overflow answer teaches: the window the server really has

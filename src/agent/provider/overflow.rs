@@ -11,11 +11,17 @@
 //! | OpenAI | 400 | `error.code: "context_length_exceeded"`, "maximum context length is N tokens … resulted in M tokens" |
 //! | Anthropic | 400 | "prompt is too long: M tokens > N maximum" |
 //! | LM Studio | **200** | an `{"error": …}` body (or stream event): "… keep the first M tokens … context length of only N tokens" |
+//! | Ollama | 500 | "no user query found in messages": its silent cut at `num_ctx` dropped the user's message; no numbers, so its default window (4096) is taken (a cut that left the message is seen in the usage, `turn::silent_cut`) |
 //!
 //! Every number is optional: what a server does not say stays `None`, and
 //! the caller falls back to what it counted itself.
 
 use regex::Regex;
+
+/// The window Ollama serves a model whose Modelfile sets no `num_ctx`
+/// (and `OLLAMA_CONTEXT_LENGTH` is unset): taken as the window when its
+/// refusal does not say.
+const OLLAMA_DEFAULT_WINDOW: usize = 4_096;
 use serde_json::Value;
 use std::sync::LazyLock;
 
@@ -186,6 +192,10 @@ pub(crate) fn from_message(message: &str, coded: bool) -> Option<Overflow> {
         });
         return found(server, prompt, Some(window));
     }
+    if message.contains("no user query found in messages") {
+        // It does not say its window; its default is what cuts most often.
+        return found("Ollama", None, Some(OLLAMA_DEFAULT_WINDOW));
+    }
     let in_words = IN_WORDS.as_ref().is_some_and(|re| re.is_match(message));
     if coded || in_words {
         return found(if coded { "OpenAI" } else { "server" }, None, None);
@@ -248,11 +258,21 @@ mod tests {
         assert_eq!((o.prompt_tokens, o.window), (None, None));
     }
 
+    /// Ollama's cut took the user's message itself (our requests always
+    /// have one): the only overflow it reports, with no numbers.
+    #[test]
+    fn ollama_no_user_query_is_its_default_window() {
+        let o = from_body(&json!({"error": "no user query found in messages"})).unwrap();
+        assert_eq!(
+            (o.server, o.prompt_tokens, o.window),
+            ("Ollama", None, Some(4096))
+        );
+    }
+
     #[test]
     fn other_errors_are_not_overflows() {
         for body in [
             json!({"error": {"message": "model not found", "type": "not_found_error"}}),
-            json!({"error": "no user query found in messages"}),
             json!({"error": {"message": "Invalid API key", "code": "invalid_api_key"}}),
             json!({"detail": "nope"}),
         ] {
