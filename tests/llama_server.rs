@@ -8,93 +8,13 @@
 //! Without the server they fail, saying how to build it: a silent pass
 //! would hide a broken install.
 
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+#[path = "support/llama.rs"]
+mod llama;
 
+use std::process::Command;
+
+use llama::{LlamaServer, get};
 use serde_json::Value;
-
-/// The built server and model (`scripts/test` exports both).
-fn installed() -> (PathBuf, PathBuf) {
-    let find = |var: &str, relative: &str| {
-        std::env::var_os(var).map(PathBuf::from).or_else(|| {
-            let deps = std::env::var_os("HELLO_TUI_TEST_DEPS").map(PathBuf::from)?;
-            Some(deps.join(relative))
-        })
-    };
-    let server = find("HELLO_TUI_LLAMA_SERVER", "llama-server/llama-server");
-    let model = find(
-        "HELLO_TUI_LLAMA_MODEL",
-        "models/SmolLM2-135M-Instruct.Q4_1.gguf",
-    );
-    match (server, model) {
-        (Some(server), Some(model)) if server.exists() && model.exists() => (server, model),
-        _ => panic!(
-            "llama-server or its model is not installed: run scripts/test (it builds both into \
-             $HELLO_TUI_TEST_DEPS), or set HELLO_TUI_LLAMA_SERVER and HELLO_TUI_LLAMA_MODEL"
-        ),
-    }
-}
-
-/// A running `llama-server` on a free loopback port, killed on drop.
-struct LlamaServer {
-    child: Child,
-    port: u16,
-    base_url: String,
-}
-
-impl LlamaServer {
-    /// Starts it with a context of `ctx` tokens and answers of at most
-    /// `predict` tokens, and waits until it serves.
-    fn start(ctx: usize, predict: usize) -> Self {
-        let (server, model) = installed();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let child = Command::new(server)
-            .args(["-m", &model.to_string_lossy(), "--host", "127.0.0.1"])
-            .args(["--port", &port.to_string(), "-c", &ctx.to_string()])
-            .args(["-n", &predict.to_string(), "-np", "1", "-t", "2"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("llama-server starts");
-        let server = LlamaServer {
-            child,
-            port,
-            base_url: format!("http://127.0.0.1:{port}"),
-        };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while Instant::now() < deadline {
-            if get(server.port, "/health").is_some_and(|h| h["status"] == "ok") {
-                return server;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        panic!("llama-server did not become ready within 60 s");
-    }
-}
-
-impl Drop for LlamaServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// GETs `path` of the server on `port` as JSON, over a plain socket (an
-/// HTTP/1.0 request: the answer ends when the server closes).
-fn get(port: u16, path: &str) -> Option<Value> {
-    use std::io::{Read, Write};
-    let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    socket.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(socket, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
-    let mut answer = String::new();
-    socket.read_to_string(&mut answer).ok()?;
-    serde_json::from_str(answer.split_once("\r\n\r\n")?.1).ok()
-}
 
 /// Runs `hello-tui exec --json` on `dir` against `server`; its events.
 fn exec(server: &LlamaServer, dir: &std::path::Path, extra: &[&str], prompt: &str) -> Vec<Value> {
@@ -248,4 +168,56 @@ fn an_overflow_of_the_real_server_is_recovered_from() {
         "{overflow}"
     );
     event(&events, "turn.completed");
+}
+
+/// A turn through the workbench itself (the TUI's state, keys through the
+/// real update loop, no terminal): the prompt is typed and sent with
+/// Enter, the answer streams into the conversation, the status bar's
+/// gauge reads the window from `/props`, and usage comes back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_through_the_workbench() {
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    use hello_tui::app::update::{handle_app_event, handle_terminal_event};
+    let server = LlamaServer::start(4096, 16);
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = hello_tui::config::Settings::defaults();
+    settings.model = Some("smol".into());
+    settings.base_url = Some(format!("{}/v1", server.base_url));
+    let mut s = hello_tui::app::AppState::new(dir.path().canonicalize().unwrap(), settings);
+    let (tx, mut rx) = hello_tui::workbench::event::channel();
+    s.workbench.agent_mut().events = Some(tx.clone());
+    hello_tui::workbench::sessions::configure(&mut s.workbench, false, None).unwrap();
+    // The kernel the workbench starts (the agent acts through it).
+    hello_tui::workbench::safety::start(&mut s.workbench, &tx, None);
+    for c in "Say hello.".chars() {
+        handle_terminal_event(
+            &mut s,
+            Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+        );
+    }
+    handle_terminal_event(
+        &mut s,
+        Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+    );
+    assert!(
+        s.workbench.agent().busy,
+        "sent: {:#?}",
+        s.workbench.transcript()
+    );
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(120);
+    while s.workbench.agent().busy {
+        let event = tokio::time::timeout_at(deadline, rx.recv())
+            .await
+            .expect("the turn ends")
+            .expect("channel open");
+        handle_app_event(&mut s, event);
+    }
+    let answered = s.workbench.transcript().iter().any(|entry| {
+        entry.role == hello_tui::workbench::transcript::Speaker::Assistant
+            && !entry.text.trim().is_empty()
+    });
+    assert!(answered, "{:#?}", s.workbench.transcript());
+    let (used, window) = s.workbench.agent().context_used.expect("the gauge");
+    assert_eq!(window, 4096, "the window from /props");
+    assert!(used > 0 && used < window);
 }
