@@ -70,6 +70,9 @@ async fn turn(provider: &OpenAiProvider) -> (Duration, Duration, usize) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let server = LlamaServer::start(4096, 128);
+    // reqwest is built without a TLS provider of its own (as the crate
+    // builds its clients): the bench's direct requests need one set.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::new();
     let api = format!("{}/v1", server.base_url);
     let provider = OpenAiProvider::new(OpenAiConfig::new(
