@@ -221,3 +221,15 @@ async fn a_turn_through_the_workbench() {
     assert_eq!(window, 4096, "the window from /props");
     assert!(used > 0 && used < window);
 }
+
+/// `-np 2` splits `-c 4096` between two slots: a request gets one slot's
+/// 2 048, which `/props` reports and the workbench takes as the window.
+#[test]
+fn each_slot_gets_its_share_of_the_window() {
+    let server = LlamaServer::with_slots(4096, 4, 2);
+    let dir = tempfile::tempdir().unwrap();
+    let events = exec(&server, dir.path(), &[], "Hi.");
+    let window = event(&events, "context.window");
+    assert_eq!(window["tokens"], 2048, "{window}");
+    event(&events, "turn.completed");
+}

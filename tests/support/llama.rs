@@ -45,6 +45,12 @@ impl LlamaServer {
     /// Starts it with a context of `ctx` tokens and answers of at most
     /// `predict` tokens, and waits until it serves.
     pub fn start(ctx: usize, predict: usize) -> Self {
+        Self::with_slots(ctx, predict, 1)
+    }
+
+    /// As [`Self::start`], with `slots` parallel slots (`-np`): each gets
+    /// its share of `ctx`.
+    pub fn with_slots(ctx: usize, predict: usize, slots: usize) -> Self {
         let (server, model) = installed();
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -53,7 +59,14 @@ impl LlamaServer {
         let child = Command::new(server)
             .args(["-m", &model.to_string_lossy(), "--host", "127.0.0.1"])
             .args(["--port", &port.to_string(), "-c", &ctx.to_string()])
-            .args(["-n", &predict.to_string(), "-np", "1", "-t", "2"])
+            .args([
+                "-n",
+                &predict.to_string(),
+                "-np",
+                &slots.to_string(),
+                "-t",
+                "2",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
