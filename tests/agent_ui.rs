@@ -230,6 +230,7 @@ fn reasoning_is_a_dimmed_collapsible_block_above_the_answer() {
             total_tokens: 12_490,
             cache_read_tokens: 11_900,
             cache_write_tokens: 0,
+            cuts_silently: false,
         }),
     );
     let terminal = draw(&mut s, 160, 16);

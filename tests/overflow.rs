@@ -29,18 +29,19 @@ use tokio::sync::{mpsc, watch};
 
 /// An answer without usage (the turn counts it itself).
 fn answer(text: &str) -> Reply {
-    answer_with_usage(text, None)
+    answer_with_usage(text, None, "fp_test")
 }
 
-/// An answer, with the usage the server reports (`prompt_tokens`).
-fn answer_with_usage(text: &str, prompt_tokens: Option<u64>) -> Reply {
+/// An answer, with the usage the server reports (`prompt_tokens`), from a
+/// server known by its `system_fingerprint` (`fp_ollama`: Ollama).
+fn answer_with_usage(text: &str, prompt_tokens: Option<u64>, fingerprint: &str) -> Reply {
     let mut body = vec![
         data(&json!({"choices":[{"index":0,"delta":{"content":text}}]}).to_string()),
         data(&json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}).to_string()),
     ];
     if let Some(prompt) = prompt_tokens {
         body.push(data(
-            &json!({"choices":[],"usage":{"prompt_tokens":prompt,"completion_tokens":2,"total_tokens":prompt + 2}})
+            &json!({"choices":[],"system_fingerprint":fingerprint,"usage":{"prompt_tokens":prompt,"completion_tokens":2,"total_tokens":prompt + 2}})
                 .to_string(),
         ));
     }
@@ -265,7 +266,8 @@ fn sent(events: &[TurnEvent]) -> usize {
 #[tokio::test]
 async fn a_silent_cut_is_seen_in_the_usage() {
     let root = tempfile::tempdir().unwrap();
-    let server = LoopbackServer::start(vec![answer_with_usage("one", Some(1_000))]).await;
+    let server =
+        LoopbackServer::start(vec![answer_with_usage("one", Some(1_000), "fp_ollama")]).await;
     let deps = deps(root.path(), openai(&server), 32_000);
     let mut conversation = Conversation::new(SharedContext::default(), None);
     let counter = conversation.counter().describe();
@@ -307,7 +309,8 @@ async fn a_tokenizer_a_third_off_is_not_a_cut() {
     )
     .await;
     let honest = (sent(&events) * 2 / 3) as u64;
-    let server = LoopbackServer::start(vec![answer_with_usage("one", Some(honest))]).await;
+    let server =
+        LoopbackServer::start(vec![answer_with_usage("one", Some(honest), "fp_ollama")]).await;
     let deps = deps(root.path(), openai(&server), 32_000);
     let (_, events) = turn(&deps, &mut conversation, &prompt).await;
     assert!(
@@ -317,4 +320,22 @@ async fn a_tokenizer_a_third_off_is_not_a_cut() {
         "{events:#?}"
     );
     assert_ne!(conversation.counter().describe(), counter, "corrected");
+}
+
+/// A server that refuses what does not fit (anything but Ollama) is never
+/// taken for one that cut, whatever its usage says.
+#[tokio::test]
+async fn only_ollama_is_taken_to_cut_silently() {
+    let root = tempfile::tempdir().unwrap();
+    let server =
+        LoopbackServer::start(vec![answer_with_usage("one", Some(1_000), "fp_other")]).await;
+    let deps = deps(root.path(), openai(&server), 32_000);
+    let mut conversation = Conversation::new(SharedContext::default(), None);
+    let (_, events) = turn(&deps, &mut conversation, &"long words ".repeat(2_000)).await;
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::ContextOverflow { .. })),
+        "{events:#?}"
+    );
 }

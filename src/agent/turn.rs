@@ -576,13 +576,14 @@ pub async fn run_turn(
     TurnOutcome::Completed { steps, usage }
 }
 
-/// The window a server really used when its usage shows it kept far less
-/// of the prompt than was sent (under half of our count, for a prompt of
-/// 1 024 tokens or more: tokenizers differ by 20–40 %, not by half):
-/// what it kept plus what it wrote. `None` for an honest count.
+/// The window a server that cuts silently (Ollama) really used, when its
+/// usage shows it kept far less of the prompt than was sent (under half
+/// of our count, for a prompt of 1 024 tokens or more: tokenizers differ
+/// by 20–40 %, not by half): what it kept plus what it wrote. `None` for
+/// an honest count, and for every server that refuses instead.
 fn silent_cut(sent_tokens: usize, usage: &Usage) -> Option<usize> {
     let kept = usize::try_from(usage.prompt_tokens).ok()?;
-    (sent_tokens >= 1024 && kept > 0 && kept * 2 < sent_tokens)
+    (usage.cuts_silently && sent_tokens >= 1024 && kept > 0 && kept * 2 < sent_tokens)
         .then(|| kept + usize::try_from(usage.completion_tokens).unwrap_or_default())
 }
 

@@ -1016,6 +1016,7 @@ mod tests {
                 total_tokens: 20_500,
                 cache_read_tokens: 18_000,
                 cache_write_tokens: 2_100,
+                cuts_silently: false,
             }),
         );
         assert_eq!(

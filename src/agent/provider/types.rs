@@ -121,6 +121,12 @@ pub struct Usage {
     /// `cache_creation_input_tokens`).
     #[serde(default)]
     pub cache_write_tokens: u64,
+    /// Reported by a server that drops what exceeds its window instead of
+    /// refusing the request (Ollama, whose chunks carry
+    /// `system_fingerprint: fp_ollama`): a count far below what was sent
+    /// is then a cut, not another tokenizer (`turn::silent_cut`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cuts_silently: bool,
 }
 
 impl Usage {
@@ -131,6 +137,7 @@ impl Usage {
         self.total_tokens += other.total_tokens;
         self.cache_read_tokens += other.cache_read_tokens;
         self.cache_write_tokens += other.cache_write_tokens;
+        self.cuts_silently |= other.cuts_silently;
     }
 }
 

@@ -299,6 +299,7 @@ impl EventDecoder {
             total_tokens: prompt + self.output_tokens,
             cache_read_tokens: self.cache_read,
             cache_write_tokens: self.cache_write,
+            cuts_silently: false,
         };
         let reason = match self.stop_reason.take() {
             Some(reason) => FinishReason::from_wire(&reason),

@@ -29,6 +29,8 @@ struct Chunk {
     usage: Option<WireUsage>,
     #[serde(default)]
     error: Option<Value>,
+    #[serde(default)]
+    system_fingerprint: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -114,6 +116,9 @@ pub struct StreamDecoder {
     emitted_content: bool,
     /// Sorts `<think>` blocks out of `content`.
     think: ThinkSplitter,
+    /// The server is Ollama (`system_fingerprint: fp_ollama`): its usage
+    /// says so, for `turn::silent_cut`.
+    ollama: bool,
 }
 
 impl StreamDecoder {
@@ -143,6 +148,7 @@ impl StreamDecoder {
             }
             return Err(ProviderError::Api(error_message(&error)));
         }
+        self.ollama |= chunk.system_fingerprint.as_deref() == Some("fp_ollama");
         let mut out = Vec::new();
         for choice in chunk.choices.into_iter().flatten() {
             if let Some(delta) = choice.delta {
@@ -164,6 +170,7 @@ impl StreamDecoder {
                     .and_then(|d| d.cached_tokens)
                     .unwrap_or(0),
                 cache_write_tokens: 0,
+                cuts_silently: self.ollama,
             }));
         }
         Ok(out)
