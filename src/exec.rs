@@ -35,7 +35,7 @@ use crate::kernel_setup;
 use crate::mcp::{McpDirectory, ToolCallApproval};
 use crate::sandbox::{ApprovalMode, SandboxStatus};
 use crate::sanitize;
-use crate::session::SessionOrigin;
+use crate::session::{SessionOrigin, VarStore, VarsPlace};
 use crate::snapshot;
 use crate::subcalls::{Approvals, SubcallEvent, Subcalls};
 use crate::tokens::ContextWindow;
@@ -315,6 +315,21 @@ impl Job {
             ApprovalMode::Auto | ApprovalMode::Full => Arc::new(AllowAll),
         };
         let mcp = McpDirectory::default();
+        // The kernel's variables are kept with the session, and a
+        // continued one brings them back, as in the workbench.
+        let keep = self.settings.keep_variables.and_then(|limits| {
+            let place = VarsPlace {
+                workspace: self.root.clone(),
+                session: conversation.session_id()?.to_owned(),
+            };
+            let store = VarStore::new(limits.within_a_frame());
+            if self.resume.is_some() {
+                store.resume_from(place);
+            } else {
+                store.keep_in(place);
+            }
+            Some(store)
+        });
         let (kernel, _kernel_events) = KernelLaunch {
             settings: &self.settings,
             root: &self.root,
@@ -332,7 +347,7 @@ impl Job {
                 directory: &mcp,
             }),
             variables: Variables::NotShown,
-            keep: None,
+            keep: keep.as_ref(),
         }
         .start()?;
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
@@ -403,7 +418,13 @@ impl Job {
             answer
         };
         let (outcome, answer) = tokio::join!(turn, print);
+        // Shutting down waits for the last cell's save; then it goes to disk.
         kernel.shutdown().await;
+        if let Some(store) = &keep
+            && !store.flush(std::time::Duration::from_secs(5))
+        {
+            warn("the kernel's variables may not all be kept: writing them took too long");
+        }
         Ok(match outcome {
             TurnOutcome::Completed { .. } => {
                 if !self.json {

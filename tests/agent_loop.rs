@@ -739,6 +739,57 @@ mod exec {
         pty::assert_refused(&told);
     }
 
+    /// Issue 29: `exec` keeps the kernel's variables with its session too:
+    /// a `--continue` run's first cell finds what the last run's cell made
+    /// (the signing key is the user's: both runs share it).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn exec_continue_brings_the_kernels_variables_back() {
+        let dir = workspace();
+        let key = tempfile::tempdir().unwrap();
+        let key_file = key.path().join("vars.key");
+        let env = [("HELLO_TUI_VARS_KEY_FILE", key_file.to_str().unwrap())];
+        let cell = |code: &str| {
+            sse(&[
+                tool_chunk(
+                    0,
+                    Some("c1"),
+                    &serde_json::json!({ "code": code }).to_string(),
+                ),
+                finish_chunk("tool_calls"),
+                done(),
+            ])
+        };
+        let first = LoopbackServer::start(vec![cell("answer = 41"), answer("Kept.")]).await;
+        let (status, _, stderr) = exec_with_env(
+            dir.path(),
+            &first.base_url,
+            &["--json", "--approval", "auto", "remember"],
+            &env,
+        )
+        .await;
+        assert_eq!(status, 0, "{stderr}");
+        let second = LoopbackServer::start(vec![cell("print(answer + 1)"), answer("42.")]).await;
+        let (status, stdout, stderr) = exec_with_env(
+            dir.path(),
+            &second.base_url,
+            &["--json", "--approval", "auto", "--continue", "what was it?"],
+            &env,
+        )
+        .await;
+        assert_eq!(status, 0, "{stderr}");
+        let result = stdout
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .find(|event| event["type"] == "tool.result")
+            .expect("the cell ran");
+        let printed = result["stdout"].as_str().unwrap();
+        assert!(printed.ends_with("42\n"), "{result:#}");
+        assert!(
+            printed.contains("[hello-tui] restored 1 variable from before: answer"),
+            "{result:#}"
+        );
+    }
+
     /// Issue 17: headless, a cell's writes are reported as `files.changed`
     /// events (path, counts, unified diff) before the cell's result, and
     /// the result tells the model `files_changed`.

@@ -70,6 +70,8 @@ struct Store {
 enum DiskOp {
     Write(VarsPlace, String, Arc<Vec<u8>>),
     Remove(VarsPlace, Vec<String>),
+    /// Everything before it is on disk: answered on the channel.
+    Flush(std::sync::mpsc::Sender<()>),
 }
 
 /// The `_vars` capability. Cheap to clone; every kernel a launcher starts
@@ -95,6 +97,10 @@ impl VarStore {
                         DiskOp::Write(place, file, bytes) => place.write(file, bytes),
                         DiskOp::Remove(place, files) => {
                             files.iter().try_for_each(|file| place.remove(file))
+                        }
+                        DiskOp::Flush(done) => {
+                            let _ = done.send(());
+                            Ok(())
                         }
                     };
                     if let Err(error) = result {
@@ -141,6 +147,14 @@ impl VarStore {
             ));
         }
         store.place = Some(place);
+    }
+
+    /// Waits (at most `within`) until every change sent so far is on
+    /// disk: before the process exits, so the last cell's variables are
+    /// kept. False when the wait ran out.
+    pub fn flush(&self, within: std::time::Duration) -> bool {
+        let (done, flushed) = std::sync::mpsc::channel();
+        self.disk.send(DiskOp::Flush(done)).is_ok() && flushed.recv_timeout(within).is_ok()
     }
 
     /// A resumed session: what `place` holds comes back at the kernel's

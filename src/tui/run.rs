@@ -154,6 +154,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Exit> {
     }
     crate::app::memory::keep(&state, &memory);
     let session = crate::app::agent::session_at_exit(&mut state).await;
+    keep_variables_at_exit(&state).await;
     let transcript = crate::workbench::quit_transcript::text(
         state.workbench.transcript(),
         state.workbench.settings().on_quit,
@@ -164,6 +165,28 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Exit> {
         session,
         transcript,
     })
+}
+
+/// The kernel stops between cells (its last cell's variables saved), and
+/// the kept variables reach the disk before the process exits; bounded,
+/// so quitting never hangs on it.
+async fn keep_variables_at_exit(state: &AppState) {
+    let services = state.workbench.services();
+    let Some(store) = services
+        .kernel_launcher
+        .as_ref()
+        .and_then(|launcher| launcher.kept_variables())
+    else {
+        return;
+    };
+    if let Some(kernel) = &services.kernel {
+        kernel.runtime().shutdown().await;
+    }
+    let store = store.clone();
+    let flushed = tokio::task::spawn_blocking(move || store.flush(Duration::from_secs(2))).await;
+    if !matches!(flushed, Ok(true)) {
+        tracing::warn!("kept variables: not all written before exit");
+    }
 }
 
 /// Rebuilds the snapshot when the scene changed, debounced so a burst of
