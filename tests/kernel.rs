@@ -1759,7 +1759,25 @@ async fn late_thread_output_is_background_output_not_the_next_cells() {
         "threading.Thread(target=late, args=('between',)).start()",
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    // Wait for the thread's line to arrive (as a stream event without a
+    // cell), not for a time that a loaded machine may overrun.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(10), k.events.recv())
+            .await
+            .expect("the thread printed")
+            .expect("events flow");
+        if let KernelEvent::Stream {
+            exec_id: None,
+            text,
+            ..
+        } = event
+            && text.contains("LATE between")
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never printed");
+    }
     let r = ok(&k, "print('cell four')").await;
     assert_eq!(r.stdout, "cell four\n");
     assert!(r.background.contains("LATE between"), "{:?}", r.background);
