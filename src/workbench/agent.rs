@@ -928,6 +928,15 @@ mod tests {
         apply(&mut s.workbench, AgentUpdate::Turn(event));
     }
 
+    /// Who said what in the conversation, in order.
+    fn shown(s: &AppState) -> Vec<(Speaker, &str)> {
+        s.workbench
+            .transcript
+            .iter()
+            .map(|m| (m.role, m.text.as_str()))
+            .collect()
+    }
+
     /// A call written as text streamed in as if it were the answer: the
     /// entry becomes one line saying what happened, with the hint on how
     /// to give the server tools the first time only.
@@ -939,12 +948,7 @@ mod tests {
             turn(&mut s, TurnEvent::TextDelta(call.into()));
             turn(&mut s, TurnEvent::ToolCallAsText);
         }
-        let shown: Vec<(Speaker, &str)> = s
-            .workbench
-            .transcript
-            .iter()
-            .map(|m| (m.role, m.text.as_str()))
-            .collect();
+        let shown = shown(&s);
         assert_eq!(shown.len(), 2);
         assert!(shown.iter().all(|(role, text)| *role == Speaker::Notice
             && text.starts_with("The model wrote its code_action call as text")));
@@ -1036,12 +1040,7 @@ mod tests {
         turn(&mut s, TurnEvent::ReasoningDelta("wants a sum.".into()));
         turn(&mut s, TurnEvent::TextDelta("3".into()));
         turn(&mut s, TurnEvent::ReasoningDelta("Another thought.".into()));
-        let shown: Vec<(Speaker, &str)> = s
-            .workbench
-            .transcript
-            .iter()
-            .map(|m| (m.role, m.text.as_str()))
-            .collect();
+        let shown = shown(&s);
         assert_eq!(
             shown,
             [

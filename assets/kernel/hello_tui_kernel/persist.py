@@ -52,6 +52,9 @@ class Persist:
         self.total = total
         # name -> ((id, length) of the object, digest of what was saved, bytes)
         self.saved = {}
+        # bytes of everything in `saved`, kept as it changes (a sum per
+        # save would make a cell that binds many names quadratic)
+        self.used = 0
         # name -> the reason it was last skipped (said once per reason)
         self.skipped = {}
         # name -> (id, length) of an object that could not be kept
@@ -99,7 +102,7 @@ class Persist:
         for name in list(self.saved):
             if name not in ns or name.startswith("_") or name in hidden:
                 self.proxy.remove(name)
-                del self.saved[name]
+                self._forget(name)
         for name in list(self.skipped):
             if name not in ns:
                 self.proxy.forget(name)
@@ -134,7 +137,7 @@ class Persist:
         if kind is None:
             if known is not None:
                 self.proxy.remove(name)
-                del self.saved[name]
+                self._forget(name)
             self.tried[name] = shape
             self._skip(name, data)
             return
@@ -142,15 +145,24 @@ class Persist:
         if known is not None and known[1] == digest:
             self.saved[name] = (shape, digest, known[2])
             return
-        used = sum(size for _, _, size in self.saved.values()) - (known[2] if known else 0)
-        if used + len(data) > self.total:
+        if self.used - (known[2] if known else 0) + len(data) > self.total:
             self.tried[name] = shape
             self._skip(name, "the session's %s for variables is full" % _size(self.total))
             return
         self.proxy.save(name, kind, base64.b64encode(data).decode("ascii"))
-        self.saved[name] = (shape, digest, len(data))
+        self._record(name, (shape, digest, len(data)))
         self.tried.pop(name, None)
         self.skipped.pop(name, None)
+
+    def _record(self, name, entry):
+        self._forget(name)
+        self.saved[name] = entry
+        self.used += entry[2]
+
+    def _forget(self, name):
+        known = self.saved.pop(name, None)
+        if known is not None:
+            self.used -= known[2]
 
     def _skip(self, name, reason):
         """Tells the host once per reason why `name` is not kept."""
@@ -183,7 +195,7 @@ class Persist:
                 continue
             came.append(name)
             value = ns.get(name)
-            self.saved[name] = ((id(value), _length(value)), hashlib.blake2b(data, digest_size=16).digest(), len(data))
+            self._record(name, ((id(value), _length(value)), hashlib.blake2b(data, digest_size=16).digest(), len(data)))
         self.proxy.report(came, [{"name": n, "reason": r} for n, r in failed])
         parts = []
         if came:
