@@ -418,3 +418,75 @@ impl Capability for VarStore {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel is model-written code: what it asks the store to keep
+    /// can never name a path, nor pass the bounds, nor land anywhere but
+    /// the session's own folder.
+    #[test]
+    fn what_a_cell_asks_to_keep_cannot_steer_or_overflow_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = VarStore::new(KeepLimits {
+            per_variable_bytes: 8,
+            total_bytes: 12,
+        });
+        let place = VarsPlace {
+            workspace: dir.path().to_path_buf(),
+            session: "20261206-120000-00ab".into(),
+        };
+        store.keep_in(place.clone());
+        let data = base64::engine::general_purpose::STANDARD.encode(b"12345678");
+        for name in [
+            "../x",
+            "a/b",
+            "x.jsonl",
+            "",
+            ".hidden",
+            "1x",
+            &"n".repeat(201),
+        ] {
+            assert!(store.save(name, Kind::Pickle, &data).is_err(), "{name:?}");
+        }
+        let nine = base64::engine::general_purpose::STANDARD.encode(b"123456789");
+        assert!(
+            store.save("big", Kind::Pickle, &nine).is_err(),
+            "over a variable's bound"
+        );
+        assert!(store.save("a", Kind::Pickle, &data).is_ok());
+        assert!(
+            store.save("b", Kind::Pickle, &data).is_err(),
+            "over the session's bound"
+        );
+        assert!(
+            store.save("a", Kind::Source, &data).is_ok(),
+            "replacing is no growth"
+        );
+        assert!(store.flush(std::time::Duration::from_secs(5)));
+        let kept = place.read_all().unwrap();
+        let names: Vec<&str> = kept.files.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["a.py"], "the pickle it replaced is gone");
+        let everything = walk(dir.path());
+        assert!(
+            everything
+                .iter()
+                .all(|p| p.contains(".hello-tui/sessions/20261206-120000-00ab.vars")),
+            "{everything:?}"
+        );
+    }
+
+    fn walk(dir: &std::path::Path) -> Vec<String> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                found.extend(walk(&path));
+            } else {
+                found.push(path.display().to_string());
+            }
+        }
+        found
+    }
+}
