@@ -462,6 +462,12 @@ impl Worker {
         }
         self.shared.generation.fetch_add(1, Ordering::SeqCst);
         self.live.retain(is_alive);
+        // Held from before the first bind until the entries are recorded:
+        // a cell that already meets the read-only bind and then asks what
+        // appeared (the notice after each cell) waits for the answer
+        // instead of reading the list from before.
+        let shared = Arc::clone(&self.shared);
+        let mut appeared = lock(&shared.appeared);
         let mut unprotected_in = 0;
         let mut held = Vec::new();
         for pidfd in &self.live {
@@ -475,7 +481,6 @@ impl Worker {
                 }
             }
         }
-        let mut appeared = lock(&self.shared.appeared);
         for path in new {
             let held_by: Vec<String> = held
                 .iter()
