@@ -129,6 +129,12 @@ impl AgentSession {
                 Err(error) => note(SessionNote::NotSaved(error.to_string())),
             }
         }
+        self.deps.hooks.set_session(
+            conversation.session_id(),
+            conversation
+                .session_writer()
+                .map(|writer| writer.path().to_path_buf()),
+        );
         if let (Some(subcalls), Some(session)) = (&self.subcalls, conversation.session_writer()) {
             subcalls.record_to(Some(session));
         }
@@ -172,6 +178,7 @@ mod tests {
                 max_steps: 4,
                 cell_timeout: None,
                 window: ContextWindow::resolve(Some(32_000), None, "m", None, None),
+                hooks: crate::hooks::Hooks::default(),
             },
             counter: Some(Arc::new(TokenCounter::estimate())),
             subcalls: None,

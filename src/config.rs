@@ -121,6 +121,9 @@ pub struct ConfigFile {
     /// MCP servers the kernel's `mcp` capability reaches (`[[mcp.servers]]`).
     #[serde(default)]
     pub mcp: McpConfig,
+    /// `[[hooks.<Event>]]`: the user's hooks (see `crate::hooks`).
+    #[serde(default)]
+    pub hooks: crate::hooks::HooksConfig,
     /// `[models.NAME]`: other models `/model NAME` switches to, each on its
     /// own server and API (a native Anthropic endpoint beside a local
     /// OpenAI-compatible one).
@@ -299,6 +302,8 @@ pub struct Settings {
     pub subcalls: crate::subcalls::config::SubcallSection,
     /// `[[mcp.servers]]`: the kernel's `mcp` capability starts these.
     pub mcp: McpConfig,
+    /// `[[hooks.<Event>]]`: the user's own hooks.
+    pub hooks: crate::hooks::HooksConfig,
     /// `[models.NAME]`: the model profiles `/model NAME` switches to (see
     /// [`Settings::for_profile`]).
     pub model_profiles: std::collections::BTreeMap<String, ModelSection>,
@@ -468,6 +473,7 @@ impl Settings {
             trusted_workspaces: home_paths(file.safety.trusted_workspaces.unwrap_or_default(), env),
             subcalls: file.subcalls,
             mcp: file.mcp,
+            hooks: file.hooks,
             model_profiles: file.models,
             config_path,
         })
@@ -801,5 +807,22 @@ mod tests {
         assert_eq!(parse("").diagnostics.large_file_bytes, 20_000_000);
         let file = parse("[diagnostics]\nlarge_file_bytes = 1000\n");
         assert_eq!(file.diagnostics.large_file_bytes, 1000);
+    }
+}
+
+#[cfg(test)]
+mod documented_example {
+    /// The example config file in docs/configuration.md is one the
+    /// workbench reads: a key it misspells would be an error for every
+    /// user who copies it.
+    #[test]
+    fn the_documented_config_file_parses() {
+        let doc = include_str!("../docs/configuration.md");
+        let start = doc.find("```toml\n").expect("a toml block") + "```toml\n".len();
+        let end = start + doc[start..].find("```").expect("its end");
+        let file = super::ConfigFile::parse(&doc[start..end], std::path::Path::new("doc"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(file.hooks.entries().len(), 1);
+        assert!(!file.mcp.servers.is_empty());
     }
 }

@@ -29,6 +29,9 @@ use crate::agent_session::{AgentSession, SessionStore, TurnInput};
 use crate::config::GlobalOptions;
 use crate::config::Settings;
 use crate::context::{SharedContext, snapshot_channel};
+use crate::hooks::Fired;
+use crate::hooks::Hooks;
+use crate::hooks::gate::{Gated, WriteAll};
 use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, DirtyPaths, FsWritten, Prior};
 use crate::kernel_launch::{self, KernelLaunch, McpLink, Variables};
 use crate::kernel_setup;
@@ -230,6 +233,34 @@ impl Job {
             "workspace": self.root.to_string_lossy(),
             "model": self.provider.label(),
         }));
+        // The user's hooks, and the workspace's own once it is trusted
+        // (exec never asks: `--trust` or `[safety] trusted_workspaces`).
+        let hooks = Hooks::load(
+            &self.root,
+            &self.settings,
+            crate::trust::decide_here(&self.root, &self.settings).is_trusted(),
+        );
+        hooks.set_mode(self.approval);
+        hooks.set_session(
+            conversation.session_id(),
+            conversation
+                .session_writer()
+                .map(|writer| writer.path().to_path_buf()),
+        );
+        let (hook_tx, mut hook_rx) = mpsc::unbounded_channel();
+        hooks.set_reporter(Arc::new(move |fired: &Fired| {
+            let _ = hook_tx.send(fired.clone());
+        }));
+        hooks
+            .session_started(if self.resume.is_some() {
+                "resume"
+            } else {
+                "startup"
+            })
+            .await;
+        while let Ok(fired) = hook_rx.try_recv() {
+            out.hook(&fired);
+        }
         let instructions = agent::instructions::load(&self.root, None);
         let budget = budget::for_turn(
             &self.window,
@@ -264,6 +295,10 @@ impl Job {
             }),
             ApprovalMode::Auto | ApprovalMode::Full => Arc::new(AllowAll),
         };
+        let shell: Arc<dyn ApprovalPolicy> = Arc::new(Gated {
+            hooks: hooks.clone(),
+            inner: shell,
+        });
         // Model-written code runs inside the sandbox unless `full` says not
         // to; where the sandbox cannot be prepared nothing runs (fail closed).
         let confinement = match kernel_launch::confine(
@@ -314,6 +349,10 @@ impl Job {
             }),
             ApprovalMode::Auto | ApprovalMode::Full => Arc::new(AllowAll),
         };
+        let tool_calls: Arc<dyn ToolCallApproval> = Arc::new(Gated {
+            hooks: hooks.clone(),
+            inner: tool_calls,
+        });
         let mcp = McpDirectory::default();
         // The kernel's variables are kept with the session, and a
         // continued one brings them back, as in the workbench.
@@ -338,7 +377,11 @@ impl Job {
             fs_links: Some(&kernel_setup::FsLinks {
                 dirty,
                 written,
-                review: None,
+                // Nobody is shown a diff here; the hooks see each write.
+                review: Some(Arc::new(Gated {
+                    hooks: hooks.clone(),
+                    inner: Arc::new(WriteAll),
+                })),
             }),
             context: Some(&(context.clone(), snapshot_rx)),
             subcalls: Some(&subcalls),
@@ -355,11 +398,15 @@ impl Job {
             deps: TurnDeps {
                 provider: self.provider.clone(),
                 runner: Arc::new(kernel.clone()),
-                approval: Arc::new(AllowCells),
+                approval: Arc::new(Gated::<dyn crate::agent::turn::CellApproval> {
+                    hooks: hooks.clone(),
+                    inner: Arc::new(AllowCells),
+                }),
                 snapshot_tx,
                 max_steps: self.max_steps,
                 cell_timeout: self.cell_timeout,
                 window: self.window.clone(),
+                hooks,
             },
             counter: Some(counter),
             subcalls: Some(subcalls),
@@ -403,6 +450,7 @@ impl Job {
                     biased;
                     Some(change) = written_rx.recv() => out.file_changed(&root, &change),
                     Some(subcall) = subcall_rx.recv() => out.subcall(&subcall),
+                    Some(fired) = hook_rx.recv() => out.hook(&fired),
                     event = rx.recv() => match event {
                         Some(event) => out.turn_event(&event, &mut answer),
                         None => break,
@@ -414,6 +462,9 @@ impl Job {
             }
             while let Ok(subcall) = subcall_rx.try_recv() {
                 out.subcall(&subcall);
+            }
+            while let Ok(fired) = hook_rx.try_recv() {
+                out.hook(&fired);
             }
             answer
         };
@@ -504,6 +555,27 @@ impl Printer {
             );
         }
         self.event(serde_json::to_value(event).unwrap_or(Value::Null));
+    }
+
+    /// `hook`: a hook that refused, asked, added context or failed (a
+    /// silent success is not told).
+    fn hook(&mut self, fired: &Fired) {
+        if !self.json {
+            eprintln!("{}", for_terminal(&fired.summary()));
+        }
+        let answer = &fired.answer;
+        self.event(json!({
+            "type": "hook",
+            "event": fired.event.name(),
+            "command": fired.command,
+            "origin": fired.origin.to_string(),
+            "target": fired.target,
+            "ms": fired.took.as_millis() as u64,
+            "blocked": answer.block,
+            "failed": answer.failed,
+            "context": answer.context,
+            "message": answer.message,
+        }));
     }
 
     /// One JSON event on stdout, redacted as the session file is (a key a
@@ -612,6 +684,24 @@ impl Printer {
                     crate::agent::text_tool_call::HINT
                 ));
                 self.event(json!({ "type": "tool.call.as_text", "hint": crate::agent::text_tool_call::HINT }));
+            }
+            TurnEvent::PromptBlocked { reason } => {
+                if !self.json {
+                    warn(&format!(
+                        "a UserPromptSubmit hook held the prompt back: {reason}"
+                    ));
+                }
+                self.event(json!({ "type": "prompt.blocked", "reason": reason }));
+            }
+            TurnEvent::SentOn { reason } => {
+                progress(format!("a Stop hook sent the model on: {reason}"));
+                self.event(json!({ "type": "turn.sent_on", "reason": reason }));
+            }
+            TurnEvent::CompactionHeld { reason } => {
+                progress(format!(
+                    "a PreCompact hook held the compaction back: {reason}"
+                ));
+                self.event(json!({ "type": "compaction.held", "reason": reason }));
             }
             TurnEvent::OutputLimit => {
                 progress("the answer was cut: the model reached its output limit".into());

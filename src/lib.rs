@@ -18,6 +18,7 @@ pub mod context;
 pub mod diagnostics;
 pub mod editor;
 pub mod exec;
+pub mod hooks;
 pub mod kernel;
 pub mod kernel_launch;
 pub mod kernel_setup;

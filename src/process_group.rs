@@ -89,13 +89,34 @@ pub enum RunError {
 /// Runs `cmd` (already given its program, arguments, directory and
 /// confinement) in its own group with stdin closed, capturing both streams
 /// within `limits`.
-pub async fn run(mut cmd: Command, limits: Limits) -> Result<Finished, RunError> {
+pub async fn run(cmd: Command, limits: Limits) -> Result<Finished, RunError> {
+    run_with_input(cmd, None, limits).await
+}
+
+/// [`run`], with `input` written to its stdin (then closed) instead of
+/// stdin closed: a hook reads its event there. A child that exits without
+/// reading it all is not an error.
+pub async fn run_with_input(
+    mut cmd: Command,
+    input: Option<Vec<u8>>,
+    limits: Limits,
+) -> Result<Finished, RunError> {
     lead_group(&mut cmd)
-        .stdin(Stdio::null())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().map_err(RunError::Spawn)?;
     let mut guard = GroupGuard(child.id());
+    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let _ = stdin.write_all(&bytes).await;
+        });
+    }
     let stdout = child
         .stdout
         .take()

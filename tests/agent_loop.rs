@@ -120,6 +120,7 @@ fn rig(root: &std::path::Path, provider: Arc<dyn ModelProvider>) -> Rig {
         max_steps: 20,
         cell_timeout: Some(Duration::from_secs(20)),
         window: ContextWindow::resolve(None, None, "gpt-4o", None, None),
+        hooks: hello_tui::hooks::Hooks::default(),
     };
     Rig {
         deps,

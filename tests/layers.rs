@@ -44,6 +44,7 @@ const CORE: &[&str] = &[
     "tokens",
     "subcalls",
     "trust",
+    "hooks",
 ];
 
 fn src() -> PathBuf {

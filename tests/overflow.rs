@@ -75,6 +75,7 @@ fn deps(root: &std::path::Path, provider: Arc<dyn ModelProvider>, window: usize)
         max_steps: 4,
         cell_timeout: None,
         window: ContextWindow::resolve(Some(window), None, "m", None, None),
+        hooks: hello_tui::hooks::Hooks::default(),
     }
 }
 

@@ -574,6 +574,7 @@ async fn cancelling_the_turn_aborts_in_flight_sub_calls() {
         max_steps: 4,
         cell_timeout: Some(Duration::from_secs(30)),
         window: hello_tui::tokens::ContextWindow::resolve(Some(32_000), None, "", None, None),
+        hooks: hello_tui::hooks::Hooks::default(),
     };
     let mut conversation = Conversation::new(SharedContext::default(), None);
     let (events, _events_rx) = tokio::sync::mpsc::unbounded_channel();

@@ -1458,7 +1458,7 @@ fn slash_opens_a_command_palette() {
     type_keys(&mut s, "/");
     let terminal = draw(&mut s, 90, 24);
     let screen = text_of(&terminal);
-    assert!(screen.contains("Commands · 14"), "{screen}");
+    assert!(screen.contains("Commands · 15"), "{screen}");
     assert!(screen.contains("/model [NAME]"), "{screen}");
     press(&mut s, KeyCode::Down, KeyModifiers::NONE);
     let terminal = draw(&mut s, 90, 24);

@@ -21,6 +21,7 @@ use super::provider::{
 };
 use super::tool_result;
 use crate::context::{MessageId, PublishedSnapshot};
+use crate::hooks::PromptGate;
 use crate::kernel::{CodeRuntime, ExecResult, RuntimeState};
 use crate::tokens::ContextWindow;
 
@@ -150,6 +151,10 @@ pub struct TurnDeps {
     pub cell_timeout: Option<Duration>,
     /// The model's window: every request is assembled to fit it.
     pub window: ContextWindow,
+    /// The user's hooks: `UserPromptSubmit` before the prompt is stored,
+    /// `PostToolUse` after each cell, `Stop` at the final answer,
+    /// `PreCompact` before a compaction.
+    pub hooks: crate::hooks::Hooks,
 }
 
 /// The next request for `conversation` as the turn loop would send it
@@ -182,6 +187,31 @@ pub fn preview_prompt(
         &[code_action_tool()],
         window,
     )
+}
+
+/// Delimits what hooks added to a message, so the model can tell it apart
+/// from what the user typed.
+pub(crate) const HOOK_CONTEXT_OPEN: &str = "<hook-context>";
+pub(crate) const HOOK_CONTEXT_CLOSE: &str = "</hook-context>";
+
+/// The prompt with the context hooks added, in its own block.
+pub(crate) fn with_hook_context(prompt: &str, context: &str) -> String {
+    format!(
+        "{prompt}\n\n{HOOK_CONTEXT_OPEN}\n{}\n{HOOK_CONTEXT_CLOSE}",
+        context.trim_end()
+    )
+}
+
+/// Whether the `PreCompact` hooks let an automatic compaction happen (the
+/// bounded prompt leaves out what does not fit either way).
+async fn compaction_allowed(deps: &TurnDeps, emit: &impl Fn(TurnEvent)) -> bool {
+    match deps.hooks.compacting("auto", None).await {
+        Some(reason) => {
+            emit(TurnEvent::CompactionHeld { reason });
+            false
+        }
+        None => true,
+    }
 }
 
 /// What happens during a turn, in order.
@@ -254,6 +284,19 @@ pub enum TurnEvent {
     /// without tool support): it runs as the call. Front ends say once
     /// how to give the server tool support (`--jinja` for llama.cpp).
     ToolCallAsText,
+    /// A `UserPromptSubmit` hook held the prompt back (the reason is for
+    /// the user); nothing was stored and the turn ends.
+    PromptBlocked {
+        reason: String,
+    },
+    /// A `Stop` hook sent the model on after its final answer.
+    SentOn {
+        reason: String,
+    },
+    /// A `PreCompact` hook held an automatic compaction back.
+    CompactionHeld {
+        reason: String,
+    },
     /// The model stopped at its output limit (`finish_reason: length`,
     /// `stop_reason: max_tokens`): the answer just stored is cut short.
     OutputLimit,
@@ -305,8 +348,20 @@ pub async fn run_turn(
     if let Some(model) = deps.provider.model() {
         conversation.note_model(&model);
     }
+    let prompt = match deps.hooks.prompt_submitted(prompt).await {
+        PromptGate::Blocked(reason) => {
+            // Nothing was stored: the conversation is as it was.
+            let why = format!("a UserPromptSubmit hook held the prompt back: {reason}");
+            emit(TurnEvent::PromptBlocked {
+                reason: reason.clone(),
+            });
+            return TurnOutcome::Failed(why);
+        }
+        PromptGate::Go(Some(context)) => with_hook_context(prompt, &context),
+        PromptGate::Go(None) => prompt.to_owned(),
+    };
     let message = conversation.push(ChatMessage::User {
-        content: user_content(prompt, snapshot.as_ref().map(|s| s.markdown.as_str())),
+        content: user_content(&prompt, snapshot.as_ref().map(|s| s.markdown.as_str())),
     });
     emit(TurnEvent::UserMessage { message });
     let mut usage = Usage::default();
@@ -314,6 +369,8 @@ pub async fn run_turn(
     // overflow answer names it) and how far above our count it counts.
     let mut window = deps.window.clone();
     let mut margin = 0usize;
+    // A `Stop` hook already sent this turn on (told to the next one).
+    let mut sent_on = false;
     for step in 1..=deps.max_steps.max(1) {
         emit(TurnEvent::Step(step));
         // At most one overflow is recovered from per model call.
@@ -327,6 +384,7 @@ pub async fn run_turn(
             }
             if next.needs_compaction(&window)
                 && let Some(through) = compact::plan(conversation, &next, &window)
+                && compaction_allowed(deps, &emit).await
             {
                 let compacted = tokio::select! {
                     done = compact::compact(&*deps.provider, conversation, through, None, &window) => Some(done),
@@ -338,6 +396,7 @@ pub async fn run_turn(
                     return TurnOutcome::Cancelled;
                 };
                 emit(TurnEvent::Compacted(done));
+                deps.hooks.session_started("compact").await;
                 next = next_prompt(conversation, &window);
             }
             let omitted = next.omitted.iter().map(ExactSizeIterator::len).sum();
@@ -523,6 +582,22 @@ pub async fn run_turn(
         if turn.finish_reason == Some(FinishReason::Length) {
             emit(TurnEvent::OutputLimit);
         }
+        if turn.tool_calls.is_empty()
+            && let Some(reason) = deps.hooks.stopping(sent_on, &turn.text).await
+            && step < deps.max_steps.max(1)
+        {
+            {
+                // The hook's reason is the model's next instruction.
+                sent_on = true;
+                emit(TurnEvent::SentOn {
+                    reason: reason.clone(),
+                });
+                conversation.push(ChatMessage::User {
+                    content: format!("{HOOK_CONTEXT_OPEN}\nA Stop hook sent you on: {reason}\n{HOOK_CONTEXT_CLOSE}"),
+                });
+                continue;
+            }
+        }
         if turn.tool_calls.is_empty() {
             emit(TurnEvent::Completed {
                 steps: step,
@@ -683,6 +758,7 @@ async fn run_call(
         id: call.id.clone(),
         code: code.clone(),
     });
+    let tool = crate::hooks::ToolUse::cell(&code);
     let RunningCell {
         shown_as,
         result: mut running,
@@ -704,8 +780,16 @@ async fn run_call(
         }
     };
     let state = deps.runner.state().await;
+    let mut result = tool_result::from_exec(&result, &state, previous);
+    deps.hooks.post_tool_use(&tool, &result).await;
+    if let Some(said) = deps.hooks.take_for_result()
+        && let Some(fields) = result.as_object_mut()
+    {
+        // What hooks of this cell's tools (and of the cell) said.
+        fields.insert("hooks".to_owned(), Value::String(said));
+    }
     CallOutcome {
-        result: tool_result::from_exec(&result, &state, previous),
+        result,
         cancelled,
         state: Some(state),
         cell: shown_as,

@@ -92,6 +92,7 @@ pub fn command(state: &mut AppState, args: &str) {
         );
     }
     state.workbench.notice(&lines.join(" "));
+    crate::workbench::hooks::cleared(&state.workbench);
 }
 
 #[cfg(test)]

@@ -160,6 +160,10 @@ fn app_event(state: &mut AppState, event: AppEvent) -> Command {
             crate::workbench::cells::kept_variables(&mut state.workbench, &report);
             Command::Redraw
         }
+        AppEvent::Hook(fired) => {
+            crate::workbench::hooks::fired(&mut state.workbench, &fired);
+            Command::Redraw
+        }
     }
 }
 
@@ -425,6 +429,10 @@ fn run_builtin(state: &mut AppState, command: Builtin, args: &str) -> Command {
             state.workbench.notice(&report);
         }
         Builtin::Trust => super::trust::command(state),
+        Builtin::Hooks => {
+            let text = crate::workbench::hooks::listing(&state.workbench);
+            state.workbench.notice(&text);
+        }
         Builtin::LspRestart => crate::workbench::diagnostics::restart_servers(&mut state.workbench),
         Builtin::LspLarge => crate::workbench::diagnostics::allow_large(&mut state.workbench),
         Builtin::Lsp => {

@@ -34,6 +34,12 @@ impl ToolCall {
 
 pub trait ToolCallApproval: Send + Sync + 'static {
     fn approve_tool_call(&self, call: &ToolCall) -> BoxFuture<'static, Approval>;
+
+    /// The call was made and answered `result` (`PostToolUse` hooks hear
+    /// of it); nothing by default.
+    fn ran(&self, _call: &ToolCall, _result: &Value) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
 }
 
 impl ToolCallApproval for AllowAll {

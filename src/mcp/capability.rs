@@ -103,7 +103,9 @@ impl McpCapability {
             .call(slot, &info.name, arguments)
             .await
             .map_err(to_capability)?;
-        python_value(&result).map_err(to_capability)
+        let value = python_value(&result).map_err(to_capability)?;
+        self.approval.ran(&call, &value).await;
+        Ok(value)
     }
 }
 

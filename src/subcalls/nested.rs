@@ -146,6 +146,10 @@ impl Hub {
                     settings.reserve_output,
                     settings.compact_at,
                 ),
+                // A loop inside a cell: the calling turn's hooks saw the
+                // prompt and will see the cell's result; its own tools go
+                // through the approvals, which run `PreToolUse`.
+                hooks: crate::hooks::Hooks::default(),
             },
             counter: None,
             // The calling turn's allowances hold for the loop's sub-calls.

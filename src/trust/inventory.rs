@@ -102,6 +102,21 @@ pub fn what_would_run(root: &Path, settings: &Settings, dirs: &[PathBuf]) -> Vec
     if let Some(own) = which_in(&settings.python.to_string_lossy(), Some(&root)).passed_over {
         add("the kernel's Python".to_owned(), own);
     }
+    let hooks = crate::hooks::config::workspace_hooks(&root);
+    for file in crate::hooks::config::WORKSPACE_FILES {
+        let commands: Vec<String> = hooks
+            .entries
+            .iter()
+            .filter(|e| e.origin == crate::hooks::Origin::Workspace(file.into()))
+            .map(|e| format!("{} `{}`", e.event, e.command))
+            .collect();
+        if !commands.is_empty() {
+            add(
+                format!("hooks that run as you ({})", commands.join(", ")),
+                root.join(file),
+            );
+        }
+    }
     for template in crate::workbench::slash::workspace_templates(&root) {
         add("slash command (prompt template)".to_owned(), template);
     }
@@ -148,6 +163,12 @@ mod tests {
         std::fs::create_dir_all(root.join("node_modules/typescript")).unwrap();
         std::fs::write(root.join("node_modules/typescript/package.json"), "{}").unwrap();
         std::fs::write(root.join("Cargo.toml"), "[package]\n").unwrap();
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::write(
+            root.join(".claude/settings.json"),
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"./on-stop.sh"}]}]}}"#,
+        )
+        .unwrap();
         std::fs::create_dir_all(root.join(".hello-tui/commands")).unwrap();
         std::fs::write(root.join(".hello-tui/commands/ship.md"), "ship it").unwrap();
         let settings = Settings::defaults();
@@ -166,6 +187,7 @@ mod tests {
                 "the project's own code (build scripts, macros) that rust-analyzer runs: Cargo.toml",
                 "TypeScript a TypeScript server loads: node_modules/typescript",
                 "language server typescript-language-server: web/node_modules/.bin/typescript-language-server",
+                "hooks that run as you (Stop `./on-stop.sh`): .claude/settings.json",
                 "slash command (prompt template): .hello-tui/commands/ship.md",
             ]
         );

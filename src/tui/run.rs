@@ -55,6 +55,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Exit> {
     // Before any language server: a workspace never answered for is asked
     // about (over the recovery question, which waits for the answer).
     crate::app::trust::start(&mut state, crate::trust::TrustStore::from_env());
+    crate::workbench::hooks::start(&mut state.workbench, &tx);
     let memory = crate::workbench::memory::WorkspaceMemory::of(state.workbench.workspace_root());
     crate::app::memory::restore(&mut state, &memory);
     let recovery = state

@@ -59,6 +59,9 @@ pub struct AgentState {
     /// Asked before each of the model's cells. Defaults to allowing (`auto`);
     /// the approval overlay (`app::approvals`) plugs in here.
     pub approval: Arc<dyn CellApproval>,
+    /// The user's hooks (`workbench::hooks` sets them up); each turn gets
+    /// them.
+    pub hooks: crate::hooks::Hooks,
     pub max_steps: u32,
     pub cell_timeout: Option<Duration>,
     cancel: Option<watch::Sender<bool>>,
@@ -121,6 +124,7 @@ impl Default for AgentState {
             snapshot_tx,
             events: None,
             approval: Arc::new(AllowCells),
+            hooks: crate::hooks::Hooks::default(),
             max_steps: DEFAULT_MAX_STEPS,
             cell_timeout: None,
             cancel: None,
@@ -257,6 +261,13 @@ impl AgentState {
 
     pub fn conversation(&self) -> &Arc<Mutex<Conversation>> {
         &self.conversation
+    }
+
+    /// Whether the conversation holds earlier messages (a resumed session).
+    pub(crate) fn has_history(&self) -> bool {
+        self.conversation
+            .try_lock()
+            .is_ok_and(|conversation| !conversation.messages().is_empty())
     }
 
     /// The window the first turn learned (`None` before it).
@@ -487,6 +498,7 @@ pub(crate) fn start_turn(
         max_steps: agent.max_steps,
         cell_timeout: agent.cell_timeout,
         window: ContextWindow::resolve(None, None, "", None, None),
+        hooks: agent.hooks.clone(),
     };
     let subcalls = agent.subcalls.clone();
     let conversation = agent.conversation.clone();
@@ -685,6 +697,20 @@ fn apply_turn_event(workbench: &mut Workbench, event: TurnEvent) {
         TurnEvent::OutputLimit => workbench.notice("The answer was cut: the model reached its output limit (max tokens). Ask it to \
              continue, or raise [model] reserve_output.",
         ),
+        TurnEvent::PromptBlocked { reason } => workbench.notice(&format!(
+            "A UserPromptSubmit hook held this prompt back, and nothing was sent: {}. \
+             Up in the composer brings it back.",
+            crate::sanitize::for_display(&reason)
+        )),
+        TurnEvent::SentOn { reason } => workbench.notice(&format!(
+            "A Stop hook sent the model on: {}",
+            crate::sanitize::for_display(&reason)
+        )),
+        TurnEvent::CompactionHeld { reason } => workbench.notice(&format!(
+            "A PreCompact hook held the compaction back ({}); earlier messages are left out \
+             of the prompt instead.",
+            crate::sanitize::for_display(&reason)
+        )),
         TurnEvent::Step(step) => {
             workbench.agent.step = step;
             workbench.agent.retry = None;

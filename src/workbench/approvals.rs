@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use futures_util::future::BoxFuture;
 use tokio::sync::oneshot;
 
+use crate::hooks::{Gate, Hooks, ToolUse};
 use crate::kernel::caps::{
     Approval, ApprovalDecision, ApprovalPolicy, Prior, WriteProposal, WriteReview, WriteVerdict,
 };
@@ -56,6 +57,18 @@ pub enum ApprovalSubject {
 }
 
 impl ApprovalSubject {
+    /// What is asked about, in a few words (a `Notification` hook's
+    /// message).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ApprovalSubject::Command(_) => "a shell command",
+            ApprovalSubject::Cell(_) => "a cell",
+            ApprovalSubject::Write(_) => "a write",
+            ApprovalSubject::Subcalls(_) => "sub-calls to the model",
+            ApprovalSubject::ToolCall { .. } => "an MCP tool call",
+        }
+    }
+
     /// What the overlay shows: the command, the code, or the diff.
     pub fn text(&self) -> &str {
         match self {
@@ -155,6 +168,19 @@ pub struct ApprovalBroker {
     /// The cell the kernel service runs now and who queued it: a command
     /// the user typed into their own running cell needs no question.
     cell_owner: CellOwner,
+    /// `PreToolUse` runs before the mode decides; `Notification` when a
+    /// question waits; `PostToolUse` once a command, call or write is done.
+    hooks: Hooks,
+}
+
+/// What the `PreToolUse` hooks leave to the broker.
+enum Hooked {
+    /// Decided: no question, no mode.
+    Decided(Approval),
+    /// Ask the user, even in `auto` or after an "always".
+    Ask,
+    /// No hook had an opinion: the mode and the "always" answers decide.
+    Proceed,
 }
 
 impl ApprovalBroker {
@@ -169,6 +195,40 @@ impl ApprovalBroker {
             always_tools: Arc::default(),
             asked: Arc::default(),
             cell_owner: CellOwner::default(),
+            hooks: Hooks::default(),
+        }
+    }
+
+    /// Runs `hooks` in front of every question from now on.
+    pub fn with_hooks(mut self, hooks: Hooks) -> Self {
+        hooks.set_mode(self.mode());
+        self.hooks = hooks;
+        self
+    }
+
+    /// The answer for `tool` when no question is needed: a hook's, else
+    /// (unless a hook asks) the mode's or an earlier "always"'s.
+    async fn settled(&self, tool: ToolUse, always: impl FnOnce() -> bool) -> Option<Approval> {
+        match self.hooked(tool).await {
+            Hooked::Decided(verdict) => Some(verdict),
+            Hooked::Ask => None,
+            Hooked::Proceed => self
+                .without_asking()
+                .or_else(|| always().then_some(Approval::Allow)),
+        }
+    }
+
+    /// What the `PreToolUse` hooks say of `tool`. A hook's "allow" or
+    /// "ask" never overrides the `deny` mode.
+    async fn hooked(&self, tool: ToolUse) -> Hooked {
+        let gate = self.hooks.pre_tool_use(&tool).await;
+        let deny_mode = matches!(self.without_asking(), Some(Approval::Deny(_)));
+        match gate {
+            Gate::Deny(reason) => Hooked::Decided(Approval::Deny(reason)),
+            Gate::Allow | Gate::Ask(_) if deny_mode => Hooked::Proceed,
+            Gate::Allow => Hooked::Decided(Approval::Allow),
+            Gate::Ask(_) => Hooked::Ask,
+            Gate::Proceed => Hooked::Proceed,
         }
     }
 
@@ -189,6 +249,7 @@ impl ApprovalBroker {
             self.always_writes.store(false, Ordering::Relaxed);
         }
         self.mode.set(mode);
+        self.hooks.set_mode(mode);
     }
 
     /// How many questions this broker has put to the user (for tests and
@@ -203,11 +264,9 @@ impl ApprovalBroker {
         let broker = self.clone();
         let code = code.to_owned();
         Box::pin(async move {
-            if let Some(verdict) = broker.without_asking() {
+            let always = || broker.always_cells.load(Ordering::Relaxed);
+            if let Some(verdict) = broker.settled(ToolUse::cell(&code), always).await {
                 return verdict;
-            }
-            if broker.always_cells.load(Ordering::Relaxed) {
-                return Approval::Allow;
             }
             let decision = broker.ask(ApprovalSubject::Cell(code)).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
@@ -227,11 +286,9 @@ impl ApprovalBroker {
             if broker.cell_owner.users_cell_runs() {
                 return Approval::Allow;
             }
-            if let Some(verdict) = broker.without_asking() {
+            let always = || broker.always_subcalls.load(Ordering::Relaxed);
+            if let Some(verdict) = broker.settled(ToolUse::subcalls(&what), always).await {
                 return verdict;
-            }
-            if broker.always_subcalls.load(Ordering::Relaxed) {
-                return Approval::Allow;
             }
             let decision = broker.ask(ApprovalSubject::Subcalls(what)).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
@@ -263,6 +320,10 @@ impl ApprovalBroker {
             ApprovalSubject::Cell(_) => None,
             _ => self.cell_owner.wait_begins(),
         };
+        self.hooks.notify(format!(
+            "hello-tui needs your approval for {}",
+            subject.kind()
+        ));
         let (pending, answer) = PendingApproval::new(subject);
         self.asked.fetch_add(1, Ordering::Relaxed);
         // A closed app channel drops `pending`, which closes `answer`: denied.
@@ -293,11 +354,9 @@ impl ApprovalPolicy for ApprovalBroker {
             if broker.cell_owner.typed_by_user(&command) {
                 return Approval::Allow;
             }
-            if let Some(verdict) = broker.without_asking() {
+            let always = || crate::kernel::lock(&broker.always_commands).contains(&command);
+            if let Some(verdict) = broker.settled(ToolUse::shell(&command), always).await {
                 return verdict;
-            }
-            if crate::kernel::lock(&broker.always_commands).contains(&command) {
-                return Approval::Allow;
             }
             let decision = broker.ask(ApprovalSubject::Command(command.clone())).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
@@ -305,6 +364,17 @@ impl ApprovalPolicy for ApprovalBroker {
             }
             verdict_of(decision)
         })
+    }
+
+    fn ran(&self, command: &str, result: &serde_json::Value) -> BoxFuture<'static, ()> {
+        // The user's own command is not a tool the model used.
+        if self.cell_owner.typed_by_user(command) {
+            return Box::pin(async {});
+        }
+        let hooks = self.hooks.clone();
+        let tool = ToolUse::shell(command);
+        let result = result.clone();
+        Box::pin(async move { hooks.post_tool_use(&tool, &result).await })
     }
 }
 
@@ -328,14 +398,17 @@ impl WriteReview for ApprovalBroker {
                 return whole;
             }
             let mode = broker.mode();
-            match broker.without_asking() {
+            let per_hunk = mode == ApprovalMode::Review;
+            let tool = ToolUse::write(
+                &proposal.path,
+                &proposal.after,
+                &crate::hooks::gate::diff_of(&proposal),
+            );
+            let always = || !per_hunk && broker.always_writes.load(Ordering::Relaxed);
+            match broker.settled(tool, always).await {
                 Some(Approval::Allow) => return whole,
                 Some(Approval::Deny(reason)) => return WriteVerdict::Deny(reason),
                 None => {}
-            }
-            let per_hunk = mode == ApprovalMode::Review;
-            if !per_hunk && broker.always_writes.load(Ordering::Relaxed) {
-                return whole;
             }
             let review = crate::workbench::write_review::WriteReviewState::new(&proposal, per_hunk);
             let decision = broker.ask(ApprovalSubject::Write(Box::new(review))).await;
@@ -352,6 +425,10 @@ impl WriteReview for ApprovalBroker {
                 Err(_) => WriteVerdict::Deny("the review was dismissed".to_owned()),
             }
         })
+    }
+
+    fn written(&self, path: std::path::PathBuf, text: Vec<u8>) -> BoxFuture<'static, ()> {
+        crate::hooks::gate::written(&self.hooks, path, text)
     }
 }
 
@@ -370,16 +447,15 @@ impl crate::mcp::ToolCallApproval for ApprovalBroker {
             tool: call.tool.clone(),
             text: call.text(),
         };
+        let tool = ToolUse::mcp(call);
         Box::pin(async move {
             // The user's own `%py` cell calling a tool it names.
             if users_own {
                 return Approval::Allow;
             }
-            if let Some(verdict) = broker.without_asking() {
+            let always = || crate::kernel::lock(&broker.always_tools).contains(&key);
+            if let Some(verdict) = broker.settled(tool, always).await {
                 return verdict;
-            }
-            if crate::kernel::lock(&broker.always_tools).contains(&key) {
-                return Approval::Allow;
             }
             let decision = broker.ask(subject).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
@@ -387,6 +463,23 @@ impl crate::mcp::ToolCallApproval for ApprovalBroker {
             }
             verdict_of(decision)
         })
+    }
+
+    fn ran(
+        &self,
+        call: &crate::mcp::ToolCall,
+        result: &serde_json::Value,
+    ) -> BoxFuture<'static, ()> {
+        if self
+            .cell_owner
+            .calls_tool_by_user(&call.server, &call.called_as)
+        {
+            return Box::pin(async {});
+        }
+        let hooks = self.hooks.clone();
+        let tool = ToolUse::mcp(call);
+        let result = result.clone();
+        Box::pin(async move { hooks.post_tool_use(&tool, &result).await })
     }
 }
 

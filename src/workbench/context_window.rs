@@ -123,13 +123,22 @@ pub fn preview(
         .map_err(|_| "a turn is running; the preview is back when it ends")?;
     // MCP servers report their tools in the background, with no event.
     conversation.set_kernel_tools(workbench.agent.mcp.prompt_section());
-    let (prompt, mentioned) = match submission::parse(draft) {
+    let (mut prompt, mut mentioned) = match submission::parse(draft) {
         Submission::Prompt(prompt) => message(workbench, prompt, &workbench.pins),
         _ => (
             pinned_prompt(String::new(), &workbench.pins),
             Attached::default(),
         ),
     };
+    if let Some(context) = workbench.agent.hooks.pending_context() {
+        // What `SessionStart` hooks said goes with the next message.
+        mentioned.notes.push(format!(
+            "hook context from SessionStart: {} tokens go with this message (UserPromptSubmit \
+             hooks may add more when it is sent)",
+            conversation.counter().count(&context)
+        ));
+        prompt = crate::agent::turn::with_hook_context(&prompt, &context);
+    }
     let snapshot = workbench
         .snapshot
         .as_ref()
@@ -198,6 +207,7 @@ pub(crate) fn compact_command(workbench: &mut Workbench, focus: &str) {
     };
     let window_cell = workbench.agent.window_cell();
     let settings = workbench.agent.model_settings(&workbench.settings);
+    let hooks = workbench.agent.hooks.clone();
     workbench.notice("Compacting the conversation…");
     tokio::spawn(async move {
         let send = |update: AgentUpdate| {
@@ -214,6 +224,10 @@ pub(crate) fn compact_command(workbench: &mut Workbench, focus: &str) {
             ));
             return;
         };
+        if let Some(reason) = hooks.compacting("manual", focus.as_deref()).await {
+            send(AgentUpdate::Turn(TurnEvent::CompactionHeld { reason }));
+            return;
+        }
         let done = compact::compact(
             &*provider,
             &mut conversation,
@@ -224,6 +238,7 @@ pub(crate) fn compact_command(workbench: &mut Workbench, focus: &str) {
         .await;
         let prompt = next_prompt(&conversation, &window);
         send(AgentUpdate::Turn(TurnEvent::Compacted(done)));
+        hooks.session_started("compact").await;
         send(AgentUpdate::Turn(TurnEvent::Prompt {
             tokens: prompt.tokens,
             window: prompt.window,

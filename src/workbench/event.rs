@@ -43,6 +43,8 @@ pub enum AppEvent {
     FindCounted(crate::workbench::find_count::Counted),
     /// What a restarted kernel brought back of its kept variables.
     KeptVariables(crate::session::VarsReport),
+    /// A hook refused, asked, added context or failed.
+    Hook(crate::hooks::Fired),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

@@ -20,6 +20,7 @@ pub(crate) mod editor_scene;
 pub mod editors;
 pub mod event;
 pub mod find_count;
+pub mod hooks;
 pub mod kernel;
 pub mod lsp_status;
 pub mod memory;

@@ -248,7 +248,7 @@ pub fn start(workbench: &mut Workbench, app: &AppEventSender, fs_links: Option<F
     if let Some(text) = fallback_notice(requested, &sandbox) {
         workbench.notice(&text);
     }
-    let broker = ApprovalBroker::new(app.clone(), mode);
+    let broker = ApprovalBroker::new(app.clone(), mode).with_hooks(workbench.agent.hooks.clone());
     // The agent's cells ask through the same queue as shell commands.
     workbench.agent.approval = Arc::new(broker.clone());
     let events = app.clone();

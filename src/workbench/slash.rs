@@ -52,6 +52,7 @@ builtins! {
     Lsp => "lsp", "", "language servers: languages, state, last error";
     Sessions => "sessions", "", "this workspace's sessions, and how to resume one";
     Trust => "trust", "", "ask again whether this workspace's own programs may run";
+    Hooks => "hooks", "", "the hooks configured, and the last that ran";
 }
 
 /// One row of [`BUILTINS`].

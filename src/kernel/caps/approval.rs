@@ -18,6 +18,12 @@ pub enum Approval {
 
 pub trait ApprovalPolicy: Send + Sync + 'static {
     fn check(&self, command: &str) -> BoxFuture<'static, Approval>;
+
+    /// The command ran and answered `result` (`PostToolUse` hooks hear of
+    /// it); nothing by default.
+    fn ran(&self, _command: &str, _result: &serde_json::Value) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
 }
 
 /// Runs everything (the `auto`/`full` modes).

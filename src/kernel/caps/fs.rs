@@ -185,7 +185,13 @@ impl Capability for FsCapability {
                     }
                 }
             }
-            blocking(move || {
+            let review = inner.review.clone();
+            let made: Vec<(PathBuf, Vec<u8>)> = writes
+                .iter()
+                .filter(|w| review.is_some() && w.reviewed)
+                .map(|w| (w.path.clone(), w.text.clone()))
+                .collect();
+            let result = blocking(move || {
                 // Every reviewed file still as it was shown, before any is
                 // written: a patch is written whole or not at all.
                 for write in writes.iter().filter(|w| w.reviewed) {
@@ -197,7 +203,13 @@ impl Capability for FsCapability {
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(shape.result(files))
             })
-            .await
+            .await?;
+            if let Some(review) = review {
+                for (path, text) in made {
+                    review.written(path, text).await;
+                }
+            }
+            Ok(result)
         })
     }
 }

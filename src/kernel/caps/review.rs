@@ -32,4 +32,10 @@ pub enum WriteVerdict {
 
 pub trait WriteReview: Send + Sync + 'static {
     fn review(&self, proposal: WriteProposal) -> BoxFuture<'static, WriteVerdict>;
+
+    /// `text` was written to `path` (`PostToolUse` hooks hear of it);
+    /// nothing by default.
+    fn written(&self, _path: PathBuf, _text: Vec<u8>) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
 }

@@ -128,11 +128,13 @@ impl ShellInner {
             }
         };
         use std::os::unix::process::ExitStatusExt;
-        Ok(json!({
+        let result = json!({
             "code": done.status.code(),
             "signal": done.status.signal(),
             "stdout": done.stdout,
             "stderr": done.stderr,
-        }))
+        });
+        self.policy.ran(&cmd, &result).await;
+        Ok(result)
     }
 }
