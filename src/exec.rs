@@ -238,7 +238,8 @@ impl Job {
         let hooks = Hooks::load(
             &self.root,
             &self.settings,
-            crate::trust::decide_here(&self.root, &self.settings).is_trusted(),
+            crate::trust::decide_here(&self.root, &self.settings),
+            &crate::trust::TrustStore::from_env(),
         );
         hooks.set_mode(self.approval);
         hooks.set_session(

@@ -70,7 +70,7 @@ pub fn answer(state: &mut AppState, trusted: bool) {
         Err(error) => format!(" (for this session only: {error})"),
     };
     state.workbench.notice(&format!("{said}{kept}"));
-    crate::workbench::hooks::trust_changed(&state.workbench, trusted);
+    crate::workbench::hooks::trust_changed(&mut state.workbench, trusted);
     if before != trusted
         && let Some(service) = state.workbench.diagnostic_sources().client.clone()
     {

@@ -69,6 +69,21 @@ pub struct HookEntry {
     pub origin: Origin,
 }
 
+impl HookEntry {
+    /// The hook as the user approves it: a workspace hook whose identity
+    /// changed is a different hook, asked about again.
+    pub fn identity(&self) -> String {
+        format!(
+            "{} [{}] {} ({} s) from {}",
+            self.event,
+            self.matcher,
+            self.command,
+            self.timeout.as_secs(),
+            self.origin
+        )
+    }
+}
+
 impl HooksConfig {
     /// The entries of the user's config file.
     pub fn entries(&self) -> Vec<HookEntry> {

@@ -162,6 +162,8 @@ struct Inner {
 struct WorkspaceState {
     found: WorkspaceHooks,
     trusted: bool,
+    /// Trusted, but its hooks changed since the answer: they wait.
+    changed: bool,
 }
 
 /// The hooks of a session: see the module's docs.
@@ -215,23 +217,62 @@ impl Hooks {
     }
 
     /// The hooks `settings` configure for `root`, with the workspace's
-    /// own read and held until [`Hooks::set_trusted`] says it is trusted.
-    pub fn load(root: &Path, settings: &crate::config::Settings, trusted: bool) -> Self {
+    /// own read. Those run when the workspace is trusted by `--trust` or
+    /// `[safety] trusted_workspaces`, or trusted by an answer that saw
+    /// exactly these hooks (`store`); otherwise they wait for
+    /// [`Hooks::set_trusted`].
+    pub fn load(
+        root: &Path,
+        settings: &crate::config::Settings,
+        trust: crate::trust::Trust,
+        store: &crate::trust::TrustStore,
+    ) -> Self {
+        use crate::trust::{Trust, Why};
         let hooks = Hooks::new(
             root,
             crate::kernel_setup::child_env(settings),
             settings.hooks.entries(),
         );
+        let found = config::workspace_hooks(root);
+        let seen = || {
+            let now: Vec<String> = found.entries.iter().map(HookEntry::identity).collect();
+            now.is_empty() || store.approved_hooks(root).is_some_and(|then| then == now)
+        };
+        let trusted = match trust {
+            Trust::Trusted(Why::Flag | Why::Setting) => true,
+            Trust::Trusted(Why::Remembered) => seen(),
+            Trust::Refused | Trust::Unknown => false,
+        };
         let mut workspace = lock(&hooks.inner.workspace);
-        workspace.found = config::workspace_hooks(root);
+        workspace.changed = trust.is_trusted() && !trusted;
+        workspace.found = found;
         workspace.trusted = trusted;
         drop(workspace);
         hooks
     }
 
-    /// The workspace was trusted (or not): its own hooks run from now on.
+    /// The workspace was trusted (or not) by the user, who saw its hooks
+    /// listed: they run from now on (or stop).
     pub fn set_trusted(&self, trusted: bool) {
-        lock(&self.inner.workspace).trusted = trusted;
+        let mut workspace = lock(&self.inner.workspace);
+        workspace.trusted = trusted;
+        workspace.changed = false;
+    }
+
+    /// The workspace's own hooks as the user approves them.
+    pub fn workspace_identities(&self) -> Vec<String> {
+        lock(&self.inner.workspace)
+            .found
+            .entries
+            .iter()
+            .map(HookEntry::identity)
+            .collect()
+    }
+
+    /// Whether the workspace is trusted but its hooks are not the ones the
+    /// user saw when they said so.
+    pub fn changed_since_trusted(&self) -> bool {
+        lock(&self.inner.workspace).changed
     }
 
     pub fn set_reporter(&self, report: Reporter) {

@@ -38,6 +38,12 @@ pub enum TrustError {
 struct File {
     /// Canonical workspace path → trusted (`true`) or refused (`false`).
     workspaces: BTreeMap<PathBuf, bool>,
+    /// Canonical workspace path → its own hooks as the user saw them when
+    /// they said yes (`HookEntry::identity`): a hook added later (by a
+    /// `git pull`, or by a cell writing `.claude/settings.json`) waits for
+    /// the question again.
+    #[serde(default)]
+    hooks: BTreeMap<PathBuf, Vec<String>>,
 }
 
 /// The user's remembered answers.
@@ -82,6 +88,26 @@ impl TrustStore {
 
     /// Remembers the answer for the workspace at `root`.
     pub fn set(&self, root: &Path, trusted: bool) -> Result<(), TrustError> {
+        self.change(root, |file, root| {
+            file.workspaces.insert(root, trusted);
+        })
+    }
+
+    /// The workspace's own hooks the user approved (with its trust).
+    pub fn approved_hooks(&self, root: &Path) -> Option<Vec<String>> {
+        let path = self.usable(root).ok()?;
+        let root = super::canonical(root);
+        read(path).ok()?.hooks.get(&root).cloned()
+    }
+
+    /// Remembers `hooks` as the ones the user approved for `root`.
+    pub fn approve_hooks(&self, root: &Path, hooks: Vec<String>) -> Result<(), TrustError> {
+        self.change(root, |file, root| {
+            file.hooks.insert(root, hooks);
+        })
+    }
+
+    fn change(&self, root: &Path, edit: impl FnOnce(&mut File, PathBuf)) -> Result<(), TrustError> {
         let path = self.usable(root)?;
         let mut file = match read(path) {
             Ok(file) => file,
@@ -90,7 +116,7 @@ impl TrustStore {
             }
             Err(error) => return Err(error),
         };
-        file.workspaces.insert(super::canonical(root), trusted);
+        edit(&mut file, super::canonical(root));
         write(path, &file)
     }
 

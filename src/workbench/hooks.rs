@@ -14,14 +14,24 @@ use crate::workbench::event::{AppEvent, AppEventSender};
 /// into `app`, says which of the workspace's own wait for trust, and runs
 /// `SessionStart` (`resume` when a session was resumed).
 pub fn start(workbench: &mut Workbench, app: &AppEventSender) {
-    let trusted = workbench.trust.trust.is_trusted();
-    let hooks = Hooks::load(&workbench.workspace_root, &workbench.settings, trusted);
+    let hooks = Hooks::load(
+        &workbench.workspace_root,
+        &workbench.settings,
+        workbench.trust.trust,
+        &workbench.trust.store,
+    );
     let events = app.clone();
     hooks.set_reporter(Arc::new(move |fired: &Fired| {
         let _ = events.send(AppEvent::Hook(fired.clone()));
     }));
     let (waiting, skipped) = hooks.waiting_for_trust();
-    if !waiting.is_empty() {
+    if hooks.changed_since_trusted() {
+        workbench.notice(&format!(
+            "This workspace's hooks ({}) changed since you trusted it: they wait until /trust \
+             lists them and you say yes again (/hooks shows them).",
+            origins(&waiting)
+        ));
+    } else if !waiting.is_empty() {
         workbench.notice(&format!(
             "This workspace ships {} hook(s) ({}); they run once you trust it (/trust), and \
              /hooks lists them.",
@@ -42,9 +52,21 @@ pub fn cleared(workbench: &Workbench) {
     spawn_session_start(&workbench.agent.hooks, "clear");
 }
 
-/// The workspace's trust changed: its own hooks run, or stop running.
-pub fn trust_changed(workbench: &Workbench, trusted: bool) {
-    workbench.agent.hooks.set_trusted(trusted);
+/// The user answered the trust question, which listed the workspace's
+/// hooks: they run (and are remembered as approved), or stop running.
+pub fn trust_changed(workbench: &mut Workbench, trusted: bool) {
+    let hooks = workbench.agent.hooks.clone();
+    hooks.set_trusted(trusted);
+    if trusted
+        && let Err(error) = workbench
+            .trust
+            .store
+            .approve_hooks(&workbench.workspace_root, hooks.workspace_identities())
+    {
+        workbench.notice(&format!(
+            "The workspace's hooks run for this session only: {error}"
+        ));
+    }
 }
 
 fn spawn_session_start(hooks: &Hooks, source: &'static str) {
