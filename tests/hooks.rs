@@ -225,12 +225,16 @@ async fn hooks_add_context_the_model_reads() {
     let config = rig.config(&format!(
         "[[hooks.SessionStart]]\ncommand = \"{}\"\n\
          [[hooks.UserPromptSubmit]]\ncommand = \"{}\"\n\
-         [[hooks.PostToolUse]]\nmatcher = \"code_action\"\ncommand = \"{}\"\n",
+         [[hooks.PostToolUse]]\nmatcher = \"code_action|Bash\"\ncommand = \"{}\"\n",
         start.display(),
         prompt.display(),
         post.display()
     ));
-    let server = loopback::LoopbackServer::start(vec![cell("print(6 * 7)"), answer("42.")]).await;
+    let server = loopback::LoopbackServer::start(vec![
+        cell("shell.run('true')\nprint(6 * 7)"),
+        answer("42."),
+    ])
+    .await;
     let events = rig
         .exec(&server, &config, &[], "what is six times seven")
         .await;
@@ -249,12 +253,12 @@ async fn hooks_add_context_the_model_reads() {
     let second = messages(&requests[1]);
     let tool = second.last().unwrap();
     assert!(tool.contains("42"), "{tool}");
-    assert!(
-        tool.contains("PostToolUse hook on code_action: lint: 0 warnings"),
-        "{tool}"
-    );
+    // The command the cell ran first, then the cell.
+    let bash = tool.find("PostToolUse hook on Bash: lint: 0 warnings");
+    let cell = tool.find("PostToolUse hook on code_action: lint: 0 warnings");
+    assert!(bash.is_some() && bash < cell, "{tool}");
     // Each hook that added context is reported.
-    assert_eq!(events_of(&events, "hook").len(), 3, "{events:?}");
+    assert_eq!(events_of(&events, "hook").len(), 4, "{events:?}");
 }
 
 /// `Stop` exit 2 sends the model on with the reason as its next

@@ -529,6 +529,85 @@ async fn exec_lists_the_tools_in_the_prompt_and_a_model_cell_calls_one() {
     );
 }
 
+/// MCP tool calls are tools for hooks too, named as Claude Code names
+/// them (`mcp__<server>__<tool>`): a `PreToolUse` hook that matches the
+/// server's tools refuses one call by its arguments, and a `PostToolUse`
+/// hook's context for the call that went through reaches the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_see_mcp_tool_calls_by_their_claude_code_names() {
+    let Some(entry) = server_entry() else { return };
+    let workspace = tempfile::tempdir_in(scratch::scratch_parent()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let guard = home.path().join("guard.sh");
+    std::fs::write(
+        &guard,
+        "#!/bin/sh\ncase \"$(cat)\" in *'\"a\":13'*) echo 'not 13' >&2; exit 2;; esac\n",
+    )
+    .unwrap();
+    let post = home.path().join("post.sh");
+    std::fs::write(
+        &post,
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"additionalContext\":\"sum checked\"}}'\n",
+    )
+    .unwrap();
+    for script in [&guard, &post] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let config = home.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[mcp.servers]]\nname = \"everything\"\ncommand = \"node\"\nargs = [{:?}]\n\
+             [[hooks.PreToolUse]]\nmatcher = \"mcp__everything__.*\"\ncommand = {:?}\n\
+             [[hooks.PostToolUse]]\nmatcher = \"mcp__everything__get-sum\"\ncommand = {:?}\n",
+            entry.display().to_string(),
+            guard.display().to_string(),
+            post.display().to_string()
+        ),
+    )
+    .unwrap();
+    let code = serde_json::json!({"code": "print(mcp.everything.get_sum(a=20, b=22))\ntry:\n    mcp.everything.get_sum(a=13, b=1)\nexcept PermissionError as e:\n    print('refused:', e)"}).to_string();
+    let call = serde_json::json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+        "function": {"name": "code_action", "arguments": code}}]});
+    let server = loopback::LoopbackServer::start(vec![
+        stream(&[call], "tool_calls"),
+        stream(&[serde_json::json!({"content": "ok"})], "stop"),
+    ])
+    .await;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
+    command
+        .arg("exec")
+        .arg("-C")
+        .arg(workspace.path())
+        .args(["--base-url", &server.base_url, "--model", "test-model"])
+        .args(["--context-window", "32000", "--json", "--approval", "auto"])
+        .arg("--config")
+        .arg(&config)
+        .arg("add")
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .env_remove("HELLO_TUI_CONFIG")
+        .env_remove("OPENAI_API_KEY")
+        .stdin(std::process::Stdio::null());
+    let (events, _) = exec_json::run(command, Duration::from_secs(90)).await;
+    let result = events
+        .into_iter()
+        .find(|event| event["type"] == "tool.result")
+        .expect("a tool result");
+    let stdout = result["stdout"].as_str().unwrap_or_default();
+    assert!(stdout.contains("The sum of 20 and 22 is 42."), "{result}");
+    assert!(
+        stdout.contains("refused:") && stdout.contains("not 13"),
+        "{result}"
+    );
+    let hooks = result["hooks"].as_str().unwrap_or_default();
+    assert!(
+        hooks.contains("PostToolUse hook on mcp__everything__get-sum: sum checked"),
+        "{result}"
+    );
+}
+
 /// What the server writes on stderr is its log, and goes to ours.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_servers_stderr_goes_to_the_log() {
