@@ -1987,3 +1987,67 @@ async fn one_session_moves_between_a_reasoning_model_and_anthropic() {
     );
     rig.kernel.shutdown().await;
 }
+
+/// `PreCompact` (hooks): a hook that exits 2 holds an automatic compaction
+/// back (the turn still fits: older messages are left out instead, and no
+/// summary is asked of the model); without it the same turn compacts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pre_compact_hook_holds_the_compaction_back() {
+    use hello_tui::agent::provider::ChatMessage;
+    use hello_tui::hooks::{HookEntry, HookEvent, Hooks, Matcher, Origin};
+    for held in [true, false] {
+        let server = LoopbackServer::respond_with(Duration::from_secs(30), |_| {
+            sse(&[
+                text_chunk("a summary, or the answer"),
+                finish_chunk("stop"),
+                done(),
+            ])
+        })
+        .await;
+        let dir = workspace();
+        let mut rig = rig(dir.path(), openai(&server));
+        rig.deps.window = ContextWindow::resolve(Some(6_000), None, "test-model", None, None);
+        if held {
+            rig.deps.hooks = Hooks::new(
+                dir.path(),
+                ChildEnv::from_host(&[], ""),
+                vec![HookEntry {
+                    event: HookEvent::PreCompact,
+                    matcher: Matcher::parse("auto").unwrap(),
+                    command: "echo 'keep the history whole' >&2; exit 2".into(),
+                    timeout: Duration::from_secs(10),
+                    origin: Origin::User,
+                }],
+            );
+        }
+        let mut conversation = Conversation::new(rig.context.clone(), None);
+        let long = "The migration moves every table to the new schema. ".repeat(40);
+        for i in 0..12 {
+            conversation.push(ChatMessage::User {
+                content: format!("question {i}: {long}"),
+            });
+            conversation.push(ChatMessage::assistant(
+                Some(format!("answer {i}: {long}")),
+                Vec::new(),
+            ));
+        }
+        let (outcome, events) = turn(&rig, &mut conversation, "and now?", None).await;
+        assert!(
+            matches!(outcome, TurnOutcome::Completed { .. }),
+            "{outcome:?}"
+        );
+        let held_event = events.iter().find_map(|e| match e {
+            TurnEvent::CompactionHeld { reason } => Some(reason.clone()),
+            _ => None,
+        });
+        let compacted = events.iter().any(|e| matches!(e, TurnEvent::Compacted(_)));
+        if held {
+            assert_eq!(held_event.as_deref(), Some("keep the history whole"));
+            assert!(!compacted);
+            assert_eq!(server.requests().len(), 1, "no summary was asked for");
+        } else {
+            assert_eq!(held_event, None);
+            assert!(compacted, "{events:?}");
+        }
+    }
+}
