@@ -31,7 +31,7 @@ use crate::config::Settings;
 use crate::context::{SharedContext, snapshot_channel};
 use crate::hooks::Fired;
 use crate::hooks::Hooks;
-use crate::hooks::gate::{Gated, WriteAll};
+use crate::hooks::gate::{Gated, GatedSubcalls, WriteAll};
 use crate::kernel::caps::{AllowAll, ApprovalPolicy, DenyAll, DirtyPaths, FsWritten, Prior};
 use crate::kernel_launch::{self, KernelLaunch, McpLink, Variables};
 use crate::kernel_setup;
@@ -242,6 +242,22 @@ impl Job {
             &crate::trust::TrustStore::from_env(),
         );
         hooks.set_mode(self.approval);
+        let (waiting, _) = hooks.waiting_for_trust();
+        if !waiting.is_empty() {
+            let why = if hooks.changed_since_trusted() {
+                "they changed since they were approved: run the workbench and /trust to see them"
+            } else {
+                "the workspace is not trusted (--trust, or [safety] trusted_workspaces)"
+            };
+            if !self.json {
+                warn(&format!(
+                    "the workspace's {} hook(s) do not run: {why}",
+                    waiting.len()
+                ));
+            }
+            let commands: Vec<&str> = waiting.iter().map(|e| e.command.as_str()).collect();
+            out.event(json!({ "type": "hooks.waiting", "reason": why, "commands": commands }));
+        }
         hooks.set_session(
             conversation.session_id(),
             conversation
@@ -334,7 +350,18 @@ impl Job {
             &self.settings,
             &self.root,
             Some(self.provider.clone()),
-            Approvals::allow_all(),
+            // An `rlm_query` loop's cells and the sub-calls meet the hooks
+            // as the agent's own do.
+            Approvals {
+                calls: Arc::new(GatedSubcalls {
+                    hooks: hooks.clone(),
+                    inner: Arc::new(AllowAll),
+                }),
+                cells: Arc::new(Gated::<dyn crate::agent::turn::CellApproval> {
+                    hooks: hooks.clone(),
+                    inner: Arc::new(AllowCells),
+                }),
+            },
             Some(Arc::new(move |event| {
                 let _ = subcall_tx.send(event);
             })),
@@ -573,6 +600,12 @@ impl Printer {
             "target": fired.target,
             "ms": fired.took.as_millis() as u64,
             "blocked": answer.block,
+            "permission": answer.permission.map(|p| match p {
+                crate::hooks::Permission::Allow => "allow",
+                crate::hooks::Permission::Deny => "deny",
+                crate::hooks::Permission::Ask => "ask",
+            }),
+            "stop": answer.stop,
             "failed": answer.failed,
             "context": answer.context,
             "message": answer.message,
@@ -697,6 +730,10 @@ impl Printer {
             TurnEvent::SentOn { reason } => {
                 progress(format!("a Stop hook sent the model on: {reason}"));
                 self.event(json!({ "type": "turn.sent_on", "reason": reason }));
+            }
+            TurnEvent::HookStopped { reason } => {
+                progress(format!("a hook ended the turn: {reason}"));
+                self.event(json!({ "type": "turn.stopped_by_hook", "reason": reason }));
             }
             TurnEvent::CompactionHeld { reason } => {
                 progress(format!(

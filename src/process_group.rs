@@ -73,6 +73,20 @@ pub struct Finished {
     pub status: ExitStatus,
     pub stdout: String,
     pub stderr: String,
+    /// Both streams were read to their end. False when a process it left
+    /// behind still held one open after [`PIPE_GRACE`]: what had arrived
+    /// by then is kept, what came later is not.
+    pub complete: bool,
+}
+
+/// What becomes of the command's group once the command itself exits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterExit {
+    /// Left running (a `shell.run` may start a server on purpose).
+    Leave,
+    /// Killed: a hook's answer is the command's, and a child it left
+    /// must not hold its output open or outlive it.
+    EndGroup,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -90,7 +104,7 @@ pub enum RunError {
 /// confinement) in its own group with stdin closed, capturing both streams
 /// within `limits`.
 pub async fn run(cmd: Command, limits: Limits) -> Result<Finished, RunError> {
-    run_with_input(cmd, None, limits).await
+    run_with_input(cmd, None, limits, AfterExit::Leave).await
 }
 
 /// [`run`], with `input` written to its stdin (then closed) instead of
@@ -100,6 +114,7 @@ pub async fn run_with_input(
     mut cmd: Command,
     input: Option<Vec<u8>>,
     limits: Limits,
+    after_exit: AfterExit,
 ) -> Result<Finished, RunError> {
     lead_group(&mut cmd)
         .stdin(if input.is_some() {
@@ -117,14 +132,8 @@ pub async fn run_with_input(
             let _ = stdin.write_all(&bytes).await;
         });
     }
-    let stdout = child
-        .stdout
-        .take()
-        .map(|pipe| tokio::spawn(drain(pipe, limits)));
-    let stderr = child
-        .stderr
-        .take()
-        .map(|pipe| tokio::spawn(drain(pipe, limits)));
+    let stdout = child.stdout.take().map(|pipe| Drained::start(pipe, limits));
+    let stderr = child.stderr.take().map(|pipe| Drained::start(pipe, limits));
     let status = match tokio::time::timeout(limits.timeout, child.wait()).await {
         Ok(status) => status.map_err(RunError::Wait)?,
         Err(_) => {
@@ -133,35 +142,57 @@ pub async fn run_with_input(
             return Err(RunError::TimedOut(limits.timeout));
         }
     };
-    guard.0 = None;
+    if after_exit == AfterExit::Leave {
+        guard.0 = None;
+    }
+    drop(guard);
+    let (stdout, stdout_whole) = Drained::collect(stdout).await;
+    let (stderr, stderr_whole) = Drained::collect(stderr).await;
     Ok(Finished {
         status,
-        stdout: collect(stdout).await,
-        stderr: collect(stderr).await,
+        stdout,
+        stderr,
+        complete: stdout_whole && stderr_whole,
     })
 }
 
-async fn drain(mut pipe: impl AsyncRead + Unpin, limits: Limits) -> String {
-    let mut text = CappedText::new(limits.head, limits.tail);
-    let mut decoder = Utf8Chunks::default();
-    let mut buf = vec![0u8; 1 << 16];
-    while let Ok(n) = pipe.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        text.push(&decoder.push(&buf[..n]));
-    }
-    text.push(&decoder.finish());
-    text.finish()
+/// One stream read into a shared buffer, so what arrived is kept even
+/// when the stream is never closed.
+struct Drained {
+    text: std::sync::Arc<std::sync::Mutex<CappedText>>,
+    task: tokio::task::JoinHandle<()>,
 }
 
-async fn collect(task: Option<tokio::task::JoinHandle<String>>) -> String {
-    let Some(task) = task else {
-        return String::new();
-    };
-    match tokio::time::timeout(PIPE_GRACE, task).await {
-        Ok(Ok(text)) => text,
-        _ => String::new(),
+impl Drained {
+    fn start(mut pipe: impl AsyncRead + Unpin + Send + 'static, limits: Limits) -> Self {
+        let text = std::sync::Arc::new(std::sync::Mutex::new(CappedText::new(
+            limits.head,
+            limits.tail,
+        )));
+        let into = std::sync::Arc::clone(&text);
+        let task = tokio::spawn(async move {
+            let mut decoder = Utf8Chunks::default();
+            let mut buf = vec![0u8; 1 << 16];
+            while let Ok(n) = pipe.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                crate::kernel::lock(&into).push(&decoder.push(&buf[..n]));
+            }
+            crate::kernel::lock(&into).push(&decoder.finish());
+        });
+        Drained { text, task }
+    }
+
+    /// The text, and whether the stream ended within [`PIPE_GRACE`].
+    async fn collect(drained: Option<Drained>) -> (String, bool) {
+        let Some(Drained { text, task }) = drained else {
+            return (String::new(), true);
+        };
+        let whole = matches!(tokio::time::timeout(PIPE_GRACE, task).await, Ok(Ok(())));
+        let mut text = crate::kernel::lock(&text);
+        let taken = std::mem::replace(&mut *text, CappedText::new(0, 0));
+        (taken.finish(), whole)
     }
 }
 

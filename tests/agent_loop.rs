@@ -2017,6 +2017,7 @@ async fn a_pre_compact_hook_holds_the_compaction_back() {
                     command: "echo 'keep the history whole' >&2; exit 2".into(),
                     timeout: Duration::from_secs(10),
                     origin: Origin::User,
+                    pinned: Vec::new(),
                 }],
             );
         }

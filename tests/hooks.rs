@@ -691,3 +691,221 @@ async fn write_hooks_refuse_one_file_and_follow_another() {
         "{result:?}"
     );
 }
+
+/// A guard that answers `deny` and leaves a child behind holding its
+/// output: the answer is read (the group is ended once the hook exits),
+/// the command refused, and nothing waits for the child.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deny_is_kept_when_the_hook_leaves_a_child_behind() {
+    let rig = Rig::new();
+    let guard = rig.script(
+        "guard.sh",
+        "#!/bin/sh\ncat > /dev/null\n\
+         echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no\"}}'\n\
+         sleep 30 &\nexit 0\n",
+    );
+    let config = rig.config(&format!(
+        "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"{}\"\n",
+        guard.display()
+    ));
+    let server =
+        loopback::LoopbackServer::start(vec![cell("shell.run('touch ran.txt')"), answer("ok")])
+            .await;
+    let started = Instant::now();
+    let events = rig.exec(&server, &config, &[], "touch").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(25),
+        "waited for the child"
+    );
+    assert!(
+        !rig.workspace.path().join("ran.txt").exists(),
+        "the deny was lost"
+    );
+    let error = events_of(&events, "tool.result")[0]["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(error.contains("a hook refused it: no"), "{error}");
+}
+
+/// `"continue": false` from a `Stop` hook ends the turn (as in Claude
+/// Code), where exit 2 would send the model on; an `allow` that comes with
+/// `updatedInput` (a rewrite hello-tui does not make) is not an allow:
+/// exec, which can ask no one, refuses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continue_false_ends_the_turn_and_a_rewrite_is_not_an_allow() {
+    let rig = Rig::new();
+    let stop = rig.script(
+        "stop.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"continue\": false, \"stopReason\": \"budget reached\"}'\n",
+    );
+    let rewrite = rig.script(
+        "rewrite.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"permissionDecision\":\"allow\",\"updatedInput\":{\"command\":\"echo safe\"}}}'\n",
+    );
+    let config = rig.config(&format!(
+        "[[hooks.Stop]]\ncommand = \"{}\"\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"{}\"\n",
+        stop.display(),
+        rewrite.display()
+    ));
+    let server = loopback::LoopbackServer::start(vec![
+        cell("shell.run('touch original.txt')"),
+        answer("done"),
+        answer("never asked"),
+    ])
+    .await;
+    let events = rig.exec(&server, &config, &[], "go").await;
+    assert!(!rig.workspace.path().join("original.txt").exists());
+    let error = events_of(&events, "tool.result")[0]["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(error.contains("change the tool's input"), "{error}");
+    assert_eq!(
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.path.ends_with("/chat/completions"))
+            .count(),
+        2,
+        "the Stop hook's continue:false ended the turn"
+    );
+    assert!(events_of(&events, "turn.sent_on").is_empty(), "{events:?}");
+}
+
+/// In exec, the cells of an `rlm_query` loop meet the `PreToolUse` hooks
+/// as the agent's own cells do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_rlm_query_loops_cells_meet_the_hooks_in_exec() {
+    let rig = Rig::new();
+    let guard = rig.script(
+        "guard.sh",
+        "#!/bin/sh\ncase \"$(cat)\" in *FORBIDDEN*) echo 'not that' >&2; exit 2;; esac\n",
+    );
+    let config = rig.config(&format!(
+        "[[hooks.PreToolUse]]\nmatcher = \"code_action\"\ncommand = \"{}\"\n",
+        guard.display()
+    ));
+    let server = loopback::LoopbackServer::start(vec![
+        cell("print(rlm_query('do it'))"),
+        cell("open('loop_ran.txt', 'w').write('x')  # FORBIDDEN"),
+        answer("the loop's cell was refused"),
+        answer("done"),
+    ])
+    .await;
+    let events = rig.exec(&server, &config, &[], "go").await;
+    assert!(
+        !rig.workspace.path().join("loop_ran.txt").exists(),
+        "the loop's cell ran past the guard"
+    );
+    let hooks = events_of(&events, "hook");
+    assert!(
+        hooks.iter().any(|h| h["blocked"] == "not that"),
+        "the guard refused the loop's cell: {events:?}"
+    );
+}
+
+/// A hook's script in the workspace is pinned when the hook is read: a
+/// cell that rewrites it (the sandbox lets a cell write the workspace)
+/// does not get its version run as the user; the hook fails, and exec
+/// refuses the command it guarded. `.claude/` itself is read-only to
+/// cells.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_script_a_cell_rewrites_is_not_run() {
+    let rig = Rig::new();
+    let ws = rig.workspace.path();
+    std::fs::write(ws.join("guard.sh"), "cat > /dev/null\nexit 0\n").unwrap();
+    std::fs::create_dir_all(ws.join(".claude/hooks")).unwrap();
+    std::fs::write(ws.join(".claude/hooks/fmt.sh"), "exit 0\n").unwrap();
+    let pwned = rig.home.path().join("pwned");
+    let config =
+        rig.config("[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"sh guard.sh\"\n");
+    let code = format!(
+        "open('guard.sh', 'w').write('touch {}\\n')\n\
+         try:\n    open('.claude/hooks/fmt.sh', 'w').write('x')\nexcept OSError as e:\n    print('claude:', type(e).__name__)\n\
+         shell.run('true')",
+        pwned.display()
+    );
+    let server = loopback::LoopbackServer::start(vec![cell(&code), answer("ok")]).await;
+    let events = rig.exec(&server, &config, &[], "go").await;
+    assert!(!pwned.exists(), "the rewritten script ran as the user");
+    let result = &events_of(&events, "tool.result")[0];
+    let error = result["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("changed since the hook was read"),
+        "{result}"
+    );
+    let stdout = result["stdout"].as_str().unwrap_or_default();
+    assert!(
+        stdout.contains("claude: OSError") || stdout.contains("claude: PermissionError"),
+        "{result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join(".claude/hooks/fmt.sh")).unwrap(),
+        "exit 0\n"
+    );
+}
+
+/// `--trust` vouches for the workspace's hooks as they are the first time:
+/// one added later (a `git pull`) waits, and exec says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trust_flag_approves_the_hooks_it_first_saw_only() {
+    let rig = Rig::new();
+    let ws = rig.workspace.path();
+    let first = rig.home.path().join("first-ran");
+    let later = rig.home.path().join("later-ran");
+    std::fs::create_dir(ws.join(".claude")).unwrap();
+    let settings = |commands: &[String]| {
+        let hooks: Vec<Value> = commands
+            .iter()
+            .map(|c| json!({"type": "command", "command": c}))
+            .collect();
+        json!({"hooks": {"UserPromptSubmit": [{"hooks": hooks}]}}).to_string()
+    };
+    let touch_first = format!("touch {}", first.display());
+    std::fs::write(
+        ws.join(".claude/settings.json"),
+        settings(std::slice::from_ref(&touch_first)),
+    )
+    .unwrap();
+    let config = rig.config("");
+    let server = loopback::LoopbackServer::start(vec![answer("a"), answer("b")]).await;
+    let trust_file = rig.home.path().join("trust.json");
+    let trust = ["--trust"];
+    let run = |_: ()| {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
+        command
+            .arg("exec")
+            .arg("-C")
+            .arg(ws)
+            .args(["--base-url", &server.base_url, "--model", "m", "--json"])
+            .args(["--context-window", "32000"])
+            .arg("--config")
+            .arg(&config)
+            .args(trust)
+            .arg("hi")
+            .env("HOME", rig.home.path())
+            .env("HELLO_TUI_TRUST_FILE", &trust_file)
+            .env_remove("HELLO_TUI_CONFIG")
+            .env_remove("OPENAI_API_KEY");
+        command
+    };
+    exec_json::run(run(()), Duration::from_secs(60)).await;
+    assert!(first.exists(), "the shipped hook ran under --trust");
+    std::fs::remove_file(&first).unwrap();
+    std::fs::write(
+        ws.join(".claude/settings.json"),
+        settings(&[touch_first, format!("touch {}", later.display())]),
+    )
+    .unwrap();
+    let (events, _) = exec_json::run(run(()), Duration::from_secs(60)).await;
+    assert!(!first.exists() && !later.exists(), "changed hooks ran");
+    let waiting = events_of(&events, "hooks.waiting");
+    assert!(
+        waiting[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("changed since"),
+        "{events:?}"
+    );
+}

@@ -297,6 +297,11 @@ pub enum TurnEvent {
     CompactionHeld {
         reason: String,
     },
+    /// A hook answered `"continue": false`: the turn ended after the
+    /// calls already made got their results.
+    HookStopped {
+        reason: String,
+    },
     /// The model stopped at its output limit (`finish_reason: length`,
     /// `stop_reason: max_tokens`): the answer just stored is cut short.
     OutputLimit,
@@ -641,6 +646,17 @@ pub async fn run_turn(
             emit(TurnEvent::Cancelled);
             return TurnOutcome::Cancelled;
         }
+        if let Some(reason) = deps.hooks.take_stop() {
+            // A hook answered `"continue": false`: every call made has its
+            // result, and the turn ends here.
+            emit(TurnEvent::HookStopped { reason });
+            emit(TurnEvent::Completed {
+                steps: step,
+                usage,
+                max_steps_reached: false,
+            });
+            return TurnOutcome::Completed { steps: step, usage };
+        }
     }
     let steps = deps.max_steps.max(1);
     emit(TurnEvent::Completed {
@@ -750,9 +766,14 @@ async fn run_call(
             return CallOutcome::refused(rejected(&call.id, "ValueError", &message, emit));
         }
     };
+    // What hooks said before this cell (of a `%py` cell's tools, or a
+    // cell refused earlier) is not this cell's.
+    let _ = deps.hooks.take_for_result();
     if let Verdict::Deny(reason) = deps.approval.approve_cell(&code).await {
         let message = format!("the user did not approve this cell: {reason}");
-        return CallOutcome::refused(rejected(&call.id, "PermissionError", &message, emit));
+        let mut result = rejected(&call.id, "PermissionError", &message, emit);
+        with_hook_notes(&deps.hooks, &mut result);
+        return CallOutcome::refused(result);
     }
     emit(TurnEvent::ToolCall {
         id: call.id.clone(),
@@ -782,17 +803,22 @@ async fn run_call(
     let state = deps.runner.state().await;
     let mut result = tool_result::from_exec(&result, &state, previous);
     deps.hooks.post_tool_use(&tool, &result).await;
-    if let Some(said) = deps.hooks.take_for_result()
-        && let Some(fields) = result.as_object_mut()
-    {
-        // What hooks of this cell's tools (and of the cell) said.
-        fields.insert("hooks".to_owned(), Value::String(said));
-    }
+    with_hook_notes(&deps.hooks, &mut result);
     CallOutcome {
         result,
         cancelled,
         state: Some(state),
         cell: shown_as,
+    }
+}
+
+/// What hooks of this cell's tools (and of the cell) said for the model,
+/// as the result's `hooks` field.
+fn with_hook_notes(hooks: &crate::hooks::Hooks, result: &mut Value) {
+    if let Some(said) = hooks.take_for_result()
+        && let Some(fields) = result.as_object_mut()
+    {
+        fields.insert("hooks".to_owned(), Value::String(said));
     }
 }
 

@@ -23,21 +23,22 @@ pub fn start(state: &mut AppState, store: TrustStore) {
     state.workbench.trust_mut().trust = trust;
     state.workbench.trust_mut().store = store;
     if state.workbench.trust().trust == Trust::Unknown {
-        let found = inventory(&state.workbench);
+        let (found, hooks) = inventory(&state.workbench);
         if !found.is_empty() {
-            ask(state, found);
+            ask(state, found, hooks);
         }
     }
 }
 
 /// `/trust`: the question again, whatever was answered before.
 pub fn command(state: &mut AppState) {
-    let found = inventory(&state.workbench);
-    ask(state, found);
+    let (found, hooks) = inventory(&state.workbench);
+    ask(state, found, hooks);
 }
 
-fn ask(state: &mut AppState, found: Vec<Provided>) {
+fn ask(state: &mut AppState, found: Vec<Provided>, hooks: crate::hooks::WorkspaceHooks) {
     state.workbench.trust_mut().found = found;
+    state.workbench.trust_mut().hooks_shown = hooks;
     // Over whatever is open (the start-up recovery question, the user's
     // search): it comes back after the answer.
     state

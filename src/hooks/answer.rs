@@ -32,7 +32,7 @@ pub enum Permission {
 /// What one hook said.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Answer {
-    /// Exit 2, `"decision": "block"`, `"continue": false`, or a `deny`:
+    /// Exit 2, `"decision": "block"`, or a `deny`:
     /// the reason (for the model, or for the user where it has no model).
     pub block: Option<String>,
     pub permission: Option<Permission>,
@@ -43,6 +43,8 @@ pub struct Answer {
     pub context: Option<String>,
     /// A line for the user (`systemMessage`).
     pub message: Option<String>,
+    /// `"continue": false`: the turn ends after this (`stopReason`).
+    pub stop: Option<String>,
     /// The hook did not work: why.
     pub failed: Option<String>,
 }
@@ -146,12 +148,20 @@ fn from_json(json: &Value) -> Answer {
         }
         _ => {}
     }
-    if json.get("continue").and_then(Value::as_bool) == Some(false) {
-        answer.block = Some(
-            text(json.get("stopReason"))
-                .or(answer.block.take())
-                .unwrap_or_else(|| "a hook asked to stop".to_owned()),
+    // Claude Code can rewrite a tool's input; hello-tui runs what the
+    // model wrote or nothing, so an allow that came with a rewrite is not
+    // taken as one: the user is asked (nobody asked in `exec`: refused).
+    if specific.and_then(|s| s.get("updatedInput")).is_some()
+        && answer.permission != Some(Permission::Deny)
+    {
+        answer.permission = Some(Permission::Ask);
+        answer.reason = Some(
+            "a hook wanted to change the tool's input, which hello-tui does not do".to_owned(),
         );
+    }
+    if json.get("continue").and_then(Value::as_bool) == Some(false) {
+        answer.stop =
+            Some(text(json.get("stopReason")).unwrap_or_else(|| "a hook asked to stop".to_owned()));
     }
     answer
 }
@@ -235,7 +245,17 @@ mod tests {
             HookEvent::Stop,
             exited(0, r#"{"continue":false,"stopReason":"enough"}"#, ""),
         );
-        assert_eq!(stop.block.as_deref(), Some("enough"));
+        assert_eq!(stop.stop.as_deref(), Some("enough"));
+        assert_eq!(stop.block, None);
+        let rewrite = Answer::read(
+            HookEvent::PreToolUse,
+            exited(
+                0,
+                r#"{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"echo hi"}}}"#,
+                "",
+            ),
+        );
+        assert_eq!(rewrite.permission, Some(Permission::Ask));
         let broken = Answer::read(HookEvent::Stop, exited(0, "{oops", ""));
         assert!(broken.failed.unwrap().contains("not"));
     }

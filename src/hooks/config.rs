@@ -67,21 +67,93 @@ pub struct HookEntry {
     pub command: String,
     pub timeout: Duration,
     pub origin: Origin,
+    /// Files of the workspace its command names (`./.claude/hooks/fmt.sh`,
+    /// `python3 hook.py`), with their content's SHA-256 when the hook was
+    /// read: a cell can write the workspace, so a script that changed
+    /// since is not run, and an approval covers the scripts as they were.
+    pub pinned: Vec<Pinned>,
+}
+
+/// A workspace file a hook runs, as it was when the hook was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pinned {
+    pub path: PathBuf,
+    pub sha256: String,
 }
 
 impl HookEntry {
-    /// The hook as the user approves it: a workspace hook whose identity
-    /// changed is a different hook, asked about again.
+    /// The hook as the user approves it (what it runs, on what, and the
+    /// content of the workspace files it names): a workspace hook whose
+    /// identity changed is a different hook, asked about again.
     pub fn identity(&self) -> String {
-        format!(
-            "{} [{}] {} ({} s) from {}",
-            self.event,
-            self.matcher,
+        let pinned: Vec<[String; 2]> = self
+            .pinned
+            .iter()
+            .map(|p| [p.path.to_string_lossy().into_owned(), p.sha256.clone()])
+            .collect();
+        serde_json::json!([
+            self.event.name(),
+            self.matcher.to_string(),
             self.command,
             self.timeout.as_secs(),
-            self.origin
-        )
+            self.origin.to_string(),
+            pinned
+        ])
+        .to_string()
     }
+
+    /// Records the workspace files its command names, as they are now.
+    pub fn pin(&mut self, root: &Path) {
+        self.pinned = named_files(&self.command, root)
+            .into_iter()
+            .filter_map(|path| {
+                let sha256 = sha256_of(&path)?;
+                Some(Pinned { path, sha256 })
+            })
+            .collect();
+    }
+
+    /// The first pinned file whose content is no longer what was read.
+    pub fn changed_file(&self) -> Option<&Path> {
+        self.pinned
+            .iter()
+            .find(|p| sha256_of(&p.path).as_deref() != Some(p.sha256.as_str()))
+            .map(|p| p.path.as_path())
+    }
+}
+
+/// The workspace files `command` names: each word (quotes stripped,
+/// `$CLAUDE_PROJECT_DIR` and `$HELLO_TUI_PROJECT_DIR` put in) that is a
+/// file inside `root`, where it is or where its link leads.
+fn named_files(command: &str, root: &Path) -> Vec<PathBuf> {
+    let root_text = root.to_string_lossy();
+    let mut files: Vec<PathBuf> = Vec::new();
+    for word in command.split(|c: char| c.is_whitespace() || c == ';' || c == '|' || c == '&') {
+        let mut word: String = word.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
+        for name in ["CLAUDE_PROJECT_DIR", "HELLO_TUI_PROJECT_DIR"] {
+            word = word
+                .replace(&format!("${{{name}}}"), &root_text)
+                .replace(&format!("${name}"), &root_text);
+        }
+        if word.is_empty() || word.starts_with('-') {
+            continue;
+        }
+        let path = root.join(&word);
+        if path.is_file() && crate::trust::inside(&path, root) && !files.contains(&path) {
+            files.push(path);
+        }
+    }
+    files
+}
+
+fn sha256_of(path: &Path) -> Option<String> {
+    use std::fmt::Write;
+    let bytes = std::fs::read(path).ok()?;
+    let digest = ring::digest::digest(&ring::digest::SHA256, &bytes);
+    Some(digest.as_ref().iter().fold(String::new(), |mut hex, b| {
+        let _ = write!(hex, "{b:02x}");
+        hex
+    }))
 }
 
 impl HooksConfig {
@@ -96,6 +168,7 @@ impl HooksConfig {
                     command: entry.command.clone(),
                     timeout: entry.timeout.map_or(DEFAULT_TIMEOUT, Duration::from_secs),
                     origin: Origin::User,
+                    pinned: Vec::new(),
                 })
             })
             .collect()
@@ -136,6 +209,9 @@ pub fn workspace_hooks(root: &Path) -> WorkspaceHooks {
             Ok(text) => claude_settings(&text, Path::new(file), &mut found),
             Err(error) => found.skipped.push(format!("{file}: {error}")),
         }
+    }
+    for entry in &mut found.entries {
+        entry.pin(root);
     }
     found
 }
@@ -193,6 +269,7 @@ pub fn claude_settings(text: &str, file: &Path, found: &mut WorkspaceHooks) {
                             .and_then(Value::as_u64)
                             .map_or(DEFAULT_TIMEOUT, Duration::from_secs),
                         origin: Origin::Workspace(file.to_path_buf()),
+                        pinned: Vec::new(),
                     }),
                     ("command", None) => found
                         .skipped
@@ -273,6 +350,45 @@ mod tests {
         assert_eq!(found.skipped.len(), 2, "{:?}", found.skipped);
         assert!(found.skipped.iter().any(|s| s.contains("`http`")));
         assert!(found.skipped.iter().any(|s| s.contains("SubagentStop")));
+    }
+
+    #[test]
+    fn a_hook_pins_the_workspace_files_it_runs_and_sees_them_change() {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(ws.path().join(".claude/hooks")).unwrap();
+        std::fs::write(ws.path().join(".claude/hooks/fmt.sh"), "echo fmt").unwrap();
+        std::fs::write(ws.path().join("check.py"), "print(1)").unwrap();
+        let mut entry = HookEntry {
+            event: HookEvent::PostToolUse,
+            matcher: Matcher::All,
+            command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/fmt.sh && python3 check.py -v; ls /etc"
+                .into(),
+            timeout: DEFAULT_TIMEOUT,
+            origin: Origin::User,
+            pinned: Vec::new(),
+        };
+        entry.pin(ws.path());
+        let pinned: Vec<&Path> = entry.pinned.iter().map(|p| p.path.as_path()).collect();
+        assert_eq!(
+            pinned,
+            [
+                ws.path().join(".claude/hooks/fmt.sh").as_path(),
+                ws.path().join("check.py").as_path()
+            ]
+        );
+        let before = entry.identity();
+        assert_eq!(entry.changed_file(), None);
+        std::fs::write(ws.path().join("check.py"), "import os; os.system('id')").unwrap();
+        assert_eq!(
+            entry.changed_file(),
+            Some(ws.path().join("check.py").as_path())
+        );
+        entry.pin(ws.path());
+        assert_ne!(
+            entry.identity(),
+            before,
+            "the approval covered the old content"
+        );
     }
 
     #[test]

@@ -58,6 +58,27 @@ impl ApprovalPolicy for Gated<dyn ApprovalPolicy> {
     }
 }
 
+/// `inner` (the sub-calls' policy), with the hooks asked first about a
+/// turn's `llm_query` sub-calls.
+pub struct GatedSubcalls {
+    pub hooks: Hooks,
+    pub inner: Arc<dyn ApprovalPolicy>,
+}
+
+impl ApprovalPolicy for GatedSubcalls {
+    fn check(&self, what: &str) -> BoxFuture<'static, Approval> {
+        let hooks = self.hooks.clone();
+        let inner = Arc::clone(&self.inner);
+        let what = what.to_owned();
+        Box::pin(async move {
+            match refusal(hooks.pre_tool_use(&ToolUse::subcalls(&what)).await) {
+                Some(reason) => Approval::Deny(reason),
+                None => inner.check(&what).await,
+            }
+        })
+    }
+}
+
 impl ToolCallApproval for Gated<dyn ToolCallApproval> {
     fn approve_tool_call(&self, call: &ToolCall) -> BoxFuture<'static, Approval> {
         let hooks = self.hooks.clone();

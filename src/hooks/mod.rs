@@ -104,6 +104,9 @@ fn said(answer: &Answer) -> String {
     if let Some(message) = &answer.message {
         parts.push(show(message));
     }
+    if let Some(reason) = &answer.stop {
+        parts.push(format!("ends the turn: {}", show(reason)));
+    }
     if parts.is_empty() {
         "ok".to_owned()
     } else {
@@ -156,6 +159,8 @@ struct Inner {
     /// they go with that cell's result.
     for_result: Mutex<Vec<String>>,
     report: Mutex<Option<Reporter>>,
+    /// A hook answered `"continue": false`: the turn ends (the reason).
+    stop: Mutex<Option<String>>,
 }
 
 #[derive(Default)]
@@ -197,7 +202,10 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Hooks {
     /// Hooks for the workspace at `root`, run with `env`: the user's own
     /// `entries` (their config file).
-    pub fn new(root: &Path, env: ChildEnv, entries: Vec<HookEntry>) -> Self {
+    pub fn new(root: &Path, env: ChildEnv, mut entries: Vec<HookEntry>) -> Self {
+        for entry in &mut entries {
+            entry.pin(root);
+        }
         Hooks {
             inner: Arc::new(Inner {
                 root: root.to_path_buf(),
@@ -212,6 +220,7 @@ impl Hooks {
                 for_prompt: Mutex::default(),
                 for_result: Mutex::default(),
                 report: Mutex::default(),
+                stop: Mutex::default(),
             }),
         }
     }
@@ -234,13 +243,22 @@ impl Hooks {
             settings.hooks.entries(),
         );
         let found = config::workspace_hooks(root);
-        let seen = || {
-            let now: Vec<String> = found.entries.iter().map(HookEntry::identity).collect();
-            now.is_empty() || store.approved_hooks(root).is_some_and(|then| then == now)
-        };
+        let now: Vec<String> = found.entries.iter().map(HookEntry::identity).collect();
+        let approved = store.approved_hooks(root);
         let trusted = match trust {
-            Trust::Trusted(Why::Flag | Why::Setting) => true,
-            Trust::Trusted(Why::Remembered) => seen(),
+            // The flag and the setting vouch for the workspace as it is
+            // the first time they are used; what changes after that (a
+            // cell can write the workspace) waits for the question.
+            Trust::Trusted(Why::Flag | Why::Setting) => match approved {
+                None => {
+                    let _ = store.approve_hooks(root, now.clone());
+                    true
+                }
+                Some(then) => now.is_empty() || then == now,
+            },
+            Trust::Trusted(Why::Remembered) => {
+                now.is_empty() || approved.is_some_and(|then| then == now)
+            }
             Trust::Refused | Trust::Unknown => false,
         };
         let mut workspace = lock(&hooks.inner.workspace);
@@ -251,12 +269,22 @@ impl Hooks {
         hooks
     }
 
-    /// The workspace was trusted (or not) by the user, who saw its hooks
-    /// listed: they run from now on (or stop).
-    pub fn set_trusted(&self, trusted: bool) {
+    /// The user answered the trust question, which listed `shown` (read
+    /// once, for the question): yes runs exactly those from now on; no
+    /// stops the workspace's hooks.
+    pub fn set_trusted(&self, trusted: bool, shown: WorkspaceHooks) {
         let mut workspace = lock(&self.inner.workspace);
+        if trusted {
+            workspace.found = shown;
+        }
         workspace.trusted = trusted;
         workspace.changed = false;
+    }
+
+    /// A hook answered `"continue": false` since the last call: the turn
+    /// ends, for this reason.
+    pub fn take_stop(&self) -> Option<String> {
+        lock(&self.inner.stop).take()
     }
 
     /// The workspace's own hooks as the user approves them.
@@ -334,7 +362,7 @@ impl Hooks {
         let mut asked = Vec::new();
         let mut allowed = false;
         for (fired, answer) in &answers {
-            if let Some(reason) = &answer.block {
+            if let Some(reason) = answer.block.as_ref().or(answer.stop.as_ref()) {
                 denied.push(reason.clone());
             } else if let Some(why) = &answer.failed {
                 asked.push(format!(
@@ -403,6 +431,8 @@ impl Hooks {
     /// Runs `UserPromptSubmit` for `prompt`. The context of this session's
     /// `SessionStart` hooks (not yet sent) comes first.
     pub async fn prompt_submitted(&self, prompt: &str) -> PromptGate {
+        // A stop asked for in an earlier turn is not this one's.
+        self.take_stop();
         let answers = self
             .fire(
                 HookEvent::UserPromptSubmit,
@@ -412,9 +442,10 @@ impl Hooks {
             .await;
         let blocked: Vec<&str> = answers
             .iter()
-            .filter_map(|(_, a)| a.block.as_deref())
+            .filter_map(|(_, a)| a.block.as_deref().or(a.stop.as_deref()))
             .collect();
         if !blocked.is_empty() {
+            self.take_stop();
             return PromptGate::Blocked(blocked.join("; "));
         }
         let mut context = std::mem::take(&mut *lock(&self.inner.for_prompt));
@@ -453,6 +484,11 @@ impl Hooks {
                 json!({ "stop_hook_active": active, "last_assistant_message": last_message }),
             )
             .await;
+        // `"continue": false` is the stronger word: the turn ends.
+        if answers.iter().any(|(_, a)| a.stop.is_some()) {
+            self.take_stop();
+            return None;
+        }
         let reasons: Vec<String> = answers.into_iter().filter_map(|(_, a)| a.block).collect();
         (!reasons.is_empty()).then(|| reasons.join("; "))
     }
@@ -536,6 +572,9 @@ impl Hooks {
             }
         });
         let answers = futures_util::future::join_all(runs).await;
+        if let Some(reason) = answers.iter().find_map(|(_, a)| a.stop.clone()) {
+            lock(&self.inner.stop).get_or_insert(reason);
+        }
         let report = lock(&self.inner.report).clone();
         let mut fired = lock(&self.inner.fired);
         for (one, _) in &answers {
@@ -580,6 +619,13 @@ impl Hooks {
     }
 
     async fn run(&self, entry: &HookEntry, input: Vec<u8>) -> Ran {
+        if let Some(path) = entry.changed_file() {
+            return Ran::Failed(format!(
+                "{} changed since the hook was read (a cell can write the workspace), so it \
+                 was not run",
+                crate::sanitize::for_display(&path.to_string_lossy())
+            ));
+        }
         let mut command = tokio::process::Command::new("sh");
         command
             .arg("-c")
@@ -594,7 +640,13 @@ impl Hooks {
             head: OUTPUT_KEPT,
             tail: OUTPUT_KEPT,
         };
-        match process_group::run_with_input(command, Some(input), limits).await {
+        let ended = process_group::AfterExit::EndGroup;
+        match process_group::run_with_input(command, Some(input), limits, ended).await {
+            Ok(done) if !done.complete => Ran::Failed(
+                "left a process holding its output open, so its answer may be cut; \
+                 it was not taken"
+                    .to_owned(),
+            ),
             Ok(done) => match done.status.code() {
                 Some(code) => Ran::Exited {
                     code,

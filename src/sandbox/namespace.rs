@@ -20,7 +20,7 @@
 //!   anywhere but the child's own `/dev` opens nothing (a console node
 //!   unpacked into the workspace would otherwise open for writing, as
 //!   Landlock allows writes there).
-//! - **Protected folders.** `.git` and `.hello-tui` (at any depth, see
+//! - **Protected folders.** `.git`, `.hello-tui` and `.claude` (at any depth, see
 //!   [`super::protected`]) become read-only binds of themselves, made last
 //!   (what Codex CLI does for `.git`). A bind needs an existing entry: one
 //!   made after the spawn is bound by [`super::guard`].

@@ -1,9 +1,11 @@
 //! What confined code may read but never change inside the workspace:
-//! every `.git` (folder or file) and `.hello-tui`, at any depth, and the
-//! git dirs `.git` files and links name there. A planted
+//! every `.git` (folder or file), `.hello-tui` and `.claude`, at any
+//! depth, and the git dirs `.git` files and links name there. A planted
 //! `.git/hooks/pre-commit` or `core.fsmonitor` would run at the user's next
 //! git command, outside any sandbox; a line appended to a session file
-//! would be sent to the model by `--continue`.
+//! would be sent to the model by `--continue`; a rewritten
+//! `.claude/hooks/*.sh` would run as the user at the next hook
+//! (`crate::hooks`).
 //!
 //! Landlock cannot take a subtree back out of an allowed one, so each is a
 //! read-only bind of itself ([`ReadOnlyBinds`]), made in the child's mount
@@ -23,7 +25,7 @@ use super::mounts;
 
 /// Names of the entries of the workspace confined code may read but not
 /// change, wherever they are.
-pub const PROTECTED: [&str; 2] = [".git", ".hello-tui"];
+pub const PROTECTED: [&str; 3] = [".git", ".hello-tui", ".claude"];
 
 /// How many entries the walk for nested protected folders looks at, unless
 /// [`SCAN_LIMIT_VAR`] says otherwise. It runs at every spawn (a list kept
@@ -42,7 +44,7 @@ pub const SCAN_LIMIT_VAR: &str = "HELLO_TUI_PROTECT_SCAN_LIMIT";
 pub(crate) enum ScanError {
     #[error(
         "{} holds more than {limit} files and folders: hello-tui stopped looking for \
-         nested `.git` and `.hello-tui` folders to keep read-only, so it starts no sandboxed \
+         nested `.git`, `.hello-tui` and `.claude` folders to keep read-only, so it starts no sandboxed \
          process there (one it did not see would be writable). Open a smaller folder as the \
          workspace, move big generated trees out of it, or raise the limit with \
          {SCAN_LIMIT_VAR}=N",

@@ -27,8 +27,14 @@ impl std::fmt::Display for Provided {
 
 /// Everything of the workspace at `root` that the settings would run, for
 /// the files open in `dirs` (their folders decide which `node_modules`
-/// applies; the root is always looked at).
-pub fn what_would_run(root: &Path, settings: &Settings, dirs: &[PathBuf]) -> Vec<Provided> {
+/// applies; the root is always looked at), with `hooks` the workspace's
+/// hooks as read for this question (what a yes approves).
+pub fn what_would_run(
+    root: &Path,
+    settings: &Settings,
+    dirs: &[PathBuf],
+    hooks: &crate::hooks::WorkspaceHooks,
+) -> Vec<Provided> {
     let root = super::canonical(root);
     let mut found: Vec<Provided> = Vec::new();
     let mut add = |role: String, path: PathBuf| {
@@ -102,7 +108,6 @@ pub fn what_would_run(root: &Path, settings: &Settings, dirs: &[PathBuf]) -> Vec
     if let Some(own) = which_in(&settings.python.to_string_lossy(), Some(&root)).passed_over {
         add("the kernel's Python".to_owned(), own);
     }
-    let hooks = crate::hooks::config::workspace_hooks(&root);
     for file in crate::hooks::config::WORKSPACE_FILES {
         let commands: Vec<String> = hooks
             .entries
@@ -172,12 +177,13 @@ mod tests {
         std::fs::create_dir_all(root.join(".hello-tui/commands")).unwrap();
         std::fs::write(root.join(".hello-tui/commands/ship.md"), "ship it").unwrap();
         let settings = Settings::defaults();
-        let none_open = what_would_run(&root, &settings, &[]);
+        let hooks = crate::hooks::config::workspace_hooks(&root);
+        let none_open = what_would_run(&root, &settings, &[], &hooks);
         assert!(
             !none_open.iter().any(|p| p.path.starts_with("web")),
             "{none_open:?}"
         );
-        let listed: Vec<String> = what_would_run(&root, &settings, &[root.join("web/src")])
+        let listed: Vec<String> = what_would_run(&root, &settings, &[root.join("web/src")], &hooks)
             .iter()
             .map(ToString::to_string)
             .collect();

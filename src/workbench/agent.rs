@@ -706,6 +706,10 @@ fn apply_turn_event(workbench: &mut Workbench, event: TurnEvent) {
             "A Stop hook sent the model on: {}",
             crate::sanitize::for_display(&reason)
         )),
+        TurnEvent::HookStopped { reason } => workbench.notice(&format!(
+            "A hook ended the turn: {}",
+            crate::sanitize::for_display(&reason)
+        )),
         TurnEvent::CompactionHeld { reason } => workbench.notice(&format!(
             "A PreCompact hook held the compaction back ({}); earlier messages are left out \
              of the prompt instead.",

@@ -44,7 +44,7 @@ pub enum AppEvent {
     /// What a restarted kernel brought back of its kept variables.
     KeptVariables(crate::session::VarsReport),
     /// A hook refused, asked, added context or failed.
-    Hook(crate::hooks::Fired),
+    Hook(Box<crate::hooks::Fired>),
 }
 
 pub type AppEventSender = mpsc::UnboundedSender<AppEvent>;

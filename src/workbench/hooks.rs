@@ -22,7 +22,7 @@ pub fn start(workbench: &mut Workbench, app: &AppEventSender) {
     );
     let events = app.clone();
     hooks.set_reporter(Arc::new(move |fired: &Fired| {
-        let _ = events.send(AppEvent::Hook(fired.clone()));
+        let _ = events.send(AppEvent::Hook(Box::new(fired.clone())));
     }));
     let (waiting, skipped) = hooks.waiting_for_trust();
     if hooks.changed_since_trusted() {
@@ -56,7 +56,7 @@ pub fn cleared(workbench: &Workbench) {
 /// hooks: they run (and are remembered as approved), or stop running.
 pub fn trust_changed(workbench: &mut Workbench, trusted: bool) {
     let hooks = workbench.agent.hooks.clone();
-    hooks.set_trusted(trusted);
+    hooks.set_trusted(trusted, workbench.trust.hooks_shown.clone());
     if trusted
         && let Err(error) = workbench
             .trust

@@ -15,6 +15,9 @@ pub struct TrustView {
     pub found: Vec<Provided>,
     /// Where answers are kept.
     pub store: TrustStore,
+    /// The workspace's hooks as the question listed them: a yes runs and
+    /// approves exactly these (read once, so what is shown is what runs).
+    pub hooks_shown: crate::hooks::WorkspaceHooks,
 }
 
 impl Default for TrustView {
@@ -26,18 +29,27 @@ impl Default for TrustView {
             // Nowhere until `start` names the user's store: a workbench
             // built for a test never writes the real one.
             store: TrustStore::nowhere(),
+            hooks_shown: crate::hooks::WorkspaceHooks::default(),
         }
     }
 }
 
-pub(crate) fn inventory(workbench: &Workbench) -> Vec<Provided> {
+/// What the trust question lists, and the workspace's hooks read for it.
+pub(crate) fn inventory(workbench: &Workbench) -> (Vec<Provided>, crate::hooks::WorkspaceHooks) {
     let dirs: Vec<PathBuf> = workbench
         .editors
         .tabs
         .iter()
         .filter_map(|doc| doc.path().parent().map(PathBuf::from))
         .collect();
-    crate::trust::what_would_run(&workbench.workspace_root, &workbench.settings, &dirs)
+    let hooks = crate::hooks::config::workspace_hooks(&workbench.workspace_root);
+    let found = crate::trust::what_would_run(
+        &workbench.workspace_root,
+        &workbench.settings,
+        &dirs,
+        &hooks,
+    );
+    (found, hooks)
 }
 
 /// The question's text: what would run, and where the answer is kept.

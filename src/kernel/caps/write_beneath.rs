@@ -243,8 +243,8 @@ pub(crate) fn open_in(dir: &OwnedFd, name: &str, flags: OFlags) -> Result<OwnedF
     )?)
 }
 
-/// `.git` and `.hello-tui` are not written on a cell's behalf, at any
-/// depth (a nested repository's too).
+/// `.git`, `.hello-tui` and `.claude` are not written on a cell's behalf,
+/// at any depth (a nested repository's too).
 fn refuse_protected(name: &std::ffi::OsStr) -> Result<(), WriteError> {
     match crate::sandbox::PROTECTED
         .iter()
