@@ -221,6 +221,12 @@ impl ApprovalBroker {
     /// What the `PreToolUse` hooks say of `tool`. A hook's "allow" or
     /// "ask" never overrides the `deny` mode.
     async fn hooked(&self, tool: ToolUse) -> Hooked {
+        // A running cell waits on the user's hooks as on a question: the
+        // time is its wait, not its run time (a cell's own hook runs
+        // before it starts).
+        let _wait = (tool.name != crate::agent::turn::TOOL_NAME)
+            .then(|| self.cell_owner.wait_begins())
+            .flatten();
         let gate = self.hooks.pre_tool_use(&tool).await;
         let deny_mode = matches!(self.without_asking(), Some(Approval::Deny(_)));
         match gate {
