@@ -15,6 +15,7 @@
 //! Run: `cargo bench --bench frame_output`.
 
 use std::io::{self, LineWriter, Write};
+use std::time::{Duration, Instant};
 
 use hello_tui::theme::Theme;
 use hello_tui::tui::frame_writer::FrameTerminal;
@@ -60,12 +61,15 @@ impl Write for Counting {
 struct PerFrame {
     bytes: Vec<usize>,
     writes: Vec<usize>,
+    /// Painting and sending the frame (`draw`), in microseconds.
+    micros: Vec<f64>,
 }
 
 impl PerFrame {
-    fn record(&mut self, out: &Counting, before: (usize, usize)) {
+    fn record(&mut self, out: &Counting, before: (usize, usize), took: Duration) {
         self.writes.push(out.writes - before.0);
         self.bytes.push(out.bytes - before.1);
+        self.micros.push(took.as_secs_f64() * 1e6);
     }
 
     fn report(&mut self, layout: &str, name: &str, answer_bytes: usize, out: &Counting) {
@@ -73,9 +77,10 @@ impl PerFrame {
         let total: usize = self.bytes.iter().sum();
         let one_write = self.writes.iter().filter(|&&w| w == 1).count();
         self.bytes.sort_unstable();
+        self.micros.sort_unstable_by(f64::total_cmp);
         let p = |q: f64| self.bytes[((frames as f64 - 1.0) * q) as usize];
         println!(
-            "| {layout} | {name} | {frames} | {:.0} | {} | {} | {} | {:.2} | {:.0}% | {} | {} | {:.0}x |",
+            "| {layout} | {name} | {frames} | {:.0} | {} | {} | {} | {:.2} | {:.0}% | {} | {} | {:.0}x | {:.0} µs |",
             total as f64 / frames as f64,
             p(0.5),
             p(0.9),
@@ -85,6 +90,7 @@ impl PerFrame {
             out.brackets,
             out.scrolls,
             total as f64 / answer_bytes as f64,
+            self.micros[frames / 2],
         );
     }
 }
@@ -119,14 +125,20 @@ fn stream(layout: Layout) {
 
         let c = line_buffered.backend().writer().get_ref();
         let before = (c.writes, c.bytes);
+        let start = Instant::now();
         line_buffered.draw(render).expect("draw");
-        old.record(line_buffered.backend().writer().get_ref(), before);
+        old.record(
+            line_buffered.backend().writer().get_ref(),
+            before,
+            start.elapsed(),
+        );
 
         for (terminal, per_frame) in [(&mut diff_only, &mut diff), (&mut scrolled, &mut new)] {
             let c = terminal.writer().get_ref();
             let before = (c.writes, c.bytes);
+            let start = Instant::now();
             terminal.draw(render).expect("draw");
-            per_frame.record(terminal.writer().get_ref(), before);
+            per_frame.record(terminal.writer().get_ref(), before, start.elapsed());
         }
     }
     let name = layout.name();
@@ -156,9 +168,9 @@ fn main() {
         streaming::answer().len()
     );
     println!(
-        "| conversation | draw | frames | bytes/frame mean | p50 | p90 | max | write()s/frame | frames in one write | ESC[?2026h | scrolls | bytes / answer |"
+        "| conversation | draw | frames | bytes/frame mean | p50 | p90 | max | write()s/frame | frames in one write | ESC[?2026h | scrolls | bytes / answer | draw p50 |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for layout in [Layout::BesideInspector, Layout::BesideFile, Layout::Zoomed] {
         stream(layout);
     }

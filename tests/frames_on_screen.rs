@@ -4,10 +4,17 @@
 //! terminal (`vt100`) for random frames and for an answer streaming in the
 //! workbench, and in tmux for the real binary.
 
+#[path = "support/loopback.rs"]
+#[allow(dead_code)]
+mod loopback;
 #[path = "support/streaming.rs"]
 mod streaming;
+#[path = "support/tmux.rs"]
+mod tmux;
 #[path = "support/vt.rs"]
 mod vt;
+
+use std::time::Duration;
 
 use crossterm::event::{Event, KeyModifiers, MouseEvent, MouseEventKind};
 use hello_tui::app::AppState;
@@ -284,4 +291,109 @@ fn a_streamed_answer_zoomed_is_drawn_right_with_fewer_bytes() {
 fn a_streamed_answer_beside_a_file_is_drawn_right() {
     let (bytes, _, diffed) = stream(Layout::BesideFile);
     assert!(bytes <= diffed, "scrolled {bytes} bytes, diffed {diffed}");
+}
+
+/// The real binary in tmux, an answer streaming from a loopback model
+/// server: while the stream pauses (following the answer, then scrolled
+/// back a page by the user) and after it ended, what tmux shows (text and
+/// colours, `capture-pane -e`) is what it shows after Ctrl+L redrew
+/// everything. The status bar's spinner is left out while the turn runs.
+/// The program's output, recorded by `pipe-pane`, holds scrolls.
+#[test]
+fn tmux_shows_the_streamed_answer_as_a_full_redraw_does() {
+    let text = streaming::answer();
+    let event = |json: serde_json::Value| loopback::data(&json.to_string());
+    let mut body = Vec::new();
+    for (i, chunk) in streaming::chunks(&text).into_iter().enumerate() {
+        body.push(loopback::Part::Bytes(
+            event(serde_json::json!({"choices":[{"index":0,"delta":{"content":chunk},"finish_reason":null}]}))
+                .into_bytes(),
+        ));
+        // Pauses in which the screen holds still, to be compared.
+        let pause = if i == 60 || i == 80 { 4_000 } else { 25 };
+        body.push(loopback::Part::Pause(Duration::from_millis(pause)));
+    }
+    for json in [
+        serde_json::json!({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}),
+        serde_json::json!({"choices":[],"usage":{"prompt_tokens":50,"completion_tokens":500,"total_tokens":550}}),
+    ] {
+        body.push(loopback::Part::Bytes(event(json).into_bytes()));
+    }
+    body.push(loopback::Part::Bytes(b"data: [DONE]\r\n\r\n".to_vec()));
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let server = runtime.block_on(loopback::LoopbackServer::start(vec![loopback::Reply::sse(
+        loopback::Framing::Chunked,
+        body,
+    )]));
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (workspace, home) = (dir.path().join("ws"), dir.path().join("home"));
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    std::fs::create_dir_all(&home).expect("home");
+    let output = dir.path().join("output");
+    let command = format!(
+        "cd {ws} && env -u OPENAI_API_KEY HOME={home} XDG_CONFIG_HOME={home} \
+         HELLO_TUI_CONFIG=/dev/null HELLO_TUI_LOG_FILE={log} HELLO_TUI_RECOVERY_DIR={home}/recovery \
+         {bin} --base-url {url} --model test-model --context-window 32000 .; sleep 30",
+        ws = workspace.display(),
+        home = home.display(),
+        log = dir.path().join("log.txt").display(),
+        bin = env!("CARGO_BIN_EXE_hello-tui"),
+        url = server.base_url,
+    );
+    let tmux = tmux::Tmux::start("frames", &command, 120, 40);
+    tmux.run(&[
+        "pipe-pane",
+        "-o",
+        "-t",
+        "t",
+        &format!("cat >> {}", output.display()),
+    ]);
+    tmux.wait_for("No messages yet");
+    tmux.keys(&["-l", "why does the test fail?"]);
+    tmux.keys(&["Enter"]);
+
+    let capture = || tmux.run(&["capture-pane", "-e", "-p", "-t", "t"]);
+    let without_status = |screen: String| -> String {
+        let rows: Vec<&str> = screen.lines().collect();
+        rows[..rows.len().saturating_sub(1)].join("\n")
+    };
+    let compare = |when: &str, running: bool| {
+        let trim = |s: String| if running { without_status(s) } else { s };
+        // Still for 600 ms: inside a pause of the stream.
+        let mut shown = trim(capture());
+        loop {
+            std::thread::sleep(Duration::from_millis(600));
+            let again = trim(capture());
+            if again == shown {
+                break;
+            }
+            shown = again;
+        }
+        tmux.keys(&["C-l"]);
+        std::thread::sleep(Duration::from_millis(300));
+        let redrawn = trim(capture());
+        assert!(
+            shown == redrawn,
+            "{when}: tmux showed\n{shown}\n-- and after a full redraw --\n{redrawn}"
+        );
+    };
+    // The first pause comes after "Step 10".
+    tmux.wait_for("Step 10");
+    compare("following the answer", true);
+    tmux.keys(&["PageUp"]);
+    // Past the first pause: the stream goes on while the history stays.
+    std::thread::sleep(Duration::from_millis(4_000));
+    compare("scrolled back a page", true);
+    tmux.keys(&["PageDown"]);
+    tmux.keys(&["PageDown"]);
+    tmux.keys(&["PageDown"]);
+    tmux.wait_for("Step 17");
+    std::thread::sleep(Duration::from_millis(1_500));
+    compare("after the answer", false);
+
+    tmux.keys(&["C-q"]);
+    let written = std::fs::read(&output).expect("the program's output");
+    let scrolls = written.windows(3).filter(|w| w == b"\x1b[r").count();
+    assert!(scrolls > 5, "{scrolls} scrolls in {} bytes", written.len());
 }
