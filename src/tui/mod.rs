@@ -7,5 +7,6 @@
 pub mod frame_writer;
 pub(crate) mod osc52;
 pub mod run;
+mod scroll;
 pub(crate) mod terminal;
 mod typing;

@@ -88,9 +88,9 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Exit> {
             state.size = guard.terminal.size()?;
             update::before_frame(&mut state);
             crate::app::frame::prepare(&mut state, &mut frame_model, &theme);
-            super::frame_writer::draw_whole(&mut guard.terminal, |frame| {
-                crate::app::frame::render(&state, &frame_model, &theme, frame)
-            })?;
+            guard
+                .terminal
+                .draw(|frame| crate::app::frame::render(&state, &frame_model, &theme, frame))?;
             last_draw = Instant::now();
             typing.drawn(
                 crate::app::layers::shown_question(&state),
@@ -291,9 +291,9 @@ fn apply(guard: &mut TerminalGuard, state: &mut AppState, step: Step) -> io::Res
         Command::None => Ok(false),
         Command::Clipboard(text) => {
             use std::io::Write;
-            let backend = guard.terminal.backend_mut();
-            backend.write_all(super::osc52::sequence(&text).as_bytes())?;
-            backend.flush()?;
+            let out = guard.terminal.writer_mut();
+            out.write_all(super::osc52::sequence(&text).as_bytes())?;
+            out.flush()?;
             Ok(true)
         }
         Command::Redraw | Command::Quit => Ok(true),

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::frame_writer::FrameTerminal;
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
     KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
@@ -14,16 +15,12 @@ use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use crossterm::{cursor, execute};
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
-
-use super::frame_writer::{FrameTerminal, FrameWriter};
 
 /// Remembered so restoring never has to query the terminal (which could
 /// block inside a panic hook).
 static KEYBOARD_FLAGS_PUSHED: AtomicBool = AtomicBool::new(false);
 
-/// The terminal draws through a [`FrameWriter`] over its own handle on
+/// The terminal draws through a `FrameWriter` over its own handle on
 /// stdout (a `File`, unbuffered): a frame is one `write()`, not the pieces
 /// stdout's 1 KiB line buffer would cut it into.
 pub type Tui = FrameTerminal<File>;
@@ -38,7 +35,7 @@ impl TerminalGuard {
         install_panic_hook();
         enter_modes()?;
         let out = File::from(io::stdout().as_fd().try_clone_to_owned()?);
-        let terminal = Terminal::new(CrosstermBackend::new(FrameWriter::new(out)))?;
+        let terminal = FrameTerminal::new(out)?;
         Ok(Self { terminal })
     }
 
