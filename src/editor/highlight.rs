@@ -229,6 +229,34 @@ struct WindowLine {
     styled: StyledLine,
 }
 
+/// The view's lines coloured from an approximate start, each with the
+/// state before it: an edit re-colours from the edited line until the
+/// state meets the old one again (usually that line alone), instead of
+/// parsing `APPROX_CONTEXT` lines and the view again at every key — that
+/// took the UI thread 5–7 ms a key until the exact pass arrived
+/// (`cargo bench --bench echo`).
+struct Approx {
+    start: usize,
+    lines: Vec<WindowLine>,
+    /// Leading lines still right; the next one's `before` is still valid.
+    valid: usize,
+    /// Highest edited line: a stale line past it that starts in the same
+    /// state as before is right again, and so is the rest.
+    edit_max: Option<usize>,
+    /// The state after the last line, to extend them downwards.
+    end_state: Option<State>,
+}
+
+impl Approx {
+    /// The state before the first stale line (or the line after them).
+    fn resume_state(&self) -> Option<State> {
+        match self.lines.get(self.valid) {
+            Some(stale) => Some(stale.before.clone()),
+            None => self.end_state.clone(),
+        }
+    }
+}
+
 /// Per-document highlight state. Lives inside `Document`.
 pub(crate) struct HighlightCache {
     syntax_name: Option<String>,
@@ -255,9 +283,9 @@ pub(crate) struct HighlightCache {
     /// on its own thread while that checkpoint is not known.
     pass: Option<Pass>,
     /// Lines highlighted from an approximate start (`APPROX_CONTEXT` above
-    /// the view) while the exact pass has not reached them: first line and
-    /// styles. Shown only where the window has nothing exact.
-    approx: Option<(usize, Vec<StyledLine>)>,
+    /// the view) while the exact pass has not reached them. Shown only
+    /// where the window has nothing exact.
+    approx: Option<Approx>,
     needs_more: bool,
     pub max_lines_per_frame: usize,
     pub max_time_per_frame: Duration,
@@ -344,8 +372,13 @@ impl HighlightCache {
             .and_then(|i| self.window.get(i))
             .map(|w| &w.styled)
             .or_else(|| {
-                let (start, styled) = self.approx.as_ref()?;
-                styled.get(line.checked_sub(*start)?)
+                let approx = self.approx.as_ref()?;
+                let i = line.checked_sub(approx.start)?;
+                approx
+                    .lines
+                    .get(i)
+                    .filter(|_| i < approx.valid)
+                    .map(|w| &w.styled)
             })
     }
 
@@ -353,12 +386,24 @@ impl HighlightCache {
     /// were inserted or removed (later states then belong to other lines).
     pub(crate) fn invalidate(&mut self, from: usize, line_count_changed: bool) {
         let max = |m: Option<usize>| Some(m.map_or(from, |m| m.max(from)));
-        if self
-            .approx
-            .as_ref()
-            .is_some_and(|(start, styled)| from < start + styled.len())
+        if let Some(approx) = &mut self.approx
+            && from < approx.start + approx.lines.len()
         {
-            self.approx = None;
+            match from.checked_sub(approx.start) {
+                // Above it: the states it started from may have changed.
+                None => self.approx = None,
+                Some(i) => {
+                    approx.valid = approx.valid.min(i);
+                    if line_count_changed {
+                        // Keep the edited line's entry: its `before` holds.
+                        approx.lines.truncate(i + 1);
+                        approx.edit_max = None;
+                        approx.end_state = None;
+                    } else {
+                        approx.edit_max = Some(approx.edit_max.map_or(from, |m| m.max(from)));
+                    }
+                }
+            }
         }
         if from < self.window_start {
             self.clear_window();
@@ -562,10 +607,12 @@ impl HighlightCache {
     fn approx_covers(&self, first: usize, end: usize) -> bool {
         self.approx
             .as_ref()
-            .is_some_and(|(start, styled)| *start <= first && start + styled.len() >= end)
+            .is_some_and(|a| a.start <= first && a.start + a.valid >= end)
     }
 
-    /// Highlight `visible` from a fresh state `APPROX_CONTEXT` lines above.
+    /// Highlight `visible` from a fresh state `APPROX_CONTEXT` lines above,
+    /// or, when the approximate lines still start at or above the view,
+    /// from the first stale one of them on.
     fn highlight_approx<L: LineSource + ?Sized>(
         &mut self,
         hl: &Highlighter,
@@ -575,19 +622,64 @@ impl HighlightCache {
         visible: Range<usize>,
         text: &mut String,
     ) {
-        let from = visible.start.saturating_sub(APPROX_CONTEXT);
-        let mut state = State {
-            parse: ParseState::new(syntax),
-            highlight: HighlightState::new(theme, ScopeStack::new()),
-        };
-        let mut styled = Vec::with_capacity(visible.len());
-        for line in from..visible.end {
-            let out = highlight_line(&hl.syntaxes, theme, &mut state, lines, line, text);
-            if line >= visible.start {
-                styled.push(out);
+        let resumable = self.approx.as_ref().is_some_and(|a| {
+            a.start <= visible.start
+                && a.start + a.valid + CHECKPOINT_STRIDE >= visible.start
+                && (a.valid < a.lines.len() || a.end_state.is_some())
+        });
+        let mut approx = match self.approx.take() {
+            Some(approx) if resumable => approx,
+            _ => {
+                let from = visible.start.saturating_sub(APPROX_CONTEXT);
+                let mut state = State {
+                    parse: ParseState::new(syntax),
+                    highlight: HighlightState::new(theme, ScopeStack::new()),
+                };
+                for line in from..visible.start {
+                    highlight_line(&hl.syntaxes, theme, &mut state, lines, line, text);
+                }
+                Approx {
+                    start: visible.start,
+                    lines: Vec::new(),
+                    valid: 0,
+                    edit_max: None,
+                    end_state: Some(state),
+                }
             }
+        };
+        // Re-colour from the first stale line, until the view's end or
+        // until a stale line past every edit starts as it did.
+        let mut line = approx.start + approx.valid;
+        let Some(mut state) = approx.resume_state() else {
+            return;
+        };
+        let end = visible.end.min(lines.line_count());
+        while line < end {
+            let i = line - approx.start;
+            let past_edits = approx.edit_max.is_some_and(|m| line > m);
+            if past_edits && approx.lines.get(i).is_some_and(|w| w.before == state) {
+                approx.valid = approx.lines.len();
+                approx.edit_max = None;
+                break;
+            }
+            let before = state.clone();
+            let styled = highlight_line(&hl.syntaxes, theme, &mut state, lines, line, text);
+            let entry = WindowLine { before, styled };
+            match approx.lines.get_mut(i) {
+                Some(slot) => *slot = entry,
+                None => approx.lines.push(entry),
+            }
+            approx.valid = i + 1;
+            line += 1;
         }
-        self.approx = Some((visible.start, styled));
+        if line >= end && approx.start + approx.valid == line {
+            // Stopped at the view's end: lines after it (stale, or none)
+            // start in `state`.
+            approx.lines.truncate(approx.valid);
+            approx.edit_max = None;
+            approx.end_state = Some(state);
+        }
+        self.approx = Some(approx);
     }
 
     /// After re-highlighting up to `line`, the next stale window line past
@@ -867,6 +959,86 @@ mod tests {
         );
         assert!(cache.approx.is_none());
         assert!(cache.line(3010).is_some_and(|l| !l.is_empty()));
+    }
+
+    /// Lines as a `LineSource` that counts the lines read: what the frame
+    /// parsed.
+    struct Counted<'a> {
+        lines: &'a [String],
+        read: std::cell::Cell<usize>,
+    }
+
+    impl LineSource for Counted<'_> {
+        fn line_count(&self) -> usize {
+            self.lines.line_count()
+        }
+        fn line_bytes(&self, n: usize) -> usize {
+            self.lines.line_bytes(n)
+        }
+        fn line(&self, n: usize) -> Cow<'_, str> {
+            self.read.set(self.read.get() + 1);
+            self.lines.line(n)
+        }
+        fn snapshot(&self) -> Rope {
+            self.lines.snapshot()
+        }
+    }
+
+    /// Before the exact pass reaches a far view, a key there re-colours
+    /// the edited line (and what its state changes), not the approximate
+    /// context and the whole view again; what is shown is what a fresh
+    /// approximate colouring of the new text shows. A new line re-colours
+    /// from it to the view's end.
+    #[test]
+    fn typing_in_a_far_view_before_the_pass_parses_the_edited_line_only() {
+        let hl = Highlighter::new(Highlighter::DEFAULT_DARK).unwrap();
+        // A wake keeps the pass off the frames: it never finishes here.
+        hl.wake_when_a_pass_is_done(|| {});
+        let mut lines = python(4000);
+        let path = Path::new("m.py");
+        let view = 6000..6040;
+        let mut cache = unlimited();
+        assert!(!cache.prepare(&hl, path, &lines[..], 0..20));
+        cache.prepare(&hl, path, &lines[..], view.clone());
+        assert!(cache.approx.is_some());
+        let fresh_colours = |lines: &[String]| {
+            let mut fresh = unlimited();
+            fresh.prepare(&hl, path, lines, 0..20);
+            fresh.prepare(&hl, path, lines, view.clone());
+            view.clone()
+                .map(|l| fresh.line(l).cloned())
+                .collect::<Vec<_>>()
+        };
+        for (at, text) in [(6010, "x"), (6010, " + 1"), (6021, "# \"")] {
+            lines[at].push_str(text);
+            cache.invalidate(at, false);
+            let counted = Counted {
+                lines: &lines,
+                read: std::cell::Cell::new(0),
+            };
+            cache.prepare(&hl, path, &counted, view.clone());
+            assert!(
+                counted.read.get() <= 3,
+                "{text}: {} lines parsed",
+                counted.read.get()
+            );
+            let shown: Vec<_> = view.clone().map(|l| cache.line(l).cloned()).collect();
+            assert_eq!(shown, fresh_colours(&lines), "{text}");
+        }
+        lines.insert(6020, "def g(y):".to_owned());
+        cache.invalidate(6020, true);
+        let counted = Counted {
+            lines: &lines,
+            read: std::cell::Cell::new(0),
+        };
+        cache.prepare(&hl, path, &counted, view.clone());
+        assert!(
+            counted.read.get() <= 21,
+            "{} lines parsed",
+            counted.read.get()
+        );
+        let shown: Vec<_> = view.clone().map(|l| cache.line(l).cloned()).collect();
+        assert_eq!(shown, fresh_colours(&lines));
     }
 
     /// With a wake set (the app's), a running pass asks for no frames:

@@ -6,6 +6,7 @@
 
 pub mod frame_writer;
 pub(crate) mod osc52;
+mod pacing;
 pub mod run;
 mod scroll;
 pub(crate) mod terminal;

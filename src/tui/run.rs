@@ -20,9 +20,6 @@ use crate::workbench::event::{self, AppEvent, AppEventSender};
 use crate::workbench::recovery_mirror::RecoveryMirror;
 use crate::workbench::snapshot;
 
-/// Frames are coalesced: input arriving within this window after a change is
-/// applied before the next draw (a paste or key repeat costs one frame).
-const FRAME_INTERVAL: Duration = Duration::from_millis(16);
 /// Quiet time after the last scene change before the snapshot is rebuilt.
 const SNAPSHOT_DEBOUNCE: Duration = Duration::from_millis(150);
 /// How long a SIGTERM waits for the loop to quit cleanly before exiting.
@@ -78,23 +75,24 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Exit> {
     let mut input = EventStream::new();
     let mut needs_draw = true;
     let mut frame_model = ui::FrameModel::default();
-    let mut last_draw = Instant::now() - FRAME_INTERVAL;
+    let mut pacer = super::pacing::FramePacer::new(Instant::now());
     let mut snapshots = SnapshotScheduler::default();
     let mut last_spin = Instant::now();
     let mut typing = super::typing::TypingGuard::default();
 
     while !state.should_quit {
-        if needs_draw && Instant::now() >= last_draw + FRAME_INTERVAL {
+        if needs_draw && Instant::now() >= pacer.due() {
             state.size = guard.terminal.size()?;
             update::before_frame(&mut state);
             crate::app::frame::prepare(&mut state, &mut frame_model, &theme);
             guard
                 .terminal
                 .draw(|frame| crate::app::frame::render(&state, &frame_model, &theme, frame))?;
-            last_draw = Instant::now();
+            let drawn_at = Instant::now();
+            pacer.drawn(drawn_at);
             typing.drawn(
                 crate::app::layers::shown_question(&state),
-                last_draw.into_std(),
+                drawn_at.into_std(),
             );
             // Highlighting that did not fit in this frame continues in
             // the next one; it stops once the visible lines are done.
@@ -103,7 +101,7 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Exit> {
         // A pending frame waits out the rest of its interval while input is
         // still applied (coalescing); with nothing pending no timer runs, so
         // an idle workbench never wakes up.
-        let frame_due = needs_draw.then_some(last_draw + FRAME_INTERVAL);
+        let frame_due = needs_draw.then_some(pacer.due());
         snapshots.note(&state);
         // The spinner schedules its own frames, and only while a turn runs.
         let spin_due = state
@@ -137,7 +135,15 @@ pub async fn run(mut state: AppState, theme: Theme) -> anyhow::Result<Exit> {
         if let Step::Term(Event::Key(_)) = &step {
             state.typing_through = typing.key(std::time::Instant::now());
         }
-        needs_draw |= apply(&mut guard, &mut state, step)?;
+        let answers_input = matches!(
+            step,
+            Step::Term(Event::Key(_) | Event::Paste(_) | Event::Resize(..))
+        );
+        let redraw = apply(&mut guard, &mut state, step)?;
+        if redraw && answers_input {
+            pacer.input();
+        }
+        needs_draw |= redraw;
         state.typing_through = false;
         if state.should_quit
             && let Some(diagnostics) = &state.workbench.diagnostic_sources().client
