@@ -12,7 +12,9 @@
 //! `default-onig` for `default-fancy` (syntect) and `syntect-default-onig`
 //! for `syntect-default-fancy` (two-face) in Cargo.toml and run it again.
 
-use std::fmt::Write as _;
+#[path = "support/python_file.rs"]
+mod python_file;
+
 use std::time::{Duration, Instant};
 
 use hello_tui::editor::{
@@ -29,23 +31,6 @@ const AREA: Rect = Rect {
     width: 120,
     height: 40,
 };
-
-fn python_source(lines: usize) -> String {
-    let mut s = String::new();
-    let mut i = 0;
-    while i < lines {
-        let _ = writeln!(s, "def handler_{i}(request, *args, **kwargs):");
-        let _ = writeln!(s, "    \"\"\"Handle request {i}.\"\"\"");
-        let _ = writeln!(
-            s,
-            "    value = compute(request.data[{i}], factor=3.5)  # note"
-        );
-        let _ = writeln!(s, "    return {{'id': {i}, 'value': value, 'ok': True}}");
-        let _ = writeln!(s);
-        i += 5;
-    }
-    s
-}
 
 struct Stats {
     p50: Duration,
@@ -201,7 +186,7 @@ fn main() {
     let mut buf = Buffer::empty(AREA);
     if std::env::args().any(|a| a == "open") {
         let path = dir.path().join("huge.py");
-        std::fs::write(&path, python_source(1_000_000)).expect("write");
+        std::fs::write(&path, python_file::python_source(1_000_000)).expect("write");
         let hl = Highlighter::new(Highlighter::DEFAULT_DARK).expect("theme");
         println!("1 000 000 lines:");
         open_rounds(&path, &hl, &mut buf, 16);
@@ -218,7 +203,7 @@ fn main() {
         // would otherwise report 200 000 undefined names).
         let text = format!(
             "def compute(x, factor):\n    return x * factor\n\n\n{}",
-            python_source(1_000_000)
+            python_file::python_source(1_000_000)
         );
         std::fs::write(&path, text).expect("write");
         frames_during_the_pass(&path, &hl, &mut buf);
@@ -227,7 +212,7 @@ fn main() {
     }
 
     // --- RSS with a 100 000-line file open (first, in a fresh process) ---
-    let big = python_source(100_000);
+    let big = python_file::python_source(100_000);
     let big_path = dir.path().join("big.py");
     std::fs::write(&big_path, &big).expect("write");
     let t = Instant::now();
@@ -249,7 +234,7 @@ fn main() {
     }
 
     // --- 1 000 000 lines: memory, open, jump, keystroke ---
-    let huge = python_source(1_000_000);
+    let huge = python_file::python_source(1_000_000);
     let huge_path = dir.path().join("huge.py");
     std::fs::write(&huge_path, &huge).expect("write");
     let huge_len = huge.len();
@@ -298,7 +283,7 @@ fn main() {
             Some(p) => p,
             None => {
                 owned = dir.path().join("mid.py");
-                std::fs::write(&owned, python_source(lines)).expect("write");
+                std::fs::write(&owned, python_file::python_source(lines)).expect("write");
                 &owned
             }
         };
@@ -346,7 +331,7 @@ fn main() {
 /// the search FindNext ran before (every line lowercased and every match
 /// collected on each Enter), measured on the same text.
 fn find() {
-    let text = python_source(1_000_000);
+    let text = python_file::python_source(1_000_000);
     let mut doc = Document::from_text("/tmp/find.py", &text);
     println!(
         "Find, 1 000 000 lines, {:.1} MB; cursor on line 500 000",
