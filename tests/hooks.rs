@@ -639,12 +639,27 @@ async fn f2_shows_the_context_a_session_start_hook_added() {
     let sent = serde_json::to_string(&prompt.request.messages).unwrap();
     assert!(sent.contains("release freeze until Friday"), "{sent}");
     assert!(
-        mentioned
-            .notes
-            .iter()
-            .any(|n| n.starts_with("hook context from SessionStart")),
+        mentioned.hook_context.is_some_and(|tokens| tokens > 0),
         "{mentioned:?}"
     );
+    // What the user sees: F2 through the keys names the hooks' share and
+    // shows their text in the request.
+    let mut lp = frames::Loop::new(state, 120, 40);
+    lp.type_text("ship it");
+    lp.key(
+        crossterm::event::KeyCode::F(2),
+        crossterm::event::KeyModifiers::NONE,
+    );
+    let screen = lp.screen();
+    assert!(screen.contains("hooks (SessionStart)"), "{screen}");
+    // The message ends the request: End shows it, the hooks' block in it.
+    lp.key(
+        crossterm::event::KeyCode::End,
+        crossterm::event::KeyModifiers::NONE,
+    );
+    let screen = lp.screen();
+    assert!(screen.contains("release freeze until Friday"), "{screen}");
+    assert!(screen.contains("<hook-context>"), "{screen}");
 }
 
 /// Writes are tools too: a `PreToolUse` hook on `Write` refuses a write to

@@ -157,6 +157,26 @@ impl Component for RequestPreview {
     }
 }
 
+/// The first line of the last page: lines from the end whose wrapped
+/// rows (at least one each; long lines take their width's share) fill
+/// `height` rows of `width` columns.
+fn last_page(text: &str, lines: usize, width: u16, height: u16) -> usize {
+    let width = usize::from(width.max(1));
+    let mut rows = 0;
+    let mut first = lines;
+    for line in text.lines().rev() {
+        let wrapped = unicode_width::UnicodeWidthStr::width(line)
+            .div_ceil(width)
+            .max(1);
+        if rows + wrapped > usize::from(height) {
+            break;
+        }
+        rows += wrapped;
+        first -= 1;
+    }
+    first
+}
+
 fn truncate(text: &str, chars: usize) -> String {
     text.chars().take(chars).collect()
 }
@@ -275,15 +295,32 @@ fn render(
         for note in &mentioned.notes {
             breakdown.push(Line::styled(format!("  {note}"), theme.roles.warning));
         }
+        if let Some(tokens) = mentioned.hook_context {
+            breakdown.push(Line::default());
+            breakdown.push(Line::from(vec![
+                Span::styled(format!("{:<26}", "hooks (SessionStart)"), theme.roles.text),
+                Span::styled(format!("{tokens:>7}"), theme.roles.muted),
+            ]));
+        }
     }
-    Paragraph::new(breakdown).render(breakdown_area, buf);
+    // A note longer than the column wraps instead of being cut.
+    Paragraph::new(breakdown)
+        .wrap(Wrap { trim: false })
+        .render(breakdown_area, buf);
 
     // Only the lines on screen are wrapped and drawn: a full 128k-token
-    // request is ~500 KB of text.
+    // request is ~500 KB of text. Scrolled to the end (End), the last page
+    // is shown, not an empty one.
+    let first = preview.scroll.min(last_page(
+        &view.text,
+        view.lines,
+        body_area.width,
+        body_area.height,
+    ));
     let lines: Vec<Line> = view
         .text
         .lines()
-        .skip(preview.scroll)
+        .skip(first)
         .take(body_area.height as usize)
         .map(|line| {
             let shown = sanitize::for_display(line).into_owned();

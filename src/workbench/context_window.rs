@@ -40,6 +40,9 @@ pub(crate) fn message(workbench: &Workbench, prompt: String, pins: &[Pin]) -> (S
 pub struct Mentioned {
     pub files: Vec<(String, usize)>,
     pub notes: Vec<String>,
+    /// Tokens of the context `SessionStart` hooks added, which go with
+    /// this message (`UserPromptSubmit` hooks may add more on Enter).
+    pub hook_context: Option<usize>,
 }
 
 /// The window as known now: the server's answer once the first turn has
@@ -123,21 +126,17 @@ pub fn preview(
         .map_err(|_| "a turn is running; the preview is back when it ends")?;
     // MCP servers report their tools in the background, with no event.
     conversation.set_kernel_tools(workbench.agent.mcp.prompt_section());
-    let (mut prompt, mut mentioned) = match submission::parse(draft) {
+    let (mut prompt, mentioned) = match submission::parse(draft) {
         Submission::Prompt(prompt) => message(workbench, prompt, &workbench.pins),
         _ => (
             pinned_prompt(String::new(), &workbench.pins),
             Attached::default(),
         ),
     };
-    if let Some(context) = workbench.agent.hooks.pending_context() {
-        // What `SessionStart` hooks said goes with the next message.
-        mentioned.notes.push(format!(
-            "hook context from SessionStart: {} tokens go with this message (UserPromptSubmit \
-             hooks may add more when it is sent)",
-            conversation.counter().count(&context)
-        ));
-        prompt = crate::agent::turn::with_hook_context(&prompt, &context);
+    // What `SessionStart` hooks said goes with the next message.
+    let hook_context = workbench.agent.hooks.pending_context();
+    if let Some(context) = &hook_context {
+        prompt = crate::agent::turn::with_hook_context(&prompt, context);
     }
     let snapshot = workbench
         .snapshot
@@ -153,6 +152,7 @@ pub fn preview(
             .map(|pin| (pin.label.clone(), conversation.counter().count(&pin.text)))
             .collect(),
         notes: mentioned.notes,
+        hook_context: hook_context.map(|c| conversation.counter().count(&c)),
     };
     Ok((prompt, window, mentioned))
 }
