@@ -838,6 +838,7 @@ async fn a_hook_script_a_cell_rewrites_is_not_run() {
     let code = format!(
         "open('guard.sh', 'w').write('touch {}\\n')\n\
          try:\n    open('.claude/hooks/fmt.sh', 'w').write('x')\nexcept OSError as e:\n    print('claude:', type(e).__name__)\n\
+         try:\n    fs.write('.claude/settings.json', '{{}}')\nexcept Exception as e:\n    print('fs:', type(e).__name__)\n\
          shell.run('true')",
         pwned.display()
     );
@@ -855,6 +856,8 @@ async fn a_hook_script_a_cell_rewrites_is_not_run() {
         stdout.contains("claude: OSError") || stdout.contains("claude: PermissionError"),
         "{result}"
     );
+    assert!(stdout.contains("fs: PermissionError"), "{result}");
+    assert!(!ws.join(".claude/settings.json").exists());
     assert_eq!(
         std::fs::read_to_string(ws.join(".claude/hooks/fmt.sh")).unwrap(),
         "exit 0\n"

@@ -468,6 +468,47 @@ fn stream(deltas: &[serde_json::Value], finish: &str) -> loopback::Reply {
     )
 }
 
+/// `hello-tui exec` with `config` against a loopback model that writes
+/// one `code_action` cell of `code`, then answers; the cell's result and
+/// the server (its requests).
+async fn exec_one_cell(
+    workspace: &std::path::Path,
+    home: &std::path::Path,
+    config: &std::path::Path,
+    code: &str,
+    prompt: &str,
+) -> (serde_json::Value, loopback::LoopbackServer) {
+    let code = serde_json::json!({ "code": code }).to_string();
+    let call = serde_json::json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+        "function": {"name": "code_action", "arguments": code}}]});
+    let server = loopback::LoopbackServer::start(vec![
+        stream(&[call], "tool_calls"),
+        stream(&[serde_json::json!({"content": "It is 42."})], "stop"),
+    ])
+    .await;
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
+    command
+        .arg("exec")
+        .arg("-C")
+        .arg(workspace)
+        .args(["--base-url", &server.base_url, "--model", "test-model"])
+        .args(["--context-window", "32000", "--json", "--approval", "auto"])
+        .arg("--config")
+        .arg(config)
+        .arg(prompt)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .env_remove("HELLO_TUI_CONFIG")
+        .env_remove("OPENAI_API_KEY")
+        .stdin(std::process::Stdio::null());
+    let (events, _) = exec_json::run(command, Duration::from_secs(90)).await;
+    let result = events
+        .into_iter()
+        .find(|event| event["type"] == "tool.result")
+        .expect("a tool result");
+    (result, server)
+}
+
 /// Done when: a model's cell calls a real MCP server's tool. Headless, end
 /// to end: `hello-tui exec` with the server configured sends a system
 /// prompt listing its tools, and the cell the model writes against them
@@ -486,34 +527,14 @@ async fn exec_lists_the_tools_in_the_prompt_and_a_model_cell_calls_one() {
         ),
     )
     .unwrap();
-    let code = serde_json::json!({"code": "mcp.everything.get_sum(a=20, b=22)"}).to_string();
-    let call = serde_json::json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
-        "function": {"name": "code_action", "arguments": code}}]});
-    let server = loopback::LoopbackServer::start(vec![
-        stream(&[call], "tool_calls"),
-        stream(&[serde_json::json!({"content": "It is 42."})], "stop"),
-    ])
+    let (result, server) = exec_one_cell(
+        workspace.path(),
+        home.path(),
+        &config,
+        "mcp.everything.get_sum(a=20, b=22)",
+        "add 20 and 22",
+    )
     .await;
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
-    command
-        .arg("exec")
-        .arg("-C")
-        .arg(workspace.path())
-        .args(["--base-url", &server.base_url, "--model", "test-model"])
-        .args(["--context-window", "32000", "--json", "--approval", "auto"])
-        .arg("--config")
-        .arg(&config)
-        .arg("add 20 and 22")
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path())
-        .env_remove("HELLO_TUI_CONFIG")
-        .env_remove("OPENAI_API_KEY")
-        .stdin(std::process::Stdio::null());
-    let (events, _) = exec_json::run(command, Duration::from_secs(90)).await;
-    let result = events
-        .into_iter()
-        .find(|event| event["type"] == "tool.result")
-        .expect("a tool result");
     assert!(
         result.to_string().contains("The sum of 20 and 22 is 42."),
         "{result}"
@@ -567,34 +588,14 @@ async fn hooks_see_mcp_tool_calls_by_their_claude_code_names() {
         ),
     )
     .unwrap();
-    let code = serde_json::json!({"code": "print(mcp.everything.get_sum(a=20, b=22))\ntry:\n    mcp.everything.get_sum(a=13, b=1)\nexcept PermissionError as e:\n    print('refused:', e)"}).to_string();
-    let call = serde_json::json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
-        "function": {"name": "code_action", "arguments": code}}]});
-    let server = loopback::LoopbackServer::start(vec![
-        stream(&[call], "tool_calls"),
-        stream(&[serde_json::json!({"content": "ok"})], "stop"),
-    ])
+    let (result, _server) = exec_one_cell(
+        workspace.path(),
+        home.path(),
+        &config,
+        "print(mcp.everything.get_sum(a=20, b=22))\ntry:\n    mcp.everything.get_sum(a=13, b=1)\nexcept PermissionError as e:\n    print('refused:', e)",
+        "add",
+    )
     .await;
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_hello-tui"));
-    command
-        .arg("exec")
-        .arg("-C")
-        .arg(workspace.path())
-        .args(["--base-url", &server.base_url, "--model", "test-model"])
-        .args(["--context-window", "32000", "--json", "--approval", "auto"])
-        .arg("--config")
-        .arg(&config)
-        .arg("add")
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path())
-        .env_remove("HELLO_TUI_CONFIG")
-        .env_remove("OPENAI_API_KEY")
-        .stdin(std::process::Stdio::null());
-    let (events, _) = exec_json::run(command, Duration::from_secs(90)).await;
-    let result = events
-        .into_iter()
-        .find(|event| event["type"] == "tool.result")
-        .expect("a tool result");
     let stdout = result["stdout"].as_str().unwrap_or_default();
     assert!(stdout.contains("The sum of 20 and 22 is 42."), "{result}");
     assert!(

@@ -779,7 +779,11 @@ async fn run_call(
         id: call.id.clone(),
         code: code.clone(),
     });
-    let tool = crate::hooks::ToolUse::cell(&code);
+    // Kept only for a `PostToolUse` hook to read.
+    let tool = deps
+        .hooks
+        .wants(crate::hooks::HookEvent::PostToolUse)
+        .then(|| crate::hooks::ToolUse::cell(&code));
     let RunningCell {
         shown_as,
         result: mut running,
@@ -802,7 +806,9 @@ async fn run_call(
     };
     let state = deps.runner.state().await;
     let mut result = tool_result::from_exec(&result, &state, previous);
-    deps.hooks.post_tool_use(&tool, &result).await;
+    if let Some(tool) = &tool {
+        deps.hooks.post_tool_use(tool, &result).await;
+    }
     with_hook_notes(&deps.hooks, &mut result);
     CallOutcome {
         result,

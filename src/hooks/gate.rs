@@ -11,7 +11,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use super::{Gate, Hooks, ToolUse};
+use super::{Gate, HookEvent, Hooks, ToolUse};
 use crate::agent::turn::{CellApproval, Verdict};
 use crate::kernel::caps::{Approval, ApprovalPolicy, WriteProposal, WriteReview, WriteVerdict};
 use crate::mcp::{ToolCall, ToolCallApproval};
@@ -43,7 +43,7 @@ impl ApprovalPolicy for Gated<dyn ApprovalPolicy> {
         let inner = Arc::clone(&self.inner);
         let command = command.to_owned();
         Box::pin(async move {
-            match refusal(hooks.pre_tool_use(&ToolUse::shell(&command)).await) {
+            match refusal(hooks.pre_tool_use(|| ToolUse::shell(&command)).await) {
                 Some(reason) => Approval::Deny(reason),
                 None => inner.check(&command).await,
             }
@@ -51,6 +51,9 @@ impl ApprovalPolicy for Gated<dyn ApprovalPolicy> {
     }
 
     fn ran(&self, command: &str, result: &Value) -> BoxFuture<'static, ()> {
+        if !self.hooks.wants(HookEvent::PostToolUse) {
+            return Box::pin(async {});
+        }
         let hooks = self.hooks.clone();
         let tool = ToolUse::shell(command);
         let result = result.clone();
@@ -71,7 +74,7 @@ impl ApprovalPolicy for GatedSubcalls {
         let inner = Arc::clone(&self.inner);
         let what = what.to_owned();
         Box::pin(async move {
-            match refusal(hooks.pre_tool_use(&ToolUse::subcalls(&what)).await) {
+            match refusal(hooks.pre_tool_use(|| ToolUse::subcalls(&what)).await) {
                 Some(reason) => Approval::Deny(reason),
                 None => inner.check(&what).await,
             }
@@ -85,7 +88,7 @@ impl ToolCallApproval for Gated<dyn ToolCallApproval> {
         let inner = Arc::clone(&self.inner);
         let call = call.clone();
         Box::pin(async move {
-            match refusal(hooks.pre_tool_use(&ToolUse::mcp(&call)).await) {
+            match refusal(hooks.pre_tool_use(|| ToolUse::mcp(&call)).await) {
                 Some(reason) => Approval::Deny(reason),
                 None => inner.approve_tool_call(&call).await,
             }
@@ -93,6 +96,9 @@ impl ToolCallApproval for Gated<dyn ToolCallApproval> {
     }
 
     fn ran(&self, call: &ToolCall, result: &Value) -> BoxFuture<'static, ()> {
+        if !self.hooks.wants(HookEvent::PostToolUse) {
+            return Box::pin(async {});
+        }
         let hooks = self.hooks.clone();
         let tool = ToolUse::mcp(call);
         let result = result.clone();
@@ -106,7 +112,7 @@ impl CellApproval for Gated<dyn CellApproval> {
         let inner = Arc::clone(&self.inner);
         let code = code.to_owned();
         Box::pin(async move {
-            match refusal(hooks.pre_tool_use(&ToolUse::cell(&code)).await) {
+            match refusal(hooks.pre_tool_use(|| ToolUse::cell(&code)).await) {
                 Some(reason) => Verdict::Deny(reason),
                 None => inner.approve_cell(&code).await,
             }
@@ -118,8 +124,8 @@ impl WriteReview for Gated<WriteAll> {
     fn review(&self, proposal: WriteProposal) -> BoxFuture<'static, WriteVerdict> {
         let hooks = self.hooks.clone();
         Box::pin(async move {
-            let tool = ToolUse::write(&proposal.path, &proposal.after, &diff_of(&proposal));
-            match refusal(hooks.pre_tool_use(&tool).await) {
+            let tool = || ToolUse::write(&proposal.path, &proposal.after, &diff_of(&proposal));
+            match refusal(hooks.pre_tool_use(tool).await) {
                 Some(reason) => WriteVerdict::Deny(reason),
                 None => WriteVerdict::Write {
                     text: proposal.after,
@@ -127,6 +133,10 @@ impl WriteReview for Gated<WriteAll> {
                 },
             }
         })
+    }
+
+    fn hears_written(&self) -> bool {
+        self.hooks.wants(HookEvent::PostToolUse)
     }
 
     fn written(&self, path: PathBuf, text: Vec<u8>) -> BoxFuture<'static, ()> {

@@ -346,10 +346,16 @@ impl Hooks {
         lock(&self.inner.fired).iter().cloned().collect()
     }
 
-    /// Runs `PreToolUse` for `tool`. Refusals win over questions, questions
-    /// over allows; a hook that failed asks the user rather than letting
-    /// the tool run unchecked.
-    pub async fn pre_tool_use(&self, tool: &ToolUse) -> Gate {
+    /// Runs `PreToolUse` for the tool `tool` makes (made only when a hook
+    /// of the event is configured: a write's diff is not computed for
+    /// nothing). Refusals win over questions, questions over allows; a
+    /// hook that failed asks the user rather than letting the tool run
+    /// unchecked.
+    pub async fn pre_tool_use(&self, tool: impl FnOnce() -> ToolUse) -> Gate {
+        if !self.wants(HookEvent::PreToolUse) {
+            return Gate::Proceed;
+        }
+        let tool = tool();
         let answers = self
             .fire(
                 HookEvent::PreToolUse,
@@ -510,7 +516,7 @@ impl Hooks {
     /// Runs `Notification` in the background (an approval waits): it never
     /// delays the question.
     pub fn notify(&self, message: String) {
-        if !self.any_for(HookEvent::Notification) {
+        if !self.wants(HookEvent::Notification) {
             return;
         }
         let hooks = self.clone();
@@ -527,7 +533,9 @@ impl Hooks {
         }
     }
 
-    fn any_for(&self, event: HookEvent) -> bool {
+    /// Whether a hook of `event` is configured (callers skip building what
+    /// only a hook would read).
+    pub fn wants(&self, event: HookEvent) -> bool {
         self.configured().iter().any(|entry| entry.event == event)
     }
 

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use futures_util::future::BoxFuture;
 use tokio::sync::oneshot;
 
-use crate::hooks::{Gate, Hooks, ToolUse};
+use crate::hooks::{Gate, HookEvent, Hooks, ToolUse};
 use crate::kernel::caps::{
     Approval, ApprovalDecision, ApprovalPolicy, Prior, WriteProposal, WriteReview, WriteVerdict,
 };
@@ -208,8 +208,12 @@ impl ApprovalBroker {
 
     /// The answer for `tool` when no question is needed: a hook's, else
     /// (unless a hook asks) the mode's or an earlier "always"'s.
-    async fn settled(&self, tool: ToolUse, always: impl FnOnce() -> bool) -> Option<Approval> {
-        match self.hooked(tool).await {
+    async fn settled(
+        &self,
+        tool: impl FnOnce() -> ToolUse,
+        always: impl FnOnce() -> bool,
+    ) -> Option<Approval> {
+        match self.hooked(false, tool).await {
             Hooked::Decided(verdict) => Some(verdict),
             Hooked::Ask => None,
             Hooked::Proceed => self
@@ -220,14 +224,12 @@ impl ApprovalBroker {
 
     /// What the `PreToolUse` hooks say of `tool`. A hook's "allow" or
     /// "ask" never overrides the `deny` mode.
-    async fn hooked(&self, tool: ToolUse) -> Hooked {
+    async fn hooked(&self, cell: bool, tool: impl FnOnce() -> ToolUse) -> Hooked {
         // A running cell waits on the user's hooks as on a question: the
         // time is its wait, not its run time (a cell's own hook runs
         // before it starts).
-        let _wait = (tool.name != crate::agent::turn::TOOL_NAME)
-            .then(|| self.cell_owner.wait_begins())
-            .flatten();
-        let gate = self.hooks.pre_tool_use(&tool).await;
+        let _wait = (!cell).then(|| self.cell_owner.wait_begins()).flatten();
+        let gate = self.hooks.pre_tool_use(tool).await;
         let deny_mode = matches!(self.without_asking(), Some(Approval::Deny(_)));
         match gate {
             Gate::Deny(reason) => Hooked::Decided(Approval::Deny(reason)),
@@ -270,9 +272,17 @@ impl ApprovalBroker {
         let broker = self.clone();
         let code = code.to_owned();
         Box::pin(async move {
-            let always = || broker.always_cells.load(Ordering::Relaxed);
-            if let Some(verdict) = broker.settled(ToolUse::cell(&code), always).await {
-                return verdict;
+            match broker.hooked(true, || ToolUse::cell(&code)).await {
+                Hooked::Decided(verdict) => return verdict,
+                Hooked::Ask => {}
+                Hooked::Proceed => {
+                    if let Some(verdict) = broker.without_asking() {
+                        return verdict;
+                    }
+                    if broker.always_cells.load(Ordering::Relaxed) {
+                        return Approval::Allow;
+                    }
+                }
             }
             let decision = broker.ask(ApprovalSubject::Cell(code)).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
@@ -293,7 +303,7 @@ impl ApprovalBroker {
                 return Approval::Allow;
             }
             let always = || broker.always_subcalls.load(Ordering::Relaxed);
-            if let Some(verdict) = broker.settled(ToolUse::subcalls(&what), always).await {
+            if let Some(verdict) = broker.settled(|| ToolUse::subcalls(&what), always).await {
                 return verdict;
             }
             let decision = broker.ask(ApprovalSubject::Subcalls(what)).await;
@@ -361,7 +371,7 @@ impl ApprovalPolicy for ApprovalBroker {
                 return Approval::Allow;
             }
             let always = || crate::kernel::lock(&broker.always_commands).contains(&command);
-            if let Some(verdict) = broker.settled(ToolUse::shell(&command), always).await {
+            if let Some(verdict) = broker.settled(|| ToolUse::shell(&command), always).await {
                 return verdict;
             }
             let decision = broker.ask(ApprovalSubject::Command(command.clone())).await;
@@ -374,7 +384,7 @@ impl ApprovalPolicy for ApprovalBroker {
 
     fn ran(&self, command: &str, result: &serde_json::Value) -> BoxFuture<'static, ()> {
         // The user's own command is not a tool the model used.
-        if self.cell_owner.typed_by_user(command) {
+        if !self.hooks.wants(HookEvent::PostToolUse) || self.cell_owner.typed_by_user(command) {
             return Box::pin(async {});
         }
         let hooks = self.hooks.clone();
@@ -405,11 +415,13 @@ impl WriteReview for ApprovalBroker {
             }
             let mode = broker.mode();
             let per_hunk = mode == ApprovalMode::Review;
-            let tool = ToolUse::write(
-                &proposal.path,
-                &proposal.after,
-                &crate::hooks::gate::diff_of(&proposal),
-            );
+            let tool = || {
+                ToolUse::write(
+                    &proposal.path,
+                    &proposal.after,
+                    &crate::hooks::gate::diff_of(&proposal),
+                )
+            };
             let always = || !per_hunk && broker.always_writes.load(Ordering::Relaxed);
             match broker.settled(tool, always).await {
                 Some(Approval::Allow) => return whole,
@@ -431,6 +443,10 @@ impl WriteReview for ApprovalBroker {
                 Err(_) => WriteVerdict::Deny("the review was dismissed".to_owned()),
             }
         })
+    }
+
+    fn hears_written(&self) -> bool {
+        self.hooks.wants(HookEvent::PostToolUse)
     }
 
     fn written(&self, path: std::path::PathBuf, text: Vec<u8>) -> BoxFuture<'static, ()> {
@@ -460,7 +476,7 @@ impl crate::mcp::ToolCallApproval for ApprovalBroker {
                 return Approval::Allow;
             }
             let always = || crate::kernel::lock(&broker.always_tools).contains(&key);
-            if let Some(verdict) = broker.settled(tool, always).await {
+            if let Some(verdict) = broker.settled(|| tool, always).await {
                 return verdict;
             }
             let decision = broker.ask(subject).await;
@@ -476,9 +492,10 @@ impl crate::mcp::ToolCallApproval for ApprovalBroker {
         call: &crate::mcp::ToolCall,
         result: &serde_json::Value,
     ) -> BoxFuture<'static, ()> {
-        if self
-            .cell_owner
-            .calls_tool_by_user(&call.server, &call.called_as)
+        if !self.hooks.wants(HookEvent::PostToolUse)
+            || self
+                .cell_owner
+                .calls_tool_by_user(&call.server, &call.called_as)
         {
             return Box::pin(async {});
         }

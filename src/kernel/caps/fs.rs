@@ -185,7 +185,7 @@ impl Capability for FsCapability {
                     }
                 }
             }
-            let review = inner.review.clone();
+            let review = inner.review.clone().filter(|r| r.hears_written());
             let made: Vec<(PathBuf, Vec<u8>)> = writes
                 .iter()
                 .filter(|w| review.is_some() && w.reviewed)

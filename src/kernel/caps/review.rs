@@ -33,6 +33,12 @@ pub enum WriteVerdict {
 pub trait WriteReview: Send + Sync + 'static {
     fn review(&self, proposal: WriteProposal) -> BoxFuture<'static, WriteVerdict>;
 
+    /// Whether [`WriteReview::written`] wants to hear of writes (the
+    /// texts are kept for it only then).
+    fn hears_written(&self) -> bool {
+        false
+    }
+
     /// `text` was written to `path` (`PostToolUse` hooks hear of it);
     /// nothing by default.
     fn written(&self, _path: PathBuf, _text: Vec<u8>) -> BoxFuture<'static, ()> {
