@@ -4,6 +4,10 @@
 //! blocks and tables), next to the same frame with an empty conversation
 //! measured in the same run (the baseline: a flat frame has ratio ~1).
 //!
+//! Then typing in a draft that mentions a file (`@big.py`), next to the
+//! same draft without the mention: each key moves the context gauge,
+//! which assembles what Enter would send, mentioned files included.
+//!
 //! Run: `cargo bench --bench frame` (sizes: `FRAME_BENCH_SIZES=0,10,100`).
 
 use std::fmt::Write as _;
@@ -16,10 +20,14 @@ use hello_tui::app::update::handle_terminal_event;
 use hello_tui::config::Settings;
 use hello_tui::editor::Highlighter;
 use hello_tui::theme::Theme;
+use hello_tui::tokens::TokenCounter;
 use hello_tui::ui;
 use hello_tui::workbench::transcript::{PaneEntry, Speaker};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+
+#[path = "support/python_file.rs"]
+mod python_file;
 
 const WIDTH: u16 = 120;
 const HEIGHT: u16 = 40;
@@ -165,6 +173,58 @@ fn main() {
             ms(typing),
             ms(top / 2),
             steady.as_secs_f64() / base.as_secs_f64().max(1e-9),
+        );
+    }
+    mention_typing(&theme, &highlighter, budget);
+}
+
+/// Keystroke → frame in a draft that mentions a file, against the same
+/// draft without a mention (the ratio's baseline), counted with o200k.
+fn mention_typing(theme: &Theme, highlighter: &Arc<Highlighter>, budget: Duration) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // ~900 KB: under the 1 MiB a mention reads, over a 128k window's share.
+    std::fs::write(
+        dir.path().join("big.py"),
+        python_file::python_source(22_000),
+    )
+    .expect("write big.py");
+    std::fs::write(dir.path().join("small.py"), python_file::python_source(200))
+        .expect("write small.py");
+    println!();
+    println!("typing in a draft that mentions a file (gpt-4o, o200k), keystroke → frame, p50");
+    println!("| draft | keystroke → frame | ratio to no mention |");
+    println!("|---|---|---|");
+    let mut base = None;
+    for draft in ["explain ", "explain @small.py ", "explain @big.py "] {
+        let mut settings = Settings::defaults();
+        settings.model = Some("gpt-4o".into());
+        let mut state = AppState::new(dir.path().to_path_buf(), settings);
+        state.highlighter = Some(highlighter.clone());
+        // As after the first turn, which installs the model's counter.
+        state
+            .workbench
+            .agent()
+            .conversation()
+            .try_lock()
+            .expect("no turn runs")
+            .set_counter(Arc::new(TokenCounter::for_model("gpt-4o")));
+        handle_terminal_event(&mut state, Event::Resize(WIDTH, HEIGHT));
+        let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).expect("test terminal");
+        let mut model = ui::FrameModel::default();
+        for c in draft.chars() {
+            key(&mut state, KeyCode::Char(c), KeyModifiers::NONE);
+        }
+        frame(&mut state, &mut model, theme, &mut terminal);
+        let (typing, runs) = measure(budget, || {
+            key(&mut state, KeyCode::Char('a'), KeyModifiers::NONE);
+            frame(&mut state, &mut model, theme, &mut terminal);
+        });
+        let base = *base.get_or_insert(typing);
+        println!(
+            "| `{}` | {} ({runs}) | {:.2} |",
+            draft.trim_end(),
+            ms(typing),
+            typing.as_secs_f64() / base.as_secs_f64().max(1e-9)
         );
     }
 }

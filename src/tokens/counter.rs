@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
 use tiktoken_rs::CoreBPE;
+
+use super::pieces::{Memo, PIECEWISE_FROM};
 use tiktoken_rs::tokenizer::{Tokenizer, get_tokenizer};
 
 /// Tokens every chat message costs besides its text (role, separators), as
@@ -40,6 +42,8 @@ enum Kind {
     Bpe {
         bpe: &'static CoreBPE,
         name: &'static str,
+        /// Counts of long texts' pieces, exact (`tokens::pieces`).
+        memo: Memo,
     },
     /// A byte/character heuristic scaled by what the server last reported.
     Estimate {
@@ -108,7 +112,11 @@ impl TokenCounter {
                 .map(|bpe| (bpe, name))
         });
         match bpe {
-            Some((bpe, name)) => Self::of(Kind::Bpe { bpe, name }),
+            Some((bpe, name)) => Self::of(Kind::Bpe {
+                bpe,
+                name,
+                memo: Memo::default(),
+            }),
             None => Self::estimate(),
         }
     }
@@ -158,7 +166,8 @@ impl TokenCounter {
     /// correction; see [`TokenCounter::corrected`]).
     pub fn count(&self, text: &str) -> usize {
         match &self.kind {
-            Kind::Bpe { bpe, .. } => bpe.count_ordinary(text),
+            Kind::Bpe { bpe, .. } if text.len() < PIECEWISE_FROM => bpe.count_ordinary(text),
+            Kind::Bpe { bpe, memo, .. } => memo.count(text, |piece| bpe.count_ordinary(piece)),
             Kind::Estimate { .. } => estimate(text),
             Kind::Server(server) => server.count(text),
         }

@@ -7,12 +7,15 @@
 //!   when it enters the conversation (the prompt assembler caches counts),
 //!   and after every call feed the server's `usage.prompt_tokens` to
 //!   [`TokenCounter::observe`] so estimates for non-OpenAI models track the
-//!   server's own tokenizer.
+//!   server's own tokenizer. A long text counted again (the gauge counts
+//!   the draft's message on every key) costs only its changed pieces
+//!   (`pieces`).
 //! - [`ContextWindow::resolve`] with the setting, [`probe::probe_window`]'s
 //!   answer (async, at most a few seconds, only for OpenAI-compatible
 //!   servers) and the model name.
 
 pub(crate) mod counter;
+mod pieces;
 pub mod probe;
 pub(crate) mod window;
 
