@@ -355,6 +355,15 @@ fn home_paths(paths: Vec<String>, env: &dyn Fn(&str) -> Option<String>) -> Vec<P
 }
 
 impl Settings {
+    /// What vouches for a workspace before the trust question: `--trust`
+    /// and `[safety] trusted_workspaces`.
+    pub fn vouched(&self) -> crate::trust::Vouched<'_> {
+        crate::trust::Vouched {
+            flag: self.trust,
+            folders: &self.trusted_workspaces,
+        }
+    }
+
     /// Reads the config file named by the flags, the environment or the
     /// default location, then merges. `env` is injected so tests do not
     /// depend on the process environment.

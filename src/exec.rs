@@ -237,8 +237,9 @@ impl Job {
         // (exec never asks: `--trust` or `[safety] trusted_workspaces`).
         let hooks = Hooks::load(
             &self.root,
-            &self.settings,
-            crate::trust::decide_here(&self.root, &self.settings),
+            crate::kernel_setup::child_env(&self.settings),
+            &self.settings.hooks,
+            crate::trust::decide_here(&self.root, self.settings.vouched()),
             &crate::trust::TrustStore::from_env(),
         );
         hooks.set_mode(self.approval);

@@ -36,7 +36,7 @@ pub(crate) type ContextLink = (SharedContext, watch::Receiver<Option<PublishedSn
 
 /// The environment children get under these settings: the allowlist plus
 /// `[kernel] env`, never the API key's variable.
-pub(crate) fn child_env(settings: &Settings) -> ChildEnv {
+pub fn child_env(settings: &Settings) -> ChildEnv {
     ChildEnv::from_host(&settings.kernel_env, &settings.api_key_env)
 }
 
@@ -75,7 +75,7 @@ pub(crate) fn kernel_config(
     confinement: &Confinement,
 ) -> KernelConfig {
     let mut config = KernelConfig::from_settings(settings, workspace);
-    if !crate::trust::decide_here(workspace, settings).is_trusted() {
+    if !crate::trust::decide_here(workspace, settings.vouched()).is_trusted() {
         config.python = python_outside(&config.python, workspace);
     }
     config.sandboxed = confinement.is_sandboxed();
@@ -146,7 +146,7 @@ pub(crate) fn add_mcp(
     approval: Arc<dyn ToolCallApproval>,
     directory: &McpDirectory,
 ) {
-    let trusted = crate::trust::decide_here(root, settings).is_trusted();
+    let trusted = crate::trust::decide_here(root, settings.vouched()).is_trusted();
     let configs = mcp_servers_to_start(settings, root, trusted);
     if configs.is_empty() {
         return;

@@ -441,7 +441,8 @@ async fn in_the_workbench_a_hook_skips_a_question_or_asks_one() {
     ));
     let hooks = hello_tui::hooks::Hooks::load(
         rig.workspace.path(),
-        &settings,
+        hello_tui::kernel_setup::child_env(&settings),
+        &settings.hooks,
         hello_tui::trust::Trust::Unknown,
         &hello_tui::trust::TrustStore::nowhere(),
     );
@@ -590,8 +591,16 @@ async fn the_trust_question_lists_a_repositorys_hooks_and_yes_turns_them_on() {
     // The next start believes the answer for exactly these hooks...
     let store = hello_tui::trust::TrustStore::at(rig.home.path().join("trust.json"));
     let settings = hello_tui::config::Settings::defaults();
-    let trust = hello_tui::trust::decide(rig.workspace.path(), &settings, &store);
-    let load = || hello_tui::hooks::Hooks::load(rig.workspace.path(), &settings, trust, &store);
+    let trust = hello_tui::trust::decide(rig.workspace.path(), settings.vouched(), &store);
+    let load = || {
+        hello_tui::hooks::Hooks::load(
+            rig.workspace.path(),
+            hello_tui::kernel_setup::child_env(&settings),
+            &settings.hooks,
+            trust,
+            &store,
+        )
+    };
     assert_eq!(load().configured().len(), 1);
     // ...but a hook added since (a `git pull`, or a cell that wrote the
     // file: the sandbox lets it write the workspace) waits for the

@@ -121,6 +121,18 @@ fn the_core_never_reaches_the_terminal_or_the_tui() {
     assert!(found.is_empty(), "the core imports the screen: {found:#?}");
 }
 
+/// The core is what the workbench is built of, never the other way:
+/// what reads the whole of the settings and the workbench's own parts
+/// (the trust question's inventory) lives in the workbench.
+#[test]
+fn the_core_never_reaches_into_the_workbench() {
+    let found = reached_from(CORE, &["crate::workbench"]);
+    assert!(
+        found.is_empty(),
+        "the core imports the workbench: {found:#?}"
+    );
+}
+
 /// Every `file: path` where a file under one of `places` (folders or files
 /// of `src/`) names a forbidden path.
 fn reached_from(places: &[&str], forbidden: &[&str]) -> Vec<String> {
@@ -128,6 +140,20 @@ fn reached_from(places: &[&str], forbidden: &[&str]) -> Vec<String> {
         .iter()
         .flat_map(|place| reaches(&src().join(place), forbidden))
         .collect()
+}
+
+/// `config` holds the sections of the config file (`hooks`' among them)
+/// and `trust` is read by `hooks`, so neither reads the settings back:
+/// their callers hand them their part (`Settings::vouched`, the hooks'
+/// section and environment). Otherwise config -> hooks -> trust -> config
+/// is a circle.
+#[test]
+fn hooks_and_trust_never_read_the_settings() {
+    let found = reached_from(
+        &["hooks", "trust"],
+        &["crate::config", "crate::kernel_setup"],
+    );
+    assert!(found.is_empty(), "{found:#?}");
 }
 
 #[test]

@@ -22,13 +22,12 @@ use super::provider::{
 use super::tool_result;
 use crate::context::{MessageId, PublishedSnapshot};
 use crate::hooks::PromptGate;
-use crate::kernel::{CodeRuntime, ExecResult, RuntimeState};
+use crate::kernel::{CODE_ACTION_TOOL as TOOL_NAME, CodeRuntime, ExecResult, RuntimeState};
 use crate::tokens::ContextWindow;
 
 /// The system prompt, embedded at build time.
 pub const SYSTEM_PROMPT: &str = include_str!("../../assets/prompts/system.md");
 pub(crate) const DEFAULT_MAX_STEPS: u32 = 20;
-pub(crate) const TOOL_NAME: &str = "code_action";
 /// How often a cancelled cell is interrupted again until it returns.
 const INTERRUPT_REPEAT: Duration = Duration::from_secs(1);
 

@@ -7,9 +7,10 @@
 use super::state::AppState;
 use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
-use crate::trust::{Provided, Trust, TrustStore, Why};
+use crate::trust::{Trust, TrustStore, Why};
 use crate::workbench::Question;
 use crate::workbench::trust::inventory;
+use crate::workbench::trust_inventory::Provided;
 
 /// At start, before the language servers: decides the trust from the
 /// flag, the settings and `store`, and asks when it is unknown and the
@@ -17,7 +18,7 @@ use crate::workbench::trust::inventory;
 pub fn start(state: &mut AppState, store: TrustStore) {
     let trust = crate::trust::decide(
         state.workbench.workspace_root(),
-        state.workbench.settings(),
+        state.workbench.settings().vouched(),
         &store,
     );
     state.workbench.trust_mut().trust = trust;

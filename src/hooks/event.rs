@@ -81,7 +81,7 @@ impl ToolUse {
     /// A cell the model wants to run (`code_action`).
     pub fn cell(code: &str) -> Self {
         Self {
-            name: crate::agent::turn::TOOL_NAME.to_owned(),
+            name: crate::kernel::CODE_ACTION_TOOL.to_owned(),
             input: json!({ "code": code }),
         }
     }

@@ -225,23 +225,21 @@ impl Hooks {
         }
     }
 
-    /// The hooks `settings` configure for `root`, with the workspace's
-    /// own read. Those run when the workspace is trusted by `--trust` or
+    /// The hooks `config` (the user's `[[hooks.…]]`) sets for `root`, with
+    /// the workspace's own read; `env` is what a hook's environment is
+    /// (the kernel's allowlist: no API key; `kernel_setup::child_env`). Those run when the workspace is trusted by `--trust` or
     /// `[safety] trusted_workspaces`, or trusted by an answer that saw
     /// exactly these hooks (`store`); otherwise they wait for
     /// [`Hooks::set_trusted`].
     pub fn load(
         root: &Path,
-        settings: &crate::config::Settings,
+        env: ChildEnv,
+        config: &HooksConfig,
         trust: crate::trust::Trust,
         store: &crate::trust::TrustStore,
     ) -> Self {
         use crate::trust::{Trust, Why};
-        let hooks = Hooks::new(
-            root,
-            crate::kernel_setup::child_env(settings),
-            settings.hooks.entries(),
-        );
+        let hooks = Hooks::new(root, env, config.entries());
         let found = config::workspace_hooks(root);
         let now: Vec<String> = found.entries.iter().map(HookEntry::identity).collect();
         let approved = store.approved_hooks(root);

@@ -43,6 +43,10 @@
 //! confinement as `shell`); it runs before every spawn, restarts included,
 //! and an error from it stops the spawn.
 
+/// The one tool the model calls: a cell for this kernel. Hooks name a
+/// cell by it too, so a matcher written for the model's tool matches.
+pub const CODE_ACTION_TOOL: &str = "code_action";
+
 mod capability;
 pub mod caps;
 mod config;

@@ -136,7 +136,7 @@ pub(crate) fn add_diagnostics(
     };
     // Nobody is asked here: an unknown workspace is untrusted unless
     // `--trust` or the user's config says otherwise.
-    let trusted = crate::trust::decide_here(&root, settings).is_trusted();
+    let trusted = crate::trust::decide_here(&root, settings.vouched()).is_trusted();
     let found = runtime.block_on(collect(
         settings.diagnostics.clone(),
         file,

@@ -13,13 +13,10 @@
 //! "trusted". `--trust` and `[safety] trusted_workspaces` answer for
 //! scripts; `exec` never asks, so an unknown workspace is untrusted there.
 
-pub mod inventory;
 pub mod store;
 
 use std::path::{Path, PathBuf};
 
-use crate::config::Settings;
-pub use inventory::{Provided, what_would_run};
 pub use store::{TrustError, TrustStore};
 
 /// Whether workspace-provided programs may run, and why.
@@ -48,15 +45,23 @@ impl Trust {
     }
 }
 
+/// What vouches for a workspace before any question: `--trust` and
+/// `[safety] trusted_workspaces` (`Settings::vouched`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Vouched<'a> {
+    pub flag: bool,
+    pub folders: &'a [PathBuf],
+}
+
 /// The workspace's trust: the command line and the user's config first,
 /// then the remembered answer.
-pub fn decide(root: &Path, settings: &Settings, store: &TrustStore) -> Trust {
-    if settings.trust {
+pub fn decide(root: &Path, vouched: Vouched<'_>, store: &TrustStore) -> Trust {
+    if vouched.flag {
         return Trust::Trusted(Why::Flag);
     }
     let canonical = canonical(root);
-    if settings
-        .trusted_workspaces
+    if vouched
+        .folders
         .iter()
         .any(|folder| canonical.starts_with(self::canonical(folder)))
     {
@@ -71,8 +76,8 @@ pub fn decide(root: &Path, settings: &Settings, store: &TrustStore) -> Trust {
 
 /// `decide` with the user's own store: for front ends that never ask
 /// (`exec`, `snapshot --open`) and for what the kernel starts.
-pub(crate) fn decide_here(root: &Path, settings: &Settings) -> Trust {
-    decide(root, settings, &TrustStore::from_env())
+pub(crate) fn decide_here(root: &Path, vouched: Vouched<'_>) -> Trust {
+    decide(root, vouched, &TrustStore::from_env())
 }
 
 /// The path as the file system spells it (links resolved), or as given
@@ -103,25 +108,26 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let ws = tempfile::tempdir().unwrap();
         let store = TrustStore::at(home.path().join("trust.json"));
-        let mut settings = Settings::defaults();
-        assert_eq!(decide(ws.path(), &settings, &store), Trust::Unknown);
+        let mut vouched = Vouched::default();
+        assert_eq!(decide(ws.path(), vouched, &store), Trust::Unknown);
         store.set(ws.path(), false).unwrap();
-        assert_eq!(decide(ws.path(), &settings, &store), Trust::Refused);
+        assert_eq!(decide(ws.path(), vouched, &store), Trust::Refused);
         store.set(ws.path(), true).unwrap();
         assert_eq!(
-            decide(ws.path(), &settings, &store),
+            decide(ws.path(), vouched, &store),
             Trust::Trusted(Why::Remembered)
         );
         let other = tempfile::tempdir().unwrap();
-        assert_eq!(decide(other.path(), &settings, &store), Trust::Unknown);
-        settings.trusted_workspaces = vec![other.path().parent().unwrap().to_path_buf()];
+        assert_eq!(decide(other.path(), vouched, &store), Trust::Unknown);
+        let folders = [other.path().parent().unwrap().to_path_buf()];
+        vouched.folders = &folders;
         assert_eq!(
-            decide(other.path(), &settings, &store),
+            decide(other.path(), vouched, &store),
             Trust::Trusted(Why::Setting)
         );
-        settings.trust = true;
+        vouched.flag = true;
         assert_eq!(
-            decide(other.path(), &settings, &store),
+            decide(other.path(), vouched, &store),
             Trust::Trusted(Why::Flag)
         );
     }

@@ -16,7 +16,8 @@ use crate::workbench::event::{AppEvent, AppEventSender};
 pub fn start(workbench: &mut Workbench, app: &AppEventSender) {
     let hooks = Hooks::load(
         &workbench.workspace_root,
-        &workbench.settings,
+        crate::kernel_setup::child_env(&workbench.settings),
+        &workbench.settings.hooks,
         workbench.trust.trust,
         &workbench.trust.store,
     );

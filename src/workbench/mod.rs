@@ -38,6 +38,7 @@ pub mod subcalls;
 pub mod submission;
 pub mod transcript;
 pub mod trust;
+pub mod trust_inventory;
 pub mod write_review;
 
 use std::path::{Path, PathBuf};

@@ -3,8 +3,9 @@
 //! `app::trust`).
 
 use crate::sanitize::for_display;
-use crate::trust::{Provided, Trust, TrustStore};
+use crate::trust::{Trust, TrustStore};
 use crate::workbench::Workbench;
+use crate::workbench::trust_inventory::{Provided, what_would_run};
 use std::path::PathBuf;
 
 /// The workspace's trust as the workbench holds it.
@@ -43,7 +44,7 @@ pub(crate) fn inventory(workbench: &Workbench) -> (Vec<Provided>, crate::hooks::
         .filter_map(|doc| doc.path().parent().map(PathBuf::from))
         .collect();
     let hooks = crate::hooks::config::workspace_hooks(&workbench.workspace_root);
-    let found = crate::trust::what_would_run(
+    let found = what_would_run(
         &workbench.workspace_root,
         &workbench.settings,
         &dirs,

@@ -2,7 +2,9 @@
 //! configured language servers, check commands and MCP servers would
 //! start, the TypeScript a TypeScript server would load from it, and its
 //! own slash-command templates. The trust question lists these, so the
-//! user decides knowing what is at stake.
+//! user decides knowing what is at stake. It lives in the workbench, not
+//! in `trust`, because it reads the whole of the settings and the
+//! workbench's templates; `trust` itself stays below both.
 
 use std::path::{Path, PathBuf};
 
@@ -35,7 +37,7 @@ pub fn what_would_run(
     dirs: &[PathBuf],
     hooks: &crate::hooks::WorkspaceHooks,
 ) -> Vec<Provided> {
-    let root = super::canonical(root);
+    let root = crate::trust::canonical(root);
     let mut found: Vec<Provided> = Vec::new();
     let mut add = |role: String, path: PathBuf| {
         let path = path
@@ -49,7 +51,7 @@ pub fn what_would_run(
     // file's folder and those above it, up to the root.
     let mut folders: Vec<PathBuf> = vec![root.clone()];
     for dir in dirs {
-        let dir = super::canonical(dir);
+        let dir = crate::trust::canonical(dir);
         for ancestor in dir.ancestors().take_while(|d| d.starts_with(&root)) {
             if !folders.iter().any(|f| f == ancestor) {
                 folders.push(ancestor.to_path_buf());
@@ -122,7 +124,7 @@ pub fn what_would_run(
             );
         }
     }
-    for template in crate::workbench::slash::workspace_templates(&root) {
+    for template in super::slash::workspace_templates(&root) {
         add("slash command (prompt template)".to_owned(), template);
     }
     found
@@ -161,7 +163,7 @@ mod tests {
     #[test]
     fn lists_the_workspaces_programs_and_templates() {
         let dir = tempfile::tempdir().unwrap();
-        let root = super::super::canonical(dir.path());
+        let root = crate::trust::canonical(dir.path());
         crate::diagnostics::write_executable(
             &root.join("web/node_modules/.bin/typescript-language-server"),
         );
