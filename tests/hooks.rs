@@ -480,6 +480,89 @@ async fn in_the_workbench_a_hook_skips_a_question_or_asks_one() {
     assert!(matches!(deny.check("git status").await, Approval::Deny(_)));
 }
 
+/// In `auto` the mode answers every question, but not one a hook asked
+/// for: a hook's `ask`, a guard that fails (exit 1) and one that times out
+/// each put the question on screen, with the hook's reason, and only the
+/// user's key answers it. Switching to `auto` while it waits leaves it
+/// waiting too (a tester found all of these ran unasked).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_auto_a_question_a_hook_asks_for_waits_for_the_user() {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    use hello_tui::app::AppEvent;
+    use hello_tui::kernel::caps::{Approval, ApprovalPolicy};
+    use hello_tui::sandbox::ApprovalMode;
+    use hello_tui::workbench::approvals::ApprovalBroker;
+    let rig = Rig::new();
+    let guard = rig.script(
+        "guard.sh",
+        "#!/bin/sh
+case \"$(cat)\" in\n\
+         *'git push'*) echo '{\"hookSpecificOutput\":{\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"pushes need a look\"}}';;\n\
+         *crash*) echo 'guard crashed' >&2; exit 1;;\n\
+         *slow*) sleep 30;;\n\
+         esac\n",
+    );
+    let settings = settings_with(&format!(
+        "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"{}\"\ntimeout = 1\n",
+        guard.display()
+    ));
+    let mut state = hello_tui::app::AppState::new(rig.workspace.path().to_path_buf(), settings);
+    let (tx, mut rx) = hello_tui::workbench::event::channel();
+    hello_tui::workbench::hooks::start(&mut state.workbench, &tx);
+    let broker = ApprovalBroker::new(tx, ApprovalMode::Auto)
+        .with_hooks(state.workbench.agent().hooks.clone());
+    state.workbench.services_mut().approvals = Some(broker.clone());
+    state.workbench.safety_mut().mode = ApprovalMode::Auto;
+    let mut lp = frames::Loop::new(state, 110, 30);
+
+    // A command no hook minds runs unasked, as `auto` says.
+    assert_eq!(broker.check("ls").await, Approval::Allow);
+    assert_eq!(broker.asked(), 0);
+
+    for (command, shown) in [
+        ("git push", "A PreToolUse hook asks you: pushes need a look"),
+        ("crash now", "failed (exited with 1"),
+        ("slow one", "failed (took longer than"),
+    ] {
+        let asked = tokio::spawn(broker.check(command));
+        let pending = loop {
+            match rx.recv().await.unwrap() {
+                AppEvent::ApprovalRequested(pending) => break pending,
+                _ => continue,
+            }
+        };
+        hello_tui::app::update::handle_app_event(
+            &mut lp.state,
+            AppEvent::ApprovalRequested(pending),
+        );
+        // F4 twice (auto, ask, auto) typed before the question was drawn:
+        // the switch to `auto` answers what the mode may answer, not this.
+        for _ in 0..2 {
+            let f4 = crossterm::event::KeyEvent::new(KeyCode::F(4), KeyModifiers::NONE);
+            hello_tui::app::update::handle_terminal_event(
+                &mut lp.state,
+                crossterm::event::Event::Key(f4),
+            );
+        }
+        assert_eq!(lp.state.workbench.safety().mode, ApprovalMode::Auto);
+        lp.draw();
+        let screen = lp.screen();
+        assert!(
+            screen.contains("Approve shell command · a hook asks"),
+            "{command}: {screen}"
+        );
+        assert!(screen.contains(shown), "{command}: {screen}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(
+            !asked.is_finished(),
+            "{command} was answered without the user"
+        );
+        lp.key(KeyCode::Char('y'), KeyModifiers::NONE);
+        assert_eq!(asked.await.unwrap(), Approval::Allow, "{command}");
+    }
+    assert_eq!(broker.asked(), 3);
+}
+
 /// What a user sees: a hook that refused is told in the conversation the
 /// moment its report reaches the loop, and `/hooks` typed in the composer
 /// lists what is configured, what waits for trust, and what ran last.

@@ -80,6 +80,33 @@ fn approval_overlay_shows_hidden_control_characters_and_flags_them() {
     assert_eq!(answer.try_recv().unwrap(), ApprovalDecision::AllowOnce);
 }
 
+/// A question a `PreToolUse` hook asked for says so: the title and the
+/// hook's reason in the warning colour, where the intro would be.
+#[test]
+fn approval_overlay_says_a_hook_asked_and_why() {
+    let mut s = state();
+    let (pending, _answer) = PendingApproval::new(ApprovalSubject::Command("git push".into()));
+    let pending = pending.asked_by_hook("pushes need a look".into());
+    handle_app_event(&mut s, AppEvent::ApprovalRequested(pending));
+    let terminal = draw(&mut s, 100, 24);
+    let screen = text(&terminal);
+    assert!(
+        screen.contains("Approve shell command · a hook asks"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("A PreToolUse hook asks you: pushes need a look"),
+        "{screen}"
+    );
+    let warning = Theme::builtin_default().roles.warning.fg;
+    assert_eq!(
+        Some(fg_of_row(&terminal, "A PreToolUse hook asks you")),
+        warning
+    );
+    assert_eq!(Some(fg_of_row(&terminal, "· a hook asks")), warning);
+    insta::assert_snapshot!("approval_asked_by_a_hook", screen);
+}
+
 /// An MCP tool call shows the server, the tool and the arguments as they
 /// are sent; "a" answers "always this tool".
 #[test]

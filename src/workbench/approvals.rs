@@ -88,6 +88,9 @@ pub struct PendingApproval {
     pub subject: ApprovalSubject,
     /// Unique in the process, so "this question was drawn" names it.
     pub id: u64,
+    /// A `PreToolUse` hook asked for this question, saying why: the user
+    /// answers it whatever the mode (`auto` does not answer it for them).
+    pub hook_asks: Option<String>,
     respond: oneshot::Sender<ApprovalDecision>,
 }
 
@@ -101,10 +104,23 @@ impl PendingApproval {
             Self {
                 subject,
                 id,
+                hook_asks: None,
                 respond,
             },
             answer,
         )
+    }
+
+    /// The question a hook asked for, with its reason.
+    pub fn asked_by_hook(mut self, reason: String) -> Self {
+        self.hook_asks = Some(reason);
+        self
+    }
+
+    /// Whether the approval mode may answer it (a hook's question is the
+    /// user's to answer, except that `deny` refuses everything).
+    pub fn mode_may_answer(&self, decision: &ApprovalDecision) -> bool {
+        self.hook_asks.is_none() || matches!(decision, ApprovalDecision::Deny { .. })
     }
 
     pub fn answer(self, decision: ApprovalDecision) {
@@ -177,8 +193,8 @@ pub struct ApprovalBroker {
 enum Hooked {
     /// Decided: no question, no mode.
     Decided(Approval),
-    /// Ask the user, even in `auto` or after an "always".
-    Ask,
+    /// Ask the user, even in `auto` or after an "always", saying why.
+    Ask(String),
     /// No hook had an opinion: the mode and the "always" answers decide.
     Proceed,
 }
@@ -206,19 +222,21 @@ impl ApprovalBroker {
         self
     }
 
-    /// The answer for `tool` when no question is needed: a hook's, else
-    /// (unless a hook asks) the mode's or an earlier "always"'s.
+    /// The answer for `tool` when no question is needed (`Ok`): a hook's,
+    /// else (unless a hook asks) the mode's or an earlier "always"'s.
+    /// `Err` is a question, with the hook's reason when a hook asks for it.
     async fn settled(
         &self,
         tool: impl FnOnce() -> ToolUse,
         always: impl FnOnce() -> bool,
-    ) -> Option<Approval> {
+    ) -> Result<Approval, Option<String>> {
         match self.hooked(false, tool).await {
-            Hooked::Decided(verdict) => Some(verdict),
-            Hooked::Ask => None,
+            Hooked::Decided(verdict) => Ok(verdict),
+            Hooked::Ask(reason) => Err(Some(reason)),
             Hooked::Proceed => self
                 .without_asking()
-                .or_else(|| always().then_some(Approval::Allow)),
+                .or_else(|| always().then_some(Approval::Allow))
+                .ok_or(None),
         }
     }
 
@@ -235,7 +253,7 @@ impl ApprovalBroker {
             Gate::Deny(reason) => Hooked::Decided(Approval::Deny(reason)),
             Gate::Allow | Gate::Ask(_) if deny_mode => Hooked::Proceed,
             Gate::Allow => Hooked::Decided(Approval::Allow),
-            Gate::Ask(_) => Hooked::Ask,
+            Gate::Ask(reason) => Hooked::Ask(reason),
             Gate::Proceed => Hooked::Proceed,
         }
     }
@@ -272,9 +290,9 @@ impl ApprovalBroker {
         let broker = self.clone();
         let code = code.to_owned();
         Box::pin(async move {
-            match broker.hooked(true, || ToolUse::cell(&code)).await {
+            let hook_asks = match broker.hooked(true, || ToolUse::cell(&code)).await {
                 Hooked::Decided(verdict) => return verdict,
-                Hooked::Ask => {}
+                Hooked::Ask(reason) => Some(reason),
                 Hooked::Proceed => {
                     if let Some(verdict) = broker.without_asking() {
                         return verdict;
@@ -282,9 +300,10 @@ impl ApprovalBroker {
                     if broker.always_cells.load(Ordering::Relaxed) {
                         return Approval::Allow;
                     }
+                    None
                 }
-            }
-            let decision = broker.ask(ApprovalSubject::Cell(code)).await;
+            };
+            let decision = broker.ask(ApprovalSubject::Cell(code), hook_asks).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
                 broker.always_cells.store(true, Ordering::Relaxed);
             }
@@ -303,10 +322,11 @@ impl ApprovalBroker {
                 return Approval::Allow;
             }
             let always = || broker.always_subcalls.load(Ordering::Relaxed);
-            if let Some(verdict) = broker.settled(|| ToolUse::subcalls(&what), always).await {
-                return verdict;
-            }
-            let decision = broker.ask(ApprovalSubject::Subcalls(what)).await;
+            let hook_asks = match broker.settled(|| ToolUse::subcalls(&what), always).await {
+                Ok(verdict) => return verdict,
+                Err(hook_asks) => hook_asks,
+            };
+            let decision = broker.ask(ApprovalSubject::Subcalls(what), hook_asks).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
                 broker.always_subcalls.store(true, Ordering::Relaxed);
             }
@@ -325,9 +345,12 @@ impl ApprovalBroker {
         }
     }
 
+    /// Puts the question to the user; `hook_asks` is a hook's reason when
+    /// a hook asked for it (then no mode answers it).
     async fn ask(
         &self,
         subject: ApprovalSubject,
+        hook_asks: Option<String>,
     ) -> Result<ApprovalDecision, oneshot::error::RecvError> {
         // A question a running cell asks (a command, a write, a tool
         // call, its sub-calls) blocks it: the time to answer is its wait,
@@ -340,7 +363,10 @@ impl ApprovalBroker {
             "hello-tui needs your approval for {}",
             subject.kind()
         ));
-        let (pending, answer) = PendingApproval::new(subject);
+        let (mut pending, answer) = PendingApproval::new(subject);
+        if let Some(reason) = hook_asks {
+            pending = pending.asked_by_hook(reason);
+        }
         self.asked.fetch_add(1, Ordering::Relaxed);
         // A closed app channel drops `pending`, which closes `answer`: denied.
         let _ = self.app.send(AppEvent::ApprovalRequested(pending));
@@ -371,10 +397,13 @@ impl ApprovalPolicy for ApprovalBroker {
                 return Approval::Allow;
             }
             let always = || crate::kernel::lock(&broker.always_commands).contains(&command);
-            if let Some(verdict) = broker.settled(|| ToolUse::shell(&command), always).await {
-                return verdict;
-            }
-            let decision = broker.ask(ApprovalSubject::Command(command.clone())).await;
+            let hook_asks = match broker.settled(|| ToolUse::shell(&command), always).await {
+                Ok(verdict) => return verdict,
+                Err(hook_asks) => hook_asks,
+            };
+            let decision = broker
+                .ask(ApprovalSubject::Command(command.clone()), hook_asks)
+                .await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
                 crate::kernel::lock(&broker.always_commands).insert(command);
             }
@@ -423,13 +452,15 @@ impl WriteReview for ApprovalBroker {
                 )
             };
             let always = || !per_hunk && broker.always_writes.load(Ordering::Relaxed);
-            match broker.settled(tool, always).await {
-                Some(Approval::Allow) => return whole,
-                Some(Approval::Deny(reason)) => return WriteVerdict::Deny(reason),
-                None => {}
-            }
+            let hook_asks = match broker.settled(tool, always).await {
+                Ok(Approval::Allow) => return whole,
+                Ok(Approval::Deny(reason)) => return WriteVerdict::Deny(reason),
+                Err(hook_asks) => hook_asks,
+            };
             let review = crate::workbench::write_review::WriteReviewState::new(&proposal, per_hunk);
-            let decision = broker.ask(ApprovalSubject::Write(Box::new(review))).await;
+            let decision = broker
+                .ask(ApprovalSubject::Write(Box::new(review)), hook_asks)
+                .await;
             match decision {
                 Ok(ApprovalDecision::AllowOnce) => whole,
                 Ok(ApprovalDecision::AllowAlways) => {
@@ -476,10 +507,11 @@ impl crate::mcp::ToolCallApproval for ApprovalBroker {
                 return Approval::Allow;
             }
             let always = || crate::kernel::lock(&broker.always_tools).contains(&key);
-            if let Some(verdict) = broker.settled(|| tool, always).await {
-                return verdict;
-            }
-            let decision = broker.ask(subject).await;
+            let hook_asks = match broker.settled(|| tool, always).await {
+                Ok(verdict) => return verdict,
+                Err(hook_asks) => hook_asks,
+            };
+            let decision = broker.ask(subject, hook_asks).await;
             if matches!(decision, Ok(ApprovalDecision::AllowAlways)) {
                 crate::kernel::lock(&broker.always_tools).insert(key);
             }

@@ -285,6 +285,9 @@ fn render(
         ),
     };
     let mut title = vec![Span::raw(what)];
+    if pending.hook_asks.is_some() {
+        title.push(Span::styled(" · a hook asks", theme.roles.warning));
+    }
     if waiting > 1 {
         title.push(Span::styled(
             format!(" · 1 of {waiting} waiting"),
@@ -299,15 +302,27 @@ fn render(
     // What runs is exactly this text: hidden characters are shown, never
     // dropped, and their presence is the first thing the user reads.
     let text = pending.subject.text();
-    let intro = if matches!(pending.subject, ApprovalSubject::Write(_)) {
-        // A diff: what is written is the file's text, shown as it will be.
-        Line::styled(intro, theme.roles.muted)
-    } else if sanitize::has_hidden_characters(text) {
+    let hidden = !matches!(pending.subject, ApprovalSubject::Write(_))
+        && sanitize::has_hidden_characters(text);
+    let intro = if hidden {
+        // What runs is exactly this text: the warning comes first, even
+        // before a hook's reason (which the title still announces).
         Line::styled(
             "⚠ Contains control or invisible characters, shown as ␛ ␇ <U+…>; they run as shown:",
             theme.roles.warning,
         )
+    } else if let Some(reason) = &pending.hook_asks {
+        // Even in `auto`: the hook wants the user to look at this one.
+        let said = format!(
+            "A PreToolUse hook asks you: {}",
+            sanitize::for_display(reason)
+        );
+        Line::styled(
+            crate::screen::wrap::fit_text(&said, inner_w.into()),
+            theme.roles.warning,
+        )
     } else {
+        // A diff is the file's text, shown as it will be written.
         Line::styled(intro, theme.roles.muted)
     };
     intro.render(Rect::new(g.x, g.area.y + 1, inner_w, 1), buf);

@@ -140,11 +140,20 @@ impl ApprovalQueue {
     }
 
     /// Answers every waiting request the same way (switching to `auto`).
+    /// The mode changed to one that answers: every waiting question gets
+    /// its answer, but those a hook asked for (unless the answer is a
+    /// denial), which stay for the user.
     pub(crate) fn answer_all(&mut self, decision: ApprovalDecision) {
-        self.reason = None;
-        self.scroll = 0;
-        for pending in self.pending.drain(..) {
+        if self.front().is_some_and(|p| p.mode_may_answer(&decision)) {
+            self.reason = None;
+            self.scroll = 0;
+        }
+        let (answered, kept): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|p| p.mode_may_answer(&decision));
+        for pending in answered {
             pending.answer(decision.clone());
         }
+        self.pending = kept;
     }
 }
