@@ -11,10 +11,14 @@ use crate::tokens::{ContextWindow, PER_MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCou
 const NOTE_ALLOWANCE: usize = 90;
 
 /// Told to the model while messages from before a resume are in the prompt.
+/// True whether or not the session kept variables (`[kernel]
+/// keep_variables`): what came back is said by the first cell's result.
 pub const RESUME_NOTE: &str = "## Resumed session\nThis session was resumed from disk and the \
-     Python kernel was restarted: every variable that earlier tool results list (and anything \
-     earlier cells imported or defined) no longer exists. Re-run code to recreate what you \
-     need; do not assume earlier names are defined.";
+     Python kernel was restarted. The variables the session kept (values that pickle, functions \
+     defined in cells) are loaded back before your first cell runs, and that cell's result says \
+     which came back and which did not; anything else earlier tool results list (modules, open \
+     files and connections, what was not kept) no longer exists. Check before you rely on an \
+     earlier name, and re-run code to recreate what is missing.";
 
 /// Heading of the compaction summary, the first user-role message.
 pub const SUMMARY_HEADING: &str = "## Summary of the earlier conversation";
