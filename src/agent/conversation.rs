@@ -51,6 +51,11 @@ pub(crate) const PINS_CLOSE: &str = "</pinned-context>";
 /// they were for that message, and the model saw them then.
 pub const PINS_SHRUNK: &str = "<pinned-context omitted=\"results the user pinned to this message, sent in full while it was the current one; context.search finds them\"/>";
 
+/// Stands between a user message the model never answered and the next
+/// one (see [`Conversation::push`]).
+pub const NO_ANSWER: &str = "(No answer: the turn ended before the model answered this \
+     message — it failed, or the workbench stopped.)";
+
 /// The prompt with pinned results (label, text) in a delimited block the
 /// model can tell apart from what the user typed.
 pub fn with_pins<'a>(prompt: String, pins: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
@@ -269,7 +274,7 @@ impl Conversation {
             if let SessionEvent::Message { message, id } = event {
                 let position = conversation.messages.len();
                 written_ids.push(id.map_or(position, |id| id.0));
-                conversation.push(message.clone());
+                conversation.append(message.clone());
             } else if let SessionEvent::Compaction {
                 summary,
                 through,
@@ -358,7 +363,8 @@ impl Conversation {
                 "error": {
                     "type": "Interrupted",
                     "message": "the workbench stopped before this call finished; \
-                                the cell may have run in part, and its variables are gone",
+                                the cell may have run in part, and what it changed since \
+                                the variables were last kept is gone",
                 },
             });
             self.push(ChatMessage::Tool {
@@ -541,6 +547,23 @@ impl Conversation {
     /// Appends a message everywhere: model history, context store, session.
     /// Returns its id: front ends tie what they show to the message by it.
     pub fn push(&mut self, message: ChatMessage) -> MessageId {
+        // A message the model never answered (its turn failed before any
+        // text, or the workbench stopped): chat templates refuse two user
+        // messages in a row, and the model should know it did not answer.
+        if matches!(message, ChatMessage::User { .. })
+            && matches!(self.messages.last(), Some(ChatMessage::User { .. }))
+        {
+            self.append(ChatMessage::assistant(
+                Some(NO_ANSWER.to_owned()),
+                Vec::new(),
+            ));
+        }
+        self.append(message)
+    }
+
+    /// [`Conversation::push`] as it was written: resuming replays a
+    /// session's messages one for one (a summary counts in their ids).
+    fn append(&mut self, message: ChatMessage) -> MessageId {
         if let ChatMessage::Assistant { tool_calls, .. } = &message {
             for call in tool_calls {
                 let code = code_of(&call.arguments).unwrap_or_else(|_| call.arguments.clone());
@@ -829,6 +852,45 @@ mod tests {
         ));
         assert_eq!(resumed.resumed_before(), 3);
         // Recorded: the next resume finds it and adds nothing.
+        drop(resumed);
+        let (again, _) = reopen(dir.path(), Some(&id));
+        assert_eq!(again.messages().len(), 3);
+    }
+
+    /// A message left unanswered (a crash before the first token, a failed
+    /// request) is followed by a note, not by the next user message: two
+    /// user messages in a row are refused by strict chat templates, and
+    /// the next request would lose the first one's answer silently (a
+    /// tester found this after `--continue`).
+    #[test]
+    fn an_unanswered_message_gets_a_note_before_the_next_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = writer(dir.path());
+        let id = writer.id().to_owned();
+        let mut c = Conversation::new(SharedContext::default(), Some(writer));
+        c.push(ChatMessage::User {
+            content: "kill during stream".into(),
+        });
+        drop(c); // the crash
+        let (mut resumed, _) = reopen(dir.path(), Some(&id));
+        resumed.push(ChatMessage::User {
+            content: "next message".into(),
+        });
+        let roles: Vec<&str> = resumed
+            .messages()
+            .iter()
+            .map(|m| match m {
+                ChatMessage::User { .. } => "user",
+                ChatMessage::Assistant { .. } => "assistant",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "user"]);
+        assert!(matches!(
+            &resumed.messages()[1],
+            ChatMessage::Assistant { content: Some(c), .. } if c == NO_ANSWER
+        ));
+        // Recorded in the session like any message.
         drop(resumed);
         let (again, _) = reopen(dir.path(), Some(&id));
         assert_eq!(again.messages().len(), 3);
