@@ -285,6 +285,34 @@ fn a_long_one_line_command_wraps_with_its_tail_in_view() {
     assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
 }
 
+/// A terminal 8 rows high still shows the code (the margin goes first),
+/// so End reaches the last row and `y` approves; at 5 rows nothing can be
+/// shown and the overlay says to make it taller instead of counting rows
+/// that are not there (a tester found `rows 1–0 of 201` and no way to
+/// approve at 30x8).
+#[test]
+fn a_short_terminal_still_shows_a_row_of_code_to_approve() {
+    let code: String = (0..201).map(|i| format!("step_{i} = {i}\n")).collect();
+    let mut s = state();
+    let mut answer = ask(&mut s, ApprovalSubject::Cell(code.clone()));
+    let screen = text(&draw(&mut s, 30, 8));
+    assert!(screen.contains("step_0"), "{screen}");
+    assert!(!screen.contains("rows 1–0"), "{screen}");
+    press(&mut s, KeyCode::End);
+    let end = text(&draw(&mut s, 30, 8));
+    assert!(end.contains("step_200"), "{end}");
+    insta::assert_snapshot!("approval_short_terminal_at_the_end", end);
+    press(&mut s, KeyCode::Char('y'));
+    assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
+
+    let mut answer = ask(&mut s, ApprovalSubject::Cell(code));
+    let tiny = text(&draw(&mut s, 40, 5));
+    assert!(tiny.contains("too short"), "{tiny}");
+    press(&mut s, KeyCode::End);
+    press(&mut s, KeyCode::Char('y'));
+    assert!(answer.try_recv().is_err(), "approved unseen");
+}
+
 /// The rows of the text on screen: each `step_N` drawn.
 fn steps_on(screen: &str) -> Vec<usize> {
     screen

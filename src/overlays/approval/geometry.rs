@@ -57,9 +57,12 @@ pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
     let inner_w = width.saturating_sub(2);
     let rows = code_rows(&pending.subject, inner_w);
     let code_rows = u16::try_from(rows.max(1)).unwrap_or(u16::MAX);
+    // A margin above and below when there is room; on a short screen the
+    // margin goes before the code does: what is approved must be seen.
     let height = code_rows
         .saturating_add(CHROME_ROWS)
-        .min(screen.height.saturating_sub(2).max(CHROME_ROWS));
+        .min(screen.height.saturating_sub(2))
+        .max((CHROME_ROWS + 1).min(screen.height));
     let area = Rect::new(
         screen.x + (screen.width.saturating_sub(width)) / 2,
         screen.y + (screen.height.saturating_sub(height)) / 2,
@@ -148,6 +151,9 @@ pub fn length(text: &str) -> String {
 /// and always its length (`rows 1–10 of 48 · 12 lines, 3400 characters`).
 pub fn status(text: &str, g: &Geometry, scroll: usize) -> String {
     let length = length(text);
+    if g.code.height == 0 {
+        return format!("the terminal is too short to show it · {length}");
+    }
     if g.rows <= usize::from(g.code.height) {
         return length;
     }

@@ -381,6 +381,10 @@ fn render(
             spans.push(Span::styled(hint, theme.roles.muted));
             Line::from(spans)
         }
+        None if !end_seen && g.code.height == 0 => Line::styled(
+            "Make the terminal taller to see it and approve; Esc denies now.",
+            theme.roles.warning,
+        ),
         None if !end_seen => Line::styled(
             if queue.refused() {
                 "Not approved: scroll to the end first (↓ PgDn End), then approve."
