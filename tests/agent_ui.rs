@@ -2349,4 +2349,19 @@ async fn a_file_mentioned_with_at_goes_with_the_message() {
         said.contains(&"@.env is not sent: it may hold secrets."),
         "{said:#?}"
     );
+    // The conversation shows what was typed and that files went with it,
+    // not the files' text (a tester saw a whole file in the "you" message,
+    // and again in the transcript printed after quit).
+    let you = said
+        .iter()
+        .find(|t| t.starts_with("explain @src/greeting.py"))
+        .expect("the prompt is in the conversation");
+    assert_eq!(
+        *you,
+        "explain @src/greeting.py with @notes.txt:3-4 and @.env\n\
+         ↳ sent with pinned results or @-mentioned files (F2 shows the request)"
+    );
+    let screen = draw(&mut s, 120, 36).backend().to_string();
+    assert!(!screen.contains("row 3"), "{screen}");
+    assert!(!screen.contains("pinned-context"), "{screen}");
 }

@@ -51,6 +51,52 @@ pub(crate) const PINS_CLOSE: &str = "</pinned-context>";
 /// they were for that message, and the model saw them then.
 pub const PINS_SHRUNK: &str = "<pinned-context omitted=\"results the user pinned to this message, sent in full while it was the current one; context.search finds them\"/>";
 
+/// Delimits what hooks added to a message, so the model can tell it apart
+/// from what the user typed.
+pub(crate) const HOOK_CONTEXT_OPEN: &str = "<hook-context>";
+pub(crate) const HOOK_CONTEXT_CLOSE: &str = "</hook-context>";
+
+/// The prompt with the context hooks added, in its own block.
+pub(crate) fn with_hook_context(prompt: &str, context: &str) -> String {
+    format!(
+        "{prompt}\n\n{HOOK_CONTEXT_OPEN}\n{}\n{HOOK_CONTEXT_CLOSE}",
+        context.trim_end()
+    )
+}
+
+/// What the conversation shows of a sent user message (live, resumed and
+/// in the transcript printed after quit): what the user typed, and a line
+/// for each kind of block that went with it, never the blocks' text — a
+/// mentioned file can be a quarter of the window, and F2 shows the request
+/// as sent. A message that is only a hook's block (a `Stop` hook sending
+/// the model on) shows the hook's words.
+pub fn shown_prompt(content: &str) -> String {
+    let hook_open = format!("\n\n{HOOK_CONTEXT_OPEN}");
+    if let Some(inner) = content.strip_prefix(HOOK_CONTEXT_OPEN) {
+        let inner = inner.split(HOOK_CONTEXT_CLOSE).next().unwrap_or_default();
+        return inner.trim().to_owned();
+    }
+    let parts = user_parts(content);
+    let (typed, hook_in_typed) = match parts.prompt.find(&hook_open) {
+        Some(at) => (&parts.prompt[..at], true),
+        None => (parts.prompt, false),
+    };
+    let mut with = Vec::new();
+    if parts.pins.is_some() {
+        with.push("pinned results or @-mentioned files");
+    }
+    if hook_in_typed || parts.pins.is_some_and(|pins| pins.contains(&hook_open)) {
+        with.push("context from hooks");
+    }
+    if with.is_empty() {
+        return typed.to_owned();
+    }
+    format!(
+        "{typed}\n↳ sent with {} (F2 shows the request)",
+        with.join(" and ")
+    )
+}
+
 /// Stands between a user message the model never answered and the next
 /// one (see [`Conversation::push`]).
 pub const NO_ANSWER: &str = "(No answer: the turn ended before the model answered this \
@@ -855,6 +901,33 @@ mod tests {
         drop(resumed);
         let (again, _) = reopen(dir.path(), Some(&id));
         assert_eq!(again.messages().len(), 3);
+    }
+
+    #[test]
+    fn a_sent_message_shows_what_was_typed_and_what_went_with_it() {
+        let with_pins = with_pins(
+            "explain this".into(),
+            [("@a.py", "SECRET_FILE_TEXT\n### not a label\n")],
+        );
+        let content = user_content(
+            &with_hook_context(&with_pins, "branch is feature-x"),
+            Some("## Scene\nfile a.py"),
+        );
+        assert_eq!(
+            shown_prompt(&content),
+            "explain this\n↳ sent with pinned results or @-mentioned files and context from \
+             hooks (F2 shows the request)"
+        );
+        let hook_only = user_content(&with_hook_context("fix it", "on main"), None);
+        assert_eq!(
+            shown_prompt(&hook_only),
+            "fix it\n↳ sent with context from hooks (F2 shows the request)"
+        );
+        assert_eq!(shown_prompt(&user_content("plain", Some("scene"))), "plain");
+        let stop = format!(
+            "{HOOK_CONTEXT_OPEN}\nA Stop hook sent you on: tests fail\n{HOOK_CONTEXT_CLOSE}"
+        );
+        assert_eq!(shown_prompt(&stop), "A Stop hook sent you on: tests fail");
     }
 
     /// A message left unanswered (a crash before the first token, a failed

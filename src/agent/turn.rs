@@ -13,7 +13,10 @@ use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
-use super::conversation::{Conversation, code_of, user_content};
+pub(crate) use super::conversation::with_hook_context;
+use super::conversation::{
+    Conversation, HOOK_CONTEXT_CLOSE, HOOK_CONTEXT_OPEN, code_of, user_content,
+};
 use super::prompt::{self, Prompt, compact};
 use super::provider::{
     CUT_OFF_MARK, ChatMessage, FinishReason, ModelProvider, Overflow, ProviderError, ProviderEvent,
@@ -185,19 +188,6 @@ pub fn preview_prompt(
         &conversation.system_prompt(SYSTEM_PROMPT),
         &[code_action_tool()],
         window,
-    )
-}
-
-/// Delimits what hooks added to a message, so the model can tell it apart
-/// from what the user typed.
-pub(crate) const HOOK_CONTEXT_OPEN: &str = "<hook-context>";
-pub(crate) const HOOK_CONTEXT_CLOSE: &str = "</hook-context>";
-
-/// The prompt with the context hooks added, in its own block.
-pub(crate) fn with_hook_context(prompt: &str, context: &str) -> String {
-    format!(
-        "{prompt}\n\n{HOOK_CONTEXT_OPEN}\n{}\n{HOOK_CONTEXT_CLOSE}",
-        context.trim_end()
     )
 }
 

@@ -12,7 +12,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::{Mutex, mpsc, watch};
 
-use crate::agent::conversation::{Conversation, prompt_of};
+use crate::agent::conversation::{Conversation, shown_prompt};
 use crate::agent::prompt::budget;
 use crate::agent::provider::{ModelProvider, Usage};
 use crate::agent::setup;
@@ -391,7 +391,7 @@ fn pane_messages(conversation: &Conversation) -> Vec<PaneEntry> {
         match message {
             Sent::System { .. } => {}
             Sent::User { content } => {
-                shown.push(stored(PaneEntry::new(Speaker::User, prompt_of(content))));
+                shown.push(stored(PaneEntry::new(Speaker::User, shown_prompt(content))));
             }
             Sent::Assistant {
                 content, thinking, ..
@@ -451,7 +451,7 @@ pub(crate) fn start_turn(
 ) {
     workbench
         .transcript
-        .push(PaneEntry::new(Speaker::User, prompt.clone()));
+        .push(PaneEntry::new(Speaker::User, shown_prompt(&prompt)));
     let prompt_entry = workbench.transcript.len() - 1;
     let Some(provider) = workbench.agent.provider.clone() else {
         let message = setup::not_configured_message(&workbench.settings);
