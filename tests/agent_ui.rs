@@ -2103,6 +2103,10 @@ fn undo_and_the_cut_buffer_bring_a_chip_back_with_its_text() {
     shows(&lp, &format!("{chip} more"), &format!("{paste} more"));
     assert!(lp.key(KeyCode::Enter, KeyModifiers::NONE));
     assert_eq!(last_sent(&lp), format!("{paste} more"));
+    // ↑ recalls what was sent: the text itself, never a label.
+    lp.key(KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(composer_text(&lp), format!("{paste} more"));
+    assert_eq!(lp.state.draft(), format!("{paste} more"));
 }
 
 /// A workspace whose file index lists `pkg/sub/module_42.py` (three
