@@ -1919,6 +1919,271 @@ fn a_big_paste_is_a_chip_and_is_sent_whole() {
     assert!(!sent.contains("[pasted #"), "the chip is not what is sent");
 }
 
+/// The composer's text as it stands (its rows, joined).
+fn composer_text(lp: &frames::Loop) -> String {
+    lp.state.conversation.composer.lines().join("\n")
+}
+
+/// The last message the user sent, as the model got it.
+fn last_sent(lp: &frames::Loop) -> String {
+    lp.state
+        .workbench
+        .transcript()
+        .iter()
+        .rfind(|m| m.role == Speaker::User)
+        .map(|m| m.text.clone())
+        .expect("a message was sent")
+}
+
+/// The composer holds `composer` (and the screen shows it), and the
+/// message Enter would send is `message`.
+fn shows(lp: &frames::Loop, composer: &str, message: &str) {
+    assert_eq!(composer_text(lp), composer);
+    assert!(lp.screen().contains(composer), "{}", lp.screen());
+    assert_eq!(lp.state.draft(), message);
+}
+
+/// Types `before`, pastes `paste`, types `after`; the chip's label.
+fn paste_between(lp: &mut frames::Loop, before: &str, paste: &str, after: &str) -> String {
+    lp.type_text(before);
+    lp.event(Event::Paste(paste.to_owned()));
+    lp.type_text(after);
+    composer_text(lp)
+        .strip_prefix(before)
+        .and_then(|t| t.strip_suffix(after))
+        .expect("the chip between the typed texts")
+        .to_owned()
+}
+
+/// A chip is one unit for the keys (issue: editing a chip sent its label
+/// and lost the paste): Backspace at its end and Delete at its start take
+/// the whole chip, ← and → jump over it so typing never lands inside, a
+/// word deleted into it takes all of it, and undo/redo bring it back with
+/// its text. After each key the screen and the message that would be sent
+/// (`draft`) agree; what is sent is the paste, never the label.
+#[test]
+fn a_chip_is_one_unit_for_the_keys() {
+    let s = with_window(
+        200_000,
+        r#"{"turns": [{"text": "seen"}, {"text": "seen"}, {"text": "seen"}]}"#,
+    );
+    let paste: String = (0..300)
+        .map(|i| format!("build step {i} finished\n"))
+        .collect();
+    let mut lp = frames::Loop::new(s, 120, 40);
+    let ctrl = KeyModifiers::CONTROL;
+    let none = KeyModifiers::NONE;
+    let chip = paste_between(&mut lp, "ab", &paste, "cd");
+    assert!(chip.starts_with("[pasted #1 · 300 lines · ~"), "{chip}");
+    assert!(
+        lp.screen().contains(&format!("ab{chip}cd")),
+        "{}",
+        lp.screen()
+    );
+    assert_eq!(lp.state.draft(), format!("ab{paste}cd"));
+
+    // ← ← ←: past `d`, past `c`, then over the whole chip; X goes before it.
+    for _ in 0..3 {
+        lp.key(KeyCode::Left, none);
+    }
+    lp.type_text("X");
+    shows(&lp, &format!("abX{chip}cd"), &format!("abX{paste}cd"));
+    // →: over the chip again; Y goes after it.
+    lp.key(KeyCode::Right, none);
+    lp.type_text("Y");
+    assert_eq!(composer_text(&lp), format!("abX{chip}Ycd"));
+    assert_eq!(lp.state.draft(), format!("abX{paste}Ycd"));
+    insta::assert_snapshot!("chip_typed_around", lp.screen());
+    // Ctrl+← from after the chip lands before it, not in its words.
+    lp.key(KeyCode::Backspace, none);
+    lp.key(KeyCode::Left, ctrl);
+    let cursor = lp.state.conversation.composer.cursor();
+    assert_eq!((cursor.0, cursor.1), (0, 3));
+
+    // Delete at its start takes the whole chip; undo brings it back with
+    // its text, redo takes it again.
+    lp.key(KeyCode::Delete, none);
+    assert_eq!(composer_text(&lp), "abXcd");
+    assert!(!lp.screen().contains("[pasted"), "{}", lp.screen());
+    assert_eq!(lp.state.draft(), "abXcd");
+    lp.key(KeyCode::Char('u'), ctrl);
+    assert_eq!(composer_text(&lp), format!("abX{chip}cd"));
+    assert_eq!(lp.state.draft(), format!("abX{paste}cd"));
+    lp.key(KeyCode::Char('r'), ctrl);
+    assert_eq!(lp.state.draft(), "abXcd");
+    lp.key(KeyCode::Char('u'), ctrl);
+
+    // Backspace at its end takes it whole.
+    lp.key(KeyCode::End, none);
+    lp.key(KeyCode::Left, none);
+    lp.key(KeyCode::Left, none);
+    lp.key(KeyCode::Backspace, none);
+    assert_eq!(composer_text(&lp), "abXcd");
+    assert!(!lp.screen().contains("[pasted"), "{}", lp.screen());
+    assert_eq!(lp.state.draft(), "abXcd");
+    lp.key(KeyCode::Char('u'), ctrl);
+    assert_eq!(lp.state.draft(), format!("abX{paste}cd"));
+    assert!(lp.key(KeyCode::Enter, none));
+    assert_eq!(last_sent(&lp), format!("abX{paste}cd"));
+
+    // A word deleted into the chip takes all of it.
+    let chip = paste_between(&mut lp, "before ", &paste, " after");
+    lp.key(KeyCode::Char('w'), ctrl);
+    lp.key(KeyCode::Char('w'), ctrl);
+    assert!(
+        !composer_text(&lp).contains("pasted"),
+        "{}",
+        composer_text(&lp)
+    );
+    assert!(!lp.screen().contains("[pasted"), "{}", lp.screen());
+    assert_eq!(lp.state.draft(), composer_text(&lp));
+    lp.key(KeyCode::Char('u'), ctrl);
+    assert!(composer_text(&lp).contains(&chip), "{}", composer_text(&lp));
+    assert!(lp.state.draft().starts_with(&format!("before {paste}")));
+    assert!(lp.key(KeyCode::Enter, none));
+    let sent = last_sent(&lp);
+    assert!(
+        sent.starts_with(&format!("before {paste}")),
+        "{}",
+        &sent[..80]
+    );
+    assert!(!sent.contains("[pasted"));
+}
+
+/// Alt+E puts a paste's text in place of its chip; undoing that brings the
+/// chip back still tied to its text (it was sent as its label), and so do
+/// Ctrl+X and Ctrl+Y, before a send and after it.
+#[test]
+fn undo_and_the_cut_buffer_bring_a_chip_back_with_its_text() {
+    let s = with_window(
+        200_000,
+        r#"{"turns": [{"text": "seen"}, {"text": "seen"}]}"#,
+    );
+    let paste: String = (0..300)
+        .map(|i| format!("build step {i} finished\n"))
+        .collect();
+    let mut lp = frames::Loop::new(s, 120, 40);
+    let ctrl = KeyModifiers::CONTROL;
+    lp.event(Event::Paste(paste.clone()));
+    let chip = composer_text(&lp);
+    assert!(chip.starts_with("[pasted #1 · "), "{chip}");
+    assert!(lp.key(KeyCode::Char('e'), KeyModifiers::ALT));
+    assert!(lp.screen().contains("build step 299"), "{}", lp.screen());
+    assert_eq!(lp.state.draft(), paste);
+    lp.key(KeyCode::Char('u'), ctrl);
+    assert_eq!(lp.state.draft(), "");
+    lp.key(KeyCode::Char('u'), ctrl);
+    assert_eq!(composer_text(&lp), chip);
+    assert!(lp.screen().contains(&chip), "{}", lp.screen());
+    assert_eq!(lp.state.draft(), paste, "the chip is tied to its text");
+    // Alt+E works on the chip undo brought back.
+    assert!(lp.key(KeyCode::Char('e'), KeyModifiers::ALT));
+    assert_eq!(composer_text(&lp), paste);
+    lp.key(KeyCode::Char('u'), ctrl);
+    lp.key(KeyCode::Char('u'), ctrl);
+    assert_eq!(composer_text(&lp), chip);
+
+    // Cut (Shift+← takes the whole chip) and put back.
+    lp.key(KeyCode::Left, KeyModifiers::SHIFT);
+    lp.key(KeyCode::Char('x'), ctrl);
+    assert_eq!(composer_text(&lp), "");
+    assert_eq!(lp.state.draft(), "");
+    lp.key(KeyCode::Char('y'), ctrl);
+    assert_eq!(composer_text(&lp), chip);
+    assert_eq!(lp.state.draft(), paste);
+    lp.type_text(" more");
+    assert!(lp.key(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(last_sent(&lp), format!("{paste} more"));
+    // The sent message's edits went with it: undo brings nothing back.
+    lp.key(KeyCode::Char('u'), ctrl);
+    assert_eq!(composer_text(&lp), "");
+    // Sending cut the message: Ctrl+Y puts it back, its chip still tied
+    // to the text.
+    lp.key(KeyCode::Char('y'), ctrl);
+    shows(&lp, &format!("{chip} more"), &format!("{paste} more"));
+    assert!(lp.key(KeyCode::Enter, KeyModifiers::NONE));
+    assert_eq!(last_sent(&lp), format!("{paste} more"));
+    // ↑ recalls what was sent: the text itself, never a label.
+    lp.key(KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(composer_text(&lp), format!("{paste} more"));
+    assert_eq!(lp.state.draft(), format!("{paste} more"));
+}
+
+/// A workspace whose file index lists `pkg/sub/module_42.py` (three
+/// lines), the conversation focused, for `@` mentions.
+fn with_module(root: &std::path::Path) -> AppState {
+    std::fs::create_dir_all(root.join("pkg/sub")).unwrap();
+    std::fs::write(
+        root.join("pkg/sub/module_42.py"),
+        "one = 1\ntwo = 2\nthree = 3\n",
+    )
+    .unwrap();
+    let mut s = state(root);
+    hello_tui::workbench::sessions::configure(&mut s.workbench, true, None).unwrap();
+    s.workbench
+        .file_index_mut()
+        .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
+            "pkg/sub/module_42.py".into(),
+        ]));
+    s.focus = hello_tui::keymap::PaneId::Conversation;
+    s
+}
+
+/// A path inserted from the `@` list ends with a space, to go on typing;
+/// `:` typed right after takes the space back, so a range joins the path
+/// (`@pkg/sub/module_42.py:1-1`, which F2 lists as line 1, not the whole
+/// file). Tab and Enter insert alike; any other key keeps the space.
+#[test]
+fn a_range_typed_after_an_inserted_mention_joins_it() {
+    for insert in [KeyCode::Tab, KeyCode::Enter] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let mut lp = frames::Loop::new(with_module(&root), 120, 36);
+        lp.type_text("x @module_42");
+        assert!(lp.screen().contains("Files · 1"), "{}", lp.screen());
+        lp.key(insert, KeyModifiers::NONE);
+        assert_eq!(composer_text(&lp), "x @pkg/sub/module_42.py ");
+        assert!(!lp.screen().contains("Files ·"), "{}", lp.screen());
+        lp.type_text(":1-1");
+        assert_eq!(composer_text(&lp), "x @pkg/sub/module_42.py:1-1");
+        assert!(
+            lp.screen().contains("x @pkg/sub/module_42.py:1-1"),
+            "{}",
+            lp.screen()
+        );
+        assert!(lp.key(KeyCode::F(2), KeyModifiers::NONE));
+        let Some(Overlay::RequestPreview(preview)) = lp.state.overlay() else {
+            panic!("F2 is open");
+        };
+        let files: Vec<String> = preview
+            .view
+            .as_ref()
+            .map(|v| {
+                v.mentioned
+                    .files
+                    .iter()
+                    .map(|(label, _)| label.clone())
+                    .collect()
+            })
+            .unwrap();
+        assert_eq!(files, ["@pkg/sub/module_42.py:1"], "{insert:?}");
+        // F2's row names the line, not the whole file.
+        assert!(
+            lp.screen().contains("  @pkg/sub/module_42.py:1  "),
+            "{}",
+            lp.screen()
+        );
+    }
+    // Another key first: the space stays (a `:` later is text).
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut lp = frames::Loop::new(with_module(&root), 120, 36);
+    lp.type_text("x @module_42");
+    lp.key(KeyCode::Tab, KeyModifiers::NONE);
+    lp.type_text("a:");
+    assert_eq!(composer_text(&lp), "x @pkg/sub/module_42.py a:");
+}
+
 /// A server without `GET /models` (llama.cpp builds, proxies) answers with
 /// an HTML error page: `/model` says in one line which model is in use and
 /// that the server lists none, without the markup.

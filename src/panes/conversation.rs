@@ -242,7 +242,6 @@ impl ConversationState {
     /// A message that was not sent comes back to the composer, a big one
     /// as a chip again.
     pub(crate) fn give_back(&mut self, text: &str) {
-        self.pasted.clear();
         match self.pasted.chip(text) {
             Some(chip) => self.set_composer_text(&chip),
             None => self.set_composer_text(text),
@@ -389,7 +388,12 @@ impl ConversationState {
             return Outcome::Unchanged;
         };
         let text = self.pasted.expand(&text);
-        self.pasted.clear();
+        // A new message starts: its undo history goes (undo would bring
+        // back this one's chips, whose texts are dropped now), and so does
+        // every paste but those Ctrl+Y can still put back.
+        self.composer
+            .set_max_histories(self.composer.max_histories());
+        self.pasted.keep_only_in(&self.composer.yank_text());
         self.palette = None;
         self.mentions = Default::default();
         self.place.follow();
@@ -438,9 +442,11 @@ impl Component for ConversationState {
             // Typing selects nothing while the cursor is in the history.
             Input::Key(_) | Input::Paste(_) if self.text_cursor.is_some() => Outcome::Unchanged,
             Input::Action(Action::SendMessage) => self.send(ctx),
-            Input::Action(Action::ExpandPastes) if !self.pasted.is_empty() => {
+            Input::Action(Action::ExpandPastes)
+                if self.pasted.any_in(&self.composer.lines().join("\n")) =>
+            {
+                // The pastes are kept: undo brings the chips back.
                 let text = self.text();
-                self.pasted.clear();
                 self.set_composer_text(&text);
                 Outcome::Changed
             }
@@ -451,6 +457,11 @@ impl Component for ConversationState {
             }
             // Only the keys F1 lists for the composer edit it.
             Input::Key(key) if !crate::keymap::composer_takes(&key) => Outcome::Unchanged,
+            Input::Key(key) if self.mentions.join_range(&mut self.composer, &key) => {
+                self.history.stop_recalling();
+                self.refresh_lists(ctx.around);
+                Outcome::Changed
+            }
             Input::Key(key) if let Some(outcome) = self.recall(key) => {
                 self.refresh_lists(ctx.around);
                 outcome
@@ -459,7 +470,7 @@ impl Component for ConversationState {
                 // `input` says only whether the text changed: a key that
                 // moves the cursor or the selection must be drawn too.
                 let before = (self.composer.cursor(), self.composer.selection_range());
-                let changed = self.composer.input(tui_textarea::Input::from(key));
+                let changed = self.pasted.input(&mut self.composer, key.into());
                 if changed {
                     self.history.stop_recalling();
                 }
@@ -468,6 +479,7 @@ impl Component for ConversationState {
                 Outcome::from_changed(changed || moved)
             }
             Input::Paste(text) => {
+                self.mentions.forget_inserted();
                 let changed = match self.pasted.chip(text) {
                     Some(chip) => self.composer.insert_str(chip),
                     None => self.composer.insert_str(text),

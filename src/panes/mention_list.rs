@@ -1,9 +1,12 @@
 //! The `@` list over the composer: typing `@` at the start of a word lists
 //! the workspace's files, fuzzy-matched on the picker's worker as the word
 //! grows; Enter or Tab puts the chosen path in place of the word
-//! (`@src/auth.py `), and on send each mentioned file goes with the message
-//! (`workbench::mentions`). Esc closes the list until the word changes.
+//! (`@src/auth.py `, a space after it to go on typing; `:` typed next
+//! takes the space back, for a range: `@src/auth.py:12-40`), and on send
+//! each mentioned file goes with the message (`workbench::mentions`). Esc
+//! closes the list until the word changes.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -38,6 +41,9 @@ pub struct Mentions {
     pub list: Option<MentionList>,
     /// The word Esc closed the list for: closed until the word changes.
     closed_for: Option<String>,
+    /// Where the cursor was left after a path was inserted (past its
+    /// space), until the next key.
+    inserted_to: Option<(usize, usize)>,
 }
 
 /// The word before the composer's cursor when it is an `@` mention being
@@ -132,11 +138,44 @@ impl Mentions {
                     composer.delete_char();
                 }
                 composer.insert_str(format!("{} ", chosen.path));
+                let cursor = composer.cursor();
+                self.inserted_to = Some((cursor.0, cursor.1));
                 self.list = None;
             }
             _ => return None,
         }
         Some(true)
+    }
+
+    /// A key typed right after a path was inserted: `:` takes the space
+    /// the insertion added back and goes in its place, so a range joins
+    /// the path (`@a.py:12`, not `@a.py :12`, which would mention the
+    /// whole file). Whether it did; any other key goes on as typed.
+    pub fn join_range(&mut self, composer: &mut TextArea<'static>, key: &KeyEvent) -> bool {
+        let Some(at) = self.inserted_to.take() else {
+            return false;
+        };
+        let cursor = composer.cursor();
+        let joins = key.code == KeyCode::Char(':')
+            && (key.modifiers - KeyModifiers::SHIFT).is_empty()
+            && (cursor.0, cursor.1) == at
+            && composer.selection_range().is_none()
+            && at.1 > 0
+            && composer
+                .lines()
+                .get(at.0)
+                .is_some_and(|line| line.chars().nth(at.1 - 1) == Some(' '));
+        if joins {
+            composer.delete_char();
+            composer.insert_char(':');
+        }
+        joins
+    }
+
+    /// Whatever comes next (a paste) is not a key typed after the
+    /// inserted path.
+    pub fn forget_inserted(&mut self) {
+        self.inserted_to = None;
     }
 }
 
