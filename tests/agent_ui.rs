@@ -1837,6 +1837,49 @@ fn the_gauge_and_f2_agree_and_count_the_composer() {
     assert_eq!(typed, shown, "the status bar and F2 say the same");
 }
 
+/// Mentions past the budget: the ones the earlier mentions leave no room
+/// for are not sent at all (F2 lists no cost for them) and F2 says why in
+/// words, not as "cut at line 0".
+#[test]
+fn f2_says_a_mention_past_the_budget_is_not_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let row: String = (1..=400).map(|i| format!("row {i:>16}\n")).collect();
+    for name in ["med1.txt", "med2.txt", "med3.txt"] {
+        std::fs::write(dir.path().join(name), &row).unwrap();
+    }
+    let mut settings = Settings::defaults();
+    settings.context_window = Some(4_000);
+    let mut s = AppState::new(dir.path().canonicalize().unwrap(), settings);
+    s.workbench
+        .agent_mut()
+        .set_provider(scripted(r#"{"turns":[]}"#));
+    s.conversation
+        .composer
+        .insert_str("compare @med1.txt @med2.txt @med3.txt");
+    key(&mut s, KeyCode::F(2), KeyModifiers::NONE);
+    let screen = draw(&mut s, 140, 40).backend().to_string();
+    let Some(Overlay::RequestPreview(preview)) = s.overlay() else {
+        panic!("F2 is open");
+    };
+    let mentioned = &preview.view.as_ref().unwrap().mentioned;
+    let files: Vec<&str> = mentioned.files.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(files, ["@med1.txt"], "{mentioned:?}");
+    assert_eq!(
+        mentioned.notes[1..],
+        [
+            "@med2.txt is not sent: the budget for mentioned files (4000 characters) is used up \
+             by the mentions before it."
+                .to_owned(),
+            "@med3.txt is not sent: the budget for mentioned files (4000 characters) is used up \
+             by the mentions before it."
+                .to_owned(),
+        ],
+        "{mentioned:?}"
+    );
+    assert!(screen.contains("@med2.txt is not sent"), "{screen}");
+    assert!(!screen.contains("cut at line 0"), "{screen}");
+}
+
 /// A scripted model with a window of `tokens`.
 fn with_window(tokens: usize, script: &str) -> AppState {
     let mut settings = Settings::defaults();

@@ -356,6 +356,75 @@ fn a_file_deleted_on_disk_keeps_its_buffer_and_saving_recreates_it() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep\n");
 }
 
+/// A file deleted with its folder (`rm -rf d1`): Ctrl+S makes the folder
+/// again, as the "saving recreates it" banner promises.
+#[test]
+fn saving_a_file_whose_folder_was_deleted_makes_the_folder_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("d1/d2");
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = folder.join("x.txt");
+    std::fs::write(&file, "hello\n").unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    type_text(&mut s, "EDIT ");
+    let canonical = std::fs::canonicalize(&file).unwrap();
+    std::fs::remove_dir_all(dir.path().join("d1")).unwrap();
+    handle_app_event(
+        &mut s,
+        AppEvent::Workspace(WorkspaceMessage::Event(WorkspaceEvent::FileRemoved(
+            canonical,
+        ))),
+    );
+    assert!(
+        s.workbench
+            .editors()
+            .active()
+            .unwrap()
+            .notice()
+            .unwrap()
+            .contains("saving recreates it")
+    );
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "EDIT hello\n");
+    assert!(!is_dirty(&s));
+    assert_eq!(
+        s.workbench.editors().status.as_deref(),
+        Some("Saved d1/d2/x.txt")
+    );
+}
+
+/// The folders are made beneath the workspace only: a deleted folder that
+/// came back as a link to elsewhere is not followed, nothing is made
+/// behind it, and the buffer stays dirty with the reason shown.
+#[test]
+fn missing_folders_are_not_made_through_a_link_out_of_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(ws.join("d1/sub")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let file = ws.join("d1/sub/x.txt");
+    std::fs::write(&file, "hello\n").unwrap();
+    let mut s = state(&ws);
+    open(&mut s, &file);
+    type_text(&mut s, "EDIT ");
+    std::fs::remove_dir_all(ws.join("d1")).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.join("d1")).unwrap();
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert!(
+        !outside.join("sub").exists(),
+        "made a folder behind the link"
+    );
+    assert!(is_dirty(&s));
+    let status = s.workbench.editors().status.clone().unwrap_or_default();
+    assert!(
+        status.starts_with("Could not save d1/sub/x.txt")
+            && status.contains("the path leads through a symlink or out of the workspace"),
+        "{status}"
+    );
+}
+
 #[test]
 fn kernel_writes_reload_and_dirty_paths_are_published() {
     let dir = tempfile::tempdir().unwrap();

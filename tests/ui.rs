@@ -1098,40 +1098,7 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     )
     .unwrap();
     std::fs::write(root.join(".env"), "check_token=supersecret\n").unwrap();
-    let settings = Settings::defaults();
-    let mut s = AppState::new(root.clone(), settings);
-    let (tx, mut rx) = hello_tui::workbench::event::channel();
-    s.workbench.agent_mut().events = Some(tx);
-    s.workbench
-        .file_index_mut()
-        .apply(&hello_tui::workspace::IndexUpdate::Batch(vec![
-            "auth.py".into(),
-        ]));
-    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
-    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
-    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
-    for c in "#check_token".chars() {
-        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
-    }
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let unfinished = |s: &AppState| match s.overlay() {
-        Some(hello_tui::overlays::Overlay::Search(search)) => {
-            search.content.as_ref().is_none_or(|c| c.summary.is_none())
-        }
-        _ => true,
-    };
-    while unfinished(&s) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the contents search finished"
-        );
-        match rx.try_recv() {
-            Ok(event) => {
-                handle_app_event(&mut s, event);
-            }
-            Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
-        }
-    }
+    let mut s = search_contents(&root, &["auth.py"], "#check_token");
     let text = text_of(&draw(&mut s, 100, 30));
     assert!(text.contains("auth.py:2"), "{text}");
     assert!(
@@ -1142,6 +1109,76 @@ fn hash_text_searches_file_contents_in_the_background_and_skips_secrets() {
     press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     let doc = s.workbench.editors().active().expect("the file opened");
     assert_eq!(doc.cursor().0, 1, "at the hit's line");
+}
+
+/// The app in `root` (its file index holding `files`) after Ctrl+F, the
+/// files scope and `query` typed, once the `#text` search it started has
+/// come back whole.
+fn search_contents(root: &std::path::Path, files: &[&str], query: &str) -> AppState {
+    let mut s = AppState::new(root.to_path_buf(), Settings::defaults());
+    let (tx, mut rx) = hello_tui::workbench::event::channel();
+    s.workbench.agent_mut().events = Some(tx);
+    s.workbench
+        .file_index_mut()
+        .apply(&hello_tui::workspace::IndexUpdate::Batch(
+            files.iter().map(|&f| f.into()).collect(),
+        ));
+    press(&mut s, KeyCode::Char('f'), KeyModifiers::CONTROL);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    press(&mut s, KeyCode::Tab, KeyModifiers::NONE);
+    for c in query.chars() {
+        press(&mut s, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+    finish_contents_search(&mut s, &mut rx);
+    s
+}
+
+/// Hands the app the open search pane's `#text` search messages until it
+/// is done.
+fn finish_contents_search(
+    s: &mut AppState,
+    rx: &mut hello_tui::workbench::event::AppEventReceiver,
+) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let unfinished = |s: &AppState| match s.overlay() {
+        Some(hello_tui::overlays::Overlay::Search(search)) => {
+            search.content.as_ref().is_none_or(|c| c.summary.is_none())
+        }
+        _ => true,
+    };
+    while unfinished(s) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the contents search finished"
+        );
+        match rx.try_recv() {
+            Ok(event) => {
+                handle_app_event(s, event);
+            }
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+}
+
+/// A file over 1 MiB is not searched (nor read): the header says so next
+/// to the count, so "0 results" does not claim the text is nowhere.
+#[test]
+fn hash_text_says_how_many_files_were_too_big_to_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let huge: String = (0..40_000)
+        .map(|i| format!("def func_{i}():\n    return {i}\n"))
+        .collect();
+    assert!(huge.len() > 1 << 20);
+    std::fs::write(root.join("huge.py"), huge).unwrap();
+    std::fs::write(root.join("small.py"), "def other():\n    pass\n").unwrap();
+    let mut s = search_contents(&root, &["huge.py", "small.py"], "#func_19999");
+    let text = text_of(&draw(&mut s, 100, 30));
+    assert!(
+        text.contains("0 results · 1 file over 1 MiB not searched"),
+        "{text}"
+    );
+    insta::assert_snapshot!(text.lines().take(29).collect::<Vec<_>>().join("\n"));
 }
 
 /// The search pane in the variables and diagnostics scopes, with the hit

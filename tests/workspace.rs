@@ -726,6 +726,8 @@ mod contents {
         assert_eq!(hits[0].line_text, "let greeting = \"Hello world\";");
         assert_eq!(summary.hits, 2);
         assert_eq!(summary.skipped_sensitive, 2);
+        // huge.txt (over 1 MiB) is left out unread, and counted.
+        assert_eq!(summary.skipped_too_big, 1);
         assert!(!summary.capped && !summary.cancelled);
     }
 

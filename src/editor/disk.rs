@@ -214,6 +214,38 @@ pub(crate) fn write_atomic(
     }
 }
 
+/// Makes the folders above `path` that are gone, when `path` lies beneath
+/// `workspace`: each is opened or made with `openat2(RESOLVE_BENEATH |
+/// RESOLVE_NO_SYMLINKS)` from the workspace root, so no link on the way is
+/// followed (a folder a cell swapped for a link out of the workspace is
+/// refused and nothing is made behind it). A folder that still exists is
+/// left alone: the save goes on as it always did.
+pub(crate) fn make_missing_folders(workspace: &Path, path: &Path) -> Result<(), EditorError> {
+    let Some(folder) = path.parent() else {
+        return Ok(());
+    };
+    if fs::metadata(folder).is_ok_and(|meta| meta.is_dir()) {
+        return Ok(());
+    }
+    let err = |source| EditorError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let root = fs::canonicalize(workspace).map_err(err)?;
+    let Ok(relative) = folder.strip_prefix(&root) else {
+        return Err(err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "its folder {} is gone and lies outside the workspace, so saving does not make it",
+                folder.display()
+            ),
+        )));
+    };
+    crate::kernel::caps::own_folder(&root, relative, true)
+        .map(drop)
+        .map_err(|error| err(std::io::Error::other(error)))
+}
+
 fn temp_path(dir: &Path, target: &Path) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = target

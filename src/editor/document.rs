@@ -513,8 +513,23 @@ impl Document {
     /// Save atomically, keeping permissions, line endings and the final
     /// newline state. On error the buffer stays dirty and the message says
     /// why. A file changed on disk since we read it is not overwritten
-    /// until the user resolved the conflict.
+    /// until the user resolved the conflict. Missing folders above the
+    /// file are not made (see [`Document::save_in`]).
     pub fn save(&mut self) -> Result<(), EditorError> {
+        self.save_with(None)
+    }
+
+    /// [`Document::save`] in the workspace `workspace`: a file whose folder
+    /// was deleted with it (`rm -rf d1`, a cell's `find src -delete`) gets
+    /// its missing folders back, so "deleted on disk: saving recreates it"
+    /// holds. They are made only beneath the workspace, folder by folder,
+    /// never through a link (a folder swapped for a link to elsewhere is
+    /// refused, nothing is made behind it).
+    pub fn save_in(&mut self, workspace: &Path) -> Result<(), EditorError> {
+        self.save_with(Some(workspace))
+    }
+
+    fn save_with(&mut self, workspace: Option<&Path>) -> Result<(), EditorError> {
         if let Some(reason) = &self.read_only {
             return Err(EditorError::ReadOnly {
                 path: self.path.clone(),
@@ -528,6 +543,9 @@ impl Document {
             return Err(EditorError::Conflict {
                 path: self.path.clone(),
             });
+        }
+        if let Some(workspace) = workspace {
+            disk::make_missing_folders(workspace, &self.path)?;
         }
         let text = self.serialized();
         let version = disk::write_atomic(&self.path, text.as_bytes(), self.permissions.as_ref())?;

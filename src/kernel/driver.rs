@@ -89,7 +89,24 @@ fn create_parent(workspace: &Path) -> std::io::Result<PathBuf> {
     {
         return Ok(cache);
     }
-    let drivers = crate::session::workbench_dir(workspace)?.join("drivers");
+    workspace_drivers(workspace)
+}
+
+/// The workspace's `.hello-tui/drivers/`, created. Only a real
+/// `.hello-tui` folder will do (the sandbox keeps it read-only; a link could
+/// lead where confined code writes), so when it is a link the error says
+/// the kernel cannot start and how to fix it.
+fn workspace_drivers(workspace: &Path) -> std::io::Result<PathBuf> {
+    let own = crate::session::workbench_dir(workspace).map_err(|error| {
+        std::io::Error::new(
+            error.kind(),
+            format!(
+                "{error}, then restart the kernel (/new kernel). The kernel cannot start until \
+                 then: with no user cache folder to use, its driver goes in .hello-tui/drivers"
+            ),
+        )
+    })?;
+    let drivers = own.join("drivers");
     std::fs::create_dir_all(&drivers)?;
     Ok(drivers)
 }
@@ -142,6 +159,28 @@ impl DriverDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A workspace that ships `.hello-tui` as a link: the driver is not
+    /// written through it, and the error says the kernel cannot start and
+    /// how to fix it (it talked only of sessions).
+    #[test]
+    fn a_linked_workbench_folder_says_the_kernel_cannot_start_and_how_to_fix_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let own = dir.path().join(".hello-tui");
+        std::os::unix::fs::symlink(elsewhere.path(), &own).unwrap();
+        let error = workspace_drivers(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.contains(&format!(
+                "{} is a link (or a file), not a folder",
+                own.display()
+            )) && error.contains(&format!("remove or rename it (rm {})", own.display()))
+                && error.contains("then restart the kernel (/new kernel)")
+                && error.contains("The kernel cannot start until then"),
+            "{error}"
+        );
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    }
 
     /// The table is the one place that lists the package: a file added
     /// under `assets/kernel/hello_tui_kernel/` but not embedded would be

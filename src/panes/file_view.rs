@@ -79,8 +79,9 @@ impl Editors {
         };
         let mut saved = 0;
         let mut conflict = false;
+        let workspace = ctx.around.workbench.workspace_root().clone();
         for i in targets {
-            let result = self.tabs[i].save();
+            let result = self.tabs[i].save_in(&workspace);
             let name = ctx.around.workbench.display_path(self.tabs[i].path());
             match result {
                 Ok(()) => {

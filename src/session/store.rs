@@ -131,9 +131,10 @@ pub fn workbench_dir(workspace: &Path) -> std::io::Result<PathBuf> {
     let own = workspace.join(".hello-tui");
     let not_a_folder = || {
         std::io::Error::other(format!(
-            "{} is not a folder (a link or a file); hello-tui keeps its sessions only \
-             in a real .hello-tui folder",
-            own.display()
+            "{own} is a link (or a file), not a folder: hello-tui keeps this workspace's \
+             sessions, prompt history and kernel files only in a real folder; remove or rename \
+             it (rm {own})",
+            own = own.display()
         ))
     };
     let dir = match own_folder(workspace, Path::new(".hello-tui"), true) {
@@ -637,7 +638,16 @@ mod tests {
         let elsewhere = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(".hello-tui")).unwrap();
         let error = workbench_dir(dir.path()).unwrap_err();
-        assert!(error.to_string().contains("not a folder"), "{error}");
+        // What is affected and how to fix it, not only that it is refused.
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "{own} is a link (or a file), not a folder: hello-tui keeps this workspace's \
+                 sessions, prompt history and kernel files only in a real folder; remove or \
+                 rename it (rm {own})",
+                own = dir.path().join(".hello-tui").display()
+            )
+        );
         assert!(SessionWriter::create(dir.path(), "m", SessionOrigin::Tui).is_err());
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     }

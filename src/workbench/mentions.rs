@@ -190,7 +190,22 @@ pub fn attach_in(
                 }
             },
         };
-        let (body, cut) = excerpt(&text, mention.lines, left);
+        let Some((body, cut)) = excerpt(&text, mention.lines, left) else {
+            // Not even its first line fits: an empty block would only
+            // spend tokens, so the mention goes without one.
+            attached.notes.push(if left < budget {
+                format!(
+                    "{label} is not sent: the budget for mentioned files ({budget} characters) \
+                     is used up by the mentions before it."
+                )
+            } else {
+                format!(
+                    "{label} is not sent: its first line is longer than the budget for \
+                     mentioned files ({budget} characters)."
+                )
+            });
+            continue;
+        };
         left = left.saturating_sub(body.len());
         if let Some(note) = &cut {
             attached.notes.push(format!("{label}: {note}"));
@@ -226,17 +241,21 @@ fn inside(root: &Path, relative: &str) -> Result<Option<PathBuf>, &'static str> 
 
 /// The lines asked for (all without a range), at most `budget`
 /// characters, cut at a line; the note says what was left out and how to
-/// read it.
-fn excerpt(text: &str, lines: Option<(usize, usize)>, budget: usize) -> (String, Option<String>) {
+/// read it. `None` when lines were asked for and not one fits the budget.
+fn excerpt(
+    text: &str,
+    lines: Option<(usize, usize)>,
+    budget: usize,
+) -> Option<(String, Option<String>)> {
     let total = text.lines().count();
     let (first, last) = match lines {
         Some((a, _)) if a > total => {
-            return (
+            return Some((
                 String::new(),
                 Some(format!(
                     "the file has {total} lines; nothing from line {a} on"
                 )),
-            );
+            ));
         }
         Some((a, b)) => (a, b.min(total)),
         None => (1, total),
@@ -251,6 +270,9 @@ fn excerpt(text: &str, lines: Option<(usize, usize)>, budget: usize) -> (String,
         body.push('\n');
         shown_to += 1;
     }
+    if shown_to < first && first <= last {
+        return None;
+    }
     let cut = (shown_to < last).then(|| {
         format!(
             "cut at line {shown_to} of {total} (the message's budget for mentioned files); \
@@ -261,7 +283,7 @@ fn excerpt(text: &str, lines: Option<(usize, usize)>, budget: usize) -> (String,
         Some(_) => format!("(lines {first}-{last} of {total})\n{body}"),
         None => body,
     };
-    (body, cut)
+    Some((body, cut))
 }
 
 #[cfg(test)]
@@ -342,10 +364,24 @@ mod tests {
             "line 1\nline 2\nline 3\nline 4\n[cut at line 4 of 50 (the message's budget for mentioned files); a cell reads the rest with fs.read]\n"
         );
         assert!(attached.notes[0].starts_with("@src/a.py: cut at line 4 of 50"));
-        // Nothing is left for the second mention.
-        assert!(
-            attached.pins[1].text.contains("cut at line 0 of 50"),
-            "{attached:?}"
+        // Nothing is left for the second mention: it is not sent at all
+        // (an empty block would cost tokens), and its note says why.
+        assert_eq!(attached.pins.len(), 1, "{attached:?}");
+        assert_eq!(
+            attached.notes[1],
+            "@src/a.py:1-2 is not sent: the budget for mentioned files (30 characters) is used \
+             up by the mentions before it."
+        );
+        // Alone, a mention whose first line is over the budget says so.
+        let attached = attach_in(dir.path(), "@src/a.py", 3, &closed);
+        assert!(attached.pins.is_empty(), "{attached:?}");
+        assert_eq!(
+            attached.notes,
+            vec![
+                "@src/a.py is not sent: its first line is longer than the budget for mentioned \
+                 files (3 characters)."
+                    .to_owned()
+            ]
         );
     }
 

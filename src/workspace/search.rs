@@ -65,6 +65,9 @@ pub struct SearchSummary {
     pub cancelled: bool,
     /// Secret files left out (so the UI can say "3 secret files skipped").
     pub skipped_sensitive: usize,
+    /// Files over [`MAX_FILE_BYTES`] left out unread (known by their size
+    /// alone), so the pane can say a search did not look everywhere.
+    pub skipped_too_big: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +131,13 @@ fn run_search(
         let Some(rel) = relative_path(root, path) else {
             continue;
         };
+        if entry
+            .metadata()
+            .is_ok_and(|meta| meta.len() > MAX_FILE_BYTES)
+        {
+            summary.skipped_too_big += 1;
+            continue;
+        }
         let Some(text) = read_text(path) else {
             continue;
         };

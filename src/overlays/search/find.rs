@@ -205,8 +205,8 @@ pub struct ContentSearch {
     pub id: u64,
     pub query: String,
     pub hits: Vec<crate::workspace::ContentHit>,
-    /// How it ended (capped, cancelled, secret files skipped), once done.
-    pub summary: Option<String>,
+    /// How it ended (capped, cancelled, files skipped), once done.
+    pub summary: Option<crate::workspace::SearchSummary>,
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
@@ -258,6 +258,20 @@ impl ContentSearch {
         })
     }
 
+    /// What the pane's header adds once the search is done: how many files
+    /// it left unread for their size, so "0 results" does not claim more
+    /// than was searched (`1 file over 1 MiB not searched`).
+    pub(super) fn skipped_note(&self) -> Option<String> {
+        let skipped = self.summary.as_ref()?.skipped_too_big;
+        (skipped > 0).then(|| {
+            format!(
+                "{skipped} file{} over {} MiB not searched",
+                if skipped == 1 { "" } else { "s" },
+                crate::workspace::MAX_FILE_BYTES >> 20
+            )
+        })
+    }
+
     /// Takes hits of this search; false for another (older) search's.
     pub(super) fn take(&mut self, message: crate::workspace::SearchMessage) -> bool {
         use crate::workspace::SearchMessage;
@@ -267,7 +281,7 @@ impl ContentSearch {
                 true
             }
             SearchMessage::Done { id, summary } if id == self.id => {
-                self.summary = Some(format!("{summary:?}"));
+                self.summary = Some(summary);
                 true
             }
             _ => false,

@@ -19,7 +19,7 @@ pub fn area(screen: Rect) -> Rect {
 pub(super) fn render(search: &Search, theme: &Theme, screen: Rect, frame: &mut Frame) {
     let area = area(screen);
     let outcome = &search.results;
-    let count = match outcome {
+    let mut count = match outcome {
         PaneResults::Hits(hits) => format!(
             " {} result{}",
             hits.len(),
@@ -27,6 +27,9 @@ pub(super) fn render(search: &Search, theme: &Theme, screen: Rect, frame: &mut F
         ),
         _ => String::new(),
     };
+    if let Some(note) = search.content.as_ref().and_then(|c| c.skipped_note()) {
+        count.push_str(&format!(" · {note}"));
+    }
     let title = Line::from(vec![
         Span::raw("Search"),
         Span::styled(
