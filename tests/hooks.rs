@@ -521,8 +521,9 @@ case \"$(cat)\" in\n\
 
     for (command, shown) in [
         ("git push", "A PreToolUse hook asks you: pushes need a look"),
-        ("crash now", "failed (exited with 1"),
-        ("slow one", "failed (took longer than"),
+        // A reason longer than a row wraps, its end on screen too.
+        ("crash now", "crashed)"),
+        ("slow one", "killed)"),
     ] {
         let asked = tokio::spawn(broker.check(command));
         let pending = loop {

@@ -105,6 +105,42 @@ fn approval_overlay_says_a_hook_asked_and_why() {
     );
     assert_eq!(Some(fg_of_row(&terminal, "· a hook asks")), warning);
     insta::assert_snapshot!("approval_asked_by_a_hook", screen);
+
+    // A long reason wraps (three rows at most) instead of losing its end,
+    // and the buttons stay where a click finds them.
+    press(&mut s, KeyCode::Char('y'));
+    let long = "the hook `/home/me/.config/hooks/guard-production-pushes.sh --strict` \
+                failed (took longer than its timeout of 60 s and was killed)";
+    let (pending, mut answer) = PendingApproval::new(ApprovalSubject::Command("git push".into()));
+    handle_app_event(
+        &mut s,
+        AppEvent::ApprovalRequested(pending.asked_by_hook(long.into())),
+    );
+    let screen = text(&draw(&mut s, 70, 20));
+    assert!(screen.contains("was killed)"), "{screen}");
+    insta::assert_snapshot!("approval_asked_by_a_hook_long_reason", screen);
+    let row = screen
+        .lines()
+        .position(|line| line.contains(" y Run once"))
+        .expect("the buttons are drawn");
+    let column = screen
+        .lines()
+        .nth(row)
+        .unwrap()
+        .chars()
+        .position(|c| c == 'y')
+        .unwrap();
+    hello_tui::app::update::before_frame(&mut s);
+    handle_terminal_event(
+        &mut s,
+        Event::Mouse(crossterm::event::MouseEvent {
+            kind: crossterm::event::MouseEventKind::Down(crossterm::event::MouseButton::Left),
+            column: u16::try_from(column).unwrap(),
+            row: u16::try_from(row).unwrap(),
+            modifiers: KeyModifiers::NONE,
+        }),
+    );
+    assert_eq!(answer.try_recv(), Ok(ApprovalDecision::AllowOnce));
 }
 
 /// An MCP tool call shows the server, the tool and the arguments as they

@@ -17,6 +17,8 @@ use crate::workbench::approvals::{ApprovalSubject, PendingApproval};
 /// the row under the code (where it is and how long it is), the buttons,
 /// the reason line.
 const CHROME_ROWS: u16 = 6;
+/// Rows a hook's reason may take in place of the one intro line.
+const HOOK_ROWS: u16 = 3;
 const MAX_WIDTH: u16 = 100;
 
 /// Where things are, shared by drawing and mouse hit-testing.
@@ -27,6 +29,8 @@ pub(crate) struct Geometry {
     pub status_row: u16,
     pub buttons_row: u16,
     pub reason_row: u16,
+    /// Rows under the title for the intro (a hook's reason may wrap).
+    pub intro_rows: u16,
     pub x: u16,
     /// Rows the whole text takes at the code area's width.
     pub rows: usize,
@@ -57,12 +61,16 @@ pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
     let inner_w = width.saturating_sub(2);
     let rows = code_rows(&pending.subject, inner_w);
     let code_rows = u16::try_from(rows.max(1)).unwrap_or(u16::MAX);
+    let intro_rows = u16::try_from(intro_lines(pending, inner_w).len())
+        .unwrap_or(1)
+        .max(1);
+    let chrome = CHROME_ROWS - 1 + intro_rows;
     // A margin above and below when there is room; on a short screen the
     // margin goes before the code does: what is approved must be seen.
     let height = code_rows
-        .saturating_add(CHROME_ROWS)
+        .saturating_add(chrome)
         .min(screen.height.saturating_sub(2))
-        .max((CHROME_ROWS + 1).min(screen.height));
+        .max((chrome + 1).min(screen.height));
     let area = Rect::new(
         screen.x + (screen.width.saturating_sub(width)) / 2,
         screen.y + (screen.height.saturating_sub(height)) / 2,
@@ -76,7 +84,7 @@ pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
     let reason_row = bottom.saturating_sub(1);
     let buttons_row = reason_row.saturating_sub(1);
     let status_row = buttons_row.saturating_sub(1);
-    let code_top = area.y + 2;
+    let code_top = area.y + 1 + intro_rows;
     let code = Rect::new(
         inner_x,
         code_top,
@@ -89,9 +97,35 @@ pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
         status_row,
         buttons_row,
         reason_row,
+        intro_rows,
         x: inner_x,
         rows,
     }
+}
+
+/// The words under the title when a hook asked for the question, wrapped
+/// to `width` (at most [`HOOK_ROWS`] rows, the last cut with `…`); empty
+/// when the intro is one plain line: no hook, or the text has hidden
+/// characters, whose warning comes first.
+pub(crate) fn intro_lines(pending: &PendingApproval, width: u16) -> Vec<String> {
+    let hidden = !matches!(pending.subject, ApprovalSubject::Write(_))
+        && sanitize::has_hidden_characters(pending.subject.text());
+    let Some(reason) = pending.hook_asks.as_deref().filter(|_| !hidden) else {
+        return Vec::new();
+    };
+    let said = format!(
+        "A PreToolUse hook asks you: {}",
+        sanitize::for_display(reason)
+    );
+    let width = usize::from(width.max(1));
+    let mut lines = crate::screen::wrap::wrap(&said, width);
+    if lines.len() > usize::from(HOOK_ROWS) {
+        lines.truncate(usize::from(HOOK_ROWS));
+        if let Some(last) = lines.last_mut() {
+            *last = crate::screen::wrap::fit_text(&format!("{last} …"), width);
+        }
+    }
+    lines
 }
 
 /// The language the question's text is coloured as.

@@ -302,30 +302,27 @@ fn render(
     // What runs is exactly this text: hidden characters are shown, never
     // dropped, and their presence is the first thing the user reads.
     let text = pending.subject.text();
-    let hidden = !matches!(pending.subject, ApprovalSubject::Write(_))
-        && sanitize::has_hidden_characters(text);
-    let intro = if hidden {
+    let hook_lines = geometry::intro_lines(pending, inner_w);
+    let intro: Vec<Line> = if !hook_lines.is_empty() {
+        // Even in `auto`: the hook wants the user to look at this one.
+        hook_lines
+            .into_iter()
+            .map(|line| Line::styled(line, theme.roles.warning))
+            .collect()
+    } else if !matches!(pending.subject, ApprovalSubject::Write(_))
+        && sanitize::has_hidden_characters(text)
+    {
         // What runs is exactly this text: the warning comes first, even
         // before a hook's reason (which the title still announces).
-        Line::styled(
+        vec![Line::styled(
             "⚠ Contains control or invisible characters, shown as ␛ ␇ <U+…>; they run as shown:",
             theme.roles.warning,
-        )
-    } else if let Some(reason) = &pending.hook_asks {
-        // Even in `auto`: the hook wants the user to look at this one.
-        let said = format!(
-            "A PreToolUse hook asks you: {}",
-            sanitize::for_display(reason)
-        );
-        Line::styled(
-            crate::screen::wrap::fit_text(&said, inner_w.into()),
-            theme.roles.warning,
-        )
+        )]
     } else {
         // A diff is the file's text, shown as it will be written.
-        Line::styled(intro, theme.roles.muted)
+        vec![Line::styled(intro, theme.roles.muted)]
     };
-    intro.render(Rect::new(g.x, g.area.y + 1, inner_w, 1), buf);
+    Paragraph::new(intro).render(Rect::new(g.x, g.area.y + 1, inner_w, g.intro_rows), buf);
 
     let styler = around.code;
     // Rows as drawn, scrolled by whole rows: every row of every line can
