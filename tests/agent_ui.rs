@@ -2093,6 +2093,41 @@ fn a_chip_is_one_unit_for_the_keys() {
     assert!(!sent.contains("[pasted"));
 }
 
+/// Ctrl+U in the composer takes back a typed word at a time, as the file
+/// view's undo does, and Ctrl+R puts it back (a tester pressed Ctrl+U
+/// three times and got back three characters). Each key draws a frame
+/// that shows the text.
+#[test]
+fn composer_undo_takes_a_word_at_a_time() {
+    let s = with_window(200_000, r#"{"turns": [{"text": "seen"}]}"#);
+    let mut lp = frames::Loop::new(s, 100, 30);
+    let ctrl = KeyModifiers::CONTROL;
+    lp.type_text("abcdefghij and more");
+    for (key, shown) in [
+        ('u', "abcdefghij and "),
+        ('u', "abcdefghij and"),
+        ('u', "abcdefghij "),
+        ('u', "abcdefghij"),
+        ('r', "abcdefghij "),
+        ('r', "abcdefghij and"),
+    ] {
+        assert!(lp.key(KeyCode::Char(key), ctrl), "Ctrl+{key} draws");
+        assert_eq!(composer_text(&lp), shown);
+        // The composer's row, as drawn between its borders.
+        let screen = lp.screen();
+        let drawn = screen
+            .lines()
+            .find_map(|line| {
+                let inside = line.split('┃').nth(1)?;
+                inside
+                    .contains("abcdefghij")
+                    .then(|| inside.trim().to_owned())
+            })
+            .unwrap_or_default();
+        assert_eq!(drawn, shown.trim_end(), "{screen}");
+    }
+}
+
 /// Alt+E puts a paste's text in place of its chip; undoing that brings the
 /// chip back still tied to its text (it was sent as its label), and so do
 /// Ctrl+X and Ctrl+Y, before a send and after it.

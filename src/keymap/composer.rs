@@ -106,11 +106,11 @@ pub(crate) const COMPOSER: &[ComposerKey] = &[
     },
     ComposerKey {
         keys: &[key(Char('u'), CTRL)],
-        does: "Undo",
+        does: "Undo (a typed word at a time)",
     },
     ComposerKey {
         keys: &[key(Char('r'), CTRL)],
-        does: "Redo",
+        does: "Redo (a typed word at a time)",
     },
 ];
 

@@ -466,6 +466,13 @@ impl Component for ConversationState {
                 self.refresh_lists(ctx.around);
                 outcome
             }
+            Input::Key(key) if let Some(changed) = undo_or_redo(&mut self.composer, &key) => {
+                if changed {
+                    self.history.stop_recalling();
+                }
+                self.refresh_lists(ctx.around);
+                Outcome::from_changed(changed)
+            }
             Input::Key(key) => {
                 // `input` says only whether the text changed: a key that
                 // moves the cursor or the selection must be drawn too.
@@ -704,6 +711,23 @@ fn take_text(composer: &mut TextArea<'static>) -> Option<String> {
     composer.cut();
     composer.move_cursor(tui_textarea::CursorMove::Top);
     Some(text)
+}
+
+/// Ctrl+U and Ctrl+R in the composer: undo and redo a typed word at a
+/// time (`undo_words`); `None` for any other key.
+fn undo_or_redo(
+    composer: &mut tui_textarea::TextArea<'static>,
+    key: &crossterm::event::KeyEvent,
+) -> Option<bool> {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    if key.modifiers != KeyModifiers::CONTROL {
+        return None;
+    }
+    match key.code {
+        KeyCode::Char('u') => Some(super::undo_words::undo(composer)),
+        KeyCode::Char('r') => Some(super::undo_words::redo(composer)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -11,4 +11,5 @@ pub mod diagnostics;
 pub(crate) mod file_view;
 pub(crate) mod mention_list;
 pub(crate) mod pasted;
+pub(crate) mod undo_words;
 pub(crate) mod variables;
