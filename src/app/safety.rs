@@ -1,7 +1,6 @@
 //! Approval modes as the TUI changes them: F4, `/approval`, the confirmation before `full`, and the kernel restart a mode change across `full` needs (it clears the inspector).
 
 use crate::app::state::AppState;
-use crate::kernel::caps::ApprovalDecision;
 use crate::overlays::Overlay;
 use crate::overlays::confirm::Confirm;
 use crate::sandbox::{ApprovalMode, effective_mode, fallback_notice};
@@ -79,14 +78,8 @@ fn switch_mode(state: &mut AppState, mode: ApprovalMode) {
     if let Some(broker) = &state.workbench.services().approvals {
         broker.set_mode(mode);
     }
-    if !mode.asks() {
-        // Questions already waiting get the new mode's answer.
-        let decision = match mode {
-            ApprovalMode::Deny => ApprovalDecision::Deny {
-                reason: "the approval mode was switched to `deny`".to_owned(),
-            },
-            _ => ApprovalDecision::AllowOnce,
-        };
+    // Questions already waiting get the new mode's answer.
+    if let Some(decision) = crate::app::approvals::mode_answer(mode) {
         state.approvals.answer_all(decision);
     }
     state.workbench.safety_mut().mode = mode;

@@ -301,3 +301,22 @@ async fn switching_to_auto_answers_what_waits() {
     assert_eq!(asked.await.unwrap(), Approval::Allow);
     assert!(s.approvals.is_empty());
 }
+
+/// A question on its way when the user switched to `deny` is refused when
+/// it arrives, never allowed (a reviewer found `deny` answered it
+/// `AllowOnce`, as `auto` does): the command does not run.
+#[tokio::test]
+async fn a_question_arriving_in_deny_mode_is_refused() {
+    let (tx, mut rx) = event::channel();
+    let broker = ApprovalBroker::new(tx, ApprovalMode::Ask);
+    let mut s = state();
+    s.workbench.services_mut().approvals = Some(broker.clone());
+    let asked = tokio::spawn(broker.check("rm -rf build"));
+    let in_flight = rx.recv().await.unwrap();
+    // The switch lands before the loop reads the question.
+    broker.set_mode(ApprovalMode::Deny);
+    s.workbench.safety_mut().mode = ApprovalMode::Deny;
+    handle_app_event(&mut s, in_flight);
+    assert!(matches!(asked.await.unwrap(), Approval::Deny(_)));
+    assert!(s.approvals.pending.is_empty());
+}
