@@ -420,9 +420,55 @@ fn missing_folders_are_not_made_through_a_link_out_of_the_workspace() {
     let status = s.workbench.editors().status.clone().unwrap_or_default();
     assert!(
         status.starts_with("Could not save d1/sub/x.txt")
-            && status.contains("the path leads through a symlink or out of the workspace"),
+            && status.contains("is now a link to")
+            && status.contains("(made since the file was opened)"),
         "{status}"
     );
+}
+
+/// The same swap where the link's target has the folder (a reviewer's
+/// case): the save would have gone through the link into
+/// `outside/sub/x.txt`. And a file swapped for a link to a file elsewhere
+/// is not written through either. The user's save runs outside the
+/// sandbox; a cell's link must not steer it.
+#[test]
+fn a_save_never_goes_through_a_link_made_since_the_file_was_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(ws.join("d1/sub")).unwrap();
+    std::fs::create_dir_all(outside.join("sub")).unwrap();
+    let file = ws.join("d1/sub/x.txt");
+    std::fs::write(&file, "hello\n").unwrap();
+    let mut s = state(&ws);
+    open(&mut s, &file);
+    type_text(&mut s, "EDIT ");
+    std::fs::remove_dir_all(ws.join("d1")).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.join("d1")).unwrap();
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert!(
+        !outside.join("sub/x.txt").exists(),
+        "wrote through the link"
+    );
+    assert!(is_dirty(&s));
+
+    let autostart = outside.join("autostart.sh");
+    std::fs::write(&autostart, "#!/bin/sh\n").unwrap();
+    let other = ws.join("b.txt");
+    std::fs::write(&other, "mine\n").unwrap();
+    open(&mut s, &other);
+    type_text(&mut s, "EDIT ");
+    std::fs::remove_file(&other).unwrap();
+    std::os::unix::fs::symlink(&autostart, &other).unwrap();
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    // It reads as a change on disk; "keep mine" and a save still do not
+    // write through the link.
+    press(&mut s, KeyCode::Char('r'), CTRL);
+    press(&mut s, KeyCode::Char('k'), KeyModifiers::NONE);
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert_eq!(std::fs::read_to_string(&autostart).unwrap(), "#!/bin/sh\n");
+    let status = s.workbench.editors().status.clone().unwrap_or_default();
+    assert!(status.contains("is now a link to"), "{status}");
 }
 
 #[test]

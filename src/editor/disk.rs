@@ -214,6 +214,39 @@ pub(crate) fn write_atomic(
     }
 }
 
+/// Refuses to save when `path` now passes through a link. A document is
+/// opened at its real path (links resolved, `app::editors`), so a link on
+/// it at save time — the file or a folder above it swapped for one since,
+/// which a cell can do in the workspace — would send the user's save, made
+/// outside the sandbox, somewhere else (`~/.config/autostart/app.py`).
+/// Checked just before the write; a cell that swaps in between wins a
+/// race it has to time, not a save it can wait for.
+pub(crate) fn refuse_new_links(path: &Path) -> Result<(), EditorError> {
+    let mut existing = path;
+    while fs::symlink_metadata(existing).is_err() {
+        match existing.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => existing = parent,
+            _ => return Ok(()),
+        }
+    }
+    let real = fs::canonicalize(existing).map_err(|source| EditorError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if real == existing {
+        return Ok(());
+    }
+    Err(EditorError::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(format!(
+            "{} is now a link to {} (made since the file was opened), so saving there is \
+             refused; remove the link, or open the file where it leads",
+            existing.display(),
+            real.display()
+        )),
+    })
+}
+
 /// Makes the folders above `path` that are gone, when `path` lies beneath
 /// `workspace`: each is opened or made with `openat2(RESOLVE_BENEATH |
 /// RESOLVE_NO_SYMLINKS)` from the workspace root, so no link on the way is

@@ -544,6 +544,7 @@ impl Document {
                 path: self.path.clone(),
             });
         }
+        disk::refuse_new_links(&self.path)?;
         if let Some(workspace) = workspace {
             disk::make_missing_folders(workspace, &self.path)?;
         }
