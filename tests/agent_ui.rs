@@ -2702,7 +2702,7 @@ async fn a_file_mentioned_with_at_goes_with_the_message() {
     assert_eq!(
         *you,
         "explain @src/greeting.py with @notes.txt:3-4 and @.env\n\
-         ↳ sent with pinned results or @-mentioned files (F2 shows the request)"
+         ↳ sent with pinned results or @-mentioned files"
     );
     let screen = draw(&mut s, 120, 36).backend().to_string();
     assert!(!screen.contains("row 3"), "{screen}");

@@ -67,9 +67,11 @@ pub(crate) fn with_hook_context(prompt: &str, context: &str) -> String {
 /// What the conversation shows of a sent user message (live, resumed and
 /// in the transcript printed after quit): what the user typed, and a line
 /// for each kind of block that went with it, never the blocks' text — a
-/// mentioned file can be a quarter of the window, and F2 shows the request
-/// as sent. A message that is only a hook's block (a `Stop` hook sending
-/// the model on) shows the hook's words.
+/// mentioned file can be a quarter of the window (F2 shows it in full
+/// before it is sent, and the session keeps it). Live, a hook's context
+/// is told as a notice instead (it is added once the turn starts). A
+/// message that is only a hook's block (a `Stop` hook sending the model
+/// on) shows the hook's words.
 pub fn shown_prompt(content: &str) -> String {
     let hook_open = format!("\n\n{HOOK_CONTEXT_OPEN}");
     if let Some(inner) = content.strip_prefix(HOOK_CONTEXT_OPEN) {
@@ -91,16 +93,12 @@ pub fn shown_prompt(content: &str) -> String {
     if with.is_empty() {
         return typed.to_owned();
     }
-    format!(
-        "{typed}\n↳ sent with {} (F2 shows the request)",
-        with.join(" and ")
-    )
+    format!("{typed}\n↳ sent with {}", with.join(" and "))
 }
 
 /// Stands between a user message the model never answered and the next
 /// one (see [`Conversation::push`]).
-pub const NO_ANSWER: &str = "(No answer: the turn ended before the model answered this \
-     message — it failed, or the workbench stopped.)";
+pub const NO_ANSWER: &str = "(No answer was recorded for this message.)";
 
 /// The prompt with pinned results (label, text) in a delimited block the
 /// model can tell apart from what the user typed.
@@ -409,8 +407,8 @@ impl Conversation {
                 "error": {
                     "type": "Interrupted",
                     "message": "the workbench stopped before this call finished; \
-                                the cell may have run in part, and what it changed since \
-                                the variables were last kept is gone",
+                                the cell may have run in part, and what it changed may \
+                                be lost",
                 },
             });
             self.push(ChatMessage::Tool {
@@ -916,12 +914,12 @@ mod tests {
         assert_eq!(
             shown_prompt(&content),
             "explain this\n↳ sent with pinned results or @-mentioned files and context from \
-             hooks (F2 shows the request)"
+             hooks"
         );
         let hook_only = user_content(&with_hook_context("fix it", "on main"), None);
         assert_eq!(
             shown_prompt(&hook_only),
-            "fix it\n↳ sent with context from hooks (F2 shows the request)"
+            "fix it\n↳ sent with context from hooks"
         );
         assert_eq!(shown_prompt(&user_content("plain", Some("scene"))), "plain");
         let stop = format!(

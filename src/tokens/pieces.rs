@@ -15,7 +15,7 @@
 //! the file's pieces, and their counts in the memo, as they were.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher, RandomState};
 use std::sync::Mutex;
 
 /// Texts shorter than this are counted whole: cutting them costs more
@@ -73,16 +73,21 @@ fn may_start_piece(line: &str) -> bool {
         .is_some_and(|c| !c.is_whitespace() && c != '/')
 }
 
+/// Which possible cuts are taken: a fixed hash, so the pieces of a text
+/// are the same in every run (what the memo is keyed by is not this).
 fn key(text: &str) -> u64 {
     let mut hasher = DefaultHasher::new();
     text.hash(&mut hasher);
     hasher.finish()
 }
 
-/// Counts of pieces by their hash (no text is kept), in two generations.
+/// Counts of pieces by their hash and length (no text is kept), in two
+/// generations. The hash is keyed afresh for each memo, so a file cannot
+/// be made to collide with another piece's count.
 #[derive(Default)]
 pub(super) struct Memo {
-    generations: Mutex<[HashMap<u64, usize>; 2]>,
+    keys: RandomState,
+    generations: Mutex<[HashMap<(u64, usize), usize>; 2]>,
 }
 
 impl Memo {
@@ -93,7 +98,7 @@ impl Memo {
     }
 
     fn piece(&self, piece: &str, count: &impl Fn(&str) -> usize) -> usize {
-        let key = key(piece);
+        let key = (self.keys.hash_one(piece), piece.len());
         if let Ok(mut generations) = self.generations.lock() {
             let [current, old] = &mut *generations;
             if let Some(n) = current.get(&key) {

@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use super::{Prompt, PromptSection, SectionKind};
-use crate::agent::conversation::Conversation;
+use crate::agent::conversation::{Conversation, NO_ANSWER};
 use crate::agent::provider::{ChatMessage, ChatRequest, ToolSpec};
 use crate::tokens::{ContextWindow, PER_MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter};
 
@@ -14,9 +14,9 @@ const NOTE_ALLOWANCE: usize = 90;
 /// True whether or not the session kept variables (`[kernel]
 /// keep_variables`): what came back is said by the first cell's result.
 pub const RESUME_NOTE: &str = "## Resumed session\nThis session was resumed from disk and the \
-     Python kernel was restarted. The variables the session kept (values that pickle, functions \
-     defined in cells) are loaded back before your first cell runs, and that cell's result says \
-     which came back and which did not; anything else earlier tool results list (modules, open \
+     Python kernel was restarted. Variables the session kept, if any (values that pickle, \
+     functions defined in cells), are loaded back before your first cell runs, and that cell's \
+     result says which came back and which did not; anything else earlier tool results list (modules, open \
      files and connections, what was not kept) no longer exists. Check before you rely on an \
      earlier name, and re-run code to recreate what is missing.";
 
@@ -98,8 +98,20 @@ pub fn assemble(
     let instructions_tokens = instructions.map_or(0, |i| counter.count(&i.text));
     let tools_tokens = tools_tokens(counter, tools);
     let resume_note = (conversation.resumed_before() > 0).then_some(RESUME_NOTE);
+    // Sending the pending message after one the model never answered puts
+    // the same note between them as `Conversation::push` will, so F2 shows
+    // (and the gauge counts) what is then sent.
+    let no_answer = matches!(&pending, Some((ChatMessage::User { .. }, _)))
+        && matches!(messages.last(), Some(ChatMessage::User { .. }));
+    let no_answer_message = ChatMessage::assistant(Some(NO_ANSWER.to_owned()), Vec::new());
+    let no_answer_tokens = if no_answer {
+        conversation.entry_of(&no_answer_message).tokens
+    } else {
+        0
+    };
     let summary = conversation.compaction();
-    let fixed = system_tokens
+    let fixed = no_answer_tokens
+        + system_tokens
         + instructions_tokens
         + tools_tokens
         + REPLY_PRIMING
@@ -229,6 +241,11 @@ pub fn assemble(
         bucket.1 += entry.tokens;
     }
     if let Some((message, _)) = pending {
+        if no_answer && matches!(out.last(), Some(ChatMessage::User { .. })) {
+            out.push(no_answer_message);
+            history.0 += 1;
+            history.1 += no_answer_tokens;
+        }
         out.push(message.clone());
     }
     if let Some(summary) = summary {

@@ -475,3 +475,28 @@ fn the_kernels_tool_lines_join_the_cached_system_prompt() {
     assert_eq!(system_text(&preview), system);
     assert!(prompt.tokens > before.tokens, "the lines are counted");
 }
+
+/// After a message the model never answered, F2's preview of the next one
+/// is what is then sent: the same note between the two, counted the same
+/// (a reviewer found the preview showed two user messages in a row).
+#[test]
+fn the_preview_after_an_unanswered_message_is_what_is_sent() {
+    let mut c = conversation([user("first"), assistant("a"), user("never answered")]);
+    let system = "system";
+    let previewed = assemble(&c, Some(&user("next")), system, &tools(), &window(8_000));
+    c.push(user("next"));
+    let sent = assemble(&c, None, system, &tools(), &window(8_000));
+    assert_eq!(previewed.request.messages, sent.request.messages);
+    assert_eq!(previewed.tokens, sent.tokens);
+    let roles: Vec<bool> = sent
+        .request
+        .messages
+        .iter()
+        .map(|m| matches!(m, ChatMessage::User { .. }))
+        .collect();
+    assert!(
+        !roles.windows(2).any(|w| w[0] && w[1]),
+        "two user messages in a row: {:?}",
+        sent.request.messages
+    );
+}

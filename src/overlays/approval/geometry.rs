@@ -61,8 +61,10 @@ pub fn geometry(pending: &PendingApproval, screen: Rect) -> Geometry {
     let inner_w = width.saturating_sub(2);
     let rows = code_rows(&pending.subject, inner_w);
     let code_rows = u16::try_from(rows.max(1)).unwrap_or(u16::MAX);
+    // A hook's reason gives up its rows before the code gives up its last.
     let intro_rows = u16::try_from(intro_lines(pending, inner_w).len())
         .unwrap_or(1)
+        .min(screen.height.saturating_sub(CHROME_ROWS))
         .max(1);
     let chrome = CHROME_ROWS - 1 + intro_rows;
     // A margin above and below when there is room; on a short screen the
