@@ -2708,3 +2708,61 @@ async fn a_file_mentioned_with_at_goes_with_the_message() {
     assert!(!screen.contains("row 3"), "{screen}");
     assert!(!screen.contains("pinned-context"), "{screen}");
 }
+
+/// A cell that ignores SIGINT cannot be stopped by the interrupt: the
+/// first Ctrl+C says it is interrupting, and a second one a moment later
+/// stops the kernel, so the cell ends and the next one runs (a tester's
+/// `signal.signal(SIGINT, SIG_IGN)` loop ran until `/new kernel`). A second
+/// Ctrl+C sooner is one more SIGINT, for a cell that caught the first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_ctrl_c_stops_a_cell_that_ignores_the_first() {
+    use hello_tui::workbench::transcript::CellStatus;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, mut rx) = with_kernel(dir.path());
+    type_text(
+        &mut s,
+        "%py import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print('looping', flush=True)\n[time.sleep(0.05) for _ in iter(int, 1)]",
+    );
+    key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let running = |s: &AppState| {
+        s.workbench.transcript().iter().any(|m| {
+            m.cell
+                .as_ref()
+                .is_some_and(|c| c.status == CellStatus::Running)
+                && m.text.contains("looping")
+        })
+    };
+    pump_until(&mut s, &mut rx, running).await;
+    let ctrl_c = || Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    handle_terminal_event(&mut s, ctrl_c());
+    let screen = draw(&mut s, 160, 30).backend().to_string();
+    assert!(screen.contains("Ctrl+C again stops the kernel"), "{screen}");
+    // Sooner than a moment: one more SIGINT, which it ignores too.
+    handle_terminal_event(&mut s, ctrl_c());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    while let Ok(event) = rx.try_recv() {
+        handle_app_event(&mut s, event);
+    }
+    assert!(running(&s), "the cell ignores SIGINT");
+    s.clock.advance(hello_tui::app::interrupt::ESCALATE_AFTER);
+    handle_terminal_event(&mut s, ctrl_c());
+    pump_until(&mut s, &mut rx, |s| !running(s)).await;
+    assert!(
+        s.workbench.transcript().iter().any(|m| m
+            .text
+            .contains("The cell ignored Ctrl+C, so the kernel was stopped")),
+        "told"
+    );
+    // The next cell runs in a fresh kernel.
+    type_text(&mut s, "%py print(40 + 2)");
+    key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    pump_until(&mut s, &mut rx, |s| {
+        s.workbench.transcript().iter().any(|m| {
+            m.cell
+                .as_ref()
+                .is_some_and(|c| c.status != CellStatus::Running)
+                && m.text.contains("42")
+        })
+    })
+    .await;
+}

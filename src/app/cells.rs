@@ -41,7 +41,12 @@ pub fn apply(state: &mut AppState, update: KernelUpdate) {
             cell_id,
             result,
             waited,
-        } => finish(&mut state.workbench, cell_id, &result, waited),
+        } => {
+            finish(&mut state.workbench, cell_id, &result, waited);
+            if !any_running(&state.workbench) {
+                state.interrupted = None;
+            }
+        }
         KernelUpdate::Status(info) => *state.workbench.kernel_mut() = view_of(&info),
         KernelUpdate::State(runtime) => state.variables.replace(rows_of(&runtime)),
         // The cell whose timeout cost the restart reports it when it

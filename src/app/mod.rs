@@ -11,6 +11,7 @@ pub mod editors;
 pub(crate) mod effects;
 pub mod find_count;
 pub mod frame;
+pub mod interrupt;
 pub(crate) mod layers;
 pub(crate) mod memory;
 pub mod safety;

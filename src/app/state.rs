@@ -52,6 +52,11 @@ pub struct AppState {
     /// A drag of the border between the conversation and the right side
     /// is under way.
     pub dragging_split: bool,
+    /// Ctrl+C interrupted the running cell then (`app::interrupt`): a
+    /// second Ctrl+C a moment later stops a cell that ignores it.
+    pub interrupted: Option<std::time::Instant>,
+    /// What "a moment later" is measured by (tests move it forward).
+    pub clock: crate::workbench::clock::Clock,
     pub should_quit: bool,
     /// What components asked for while handling an input, in order, not
     /// yet applied: `app::deliver` queues them, `app::update` applies them
@@ -78,6 +83,8 @@ impl AppState {
             size: Size::new(120, 40),
             layout_choice: LayoutChoice::default(),
             dragging_split: false,
+            interrupted: None,
+            clock: crate::workbench::clock::Clock::default(),
             should_quit: false,
             pending_effects: Vec::new(),
         }

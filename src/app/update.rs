@@ -209,16 +209,7 @@ fn apply_action(state: &mut AppState, action: Action) -> Command {
     match action {
         Action::Quit => return request_quit(state),
         Action::Suspend => return Command::Suspend,
-        Action::Interrupt => {
-            if let Some(kernel) = &state.workbench.services().kernel
-                && crate::workbench::cells::any_running(&state.workbench)
-            {
-                kernel.interrupt();
-            } else if crate::workbench::agent::cancel(&mut state.workbench) {
-                return Command::Redraw;
-            }
-            return Command::None;
-        }
+        Action::Interrupt => return super::interrupt::pressed(state),
         Action::CancelTurn => {
             return Command::from_changed(crate::workbench::agent::cancel(&mut state.workbench));
         }

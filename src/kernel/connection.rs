@@ -210,6 +210,12 @@ impl Connection {
         }
     }
 
+    /// SIGKILL to the kernel's group while a cell waits for its result.
+    pub(super) fn kill_under_cell(&self) -> bool {
+        let running = lock(&self.pending).exec.is_some();
+        running && self.signal(libc::SIGKILL)
+    }
+
     pub(super) fn is_alive(&self) -> bool {
         self.exited.borrow().is_none() && lock(&self.pending).dead.is_none()
     }

@@ -226,6 +226,15 @@ impl CodeRuntime {
         conn.is_some_and(|conn| conn.interrupt())
     }
 
+    /// Kills the kernel's process group under a running cell that ignored
+    /// SIGINT (the user pressed Ctrl+C again): the cell ends as died, and
+    /// the next cell starts a fresh kernel, which loads the kept variables
+    /// back. False when no cell runs.
+    pub fn stop_running(&self) -> bool {
+        let conn = lock(&self.inner.conn).clone();
+        conn.is_some_and(|conn| conn.kill_under_cell())
+    }
+
     /// Stop the kernel for good (a later execute starts a fresh one).
     pub async fn shutdown(&self) {
         let conn = lock(&self.inner.conn).take();

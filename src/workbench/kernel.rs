@@ -74,6 +74,7 @@ pub enum KernelUpdate {
 enum Request {
     Execute(Job),
     Interrupt,
+    Stop,
 }
 
 struct Job {
@@ -127,6 +128,12 @@ impl KernelClient {
     /// SIGINT to the running cell (variables are kept).
     pub fn interrupt(&self) {
         let _ = self.requests.send(Request::Interrupt);
+    }
+
+    /// Kills the kernel under a cell that ignored SIGINT
+    /// (`CodeRuntime::stop_running`).
+    pub fn stop(&self) {
+        let _ = self.requests.send(Request::Stop);
     }
 
     /// The runtime itself, for state queries (`describe`) that must not
@@ -199,6 +206,9 @@ async fn serve(
                 Some(Request::Execute(job)) => queue.push_back(job),
                 Some(Request::Interrupt) => {
                     runtime.interrupt();
+                }
+                Some(Request::Stop) => {
+                    runtime.stop_running();
                 }
                 None => break,
             },
