@@ -1568,3 +1568,41 @@ fn the_lines_an_answer_changed_are_marked_until_the_user_edits() {
         .count();
     assert_eq!(still, 0, "the user's edit clears the marks");
 }
+
+/// A file with another name (a hard link) is saved into itself, so both
+/// names read the new text (a rename left the other with the old one,
+/// silently); a file without its owner's write bit is not saved (root
+/// writes anything, so the rename went through) and the status says how
+/// to allow it. A tester found both.
+#[test]
+fn a_save_keeps_hard_links_and_respects_a_read_only_file() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let file = ws.join("hard.txt");
+    std::fs::write(&file, "hard\n").unwrap();
+    let other = dir.path().join("other-name.txt");
+    std::fs::hard_link(&file, &other).unwrap();
+    let mut s = state(&ws);
+    open(&mut s, &file);
+    type_text(&mut s, "X");
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert!(!is_dirty(&s));
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), "Xhard\n");
+    assert_eq!(std::fs::metadata(&file).unwrap().nlink(), 2);
+
+    let ro = ws.join("ro.txt");
+    std::fs::write(&ro, "keep\n").unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    open(&mut s, &ro);
+    type_text(&mut s, "X");
+    press(&mut s, KeyCode::Char('s'), CTRL);
+    assert!(is_dirty(&s));
+    assert_eq!(std::fs::read_to_string(&ro).unwrap(), "keep\n");
+    let status = s.workbench.editors().status.clone().unwrap_or_default();
+    assert!(
+        status.contains("read-only on disk (mode 444)") && status.contains("chmod u+w"),
+        "{status}"
+    );
+}

@@ -214,6 +214,62 @@ pub(crate) fn write_atomic(
     }
 }
 
+/// How a save writes the file that is at `path` now.
+pub(crate) enum SaveWrite {
+    /// A new file renamed over the old (a crash leaves one or the other).
+    Atomic,
+    /// Into the file itself: it has other names (hard links), which a
+    /// rename would leave holding the old text, as vim's `backupcopy`
+    /// does. A crash mid-write is covered by the recovery file.
+    InPlace,
+}
+
+/// How to save `path`, or why not: a file without its owner's write bit
+/// is read-only on purpose, and a rename would overwrite it all the same
+/// (root writes anything), so it is refused with how to allow it.
+pub(crate) fn how_to_write(path: &Path) -> Result<SaveWrite, EditorError> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let Ok(meta) = fs::metadata(path) else {
+        return Ok(SaveWrite::Atomic);
+    };
+    if meta.permissions().mode() & 0o200 == 0 {
+        return Err(EditorError::Write {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "it is read-only on disk (mode {:o}); make it writable (chmod u+w) to save",
+                    meta.permissions().mode() & 0o7777
+                ),
+            ),
+        });
+    }
+    Ok(if meta.nlink() > 1 {
+        SaveWrite::InPlace
+    } else {
+        SaveWrite::Atomic
+    })
+}
+
+/// Writes `bytes` into the file at `path` itself (see [`SaveWrite::InPlace`]).
+pub(crate) fn write_in_place(path: &Path, bytes: &[u8]) -> Result<DiskVersion, EditorError> {
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        file.metadata()
+    })();
+    result
+        .map(|meta| DiskVersion::of(&meta, bytes))
+        .map_err(|source| EditorError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
 /// Refuses to save when `path` now passes through a link. A document is
 /// opened at its real path (links resolved, `app::editors`), so a link on
 /// it at save time — the file or a folder above it swapped for one since,

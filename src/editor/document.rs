@@ -549,7 +549,12 @@ impl Document {
             disk::make_missing_folders(workspace, &self.path)?;
         }
         let text = self.serialized();
-        let version = disk::write_atomic(&self.path, text.as_bytes(), self.permissions.as_ref())?;
+        let version = match disk::how_to_write(&self.path)? {
+            disk::SaveWrite::Atomic => {
+                disk::write_atomic(&self.path, text.as_bytes(), self.permissions.as_ref())?
+            }
+            disk::SaveWrite::InPlace => disk::write_in_place(&self.path, text.as_bytes())?,
+        };
         self.disk_version = Some(version);
         self.disk_state = DiskState::InSync;
         if self.permissions.is_none() {
