@@ -291,7 +291,7 @@ pub trait Component {
     /// An overlay that leaves the panes in view (a bar over one of them):
     /// the part of `screen` it hides, so the pane can keep its cursor clear
     /// of it. None for what covers the screen or nothing in particular.
-    fn covers(&self, _layout: &PaneLayout, _screen: Rect) -> Option<Rect> {
+    fn covers(&self, _around: &Around<'_>) -> Option<Rect> {
         None
     }
 }

@@ -700,6 +700,49 @@ fn go_to_line_and_find_in_file() {
     assert_eq!(prompt.status.as_deref(), Some("2 of 2"));
 }
 
+/// A match on the file's first lines is never under the find bar: no
+/// scrolling brings those lines out from under it, so the bar goes to the
+/// bottom of the file view while the cursor is there (a tester saw `1 of
+/// 180` with the match hidden), and back to the top for later matches.
+#[test]
+fn a_match_on_the_first_line_is_not_under_the_find_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("find.txt");
+    let text: String = (1..=60).map(|i| format!("row {i} foo Foo FOO\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let mut s = state(dir.path());
+    open(&mut s, &file);
+    s.focus = hello_tui::keymap::PaneId::FileView;
+    press(&mut s, KeyCode::Char('f'), CTRL);
+    type_text(&mut s, "foo");
+    press(&mut s, KeyCode::Enter, NONE);
+    assert_eq!(s.workbench.editors().active().unwrap().cursor().0, 0);
+    let screen = draw(&mut s, 100, 30).backend().to_string();
+    let rows: Vec<&str> = screen.lines().collect();
+    let first = rows
+        .iter()
+        .position(|row| row.contains("row 1 foo"))
+        .expect("line 1 is drawn");
+    assert!(rows[first].contains("row 1 foo Foo FOO"), "{screen}");
+    assert!(rows[first + 1].contains("row 2 foo Foo FOO"), "{screen}");
+    let bar = rows
+        .iter()
+        .position(|row| row.contains("of 180"))
+        .expect("the bar is drawn");
+    assert!(bar > first + 2, "the bar is below the match:\n{screen}");
+    // A match further down: the bar is back at the top.
+    for _ in 0..9 {
+        press(&mut s, KeyCode::Enter, NONE);
+    }
+    assert_eq!(s.workbench.editors().active().unwrap().cursor().0, 3);
+    let screen = draw(&mut s, 100, 30).backend().to_string();
+    let bar = screen
+        .lines()
+        .position(|row| row.contains("of 180"))
+        .unwrap();
+    assert!(bar <= 3, "at the top of the file view:\n{screen}");
+}
+
 /// The find bar's status, with the bar open.
 fn find_status(s: &AppState) -> Option<String> {
     let Some(Overlay::Prompt(prompt)) = s.overlay() else {

@@ -89,11 +89,11 @@ fn prepare_file_view(state: &mut AppState) {
 /// How many rows at the top of the file view's `text` an open overlay
 /// hides (the find bar hides two): the view keeps the cursor below them.
 fn covered_top_rows(state: &AppState, text: ratatui::layout::Rect) -> usize {
-    let (layout, screen) = (state.layout(), state.screen());
+    let around = state.around();
     state
         .overlays
         .iter()
-        .filter_map(|overlay| overlay.component().covers(&layout, screen))
+        .filter_map(|overlay| overlay.component().covers(&around))
         .map(|hidden| hidden.intersection(text))
         .filter(|hidden| hidden.height > 0 && hidden.y == text.y)
         .map(|hidden| usize::from(hidden.height))

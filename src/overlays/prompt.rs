@@ -12,7 +12,6 @@ use crate::component::Around;
 pub use crate::component::PromptKind;
 use crate::editor::Document;
 use crate::keymap::{Action, Scope};
-use crate::screen::layout::PaneLayout;
 use crate::theme::Theme;
 use crate::ui::line_input::{Edit, LineInput};
 use crate::ui::pane;
@@ -120,24 +119,46 @@ impl Component for Prompt {
         }
     }
 
-    fn render(&self, view: &View<'_>, screen: Rect, frame: &mut Frame) {
+    fn render(&self, view: &View<'_>, _screen: Rect, frame: &mut Frame) {
         let (around, theme) = (view.around, view.theme);
-        render(around, self, theme, screen, frame.buffer_mut());
+        render(around, self, theme, frame.buffer_mut());
     }
 
-    fn covers(&self, layout: &PaneLayout, screen: Rect) -> Option<Rect> {
-        bar_area(layout, screen)
+    fn covers(&self, around: &Around<'_>) -> Option<Rect> {
+        bar_area(around)
     }
 }
 
 /// Where the bar goes: three rows at the top right of the file view, over
 /// its tab bar and first two text rows (or of the screen with no file
-/// view); None when there is no room.
-fn bar_area(layout: &PaneLayout, screen: Rect) -> Option<Rect> {
-    let pane = layout.file_view.unwrap_or(screen);
+/// view); None when there is no room. With the cursor on one of the
+/// file's first two lines — which no scrolling brings out from under it
+/// (a find's match on line 1, which a tester could not see) — it goes to
+/// the bottom of the file view instead.
+fn bar_area(around: &Around<'_>) -> Option<Rect> {
+    const TEXT_ROWS_HIDDEN: usize = 2;
+    let pane = around.layout.file_view.unwrap_or(around.screen);
     let width = pane.width.saturating_sub(2).min(60);
-    (width >= 10 && pane.height >= 3)
-        .then(|| Rect::new(pane.right().saturating_sub(width + 1), pane.y + 1, width, 3))
+    if width < 10 || pane.height < 3 {
+        return None;
+    }
+    let near_the_start = around.layout.file_view.is_some()
+        && around
+            .workbench
+            .editors()
+            .active()
+            .is_some_and(|doc| doc.cursor().0 < TEXT_ROWS_HIDDEN);
+    let y = if near_the_start && pane.height >= 6 {
+        pane.bottom().saturating_sub(4)
+    } else {
+        pane.y + 1
+    };
+    Some(Rect::new(
+        pane.right().saturating_sub(width + 1),
+        y,
+        width,
+        3,
+    ))
 }
 
 /// "12" or "12:5", 1-based.
@@ -152,8 +173,8 @@ fn parse_position(input: &str) -> Option<(usize, usize)> {
 }
 
 /// The bar with its one-line input, at `bar_area`.
-fn render(around: Around<'_>, prompt: &Prompt, theme: &Theme, screen: Rect, buf: &mut Buffer) {
-    let Some(area) = bar_area(&around.layout, screen) else {
+fn render(around: Around<'_>, prompt: &Prompt, theme: &Theme, buf: &mut Buffer) {
+    let Some(area) = bar_area(&around) else {
         return;
     };
     let block = pane::block(Line::from(prompt.kind.label()), None, true, theme)
