@@ -1649,3 +1649,49 @@ fn a_save_keeps_hard_links_and_respects_a_read_only_file() {
         "{status}"
     );
 }
+
+/// With more tabs than fit, the tab bar starts at a later tab so the
+/// active one is whole on it, and marks say tabs are hidden (a tester's
+/// active eighth tab was not shown, and nothing said more existed).
+#[test]
+fn the_tab_bar_shows_the_active_tab_when_not_all_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (1..=9)
+        .map(|i| format!("a_rather_long_name_{i}.txt"))
+        .collect();
+    for name in &names {
+        std::fs::write(dir.path().join(name), "x\n").unwrap();
+    }
+    let mut s = state(dir.path());
+    for name in &names {
+        open(&mut s, &dir.path().join(name));
+    }
+    let tab_row = |s: &mut AppState| {
+        let screen = draw(s, 120, 30).backend().to_string();
+        // The pane's title names the active file too: the tab bar is the
+        // row under it.
+        screen
+            .lines()
+            .filter(|row| row.contains("a_rather_long_name_"))
+            .nth(1)
+            .map(str::to_owned)
+            .unwrap()
+    };
+    let row = tab_row(&mut s);
+    assert!(
+        row.contains("a_rather_long_name_9.txt"),
+        "the active tab: {row}"
+    );
+    assert!(row.contains('‹'), "tabs hidden before it: {row}");
+    assert!(!row.contains("a_rather_long_name_1.txt"), "{row}");
+    insta::assert_snapshot!("tab_bar_scrolled_to_the_active_tab", row);
+    // The first tab active again: the row starts there, and says more follow.
+    for _ in 0..8 {
+        press(&mut s, KeyCode::PageUp, CTRL);
+    }
+    assert_eq!(s.workbench.editors().active, 0);
+    let row = tab_row(&mut s);
+    assert!(row.contains("a_rather_long_name_1.txt"), "{row}");
+    assert!(row.contains('›'), "tabs hidden after it: {row}");
+    assert!(!row.contains('‹'), "{row}");
+}

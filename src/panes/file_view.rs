@@ -384,30 +384,61 @@ fn strip_colours(area: Rect, buf: &mut Buffer) {
 }
 
 /// One line of tabs: name, dirty marker, disk state; the active tab stands
-/// out. Tabs that do not fit are cut at the right edge.
+/// out. When they do not all fit, the row starts at a later tab so the
+/// active one is always whole on it, and `‹` / `›` say tabs are hidden
+/// before and after (a tester's eighth tab was active and not shown).
 fn tab_bar(workbench: &Workbench, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let mut spans = Vec::new();
-    for (i, tab) in screen::file_view::tabs(&workbench.editors().tabs)
+    let active = workbench.editors().active;
+    let tabs: Vec<Vec<Span>> = screen::file_view::tabs(&workbench.editors().tabs)
         .into_iter()
         .enumerate()
-    {
-        let active = i == workbench.editors().active;
-        let style = if active {
-            theme.roles.focused_title.reversed()
-        } else {
-            theme.roles.muted
-        };
-        spans.push(Span::styled(format!(" {}", tab.title), style));
-        if tab.dirty {
-            spans.push(Span::styled(" ●", theme.roles.dirty_marker.patch(style)));
-        }
-        if let Some(note) = tab.note {
-            spans.push(Span::styled(note, theme.roles.error.patch(style)));
-        }
-        spans.push(Span::styled(" ", style));
-        spans.push(Span::styled("│", theme.roles.pane_border));
+        .map(|(i, tab)| {
+            let style = if i == active {
+                theme.roles.focused_title.reversed()
+            } else {
+                theme.roles.muted
+            };
+            let mut spans = vec![Span::styled(format!(" {}", tab.title), style)];
+            if tab.dirty {
+                spans.push(Span::styled(" ●", theme.roles.dirty_marker.patch(style)));
+            }
+            if let Some(note) = tab.note {
+                spans.push(Span::styled(note, theme.roles.error.patch(style)));
+            }
+            spans.push(Span::styled(" ", style));
+            spans.push(Span::styled("│", theme.roles.pane_border));
+            spans
+        })
+        .collect();
+    if tabs.is_empty() {
+        return;
     }
+    let active = active.min(tabs.len() - 1);
+    let widths: Vec<usize> = tabs
+        .iter()
+        .map(|spans| spans.iter().map(Span::width).sum())
+        .collect();
+    let room = usize::from(area.width);
+    // From the first tab on, unless the active one would not fit whole
+    // (a column kept for each mark).
+    let mut first = 0;
+    while first < active
+        && usize::from(first > 0) + widths[first..=active].iter().sum::<usize>() + 1 > room
+    {
+        first += 1;
+    }
+    let mut spans = Vec::new();
+    if first > 0 {
+        spans.push(Span::styled("‹", theme.roles.muted));
+    }
+    let shown = usize::from(first > 0) + widths[first..].iter().sum::<usize>();
+    spans.extend(tabs.into_iter().skip(first).flatten());
     Line::from(spans).render(area, buf);
+    if shown > room && area.width > 0 {
+        buf[(area.right() - 1, area.y)]
+            .set_symbol("›")
+            .set_style(theme.roles.muted);
+    }
 }
 
 /// Lines with diagnostics get the most severe one's icon in the gutter, and
