@@ -2766,3 +2766,39 @@ async fn a_second_ctrl_c_stops_a_cell_that_ignores_the_first() {
     })
     .await;
 }
+
+/// A cell whose output passes the pane's cap still shows how it ended:
+/// the end of what the kernel kept goes after the cut (a tester's
+/// `END-MARK` after a 600 KB line never showed, nor did any cut note).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cell_with_huge_output_still_shows_its_end() {
+    use hello_tui::workbench::transcript::CellStatus;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, mut rx) = with_kernel(dir.path());
+    type_text(&mut s, "%py print('B' * 600000); print('END-MARK')");
+    key(&mut s, KeyCode::Enter, KeyModifiers::NONE);
+    let done = |s: &AppState| {
+        s.workbench.transcript().iter().any(|m| {
+            m.cell
+                .as_ref()
+                .is_some_and(|c| !matches!(c.status, CellStatus::Running))
+        })
+    };
+    pump_until(&mut s, &mut rx, done).await;
+    let cell = s
+        .workbench
+        .transcript()
+        .iter()
+        .find(|m| m.cell.is_some())
+        .unwrap();
+    assert!(
+        cell.text.trim_end().ends_with("END-MARK"),
+        "{}",
+        &cell.text[cell.text.len().saturating_sub(300)..]
+    );
+    assert!(
+        cell.text.len() < 300 * 1024,
+        "still capped: {}",
+        cell.text.len()
+    );
+}

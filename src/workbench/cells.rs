@@ -43,6 +43,7 @@ pub(crate) fn finish(
         .cell_ended(std::time::Instant::now());
     let lost = result.lost_state();
     if let Some(message) = cell_mut(workbench, cell_id) {
+        show_the_end(&mut message.text, &result.stdout);
         if let Some(value) = &result.value_repr {
             if !message.text.is_empty() && !message.text.ends_with('\n') {
                 message.text.push('\n');
@@ -85,6 +86,37 @@ pub(crate) fn finish(
     }
     crate::workbench::safety::warn_if_protected_appeared(workbench);
     crate::workbench::agent::record_cell(workbench, cell_id);
+}
+
+/// The last of a cell's output is what it ended with (a final line, a
+/// result): when the pane's copy was cut at [`MAX_CELL_OUTPUT`] before it,
+/// the end of what the kernel kept (`stdout`, its head and tail) goes
+/// after the cut, a few KiB past the cap (a tester's `END-MARK` after 600
+/// KB never showed).
+fn show_the_end(text: &mut String, stdout: &str) {
+    const END: usize = 4 * 1024;
+    let trimmed = stdout.trim_end();
+    if text.len() < MAX_CELL_OUTPUT || trimmed.is_empty() {
+        return;
+    }
+    let mut from = trimmed.len().saturating_sub(END);
+    while !trimmed.is_char_boundary(from) {
+        from += 1;
+    }
+    // From a line's start when one is near.
+    if let Some(newline) = trimmed[from..].find('\n').filter(|n| *n < END / 2) {
+        from += newline + 1;
+    }
+    let end = &trimmed[from..];
+    if text.trim_end().ends_with(end) {
+        return;
+    }
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("… the end of its output:\n");
+    text.push_str(end);
+    text.push('\n');
 }
 
 /// What a kernel restart costs, as the conversation says it.
