@@ -397,13 +397,19 @@ fn saving_a_file_whose_folder_was_deleted_makes_the_folder_again() {
 /// The folders are made beneath the workspace only: a deleted folder that
 /// came back as a link to elsewhere is not followed, nothing is made
 /// behind it, and the buffer stays dirty with the reason shown.
-#[test]
-fn missing_folders_are_not_made_through_a_link_out_of_the_workspace() {
+/// `ws/d1/sub/x.txt` open with an edit, `d1` then swapped for a link to
+/// `outside` (which has a `sub` folder when `target_has_sub`), and Ctrl+S.
+fn saved_after_a_folder_swap(target_has_sub: bool) -> (tempfile::TempDir, AppState) {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let outside = dir.path().join("outside");
     std::fs::create_dir_all(ws.join("d1/sub")).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
+    let target = if target_has_sub {
+        outside.join("sub")
+    } else {
+        outside.clone()
+    };
+    std::fs::create_dir_all(target).unwrap();
     let file = ws.join("d1/sub/x.txt");
     std::fs::write(&file, "hello\n").unwrap();
     let mut s = state(&ws);
@@ -412,6 +418,13 @@ fn missing_folders_are_not_made_through_a_link_out_of_the_workspace() {
     std::fs::remove_dir_all(ws.join("d1")).unwrap();
     std::os::unix::fs::symlink(&outside, ws.join("d1")).unwrap();
     press(&mut s, KeyCode::Char('s'), CTRL);
+    (dir, s)
+}
+
+#[test]
+fn missing_folders_are_not_made_through_a_link_out_of_the_workspace() {
+    let (dir, s) = saved_after_a_folder_swap(false);
+    let outside = dir.path().join("outside");
     assert!(
         !outside.join("sub").exists(),
         "made a folder behind the link"
@@ -433,19 +446,8 @@ fn missing_folders_are_not_made_through_a_link_out_of_the_workspace() {
 /// sandbox; a cell's link must not steer it.
 #[test]
 fn a_save_never_goes_through_a_link_made_since_the_file_was_opened() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    let outside = dir.path().join("outside");
-    std::fs::create_dir_all(ws.join("d1/sub")).unwrap();
-    std::fs::create_dir_all(outside.join("sub")).unwrap();
-    let file = ws.join("d1/sub/x.txt");
-    std::fs::write(&file, "hello\n").unwrap();
-    let mut s = state(&ws);
-    open(&mut s, &file);
-    type_text(&mut s, "EDIT ");
-    std::fs::remove_dir_all(ws.join("d1")).unwrap();
-    std::os::unix::fs::symlink(&outside, ws.join("d1")).unwrap();
-    press(&mut s, KeyCode::Char('s'), CTRL);
+    let (dir, mut s) = saved_after_a_folder_swap(true);
+    let (ws, outside) = (dir.path().join("ws"), dir.path().join("outside"));
     assert!(
         !outside.join("sub/x.txt").exists(),
         "wrote through the link"

@@ -96,6 +96,13 @@ pub fn shown_prompt(content: &str) -> String {
     format!("{typed}\n↳ sent with {}", with.join(" and "))
 }
 
+/// Whether `next` would follow a user message the model never answered
+/// (the note [`NO_ANSWER`] goes between them).
+pub(crate) fn follows_unanswered(messages: &[ChatMessage], next: &ChatMessage) -> bool {
+    matches!(next, ChatMessage::User { .. })
+        && matches!(messages.last(), Some(ChatMessage::User { .. }))
+}
+
 /// Stands between a user message the model never answered and the next
 /// one (see [`Conversation::push`]).
 pub const NO_ANSWER: &str = "(No answer was recorded for this message.)";
@@ -594,9 +601,7 @@ impl Conversation {
         // A message the model never answered (its turn failed before any
         // text, or the workbench stopped): chat templates refuse two user
         // messages in a row, and the model should know it did not answer.
-        if matches!(message, ChatMessage::User { .. })
-            && matches!(self.messages.last(), Some(ChatMessage::User { .. }))
-        {
+        if follows_unanswered(&self.messages, &message) {
             self.append(ChatMessage::assistant(
                 Some(NO_ANSWER.to_owned()),
                 Vec::new(),

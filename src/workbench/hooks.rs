@@ -97,23 +97,22 @@ pub fn listing(workbench: &Workbench) -> String {
         return text;
     }
     text.push('\n');
-    for entry in &configured {
-        text.push_str(&format!(
-            "  {} [{}] `{}` ({} s, {})\n",
+    let line = |entry: &crate::hooks::HookEntry, detail: String| {
+        format!(
+            "  {} [{}] `{}` {detail}\n",
             entry.event,
             entry.matcher,
-            for_display(&entry.command),
-            entry.timeout.as_secs(),
-            entry.origin
-        ));
+            for_display(&entry.command)
+        )
+    };
+    for entry in &configured {
+        let detail = format!("({} s, {})", entry.timeout.as_secs(), entry.origin);
+        text.push_str(&line(entry, detail));
     }
     for entry in &waiting {
-        text.push_str(&format!(
-            "  {} [{}] `{}` ({}) — waits for /trust\n",
-            entry.event,
-            entry.matcher,
-            for_display(&entry.command),
-            entry.origin
+        text.push_str(&line(
+            entry,
+            format!("({}) — waits for /trust", entry.origin),
         ));
     }
     for line in &skipped {

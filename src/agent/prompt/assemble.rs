@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use super::{Prompt, PromptSection, SectionKind};
-use crate::agent::conversation::{Conversation, NO_ANSWER};
+use crate::agent::conversation::{Conversation, NO_ANSWER, follows_unanswered};
 use crate::agent::provider::{ChatMessage, ChatRequest, ToolSpec};
 use crate::tokens::{ContextWindow, PER_MESSAGE_OVERHEAD, REPLY_PRIMING, TokenCounter};
 
@@ -101,8 +101,9 @@ pub fn assemble(
     // Sending the pending message after one the model never answered puts
     // the same note between them as `Conversation::push` will, so F2 shows
     // (and the gauge counts) what is then sent.
-    let no_answer = matches!(&pending, Some((ChatMessage::User { .. }, _)))
-        && matches!(messages.last(), Some(ChatMessage::User { .. }));
+    let no_answer = pending
+        .as_ref()
+        .is_some_and(|(message, _)| follows_unanswered(messages, message));
     let no_answer_message = ChatMessage::assistant(Some(NO_ANSWER.to_owned()), Vec::new());
     let no_answer_tokens = if no_answer {
         conversation.entry_of(&no_answer_message).tokens
