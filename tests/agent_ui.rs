@@ -2735,7 +2735,8 @@ async fn a_second_ctrl_c_stops_a_cell_that_ignores_the_first() {
     pump_until(&mut s, &mut rx, running).await;
     let ctrl_c = || Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
     handle_terminal_event(&mut s, ctrl_c());
-    let screen = draw(&mut s, 160, 30).backend().to_string();
+    // On a 120-column status bar, where a longer line was cut.
+    let screen = draw(&mut s, 120, 30).backend().to_string();
     assert!(screen.contains("Ctrl+C again stops the kernel"), "{screen}");
     // Sooner than a moment: one more SIGINT, which it ignores too.
     handle_terminal_event(&mut s, ctrl_c());

@@ -43,9 +43,9 @@ pub fn pressed(state: &mut AppState) -> Command {
         None => {
             kernel.interrupt();
             state.interrupted = Some(now);
-            state.workbench.set_status(
-                "Interrupting the cell… Ctrl+C again stops the kernel if it ignores it.",
-            );
+            // Short: the status bar shares its row with the kernel and
+            // the mode, and a longer line was cut before its point.
+            state.workbench.set_status("Ctrl+C again stops the kernel");
             Command::Redraw
         }
     }
